@@ -1,0 +1,40 @@
+// Package inbox is the message log of each agent: an append-only JSONL file
+// plus a durable read position. It knows nothing of agents or models.
+package inbox
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Message types (SPEC §3). Protocol types of SPEC §6 are plain strings too.
+const (
+	TypeMessage   = "message"
+	TypeBroadcast = "broadcast"
+	TypeResult    = "result"
+	TypeError     = "error"
+)
+
+// MaxContentBytes caps one message's content; larger ones are refused.
+const MaxContentBytes = 256 << 10
+
+// Message is one line of an inbox file.
+type Message struct {
+	ID            string          `json:"id"`
+	Type          string          `json:"type"`
+	From          string          `json:"from"`
+	To            string          `json:"to"`
+	Content       string          `json:"content"`
+	Timestamp     time.Time       `json:"timestamp"`
+	CorrelationID string          `json:"correlation_id,omitempty"`
+	TaskID        string          `json:"task_id,omitempty"`
+	Payload       json.RawMessage `json:"payload,omitempty"`
+}
+
+// BadLine is a line of an inbox file that could not be parsed. It stays in
+// the file; the reader skips it and reports it.
+type BadLine struct {
+	Offset int64  // byte offset of the line in the file
+	Line   string // the raw line, truncated to 512 bytes
+	Reason string
+}

@@ -1,0 +1,5 @@
+package tools
+
+import "fmt"
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
