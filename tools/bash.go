@@ -1,0 +1,107 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// waitDelay bounds how long a finished command may keep its output pipe
+// open through a background child before the call returns anyway.
+const waitDelay = 2 * time.Second
+
+// hiddenEnv is never passed to commands the model runs, so it cannot print
+// the key into a conversation that is written to disk.
+var hiddenEnv = []string{"OPENAI_API_KEY"}
+
+type bashArgs struct {
+	Command string `json:"command" description:"Shell command, run with bash -c in the workspace root."`
+}
+
+type bashTool struct{ env Env }
+
+func (bashTool) Name() string { return BashName }
+
+func (t bashTool) Description() string {
+	return sprintf("Run a shell command with bash -c in the workspace root, with empty stdin and a %gs timeout. "+
+		"Returns the exit code and combined stdout+stderr; long output is cut in the middle. "+
+		"Start long-running servers in the background with output redirected to a file.", t.env.BashTimeout.Seconds())
+}
+
+func (bashTool) Params() any { return bashArgs{} }
+
+func (t bashTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	var a bashArgs
+	if err := decode(args, &a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	if err := nonEmpty("command", a.Command); err != nil {
+		return Errorf("%v", err), nil
+	}
+	if t.env.Workspace == nil {
+		return Result{}, errors.New("no workspace configured")
+	}
+	runCtx, cancel := context.WithTimeout(ctx, t.env.BashTimeout)
+	defer cancel()
+
+	cmd := exec.CommandContext(runCtx, shell(), "-c", a.Command)
+	cmd.Dir = t.env.Workspace.Root
+	cmd.Env = commandEnv(os.Environ())
+	out := newCapWriter(t.env.OutputCap)
+	cmd.Stdout = out // the same writer for both keeps their order
+	cmd.Stderr = out
+	cmd.WaitDelay = waitDelay
+	killGroupOnCancel(cmd)
+
+	err := cmd.Run()
+	output := out.String()
+	switch {
+	case runCtx.Err() != nil && ctx.Err() == nil:
+		return Errorf("command timed out after %gs and was killed; output so far:\n%s", t.env.BashTimeout.Seconds(), orNone(output)), nil
+	case ctx.Err() != nil:
+		return Errorf("command was canceled (%v); output so far:\n%s", ctx.Err(), orNone(output)), nil
+	}
+	var exitErr *exec.ExitError
+	if err != nil && !errors.As(err, &exitErr) && !errors.Is(err, exec.ErrWaitDelay) {
+		return Errorf("could not run command: %v", err), nil
+	}
+	code := -1
+	if cmd.ProcessState != nil {
+		code = cmd.ProcessState.ExitCode()
+	}
+	return Text(sprintf("exit code: %d\n%s", code, orNone(output))), nil
+}
+
+// shell is bash, or sh where bash is not installed.
+func shell() string {
+	if _, err := exec.LookPath("bash"); err == nil {
+		return "bash"
+	}
+	return "sh"
+}
+
+func commandEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		hidden := false
+		for _, h := range hiddenEnv {
+			hidden = hidden || name == h
+		}
+		if !hidden {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(no output)"
+	}
+	return s
+}

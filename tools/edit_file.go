@@ -1,0 +1,75 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+type editFileArgs struct {
+	Path    string `json:"path" description:"Path of an existing file, relative to the workspace root (or absolute inside it)."`
+	OldText string `json:"old_text" description:"Exact text to replace, including whitespace; it must occur exactly once in the file, so include enough surrounding lines."`
+	NewText string `json:"new_text" description:"Text to put in its place (may be empty to delete)."`
+}
+
+type editFile struct{ env Env }
+
+func (editFile) Name() string { return EditFileName }
+
+func (editFile) Description() string {
+	return "Replace exactly one occurrence of old_text with new_text in an existing file. " +
+		"Fails without changing the file if old_text occurs zero or several times."
+}
+
+func (editFile) Params() any { return editFileArgs{} }
+
+func (t editFile) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	var a editFileArgs
+	if err := decode(args, &a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	if a.OldText == "" {
+		return Errorf("argument \"old_text\" must not be empty; use write_file to create or replace a whole file"), nil
+	}
+	if t.env.Workspace == nil {
+		return Result{}, errors.New("no workspace configured")
+	}
+	abs, err := resolveWritable(t.env.Workspace, a.Path)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	fi, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Errorf("file %s does not exist; use write_file to create it", a.Path), nil
+	}
+	if err != nil {
+		return Errorf("cannot stat %s: %v", a.Path, err), nil
+	}
+	if fi.IsDir() {
+		return Errorf("%s is a directory, not a file", a.Path), nil
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return Errorf("cannot read %s: %v", a.Path, err), nil
+	}
+	if bytes.IndexByte(data, 0) >= 0 {
+		return Errorf("%s is a binary file (it contains NUL bytes) and cannot be edited as text", a.Path), nil
+	}
+	text := string(data)
+	switch n := strings.Count(text, a.OldText); n {
+	case 1:
+	case 0:
+		return Errorf("old_text was not found in %s (0 occurrences); read the file and copy the text exactly", a.Path), nil
+	default:
+		return Errorf("old_text occurs %d times in %s; include more surrounding text so it matches exactly once", n, a.Path), nil
+	}
+	updated := strings.Replace(text, a.OldText, a.NewText, 1)
+	if err := writeAtomic(abs, []byte(updated)); err != nil {
+		return Errorf("cannot write %s: %v", a.Path, err), nil
+	}
+	return Text(sprintf("Replaced 1 occurrence in %s (%d bytes now).", a.Path, len(updated))), nil
+}

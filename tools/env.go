@@ -1,0 +1,65 @@
+package tools
+
+import (
+	"time"
+
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Defaults for Env fields left zero.
+const (
+	DefaultBashTimeout = 120 * time.Second
+	DefaultOutputCap   = 30000
+)
+
+// Env holds what the tools of one agent need.
+type Env struct {
+	Agent       string // the calling agent's name
+	Workspace   *workspace.Workspace
+	Messenger   Messenger
+	Inbox       InboxReader
+	Team        TeamManager   // lead only; nil for teammates
+	BashTimeout time.Duration // default DefaultBashTimeout
+	// OutputCap is how many bytes of tool output are kept (default
+	// DefaultOutputCap); larger output is cut in the middle with a marker.
+	OutputCap int
+}
+
+func (e Env) withDefaults() Env {
+	if e.BashTimeout <= 0 {
+		e.BashTimeout = DefaultBashTimeout
+	}
+	if e.OutputCap <= 0 {
+		e.OutputCap = DefaultOutputCap
+	}
+	return e
+}
+
+// ForLead is the lead's tool set: team tools plus everything a teammate has.
+func ForLead(env Env) *Set {
+	env = env.withDefaults()
+	return NewSet(
+		spawnTeammate{env},
+		listTeammates{env},
+		sendMessage{env},
+		broadcast{env},
+		readInbox{env},
+		bashTool{env},
+		readFile{env},
+		writeFile{env},
+		editFile{env},
+	)
+}
+
+// ForTeammate is a teammate's tool set: messaging, shell and files.
+func ForTeammate(env Env) *Set {
+	env = env.withDefaults()
+	return NewSet(
+		sendMessage{env},
+		readInbox{env},
+		bashTool{env},
+		readFile{env},
+		writeFile{env},
+		editFile{env},
+	)
+}

@@ -1,0 +1,14 @@
+package tools
+
+// Tool names, as the model sees them (SPEC §5).
+const (
+	SpawnTeammateName = "spawn_teammate"
+	ListTeammatesName = "list_teammates"
+	SendMessageName   = "send_message"
+	BroadcastName     = "broadcast"
+	ReadInboxName     = "read_inbox"
+	BashName          = "bash"
+	ReadFileName      = "read_file"
+	WriteFileName     = "write_file"
+	EditFileName      = "edit_file"
+)

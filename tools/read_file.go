@@ -1,0 +1,94 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+type readFileArgs struct {
+	Path string `json:"path" description:"File path, relative to the workspace root (or absolute inside it)."`
+}
+
+type readFile struct{ env Env }
+
+func (readFile) Name() string { return ReadFileName }
+
+func (readFile) Description() string {
+	return "Read a text file in the workspace and return its content. Very long files are cut in the middle; use bash (sed -n, grep) for parts."
+}
+
+func (readFile) Params() any { return readFileArgs{} }
+
+// Parallel: reading changes nothing.
+func (readFile) Parallel() bool { return true }
+
+func (t readFile) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	var a readFileArgs
+	if err := decode(args, &a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	if t.env.Workspace == nil {
+		return Result{}, errors.New("no workspace configured")
+	}
+	abs, err := t.env.Workspace.Resolve(a.Path)
+	if err != nil {
+		return Errorf("%v", err), nil
+	}
+	f, err := os.Open(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Errorf("file %s does not exist", a.Path), nil
+	}
+	if err != nil {
+		return Errorf("cannot open %s: %v", a.Path, err), nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Errorf("cannot stat %s: %v", a.Path, err), nil
+	}
+	if fi.IsDir() {
+		return Errorf("%s is a directory, not a file; list it with bash (ls)", a.Path), nil
+	}
+	head, tail, cut, err := readCapped(f, fi.Size(), t.env.OutputCap)
+	if err != nil {
+		return Errorf("cannot read %s: %v", a.Path, err), nil
+	}
+	if bytes.IndexByte(head, 0) >= 0 || bytes.IndexByte(tail, 0) >= 0 {
+		return Errorf("%s is a binary file (it contains NUL bytes); inspect it with bash (file, xxd)", a.Path), nil
+	}
+	if len(head)+len(tail) == 0 {
+		return Text(sprintf("(%s is empty)", a.Path)), nil
+	}
+	return Text(joinCut(head, tail, cut)), nil
+}
+
+// readCapped reads a whole file of up to limit bytes, or else its first and
+// last limit/2 bytes, never holding more than limit in memory.
+func readCapped(f *os.File, size int64, limit int) (head, tail []byte, cut int64, err error) {
+	if size <= int64(limit) {
+		// Read to EOF, not size bytes: a pseudo-file reports size 0.
+		b, err := io.ReadAll(io.LimitReader(f, int64(limit)))
+		return b, nil, 0, err
+	}
+	h := limit / 2
+	t := limit - h
+	head = make([]byte, h)
+	n, err := f.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, 0, fmt.Errorf("read head: %w", err)
+	}
+	head = head[:n]
+	tail = make([]byte, t)
+	n, err = f.ReadAt(tail, size-int64(t))
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, 0, fmt.Errorf("read tail: %w", err)
+	}
+	tail = tail[:n]
+	return head, tail, size - int64(h) - int64(t), nil
+}

@@ -1,0 +1,127 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+	"github.com/sashabaranov/go-openai/jsonschema"
+)
+
+// Set is the fixed list of tools one agent may call.
+type Set struct {
+	tools  []Tool
+	byName map[string]Tool
+	defs   []openai.Tool // computed once in NewSet
+}
+
+// parallelTool is implemented by tools that may run alongside other
+// parallel calls of the same model turn.
+type parallelTool interface {
+	Parallel() bool
+}
+
+// NewSet builds a set from tools. A duplicate name or a Params type the
+// schema generator cannot describe is a programming error and panics.
+func NewSet(ts ...Tool) *Set {
+	s := &Set{byName: make(map[string]Tool, len(ts))}
+	for _, t := range ts {
+		name := t.Name()
+		if _, dup := s.byName[name]; dup {
+			panic(fmt.Sprintf("tools: duplicate tool %q", name))
+		}
+		params, err := schemaJSON(t.Params())
+		if err != nil {
+			panic(fmt.Sprintf("tools: schema for %q: %v", name, err))
+		}
+		s.tools = append(s.tools, t)
+		s.byName[name] = t
+		s.defs = append(s.defs, openai.Tool{
+			Type: openai.ToolTypeFunction,
+			Function: &openai.FunctionDefinition{
+				Name:        name,
+				Description: t.Description(),
+				Parameters:  params,
+			},
+		})
+	}
+	return s
+}
+
+// schemaJSON renders the schema once as bytes, so marshalling it later is
+// read-only and safe from many goroutines.
+func schemaJSON(params any) (json.RawMessage, error) {
+	def, err := jsonschema.GenerateSchemaForType(params)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(def)
+	if err != nil {
+		return nil, fmt.Errorf("marshal schema: %w", err)
+	}
+	// The generator drops an empty "properties"; some servers insist on it.
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("reparse schema: %w", err)
+	}
+	if _, ok := m["properties"]; !ok && m["type"] == "object" {
+		m["properties"] = map[string]any{}
+	}
+	return json.Marshal(m)
+}
+
+// Definitions are the tools as the chat-completions API wants them.
+func (s *Set) Definitions() []openai.Tool {
+	out := make([]openai.Tool, len(s.defs))
+	for i, d := range s.defs {
+		fn := *d.Function // a copy, so a caller cannot edit the cache
+		out[i] = openai.Tool{Type: d.Type, Function: &fn}
+	}
+	return out
+}
+
+// Names lists the tools in the order they were given.
+func (s *Set) Names() []string {
+	names := make([]string, len(s.tools))
+	for i, t := range s.tools {
+		names[i] = t.Name()
+	}
+	return names
+}
+
+// Has reports whether the set holds a tool of that name.
+func (s *Set) Has(name string) bool {
+	_, ok := s.byName[name]
+	return ok
+}
+
+// Parallel reports whether calls to this tool may run concurrently with
+// neighbouring parallel calls in the same model turn. Unknown tools are not.
+func (s *Set) Parallel(name string) bool {
+	p, ok := s.byName[name].(parallelTool)
+	return ok && p.Parallel()
+}
+
+// Call runs one tool call. Every failure, a panic included, comes back as
+// an error Result for the model to read.
+func (s *Set) Call(ctx context.Context, name, args string) (res Result) {
+	t, ok := s.byName[name]
+	if !ok {
+		return Errorf("unknown tool %q; available tools: %s", name, strings.Join(s.Names(), ", "))
+	}
+	if strings.TrimSpace(args) == "" {
+		args = "{}"
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			res = Errorf("internal error: tool %s panicked: %v", name, r)
+		}
+	}()
+	r, err := t.Run(ctx, json.RawMessage(args))
+	if err != nil {
+		return Errorf("internal error: %s: %v", name, err)
+	}
+	return r
+}

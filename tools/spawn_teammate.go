@@ -1,0 +1,52 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/agentteam/agentteam/workspace"
+)
+
+type spawnTeammateArgs struct {
+	Name   string `json:"name" description:"Unique teammate name: 1-32 characters of letters, digits, '_' or '-', not starting with '-'; 'lead' and 'user' are reserved."`
+	Role   string `json:"role" description:"Short role, e.g. 'programmer', 'tester', 'reviewer'."`
+	Prompt string `json:"prompt" description:"The teammate's task: everything it needs to know, since it cannot see your conversation."`
+}
+
+type spawnTeammate struct{ env Env }
+
+func (spawnTeammate) Name() string { return SpawnTeammateName }
+
+func (spawnTeammate) Description() string {
+	return "Create a teammate agent with a name, a role and a task prompt, and start it. " +
+		"It works on its own and sends its final result to your inbox; you can message it by name."
+}
+
+func (spawnTeammate) Params() any { return spawnTeammateArgs{} }
+
+// Parallel: spawns only enqueue work, so several in one turn are independent.
+func (spawnTeammate) Parallel() bool { return true }
+
+func (t spawnTeammate) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	var a spawnTeammateArgs
+	if err := decode(args, &a); err != nil {
+		return Errorf("%v", err), nil
+	}
+	if err := workspace.ValidateTeammateName(a.Name); err != nil {
+		return Errorf("%v", err), nil
+	}
+	if err := nonEmpty("role", a.Role); err != nil {
+		return Errorf("%v", err), nil
+	}
+	if err := nonEmpty("prompt", a.Prompt); err != nil {
+		return Errorf("%v", err), nil
+	}
+	if t.env.Team == nil {
+		return Result{}, errors.New("no team manager configured")
+	}
+	if err := t.env.Team.Spawn(ctx, a.Name, a.Role, a.Prompt); err != nil {
+		return Errorf("could not spawn %s: %v", a.Name, err), nil
+	}
+	return Text(sprintf("Spawned teammate %s (%s). It starts when a worker is free and will report its result to your inbox.", a.Name, a.Role)), nil
+}
