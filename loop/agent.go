@@ -1,0 +1,193 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/tools"
+)
+
+// ErrTurnLimit ends a cycle that used all its turns without a final reply.
+var ErrTurnLimit = errors.New("the agent reached its turn limit")
+
+// ErrNothingToDo means a cycle found nothing new to answer, so the model was not called.
+var ErrNothingToDo = errors.New("nothing new to answer")
+
+// ErrCycleRunning means RunCycle was called while another cycle of the same agent runs.
+var ErrCycleRunning = errors.New("a cycle of this agent is already running")
+
+// DefaultMaxTurns bounds one cycle.
+const DefaultMaxTurns = 50
+
+// AgentConfig describes one agent.
+type AgentConfig struct {
+	Name, System string
+	Model        Model
+	Tools        *tools.Set
+	Inbox        Inbox // nil: no inbox
+	// SessionPath is sessions/NAME.jsonl; every conversation message is
+	// appended as one JSON line. "" records nothing.
+	SessionPath string
+	MaxTurns    int         // per cycle, default 50
+	OnEvent     func(Event) // called synchronously from the cycle; must not block long
+	OnDelta     func(Delta) // streaming text
+}
+
+// Cycle is the outcome of one work cycle.
+type Cycle struct {
+	Final string
+	Turns int
+	Usage openai.Usage
+}
+
+// Agent is one ReAct loop. RunCycle is not reentrant (a second concurrent
+// call gets ErrCycleRunning); Say, Messages and Usage may be called from any goroutine.
+type Agent struct {
+	name, system string
+	model        Model
+	inbox        Inbox
+	session      *session
+	maxTurns     int
+	onEvent      func(Event)
+	onDelta      func(Delta)
+
+	mu      sync.Mutex                     // guards the fields below
+	cycling bool                           // a RunCycle is under way
+	pending []openai.ChatCompletionMessage // said during a cycle, taken in at the next turn
+	tools   *tools.Set
+	msgs    []openai.ChatCompletionMessage // the conversation, system prompt excluded
+	seen    map[string]bool                // inbox message ids already in the conversation
+	usage   openai.Usage
+}
+
+// NewAgent builds an agent; an existing non-empty session file is restored,
+// so the agent continues the conversation it had.
+func NewAgent(cfg AgentConfig) (*Agent, error) {
+	if cfg.Name == "" {
+		return nil, errors.New("an agent needs a name")
+	}
+	if cfg.Model == nil {
+		return nil, fmt.Errorf("agent %s has no model", cfg.Name)
+	}
+	if cfg.MaxTurns <= 0 {
+		cfg.MaxTurns = DefaultMaxTurns
+	}
+	a := &Agent{
+		name: cfg.Name, system: cfg.System, model: cfg.Model, inbox: cfg.Inbox,
+		maxTurns: cfg.MaxTurns, onEvent: cfg.OnEvent, onDelta: cfg.OnDelta,
+		tools: cfg.Tools, seen: map[string]bool{},
+	}
+	if cfg.SessionPath != "" {
+		a.session = &session{path: cfg.SessionPath}
+		msgs, err := a.session.load()
+		if err != nil {
+			return nil, fmt.Errorf("restore agent %s: %w", cfg.Name, err)
+		}
+		a.msgs = repairPairing(msgs)
+		for _, m := range a.msgs {
+			markSeen(a.seen, m)
+		}
+	}
+	return a, nil
+}
+
+// Name is the agent's name.
+func (a *Agent) Name() string { return a.name }
+
+// SetTools sets the tools; they are built after the agent because read_inbox needs it.
+func (a *Agent) SetTools(s *tools.Set) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.tools = s
+}
+
+// Say appends a plain user message (the person, or a spawn prompt). During a
+// cycle it waits for the next turn boundary, so it never splits a tool call
+// from its answers; if the cycle ends first, the next cycle answers it.
+func (a *Agent) Say(content string) error {
+	m := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: content}
+	a.mu.Lock()
+	if a.cycling {
+		a.pending = append(a.pending, m)
+		a.mu.Unlock()
+		return nil
+	}
+	a.msgs = append(a.msgs, m)
+	a.mu.Unlock()
+	return a.session.append(m)
+}
+
+// takePending moves what was said during the cycle into the conversation.
+func (a *Agent) takePending() error {
+	a.mu.Lock()
+	msgs := a.pending
+	a.pending = nil
+	a.mu.Unlock()
+	return a.record(msgs...)
+}
+
+// startCycle and endCycle bracket RunCycle; endCycle keeps late Says.
+func (a *Agent) startCycle() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cycling {
+		return false
+	}
+	a.cycling = true
+	return true
+}
+
+func (a *Agent) endCycle() error {
+	a.mu.Lock()
+	msgs := a.pending
+	a.pending = nil
+	a.msgs = append(a.msgs, msgs...)
+	a.cycling = false
+	a.mu.Unlock()
+	return a.session.append(msgs...)
+}
+
+// Usage is the token usage of all model calls so far.
+func (a *Agent) Usage() openai.Usage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.usage
+}
+
+// Messages is a copy of the conversation, without the system prompt.
+func (a *Agent) Messages() []openai.ChatCompletionMessage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]openai.ChatCompletionMessage(nil), a.msgs...)
+}
+
+// record appends to the conversation and the session file. The conversation
+// keeps the messages even if the file write fails, so pairing stays valid.
+func (a *Agent) record(msgs ...openai.ChatCompletionMessage) error {
+	a.mu.Lock()
+	a.msgs = append(a.msgs, msgs...)
+	a.mu.Unlock()
+	return a.session.append(msgs...)
+}
+
+func (a *Agent) currentTools() *tools.Set {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.tools
+}
+
+func (a *Agent) addUsage(u openai.Usage) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.usage = sumUsage(a.usage, u)
+}
+
+func sumUsage(x, y openai.Usage) openai.Usage {
+	x.PromptTokens += y.PromptTokens
+	x.CompletionTokens += y.CompletionTokens
+	x.TotalTokens += y.TotalTokens
+	return x
+}

@@ -1,0 +1,102 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// RunCycle runs model turns until a reply without tool calls, the turn
+// limit (ErrTurnLimit), or an error. Unread inbox messages are taken in
+// before every turn.
+func (a *Agent) RunCycle(ctx context.Context) (cyc Cycle, err error) {
+	if !a.startCycle() {
+		return Cycle{}, ErrCycleRunning
+	}
+	defer func() {
+		if endErr := a.endCycle(); endErr != nil {
+			err = errors.Join(err, endErr)
+		}
+	}()
+	return a.cycle(ctx)
+}
+
+func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
+	var cyc Cycle
+	for turn := 1; turn <= a.maxTurns; turn++ {
+		if err := ctx.Err(); err != nil {
+			return cyc, err
+		}
+		if err := errors.Join(a.takePending(), a.takeInbox()); err != nil {
+			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error()})
+			return cyc, err
+		}
+		if turn == 1 && !a.hasNews() {
+			return cyc, ErrNothingToDo
+		}
+		a.emit(Event{Kind: EventTurn, Turn: turn})
+		resp, err := a.callModel(ctx, turn)
+		if err != nil {
+			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error()})
+			return cyc, err
+		}
+		cyc.Turns = turn
+		cyc.Usage = sumUsage(cyc.Usage, resp.Usage)
+		a.addUsage(resp.Usage)
+		msg := resp.Message
+		msg.Role = openai.ChatMessageRoleAssistant
+		recErr := a.record(msg)
+		a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})
+		if len(msg.ToolCalls) == 0 {
+			cyc.Final = msg.Content
+			return cyc, recErr
+		}
+		if err := errors.Join(recErr, a.runTools(ctx, turn, msg.ToolCalls)); err != nil {
+			return cyc, err
+		}
+	}
+	cyc.Final = fmt.Sprintf("stopped after %d turns", a.maxTurns)
+	return cyc, ErrTurnLimit
+}
+
+// hasNews: the conversation ends in something the model has not answered yet.
+func (a *Agent) hasNews() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.msgs) == 0 {
+		return false
+	}
+	last := a.msgs[len(a.msgs)-1]
+	return last.Role != openai.ChatMessageRoleAssistant || len(last.ToolCalls) > 0
+}
+
+// callModel makes one turn; a context-length error compacts and retries once.
+func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
+	resp, err := a.model.Complete(ctx, a.request())
+	if !errors.Is(err, ErrContextLength) {
+		return resp, err
+	}
+	dropped := a.compact()
+	if dropped == 0 {
+		return resp, err
+	}
+	a.emit(Event{Kind: EventCompacted, Turn: turn, Result: fmt.Sprintf("dropped %d earlier messages", dropped)})
+	return a.model.Complete(ctx, a.request())
+}
+
+func (a *Agent) request() Request {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	msgs := make([]openai.ChatCompletionMessage, 0, len(a.msgs)+1)
+	if a.system != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.system})
+	}
+	msgs = append(msgs, a.msgs...)
+	req := Request{Agent: a.name, Messages: msgs, OnDelta: a.onDelta}
+	if a.tools != nil {
+		req.Tools = a.tools.Definitions()
+	}
+	return req
+}

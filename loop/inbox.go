@@ -1,0 +1,156 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/inbox"
+)
+
+// Inbox is what the loop needs from the inbox store.
+type Inbox interface {
+	ReadUnread(name string) (inbox.Batch, error)
+	Commit(name string, b inbox.Batch) error
+}
+
+// formatMessage is how an inbox message appears in a conversation. The id
+// attribute is also how a restored agent knows what it has already seen.
+func formatMessage(m inbox.Message) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<message from="%s" type="%s" id="%s"`, attr(m.From), attr(m.Type), attr(m.ID))
+	if m.CorrelationID != "" {
+		fmt.Fprintf(&b, ` correlation_id="%s"`, attr(m.CorrelationID))
+	}
+	if m.TaskID != "" {
+		fmt.Fprintf(&b, ` task_id="%s"`, attr(m.TaskID))
+	}
+	b.WriteString(">\n")
+	b.WriteString(m.Content)
+	b.WriteString("\n</message>")
+	return b.String()
+}
+
+var attrEscaper = strings.NewReplacer(`&`, "&amp;", `"`, "&quot;", `<`, "&lt;", `>`, "&gt;")
+
+func attr(s string) string { return attrEscaper.Replace(s) }
+
+var messageTag = regexp.MustCompile(`<message from="[^"]*" type="[^"]*" id="([^"]+)"`)
+
+// markSeen adds the inbox ids quoted in m (user messages and read_inbox results).
+func markSeen(seen map[string]bool, m openai.ChatCompletionMessage) {
+	if m.Role != openai.ChatMessageRoleUser && m.Role != openai.ChatMessageRoleTool {
+		return
+	}
+	for _, sub := range messageTag.FindAllStringSubmatch(m.Content, -1) {
+		seen[sub[1]] = true
+	}
+}
+
+// unseen returns the batch's messages not already in the conversation (nor twice in the batch).
+func (a *Agent) unseen(b inbox.Batch) []inbox.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []inbox.Message
+	inBatch := map[string]bool{}
+	for _, m := range b.Messages {
+		if m.ID != "" && (a.seen[m.ID] || inBatch[m.ID]) {
+			continue
+		}
+		inBatch[m.ID] = true
+		out = append(out, m)
+	}
+	return out
+}
+
+func (a *Agent) markIDs(ids []string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, id := range ids {
+		if id != "" {
+			a.seen[id] = true
+		}
+	}
+}
+
+func (a *Agent) reportBad(b inbox.Batch) {
+	for _, bad := range b.Bad {
+		a.emit(Event{Kind: EventBadLine, Result: bad.Line, Err: fmt.Sprintf("offset %d: %s", bad.Offset, bad.Reason)})
+	}
+}
+
+// takeInbox moves unread messages into the conversation between turns: the
+// session line is written first, then the batch is committed, so a crash
+// re-delivers rather than loses, and dedupe keeps the conversation exact.
+func (a *Agent) takeInbox() error {
+	if a.inbox == nil {
+		return nil
+	}
+	b, err := a.inbox.ReadUnread(a.name)
+	if err != nil {
+		return fmt.Errorf("read the inbox of %s: %w", a.name, err)
+	}
+	if b.Empty() {
+		return nil
+	}
+	a.reportBad(b)
+	fresh := a.unseen(b)
+	msgs := make([]openai.ChatCompletionMessage, 0, len(fresh))
+	ids := make([]string, 0, len(fresh))
+	for _, m := range fresh {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: formatMessage(m)})
+		ids = append(ids, m.ID)
+	}
+	a.markIDs(ids)
+	if err := a.record(msgs...); err != nil {
+		return err
+	}
+	if err := a.inbox.Commit(a.name, b); err != nil {
+		return fmt.Errorf("mark the inbox of %s read: %w", a.name, err)
+	}
+	if len(ids) > 0 {
+		a.emit(Event{Kind: EventInbox, MessageIDs: ids})
+	}
+	return nil
+}
+
+// ReadInbox implements tools.InboxReader for read_inbox: the unread messages
+// as text; commit marks them read once the text is recorded.
+func (a *Agent) ReadInbox(ctx context.Context) (string, func() error, error) {
+	noop := func() error { return nil }
+	if a.inbox == nil {
+		return "", noop, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return "", noop, err
+	}
+	b, err := a.inbox.ReadUnread(a.name)
+	if err != nil {
+		return "", noop, fmt.Errorf("read the inbox of %s: %w", a.name, err)
+	}
+	if b.Empty() {
+		return "", noop, nil
+	}
+	a.reportBad(b)
+	fresh := a.unseen(b)
+	parts := make([]string, 0, len(fresh))
+	ids := make([]string, 0, len(fresh))
+	for _, m := range fresh {
+		parts = append(parts, formatMessage(m))
+		ids = append(ids, m.ID)
+	}
+	commit := func() error {
+		a.markIDs(ids)
+		if err := a.inbox.Commit(a.name, b); err != nil {
+			return fmt.Errorf("mark the inbox of %s read: %w", a.name, err)
+		}
+		if len(ids) > 0 {
+			a.emit(Event{Kind: EventInbox, MessageIDs: ids})
+		}
+		return nil
+	}
+	return strings.Join(parts, "\n\n"), commit, nil
+}

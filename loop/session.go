@@ -1,0 +1,120 @@
+package loop
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// session is the append-only record of one agent's conversation. One writer
+// per agent, so O_APPEND with one write per step needs no lock.
+type session struct{ path string }
+
+// append writes msgs as JSON lines in a single write.
+func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
+	if s == nil || len(msgs) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	for _, m := range msgs {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return fmt.Errorf("encode session line: %w", err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+		return fmt.Errorf("record session: %w", err)
+	}
+	f, err := os.OpenFile(s.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("record session: %w", err)
+	}
+	_, err = f.Write(buf.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("record session %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// load reads the recorded conversation. A line that does not parse (a write
+// cut short by a crash) is skipped, as is any system message.
+func (s *session) load() ([]openai.ChatCompletionMessage, error) {
+	f, err := os.Open(s.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session: %w", err)
+	}
+	defer f.Close()
+	var msgs []openai.ChatCompletionMessage
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var m openai.ChatCompletionMessage
+			if json.Unmarshal(line, &m) == nil && m.Role != "" && m.Role != openai.ChatMessageRoleSystem {
+				msgs = append(msgs, m)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return msgs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read session %s: %w", s.path, err)
+		}
+	}
+}
+
+// interruptedResult answers a tool call that a crash or cancel left without an answer.
+const interruptedResult = "error: interrupted: this tool call did not finish"
+
+// repairPairing makes a restored conversation valid for the API: every tool
+// call answered right after its assistant message, no orphan tool messages.
+func repairPairing(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+	for i := 0; i < len(msgs); {
+		m := msgs[i]
+		i++
+		if m.Role == openai.ChatMessageRoleTool {
+			continue // orphan: its call is not right before it
+		}
+		out = append(out, m)
+		if m.Role != openai.ChatMessageRoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answers := map[string]openai.ChatCompletionMessage{}
+		for ; i < len(msgs) && msgs[i].Role == openai.ChatMessageRoleTool; i++ {
+			if _, dup := answers[msgs[i].ToolCallID]; !dup {
+				answers[msgs[i].ToolCallID] = msgs[i]
+			}
+		}
+		for _, tc := range m.ToolCalls {
+			ans, ok := answers[tc.ID]
+			if !ok {
+				ans = toolMessage(tc.ID, interruptedResult)
+			}
+			out = append(out, ans)
+		}
+	}
+	return out
+}
+
+func toolMessage(id, content string) openai.ChatCompletionMessage {
+	if content == "" {
+		content = "(no output)" // some servers refuse an empty tool message
+	}
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: content}
+}
