@@ -1,0 +1,249 @@
+package inbox
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"unicode/utf8"
+)
+
+// maxLineBytes bounds one line: content escaped at worst 6 bytes per byte,
+// plus room for the other fields. Append refuses longer lines; the reader
+// reports them as bad without holding them in memory.
+const maxLineBytes = 6*MaxContentBytes + 512<<10
+
+// badLineShown is how much of a bad line BadLine keeps.
+const badLineShown = 512
+
+// Batch is a run of lines read from an inbox: the messages after the read
+// position up to the last complete line, and the lines that did not parse.
+// A trailing partial line (a writer mid-write) is left for a later read.
+type Batch struct {
+	Messages []Message
+	Bad      []BadLine
+
+	base  int64 // the read position when the batch was read
+	start int64 // where reading began: base, or 0 when the log was replaced
+	next  int64 // just after the last complete line read
+}
+
+// Empty reports whether the batch has neither messages nor bad lines.
+func (b Batch) Empty() bool { return len(b.Messages) == 0 && len(b.Bad) == 0 }
+
+// ReadUnread returns the lines after name's read position. It changes
+// nothing; Commit marks the batch read. A missing inbox is an empty batch.
+func (s *Store) ReadUnread(name string) (Batch, error) {
+	if err := checkName(name); err != nil {
+		return Batch{}, err
+	}
+	pos, err := s.readCursor(name)
+	if err != nil {
+		return Batch{}, err
+	}
+	b := Batch{base: pos, start: pos, next: pos}
+	f, size, err := s.open(name)
+	if f == nil || err != nil {
+		return b, err
+	}
+	defer f.Close()
+	if size < pos {
+		// The log is shorter than the position: it was replaced, so all of it is new.
+		b.start = 0
+	}
+	end, err := scan(f, b.start, func(off int64, m *Message, bad *BadLine) {
+		if m != nil {
+			b.Messages = append(b.Messages, *m)
+		} else {
+			b.Bad = append(b.Bad, *bad)
+		}
+	})
+	if err != nil {
+		return Batch{}, fmt.Errorf("read inbox %s: %w", name, err)
+	}
+	b.next = end
+	return b, nil
+}
+
+// ReadAll returns every message and bad line of name's inbox, read or not.
+func (s *Store) ReadAll(name string) ([]Message, []BadLine, error) {
+	if err := checkName(name); err != nil {
+		return nil, nil, err
+	}
+	f, _, err := s.open(name)
+	if f == nil || err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var msgs []Message
+	var bads []BadLine
+	_, err = scan(f, 0, func(off int64, m *Message, bad *BadLine) {
+		if m != nil {
+			msgs = append(msgs, *m)
+		} else {
+			bads = append(bads, *bad)
+		}
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("read inbox %s: %w", name, err)
+	}
+	return msgs, bads, nil
+}
+
+// Stats counts an inbox's lines.
+type Stats struct {
+	Total  int // valid messages
+	Unread int // valid messages after the read position
+	Bad    int // lines that did not parse
+}
+
+// Stats counts name's messages; a missing inbox is all zeros.
+func (s *Store) Stats(name string) (Stats, error) {
+	var st Stats
+	if err := checkName(name); err != nil {
+		return st, err
+	}
+	pos, err := s.readCursor(name)
+	if err != nil {
+		return st, err
+	}
+	f, size, err := s.open(name)
+	if f == nil || err != nil {
+		return st, err
+	}
+	defer f.Close()
+	if size < pos {
+		pos = 0 // replaced log, as in ReadUnread
+	}
+	_, err = scan(f, 0, func(off int64, m *Message, bad *BadLine) {
+		switch {
+		case m == nil:
+			st.Bad++
+		case off >= pos:
+			st.Total++
+			st.Unread++
+		default:
+			st.Total++
+		}
+	})
+	if err != nil {
+		return Stats{}, fmt.Errorf("read inbox %s: %w", name, err)
+	}
+	return st, nil
+}
+
+// HasUnread cheaply reports whether name's inbox has bytes past its read
+// position (a partial line counts).
+func (s *Store) HasUnread(name string) (bool, error) {
+	if err := checkName(name); err != nil {
+		return false, err
+	}
+	pos, err := s.readCursor(name)
+	if err != nil {
+		return false, err
+	}
+	fi, err := os.Stat(s.Path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("inbox %s: %w", name, err)
+	}
+	return fi.Size() > pos || (fi.Size() < pos && fi.Size() > 0), nil
+}
+
+// open opens name's inbox for reading; a missing file is (nil, 0, nil).
+func (s *Store) open(name string) (*os.File, int64, error) {
+	f, err := os.Open(s.Path(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("open inbox %s: %w", name, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fmt.Errorf("open inbox %s: %w", name, err)
+	}
+	return f, fi.Size(), nil
+}
+
+// scan reads complete lines of f from offset start and hands each one to fn,
+// parsed (m) or rejected (bad). It returns the offset just after the last
+// complete line; a trailing line without '\n' is not read.
+func scan(f io.ReadSeeker, start int64, fn func(off int64, m *Message, bad *BadLine)) (int64, error) {
+	if _, err := f.Seek(start, io.SeekStart); err != nil {
+		return start, err
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	off := start
+	var long []byte   // a line longer than the reader's buffer, gathered
+	var longLen int64 // its full length, which may exceed what long holds
+	for {
+		chunk, err := r.ReadSlice('\n')
+		switch {
+		case err == nil:
+		case errors.Is(err, bufio.ErrBufferFull):
+			if len(long)+len(chunk) <= maxLineBytes {
+				long = append(long, chunk...)
+			} else if len(long) < badLineShown {
+				long = append(long, chunk[:badLineShown-len(long)]...)
+			}
+			longLen += int64(len(chunk))
+			continue
+		case errors.Is(err, io.EOF):
+			return off, nil // what is left is a partial line, for later
+		default:
+			return off, err
+		}
+		line, n := chunk, int64(len(chunk))
+		if longLen > 0 {
+			n += longLen
+			if n <= maxLineBytes {
+				line = append(long, chunk...)
+			} else {
+				line = long
+			}
+		}
+		lineOff := off
+		off += n
+		long, longLen = long[:0], 0
+		line = bytes.TrimSuffix(line, []byte{'\n'})
+		if n > maxLineBytes {
+			fn(lineOff, nil, badLine(lineOff, line, fmt.Sprintf("line is %d bytes, over the %d limit", n, maxLineBytes)))
+			continue
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue // a blank line carries nothing to report
+		}
+		var m Message
+		if err := json.Unmarshal(line, &m); err != nil {
+			fn(lineOff, nil, badLine(lineOff, line, "not JSON: "+err.Error()))
+			continue
+		}
+		if m.ID == "" || m.Type == "" {
+			fn(lineOff, nil, badLine(lineOff, line, "missing id or type"))
+			continue
+		}
+		fn(lineOff, &m, nil)
+	}
+}
+
+func badLine(off int64, line []byte, reason string) *BadLine {
+	if len(line) > badLineShown {
+		line = line[:badLineShown]
+		// Do not end on half a character (at most UTFMax-1 bytes to drop).
+		for i := 0; i < utf8.UTFMax-1 && len(line) > 0; i++ {
+			if r, size := utf8.DecodeLastRune(line); r != utf8.RuneError || size != 1 {
+				break
+			}
+			line = line[:len(line)-1]
+		}
+	}
+	return &BadLine{Offset: off, Line: string(line), Reason: reason}
+}

@@ -1,0 +1,160 @@
+package inbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// ErrTooLarge is returned (wrapped) for a message whose content exceeds MaxContentBytes.
+var ErrTooLarge = errors.New("message content too large")
+
+// ErrInvalid is returned (wrapped) for a message or inbox name that cannot be written.
+var ErrInvalid = errors.New("invalid message")
+
+const (
+	logExt          = ".jsonl"
+	cursorExt       = ".cursor"
+	defaultPollTick = time.Second
+)
+
+// StoreOptions tunes a Store; the zero value means defaults.
+type StoreOptions struct {
+	// PollInterval is how often Watch compares file sizes as a backstop to
+	// fsnotify; 0 means one second.
+	PollInterval time.Duration
+}
+
+// Store is the set of inboxes in one directory (.agentteam/inbox). It is safe
+// for concurrent use; other processes may use the same directory at once.
+type Store struct {
+	dir  string
+	poll time.Duration
+
+	mu      sync.Mutex
+	subs    map[string]map[*subscriber]struct{} // by inbox name
+	nsubs   int
+	watcher *dirWatcher
+	closed  bool
+}
+
+// NewStore returns the store of inboxes in dir; dir is created at first write.
+func NewStore(dir string) *Store {
+	return NewStoreWithOptions(dir, StoreOptions{})
+}
+
+// NewStoreWithOptions is NewStore with tuning.
+func NewStoreWithOptions(dir string, opts StoreOptions) *Store {
+	// Absolute once, so Lock does not resolve the working directory per call.
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	poll := opts.PollInterval
+	if poll <= 0 {
+		poll = defaultPollTick
+	}
+	return &Store{dir: dir, poll: poll, subs: make(map[string]map[*subscriber]struct{})}
+}
+
+// Dir is the directory of the inbox files.
+func (s *Store) Dir() string { return s.dir }
+
+// Path is the inbox file of name.
+func (s *Store) Path(name string) string { return filepath.Join(s.dir, name+logExt) }
+
+func (s *Store) cursorPath(name string) string { return filepath.Join(s.dir, name+cursorExt) }
+
+// checkName refuses names that would leave the directory; who may have an
+// inbox is the caller's business, not the store's.
+func checkName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+		return fmt.Errorf("inbox name %q: %w", name, ErrInvalid)
+	}
+	return nil
+}
+
+// Append writes m as one line at the end of name's inbox, filling ID,
+// Timestamp and To when empty, and wakes this Store's watchers of name at
+// once (other Stores and processes see the write through fsnotify).
+func (s *Store) Append(name string, m Message) (Message, error) {
+	if err := checkName(name); err != nil {
+		return Message{}, err
+	}
+	if len(m.Content) > MaxContentBytes {
+		return Message{}, fmt.Errorf("message to %s: content is %d bytes, limit %d: %w",
+			name, len(m.Content), MaxContentBytes, ErrTooLarge)
+	}
+	if m.Type == "" {
+		return Message{}, fmt.Errorf("message to %s: empty type: %w", name, ErrInvalid)
+	}
+	if m.From == "" {
+		return Message{}, fmt.Errorf("message to %s: empty sender: %w", name, ErrInvalid)
+	}
+	if m.ID == "" {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return Message{}, fmt.Errorf("message to %s: new id: %w", name, err)
+		}
+		m.ID = id.String()
+	}
+	if m.Timestamp.IsZero() {
+		m.Timestamp = time.Now().UTC().Truncate(time.Millisecond)
+	}
+	if m.To == "" {
+		m.To = name
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // content is often code; keep <, >, & readable in the file
+	if err := enc.Encode(m); err != nil {
+		return Message{}, fmt.Errorf("message to %s: %w", name, err)
+	}
+	if buf.Len() > maxLineBytes {
+		return Message{}, fmt.Errorf("message to %s: encoded line is %d bytes, limit %d: %w",
+			name, buf.Len(), maxLineBytes, ErrTooLarge)
+	}
+	path := s.Path(name)
+	err := AppendLine(path, buf.Bytes())
+	if errors.Is(err, fs.ErrNotExist) {
+		// First write into this directory: create it, then try once more.
+		if mkErr := os.MkdirAll(s.dir, 0o755); mkErr != nil {
+			return Message{}, fmt.Errorf("message to %s: %w", name, mkErr)
+		}
+		err = AppendLine(path, buf.Bytes())
+	}
+	if err != nil {
+		return Message{}, fmt.Errorf("message to %s: %w", name, err)
+	}
+	s.wake(name)
+	return m, nil
+}
+
+// Names lists the agents that have an inbox file, sorted.
+func (s *Store) Names() ([]string, error) {
+	entries, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list inboxes: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.Type().IsRegular() && strings.HasSuffix(n, logExt) && len(n) > len(logExt) {
+			names = append(names, strings.TrimSuffix(n, logExt))
+		}
+	}
+	sort.Strings(names)
+	return names, nil
+}
