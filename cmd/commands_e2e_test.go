@@ -1,0 +1,229 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team"
+)
+
+// registerTeammate puts a teammate in a workspace's registry, as a run would.
+func registerTeammate(t *testing.T, ws, name, status string) {
+	t.Helper()
+	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
+	_, err := reg.Update(func(c *team.Config) error {
+		c.Teammates = append(c.Teammates, team.Member{Name: name, Role: "programmer", Status: status, CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSendFromProcessesAndGoroutinesWhileDraining is the inbox guarantee
+// through the real binary: 8 goroutines × 500 sends and 4 processes × 250
+// `agentteam send` to one inbox while a reader drains; each message is read
+// exactly once, none torn, none lost.
+func TestSendFromProcessesAndGoroutinesWhileDraining(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns 1000 processes")
+	}
+	ws := t.TempDir()
+	registerTeammate(t, ws, "alice", team.StatusIdle)
+	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
+
+	const goroutines, perG = 8, 500
+	const procs, perP = 4, 250
+	seen := map[string]int{}
+	stop := make(chan struct{})
+	drained := make(chan error, 1)
+	drain := func() error {
+		b, err := store.ReadUnread("alice")
+		if err != nil {
+			return err
+		}
+		if len(b.Bad) > 0 {
+			return fmt.Errorf("torn or corrupt lines: %+v", b.Bad)
+		}
+		for _, m := range b.Messages {
+			seen[m.Content]++
+		}
+		return store.Commit("alice", b)
+	}
+	go func() {
+		for {
+			select {
+			case <-stop:
+				drained <- drain()
+				return
+			default:
+			}
+			if err := drain(); err != nil {
+				drained <- err
+				return
+			}
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perG; i++ {
+				if _, err := store.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: fmt.Sprintf("g%d-%d", g, i)}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for p := 0; p < procs; p++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < perP; i++ {
+				r := runBin(t, ws, nil, "", "send", "--quiet", "--to", "alice", "--from", fmt.Sprintf("p%d", p), fmt.Sprintf("p%d-%d", p, i))
+				if r.code != 0 {
+					t.Errorf("send exit %d: %s", r.code, r.stderr)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	if err := <-drained; err != nil {
+		t.Fatal(err)
+	}
+	want := goroutines*perG + procs*perP
+	if len(seen) != want {
+		t.Fatalf("read %d distinct messages, want %d", len(seen), want)
+	}
+	for content, n := range seen {
+		if n != 1 {
+			t.Fatalf("message %q read %d times", content, n)
+		}
+	}
+}
+
+func TestSendRefusesUnknownAndInvalidNames(t *testing.T) {
+	ws := t.TempDir()
+	registerTeammate(t, ws, "alice", team.StatusShutdown)
+	cases := []struct {
+		to   string
+		code int
+		says string
+	}{
+		{"bob", 1, "no agent named bob"},
+		{"../x", 2, "may only contain"},
+		{"-x", 2, "must not start"},
+		{"user", 1, "person"},
+	}
+	for _, c := range cases {
+		r := runBin(t, ws, nil, "", "send", "--to", c.to, "hello")
+		if r.code != c.code || !strings.Contains(r.stderr, c.says) {
+			t.Errorf("send --to %s: exit %d stderr %q; want exit %d saying %q", c.to, r.code, r.stderr, c.code, c.says)
+		}
+	}
+	if names, _ := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).Names(); len(names) != 0 {
+		t.Fatalf("a refused send wrote inboxes: %v", names)
+	}
+	// A stopped teammate still gets the message, to find when it comes back.
+	r := runBin(t, ws, nil, "", "send", "--to", "alice", "also add tests")
+	if r.code != 0 {
+		t.Fatalf("send to a shut-down teammate: exit %d %s", r.code, r.stderr)
+	}
+}
+
+func TestInboxAndTeamCommandsReadWithoutChanging(t *testing.T) {
+	ws := t.TempDir()
+	registerTeammate(t, ws, "alice", team.StatusWorking)
+	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
+	for i := 0; i < 3; i++ {
+		if r := runBin(t, ws, nil, "", "send", "--to", "alice", fmt.Sprintf("msg %d\nsecond line", i)); r.code != 0 {
+			t.Fatalf("send: %s", r.stderr)
+		}
+		if i == 1 { // alice reads the first two: unread must differ from total
+			b, err := store.ReadUnread("alice")
+			if err != nil || len(b.Messages) != 2 {
+				t.Fatalf("read %d messages: %v", len(b.Messages), err)
+			}
+			if err := store.Commit("alice", b); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	r := runBin(t, ws, nil, "", "inbox", "--json")
+	var rows []inboxRow
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || r.code != 0 {
+		t.Fatalf("inbox --json: %v %q %s", err, r.stdout, r.stderr)
+	}
+	if len(rows) != 1 || rows[0].Name != "alice" || rows[0].Total != 3 || rows[0].Unread != 1 {
+		t.Fatalf("inbox rows %+v, want alice 1 unread of 3", rows)
+	}
+	r = runBin(t, ws, nil, "", "inbox", "alice")
+	if r.code != 0 || strings.Count(r.stdout, "user → alice") != 3 || !strings.Contains(r.stdout, "second line") {
+		t.Fatalf("inbox alice:\n%s\n%s", r.stdout, r.stderr)
+	}
+	r = runBin(t, ws, nil, "", "inbox", "alice", "--json")
+	var msgs []inbox.Message
+	if err := json.Unmarshal([]byte(r.stdout), &msgs); err != nil || len(msgs) != 3 {
+		t.Fatalf("inbox alice --json: %v %q", err, r.stdout)
+	}
+	if st, _ := store.Stats("alice"); st.Unread != 1 {
+		t.Fatalf("reading with `inbox` changed unread to %d", st.Unread)
+	}
+
+	r = runBin(t, ws, nil, "", "team")
+	if r.code != 0 || !strings.Contains(r.stdout, "alice") || !strings.Contains(r.stdout, "programmer") {
+		t.Fatalf("team:\n%s\n%s", r.stdout, r.stderr)
+	}
+	r = runBin(t, ws, nil, "", "team", "--json")
+	var cfg struct {
+		Version   int64
+		Teammates []struct {
+			Name, Status string
+			Unread       int
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &cfg); err != nil || len(cfg.Teammates) != 1 {
+		t.Fatalf("team --json: %v %q", err, r.stdout)
+	}
+	if cfg.Teammates[0].Status != team.StatusWorking || cfg.Teammates[0].Unread != 1 {
+		t.Fatalf("team --json row %+v", cfg.Teammates[0])
+	}
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	ws := t.TempDir()
+	for _, args := range [][]string{
+		{"run"},
+		{"send", "hello"},
+		{"frobnicate"},
+		{"team", "--no-such-flag"},
+		{"inbox", "a", "b"},
+	} {
+		r := runBin(t, ws, nil, "", args...)
+		if r.code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, r.code, r.stderr)
+		}
+		if !strings.HasPrefix(r.stderr, "agentteam: ") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: want one sentence on stderr, got %q", args, r.stderr)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	r := runBin(t, t.TempDir(), nil, "", "version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "agentteam ") || !strings.Contains(r.stdout, "go1.") {
+		t.Fatalf("version: %q %q", r.stdout, r.stderr)
+	}
+}

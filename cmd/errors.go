@@ -1,0 +1,40 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes (SPEC §2).
+const (
+	ExitFailure = 1
+	ExitUsage   = 2
+	ExitTimeout = 3
+)
+
+// ExitError is an error with the exit code main should use. Its message is
+// the one sentence the user sees.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// usageErrorf is a bad-usage error (exit 2).
+func usageErrorf(format string, a ...any) error {
+	return &ExitError{Code: ExitUsage, Err: fmt.Errorf(format, a...)}
+}
+
+// ExitCode picks the exit code for an error returned by a command.
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return ExitFailure
+}

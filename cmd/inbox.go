@@ -1,0 +1,121 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// InboxOptions are the inputs of `agentteam inbox`.
+type InboxOptions struct {
+	*GlobalOptions
+	IO   IOStreams
+	Name string
+}
+
+func newInboxCmd(g *GlobalOptions, io IOStreams) *cobra.Command {
+	opts := &InboxOptions{GlobalOptions: g, IO: io}
+	return &cobra.Command{
+		Use:   "inbox [NAME]",
+		Short: "List inboxes with unread and total counts, or show one inbox's messages (never marks them read)",
+		Args:  maxArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.Name = args[0]
+			}
+			return runInbox(opts)
+		},
+	}
+}
+
+// inboxRow is one inbox as `inbox --json` prints it.
+type inboxRow struct {
+	Name   string `json:"name"`
+	Unread int    `json:"unread"`
+	Total  int    `json:"total"`
+	Bad    int    `json:"bad,omitempty"`
+}
+
+func runInbox(opts *InboxOptions) error {
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	store := inbox.NewStore(ws.InboxDir())
+	if opts.Name == "" {
+		return listInboxes(opts, store)
+	}
+	if err := workspace.ValidateName(opts.Name); err != nil {
+		return usageErrorf("%v", err)
+	}
+	msgs, bad, err := store.ReadAll(opts.Name)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if msgs == nil {
+			msgs = []inbox.Message{}
+		}
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(msgs)
+	}
+	st, err := store.Stats(opts.Name)
+	if err != nil {
+		return err
+	}
+	if !opts.Quiet {
+		fmt.Fprintf(opts.IO.Err, "inbox %s: %d messages, %d unread\n", opts.Name, st.Total, st.Unread)
+	}
+	for _, m := range msgs {
+		head := fmt.Sprintf("%s  %s → %s  [%s]", m.Timestamp.Local().Format("2006-01-02 15:04:05"), m.From, m.To, m.Type)
+		fmt.Fprintln(opts.IO.Out, head)
+		for _, line := range strings.Split(strings.TrimRight(m.Content, "\n"), "\n") {
+			fmt.Fprintln(opts.IO.Out, "    "+line)
+		}
+	}
+	for _, b := range bad {
+		fmt.Fprintf(opts.IO.Err, "set aside: line at byte %d: %s\n", b.Offset, b.Reason)
+	}
+	return nil
+}
+
+func listInboxes(opts *InboxOptions, store *inbox.Store) error {
+	names, err := store.Names()
+	if err != nil {
+		return err
+	}
+	rows := make([]inboxRow, 0, len(names))
+	for _, n := range names {
+		st, err := store.Stats(n)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, inboxRow{Name: n, Unread: st.Unread, Total: st.Total, Bad: st.Bad})
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(opts.IO.Err, "no inboxes yet")
+		return nil
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tUNREAD\tTOTAL")
+	for _, r := range rows {
+		total := fmt.Sprint(r.Total)
+		if r.Bad > 0 {
+			total += fmt.Sprintf(" (+%d set aside)", r.Bad)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", r.Name, r.Unread, total)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,92 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// binPath is the agentteam binary built once for the end-to-end tests.
+var binPath string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agentteam-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binPath = filepath.Join(dir, "agentteam")
+	args := []string{"build", "-o", binPath}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	args = append(args, "github.com/agentteam/agentteam")
+	build := exec.Command("go", args...)
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build agentteam:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// result is what one run of the binary did.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runBin runs the binary in dir with extra environment, bounded by a deadline.
+func runBin(t *testing.T, dir string, env []string, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, binPath, args...)
+	c.Dir = dir
+	// The race runtime sleeps 1 s at exit by default; a thousand sends would crawl.
+	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
+	c.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("agentteam %v did not finish in time; stderr:\n%s", args, errb.String())
+	}
+	if strings.Contains(errb.String(), "goroutine ") || strings.Contains(errb.String(), "panic:") {
+		t.Fatalf("agentteam %v printed a Go panic or trace:\n%s", args, errb.String())
+	}
+	if strings.Contains(errb.String(), "WARNING: DATA RACE") {
+		t.Fatalf("agentteam %v has a data race:\n%s", args, errb.String())
+	}
+	return result{out.String(), errb.String(), code}
+}
+
+// cleanEnv is the environment without anything that would reach a real model.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTTEAM_MODEL", "AGENTTEAM_WORKSPACE":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}

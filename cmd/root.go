@@ -1,0 +1,133 @@
+// Package cmd holds agentteam's commands: each one fills an Options struct
+// from its flags and calls a plain run function that tests call too.
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// IOStreams are the command's standard streams, injected so tests use buffers.
+type IOStreams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// GlobalOptions are the flags every command takes.
+type GlobalOptions struct {
+	Workspace  string
+	Model      string
+	BaseURL    string
+	MaxWorkers int
+	MaxQueue   int
+	Demo       bool
+	JSON       bool
+	Quiet      bool
+	// Getenv reads the environment; tests replace it.
+	Getenv func(string) string
+}
+
+// NewRootCmd builds the command tree writing to io.
+func NewRootCmd(io IOStreams, getenv func(string) string) *cobra.Command {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	g := &GlobalOptions{Getenv: getenv}
+	root := &cobra.Command{
+		Use:           "agentteam",
+		Short:         "A lead agent and its teammates, working together through plain files",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return c.Help()
+		},
+	}
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf("%v (see %s --help)", err, c.CommandPath())
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.Workspace, "workspace", envOr(getenv, "AGENTTEAM_WORKSPACE", "."), "the team's working directory (env AGENTTEAM_WORKSPACE)")
+	pf.StringVar(&g.Model, "model", envOr(getenv, "AGENTTEAM_MODEL", DefaultModel), "model name (env AGENTTEAM_MODEL)")
+	pf.StringVar(&g.BaseURL, "base-url", getenv("OPENAI_BASE_URL"), "OpenAI-compatible API base URL (env OPENAI_BASE_URL)")
+	pf.IntVar(&g.MaxWorkers, "max-workers", 5, "at most N teammates run model turns at the same time")
+	pf.IntVar(&g.MaxQueue, "max-queue", 50, "spawns that may wait for a worker; beyond it a spawn is refused")
+	pf.BoolVar(&g.Demo, "demo", false, "use the built-in offline model (no key, no network)")
+	pf.BoolVar(&g.JSON, "json", false, "machine-readable output on stdout")
+	pf.BoolVar(&g.Quiet, "quiet", false, "print only the result")
+
+	root.AddCommand(
+		newRunCmd(g, io),
+		newTeamCmd(g, io),
+		newInboxCmd(g, io),
+		newSendCmd(g, io),
+		newVersionCmd(g, io),
+		newChatCmd(g, io),
+	)
+	return root
+}
+
+// Execute runs agentteam with the process's arguments and returns the exit code.
+func Execute() (code int) {
+	streams := IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(streams.Err, "agentteam: internal error: %v (please report this)\n", r)
+			code = ExitFailure
+		}
+	}()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := NewRootCmd(streams, nil)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	return Report(streams.Err, err)
+}
+
+// Report prints err as one sentence and returns its exit code.
+func Report(w io.Writer, err error) int {
+	code := ExitCode(err)
+	msg := err.Error()
+	// cobra's own argument errors are bad usage too.
+	if code == ExitFailure && (strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
+		strings.HasPrefix(msg, "required flag")) {
+		code = ExitUsage
+	}
+	fmt.Fprintf(w, "agentteam: %s\n", msg)
+	return code
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%s takes no arguments, got %q (see %s --help)", c.CommandPath(), args[0], c.CommandPath())
+	}
+	return nil
+}
+
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usageErrorf("%s takes at most %d argument(s), got %d (see %s --help)", c.CommandPath(), n, len(args), c.CommandPath())
+		}
+		return nil
+	}
+}

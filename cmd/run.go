@@ -1,0 +1,199 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+// RunOptions are the inputs of `agentteam run`.
+type RunOptions struct {
+	*GlobalOptions
+	IO       IOStreams
+	Prompt   string
+	Timeout  time.Duration
+	MaxTurns int
+	// Poll is the backstop interval for waking on inbox changes.
+	Poll time.Duration
+}
+
+func newRunCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
+	opts := &RunOptions{GlobalOptions: g, IO: streams}
+	c := &cobra.Command{
+		Use:   "run PROMPT | -",
+		Short: "Run the lead on a prompt headless until the team settles; print its final answer",
+		Long: `Run the lead on PROMPT (or on standard input with "-") until the team settles: the lead has answered,
+no teammate is queued or working, and nobody has unread messages. Teammates are then shut down and the
+lead's final answer is printed on stdout. Progress goes to stderr (or JSONL events to stdout with --json).`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("run needs a prompt: agentteam run \"what the team should do\" (or - to read it from stdin)")
+			}
+			opts.Prompt = strings.Join(args, " ")
+			if opts.Prompt == "-" {
+				data, err := io.ReadAll(opts.IO.In)
+				if err != nil {
+					return fmt.Errorf("read the prompt from stdin: %w", err)
+				}
+				opts.Prompt = string(data)
+			}
+			if strings.TrimSpace(opts.Prompt) == "" {
+				return usageErrorf("the prompt is empty")
+			}
+			return runRun(c.Context(), opts)
+		},
+	}
+	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "bound the whole run (e.g. 10m); exit 3 when it expires")
+	c.Flags().IntVar(&opts.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
+	return c
+}
+
+func runRun(ctx context.Context, opts *RunOptions) error {
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	if opts.MaxWorkers < 1 {
+		return usageErrorf("--max-workers must be at least 1")
+	}
+	if opts.MaxQueue < 0 {
+		return usageErrorf("--max-queue must not be negative")
+	}
+	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
+	var tm *team.Team
+	model, _, err := newModel(opts.GlobalOptions, func(agent string, attempt int, wait time.Duration, err error) {
+		e := team.Event{Kind: team.EventRetry, Agent: agent, Turn: attempt,
+			Detail: fmt.Sprintf("retrying in %s: %v", wait.Round(100*time.Millisecond), err)}
+		if tm != nil {
+			tm.Emit(e)
+		} else {
+			progress.event(e)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	runCtx := ctx
+	cancel := func() {}
+	if opts.Timeout > 0 {
+		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
+	}
+	defer cancel()
+	tm, err = team.Open(runCtx, team.Options{
+		Workspace:    ws,
+		Model:        model,
+		MaxWorkers:   opts.MaxWorkers,
+		MaxQueue:     opts.MaxQueue,
+		MaxTurns:     opts.MaxTurns,
+		OnEvent:      progress.event,
+		PollInterval: opts.Poll,
+	})
+	if err != nil {
+		return err
+	}
+	defer tm.Close()
+
+	final, err := tm.Run(runCtx, opts.Prompt)
+	if err != nil {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			tm.Abort(fmt.Sprintf("the run timed out after %s", opts.Timeout))
+			return &ExitError{Code: ExitTimeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
+		case ctx.Err() != nil:
+			tm.Abort("the run was interrupted")
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("interrupted")}
+		default:
+			tm.Abort(err.Error())
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the lead stopped: %w", err)}
+		}
+	}
+	if opts.JSON {
+		return progress.write(map[string]any{"kind": "answer", "agent": "lead", "detail": final})
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, strings.TrimRight(final, "\n"))
+	return err
+}
+
+// progress prints team events: lines on stderr, or JSONL on stdout with --json.
+type progress struct {
+	io    IOStreams
+	json  bool
+	quiet bool
+	enc   *json.Encoder
+	mu    chan struct{}
+}
+
+func newProgress(io IOStreams, asJSON, quiet bool) *progress {
+	p := &progress{io: io, json: asJSON, quiet: quiet, mu: make(chan struct{}, 1)}
+	p.enc = json.NewEncoder(io.Out)
+	return p
+}
+
+func (p *progress) write(v any) error {
+	p.mu <- struct{}{}
+	defer func() { <-p.mu }()
+	return p.enc.Encode(v)
+}
+
+func (p *progress) event(e team.Event) {
+	if p.json {
+		_ = p.write(e)
+		return
+	}
+	if p.quiet {
+		return
+	}
+	line := progressLine(e)
+	if line == "" {
+		return
+	}
+	p.mu <- struct{}{}
+	defer func() { <-p.mu }()
+	fmt.Fprintf(p.io.Err, "%s %s\n", e.Time.Local().Format("15:04:05"), line)
+}
+
+// progressLine is the one human line for an event, or "" for events too
+// chatty to print (tool calls and replies are in events.jsonl).
+func progressLine(e team.Event) string {
+	switch e.Kind {
+	case team.EventSpawn:
+		return fmt.Sprintf("spawn %s (%s)", e.Agent, e.Role)
+	case team.EventStatus:
+		s := fmt.Sprintf("%s is %s", e.Agent, e.Status)
+		if e.Detail != "" {
+			s += ": " + e.Detail
+		}
+		return s
+	case team.EventMessage:
+		return fmt.Sprintf("%s → %s (%s): %s", e.From, e.To, e.Type, firstLine(e.Detail, 100))
+	case team.EventRetry:
+		return fmt.Sprintf("%s: %s", e.Agent, e.Detail)
+	case team.EventError, team.EventBadLine, team.EventRepair:
+		return fmt.Sprintf("%s: %s: %s", e.Agent, e.Kind, firstLine(e.Detail, 200))
+	case team.EventToolCall:
+		if e.IsError {
+			return fmt.Sprintf("%s: %s refused: %s", e.Agent, e.Tool, firstLine(e.Detail, 120))
+		}
+	}
+	return ""
+}
+
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,88 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// SendOptions are the inputs of `agentteam send`.
+type SendOptions struct {
+	*GlobalOptions
+	IO      IOStreams
+	To      string
+	From    string
+	Content string
+}
+
+func newSendCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
+	opts := &SendOptions{GlobalOptions: g, IO: streams}
+	c := &cobra.Command{
+		Use:   "send --to NAME CONTENT | -",
+		Short: "Append a message to an agent's inbox (wakes it if it is idle)",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("send needs the message: agentteam send --to NAME \"text\" (or - to read it from stdin)")
+			}
+			opts.Content = strings.Join(args, " ")
+			if opts.Content == "-" {
+				data, err := io.ReadAll(opts.IO.In)
+				if err != nil {
+					return fmt.Errorf("read the message from stdin: %w", err)
+				}
+				opts.Content = string(data)
+			}
+			return runSend(opts)
+		},
+	}
+	c.Flags().StringVar(&opts.To, "to", "", "the agent to send to: lead or a teammate's name")
+	c.Flags().StringVar(&opts.From, "from", workspace.UserName, "the sender's name")
+	_ = c.MarkFlagRequired("to")
+	return c
+}
+
+func runSend(opts *SendOptions) error {
+	if strings.TrimSpace(opts.Content) == "" {
+		return usageErrorf("the message is empty")
+	}
+	if err := workspace.ValidateName(opts.From); err != nil {
+		return usageErrorf("--from: %v", err)
+	}
+	if err := workspace.ValidateName(opts.To); err != nil {
+		return usageErrorf("--to: %v", err)
+	}
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	if err := ws.Init(); err != nil {
+		return err
+	}
+	reg := team.NewRegistry(ws.RegistryPath(), "")
+	if err := team.CheckRecipient(reg, opts.To); err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	store := inbox.NewStore(ws.InboxDir())
+	m, err := store.Append(opts.To, inbox.Message{Type: inbox.TypeMessage, From: opts.From, To: opts.To, Content: opts.Content})
+	if err != nil {
+		return err
+	}
+	events := team.NewEventLog(ws.EventsPath(), nil)
+	events.Emit(team.Event{Kind: team.EventMessage, From: m.From, To: m.To, Type: m.Type, MessageID: m.ID, Detail: m.Content})
+	if opts.JSON {
+		return json.NewEncoder(opts.IO.Out).Encode(m)
+	}
+	if !opts.Quiet {
+		fmt.Fprintf(opts.IO.Err, "sent to %s\n", opts.To)
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, m.ID)
+	return err
+}

@@ -1,0 +1,102 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team"
+)
+
+// TeamOptions are the inputs of `agentteam team`.
+type TeamOptions struct {
+	*GlobalOptions
+	IO  IOStreams
+	Now func() time.Time
+}
+
+func newTeamCmd(g *GlobalOptions, io IOStreams) *cobra.Command {
+	opts := &TeamOptions{GlobalOptions: g, IO: io, Now: time.Now}
+	return &cobra.Command{
+		Use:   "team",
+		Short: "Show the registry: each teammate's name, role, status, turns and last activity",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runTeam(opts)
+		},
+	}
+}
+
+// teamRow is one teammate as `team --json` prints it.
+type teamRow struct {
+	team.Member
+	Unread int `json:"unread"`
+}
+
+func runTeam(opts *TeamOptions) error {
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	reg := team.NewRegistry(ws.RegistryPath(), "")
+	cfg, err := reg.Read()
+	if err != nil {
+		return err
+	}
+	store := inbox.NewStore(ws.InboxDir())
+	rows := make([]teamRow, 0, len(cfg.Teammates))
+	for _, m := range cfg.Teammates {
+		st, _ := store.Stats(m.Name)
+		rows = append(rows, teamRow{Member: m, Unread: st.Unread})
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			TeamName  string    `json:"teamName"`
+			Version   int64     `json:"version"`
+			UpdatedAt time.Time `json:"updatedAt"`
+			Teammates []teamRow `json:"teammates"`
+		}{cfg.TeamName, cfg.Version, cfg.UpdatedAt, rows})
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(opts.IO.Err, "no teammates in %s yet\n", ws.Root)
+		return nil
+	}
+	if !opts.Quiet {
+		fmt.Fprintf(opts.IO.Err, "team %s · version %d · %d teammates\n", cfg.TeamName, cfg.Version, len(rows))
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tTOKENS\tUNREAD\tLAST ACTIVITY")
+	now := opts.Now()
+	for _, r := range rows {
+		status := r.Status
+		if r.Activity != "" && r.Status == team.StatusWorking {
+			status += " (" + r.Activity + ")"
+		}
+		last := ago(now.Sub(r.UpdatedAt)) + " ago"
+		if r.Error != "" {
+			last += ": " + firstLine(r.Error, 60)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.Name, firstLine(r.Role, 24), status, r.Turns, r.Tokens, r.Unread, last)
+	}
+	return tw.Flush()
+}
+
+// ago is a short human duration: 4s, 3m, 2h, 5d.
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	default:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+}

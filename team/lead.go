@@ -1,0 +1,180 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+func (t *Team) newLead() (*loop.Agent, error) {
+	lead, err := loop.NewAgent(loop.AgentConfig{
+		Name:        workspace.LeadName,
+		System:      leadSystemPrompt(t.teamName(), t.ws.Root),
+		Model:       t.opts.Model,
+		Inbox:       t.store,
+		SessionPath: t.ws.SessionPath(workspace.LeadName),
+		MaxTurns:    t.opts.MaxTurns,
+		OnEvent:     t.agentEvent,
+		OnDelta:     t.opts.OnDelta,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start the lead: %w", err)
+	}
+	lead.SetTools(tools.ForLead(tools.Env{
+		Agent:       workspace.LeadName,
+		Workspace:   t.ws,
+		Messenger:   t,
+		Inbox:       lead,
+		Team:        t,
+		BashTimeout: t.opts.BashTimeout,
+	}))
+	return lead, nil
+}
+
+// agentEvent turns a loop event into a team event.
+func (t *Team) agentEvent(e loop.Event) {
+	switch e.Kind {
+	case "tool_call":
+		t.events.Emit(Event{Time: e.Time, Kind: EventToolCall, Agent: e.Agent, Tool: e.Tool, Args: e.Args,
+			Detail: e.Result, IsError: e.IsError, Turn: e.Turn})
+	case "reply":
+		t.events.Emit(Event{Time: e.Time, Kind: EventReply, Agent: e.Agent, Turn: e.Turn, Tokens: e.Usage.TotalTokens, Detail: e.Result})
+	case "bad_line":
+		t.events.Emit(Event{Time: e.Time, Kind: EventBadLine, Agent: e.Agent, Detail: e.Err, IsError: true})
+	case "error", "compacted":
+		t.events.Emit(Event{Time: e.Time, Kind: EventError, Agent: e.Agent, Detail: e.Kind + ": " + e.Err, IsError: e.Kind == "error"})
+	}
+}
+
+// Run gives the lead a prompt and runs the team until it settles (SPEC §2):
+// the lead's last turn ended without tool calls, no teammate is queued or
+// working, and no agent has unread messages that would wake it. It returns
+// the lead's final answer. Teammates are then shut down.
+func (t *Team) Run(ctx context.Context, prompt string) (string, error) {
+	if err := t.lead.Say(prompt); err != nil {
+		return "", err
+	}
+	wake := t.store.Watch(ctx, workspace.LeadName)
+	final := ""
+	for {
+		cycle, err := t.lead.RunCycle(ctx)
+		switch {
+		case err == nil:
+			final = cycle.Final
+		case errors.Is(err, loop.ErrNothingToDo):
+		case errors.Is(err, loop.ErrTurnLimit):
+			final = cycle.Final
+		default:
+			return final, err
+		}
+		woke, err := t.waitLeadOrSettled(ctx, wake)
+		if err != nil {
+			return final, err
+		}
+		if !woke {
+			t.events.Emit(Event{Kind: EventSettled, Agent: workspace.LeadName, Detail: final})
+			t.ShutdownAll("the team settled")
+			return final, nil
+		}
+	}
+}
+
+// waitLeadOrSettled returns true when the lead has unread messages, false
+// when the team has settled.
+func (t *Team) waitLeadOrSettled(ctx context.Context, wake <-chan struct{}) (bool, error) {
+	poll := time.NewTicker(t.opts.PollInterval)
+	defer poll.Stop()
+	for {
+		if has, err := t.store.HasUnread(workspace.LeadName); err == nil && has {
+			return true, nil
+		}
+		if t.settled() {
+			// Re-check the lead after the teammates: a report sent just
+			// before the last teammate went idle is already on disk.
+			if has, err := t.store.HasUnread(workspace.LeadName); err == nil && has {
+				return true, nil
+			}
+			return false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-wake:
+		case <-t.changed:
+		case <-poll.C:
+		}
+	}
+}
+
+// settled reports whether no teammate of this process is queued or working
+// and none that could wake has unread messages.
+func (t *Team) settled() bool {
+	t.mu.Lock()
+	type st struct{ name, status string }
+	list := make([]st, 0, len(t.members))
+	for _, m := range t.members {
+		list = append(list, st{m.name, m.status})
+	}
+	t.mu.Unlock()
+	for _, m := range list {
+		switch m.status {
+		case StatusQueued, StatusWorking:
+			return false
+		case StatusIdle:
+			if has, err := t.store.HasUnread(m.name); err == nil && has {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ShutdownAll stops every teammate of this process and marks the idle ones
+// shutdown; failed ones stay failed.
+func (t *Team) ShutdownAll(reason string) {
+	t.stopAll(func(m *Member) {
+		if m.Status != StatusFailed && m.Status != StatusShutdown {
+			m.Status, m.Activity, m.Error = StatusShutdown, "", ""
+		}
+	}, reason)
+}
+
+// Abort stops every teammate after a timeout or interrupt. Statuses stay
+// true: a teammate cut off mid-work is marked failed with the reason, an idle
+// one stays idle (its conversation and inbox are intact).
+func (t *Team) Abort(reason string) {
+	t.stopAll(func(m *Member) {
+		if m.Status == StatusQueued || m.Status == StatusWorking {
+			m.Status, m.Activity, m.Error = StatusFailed, "", reason
+		}
+	}, reason)
+}
+
+// stopAll cancels every teammate goroutine of this process, waits for it to
+// end, then lets change decide the member's final status.
+func (t *Team) stopAll(change func(*Member), reason string) {
+	t.mu.Lock()
+	list := make([]*member, 0, len(t.members))
+	for _, m := range t.members {
+		list = append(list, m)
+	}
+	t.mu.Unlock()
+	for _, m := range list {
+		m.cancel()
+		<-m.done
+		t.mu.Lock()
+		probe := Member{Status: m.status}
+		change(&probe)
+		changed := probe.Status != m.status
+		t.mu.Unlock()
+		if !changed {
+			continue
+		}
+		t.setStatusWhy(m, probe.Status, reason, func(mb *Member) { mb.Activity, mb.Error = probe.Activity, probe.Error })
+	}
+}

@@ -1,0 +1,276 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// member is a teammate run by this process.
+type member struct {
+	name, role string
+	agent      *loop.Agent
+	cancel     context.CancelFunc
+	done       chan struct{}
+
+	// status mirrors the registry for this process's own decisions
+	// (settling); guarded by Team.mu.
+	status string
+}
+
+// Spawn registers a teammate and starts it (tools.TeamManager).
+func (t *Team) Spawn(ctx context.Context, name, role, prompt string) error {
+	return t.SpawnFrom(ctx, workspace.LeadName, name, role, prompt)
+}
+
+// SpawnFrom is Spawn with the sender of the first message named (the lead,
+// or the person through the TUI).
+func (t *Team) SpawnFrom(ctx context.Context, from, name, role, prompt string) error {
+	if err := workspace.ValidateTeammateName(name); err != nil {
+		return err
+	}
+	role = strings.TrimSpace(role)
+	if role == "" {
+		role = "teammate"
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return fmt.Errorf("the prompt for %s is empty: say what it should do", name)
+	}
+	if len(prompt) > inbox.MaxContentBytes {
+		return fmt.Errorf("the prompt for %s is %d bytes, more than the %d allowed", name, len(prompt), inbox.MaxContentBytes)
+	}
+	if err := t.ctx.Err(); err != nil {
+		return fmt.Errorf("the team is stopping")
+	}
+
+	t.mu.Lock()
+	if m, ok := t.members[name]; ok && m.status != StatusShutdown && m.status != StatusFailed {
+		st := m.status
+		t.mu.Unlock()
+		return fmt.Errorf("a teammate named %s already exists (status %s): send it a message instead", name, st)
+	}
+	t.mu.Unlock()
+
+	ticket, err := t.pool.Enqueue()
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	_, err = t.reg.Update(func(c *Config) error {
+		i := c.Find(name)
+		entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid}
+		if i < 0 {
+			c.Teammates = append(c.Teammates, entry)
+			return nil
+		}
+		old := c.Teammates[i]
+		live := old.Status == StatusQueued || old.Status == StatusWorking || old.Status == StatusIdle
+		if live && old.PID != t.pid && processAlive(old.PID) {
+			return fmt.Errorf("a teammate named %s is run by another agentteam process (pid %d)", name, old.PID)
+		}
+		if live && old.PID == t.pid {
+			return fmt.Errorf("a teammate named %s already exists (status %s): send it a message instead", name, old.Status)
+		}
+		c.Teammates[i] = entry
+		return nil
+	})
+	if err != nil {
+		ticket.Cancel()
+		return err
+	}
+	archiveSession(t.ws.SessionPath(name), now)
+
+	agent, err := t.newTeammateAgent(name, role)
+	if err != nil {
+		ticket.Cancel()
+		t.markFailed(name, err)
+		return err
+	}
+	mctx, cancel := context.WithCancel(t.ctx)
+	m := &member{name: name, role: role, agent: agent, cancel: cancel, done: make(chan struct{}), status: StatusQueued}
+	t.mu.Lock()
+	t.members[name] = m
+	t.mu.Unlock()
+
+	t.events.Emit(Event{Kind: EventSpawn, Agent: name, Role: role, From: from, Status: StatusQueued, PID: t.pid})
+	if _, err := t.deliver(from, name, inbox.TypeMessage, prompt); err != nil {
+		cancel()
+		close(m.done)
+		ticket.Cancel()
+		t.markFailed(name, err)
+		return err
+	}
+	t.wg.Add(1)
+	go t.runTeammate(mctx, m, ticket)
+	return nil
+}
+
+func (t *Team) newTeammateAgent(name, role string) (*loop.Agent, error) {
+	agent, err := loop.NewAgent(loop.AgentConfig{
+		Name:        name,
+		System:      teammateSystemPrompt(t.teamName(), t.ws.Root, name, role),
+		Model:       t.opts.Model,
+		Inbox:       t.store,
+		SessionPath: t.ws.SessionPath(name),
+		MaxTurns:    t.opts.MaxTurns,
+		OnEvent:     t.agentEvent,
+		OnDelta:     t.opts.OnDelta,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	agent.SetTools(tools.ForTeammate(tools.Env{
+		Agent:       name,
+		Workspace:   t.ws,
+		Messenger:   t,
+		Inbox:       agent,
+		BashTimeout: t.opts.BashTimeout,
+	}))
+	return agent, nil
+}
+
+// archiveSession moves an earlier teammate's conversation aside, so a
+// respawned teammate of the same name starts fresh and nothing is lost.
+func archiveSession(path string, now time.Time) {
+	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
+		return
+	}
+	dst := strings.TrimSuffix(path, ".jsonl") + "." + now.Format("20060102T150405.000") + ".jsonl"
+	_ = os.Rename(path, filepath.Clean(dst))
+}
+
+// maxModelFailures is how many failed cycles in a row make a teammate failed.
+const maxModelFailures = 1
+
+// runTeammate is the life of one teammate: wait for messages, take a worker,
+// run a cycle, report to the lead, give the worker back, become idle.
+func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
+	defer t.wg.Done()
+	defer close(m.done)
+	wake := t.store.Watch(ctx, m.name)
+	for first := true; ; first = false {
+		if !first {
+			if !t.waitForWork(ctx, m.name, wake) {
+				return
+			}
+			t.setStatus(m, StatusQueued, nil)
+		}
+		var release func()
+		var err error
+		if first {
+			release, err = ticket.Acquire(ctx)
+		} else {
+			release, err = t.pool.Acquire(ctx)
+		}
+		if err != nil {
+			return
+		}
+		t.setStatus(m, StatusWorking, func(mb *Member) { mb.Activity = "thinking" })
+		cycle, err := m.agent.RunCycle(ctx)
+		release()
+		switch {
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, loop.ErrNothingToDo):
+			t.setIdle(m, cycle)
+			continue
+		case errors.Is(err, loop.ErrTurnLimit):
+			cycle.Final = fmt.Sprintf("(stopped after %d turns without finishing) %s", cycle.Turns, cycle.Final)
+		case err != nil:
+			t.fail(m, err)
+			return
+		}
+		final := cycle.Final
+		if strings.TrimSpace(final) == "" {
+			final = "(finished without a reply)"
+		}
+		if _, err := t.deliver(m.name, workspace.LeadName, inbox.TypeResult, final); err != nil {
+			t.fail(m, fmt.Errorf("report to the lead: %w", err))
+			return
+		}
+		t.setIdle(m, cycle)
+	}
+}
+
+// waitForWork blocks until the teammate's inbox has unread lines.
+func (t *Team) waitForWork(ctx context.Context, name string, wake <-chan struct{}) bool {
+	for {
+		if has, err := t.store.HasUnread(name); err == nil && has {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case _, ok := <-wake:
+			if !ok {
+				return false
+			}
+		}
+	}
+}
+
+func (t *Team) setIdle(m *member, c loop.Cycle) {
+	tokens := m.agent.Usage().TotalTokens
+	t.setStatus(m, StatusIdle, func(mb *Member) {
+		mb.Activity = ""
+		mb.Turns += c.Turns
+		if c.Turns > 0 {
+			mb.Cycles++
+		}
+		mb.Tokens = tokens
+	})
+}
+
+func (t *Team) fail(m *member, err error) {
+	t.setStatus(m, StatusFailed, func(mb *Member) { mb.Error = err.Error(); mb.Activity = "" })
+	t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: err.Error(), IsError: true})
+	msg := fmt.Sprintf("%s failed: %v", m.name, err)
+	if _, derr := t.deliver(m.name, workspace.LeadName, inbox.TypeError, msg); derr != nil {
+		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "could not tell the lead: " + derr.Error(), IsError: true})
+	}
+}
+
+func (t *Team) markFailed(name string, cause error) {
+	t.mu.Lock()
+	if m, ok := t.members[name]; ok {
+		m.status = StatusFailed
+	}
+	t.mu.Unlock()
+	_, _ = t.reg.SetStatus(name, StatusFailed, func(mb *Member) { mb.Error = cause.Error() })
+	t.events.Emit(Event{Kind: EventStatus, Agent: name, Status: StatusFailed, Detail: cause.Error()})
+	t.notifyChanged()
+}
+
+// setStatus changes a member's status in memory, in the registry and in the
+// event log, in that order of visibility to this process.
+func (t *Team) setStatus(m *member, status string, fn func(*Member)) {
+	t.setStatusWhy(m, status, "", fn)
+}
+
+// setStatusWhy is setStatus with a reason for the event log.
+func (t *Team) setStatusWhy(m *member, status, why string, fn func(*Member)) {
+	t.mu.Lock()
+	m.status = status
+	t.mu.Unlock()
+	if _, err := t.reg.SetStatus(m.name, status, fn); err != nil {
+		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "registry: " + err.Error(), IsError: true})
+	}
+	t.events.Emit(Event{Kind: EventStatus, Agent: m.name, Role: m.role, Status: status, Detail: why})
+	t.notifyChanged()
+}
+
+func (t *Team) teamName() string {
+	if t.opts.TeamName == "" {
+		return "default"
+	}
+	return t.opts.TeamName
+}

@@ -1,0 +1,113 @@
+package team
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Send delivers a message to one agent (tools.Messenger). The recipient
+// must be the lead or a teammate the registry knows, whatever its status.
+func (t *Team) Send(ctx context.Context, from, to, content string) error {
+	if err := CheckRecipient(t.reg, to); err != nil {
+		return err
+	}
+	if from == to {
+		return fmt.Errorf("%s cannot send a message to itself", from)
+	}
+	_, err := t.deliver(from, to, inbox.TypeMessage, content)
+	return err
+}
+
+// Broadcast sends a broadcast message to every registered teammate but the
+// sender (tools.Messenger).
+func (t *Team) Broadcast(ctx context.Context, from, content string) ([]string, error) {
+	c, err := t.reg.Read()
+	if err != nil {
+		return nil, err
+	}
+	var reached []string
+	for _, m := range c.Teammates {
+		if m.Name == from {
+			continue
+		}
+		if _, err := t.deliver(from, m.Name, inbox.TypeBroadcast, content); err != nil {
+			return reached, fmt.Errorf("broadcast to %s: %w", m.Name, err)
+		}
+		reached = append(reached, m.Name)
+	}
+	if len(reached) == 0 {
+		return nil, fmt.Errorf("there are no teammates to broadcast to: spawn one first")
+	}
+	return reached, nil
+}
+
+// CheckRecipient refuses invalid names and names the registry does not know.
+func CheckRecipient(reg *Registry, to string) error {
+	if err := workspace.ValidateName(to); err != nil {
+		return err
+	}
+	if to == workspace.LeadName {
+		return nil
+	}
+	if to == workspace.UserName {
+		return fmt.Errorf("the person is not an inbox: put what they should read in your final reply")
+	}
+	c, err := reg.Read()
+	if err != nil {
+		return err
+	}
+	if c.Find(to) < 0 {
+		names := make([]string, 0, len(c.Teammates))
+		for _, m := range c.Teammates {
+			names = append(names, m.Name)
+		}
+		known := "none yet"
+		if len(names) > 0 {
+			known = strings.Join(names, ", ")
+		}
+		return fmt.Errorf("no agent named %s: the lead is \"lead\", teammates are: %s", to, known)
+	}
+	return nil
+}
+
+// deliver appends to an inbox and logs the message event.
+func (t *Team) deliver(from, to, typ, content string) (inbox.Message, error) {
+	m, err := t.store.Append(to, inbox.Message{Type: typ, From: from, To: to, Content: content})
+	if err != nil {
+		return m, err
+	}
+	t.events.Emit(Event{Kind: EventMessage, From: from, To: to, Type: typ, MessageID: m.ID, Detail: content})
+	t.notifyChanged()
+	return m, nil
+}
+
+// Describe renders the registry for the model (tools.TeamManager).
+func (t *Team) Describe(ctx context.Context) (string, error) {
+	c, err := t.reg.Read()
+	if err != nil {
+		return "", err
+	}
+	if len(c.Teammates) == 0 {
+		return "no teammates yet", nil
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tUNREAD\tUPDATED")
+	for _, m := range c.Teammates {
+		st, _ := t.store.Stats(m.Name)
+		status := m.Status
+		if m.Error != "" {
+			status += " (" + m.Error + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", m.Name, m.Role, status, m.Turns, st.Unread,
+			m.UpdatedAt.Local().Format(time.TimeOnly))
+	}
+	tw.Flush()
+	return b.String(), nil
+}

@@ -1,0 +1,185 @@
+package team
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary act as a registry updater in a child process.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("AGENTTEAM_REGISTRY_UPDATER"); path != "" {
+		n, _ := strconv.Atoi(os.Getenv("AGENTTEAM_REGISTRY_UPDATES"))
+		if err := bumpTurns(path, n); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// bumpTurns makes n status updates, each incrementing alice's turns.
+func bumpTurns(path string, n int) error {
+	reg := NewRegistry(path, "")
+	statuses := []string{StatusQueued, StatusWorking, StatusIdle}
+	for i := 0; i < n; i++ {
+		if _, err := reg.SetStatus("alice", statuses[i%3], func(m *Member) { m.Turns++ }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func seedRegistry(t *testing.T) *Registry {
+	t.Helper()
+	reg := NewRegistry(filepath.Join(t.TempDir(), "config.json"), "")
+	_, err := reg.Update(func(c *Config) error {
+		c.Teammates = append(c.Teammates, Member{Name: "alice", Role: "programmer", Status: StatusIdle, CreatedAt: time.Now()})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func TestRegistryConcurrentProcessesLoseNoUpdate(t *testing.T) {
+	reg := seedRegistry(t)
+	before, _ := reg.Read()
+	const procs, each = 4, 200
+	var wg sync.WaitGroup
+	errs := make(chan error, procs)
+	for p := 0; p < procs; p++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "AGENTTEAM_REGISTRY_UPDATER="+reg.Path(), "AGENTTEAM_REGISTRY_UPDATES="+strconv.Itoa(each))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs <- fmt.Errorf("updater: %v: %s", err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	after, err := reg.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := after.Version - before.Version; got != procs*each {
+		t.Fatalf("version grew by %d, want %d", got, procs*each)
+	}
+	if got := after.Teammates[0].Turns; got != procs*each {
+		t.Fatalf("turns = %d, want %d: updates were lost", got, procs*each)
+	}
+}
+
+func TestRegistryConcurrentGoroutinesAndReadersSeeWholeFiles(t *testing.T) {
+	reg := seedRegistry(t)
+	const writers, each = 8, 50
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	readErr := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				close(readErr)
+				return
+			default:
+			}
+			data, err := os.ReadFile(reg.Path())
+			if err != nil {
+				readErr <- err
+				return
+			}
+			var c Config
+			if err := json.Unmarshal(data, &c); err != nil {
+				readErr <- fmt.Errorf("reader saw a half-written registry: %v", err)
+				return
+			}
+		}
+	}()
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := bumpTurns(reg.Path(), each); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	if err := <-readErr; err != nil {
+		t.Fatal(err)
+	}
+	c, _ := reg.Read()
+	if c.Teammates[0].Turns != writers*each {
+		t.Fatalf("turns = %d, want %d", c.Teammates[0].Turns, writers*each)
+	}
+}
+
+func TestRepairDeadMarksOrphansFailed(t *testing.T) {
+	reg := NewRegistry(filepath.Join(t.TempDir(), "config.json"), "")
+	now := time.Now()
+	_, err := reg.Update(func(c *Config) error {
+		c.Teammates = []Member{
+			{Name: "dead", Status: StatusWorking, PID: 999999, CreatedAt: now},
+			{Name: "live", Status: StatusWorking, PID: os.Getpid(), CreatedAt: now.Add(time.Second)},
+			{Name: "idle", Status: StatusIdle, PID: 999999, CreatedAt: now.Add(2 * time.Second)},
+			{Name: "queued", Status: StatusQueued, CreatedAt: now.Add(3 * time.Second)},
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive := func(pid int) bool { return pid == os.Getpid() }
+	got, err := reg.RepairDead(alive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != "[dead queued]" {
+		t.Fatalf("repaired %v, want [dead queued]", got)
+	}
+	c, _ := reg.Read()
+	want := map[string]string{"dead": StatusFailed, "live": StatusWorking, "idle": StatusIdle, "queued": StatusFailed}
+	for _, m := range c.Teammates {
+		if m.Status != want[m.Name] {
+			t.Errorf("%s: status %s, want %s", m.Name, m.Status, want[m.Name])
+		}
+	}
+	v := c.Version
+	if again, _ := reg.RepairDead(alive); len(again) != 0 {
+		t.Fatalf("second repair changed %v", again)
+	}
+	if c2, _ := reg.Read(); c2.Version != v {
+		t.Fatalf("a repair with nothing to do bumped the version")
+	}
+}
+
+func TestRegistryCorruptFileIsAClearError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewRegistry(path, "").Read()
+	if err == nil {
+		t.Fatal("want an error for a corrupt registry")
+	}
+	if want := "is not valid JSON"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %q does not say %q", err, want)
+	}
+}

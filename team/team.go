@@ -1,0 +1,149 @@
+// Package team runs a team of agents: the registry, the worker pool, and the
+// lifecycle of the lead and its teammates. It owns the running agents.
+package team
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Defaults of SPEC §2.
+const (
+	DefaultMaxWorkers = 5
+	DefaultMaxQueue   = 50
+	DefaultMaxTurns   = 50
+)
+
+// Options configure a team.
+type Options struct {
+	Workspace   *workspace.Workspace
+	Model       loop.Model
+	TeamName    string
+	MaxWorkers  int
+	MaxQueue    int
+	MaxTurns    int
+	BashTimeout time.Duration
+	// OnEvent sees every event after it is written to events.jsonl. It is
+	// called from agent goroutines and must not block.
+	OnEvent func(Event)
+	// OnDelta sees streamed model text of every agent; may be nil.
+	OnDelta func(loop.Delta)
+	// PollInterval is the backstop for waking on inbox changes; default 1s.
+	PollInterval time.Duration
+}
+
+// Team is a running team in one workspace, owned by this process.
+type Team struct {
+	opts   Options
+	ws     *workspace.Workspace
+	store  *inbox.Store
+	reg    *Registry
+	pool   *Pool
+	events *EventLog
+	pid    int
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	members map[string]*member
+	lead    *loop.Agent
+	changed chan struct{} // coalesced signal: some status changed
+}
+
+// Open prepares the team in a workspace: creates .agentteam/, repairs
+// members left working by a dead process, and builds the lead.
+func Open(ctx context.Context, opts Options) (*Team, error) {
+	if opts.Workspace == nil {
+		return nil, fmt.Errorf("team: no workspace")
+	}
+	if opts.Model == nil {
+		return nil, fmt.Errorf("team: no model")
+	}
+	if opts.MaxWorkers <= 0 {
+		opts.MaxWorkers = DefaultMaxWorkers
+	}
+	if opts.MaxQueue < 0 {
+		opts.MaxQueue = 0
+	}
+	if opts.MaxTurns <= 0 {
+		opts.MaxTurns = DefaultMaxTurns
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = time.Second
+	}
+	ws := opts.Workspace
+	if err := ws.Init(); err != nil {
+		return nil, err
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	t := &Team{
+		opts:    opts,
+		ws:      ws,
+		store:   inbox.NewStore(ws.InboxDir()),
+		reg:     NewRegistry(ws.RegistryPath(), opts.TeamName),
+		pool:    NewPool(opts.MaxWorkers, opts.MaxQueue),
+		events:  NewEventLog(ws.EventsPath(), opts.OnEvent),
+		pid:     os.Getpid(),
+		ctx:     tctx,
+		cancel:  cancel,
+		members: map[string]*member{},
+		changed: make(chan struct{}, 1),
+	}
+	repaired, err := t.reg.RepairDead(processAlive)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	for _, name := range repaired {
+		t.events.Emit(Event{Kind: EventRepair, Agent: name, Status: StatusFailed,
+			Detail: "left queued or working by an agentteam process that is gone"})
+	}
+	lead, err := t.newLead()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	t.lead = lead
+	return t, nil
+}
+
+// Workspace is the team's directory.
+func (t *Team) Workspace() *workspace.Workspace { return t.ws }
+
+// Store is the inbox store the team uses.
+func (t *Team) Store() *inbox.Store { return t.store }
+
+// Registry is the team's registry.
+func (t *Team) Registry() *Registry { return t.reg }
+
+// Pool is the team's worker pool.
+func (t *Team) Pool() *Pool { return t.pool }
+
+// Lead is the lead agent.
+func (t *Team) Lead() *loop.Agent { return t.lead }
+
+// Emit records an event in events.jsonl (and hands it to the subscriber).
+func (t *Team) Emit(e Event) { t.events.Emit(e) }
+
+// Close stops every teammate goroutine of this process and waits for them.
+func (t *Team) Close() error {
+	t.cancel()
+	t.wg.Wait()
+	return t.store.Close()
+}
+
+func (t *Team) notifyChanged() {
+	select {
+	case t.changed <- struct{}{}:
+	default:
+	}
+}
