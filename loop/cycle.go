@@ -39,6 +39,9 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		a.emit(Event{Kind: EventTurn, Turn: turn})
 		resp, err := a.callModel(ctx, turn)
 		if err != nil {
+			if ctx.Err() != nil {
+				return cyc, ctx.Err() // stopped on purpose: not an error to report
+			}
 			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error()})
 			return cyc, err
 		}

@@ -29,6 +29,11 @@ func (a *Agent) runTools(ctx context.Context, turn int, calls []openai.ToolCall)
 		}
 		if j-i < 2 {
 			j = i + 1
+		}
+		for _, tc := range calls[i:j] {
+			a.emit(Event{Kind: EventToolStart, Turn: turn, Tool: tc.Function.Name, Args: tc.Function.Arguments})
+		}
+		if j-i == 1 {
 			results[i], ran[i] = call(ctx, set, calls[i]), true
 		} else {
 			runGroup(ctx, set, calls[i:j], results[i:j], ran[i:j])

@@ -19,6 +19,11 @@ const (
 	EventError    = "error"
 	EventRepair   = "repair"
 	EventSettled  = "settled"
+	// EventActivity says what an agent does now (thinking, running bash); not written to the log.
+	EventActivity  = "activity"
+	EventCompacted = "compacted"
+	// EventAnswer is the lead's reply to the person at the end of a cycle.
+	EventAnswer = "answer"
 )
 
 // Event is one line of the team-wide event log.
@@ -80,4 +85,15 @@ func clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// Notify hands e to the subscriber only: for frequent, passing facts
+// (what an agent does this second) that the log does not need.
+func (l *EventLog) Notify(e Event) {
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	if l.sub != nil {
+		l.sub(e)
+	}
 }

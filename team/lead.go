@@ -39,15 +39,21 @@ func (t *Team) newLead() (*loop.Agent, error) {
 // agentEvent turns a loop event into a team event.
 func (t *Team) agentEvent(e loop.Event) {
 	switch e.Kind {
-	case "tool_call":
+	case loop.EventTurn:
+		t.setActivity(e.Agent, "thinking")
+	case loop.EventToolStart:
+		t.setActivity(e.Agent, "running "+e.Tool)
+	case loop.EventToolCall:
 		t.events.Emit(Event{Time: e.Time, Kind: EventToolCall, Agent: e.Agent, Tool: e.Tool, Args: e.Args,
 			Detail: e.Result, IsError: e.IsError, Turn: e.Turn})
-	case "reply":
+	case loop.EventReply:
 		t.events.Emit(Event{Time: e.Time, Kind: EventReply, Agent: e.Agent, Turn: e.Turn, Tokens: e.Usage.TotalTokens, Detail: e.Result})
-	case "bad_line":
+	case loop.EventBadLine:
 		t.events.Emit(Event{Time: e.Time, Kind: EventBadLine, Agent: e.Agent, Detail: e.Err, IsError: true})
-	case "error", "compacted":
-		t.events.Emit(Event{Time: e.Time, Kind: EventError, Agent: e.Agent, Detail: e.Kind + ": " + e.Err, IsError: e.Kind == "error"})
+	case loop.EventError:
+		t.events.Emit(Event{Time: e.Time, Kind: EventError, Agent: e.Agent, Detail: e.Err, IsError: true})
+	case loop.EventCompacted:
+		t.events.Emit(Event{Time: e.Time, Kind: EventCompacted, Agent: e.Agent, Detail: e.Result})
 	}
 }
 
@@ -177,4 +183,9 @@ func (t *Team) stopAll(change func(*Member), reason string) {
 		}
 		t.setStatusWhy(m, probe.Status, reason, func(mb *Member) { mb.Activity, mb.Error = probe.Activity, probe.Error })
 	}
+}
+
+// setActivity tells the subscriber what an agent is doing now.
+func (t *Team) setActivity(agent, what string) {
+	t.events.Notify(Event{Kind: EventActivity, Agent: agent, Detail: what})
 }

@@ -1,0 +1,139 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Chat runs the lead for a person at a keyboard: it answers what the person
+// says and, with auto on, wakes by itself when teammates report. Every answer
+// is an EventAnswer; failures are EventError. It ends with its context.
+type Chat struct {
+	t    *Team
+	auto atomic.Bool
+	say  chan struct{} // coalesced: the person said something
+	done chan struct{}
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the lead's current cycle, nil when idle
+}
+
+// StartChat starts the lead's interactive loop.
+func (t *Team) StartChat(ctx context.Context, auto bool) *Chat {
+	c := &Chat{t: t, say: make(chan struct{}, 1), done: make(chan struct{})}
+	c.auto.Store(auto)
+	go c.run(ctx)
+	return c
+}
+
+// Done is closed when the chat loop has ended.
+func (c *Chat) Done() <-chan struct{} { return c.done }
+
+// SetAuto switches waking on teammate reports on or off.
+func (c *Chat) SetAuto(on bool) {
+	c.auto.Store(on)
+	if on {
+		c.poke()
+	}
+}
+
+// Auto reports whether the lead wakes by itself.
+func (c *Chat) Auto() bool { return c.auto.Load() }
+
+// Say gives the lead a message from the person; it is answered in order,
+// after the lead's current turn if it is busy.
+func (c *Chat) Say(text string) error {
+	if err := c.t.lead.Say(text); err != nil {
+		return err
+	}
+	c.poke()
+	return nil
+}
+
+// Busy reports whether the lead is running a cycle.
+func (c *Chat) Busy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cancel != nil
+}
+
+// Interrupt ends the lead's current cycle: tool calls in flight end, every
+// call is answered, and the conversation stays valid. It reports whether a
+// cycle was running.
+func (c *Chat) Interrupt() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cancel == nil {
+		return false
+	}
+	c.cancel()
+	return true
+}
+
+func (c *Chat) poke() {
+	select {
+	case c.say <- struct{}{}:
+	default:
+	}
+}
+
+func (c *Chat) run(ctx context.Context) {
+	defer close(c.done)
+	wake := c.t.store.Watch(ctx, workspace.LeadName)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.say:
+		case _, ok := <-wake:
+			if !ok {
+				return
+			}
+			if !c.auto.Load() {
+				continue
+			}
+		}
+		c.cycle(ctx)
+	}
+}
+
+// cycle runs lead cycles until there is nothing new to answer.
+func (c *Chat) cycle(ctx context.Context) {
+	for ctx.Err() == nil {
+		turnCtx, cancel := context.WithCancel(ctx)
+		c.mu.Lock()
+		c.cancel = cancel
+		c.mu.Unlock()
+		cyc, err := c.t.lead.RunCycle(turnCtx)
+		c.mu.Lock()
+		c.cancel = nil
+		c.mu.Unlock()
+		interrupted := turnCtx.Err() != nil && ctx.Err() == nil
+		cancel()
+		switch {
+		case errors.Is(err, loop.ErrNothingToDo):
+			return
+		case interrupted:
+			c.t.events.Emit(Event{Kind: EventAnswer, Agent: workspace.LeadName, Detail: "(interrupted)", IsError: true})
+			return
+		case err != nil && !errors.Is(err, loop.ErrTurnLimit):
+			if ctx.Err() == nil {
+				c.t.events.Emit(Event{Kind: EventError, Agent: workspace.LeadName, Detail: err.Error(), IsError: true})
+			}
+			return
+		}
+		c.t.events.Emit(Event{Kind: EventAnswer, Agent: workspace.LeadName, Detail: cyc.Final, Tokens: c.t.lead.Usage().TotalTokens})
+		// Reports that arrived during the cycle wake the lead again only with auto on.
+		if !c.auto.Load() {
+			return
+		}
+		if has, _ := c.t.store.HasUnread(workspace.LeadName); !has {
+			return
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package team
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// chatTeam opens a team whose answers and errors arrive on a channel.
+func chatTeam(t *testing.T, srv *fakellm.Server) (*Team, <-chan Event) {
+	tm, events, _ := chatTeamActivity(t, srv)
+	return tm, events
+}
+
+// chatTeamActivity also reports what the agents do (EventActivity details).
+func chatTeamActivity(t *testing.T, srv *fakellm.Server) (*Team, <-chan Event, <-chan string) {
+	t.Helper()
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan Event, 256)
+	activity := make(chan string, 1024)
+	model := loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true,
+		BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond})
+	tm, err := Open(context.Background(), Options{Workspace: ws, Model: model, MaxWorkers: 2, MaxQueue: 10,
+		PollInterval: 50 * time.Millisecond, OnEvent: func(e Event) {
+			switch e.Kind {
+			case EventAnswer, EventError:
+				events <- e
+			case EventActivity:
+				select {
+				case activity <- e.Agent + ": " + e.Detail:
+				default:
+				}
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tm.Close() })
+	return tm, events, activity
+}
+
+func nextAnswer(t *testing.T, events <-chan Event) Event {
+	t.Helper()
+	select {
+	case e := <-events:
+		return e
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer from the lead")
+	}
+	return Event{}
+}
+
+func TestChatAnswersAndWakesOnReports(t *testing.T) {
+	release := make(chan struct{}) // alice reports only after the lead's first answer
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{{Name: "spawn_teammate", Args: `{"name":"alice","role":"r","prompt":"report"}`}}},
+			{Content: "spawned alice"},
+			{Content: "alice reported"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		<-release
+		return fakellm.Reply{Content: "alice's report"}
+	})
+	srv := fakellm.New(script)
+	defer srv.Close()
+	tm, events := chatTeam(t, srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	chat := tm.StartChat(ctx, true)
+	if err := chat.Say("spawn alice"); err != nil {
+		t.Fatal(err)
+	}
+	if a := nextAnswer(t, events); a.Detail != "spawned alice" {
+		t.Fatalf("first answer %q", a.Detail)
+	}
+	close(release)
+	// Nobody says anything: the report alone wakes the lead.
+	if a := nextAnswer(t, events); a.Detail != "alice reported" {
+		t.Fatalf("second answer %q", a.Detail)
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatal(v)
+	}
+	cancel()
+	<-chat.Done()
+}
+
+func TestChatWithAutoOffWaitsForThePerson(t *testing.T) {
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{{Name: "spawn_teammate", Args: `{"name":"alice","role":"r","prompt":"report"}`}}},
+			{Content: "spawned alice"},
+			{Content: "you asked; alice had reported"},
+		},
+		"alice": {{Content: "alice's report"}},
+	}, nil)
+	srv := fakellm.New(script)
+	defer srv.Close()
+	tm, events := chatTeam(t, srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	chat := tm.StartChat(ctx, false)
+	if err := chat.Say("spawn alice"); err != nil {
+		t.Fatal(err)
+	}
+	if a := nextAnswer(t, events); a.Detail != "spawned alice" {
+		t.Fatalf("first answer %q", a.Detail)
+	}
+	// Wait for alice's report to be in the lead's inbox; the lead must not wake.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if has, _ := tm.Store().HasUnread("lead"); has {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("alice never reported")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	calls := srv.CallsFor("lead")
+	select {
+	case e := <-events:
+		t.Fatalf("the lead woke by itself with auto off: %+v", e)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if srv.CallsFor("lead") != calls {
+		t.Fatal("the lead called the model with auto off")
+	}
+	if err := chat.Say("any news?"); err != nil {
+		t.Fatal(err)
+	}
+	if a := nextAnswer(t, events); a.Detail != "you asked; alice had reported" {
+		t.Fatalf("second answer %q", a.Detail)
+	}
+	reqs := srv.Requests("lead")
+	last := reqs[len(reqs)-1].Messages
+	var sawReport bool
+	for _, m := range last {
+		if strings.Contains(m.Content, "alice's report") {
+			sawReport = true
+		}
+	}
+	if !sawReport {
+		t.Fatal("the report was not in the lead's conversation when the person asked")
+	}
+}
+
+func TestChatInterruptKeepsTheConversationValid(t *testing.T) {
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{{Name: "bash", Args: `{"command":"sleep 30"}`}}},
+			{Content: "after the interruption"},
+		},
+	}, nil)
+	srv := fakellm.New(script)
+	defer srv.Close()
+	tm, events, activity := chatTeamActivity(t, srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	chat := tm.StartChat(ctx, true)
+	if err := chat.Say("run something slow"); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(20 * time.Second)
+	for running := false; !running; {
+		select {
+		case a := <-activity:
+			running = a == "lead: running bash"
+		case <-timeout:
+			t.Fatal("the lead never ran bash")
+		}
+	}
+	start := time.Now()
+	if !chat.Interrupt() {
+		t.Fatal("Interrupt found no cycle running while bash ran")
+	}
+	if a := nextAnswer(t, events); !a.IsError || !strings.Contains(a.Detail, "interrupted") {
+		t.Fatalf("answer after interrupt: %+v", a)
+	}
+	if time.Since(start) > 15*time.Second {
+		t.Fatal("the interrupt did not end the bash call")
+	}
+	if err := chat.Say("carry on"); err != nil {
+		t.Fatal(err)
+	}
+	if a := nextAnswer(t, events); a.Detail != "after the interruption" {
+		t.Fatalf("answer %+v", a)
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatalf("the conversation broke after the interrupt: %v", v)
+	}
+}
