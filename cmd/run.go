@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -129,18 +130,18 @@ type progress struct {
 	json  bool
 	quiet bool
 	enc   *json.Encoder
-	mu    chan struct{}
+	mu    sync.Mutex // events come from many agent goroutines
 }
 
 func newProgress(io IOStreams, asJSON, quiet bool) *progress {
-	p := &progress{io: io, json: asJSON, quiet: quiet, mu: make(chan struct{}, 1)}
+	p := &progress{io: io, json: asJSON, quiet: quiet}
 	p.enc = json.NewEncoder(io.Out)
 	return p
 }
 
 func (p *progress) write(v any) error {
-	p.mu <- struct{}{}
-	defer func() { <-p.mu }()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	return p.enc.Encode(v)
 }
 
@@ -156,8 +157,8 @@ func (p *progress) event(e team.Event) {
 	if line == "" {
 		return
 	}
-	p.mu <- struct{}{}
-	defer func() { <-p.mu }()
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	fmt.Fprintf(p.io.Err, "%s %s\n", e.Time.Local().Format("15:04:05"), line)
 }
 

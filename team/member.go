@@ -74,7 +74,7 @@ func (t *Team) SpawnFrom(ctx context.Context, from, name, role, prompt string) e
 		}
 		old := c.Teammates[i]
 		live := old.Status == StatusQueued || old.Status == StatusWorking || old.Status == StatusIdle
-		if live && old.PID != t.pid && processAlive(old.PID) {
+		if live && old.PID != t.pid && ProcessAlive(old.PID) {
 			return fmt.Errorf("a teammate named %s is run by another agentteam process (pid %d)", name, old.PID)
 		}
 		if live && old.PID == t.pid {
@@ -147,9 +147,6 @@ func archiveSession(path string, now time.Time) {
 	dst := strings.TrimSuffix(path, ".jsonl") + "." + now.Format("20060102T150405.000") + ".jsonl"
 	_ = os.Rename(path, filepath.Clean(dst))
 }
-
-// maxModelFailures is how many failed cycles in a row make a teammate failed.
-const maxModelFailures = 1
 
 // runTeammate is the life of one teammate: wait for messages, take a worker,
 // run a cycle, report to the lead, give the worker back, become idle.

@@ -37,6 +37,9 @@ type Options struct {
 	OnDelta func(loop.Delta)
 	// PollInterval is the backstop for waking on inbox changes; default 1s.
 	PollInterval time.Duration
+	// Resume continues the lead's earlier conversation; otherwise it is
+	// archived (sessions/lead.<time>.jsonl) and the lead starts fresh.
+	Resume bool
 }
 
 // Team is a running team in one workspace, owned by this process.
@@ -48,6 +51,7 @@ type Team struct {
 	pool   *Pool
 	events *EventLog
 	pid    int
+	owner  *ownerLock
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -84,11 +88,16 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if err := ws.Init(); err != nil {
 		return nil, err
 	}
+	owner, err := acquireOwner(ws.TeamDir())
+	if err != nil {
+		return nil, err
+	}
 	tctx, cancel := context.WithCancel(ctx)
 	t := &Team{
+		owner:   owner,
 		opts:    opts,
 		ws:      ws,
-		store:   inbox.NewStore(ws.InboxDir()),
+		store:   inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval}),
 		reg:     NewRegistry(ws.RegistryPath(), opts.TeamName),
 		pool:    NewPool(opts.MaxWorkers, opts.MaxQueue),
 		events:  NewEventLog(ws.EventsPath(), opts.OnEvent),
@@ -98,19 +107,25 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		members: map[string]*member{},
 		changed: make(chan struct{}, 1),
 	}
-	repaired, err := t.reg.RepairDead(processAlive)
-	if err != nil {
+	fail := func(err error) (*Team, error) {
 		cancel()
+		owner.release()
 		return nil, err
+	}
+	repaired, err := t.reg.RepairDead(ProcessAlive)
+	if err != nil {
+		return fail(err)
 	}
 	for _, name := range repaired {
 		t.events.Emit(Event{Kind: EventRepair, Agent: name, Status: StatusFailed,
 			Detail: "left queued or working by an agentteam process that is gone"})
 	}
+	if !opts.Resume {
+		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
+	}
 	lead, err := t.newLead()
 	if err != nil {
-		cancel()
-		return nil, err
+		return fail(err)
 	}
 	t.lead = lead
 	return t, nil
@@ -138,6 +153,7 @@ func (t *Team) Emit(e Event) { t.events.Emit(e) }
 func (t *Team) Close() error {
 	t.cancel()
 	t.wg.Wait()
+	t.owner.release()
 	return t.store.Close()
 }
 
