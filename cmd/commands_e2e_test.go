@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,7 +19,8 @@ func registerTeammate(t *testing.T, ws, name, status string) {
 	t.Helper()
 	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 	_, err := reg.Update(func(c *team.Config) error {
-		c.Teammates = append(c.Teammates, team.Member{Name: name, Role: "programmer", Status: status, CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})
+		// The test process stands in for the run that owns it: alive, so `team` does not repair it.
+		c.Teammates = append(c.Teammates, team.Member{Name: name, Role: "programmer", Status: status, PID: os.Getpid(), CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})
 		return nil
 	})
 	if err != nil {

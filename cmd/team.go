@@ -2,7 +2,10 @@ package cmd
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // TeamOptions are the inputs of `agentteam team`.
@@ -43,6 +47,9 @@ func runTeam(opts *TeamOptions) error {
 		return err
 	}
 	reg := team.NewRegistry(ws.RegistryPath(), "")
+	if err := repairDead(ws, reg); err != nil {
+		return err
+	}
 	cfg, err := reg.Read()
 	if err != nil {
 		return err
@@ -85,6 +92,25 @@ func runTeam(opts *TeamOptions) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.Name, firstLine(r.Role, 24), status, r.Turns, r.Tokens, r.Unread, last)
 	}
 	return tw.Flush()
+}
+
+// repairDead marks teammates left queued or working by a process that is
+// gone as failed, so `team` never shows a dead teammate working. A workspace
+// without a registry is left untouched: reading creates nothing.
+func repairDead(ws *workspace.Workspace, reg *team.Registry) error {
+	if _, err := os.Stat(reg.Path()); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	repaired, err := reg.RepairDead(team.ProcessAlive)
+	if err != nil {
+		return err
+	}
+	events := team.NewEventLog(ws.EventsPath(), nil)
+	for _, name := range repaired {
+		events.Emit(team.Event{Kind: team.EventRepair, Agent: name, Status: team.StatusFailed,
+			Detail: "left queued or working by an agentteam process that is gone"})
+	}
+	return nil
 }
 
 // ago is a short human duration: 4s, 3m, 2h, 5d.

@@ -4,8 +4,8 @@ package team
 
 import "os"
 
-// processAlive reports whether a process with this pid exists.
-func processAlive(pid int) bool {
+// ProcessAlive reports whether a process with this pid exists.
+func ProcessAlive(pid int) bool {
 	p, err := os.FindProcess(pid)
 	return err == nil && p != nil
 }

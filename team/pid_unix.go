@@ -7,8 +7,8 @@ import (
 	"syscall"
 )
 
-// processAlive reports whether a process with this pid exists.
-func processAlive(pid int) bool {
+// ProcessAlive reports whether a process with this pid exists.
+func ProcessAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

@@ -13,11 +13,19 @@ import (
 	"time"
 )
 
-// TestMain lets the test binary act as a registry updater in a child process.
+// TestMain lets the test binary act as a registry updater, or an inbox
+// sender, in a child process.
 func TestMain(m *testing.M) {
 	if path := os.Getenv("AGENTTEAM_REGISTRY_UPDATER"); path != "" {
 		n, _ := strconv.Atoi(os.Getenv("AGENTTEAM_REGISTRY_UPDATES"))
 		if err := bumpTurns(path, n); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if os.Getenv(envAppendDir) != "" {
+		if err := appendFromEnv(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
