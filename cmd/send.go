@@ -53,6 +53,9 @@ func runSend(opts *SendOptions) error {
 	if strings.TrimSpace(opts.Content) == "" {
 		return usageErrorf("the message is empty")
 	}
+	if n := len(opts.Content); n > inbox.MaxContentBytes {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the message is %d bytes, over the limit of %d (256 KiB): put large content in a file in the workspace and send its path", n, inbox.MaxContentBytes)}
+	}
 	if err := workspace.ValidateName(opts.From); err != nil {
 		return usageErrorf("--from: %v", err)
 	}
