@@ -69,6 +69,7 @@ func NewRootCmd(io IOStreams, getenv func(string) string) *cobra.Command {
 	root.AddCommand(
 		newRunCmd(g, io),
 		newTeamCmd(g, io),
+		newTasksCmd(g, io),
 		newInboxCmd(g, io),
 		newSendCmd(g, io),
 		newVersionCmd(g, io),

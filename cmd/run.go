@@ -24,6 +24,8 @@ type RunOptions struct {
 	MaxTurns int
 	// Poll is the backstop interval for waking on inbox changes.
 	Poll time.Duration
+	// AutoClaim gives idle teammates claimable tasks from the board.
+	AutoClaim bool
 }
 
 func newRunCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
@@ -55,6 +57,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 	}
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "bound the whole run (e.g. 10m); exit 3 when it expires")
 	c.Flags().IntVar(&opts.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
+	c.Flags().BoolVar(&opts.AutoClaim, "auto-claim", false, "give an idle teammate the next claimable task on the board that fits its role")
 	return c
 }
 
@@ -97,6 +100,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		MaxTurns:     opts.MaxTurns,
 		OnEvent:      progress.event,
 		PollInterval: opts.Poll,
+		AutoClaim:    opts.AutoClaim,
 	})
 	if err != nil {
 		return err
@@ -178,6 +182,8 @@ func progressLine(e team.Event) string {
 		return fmt.Sprintf("%s → %s (%s): %s", e.From, e.To, e.Type, firstLine(e.Detail, 100))
 	case team.EventRetry:
 		return fmt.Sprintf("%s: %s", e.Agent, e.Detail)
+	case team.EventTask:
+		return firstLine(e.Detail, 160)
 	case team.EventError, team.EventBadLine, team.EventRepair:
 		return fmt.Sprintf("%s: %s: %s", e.Agent, e.Kind, firstLine(e.Detail, 200))
 	case team.EventToolCall:

@@ -24,6 +24,7 @@ const (
 	EventCompacted = "compacted"
 	// EventAnswer is the lead's reply to the person at the end of a cycle.
 	EventAnswer = "answer"
+	EventTask   = "task" // a change on the task board: "alice claimed t3: …"
 )
 
 // Event is one line of the team-wide event log.

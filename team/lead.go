@@ -31,6 +31,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Messenger:   t,
 		Inbox:       lead,
 		Team:        t,
+		Tasks:       t.tasks,
 		BashTimeout: t.opts.BashTimeout,
 	}))
 	return lead, nil

@@ -133,6 +133,7 @@ func (t *Team) newTeammateAgent(name, role string) (*loop.Agent, error) {
 		Workspace:   t.ws,
 		Messenger:   t,
 		Inbox:       agent,
+		Tasks:       t.tasks,
 		BashTimeout: t.opts.BashTimeout,
 	}))
 	return agent, nil
@@ -216,6 +217,7 @@ func (t *Team) waitForWork(ctx context.Context, name string, wake <-chan struct{
 }
 
 func (t *Team) setIdle(m *member, c loop.Cycle) {
+	defer t.tasks.idling(m.name, m.role)() // auto-claim: maybe a task to do before idling
 	tokens := m.agent.Usage().TotalTokens
 	t.setStatus(m, StatusIdle, func(mb *Member) {
 		mb.Activity = ""

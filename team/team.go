@@ -30,6 +30,8 @@ type Options struct {
 	MaxQueue    int
 	MaxTurns    int
 	BashTimeout time.Duration
+	// AutoClaim gives an idle teammate the next claimable task that fits its role.
+	AutoClaim bool
 	// OnEvent sees every event after it is written to events.jsonl. It is
 	// called from agent goroutines and must not block.
 	OnEvent func(Event)
@@ -50,6 +52,7 @@ type Team struct {
 	reg    *Registry
 	pool   *Pool
 	events *EventLog
+	tasks  *teamTasks
 	pid    int
 	owner  *ownerLock
 
@@ -123,6 +126,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if !opts.Resume {
 		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
 	}
+	t.tasks = newTeamTasks(t)
 	lead, err := t.newLead()
 	if err != nil {
 		return fail(err)

@@ -19,6 +19,7 @@ type Env struct {
 	Messenger   Messenger
 	Inbox       InboxReader
 	Team        TeamManager   // lead only; nil for teammates
+	Tasks       TaskBoard     // the shared task board; nil: no task tools
 	BashTimeout time.Duration // default DefaultBashTimeout
 	// OutputCap is how many bytes of tool output are kept (default
 	// DefaultOutputCap); larger output is cut in the middle with a marker.
@@ -38,7 +39,7 @@ func (e Env) withDefaults() Env {
 // ForLead is the lead's tool set: team tools plus everything a teammate has.
 func ForLead(env Env) *Set {
 	env = env.withDefaults()
-	return NewSet(
+	return NewSet(append([]Tool{
 		spawnTeammate{env},
 		listTeammates{env},
 		sendMessage{env},
@@ -48,18 +49,27 @@ func ForLead(env Env) *Set {
 		readFile{env},
 		writeFile{env},
 		editFile{env},
-	)
+	}, taskTools(env)...)...)
 }
 
 // ForTeammate is a teammate's tool set: messaging, shell and files.
 func ForTeammate(env Env) *Set {
 	env = env.withDefaults()
-	return NewSet(
+	return NewSet(append([]Tool{
 		sendMessage{env},
 		readInbox{env},
 		bashTool{env},
 		readFile{env},
 		writeFile{env},
 		editFile{env},
-	)
+	}, taskTools(env)...)...)
+}
+
+// taskTools are the board's tools, for lead and teammates alike (the lead
+// mostly creates, teammates claim and complete, but either may do both).
+func taskTools(env Env) []Tool {
+	if env.Tasks == nil {
+		return nil
+	}
+	return []Tool{taskCreate{env}, taskList{env}, taskClaim{env}, taskUpdate{env}}
 }

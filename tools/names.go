@@ -11,4 +11,8 @@ const (
 	ReadFileName      = "read_file"
 	WriteFileName     = "write_file"
 	EditFileName      = "edit_file"
+	TaskCreateName    = "task_create"
+	TaskListName      = "task_list"
+	TaskClaimName     = "task_claim"
+	TaskUpdateName    = "task_update"
 )

@@ -29,3 +29,24 @@ type TeamManager interface {
 	// Describe renders the registry as text for the model.
 	Describe(ctx context.Context) (string, error)
 }
+
+// TaskSpec is a new task as the task_create tool gives it.
+type TaskSpec struct {
+	Subject, Description, Role string
+	BlockedBy                  []string
+}
+
+// TaskBoard is the shared task board (SPEC §6). Each method acts for the
+// named agent; a refusal (unknown id, owned by someone else, blocked) is an
+// error whose text the model reads. Results are text for the model.
+type TaskBoard interface {
+	// CreateTask adds a pending task and describes it (its id first).
+	CreateTask(ctx context.Context, by string, spec TaskSpec) (string, error)
+	// ListTasks renders the board as a table.
+	ListTasks(ctx context.Context) (string, error)
+	// ClaimTask makes agent the owner of a claimable task (compare-and-set).
+	ClaimTask(ctx context.Context, agent, id string) (string, error)
+	// UpdateTask sets a task's status (pending releases it, completed
+	// finishes it) with a note; blockedBy, when not nil, replaces what it waits for.
+	UpdateTask(ctx context.Context, agent, id, status, note string, blockedBy []string) (string, error)
+}

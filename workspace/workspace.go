@@ -46,7 +46,7 @@ func Open(dir string) (*Workspace, error) {
 
 // Init creates the .agentteam/ layout if it is missing.
 func (w *Workspace) Init() error {
-	for _, d := range []string{w.InboxDir(), w.TeamDir(), w.SessionsDir()} {
+	for _, d := range []string{w.InboxDir(), w.TeamDir(), w.SessionsDir(), w.TasksDir()} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("create %s: %w", d, err)
 		}
@@ -76,3 +76,9 @@ func (w *Workspace) SessionPath(name string) string {
 
 // EventsPath is the team-wide event log.
 func (w *Workspace) EventsPath() string { return filepath.Join(w.StatePath(), "events.jsonl") }
+
+// TasksDir holds the shared task board.
+func (w *Workspace) TasksDir() string { return filepath.Join(w.StatePath(), "tasks") }
+
+// TasksPath is tasks/board.json.
+func (w *Workspace) TasksPath() string { return filepath.Join(w.TasksDir(), "board.json") }

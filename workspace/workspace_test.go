@@ -70,7 +70,7 @@ func TestInitLayout(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, d := range []string{ws.InboxDir(), ws.TeamDir(), ws.SessionsDir()} {
+	for _, d := range []string{ws.InboxDir(), ws.TeamDir(), ws.SessionsDir(), ws.TasksDir()} {
 		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
 			t.Fatalf("%s missing after Init: %v", d, err)
 		}

@@ -1,0 +1,59 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+// TasksOptions are the inputs of `agentteam tasks`.
+type TasksOptions struct {
+	*GlobalOptions
+	IO IOStreams
+}
+
+func newTasksCmd(g *GlobalOptions, io IOStreams) *cobra.Command {
+	opts := &TasksOptions{GlobalOptions: g, IO: io}
+	return &cobra.Command{
+		Use:   "tasks",
+		Short: "Show the task board: each task's id, status, owner, what it is blocked by, and subject",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return runTasks(opts)
+		},
+	}
+}
+
+// runTasks prints the board; reading it changes nothing (a missing board is empty).
+func runTasks(opts *TasksOptions) error {
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	board, err := team.NewBoard(ws.TasksPath()).Read()
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(board)
+	}
+	if len(board.Tasks) == 0 {
+		fmt.Fprintf(opts.IO.Err, "no tasks on the board in %s yet\n", ws.Root)
+		return nil
+	}
+	if !opts.Quiet {
+		done := 0
+		for _, t := range board.Tasks {
+			if t.Status == team.TaskCompleted {
+				done++
+			}
+		}
+		fmt.Fprintf(opts.IO.Err, "task board · version %d · %d tasks, %d completed\n", board.Version, len(board.Tasks), done)
+	}
+	return team.FormatTasks(opts.IO.Out, board.Tasks)
+}

@@ -1,0 +1,99 @@
+package team
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// TypeTaskAssigned is the inbox type of the message that gives an idle
+// teammate the task auto-claim took for it; its task_id names the task.
+const TypeTaskAssigned = "task_assigned"
+
+// idling runs as a teammate is about to go idle. With auto-claim on it gives
+// the teammate the next claimable task that fits its role; the returned func
+// must run once the idle status is recorded: until then no offer pass runs,
+// so a task freed meanwhile is not missed by both this and the pass.
+func (tt *teamTasks) idling(name, role string) (done func()) {
+	if tt == nil || !tt.auto || tt.t.ctx.Err() != nil {
+		return func() {}
+	}
+	tt.offerMu.Lock()
+	tt.assign(tt.t.ctx, name, role, tt.roles())
+	return tt.offerMu.Unlock
+}
+
+// offer gives claimable tasks to this process's idle teammates, one each,
+// after a change on the board may have freed some.
+func (tt *teamTasks) offer(ctx context.Context) {
+	if !tt.auto {
+		return
+	}
+	tt.offerMu.Lock()
+	defer tt.offerMu.Unlock()
+	type cand struct{ name, role string }
+	var idle []cand
+	tt.t.mu.Lock()
+	for _, m := range tt.t.members {
+		if m.status == StatusIdle {
+			idle = append(idle, cand{m.name, m.role})
+		}
+	}
+	tt.t.mu.Unlock()
+	if len(idle) == 0 {
+		return
+	}
+	sort.Slice(idle, func(i, j int) bool { return idle[i].name < idle[j].name })
+	roles := tt.roles()
+	for _, c := range idle {
+		if ctx.Err() != nil {
+			return
+		}
+		tt.assign(ctx, c.name, c.role, roles)
+	}
+}
+
+// assign claims the next fitting task for a teammate that has nothing unread
+// and tells it in its inbox, which wakes it.
+func (tt *teamTasks) assign(ctx context.Context, name, role string, roles []string) {
+	if has, err := tt.t.store.HasUnread(name); err != nil || has {
+		return // it has messages to answer first, and comes back here when idle again
+	}
+	task, ok, err := tt.board.ClaimNext(ctx, name, role, roles)
+	if err != nil {
+		tt.t.events.Emit(Event{Kind: EventError, Agent: name, Detail: "auto-claim: " + err.Error(), IsError: true})
+		return
+	}
+	if !ok {
+		return
+	}
+	tt.emit(name, "auto-claimed", task, "")
+	content := fmt.Sprintf("You have been assigned task %s: %s\n%s\nWhen it is done, call task_update with id %s, status completed and a note on the result.",
+		task.ID, task.Subject, task.Description, task.ID)
+	m, err := tt.t.store.Append(name, inbox.Message{Type: TypeTaskAssigned, From: workspace.LeadName, To: name, Content: content, TaskID: task.ID})
+	if err != nil {
+		// Untold, the teammate would hold the task forever: give it back.
+		_, _, _ = tt.board.Update(ctx, task.ID, workspace.LeadName, TaskPending, "could not tell "+name+": "+err.Error())
+		tt.t.events.Emit(Event{Kind: EventError, Agent: name, Detail: "auto-claim: tell " + name + ": " + err.Error(), IsError: true})
+		return
+	}
+	tt.t.events.Emit(Event{Kind: EventMessage, From: workspace.LeadName, To: name, Type: TypeTaskAssigned, MessageID: m.ID, Detail: content})
+	tt.t.notifyChanged()
+}
+
+// roles are the roles of every registered teammate, to tell a task meant for
+// another role from one meant for anyone.
+func (tt *teamTasks) roles() []string {
+	c, err := tt.t.reg.Read()
+	if err != nil {
+		return nil
+	}
+	var roles []string
+	for _, m := range c.Teammates {
+		roles = append(roles, m.Role)
+	}
+	return roles
+}

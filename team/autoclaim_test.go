@@ -1,0 +1,132 @@
+package team
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+func openTaskTeam(t *testing.T, srv *fakellm.Server, autoClaim bool) *Team {
+	t.Helper()
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true,
+		BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond})
+	tm, err := Open(context.Background(), Options{Workspace: ws, Model: model, MaxWorkers: 2,
+		PollInterval: 50 * time.Millisecond, AutoClaim: autoClaim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tm.Close() })
+	return tm
+}
+
+func taskCall(name, args string) fakellm.ToolCall { return fakellm.ToolCall{Name: name, Args: args} }
+
+// TestAutoClaimGivesIdleTeammatesFittingTasks: the lead creates a programmer
+// task and a tester task blocked by it, and spawns both teammates, who only
+// say "ready". Going idle, alice is given t1; completing it unblocks t2,
+// which goes to bob (its text names his role), never to alice.
+func TestAutoClaimGivesIdleTeammatesFittingTasks(t *testing.T) {
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{
+				taskCall("task_create", `{"subject":"write the parser","description":"parse.go","role":"programmer"}`),
+				taskCall("task_create", `{"subject":"test the parser","description":"a job for the tester","blocked_by":["t1"]}`),
+				taskCall("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"stand by"}`),
+				taskCall("spawn_teammate", `{"name":"bob","role":"tester","prompt":"stand by"}`),
+			}},
+			{Content: "the board is set"},
+		},
+		"alice": {
+			{Content: "ready"},
+			{ToolCalls: []fakellm.ToolCall{taskCall("task_update", `{"id":"t1","status":"completed","note":"parse.go written"}`)}},
+			{Content: "t1 done"},
+		},
+		"bob": {
+			{Content: "ready"},
+			{ToolCalls: []fakellm.ToolCall{taskCall("task_update", `{"id":"t2","status":"completed","note":"tests pass"}`)}},
+			{Content: "t2 done"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: c.Agent + ": nothing more"} })
+	srv := fakellm.New(script)
+	defer srv.Close()
+	tm := openTaskTeam(t, srv, true)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := tm.Run(ctx, "set up the board"); err != nil {
+		t.Fatal(err)
+	}
+	board, err := tm.Board().Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"t1": "alice", "t2": "bob"}
+	for _, task := range board.Tasks {
+		if task.Status != TaskCompleted || task.Owner != want[task.ID] {
+			t.Errorf("%s: %s owned by %q, want completed by %s", task.ID, task.Status, task.Owner, want[task.ID])
+		}
+	}
+	for name, id := range map[string]string{"alice": "t1", "bob": "t2"} {
+		msgs, _, err := tm.Store().ReadAll(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assigned := 0
+		for _, m := range msgs {
+			if m.Type == TypeTaskAssigned {
+				assigned++
+				if m.TaskID != id || !strings.Contains(m.Content, "You have been assigned task "+id) {
+					t.Errorf("%s was assigned %q: %q", name, m.TaskID, m.Content)
+				}
+			}
+		}
+		if assigned != 1 {
+			t.Errorf("%s got %d assignments, want 1", name, assigned)
+		}
+		// The assignment woke it: its second model call carried the message.
+		reqs := srv.Requests(name)
+		if len(reqs) < 2 || !strings.Contains(reqs[1].Messages[len(reqs[1].Messages)-1].Content, "assigned task "+id) {
+			t.Errorf("%s's second call did not carry its assignment", name)
+		}
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatalf("violations: %v", v)
+	}
+}
+
+// TestNoAutoClaimByDefault: without AutoClaim an idle teammate is given nothing.
+func TestNoAutoClaimByDefault(t *testing.T) {
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{
+				taskCall("task_create", `{"subject":"write the parser","description":""}`),
+				taskCall("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"stand by"}`),
+			}},
+			{Content: "set"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: c.Agent + ": ready"} })
+	srv := fakellm.New(script)
+	defer srv.Close()
+	tm := openTaskTeam(t, srv, false)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := tm.Run(ctx, "set up"); err != nil {
+		t.Fatal(err)
+	}
+	board, _ := tm.Board().Read()
+	if len(board.Tasks) != 1 || board.Tasks[0].Status != TaskPending || board.Tasks[0].Owner != "" {
+		t.Fatalf("board %+v: want t1 still pending, unowned", board.Tasks)
+	}
+	if n := srv.CallsFor("alice"); n != 1 {
+		t.Fatalf("alice made %d model calls, want 1 (nothing woke her)", n)
+	}
+}

@@ -1,0 +1,138 @@
+package team
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// wakeModel answers every call at once with a final reply and, for the
+// watched agent, hands the moment the call arrived to the benchmark.
+type wakeModel struct {
+	agent string
+	calls chan time.Time
+}
+
+func (m *wakeModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
+	if req.Agent == m.agent {
+		select {
+		case m.calls <- time.Now():
+		case <-ctx.Done():
+			return loop.Response{}, ctx.Err()
+		}
+	}
+	return loop.Response{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "ok"},
+		FinishReason: "stop"}, nil
+}
+
+// BenchmarkTeamWakeInProcess: an idle teammate gets a message through
+// Team.Send (what send_message does) and its next model call is timed.
+func BenchmarkTeamWakeInProcess(b *testing.B) { benchTeamWake(b, false) }
+
+// BenchmarkTeamWakeOtherStore: the message is appended through a second
+// inbox.Store on the same directory, as `agentteam send` from another
+// process does, so the wake travels through fsnotify, not the in-process signal.
+func BenchmarkTeamWakeOtherStore(b *testing.B) { benchTeamWake(b, true) }
+
+func benchTeamWake(b *testing.B, otherStore bool) {
+	ws, err := workspace.Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	model := &wakeModel{agent: "alice", calls: make(chan time.Time, 1)}
+	idle := make(chan struct{}, 1)
+	var mu sync.Mutex
+	var queuedAt, workingAt time.Time // when alice's status events were written
+	onEvent := func(e Event) {
+		if e.Kind != EventStatus || e.Agent != "alice" {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Status {
+		case StatusQueued:
+			queuedAt = time.Now()
+		case StatusWorking:
+			workingAt = time.Now()
+		case StatusIdle:
+			select {
+			case idle <- struct{}{}:
+			default:
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tm, err := Open(ctx, Options{Workspace: ws, Model: model, MaxWorkers: 2, OnEvent: onEvent})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tm.Close()
+	if err := tm.Spawn(ctx, "alice", "worker", "start"); err != nil {
+		b.Fatal(err)
+	}
+	await(ctx, b, model.calls)
+	await(ctx, b, idle)
+
+	send := func() error { return tm.Send(ctx, workspace.LeadName, "alice", "ping") }
+	if otherStore {
+		other := inbox.NewStore(ws.InboxDir())
+		send = func() error {
+			_, err := other.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, Content: "ping"})
+			return err
+		}
+	}
+	// lat is send to model call; the parts are send to "queued" written,
+	// "queued" to "working" written, and "working" to the model call.
+	lat := make([]time.Duration, 0, b.N)
+	var toQueued, toWorking, toCall []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		if err := send(); err != nil {
+			b.Fatal(err)
+		}
+		at := await(ctx, b, model.calls)
+		lat = append(lat, at.Sub(t0))
+		mu.Lock()
+		toQueued = append(toQueued, queuedAt.Sub(t0))
+		toWorking = append(toWorking, workingAt.Sub(queuedAt))
+		toCall = append(toCall, at.Sub(workingAt))
+		mu.Unlock()
+		await(ctx, b, idle) // the next message must find alice idle again
+	}
+	b.StopTimer()
+	b.ReportMetric(percentile(lat, 0.50), "p50-us")
+	b.ReportMetric(percentile(lat, 0.99), "p99-us")
+	b.ReportMetric(percentile(toQueued, 0.50), "queued-p50-us")
+	b.ReportMetric(percentile(toWorking, 0.50), "working-p50-us")
+	b.ReportMetric(percentile(toCall, 0.50), "call-p50-us")
+}
+
+// percentile of d in microseconds; d is sorted in place.
+func percentile(d []time.Duration, p float64) float64 {
+	slices.Sort(d)
+	return float64(d[int(p*float64(len(d)-1))]) / float64(time.Microsecond)
+}
+
+// await receives one value or fails the benchmark when ctx ends.
+func await[T any](ctx context.Context, b *testing.B, ch <-chan T) T {
+	b.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		b.Fatal(fmt.Errorf("waiting for the teammate: %w", ctx.Err()))
+	}
+	var zero T
+	return zero
+}
