@@ -43,3 +43,22 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 	}
 	return nil
 }
+
+// ReplaceFile replaces path with data through a fixed temp name and a
+// rename: a reader sees the old or the new file, never a part. The caller
+// must hold Lock(path), which makes the fixed temp name safe. Unlike
+// WriteFileAtomic it does not fsync: the file survives a crash of the
+// process, and what it holds (a read position, statuses) is rebuilt or
+// re-delivered without loss if a power cut takes the last write back.
+func ReplaceFile(path string, data []byte, perm os.FileMode) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, perm); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

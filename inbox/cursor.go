@@ -35,7 +35,7 @@ func (s *Store) readCursor(name string) (int64, error) {
 	return c.Offset, nil
 }
 
-// Commit durably marks b as read: the read position moves to the end of b.
+// Commit marks b as read: the read position moves to the end of b.
 // It never moves backwards, so committing an older batch is a no-op. A batch
 // read from a log that was replaced (shorter than the position) moves it only
 // if no one committed since that batch was read.
@@ -64,7 +64,7 @@ func (s *Store) Commit(name string, b Batch) error {
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", name, err)
 	}
-	if err := WriteFileAtomic(path, append(data, '\n'), 0o644); err != nil {
+	if err := ReplaceFile(path, append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("commit %s: %w", name, err)
 	}
 	return nil

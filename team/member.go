@@ -156,18 +156,20 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 	defer close(m.done)
 	wake := t.store.Watch(ctx, m.name)
 	for first := true; ; first = false {
-		if !first {
-			if !t.waitForWork(ctx, m.name, wake) {
-				return
-			}
-			t.setStatus(m, StatusQueued, nil)
-		}
 		var release func()
 		var err error
 		if first {
 			release, err = ticket.Acquire(ctx)
 		} else {
-			release, err = t.pool.Acquire(ctx)
+			if !t.waitForWork(ctx, m.name, wake) {
+				return
+			}
+			// Only a teammate that must wait for a worker is shown queued.
+			var ok bool
+			if release, ok = t.pool.TryAcquire(); !ok {
+				t.setStatus(m, StatusQueued, nil)
+				release, err = t.pool.Acquire(ctx)
+			}
 		}
 		if err != nil {
 			return

@@ -14,8 +14,10 @@ import (
 // Send delivers a message to one agent (tools.Messenger). The recipient
 // must be the lead or a teammate the registry knows, whatever its status.
 func (t *Team) Send(ctx context.Context, from, to, content string) error {
-	if err := CheckRecipient(t.reg, to); err != nil {
-		return err
+	if !t.runs(to) { // a teammate of this process needs no registry read
+		if err := CheckRecipient(t.reg, to); err != nil {
+			return err
+		}
 	}
 	if from == to {
 		return fmt.Errorf("%s cannot send a message to itself", from)
@@ -45,6 +47,14 @@ func (t *Team) Broadcast(ctx context.Context, from, content string) ([]string, e
 		return nil, fmt.Errorf("there are no teammates to broadcast to: spawn one first")
 	}
 	return reached, nil
+}
+
+// runs reports whether this process runs a teammate of that name.
+func (t *Team) runs(name string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.members[name]
+	return ok
 }
 
 // CheckRecipient refuses invalid names and names the registry does not know.

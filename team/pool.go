@@ -91,6 +91,19 @@ func (p *Pool) Acquire(ctx context.Context) (release func(), err error) {
 	return p.wait(ctx)
 }
 
+// TryAcquire takes a free worker without waiting, or reports that none is free.
+func (p *Pool) TryAcquire() (release func(), ok bool) {
+	select {
+	case p.workers <- struct{}{}:
+	default:
+		return nil, false
+	}
+	p.mu.Lock()
+	p.busy++
+	p.mu.Unlock()
+	return p.releaser(), true
+}
+
 func (p *Pool) wait(ctx context.Context) (func(), error) {
 	select {
 	case p.workers <- struct{}{}:
@@ -104,6 +117,11 @@ func (p *Pool) wait(ctx context.Context) (func(), error) {
 	p.waiting--
 	p.busy++
 	p.mu.Unlock()
+	return p.releaser(), nil
+}
+
+// releaser gives a worker back, once however often it is called.
+func (p *Pool) releaser() func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -112,5 +130,5 @@ func (p *Pool) wait(ctx context.Context) (func(), error) {
 			p.mu.Unlock()
 			<-p.workers
 		})
-	}, nil
+	}
 }

@@ -1,16 +1,9 @@
 package team
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
 	"time"
-
-	"github.com/agentteam/agentteam/inbox"
 )
 
 // Statuses of a teammate (SPEC §3).
@@ -59,11 +52,23 @@ func (c *Config) Find(name string) int {
 	return -1
 }
 
+// clone copies the registry deeply (members hold no references).
+func (c *Config) clone() *Config {
+	cp := *c
+	cp.Teammates = append([]Member(nil), c.Teammates...)
+	return &cp
+}
+
+func (c *Config) changed() {
+	c.Version++
+	c.UpdatedAt = time.Now().UTC()
+}
+
 // Registry reads and changes team/config.json. Every change is a
 // read-modify-write under a lock that other processes respect, written
 // atomically, so no update is lost and no reader sees half a file.
 type Registry struct {
-	path     string
+	doc      *lockedDoc[*Config]
 	teamName string
 }
 
@@ -72,72 +77,51 @@ func NewRegistry(path, teamName string) *Registry {
 	if teamName == "" {
 		teamName = "default"
 	}
-	return &Registry{path: path, teamName: teamName}
+	empty := func() *Config { return &Config{TeamName: teamName, Teammates: []Member{}} }
+	return &Registry{doc: &lockedDoc[*Config]{path: path, what: "registry", empty: empty}, teamName: teamName}
 }
 
 // Path is the registry file.
-func (r *Registry) Path() string { return r.path }
+func (r *Registry) Path() string { return r.doc.path }
 
 // Read returns the registry as it is on disk; a missing file is an empty team.
 func (r *Registry) Read() (Config, error) {
-	data, err := os.ReadFile(r.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Config{TeamName: r.teamName, Teammates: []Member{}}, nil
-	}
+	c, err := r.doc.read()
 	if err != nil {
-		return Config{}, fmt.Errorf("read registry: %w", err)
+		return Config{}, err
 	}
-	var c Config
-	if err := json.Unmarshal(data, &c); err != nil {
-		return Config{}, fmt.Errorf("registry %s is not valid JSON (%v); fix or remove it", r.path, err)
-	}
+	return r.normal(c), nil
+}
+
+func (r *Registry) normal(c *Config) Config {
 	if c.Teammates == nil {
 		c.Teammates = []Member{}
 	}
-	return c, nil
+	if c.TeamName == "" {
+		c.TeamName = r.teamName
+	}
+	return *c
 }
-
-// errNoChange lets an update function decline to write.
-var errNoChange = errors.New("no change")
 
 // Update applies fn to the current registry and writes the result, bumping
 // the version once. If fn returns errNoChange nothing is written.
 func (r *Registry) Update(fn func(*Config) error) (Config, error) {
-	if err := os.MkdirAll(filepath.Dir(r.path), 0o755); err != nil {
-		return Config{}, fmt.Errorf("create registry directory: %w", err)
-	}
-	unlock, err := inbox.Lock(r.path)
-	if err != nil {
-		return Config{}, fmt.Errorf("lock registry: %w", err)
-	}
-	defer unlock()
-	c, err := r.Read()
-	if err != nil {
+	c, err := r.doc.update(func(c **Config) error {
+		if err := fn(*c); err != nil {
+			return err
+		}
+		if (*c).TeamName == "" {
+			(*c).TeamName = r.teamName
+		}
+		sort.SliceStable((*c).Teammates, func(i, j int) bool {
+			return (*c).Teammates[i].CreatedAt.Before((*c).Teammates[j].CreatedAt)
+		})
+		return nil
+	})
+	if c == nil {
 		return Config{}, err
 	}
-	if err := fn(&c); err != nil {
-		if errors.Is(err, errNoChange) {
-			return c, nil
-		}
-		return c, err
-	}
-	now := time.Now().UTC()
-	c.Version++
-	c.UpdatedAt = now
-	if c.TeamName == "" {
-		c.TeamName = r.teamName
-	}
-	sort.SliceStable(c.Teammates, func(i, j int) bool {
-		return c.Teammates[i].CreatedAt.Before(c.Teammates[j].CreatedAt)
-	})
-	data, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return c, fmt.Errorf("encode registry: %w", err)
-	}
-	if err := inbox.WriteFileAtomic(r.path, append(data, '\n'), 0o644); err != nil {
-		return c, fmt.Errorf("write registry: %w", err)
-	}
-	return c, nil
+	return r.normal(c), err
 }
 
 // SetStatus changes one member's status (and optional fields via fn).

@@ -2,19 +2,14 @@ package team
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -87,32 +82,28 @@ func (f *BoardFile) Find(id string) int {
 // read-modify-write under a cross-process lock, so a claim is a true
 // compare-and-set across all tasks at once (blockers included).
 type Board struct {
-	path string
+	doc *lockedDoc[*BoardFile]
 }
 
 // NewBoard opens the board at path; the file is created on the first change.
-func NewBoard(path string) *Board { return &Board{path: path} }
+func NewBoard(path string) *Board {
+	empty := func() *BoardFile { return &BoardFile{Tasks: []Task{}} }
+	return &Board{doc: &lockedDoc[*BoardFile]{path: path, what: "task board", empty: empty}}
+}
 
 // Path is the board file.
-func (b *Board) Path() string { return b.path }
+func (b *Board) Path() string { return b.doc.path }
 
 // Read returns the board as it is on disk; a missing file is an empty board.
 func (b *Board) Read() (BoardFile, error) {
-	data, err := os.ReadFile(b.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return BoardFile{Tasks: []Task{}}, nil
-	}
+	f, err := b.doc.read()
 	if err != nil {
-		return BoardFile{}, fmt.Errorf("read task board: %w", err)
-	}
-	var f BoardFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return BoardFile{}, fmt.Errorf("task board %s is not valid JSON (%v); fix or remove it", b.path, err)
+		return BoardFile{}, err
 	}
 	if f.Tasks == nil {
 		f.Tasks = []Task{}
 	}
-	return f, nil
+	return *f, nil
 }
 
 // List returns every task in the order they were created.
@@ -130,34 +121,27 @@ func (b *Board) update(ctx context.Context, fn func(*BoardFile) error) (BoardFil
 	if err := ctx.Err(); err != nil {
 		return BoardFile{}, err
 	}
-	if err := os.MkdirAll(filepath.Dir(b.path), 0o755); err != nil {
-		return BoardFile{}, fmt.Errorf("create task board directory: %w", err)
-	}
-	unlock, err := inbox.Lock(b.path)
-	if err != nil {
-		return BoardFile{}, fmt.Errorf("lock task board: %w", err)
-	}
-	defer unlock()
-	f, err := b.Read()
-	if err != nil {
+	f, err := b.doc.update(func(f **BoardFile) error { return fn(*f) })
+	if f == nil {
 		return BoardFile{}, err
 	}
-	if err := fn(&f); err != nil {
-		if errors.Is(err, errNoChange) {
-			return f, nil
-		}
-		return f, err
+	return *f, err
+}
+
+// clone copies the board deeply: tasks hold blocked_by slices.
+func (f *BoardFile) clone() *BoardFile {
+	cp := *f
+	cp.Tasks = make([]Task, len(f.Tasks))
+	for i, t := range f.Tasks {
+		t.BlockedBy = append([]string(nil), t.BlockedBy...)
+		cp.Tasks[i] = t
 	}
+	return &cp
+}
+
+func (f *BoardFile) changed() {
 	f.Version++
 	f.UpdatedAt = time.Now().UTC()
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return f, fmt.Errorf("encode task board: %w", err)
-	}
-	if err := inbox.WriteFileAtomic(b.path, append(data, '\n'), 0o644); err != nil {
-		return f, fmt.Errorf("write task board: %w", err)
-	}
-	return f, nil
 }
 
 // Create adds a pending task by the named agent and returns it.
