@@ -1,18 +1,98 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/agentteam/agentteam/internal/tui"
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team"
 )
 
-func newChatCmd(g *GlobalOptions, io IOStreams) *cobra.Command {
-	return &cobra.Command{
+// ChatOptions are the inputs of `agentteam chat`.
+type ChatOptions struct {
+	*GlobalOptions
+	IO       IOStreams
+	NoAuto   bool
+	MaxTurns int
+}
+
+func newChatCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
+	opts := &ChatOptions{GlobalOptions: g, IO: streams}
+	c := &cobra.Command{
 		Use:   "chat",
-		Short: "The interactive team TUI (not built yet: use agentteam run)",
-		Args:  noArgs,
+		Short: "The interactive team TUI: talk to the lead and watch the team work",
+		Long: `Open the interactive team TUI: talk to the lead, watch every teammate's status and the messages
+between agents, focus a teammate (tab) to read its conversation and write to its inbox. /help lists the
+commands, ? the keys. ctrl+c quits and stops the teammates.`,
+		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("chat is not built yet in this version: use agentteam run \"...\" (add --demo to try it offline)")}
+			return runChat(c.Context(), opts)
 		},
 	}
+	c.Flags().BoolVar(&opts.NoAuto, "no-auto", false, "the lead answers only you, not by itself when teammates report (/auto on changes it)")
+	c.Flags().IntVar(&opts.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
+	return c
+}
+
+func runChat(ctx context.Context, opts *ChatOptions) error {
+	in, inOK := opts.IO.In.(*os.File)
+	out, outOK := opts.IO.Out.(*os.File)
+	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf(
+			"chat needs a terminal (standard input and output are not one): use agentteam run \"...\" to run the team headless")}
+	}
+	if opts.MaxWorkers < 1 {
+		return usageErrorf("--max-workers must be at least 1")
+	}
+	if opts.MaxQueue < 0 {
+		return usageErrorf("--max-queue must not be negative")
+	}
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	bridge := tui.NewBridge()
+	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
+	model, name, err := newModel(opts.GlobalOptions, bridge.Retry)
+	if err != nil {
+		// Without a key the TUI still opens: the team's files can be read and written.
+		model, name = noModel{err: err}, "no model"
+		screen.HasModel, screen.Notice = false, tui.NoModelNotice
+	} else {
+		screen.Notice = chatWelcome(opts.Demo)
+	}
+	screen.ModelName = name
+	return tui.Run(ctx, tui.Config{
+		Team: team.Options{
+			Workspace:  ws,
+			Model:      model,
+			MaxWorkers: opts.MaxWorkers,
+			MaxQueue:   opts.MaxQueue,
+			MaxTurns:   opts.MaxTurns,
+		},
+		Bridge: bridge,
+		Screen: screen,
+		In:     in,
+		Out:    out,
+	})
+}
+
+func chatWelcome(demo bool) string {
+	if demo {
+		return "Offline demo model. Try: spawn alice as programmer; spawn bob as tester — then tab to focus a teammate, /help for commands."
+	}
+	return "Talk to the lead: say what the team should do. tab focuses a teammate, /help lists the commands, ? the keys."
+}
+
+// noModel stands in when there is no key: a teammate spawned by hand fails
+// with the sentence that says how to set one.
+type noModel struct{ err error }
+
+func (n noModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
+	return loop.Response{}, n.err
 }

@@ -1,0 +1,188 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team"
+)
+
+// DebounceInterval is how long streamed text gathers before the screen shows it.
+const DebounceInterval = 30 * time.Millisecond
+
+// item is one engine fact for the UI, in the order it happened: an event, or
+// a run of streamed text of one agent.
+type item struct {
+	event *team.Event
+	delta *deltaChunk
+}
+
+// deltaChunk is streamed text gathered between two flushes.
+type deltaChunk struct {
+	agent   string
+	restart bool // discard what was shown of the agent's current reply first
+	text    string
+}
+
+// batchMsg carries engine facts to Update, in order, plus the latest activity of each agent.
+type batchMsg struct {
+	items    []item
+	activity map[string]string
+}
+
+// Bridge takes engine events and streamed text from agent goroutines without
+// ever blocking them, and hands them to the UI in debounced batches. Only
+// activity events are coalesced (latest per agent); answers, messages,
+// statuses and text are never dropped.
+type Bridge struct {
+	mu       sync.Mutex
+	items    []item
+	activity map[string]string
+	wake     chan struct{}
+	team     atomic.Pointer[team.Team]
+	onEvent  func(team.Event) // extra non-blocking observer (the inbox poller's poke)
+}
+
+// NewBridge returns an empty Bridge; run it with Run.
+func NewBridge() *Bridge {
+	return &Bridge{activity: map[string]string{}, wake: make(chan struct{}, 1)}
+}
+
+// Event is the team's OnEvent subscriber.
+func (b *Bridge) Event(e team.Event) {
+	b.mu.Lock()
+	if e.Kind == team.EventActivity {
+		b.activity[e.Agent] = e.Detail
+	} else {
+		// What the agent did before this event is stale now.
+		delete(b.activity, e.Agent)
+		ev := e
+		b.items = append(b.items, item{event: &ev})
+	}
+	obs := b.onEvent
+	b.mu.Unlock()
+	b.signal()
+	if obs != nil {
+		obs(e)
+	}
+}
+
+// Delta is the team's OnDelta subscriber.
+func (b *Bridge) Delta(d loop.Delta) {
+	if d.Content == "" && !d.Restart {
+		return
+	}
+	b.mu.Lock()
+	var last *deltaChunk
+	if n := len(b.items); n > 0 && b.items[n-1].delta != nil && b.items[n-1].delta.agent == d.Agent {
+		last = b.items[n-1].delta
+	} else {
+		last = &deltaChunk{agent: d.Agent}
+		b.items = append(b.items, item{delta: last})
+	}
+	if d.Restart {
+		last.restart, last.text = true, ""
+	}
+	last.text += d.Content
+	b.mu.Unlock()
+	b.signal()
+}
+
+// Retry is the model client's OnRetry: the event goes to events.jsonl once
+// the team is open, and to the status line in words.
+func (b *Bridge) Retry(agent string, attempt int, wait time.Duration, err error) {
+	e := team.Event{Kind: team.EventRetry, Agent: agent, Turn: attempt, Detail: retryWords(wait, err)}
+	if t := b.team.Load(); t != nil {
+		t.Emit(e) // comes back through Event
+		return
+	}
+	b.Event(e)
+}
+
+// SetTeam lets Retry write to the team's event log.
+func (b *Bridge) SetTeam(t *team.Team) { b.team.Store(t) }
+
+func (b *Bridge) setObserver(fn func(team.Event)) {
+	b.mu.Lock()
+	b.onEvent = fn
+	b.mu.Unlock()
+}
+
+func (b *Bridge) signal() {
+	select {
+	case b.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take empties the queue.
+func (b *Bridge) take() (batchMsg, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.items) == 0 && len(b.activity) == 0 {
+		return batchMsg{}, false
+	}
+	m := batchMsg{items: b.items, activity: b.activity}
+	b.items, b.activity = nil, map[string]string{}
+	return m, true
+}
+
+// Run forwards batches to send until ctx ends: it waits for a first fact,
+// lets more gather for the debounce interval, then sends them all at once.
+// send may block (a lagging UI); agents do not wait for it.
+func (b *Bridge) Run(ctx context.Context, send func(tea.Msg), debounce time.Duration) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-b.wake:
+		}
+		timer.Reset(debounce)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		if m, ok := b.take(); ok {
+			send(m)
+		}
+	}
+}
+
+// retryWords says a retry in a person's words: "rate limited, retrying in 4 s".
+func retryWords(wait time.Duration, err error) string {
+	why := "the model call failed"
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	switch {
+	case strings.Contains(msg, "429"):
+		why = "rate limited"
+	case strings.Contains(msg, "HTTP 5"):
+		why = "the model server had an error (" + strings.TrimPrefix(firstLine(msg, 40), "HTTP ") + ")"
+	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "timeout"):
+		why = "the model server timed out"
+	case strings.Contains(msg, "broke off") || strings.Contains(msg, "connection") || strings.Contains(msg, "EOF"):
+		why = "the connection dropped"
+	}
+	secs := wait.Seconds()
+	var in string
+	if secs < 1 {
+		in = fmt.Sprintf("%d ms", wait.Milliseconds())
+	} else {
+		in = fmt.Sprintf("%s s", trimZero(float64(wait.Round(100*time.Millisecond))/float64(time.Second)))
+	}
+	return why + ", retrying in " + in
+}

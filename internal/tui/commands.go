@@ -1,0 +1,144 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// slashCommand is one of the slash commands the input understands.
+type slashCommand struct {
+	name, args, help string
+}
+
+// slashCommands in the order /help lists them.
+var slashCommands = []slashCommand{
+	{"/help", "", "this list of commands and keys"},
+	{"/team", "", "the registry: every teammate's status, turns, unread"},
+	{"/inbox", "[name]", "every inbox's counts, or one inbox's messages"},
+	{"/send", "name text", "put a message in a teammate's (or the lead's) inbox"},
+	{"/broadcast", "text", "a message to every teammate"},
+	{"/spawn", "name role prompt", "start a teammate yourself"},
+	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
+	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
+	{"/quit", "", "stop the teammates and leave"},
+}
+
+// command is a parsed slash command line.
+type command struct {
+	name string
+	args []string // split by spaces, except the last argument takes the rest
+	rest string   // everything after the name
+}
+
+// parseCommand splits "/send bob hi there" into its name and n arguments,
+// the last taking the rest of the line.
+func parseCommand(line string) command {
+	line = strings.TrimSpace(line)
+	name, rest, _ := strings.Cut(line, " ")
+	if i := strings.IndexAny(name, "\n"); i >= 0 {
+		name, rest = name[:i], name[i+1:]+" "+rest
+	}
+	return command{name: strings.ToLower(name), rest: strings.TrimSpace(rest)}
+}
+
+// split takes n arguments from c.rest, the last getting whatever is left.
+func (c command) split(n int) []string {
+	var out []string
+	rest := c.rest
+	for len(out) < n-1 {
+		rest = strings.TrimLeft(rest, " \t")
+		word, more, found := strings.Cut(rest, " ")
+		if word == "" {
+			break
+		}
+		out = append(out, word)
+		rest = more
+		if !found {
+			rest = ""
+			break
+		}
+	}
+	if rest = strings.TrimSpace(rest); rest != "" {
+		out = append(out, rest)
+	}
+	return out
+}
+
+// helpText lists the commands and keys.
+func helpText() string {
+	var b strings.Builder
+	b.WriteString("Commands (tab completes):\n")
+	for _, c := range slashCommands {
+		fmt.Fprintf(&b, "  %-28s %s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
+	}
+	b.WriteString(keysText())
+	return b.String()
+}
+
+// keysText lists every key; ? shows it.
+func keysText() string {
+	var b strings.Builder
+	b.WriteString("Keys (esc or ? closes):\n")
+	for _, k := range allKeys {
+		fmt.Fprintf(&b, "  %-20s %s\n", k[0], k[1])
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// complete finishes a slash command or a teammate's name at the end of the
+// input; it returns the new input and the candidates when more than one fits.
+func complete(value string, names []string) (string, []string) {
+	if !strings.HasPrefix(value, "/") || strings.Contains(value, "\n") {
+		return value, nil
+	}
+	fields := strings.Split(value, " ")
+	switch len(fields) {
+	case 1:
+		var cands []string
+		for _, c := range slashCommands {
+			if strings.HasPrefix(c.name, strings.ToLower(fields[0])) {
+				cands = append(cands, c.name)
+			}
+		}
+		return completeWord(value, fields[0], cands, "")
+	case 2:
+		var cands []string
+		switch strings.ToLower(fields[0]) {
+		case "/send", "/inbox":
+			cands = append([]string{"lead"}, names...)
+		case "/auto":
+			cands = []string{"on", "off"}
+		default:
+			return value, nil
+		}
+		var fit []string
+		for _, c := range cands {
+			if strings.HasPrefix(c, fields[1]) {
+				fit = append(fit, c)
+			}
+		}
+		return completeWord(value, fields[1], fit, fields[0]+" ")
+	}
+	return value, nil
+}
+
+func completeWord(value, word string, cands []string, before string) (string, []string) {
+	switch len(cands) {
+	case 0:
+		return value, nil
+	case 1:
+		return before + cands[0] + " ", nil
+	}
+	sort.Strings(cands)
+	p := cands[0]
+	for _, c := range cands[1:] {
+		for !strings.HasPrefix(c, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	if len(p) > len(word) {
+		return before + p, cands
+	}
+	return value, cands
+}

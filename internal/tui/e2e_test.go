@@ -1,0 +1,191 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+var (
+	buildOnce sync.Once
+	binary    string
+	buildErr  error
+	buildOut  []byte
+)
+
+// agentteamBinary builds the real binary once per test run.
+func agentteamBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "agentteam-tui-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binary = filepath.Join(dir, "agentteam")
+		args := []string{"build", "-o", binary}
+		if raceEnabled {
+			args = append(args, "-race") // the real program's goroutines get checked too
+		}
+		args = append(args, "github.com/agentteam/agentteam")
+		buildOut, buildErr = exec.Command("go", args...).CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("build agentteam: %v\n%s", buildErr, buildOut)
+	}
+	return binary
+}
+
+// tmuxSession is one detached tmux session on a private server.
+type tmuxSession struct {
+	t    *testing.T
+	sock string
+}
+
+const prompt = "READY$"
+
+func startTmux(t *testing.T, dir string) *tmuxSession {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	sockDir, err := os.MkdirTemp("", "tmx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxSession{t: t, sock: filepath.Join(sockDir, "s")}
+	t.Cleanup(func() {
+		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
+		os.RemoveAll(sockDir)
+	})
+	s.run("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "-c", dir,
+		"env -u OPENAI_API_KEY -u OPENAI_BASE_URL -u AGENTTEAM_WORKSPACE GORACE='atexit_sleep_ms=0' PS1='"+prompt+" ' bash --norc --noprofile")
+	s.waitFor("the shell prompt", func(screen string) bool { return strings.Contains(screen, prompt) })
+	return s
+}
+
+func (s *tmuxSession) run(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", s.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", "e2e") }
+
+// typeLine types text literally and presses enter.
+func (s *tmuxSession) typeLine(text string) {
+	s.run("send-keys", "-t", "e2e", "-l", text)
+	s.run("send-keys", "-t", "e2e", "Enter")
+}
+
+// waitFor polls the screen until ok says yes; the bound only catches a hang.
+func (s *tmuxSession) waitFor(what string, ok func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		screen := s.screen()
+		if strings.Contains(screen, "panic:") || strings.Contains(screen, "goroutine ") || strings.Contains(screen, "DATA RACE") {
+			s.t.Fatalf("a Go panic or race report on screen:\n%s", screen)
+		}
+		if ok(screen) {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("waited for %s; the screen is:\n%s", what, screen)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func contains(parts ...string) func(string) bool {
+	return func(screen string) bool {
+		for _, p := range parts {
+			if !strings.Contains(screen, p) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// lastLine is the screen's last non-empty line.
+func lastLine(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+func TestChatEndToEndInTmux(t *testing.T) {
+	bin := agentteamBinary(t)
+	ws := t.TempDir()
+	s := startTmux(t, ws)
+	s.typeLine(bin + " chat --demo")
+	s.waitFor("the TUI", contains("Team", "working 0/5, queued 0", "Messages"))
+
+	s.typeLine("spawn alice as programmer; spawn bob as tester")
+	s.waitFor("alice and bob in the team panel", contains("alice programmer", "bob tester"))
+
+	s.typeLine("/send bob hi from the test")
+	s.waitFor("the message in the feed", contains("user → bob message: hi from"))
+
+	s.run("send-keys", "-t", "e2e", "C-c")
+	screen := s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
+	if strings.Contains(screen, "Messages") {
+		t.Fatalf("the TUI is still on screen after ctrl+c:\n%s", screen)
+	}
+	s.typeLine("echo chat-exit=$?")
+	s.waitFor("chat's exit code", contains("chat-exit=0"))
+
+	data, err := os.ReadFile(filepath.Join(ws, ".agentteam", "team", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c team.Config
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Teammates) != 2 {
+		t.Fatalf("registry has %d teammates, want alice and bob:\n%s", len(c.Teammates), data)
+	}
+	for _, m := range c.Teammates {
+		if m.Status != team.StatusShutdown {
+			t.Fatalf("%s is %s after quitting, want shutdown:\n%s", m.Name, m.Status, data)
+		}
+	}
+}
+
+func TestChatWithoutKeySaysHowToSetOne(t *testing.T) {
+	bin := agentteamBinary(t)
+	s := startTmux(t, t.TempDir())
+	s.typeLine(bin + " chat")
+	s.waitFor("the notice", contains("OPENAI_API_KEY", "--demo"))
+	s.typeLine("/spawn carol tester check things")
+	s.waitFor("carol in the team panel", contains("carol tester"))
+	s.run("send-keys", "-t", "e2e", "C-c")
+	s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
+}
+
+func TestChatRefusesWithoutATerminal(t *testing.T) {
+	bin := agentteamBinary(t)
+	c := exec.Command(bin, "chat", "--demo", "--workspace", t.TempDir())
+	var stderr bytes.Buffer
+	c.Stdin, c.Stdout, c.Stderr = strings.NewReader(""), &bytes.Buffer{}, &stderr
+	err := c.Run()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want code 1", err)
+	}
+	if msg := stderr.String(); !strings.Contains(msg, "needs a terminal") || !strings.Contains(msg, "agentteam run") {
+		t.Fatalf("stderr %q", msg)
+	}
+}

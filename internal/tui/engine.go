@@ -1,0 +1,118 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Engine is what the TUI asks of the team. Every method may do file IO, so
+// the model calls them only from jobs run off the Update goroutine.
+type Engine interface {
+	// Say gives the lead a message from the person.
+	Say(text string) error
+	Send(ctx context.Context, to, content string) error
+	Broadcast(ctx context.Context, content string) ([]string, error)
+	Spawn(ctx context.Context, name, role, prompt string) error
+	SetAuto(on bool)
+	// Interrupt ends the lead's turn; it does not block.
+	Interrupt() bool
+	Conversation(name string) ([]openai.ChatCompletionMessage, bool)
+	Describe(ctx context.Context) (string, error)
+	// Inbox lists every inbox (name "") or one inbox's messages, as text.
+	Inbox(name string) (string, error)
+}
+
+// teamEngine is the Engine of a running team; chat is nil without a model.
+type teamEngine struct {
+	t    *team.Team
+	chat *team.Chat
+}
+
+func (e *teamEngine) Say(text string) error {
+	if e.chat == nil {
+		return fmt.Errorf("the lead has no model to answer with")
+	}
+	return e.chat.Say(text)
+}
+
+func (e *teamEngine) Send(ctx context.Context, to, content string) error {
+	return e.t.Send(ctx, workspace.UserName, to, content)
+}
+
+func (e *teamEngine) Broadcast(ctx context.Context, content string) ([]string, error) {
+	return e.t.Broadcast(ctx, workspace.UserName, content)
+}
+
+func (e *teamEngine) Spawn(ctx context.Context, name, role, prompt string) error {
+	return e.t.SpawnFrom(ctx, workspace.UserName, name, role, prompt)
+}
+
+func (e *teamEngine) SetAuto(on bool) {
+	if e.chat != nil {
+		e.chat.SetAuto(on)
+	}
+}
+
+func (e *teamEngine) Interrupt() bool {
+	if e.chat == nil {
+		return false
+	}
+	return e.chat.Interrupt()
+}
+
+func (e *teamEngine) Conversation(name string) ([]openai.ChatCompletionMessage, bool) {
+	return e.t.Conversation(name)
+}
+
+func (e *teamEngine) Describe(ctx context.Context) (string, error) {
+	return e.t.Describe(ctx)
+}
+
+func (e *teamEngine) Inbox(name string) (string, error) {
+	store := e.t.Store()
+	var b strings.Builder
+	if name == "" {
+		names, err := store.Names()
+		if err != nil {
+			return "", err
+		}
+		if len(names) == 0 {
+			return "no inboxes yet", nil
+		}
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "INBOX\tUNREAD\tTOTAL")
+		for _, n := range names {
+			st, err := store.Stats(n)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\n", n, st.Unread, st.Total)
+		}
+		tw.Flush()
+		return strings.TrimRight(b.String(), "\n"), nil
+	}
+	if err := workspace.ValidateName(name); err != nil {
+		return "", err
+	}
+	msgs, bad, err := store.ReadAll(name)
+	if err != nil {
+		return "", err
+	}
+	if len(msgs) == 0 && len(bad) == 0 {
+		return fmt.Sprintf("%s's inbox is empty", name), nil
+	}
+	for _, m := range msgs {
+		fmt.Fprintf(&b, "%s %s → %s (%s): %s\n", m.Timestamp.Local().Format("15:04:05"), m.From, m.To, m.Type, firstLine(m.Content, 200))
+	}
+	if len(bad) > 0 {
+		fmt.Fprintf(&b, "(%d lines that do not parse were set aside)\n", len(bad))
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}

@@ -1,0 +1,96 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/internal/demo"
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// openDemoTeam is a real team in a temp workspace, on the offline demo model.
+func openDemoTeam(t *testing.T, b *Bridge) *team.Team {
+	t.Helper()
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := loop.NewClient(loop.ClientConfig{BaseURL: demo.BaseURL, APIKey: "demo", Model: "demo",
+		HTTPClient: demo.NewHTTPClient(), Stream: true})
+	tm, err := team.Open(context.Background(), team.Options{Workspace: ws, Model: model, OnEvent: b.Event, OnDelta: b.Delta,
+		PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		tm.ShutdownAll("test over")
+		tm.Close()
+	})
+	return tm
+}
+
+func TestTeamEngineAgainstARealTeam(t *testing.T) {
+	b := NewBridge()
+	tm := openDemoTeam(t, b)
+	eng := &teamEngine{t: tm} // no chat: the no-key mode
+	ctx := context.Background()
+
+	if err := eng.Say("hello"); err == nil {
+		t.Fatal("Say without a chat should fail")
+	}
+	if err := eng.Spawn(ctx, "alice", "programmer", "say hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Send(ctx, "alice", "from the person"); err != nil {
+		t.Fatal(err)
+	}
+	if err := eng.Send(ctx, "nobody", "lost?"); err == nil || !strings.Contains(err.Error(), "no agent named nobody") {
+		t.Fatalf("send to an unknown agent: %v", err)
+	}
+	if _, err := eng.Broadcast(ctx, "all hands"); err != nil {
+		t.Fatal(err)
+	}
+	text, err := eng.Inbox("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"user → alice (message): say hello", "user → alice (message): from the person", "(broadcast): all hands"} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("alice's inbox lacks %q:\n%s", want, text)
+		}
+	}
+	if text, _ := eng.Inbox(""); !strings.Contains(text, "alice") || !strings.Contains(text, "INBOX") {
+		t.Fatalf("inbox list:\n%s", text)
+	}
+	if text, _ := eng.Describe(ctx); !strings.Contains(text, "alice") || !strings.Contains(text, "programmer") {
+		t.Fatalf("describe:\n%s", text)
+	}
+	if _, ok := eng.Conversation("alice"); !ok {
+		t.Fatal("alice's conversation is not there")
+	}
+	if _, ok := eng.Conversation("lead"); !ok {
+		t.Fatal("the lead's conversation is not there")
+	}
+	if _, ok := eng.Conversation("zed"); ok {
+		t.Fatal("a conversation for an agent nobody runs")
+	}
+	if eng.Interrupt() {
+		t.Fatal("interrupted a lead that has no chat")
+	}
+	// The spawn and the messages reached the subscriber, in order.
+	m, _ := b.take()
+	var kinds []string
+	for _, it := range m.items {
+		if it.event != nil && (it.event.Kind == team.EventSpawn || it.event.Kind == team.EventMessage) && it.event.From == workspace.UserName {
+			kinds = append(kinds, it.event.Kind+":"+it.event.Detail)
+		}
+	}
+	want := []string{"spawn:", "message:say hello", "message:from the person", "message:all hands"}
+	if strings.Join(kinds, "|") != strings.Join(want, "|") {
+		t.Fatalf("events %v, want %v", kinds, want)
+	}
+}

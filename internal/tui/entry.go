@@ -1,0 +1,190 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// entryKind is what a line of the conversation is.
+type entryKind int
+
+const (
+	entryUser   entryKind = iota // the person said it (to the lead, or to a teammate's inbox)
+	entryReply                   // an agent's reply, markdown
+	entryTool                    // one tool call, one line
+	entryReport                  // a message that reached the lead (or the focused teammate), marked with the sender
+	entryNote                    // the program says something: help, a command's output
+	entryError                   // something failed
+)
+
+// entry is one item of a conversation pane, with its rendering cached per width.
+type entry struct {
+	kind      entryKind
+	who, typ  string // speaker or sender; message type of a report
+	text      string
+	tool, arg string
+	done      bool // a tool call has its result
+	isErr     bool
+	streaming bool // a reply still arriving
+
+	width  int
+	expand bool // the cache was rendered with tool results expanded
+	lines  []string
+	// The stable prefix of a streaming reply, rendered once per change.
+	prefixLen   int
+	prefixWidth int
+	prefixLines []string
+}
+
+// renderer turns entries into lines.
+type renderer struct {
+	st     styles
+	md     *markdown
+	expand bool // show tool calls' results, not just ok/error
+}
+
+// lines of e at width w; cached unless e is still streaming.
+func (r *renderer) lines(e *entry, w int) []string {
+	if e.streaming {
+		return r.streamLines(e, w)
+	}
+	if e.lines != nil && e.width == w && e.expand == r.expand {
+		return e.lines
+	}
+	e.width, e.expand, e.lines = w, r.expand, r.render(e, w)
+	return e.lines
+}
+
+// invalidate drops the cache after e changed.
+func (e *entry) invalidate() { e.lines = nil }
+
+func (r *renderer) render(e *entry, w int) []string {
+	st := r.st
+	body := max(w-2, 10)
+	switch e.kind {
+	case entryTool:
+		out := []string{r.toolLine(e, w)}
+		if r.expand && e.done && strings.TrimSpace(e.text) != "" {
+			out = append(out, r.toolResult(e.text, w)...)
+		}
+		return out
+	case entryUser:
+		head := st.user.Render("you")
+		if e.who != "" {
+			head += st.dim.Render(" → " + e.who)
+		}
+		return append([]string{"", head}, indent(wrapPlain(e.text, body), "  ")...)
+	case entryReply:
+		return append([]string{"", st.who.Render(e.who)}, r.md.render(e.text, w)...)
+	case entryReport:
+		head := st.who.Render(e.who) + st.dim.Render(" → "+e.typ)
+		return append([]string{"", head}, r.md.render(e.text, w)...)
+	case entryError:
+		return append([]string{""}, indent(wrapPlain("! "+e.text, body), "  ", st.errText)...)
+	default:
+		return append([]string{""}, indent(wrapPlain(e.text, body), "  ", st.note)...)
+	}
+}
+
+// streamLines renders the settled prefix with markdown (cached) and the
+// still-changing tail as plain text, so a token costs a wrap, not a render.
+func (r *renderer) streamLines(e *entry, w int) []string {
+	cut := stableSplit(e.text)
+	if cut != e.prefixLen || w != e.prefixWidth || e.prefixLines == nil {
+		e.prefixLen, e.prefixWidth = cut, w
+		e.prefixLines = r.md.render(e.text[:cut], w)
+		if e.prefixLines == nil {
+			e.prefixLines = []string{}
+		}
+	}
+	out := []string{"", r.st.who.Render(e.who) + r.st.dim.Render(" …")}
+	out = append(out, e.prefixLines...)
+	tail := strings.TrimLeft(e.text[cut:], "\n")
+	if tail != "" {
+		if len(e.prefixLines) > 0 {
+			out = append(out, "")
+		}
+		out = append(out, indent(wrapPlain(tail+"▍", max(w-2, 10)), "  ")...)
+	}
+	return out
+}
+
+func (r *renderer) toolLine(e *entry, w int) string {
+	st := r.st
+	line := "  " + st.tool.Render("⚙ "+e.tool)
+	if e.arg != "" {
+		line += " " + st.dim.Render(firstLine(e.arg, 60))
+	}
+	switch {
+	case !e.done:
+		line += st.dim.Render("  …")
+	case e.isErr:
+		line += "  " + st.bad.Render("✗ "+firstLine(strings.TrimPrefix(e.text, "error: "), 80))
+	default:
+		line += "  " + st.ok.Render("✓")
+	}
+	return clipLine(line, w)
+}
+
+// maxResultLines bounds an expanded tool result.
+const maxResultLines = 8
+
+// toolResult is the start of a tool call's result, for the expanded view.
+func (r *renderer) toolResult(text string, w int) []string {
+	lines := wrapPlain(strings.TrimRight(text, "\n"), max(w-6, 10))
+	more := len(lines) - maxResultLines
+	if more > 0 {
+		lines = append(lines[:maxResultLines], fmt.Sprintf("… %d more lines", more))
+	}
+	return indent(lines, "    │ ", r.st.dim)
+}
+
+type styleFunc interface{ Render(...string) string }
+
+// indent prefixes every line, styling it first when a style is given.
+func indent(lines []string, pre string, style ...styleFunc) []string {
+	for i, l := range lines {
+		if len(style) > 0 {
+			l = style[0].Render(l)
+		}
+		lines[i] = pre + l
+	}
+	return lines
+}
+
+// keyArgs is the argument that says most about a call of each tool.
+var keyArgs = map[string]string{
+	"spawn_teammate": "name",
+	"send_message":   "to",
+	"broadcast":      "content",
+	"bash":           "command",
+	"read_file":      "path",
+	"write_file":     "path",
+	"edit_file":      "path",
+}
+
+// keyArg picks the argument worth showing from a call's JSON arguments.
+func keyArg(tool, args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil || len(m) == 0 {
+		return ""
+	}
+	if k, ok := keyArgs[tool]; ok {
+		if s, ok := m[k].(string); ok {
+			return s
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // a map's order would make the line flicker between renders
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,205 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+func TestMain(m *testing.M) {
+	// Deterministic screens: no colour codes whatever the terminal.
+	lipgloss.SetColorProfile(termenv.Ascii)
+	os.Exit(m.Run())
+}
+
+// fakeEngine records what the model asked of the team.
+type fakeEngine struct {
+	mu         sync.Mutex
+	said       []string
+	sent       [][2]string
+	broadcasts []string
+	spawns     [][3]string
+	auto       []bool
+	interrupts int
+	convs      map[string][]openai.ChatCompletionMessage
+	describe   string
+	inboxes    map[string]string
+	err        error
+}
+
+func (f *fakeEngine) Say(text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.said = append(f.said, text)
+	return f.err
+}
+
+func (f *fakeEngine) Send(ctx context.Context, to, content string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sent = append(f.sent, [2]string{to, content})
+	return f.err
+}
+
+func (f *fakeEngine) Broadcast(ctx context.Context, content string) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.broadcasts = append(f.broadcasts, content)
+	return []string{"alice", "bob"}, f.err
+}
+
+func (f *fakeEngine) Spawn(ctx context.Context, name, role, prompt string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.spawns = append(f.spawns, [3]string{name, role, prompt})
+	return f.err
+}
+
+func (f *fakeEngine) SetAuto(on bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.auto = append(f.auto, on)
+}
+
+func (f *fakeEngine) Interrupt() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.interrupts++
+	return true
+}
+
+func (f *fakeEngine) Conversation(name string) ([]openai.ChatCompletionMessage, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c, ok := f.convs[name]
+	return append([]openai.ChatCompletionMessage(nil), c...), ok
+}
+
+func (f *fakeEngine) Describe(ctx context.Context) (string, error) { return f.describe, f.err }
+
+func (f *fakeEngine) Inbox(name string) (string, error) {
+	if s, ok := f.inboxes[name]; ok {
+		return s, nil
+	}
+	return "", fmt.Errorf("no inbox %q", name)
+}
+
+// harness drives a Model directly: jobs run when flushed, in order.
+type harness struct {
+	t    testing.TB
+	m    *Model
+	eng  *fakeEngine
+	jobs []func() tea.Msg
+}
+
+func newHarness(t testing.TB, w, h int, opts Options) *harness {
+	t.Helper()
+	hs := &harness{t: t, eng: &fakeEngine{convs: map[string][]openai.ChatCompletionMessage{}, inboxes: map[string]string{}}}
+	if opts.ModelName == "" {
+		opts.ModelName = "test-model"
+	}
+	hs.m = New(context.Background(), opts, hs.eng, func(job func() tea.Msg) { hs.jobs = append(hs.jobs, job) })
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	return hs
+}
+
+// send gives the model a message and returns the command it answered with.
+func (hs *harness) send(msg tea.Msg) tea.Cmd {
+	_, cmd := hs.m.Update(msg)
+	return cmd
+}
+
+// flush runs the queued jobs and feeds their results back.
+func (hs *harness) flush() {
+	for len(hs.jobs) > 0 {
+		job := hs.jobs[0]
+		hs.jobs = hs.jobs[1:]
+		if msg := job(); msg != nil {
+			hs.send(msg)
+		}
+	}
+}
+
+func (hs *harness) typeText(s string) {
+	for _, r := range s {
+		hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+func (hs *harness) key(t tea.KeyType) tea.Cmd { return hs.send(tea.KeyMsg{Type: t}) }
+
+// enter types s and presses enter, then runs the jobs.
+func (hs *harness) enter(s string) tea.Cmd {
+	hs.typeText(s)
+	cmd := hs.key(tea.KeyEnter)
+	hs.flush()
+	return cmd
+}
+
+func (hs *harness) view() string { return hs.m.View() }
+
+func (hs *harness) mustSee(parts ...string) {
+	hs.t.Helper()
+	v := hs.view()
+	for _, p := range parts {
+		if !strings.Contains(v, p) {
+			hs.t.Fatalf("screen lacks %q:\n%s", p, v)
+		}
+	}
+}
+
+func (hs *harness) mustNotSee(parts ...string) {
+	hs.t.Helper()
+	v := hs.view()
+	for _, p := range parts {
+		if strings.Contains(v, p) {
+			hs.t.Fatalf("screen shows %q:\n%s", p, v)
+		}
+	}
+}
+
+// events wraps engine events as one batch, as the Bridge sends them.
+func events(es ...team.Event) batchMsg {
+	b := batchMsg{}
+	for i := range es {
+		b.items = append(b.items, item{event: &es[i]})
+	}
+	return b
+}
+
+func deltas(agent string, restart bool, text string) batchMsg {
+	return batchMsg{items: []item{{delta: &deltaChunk{agent: agent, restart: restart, text: text}}}}
+}
+
+func members(specs ...string) snapshotMsg {
+	var ms []team.Member
+	for _, s := range specs {
+		name, status, _ := strings.Cut(s, ":")
+		ms = append(ms, team.Member{Name: name, Role: "tester", Status: status})
+	}
+	return snapshotMsg{config: team.Config{Teammates: ms}, unread: map[string]int{}}
+}
+
+// checkScreen asserts the screen is exactly h lines of at most w cells.
+func checkScreen(t *testing.T, v string, w, h int) {
+	t.Helper()
+	lines := strings.Split(v, "\n")
+	if len(lines) != h {
+		t.Fatalf("%dx%d: view has %d lines, want %d", w, h, len(lines), h)
+	}
+	for i, l := range lines {
+		if lw := lipgloss.Width(l); lw > w {
+			t.Fatalf("%dx%d: line %d is %d cells wide: %q", w, h, i, lw, l)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// inputHeight is the rows of the input box.
+const inputHeight = 3
+
+// input is the multi-line message box with history.
+type input struct {
+	ta      textarea.Model
+	history []string
+	hpos    int    // index into history while browsing; len(history) when not
+	draft   string // what was typed before browsing began
+}
+
+func newInput() input {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.Prompt = "┃ "
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.SetHeight(inputHeight)
+	ta.FocusedStyle.CursorLine = lipgloss.NewStyle()
+	ta.FocusedStyle.Base = lipgloss.NewStyle()
+	ta.BlurredStyle.Base = lipgloss.NewStyle()
+	// enter sends; ctrl+j (and alt+enter, how many terminals send shift+enter) is a new line.
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter", "shift+enter"))
+	ta.Focus()
+	return input{ta: ta}
+}
+
+func (in *input) setWidth(w int) { in.ta.SetWidth(max(w, 10)) }
+
+func (in *input) value() string { return in.ta.Value() }
+
+func (in *input) empty() bool { return strings.TrimSpace(in.ta.Value()) == "" }
+
+func (in *input) set(s string) {
+	in.ta.SetValue(s)
+	in.ta.CursorEnd()
+}
+
+// submit takes the text, remembers it in the history and empties the box.
+func (in *input) submit() string {
+	text := strings.TrimSpace(in.ta.Value())
+	if text != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != text) {
+		in.history = append(in.history, text)
+	}
+	in.hpos, in.draft = len(in.history), ""
+	in.ta.Reset()
+	return text
+}
+
+// onFirstLine and onLastLine decide when up/down browse history instead of moving the cursor.
+func (in *input) onFirstLine() bool { return in.ta.Line() == 0 && in.ta.LineInfo().RowOffset == 0 }
+
+func (in *input) onLastLine() bool {
+	li := in.ta.LineInfo()
+	return in.ta.Line() == in.ta.LineCount()-1 && li.RowOffset == li.Height-1
+}
+
+// older shows the previous history entry; false if there is none.
+func (in *input) older() bool {
+	if in.hpos == 0 || len(in.history) == 0 {
+		return false
+	}
+	if in.hpos == len(in.history) {
+		in.draft = in.ta.Value()
+	}
+	in.hpos--
+	in.set(in.history[in.hpos])
+	return true
+}
+
+// newer shows the next history entry, then the draft; false at the end.
+func (in *input) newer() bool {
+	if in.hpos >= len(in.history) {
+		return false
+	}
+	in.hpos++
+	if in.hpos == len(in.history) {
+		in.set(in.draft)
+	} else {
+		in.set(in.history[in.hpos])
+	}
+	return true
+}

@@ -1,0 +1,70 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+)
+
+// allKeys is what `?` shows: key, what it does.
+var allKeys = [][2]string{
+	{"enter", "send to the lead, or to the focused teammate's inbox"},
+	{"ctrl+j / alt+enter", "new line (shift+enter where the terminal reports it)"},
+	{"up / down", "history, on the input's first / last line"},
+	{"tab / shift+tab", "focus the next / previous agent; completes a /command"},
+	{"esc", "interrupt the lead's turn; back to the lead when a teammate is focused"},
+	{"pgup / pgdn, wheel", "scroll the conversation; at the bottom it follows new output"},
+	{"ctrl+o", "expand / collapse the results of tool calls"},
+	{"home / end", "top of the conversation / follow new output (input empty)"},
+	{"?", "all keys (input empty); esc or ? closes"},
+	{"ctrl+c", "quit: teammates are stopped and marked shutdown"},
+}
+
+// helpBar is the keys that do something now, in one line of at most w
+// cells: the least needed keys are left out first when it is narrow.
+func (m *Model) helpBar(w int) string {
+	if m.hint != "" {
+		return m.st.dim.Render(m.hint)
+	}
+	type hk struct {
+		key, what string
+		rank      int // lower is dropped last
+	}
+	var keys []hk
+	if m.showHelp {
+		keys = append(keys, hk{"esc", "close", 0})
+	}
+	if m.focus == "" && m.leadBusy {
+		keys = append(keys, hk{"esc", "interrupt", 0})
+	}
+	if m.focus != "" {
+		keys = append(keys, hk{"esc", "back to lead", 1})
+	}
+	if strings.HasPrefix(m.in.value(), "/") {
+		keys = append(keys, hk{"tab", "complete", 1})
+	} else {
+		keys = append(keys, hk{"tab", "focus", 2})
+	}
+	keys = append(keys, hk{"enter", "send", 1}, hk{"ctrl+j", "newline", 4}, hk{"pgup/pgdn", "scroll", 5})
+	if m.in.empty() {
+		keys = append(keys, hk{"?", "keys", 3})
+	}
+	keys = append(keys, hk{"ctrl+c", "quit", 0})
+	for {
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = m.st.key.Render(k.key) + " " + m.st.help.Render(k.what)
+		}
+		line := strings.Join(parts, m.st.help.Render(" · "))
+		worst := -1
+		for i, k := range keys {
+			if worst < 0 || k.rank > keys[worst].rank {
+				worst = i
+			}
+		}
+		if lipgloss.Width(line) <= w || len(keys) == 1 || keys[worst].rank == 0 {
+			return line
+		}
+		keys = append(keys[:worst], keys[worst+1:]...)
+	}
+}

@@ -1,0 +1,114 @@
+package tui
+
+import (
+	"regexp"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// convMsg is a teammate's conversation, read by a job.
+type convMsg struct {
+	name string
+	msgs []openai.ChatCompletionMessage
+	ok   bool
+}
+
+// mateView is the focused teammate's conversation, read-only. Conversations
+// only grow (until compacted), so only new messages become entries.
+type mateView struct {
+	name    string
+	pane    *convPane
+	seen    int               // messages already turned into entries
+	calls   map[string]*entry // tool call id → its entry, to mark the result
+	loading bool              // a read is under way
+	stale   bool              // something changed during the read: read again
+	missing bool
+}
+
+func newMateView(name string) *mateView {
+	v := &mateView{name: name, pane: newConvPane(), calls: map[string]*entry{}}
+	v.pane.add(&entry{kind: entryNote, text: name + "'s conversation, read-only. What you type goes to " + name + "'s inbox."})
+	return v
+}
+
+// update appends what is new in msgs.
+func (v *mateView) update(msgs []openai.ChatCompletionMessage, ok bool) {
+	v.loading = false
+	if !ok {
+		if !v.missing {
+			v.missing = true
+			v.pane.add(&entry{kind: entryNote, text: v.name + " is not run by this agentteam process, so its conversation is not here; its file is .agentteam/sessions/" + v.name + ".jsonl."})
+		}
+		return
+	}
+	if len(msgs) < v.seen { // compacted: start over
+		v.pane.clear()
+		v.seen, v.calls = 0, map[string]*entry{}
+	}
+	if len(msgs) == v.seen {
+		return
+	}
+	// The streamed text is now in the conversation.
+	if last := v.pane.last(); last != nil && last.streaming {
+		v.pane.entries = v.pane.entries[:len(v.pane.entries)-1]
+	}
+	for _, msg := range msgs[v.seen:] {
+		v.add(msg)
+	}
+	v.seen = len(msgs)
+}
+
+var messageTag = regexp.MustCompile(`(?s)^<message from="([^"]*)" type="([^"]*)"[^>]*>\n(.*)\n</message>$`)
+
+func (v *mateView) add(msg openai.ChatCompletionMessage) {
+	switch msg.Role {
+	case openai.ChatMessageRoleUser:
+		if sm := messageTag.FindStringSubmatch(msg.Content); sm != nil {
+			v.pane.add(&entry{kind: entryReport, who: sm[1], typ: v.name + " (" + sm[2] + ")", text: sm[3]})
+			return
+		}
+		who := v.name
+		if who == workspace.LeadName {
+			who = "" // the person talking to the lead
+		}
+		v.pane.add(&entry{kind: entryUser, who: who, text: msg.Content})
+	case openai.ChatMessageRoleAssistant:
+		if strings.TrimSpace(msg.Content) != "" {
+			v.pane.add(&entry{kind: entryReply, who: v.name, text: msg.Content})
+		}
+		for _, tc := range msg.ToolCalls {
+			e := &entry{kind: entryTool, tool: tc.Function.Name, arg: keyArg(tc.Function.Name, tc.Function.Arguments)}
+			v.calls[tc.ID] = e
+			v.pane.add(e)
+		}
+	case openai.ChatMessageRoleTool:
+		if e, ok := v.calls[msg.ToolCallID]; ok {
+			e.done, e.isErr, e.text = true, strings.HasPrefix(msg.Content, "error"), msg.Content
+			e.invalidate()
+		}
+	}
+}
+
+// historyMsg is the lead's conversation restored from its session file.
+type historyMsg struct {
+	msgs []openai.ChatCompletionMessage
+}
+
+// history puts the lead's earlier conversation above what is on screen.
+func (m *Model) history(h historyMsg) {
+	if len(h.msgs) == 0 {
+		return
+	}
+	v := &mateView{name: workspace.LeadName, pane: newConvPane(), calls: map[string]*entry{}}
+	for _, msg := range h.msgs {
+		v.add(msg)
+	}
+	v.pane.add(&entry{kind: entryNote, text: "(the conversation above is restored from .agentteam/sessions/lead.jsonl)"})
+	if !m.lead.follow {
+		m.lead.top += len(v.pane.entries) // keep what the person is reading in place
+	}
+	m.lead.entries = append(v.pane.entries, m.lead.entries...)
+}

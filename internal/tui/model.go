@@ -1,0 +1,377 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Options describe what the screen shows besides the team.
+type Options struct {
+	ModelName  string
+	Workspace  string
+	MaxWorkers int
+	Auto       bool
+	// HasModel is false when no key was given: the lead cannot answer, the rest works.
+	HasModel bool
+	// Notice is the first message on the screen (how to set a key, say).
+	Notice string
+	// LightBackground picks the light markdown style.
+	LightBackground bool
+}
+
+// noteMsg is a command's output or a failed job, for the conversation.
+type noteMsg struct {
+	text  string
+	isErr bool
+	// toLead shows the note in the lead's pane even while a teammate is focused.
+	toLead bool
+}
+
+// hintMsg is a short confirmation for the help bar.
+type hintMsg string
+
+// Model is the one root model of the TUI. Update only changes state (IO
+// runs in jobs handed to do); View only renders.
+type Model struct {
+	ctx  context.Context
+	eng  Engine
+	do   func(job func() tea.Msg)
+	opts Options
+	st   styles
+	r    *renderer
+
+	w, h int
+
+	lead *convPane
+	mate *mateView // the focused teammate's conversation; nil when the lead is focused
+	team *teamPanel
+	feed feedPane
+	in   input
+
+	focus    string // "" is the lead
+	auto     bool
+	leadBusy bool
+	lastErr  string
+	tokens   int
+	showHelp bool
+	hint     string
+	quitting bool
+}
+
+// New builds the model. do runs a job off the Update goroutine, in order,
+// and delivers its message back to Update.
+func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.Msg)) *Model {
+	opts.Workspace = shortPath(opts.Workspace)
+	if opts.MaxWorkers <= 0 {
+		opts.MaxWorkers = team.DefaultMaxWorkers
+	}
+	st := newStyles()
+	m := &Model{
+		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
+		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground}},
+		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(),
+		auto: opts.Auto,
+	}
+	if opts.Notice != "" {
+		m.lead.add(&entry{kind: entryNote, text: opts.Notice})
+	}
+	m.setPlaceholder()
+	m.do(func() tea.Msg {
+		msgs, _ := eng.Conversation(workspace.LeadName)
+		return historyMsg{msgs: msgs}
+	})
+	return m
+}
+
+// Init starts the cursor blinking.
+func (m *Model) Init() tea.Cmd { return textarea.Blink }
+
+// Quitting reports whether the person asked to leave.
+func (m *Model) Quitting() bool { return m.quitting }
+
+// Update changes the state for one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.in.setWidth(m.w)
+		return m, nil
+	case tea.KeyMsg:
+		return m, m.key(msg)
+	case tea.MouseMsg:
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			m.scroll(-3)
+		case tea.MouseButtonWheelDown:
+			m.scroll(3)
+		}
+		return m, nil
+	case batchMsg:
+		m.apply(msg)
+	case snapshotMsg:
+		m.snapshot(msg)
+	case feedMsg:
+		m.feed.add(msg.msgs)
+	case convMsg:
+		if m.mate != nil && msg.name == m.mate.name {
+			m.mate.update(msg.msgs, msg.ok)
+			if m.mate.stale {
+				m.mate.stale = false
+				m.refreshMate()
+			}
+		}
+	case historyMsg:
+		m.history(msg)
+	case noteMsg:
+		m.note(msg)
+	case hintMsg:
+		m.hint = string(msg)
+	default:
+		// The cursor's blink and the like belong to the input.
+		var cmd tea.Cmd
+		m.in.ta, cmd = m.in.ta.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+// key handles one key press.
+func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	if k.Type != tea.KeyTab && k.Type != tea.KeyShiftTab {
+		m.hint = ""
+	}
+	switch k.String() {
+	case "ctrl+c":
+		m.quitting = true
+		return tea.Quit
+	case "esc":
+		switch {
+		case m.showHelp:
+			m.showHelp = false
+		case m.focus == "" && m.leadBusy:
+			if m.eng.Interrupt() {
+				m.hint = "interrupting the lead's turn…"
+			}
+		case m.focus != "":
+			m.setFocus("")
+		}
+		return nil
+	case "enter":
+		if k.Paste {
+			break
+		}
+		m.submit()
+		if m.quitting {
+			return tea.Quit
+		}
+		return nil
+	case "tab", "shift+tab":
+		if strings.HasPrefix(m.in.value(), "/") && k.String() == "tab" {
+			v, cands := complete(m.in.value(), m.teammateNames())
+			m.in.set(v)
+			if len(cands) > 1 {
+				m.hint = strings.Join(cands, "  ")
+			}
+			return nil
+		}
+		step := 1
+		if k.String() == "shift+tab" {
+			step = -1
+		}
+		m.cycleFocus(step)
+		return nil
+	case "up":
+		if m.in.onFirstLine() && m.in.older() {
+			return nil
+		}
+	case "down":
+		if m.in.onLastLine() && m.in.newer() {
+			return nil
+		}
+	case "ctrl+o":
+		m.r.expand = !m.r.expand
+		return nil
+	case "pgup":
+		m.scroll(-max(m.convHeight()-2, 1))
+		return nil
+	case "pgdown":
+		m.scroll(max(m.convHeight()-2, 1))
+		return nil
+	case "home":
+		if m.in.empty() {
+			m.pane().toStart(m.r, m.convWidth(), m.convHeight())
+			return nil
+		}
+	case "end":
+		if m.in.empty() {
+			m.pane().toEnd()
+			return nil
+		}
+	case "?":
+		if m.in.empty() {
+			m.showHelp = !m.showHelp
+			return nil
+		}
+	}
+	if k.Paste {
+		// A paste is one message whatever line endings it brought.
+		text := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(k.Runes))
+		k.Runes = []rune(text)
+	}
+	var cmd tea.Cmd
+	m.in.ta, cmd = m.in.ta.Update(k)
+	return cmd
+}
+
+// pane is the conversation on screen.
+func (m *Model) pane() *convPane {
+	if m.mate != nil {
+		return m.mate.pane
+	}
+	return m.lead
+}
+
+func (m *Model) scroll(n int) { m.pane().scroll(m.r, m.convWidth(), m.convHeight(), n) }
+
+// submit sends what was typed: a slash command, to the lead, or to the focused teammate's inbox.
+func (m *Model) submit() {
+	text := m.in.submit()
+	if text == "" {
+		return
+	}
+	m.showHelp = false
+	if strings.HasPrefix(text, "/") {
+		m.command(parseCommand(text))
+		return
+	}
+	if m.mate != nil {
+		// No echo here: the message shows in the feed now, and in the
+		// conversation once the teammate takes it from its inbox.
+		to := m.mate.name
+		m.hint = "sending to " + to + "'s inbox…"
+		m.do(func() tea.Msg {
+			if err := m.eng.Send(m.ctx, to, text); err != nil {
+				return noteMsg{text: err.Error(), isErr: true}
+			}
+			return hintMsg("sent to " + to + "'s inbox")
+		})
+		return
+	}
+	m.lead.add(&entry{kind: entryUser, text: text})
+	m.lead.toEnd()
+	if !m.opts.HasModel {
+		m.lead.add(&entry{kind: entryError, text: noModelText})
+		return
+	}
+	m.leadBusy = true
+	m.do(func() tea.Msg {
+		if err := m.eng.Say(text); err != nil {
+			return noteMsg{text: "the lead did not get your message: " + err.Error(), isErr: true, toLead: true}
+		}
+		return nil
+	})
+}
+
+// noModelText answers a message to the lead when there is no model.
+const noModelText = "The lead has no model to answer with. Set OPENAI_API_KEY (export OPENAI_API_KEY=<your key>, " +
+	"with --base-url for a server other than OpenAI) and start agentteam chat again, or run agentteam chat --demo " +
+	"to try the offline demo model. /team, /inbox, /send and /spawn work meanwhile."
+
+// note shows a command's output or a job's failure.
+func (m *Model) note(n noteMsg) {
+	kind := entryNote
+	if n.isErr {
+		kind = entryError
+		if n.toLead {
+			m.leadBusy = false
+		}
+	}
+	p := m.lead
+	if m.mate != nil && !n.toLead {
+		p = m.mate.pane
+	}
+	p.add(&entry{kind: kind, text: n.text})
+	p.toEnd()
+}
+
+// teammateNames are the registry's teammates, for completion and focus.
+func (m *Model) teammateNames() []string {
+	names := make([]string, 0, len(m.team.members))
+	for _, mb := range m.team.members {
+		names = append(names, mb.Name)
+	}
+	return names
+}
+
+// cycleFocus moves the focus step places along lead, teammates…
+func (m *Model) cycleFocus(step int) {
+	names := m.team.names()
+	cur := 0
+	for i, n := range names {
+		if n == m.focus {
+			cur = i
+		}
+	}
+	next := ((cur+step)%len(names) + len(names)) % len(names)
+	m.setFocus(names[next])
+}
+
+// setFocus shows an agent's conversation; "" is the lead.
+func (m *Model) setFocus(name string) {
+	if name == workspace.LeadName {
+		name = ""
+	}
+	m.focus = name
+	m.team.focus = name
+	m.showHelp = false
+	if name == "" {
+		m.mate = nil
+	} else {
+		m.mate = newMateView(name)
+		m.refreshMate()
+	}
+	m.setPlaceholder()
+}
+
+func (m *Model) setPlaceholder() {
+	if m.focus != "" {
+		m.in.ta.Placeholder = fmt.Sprintf("Message to %s's inbox… (esc: back to the lead)", m.focus)
+		return
+	}
+	m.in.ta.Placeholder = "Talk to the lead… (/help for commands, ? for keys)"
+}
+
+// refreshMate reads the focused teammate's conversation in a job.
+func (m *Model) refreshMate() {
+	if m.mate == nil || m.mate.loading {
+		if m.mate != nil {
+			m.mate.stale = true
+		}
+		return
+	}
+	name := m.mate.name
+	m.mate.loading = true
+	m.do(func() tea.Msg {
+		msgs, ok := m.eng.Conversation(name)
+		return convMsg{name: name, msgs: msgs, ok: ok}
+	})
+}
+
+// snapshot takes the registry and inbox counts the poller read.
+func (m *Model) snapshot(s snapshotMsg) {
+	m.team.members = s.config.Teammates
+	m.team.unread = s.unread
+	m.team.leadTokens = s.leadTokens
+	total := s.leadTokens
+	for _, mb := range s.config.Teammates {
+		total += mb.Tokens
+	}
+	m.tokens = total
+}

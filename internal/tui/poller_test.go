@@ -1,0 +1,89 @@
+package tui
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team"
+)
+
+func split(msgs []tea.Msg) (*feedMsg, *snapshotMsg) {
+	var f *feedMsg
+	var s *snapshotMsg
+	for _, m := range msgs {
+		switch m := m.(type) {
+		case feedMsg:
+			f = &m
+		case snapshotMsg:
+			s = &m
+		}
+	}
+	return f, s
+}
+
+func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
+	dir := t.TempDir()
+	store := inbox.NewStore(filepath.Join(dir, "inbox"))
+	reg := team.NewRegistry(filepath.Join(dir, "team", "config.json"), "")
+	p := newPoller(store, reg, func() int { return 42 })
+
+	f, s := split(p.poll())
+	if f != nil || s == nil || len(s.config.Teammates) != 0 || s.leadTokens != 42 {
+		t.Fatalf("first look at an empty team: feed %v snapshot %+v", f, s)
+	}
+	if out := p.poll(); len(out) != 0 {
+		t.Fatalf("nothing changed but the poller sent %v", out)
+	}
+
+	base := time.Now().UTC()
+	mustAppend(t, store, "alice", inbox.Message{Type: "message", From: "lead", Content: "second", Timestamp: base.Add(2 * time.Millisecond)})
+	mustAppend(t, store, "lead", inbox.Message{Type: "result", From: "bob", Content: "first", Timestamp: base.Add(time.Millisecond)})
+	if _, err := reg.Update(func(c *team.Config) error {
+		c.Teammates = append(c.Teammates, team.Member{Name: "alice", Role: "coder", Status: team.StatusIdle})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f, s = split(p.poll())
+	if f == nil || len(f.msgs) != 2 || f.msgs[0].Content != "first" || f.msgs[1].Content != "second" {
+		t.Fatalf("feed %+v, want first then second by time", f)
+	}
+	if s == nil || len(s.config.Teammates) != 1 || s.unread["alice"] != 1 || s.unread["lead"] != 1 {
+		t.Fatalf("snapshot %+v", s)
+	}
+
+	// A message from another process (another Store on the same directory).
+	other := inbox.NewStore(filepath.Join(dir, "inbox"))
+	mustAppend(t, other, "alice", inbox.Message{Type: "message", From: "user", Content: "third"})
+	f, s = split(p.poll())
+	if f == nil || len(f.msgs) != 1 || f.msgs[0].Content != "third" {
+		t.Fatalf("feed %+v, want only the new message", f)
+	}
+	if s == nil || s.unread["alice"] != 2 {
+		t.Fatalf("alice's unread count is not updated: %+v", s)
+	}
+
+	// Reading marks messages read: the count follows the cursor.
+	batch, err := store.ReadUnread("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Commit("alice", batch); err != nil {
+		t.Fatal(err)
+	}
+	_, s = split(p.poll())
+	if s == nil || s.unread["alice"] != 0 {
+		t.Fatalf("after alice read her inbox: %+v", s)
+	}
+}
+
+func mustAppend(t *testing.T, s *inbox.Store, name string, m inbox.Message) {
+	t.Helper()
+	if _, err := s.Append(name, m); err != nil {
+		t.Fatal(err)
+	}
+}

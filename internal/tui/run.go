@@ -1,0 +1,109 @@
+// Package tui is agentteam's interactive terminal program: one root model,
+// panes that render, and engine events that reach it through program.Send.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+// Config is what Run needs: the team to open and what the screen says.
+type Config struct {
+	// Team is opened by Run; its OnEvent and OnDelta are set to the Bridge.
+	Team team.Options
+	// Bridge takes the engine's events; made by the caller so that the
+	// model client's OnRetry can reach it before the team exists.
+	Bridge *Bridge
+	Screen Options
+	In     io.Reader
+	Out    io.Writer
+}
+
+// Run opens the team, runs the TUI until the person quits, then stops the
+// teammates (status shutdown) and closes the team. The terminal is restored
+// before the teammates are stopped.
+func Run(ctx context.Context, cfg Config) error {
+	b := cfg.Bridge
+	if b == nil {
+		b = NewBridge()
+	}
+	cfg.Team.OnEvent = b.Event
+	cfg.Team.OnDelta = b.Delta
+	tm, err := team.Open(ctx, cfg.Team)
+	if err != nil {
+		return err
+	}
+	b.SetTeam(tm)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var chat *team.Chat
+	if cfg.Screen.HasModel {
+		chat = tm.StartChat(runCtx, cfg.Screen.Auto)
+	}
+	cfg.Screen.MaxWorkers = tm.MaxWorkers()
+	cfg.Screen.LightBackground = lightBackground()
+	act := newActor()
+	m := New(runCtx, cfg.Screen, &teamEngine{t: tm, chat: chat}, act.do)
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(runCtx),
+		tea.WithInput(cfg.In), tea.WithOutput(cfg.Out))
+
+	poll := newPoller(tm.Store(), tm.Registry(), func() int { return tm.Lead().Usage().TotalTokens })
+	b.setObserver(func(e team.Event) {
+		switch e.Kind {
+		case team.EventMessage, team.EventStatus, team.EventSpawn, team.EventAnswer:
+			poll.poke()
+		}
+	})
+	var wg sync.WaitGroup
+	for _, run := range []func(){
+		func() { b.Run(runCtx, p.Send, DebounceInterval) },
+		func() { poll.run(runCtx, p.Send, PollInterval) },
+		func() { act.run(runCtx, p.Send) },
+	} {
+		wg.Add(1)
+		go func() { defer wg.Done(); run() }()
+	}
+
+	_, perr := p.Run()
+	cancel()
+	wg.Wait()
+	if chat != nil {
+		<-chat.Done()
+	}
+	tm.ShutdownAll("the person quit")
+	cerr := tm.Close()
+	if perr != nil && !errors.Is(perr, tea.ErrProgramKilled) && !errors.Is(perr, context.Canceled) {
+		return fmt.Errorf("the terminal UI failed: %w", perr)
+	}
+	return cerr
+}
+
+// lightBackground guesses the terminal's background from COLORFGBG without
+// querying the terminal (a query races with the program's own input).
+func lightBackground() bool {
+	v := os.Getenv("COLORFGBG")
+	i := strings.LastIndexByte(v, ';')
+	if i < 0 {
+		return false
+	}
+	switch v[i+1:] {
+	case "7", "15":
+		return true
+	}
+	return false
+}
+
+// NoModelNotice is the first message when there is no key and no --demo.
+const NoModelNotice = "No model: OPENAI_API_KEY is not set, so the lead cannot answer yet. " +
+	"Quit (ctrl+c), then export OPENAI_API_KEY=<your key> (add --base-url for a server other than OpenAI) and start agentteam chat again, " +
+	"or run agentteam chat --demo for the built-in offline model. Meanwhile /team, /inbox, /send and /spawn work."

@@ -1,0 +1,97 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// command runs a slash command: the state changes here, the IO in a job.
+func (m *Model) command(c command) {
+	switch c.name {
+	case "/help":
+		m.note(noteMsg{text: helpText()})
+	case "/quit", "/exit":
+		m.quitting = true
+	case "/clear":
+		m.pane().clear()
+	case "/auto":
+		switch strings.ToLower(c.rest) {
+		case "on":
+			m.auto = true
+		case "off":
+			m.auto = false
+		case "":
+			m.auto = !m.auto
+		default:
+			m.note(noteMsg{text: "/auto takes on or off", isErr: true})
+			return
+		}
+		on := m.auto
+		m.do(func() tea.Msg { m.eng.SetAuto(on); return nil })
+		if on {
+			m.hint = "auto on: the lead wakes by itself when teammates report"
+		} else {
+			m.hint = "auto off: the lead answers only you; reports wait in its inbox"
+		}
+	case "/team":
+		m.do(func() tea.Msg {
+			text, err := m.eng.Describe(m.ctx)
+			if err != nil {
+				return noteMsg{text: err.Error(), isErr: true}
+			}
+			return noteMsg{text: text}
+		})
+	case "/inbox":
+		name := c.rest
+		m.do(func() tea.Msg {
+			text, err := m.eng.Inbox(name)
+			if err != nil {
+				return noteMsg{text: err.Error(), isErr: true}
+			}
+			return noteMsg{text: text}
+		})
+	case "/send":
+		args := c.split(2)
+		if len(args) < 2 {
+			m.note(noteMsg{text: "usage: /send name text", isErr: true})
+			return
+		}
+		to, text := args[0], args[1]
+		m.do(func() tea.Msg {
+			if err := m.eng.Send(m.ctx, to, text); err != nil {
+				return noteMsg{text: err.Error(), isErr: true}
+			}
+			return hintMsg("sent to " + to + "'s inbox")
+		})
+	case "/broadcast":
+		if c.rest == "" {
+			m.note(noteMsg{text: "usage: /broadcast text", isErr: true})
+			return
+		}
+		text := c.rest
+		m.do(func() tea.Msg {
+			reached, err := m.eng.Broadcast(m.ctx, text)
+			if err != nil {
+				return noteMsg{text: err.Error(), isErr: true}
+			}
+			return hintMsg("broadcast to " + strings.Join(reached, ", "))
+		})
+	case "/spawn":
+		args := c.split(3)
+		if len(args) < 3 {
+			m.note(noteMsg{text: "usage: /spawn name role prompt", isErr: true})
+			return
+		}
+		name, role, prompt := args[0], args[1], args[2]
+		m.do(func() tea.Msg {
+			if err := m.eng.Spawn(m.ctx, name, role, prompt); err != nil {
+				return noteMsg{text: err.Error(), isErr: true}
+			}
+			return hintMsg(fmt.Sprintf("spawned %s (%s)", name, role))
+		})
+	default:
+		m.note(noteMsg{text: fmt.Sprintf("unknown command %s: /help lists the commands", c.name), isErr: true})
+	}
+}

@@ -1,0 +1,153 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+// teamPanel shows every teammate and the pool gauge.
+type teamPanel struct {
+	members    []team.Member
+	unread     map[string]int
+	activity   map[string]string // live, from activity events; fresher than the registry's
+	maxWorkers int
+	leadBusy   bool
+	leadTokens int
+	focus      string // "" is the lead
+}
+
+func newTeamPanel(maxWorkers int) *teamPanel {
+	return &teamPanel{unread: map[string]int{}, activity: map[string]string{}, maxWorkers: maxWorkers}
+}
+
+// gauge is "working 3/5, queued 2".
+func (p *teamPanel) gauge() string {
+	working, queued := 0, 0
+	for _, m := range p.members {
+		switch m.Status {
+		case team.StatusWorking:
+			working++
+		case team.StatusQueued:
+			queued++
+		}
+	}
+	return fmt.Sprintf("working %d/%d, queued %d", working, p.maxWorkers, queued)
+}
+
+// doing is what a teammate does now, in words.
+func (p *teamPanel) doing(m team.Member) string {
+	switch m.Status {
+	case team.StatusWorking:
+		if a := p.activity[m.Name]; a != "" {
+			return a
+		}
+		if m.Activity != "" {
+			return m.Activity
+		}
+		return "thinking"
+	case team.StatusQueued:
+		return "waiting for a worker"
+	case team.StatusIdle:
+		return "waiting for messages"
+	case team.StatusFailed:
+		return firstLine(m.Error, 60)
+	}
+	return ""
+}
+
+// Render returns exactly h lines of at most w cells.
+func (p *teamPanel) Render(st styles, w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	lines := []string{st.header.Render("Team") + st.dim.Render("  "+p.gauge())}
+	leadState := "idle"
+	if p.leadBusy {
+		leadState = "working"
+		if a := p.activity["lead"]; a != "" {
+			leadState = a
+		}
+	}
+	lead := fmt.Sprintf("%s %s %s", p.marker(""), st.who.Render("lead"), st.dim.Render(leadState))
+	if p.leadTokens > 0 {
+		lead += st.dim.Render(" · " + humanTokens(p.leadTokens) + " tok")
+	}
+	if n := p.unread["lead"]; n > 0 {
+		lead += st.dim.Render(fmt.Sprintf(" · ✉ %d", n))
+	}
+	lines = append(lines, lead)
+	room := h - len(lines)
+	shown := p.members
+	if len(shown) > room {
+		shown = shown[:max(room-1, 0)]
+	}
+	for _, m := range shown {
+		lines = append(lines, p.row(st, m, w))
+	}
+	if len(shown) < len(p.members) && room > 0 {
+		lines = append(lines, st.dim.Render(fmt.Sprintf("  … %d more (/team)", len(p.members)-len(shown))))
+	}
+	if len(p.members) == 0 && room > 0 {
+		lines = append(lines, st.dim.Render("  no teammates yet"))
+	}
+	return fit(lines, w, h)
+}
+
+func (p *teamPanel) marker(name string) string {
+	if p.focus == name {
+		return "›"
+	}
+	return " "
+}
+
+// row is one teammate: symbol and status (readable without colour), name,
+// role, what it does, turns, tokens, unread.
+func (p *teamPanel) row(st styles, m team.Member, w int) string {
+	ss := st.statusStyle(m.Status)
+	var b strings.Builder
+	b.WriteString(p.marker(m.Name))
+	b.WriteString(ss.Render(statusSymbol(m.Status)))
+	b.WriteString(" ")
+	name := st.who.Render(m.Name)
+	if p.focus == m.Name {
+		name = st.focus.Render(m.Name)
+	}
+	b.WriteString(name)
+	b.WriteString(st.dim.Render(" " + m.Role + " "))
+	b.WriteString(ss.Render(m.Status))
+	if d := p.doing(m); d != "" {
+		b.WriteString(st.dim.Render(" · " + d))
+	}
+	var nums []string
+	if m.Turns > 0 {
+		nums = append(nums, plural(m.Turns, "turn"))
+	}
+	if m.Tokens > 0 {
+		nums = append(nums, humanTokens(m.Tokens)+" tok")
+	}
+	if n := p.unread[m.Name]; n > 0 {
+		nums = append(nums, fmt.Sprintf("✉ %d", n))
+	}
+	if len(nums) > 0 {
+		b.WriteString(st.dim.Render(" · " + strings.Join(nums, " · ")))
+	}
+	return clipLine(b.String(), w)
+}
+
+// names is the focus cycle: the lead, then every teammate.
+func (p *teamPanel) names() []string {
+	out := []string{""}
+	for _, m := range p.members {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
