@@ -31,7 +31,9 @@ func registerTeammate(t *testing.T, ws, name, status string) {
 // TestSendFromProcessesAndGoroutinesWhileDraining is the inbox guarantee
 // through the real binary: 8 goroutines × 500 sends and 4 processes × 250
 // `agentteam send` to one inbox while a reader drains; each message is read
-// exactly once, none torn, none lost.
+// exactly once, none torn, none lost. Each process runs 5 single sends and
+// pipes the other 245 through one `send --each-line`, so the processes
+// append as fast as the goroutines do.
 func TestSendFromProcessesAndGoroutinesWhileDraining(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns 1000 processes")
@@ -90,12 +92,22 @@ func TestSendFromProcessesAndGoroutinesWhileDraining(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; i < perP; i++ {
+			// A few single sends, then the rest piped through one process.
+			const single = 5
+			for i := 0; i < single; i++ {
 				r := runBin(t, ws, nil, "", "send", "--quiet", "--to", "alice", "--from", fmt.Sprintf("p%d", p), fmt.Sprintf("p%d-%d", p, i))
 				if r.code != 0 {
 					t.Errorf("send exit %d: %s", r.code, r.stderr)
 					return
 				}
+			}
+			var lines strings.Builder
+			for i := single; i < perP; i++ {
+				fmt.Fprintf(&lines, "p%d-%d\n", p, i)
+			}
+			r := runBin(t, ws, nil, lines.String(), "send", "--quiet", "--each-line", "--to", "alice", "--from", fmt.Sprintf("p%d", p), "-")
+			if r.code != 0 {
+				t.Errorf("send --each-line exit %d: %s", r.code, r.stderr)
 			}
 		}()
 	}

@@ -20,6 +20,8 @@ type SendOptions struct {
 	To      string
 	From    string
 	Content string
+	// EachLine sends every non-empty line of Content as its own message.
+	EachLine bool
 }
 
 func newSendCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
@@ -45,16 +47,31 @@ func newSendCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
 	}
 	c.Flags().StringVar(&opts.To, "to", "", "the agent to send to: lead or a teammate's name")
 	c.Flags().StringVar(&opts.From, "from", workspace.UserName, "the sender's name")
+	c.Flags().BoolVar(&opts.EachLine, "each-line", false, "send every non-empty line as its own message (e.g. with - to pipe a list)")
 	_ = c.MarkFlagRequired("to")
 	return c
 }
 
 func runSend(opts *SendOptions) error {
-	if strings.TrimSpace(opts.Content) == "" {
-		return usageErrorf("the message is empty")
+	contents := []string{opts.Content}
+	if opts.EachLine {
+		contents = contents[:0]
+		for _, line := range strings.Split(opts.Content, "\n") {
+			if strings.TrimSpace(line) != "" {
+				contents = append(contents, strings.TrimRight(line, "\r"))
+			}
+		}
+		if len(contents) == 0 {
+			return usageErrorf("there are no lines to send")
+		}
 	}
-	if n := len(opts.Content); n > inbox.MaxContentBytes {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the message is %d bytes, over the limit of %d (256 KiB): put large content in a file in the workspace and send its path", n, inbox.MaxContentBytes)}
+	for _, c := range contents {
+		if strings.TrimSpace(c) == "" {
+			return usageErrorf("the message is empty")
+		}
+		if n := len(c); n > inbox.MaxContentBytes {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the message is %d bytes, over the limit of %d (256 KiB): put large content in a file in the workspace and send its path", n, inbox.MaxContentBytes)}
+		}
 	}
 	if err := workspace.ValidateName(opts.From); err != nil {
 		return usageErrorf("--from: %v", err)
@@ -74,18 +91,25 @@ func runSend(opts *SendOptions) error {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	store := inbox.NewStore(ws.InboxDir())
-	m, err := store.Append(opts.To, inbox.Message{Type: inbox.TypeMessage, From: opts.From, To: opts.To, Content: opts.Content})
-	if err != nil {
-		return err
-	}
 	events := team.NewEventLog(ws.EventsPath(), nil)
-	events.Emit(team.Event{Kind: team.EventMessage, From: m.From, To: m.To, Type: m.Type, MessageID: m.ID, Detail: m.Content})
-	if opts.JSON {
-		return json.NewEncoder(opts.IO.Out).Encode(m)
+	enc := json.NewEncoder(opts.IO.Out)
+	for _, c := range contents {
+		m, err := store.Append(opts.To, inbox.Message{Type: inbox.TypeMessage, From: opts.From, To: opts.To, Content: c})
+		if err != nil {
+			return err
+		}
+		events.Emit(team.Event{Kind: team.EventMessage, From: m.From, To: m.To, Type: m.Type, MessageID: m.ID, Detail: m.Content})
+		if opts.JSON {
+			err = enc.Encode(m)
+		} else {
+			_, err = fmt.Fprintln(opts.IO.Out, m.ID)
+		}
+		if err != nil {
+			return err
+		}
 	}
-	if !opts.Quiet {
-		fmt.Fprintf(opts.IO.Err, "sent to %s\n", opts.To)
+	if !opts.Quiet && !opts.JSON {
+		fmt.Fprintf(opts.IO.Err, "sent %d message(s) to %s\n", len(contents), opts.To)
 	}
-	_, err = fmt.Fprintln(opts.IO.Out, m.ID)
-	return err
+	return nil
 }
