@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -67,15 +68,16 @@ func runTeam(opts *TeamOptions) error {
 			TeamName  string    `json:"teamName"`
 			Version   int64     `json:"version"`
 			UpdatedAt time.Time `json:"updatedAt"`
+			State     string    `json:"state"`
 			Teammates []teamRow `json:"teammates"`
-		}{cfg.TeamName, cfg.Version, cfg.UpdatedAt, rows})
+		}{cfg.TeamName, cfg.Version, cfg.UpdatedAt, team.DeriveState(cfg.Teammates), rows})
 	}
 	if len(rows) == 0 {
 		fmt.Fprintf(opts.IO.Err, "no teammates in %s yet\n", ws.Root)
 		return nil
 	}
 	if !opts.Quiet {
-		fmt.Fprintf(opts.IO.Err, "team %s · version %d · %d teammates\n", cfg.TeamName, cfg.Version, len(rows))
+		fmt.Fprintf(opts.IO.Err, "team %s · %s · version %d · %d teammates\n", cfg.TeamName, team.DeriveState(cfg.Teammates), cfg.Version, len(rows))
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tTOKENS\tUNREAD\tLAST ACTIVITY")
@@ -84,6 +86,9 @@ func runTeam(opts *TeamOptions) error {
 		status := r.Status
 		if r.Activity != "" && r.Status == team.StatusWorking {
 			status += " (" + r.Activity + ")"
+		}
+		if r.PlanMode && r.PlanState != team.PlanApproved {
+			status += " [plan " + strings.ReplaceAll(r.PlanState, "_", " ") + "]"
 		}
 		last := ago(now.Sub(r.UpdatedAt)) + " ago"
 		if r.Error != "" {

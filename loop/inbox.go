@@ -86,15 +86,35 @@ func (a *Agent) reportBad(b inbox.Batch) {
 // session line is written first, then the batch is committed, so a crash
 // re-delivers rather than loses, and dedupe keeps the conversation exact.
 func (a *Agent) takeInbox() error {
+	_, err := a.takeInboxMessages()
+	return err
+}
+
+// Absorb takes the unread inbox messages into the conversation without
+// calling the model, for a runtime that answers for an idle agent (a
+// shutdown): nothing is lost, and a resumed agent answers them later. It
+// returns the messages taken and refuses while a cycle runs.
+func (a *Agent) Absorb() ([]inbox.Message, error) {
+	if !a.startCycle() {
+		return nil, ErrCycleRunning
+	}
+	msgs, err := a.takeInboxMessages()
+	if endErr := a.endCycle(); endErr != nil && err == nil {
+		err = endErr
+	}
+	return msgs, err
+}
+
+func (a *Agent) takeInboxMessages() ([]inbox.Message, error) {
 	if a.inbox == nil {
-		return nil
+		return nil, nil
 	}
 	b, err := a.inbox.ReadUnread(a.name)
 	if err != nil {
-		return fmt.Errorf("read the inbox of %s: %w", a.name, err)
+		return nil, fmt.Errorf("read the inbox of %s: %w", a.name, err)
 	}
 	if b.Empty() {
-		return nil
+		return nil, nil
 	}
 	a.reportBad(b)
 	fresh := a.unseen(b)
@@ -106,15 +126,15 @@ func (a *Agent) takeInbox() error {
 	}
 	a.markIDs(ids)
 	if err := a.record(msgs...); err != nil {
-		return err
+		return nil, err
 	}
 	if err := a.inbox.Commit(a.name, b); err != nil {
-		return fmt.Errorf("mark the inbox of %s read: %w", a.name, err)
+		return nil, fmt.Errorf("mark the inbox of %s read: %w", a.name, err)
 	}
 	if len(ids) > 0 {
 		a.emit(Event{Kind: EventInbox, MessageIDs: ids})
 	}
-	return nil
+	return fresh, nil
 }
 
 // ReadInbox implements tools.InboxReader for read_inbox: the unread messages

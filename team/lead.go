@@ -32,6 +32,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Inbox:       lead,
 		Team:        t,
 		Tasks:       t.tasks,
+		Protocols:   t,
 		BashTimeout: t.opts.BashTimeout,
 	}))
 	return lead, nil

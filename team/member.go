@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
@@ -22,19 +23,38 @@ type member struct {
 	cancel     context.CancelFunc
 	done       chan struct{}
 
-	// status mirrors the registry for this process's own decisions
-	// (settling); guarded by Team.mu.
-	status string
+	// planMode teammates may write only once planApproved is set.
+	planMode     bool
+	planApproved atomic.Bool
+
+	// Guarded by Team.mu: status mirrors the registry for this process's
+	// own decisions (settling); cycleCancel ends the running cycle;
+	// stopApproved is set when the teammate approved a shutdown.
+	status       string
+	cycleCancel  context.CancelFunc
+	stopApproved bool
 }
 
-// Spawn registers a teammate and starts it (tools.TeamManager).
+// Spawn registers a teammate and starts it.
 func (t *Team) Spawn(ctx context.Context, name, role, prompt string) error {
 	return t.SpawnFrom(ctx, workspace.LeadName, name, role, prompt)
+}
+
+// SpawnTeammate is the lead's spawn_teammate (tools.TeamManager).
+func (t *Team) SpawnTeammate(ctx context.Context, spec tools.SpawnSpec) error {
+	return t.SpawnWith(ctx, workspace.LeadName, spec)
 }
 
 // SpawnFrom is Spawn with the sender of the first message named (the lead,
 // or the person through the TUI).
 func (t *Team) SpawnFrom(ctx context.Context, from, name, role, prompt string) error {
+	return t.SpawnWith(ctx, from, tools.SpawnSpec{Name: name, Role: role, Prompt: prompt})
+}
+
+// SpawnWith registers and starts the teammate spec describes; from sends
+// its first message (the prompt).
+func (t *Team) SpawnWith(ctx context.Context, from string, spec tools.SpawnSpec) error {
+	name, role, prompt := spec.Name, spec.Role, spec.Prompt
 	if err := workspace.ValidateTeammateName(name); err != nil {
 		return err
 	}
@@ -67,7 +87,10 @@ func (t *Team) SpawnFrom(ctx context.Context, from, name, role, prompt string) e
 	now := time.Now().UTC()
 	_, err = t.reg.Update(func(c *Config) error {
 		i := c.Find(name)
-		entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid}
+		entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid, PlanMode: spec.PlanMode}
+		if spec.PlanMode {
+			entry.PlanState = PlanDrafting
+		}
 		if i < 0 {
 			c.Teammates = append(c.Teammates, entry)
 			return nil
@@ -89,14 +112,16 @@ func (t *Team) SpawnFrom(ctx context.Context, from, name, role, prompt string) e
 	}
 	archiveSession(t.ws.SessionPath(name), now)
 
-	agent, err := t.newTeammateAgent(name, role)
+	mctx, cancel := context.WithCancel(t.ctx)
+	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode}
+	agent, err := t.newTeammateAgent(m)
 	if err != nil {
+		cancel()
 		ticket.Cancel()
 		t.markFailed(name, err)
 		return err
 	}
-	mctx, cancel := context.WithCancel(t.ctx)
-	m := &member{name: name, role: role, agent: agent, cancel: cancel, done: make(chan struct{}), status: StatusQueued}
+	m.agent = agent
 	t.mu.Lock()
 	t.members[name] = m
 	t.mu.Unlock()
@@ -114,10 +139,11 @@ func (t *Team) SpawnFrom(ctx context.Context, from, name, role, prompt string) e
 	return nil
 }
 
-func (t *Team) newTeammateAgent(name, role string) (*loop.Agent, error) {
+func (t *Team) newTeammateAgent(m *member) (*loop.Agent, error) {
+	name := m.name
 	agent, err := loop.NewAgent(loop.AgentConfig{
 		Name:        name,
-		System:      teammateSystemPrompt(t.teamName(), t.ws.Root, name, role),
+		System:      teammateSystemPrompt(t.teamName(), t.ws.Root, name, m.role, m.planMode),
 		Model:       t.opts.Model,
 		Inbox:       t.store,
 		SessionPath: t.ws.SessionPath(name),
@@ -134,6 +160,9 @@ func (t *Team) newTeammateAgent(name, role string) (*loop.Agent, error) {
 		Messenger:   t,
 		Inbox:       agent,
 		Tasks:       t.tasks,
+		Protocols:   t,
+		Gate:        m,
+		PlanMode:    m.planMode,
 		BashTimeout: t.opts.BashTimeout,
 	}))
 	return agent, nil
@@ -164,6 +193,9 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 			if !t.waitForWork(ctx, m.name, wake) {
 				return
 			}
+			if t.shutdownIfAsked(m) {
+				return
+			}
 			// Only a teammate that must wait for a worker is shown queued.
 			var ok bool
 			if release, ok = t.pool.TryAcquire(); !ok {
@@ -175,12 +207,27 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 			return
 		}
 		t.setStatus(m, StatusWorking, func(mb *Member) { mb.Activity = "thinking" })
-		cycle, err := m.agent.RunCycle(ctx)
+		cctx, stop := context.WithCancel(ctx)
+		t.mu.Lock()
+		m.cycleCancel = stop
+		t.mu.Unlock()
+		cycle, err := m.agent.RunCycle(cctx)
+		t.mu.Lock()
+		m.cycleCancel = nil
+		approved := m.stopApproved
+		t.mu.Unlock()
+		stop()
 		release()
 		switch {
+		case approved:
+			t.setStatusWhy(m, StatusShutdown, "approved a shutdown request", func(mb *Member) { mb.Activity = "" })
+			return
 		case ctx.Err() != nil:
 			return
 		case errors.Is(err, loop.ErrNothingToDo):
+			if t.shutdownIfAsked(m) {
+				return
+			}
 			t.setIdle(m, cycle)
 			continue
 		case errors.Is(err, loop.ErrTurnLimit):
@@ -197,8 +244,22 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 			t.fail(m, fmt.Errorf("report to the lead: %w", err))
 			return
 		}
+		if t.shutdownIfAsked(m) {
+			return
+		}
 		t.setIdle(m, cycle)
 	}
+}
+
+// shutdownIfAsked answers an open shutdown request for a teammate that is
+// between cycles (idle): the runtime approves it and the teammate stops.
+func (t *Team) shutdownIfAsked(m *member) bool {
+	id := t.openRequestFor(TypeShutdownRequest, m.name)
+	if id == "" {
+		return false
+	}
+	t.answerShutdownFor(m, id)
+	return true
 }
 
 // waitForWork blocks until the teammate's inbox has unread lines.

@@ -32,6 +32,10 @@ type Member struct {
 	// PID is the agentteam process that runs this teammate.
 	PID   int    `json:"pid,omitempty"`
 	Error string `json:"error,omitempty"`
+	// PlanMode teammates may only read until the lead approves their plan;
+	// PlanState is drafting, awaiting_approval, approved or rejected.
+	PlanMode  bool   `json:"planMode,omitempty"`
+	PlanState string `json:"planState,omitempty"`
 }
 
 // Config is the whole registry file, team/config.json.
@@ -39,7 +43,9 @@ type Config struct {
 	TeamName  string    `json:"teamName"`
 	Version   int64     `json:"version"`
 	UpdatedAt time.Time `json:"updatedAt"`
-	Teammates []Member  `json:"teammates"`
+	// State is derived from the members at every change (see DeriveState).
+	State     string   `json:"state"`
+	Teammates []Member `json:"teammates"`
 }
 
 // Find returns the index of the named member, or -1.
@@ -60,6 +66,7 @@ func (c *Config) clone() *Config {
 }
 
 func (c *Config) changed() {
+	c.State = DeriveState(c.Teammates)
 	c.Version++
 	c.UpdatedAt = time.Now().UTC()
 }

@@ -39,6 +39,10 @@ type Options struct {
 	OnDelta func(loop.Delta)
 	// PollInterval is the backstop for waking on inbox changes; default 1s.
 	PollInterval time.Duration
+	// ShutdownTimeout bounds the wait for a teammate's answer to a shutdown
+	// request (then it is forced); PlanTimeout the wait for a plan review.
+	ShutdownTimeout time.Duration
+	PlanTimeout     time.Duration
 	// Resume continues the lead's earlier conversation; otherwise it is
 	// archived (sessions/lead.<time>.jsonl) and the lead starts fresh.
 	Resume bool
@@ -62,8 +66,10 @@ type Team struct {
 
 	mu      sync.Mutex
 	members map[string]*member
-	lead    *loop.Agent
-	changed chan struct{} // coalesced signal: some status changed
+	// requests are the open protocol requests by id.
+	requests map[string]*request
+	lead     *loop.Agent
+	changed  chan struct{} // coalesced signal: some status changed
 }
 
 // Open prepares the team in a workspace: creates .agentteam/, repairs
@@ -87,6 +93,12 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = time.Second
 	}
+	if opts.ShutdownTimeout <= 0 {
+		opts.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if opts.PlanTimeout <= 0 {
+		opts.PlanTimeout = DefaultPlanTimeout
+	}
 	ws := opts.Workspace
 	if err := ws.Init(); err != nil {
 		return nil, err
@@ -97,18 +109,19 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	t := &Team{
-		owner:   owner,
-		opts:    opts,
-		ws:      ws,
-		store:   inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval}),
-		reg:     NewRegistry(ws.RegistryPath(), opts.TeamName),
-		pool:    NewPool(opts.MaxWorkers, opts.MaxQueue),
-		events:  NewEventLog(ws.EventsPath(), opts.OnEvent),
-		pid:     os.Getpid(),
-		ctx:     tctx,
-		cancel:  cancel,
-		members: map[string]*member{},
-		changed: make(chan struct{}, 1),
+		owner:    owner,
+		opts:     opts,
+		ws:       ws,
+		store:    inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval}),
+		reg:      NewRegistry(ws.RegistryPath(), opts.TeamName),
+		pool:     NewPool(opts.MaxWorkers, opts.MaxQueue),
+		events:   NewEventLog(ws.EventsPath(), opts.OnEvent),
+		pid:      os.Getpid(),
+		ctx:      tctx,
+		cancel:   cancel,
+		members:  map[string]*member{},
+		requests: map[string]*request{},
+		changed:  make(chan struct{}, 1),
 	}
 	fail := func(err error) (*Team, error) {
 		cancel()
@@ -156,6 +169,12 @@ func (t *Team) Emit(e Event) { t.events.Emit(e) }
 // Close stops every teammate goroutine of this process and waits for them.
 func (t *Team) Close() error {
 	t.cancel()
+	t.mu.Lock()
+	for id, r := range t.requests {
+		r.timer.Stop()
+		delete(t.requests, id)
+	}
+	t.mu.Unlock()
 	t.wg.Wait()
 	t.owner.release()
 	return t.store.Close()

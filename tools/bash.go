@@ -45,6 +45,9 @@ func (t bashTool) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	if t.env.Workspace == nil {
 		return Result{}, errors.New("no workspace configured")
 	}
+	if why := t.env.writeRefusal(); why != "" && !ReadOnlyCommand(a.Command) {
+		return Errorf("%s; until then bash runs only read-only commands (ls, cat, grep, find, git status/log/diff, …) without redirection", why), nil
+	}
 	runCtx, cancel := context.WithTimeout(ctx, t.env.BashTimeout)
 	defer cancel()
 

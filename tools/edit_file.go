@@ -38,6 +38,9 @@ func (t editFile) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	if t.env.Workspace == nil {
 		return Result{}, errors.New("no workspace configured")
 	}
+	if why := t.env.writeRefusal(); why != "" {
+		return Errorf("%s", why), nil
+	}
 	abs, err := resolveWritable(t.env.Workspace, a.Path)
 	if err != nil {
 		return Errorf("%v", err), nil

@@ -24,6 +24,23 @@ type Env struct {
 	// OutputCap is how many bytes of tool output are kept (default
 	// DefaultOutputCap); larger output is cut in the middle with a marker.
 	OutputCap int
+	// Protocols runs the team protocols; nil leaves their tools out.
+	Protocols Protocols
+	// Gate, when set, can close the write tools (plan mode).
+	Gate WriteGate
+	// PlanMode gives a teammate the submit_plan tool.
+	PlanMode bool
+}
+
+// writeRefusal says why the agent may not change anything now, or "".
+func (e Env) writeRefusal() string {
+	if e.Gate == nil {
+		return ""
+	}
+	if ok, why := e.Gate.WriteAllowed(); !ok {
+		return why
+	}
+	return ""
 }
 
 func (e Env) withDefaults() Env {
@@ -49,7 +66,7 @@ func ForLead(env Env) *Set {
 		readFile{env},
 		writeFile{env},
 		editFile{env},
-	}, taskTools(env)...)...)
+	}, append(taskTools(env), leadProtocolTools(env)...)...)...)
 }
 
 // ForTeammate is a teammate's tool set: messaging, shell and files.
@@ -62,7 +79,28 @@ func ForTeammate(env Env) *Set {
 		readFile{env},
 		writeFile{env},
 		editFile{env},
-	}, taskTools(env)...)...)
+	}, append(taskTools(env), teammateProtocolTools(env)...)...)...)
+}
+
+// leadProtocolTools are the lead's side of shutdown and plan approval.
+func leadProtocolTools(env Env) []Tool {
+	if env.Protocols == nil {
+		return nil
+	}
+	return []Tool{shutdownTeammate{env}, reviewPlan{env}}
+}
+
+// teammateProtocolTools are a teammate's side: answering a shutdown, and
+// submitting a plan when it was spawned in plan mode.
+func teammateProtocolTools(env Env) []Tool {
+	if env.Protocols == nil {
+		return nil
+	}
+	ts := []Tool{respondShutdown{env}}
+	if env.PlanMode {
+		ts = append(ts, submitPlan{env})
+	}
+	return ts
 }
 
 // taskTools are the board's tools, for lead and teammates alike (the lead

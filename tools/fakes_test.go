@@ -50,13 +50,13 @@ type fakeTeam struct {
 	descErr  error
 }
 
-func (f *fakeTeam) Spawn(ctx context.Context, name, role, prompt string) error {
+func (f *fakeTeam) SpawnTeammate(ctx context.Context, spec SpawnSpec) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.spawnErr != nil {
 		return f.spawnErr
 	}
-	f.spawned = append(f.spawned, spawned{name, role, prompt})
+	f.spawned = append(f.spawned, spawned{spec.Name, spec.Role, spec.Prompt})
 	return nil
 }
 

@@ -15,4 +15,9 @@ const (
 	TaskListName      = "task_list"
 	TaskClaimName     = "task_claim"
 	TaskUpdateName    = "task_update"
+
+	ShutdownTeammateName = "shutdown_teammate"
+	RespondShutdownName  = "respond_shutdown"
+	SubmitPlanName       = "submit_plan"
+	ReviewPlanName       = "review_plan"
 )

@@ -12,6 +12,8 @@ type spawnTeammateArgs struct {
 	Name   string `json:"name" description:"Unique teammate name: 1-32 characters of letters, digits, '_' or '-', not starting with '-'; 'lead' and 'user' are reserved."`
 	Role   string `json:"role" description:"Short role, e.g. 'programmer', 'tester', 'reviewer'."`
 	Prompt string `json:"prompt" description:"The teammate's task: everything it needs to know, since it cannot see your conversation."`
+	// PlanMode is optional: omitempty keeps it out of the required fields.
+	PlanMode bool `json:"plan_mode,omitempty" description:"If true, the teammate may only read until it submits a plan and you approve it with review_plan."`
 }
 
 type spawnTeammate struct{ env Env }
@@ -45,8 +47,11 @@ func (t spawnTeammate) Run(ctx context.Context, args json.RawMessage) (Result, e
 	if t.env.Team == nil {
 		return Result{}, errors.New("no team manager configured")
 	}
-	if err := t.env.Team.Spawn(ctx, a.Name, a.Role, a.Prompt); err != nil {
+	if err := t.env.Team.SpawnTeammate(ctx, SpawnSpec{Name: a.Name, Role: a.Role, Prompt: a.Prompt, PlanMode: a.PlanMode}); err != nil {
 		return Errorf("could not spawn %s: %v", a.Name, err), nil
+	}
+	if a.PlanMode {
+		return Text(sprintf("Spawned teammate %s (%s) in plan mode: it will send you a plan to approve or reject with review_plan before it may change anything.", a.Name, a.Role)), nil
 	}
 	return Text(sprintf("Spawned teammate %s (%s). It starts when a worker is free and will report its result to your inbox.", a.Name, a.Role)), nil
 }

@@ -21,11 +21,18 @@ type InboxReader interface {
 	ReadInbox(ctx context.Context) (text string, commit func() error, err error)
 }
 
+// SpawnSpec is a teammate as spawn_teammate describes it.
+type SpawnSpec struct {
+	Name, Role, Prompt string
+	// PlanMode: the teammate may only read until the lead approves its plan.
+	PlanMode bool
+}
+
 // TeamManager is what the lead's team tools need.
 type TeamManager interface {
-	// Spawn registers and starts a teammate. A refusal (bad name, name
-	// taken, queue full) is an error whose text the model reads.
-	Spawn(ctx context.Context, name, role, prompt string) error
+	// SpawnTeammate registers and starts a teammate. A refusal (bad name,
+	// name taken, queue full) is an error whose text the model reads.
+	SpawnTeammate(ctx context.Context, spec SpawnSpec) error
 	// Describe renders the registry as text for the model.
 	Describe(ctx context.Context) (string, error)
 }
@@ -49,4 +56,24 @@ type TaskBoard interface {
 	// UpdateTask sets a task's status (pending releases it, completed
 	// finishes it) with a note; blockedBy, when not nil, replaces what it waits for.
 	UpdateTask(ctx context.Context, agent, id, status, note string, blockedBy []string) (string, error)
+}
+
+// Protocols are the team protocols of SPEC §6 that run over inbox messages
+// linked by a request id. Each method acts for the named agent, enforces
+// the protocol's rules and returns text for the model; a refusal is an error.
+type Protocols interface {
+	// RequestShutdown asks a teammate to shut down (lead).
+	RequestShutdown(ctx context.Context, from, name, reason string) (string, error)
+	// RespondShutdown answers a shutdown request (the teammate asked).
+	RespondShutdown(ctx context.Context, from, requestID string, approve bool, reason string) (string, error)
+	// SubmitPlan sends a plan-mode teammate's plan to the lead for approval.
+	SubmitPlan(ctx context.Context, from, plan string) (string, error)
+	// ReviewPlan approves or rejects a submitted plan (lead).
+	ReviewPlan(ctx context.Context, from, requestID string, approve bool, feedback string) (string, error)
+}
+
+// WriteGate says whether the calling agent may change anything now; a
+// teammate in plan mode may not until its plan is approved.
+type WriteGate interface {
+	WriteAllowed() (ok bool, why string)
 }
