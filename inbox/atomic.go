@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync/atomic"
+	"time"
 )
 
 // WriteFileAtomic replaces path with data so that a reader sees either the old
@@ -50,9 +52,13 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 // WriteFileAtomic it does not fsync: the file survives a crash of the
 // process, and what it holds (a read position, statuses) is rebuilt or
 // re-delivered without loss if a power cut takes the last write back.
+// Each version gets a modification time of its own, to the nanosecond, so
+// that (file, size, mtime) tells versions apart for readers that cache a
+// parse: the kernel's coarse clock, and an inode number freed by one
+// rename and reused by the next, could otherwise make two versions look alike.
 func ReplaceFile(path string, data []byte, perm os.FileMode) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, perm); err != nil {
+	if err := writeNew(tmp, data, perm); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -61,4 +67,18 @@ func ReplaceFile(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// lastStamp is the last modification time ReplaceFile gave, in Unix nanoseconds.
+var lastStamp atomic.Int64
+
+// uniqueStamp is now, or just after the last stamp given if the clock has not moved.
+func uniqueStamp() time.Time {
+	for {
+		last := lastStamp.Load()
+		now := max(time.Now().UnixNano(), last+1)
+		if lastStamp.CompareAndSwap(last, now) {
+			return time.Unix(0, now)
+		}
+	}
 }

@@ -4,35 +4,85 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 )
 
 // cursorFile is the durable read position of one inbox: a byte offset just
-// after the last line that was committed as read.
+// after the last line that was committed as read. It is rewritten in place
+// as a record of fixed length (cursorRecordLen), so a commit makes no new
+// file; Check lets a reader tell a record from one torn by a write under
+// way. A file without Check (written by an earlier version) is still read.
 type cursorFile struct {
 	Offset    int64     `json:"offset"`
 	UpdatedAt time.Time `json:"updatedAt"`
+	Check     string    `json:"check,omitempty"`
+}
+
+// cursorRecordLen is the length of every cursor record: the JSON object,
+// spaces, then '\n'.
+const cursorRecordLen = 128
+
+// cursorReadTries bounds how often a reader without the lock reads again a
+// record torn by a concurrent in-place write.
+const cursorReadTries = 5
+
+func cursorCheck(offset int64, at time.Time) string {
+	return fmt.Sprintf("%08x", crc32.ChecksumIEEE(fmt.Appendf(nil, "%d/%d", offset, at.UnixMilli())))
+}
+
+// encodeCursor is the fixed-length record of a read position.
+func encodeCursor(offset int64, at time.Time) ([]byte, error) {
+	at = at.UTC().Truncate(time.Millisecond)
+	data, err := json.Marshal(cursorFile{Offset: offset, UpdatedAt: at, Check: cursorCheck(offset, at)})
+	if err != nil {
+		return nil, err
+	}
+	if len(data) >= cursorRecordLen {
+		return nil, fmt.Errorf("read position record is %d bytes, over %d", len(data), cursorRecordLen-1)
+	}
+	return append(append(data, strings.Repeat(" ", cursorRecordLen-1-len(data))...), '\n'), nil
+}
+
+// parseCursor reads a record; ok is false for one that is torn or corrupt.
+// An empty file is position 0: it is a cursor being written for the first time.
+func parseCursor(data []byte) (offset int64, ok bool) {
+	if len(data) == 0 {
+		return 0, true
+	}
+	var c cursorFile
+	if json.Unmarshal(data, &c) != nil || c.Offset < 0 {
+		return 0, false
+	}
+	if c.Check != "" && c.Check != cursorCheck(c.Offset, c.UpdatedAt) {
+		return 0, false
+	}
+	return c.Offset, true
 }
 
 // readCursor returns the read position of name; no cursor file means 0.
-func (s *Store) readCursor(name string) (int64, error) {
-	data, err := os.ReadFile(s.cursorPath(name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
+// locked says the caller holds the inbox's lock, so no write is under way
+// and a bad record is corrupt, not torn.
+func (s *Store) readCursor(name string, locked bool) (int64, error) {
+	path := s.cursorPath(name)
+	for try := 1; ; try++ {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read position of %s: %w", name, err)
+		}
+		if off, ok := parseCursor(data); ok {
+			return off, nil
+		}
+		if locked || try == cursorReadTries {
+			return 0, fmt.Errorf("read position of %s: %s is corrupt: %q", name, path, data)
+		}
 	}
-	if err != nil {
-		return 0, fmt.Errorf("read position of %s: %w", name, err)
-	}
-	var c cursorFile
-	if err := json.Unmarshal(data, &c); err != nil {
-		return 0, fmt.Errorf("read position of %s: %s is corrupt: %w", name, s.cursorPath(name), err)
-	}
-	if c.Offset < 0 {
-		return 0, fmt.Errorf("read position of %s: negative offset %d", name, c.Offset)
-	}
-	return c.Offset, nil
 }
 
 // Commit marks b as read: the read position moves to the end of b.
@@ -46,13 +96,14 @@ func (s *Store) Commit(name string, b Batch) error {
 	if b.next == b.base {
 		return nil
 	}
-	path := s.cursorPath(name)
-	unlock, err := Lock(path)
+	// The log's own lock guards its read position too: no lock file to
+	// make, and making files is what costs most here.
+	e, err := locks.lockLog(s.Path(name))
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", name, err)
 	}
-	defer unlock()
-	cur, err := s.readCursor(name)
+	defer e.unlock()
+	cur, err := s.readCursor(name, true)
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", name, err)
 	}
@@ -60,11 +111,11 @@ func (s *Store) Commit(name string, b Batch) error {
 	if (replaced && cur != b.base) || (!replaced && b.next <= cur) {
 		return nil
 	}
-	data, err := json.Marshal(cursorFile{Offset: b.next, UpdatedAt: time.Now().UTC().Truncate(time.Millisecond)})
+	rec, err := encodeCursor(b.next, time.Now())
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", name, err)
 	}
-	if err := ReplaceFile(path, append(data, '\n'), 0o644); err != nil {
+	if err := locks.writeCursor(e, s.cursorPath(name), rec); err != nil {
 		return fmt.Errorf("commit %s: %w", name, err)
 	}
 	return nil

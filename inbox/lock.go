@@ -3,41 +3,138 @@ package inbox
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
-
-	"github.com/gofrs/flock"
+	"sync/atomic"
 )
 
-// pathMutexes maps an absolute path to its *sync.Mutex. It is process-wide on
+// maxHeldFiles bounds the descriptors the lock table keeps open between
+// calls; past it, files of paths nobody holds are closed (and reopened on
+// their next use). A 200-teammate team needs about 420.
+const maxHeldFiles = 1024
+
+// lockEntry is one locked path: its in-process mutex and the files kept
+// open for it. files is only touched while mu is held, which is what makes
+// sharing one descriptor between goroutines safe.
+type lockEntry struct {
+	path  string // absolute
+	mu    sync.Mutex
+	files heldFiles // guarded by mu
+}
+
+// lockTable maps an absolute path to its *lockEntry. It is process-wide on
 // purpose: it mirrors the kernel's lock table, which is process-wide too, so
 // two Stores (or plain Lock callers) on the same file exclude each other.
 // Entries are never removed; there is one per distinct locked path.
-var pathMutexes sync.Map
+type lockTable struct {
+	entries sync.Map     // string → *lockEntry
+	open    atomic.Int64 // descriptors held across all entries
+}
+
+var locks lockTable
 
 // Lock excludes other goroutines of this process and other processes from
 // path until unlock is called. In-process exclusion comes first (a mutex per
-// path), then an advisory flock on path+".lock": a *flock.Flock is not a mutex
-// between goroutines, and the mutex keeps them from queueing in the kernel.
+// path), then an advisory flock on path+".lock", whose descriptor stays open
+// between calls: opening it (O_CREAT) per lock was the costliest part.
 // unlock is safe to call more than once.
 func Lock(path string) (unlock func(), err error) {
+	e, err := locks.lock(path)
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(e.unlock) }, nil
+}
+
+// lock takes path's mutex and flock and returns its entry, held.
+func (t *lockTable) lock(path string) (*lockEntry, error) {
+	return t.take(path, false)
+}
+
+// lockLog is lock for an append-only log (an inbox) that is never replaced
+// while in use: the flock is taken on the log itself, through the
+// descriptor appends use, so no lock file has to be made for it. Every
+// user of that log must lock it this way.
+func (t *lockTable) lockLog(path string) (*lockEntry, error) {
+	return t.take(path, true)
+}
+
+func (t *lockTable) take(path string, self bool) (*lockEntry, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	v, _ := pathMutexes.LoadOrStore(abs, new(sync.Mutex))
-	mu := v.(*sync.Mutex)
-	mu.Lock()
-	fl := flock.New(abs+".lock", flock.SetFlag(lockFileFlag()), flock.SetPermissions(0o644))
-	if err := fl.Lock(); err != nil {
-		mu.Unlock()
+	v, ok := t.entries.Load(abs)
+	if !ok {
+		v, _ = t.entries.LoadOrStore(abs, &lockEntry{path: abs, files: newHeldFiles()})
+	}
+	e := v.(*lockEntry)
+	e.mu.Lock()
+	var opened int
+	if self {
+		opened, err = e.files.lockSelf(abs)
+	} else {
+		opened, err = e.files.lock(abs + ".lock")
+	}
+	t.open.Add(int64(opened))
+	if err != nil {
+		e.mu.Unlock()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			// Unlock also closes the descriptor; closing alone would release the flock too.
-			_ = fl.Unlock()
-			mu.Unlock()
-		})
-	}, nil
+	if opened > 0 && t.open.Load() > maxHeldFiles {
+		t.trim(e)
+	}
+	return e, nil
+}
+
+// unlock releases the flock, keeping its descriptor, then the mutex.
+func (e *lockEntry) unlock() {
+	locks.open.Add(-int64(e.files.unlock()))
+	e.mu.Unlock()
+}
+
+// appendLine writes line at the end of e's file; e must be held.
+func (t *lockTable) appendLine(e *lockEntry, line []byte) error {
+	opened, err := e.files.appendLine(e.path, line)
+	t.open.Add(int64(opened))
+	return err
+}
+
+// writeCursor writes rec over the read position file path; e, the inbox
+// log's entry, must be held.
+func (t *lockTable) writeCursor(e *lockEntry, path string, rec []byte) error {
+	opened, err := e.files.writeCursor(path, rec)
+	t.open.Add(int64(opened))
+	return err
+}
+
+// trim closes the files of entries nobody holds until half the budget is
+// left; busy entries are skipped rather than waited for.
+func (t *lockTable) trim(keep *lockEntry) {
+	t.entries.Range(func(_, v any) bool {
+		e := v.(*lockEntry)
+		if e == keep || !e.mu.TryLock() {
+			return true
+		}
+		t.open.Add(-int64(e.files.close()))
+		e.mu.Unlock()
+		return t.open.Load() > maxHeldFiles/2
+	})
+}
+
+// release closes the kept files of every idle path under dir (Store.Close).
+func (t *lockTable) release(dir string) {
+	prefix := filepath.Clean(dir) + string(filepath.Separator)
+	t.entries.Range(func(k, v any) bool {
+		if !strings.HasPrefix(k.(string), prefix) {
+			return true
+		}
+		e := v.(*lockEntry)
+		if e.mu.TryLock() {
+			t.open.Add(-int64(e.files.close()))
+			e.mu.Unlock()
+		}
+		return true
+	})
 }

@@ -41,7 +41,7 @@ func (s *Store) ReadUnread(name string) (Batch, error) {
 	if err := checkName(name); err != nil {
 		return Batch{}, err
 	}
-	pos, err := s.readCursor(name)
+	pos, err := s.readCursor(name, false)
 	if err != nil {
 		return Batch{}, err
 	}
@@ -107,7 +107,7 @@ func (s *Store) Stats(name string) (Stats, error) {
 	if err := checkName(name); err != nil {
 		return st, err
 	}
-	pos, err := s.readCursor(name)
+	pos, err := s.readCursor(name, false)
 	if err != nil {
 		return st, err
 	}
@@ -142,7 +142,7 @@ func (s *Store) HasUnread(name string) (bool, error) {
 	if err := checkName(name); err != nil {
 		return false, err
 	}
-	pos, err := s.readCursor(name)
+	pos, err := s.readCursor(name, false)
 	if err != nil {
 		return false, err
 	}

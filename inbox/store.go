@@ -124,13 +124,13 @@ func (s *Store) Append(name string, m Message) (Message, error) {
 			name, buf.Len(), maxLineBytes, ErrTooLarge)
 	}
 	path := s.Path(name)
-	err := AppendLine(path, buf.Bytes())
+	err := appendLog(path, buf.Bytes())
 	if errors.Is(err, fs.ErrNotExist) {
 		// First write into this directory: create it, then try once more.
 		if mkErr := os.MkdirAll(s.dir, 0o755); mkErr != nil {
 			return Message{}, fmt.Errorf("message to %s: %w", name, mkErr)
 		}
-		err = AppendLine(path, buf.Bytes())
+		err = appendLog(path, buf.Bytes())
 	}
 	if err != nil {
 		return Message{}, fmt.Errorf("message to %s: %w", name, err)

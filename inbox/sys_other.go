@@ -1,20 +1,47 @@
-//go:build !unix
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
 package inbox
 
 import (
 	"io"
 	"os"
+
+	"github.com/gofrs/flock"
 )
 
-// lockFileFlag is flock's own default here.
-func lockFileFlag() int { return os.O_CREATE | os.O_RDONLY }
+// heldFiles, where flock(2) is not in package syscall, locks through
+// gofrs/flock (fcntl or LockFileEx) and opens the files per call.
+type heldFiles struct{ fl *flock.Flock }
 
-// writeLine opens path for appending, writes line in one call and closes it.
-func writeLine(path string, line []byte) error {
+func newHeldFiles() heldFiles { return heldFiles{} }
+
+// lock opens and locks lockPath; the descriptor is closed again by unlock.
+func (h *heldFiles) lock(lockPath string) (opened int, err error) {
+	fl := flock.New(lockPath, flock.SetPermissions(0o644))
+	if err := fl.Lock(); err != nil {
+		return 0, err
+	}
+	h.fl = fl
+	return 0, nil
+}
+
+// lockSelf uses a lock file here too: on Windows a lock on the log itself
+// would keep other processes from appending to it.
+func (h *heldFiles) lockSelf(path string) (opened int, err error) { return h.lock(path + ".lock") }
+
+func (h *heldFiles) unlock() (closed int) {
+	if h.fl != nil {
+		_ = h.fl.Unlock() // closes the descriptor too
+		h.fl = nil
+	}
+	return 0
+}
+
+// appendLine opens path for appending, writes line in one call and closes it.
+func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error) {
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	n, err := f.Write(line)
 	if err == nil && n < len(line) {
@@ -23,5 +50,22 @@ func writeLine(path string, line []byte) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	return 0, err
+}
+
+// writeCursor replaces the read position file whole.
+func (h *heldFiles) writeCursor(path string, rec []byte) (opened int, err error) {
+	return 0, ReplaceFile(path, rec, 0o644)
+}
+
+func (h *heldFiles) close() int { return 0 }
+
+// writeNew writes data to path, created or truncated, and stamps it with a
+// modification time no other version written by this process has.
+func writeNew(path string, data []byte, perm os.FileMode) error {
+	if err := os.WriteFile(path, data, perm); err != nil {
+		return err
+	}
+	t := uniqueStamp()
+	return os.Chtimes(path, t, t)
 }

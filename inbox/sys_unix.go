@@ -1,4 +1,4 @@
-//go:build unix
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
 package inbox
 
@@ -7,35 +7,124 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"runtime"
 	"syscall"
 )
 
-// lockFileFlag opens lock files with O_NONBLOCK, which changes nothing for a
-// regular file or flock(2) but spares os.OpenFile four fcntl calls.
-func lockFileFlag() int {
-	switch runtime.GOOS {
-	case "aix", "solaris", "illumos":
-		return os.O_CREATE | os.O_RDWR | syscall.O_NONBLOCK // no exclusive lock on a read-only file
-	}
-	return os.O_CREATE | os.O_RDONLY | syscall.O_NONBLOCK
+// fileID tells one file from another: a path renamed over or removed and
+// made anew has a new one.
+type fileID struct{ dev, ino uint64 }
+
+func idOf(st *syscall.Stat_t) fileID { return fileID{uint64(st.Dev), uint64(st.Ino)} }
+
+// heldFiles are the descriptors kept open for one locked path: the lock
+// file's, for flock(2), and the path's own, for appends. Raw syscalls on
+// purpose: os.OpenFile registers a regular file with the poller, five more
+// syscalls per open. flock(2) is called directly because gofrs/flock's
+// Unlock closes its descriptor, and reopening it per lock is what this saves.
+type heldFiles struct {
+	lockFD   int // -1 when closed
+	lockID   fileID
+	appendFD int // -1 when closed
+	appendID fileID
+	// selfLocked: the flock held is on appendFD (lockSelf), not on lockFD.
+	selfLocked bool
+	dropAppend bool // a write failed under a self lock: close appendFD at unlock
+	cursorFD   int  // -1 when closed; an inbox's read position file
+	cursorID   fileID
 }
 
-// writeLine opens path for appending, writes line in one write(2) and closes
-// it. Raw syscalls on purpose: os.OpenFile tries to register a regular file
-// with the poller, five more syscalls per open, on the hot path.
-func writeLine(path string, line []byte) error {
-	var fd int
-	err := retryEINTR(func() (err error) {
-		fd, err = syscall.Open(path, syscall.O_APPEND|syscall.O_CREAT|syscall.O_WRONLY|syscall.O_CLOEXEC, 0o644)
-		return err
-	})
-	if err != nil {
-		return &fs.PathError{Op: "open", Path: path, Err: err}
+func newHeldFiles() heldFiles { return heldFiles{lockFD: -1, appendFD: -1, cursorFD: -1} }
+
+// lock takes an exclusive flock on lockPath, opening it if needed, and
+// returns how many descriptors it opened. A lock file removed (and maybe
+// made anew by another process) since it was opened would exclude no one,
+// so after locking it checks that the path still names the same file.
+func (h *heldFiles) lock(lockPath string) (opened int, err error) {
+	for {
+		if h.lockFD < 0 {
+			fd, id, err := openID(lockPath, syscall.O_CREAT|syscall.O_RDONLY, 0o644)
+			if err != nil {
+				return opened, err
+			}
+			h.lockFD, h.lockID = fd, id
+			opened++
+		}
+		if err := retryEINTR(func() error { return syscall.Flock(h.lockFD, syscall.LOCK_EX) }); err != nil {
+			opened -= h.closeLock()
+			return opened, &fs.PathError{Op: "flock", Path: lockPath, Err: err}
+		}
+		var st syscall.Stat_t
+		if syscall.Stat(lockPath, &st) == nil && idOf(&st) == h.lockID {
+			return opened, nil
+		}
+		opened -= h.closeLock() // closing drops the flock too
+	}
+}
+
+// lockSelf takes an exclusive flock on path itself through its append
+// descriptor, creating the file if needed, and checks, as lock does, that
+// the path still names the file locked. Appends under it need no check.
+func (h *heldFiles) lockSelf(path string) (opened int, err error) {
+	for {
+		if h.appendFD < 0 {
+			fd, id, err := openID(path, syscall.O_APPEND|syscall.O_CREAT|syscall.O_WRONLY, 0o644)
+			if err != nil {
+				return opened, err
+			}
+			h.appendFD, h.appendID = fd, id
+			opened++
+		}
+		if err := retryEINTR(func() error { return syscall.Flock(h.appendFD, syscall.LOCK_EX) }); err != nil {
+			opened -= h.closeAppend()
+			return opened, &fs.PathError{Op: "flock", Path: path, Err: err}
+		}
+		var st syscall.Stat_t
+		if syscall.Stat(path, &st) == nil && idOf(&st) == h.appendID {
+			h.selfLocked = true
+			return opened, nil
+		}
+		opened -= h.closeAppend()
+	}
+}
+
+// unlock releases the flock and keeps the descriptor for the next lock,
+// unless a write through it failed. It returns how many it closed.
+func (h *heldFiles) unlock() (closed int) {
+	if h.selfLocked {
+		h.selfLocked = false
+		if h.dropAppend || syscall.Flock(h.appendFD, syscall.LOCK_UN) != nil {
+			h.dropAppend = false
+			return h.closeAppend() // closing releases the flock too
+		}
+		return 0
+	}
+	if h.lockFD >= 0 && syscall.Flock(h.lockFD, syscall.LOCK_UN) != nil {
+		return h.closeLock()
+	}
+	return 0
+}
+
+// appendLine writes line at the end of path in one write(2); the caller
+// holds path's lock. It returns how many descriptors it opened (or, when
+// negative, closed).
+func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error) {
+	if h.appendFD >= 0 && !h.selfLocked {
+		var st syscall.Stat_t
+		if syscall.Stat(path, &st) != nil || idOf(&st) != h.appendID {
+			opened -= h.closeAppend() // removed or replaced: write to what the path names now
+		}
+	}
+	if h.appendFD < 0 {
+		fd, id, err := openID(path, syscall.O_APPEND|syscall.O_CREAT|syscall.O_WRONLY, 0o644)
+		if err != nil {
+			return opened, err
+		}
+		h.appendFD, h.appendID = fd, id
+		opened++
 	}
 	var n int
 	err = retryEINTR(func() (err error) {
-		n, err = syscall.Write(fd, line)
+		n, err = syscall.Write(h.appendFD, line)
 		return err
 	})
 	if err == nil && n < len(line) {
@@ -45,17 +134,128 @@ func writeLine(path string, line []byte) error {
 		// A torn tail would glue itself to the next line; the caller holds the
 		// lock, so cutting our own bytes off again is safe.
 		var st syscall.Stat_t
-		if syscall.Fstat(fd, &st) == nil {
-			_ = syscall.Ftruncate(fd, st.Size-int64(n))
+		if syscall.Fstat(h.appendFD, &st) == nil {
+			_ = syscall.Ftruncate(h.appendFD, st.Size-int64(n))
 		}
 	}
-	if cerr := syscall.Close(fd); err == nil {
-		err = cerr
-	}
 	if err != nil {
-		return &fs.PathError{Op: "write", Path: path, Err: err}
+		if h.selfLocked {
+			h.dropAppend = true // the lock lives on it: close it at unlock
+		} else {
+			opened -= h.closeAppend() // start from a fresh descriptor next time
+		}
+		return opened, &fs.PathError{Op: "write", Path: path, Err: err}
 	}
-	return nil
+	return opened, nil
+}
+
+// writeCursor writes rec, a record of fixed length, over path in place:
+// no new file per commit. A file of another length (an earlier version's
+// format) is replaced whole once instead, so no reader sees a mix of two.
+// The caller holds the inbox's lock.
+func (h *heldFiles) writeCursor(path string, rec []byte) (opened int, err error) {
+	if h.cursorFD >= 0 {
+		var st syscall.Stat_t
+		if syscall.Stat(path, &st) != nil || idOf(&st) != h.cursorID || st.Size != int64(len(rec)) {
+			opened -= h.closeCursor()
+		}
+	}
+	if h.cursorFD < 0 {
+		fd, err := openFD(path, syscall.O_CREAT|syscall.O_WRONLY, 0o644)
+		if err != nil {
+			return opened, err
+		}
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fd, &st); err != nil {
+			_ = syscall.Close(fd)
+			return opened, &fs.PathError{Op: "stat", Path: path, Err: err}
+		}
+		if st.Size != 0 && st.Size != int64(len(rec)) {
+			_ = syscall.Close(fd)
+			return opened, ReplaceFile(path, rec, 0o644)
+		}
+		h.cursorFD, h.cursorID = fd, idOf(&st)
+		opened++
+	}
+	for off := 0; off < len(rec); {
+		var n int
+		err := retryEINTR(func() (err error) {
+			n, err = syscall.Pwrite(h.cursorFD, rec[off:], int64(off))
+			return err
+		})
+		if err == nil && n == 0 {
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			opened -= h.closeCursor()
+			return opened, &fs.PathError{Op: "write", Path: path, Err: err}
+		}
+		off += n
+	}
+	// A time of its own, so that size and mtime still tell versions apart.
+	ts := syscall.NsecToTimespec(uniqueStamp().UnixNano())
+	if err := syscall.UtimesNano(path, []syscall.Timespec{ts, ts}); err != nil {
+		return opened, &fs.PathError{Op: "utimes", Path: path, Err: err}
+	}
+	return opened, nil
+}
+
+// close closes every descriptor and returns how many were open.
+func (h *heldFiles) close() int { return h.closeLock() + h.closeAppend() + h.closeCursor() }
+
+func (h *heldFiles) closeCursor() int {
+	if h.cursorFD < 0 {
+		return 0
+	}
+	_ = syscall.Close(h.cursorFD)
+	h.cursorFD = -1
+	return 1
+}
+
+func (h *heldFiles) closeLock() int {
+	if h.lockFD < 0 {
+		return 0
+	}
+	_ = syscall.Close(h.lockFD)
+	h.lockFD = -1
+	return 1
+}
+
+func (h *heldFiles) closeAppend() int {
+	if h.appendFD < 0 {
+		return 0
+	}
+	_ = syscall.Close(h.appendFD)
+	h.appendFD = -1
+	return 1
+}
+
+// openID opens path close-on-exec (a child must not inherit a flock) and
+// returns the descriptor with the identity of the file it names.
+func openID(path string, flag int, perm uint32) (int, fileID, error) {
+	fd, err := openFD(path, flag, perm)
+	if err != nil {
+		return -1, fileID{}, err
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		_ = syscall.Close(fd)
+		return -1, fileID{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	return fd, idOf(&st), nil
+}
+
+// openFD opens path close-on-exec with a raw open(2).
+func openFD(path string, flag int, perm uint32) (int, error) {
+	var fd int
+	err := retryEINTR(func() (err error) {
+		fd, err = syscall.Open(path, flag|syscall.O_CLOEXEC, perm)
+		return err
+	})
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	return fd, nil
 }
 
 func retryEINTR(fn func() error) error {
@@ -64,4 +264,35 @@ func retryEINTR(fn func() error) error {
 			return err
 		}
 	}
+}
+
+// writeNew writes data to path, created or truncated, and stamps it with a
+// modification time no other version written by this process has.
+func writeNew(path string, data []byte, perm os.FileMode) error {
+	fd, err := openFD(path, syscall.O_CREAT|syscall.O_TRUNC|syscall.O_WRONLY, uint32(perm.Perm()))
+	if err != nil {
+		return err
+	}
+	for len(data) > 0 && err == nil {
+		var n int
+		err = retryEINTR(func() (err error) {
+			n, err = syscall.Write(fd, data)
+			return err
+		})
+		if err == nil && n == 0 {
+			err = io.ErrShortWrite
+		}
+		data = data[n:]
+	}
+	if err == nil {
+		ts := syscall.NsecToTimespec(uniqueStamp().UnixNano())
+		err = syscall.UtimesNano(path, []syscall.Timespec{ts, ts})
+	}
+	if cerr := syscall.Close(fd); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	return nil
 }

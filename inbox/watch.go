@@ -64,8 +64,11 @@ func (s *Store) Watch(ctx context.Context, name string) <-chan struct{} {
 }
 
 // Close stops the shared fsnotify watcher; later Watch calls poll only.
-// Channels of running Watch calls stay open until their ctx is done.
+// Channels of running Watch calls stay open until their ctx is done. It also
+// closes the lock and append descriptors kept for this directory's files
+// (later calls open them again).
 func (s *Store) Close() error {
+	defer locks.release(s.dir)
 	s.mu.Lock()
 	s.closed = true
 	dw := s.watcher

@@ -35,6 +35,10 @@ type lockedDoc[T document[T]] struct {
 	mu       sync.Mutex
 	cached   T
 	cachedFI os.FileInfo
+
+	qmu     sync.Mutex
+	queue   []*docUpdate[T] // changes waiting for the next write
+	writing bool            // a goroutine is writing (and will hand over the queue)
 }
 
 // read returns the document as it is on disk; a missing file is empty().
@@ -68,39 +72,183 @@ func (d *lockedDoc[T]) read() (T, error) {
 	return v, nil
 }
 
-// update applies fn under the lock and writes the result once, counting the
-// change; errNoChange from fn writes nothing.
+// update applies fn under the lock and writes the result, counting the
+// change; errNoChange from fn writes nothing. Callers that arrive while a
+// write is under way are batched: the next writer applies all their
+// functions in arrival order in one read-modify-write, so each change is
+// still made exactly once and counted, but the file is written once.
 func (d *lockedDoc[T]) update(fn func(*T) error) (T, error) {
-	if err := os.MkdirAll(filepath.Dir(d.path), 0o755); err != nil {
-		return d.empty(), fmt.Errorf("create %s directory: %w", d.what, err)
+	return d.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1)})
+}
+
+// updateInPlace is update for a fn that returns its error before changing
+// anything, so in a batch it needs no copy of its own to fail on.
+func (d *lockedDoc[T]) updateInPlace(fn func(*T) error) (T, error) {
+	return d.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1), inPlace: true})
+}
+
+func (d *lockedDoc[T]) wait(u *docUpdate[T]) (T, error) {
+	if d.enqueue(u) {
+		<-u.wake // done, or handed the writer's role
+		if u.done {
+			return u.v, u.err
+		}
+	}
+	d.write(u)
+	return u.v, u.err
+}
+
+// submit is update without waiting: fn is applied with the next batch and
+// after is called (on the writing goroutine, in submission order) once the
+// change is on disk or has failed. fn must be fit for updateInPlace.
+func (d *lockedDoc[T]) submit(fn func(*T) error, after func(error)) {
+	u := &docUpdate[T]{fn: fn, after: after, inPlace: true}
+	if !d.enqueue(u) {
+		go d.write(nil)
+	}
+}
+
+// flush returns once every change submitted before it is on disk.
+func (d *lockedDoc[T]) flush() {
+	_, _ = d.update(func(*T) error { return errNoChange })
+}
+
+// enqueue adds u to the next batch and reports whether some goroutine is
+// already writing (and so will take it); otherwise the caller must write.
+func (d *lockedDoc[T]) enqueue(u *docUpdate[T]) (taken bool) {
+	d.qmu.Lock()
+	defer d.qmu.Unlock()
+	d.queue = append(d.queue, u)
+	taken = d.writing
+	d.writing = true
+	return taken
+}
+
+// write applies batches until the queue is empty or its head is a caller
+// that waits (which is then woken to write the rest itself); self is the
+// waiting caller that writes, if any.
+func (d *lockedDoc[T]) write(self *docUpdate[T]) {
+	for {
+		d.qmu.Lock()
+		batch := d.queue
+		d.queue = nil
+		d.qmu.Unlock()
+		d.apply(batch)
+		// Report while still the writer, so that outcomes (and the events
+		// they emit) come in the order of the changes, batch after batch.
+		for _, b := range batch {
+			switch {
+			case b.after != nil:
+				b.after(b.err)
+			case b != self:
+				b.wake <- struct{}{}
+			}
+		}
+		d.qmu.Lock()
+		var next *docUpdate[T]
+		if len(d.queue) > 0 {
+			next = d.queue[0]
+		} else {
+			d.writing = false
+		}
+		d.qmu.Unlock()
+		switch {
+		case next == nil:
+			return
+		case next.wake != nil:
+			next.wake <- struct{}{} // it writes the rest
+			return
+		case self != nil:
+			go d.write(nil) // submitted changes wait for no one: write them on
+			return
+		}
+	}
+}
+
+// docUpdate is one caller's change waiting in a batch, and its outcome.
+type docUpdate[T any] struct {
+	fn      func(*T) error
+	wake    chan struct{} // a caller waits on it (update)
+	after   func(error)   // or is called back (submit)
+	inPlace bool          // fn fails before changing anything (updateInPlace)
+	applied bool          // fn changed the document
+	done    bool
+	v       T
+	err     error
+}
+
+// apply runs a batch under the lock: each function on its own copy when
+// there are several, so one that fails leaves no trace, then one write.
+func (d *lockedDoc[T]) apply(batch []*docUpdate[T]) {
+	ran := false // past this point only applied changes share the write's error
+	finish := func(v T, err error) {
+		for i, b := range batch {
+			if !ran || b.applied {
+				b.err = err
+			}
+			b.v, b.done = v, true
+			if i < len(batch)-1 && b.after == nil {
+				b.v = v.clone() // callers must not share one document
+			}
+		}
 	}
 	unlock, err := inbox.Lock(d.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		// First write: make the directory, then lock again.
+		if err := os.MkdirAll(filepath.Dir(d.path), 0o755); err != nil {
+			finish(d.empty(), fmt.Errorf("create %s directory: %w", d.what, err))
+			return
+		}
+		unlock, err = inbox.Lock(d.path)
+	}
 	if err != nil {
-		return d.empty(), fmt.Errorf("lock %s: %w", d.what, err)
+		finish(d.empty(), fmt.Errorf("lock %s: %w", d.what, err))
+		return
 	}
 	defer unlock()
 	v, err := d.read()
 	if err != nil {
-		return v, err
+		finish(v, err)
+		return
 	}
-	if err := fn(&v); err != nil {
-		if errors.Is(err, errNoChange) {
-			return v, nil
+	changes := 0
+	ran = true
+	for _, b := range batch {
+		work := v
+		if len(batch) > 1 && !b.inPlace {
+			work = v.clone()
 		}
-		return v, err
+		switch err := b.fn(&work); {
+		case err == nil:
+			v = work
+			v.changed()
+			changes++
+			b.applied = true
+		case errors.Is(err, errNoChange):
+		default:
+			b.err = err
+		}
 	}
-	v.changed()
+	if changes == 0 {
+		finish(v, nil)
+		return
+	}
+	finish(v, d.store(v))
+}
+
+// store replaces the file with v and remembers it as the cached version.
+func (d *lockedDoc[T]) store(v T) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return v, fmt.Errorf("encode %s: %w", d.what, err)
+		return fmt.Errorf("encode %s: %w", d.what, err)
 	}
 	if err := inbox.ReplaceFile(d.path, append(data, '\n'), 0o644); err != nil {
-		return v, fmt.Errorf("write %s: %w", d.what, err)
+		return fmt.Errorf("write %s: %w", d.what, err)
 	}
 	if fi, err := os.Stat(d.path); err == nil {
 		d.remember(v, fi)
 	}
-	return v, nil
+	return nil
 }
 
 func (d *lockedDoc[T]) remember(v T, fi os.FileInfo) {

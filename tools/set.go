@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 	"github.com/sashabaranov/go-openai/jsonschema"
@@ -50,9 +52,26 @@ func NewSet(ts ...Tool) *Set {
 	return s
 }
 
+// schemas caches each argument type's rendered schema: every teammate gets
+// the same tools, and generating them was a tenth of a team's CPU. It holds
+// only data derived from types, so sharing it across teams is safe.
+var schemas sync.Map // reflect.Type → json.RawMessage
+
 // schemaJSON renders the schema once as bytes, so marshalling it later is
 // read-only and safe from many goroutines.
 func schemaJSON(params any) (json.RawMessage, error) {
+	key := reflect.TypeOf(params)
+	if v, ok := schemas.Load(key); ok {
+		return v.(json.RawMessage), nil
+	}
+	raw, err := renderSchema(params)
+	if err == nil {
+		schemas.Store(key, raw)
+	}
+	return raw, err
+}
+
+func renderSchema(params any) (json.RawMessage, error) {
 	def, err := jsonschema.GenerateSchemaForType(params)
 	if err != nil {
 		return nil, err

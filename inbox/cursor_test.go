@@ -1,0 +1,170 @@
+package inbox
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A commit rewrites the read position in place: the same file, the same
+// length, a new modification time.
+func TestCommitWritesThePositionInPlace(t *testing.T) {
+	st := newTestStore(t)
+	mustAppend(t, st, "bob", "one")
+	if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
+		t.Fatal(err)
+	}
+	fi1, err := os.Stat(st.cursorPath("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, st, "bob", "two")
+	if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
+		t.Fatal(err)
+	}
+	fi2, err := os.Stat(st.cursorPath("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(fi1, fi2) || fi2.Size() != cursorRecordLen {
+		t.Errorf("cursor was replaced or resized: same file %v, %d bytes", os.SameFile(fi1, fi2), fi2.Size())
+	}
+	if !fi2.ModTime().After(fi1.ModTime()) {
+		t.Errorf("second commit kept the modification time %v", fi1.ModTime())
+	}
+	if b := mustRead(t, st, "bob"); !b.Empty() {
+		t.Errorf("unread after commit: %q", contents(b))
+	}
+}
+
+// A read position written by an earlier version (JSON, no check, any
+// length) is honoured and replaced whole by the first commit.
+func TestOldCursorFileIsReadAndUpgraded(t *testing.T) {
+	st := newTestStore(t)
+	mustAppend(t, st, "bob", "one")
+	first := mustRead(t, st, "bob")
+	old := fmt.Sprintf(`{"offset":%d,"updatedAt":"2026-01-02T03:04:05.678Z"}`+"\n", first.next)
+	if err := os.WriteFile(st.cursorPath("bob"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, st, "bob", "two")
+	b := mustRead(t, st, "bob")
+	assertContents(t, b, "two")
+	if err := st.Commit("bob", b); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(st.cursorPath("bob"))
+	if off, ok := parseCursor(data); !ok || off != b.next || len(data) != cursorRecordLen {
+		t.Errorf("cursor after commit = %q", data)
+	}
+}
+
+func TestCursorRecords(t *testing.T) {
+	at := time.Date(2026, 11, 21, 10, 0, 0, 123e6, time.UTC)
+	rec, err := encodeCursor(4711, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec) != cursorRecordLen || rec[len(rec)-1] != '\n' {
+		t.Fatalf("record %q is not %d bytes ending in a newline", rec, cursorRecordLen)
+	}
+	torn := strings.Replace(string(rec), "4711", "4712", 1) // half of a rewrite from 4711 to 5712, say
+	cases := []struct {
+		name string
+		data string
+		want int64
+		ok   bool
+	}{
+		{"record", string(rec), 4711, true},
+		{"empty: being made", "", 0, true},
+		{"earlier version", `{"offset":12,"updatedAt":"2026-01-02T03:04:05Z"}`, 12, true},
+		{"torn", torn, 0, false},
+		{"cut short", string(rec[:40]), 0, false},
+		{"negative", `{"offset":-1}`, 0, false},
+	}
+	for _, c := range cases {
+		if off, ok := parseCursor([]byte(c.data)); off != c.want || ok != c.ok {
+			t.Errorf("%s: parseCursor = %d, %v; want %d, %v", c.name, off, ok, c.want, c.ok)
+		}
+	}
+}
+
+func TestCorruptCursorIsAnError(t *testing.T) {
+	st := newTestStore(t)
+	mustAppend(t, st, "bob", "one")
+	if err := os.WriteFile(st.cursorPath("bob"), []byte("{nonsense"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ReadUnread("bob"); err == nil || !strings.Contains(err.Error(), "corrupt") {
+		t.Errorf("ReadUnread of a corrupt cursor: %v", err)
+	}
+	if err := st.Commit("bob", Batch{base: 0, start: 0, next: 5}); err == nil {
+		t.Error("Commit over a corrupt cursor succeeded")
+	}
+}
+
+// Readers without the lock, as `agentteam inbox` and the watchers are, see
+// only positions that were committed, never a mix of two records.
+func TestCursorReadersSeeOnlyCommittedPositions(t *testing.T) {
+	st := newTestStore(t)
+	const n = 300
+	committed := sync.Map{}
+	committed.Store(int64(0), true)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			last := int64(0)
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				off, err := st.readCursor("bob", false)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if _, ok := committed.Load(off); !ok || off < last {
+					t.Errorf("a reader saw position %d (last %d), never committed in that order", off, last)
+					return
+				}
+				last = off
+			}
+		})
+	}
+	for i := range n {
+		mustAppend(t, st, "bob", strings.Repeat("x", i%50))
+		b := mustRead(t, st, "bob")
+		committed.Store(b.next, true)
+		if err := st.Commit("bob", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	wg.Wait()
+}
+
+// Each replaced version gets its own modification time, even within one
+// tick of the kernel's coarse clock, so (file, size, mtime) names a version.
+func TestReplaceFileStampsEveryVersion(t *testing.T) {
+	path := t.TempDir() + "/doc"
+	var last time.Time
+	for i := range 20 {
+		if err := ReplaceFile(path, []byte(fmt.Sprintf("v%02d", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.ModTime().After(last) {
+			t.Fatalf("version %d has modification time %v, not after %v", i, fi.ModTime(), last)
+		}
+		last = fi.ModTime()
+	}
+}

@@ -1,0 +1,138 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package inbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// tryFlock reports whether a fresh open of path can take its flock now,
+// as another process would: a lock held elsewhere makes it fail.
+func tryFlock(t *testing.T, path string) bool {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// The lock file's descriptor is kept between calls; if the file is removed
+// meanwhile, locking the old one would exclude no one who opens the new one.
+func TestLockFollowsARemovedLockFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "doc")
+	unlock, err := Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if err := os.Remove(path + ".lock"); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err = Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tryFlock(t, path+".lock") {
+		t.Error("another opener took the lock file's flock while Lock held it")
+	}
+	unlock()
+	if !tryFlock(t, path+".lock") {
+		t.Error("the flock is still held after unlock")
+	}
+}
+
+// An inbox is locked on its log itself; appends and commits hold it.
+func TestInboxLockIsOnTheLog(t *testing.T) {
+	st := newTestStore(t)
+	mustAppend(t, st, "bob", "one")
+	e, err := locks.lockLog(st.Path("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tryFlock(t, st.Path("bob")) {
+		t.Error("the log's flock is free while its lock is held")
+	}
+	e.unlock()
+	if !tryFlock(t, st.Path("bob")) {
+		t.Error("the log's flock is still held after unlock")
+	}
+	if _, err := os.Stat(st.Path("bob") + ".lock"); !os.IsNotExist(err) {
+		t.Errorf("an inbox made a lock file: %v", err)
+	}
+}
+
+// The kept append descriptor must not write into a log that was replaced:
+// the next line goes to the file the path names now.
+func TestAppendFollowsAReplacedLog(t *testing.T) {
+	st := newTestStore(t)
+	mustAppend(t, st, "bob", "one")
+	old, err := os.Open(st.Path("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	before, _ := old.Stat()
+	tmp := st.Path("bob") + ".new"
+	if err := os.WriteFile(tmp, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, st.Path("bob")); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, st, "bob", "two")
+	msgs, _, err := st.ReadAll("bob")
+	if err != nil || len(msgs) != 1 || msgs[0].Content != "two" {
+		t.Fatalf("the new log holds %+v, %v; want only \"two\"", msgs, err)
+	}
+	if fi, _ := old.Stat(); fi.Size() != before.Size() {
+		t.Errorf("the replaced log grew from %d to %d bytes", before.Size(), fi.Size())
+	}
+}
+
+// Kept descriptors are bounded, and Store.Close gives its own back.
+func TestKeptDescriptorsAreBoundedAndReleased(t *testing.T) {
+	dir := t.TempDir()
+	for i := range maxHeldFiles + 50 {
+		unlock, err := Lock(filepath.Join(dir, fmt.Sprintf("f%d", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlock()
+		if n := locks.open.Load(); n > maxHeldFiles {
+			t.Fatalf("%d descriptors kept after %d locks, limit %d", n, i+1, maxHeldFiles)
+		}
+	}
+	st := newTestStore(t)
+	before := locks.open.Load()
+	for _, name := range []string{"a", "b", "c"} {
+		mustAppend(t, st, name, "hi")
+	}
+	if err := st.Commit("a", mustRead(t, st, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if got := locks.open.Load() - before; got != 4 {
+		t.Errorf("3 inboxes and a read position keep %d descriptors, want 4", got)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := locks.open.Load(); got != before {
+		t.Errorf("after Close %d descriptors are kept, want %d", got, before)
+	}
+	mustAppend(t, st, "a", "again") // closed files open again when needed
+	assertContents(t, mustRead(t, st, "a"), "again")
+}

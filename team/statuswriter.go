@@ -1,0 +1,51 @@
+package team
+
+// writeLater reports whether a status change may join a later registry
+// write instead of waiting for its own: only a shutdown of a teammate whose
+// goroutine has ended while another teammate of this process is still
+// live, which is how stopAll shuts the team down one by one. The last of
+// them then waits, and so every earlier one is on disk when it returns.
+// Other changes wait: spawns must see the names taken, and what a status
+// event says must already be in the registry for other processes.
+// The caller holds t.mu.
+func (t *Team) writeLater(m *member, status string) bool {
+	if status != StatusShutdown {
+		return false
+	}
+	select {
+	case <-m.done:
+	default:
+		return false
+	}
+	for _, o := range t.members {
+		if o != m && (o.status == StatusQueued || o.status == StatusWorking || o.status == StatusIdle) {
+			return true
+		}
+	}
+	return false
+}
+
+// setStatusLater is setStatusWhy for a change nobody has to wait for: it
+// joins the next registry write, and the status event follows once it is
+// on disk. Only a teammate's own goroutine may call it: Close waits for
+// the write through t.wg, whose count that goroutine keeps above zero.
+func (t *Team) setStatusLater(m *member, status, why string, fn func(*Member)) {
+	t.mu.Lock()
+	m.status = status
+	t.mu.Unlock()
+	t.wg.Add(1)
+	t.reg.SetStatusLater(m.name, status, fn, func(err error) {
+		defer t.wg.Done()
+		t.statusWritten(m, status, why, err)
+	})
+}
+
+// statusWritten reports a status change once the registry has it, so
+// that a reader in another process who sees the event finds it there too.
+func (t *Team) statusWritten(m *member, status, why string, err error) {
+	if err != nil {
+		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "registry: " + err.Error(), IsError: true})
+	}
+	t.events.Emit(Event{Kind: EventStatus, Agent: m.name, Role: m.role, Status: status, Detail: why})
+	t.notifyChanged()
+}
