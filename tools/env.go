@@ -82,21 +82,21 @@ func ForTeammate(env Env) *Set {
 	}, append(taskTools(env), teammateProtocolTools(env)...)...)...)
 }
 
-// leadProtocolTools are the lead's side of shutdown and plan approval.
+// leadProtocolTools are the lead's side of shutdown and plan approval, and handoff.
 func leadProtocolTools(env Env) []Tool {
 	if env.Protocols == nil {
 		return nil
 	}
-	return []Tool{shutdownTeammate{env}, reviewPlan{env}}
+	return []Tool{shutdownTeammate{env}, reviewPlan{env}, handoffTool{env}}
 }
 
-// teammateProtocolTools are a teammate's side: answering a shutdown, and
-// submitting a plan when it was spawned in plan mode.
+// teammateProtocolTools are a teammate's side: answering a shutdown, handing
+// a task over, and submitting a plan when it was spawned in plan mode.
 func teammateProtocolTools(env Env) []Tool {
 	if env.Protocols == nil {
 		return nil
 	}
-	ts := []Tool{respondShutdown{env}}
+	ts := []Tool{respondShutdown{env}, handoffTool{env}}
 	if env.PlanMode {
 		ts = append(ts, submitPlan{env})
 	}

@@ -111,3 +111,9 @@ func mustErr(t *testing.T, r Result, want string) {
 		t.Fatalf("error %q does not contain %q", r.Content, want)
 	}
 }
+
+// Handoff completes fakeProtocols (declared with the protocol tool tests).
+func (f *fakeProtocols) Handoff(ctx context.Context, from string, spec HandoffSpec) (string, error) {
+	f.calls = append(f.calls, protoCall{"Handoff", from, spec.To, false, spec.Task + "|" + spec.Reason + "|" + spec.Context})
+	return "handed", f.err
+}

@@ -20,4 +20,5 @@ const (
 	RespondShutdownName  = "respond_shutdown"
 	SubmitPlanName       = "submit_plan"
 	ReviewPlanName       = "review_plan"
+	HandoffName          = "handoff"
 )

@@ -70,6 +70,16 @@ type Protocols interface {
 	SubmitPlan(ctx context.Context, from, plan string) (string, error)
 	// ReviewPlan approves or rejects a submitted plan (lead).
 	ReviewPlan(ctx context.Context, from, requestID string, approve bool, feedback string) (string, error)
+	// Handoff hands a task, with the sender's context, to another agent (any agent).
+	Handoff(ctx context.Context, from string, spec HandoffSpec) (string, error)
+}
+
+// HandoffSpec is a handoff as the handoff tool gives it.
+type HandoffSpec struct {
+	// To receives the task; Task is a board id (t3) or a short description.
+	To, Task string
+	// Reason says why; Context is the sender's summary for the receiver.
+	Reason, Context string
 }
 
 // WriteGate says whether the calling agent may change anything now; a

@@ -1,0 +1,627 @@
+package team
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// handoffWatch records each side's handoff states and, as each handoff
+// message is delivered, who owns the watched task on the board.
+type handoffWatch struct {
+	board *Board
+	task  string
+
+	mu      sync.Mutex
+	states  map[string][]string // agent → states, in order
+	ownerAt map[string]string   // message type → owner of task at its delivery
+	ch      chan struct{}
+}
+
+func (w *handoffWatch) on(e Event) {
+	switch {
+	case e.Kind == EventHandoff:
+		w.mu.Lock()
+		w.states[e.Agent] = append(w.states[e.Agent], e.Status)
+		w.mu.Unlock()
+	case e.Kind == EventMessage && (strings.HasPrefix(e.Type, "handoff_") || e.Type == TypeContextTransfer):
+		owner := "?"
+		if f, err := w.board.Read(); err == nil {
+			if i := f.Find(w.task); i >= 0 {
+				owner = f.Tasks[i].Owner
+			}
+		}
+		w.mu.Lock()
+		w.ownerAt[e.Type] = owner
+		w.mu.Unlock()
+	default:
+		return
+	}
+	select {
+	case w.ch <- struct{}{}:
+	default:
+	}
+}
+
+// wait blocks until agent's side reached state.
+func (w *handoffWatch) wait(t *testing.T, agent, state string) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		w.mu.Lock()
+		ok := slices.Contains(w.states[agent], state)
+		seen := append([]string(nil), w.states[agent]...)
+		w.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-w.ch:
+		case <-deadline:
+			t.Fatalf("%s's handoff never reached %s; saw %v", agent, state, seen)
+		}
+	}
+}
+
+func (w *handoffWatch) statesOf(agent string) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.states[agent]...)
+}
+
+// handoffTeam opens a team whose handoff events and board owners at each
+// handoff message (of task t1) are watched, as are its status events.
+func handoffTeam(t *testing.T, srv *fakellm.Server, opts Options) (*Team, *handoffWatch, *statusWatcher) {
+	t.Helper()
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw := &handoffWatch{board: NewBoard(ws.TasksPath()), task: "t1", states: map[string][]string{}, ownerAt: map[string]string{}, ch: make(chan struct{}, 1)}
+	sw := newStatusWatcher()
+	opts.Workspace = ws
+	opts.Model = loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond})
+	opts.OnEvent = func(e Event) { sw.on(e); hw.on(e) }
+	opts.PollInterval = 50 * time.Millisecond
+	tm, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tm.Close() })
+	return tm, hw, sw
+}
+
+// spawnIdle spawns teammates and waits until each is idle.
+func spawnIdle(t *testing.T, tm *Team, sw *statusWatcher, nameRoles ...string) {
+	t.Helper()
+	for i := 0; i < len(nameRoles); i += 2 {
+		if err := tm.Spawn(context.Background(), nameRoles[i], nameRoles[i+1], "stand by"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < len(nameRoles); i += 2 {
+		sw.wait(t, nameRoles[i], StatusIdle)
+	}
+}
+
+// boardTask creates a task and lets owner claim it.
+func boardTask(t *testing.T, tm *Team, owner, subject, role string) Task {
+	t.Helper()
+	ctx := context.Background()
+	task, err := tm.Board().Create(ctx, workspace.LeadName, NewTask{Subject: subject, Description: "the details of " + subject, Role: role})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task, _, err = tm.Board().Claim(ctx, task.ID, owner); err != nil {
+		t.Fatal(err)
+	}
+	return task
+}
+
+func ownerOf(t *testing.T, tm *Team, id string) string {
+	t.Helper()
+	f, err := tm.Board().Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := f.Find(id)
+	if i < 0 {
+		t.Fatalf("%s is not on the board", id)
+	}
+	return f.Tasks[i].Owner
+}
+
+// handoffsOf is a member's handoff states in the registry.
+func handoffsOf(t *testing.T, tm *Team, name string) []HandoffState {
+	t.Helper()
+	return memberOf(t, tm, name).Handoffs
+}
+
+// typesIn lists the handoff message types with correlation id in an inbox.
+func typesIn(t *testing.T, tm *Team, name, id string) []string {
+	t.Helper()
+	msgs, _, err := tm.Store().ReadAll(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, m := range msgs {
+		if m.CorrelationID == id {
+			types = append(types, m.Type)
+		}
+	}
+	return types
+}
+
+var handoffIDRe = `request (handoff-[0-9a-f]{8})`
+
+// TestHandoffOfABoardTaskByTheLead: the lead claims t1, writes and edits a
+// file, and hands t1 to idle bob. Bob's runtime accepts, the lead's sends
+// the context (with the file it touched), bob's acknowledges, and only then
+// is bob the owner on the board; bob is woken with the context.
+func TestHandoffOfABoardTaskByTheLead(t *testing.T) {
+	call := func(name, args string) fakellm.ToolCall { return fakellm.ToolCall{Name: name, Args: args} }
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("task_create", `{"subject":"write the parser","description":"parse the config format","role":"programmer"}`)}},
+			{ToolCalls: []fakellm.ToolCall{call("task_claim", `{"id":"t1"}`)}},
+			{ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"parser.go","content":"package parser\n"}`)}},
+			{ToolCalls: []fakellm.ToolCall{call("edit_file", `{"path":"parser.go","old_text":"package parser","new_text":"package parser // v1"}`)}},
+			{Content: "bob is the parser expert, so he should finish it", ToolCalls: []fakellm.ToolCall{
+				call("handoff", `{"to":"bob","task":"t1","reason":"bob knows parsers","context":"parser.go has the package line; the grammar is left"}`)}},
+			{Content: "handed over"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: c.Agent + ": noted"} })
+	srv := fakellm.New(script)
+	defer srv.Close()
+	tm, hw, sw := handoffTeam(t, srv, Options{})
+	spawnIdle(t, tm, sw, "bob", "programmer")
+	if _, err := tm.Run(context.Background(), "build the parser"); err != nil {
+		t.Fatal(err)
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatal(v)
+	}
+
+	// The tool said it completed, and the board changed owner only at the end.
+	reqs := srv.Requests("lead")
+	var result openai.ChatCompletionMessage
+	for _, m := range reqs[5].Messages {
+		if m.Role == "tool" && strings.Contains(m.Content, "handoff-") {
+			result = m
+		}
+	}
+	if !strings.Contains(result.Content, "Handed t1") {
+		t.Fatalf("handoff tool result: %+v", result)
+	}
+	id := requestIDFrom(t, result.Content)
+	if !strings.HasPrefix(id, "handoff-") {
+		t.Fatalf("request id %q", id)
+	}
+	if got := ownerOf(t, tm, "t1"); got != "bob" {
+		t.Fatalf("t1 is owned by %q after the handoff, want bob", got)
+	}
+	hw.mu.Lock()
+	ownerAt := hw.ownerAt
+	hw.mu.Unlock()
+	for _, typ := range []string{TypeHandoffRequest, TypeHandoffAccept, TypeContextTransfer, TypeHandoffComplete} {
+		if ownerAt[typ] != "lead" {
+			t.Errorf("at %s t1 was owned by %q, want lead (it changes owner only after handoff_complete)", typ, ownerAt[typ])
+		}
+	}
+
+	// Every step is linked by the request id, in the inbox of the agent it is for.
+	if got := typesIn(t, tm, "bob", id); !slices.Equal(got, []string{TypeHandoffRequest, TypeContextTransfer}) {
+		t.Errorf("bob's inbox has %v for %s", got, id)
+	}
+	if got := typesIn(t, tm, "lead", id); !slices.Equal(got, []string{TypeHandoffAccept, TypeHandoffComplete}) {
+		t.Errorf("the lead's inbox has %v for %s", got, id)
+	}
+	_, p := findReply(t, tm, "bob", TypeContextTransfer, id)
+	raw, _ := json.Marshal(p)
+	var ctxp handoffPayload
+	if err := json.Unmarshal(raw, &ctxp); err != nil {
+		t.Fatal(err)
+	}
+	if ctxp.RequestID != id || ctxp.TaskID != "t1" || ctxp.Description != "parse the config format" ||
+		!strings.Contains(ctxp.Summary, "grammar is left") || !slices.Equal(ctxp.FilesTouched, []string{"parser.go"}) ||
+		!slices.Contains(ctxp.Done, "edit_file parser.go") || !slices.Contains(ctxp.Decisions, "bob is the parser expert, so he should finish it") {
+		t.Errorf("context_transfer payload %+v", ctxp)
+	}
+
+	// Bob was woken with the context: his model read it.
+	var read bool
+	for _, r := range srv.Requests("bob") {
+		for _, m := range r.Messages {
+			read = read || (strings.Contains(m.Content, `type="context_transfer"`) && strings.Contains(m.Content, "grammar is left"))
+		}
+	}
+	if !read {
+		t.Error("bob's model never saw the context")
+	}
+
+	// Both sides' states: the lead's in events, bob's in the registry too.
+	if got := hw.statesOf("lead"); !slices.Equal(got, []string{HandoffAwaitingAccept, HandoffContextPreparing, HandoffAwaitingAck, HandoffCompleted}) {
+		t.Errorf("the lead's states %v", got)
+	}
+	if got := hw.statesOf("bob"); !slices.Equal(got, []string{HandoffAwaitingContext, HandoffCompleted}) {
+		t.Errorf("bob's states %v", got)
+	}
+	hs := handoffsOf(t, tm, "bob")
+	if len(hs) != 1 || hs[0].ID != id || hs[0].Role != HandoffReceiver || hs[0].Peer != "lead" || hs[0].TaskID != "t1" || hs[0].State != HandoffCompleted {
+		t.Fatalf("bob's registry handoffs %+v", hs)
+	}
+}
+
+// TestHandoffOfFreeTextWorkBetweenTeammates: work not on the board is handed
+// over too, and the sender's side is in the registry.
+func TestHandoffOfFreeTextWorkBetweenTeammates(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
+	defer srv.Close()
+	tm, hw, sw := handoffTeam(t, srv, Options{})
+	spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
+	out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "investigate the flaky test", Reason: "I must switch", Context: "it fails one run in ten"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := requestIDFrom(t, out)
+	if !strings.Contains(out, "Handed the task") {
+		t.Fatalf("result %q", out)
+	}
+	hw.wait(t, "bob", HandoffCompleted)
+	a, b := handoffsOf(t, tm, "alice"), handoffsOf(t, tm, "bob")
+	if len(a) != 1 || a[0].ID != id || a[0].Role != HandoffSender || a[0].Peer != "bob" || a[0].State != HandoffCompleted || a[0].TaskID != "" {
+		t.Errorf("alice's handoffs %+v", a)
+	}
+	if len(b) != 1 || b[0].Role != HandoffReceiver || b[0].Peer != "alice" || b[0].State != HandoffCompleted {
+		t.Errorf("bob's handoffs %+v", b)
+	}
+	if got := typesIn(t, tm, "alice", id); !slices.Equal(got, []string{TypeHandoffAccept, TypeHandoffComplete}) {
+		t.Errorf("alice's inbox has %v", got)
+	}
+}
+
+// TestHandoffBackToTheLead: the lead takes any task back; the board says so.
+func TestHandoffBackToTheLead(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
+	defer srv.Close()
+	tm, hw, sw := handoffTeam(t, srv, Options{})
+	spawnIdle(t, tm, sw, "alice", "programmer")
+	boardTask(t, tm, "alice", "test the parser", "tester")
+	out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "lead", Task: "t1", Reason: "not my role", Context: "untouched"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ownerOf(t, tm, "t1"); got != "lead" || !strings.Contains(out, "Handed t1") {
+		t.Fatalf("t1 owned by %q; result %q", got, out)
+	}
+	if got := typesIn(t, tm, "lead", requestIDFrom(t, out)); !slices.Equal(got, []string{TypeHandoffRequest, TypeContextTransfer}) {
+		t.Errorf("the lead's inbox has %v", got)
+	}
+	if got := hw.statesOf("lead"); !slices.Equal(got, []string{HandoffAwaitingContext, HandoffCompleted}) {
+		t.Errorf("the lead's states %v", got)
+	}
+}
+
+// wantRejected checks a rejected handoff: the sender got the reject, the
+// receiver no context, and the task stayed with the sender.
+func wantRejected(t *testing.T, tm *Team, out, sender, receiver, taskID, why string) {
+	t.Helper()
+	id := requestIDFrom(t, out)
+	if !strings.Contains(out, "rejected") || !strings.Contains(out, why) {
+		t.Errorf("result %q does not report the reject (%q)", out, why)
+	}
+	msg, p := findReply(t, tm, sender, TypeHandoffReject, id)
+	if msg.From != receiver || p["by"] != "runtime" || !strings.Contains(fmt.Sprint(p["reason"]), why) {
+		t.Errorf("reject %+v payload %v", msg, p)
+	}
+	if got := typesIn(t, tm, receiver, id); !slices.Equal(got, []string{TypeHandoffRequest}) {
+		t.Errorf("%s's inbox has %v, want only the request", receiver, got)
+	}
+	if got := ownerOf(t, tm, taskID); got != sender {
+		t.Errorf("%s is owned by %q after a reject, want %s", taskID, got, sender)
+	}
+	s, r := handoffsOf(t, tm, sender), handoffsOf(t, tm, receiver)
+	if len(s) == 0 || s[len(s)-1].State != HandoffFailed || !strings.Contains(s[len(s)-1].Reason, why) {
+		t.Errorf("%s's handoffs %+v", sender, s)
+	}
+	if len(r) == 0 || r[len(r)-1].State != HandoffFailed || !strings.Contains(r[len(r)-1].Reason, "rejected") {
+		t.Errorf("%s's handoffs %+v", receiver, r)
+	}
+}
+
+func TestHandoffRejectedWhenTheReceiverIsBusy(t *testing.T) {
+	release := make(chan struct{})
+	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "bob" && c.N == 1 {
+			<-release // bob's second cycle holds its model call: he is working
+		}
+		return fakellm.Reply{Content: "ok"}
+	})
+	defer srv.Close()
+	defer close(release)
+	tm, _, sw := handoffTeam(t, srv, Options{})
+	spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
+	boardTask(t, tm, "alice", "write the parser", "")
+	if err := tm.Send(context.Background(), "lead", "bob", "another job"); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, tm, sw, "bob", StatusWorking)
+	out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRejected(t, tm, out, "alice", "bob", "t1", "busy")
+}
+
+// waitStatus waits until the registry shows name in status, after an event.
+func waitStatus(t *testing.T, tm *Team, sw *statusWatcher, name, status string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for memberOf(t, tm, name).Status != status {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never became %s", name, status)
+		}
+		select {
+		case <-sw.ch:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func TestHandoffRejectedWhenTheRoleDoesNotFit(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
+	defer srv.Close()
+	tm, _, sw := handoffTeam(t, srv, Options{})
+	spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
+	boardTask(t, tm, "alice", "test the parser", "tester")
+	out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRejected(t, tm, out, "alice", "bob", "t1", "role does not fit")
+}
+
+// TestHandoffStepTimeouts: a runtime that never reacts to one step's message
+// fails the handoff after the step's timeout; the task stays with the
+// sender, who is told why, and so is a receiver that had accepted. A late
+// answer afterwards changes nothing.
+func TestHandoffStepTimeouts(t *testing.T) {
+	cases := []struct {
+		stuck        string
+		why          string
+		receiverTold bool
+	}{
+		{TypeHandoffRequest, "no answer to the handoff request", false},
+		{TypeContextTransfer, "no acknowledgement of the context", true},
+		{TypeHandoffComplete, "no acknowledgement of the context", true},
+	}
+	for _, c := range cases {
+		t.Run(c.stuck, func(t *testing.T) {
+			srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
+			defer srv.Close()
+			tm, hw, sw := handoffTeam(t, srv, Options{HandoffTimeout: 150 * time.Millisecond})
+			spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
+			boardTask(t, tm, "alice", "write the parser", "")
+			var stuck *handoff
+			tm.handoffs.mu.Lock()
+			tm.handoffs.stall = func(typ string, h *handoff) bool {
+				if typ == c.stuck {
+					stuck = h
+					return true
+				}
+				return false
+			}
+			tm.handoffs.mu.Unlock()
+			out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, "under way") {
+				t.Fatalf("a stuck handoff reported %q", out)
+			}
+			id := requestIDFrom(t, out)
+			hw.wait(t, "alice", HandoffFailed)
+			hw.wait(t, "bob", HandoffFailed)
+
+			msg, p := findReply(t, tm, "alice", TypeHandoffFailed, id)
+			if !strings.Contains(msg.Content, c.why) || !strings.Contains(msg.Content, "stays yours") || p["by"] != "runtime" {
+				t.Errorf("alice was told %+v %v", msg, p)
+			}
+			if told := slices.Contains(typesIn(t, tm, "bob", id), TypeHandoffFailed); told != c.receiverTold {
+				t.Errorf("bob told of the failure: %v, want %v", told, c.receiverTold)
+			}
+			if got := ownerOf(t, tm, "t1"); got != "alice" {
+				t.Errorf("t1 is owned by %q after a failed handoff, want alice", got)
+			}
+			a := handoffsOf(t, tm, "alice")
+			if len(a) != 1 || a[0].State != HandoffFailed || !strings.Contains(a[0].Reason, c.why) {
+				t.Errorf("alice's handoffs %+v", a)
+			}
+
+			// The stuck runtime wakes up late: nothing moves.
+			tm.handoffs.mu.Lock()
+			tm.handoffs.stall = nil
+			tm.handoffs.mu.Unlock()
+			tm.reactHandoff(c.stuck, stuck)
+			tm.reactHandoff(TypeHandoffComplete, stuck)
+			if got := ownerOf(t, tm, "t1"); got != "alice" {
+				t.Errorf("a late answer gave t1 to %q", got)
+			}
+			if slices.Contains(typesIn(t, tm, "alice", id), TypeHandoffComplete) && c.stuck != TypeHandoffComplete {
+				t.Error("a late answer completed a failed handoff")
+			}
+			if a := handoffsOf(t, tm, "alice"); a[0].State != HandoffFailed {
+				t.Errorf("after a late answer alice's side is %s", a[0].State)
+			}
+		})
+	}
+}
+
+func TestHandoffRefusals(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
+	defer srv.Close()
+	tm, _, sw := handoffTeam(t, srv, Options{HandoffTimeout: time.Minute})
+	spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
+	ctx := context.Background()
+	boardTask(t, tm, "alice", "write the parser", "")
+	boardTask(t, tm, "bob", "write the lexer", "")
+	done := boardTask(t, tm, "alice", "write the docs", "")
+	if _, _, err := tm.Board().Update(ctx, done.ID, "alice", TaskCompleted, "done"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.Registry().Update(func(c *Config) error {
+		c.Teammates = append(c.Teammates, Member{Name: "carol", Role: "programmer", Status: StatusIdle, PID: 1, CreatedAt: time.Now()})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	spec := func(to, task string) tools.HandoffSpec {
+		return tools.HandoffSpec{To: to, Task: task, Reason: "r", Context: "c"}
+	}
+	cases := []struct {
+		name string
+		spec tools.HandoffSpec
+		want string
+	}{
+		{"to itself", spec("alice", "t1"), "yourself"},
+		{"unknown agent", spec("nobody", "t1"), "no agent named nobody"},
+		{"the person", spec("user", "t1"), "person"},
+		{"another process", spec("carol", "t1"), "not run by this agentteam process"},
+		{"someone else's task", spec("bob", "t2"), "owned by bob"},
+		{"completed task", spec("bob", done.ID), "already completed"},
+		{"unknown task", spec("bob", "t99"), "no such task"},
+	}
+	for _, c := range cases {
+		if _, err := tm.Handoff(ctx, "alice", c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want %q", c.name, err, c.want)
+		}
+	}
+	// While one handoff of t1 is open, a second is refused.
+	tm.handoffs.mu.Lock()
+	tm.handoffs.stall = func(typ string, h *handoff) bool { return typ == TypeHandoffRequest }
+	tm.handoffs.mu.Unlock()
+	if _, err := tm.Handoff(ctx, "alice", spec("bob", "t1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.Handoff(ctx, "alice", spec("lead", "t1")); err == nil || !strings.Contains(err.Error(), "already being handed") {
+		t.Errorf("a second handoff of t1: %v", err)
+	}
+	if m := memberOf(t, tm, "carol"); len(m.Handoffs) != 0 {
+		t.Errorf("a refused handoff left state: %+v", m.Handoffs)
+	}
+}
+
+// TestHandOverIsCompareAndSet: of 8 concurrent handovers of one task from
+// its owner, exactly one succeeds; a task its owner no longer holds is not
+// handed over at all.
+func TestHandOverIsCompareAndSet(t *testing.T) {
+	b := NewBoard(t.TempDir() + "/board.json")
+	ctx := context.Background()
+	task, err := b.Create(ctx, "lead", NewTask{Subject: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.Claim(ctx, task.ID, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wins := make(chan string, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			to := fmt.Sprintf("bob%d", i)
+			_, err := b.HandOver(ctx, task.ID, "alice", to)
+			switch {
+			case err == nil:
+				wins <- to
+			case !errors.Is(err, ErrTaskTaken):
+				t.Errorf("handover to %s: %v", to, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(wins)
+	var got []string
+	for w := range wins {
+		got = append(got, w)
+	}
+	f, _ := b.Read()
+	if len(got) != 1 || f.Tasks[0].Owner != got[0] || f.Tasks[0].Status != TaskInProgress {
+		t.Fatalf("winners %v, board %+v", got, f.Tasks[0])
+	}
+	if _, _, err := b.Update(ctx, task.ID, got[0], TaskPending, "released"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.HandOver(ctx, task.ID, got[0], "carol"); !errors.Is(err, ErrTaskTaken) {
+		t.Fatalf("handover of a released task: %v", err)
+	}
+}
+
+func TestWorkRecordReadsTheSendersConversation(t *testing.T) {
+	tc := func(name, args string) openai.ToolCall {
+		return openai.ToolCall{Type: "function", Function: openai.FunctionCall{Name: name, Arguments: args}}
+	}
+	msgs := []openai.ChatCompletionMessage{
+		{Role: "user", Content: "write a.go and b.go"},
+		{Role: "assistant", Content: "I start with a.go", ToolCalls: []openai.ToolCall{tc("write_file", `{"path":"a.go","content":"x"}`)}},
+		{Role: "tool", Content: "Wrote a.go"},
+		{Role: "assistant", ToolCalls: []openai.ToolCall{
+			tc("edit_file", `{"path":"b.go","old_text":"a","new_text":"b"}`),
+			tc("bash", `{"command":"go test ./...\necho more"}`),
+			tc("edit_file", `{"path":"a.go","old_text":"x","new_text":"y"}`),
+			tc("read_inbox", `{}`),
+			tc("handoff", `{"to":"bob"}`),
+			tc("write_file", `not json`),
+		}},
+	}
+	done, decisions, files := workRecord(msgs)
+	wantDone := []string{"write_file a.go", "edit_file b.go", "bash: go test ./...", "edit_file a.go", "write_file"}
+	if !slices.Equal(done, wantDone) {
+		t.Errorf("done %q, want %q", done, wantDone)
+	}
+	if !slices.Equal(decisions, []string{"I start with a.go"}) {
+		t.Errorf("decisions %q", decisions)
+	}
+	if !slices.Equal(files, []string{"b.go", "a.go"}) { // each once, in the order last touched
+		t.Errorf("files %q", files)
+	}
+}
+
+// TestRegistryKeepsTheLastHandoffs: a member's entry keeps one state per
+// handoff and side, updated in place, and only the newest few.
+func TestRegistryKeepsTheLastHandoffs(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
+	defer srv.Close()
+	tm, _, sw := handoffTeam(t, srv, Options{})
+	spawnIdle(t, tm, sw, "alice", "programmer")
+	n := maxHandoffStates + 2
+	for i := range n {
+		h := &handoff{id: fmt.Sprintf("handoff-%08d", i), from: "alice", to: "bob", task: "job"}
+		tm.setHandoffSide("alice", h, HandoffSender, HandoffAwaitingAccept, "")
+		tm.setHandoffSide("alice", h, HandoffSender, HandoffCompleted, "")
+	}
+	hs := handoffsOf(t, tm, "alice")
+	if len(hs) != maxHandoffStates || hs[0].ID != fmt.Sprintf("handoff-%08d", n-maxHandoffStates) || hs[len(hs)-1].ID != fmt.Sprintf("handoff-%08d", n-1) {
+		t.Fatalf("kept %+v, want the last %d", hs, maxHandoffStates)
+	}
+	for _, h := range hs {
+		if h.State != HandoffCompleted || h.Peer != "bob" || h.Role != HandoffSender {
+			t.Errorf("state %+v", h)
+		}
+	}
+}
