@@ -19,6 +19,7 @@ type ChatOptions struct {
 	IO       IOStreams
 	NoAuto   bool
 	MaxTurns int
+	Resume   bool
 }
 
 func newChatCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
@@ -36,6 +37,7 @@ commands, ? the keys. ctrl+c quits and stops the teammates.`,
 	}
 	c.Flags().BoolVar(&opts.NoAuto, "no-auto", false, "the lead answers only you, not by itself when teammates report (/auto on changes it)")
 	c.Flags().IntVar(&opts.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
+	c.Flags().BoolVar(&opts.Resume, "resume", false, "continue the team in this workspace: the lead's conversation, the teammates (idle, with theirs) and unread messages")
 	return c
 }
 
@@ -74,6 +76,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			MaxWorkers: opts.MaxWorkers,
 			MaxQueue:   opts.MaxQueue,
 			MaxTurns:   opts.MaxTurns,
+			Resume:     opts.Resume,
 		},
 		Bridge: bridge,
 		Screen: screen,

@@ -26,6 +26,8 @@ type RunOptions struct {
 	Poll time.Duration
 	// AutoClaim gives idle teammates claimable tasks from the board.
 	AutoClaim bool
+	// Resume continues the team already in the workspace.
+	Resume bool
 }
 
 func newRunCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
@@ -57,6 +59,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 	}
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "bound the whole run (e.g. 10m); exit 3 when it expires")
 	c.Flags().IntVar(&opts.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
+	c.Flags().BoolVar(&opts.Resume, "resume", false, "continue the team in this workspace: the lead's conversation, the teammates (idle, with theirs) and unread messages")
 	c.Flags().BoolVar(&opts.AutoClaim, "auto-claim", false, "give an idle teammate the next claimable task on the board that fits its role")
 	return c
 }
@@ -101,6 +104,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		OnEvent:      progress.event,
 		PollInterval: opts.Poll,
 		AutoClaim:    opts.AutoClaim,
+		Resume:       opts.Resume,
 	})
 	if err != nil {
 		return err

@@ -103,3 +103,7 @@ func (a *Agent) request() Request {
 	}
 	return req
 }
+
+// HasNews reports whether the conversation ends in something the model has
+// not answered yet (e.g. a resumed agent that was stopped mid-cycle).
+func (a *Agent) HasNews() bool { return a.hasNews() }

@@ -179,7 +179,8 @@ func archiveSession(path string, now time.Time) {
 }
 
 // runTeammate is the life of one teammate: wait for messages, take a worker,
-// run a cycle, report to the lead, give the worker back, become idle.
+// run a cycle, report to the lead, give the worker back, become idle. A
+// spawned teammate starts with its queue ticket; a resumed one has none.
 func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 	defer t.wg.Done()
 	defer close(m.done)
@@ -187,9 +188,13 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 	for first := true; ; first = false {
 		var release func()
 		var err error
-		if first {
+		switch {
+		case first && ticket != nil:
 			release, err = ticket.Acquire(ctx)
-		} else {
+		case first && m.agent.HasNews():
+			// Resumed mid-cycle: finish answering what it had taken in.
+			release, err = t.pool.Acquire(ctx)
+		default:
 			if !t.waitForWork(ctx, m.name, wake) {
 				return
 			}
@@ -220,7 +225,7 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 		release()
 		switch {
 		case approved:
-			t.setStatusWhy(m, StatusShutdown, "approved a shutdown request", func(mb *Member) { mb.Activity = "" })
+			t.setStatusWhy(m, StatusShutdown, "approved a shutdown request", func(mb *Member) { mb.Activity, mb.Ended = "", true })
 			return
 		case ctx.Err() != nil:
 			return
@@ -282,7 +287,7 @@ func (t *Team) waitForWork(ctx context.Context, name string, wake <-chan struct{
 func (t *Team) setIdle(m *member, c loop.Cycle) {
 	defer t.tasks.idling(m.name, m.role)() // auto-claim: maybe a task to do before idling
 	tokens := m.agent.Usage().TotalTokens
-	t.setStatus(m, StatusIdle, func(mb *Member) {
+	t.setStatusLater(m, StatusIdle, "", func(mb *Member) {
 		mb.Activity = ""
 		mb.Turns += c.Turns
 		if c.Turns > 0 {
@@ -322,12 +327,14 @@ func (t *Team) setStatus(m *member, status string, fn func(*Member)) {
 func (t *Team) setStatusWhy(m *member, status, why string, fn func(*Member)) {
 	t.mu.Lock()
 	m.status = status
+	later := t.writeLater(m, status)
 	t.mu.Unlock()
-	if _, err := t.reg.SetStatus(m.name, status, fn); err != nil {
-		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "registry: " + err.Error(), IsError: true})
+	if later {
+		t.reg.SetStatusLater(m.name, status, fn, func(err error) { t.statusWritten(m, status, why, err) })
+		return
 	}
-	t.events.Emit(Event{Kind: EventStatus, Agent: m.name, Role: m.role, Status: status, Detail: why})
-	t.notifyChanged()
+	_, err := t.reg.SetStatus(m.name, status, fn)
+	t.statusWritten(m, status, why, err)
 }
 
 func (t *Team) teamName() string {

@@ -11,6 +11,9 @@ When a teammate finishes a piece of work its final reply reaches you as a messag
 messages reach you as blocks like <message from="alice" type="result" id="...">. You do not need to poll:
 you are woken when messages arrive. Use send_message to give a teammate more work or answer its question,
 broadcast to tell every teammate something, list_teammates to see who is queued, working or idle.
+Shared work can go on the task board (task_create, task_list; teammates claim and complete tasks). A teammate
+spawned with plan_mode sends you a plan (plan_approval_request): answer it with review_plan. shutdown_teammate
+ends a teammate that is no longer needed; handoff passes a task with its context to a teammate.
 When the work is done, answer the person with a short summary of what the team did and where the results are.`,
 		teamName, root)
 }
@@ -32,6 +35,9 @@ Other teammates may message you too. Use your tools to do the work: read_file, w
 act in the working directory; send_message reaches the lead or another teammate by name; read_inbox shows
 messages that arrived while you work. When you have finished, reply with a short final summary of what you
 did (files changed, results, open questions): that reply is sent to the lead automatically and you become idle
-until a new message arrives. If the lead asks you to shut down (a shutdown_request), answer with respond_shutdown.%s`,
+until a new message arrives. If the lead asks you to shut down (a shutdown_request), answer with respond_shutdown.
+If a task should go on with another teammate, hand it over with handoff: the other runtime accepts or rejects it,
+your context is transferred, and the task changes owner only when the handoff completes.
+Shared tasks may be on the task board: task_list, task_claim, task_update.%s`,
 		teamName, root, name, role, plan)
 }

@@ -208,15 +208,17 @@ func (t *Team) answerShutdownFor(m *member, id string) {
 	if !t.resolve(id, TypeShutdownRequest, m.name) {
 		return
 	}
-	if _, err := m.agent.Absorb(); err != nil {
-		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "take inbox before shutdown: " + err.Error(), IsError: true})
-	}
+	// The answer is written before the teammate's inbox is emptied, so the
+	// team never looks settled while the lead has yet to hear of it.
 	p := shutdownPayload{RequestID: id, Approve: boolp(true), By: "runtime"}
 	if err := t.send(m.name, workspace.LeadName, TypeShutdownResponse,
 		fmt.Sprintf("%s was idle, so the runtime approved the shutdown for it.", m.name), id, p); err != nil {
 		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "shutdown response: " + err.Error(), IsError: true})
 	}
-	t.setStatusWhy(m, StatusShutdown, "approved a shutdown request (idle)", func(mb *Member) { mb.Activity = "" })
+	if _, err := m.agent.Absorb(); err != nil {
+		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "take inbox before shutdown: " + err.Error(), IsError: true})
+	}
+	t.setStatusWhy(m, StatusShutdown, "approved a shutdown request (idle)", func(mb *Member) { mb.Activity, mb.Ended = "", true })
 }
 
 // forceShutdown stops a teammate that did not answer in time.
@@ -241,7 +243,7 @@ func (t *Team) forceShutdown(id string) {
 		fmt.Sprintf("%s did not answer within %s and was shut down by force.", m.name, t.opts.ShutdownTimeout), id, p); err != nil {
 		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "shutdown response: " + err.Error(), IsError: true})
 	}
-	t.setStatusWhy(m, StatusShutdown, why, func(mb *Member) { mb.Activity = ""; mb.Error = why })
+	t.setStatusWhy(m, StatusShutdown, why, func(mb *Member) { mb.Activity, mb.Error, mb.Ended = "", why, true })
 }
 
 // WriteAllowed closes the write tools of a plan-mode teammate until its

@@ -2,7 +2,7 @@ package team
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -36,6 +36,11 @@ type Member struct {
 	// PlanState is drafting, awaiting_approval, approved or rejected.
 	PlanMode  bool   `json:"planMode,omitempty"`
 	PlanState string `json:"planState,omitempty"`
+	// Ended: shut down through the shutdown protocol; a resumed team leaves
+	// it shut down (a team that merely settled comes back whole).
+	Ended bool `json:"ended,omitempty"`
+	// Handoffs are this teammate's latest handoffs, as sender or receiver, newest last.
+	Handoffs []HandoffState `json:"handoffs,omitempty"`
 }
 
 // Config is the whole registry file, team/config.json.
@@ -58,10 +63,13 @@ func (c *Config) Find(name string) int {
 	return -1
 }
 
-// clone copies the registry deeply (members hold no references).
+// clone copies the registry deeply (a member's only reference is its handoffs).
 func (c *Config) clone() *Config {
 	cp := *c
 	cp.Teammates = append([]Member(nil), c.Teammates...)
+	for i := range cp.Teammates {
+		cp.Teammates[i].Handoffs = append([]HandoffState(nil), cp.Teammates[i].Handoffs...)
+	}
 	return &cp
 }
 
@@ -113,27 +121,55 @@ func (r *Registry) normal(c *Config) Config {
 // Update applies fn to the current registry and writes the result, bumping
 // the version once. If fn returns errNoChange nothing is written.
 func (r *Registry) Update(fn func(*Config) error) (Config, error) {
-	c, err := r.doc.update(func(c **Config) error {
-		if err := fn(*c); err != nil {
-			return err
-		}
-		if (*c).TeamName == "" {
-			(*c).TeamName = r.teamName
-		}
-		sort.SliceStable((*c).Teammates, func(i, j int) bool {
-			return (*c).Teammates[i].CreatedAt.Before((*c).Teammates[j].CreatedAt)
-		})
-		return nil
-	})
+	c, err := r.doc.update(r.change(fn))
 	if c == nil {
 		return Config{}, err
 	}
 	return r.normal(c), err
 }
 
+// change is fn followed by what every written registry needs: a team name
+// and the members in the order they were created.
+func (r *Registry) change(fn func(*Config) error) func(**Config) error {
+	return func(c **Config) error {
+		if err := fn(*c); err != nil {
+			return err
+		}
+		if (*c).TeamName == "" {
+			(*c).TeamName = r.teamName
+		}
+		byCreation := func(a, b Member) int { return a.CreatedAt.Compare(b.CreatedAt) }
+		if !slices.IsSortedFunc((*c).Teammates, byCreation) {
+			slices.SortStableFunc((*c).Teammates, byCreation)
+		}
+		return nil
+	}
+}
+
 // SetStatus changes one member's status (and optional fields via fn).
 func (r *Registry) SetStatus(name, status string, fn func(*Member)) (Config, error) {
-	return r.Update(func(c *Config) error {
+	c, err := r.doc.updateInPlace(r.change(statusChange(name, status, fn)))
+	if c == nil {
+		return Config{}, err
+	}
+	return r.normal(c), err
+}
+
+// SetStatusLater is SetStatus without waiting: the change joins the next
+// write (changes made meanwhile share it), in order with every other
+// change of this Registry, and after is called with its outcome once it is
+// on disk. after runs on the writing goroutine and must not change the
+// registry itself. Flush waits for such changes.
+func (r *Registry) SetStatusLater(name, status string, fn func(*Member), after func(error)) {
+	r.doc.submit(r.change(statusChange(name, status, fn)), after)
+}
+
+// Flush returns once every change made through this Registry is on disk.
+func (r *Registry) Flush() { r.doc.flush() }
+
+// statusChange fails, if at all, before it changes anything.
+func statusChange(name, status string, fn func(*Member)) func(*Config) error {
+	return func(c *Config) error {
 		i := c.Find(name)
 		if i < 0 {
 			return fmt.Errorf("no teammate named %q in the registry", name)
@@ -145,7 +181,7 @@ func (r *Registry) SetStatus(name, status string, fn func(*Member)) (Config, err
 			fn(m)
 		}
 		return nil
-	})
+	}
 }
 
 // RepairDead marks members left queued or working by a process that no

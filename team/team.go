@@ -43,8 +43,10 @@ type Options struct {
 	// request (then it is forced); PlanTimeout the wait for a plan review.
 	ShutdownTimeout time.Duration
 	PlanTimeout     time.Duration
-	// Resume continues the lead's earlier conversation; otherwise it is
-	// archived (sessions/lead.<time>.jsonl) and the lead starts fresh.
+	HandoffTimeout  time.Duration // bounds each step of a handoff; default DefaultHandoffTimeout
+	// Resume continues the lead's earlier conversation and brings the
+	// teammates back idle with theirs; otherwise the lead's is archived
+	// (sessions/lead.<time>.jsonl) and the lead starts fresh.
 	Resume bool
 }
 
@@ -68,6 +70,7 @@ type Team struct {
 	members map[string]*member
 	// requests are the open protocol requests by id.
 	requests map[string]*request
+	handoffs handoffs // the handoffs this process runs (handoff.go)
 	lead     *loop.Agent
 	changed  chan struct{} // coalesced signal: some status changed
 }
@@ -145,6 +148,12 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		return fail(err)
 	}
 	t.lead = lead
+	if opts.Resume {
+		if err := t.resumeTeammates(); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
 	return t, nil
 }
 
@@ -176,6 +185,7 @@ func (t *Team) Close() error {
 	}
 	t.mu.Unlock()
 	t.wg.Wait()
+	t.reg.Flush()
 	t.owner.release()
 	return t.store.Close()
 }

@@ -8,6 +8,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -95,6 +96,9 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
 	defer s.end(agent)
 
 	req, err := openaiwire.ParseRequest(r)
+	if err != nil && (r.Context().Err() != nil || errors.Is(err, io.ErrUnexpectedEOF)) {
+		return // the client went away mid-request (e.g. killed): not a protocol fault
+	}
 	if err == nil && agent == "" {
 		err = fmt.Errorf("missing %s header", AgentHeader)
 	}
