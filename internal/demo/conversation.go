@@ -19,6 +19,8 @@ var (
 // block is one inbox message as it appears in a conversation.
 type block struct {
 	From, Type, Content string
+	// CorrelationID is a protocol message's request id.
+	CorrelationID string
 }
 
 // blocks parses the inbox blocks of a user message; a message without any
@@ -33,6 +35,8 @@ func blocks(content string) []block {
 				b.From = html.UnescapeString(a[2])
 			case "type":
 				b.Type = html.UnescapeString(a[2])
+			case "correlation_id":
+				b.CorrelationID = html.UnescapeString(a[2])
 			}
 		}
 		out = append(out, b)

@@ -18,13 +18,13 @@ func both(t *testing.T, f func(t *testing.T, stream bool)) {
 	}
 }
 
-func oneCall(t *testing.T, tr turn, tool string, args map[string]string) {
+func oneCall(t *testing.T, tr turn, tool string, args map[string]any) {
 	t.Helper()
 	if len(tr.calls) != 1 {
 		t.Fatalf("want one %s call, got content %q calls %+v", tool, tr.content, tr.calls)
 	}
 	c := tr.calls[0]
-	var got map[string]string
+	var got map[string]any
 	if err := json.Unmarshal([]byte(c.Function.Arguments), &got); err != nil {
 		t.Fatalf("arguments %q: %v", c.Function.Arguments, err)
 	}
@@ -37,17 +37,17 @@ func TestLeadPhrases(t *testing.T) {
 	tests := []struct {
 		prompt string
 		tool   string
-		args   map[string]string
+		args   map[string]any
 	}{
-		{"spawn alice as coder", "spawn_teammate", map[string]string{"name": "alice", "role": "coder", "prompt": defaultSpawnPrompt}},
+		{"spawn alice as coder", "spawn_teammate", map[string]any{"name": "alice", "role": "coder", "prompt": defaultSpawnPrompt}},
 		{"SPAWN bob As senior tester to write tests for parse.go", "spawn_teammate",
-			map[string]string{"name": "bob", "role": "senior tester", "prompt": "write tests for parse.go"}},
-		{"tell alice to message bob: the build is green", "send_message", map[string]string{"to": "alice", "content": "message bob: the build is green"}},
-		{"Send alice: please review main.go", "send_message", map[string]string{"to": "alice", "content": "please review main.go"}},
-		{"broadcast: stand-up in five", "broadcast", map[string]string{"content": "stand-up in five"}},
-		{"List Team", "list_teammates", map[string]string{}},
-		{"read inbox", "read_inbox", map[string]string{}},
-		{inbox("user", "message", "list team"), "list_teammates", map[string]string{}},
+			map[string]any{"name": "bob", "role": "senior tester", "prompt": "write tests for parse.go"}},
+		{"tell alice to message bob: the build is green", "send_message", map[string]any{"to": "alice", "content": "message bob: the build is green"}},
+		{"Send alice: please review main.go", "send_message", map[string]any{"to": "alice", "content": "please review main.go"}},
+		{"broadcast: stand-up in five", "broadcast", map[string]any{"content": "stand-up in five"}},
+		{"List Team", "list_teammates", map[string]any{}},
+		{"read inbox", "read_inbox", map[string]any{}},
+		{inbox("user", "message", "list team"), "list_teammates", map[string]any{}},
 	}
 	both(t, func(t *testing.T, stream bool) {
 		for _, tt := range tests {
@@ -72,17 +72,17 @@ func TestLeadRunsCommandsInOrderThenSummarises(t *testing.T) {
 		req := conv(leadTools, sys("lead"), said("earlier answer"),
 			user("spawn alice as coder; send zed: hi\nlist team; juggle"))
 		tr := ask(t, "lead", stream, req)
-		oneCall(t, tr, "spawn_teammate", map[string]string{"name": "alice", "role": "coder", "prompt": defaultSpawnPrompt})
+		oneCall(t, tr, "spawn_teammate", map[string]any{"name": "alice", "role": "coder", "prompt": defaultSpawnPrompt})
 		req = then(req, tr, "spawned alice (coder), status queued")
 
 		tr = ask(t, "lead", stream, req)
-		oneCall(t, tr, "send_message", map[string]string{"to": "zed", "content": "hi"})
+		oneCall(t, tr, "send_message", map[string]any{"to": "zed", "content": "hi"})
 		req = then(req, tr, `error: unknown recipient "zed"`)
 		// A teammate's report arrives between turns.
 		req.Messages = append(req.Messages, user(inbox("alice", "result", "alice (coder): ready — hello")))
 
 		tr = ask(t, "lead", stream, req)
-		oneCall(t, tr, "list_teammates", map[string]string{})
+		oneCall(t, tr, "list_teammates", map[string]any{})
 		req = then(req, tr, "alice  coder  idle")
 
 		tr = ask(t, "lead", stream, req)
@@ -130,7 +130,7 @@ func TestTeammateExchange(t *testing.T) {
 		alice := conv(teammateTools, sys(aliceSystem), user(inbox("lead", "message", "Say hi")), said("alice (coder): ready — Say hi"),
 			user(inbox("lead", "message", "message bob: the build is green")))
 		tr := ask(t, "alice", stream, alice)
-		oneCall(t, tr, "send_message", map[string]string{"to": "bob", "content": "the build is green"})
+		oneCall(t, tr, "send_message", map[string]any{"to": "bob", "content": "the build is green"})
 		alice = then(alice, tr, "sent to bob")
 		tr = ask(t, "alice", stream, alice)
 		if want := "alice (coder): sent to bob: the build is green"; tr.content != want || len(tr.calls) != 0 {
@@ -150,7 +150,7 @@ func TestTeammateExchange(t *testing.T) {
 func TestTeammateSpawnedWithForward(t *testing.T) {
 	req := conv(teammateTools, sys(aliceSystem), user(inbox("lead", "message", "message bob: hello")))
 	tr := ask(t, "alice", false, req)
-	oneCall(t, tr, "send_message", map[string]string{"to": "bob", "content": "hello"})
+	oneCall(t, tr, "send_message", map[string]any{"to": "bob", "content": "hello"})
 	req = then(req, tr, `error: unknown recipient "bob"`)
 	tr = ask(t, "alice", false, req)
 	if !strings.HasPrefix(tr.content, `alice (coder): ready — could not message bob: error: unknown recipient`) {

@@ -87,9 +87,9 @@ func decide(req openai.ChatCompletionRequest, agent string) answer {
 }
 
 // toolCall builds a call whose id is unique within the conversation.
-func toolCall(msgs []openai.ChatCompletionMessage, name string, args map[string]string) openai.ToolCall {
+func toolCall(msgs []openai.ChatCompletionMessage, name string, args map[string]any) openai.ToolCall {
 	b, err := json.Marshal(args)
-	if err != nil { // a map of strings always marshals
+	if err != nil { // a map of strings and booleans always marshals
 		b = []byte("{}")
 	}
 	return openai.ToolCall{

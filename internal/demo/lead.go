@@ -11,6 +11,8 @@ import (
 // The phrases the demo lead understands, one command each.
 var (
 	spawnRe     = regexp.MustCompile(`(?is)^spawn\s+(\S+)\s+as\s+(.+?)(?:\s+to\s+(.+))?$`)
+	withPlanRe  = regexp.MustCompile(`(?i)\s+with\s+a\s+plan$`)
+	shutdownRe  = regexp.MustCompile(`(?i)^shut\s*down\s+(\S+)$`)
 	tellRe      = regexp.MustCompile(`(?is)^tell\s+(\S+)\s+to\s+message\s+([^\s:]+)\s*:\s*(.*)$`)
 	sendRe      = regexp.MustCompile(`(?is)^send\s+([^\s:]+)\s*:\s*(.*)$`)
 	broadcastRe = regexp.MustCompile(`(?is)^broadcast\s*:\s*(.*)$`)
@@ -20,17 +22,25 @@ var (
 
 const defaultSpawnPrompt = "Say hello to the lead and report what you can do."
 
+// shutdownReason is what a teammate the demo lead shuts down reads.
+const shutdownReason = "the person asked for it"
+
 const help = "I am the offline demo model. I understand: " +
-	"`spawn NAME as ROLE` (optionally `to TASK`), `tell NAME to message OTHER: TEXT`, " +
-	"`send NAME: TEXT`, `broadcast: TEXT`, `list team`, `read inbox`. " +
-	"Separate commands with `;` or new lines."
+	"`spawn NAME as ROLE` (optionally `with a plan`, then `to TASK`), `tell NAME to message OTHER: TEXT`, " +
+	"`send NAME: TEXT`, `broadcast: TEXT`, `list team`, `read inbox`, `shutdown NAME`. " +
+	"Separate commands with `;` or new lines. I approve every plan a teammate sends me."
 
 // command is one understood phrase, as the tool call that carries it out.
 type command struct {
 	tool string
-	args map[string]string
+	args map[string]any
 	what string // "spawn alice as coder": for the summary
 	show bool   // the summary quotes the tool's output
+	// after names a teammate spawned earlier in the same prompt: a shutdown
+	// waits until it has reported its work, a result that says doneWord
+	// ("" is any result; a plan-mode teammate first reports its plan).
+	after    string
+	doneWord string
 }
 
 // parseCommands splits a person's prompt into commands; unknown holds the
@@ -47,7 +57,27 @@ func parseCommands(prompt string) (cmds []command, unknown []string) {
 			unknown = append(unknown, part)
 		}
 	}
+	waitForSpawned(cmds)
 	return cmds, unknown
+}
+
+// waitForSpawned makes "spawn alice …; shutdown alice" mean: shut alice
+// down once she has done her work, not before she started it.
+func waitForSpawned(cmds []command) {
+	for i := range cmds {
+		if cmds[i].tool != "shutdown_teammate" {
+			continue
+		}
+		name := cmds[i].args["name"]
+		for _, c := range cmds[:i] {
+			if c.tool == "spawn_teammate" && c.args["name"] == name {
+				cmds[i].after, cmds[i].doneWord = name.(string), ""
+				if c.args["plan_mode"] == true {
+					cmds[i].doneWord = planApprovedAck
+				}
+			}
+		}
+	}
 }
 
 func parseCommand(s string) (command, bool) {
@@ -57,25 +87,35 @@ func parseCommand(s string) (command, bool) {
 			prompt = defaultSpawnPrompt
 		}
 		role := strings.TrimSpace(m[2])
-		return command{tool: "spawn_teammate", args: map[string]string{"name": m[1], "role": role, "prompt": prompt},
-			what: fmt.Sprintf("spawn %s as %s", m[1], role)}, true
+		args := map[string]any{"name": m[1], "role": role, "prompt": prompt}
+		what := fmt.Sprintf("spawn %s as %s", m[1], role)
+		if loc := withPlanRe.FindStringIndex(role); loc != nil {
+			role = role[:loc[0]]
+			args["role"], args["plan_mode"] = role, true
+			what = fmt.Sprintf("spawn %s as %s with a plan", m[1], role)
+		}
+		return command{tool: "spawn_teammate", args: args, what: what}, true
+	}
+	if m := shutdownRe.FindStringSubmatch(s); m != nil {
+		return command{tool: "shutdown_teammate", args: map[string]any{"name": m[1], "reason": shutdownReason},
+			what: "shut down " + m[1]}, true
 	}
 	if m := tellRe.FindStringSubmatch(s); m != nil {
-		return command{tool: "send_message", args: map[string]string{"to": m[1], "content": fmt.Sprintf("message %s: %s", m[2], m[3])},
+		return command{tool: "send_message", args: map[string]any{"to": m[1], "content": fmt.Sprintf("message %s: %s", m[2], m[3])},
 			what: fmt.Sprintf("ask %s to message %s", m[1], m[2])}, true
 	}
 	if m := sendRe.FindStringSubmatch(s); m != nil {
-		return command{tool: "send_message", args: map[string]string{"to": m[1], "content": m[2]},
+		return command{tool: "send_message", args: map[string]any{"to": m[1], "content": m[2]},
 			what: "send " + m[1] + " a message"}, true
 	}
 	if m := broadcastRe.FindStringSubmatch(s); m != nil {
-		return command{tool: "broadcast", args: map[string]string{"content": m[1]}, what: "broadcast to the team"}, true
+		return command{tool: "broadcast", args: map[string]any{"content": m[1]}, what: "broadcast to the team"}, true
 	}
 	if listRe.MatchString(s) {
-		return command{tool: "list_teammates", args: map[string]string{}, what: "list the team", show: true}, true
+		return command{tool: "list_teammates", args: map[string]any{}, what: "list the team", show: true}, true
 	}
 	if readRe.MatchString(s) {
-		return command{tool: "read_inbox", args: map[string]string{}, what: "read my inbox", show: true}, true
+		return command{tool: "read_inbox", args: map[string]any{}, what: "read my inbox", show: true}, true
 	}
 	return command{}, false
 }
@@ -101,35 +141,63 @@ func latestPrompt(msgs []openai.ChatCompletionMessage) (int, string) {
 	return -1, ""
 }
 
-// leadTurn decides the lead's next model turn.
+// leadTurn decides the lead's next model turn: review any plan waiting,
+// then carry out the person's commands one call per turn, then summarise.
 func leadTurn(req openai.ChatCompletionRequest) answer {
 	msgs := req.Messages
+	if a, ok := reviewPending(req); ok {
+		return a
+	}
 	p, prompt := latestPrompt(msgs)
 	done := lastAnswer(msgs)
-	if p < 0 || p < done {
-		// The person's prompt is answered: whatever is new came from teammates.
-		if r := reports(msgs, done); r != "" {
-			return answer{content: r}
-		}
-		return answer{content: "Nothing new from the team. " + help}
-	}
 	cmds, unknown := parseCommands(prompt)
+	if p < 0 || (len(cmds) == 0 && p < done) {
+		return reportsOrIdle(msgs, done)
+	}
 	if len(cmds) == 0 {
 		if len(unknown) == 0 {
 			return answer{content: help}
 		}
 		return answer{content: fmt.Sprintf("I did not understand %q. %s", clip(strings.Join(unknown, "; "), 120), help)}
 	}
-	turns, calls, results := callTurns(msgs, p)
-	if turns < len(cmds) {
-		c := cmds[turns]
+	calls, results, lastCall := commandCalls(msgs, p)
+	// Once the prompt is answered, only a command that waited for a teammate goes on.
+	if len(calls) < len(cmds) && (done < p || cmds[len(calls)].after != "") {
+		c := cmds[len(calls)]
+		if c.after != "" && !reported(msgs, p, c.after, c.doneWord) {
+			return waiting(msgs, p, done, cmds[:len(calls)], calls, results, c)
+		}
 		if !hasTool(req, c.tool) {
 			return answer{content: fmt.Sprintf("I cannot %s: the tool %s is not available to me.", c.what, c.tool)}
 		}
 		return answer{calls: []openai.ToolCall{toolCall(msgs, c.tool, c.args)}}
 	}
+	if done > lastCall && done > p {
+		// Everything was done and summarised: whatever is new came from teammates.
+		return reportsOrIdle(msgs, done)
+	}
 	var sb strings.Builder
 	sb.WriteString("Here is what I did:")
+	summarise(&sb, cmds, calls, results)
+	if len(unknown) > 0 {
+		fmt.Fprintf(&sb, "\nI did not understand %q.", clip(strings.Join(unknown, "; "), 120))
+	}
+	if r := reports(msgs, max(p, done)); r != "" {
+		sb.WriteString("\n" + r)
+	}
+	return answer{content: sb.String()}
+}
+
+// reportsOrIdle answers a wake that brought no command: what the team said.
+func reportsOrIdle(msgs []openai.ChatCompletionMessage, done int) answer {
+	if r := reports(msgs, done); r != "" {
+		return answer{content: r}
+	}
+	return answer{content: "Nothing new from the team. " + help}
+}
+
+// summarise writes one line per command carried out.
+func summarise(sb *strings.Builder, cmds []command, calls []openai.ToolCall, results map[string]string) {
 	for i, c := range cmds {
 		res := ""
 		if i < len(calls) {
@@ -137,26 +205,34 @@ func leadTurn(req openai.ChatCompletionRequest) answer {
 		}
 		switch {
 		case failed(res):
-			fmt.Fprintf(&sb, "\n- could not %s: %s", c.what, clip(res, 200))
+			fmt.Fprintf(sb, "\n- could not %s: %s", c.what, clip(res, 200))
 		case c.show:
-			fmt.Fprintf(&sb, "\n- %s:\n%s", c.what, clip(res, 1200))
+			fmt.Fprintf(sb, "\n- %s:\n%s", c.what, clip(res, 1200))
 		default:
-			fmt.Fprintf(&sb, "\n- %s: done", c.what)
+			fmt.Fprintf(sb, "\n- %s: done", c.what)
 		}
 	}
-	if len(unknown) > 0 {
-		fmt.Fprintf(&sb, "\nI did not understand %q.", clip(strings.Join(unknown, "; "), 120))
-	}
-	if r := reports(msgs, p); r != "" {
-		sb.WriteString("\n" + r)
-	}
-	return answer{content: sb.String()}
 }
 
-// reports summarises the teammates' inbox blocks after index from.
+// reports summarises what happened after index from: the teammates' inbox
+// blocks and the plans the lead reviewed, in order.
 func reports(msgs []openai.ChatCompletionMessage, from int) string {
 	var lines []string
+	results := map[string]string{}
 	for _, m := range msgs[from+1:] {
+		if m.Role == openai.ChatMessageRoleTool {
+			results[m.ToolCallID] = text(m)
+		}
+	}
+	for _, m := range msgs[from+1:] {
+		if m.Role == openai.ChatMessageRoleAssistant {
+			for _, tc := range m.ToolCalls {
+				if tc.Function.Name == "review_plan" {
+					lines = append(lines, reviewLine(tc, results[tc.ID]))
+				}
+			}
+			continue
+		}
 		if m.Role != openai.ChatMessageRoleUser {
 			continue
 		}
@@ -164,17 +240,26 @@ func reports(msgs []openai.ChatCompletionMessage, from int) string {
 			if b.From == "user" {
 				continue
 			}
-			verb := "says"
-			switch b.Type {
-			case "result":
-				verb = "reports"
-			case "error":
-				verb = "failed"
-			case "broadcast":
-				verb = "broadcasts"
-			}
-			lines = append(lines, fmt.Sprintf("%s %s: %s", b.From, verb, clip(b.Content, 300)))
+			lines = append(lines, reportLine(b))
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// reportLine says one teammate's message in a line.
+func reportLine(b block) string {
+	verb := "says"
+	switch b.Type {
+	case "result":
+		verb = "reports"
+	case "error":
+		verb = "failed"
+	case "broadcast":
+		verb = "broadcasts"
+	case "plan_approval_request":
+		return fmt.Sprintf("%s asks me to approve a plan (%s)", b.From, b.CorrelationID)
+	case "shutdown_response":
+		return fmt.Sprintf("%s answers the shutdown request: %s", b.From, clip(b.Content, 300))
+	}
+	return fmt.Sprintf("%s %s: %s", b.From, verb, clip(b.Content, 300))
 }

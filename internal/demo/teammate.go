@@ -20,55 +20,124 @@ type item struct {
 	spawn bool // the spawn prompt: the first message of the conversation
 }
 
-// teammateTurn decides a teammate's next model turn: forward what it was
-// told to forward, one send_message per turn, then acknowledge everything.
+// step is one tool call a teammate makes for an item, one per turn.
+type step struct {
+	item int
+	tool string
+	args map[string]any
+}
+
+// teammateTurn decides a teammate's next model turn: make the calls its new
+// messages ask for (a plan to submit, a shutdown to answer, a message to
+// forward), one per turn, then acknowledge everything in one reply.
 func teammateTurn(req openai.ChatCompletionRequest, name, role string) answer {
 	msgs := req.Messages
 	done := lastAnswer(msgs)
 	items := newItems(msgs, done)
-	type forward struct{ to, content string }
-	var forwards []forward
-	for _, it := range items {
-		if m := forwardRe.FindStringSubmatch(it.Content); m != nil {
-			forwards = append(forwards, forward{m[1], strings.TrimSpace(m[2])})
+	planMode := hasTool(req, "submit_plan")
+	var steps []step
+	for i, it := range items {
+		if tool, args := stepFor(req, it, planMode, spawnTask(msgs)); tool != "" {
+			steps = append(steps, step{item: i, tool: tool, args: args})
 		}
 	}
 	turns, calls, results := callTurns(msgs, done)
-	if turns < len(forwards) && hasTool(req, "send_message") {
-		f := forwards[turns]
-		return answer{calls: []openai.ToolCall{toolCall(msgs, "send_message", map[string]string{"to": f.to, "content": f.content})}}
+	if turns < len(steps) {
+		return answer{calls: []openai.ToolCall{toolCall(msgs, steps[turns].tool, steps[turns].args)}}
+	}
+	resultOf := map[int]string{}
+	for i, s := range steps {
+		res := "error: " + s.tool + " is not available to me"
+		if i < len(calls) {
+			res = results[calls[i].ID]
+		}
+		resultOf[s.item] = res
 	}
 	var parts []string
-	sent := 0
-	for _, it := range items {
-		var part string
-		if m := forwardRe.FindStringSubmatch(it.Content); m != nil {
-			res := "error: send_message is not available to me"
-			if sent < len(calls) {
-				res = results[calls[sent].ID]
-			}
-			sent++
-			if failed(res) {
-				part = fmt.Sprintf("could not message %s: %s", m[1], clip(res, 120))
-			} else {
-				part = fmt.Sprintf("sent to %s: %s", m[1], strings.TrimSpace(m[2]))
-			}
-			if it.spawn {
-				part = "ready — " + part
-			}
-		} else if it.spawn {
-			part = "ready — " + it.Content
-		} else if it.Type == "broadcast" {
-			part = fmt.Sprintf("received broadcast from %s: %s", it.From, it.Content)
-		} else {
-			part = fmt.Sprintf("received from %s: %s", it.From, it.Content)
-		}
-		parts = append(parts, part)
+	for i, it := range items {
+		parts = append(parts, ackFor(it, planMode, resultOf[i], spawnTask(msgs)))
 	}
 	if len(parts) == 0 {
 		parts = []string{"nothing new."}
 	}
 	return answer{content: clip(fmt.Sprintf("%s (%s): %s", name, role, strings.Join(parts, "; ")), maxReply)}
+}
+
+// stepFor is the call an item needs, if any: "" when it needs none.
+func stepFor(req openai.ChatCompletionRequest, it item, planMode bool, task string) (string, map[string]any) {
+	switch {
+	case it.Type == "shutdown_request" && hasTool(req, "respond_shutdown"):
+		return "respond_shutdown", map[string]any{"request_id": it.CorrelationID, "approve": true}
+	case it.spawn && planMode:
+		return "submit_plan", map[string]any{"plan": planFor(task)}
+	case it.Type == "plan_approval_response" && !approved(it) && planMode:
+		return "submit_plan", map[string]any{"plan": planFor(task) + "\n(revised after your feedback: " + clip(it.Content, 200) + ")"}
+	}
+	if m := forwardRe.FindStringSubmatch(it.Content); m != nil && hasTool(req, "send_message") {
+		return "send_message", map[string]any{"to": m[1], "content": strings.TrimSpace(m[2])}
+	}
+	return "", nil
+}
+
+// ackFor is the part of the final reply about one item; res is the result
+// of its call, if it needed one.
+func ackFor(it item, planMode bool, res, task string) string {
+	switch {
+	case it.Type == "shutdown_request":
+		if failed(res) {
+			return "could not answer the shutdown request: " + clip(res, 120)
+		}
+		return "shutting down as asked"
+	case it.spawn && planMode:
+		if failed(res) {
+			return "could not submit my plan: " + clip(res, 120)
+		}
+		return "plan submitted, waiting for the lead's approval"
+	case it.Type == "plan_approval_response" && approved(it):
+		return planApprovedAck + " — done: " + clip(task, 120)
+	case it.Type == "plan_approval_response" && planMode:
+		if failed(res) {
+			return "plan rejected, and I could not submit a revised one: " + clip(res, 120)
+		}
+		return "plan rejected — revised plan submitted"
+	}
+	if m := forwardRe.FindStringSubmatch(it.Content); m != nil {
+		part := fmt.Sprintf("sent to %s: %s", m[1], strings.TrimSpace(m[2]))
+		if failed(res) {
+			part = fmt.Sprintf("could not message %s: %s", m[1], clip(res, 120))
+		}
+		if it.spawn {
+			part = "ready — " + part
+		}
+		return part
+	}
+	switch {
+	case it.spawn:
+		return "ready — " + it.Content
+	case it.Type == "broadcast":
+		return fmt.Sprintf("received broadcast from %s: %s", it.From, it.Content)
+	}
+	return fmt.Sprintf("received from %s: %s", it.From, it.Content)
+}
+
+// planApprovedAck starts a plan-mode teammate's report of the approved
+// work; the demo lead waits for it before a shutdown it was asked for.
+const planApprovedAck = "plan approved"
+
+// planFor is the demo's plan for a task: short, as the brief asks.
+func planFor(task string) string {
+	return "1. read the task: " + clip(task, 120) + "\n2. do it\n3. report to the lead"
+}
+
+// approved reads a plan_approval_response.
+func approved(it item) bool { return strings.Contains(it.Content, "approved your plan") }
+
+// spawnTask is the teammate's first message: the task it was spawned with.
+func spawnTask(msgs []openai.ChatCompletionMessage) string {
+	if items := newItems(msgs, -1); len(items) > 0 && items[0].spawn {
+		return items[0].Content
+	}
+	return ""
 }
 
 // newItems are the inbox blocks after index from; a plain user message

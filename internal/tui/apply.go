@@ -87,8 +87,13 @@ func (m *Model) event(e team.Event) bool {
 	case team.EventRetry:
 		m.lastErr = e.Agent + ": " + e.Detail
 	case team.EventMessage:
-		if e.To == workspace.LeadName && e.From != workspace.UserName {
+		switch {
+		case e.To == workspace.LeadName && e.Type == team.TypePlanApprovalRequest:
+			m.planRequest(e)
+		case e.To == workspace.LeadName && e.From != workspace.UserName:
 			m.lead.add(&entry{kind: entryReport, who: e.From, typ: "lead (" + e.Type + ")", text: e.Detail})
+		case e.Type == team.TypePlanApprovalResponse:
+			m.planAnswered(e)
 		}
 	case team.EventSpawn:
 		if m.findMember(e.Agent) < 0 {

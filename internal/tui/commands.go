@@ -18,7 +18,11 @@ var slashCommands = []slashCommand{
 	{"/inbox", "[name]", "every inbox's counts, or one inbox's messages"},
 	{"/send", "name text", "put a message in a teammate's (or the lead's) inbox"},
 	{"/broadcast", "text", "a message to every teammate"},
-	{"/spawn", "name role prompt", "start a teammate yourself"},
+	{"/spawn", "[--plan] name role prompt", "start a teammate yourself (--plan: read-only until you approve its plan)"},
+	{"/approve", "name [feedback]", "approve the plan a teammate waits with"},
+	{"/reject", "name feedback", "send a teammate's plan back to be revised"},
+	{"/shutdown", "name [reason]", "ask a teammate to shut down"},
+	{"/tasks", "", "the task board: id, status, owner, blocked by, subject"},
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
 	{"/quit", "", "stop the teammates and leave"},
@@ -70,7 +74,7 @@ func helpText() string {
 	var b strings.Builder
 	b.WriteString("Commands (tab completes):\n")
 	for _, c := range slashCommands {
-		fmt.Fprintf(&b, "  %-28s %s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
+		fmt.Fprintf(&b, "  %-32s %s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
 	}
 	b.WriteString(keysText())
 	return b.String()
@@ -88,7 +92,9 @@ func keysText() string {
 
 // complete finishes a slash command or a teammate's name at the end of the
 // input; it returns the new input and the candidates when more than one fits.
-func complete(value string, names []string) (string, []string) {
+// planNames are the teammates whose plan waits for review, the ones /approve
+// and /reject are for.
+func complete(value string, names, planNames []string) (string, []string) {
 	if !strings.HasPrefix(value, "/") || strings.Contains(value, "\n") {
 		return value, nil
 	}
@@ -109,6 +115,15 @@ func complete(value string, names []string) (string, []string) {
 			cands = append([]string{"lead"}, names...)
 		case "/auto":
 			cands = []string{"on", "off"}
+		case "/shutdown":
+			cands = names
+		case "/approve", "/reject":
+			cands = planNames
+			if len(cands) == 0 {
+				cands = names
+			}
+		case "/spawn":
+			cands = []string{planFlag}
 		default:
 			return value, nil
 		}

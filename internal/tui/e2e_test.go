@@ -189,3 +189,35 @@ func TestChatRefusesWithoutATerminal(t *testing.T) {
 		t.Fatalf("stderr %q", msg)
 	}
 }
+
+func TestChatPlanApprovalAndShutdownInTmux(t *testing.T) {
+	bin := agentteamBinary(t)
+	ws := t.TempDir()
+	s := startTmux(t, ws)
+	// Without auto the lead leaves the plan to the person.
+	s.typeLine(bin + " chat --demo --no-auto")
+	s.waitFor("the TUI", contains("Team", "initializing", "Messages"))
+
+	s.typeLine("spawn carol as writer with a plan")
+	s.waitFor("carol's plan in the conversation", contains("⏸ carol asks to approve a plan", "/approve carol [feedback]"))
+
+	s.typeLine("/approve carol go ahead")
+	s.waitFor("the approval", contains("✓ approved by you", "✓ plan approved"))
+
+	s.typeLine("/shutdown carol")
+	s.waitFor("carol shut down", contains("■ carol writer shutdown"))
+
+	s.run("send-keys", "-t", "e2e", "C-c")
+	s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
+	data, err := os.ReadFile(filepath.Join(ws, ".agentteam", "team", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c team.Config
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Teammates) != 1 || c.Teammates[0].PlanState != team.PlanApproved || c.Teammates[0].Status != team.StatusShutdown {
+		t.Fatalf("registry after the session:\n%s", data)
+	}
+}

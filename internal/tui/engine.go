@@ -9,6 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -19,7 +20,13 @@ type Engine interface {
 	Say(text string) error
 	Send(ctx context.Context, to, content string) error
 	Broadcast(ctx context.Context, content string) ([]string, error)
-	Spawn(ctx context.Context, name, role, prompt string) error
+	Spawn(ctx context.Context, spec tools.SpawnSpec) error
+	// ReviewPlan approves or rejects the plan a teammate has waiting.
+	ReviewPlan(ctx context.Context, name string, approve bool, feedback string) (string, error)
+	// Shutdown asks a teammate to shut down; its answer arrives as a message to the lead.
+	Shutdown(ctx context.Context, name, reason string) (string, error)
+	// Tasks is the task board as a table.
+	Tasks(ctx context.Context) (string, error)
 	SetAuto(on bool)
 	// Interrupt ends the lead's turn; it does not block.
 	Interrupt() bool
@@ -50,8 +57,8 @@ func (e *teamEngine) Broadcast(ctx context.Context, content string) ([]string, e
 	return e.t.Broadcast(ctx, workspace.UserName, content)
 }
 
-func (e *teamEngine) Spawn(ctx context.Context, name, role, prompt string) error {
-	return e.t.SpawnFrom(ctx, workspace.UserName, name, role, prompt)
+func (e *teamEngine) Spawn(ctx context.Context, spec tools.SpawnSpec) error {
+	return e.t.SpawnWith(ctx, workspace.UserName, spec)
 }
 
 func (e *teamEngine) SetAuto(on bool) {

@@ -9,6 +9,7 @@ import (
 	"github.com/agentteam/agentteam/internal/demo"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -42,7 +43,7 @@ func TestTeamEngineAgainstARealTeam(t *testing.T) {
 	if err := eng.Say("hello"); err == nil {
 		t.Fatal("Say without a chat should fail")
 	}
-	if err := eng.Spawn(ctx, "alice", "programmer", "say hello"); err != nil {
+	if err := eng.Spawn(ctx, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "say hello"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := eng.Send(ctx, "alice", "from the person"); err != nil {

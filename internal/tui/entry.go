@@ -17,6 +17,7 @@ const (
 	entryReport                  // a message that reached the lead (or the focused teammate), marked with the sender
 	entryNote                    // the program says something: help, a command's output
 	entryError                   // something failed
+	entryPlan                    // a teammate's plan waiting for approval (or answered)
 )
 
 // entry is one item of a conversation pane, with its rendering cached per width.
@@ -27,7 +28,8 @@ type entry struct {
 	tool, arg string
 	done      bool // a tool call has its result
 	isErr     bool
-	streaming bool // a reply still arriving
+	streaming bool   // a reply still arriving
+	answer    string // how a plan request was answered; "" while it waits
 
 	width  int
 	expand bool // the cache was rendered with tool results expanded
@@ -83,6 +85,8 @@ func (r *renderer) render(e *entry, w int) []string {
 		return append([]string{"", head}, r.md.render(e.text, w)...)
 	case entryError:
 		return append([]string{""}, indent(wrapPlain("! "+e.text, body), "  ", st.errText)...)
+	case entryPlan:
+		return r.planLines(e, w)
 	default:
 		return append([]string{""}, indent(wrapPlain(e.text, body), "  ", st.note)...)
 	}

@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/tools"
 )
 
 func TestMain(m *testing.M) {
@@ -28,7 +29,10 @@ type fakeEngine struct {
 	said       []string
 	sent       [][2]string
 	broadcasts []string
-	spawns     [][3]string
+	spawns     []tools.SpawnSpec
+	reviews    []review
+	shutdowns  [][2]string
+	tasks      string
 	auto       []bool
 	interrupts int
 	convs      map[string][]openai.ChatCompletionMessage
@@ -58,12 +62,41 @@ func (f *fakeEngine) Broadcast(ctx context.Context, content string) ([]string, e
 	return []string{"alice", "bob"}, f.err
 }
 
-func (f *fakeEngine) Spawn(ctx context.Context, name, role, prompt string) error {
+func (f *fakeEngine) Spawn(ctx context.Context, spec tools.SpawnSpec) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.spawns = append(f.spawns, [3]string{name, role, prompt})
+	f.spawns = append(f.spawns, spec)
 	return f.err
 }
+
+// review is one /approve or /reject the engine was asked for.
+type review struct {
+	name     string
+	approve  bool
+	feedback string
+}
+
+func (f *fakeEngine) ReviewPlan(ctx context.Context, name string, approve bool, feedback string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reviews = append(f.reviews, review{name, approve, feedback})
+	if f.err != nil {
+		return "", f.err
+	}
+	return "reviewed " + name + "'s plan", nil
+}
+
+func (f *fakeEngine) Shutdown(ctx context.Context, name, reason string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.shutdowns = append(f.shutdowns, [2]string{name, reason})
+	if f.err != nil {
+		return "", f.err
+	}
+	return "asked " + name + " to shut down", nil
+}
+
+func (f *fakeEngine) Tasks(ctx context.Context) (string, error) { return f.tasks, f.err }
 
 func (f *fakeEngine) SetAuto(on bool) {
 	f.mu.Lock()
@@ -104,11 +137,20 @@ type harness struct {
 
 func newHarness(t testing.TB, w, h int, opts Options) *harness {
 	t.Helper()
-	hs := &harness{t: t, eng: &fakeEngine{convs: map[string][]openai.ChatCompletionMessage{}, inboxes: map[string]string{}}}
+	eng := &fakeEngine{convs: map[string][]openai.ChatCompletionMessage{}, inboxes: map[string]string{}}
+	hs := newHarnessWith(t, w, h, opts, eng)
+	hs.eng = eng
+	return hs
+}
+
+// newHarnessWith drives a Model over any engine (a real team's, say).
+func newHarnessWith(t testing.TB, w, h int, opts Options, eng Engine) *harness {
+	t.Helper()
+	hs := &harness{t: t}
 	if opts.ModelName == "" {
 		opts.ModelName = "test-model"
 	}
-	hs.m = New(context.Background(), opts, hs.eng, func(job func() tea.Msg) { hs.jobs = append(hs.jobs, job) })
+	hs.m = New(context.Background(), opts, eng, func(job func() tea.Msg) { hs.jobs = append(hs.jobs, job) })
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	return hs
 }

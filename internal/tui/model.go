@@ -63,6 +63,8 @@ type Model struct {
 	showHelp bool
 	hint     string
 	quitting bool
+	// plans are the plan requests shown and not yet answered, by teammate.
+	plans map[string]*entry
 }
 
 // New builds the model. do runs a job off the Update goroutine, in order,
@@ -77,7 +79,7 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
 		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground}},
 		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(),
-		auto: opts.Auto,
+		auto: opts.Auto, plans: map[string]*entry{},
 	}
 	if opts.Notice != "" {
 		m.lead.add(&entry{kind: entryNote, text: opts.Notice})
@@ -174,7 +176,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case "tab", "shift+tab":
 		if strings.HasPrefix(m.in.value(), "/") && k.String() == "tab" {
-			v, cands := complete(m.in.value(), m.teammateNames())
+			v, cands := complete(m.in.value(), m.teammateNames(), m.planNames())
 			m.in.set(v)
 			if len(cands) > 1 {
 				m.hint = strings.Join(cands, "  ")
@@ -282,7 +284,7 @@ func (m *Model) submit() {
 // noModelText answers a message to the lead when there is no model.
 const noModelText = "The lead has no model to answer with. Set OPENAI_API_KEY (export OPENAI_API_KEY=<your key>, " +
 	"with --base-url for a server other than OpenAI) and start agentteam chat again, or run agentteam chat --demo " +
-	"to try the offline demo model. /team, /inbox, /send and /spawn work meanwhile."
+	"to try the offline demo model. /team, /inbox, /send, /spawn, /approve, /reject, /shutdown and /tasks work meanwhile."
 
 // note shows a command's output or a job's failure.
 func (m *Model) note(n noteMsg) {
@@ -306,6 +308,17 @@ func (m *Model) teammateNames() []string {
 	names := make([]string, 0, len(m.team.members))
 	for _, mb := range m.team.members {
 		names = append(names, mb.Name)
+	}
+	return names
+}
+
+// planNames are the teammates whose plan waits for review.
+func (m *Model) planNames() []string {
+	var names []string
+	for _, mb := range m.team.members {
+		if mb.PlanState == team.PlanAwaitingApproval {
+			names = append(names, mb.Name)
+		}
 	}
 	return names
 }
@@ -367,6 +380,7 @@ func (m *Model) refreshMate() {
 // snapshot takes the registry and inbox counts the poller read.
 func (m *Model) snapshot(s snapshotMsg) {
 	m.team.members = s.config.Teammates
+	m.team.state = s.config.State
 	m.team.unread = s.unread
 	m.team.leadTokens = s.leadTokens
 	total := s.leadTokens

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/tools"
 )
 
 // busyScreen fills every pane with more than fits.
@@ -216,11 +217,12 @@ func TestSlashCommands(t *testing.T) {
 			hs.mustSee("broadcast to alice, bob")
 		}},
 		{"/spawn carol tester write the tests for parse.go", func(t *testing.T, hs *harness, _ tea.Cmd) {
-			if len(hs.eng.spawns) != 1 || hs.eng.spawns[0] != [3]string{"carol", "tester", "write the tests for parse.go"} {
+			want := tools.SpawnSpec{Name: "carol", Role: "tester", Prompt: "write the tests for parse.go"}
+			if len(hs.eng.spawns) != 1 || hs.eng.spawns[0] != want {
 				t.Fatalf("spawns %v", hs.eng.spawns)
 			}
 		}},
-		{"/spawn carol", func(t *testing.T, hs *harness, _ tea.Cmd) { hs.mustSee("usage: /spawn name role prompt") }},
+		{"/spawn carol", func(t *testing.T, hs *harness, _ tea.Cmd) { hs.mustSee("usage: /spawn [--plan] name role prompt") }},
 		{"/auto off", func(t *testing.T, hs *harness, _ tea.Cmd) {
 			if hs.m.auto || len(hs.eng.auto) != 1 || hs.eng.auto[0] {
 				t.Fatalf("auto %v, engine told %v", hs.m.auto, hs.eng.auto)

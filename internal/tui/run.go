@@ -106,4 +106,4 @@ func lightBackground() bool {
 // NoModelNotice is the first message when there is no key and no --demo.
 const NoModelNotice = "No model: OPENAI_API_KEY is not set, so the lead cannot answer yet. " +
 	"Quit (ctrl+c), then export OPENAI_API_KEY=<your key> (add --base-url for a server other than OpenAI) and start agentteam chat again, " +
-	"or run agentteam chat --demo for the built-in offline model. Meanwhile /team, /inbox, /send and /spawn work."
+	"or run agentteam chat --demo for the built-in offline model. Meanwhile /team, /inbox, /send, /spawn, /approve, /shutdown and /tasks work."

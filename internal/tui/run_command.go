@@ -79,17 +79,20 @@ func (m *Model) command(c command) {
 			return hintMsg("broadcast to " + strings.Join(reached, ", "))
 		})
 	case "/spawn":
-		args := c.split(3)
-		if len(args) < 3 {
-			m.note(noteMsg{text: "usage: /spawn name role prompt", isErr: true})
-			return
-		}
-		name, role, prompt := args[0], args[1], args[2]
+		m.spawn(c)
+	case "/approve":
+		m.review(c, true)
+	case "/reject":
+		m.review(c, false)
+	case "/shutdown":
+		m.shutdown(c)
+	case "/tasks":
 		m.do(func() tea.Msg {
-			if err := m.eng.Spawn(m.ctx, name, role, prompt); err != nil {
+			text, err := m.eng.Tasks(m.ctx)
+			if err != nil {
 				return noteMsg{text: err.Error(), isErr: true}
 			}
-			return hintMsg(fmt.Sprintf("spawned %s (%s)", name, role))
+			return noteMsg{text: text}
 		})
 	default:
 		m.note(noteMsg{text: fmt.Sprintf("unknown command %s: /help lists the commands", c.name), isErr: true})

@@ -10,8 +10,8 @@ import (
 
 // styles of the whole screen, built once.
 type styles struct {
-	header, dim, user, who, tool, ok, bad, note, errText, focus, status, help, key lipgloss.Style
-	statusColor                                                                    map[string]lipgloss.Style
+	header, dim, user, who, tool, ok, bad, note, errText, focus, status, help, key, plan lipgloss.Style
+	statusColor                                                                          map[string]lipgloss.Style
 }
 
 func newStyles() styles {
@@ -29,6 +29,7 @@ func newStyles() styles {
 		status:  lipgloss.NewStyle().Foreground(lipgloss.Color("7")),
 		help:    lipgloss.NewStyle().Foreground(lipgloss.Color("8")),
 		key:     lipgloss.NewStyle().Foreground(lipgloss.Color("7")).Bold(true),
+		plan:    lipgloss.NewStyle().Foreground(lipgloss.Color("11")).Bold(true),
 	}
 	s.statusColor = map[string]lipgloss.Style{
 		team.StatusQueued:   lipgloss.NewStyle().Foreground(lipgloss.Color("11")),

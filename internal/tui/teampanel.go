@@ -10,6 +10,7 @@ import (
 // teamPanel shows every teammate and the pool gauge.
 type teamPanel struct {
 	members    []team.Member
+	state      string // the registry's derived team state
 	unread     map[string]int
 	activity   map[string]string // live, from activity events; fresher than the registry's
 	maxWorkers int
@@ -62,7 +63,7 @@ func (p *teamPanel) Render(st styles, w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	lines := []string{st.header.Render("Team") + st.dim.Render("  "+p.gauge())}
+	lines := []string{st.header.Render("Team") + st.dim.Render("  "+p.teamState()+" · "+p.gauge())}
 	leadState := "idle"
 	if p.leadBusy {
 		leadState = "working"
@@ -117,7 +118,12 @@ func (p *teamPanel) row(st styles, m team.Member, w int) string {
 	b.WriteString(name)
 	b.WriteString(st.dim.Render(" " + m.Role + " "))
 	b.WriteString(ss.Render(m.Status))
-	if d := p.doing(m); d != "" {
+	plan := planLabel(m)
+	if plan != "" {
+		b.WriteString(" · " + st.plan.Render(plan))
+	}
+	// A teammate idle on its plan waits for the review, not for any message.
+	if d := p.doing(m); d != "" && !(m.PlanState == team.PlanAwaitingApproval && m.Status == team.StatusIdle) {
 		b.WriteString(st.dim.Render(" · " + d))
 	}
 	var nums []string
@@ -150,4 +156,31 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// teamState is the registry's derived state, or derived here from the
+// members shown when the registry has none yet.
+func (p *teamPanel) teamState() string {
+	if p.state != "" {
+		return p.state
+	}
+	return team.DeriveState(p.members)
+}
+
+// planLabels say where a plan-mode teammate's plan stands.
+var planLabels = map[string]string{
+	team.PlanDrafting:         "✎ drafting a plan",
+	team.PlanAwaitingApproval: "⏸ plan awaiting approval",
+	team.PlanApproved:         "✓ plan approved",
+	team.PlanRejected:         "↺ plan rejected",
+}
+
+func planLabel(m team.Member) string {
+	if m.PlanState == "" {
+		return ""
+	}
+	if l, ok := planLabels[m.PlanState]; ok {
+		return l
+	}
+	return "plan " + m.PlanState
 }
