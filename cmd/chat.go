@@ -20,6 +20,7 @@ type ChatOptions struct {
 	NoAuto   bool
 	MaxTurns int
 	Resume   bool
+	Timeouts ProtocolTimeouts
 }
 
 func newChatCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
@@ -37,6 +38,7 @@ commands, ? the keys. ctrl+c quits and stops the teammates.`,
 	}
 	c.Flags().BoolVar(&opts.NoAuto, "no-auto", false, "the lead answers only you, not by itself when teammates report (/auto on changes it)")
 	c.Flags().IntVar(&opts.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
+	addProtocolFlags(c.Flags(), &opts.Timeouts)
 	c.Flags().BoolVar(&opts.Resume, "resume", false, "continue the team in this workspace: the lead's conversation, the teammates (idle, with theirs) and unread messages")
 	return c
 }
@@ -69,15 +71,17 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		screen.Notice = chatWelcome(opts.Demo)
 	}
 	screen.ModelName = name
+	topts := team.Options{
+		Workspace:  ws,
+		Model:      model,
+		MaxWorkers: opts.MaxWorkers,
+		MaxQueue:   opts.MaxQueue,
+		MaxTurns:   opts.MaxTurns,
+		Resume:     opts.Resume,
+	}
+	opts.Timeouts.apply(&topts)
 	return tui.Run(ctx, tui.Config{
-		Team: team.Options{
-			Workspace:  ws,
-			Model:      model,
-			MaxWorkers: opts.MaxWorkers,
-			MaxQueue:   opts.MaxQueue,
-			MaxTurns:   opts.MaxTurns,
-			Resume:     opts.Resume,
-		},
+		Team:   topts,
 		Bridge: bridge,
 		Screen: screen,
 		In:     in,

@@ -27,7 +27,8 @@ type RunOptions struct {
 	// AutoClaim gives idle teammates claimable tasks from the board.
 	AutoClaim bool
 	// Resume continues the team already in the workspace.
-	Resume bool
+	Resume   bool
+	Timeouts ProtocolTimeouts
 }
 
 func newRunCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
@@ -59,6 +60,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 	}
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "bound the whole run (e.g. 10m); exit 3 when it expires")
 	c.Flags().IntVar(&opts.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
+	addProtocolFlags(c.Flags(), &opts.Timeouts)
 	c.Flags().BoolVar(&opts.Resume, "resume", false, "continue the team in this workspace: the lead's conversation, the teammates (idle, with theirs) and unread messages")
 	c.Flags().BoolVar(&opts.AutoClaim, "auto-claim", false, "give an idle teammate the next claimable task on the board that fits its role")
 	return c
@@ -95,7 +97,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
 	}
 	defer cancel()
-	tm, err = team.Open(runCtx, team.Options{
+	topts := team.Options{
 		Workspace:    ws,
 		Model:        model,
 		MaxWorkers:   opts.MaxWorkers,
@@ -105,7 +107,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		PollInterval: opts.Poll,
 		AutoClaim:    opts.AutoClaim,
 		Resume:       opts.Resume,
-	})
+	}
+	opts.Timeouts.apply(&topts)
+	tm, err = team.Open(runCtx, topts)
 	if err != nil {
 		return err
 	}
