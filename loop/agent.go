@@ -150,6 +150,9 @@ func (a *Agent) endCycle() error {
 	return a.session.append(msgs...)
 }
 
+// Close releases the agent's open session file; a later write reopens it.
+func (a *Agent) Close() error { return a.session.close() }
+
 // Usage is the token usage of all model calls so far.
 func (a *Agent) Usage() openai.Usage {
 	a.mu.Lock()

@@ -9,13 +9,20 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
 // session is the append-only record of one agent's conversation. One writer
-// per agent, so O_APPEND with one write per step needs no lock.
-type session struct{ path string }
+// per agent, so O_APPEND with one write per step needs no file lock. The
+// file stays open between writes (opening it was a large part of a turn's
+// cost); Close lets it go, and the next write opens it again.
+type session struct {
+	path string
+	mu   sync.Mutex
+	f    *os.File
+}
 
 // append writes msgs as JSON lines in a single write.
 func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
@@ -31,21 +38,39 @@ func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
-		return fmt.Errorf("record session: %w", err)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+			return fmt.Errorf("record session: %w", err)
+		}
+		f, err := os.OpenFile(s.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("record session: %w", err)
+		}
+		s.f = f
 	}
-	f, err := os.OpenFile(s.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("record session: %w", err)
-	}
-	_, err = f.Write(buf.Bytes())
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if _, err := s.f.Write(buf.Bytes()); err != nil {
+		_ = s.f.Close() // reopen on the next write
+		s.f = nil
 		return fmt.Errorf("record session %s: %w", s.path, err)
 	}
 	return nil
+}
+
+// close releases the open file, if any.
+func (s *session) close() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	s.f = nil
+	return err
 }
 
 // load reads the recorded conversation. A line that does not parse (a write

@@ -184,6 +184,7 @@ func archiveSession(path string, now time.Time) {
 func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 	defer t.wg.Done()
 	defer close(m.done)
+	defer m.agent.Close()
 	wake := t.store.Watch(ctx, m.name)
 	for first := true; ; first = false {
 		var release func()

@@ -185,6 +185,7 @@ func (t *Team) Close() error {
 	}
 	t.mu.Unlock()
 	t.wg.Wait()
+	_ = t.lead.Close()
 	t.reg.Flush()
 	t.owner.release()
 	return t.store.Close()
