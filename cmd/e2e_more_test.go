@@ -1,14 +1,12 @@
 package cmd
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -264,52 +262,6 @@ func TestRunTimeoutExitsThreeAndLeavesStatusesTrue(t *testing.T) {
 	}
 }
 
-// startRun starts `agentteam run` in ws and returns once stderr shows line;
-// the caller kills the process.
-func startRun(t *testing.T, ws string, env []string, until string, args ...string) *exec.Cmd {
-	t.Helper()
-	c := exec.Command(binPath, args...)
-	c.Dir = ws
-	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
-	stderr, err := c.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
-	deadline := time.After(60 * time.Second)
-	var seen []string
-	for {
-		select {
-		case line, ok := <-lines:
-			if !ok {
-				_ = c.Wait()
-				t.Fatalf("agentteam ended before printing %q:\n%s", until, strings.Join(seen, "\n"))
-			}
-			seen = append(seen, line)
-			if strings.Contains(line, until) {
-				// Keep draining so the process never blocks on a full pipe.
-				go func() {
-					for range lines {
-					}
-				}()
-				return c
-			}
-		case <-deadline:
-			_ = c.Process.Kill()
-			t.Fatalf("agentteam did not print %q in time:\n%s", until, strings.Join(seen, "\n"))
-		}
-	}
-}
 
 // TestTeammateOfAKilledRunIsShownFailed: a run is SIGKILLed while its
 // teammate works; `team` (and a later run) show the teammate failed, naming
@@ -318,7 +270,7 @@ func TestTeammateOfAKilledRunIsShownFailed(t *testing.T) {
 	srv := fakellm.New(slowTeamScript(60 * time.Second))
 	defer srv.Close()
 	ws := t.TempDir()
-	c := startRun(t, ws, fakeEnv(srv), "slow is working", "run", "think")
+	c := startUntil(t, ws, fakeEnv(srv), []string{"slow is working"}, "run", "think")
 	pid := c.Process.Pid
 	if m := findMember(t, readRegistry(t, ws), "slow"); m.Status != team.StatusWorking || m.PID != pid {
 		t.Fatalf("before the kill slow is %s (pid %d), want working in pid %d", m.Status, m.PID, pid)

@@ -21,7 +21,7 @@ func startUntil(t *testing.T, dir string, env []string, want []string, args ...s
 	t.Helper()
 	c := exec.Command(binPath, args...)
 	c.Dir = dir
-	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0"), env...)
+	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
 	stderr, err := c.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -203,30 +203,19 @@ func (h *heldFiles) writeCursor(path string, rec []byte) (opened int, err error)
 // close closes every descriptor and returns how many were open.
 func (h *heldFiles) close() int { return h.closeLock() + h.closeAppend() + h.closeCursor() }
 
-func (h *heldFiles) closeCursor() int {
-	if h.cursorFD < 0 {
-		return 0
-	}
-	_ = syscall.Close(h.cursorFD)
-	h.cursorFD = -1
-	return 1
-}
+func (h *heldFiles) closeCursor() int { return closeFD(&h.cursorFD) }
 
-func (h *heldFiles) closeLock() int {
-	if h.lockFD < 0 {
-		return 0
-	}
-	_ = syscall.Close(h.lockFD)
-	h.lockFD = -1
-	return 1
-}
+func (h *heldFiles) closeLock() int { return closeFD(&h.lockFD) }
 
-func (h *heldFiles) closeAppend() int {
-	if h.appendFD < 0 {
+func (h *heldFiles) closeAppend() int { return closeFD(&h.appendFD) }
+
+// closeFD closes *fd if it is open, marks it closed and returns 1 if it was.
+func closeFD(fd *int) int {
+	if *fd < 0 {
 		return 0
 	}
-	_ = syscall.Close(h.appendFD)
-	h.appendFD = -1
+	_ = syscall.Close(*fd)
+	*fd = -1
 	return 1
 }
 

@@ -95,6 +95,20 @@ func (t *Team) resolve(id, kind, teammate string) bool {
 	return true
 }
 
+// expire closes a request whose time ran out and returns its teammate, or
+// nil if it was answered meanwhile (or its teammate is not run here).
+func (t *Team) expire(id, kind string) *member {
+	t.mu.Lock()
+	r, ok := t.requests[id]
+	t.mu.Unlock()
+	if !ok || !t.resolve(id, kind, r.teammate) {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.members[r.teammate]
+}
+
 // openRequestFor returns the id of a teammate's open request of a kind.
 func (t *Team) openRequestFor(kind, teammate string) string {
 	t.mu.Lock()
@@ -223,15 +237,7 @@ func (t *Team) answerShutdownFor(m *member, id string) {
 
 // forceShutdown stops a teammate that did not answer in time.
 func (t *Team) forceShutdown(id string) {
-	t.mu.Lock()
-	r, ok := t.requests[id]
-	t.mu.Unlock()
-	if !ok || !t.resolve(id, TypeShutdownRequest, r.teammate) {
-		return
-	}
-	t.mu.Lock()
-	m := t.members[r.teammate]
-	t.mu.Unlock()
+	m := t.expire(id, TypeShutdownRequest)
 	if m == nil {
 		return
 	}
@@ -323,22 +329,14 @@ func (t *Team) ReviewPlan(ctx context.Context, from, id string, approve bool, fe
 // expirePlan answers a plan the lead did not review in time: the teammate
 // stays read-only and is told to resubmit or ask.
 func (t *Team) expirePlan(id string) {
-	t.mu.Lock()
-	r, ok := t.requests[id]
-	t.mu.Unlock()
-	if !ok || !t.resolve(id, TypePlanApprovalRequest, r.teammate) {
-		return
-	}
-	t.mu.Lock()
-	m := t.members[r.teammate]
-	t.mu.Unlock()
+	m := t.expire(id, TypePlanApprovalRequest)
 	if m == nil {
 		return
 	}
 	fb := fmt.Sprintf("the lead did not review your plan within %s; you are still read-only: message the lead or submit the plan again", t.opts.PlanTimeout)
-	if err := t.send(workspace.LeadName, r.teammate, TypePlanApprovalResponse, "No review: "+fb, id,
+	if err := t.send(workspace.LeadName, m.name, TypePlanApprovalResponse, "No review: "+fb, id,
 		planPayload{RequestID: id, Approve: boolp(false), Feedback: fb}); err != nil {
-		t.events.Emit(Event{Kind: EventError, Agent: r.teammate, Detail: "plan timeout: " + err.Error(), IsError: true})
+		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "plan timeout: " + err.Error(), IsError: true})
 	}
 	t.setPlanState(m, PlanRejected)
 }
