@@ -69,7 +69,12 @@ func newRequestID(kind string) string {
 
 // open registers a request and arms its timeout.
 func (t *Team) open(kind, teammate string, timeout time.Duration, onTimeout func(id string)) *request {
-	r := &request{id: newRequestID(kind), kind: kind, teammate: teammate}
+	return t.reopen(newRequestID(kind), kind, teammate, timeout, onTimeout)
+}
+
+// reopen registers a request under a known id (a resumed team's).
+func (t *Team) reopen(id, kind, teammate string, timeout time.Duration, onTimeout func(id string)) *request {
+	r := &request{id: id, kind: kind, teammate: teammate}
 	t.mu.Lock()
 	t.requests[r.id] = r
 	r.timer = time.AfterFunc(timeout, func() {

@@ -3,6 +3,9 @@ package team
 import (
 	"context"
 	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // resumeTeammates brings back the registry's teammates for a resumed team:
@@ -68,9 +71,46 @@ func (t *Team) resumeTeammates() error {
 	}
 	t.mu.Unlock()
 	for _, r := range back {
+		t.reopenRequests(r.m.name)
 		t.events.Emit(Event{Kind: EventStatus, Agent: r.m.name, Role: r.m.role, Status: StatusIdle, Detail: "resumed"})
 		t.wg.Add(1)
 		go t.runTeammate(r.ctx, r.m, nil)
 	}
 	return nil
+}
+
+// reopenRequests re-registers a resumed teammate's protocol requests that
+// were still unanswered when the earlier process stopped, found from the
+// inboxes (a request without a reply of the same correlation_id), each with
+// a fresh timeout: the answer the lead or teammate gives now still counts.
+func (t *Team) reopenRequests(name string) {
+	leadMsgs, _, err := t.store.ReadAll(workspace.LeadName)
+	if err != nil {
+		return
+	}
+	mateMsgs, _, err := t.store.ReadAll(name)
+	if err != nil {
+		return
+	}
+	open := func(requests, replies []inbox.Message, reqType, replyType, from string) string {
+		answered := map[string]bool{}
+		for _, m := range replies {
+			if m.Type == replyType {
+				answered[m.CorrelationID] = true
+			}
+		}
+		last := ""
+		for _, m := range requests {
+			if m.Type == reqType && m.From == from && m.CorrelationID != "" && !answered[m.CorrelationID] {
+				last = m.CorrelationID
+			}
+		}
+		return last
+	}
+	if id := open(mateMsgs, leadMsgs, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName); id != "" {
+		t.reopen(id, TypeShutdownRequest, name, t.opts.ShutdownTimeout, t.forceShutdown)
+	}
+	if id := open(leadMsgs, mateMsgs, TypePlanApprovalRequest, TypePlanApprovalResponse, name); id != "" {
+		t.reopen(id, TypePlanApprovalRequest, name, t.opts.PlanTimeout, t.expirePlan)
+	}
 }

@@ -1,0 +1,66 @@
+package team
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// TestResumedTeamKeepsAnOpenPlanRequest: a plan submitted before the process
+// stopped can still be approved by its id after a resume.
+func TestResumedTeamKeepsAnOpenPlanRequest(t *testing.T) {
+	srv := fakellm.New(planScript)
+	defer srv.Close()
+	dir := t.TempDir()
+	ws, err := workspace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := func(resume bool) (*Team, *statusWatcher) {
+		w := newStatusWatcher()
+		tm, err := Open(context.Background(), Options{Workspace: ws, Resume: resume, OnEvent: w.on, PollInterval: 50 * time.Millisecond,
+			Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm, w
+	}
+	first, w := open(false)
+	if err := first.SpawnTeammate(context.Background(), tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
+		t.Fatal(err)
+	}
+	w.wait(t, "alice", StatusIdle)
+	id := pendingPlan(t, first)
+	first.Abort("stopped")
+	first.Close()
+
+	second, w2 := open(true)
+	defer second.Close()
+	if got, ok := second.OpenPlanRequest("alice"); !ok || got != id {
+		t.Fatalf("after resume the open plan request is %q (%v), want %q", got, ok, id)
+	}
+	if _, err := second.ReviewPlan(context.Background(), "lead", id, true, "go"); err != nil {
+		t.Fatalf("approving the plan submitted before the stop: %v", err)
+	}
+	w2.wait(t, "alice", "plan approved")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if data, err := os.ReadFile(filepath.Join(dir, "out.txt")); err == nil && string(data) == "done" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the resumed alice never wrote after approval")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatal(v)
+	}
+}
