@@ -65,12 +65,13 @@ func runTeam(opts *TeamOptions) error {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
-			TeamName  string    `json:"teamName"`
-			Version   int64     `json:"version"`
-			UpdatedAt time.Time `json:"updatedAt"`
-			State     string    `json:"state"`
-			Teammates []teamRow `json:"teammates"`
-		}{cfg.TeamName, cfg.Version, cfg.UpdatedAt, team.DeriveState(cfg.Teammates), rows})
+			TeamName     string              `json:"teamName"`
+			Version      int64               `json:"version"`
+			UpdatedAt    time.Time           `json:"updatedAt"`
+			State        string              `json:"state"`
+			Teammates    []teamRow           `json:"teammates"`
+			LeadHandoffs []team.HandoffState `json:"leadHandoffs,omitempty"`
+		}{cfg.TeamName, cfg.Version, cfg.UpdatedAt, team.DeriveState(cfg.Teammates), rows, cfg.LeadHandoffs})
 	}
 	if len(rows) == 0 {
 		fmt.Fprintf(opts.IO.Err, "no teammates in %s yet\n", ws.Root)

@@ -464,8 +464,8 @@ func (t *Team) failedAfter(h *handoff, told bool, why string) {
 	t.finish(h, content)
 }
 
-// setHandoffSide records one side's state in its registry entry (the lead
-// has none: its side shows in events.jsonl and its inbox) and logs it.
+// setHandoffSide records one side's state in its registry entry (the
+// lead's in the registry's leadHandoffs) and logs it.
 func (t *Team) setHandoffSide(agent string, h *handoff, role, state, reason string) {
 	peer := h.to
 	if role == HandoffReceiver {
@@ -473,20 +473,25 @@ func (t *Team) setHandoffSide(agent string, h *handoff, role, state, reason stri
 	}
 	entry := HandoffState{ID: h.id, Role: role, Peer: peer, Task: clip(h.task, 80), TaskID: h.taskID, State: state, Reason: reason, UpdatedAt: time.Now().UTC()}
 	if _, err := t.reg.Update(func(c *Config) error {
-		i := c.Find(agent)
-		if i < 0 {
-			return errNoChange
+		var states *[]HandoffState
+		if agent == workspace.LeadName {
+			states = &c.LeadHandoffs
+		} else {
+			i := c.Find(agent)
+			if i < 0 {
+				return errNoChange
+			}
+			states = &c.Teammates[i].Handoffs
+			c.Teammates[i].UpdatedAt = entry.UpdatedAt
 		}
-		m := &c.Teammates[i]
-		list := make([]HandoffState, 0, len(m.Handoffs)+1) // a new slice: cached copies share the old one
-		for _, s := range m.Handoffs {
+		list := make([]HandoffState, 0, len(*states)+1) // a new slice: cached copies share the old one
+		for _, s := range *states {
 			if s.ID != entry.ID || s.Role != entry.Role {
 				list = append(list, s)
 			}
 		}
 		list = append(list, entry)
-		m.Handoffs = list[max(0, len(list)-maxHandoffStates):]
-		m.UpdatedAt = entry.UpdatedAt
+		*states = list[max(0, len(list)-maxHandoffStates):]
 		return nil
 	}); err != nil {
 		t.events.Emit(Event{Kind: EventError, Agent: agent, Detail: "registry: " + err.Error(), IsError: true})

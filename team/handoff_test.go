@@ -253,7 +253,7 @@ func TestHandoffOfABoardTaskByTheLead(t *testing.T) {
 		t.Error("bob's model never saw the context")
 	}
 
-	// Both sides' states: the lead's in events, bob's in the registry too.
+	// Both sides' states, in events and in the registry.
 	if got := hw.statesOf("lead"); !slices.Equal(got, []string{HandoffAwaitingAccept, HandoffContextPreparing, HandoffAwaitingAck, HandoffCompleted}) {
 		t.Errorf("the lead's states %v", got)
 	}
@@ -263,6 +263,13 @@ func TestHandoffOfABoardTaskByTheLead(t *testing.T) {
 	hs := handoffsOf(t, tm, "bob")
 	if len(hs) != 1 || hs[0].ID != id || hs[0].Role != HandoffReceiver || hs[0].Peer != "lead" || hs[0].TaskID != "t1" || hs[0].State != HandoffCompleted {
 		t.Fatalf("bob's registry handoffs %+v", hs)
+	}
+	cfg, err := tm.Registry().Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lh := cfg.LeadHandoffs; len(lh) != 1 || lh[0].ID != id || lh[0].Role != HandoffSender || lh[0].Peer != "bob" || lh[0].State != HandoffCompleted {
+		t.Fatalf("the lead's side in the registry: %+v", lh)
 	}
 }
 

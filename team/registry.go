@@ -51,6 +51,8 @@ type Config struct {
 	// State is derived from the members at every change (see DeriveState).
 	State     string   `json:"state"`
 	Teammates []Member `json:"teammates"`
+	// LeadHandoffs is the lead's side of its recent handoffs (it has no member entry).
+	LeadHandoffs []HandoffState `json:"leadHandoffs,omitempty"`
 }
 
 // Find returns the index of the named member, or -1.
@@ -70,6 +72,7 @@ func (c *Config) clone() *Config {
 	for i := range cp.Teammates {
 		cp.Teammates[i].Handoffs = append([]HandoffState(nil), cp.Teammates[i].Handoffs...)
 	}
+	cp.LeadHandoffs = append([]HandoffState(nil), c.LeadHandoffs...)
 	return &cp
 }
 
