@@ -262,7 +262,6 @@ func TestRunTimeoutExitsThreeAndLeavesStatusesTrue(t *testing.T) {
 	}
 }
 
-
 // TestTeammateOfAKilledRunIsShownFailed: a run is SIGKILLed while its
 // teammate works; `team` (and a later run) show the teammate failed, naming
 // the gone process, never working forever.
