@@ -25,10 +25,9 @@ func AppendLine(path string, data []byte) error {
 	return nil
 }
 
-// appendLog is AppendLine for an inbox: locked on the log itself (lockLog),
-// and data already ends with '\n'.
+// appendLog is AppendLine for an inbox line, which already ends with '\n'.
 func appendLog(path string, data []byte) error {
-	e, err := locks.lockLog(path)
+	e, err := locks.lock(path)
 	if err != nil {
 		return err
 	}

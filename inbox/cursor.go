@@ -98,7 +98,7 @@ func (s *Store) Commit(name string, b Batch) error {
 	}
 	// The log's own lock guards its read position too: no lock file to
 	// make, and making files is what costs most here.
-	e, err := locks.lockLog(s.Path(name))
+	e, err := locks.lock(s.Path(name))
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", name, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gofrs/flock"
 )
 
 // maxHeldFiles bounds the descriptors the lock table keeps open between
@@ -13,13 +15,15 @@ import (
 // their next use). A 200-teammate team needs about 420.
 const maxHeldFiles = 1024
 
-// lockEntry is one locked path: its in-process mutex and the files kept
-// open for it. files is only touched while mu is held, which is what makes
-// sharing one descriptor between goroutines safe.
+// lockEntry is one locked path: its in-process mutex, its cross-process
+// lock on path+".lock", and the files kept open for it. fl and files are
+// only touched while mu is held: one *flock.Flock shared by goroutines is
+// not a mutex, so the mutex comes first.
 type lockEntry struct {
 	path  string // absolute
 	mu    sync.Mutex
-	files heldFiles // guarded by mu
+	fl    *flock.Flock // guarded by mu
+	files heldFiles    // guarded by mu
 }
 
 // lockTable maps an absolute path to its *lockEntry. It is process-wide on
@@ -35,8 +39,7 @@ var locks lockTable
 
 // Lock excludes other goroutines of this process and other processes from
 // path until unlock is called. In-process exclusion comes first (a mutex per
-// path), then an advisory flock on path+".lock", whose descriptor stays open
-// between calls: opening it (O_CREAT) per lock was the costliest part.
+// path), then gofrs/flock on the separate file path+".lock".
 // unlock is safe to call more than once.
 func Lock(path string) (unlock func(), err error) {
 	e, err := locks.lock(path)
@@ -49,18 +52,6 @@ func Lock(path string) (unlock func(), err error) {
 
 // lock takes path's mutex and flock and returns its entry, held.
 func (t *lockTable) lock(path string) (*lockEntry, error) {
-	return t.take(path, false)
-}
-
-// lockLog is lock for an append-only log (an inbox) that is never replaced
-// while in use: the flock is taken on the log itself, through the
-// descriptor appends use, so no lock file has to be made for it. Every
-// user of that log must lock it this way.
-func (t *lockTable) lockLog(path string) (*lockEntry, error) {
-	return t.take(path, true)
-}
-
-func (t *lockTable) take(path string, self bool) (*lockEntry, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
@@ -71,25 +62,19 @@ func (t *lockTable) take(path string, self bool) (*lockEntry, error) {
 	}
 	e := v.(*lockEntry)
 	e.mu.Lock()
-	var opened int
-	if self {
-		opened, err = e.files.lockSelf(abs)
-	} else {
-		opened, err = e.files.lock(abs + ".lock")
+	if e.fl == nil {
+		e.fl = flock.New(abs+".lock", flock.SetPermissions(0o644))
 	}
-	t.open.Add(int64(opened))
-	if err != nil {
+	if err := e.fl.Lock(); err != nil {
 		e.mu.Unlock()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if opened > 0 && t.open.Load() > maxHeldFiles {
-		t.trim(e)
 	}
 	return e, nil
 }
 
-// unlock releases the flock, keeping its descriptor, then the mutex.
+// unlock releases the flock, then the mutex.
 func (e *lockEntry) unlock() {
+	_ = e.fl.Unlock()
 	locks.open.Add(-int64(e.files.unlock()))
 	e.mu.Unlock()
 }
@@ -98,6 +83,9 @@ func (e *lockEntry) unlock() {
 func (t *lockTable) appendLine(e *lockEntry, line []byte) error {
 	opened, err := e.files.appendLine(e.path, line)
 	t.open.Add(int64(opened))
+	if opened > 0 && t.open.Load() > maxHeldFiles {
+		t.trim(e)
+	}
 	return err
 }
 

@@ -30,8 +30,8 @@ func tryFlock(t *testing.T, path string) bool {
 	return true
 }
 
-// The lock file's descriptor is kept between calls; if the file is removed
-// meanwhile, locking the old one would exclude no one who opens the new one.
+// A lock file removed between two locks is made anew and locked: the lock
+// always excludes whoever opens the path now.
 func TestLockFollowsARemovedLockFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "doc")
 	unlock, err := Lock(path)
@@ -55,23 +55,24 @@ func TestLockFollowsARemovedLockFile(t *testing.T) {
 	}
 }
 
-// An inbox is locked on its log itself; appends and commits hold it.
-func TestInboxLockIsOnTheLog(t *testing.T) {
+// An inbox is locked through gofrs/flock on a separate NAME.jsonl.lock
+// file; appends and commits hold it, and the log itself is never locked.
+func TestInboxLockIsOnASeparateLockFile(t *testing.T) {
 	st := newTestStore(t)
 	mustAppend(t, st, "bob", "one")
-	e, err := locks.lockLog(st.Path("bob"))
+	e, err := locks.lock(st.Path("bob"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tryFlock(t, st.Path("bob")) {
-		t.Error("the log's flock is free while its lock is held")
+	if tryFlock(t, st.Path("bob")+".lock") {
+		t.Error("the lock file's flock is free while the inbox's lock is held")
+	}
+	if !tryFlock(t, st.Path("bob")) {
+		t.Error("the log itself is flocked")
 	}
 	e.unlock()
-	if !tryFlock(t, st.Path("bob")) {
-		t.Error("the log's flock is still held after unlock")
-	}
-	if _, err := os.Stat(st.Path("bob") + ".lock"); !os.IsNotExist(err) {
-		t.Errorf("an inbox made a lock file: %v", err)
+	if !tryFlock(t, st.Path("bob")+".lock") {
+		t.Error("the lock file's flock is still held after unlock")
 	}
 }
 
@@ -107,11 +108,9 @@ func TestAppendFollowsAReplacedLog(t *testing.T) {
 func TestKeptDescriptorsAreBoundedAndReleased(t *testing.T) {
 	dir := t.TempDir()
 	for i := range maxHeldFiles + 50 {
-		unlock, err := Lock(filepath.Join(dir, fmt.Sprintf("f%d", i)))
-		if err != nil {
+		if err := AppendLine(filepath.Join(dir, fmt.Sprintf("f%d", i)), []byte("x")); err != nil {
 			t.Fatal(err)
 		}
-		unlock()
 		if n := locks.open.Load(); n > maxHeldFiles {
 			t.Fatalf("%d descriptors kept after %d locks, limit %d", n, i+1, maxHeldFiles)
 		}

@@ -5,37 +5,15 @@ package inbox
 import (
 	"io"
 	"os"
-
-	"github.com/gofrs/flock"
 )
 
-// heldFiles, where flock(2) is not in package syscall, locks through
-// gofrs/flock (fcntl or LockFileEx) and opens the files per call.
-type heldFiles struct{ fl *flock.Flock }
+// heldFiles, off the unix systems, keeps nothing open: each call opens
+// the files it needs and closes them again.
+type heldFiles struct{}
 
 func newHeldFiles() heldFiles { return heldFiles{} }
 
-// lock opens and locks lockPath; the descriptor is closed again by unlock.
-func (h *heldFiles) lock(lockPath string) (opened int, err error) {
-	fl := flock.New(lockPath, flock.SetPermissions(0o644))
-	if err := fl.Lock(); err != nil {
-		return 0, err
-	}
-	h.fl = fl
-	return 0, nil
-}
-
-// lockSelf uses a lock file here too: on Windows a lock on the log itself
-// would keep other processes from appending to it.
-func (h *heldFiles) lockSelf(path string) (opened int, err error) { return h.lock(path + ".lock") }
-
-func (h *heldFiles) unlock() (closed int) {
-	if h.fl != nil {
-		_ = h.fl.Unlock() // closes the descriptor too
-		h.fl = nil
-	}
-	return 0
-}
+func (h *heldFiles) unlock() (closed int) { return 0 }
 
 // appendLine opens path for appending, writes line in one call and closes it.
 func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error) {

@@ -16,99 +16,28 @@ type fileID struct{ dev, ino uint64 }
 
 func idOf(st *syscall.Stat_t) fileID { return fileID{uint64(st.Dev), uint64(st.Ino)} }
 
-// heldFiles are the descriptors kept open for one locked path: the lock
-// file's, for flock(2), and the path's own, for appends. Raw syscalls on
-// purpose: os.OpenFile registers a regular file with the poller, five more
-// syscalls per open. flock(2) is called directly because gofrs/flock's
-// Unlock closes its descriptor, and reopening it per lock is what this saves.
+// heldFiles are the descriptors kept open for one locked path between
+// calls: the path's own, for appends (O_APPEND puts every write at the
+// current end, whoever wrote before), and an inbox's read position. Raw
+// syscalls on purpose: os.OpenFile registers a regular file with the
+// poller, five more syscalls per open.
 type heldFiles struct {
-	lockFD   int // -1 when closed
-	lockID   fileID
 	appendFD int // -1 when closed
 	appendID fileID
-	// selfLocked: the flock held is on appendFD (lockSelf), not on lockFD.
-	selfLocked bool
-	dropAppend bool // a write failed under a self lock: close appendFD at unlock
-	cursorFD   int  // -1 when closed; an inbox's read position file
-	cursorID   fileID
+	cursorFD int // -1 when closed; an inbox's read position file
+	cursorID fileID
 }
 
-func newHeldFiles() heldFiles { return heldFiles{lockFD: -1, appendFD: -1, cursorFD: -1} }
+func newHeldFiles() heldFiles { return heldFiles{appendFD: -1, cursorFD: -1} }
 
-// lock takes an exclusive flock on lockPath, opening it if needed, and
-// returns how many descriptors it opened. A lock file removed (and maybe
-// made anew by another process) since it was opened would exclude no one,
-// so after locking it checks that the path still names the same file.
-func (h *heldFiles) lock(lockPath string) (opened int, err error) {
-	for {
-		if h.lockFD < 0 {
-			fd, id, err := openID(lockPath, syscall.O_CREAT|syscall.O_RDONLY, 0o644)
-			if err != nil {
-				return opened, err
-			}
-			h.lockFD, h.lockID = fd, id
-			opened++
-		}
-		if err := retryEINTR(func() error { return syscall.Flock(h.lockFD, syscall.LOCK_EX) }); err != nil {
-			opened -= h.closeLock()
-			return opened, &fs.PathError{Op: "flock", Path: lockPath, Err: err}
-		}
-		var st syscall.Stat_t
-		if syscall.Stat(lockPath, &st) == nil && idOf(&st) == h.lockID {
-			return opened, nil
-		}
-		opened -= h.closeLock() // closing drops the flock too
-	}
-}
-
-// lockSelf takes an exclusive flock on path itself through its append
-// descriptor, creating the file if needed, and checks, as lock does, that
-// the path still names the file locked. Appends under it need no check.
-func (h *heldFiles) lockSelf(path string) (opened int, err error) {
-	for {
-		if h.appendFD < 0 {
-			fd, id, err := openID(path, syscall.O_APPEND|syscall.O_CREAT|syscall.O_WRONLY, 0o644)
-			if err != nil {
-				return opened, err
-			}
-			h.appendFD, h.appendID = fd, id
-			opened++
-		}
-		if err := retryEINTR(func() error { return syscall.Flock(h.appendFD, syscall.LOCK_EX) }); err != nil {
-			opened -= h.closeAppend()
-			return opened, &fs.PathError{Op: "flock", Path: path, Err: err}
-		}
-		var st syscall.Stat_t
-		if syscall.Stat(path, &st) == nil && idOf(&st) == h.appendID {
-			h.selfLocked = true
-			return opened, nil
-		}
-		opened -= h.closeAppend()
-	}
-}
-
-// unlock releases the flock and keeps the descriptor for the next lock,
-// unless a write through it failed. It returns how many it closed.
-func (h *heldFiles) unlock() (closed int) {
-	if h.selfLocked {
-		h.selfLocked = false
-		if h.dropAppend || syscall.Flock(h.appendFD, syscall.LOCK_UN) != nil {
-			h.dropAppend = false
-			return h.closeAppend() // closing releases the flock too
-		}
-		return 0
-	}
-	if h.lockFD >= 0 && syscall.Flock(h.lockFD, syscall.LOCK_UN) != nil {
-		return h.closeLock()
-	}
-	return 0
-}
+// unlock has nothing to release: descriptors stay open for the next call.
+func (h *heldFiles) unlock() (closed int) { return 0 }
 
 // appendLine writes line at the end of path in one write(2); the caller
 // holds path's lock. It returns how many descriptors it opened (or, when
 // negative, closed).
 func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error) {
-	if h.appendFD >= 0 && !h.selfLocked {
+	if h.appendFD >= 0 {
 		var st syscall.Stat_t
 		if syscall.Stat(path, &st) != nil || idOf(&st) != h.appendID {
 			opened -= h.closeAppend() // removed or replaced: write to what the path names now
@@ -139,11 +68,7 @@ func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error)
 		}
 	}
 	if err != nil {
-		if h.selfLocked {
-			h.dropAppend = true // the lock lives on it: close it at unlock
-		} else {
-			opened -= h.closeAppend() // start from a fresh descriptor next time
-		}
+		opened -= h.closeAppend() // start from a fresh descriptor next time
 		return opened, &fs.PathError{Op: "write", Path: path, Err: err}
 	}
 	return opened, nil
@@ -201,11 +126,9 @@ func (h *heldFiles) writeCursor(path string, rec []byte) (opened int, err error)
 }
 
 // close closes every descriptor and returns how many were open.
-func (h *heldFiles) close() int { return h.closeLock() + h.closeAppend() + h.closeCursor() }
+func (h *heldFiles) close() int { return h.closeAppend() + h.closeCursor() }
 
 func (h *heldFiles) closeCursor() int { return closeFD(&h.cursorFD) }
-
-func (h *heldFiles) closeLock() int { return closeFD(&h.lockFD) }
 
 func (h *heldFiles) closeAppend() int { return closeFD(&h.appendFD) }
 
@@ -219,8 +142,8 @@ func closeFD(fd *int) int {
 	return 1
 }
 
-// openID opens path close-on-exec (a child must not inherit a flock) and
-// returns the descriptor with the identity of the file it names.
+// openID opens path close-on-exec and returns the descriptor with the
+// identity of the file it names.
 func openID(path string, flag int, perm uint32) (int, fileID, error) {
 	fd, err := openFD(path, flag, perm)
 	if err != nil {
