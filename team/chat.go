@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -84,6 +85,12 @@ func (c *Chat) poke() {
 
 func (c *Chat) run(ctx context.Context) {
 	defer close(c.done)
+	defer func() {
+		if r := recover(); r != nil {
+			c.t.events.Emit(Event{Kind: EventError, Agent: workspace.LeadName,
+				Detail: fmt.Sprintf("internal error: %v (please report this); the lead stopped", r), IsError: true})
+		}
+	}()
 	wake := c.t.store.Watch(ctx, workspace.LeadName)
 	for {
 		select {

@@ -185,6 +185,12 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 	defer t.wg.Done()
 	defer close(m.done)
 	defer m.agent.Close()
+	defer func() {
+		// A bug must cost one teammate, not the process and its team.
+		if r := recover(); r != nil {
+			t.fail(m, fmt.Errorf("internal error: %v (please report this)", r))
+		}
+	}()
 	wake := t.store.Watch(ctx, m.name)
 	for first := true; ; first = false {
 		var release func()
