@@ -50,6 +50,11 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		a.addUsage(resp.Usage)
 		msg := resp.Message
 		msg.Role = openai.ChatMessageRoleAssistant
+		if msg.Content == "" && len(msg.ToolCalls) == 0 {
+			// An empty reply would make the next request invalid (an
+			// assistant message needs content or tool calls).
+			msg.Content = "(no reply)"
+		}
 		recErr := a.record(msg)
 		a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})
 		if len(msg.ToolCalls) == 0 {

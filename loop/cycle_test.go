@@ -359,3 +359,19 @@ func TestSayDuringCycleWaitsForTurnBoundary(t *testing.T) {
 		t.Errorf("session differs from memory:\n%s", dump(restored.Messages()))
 	}
 }
+
+func TestEmptyReplyIsRecordedAsAValidMessage(t *testing.T) {
+	m := &fakeModel{t: t, steps: []step{final("")}}
+	a := newAgent(t, AgentConfig{Model: m})
+	if err := a.Say("hi"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := a.RunCycle(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := a.Messages()
+	if last := msgs[len(msgs)-1]; last.Content == "" || c.Final != last.Content {
+		t.Fatalf("an empty reply was recorded empty: %+v (final %q)", last, c.Final)
+	}
+}
