@@ -116,6 +116,9 @@ type handoff struct {
 	accepted bool // the receiver's runtime accepted: it must hear of a failure
 	timer    *time.Timer
 	outcome  string // what the sender's tool call reports once done
+	// finished is closed by finish: a handoff at stepDone may not have its
+	// outcome written yet (the runtime is still telling both sides).
+	finished chan struct{}
 }
 
 // handoffs are the open handoffs of a team. The zero value is ready.
@@ -199,6 +202,7 @@ func (t *Team) finish(h *handoff, outcome string) {
 	t.handoffs.mu.Lock()
 	h.outcome = outcome
 	t.handoffs.mu.Unlock()
+	close(h.finished) // every path to stepDone finishes once
 }
 
 var taskIDRe = regexp.MustCompile(`^t[0-9]+$`)
@@ -223,8 +227,13 @@ func (t *Team) Handoff(ctx context.Context, from string, spec tools.HandoffSpec)
 		t.failHandoff(h, stepRequested, "the request could not be delivered: "+err.Error())
 		return "", err
 	}
-	step, outcome := t.handoffs.outcomeOf(h)
-	if step == stepDone {
+	if step, _ := t.handoffs.outcomeOf(h); step == stepDone {
+		select {
+		case <-h.finished:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+		_, outcome := t.handoffs.outcomeOf(h)
 		return outcome, nil
 	}
 	return fmt.Sprintf("The handoff of %s to %s (request %s) is under way; the outcome arrives as a handoff_complete, handoff_reject or handoff_failed message within %s per step. Until then the task is yours.",
@@ -252,7 +261,7 @@ func (t *Team) newHandoff(ctx context.Context, from string, spec tools.HandoffSp
 	if err := t.ctx.Err(); err != nil {
 		return nil, fmt.Errorf("the team is stopping")
 	}
-	h := &handoff{id: newRequestID(TypeHandoffRequest), from: from, to: to, task: strings.TrimSpace(spec.Task),
+	h := &handoff{id: newRequestID(TypeHandoffRequest), from: from, to: to, task: strings.TrimSpace(spec.Task), finished: make(chan struct{}),
 		reason: clip(strings.TrimSpace(spec.Reason), 1000), summary: clip(strings.TrimSpace(spec.Context), MaxTaskText)}
 	h.subject = clip(h.task, 200)
 	if !taskIDRe.MatchString(h.task) {
