@@ -10,17 +10,14 @@ import (
 
 	"github.com/agentteam/agentteam/internal/tui"
 	"github.com/agentteam/agentteam/loop"
-	"github.com/agentteam/agentteam/team"
 )
 
 // ChatOptions are the inputs of `agentteam chat`.
 type ChatOptions struct {
 	*GlobalOptions
-	IO       IOStreams
-	NoAuto   bool
-	MaxTurns int
-	Resume   bool
-	Timeouts ProtocolTimeouts
+	TeamFlags
+	IO     IOStreams
+	NoAuto bool
 }
 
 func newChatCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
@@ -37,9 +34,7 @@ commands, ? the keys. ctrl+c quits and stops the teammates.`,
 		},
 	}
 	c.Flags().BoolVar(&opts.NoAuto, "no-auto", false, "the lead answers only you, not by itself when teammates report (/auto on changes it)")
-	c.Flags().IntVar(&opts.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
-	addProtocolFlags(c.Flags(), &opts.Timeouts)
-	c.Flags().BoolVar(&opts.Resume, "resume", false, "continue the team in this workspace: the lead's conversation, the teammates (idle, with theirs) and unread messages")
+	addTeamFlags(c.Flags(), &opts.TeamFlags)
 	return c
 }
 
@@ -50,11 +45,8 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf(
 			"chat needs a terminal (standard input and output are not one): use agentteam run \"...\" to run the team headless")}
 	}
-	if opts.MaxWorkers < 1 {
-		return usageErrorf("--max-workers must be at least 1")
-	}
-	if opts.MaxQueue < 0 {
-		return usageErrorf("--max-queue must not be negative")
+	if err := checkPool(opts.GlobalOptions); err != nil {
+		return err
 	}
 	ws, err := openWorkspace(opts.GlobalOptions)
 	if err != nil {
@@ -71,17 +63,8 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		screen.Notice = chatWelcome(opts.Demo)
 	}
 	screen.ModelName = name
-	topts := team.Options{
-		Workspace:  ws,
-		Model:      model,
-		MaxWorkers: opts.MaxWorkers,
-		MaxQueue:   opts.MaxQueue,
-		MaxTurns:   opts.MaxTurns,
-		Resume:     opts.Resume,
-	}
-	opts.Timeouts.apply(&topts)
 	return tui.Run(ctx, tui.Config{
-		Team:   topts,
+		Team:   opts.options(opts.GlobalOptions, ws, model),
 		Bridge: bridge,
 		Screen: screen,
 		In:     in,

@@ -18,17 +18,14 @@ import (
 // RunOptions are the inputs of `agentteam run`.
 type RunOptions struct {
 	*GlobalOptions
-	IO       IOStreams
-	Prompt   string
-	Timeout  time.Duration
-	MaxTurns int
+	IO IOStreams
+	TeamFlags
+	Prompt  string
+	Timeout time.Duration
 	// Poll is the backstop interval for waking on inbox changes.
 	Poll time.Duration
 	// AutoClaim gives idle teammates claimable tasks from the board.
 	AutoClaim bool
-	// Resume continues the team already in the workspace.
-	Resume   bool
-	Timeouts ProtocolTimeouts
 }
 
 func newRunCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
@@ -59,9 +56,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 		},
 	}
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "bound the whole run (e.g. 10m); exit 3 when it expires")
-	c.Flags().IntVar(&opts.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
-	addProtocolFlags(c.Flags(), &opts.Timeouts)
-	c.Flags().BoolVar(&opts.Resume, "resume", false, "continue the team in this workspace: the lead's conversation, the teammates (idle, with theirs) and unread messages")
+	addTeamFlags(c.Flags(), &opts.TeamFlags)
 	c.Flags().BoolVar(&opts.AutoClaim, "auto-claim", false, "give an idle teammate the next claimable task on the board that fits its role")
 	return c
 }
@@ -71,11 +66,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.MaxWorkers < 1 {
-		return usageErrorf("--max-workers must be at least 1")
-	}
-	if opts.MaxQueue < 0 {
-		return usageErrorf("--max-queue must not be negative")
+	if err := checkPool(opts.GlobalOptions); err != nil {
+		return err
 	}
 	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
 	var tm *team.Team
@@ -97,18 +89,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
 	}
 	defer cancel()
-	topts := team.Options{
-		Workspace:    ws,
-		Model:        model,
-		MaxWorkers:   opts.MaxWorkers,
-		MaxQueue:     opts.MaxQueue,
-		MaxTurns:     opts.MaxTurns,
-		OnEvent:      progress.event,
-		PollInterval: opts.Poll,
-		AutoClaim:    opts.AutoClaim,
-		Resume:       opts.Resume,
-	}
-	opts.Timeouts.apply(&topts)
+	topts := opts.options(opts.GlobalOptions, ws, model)
+	topts.OnEvent, topts.PollInterval, topts.AutoClaim = progress.event, opts.Poll, opts.AutoClaim
 	tm, err = team.Open(runCtx, topts)
 	if err != nil {
 		return err
