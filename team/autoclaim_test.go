@@ -7,25 +7,10 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/loop"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 func openTaskTeam(t *testing.T, srv *fakellm.Server, autoClaim bool) *Team {
-	t.Helper()
-	ws, err := workspace.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true,
-		BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond})
-	tm, err := Open(context.Background(), Options{Workspace: ws, Model: model, MaxWorkers: 2,
-		PollInterval: 50 * time.Millisecond, AutoClaim: autoClaim})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tm.Close() })
-	return tm
+	return newTestTeam(t, srv, Options{MaxWorkers: 2, AutoClaim: autoClaim})
 }
 
 func taskCall(name, args string) fakellm.ToolCall { return fakellm.ToolCall{Name: name, Args: args} }

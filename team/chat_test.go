@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/loop"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // chatTeam opens a team whose answers and errors arrive on a channel.
@@ -20,30 +18,19 @@ func chatTeam(t *testing.T, srv *fakellm.Server) (*Team, <-chan Event) {
 // chatTeamActivity also reports what the agents do (EventActivity details).
 func chatTeamActivity(t *testing.T, srv *fakellm.Server) (*Team, <-chan Event, <-chan string) {
 	t.Helper()
-	ws, err := workspace.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
 	events := make(chan Event, 256)
 	activity := make(chan string, 1024)
-	model := loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true,
-		BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond})
-	tm, err := Open(context.Background(), Options{Workspace: ws, Model: model, MaxWorkers: 2, MaxQueue: 10,
-		PollInterval: 50 * time.Millisecond, OnEvent: func(e Event) {
-			switch e.Kind {
-			case EventAnswer, EventError:
-				events <- e
-			case EventActivity:
-				select {
-				case activity <- e.Agent + ": " + e.Detail:
-				default:
-				}
+	tm := newTestTeam(t, srv, Options{MaxWorkers: 2, MaxQueue: 10, OnEvent: func(e Event) {
+		switch e.Kind {
+		case EventAnswer, EventError:
+			events <- e
+		case EventActivity:
+			select {
+			case activity <- e.Agent + ": " + e.Detail:
+			default:
 			}
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tm.Close() })
+		}
+	}})
 	return tm, events, activity
 }
 

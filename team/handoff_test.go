@@ -14,7 +14,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -93,15 +92,8 @@ func handoffTeam(t *testing.T, srv *fakellm.Server, opts Options) (*Team, *hando
 	hw := &handoffWatch{board: NewBoard(ws.TasksPath()), task: "t1", states: map[string][]string{}, ownerAt: map[string]string{}, ch: make(chan struct{}, 1)}
 	sw := newStatusWatcher()
 	opts.Workspace = ws
-	opts.Model = loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond})
 	opts.OnEvent = func(e Event) { sw.on(e); hw.on(e) }
-	opts.PollInterval = 50 * time.Millisecond
-	tm, err := Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tm.Close() })
-	return tm, hw, sw
+	return newTestTeam(t, srv, opts), hw, sw
 }
 
 // spawnIdle spawns teammates and waits until each is idle.

@@ -14,9 +14,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 var correlationRe = regexp.MustCompile(`type="([a-z_]+)" id="[^"]*" correlation_id="([^"]+)"`)
@@ -89,21 +87,9 @@ func (w *statusWatcher) wait(t *testing.T, agent, want string) {
 
 func protoTeam(t *testing.T, srv *fakellm.Server, opts Options) (*Team, *statusWatcher) {
 	t.Helper()
-	ws, err := workspace.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
 	w := newStatusWatcher()
-	opts.Workspace = ws
-	opts.Model = loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond})
 	opts.OnEvent = w.on
-	opts.PollInterval = 50 * time.Millisecond
-	tm, err := Open(context.Background(), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tm.Close() })
-	return tm, w
+	return newTestTeam(t, srv, opts), w
 }
 
 // response is a protocol reply found in an inbox.

@@ -8,25 +8,10 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/loop"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 func openTeam(t *testing.T, srv *fakellm.Server, workers int) *Team {
-	t.Helper()
-	ws, err := workspace.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true,
-		BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond})
-	tm, err := Open(context.Background(), Options{Workspace: ws, Model: model, MaxWorkers: workers, MaxQueue: 50,
-		PollInterval: 50 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tm.Close() })
-	return tm
+	return newTestTeam(t, srv, Options{MaxWorkers: workers, MaxQueue: 50})
 }
 
 // TestPoolBoundSeenByTheModelServer: 12 teammates with 4 workers against a
