@@ -19,7 +19,6 @@ func registerTeammate(t *testing.T, ws, name, status string) {
 	t.Helper()
 	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 	_, err := reg.Update(func(c *team.Config) error {
-		// The test process stands in for the run that owns it: alive, so `team` does not repair it.
 		c.Teammates = append(c.Teammates, team.Member{Name: name, Role: "programmer", Status: status, PID: os.Getpid(), CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})
 		return nil
 	})
@@ -159,6 +158,7 @@ func TestSendRefusesUnknownAndInvalidNames(t *testing.T) {
 func TestInboxAndTeamCommandsReadWithoutChanging(t *testing.T) {
 	ws := t.TempDir()
 	registerTeammate(t, ws, "alice", team.StatusWorking)
+	holdOwnerLock(t, ws) // the test stands in for the run that owns alice: `team` must not repair her
 	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
 	for i := 0; i < 3; i++ {
 		if r := runBin(t, ws, nil, "", "send", "--to", "alice", fmt.Sprintf("msg %d\nsecond line", i)); r.code != 0 {

@@ -100,23 +100,16 @@ func runTeam(opts *TeamOptions) error {
 	return tw.Flush()
 }
 
-// repairDead marks teammates left queued or working by a process that is
-// gone as failed, so `team` never shows a dead teammate working. A workspace
-// without a registry is left untouched: reading creates nothing.
+// repairDead marks teammates left queued or working as failed when no
+// process holds the team's owner lock, so `team` never shows a dead teammate
+// working. A workspace without a registry is left untouched: reading
+// creates nothing.
 func repairDead(ws *workspace.Workspace, reg *team.Registry) error {
 	if _, err := os.Stat(reg.Path()); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	repaired, err := reg.RepairDead(team.ProcessAlive)
-	if err != nil {
-		return err
-	}
-	events := team.NewEventLog(ws.EventsPath(), nil)
-	for _, name := range repaired {
-		events.Emit(team.Event{Kind: team.EventRepair, Agent: name, Status: team.StatusFailed,
-			Detail: "left queued or working by an agentteam process that is gone"})
-	}
-	return nil
+	_, err := team.RepairOrphans(ws.TeamDir(), reg, team.NewEventLog(ws.EventsPath(), nil))
+	return err
 }
 
 // ago is a short human duration: 4s, 3m, 2h, 5d.

@@ -95,11 +95,10 @@ func (t *Team) SpawnWith(ctx context.Context, from string, spec tools.SpawnSpec)
 			c.Teammates = append(c.Teammates, entry)
 			return nil
 		}
+		// Only this process (the owner) runs teammates: an entry of another
+		// PID is left from an earlier run and may be spawned anew.
 		old := c.Teammates[i]
 		live := old.Status == StatusQueued || old.Status == StatusWorking || old.Status == StatusIdle
-		if live && old.PID != t.pid && ProcessAlive(old.PID) {
-			return fmt.Errorf("a teammate named %s is run by another agentteam process (pid %d)", name, old.PID)
-		}
 		if live && old.PID == t.pid {
 			return fmt.Errorf("a teammate named %s already exists (status %s): send it a message instead", name, old.Status)
 		}

@@ -13,14 +13,17 @@ import (
 // ownerLock makes one process at a time the runner of a workspace's team:
 // two leads sharing one lead inbox would steal each other's messages. The
 // kernel releases the lock when the process dies, so a crash never blocks
-// the next run.
+// the next run. It is also how liveness is judged: a teammate is running
+// only while some process holds this lock (a PID alone can be reused).
 type ownerLock struct {
 	fl   *flock.Flock
 	path string
 }
 
+func ownerLockPath(teamDir string) string { return filepath.Join(teamDir, "owner.lock") }
+
 func acquireOwner(teamDir string) (*ownerLock, error) {
-	path := filepath.Join(teamDir, "owner.lock")
+	path := ownerLockPath(teamDir)
 	fl := flock.New(path)
 	ok, err := fl.TryLock()
 	if err != nil {
@@ -46,4 +49,37 @@ func (o *ownerLock) release() {
 	}
 	_ = os.Remove(o.path + ".pid")
 	_ = o.fl.Unlock()
+}
+
+// nobodyAlive is the liveness test for the owner of the team's lock: no
+// other process can be running a teammate of this team.
+func nobodyAlive(int) bool { return false }
+
+// RepairOrphans marks teammates left queued or working as failed when no
+// process runs the team, judged by the owner lock rather than by PIDs: the
+// lock is taken for the repair (so no run starts meanwhile) and released.
+// While a run holds it, nothing changes. It returns the names repaired.
+func RepairOrphans(teamDir string, reg *Registry, events *EventLog) ([]string, error) {
+	fl := flock.New(ownerLockPath(teamDir))
+	ok, err := fl.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", ownerLockPath(teamDir), err)
+	}
+	if !ok {
+		return nil, nil // a live process runs the team: its statuses are true
+	}
+	defer func() { _ = fl.Unlock() }()
+	repaired, err := reg.RepairDead(nobodyAlive)
+	if err != nil {
+		return nil, err
+	}
+	emitRepairs(events, repaired)
+	return repaired, nil
+}
+
+func emitRepairs(events *EventLog, names []string) {
+	for _, name := range names {
+		events.Emit(Event{Kind: EventRepair, Agent: name, Status: StatusFailed,
+			Detail: "left queued or working by an agentteam process that is gone"})
+	}
 }

@@ -12,7 +12,7 @@ import (
 // each comes back idle with its conversation (restored from its session
 // file) and finds its unread messages in its inbox; one stopped mid-cycle
 // goes on answering. Teammates ended through the shutdown protocol stay
-// shut down, and one that another live process runs is left to it.
+// shut down. This process holds the owner lock, so no other runs any of them.
 func (t *Team) resumeTeammates() error {
 	c, err := t.reg.Read()
 	if err != nil {
@@ -25,10 +25,6 @@ func (t *Team) resumeTeammates() error {
 	var back []resumed
 	for _, mb := range c.Teammates {
 		if mb.Ended {
-			continue
-		}
-		live := mb.Status == StatusQueued || mb.Status == StatusWorking || mb.Status == StatusIdle
-		if live && mb.PID != t.pid && ProcessAlive(mb.PID) {
 			continue
 		}
 		mctx, cancel := context.WithCancel(t.ctx)

@@ -131,14 +131,13 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		owner.release()
 		return nil, err
 	}
-	repaired, err := t.reg.RepairDead(ProcessAlive)
+	// This process holds the owner lock, so whatever the registry shows
+	// queued or working was left by a process that is gone, whatever its PID.
+	repaired, err := t.reg.RepairDead(nobodyAlive)
 	if err != nil {
 		return fail(err)
 	}
-	for _, name := range repaired {
-		t.events.Emit(Event{Kind: EventRepair, Agent: name, Status: StatusFailed,
-			Detail: "left queued or working by an agentteam process that is gone"})
-	}
+	emitRepairs(t.events, repaired)
 	if !opts.Resume {
 		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
 	}
