@@ -29,9 +29,23 @@ func formatMessage(m inbox.Message) string {
 		fmt.Fprintf(&b, ` task_id="%s"`, attr(m.TaskID))
 	}
 	b.WriteString(">\n")
-	b.WriteString(m.Content)
+	b.WriteString(defuseTags(m.Content))
 	b.WriteString("\n</message>")
 	return b.String()
+}
+
+// frameTag finds anything in content that could read as the start of a
+// message frame's tag, in any case and with space after the '<'.
+var frameTag = regexp.MustCompile(`(?i)<(\s*/?\s*message\b)`)
+
+// defuseTags escapes the '<' of every frame-like tag in content, so that no
+// sender can end its own frame and open one that seems to come from someone
+// else; all other text, code with '<' included, stays as written.
+func defuseTags(content string) string {
+	if !strings.Contains(content, "<") {
+		return content
+	}
+	return frameTag.ReplaceAllString(content, "&lt;$1")
 }
 
 var attrEscaper = strings.NewReplacer(`&`, "&amp;", `"`, "&quot;", `<`, "&lt;", `>`, "&gt;")
