@@ -34,6 +34,10 @@ type AgentConfig struct {
 	MaxTurns    int         // per cycle, default 50
 	OnEvent     func(Event) // called synchronously from the cycle; must not block long
 	OnDelta     func(Delta) // streaming text
+	// Recover answers, on restore, a tool call that a crash left without
+	// an answer, when the call's effect can be checked (a message that
+	// did reach its inbox); ok false leaves it answered as interrupted.
+	Recover func(tc openai.ToolCall) (answer string, ok bool)
 }
 
 // Cycle is the outcome of one work cycle.
@@ -60,6 +64,7 @@ type Agent struct {
 	tools   *tools.Set
 	msgs    []openai.ChatCompletionMessage // the conversation, system prompt excluded
 	seen    map[string]bool                // inbox message ids already in the conversation
+	callIDs map[string]bool                // tool call ids already in the conversation
 	usage   openai.Usage
 }
 
@@ -78,7 +83,7 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 	a := &Agent{
 		name: cfg.Name, system: cfg.System, model: cfg.Model, inbox: cfg.Inbox,
 		maxTurns: cfg.MaxTurns, onEvent: cfg.OnEvent, onDelta: cfg.OnDelta,
-		tools: cfg.Tools, seen: map[string]bool{},
+		tools: cfg.Tools, seen: map[string]bool{}, callIDs: map[string]bool{},
 	}
 	if cfg.SessionPath != "" {
 		a.session = &session{path: cfg.SessionPath}
@@ -86,9 +91,12 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 		if err != nil {
 			return nil, fmt.Errorf("restore agent %s: %w", cfg.Name, err)
 		}
-		a.msgs = repairPairing(msgs)
+		a.msgs = repairPairing(msgs, cfg.Recover)
 		for _, m := range a.msgs {
 			markSeen(a.seen, m)
+			for _, tc := range m.ToolCalls {
+				a.callIDs[tc.ID] = true
+			}
 		}
 	}
 	return a, nil
@@ -174,6 +182,13 @@ func (a *Agent) record(msgs ...openai.ChatCompletionMessage) error {
 	a.msgs = append(a.msgs, msgs...)
 	a.mu.Unlock()
 	return a.session.append(msgs...)
+}
+
+// claimCallIDs gives msg's tool calls ids unused in this conversation.
+func (a *Agent) claimCallIDs(msg *openai.ChatCompletionMessage) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	uniqueCallIDs(a.callIDs, msg)
 }
 
 func (a *Agent) currentTools() *tools.Set {

@@ -55,6 +55,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 			// assistant message needs content or tool calls).
 			msg.Content = "(no reply)"
 		}
+		a.claimCallIDs(&msg)
 		recErr := a.record(msg)
 		a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})
 		if len(msg.ToolCalls) == 0 {

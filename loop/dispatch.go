@@ -71,7 +71,7 @@ func call(ctx context.Context, set *tools.Set, tc openai.ToolCall) tools.Result 
 	if set == nil {
 		return tools.Errorf("no tools are available")
 	}
-	return set.Call(ctx, tc.Function.Name, tc.Function.Arguments)
+	return set.Call(tools.WithCallID(ctx, tc.ID), tc.Function.Name, tc.Function.Arguments)
 }
 
 // runGroup runs calls concurrently, at most maxParallelCalls at once; a call

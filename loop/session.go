@@ -108,7 +108,9 @@ const interruptedResult = "error: interrupted: this tool call did not finish"
 
 // repairPairing makes a restored conversation valid for the API: every tool
 // call answered right after its assistant message, no orphan tool messages.
-func repairPairing(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+// A call left without an answer is answered by recover when it can tell
+// what the call did, else as interrupted.
+func repairPairing(msgs []openai.ChatCompletionMessage, recover func(openai.ToolCall) (string, bool)) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
 	for i := 0; i < len(msgs); {
 		m := msgs[i]
@@ -130,6 +132,11 @@ func repairPairing(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionM
 			ans, ok := answers[tc.ID]
 			if !ok {
 				ans = toolMessage(tc.ID, interruptedResult)
+				if recover != nil {
+					if text, done := recover(tc); done {
+						ans = toolMessage(tc.ID, text)
+					}
+				}
 			}
 			out = append(out, ans)
 		}

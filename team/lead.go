@@ -21,6 +21,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		MaxTurns:    t.opts.MaxTurns,
 		OnEvent:     t.agentEvent,
 		OnDelta:     t.opts.OnDelta,
+		Recover:     t.recoverCall(workspace.LeadName),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the lead: %w", err)

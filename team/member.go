@@ -149,6 +149,7 @@ func (t *Team) newTeammateAgent(m *member) (*loop.Agent, error) {
 		MaxTurns:    t.opts.MaxTurns,
 		OnEvent:     t.agentEvent,
 		OnDelta:     t.opts.OnDelta,
+		Recover:     t.recoverCall(name),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -22,7 +23,11 @@ func (t *Team) Send(ctx context.Context, from, to, content string) error {
 	if from == to {
 		return fmt.Errorf("%s cannot send a message to itself", from)
 	}
-	_, err := t.deliver(from, to, inbox.TypeMessage, content)
+	m := inbox.Message{Type: inbox.TypeMessage, From: from, To: to, Content: content}
+	if call := tools.CallID(ctx); call != "" {
+		m.ID = sentMessageID(from, call, to)
+	}
+	_, err := t.deliverMessage(m)
 	return err
 }
 
@@ -88,7 +93,13 @@ func CheckRecipient(reg *Registry, to string) error {
 
 // deliver appends to an inbox and logs the message event.
 func (t *Team) deliver(from, to, typ, content string) (inbox.Message, error) {
-	m, err := t.store.Append(to, inbox.Message{Type: typ, From: from, To: to, Content: content})
+	return t.deliverMessage(inbox.Message{Type: typ, From: from, To: to, Content: content})
+}
+
+// deliverMessage appends m to m.To's inbox and logs the message event.
+func (t *Team) deliverMessage(m inbox.Message) (inbox.Message, error) {
+	from, to, typ, content := m.From, m.To, m.Type, m.Content
+	m, err := t.store.Append(to, m)
 	if err != nil {
 		return m, err
 	}
