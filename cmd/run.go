@@ -106,6 +106,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		case ctx.Err() != nil:
 			tm.Abort("the run was interrupted")
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("interrupted")}
+		case errors.As(err, new(*team.StorageError)):
+			tm.Abort(err.Error())
+			return &ExitError{Code: ExitFailure, Err: err}
 		default:
 			tm.Abort(err.Error())
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the lead stopped: %w", err)}

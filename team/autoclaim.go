@@ -60,6 +60,7 @@ func (tt *teamTasks) offer(ctx context.Context) {
 // and tells it in its inbox, which wakes it.
 func (tt *teamTasks) assign(ctx context.Context, name, role string, roles []string) {
 	if has, err := tt.t.store.HasUnread(name); err != nil || has {
+		tt.t.inboxHealth(name, err)
 		return // it has messages to answer first, and comes back here when idle again
 	}
 	task, ok, err := tt.board.ClaimNext(ctx, name, role, roles)

@@ -139,7 +139,7 @@ func (c *Chat) cycle(ctx context.Context) {
 		if !c.auto.Load() {
 			return
 		}
-		if has, _ := c.t.store.HasUnread(workspace.LeadName); !has {
+		if !c.t.hasUnread(workspace.LeadName) {
 			return
 		}
 	}

@@ -2,6 +2,7 @@ package team
 
 import (
 	"encoding/json"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
@@ -51,6 +52,9 @@ type Event struct {
 type EventLog struct {
 	path string
 	sub  func(Event)
+	// onWriteError sees every failed write of the log (the team stops on a full disk).
+	onWriteError func(error)
+	failed       atomic.Bool // a write failed and the subscriber was told
 }
 
 // NewEventLog writes to path; sub (may be nil) sees every event after it is written.
@@ -66,15 +70,34 @@ func (l *EventLog) Emit(e Event) {
 	}
 	e.Args = clip(e.Args, 2000)
 	e.Detail = clip(e.Detail, 4000)
-	if data, err := json.Marshal(e); err == nil {
-		if werr := inbox.AppendLine(l.path, data); werr != nil && e.Kind != EventError {
-			e.Detail += " (events.jsonl not written: " + werr.Error() + ")"
-		}
+	data, err := json.Marshal(e)
+	if err == nil {
+		err = inbox.AppendLine(l.path, data)
 	}
 	if l.sub != nil {
 		l.sub(e)
 	}
+	if err != nil {
+		l.writeFailed(err)
+	} else {
+		l.failed.Store(false)
+	}
 }
+
+// writeFailed tells the subscriber, once until a write succeeds again, that
+// the log is not being written, so no failure goes unseen.
+func (l *EventLog) writeFailed(err error) {
+	if l.onWriteError != nil {
+		l.onWriteError(err)
+	}
+	if l.failed.Swap(true) {
+		return
+	}
+	l.Notify(Event{Kind: EventError, Detail: "events.jsonl is not being written: " + err.Error(), IsError: true})
+}
+
+// Failed reports whether the last write failed, for a caller without a subscriber.
+func (l *EventLog) Failed() bool { return l.failed.Load() }
 
 // clip shortens s to at most n bytes on a rune boundary, marking the cut.
 func clip(s string, n int) string {

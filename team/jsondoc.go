@@ -31,6 +31,8 @@ type lockedDoc[T document[T]] struct {
 	path  string
 	what  string   // "registry", "task board": for error sentences
 	empty func() T // the document of a missing file
+	// onWriteError, when set before first use, sees every failed write.
+	onWriteError func(error)
 
 	mu       sync.Mutex
 	cached   T
@@ -133,7 +135,7 @@ func (d *lockedDoc[T]) write(self *docUpdate[T]) {
 		batch := d.queue
 		d.queue = nil
 		d.qmu.Unlock()
-		d.apply(batch)
+		d.applySafely(batch)
 		// Report while still the writer, so that outcomes (and the events
 		// they emit) come in the order of the changes, batch after batch.
 		for _, b := range batch {
@@ -163,6 +165,23 @@ func (d *lockedDoc[T]) write(self *docUpdate[T]) {
 			return
 		}
 	}
+}
+
+// applySafely is apply that cannot leave the writer's role taken: a panic
+// (a bug in a change function) fails the batch instead, so no caller waits
+// forever for a write that will never come.
+func (d *lockedDoc[T]) applySafely(batch []*docUpdate[T]) {
+	defer func() {
+		if r := recover(); r != nil {
+			err := fmt.Errorf("internal error while writing the %s: %v (please report this)", d.what, r)
+			for _, b := range batch {
+				if !b.done {
+					b.v, b.err, b.done = d.empty(), err, true
+				}
+			}
+		}
+	}()
+	d.apply(batch)
 }
 
 // docUpdate is one caller's change waiting in a batch, and its outcome.
@@ -243,6 +262,9 @@ func (d *lockedDoc[T]) store(v T) error {
 		return fmt.Errorf("encode %s: %w", d.what, err)
 	}
 	if err := inbox.ReplaceFile(d.path, append(data, '\n'), 0o644); err != nil {
+		if d.onWriteError != nil {
+			d.onWriteError(err)
+		}
 		return fmt.Errorf("write %s: %w", d.what, err)
 	}
 	if fi, err := os.Stat(d.path); err == nil {

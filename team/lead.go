@@ -64,12 +64,24 @@ func (t *Team) agentEvent(e loop.Event) {
 // the lead's last turn ended without tool calls, no teammate is queued or
 // working, and no agent has unread messages that would wake it. It returns
 // the lead's final answer. Teammates are then shut down.
-func (t *Team) Run(ctx context.Context, prompt string) (string, error) {
+//
+// A full disk stops the team (see checkStorage): Run then returns the
+// *StorageError that says so.
+func (t *Team) Run(ctx context.Context, prompt string) (final string, err error) {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	defer context.AfterFunc(t.ctx, stop)()
+	defer func() {
+		if fault := t.Fault(); fault != nil && err != nil {
+			err = fault
+		} else {
+			err = AsStorageError(err)
+		}
+	}()
 	if err := t.lead.Say(prompt); err != nil {
 		return "", err
 	}
 	wake := t.store.Watch(ctx, workspace.LeadName)
-	final := ""
 	for {
 		cycle, err := t.lead.RunCycle(ctx)
 		switch {
@@ -99,13 +111,13 @@ func (t *Team) waitLeadOrSettled(ctx context.Context, wake <-chan struct{}) (boo
 	poll := time.NewTicker(t.opts.PollInterval)
 	defer poll.Stop()
 	for {
-		if has, err := t.store.HasUnread(workspace.LeadName); err == nil && has {
+		if t.hasUnread(workspace.LeadName) {
 			return true, nil
 		}
 		if t.settled() {
 			// Re-check the lead after the teammates: a report sent just
 			// before the last teammate went idle is already on disk.
-			if has, err := t.store.HasUnread(workspace.LeadName); err == nil && has {
+			if t.hasUnread(workspace.LeadName) {
 				return true, nil
 			}
 			return false, nil
@@ -135,7 +147,7 @@ func (t *Team) settled() bool {
 		case StatusQueued, StatusWorking:
 			return false
 		case StatusIdle:
-			if has, err := t.store.HasUnread(m.name); err == nil && has {
+			if t.hasUnread(m.name) {
 				return false
 			}
 		}

@@ -277,7 +277,7 @@ func (t *Team) shutdownIfAsked(m *member) bool {
 // waitForWork blocks until the teammate's inbox has unread lines.
 func (t *Team) waitForWork(ctx context.Context, name string, wake <-chan struct{}) bool {
 	for {
-		if has, err := t.store.HasUnread(name); err == nil && has {
+		if t.hasUnread(name) {
 			return true
 		}
 		select {
@@ -305,6 +305,7 @@ func (t *Team) setIdle(m *member, c loop.Cycle) {
 }
 
 func (t *Team) fail(m *member, err error) {
+	t.checkStorage(err)
 	t.setStatus(m, StatusFailed, func(mb *Member) { mb.Error = err.Error(); mb.Activity = "" })
 	t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: err.Error(), IsError: true})
 	msg := fmt.Sprintf("%s failed: %v", m.name, err)

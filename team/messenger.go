@@ -101,6 +101,7 @@ func (t *Team) deliverMessage(m inbox.Message) (inbox.Message, error) {
 	from, to, typ, content := m.From, m.To, m.Type, m.Content
 	m, err := t.store.Append(to, m)
 	if err != nil {
+		t.checkStorage(err)
 		return m, err
 	}
 	t.events.Emit(Event{Kind: EventMessage, From: from, To: to, Type: typ, MessageID: m.ID, Detail: content})
@@ -121,12 +122,15 @@ func (t *Team) Describe(ctx context.Context) (string, error) {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tUNREAD\tUPDATED")
 	for _, m := range c.Teammates {
-		st, _ := t.store.Stats(m.Name)
+		unread := "?"
+		if st, err := t.store.Stats(m.Name); err == nil {
+			unread = fmt.Sprint(st.Unread)
+		}
 		status := m.Status
 		if m.Error != "" {
 			status += " (" + m.Error + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", m.Name, m.Role, status, m.Turns, st.Unread,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", m.Name, m.Role, status, m.Turns, unread,
 			m.UpdatedAt.Local().Format(time.TimeOnly))
 	}
 	tw.Flush()

@@ -43,7 +43,8 @@ func (t *Team) setStatusLater(m *member, status, why string, fn func(*Member)) {
 // statusWritten reports a status change once the registry has it, so
 // that a reader in another process who sees the event finds it there too.
 func (t *Team) statusWritten(m *member, status, why string, err error) {
-	if err != nil {
+	t.checkStorage(err)
+	if err != nil && t.Fault() == nil { // a full disk is told once, by checkStorage
 		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "registry: " + err.Error(), IsError: true})
 	}
 	t.events.Emit(Event{Kind: EventStatus, Agent: m.name, Role: m.role, Status: status, Detail: why})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
@@ -72,7 +73,11 @@ type Team struct {
 	requests map[string]*request
 	handoffs handoffs // the handoffs this process runs (handoff.go)
 	lead     *loop.Agent
-	changed  chan struct{} // coalesced signal: some status changed
+	changed  chan struct{}                // coalesced signal: some status changed
+	fault    atomic.Pointer[StorageError] // the full disk that stopped the team
+
+	inboxMu   sync.Mutex
+	inboxErrs map[string]string // the last error reading each inbox, told once
 }
 
 // Open prepares the team in a workspace: creates .agentteam/, repairs
@@ -112,24 +117,27 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	}
 	tctx, cancel := context.WithCancel(ctx)
 	t := &Team{
-		owner:    owner,
-		opts:     opts,
-		ws:       ws,
-		store:    inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval}),
-		reg:      NewRegistry(ws.RegistryPath(), opts.TeamName),
-		pool:     NewPool(opts.MaxWorkers, opts.MaxQueue),
-		events:   NewEventLog(ws.EventsPath(), opts.OnEvent),
-		pid:      os.Getpid(),
-		ctx:      tctx,
-		cancel:   cancel,
-		members:  map[string]*member{},
-		requests: map[string]*request{},
-		changed:  make(chan struct{}, 1),
+		owner:     owner,
+		opts:      opts,
+		ws:        ws,
+		store:     inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval}),
+		reg:       NewRegistry(ws.RegistryPath(), opts.TeamName),
+		pool:      NewPool(opts.MaxWorkers, opts.MaxQueue),
+		events:    NewEventLog(ws.EventsPath(), opts.OnEvent),
+		pid:       os.Getpid(),
+		ctx:       tctx,
+		cancel:    cancel,
+		members:   map[string]*member{},
+		requests:  map[string]*request{},
+		changed:   make(chan struct{}, 1),
+		inboxErrs: map[string]string{},
 	}
+	t.events.onWriteError = t.checkStorage
+	t.reg.doc.onWriteError = t.checkStorage
 	fail := func(err error) (*Team, error) {
 		cancel()
 		owner.release()
-		return nil, err
+		return nil, AsStorageError(err)
 	}
 	// This process holds the owner lock, so whatever the registry shows
 	// queued or working was left by a process that is gone, whatever its PID.
@@ -142,6 +150,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
 	}
 	t.tasks = newTeamTasks(t)
+	t.tasks.board.doc.onWriteError = t.checkStorage
 	lead, err := t.newLead()
 	if err != nil {
 		return fail(err)
@@ -150,7 +159,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if opts.Resume {
 		if err := t.resumeTeammates(); err != nil {
 			t.Close()
-			return nil, err
+			return nil, AsStorageError(err)
 		}
 	}
 	return t, nil
