@@ -28,7 +28,8 @@ type RunOptions struct {
 	AutoClaim bool
 }
 
-func newRunCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
+// newRunCmd builds `agentteam run`; runF, when not nil, replaces runRun.
+func newRunCmd(g *GlobalOptions, streams IOStreams, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "run PROMPT | -",
@@ -51,6 +52,9 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 			}
 			if strings.TrimSpace(opts.Prompt) == "" {
 				return usageErrorf("the prompt is empty")
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return runRun(c.Context(), opts)
 		},

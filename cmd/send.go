@@ -24,7 +24,8 @@ type SendOptions struct {
 	EachLine bool
 }
 
-func newSendCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
+// newSendCmd builds `agentteam send`; runF, when not nil, replaces runSend.
+func newSendCmd(g *GlobalOptions, streams IOStreams, runF func(*SendOptions) error) *cobra.Command {
 	opts := &SendOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "send --to NAME CONTENT | -",
@@ -41,6 +42,9 @@ func newSendCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
 					return fmt.Errorf("read the message from stdin: %w", err)
 				}
 				opts.Content = string(data)
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return runSend(opts)
 		},

@@ -24,13 +24,17 @@ type TeamOptions struct {
 	Now func() time.Time
 }
 
-func newTeamCmd(g *GlobalOptions, io IOStreams) *cobra.Command {
+// newTeamCmd builds `agentteam team`; runF, when not nil, replaces runTeam.
+func newTeamCmd(g *GlobalOptions, io IOStreams, runF func(*TeamOptions) error) *cobra.Command {
 	opts := &TeamOptions{GlobalOptions: g, IO: io, Now: time.Now}
 	return &cobra.Command{
 		Use:   "team",
 		Short: "Show the registry: each teammate's name, role, status, turns and last activity",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return runTeam(opts)
 		},
 	}
