@@ -247,6 +247,71 @@ func TestInboxAndTeamCommandsReadWithoutChanging(t *testing.T) {
 	}
 }
 
+// TestTeamShowsABrokenInbox: alice's read position is garbage, so her unread
+// count is unknown. `team` and `team --json` still show everyone, mark alice's
+// inbox broken (naming the file and the error on stderr) and exit 1.
+func TestTeamShowsABrokenInbox(t *testing.T) {
+	ws := t.TempDir()
+	registerTeammate(t, ws, "alice", team.StatusIdle)
+	registerTeammate(t, ws, "bob", team.StatusIdle)
+	for _, to := range []string{"alice", "bob"} {
+		if r := runBin(t, ws, nil, "", "send", "--to", to, "review the parser"); r.code != 0 {
+			t.Fatalf("send: %s", r.stderr)
+		}
+	}
+	cursor := filepath.Join(ws, ".agentteam", "inbox", "alice.cursor")
+	if err := os.WriteFile(cursor, []byte("garbage, not a read position\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saysBroken := func(t *testing.T, r result) {
+		t.Helper()
+		if r.code != 1 {
+			t.Errorf("exit %d, want 1", r.code)
+		}
+		for _, says := range []string{cursor, "corrupt", "alice's inbox", "the inbox of alice is broken"} {
+			if !strings.Contains(r.stderr, says) {
+				t.Errorf("stderr does not say %q:\n%s", says, r.stderr)
+			}
+		}
+		if strings.Contains(r.stderr, "bob's inbox") {
+			t.Errorf("stderr calls bob's inbox broken:\n%s", r.stderr)
+		}
+	}
+
+	r := runBin(t, ws, nil, "", "team")
+	saysBroken(t, r)
+	rows := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n")[1:] {
+		f := strings.Fields(line)
+		rows[f[0]] = f
+	}
+	// NAME ROLE STATUS TURNS TOKENS UNREAD ...
+	if len(rows["alice"]) < 6 || rows["alice"][5] != "broken" || len(rows["bob"]) < 6 || rows["bob"][5] != "1" {
+		t.Errorf("team table, want alice's unread broken and bob's 1:\n%s", r.stdout)
+	}
+
+	r = runBin(t, ws, nil, "", "team", "--json")
+	saysBroken(t, r)
+	var cfg struct {
+		Teammates []struct {
+			Name       string
+			Unread     int
+			InboxError *string `json:"inboxError"`
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &cfg); err != nil || len(cfg.Teammates) != 2 {
+		t.Fatalf("team --json: %v %q", err, r.stdout)
+	}
+	for _, m := range cfg.Teammates {
+		switch {
+		case m.Name == "alice" && (m.InboxError == nil || !strings.Contains(*m.InboxError, "corrupt")):
+			t.Errorf("alice's row has no inboxError naming the corruption: %s", r.stdout)
+		case m.Name == "bob" && (m.InboxError != nil || m.Unread != 1):
+			t.Errorf("bob's row, want 1 unread and no inboxError: %s", r.stdout)
+		}
+	}
+}
+
 func TestUsageErrorsExitTwo(t *testing.T) {
 	ws := t.TempDir()
 	for _, args := range [][]string{
