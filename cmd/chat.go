@@ -20,7 +20,8 @@ type ChatOptions struct {
 	NoAuto bool
 }
 
-func newChatCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
+// newChatCmd builds `agentteam chat`; runF, when not nil, replaces runChat.
+func newChatCmd(g *GlobalOptions, streams IOStreams, runF func(*ChatOptions) error) *cobra.Command {
 	opts := &ChatOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "chat",
@@ -30,6 +31,9 @@ between agents, focus a teammate (tab) to read its conversation and write to its
 commands, ? the keys. ctrl+c quits and stops the teammates.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return runChat(c.Context(), opts)
 		},
 	}

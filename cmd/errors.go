@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Exit codes (SPEC §2).
@@ -35,6 +36,12 @@ func ExitCode(err error) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		return ee.Code
+	}
+	// cobra's own argument errors are bad usage too.
+	msg := err.Error()
+	if strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
+		strings.HasPrefix(msg, "required flag") {
+		return ExitUsage
 	}
 	return ExitFailure
 }

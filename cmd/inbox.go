@@ -19,7 +19,8 @@ type InboxOptions struct {
 	Name string
 }
 
-func newInboxCmd(g *GlobalOptions, io IOStreams) *cobra.Command {
+// newInboxCmd builds `agentteam inbox`; runF, when not nil, replaces runInbox.
+func newInboxCmd(g *GlobalOptions, io IOStreams, runF func(*InboxOptions) error) *cobra.Command {
 	opts := &InboxOptions{GlobalOptions: g, IO: io}
 	return &cobra.Command{
 		Use:   "inbox [NAME]",
@@ -28,6 +29,9 @@ func newInboxCmd(g *GlobalOptions, io IOStreams) *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Name = args[0]
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return runInbox(opts)
 		},

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -36,6 +35,23 @@ type GlobalOptions struct {
 
 // NewRootCmd builds the command tree writing to io.
 func NewRootCmd(io IOStreams, getenv func(string) string) *cobra.Command {
+	return newRootCmd(io, getenv, rootOpts{})
+}
+
+// rootOpts replace commands' run functions: a non-nil hook receives the
+// Options its command filled instead of running it (tests check flag parsing
+// this way, without a workspace or a model).
+type rootOpts struct {
+	run     func(*RunOptions) error
+	chat    func(*ChatOptions) error
+	team    func(*TeamOptions) error
+	tasks   func(*TasksOptions) error
+	inbox   func(*InboxOptions) error
+	send    func(*SendOptions) error
+	version func(*VersionOptions) error
+}
+
+func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
@@ -67,13 +83,13 @@ func NewRootCmd(io IOStreams, getenv func(string) string) *cobra.Command {
 	pf.BoolVar(&g.Quiet, "quiet", false, "print only the result")
 
 	root.AddCommand(
-		newRunCmd(g, io),
-		newTeamCmd(g, io),
-		newTasksCmd(g, io),
-		newInboxCmd(g, io),
-		newSendCmd(g, io),
-		newVersionCmd(g, io),
-		newChatCmd(g, io),
+		newRunCmd(g, io, hooks.run),
+		newTeamCmd(g, io, hooks.team),
+		newTasksCmd(g, io, hooks.tasks),
+		newInboxCmd(g, io, hooks.inbox),
+		newSendCmd(g, io, hooks.send),
+		newVersionCmd(g, io, hooks.version),
+		newChatCmd(g, io, hooks.chat),
 	)
 	return root
 }
@@ -99,15 +115,8 @@ func Execute() (code int) {
 
 // Report prints err as one sentence and returns its exit code.
 func Report(w io.Writer, err error) int {
-	code := ExitCode(err)
-	msg := err.Error()
-	// cobra's own argument errors are bad usage too.
-	if code == ExitFailure && (strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
-		strings.HasPrefix(msg, "required flag")) {
-		code = ExitUsage
-	}
-	fmt.Fprintf(w, "agentteam: %s\n", msg)
-	return code
+	fmt.Fprintf(w, "agentteam: %s\n", err.Error())
+	return ExitCode(err)
 }
 
 func envOr(getenv func(string) string, key, def string) string {

@@ -28,7 +28,8 @@ type RunOptions struct {
 	AutoClaim bool
 }
 
-func newRunCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
+// newRunCmd builds `agentteam run`; runF, when not nil, replaces runRun.
+func newRunCmd(g *GlobalOptions, streams IOStreams, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "run PROMPT | -",
@@ -52,6 +53,9 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 			if strings.TrimSpace(opts.Prompt) == "" {
 				return usageErrorf("the prompt is empty")
 			}
+			if runF != nil {
+				return runF(opts)
+			}
 			return runRun(c.Context(), opts)
 		},
 	}
@@ -70,15 +74,13 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		return err
 	}
 	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
-	var tm *team.Team
+	// Retries go to events.jsonl and progress like the team's own events, but
+	// through a log of their own: with --resume, teammates start inside
+	// team.Open and may retry before run has the team.
+	retries := team.NewEventLog(ws.EventsPath(), progress.event)
 	model, _, err := newModel(opts.GlobalOptions, func(agent string, attempt int, wait time.Duration, err error) {
-		e := team.Event{Kind: team.EventRetry, Agent: agent, Turn: attempt,
-			Detail: fmt.Sprintf("retrying in %s: %v", wait.Round(100*time.Millisecond), err)}
-		if tm != nil {
-			tm.Emit(e)
-		} else {
-			progress.event(e)
-		}
+		retries.Emit(team.Event{Kind: team.EventRetry, Agent: agent, Turn: attempt,
+			Detail: fmt.Sprintf("retrying in %s: %v", wait.Round(100*time.Millisecond), err)})
 	})
 	if err != nil {
 		return err
@@ -91,7 +93,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	defer cancel()
 	topts := opts.options(opts.GlobalOptions, ws, model)
 	topts.OnEvent, topts.PollInterval, topts.AutoClaim = progress.event, opts.Poll, opts.AutoClaim
-	tm, err = team.Open(runCtx, topts)
+	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,8 @@ type SendOptions struct {
 	EachLine bool
 }
 
-func newSendCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
+// newSendCmd builds `agentteam send`; runF, when not nil, replaces runSend.
+func newSendCmd(g *GlobalOptions, streams IOStreams, runF func(*SendOptions) error) *cobra.Command {
 	opts := &SendOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "send --to NAME CONTENT | -",
@@ -42,11 +43,14 @@ func newSendCmd(g *GlobalOptions, streams IOStreams) *cobra.Command {
 				}
 				opts.Content = string(data)
 			}
+			if runF != nil {
+				return runF(opts)
+			}
 			return runSend(opts)
 		},
 	}
 	c.Flags().StringVar(&opts.To, "to", "", "the agent to send to: lead or a teammate's name")
-	c.Flags().StringVar(&opts.From, "from", workspace.UserName, "the sender's name")
+	c.Flags().StringVar(&opts.From, "from", workspace.UserName, "the sender's name: user or your own, never an agent's")
 	c.Flags().BoolVar(&opts.EachLine, "each-line", false, "send every non-empty line as its own message (e.g. with - to pipe a list)")
 	_ = c.MarkFlagRequired("to")
 	return c
@@ -83,10 +87,13 @@ func runSend(opts *SendOptions) error {
 	if err != nil {
 		return err
 	}
+	reg := team.NewRegistry(ws.RegistryPath(), "")
+	if err := checkSender(reg, opts.From); err != nil {
+		return err
+	}
 	if err := ws.Init(); err != nil {
 		return err
 	}
-	reg := team.NewRegistry(ws.RegistryPath(), "")
 	if err := team.CheckRecipient(reg, opts.To); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
@@ -110,6 +117,25 @@ func runSend(opts *SendOptions) error {
 	}
 	if !opts.Quiet && !opts.JSON {
 		fmt.Fprintf(opts.IO.Err, "sent %d message(s) to %s\n", len(contents), opts.To)
+	}
+	return nil
+}
+
+// checkSender refuses a --from that names an agent, the lead or any teammate
+// in the registry (in any case): a person must not pose as one of the team.
+func checkSender(reg *team.Registry, from string) error {
+	const who = "a person sends as user (the default) or under their own name"
+	if strings.EqualFold(from, workspace.LeadName) {
+		return usageErrorf("--from %s: that is an agent's name (the lead's); %s", from, who)
+	}
+	c, err := reg.Read()
+	if err != nil {
+		return err
+	}
+	for _, m := range c.Teammates {
+		if strings.EqualFold(m.Name, from) {
+			return usageErrorf("--from %s: that is an agent's name (teammate %s); %s", from, m.Name, who)
+		}
 	}
 	return nil
 }

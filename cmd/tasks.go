@@ -15,13 +15,17 @@ type TasksOptions struct {
 	IO IOStreams
 }
 
-func newTasksCmd(g *GlobalOptions, io IOStreams) *cobra.Command {
+// newTasksCmd builds `agentteam tasks`; runF, when not nil, replaces runTasks.
+func newTasksCmd(g *GlobalOptions, io IOStreams, runF func(*TasksOptions) error) *cobra.Command {
 	opts := &TasksOptions{GlobalOptions: g, IO: io}
 	return &cobra.Command{
 		Use:   "tasks",
 		Short: "Show the task board: each task's id, status, owner, what it is blocked by, and subject",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return runTasks(opts)
 		},
 	}

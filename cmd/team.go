@@ -24,13 +24,17 @@ type TeamOptions struct {
 	Now func() time.Time
 }
 
-func newTeamCmd(g *GlobalOptions, io IOStreams) *cobra.Command {
+// newTeamCmd builds `agentteam team`; runF, when not nil, replaces runTeam.
+func newTeamCmd(g *GlobalOptions, io IOStreams, runF func(*TeamOptions) error) *cobra.Command {
 	opts := &TeamOptions{GlobalOptions: g, IO: io, Now: time.Now}
 	return &cobra.Command{
 		Use:   "team",
 		Short: "Show the registry: each teammate's name, role, status, turns and last activity",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return runTeam(opts)
 		},
 	}
@@ -40,6 +44,8 @@ func newTeamCmd(g *GlobalOptions, io IOStreams) *cobra.Command {
 type teamRow struct {
 	team.Member
 	Unread int `json:"unread"`
+	// InboxError says why the inbox could not be read; Unread is then unknown (0).
+	InboxError string `json:"inboxError,omitempty"`
 }
 
 func runTeam(opts *TeamOptions) error {
@@ -58,9 +64,42 @@ func runTeam(opts *TeamOptions) error {
 	store := inbox.NewStore(ws.InboxDir())
 	rows := make([]teamRow, 0, len(cfg.Teammates))
 	for _, m := range cfg.Teammates {
-		st, _ := store.Stats(m.Name)
-		rows = append(rows, teamRow{Member: m, Unread: st.Unread})
+		row := teamRow{Member: m}
+		if st, err := store.Stats(m.Name); err != nil {
+			row.InboxError = err.Error()
+		} else {
+			row.Unread = st.Unread
+		}
+		rows = append(rows, row)
 	}
+	if err := printTeam(opts, ws, cfg, rows); err != nil {
+		return err
+	}
+	return brokenInboxes(opts.IO, store, rows)
+}
+
+// brokenInboxes says on stderr which teammates' inboxes could not be read
+// (one sentence each) and fails the command if any: the rest is shown, but
+// an unread count of 0 would hide messages nobody may ever read.
+func brokenInboxes(streams IOStreams, store *inbox.Store, rows []teamRow) error {
+	var broken []string
+	for _, r := range rows {
+		if r.InboxError != "" {
+			broken = append(broken, r.Name)
+			fmt.Fprintf(streams.Err, "%s's inbox %s cannot be read: %s\n", r.Name, store.Path(r.Name), r.InboxError)
+		}
+	}
+	switch len(broken) {
+	case 0:
+		return nil
+	case 1:
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the inbox of %s is broken: its unread count is unknown", broken[0])}
+	}
+	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the inboxes of %s are broken: their unread counts are unknown", strings.Join(broken, ", "))}
+}
+
+// printTeam writes the registry with each teammate's unread count: a table, or JSON with --json.
+func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows []teamRow) error {
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
@@ -95,7 +134,11 @@ func runTeam(opts *TeamOptions) error {
 		if r.Error != "" {
 			last += ": " + firstLine(r.Error, 60)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.Name, firstLine(r.Role, 24), status, r.Turns, r.Tokens, r.Unread, last)
+		unread := fmt.Sprint(r.Unread)
+		if r.InboxError != "" {
+			unread = "broken"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Name, firstLine(r.Role, 24), status, r.Turns, r.Tokens, unread, last)
 	}
 	return tw.Flush()
 }
