@@ -1,0 +1,30 @@
+// Package storetest is the contract every storage behind a team must keep,
+// written once as tests that take any implementation: the files of today
+// and any other store (NATS JetStream, issue 8) run the same checks.
+package storetest
+
+import (
+	"context"
+
+	"github.com/agentteam/agentteam/inbox"
+)
+
+// Mailbox is what the engine needs of the per-agent message logs: append,
+// read what is unread from the read position, commit it as read once the
+// reader has recorded it, ask cheaply, and be woken.
+type Mailbox interface {
+	Append(name string, m inbox.Message) (inbox.Message, error)
+	ReadUnread(name string) (inbox.Batch, error)
+	Commit(name string, b inbox.Batch) error
+	HasUnread(name string) (bool, error)
+	Watch(ctx context.Context, name string) <-chan struct{}
+}
+
+// Doc is a document changed only by compare-and-set (read, change, write
+// if nobody wrote meanwhile): what the registry and the task board need.
+type Doc[T any] interface {
+	Read() (T, error)
+	// Update applies fn to the current document and stores the result;
+	// an error from fn stores nothing and is returned.
+	Update(fn func(*T) error) (T, error)
+}
