@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
-	"os"
 	"strings"
 )
 
@@ -41,23 +41,21 @@ func (t editFile) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	if why := t.env.writeRefusal(); why != "" {
 		return Errorf("%s", why), nil
 	}
+	if err := ctx.Err(); err != nil {
+		return Errorf("edit_file was canceled (%v)", err), nil
+	}
 	abs, err := resolveWritable(t.env.Workspace, a.Path)
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
-	fi, err := os.Stat(abs)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := readRegular(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return Errorf("file %s does not exist; use write_file to create it", a.Path), nil
-	}
-	if err != nil {
-		return Errorf("cannot stat %s: %v", a.Path, err), nil
-	}
-	if fi.IsDir() {
+	case isDir(err):
 		return Errorf("%s is a directory, not a file", a.Path), nil
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return Errorf("cannot read %s: %v", a.Path, err), nil
+	case err != nil:
+		return refusal(a.Path, "read", err), nil
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return Errorf("%s is a binary file (it contains NUL bytes) and cannot be edited as text", a.Path), nil
@@ -75,4 +73,14 @@ func (t editFile) Run(ctx context.Context, args json.RawMessage) (Result, error)
 		return Errorf("cannot write %s: %v", a.Path, err), nil
 	}
 	return Text(sprintf("Replaced 1 occurrence in %s (%d bytes now).", a.Path, len(updated))), nil
+}
+
+// readRegular reads a whole regular file without blocking on anything else.
+func readRegular(abs string) ([]byte, error) {
+	f, _, err := openRegular(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

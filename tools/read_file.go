@@ -36,25 +36,23 @@ func (t readFile) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	if t.env.Workspace == nil {
 		return Result{}, errors.New("no workspace configured")
 	}
+	if err := ctx.Err(); err != nil {
+		return Errorf("read_file was canceled (%v)", err), nil
+	}
 	abs, err := t.env.Workspace.Resolve(a.Path)
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
-	f, err := os.Open(abs)
-	if errors.Is(err, fs.ErrNotExist) {
+	f, fi, err := openRegular(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return Errorf("file %s does not exist", a.Path), nil
-	}
-	if err != nil {
-		return Errorf("cannot open %s: %v", a.Path, err), nil
+	case isDir(err):
+		return Errorf("%s is a directory, not a file; list it with bash (ls)", a.Path), nil
+	case err != nil:
+		return refusal(a.Path, "open", err), nil
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Errorf("cannot stat %s: %v", a.Path, err), nil
-	}
-	if fi.IsDir() {
-		return Errorf("%s is a directory, not a file; list it with bash (ls)", a.Path), nil
-	}
 	head, tail, cut, err := readCapped(f, fi.Size(), t.env.OutputCap)
 	if err != nil {
 		return Errorf("cannot read %s: %v", a.Path, err), nil

@@ -37,12 +37,18 @@ func (t writeFile) Run(ctx context.Context, args json.RawMessage) (Result, error
 	if why := t.env.writeRefusal(); why != "" {
 		return Errorf("%s", why), nil
 	}
+	if err := ctx.Err(); err != nil {
+		return Errorf("write_file was canceled (%v)", err), nil
+	}
 	abs, err := resolveWritable(t.env.Workspace, a.Path)
 	if err != nil {
 		return Errorf("%v", err), nil
 	}
-	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+	switch err := checkReplaceable(abs); {
+	case isDir(err):
 		return Errorf("%s is a directory; give a file path", a.Path), nil
+	case err != nil:
+		return refusal(a.Path, "write", err), nil
 	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return Errorf("cannot create the directory for %s: %v", a.Path, err), nil
