@@ -2,12 +2,13 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // waitDelay bounds how long a finished command may keep its output pipe
@@ -22,39 +23,37 @@ type bashArgs struct {
 	Command string `json:"command" description:"Shell command, run with bash -c in the workspace root."`
 }
 
-type bashTool struct{ env Env }
-
-func (bashTool) Name() string { return BashName }
-
-func (t bashTool) Description() string {
-	return sprintf("Run a shell command with bash -c in the workspace root, with empty stdin and a %gs timeout. "+
-		"Returns the exit code and combined stdout+stderr; long output is cut in the middle. "+
-		"Start long-running servers in the background with output redirected to a file.", t.env.BashTimeout.Seconds())
+// newBash runs commands in ws for at most timeout, keeping outputCap bytes
+// of their output; while gate is closed only read-only commands run.
+func newBash(ws *workspace.Workspace, gate WriteGate, timeout time.Duration, outputCap int) Tool {
+	return newTool(BashName,
+		sprintf("Run a shell command with bash -c in the workspace root, with empty stdin and a %gs timeout. "+
+			"Returns the exit code and combined stdout+stderr; long output is cut in the middle. "+
+			"Start long-running servers in the background with output redirected to a file.", timeout.Seconds()),
+		func(ctx context.Context, a bashArgs) (Result, error) {
+			if err := nonEmpty("command", a.Command); err != nil {
+				return Errorf("%v", err), nil
+			}
+			if ws == nil {
+				return Result{}, errors.New("no workspace configured")
+			}
+			if why := writeRefusal(gate); why != "" && !ReadOnlyCommand(a.Command) {
+				return Errorf("%s; until then bash runs only read-only commands (ls, cat, grep, find, git status/log/diff, …) without redirection", why), nil
+			}
+			return runCommand(ctx, ws.Root, a.Command, timeout, outputCap), nil
+		})
 }
 
-func (bashTool) Params() any { return bashArgs{} }
-
-func (t bashTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a bashArgs
-	if err := decode(args, &a); err != nil {
-		return Errorf("%v", err), nil
-	}
-	if err := nonEmpty("command", a.Command); err != nil {
-		return Errorf("%v", err), nil
-	}
-	if t.env.Workspace == nil {
-		return Result{}, errors.New("no workspace configured")
-	}
-	if why := t.env.writeRefusal(); why != "" && !ReadOnlyCommand(a.Command) {
-		return Errorf("%s; until then bash runs only read-only commands (ls, cat, grep, find, git status/log/diff, …) without redirection", why), nil
-	}
-	runCtx, cancel := context.WithTimeout(ctx, t.env.BashTimeout)
+// runCommand runs command with bash -c in dir, killing it (and its
+// children) after timeout or when ctx ends.
+func runCommand(ctx context.Context, dir, command string, timeout time.Duration, outputCap int) Result {
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	cmd := exec.CommandContext(runCtx, shell(), "-c", a.Command)
-	cmd.Dir = t.env.Workspace.Root
+	cmd := exec.CommandContext(runCtx, shell(), "-c", command)
+	cmd.Dir = dir
 	cmd.Env = commandEnv(os.Environ())
-	out := newCapWriter(t.env.OutputCap)
+	out := newCapWriter(outputCap)
 	cmd.Stdout = out // the same writer for both keeps their order
 	cmd.Stderr = out
 	cmd.WaitDelay = waitDelay
@@ -64,19 +63,19 @@ func (t bashTool) Run(ctx context.Context, args json.RawMessage) (Result, error)
 	output := out.String()
 	switch {
 	case runCtx.Err() != nil && ctx.Err() == nil:
-		return Errorf("command timed out after %gs and was killed; output so far:\n%s", t.env.BashTimeout.Seconds(), orNone(output)), nil
+		return Errorf("command timed out after %gs and was killed; output so far:\n%s", timeout.Seconds(), orNone(output))
 	case ctx.Err() != nil:
-		return Errorf("command was canceled (%v); output so far:\n%s", ctx.Err(), orNone(output)), nil
+		return Errorf("command was canceled (%v); output so far:\n%s", ctx.Err(), orNone(output))
 	}
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) && !errors.Is(err, exec.ErrWaitDelay) {
-		return Errorf("could not run command: %v", err), nil
+		return Errorf("could not run command: %v", err)
 	}
 	code := -1
 	if cmd.ProcessState != nil {
 		code = cmd.ProcessState.ExitCode()
 	}
-	return Text(sprintf("exit code: %d\n%s", code, orNone(output))), nil
+	return Text(sprintf("exit code: %d\n%s", code, orNone(output)))
 }
 
 // shell is bash, or sh where bash is not installed.

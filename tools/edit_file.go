@@ -3,11 +3,12 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
-	"os"
 	"strings"
+
+	"github.com/agentteam/agentteam/workspace"
 )
 
 type editFileArgs struct {
@@ -16,63 +17,56 @@ type editFileArgs struct {
 	NewText string `json:"new_text" description:"Text to put in its place (may be empty to delete)."`
 }
 
-type editFile struct{ env Env }
-
-func (editFile) Name() string { return EditFileName }
-
-func (editFile) Description() string {
-	return "Replace exactly one occurrence of old_text with new_text in an existing file. " +
-		"Fails without changing the file if old_text occurs zero or several times."
+// newEditFile edits files in ws, outside .agentteam/, while gate is open.
+func newEditFile(ws *workspace.Workspace, gate WriteGate) Tool {
+	return newTool(EditFileName,
+		"Replace exactly one occurrence of old_text with new_text in an existing file. "+
+			"Fails without changing the file if old_text occurs zero or several times.",
+		func(ctx context.Context, a editFileArgs) (Result, error) {
+			if a.OldText == "" {
+				return Errorf("argument \"old_text\" must not be empty; use write_file to create or replace a whole file"), nil
+			}
+			if ws == nil {
+				return Result{}, errors.New("no workspace configured")
+			}
+			abs, err := writableTarget(ctx, ws, gate, EditFileName, a.Path)
+			if err != nil {
+				return Errorf("%v", err), nil
+			}
+			data, err := readRegular(abs)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				return Errorf("file %s does not exist; use write_file to create it", a.Path), nil
+			case isDir(err):
+				return Errorf("%s is a directory, not a file", a.Path), nil
+			case err != nil:
+				return refusal(a.Path, "read", err), nil
+			}
+			if bytes.IndexByte(data, 0) >= 0 {
+				return Errorf("%s is a binary file (it contains NUL bytes) and cannot be edited as text", a.Path), nil
+			}
+			text := string(data)
+			switch n := strings.Count(text, a.OldText); n {
+			case 1:
+			case 0:
+				return Errorf("old_text was not found in %s (0 occurrences); read the file and copy the text exactly", a.Path), nil
+			default:
+				return Errorf("old_text occurs %d times in %s; include more surrounding text so it matches exactly once", n, a.Path), nil
+			}
+			updated := strings.Replace(text, a.OldText, a.NewText, 1)
+			if err := writeAtomic(abs, []byte(updated)); err != nil {
+				return Errorf("cannot write %s: %v", a.Path, err), nil
+			}
+			return Text(sprintf("Replaced 1 occurrence in %s (%d bytes now).", a.Path, len(updated))), nil
+		})
 }
 
-func (editFile) Params() any { return editFileArgs{} }
-
-func (t editFile) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a editFileArgs
-	if err := decode(args, &a); err != nil {
-		return Errorf("%v", err), nil
-	}
-	if a.OldText == "" {
-		return Errorf("argument \"old_text\" must not be empty; use write_file to create or replace a whole file"), nil
-	}
-	if t.env.Workspace == nil {
-		return Result{}, errors.New("no workspace configured")
-	}
-	if why := t.env.writeRefusal(); why != "" {
-		return Errorf("%s", why), nil
-	}
-	abs, err := resolveWritable(t.env.Workspace, a.Path)
+// readRegular reads a whole regular file without blocking on anything else.
+func readRegular(abs string) ([]byte, error) {
+	f, _, err := openRegular(abs)
 	if err != nil {
-		return Errorf("%v", err), nil
+		return nil, err
 	}
-	fi, err := os.Stat(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Errorf("file %s does not exist; use write_file to create it", a.Path), nil
-	}
-	if err != nil {
-		return Errorf("cannot stat %s: %v", a.Path, err), nil
-	}
-	if fi.IsDir() {
-		return Errorf("%s is a directory, not a file", a.Path), nil
-	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return Errorf("cannot read %s: %v", a.Path, err), nil
-	}
-	if bytes.IndexByte(data, 0) >= 0 {
-		return Errorf("%s is a binary file (it contains NUL bytes) and cannot be edited as text", a.Path), nil
-	}
-	text := string(data)
-	switch n := strings.Count(text, a.OldText); n {
-	case 1:
-	case 0:
-		return Errorf("old_text was not found in %s (0 occurrences); read the file and copy the text exactly", a.Path), nil
-	default:
-		return Errorf("old_text occurs %d times in %s; include more surrounding text so it matches exactly once", n, a.Path), nil
-	}
-	updated := strings.Replace(text, a.OldText, a.NewText, 1)
-	if err := writeAtomic(abs, []byte(updated)); err != nil {
-		return Errorf("cannot write %s: %v", a.Path, err), nil
-	}
-	return Text(sprintf("Replaced 1 occurrence in %s (%d bytes now).", a.Path, len(updated))), nil
+	defer f.Close()
+	return io.ReadAll(f)
 }

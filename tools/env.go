@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"slices"
 	"time"
 
 	"github.com/agentteam/agentteam/workspace"
@@ -12,7 +13,8 @@ const (
 	DefaultOutputCap   = 30000
 )
 
-// Env holds what the tools of one agent need.
+// Env holds what the tools of one agent need; ForLead and ForTeammate give
+// each tool only its part.
 type Env struct {
 	Agent       string // the calling agent's name
 	Workspace   *workspace.Workspace
@@ -32,17 +34,6 @@ type Env struct {
 	PlanMode bool
 }
 
-// writeRefusal says why the agent may not change anything now, or "".
-func (e Env) writeRefusal() string {
-	if e.Gate == nil {
-		return ""
-	}
-	if ok, why := e.Gate.WriteAllowed(); !ok {
-		return why
-	}
-	return ""
-}
-
 func (e Env) withDefaults() Env {
 	if e.BashTimeout <= 0 {
 		e.BashTimeout = DefaultBashTimeout
@@ -56,38 +47,50 @@ func (e Env) withDefaults() Env {
 // ForLead is the lead's tool set: team tools plus everything a teammate has.
 func ForLead(env Env) *Set {
 	env = env.withDefaults()
-	return NewSet(append([]Tool{
-		spawnTeammate{env},
-		listTeammates{env},
-		sendMessage{env},
-		broadcast{env},
-		readInbox{env},
-		bashTool{env},
-		readFile{env},
-		writeFile{env},
-		editFile{env},
-	}, append(taskTools(env), leadProtocolTools(env)...)...)...)
+	return NewSet(slices.Concat(
+		[]Tool{
+			newSpawnTeammate(env.Team),
+			newListTeammates(env.Team, env.OutputCap),
+			newSendMessage(env.Messenger, env.Agent),
+			newBroadcast(env.Messenger, env.Agent),
+			newReadInbox(env.Inbox),
+		},
+		workTools(env), taskTools(env), leadProtocolTools(env))...)
 }
 
 // ForTeammate is a teammate's tool set: messaging, shell and files.
 func ForTeammate(env Env) *Set {
 	env = env.withDefaults()
-	return NewSet(append([]Tool{
-		sendMessage{env},
-		readInbox{env},
-		bashTool{env},
-		readFile{env},
-		writeFile{env},
-		editFile{env},
-	}, append(taskTools(env), teammateProtocolTools(env)...)...)...)
+	return NewSet(slices.Concat(
+		[]Tool{
+			newSendMessage(env.Messenger, env.Agent),
+			newReadInbox(env.Inbox),
+		},
+		workTools(env), taskTools(env), teammateProtocolTools(env))...)
 }
 
-// leadProtocolTools are the lead's side of shutdown and plan approval, and handoff.
+// workTools are the shell and the file tools, the same for every agent.
+func workTools(env Env) []Tool {
+	return []Tool{
+		newBash(env.Workspace, env.Gate, env.BashTimeout, env.OutputCap),
+		newReadFile(env.Workspace, env.OutputCap),
+		newWriteFile(env.Workspace, env.Gate),
+		newEditFile(env.Workspace, env.Gate),
+	}
+}
+
+// leadProtocolTools are the lead's side of shutdown and plan approval, and
+// handoff. Protocol tools are made only with Protocols set, so they need not
+// check it.
 func leadProtocolTools(env Env) []Tool {
 	if env.Protocols == nil {
 		return nil
 	}
-	return []Tool{shutdownTeammate{env}, reviewPlan{env}, handoffTool{env}}
+	return []Tool{
+		newShutdownTeammate(env.Protocols, env.Agent),
+		newReviewPlan(env.Protocols, env.Agent),
+		newHandoff(env.Protocols, env.Agent),
+	}
 }
 
 // teammateProtocolTools are a teammate's side: answering a shutdown, handing
@@ -96,18 +99,24 @@ func teammateProtocolTools(env Env) []Tool {
 	if env.Protocols == nil {
 		return nil
 	}
-	ts := []Tool{respondShutdown{env}, handoffTool{env}}
+	ts := []Tool{newRespondShutdown(env.Protocols, env.Agent), newHandoff(env.Protocols, env.Agent)}
 	if env.PlanMode {
-		ts = append(ts, submitPlan{env})
+		ts = append(ts, newSubmitPlan(env.Protocols, env.Agent))
 	}
 	return ts
 }
 
 // taskTools are the board's tools, for lead and teammates alike (the lead
 // mostly creates, teammates claim and complete, but either may do both).
+// They are made only with a board, so they need not check it.
 func taskTools(env Env) []Tool {
 	if env.Tasks == nil {
 		return nil
 	}
-	return []Tool{taskCreate{env}, taskList{env}, taskClaim{env}, taskUpdate{env}}
+	return []Tool{
+		newTaskCreate(env.Tasks, env.Agent),
+		newTaskList(env.Tasks, env.OutputCap),
+		newTaskClaim(env.Tasks, env.Agent),
+		newTaskUpdate(env.Tasks, env.Agent),
+	}
 }

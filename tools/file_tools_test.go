@@ -217,3 +217,42 @@ func TestEditFileRefusals(t *testing.T) {
 		t.Fatalf("state file changed: %q", got)
 	}
 }
+
+// On a case-insensitive file system .AGENTTEAM/x is agentteam's own state:
+// the write tools refuse every spelling of it, dot segments included.
+func TestWriteToolsRefuseStateInAnyCase(t *testing.T) {
+	env, _, _, _ := testEnv(t)
+	root := env.Workspace.Root
+	if err := os.Mkdir(filepath.Join(root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// What .AgentTeam/team/config.json would be on macOS; on Linux a twin.
+	const config = `{"version":1}`
+	writeTestFile(t, filepath.Join(root, ".AgentTeam", "team", "config.json"), config)
+	tests := []struct {
+		tool string
+		args map[string]string
+	}{
+		{WriteFileName, map[string]string{"path": ".AGENTTEAM/x", "content": "x"}},
+		{WriteFileName, map[string]string{"path": "./.AGENTTEAM/x", "content": "x"}},
+		{WriteFileName, map[string]string{"path": "./.AgentTeam/../.agentteam/x", "content": "x"}},
+		{WriteFileName, map[string]string{"path": "sub/../.AGENTTEAM/x", "content": "x"}},
+		{WriteFileName, map[string]string{"path": filepath.Join(root, ".Agentteam", "inbox", "lead.jsonl"), "content": "x"}},
+		{WriteFileName, map[string]string{"path": ".AgentTeam/team/config.json", "content": "x"}},
+		{EditFileName, map[string]string{"path": ".AgentTeam/team/config.json", "old_text": "1", "new_text": "2"}},
+		{EditFileName, map[string]string{"path": "sub/../.AgentTeam/team/config.json", "old_text": "1", "new_text": "2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.tool+" "+tc.args["path"], func(t *testing.T) {
+			mustErr(t, call(t, env, tc.tool, tc.args), "inside .agentteam/")
+		})
+	}
+	for _, dir := range []string{".AGENTTEAM", ".Agentteam"} {
+		if _, err := os.Stat(filepath.Join(root, dir)); !os.IsNotExist(err) {
+			t.Errorf("%s was created (stat err %v)", dir, err)
+		}
+	}
+	if got := readTestFile(t, filepath.Join(root, ".AgentTeam", "team", "config.json")); got != config {
+		t.Errorf(".AgentTeam/team/config.json changed: %q", got)
+	}
+}

@@ -3,69 +3,57 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/agentteam/agentteam/workspace"
 )
 
 type readFileArgs struct {
 	Path string `json:"path" description:"File path, relative to the workspace root (or absolute inside it)."`
 }
 
-type readFile struct{ env Env }
-
-func (readFile) Name() string { return ReadFileName }
-
-func (readFile) Description() string {
-	return "Read a text file in the workspace and return its content. Very long files are cut in the middle; use bash (sed -n, grep) for parts."
-}
-
-func (readFile) Params() any { return readFileArgs{} }
-
-// Parallel: reading changes nothing.
-func (readFile) Parallel() bool { return true }
-
-func (t readFile) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a readFileArgs
-	if err := decode(args, &a); err != nil {
-		return Errorf("%v", err), nil
-	}
-	if t.env.Workspace == nil {
-		return Result{}, errors.New("no workspace configured")
-	}
-	abs, err := t.env.Workspace.Resolve(a.Path)
-	if err != nil {
-		return Errorf("%v", err), nil
-	}
-	f, err := os.Open(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return Errorf("file %s does not exist", a.Path), nil
-	}
-	if err != nil {
-		return Errorf("cannot open %s: %v", a.Path, err), nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Errorf("cannot stat %s: %v", a.Path, err), nil
-	}
-	if fi.IsDir() {
-		return Errorf("%s is a directory, not a file; list it with bash (ls)", a.Path), nil
-	}
-	head, tail, cut, err := readCapped(f, fi.Size(), t.env.OutputCap)
-	if err != nil {
-		return Errorf("cannot read %s: %v", a.Path, err), nil
-	}
-	if bytes.IndexByte(head, 0) >= 0 || bytes.IndexByte(tail, 0) >= 0 {
-		return Errorf("%s is a binary file (it contains NUL bytes); inspect it with bash (file, xxd)", a.Path), nil
-	}
-	if len(head)+len(tail) == 0 {
-		return Text(sprintf("(%s is empty)", a.Path)), nil
-	}
-	return Text(joinCut(head, tail, cut)), nil
+// newReadFile reads files in ws, keeping at most outputCap bytes of one.
+// Reading changes nothing, so it is parallel.
+func newReadFile(ws *workspace.Workspace, outputCap int) Tool {
+	return newTool(ReadFileName,
+		"Read a text file in the workspace and return its content. Very long files are cut in the middle; use bash (sed -n, grep) for parts.",
+		func(ctx context.Context, a readFileArgs) (Result, error) {
+			if ws == nil {
+				return Result{}, errors.New("no workspace configured")
+			}
+			if err := ctx.Err(); err != nil {
+				return Errorf("read_file was canceled (%v)", err), nil
+			}
+			abs, err := ws.Resolve(a.Path)
+			if err != nil {
+				return Errorf("%v", err), nil
+			}
+			f, fi, err := openRegular(abs)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				return Errorf("file %s does not exist", a.Path), nil
+			case isDir(err):
+				return Errorf("%s is a directory, not a file; list it with bash (ls)", a.Path), nil
+			case err != nil:
+				return refusal(a.Path, "open", err), nil
+			}
+			defer f.Close()
+			head, tail, cut, err := readCapped(f, fi.Size(), outputCap)
+			if err != nil {
+				return Errorf("cannot read %s: %v", a.Path, err), nil
+			}
+			if bytes.IndexByte(head, 0) >= 0 || bytes.IndexByte(tail, 0) >= 0 {
+				return Errorf("%s is a binary file (it contains NUL bytes); inspect it with bash (file, xxd)", a.Path), nil
+			}
+			if len(head)+len(tail) == 0 {
+				return Text(sprintf("(%s is empty)", a.Path)), nil
+			}
+			return Text(joinCut(head, tail, cut)), nil
+		}, parallel)
 }
 
 // readCapped reads a whole file of up to limit bytes, or else its first and

@@ -16,18 +16,16 @@ type panicArgs struct {
 }
 
 // panicTool panics or fails on demand, to test Set.Call's guard rails.
-type panicTool struct{ err error }
-
-func (panicTool) Name() string        { return "boom" }
-func (panicTool) Description() string { return "panics" }
-func (panicTool) Params() any         { return panicArgs{} }
-func (p panicTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	if p.err != nil {
-		return Result{}, p.err
-	}
-	var m map[string]int
-	m["x"]++ // nil map write: a real runtime panic
-	return Text("unreachable"), nil
+func panicTool(err error) Tool {
+	return newTool("boom", "panics", func(ctx context.Context, a panicArgs) (Result, error) {
+		if err != nil {
+			return Result{}, err
+		}
+		var m map[string]int
+		//lint:ignore SA5000 a nil map write is the real runtime panic this tool exists for
+		m["x"]++
+		return Text("unreachable"), nil
+	})
 }
 
 func TestSetNames(t *testing.T) {
@@ -156,13 +154,13 @@ func TestNewSetDuplicatePanics(t *testing.T) {
 			t.Fatal("duplicate tool names did not panic")
 		}
 	}()
-	NewSet(panicTool{}, panicTool{})
+	NewSet(panicTool(nil), panicTool(nil))
 }
 
 func TestSetCallErrors(t *testing.T) {
 	env, _, _, _ := testEnv(t)
-	s := NewSet(readFile{env}, panicTool{})
-	failing := NewSet(panicTool{err: errors.New("disk on fire")})
+	s := NewSet(newReadFile(env.Workspace, env.OutputCap), panicTool(nil))
+	failing := NewSet(panicTool(errors.New("disk on fire")))
 	tests := []struct {
 		name, tool, args, want string
 		set                    *Set
@@ -188,7 +186,7 @@ func TestSetCallErrors(t *testing.T) {
 
 func TestSetCallLenientUnknownFields(t *testing.T) {
 	env, _, _, _ := testEnv(t)
-	mustOK(t, NewSet(writeFile{env}).Call(context.Background(), "write_file", `{"path":"a.txt","content":"hi","mode":"0644"}`), "Wrote 2 bytes")
+	mustOK(t, NewSet(newWriteFile(env.Workspace, env.Gate)).Call(context.Background(), "write_file", `{"path":"a.txt","content":"hi","mode":"0644"}`), "Wrote 2 bytes")
 }
 
 func TestErrorResultPrefix(t *testing.T) {
@@ -216,4 +214,28 @@ func TestSetCallConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// newTool decodes before run sees anything: a call that does not fit the
+// argument struct is an error result and never reaches run.
+func TestNewTool(t *testing.T) {
+	ctx := context.Background()
+	var got []string
+	echo := func(ctx context.Context, a panicArgs) (Result, error) {
+		got = append(got, a.X)
+		return Text(a.X), nil
+	}
+	s := NewSet(newTool("echo", "echoes x", echo, parallel), newTool("plain", "echoes x", echo))
+	mustOK(t, s.Call(ctx, "echo", `{"x":"hi","extra":1}`), "hi")
+	mustErr(t, s.Call(ctx, "echo", `{}`), `missing required argument "x"`)
+	mustErr(t, s.Call(ctx, "plain", `{"x":5}`), `argument "x" must be a JSON string, not number`)
+	if !slices.Equal(got, []string{"hi"}) {
+		t.Fatalf("run saw %q, want only the valid call", got)
+	}
+	if !s.Parallel("echo") || s.Parallel("plain") {
+		t.Fatalf("Parallel(echo) = %v, Parallel(plain) = %v; want true, false", s.Parallel("echo"), s.Parallel("plain"))
+	}
+	if p, ok := s.byName["echo"].Params().(panicArgs); !ok || p != (panicArgs{}) {
+		t.Fatalf("Params() = %#v, want a zero panicArgs", s.byName["echo"].Params())
+	}
 }

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/agentteam/agentteam/workspace"
@@ -16,42 +15,32 @@ type spawnTeammateArgs struct {
 	PlanMode bool `json:"plan_mode,omitempty" description:"If true, the teammate may only read until it submits a plan and you approve it with review_plan."`
 }
 
-type spawnTeammate struct{ env Env }
-
-func (spawnTeammate) Name() string { return SpawnTeammateName }
-
-func (spawnTeammate) Description() string {
-	return "Create a teammate agent with a name, a role and a task prompt, and start it. " +
-		"It works on its own and sends its final result to your inbox; you can message it by name."
-}
-
-func (spawnTeammate) Params() any { return spawnTeammateArgs{} }
-
-// Parallel: spawns only enqueue work, so several in one turn are independent.
-func (spawnTeammate) Parallel() bool { return true }
-
-func (t spawnTeammate) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a spawnTeammateArgs
-	if err := decode(args, &a); err != nil {
-		return Errorf("%v", err), nil
-	}
-	if err := workspace.ValidateTeammateName(a.Name); err != nil {
-		return Errorf("%v", err), nil
-	}
-	if err := nonEmpty("role", a.Role); err != nil {
-		return Errorf("%v", err), nil
-	}
-	if err := nonEmpty("prompt", a.Prompt); err != nil {
-		return Errorf("%v", err), nil
-	}
-	if t.env.Team == nil {
-		return Result{}, errors.New("no team manager configured")
-	}
-	if err := t.env.Team.SpawnTeammate(ctx, SpawnSpec{Name: a.Name, Role: a.Role, Prompt: a.Prompt, PlanMode: a.PlanMode}); err != nil {
-		return Errorf("could not spawn %s: %v", a.Name, err), nil
-	}
-	if a.PlanMode {
-		return Text(sprintf("Spawned teammate %s (%s) in plan mode: it will send you a plan to approve or reject with review_plan before it may change anything.", a.Name, a.Role)), nil
-	}
-	return Text(sprintf("Spawned teammate %s (%s). It starts when a worker is free and will report its result to your inbox.", a.Name, a.Role)), nil
+// newSpawnTeammate spawns into team. Spawns only enqueue work, so several
+// in one turn are independent: it is parallel.
+func newSpawnTeammate(team TeamManager) Tool {
+	return newTool(SpawnTeammateName,
+		"Create a teammate agent with a name, a role and a task prompt, and start it. "+
+			"It works on its own and sends its final result to your inbox; you can message it by name.",
+		func(ctx context.Context, a spawnTeammateArgs) (Result, error) {
+			if err := workspace.ValidateTeammateName(a.Name); err != nil {
+				return Errorf("%v", err), nil
+			}
+			if err := nonEmpty("role", a.Role); err != nil {
+				return Errorf("%v", err), nil
+			}
+			if err := nonEmpty("prompt", a.Prompt); err != nil {
+				return Errorf("%v", err), nil
+			}
+			if team == nil {
+				return Result{}, errors.New("no team manager configured")
+			}
+			// The arguments are the spec, field for field.
+			if err := team.SpawnTeammate(ctx, SpawnSpec(a)); err != nil {
+				return Errorf("could not spawn %s: %v", a.Name, err), nil
+			}
+			if a.PlanMode {
+				return Text(sprintf("Spawned teammate %s (%s) in plan mode: it will send you a plan to approve or reject with review_plan before it may change anything.", a.Name, a.Role)), nil
+			}
+			return Text(sprintf("Spawned teammate %s (%s). It starts when a worker is free and will report its result to your inbox.", a.Name, a.Role)), nil
+		}, parallel)
 }

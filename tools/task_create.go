@@ -2,8 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 )
 
 type taskCreateArgs struct {
@@ -13,30 +11,18 @@ type taskCreateArgs struct {
 	Role        string   `json:"role,omitempty" description:"Optional: the role that should take it (e.g. tester); leave empty for anyone."`
 }
 
-type taskCreate struct{ env Env }
-
-func (taskCreate) Name() string { return TaskCreateName }
-
-func (taskCreate) Description() string {
-	return "Add a pending task to the team's shared task board. Teammates claim tasks with task_claim; a task blocked by others can be claimed only once those are completed. Returns the new task's id."
-}
-
-func (taskCreate) Params() any { return taskCreateArgs{} }
-
-func (t taskCreate) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a taskCreateArgs
-	if err := decode(args, &a); err != nil {
-		return Errorf("%v", err), nil
-	}
-	if err := nonEmpty("subject", a.Subject); err != nil {
-		return Errorf("%v", err), nil
-	}
-	if t.env.Tasks == nil {
-		return Result{}, errors.New("no task board configured")
-	}
-	text, err := t.env.Tasks.CreateTask(ctx, t.env.Agent, TaskSpec{Subject: a.Subject, Description: a.Description, Role: a.Role, BlockedBy: a.BlockedBy})
-	if err != nil {
-		return Errorf("could not create the task: %v", err), nil
-	}
-	return Text("Created task " + text), nil
+// newTaskCreate adds tasks to board as agent.
+func newTaskCreate(board TaskBoard, agent string) Tool {
+	return newTool(TaskCreateName,
+		"Add a pending task to the team's shared task board. Teammates claim tasks with task_claim; a task blocked by others can be claimed only once those are completed. Returns the new task's id.",
+		func(ctx context.Context, a taskCreateArgs) (Result, error) {
+			if err := nonEmpty("subject", a.Subject); err != nil {
+				return Errorf("%v", err), nil
+			}
+			text, err := board.CreateTask(ctx, agent, TaskSpec{Subject: a.Subject, Description: a.Description, Role: a.Role, BlockedBy: a.BlockedBy})
+			if err != nil {
+				return Errorf("could not create the task: %v", err), nil
+			}
+			return Text("Created task " + text), nil
+		})
 }

@@ -87,3 +87,15 @@ type HandoffSpec struct {
 type WriteGate interface {
 	WriteAllowed() (ok bool, why string)
 }
+
+// writeRefusal says why the agent may not change anything now, or "" when
+// it may (a nil gate is always open).
+func writeRefusal(g WriteGate) string {
+	if g == nil {
+		return ""
+	}
+	if ok, why := g.WriteAllowed(); !ok {
+		return why
+	}
+	return ""
+}

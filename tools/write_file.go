@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -16,46 +15,44 @@ type writeFileArgs struct {
 	Content string `json:"content" description:"The complete new content of the file."`
 }
 
-type writeFile struct{ env Env }
-
-func (writeFile) Name() string { return WriteFileName }
-
-func (writeFile) Description() string {
-	return "Create a file or replace its whole content. For a small change to an existing file, prefer edit_file."
+// newWriteFile writes files in ws, outside .agentteam/, while gate is open.
+func newWriteFile(ws *workspace.Workspace, gate WriteGate) Tool {
+	return newTool(WriteFileName,
+		"Create a file or replace its whole content. For a small change to an existing file, prefer edit_file.",
+		func(ctx context.Context, a writeFileArgs) (Result, error) {
+			if ws == nil {
+				return Result{}, errors.New("no workspace configured")
+			}
+			abs, err := writableTarget(ctx, ws, gate, WriteFileName, a.Path)
+			if err != nil {
+				return Errorf("%v", err), nil
+			}
+			switch err := checkReplaceable(abs); {
+			case isDir(err):
+				return Errorf("%s is a directory; give a file path", a.Path), nil
+			case err != nil:
+				return refusal(a.Path, "write", err), nil
+			}
+			if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+				return Errorf("cannot create the directory for %s: %v", a.Path, err), nil
+			}
+			if err := writeAtomic(abs, []byte(a.Content)); err != nil {
+				return Errorf("cannot write %s: %v", a.Path, err), nil
+			}
+			return Text(sprintf("Wrote %d bytes to %s.", len(a.Content), a.Path)), nil
+		})
 }
 
-func (writeFile) Params() any { return writeFileArgs{} }
-
-func (t writeFile) Run(ctx context.Context, args json.RawMessage) (Result, error) {
-	var a writeFileArgs
-	if err := decode(args, &a); err != nil {
-		return Errorf("%v", err), nil
+// writableTarget makes the checks of both write tools before they touch a
+// file: the gate is open, the call is not canceled, and the path lies in
+// the workspace but outside .agentteam/. The error is a refusal for the model.
+func writableTarget(ctx context.Context, ws *workspace.Workspace, gate WriteGate, tool, p string) (string, error) {
+	if why := writeRefusal(gate); why != "" {
+		return "", errors.New(why)
 	}
-	if t.env.Workspace == nil {
-		return Result{}, errors.New("no workspace configured")
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("%s was canceled (%v)", tool, err)
 	}
-	if why := t.env.writeRefusal(); why != "" {
-		return Errorf("%s", why), nil
-	}
-	abs, err := resolveWritable(t.env.Workspace, a.Path)
-	if err != nil {
-		return Errorf("%v", err), nil
-	}
-	if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
-		return Errorf("%s is a directory; give a file path", a.Path), nil
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return Errorf("cannot create the directory for %s: %v", a.Path, err), nil
-	}
-	if err := writeAtomic(abs, []byte(a.Content)); err != nil {
-		return Errorf("cannot write %s: %v", a.Path, err), nil
-	}
-	return Text(sprintf("Wrote %d bytes to %s.", len(a.Content), a.Path)), nil
-}
-
-// resolveWritable confines p to the workspace and keeps the write tools
-// out of .agentteam/; the error is a refusal for the model.
-func resolveWritable(ws *workspace.Workspace, p string) (string, error) {
 	abs, err := ws.Resolve(p)
 	if err != nil {
 		return "", err

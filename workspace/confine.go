@@ -59,16 +59,26 @@ func (w *Workspace) Resolve(p string) (string, error) {
 }
 
 // IsState reports whether an absolute path lies in .agentteam/, which the
-// file tools may read but must not write (it would corrupt inboxes).
+// file tools may read but must not write (it would corrupt inboxes). The
+// path is cleaned, and its first component below the root compared without
+// regard to case: on macOS and Windows .AGENTTEAM is the same directory.
 func (w *Workspace) IsState(abs string) bool {
-	rel, err := filepath.Rel(w.StatePath(), abs)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	rel, ok := w.relative(abs)
+	first, _, _ := strings.Cut(rel, string(filepath.Separator))
+	return ok && strings.EqualFold(first, StateDir)
 }
 
 func (w *Workspace) within(abs string) bool {
+	_, ok := w.relative(abs)
+	return ok
+}
+
+// relative is abs cleaned and made relative to the root ("." for the root
+// itself); ok is false when abs lies outside the workspace.
+func (w *Workspace) relative(abs string) (rel string, ok bool) {
 	rel, err := filepath.Rel(w.Root, abs)
-	if err != nil {
-		return false
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", false
 	}
-	return rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)))
+	return rel, true
 }

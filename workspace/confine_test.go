@@ -95,6 +95,64 @@ func TestIsState(t *testing.T) {
 	}
 }
 
+// On a case-insensitive file system (macOS, Windows) .AGENTTEAM is
+// .agentteam, so the state check ignores case, and it cleans the path first.
+func TestIsStateIgnoresCaseAndDotSegments(t *testing.T) {
+	ws := openTemp(t)
+	tests := []struct {
+		rel  string // joined to the root by hand, so it is not cleaned before IsState
+		want bool
+	}{
+		{".AGENTTEAM", true},
+		{".AGENTTEAM/x", true},
+		{".AgentTeam/inbox/lead.jsonl", true},
+		{".agentTEAM/team/config.json", true},
+		{"./.AgentTeam/../.agentteam/x", true},
+		{"sub/../.AGENTTEAM/x", true},
+		{"./sub/./../.Agentteam/x", true},
+		{".AGENTTEAM/../src/x", false},
+		{".AGENTTEAMX/f", false},
+		{".AgentTeam.bak/f", false},
+		{"src/.AGENTTEAM/f", false},
+		{"../" + filepath.Base(ws.Root) + "/.AGENTTEAM/x", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.rel, func(t *testing.T) {
+			abs := ws.Root + string(filepath.Separator) + filepath.FromSlash(tc.rel)
+			if got := ws.IsState(abs); got != tc.want {
+				t.Fatalf("IsState(%s) = %v, want %v", abs, got, tc.want)
+			}
+		})
+	}
+}
+
+// The write tools resolve a path, then ask IsState: the pair must refuse
+// every spelling of the state directory a model might try.
+func TestResolvedStatePathsAreState(t *testing.T) {
+	ws := openTemp(t)
+	if err := os.MkdirAll(filepath.Join(ws.Root, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{
+		".AGENTTEAM/x",
+		"./.AGENTTEAM/x",
+		"./.AgentTeam/../.agentteam/x",
+		"sub/../.AGENTTEAM/x",
+		"sub/../.AgentTeam/inbox/lead.jsonl",
+		filepath.Join(ws.Root, ".AgentTeam", "team", "config.json"),
+	} {
+		t.Run(p, func(t *testing.T) {
+			abs, err := ws.Resolve(p)
+			if err != nil {
+				t.Fatalf("Resolve(%q): %v", p, err)
+			}
+			if !ws.IsState(abs) {
+				t.Fatalf("Resolve(%q) = %s, which IsState does not protect", p, abs)
+			}
+		})
+	}
+}
+
 func mustWrite(t *testing.T, path string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
