@@ -25,6 +25,13 @@ func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error)
 	if err == nil && n < len(line) {
 		err = io.ErrShortWrite
 	}
+	if err != nil && n > 0 {
+		// Cut the torn tail off again (the caller holds the lock), or it
+		// would glue itself to the next line.
+		if fi, serr := f.Stat(); serr == nil {
+			_ = f.Truncate(fi.Size() - int64(n))
+		}
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -51,20 +51,15 @@ func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error)
 		h.appendFD, h.appendID = fd, id
 		opened++
 	}
-	var n int
-	err = retryEINTR(func() (err error) {
-		n, err = syscall.Write(h.appendFD, line)
-		return err
-	})
-	if err == nil && n < len(line) {
-		err = io.ErrShortWrite
-	}
-	if err != nil && n > 0 {
+	// One write in all but a short write, which writes the rest or learns
+	// why not (a full disk: ENOSPC).
+	written, err := writeAll(h.appendFD, line)
+	if err != nil && written > 0 {
 		// A torn tail would glue itself to the next line; the caller holds the
 		// lock, so cutting our own bytes off again is safe.
 		var st syscall.Stat_t
 		if syscall.Fstat(h.appendFD, &st) == nil {
-			_ = syscall.Ftruncate(h.appendFD, st.Size-int64(n))
+			_ = syscall.Ftruncate(h.appendFD, st.Size-int64(written))
 		}
 	}
 	if err != nil {
@@ -170,6 +165,26 @@ func openFD(path string, flag int, perm uint32) (int, error) {
 	return fd, nil
 }
 
+// writeAll writes data to fd, looping over short writes, and returns how
+// many bytes it wrote; a failed write(2) returns -1, never a count to use.
+func writeAll(fd int, data []byte) (written int, err error) {
+	for written < len(data) {
+		var n int
+		err = retryEINTR(func() (err error) {
+			n, err = syscall.Write(fd, data[written:])
+			return err
+		})
+		if err != nil {
+			return written, err
+		}
+		if n <= 0 {
+			return written, io.ErrShortWrite
+		}
+		written += n
+	}
+	return written, nil
+}
+
 func retryEINTR(fn func() error) error {
 	for {
 		if err := fn(); !errors.Is(err, syscall.EINTR) {
@@ -185,17 +200,7 @@ func writeNew(path string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	for len(data) > 0 && err == nil {
-		var n int
-		err = retryEINTR(func() (err error) {
-			n, err = syscall.Write(fd, data)
-			return err
-		})
-		if err == nil && n == 0 {
-			err = io.ErrShortWrite
-		}
-		data = data[n:]
-	}
+	_, err = writeAll(fd, data)
 	if err == nil {
 		ts := syscall.NsecToTimespec(uniqueStamp().UnixNano())
 		err = syscall.UtimesNano(path, []syscall.Timespec{ts, ts})
