@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 )
@@ -69,7 +68,7 @@ func parseCursor(data []byte) (offset int64, ok bool) {
 func (s *Store) readCursor(name string, locked bool) (int64, error) {
 	path := s.cursorPath(name)
 	for try := 1; ; try++ {
-		data, err := os.ReadFile(path)
+		data, err := readStateFile(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, nil
 		}

@@ -146,11 +146,15 @@ func (s *Store) HasUnread(name string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	fi, err := os.Stat(s.Path(name))
+	path := s.Path(name)
+	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
+		return false, fmt.Errorf("inbox %s: %w", name, err)
+	}
+	if err := checkRegular(path, fi); err != nil {
 		return false, fmt.Errorf("inbox %s: %w", name, err)
 	}
 	return fi.Size() > pos || (fi.Size() < pos && fi.Size() > 0), nil
@@ -158,16 +162,11 @@ func (s *Store) HasUnread(name string) (bool, error) {
 
 // open opens name's inbox for reading; a missing file is (nil, 0, nil).
 func (s *Store) open(name string) (*os.File, int64, error) {
-	f, err := os.Open(s.Path(name))
+	f, fi, err := openState(s.Path(name), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("open inbox %s: %w", name, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, 0, fmt.Errorf("open inbox %s: %w", name, err)
 	}
 	return f, fi.Size(), nil

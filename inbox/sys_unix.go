@@ -10,6 +10,9 @@ import (
 	"syscall"
 )
 
+// oNoFollow makes open(2) refuse a symbolic link at the last component.
+const oNoFollow = syscall.O_NOFOLLOW
+
 // fileID tells one file from another: a path renamed over or removed and
 // made anew has a new one.
 type fileID struct{ dev, ino uint64 }
@@ -39,7 +42,7 @@ func (h *heldFiles) unlock() (closed int) { return 0 }
 func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error) {
 	if h.appendFD >= 0 {
 		var st syscall.Stat_t
-		if syscall.Stat(path, &st) != nil || idOf(&st) != h.appendID {
+		if syscall.Lstat(path, &st) != nil || idOf(&st) != h.appendID {
 			opened -= h.closeAppend() // removed or replaced: write to what the path names now
 		}
 	}
@@ -76,7 +79,7 @@ func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error)
 func (h *heldFiles) writeCursor(path string, rec []byte) (opened int, err error) {
 	if h.cursorFD >= 0 {
 		var st syscall.Stat_t
-		if syscall.Stat(path, &st) != nil || idOf(&st) != h.cursorID || st.Size != int64(len(rec)) {
+		if syscall.Lstat(path, &st) != nil || idOf(&st) != h.cursorID || st.Size != int64(len(rec)) {
 			opened -= h.closeCursor()
 		}
 	}
@@ -152,15 +155,16 @@ func openID(path string, flag int, perm uint32) (int, fileID, error) {
 	return fd, idOf(&st), nil
 }
 
-// openFD opens path close-on-exec with a raw open(2).
+// openFD opens path close-on-exec with a raw open(2). Every file opened
+// here is a state file: a symbolic link is refused (O_NOFOLLOW), not followed.
 func openFD(path string, flag int, perm uint32) (int, error) {
 	var fd int
 	err := retryEINTR(func() (err error) {
-		fd, err = syscall.Open(path, flag|syscall.O_CLOEXEC, perm)
+		fd, err = syscall.Open(path, flag|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, perm)
 		return err
 	})
 	if err != nil {
-		return -1, &fs.PathError{Op: "open", Path: path, Err: err}
+		return -1, linkRefusal(path, &fs.PathError{Op: "open", Path: path, Err: err})
 	}
 	return fd, nil
 }
