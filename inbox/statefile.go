@@ -88,6 +88,20 @@ func checkRegular(path string, fi fs.FileInfo) error {
 	return nil
 }
 
+// refusalOf returns the refusal of a state file in err's chain (a link, a
+// directory), which is a sentence of its own, or nil.
+func refusalOf(err error) error {
+	var le *linkError
+	var nr *notRegularError
+	switch {
+	case errors.As(err, &le):
+		return le
+	case errors.As(err, &nr):
+		return nr
+	}
+	return nil
+}
+
 // linkRefusal turns the error of an open with O_NOFOLLOW of a symbolic
 // link (ELOOP on Linux, EMLINK or EFTYPE on some BSDs) into a sentence
 // naming path; other errors pass unchanged. A missing file needs no look.
@@ -101,13 +115,14 @@ func linkRefusal(path string, err error) error {
 	return err
 }
 
-// readStateFile reads a small state file whole, refusing a link or a
-// directory as openState does; a missing file is fs.ErrNotExist.
-func readStateFile(path string) ([]byte, error) {
+// readStateFile reads a small state file, at most limit bytes of it,
+// refusing a link or a directory as openState does; a missing file is
+// fs.ErrNotExist.
+func readStateFile(path string, limit int64) ([]byte, error) {
 	f, _, err := openState(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(f)
+	return io.ReadAll(io.LimitReader(f, limit))
 }

@@ -141,3 +141,23 @@ func TestOpenStateFileRefusesSymlink(t *testing.T) {
 		t.Errorf("OpenStateFile of a directory: %v", err)
 	}
 }
+
+// Stats, used by read-only commands, reports a linked or directory inbox as
+// broken in a sentence naming it, and reads nothing through the link.
+func TestStatsReportsABrokenInbox(t *testing.T) {
+	st := newTestStore(t)
+	outside, unchanged := outsideFile(t)
+	symlink(t, outside, st.Path("alice"))
+	if err := os.Mkdir(st.Path("bob"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"alice": st.Path("alice") + " is a symbolic link; agentteam keeps its state only in real files: remove it",
+		"bob":   st.Path("bob") + " is a directory; agentteam keeps its state only in regular files: move it away",
+	} {
+		if s, err := st.Stats(name); err != nil || s != (Stats{Broken: want}) {
+			t.Errorf("Stats(%s) = %+v, %v; want broken: %s", name, s, err, want)
+		}
+	}
+	unchanged()
+}
