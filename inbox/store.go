@@ -151,7 +151,9 @@ func (s *Store) Append(name string, m Message) (Message, error) {
 	return m, nil
 }
 
-// Names lists the agents that have an inbox file, sorted.
+// Names lists the agents that have an inbox file, sorted. An entry named
+// NAME.jsonl that is no regular file (a symbolic link, a directory) is
+// listed too, so that it is shown as broken (Stats.Broken), not left out.
 func (s *Store) Names() ([]string, error) {
 	entries, err := os.ReadDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -163,7 +165,7 @@ func (s *Store) Names() ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		n := e.Name()
-		if e.Type().IsRegular() && strings.HasSuffix(n, logExt) && len(n) > len(logExt) {
+		if strings.HasSuffix(n, logExt) && len(n) > len(logExt) {
 			names = append(names, strings.TrimSuffix(n, logExt))
 		}
 	}

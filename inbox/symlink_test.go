@@ -161,3 +161,31 @@ func TestStatsReportsABrokenInbox(t *testing.T) {
 	}
 	unchanged()
 }
+
+// Names lists an inbox that is a link or a directory too, so that a listing
+// can show it as broken (Stats.Broken) instead of leaving it out; read
+// positions, lock files and what a repair set aside are no inboxes.
+func TestNamesListsBrokenInboxes(t *testing.T) {
+	st := newTestStore(t)
+	mustAppend(t, st, "carol", "hi")
+	if err := st.Commit("carol", mustRead(t, st, "carol")); err != nil {
+		t.Fatal(err)
+	}
+	outside, unchanged := outsideFile(t)
+	symlink(t, outside, st.Path("alice"))
+	if err := os.Mkdir(st.Path("bob"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, st.cursorPath("carol")+".corrupt-20260101T000000.000000000Z", "x")
+	names, err := st.Names()
+	if err != nil || strings.Join(names, " ") != "alice bob carol" {
+		t.Errorf("Names = %v, %v; want alice bob carol", names, err)
+	}
+	for _, n := range names {
+		s, err := st.Stats(n)
+		if err != nil || (s.Broken != "") != (n != "carol") {
+			t.Errorf("Stats(%s) = %+v, %v", n, s, err)
+		}
+	}
+	unchanged()
+}
