@@ -44,6 +44,7 @@ type inboxRow struct {
 	Unread int    `json:"unread"`
 	Total  int    `json:"total"`
 	Bad    int    `json:"bad,omitempty"`
+	Broken string `json:"broken,omitempty"` // why the inbox cannot be read or trusted
 }
 
 func runInbox(opts *InboxOptions) error {
@@ -96,13 +97,31 @@ func listInboxes(opts *InboxOptions, store *inbox.Store) error {
 		return err
 	}
 	rows := make([]inboxRow, 0, len(names))
+	var broken []string
 	for _, n := range names {
 		st, err := store.Stats(n)
 		if err != nil {
-			return err
+			st = inbox.Stats{Broken: err.Error()} // shown with the others, not hiding them
 		}
-		rows = append(rows, inboxRow{Name: n, Unread: st.Unread, Total: st.Total, Bad: st.Bad})
+		if st.Broken != "" {
+			broken = append(broken, n)
+		}
+		rows = append(rows, inboxRow{Name: n, Unread: st.Unread, Total: st.Total, Bad: st.Bad, Broken: st.Broken})
 	}
+	if err := printInboxes(opts, rows); err != nil {
+		return err
+	}
+	switch len(broken) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("1 inbox is broken: %s", broken[0])
+	default:
+		return fmt.Errorf("%d inboxes are broken: %s", len(broken), strings.Join(broken, ", "))
+	}
+}
+
+func printInboxes(opts *InboxOptions, rows []inboxRow) error {
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
@@ -115,11 +134,20 @@ func listInboxes(opts *InboxOptions, store *inbox.Store) error {
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tUNREAD\tTOTAL")
 	for _, r := range rows {
+		if r.Broken != "" {
+			continue
+		}
 		total := fmt.Sprint(r.Total)
 		if r.Bad > 0 {
 			total += fmt.Sprintf(" (+%d set aside)", r.Bad)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\n", r.Name, r.Unread, total)
+	}
+	// Broken ones last: a row without counts would split the columns above.
+	for _, r := range rows {
+		if r.Broken != "" {
+			fmt.Fprintf(tw, "%s\tbroken: %s\n", r.Name, r.Broken)
+		}
 	}
 	return tw.Flush()
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 )
@@ -65,30 +64,36 @@ func parseCursor(data []byte) (offset int64, ok bool) {
 
 // readCursor returns the read position of name; no cursor file means 0.
 // locked says the caller holds the inbox's lock, so no write is under way
-// and a bad record is corrupt, not torn.
+// and a bad record is corrupt, not torn. A read position that cannot be
+// trusted is an error wrapping ErrCorruptCursor.
 func (s *Store) readCursor(name string, locked bool) (int64, error) {
 	path := s.cursorPath(name)
 	for try := 1; ; try++ {
-		data, err := os.ReadFile(path)
+		data, err := readStateFile(path, maxCursorBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, nil
 		}
 		if err != nil {
-			return 0, fmt.Errorf("read position of %s: %w", name, err)
+			return 0, fmt.Errorf("read position of %s: %w", name, untrusted(path, err))
 		}
 		if off, ok := parseCursor(data); ok {
 			return off, nil
 		}
 		if locked || try == cursorReadTries {
-			return 0, fmt.Errorf("read position of %s: %s is corrupt: %q", name, path, data)
+			return 0, corruptRecord(path, data)
 		}
 	}
 }
 
+// maxCursorBytes bounds what is read of a read position file; a longer one
+// is corrupt anyway.
+const maxCursorBytes = 4 << 10
+
 // Commit marks b as read: the read position moves to the end of b.
 // It never moves backwards, so committing an older batch is a no-op. A batch
 // read from a log that was replaced (shorter than the position) moves it only
-// if no one committed since that batch was read.
+// if no one committed since that batch was read. A read position that cannot
+// be trusted is set aside first, as a reader does (StoreOptions.OnRepair).
 func (s *Store) Commit(name string, b Batch) error {
 	if err := checkName(name); err != nil {
 		return err
@@ -96,27 +101,33 @@ func (s *Store) Commit(name string, b Batch) error {
 	if b.next == b.base {
 		return nil
 	}
+	repaired, err := s.commit(name, b)
+	s.reportRepair(name, repaired) // after the lock is released
+	return err
+}
+
+func (s *Store) commit(name string, b Batch) (repaired, err error) {
 	// The log's own lock guards its read position too: no lock file to
 	// make, and making files is what costs most here.
 	e, err := locks.lock(s.Path(name))
 	if err != nil {
-		return fmt.Errorf("commit %s: %w", name, err)
+		return nil, fmt.Errorf("commit %s: %w", name, err)
 	}
 	defer e.unlock()
-	cur, err := s.readCursor(name, true)
+	cur, repaired, err := s.repairCursor(name)
 	if err != nil {
-		return fmt.Errorf("commit %s: %w", name, err)
+		return repaired, fmt.Errorf("commit %s: %w", name, err)
 	}
 	replaced := b.start < b.base
 	if (replaced && cur != b.base) || (!replaced && b.next <= cur) {
-		return nil
+		return repaired, nil
 	}
 	rec, err := encodeCursor(b.next, time.Now())
 	if err != nil {
-		return fmt.Errorf("commit %s: %w", name, err)
+		return repaired, fmt.Errorf("commit %s: %w", name, err)
 	}
 	if err := locks.writeCursor(e, s.cursorPath(name), rec); err != nil {
-		return fmt.Errorf("commit %s: %w", name, err)
+		return repaired, fmt.Errorf("commit %s: %w", name, err)
 	}
-	return nil
+	return repaired, nil
 }

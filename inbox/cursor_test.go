@@ -92,17 +92,29 @@ func TestCursorRecords(t *testing.T) {
 	}
 }
 
-func TestCorruptCursorIsAnError(t *testing.T) {
-	st := newTestStore(t)
+// A corrupt cursor is never silent; it is reported (OnRepair), no longer
+// returned as an error that callers dropped, so the message never arrived.
+// repair_test.go covers the repair itself.
+func TestCorruptCursorIsReported(t *testing.T) {
+	st, rep := newRepairStore(t)
 	mustAppend(t, st, "bob", "one")
 	if err := os.WriteFile(st.cursorPath("bob"), []byte("{nonsense"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ReadUnread("bob"); err == nil || !strings.Contains(err.Error(), "corrupt") {
-		t.Errorf("ReadUnread of a corrupt cursor: %v", err)
+	if b, err := st.ReadUnread("bob"); err != nil || len(b.Messages) != 1 {
+		t.Errorf("ReadUnread of a corrupt cursor: %v, %v", contents(b), err)
 	}
-	if err := st.Commit("bob", Batch{base: 0, start: 0, next: 5}); err == nil {
-		t.Error("Commit over a corrupt cursor succeeded")
+	if errs := rep.list(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "corrupt") {
+		t.Errorf("repairs reported: %v", errs)
+	}
+	if err := os.WriteFile(st.cursorPath("bob"), []byte("{nonsense"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit("bob", Batch{base: 0, start: 0, next: 5}); err != nil {
+		t.Errorf("Commit over a corrupt cursor: %v", err)
+	}
+	if errs := rep.list(); len(errs) != 2 || !strings.Contains(errs[1].Error(), "corrupt") {
+		t.Errorf("repairs reported: %v", errs)
 	}
 }
 

@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -63,11 +64,16 @@ func (t *lockTable) lock(path string) (*lockEntry, error) {
 	e := v.(*lockEntry)
 	e.mu.Lock()
 	if e.fl == nil {
-		e.fl = flock.New(abs+".lock", flock.SetPermissions(0o644))
+		opts := []flock.Option{flock.SetPermissions(0o644)}
+		if oNoFollow != 0 {
+			// flock's own flags, plus: a link here is refused, not created through.
+			opts = append(opts, flock.SetFlag(os.O_CREATE|os.O_RDONLY|oNoFollow))
+		}
+		e.fl = flock.New(abs+".lock", opts...)
 	}
 	if err := e.fl.Lock(); err != nil {
 		e.mu.Unlock()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		return nil, fmt.Errorf("lock %s: %w", path, linkRefusal(abs+".lock", err))
 	}
 	return e, nil
 }

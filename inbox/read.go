@@ -36,12 +36,14 @@ type Batch struct {
 func (b Batch) Empty() bool { return len(b.Messages) == 0 && len(b.Bad) == 0 }
 
 // ReadUnread returns the lines after name's read position. It changes
-// nothing; Commit marks the batch read. A missing inbox is an empty batch.
+// nothing, but for one repair: a read position that cannot be trusted is
+// set aside and the whole inbox returned (StoreOptions.OnRepair). Commit
+// marks the batch read. A missing inbox is an empty batch.
 func (s *Store) ReadUnread(name string) (Batch, error) {
 	if err := checkName(name); err != nil {
 		return Batch{}, err
 	}
-	pos, err := s.readCursor(name, false)
+	pos, err := s.position(name)
 	if err != nil {
 		return Batch{}, err
 	}
@@ -99,19 +101,36 @@ type Stats struct {
 	Total  int // valid messages
 	Unread int // valid messages after the read position
 	Bad    int // lines that did not parse
+	// Broken, when not empty, is one sentence naming the file that is
+	// wrong: the inbox is a symbolic link or a directory (it cannot be read;
+	// the counts are 0), or its read position cannot be trusted (the next
+	// read sets it aside and delivers every message again, so Unread counts
+	// them all).
+	Broken string
 }
 
-// Stats counts name's messages; a missing inbox is all zeros.
+// Stats counts name's messages; a missing inbox is all zeros. It changes
+// nothing: what is broken is reported in Stats.Broken, not repaired.
 func (s *Store) Stats(name string) (Stats, error) {
 	var st Stats
 	if err := checkName(name); err != nil {
 		return st, err
 	}
 	pos, err := s.readCursor(name, false)
+	if errors.Is(err, ErrCorruptCursor) {
+		pos, err = s.confirmCorrupt(name, err)
+	}
+	if errors.Is(err, ErrCorruptCursor) {
+		st.Broken = err.Error() + "; the next read sets it aside and delivers the inbox's messages again"
+		pos, err = 0, nil
+	}
 	if err != nil {
 		return st, err
 	}
 	f, size, err := s.open(name)
+	if refusal := refusalOf(err); refusal != nil {
+		return Stats{Broken: refusal.Error()}, nil
+	}
 	if f == nil || err != nil {
 		return st, err
 	}
@@ -137,37 +156,53 @@ func (s *Store) Stats(name string) (Stats, error) {
 }
 
 // HasUnread cheaply reports whether name's inbox has bytes past its read
-// position (a partial line counts).
+// position (a partial line counts). With a read position that cannot be
+// trusted, any message counts: the next read sets it aside and delivers them.
 func (s *Store) HasUnread(name string) (bool, error) {
 	if err := checkName(name); err != nil {
 		return false, err
 	}
 	pos, err := s.readCursor(name, false)
-	if err != nil {
+	corrupt := errors.Is(err, ErrCorruptCursor)
+	if err != nil && !corrupt {
 		return false, err
 	}
-	fi, err := os.Stat(s.Path(name))
+	path := s.Path(name)
+	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
 	if err != nil {
 		return false, fmt.Errorf("inbox %s: %w", name, err)
 	}
+	if err := checkRegular(path, fi); err != nil {
+		return false, fmt.Errorf("inbox %s: %w", name, err)
+	}
+	if corrupt {
+		return fi.Size() > 0, nil
+	}
 	return fi.Size() > pos || (fi.Size() < pos && fi.Size() > 0), nil
+}
+
+// confirmCorrupt reads name's read position again under the inbox's lock,
+// where no commit is under way: a record torn by one is not reported as
+// corrupt. It changes nothing; if the lock cannot be had, err stands.
+func (s *Store) confirmCorrupt(name string, err error) (int64, error) {
+	e, lerr := locks.lock(s.Path(name))
+	if lerr != nil {
+		return 0, err
+	}
+	defer e.unlock()
+	return s.readCursor(name, true)
 }
 
 // open opens name's inbox for reading; a missing file is (nil, 0, nil).
 func (s *Store) open(name string) (*os.File, int64, error) {
-	f, err := os.Open(s.Path(name))
+	f, fi, err := openState(s.Path(name), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("open inbox %s: %w", name, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, 0, fmt.Errorf("open inbox %s: %w", name, err)
 	}
 	return f, fi.Size(), nil

@@ -319,7 +319,7 @@ func TestNamesAndStats(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(names, []string{"alice", "bob", "lead"}) {
 		t.Errorf("Names = %v, %v (cursor and lock files must not count)", names, err)
 	}
-	want := map[string]Stats{"alice": {1, 1, 0}, "bob": {3, 1, 0}, "lead": {1, 1, 0}}
+	want := map[string]Stats{"alice": {Total: 1, Unread: 1}, "bob": {Total: 3, Unread: 1}, "lead": {Total: 1, Unread: 1}}
 	for n, w := range want {
 		if s, err := st.Stats(n); err != nil || s != w {
 			t.Errorf("Stats(%s) = %+v, %v; want %+v", n, s, err, w)

@@ -33,13 +33,25 @@ type StoreOptions struct {
 	// PollInterval is how often Watch compares file sizes as a backstop to
 	// fsnotify; 0 means one second.
 	PollInterval time.Duration
+
+	// OnRepair, when set, is told each time a read position that cannot be
+	// trusted (ErrCorruptCursor: a record that does not parse even under
+	// the lock, a directory, a symbolic link) was set aside by ReadUnread or
+	// Commit, so that the inbox is read again from its start instead of
+	// never. name is the inbox; err is one sentence naming the bad file,
+	// what was wrong and where it was kept (NAME.cursor.corrupt-TIME), and
+	// wraps ErrCorruptCursor. It is called after the inbox's lock is
+	// released, on the goroutine of the ReadUnread or Commit that repaired,
+	// once per repair.
+	OnRepair func(name string, err error)
 }
 
 // Store is the set of inboxes in one directory (.agentteam/inbox). It is safe
 // for concurrent use; other processes may use the same directory at once.
 type Store struct {
-	dir  string
-	poll time.Duration
+	dir      string
+	poll     time.Duration
+	onRepair func(name string, err error)
 
 	mu      sync.Mutex
 	subs    map[string]map[*subscriber]struct{} // by inbox name
@@ -63,7 +75,7 @@ func NewStoreWithOptions(dir string, opts StoreOptions) *Store {
 	if poll <= 0 {
 		poll = defaultPollTick
 	}
-	return &Store{dir: dir, poll: poll, subs: make(map[string]map[*subscriber]struct{})}
+	return &Store{dir: dir, poll: poll, onRepair: opts.OnRepair, subs: make(map[string]map[*subscriber]struct{})}
 }
 
 // Dir is the directory of the inbox files.
@@ -139,7 +151,9 @@ func (s *Store) Append(name string, m Message) (Message, error) {
 	return m, nil
 }
 
-// Names lists the agents that have an inbox file, sorted.
+// Names lists the agents that have an inbox file, sorted. An entry named
+// NAME.jsonl that is no regular file (a symbolic link, a directory) is
+// listed too, so that it is shown as broken (Stats.Broken), not left out.
 func (s *Store) Names() ([]string, error) {
 	entries, err := os.ReadDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -151,7 +165,7 @@ func (s *Store) Names() ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		n := e.Name()
-		if e.Type().IsRegular() && strings.HasSuffix(n, logExt) && len(n) > len(logExt) {
+		if strings.HasSuffix(n, logExt) && len(n) > len(logExt) {
 			names = append(names, strings.TrimSuffix(n, logExt))
 		}
 	}

@@ -7,6 +7,9 @@ import (
 	"os"
 )
 
+// oNoFollow is 0 where open has no O_NOFOLLOW; openState looks first instead.
+const oNoFollow = 0
+
 // heldFiles, off the unix systems, keeps nothing open: each call opens
 // the files it needs and closes them again.
 type heldFiles struct{}
@@ -17,13 +20,20 @@ func (h *heldFiles) unlock() (closed int) { return 0 }
 
 // appendLine opens path for appending, writes line in one call and closes it.
 func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error) {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := OpenStateFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return 0, err
 	}
 	n, err := f.Write(line)
 	if err == nil && n < len(line) {
 		err = io.ErrShortWrite
+	}
+	if err != nil && n > 0 {
+		// Cut the torn tail off again (the caller holds the lock), or it
+		// would glue itself to the next line.
+		if fi, serr := f.Stat(); serr == nil {
+			_ = f.Truncate(fi.Size() - int64(n))
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -41,7 +51,15 @@ func (h *heldFiles) close() int { return 0 }
 // writeNew writes data to path, created or truncated, and stamps it with a
 // modification time no other version written by this process has.
 func writeNew(path string, data []byte, perm os.FileMode) error {
-	if err := os.WriteFile(path, data, perm); err != nil {
+	f, err := OpenStateFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return err
 	}
 	t := uniqueStamp()

@@ -10,6 +10,9 @@ import (
 	"syscall"
 )
 
+// oNoFollow makes open(2) refuse a symbolic link at the last component.
+const oNoFollow = syscall.O_NOFOLLOW
+
 // fileID tells one file from another: a path renamed over or removed and
 // made anew has a new one.
 type fileID struct{ dev, ino uint64 }
@@ -39,7 +42,7 @@ func (h *heldFiles) unlock() (closed int) { return 0 }
 func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error) {
 	if h.appendFD >= 0 {
 		var st syscall.Stat_t
-		if syscall.Stat(path, &st) != nil || idOf(&st) != h.appendID {
+		if syscall.Lstat(path, &st) != nil || idOf(&st) != h.appendID {
 			opened -= h.closeAppend() // removed or replaced: write to what the path names now
 		}
 	}
@@ -51,20 +54,15 @@ func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error)
 		h.appendFD, h.appendID = fd, id
 		opened++
 	}
-	var n int
-	err = retryEINTR(func() (err error) {
-		n, err = syscall.Write(h.appendFD, line)
-		return err
-	})
-	if err == nil && n < len(line) {
-		err = io.ErrShortWrite
-	}
-	if err != nil && n > 0 {
+	// One write in all but a short write, which writes the rest or learns
+	// why not (a full disk: ENOSPC).
+	written, err := writeAll(h.appendFD, line)
+	if err != nil && written > 0 {
 		// A torn tail would glue itself to the next line; the caller holds the
 		// lock, so cutting our own bytes off again is safe.
 		var st syscall.Stat_t
 		if syscall.Fstat(h.appendFD, &st) == nil {
-			_ = syscall.Ftruncate(h.appendFD, st.Size-int64(n))
+			_ = syscall.Ftruncate(h.appendFD, st.Size-int64(written))
 		}
 	}
 	if err != nil {
@@ -81,7 +79,7 @@ func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error)
 func (h *heldFiles) writeCursor(path string, rec []byte) (opened int, err error) {
 	if h.cursorFD >= 0 {
 		var st syscall.Stat_t
-		if syscall.Stat(path, &st) != nil || idOf(&st) != h.cursorID || st.Size != int64(len(rec)) {
+		if syscall.Lstat(path, &st) != nil || idOf(&st) != h.cursorID || st.Size != int64(len(rec)) {
 			opened -= h.closeCursor()
 		}
 	}
@@ -157,17 +155,38 @@ func openID(path string, flag int, perm uint32) (int, fileID, error) {
 	return fd, idOf(&st), nil
 }
 
-// openFD opens path close-on-exec with a raw open(2).
+// openFD opens path close-on-exec with a raw open(2). Every file opened
+// here is a state file: a symbolic link is refused (O_NOFOLLOW), not followed.
 func openFD(path string, flag int, perm uint32) (int, error) {
 	var fd int
 	err := retryEINTR(func() (err error) {
-		fd, err = syscall.Open(path, flag|syscall.O_CLOEXEC, perm)
+		fd, err = syscall.Open(path, flag|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, perm)
 		return err
 	})
 	if err != nil {
-		return -1, &fs.PathError{Op: "open", Path: path, Err: err}
+		return -1, linkRefusal(path, &fs.PathError{Op: "open", Path: path, Err: err})
 	}
 	return fd, nil
+}
+
+// writeAll writes data to fd, looping over short writes, and returns how
+// many bytes it wrote; a failed write(2) returns -1, never a count to use.
+func writeAll(fd int, data []byte) (written int, err error) {
+	for written < len(data) {
+		var n int
+		err = retryEINTR(func() (err error) {
+			n, err = syscall.Write(fd, data[written:])
+			return err
+		})
+		if err != nil {
+			return written, err
+		}
+		if n <= 0 {
+			return written, io.ErrShortWrite
+		}
+		written += n
+	}
+	return written, nil
 }
 
 func retryEINTR(fn func() error) error {
@@ -185,17 +204,7 @@ func writeNew(path string, data []byte, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	for len(data) > 0 && err == nil {
-		var n int
-		err = retryEINTR(func() (err error) {
-			n, err = syscall.Write(fd, data)
-			return err
-		})
-		if err == nil && n == 0 {
-			err = io.ErrShortWrite
-		}
-		data = data[n:]
-	}
+	_, err = writeAll(fd, data)
 	if err == nil {
 		ts := syscall.NsecToTimespec(uniqueStamp().UnixNano())
 		err = syscall.UtimesNano(path, []syscall.Timespec{ts, ts})

@@ -158,9 +158,10 @@ func signal(sub *subscriber) {
 	}
 }
 
-// size is the inbox file's size; missing or unreadable counts as 0.
+// size is the inbox file's size; missing or unreadable counts as 0, and a
+// link is not followed.
 func (s *Store) size(name string) int64 {
-	fi, err := os.Stat(s.Path(name))
+	fi, err := os.Lstat(s.Path(name))
 	if err != nil {
 		return 0
 	}

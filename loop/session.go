@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // session is the append-only record of one agent's conversation. One writer
@@ -44,13 +46,21 @@ func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
 		if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
 			return fmt.Errorf("record session: %w", err)
 		}
-		f, err := os.OpenFile(s.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		// Not through a link: a checked-out .agentteam/ could point it anywhere.
+		f, err := inbox.OpenStateFile(s.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			return fmt.Errorf("record session: %w", err)
 		}
 		s.f = f
 	}
-	if _, err := s.f.Write(buf.Bytes()); err != nil {
+	if n, err := s.f.Write(buf.Bytes()); err != nil {
+		if n > 0 {
+			// A torn tail (a full disk) would spoil the next line too; the
+			// only writer may cut its own bytes off again.
+			if fi, serr := s.f.Stat(); serr == nil {
+				_ = s.f.Truncate(fi.Size() - int64(n))
+			}
+		}
 		_ = s.f.Close() // reopen on the next write
 		s.f = nil
 		return fmt.Errorf("record session %s: %w", s.path, err)
@@ -76,7 +86,7 @@ func (s *session) close() error {
 // load reads the recorded conversation. A line that does not parse (a write
 // cut short by a crash) is skipped, as is any system message.
 func (s *session) load() ([]openai.ChatCompletionMessage, error) {
-	f, err := os.Open(s.path)
+	f, err := inbox.OpenStateFile(s.path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

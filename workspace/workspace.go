@@ -44,14 +44,13 @@ func Open(dir string) (*Workspace, error) {
 	return &Workspace{Root: real}, nil
 }
 
-// Init creates the .agentteam/ layout if it is missing.
+// Init creates the .agentteam/ layout if it is missing, and refuses one
+// that agentteam must not trust, as CheckState does.
 func (w *Workspace) Init() error {
-	for _, d := range []string{w.InboxDir(), w.TeamDir(), w.SessionsDir(), w.TasksDir()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", d, err)
-		}
+	if err := w.makeStateDirs(); err != nil {
+		return err
 	}
-	return nil
+	return w.CheckState()
 }
 
 // StatePath is .agentteam/ inside the workspace.

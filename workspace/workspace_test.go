@@ -96,3 +96,88 @@ func openTemp(t *testing.T) *Workspace {
 	}
 	return ws
 }
+
+// A cloned repository can ship .agentteam/, or one of its directories, as a
+// link to anywhere. Init and CheckState refuse it, naming the path, and
+// create nothing where it points.
+func TestSymlinkedStateDirsAreRefused(t *testing.T) {
+	cases := []struct {
+		name string
+		link func(ws *Workspace) string
+	}{
+		{".agentteam", (*Workspace).StatePath},
+		{"inbox", (*Workspace).InboxDir},
+		{"team", (*Workspace).TeamDir},
+		{"sessions", (*Workspace).SessionsDir},
+		{"tasks", (*Workspace).TasksDir},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := openTemp(t)
+			outside := t.TempDir()
+			link := tc.link(ws)
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, link); err != nil {
+				t.Fatal(err)
+			}
+			want := link + " is a symbolic link; agentteam keeps its state only in real directories: remove it"
+			if err := ws.CheckState(); err == nil || err.Error() != want {
+				t.Errorf("CheckState = %v, want %q", err, want)
+			}
+			if err := ws.Init(); err == nil || err.Error() != want {
+				t.Errorf("Init = %v, want %q", err, want)
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+				t.Errorf("Init created %d entries through the link in %s", len(entries), outside)
+			}
+		})
+	}
+}
+
+// A state file that must be a real file (the event log, the registry, the
+// task board) is refused as a link too.
+func TestSymlinkedStateFilesAreRefused(t *testing.T) {
+	for _, name := range []string{"events.jsonl", "team/config.json", "tasks/board.json"} {
+		t.Run(name, func(t *testing.T) {
+			ws := openTemp(t)
+			if err := ws.Init(); err != nil {
+				t.Fatal(err)
+			}
+			link := filepath.Join(ws.StatePath(), filepath.FromSlash(name))
+			if err := os.Symlink(filepath.Join(t.TempDir(), "x"), link); err != nil {
+				t.Fatal(err)
+			}
+			want := link + " is a symbolic link; agentteam keeps its state only in real files: remove it"
+			if err := ws.CheckState(); err == nil || err.Error() != want {
+				t.Errorf("CheckState = %v, want %q", err, want)
+			}
+			if err := ws.Init(); err == nil || err.Error() != want {
+				t.Errorf("Init = %v, want %q", err, want)
+			}
+		})
+	}
+}
+
+// A file where a state directory belongs is refused, and a workspace not
+// initialised yet is fine for CheckState (there is nothing to trust yet).
+func TestCheckStateOtherCases(t *testing.T) {
+	ws := openTemp(t)
+	if err := ws.CheckState(); err != nil {
+		t.Fatalf("CheckState of a fresh workspace: %v", err)
+	}
+	if err := os.MkdirAll(ws.StatePath(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(ws.InboxDir(), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := ws.InboxDir() + " is not a directory; agentteam needs a directory there: move it away"
+	if err := ws.Init(); err == nil || err.Error() != want {
+		t.Errorf("Init = %v, want %q", err, want)
+	}
+	if err := ws.CheckState(); err == nil || err.Error() != want {
+		t.Errorf("CheckState = %v, want %q", err, want)
+	}
+}

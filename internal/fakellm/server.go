@@ -93,7 +93,14 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
 		agent = s.defaultAgent
 	}
 	s.begin(agent)
-	defer s.end(agent)
+	held := &holdLast{ResponseWriter: w}
+	defer func() {
+		// Ended before the client can read the answer's last byte, so a
+		// client that has its whole answer never sees it still in flight.
+		s.end(agent)
+		_ = held.release()
+	}()
+	w = held
 
 	req, err := openaiwire.ParseRequest(r)
 	if err != nil && (r.Context().Err() != nil || errors.Is(err, io.ErrUnexpectedEOF)) {
@@ -190,6 +197,9 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, call Call, reply
 
 // abort cuts the connection mid-answer, as a crashing proxy would.
 func abort(w http.ResponseWriter) {
+	if h, ok := w.(*holdLast); ok {
+		_ = h.release() // what was written goes out before the cut, as it did unheld
+	}
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}

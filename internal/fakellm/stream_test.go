@@ -56,7 +56,7 @@ func checkAssembled(t *testing.T, deltas []openai.ToolCall) {
 		t.Fatalf("assembled %d calls, want %d: %+v", len(got), len(twoCalls), got)
 	}
 	for i, want := range twoCalls {
-		if got[i] != (assembled{ID: want.ID, Name: want.Name, Args: want.Args}) {
+		if got[i] != assembled(want) {
 			t.Fatalf("call %d = %+v, want %+v", i, got[i], want)
 		}
 	}

@@ -1,0 +1,243 @@
+package inbox
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// repairs records what a Store's OnRepair was told.
+type repairs struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (r *repairs) add(name string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errs = append(r.errs, err)
+}
+
+func (r *repairs) list() []error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]error(nil), r.errs...)
+}
+
+func newRepairStore(t *testing.T) (*Store, *repairs) {
+	t.Helper()
+	r := &repairs{}
+	st := NewStoreWithOptions(filepath.Join(t.TempDir(), "inbox"), StoreOptions{OnRepair: r.add})
+	t.Cleanup(func() { st.Close() })
+	return st, r
+}
+
+// setAside lists the files a repair kept beside the read position.
+func setAside(t *testing.T, st *Store, name string) []string {
+	t.Helper()
+	found, err := filepath.Glob(st.cursorPath(name) + ".corrupt-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+// A read position that cannot be read is set aside and rebuilt from 0 under
+// the lock: the messages arrive (again) through ReadUnread and Commit rather
+// than never, the bad file is kept, and the person is told through OnRepair.
+// Before the repair, HasUnread says there is something to deliver and Stats
+// reports the inbox broken, changing nothing.
+func TestCorruptCursorIsSetAsideAndMessagesArrive(t *testing.T) {
+	cases := []struct {
+		name  string
+		spoil func(t *testing.T, path string, good []byte)
+		says  string
+		isDir bool
+	}{
+		{"garbage", func(t *testing.T, path string, _ []byte) {
+			writeFile(t, path, "not a read position at all\n")
+		}, "is corrupt", false},
+		{"truncated record", func(t *testing.T, path string, good []byte) {
+			writeFile(t, path, string(good[:len(good)/3]))
+		}, "is corrupt", false},
+		{"directory", func(t *testing.T, path string, _ []byte) {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(path, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "is a directory", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st, rep := newRepairStore(t)
+			mustAppend(t, st, "alice", "one")
+			if err := st.Commit("alice", mustRead(t, st, "alice")); err != nil {
+				t.Fatal(err)
+			}
+			mustAppend(t, st, "alice", "two")
+			path := st.cursorPath("alice")
+			good, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.spoil(t, path, good)
+
+			if has, err := st.HasUnread("alice"); err != nil || !has {
+				t.Errorf("HasUnread = %v, %v; want true: there is something to deliver", has, err)
+			}
+			stats, err := st.Stats("alice")
+			if err != nil || !strings.Contains(stats.Broken, path+" "+tc.says) || stats.Total != 2 || stats.Unread != 2 {
+				t.Errorf("Stats = %+v, %v; want broken (%s %s), 2 of 2 unread", stats, err, path, tc.says)
+			}
+			if len(setAside(t, st, "alice")) != 0 || len(rep.list()) != 0 {
+				t.Fatal("Stats repaired: read-only calls must not change anything")
+			}
+
+			b, err := st.ReadUnread("alice")
+			if err != nil {
+				t.Fatalf("ReadUnread with a corrupt read position: %v", err)
+			}
+			assertContents(t, b, "one", "two") // delivered again, never lost
+			if err := st.Commit("alice", b); err != nil {
+				t.Fatal(err)
+			}
+			if b := mustRead(t, st, "alice"); !b.Empty() {
+				t.Errorf("unread after commit: %q", contents(b))
+			}
+			if stats, _ := st.Stats("alice"); stats.Broken != "" || stats.Unread != 0 {
+				t.Errorf("Stats after the repair = %+v", stats)
+			}
+
+			aside := setAside(t, st, "alice")
+			if len(aside) != 1 {
+				t.Fatalf("set aside: %v, want one file", aside)
+			}
+			if fi, err := os.Lstat(aside[0]); err != nil || fi.IsDir() != tc.isDir {
+				t.Errorf("the bad read position was not kept: %v %v", fi, err)
+			}
+			errs := rep.list()
+			if len(errs) != 1 {
+				t.Fatalf("OnRepair told %d times, want once: %v", len(errs), errs)
+			}
+			msg := errs[0].Error()
+			if !errors.Is(errs[0], ErrCorruptCursor) || !strings.Contains(msg, path+" "+tc.says) ||
+				!strings.Contains(msg, aside[0]) {
+				t.Errorf("OnRepair told %q, want it to say %s %s and name %s", msg, path, tc.says, aside[0])
+			}
+		})
+	}
+}
+
+// Commit under the lock repairs as well: a read position broken between a
+// read and its commit does not stop the commit.
+func TestCommitRepairsACorruptCursor(t *testing.T) {
+	st, rep := newRepairStore(t)
+	mustAppend(t, st, "alice", "one")
+	b := mustRead(t, st, "alice")
+	writeFile(t, st.cursorPath("alice"), "{garbage")
+	if err := st.Commit("alice", b); err != nil {
+		t.Fatalf("Commit with a corrupt read position: %v", err)
+	}
+	if got := mustRead(t, st, "alice"); !got.Empty() {
+		t.Errorf("unread after commit: %q", contents(got))
+	}
+	if len(rep.list()) != 1 || len(setAside(t, st, "alice")) != 1 {
+		t.Errorf("repairs %v, set aside %v", rep.list(), setAside(t, st, "alice"))
+	}
+}
+
+// A reader without the lock that sees a record torn by a write under way
+// reads again, and finally under the lock: never a repair, never an error.
+func TestTornCursorIsNotMistakenForCorruption(t *testing.T) {
+	st, rep := newRepairStore(t)
+	mustAppend(t, st, "alice", "one")
+	first := mustRead(t, st, "alice")
+	mustAppend(t, st, "alice", "two")
+	good, err := encodeCursor(first.next, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := append(append([]byte(nil), good[:40]...), []byte(strings.Repeat("#", len(good)-40))...)
+
+	// A writer mid-commit: it holds the lock while the record is torn.
+	unlock, err := Lock(st.Path("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, st.cursorPath("alice"), string(torn))
+	type result struct {
+		b   Batch
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := st.ReadUnread("alice")
+		done <- result{b, err}
+	}()
+	time.Sleep(50 * time.Millisecond) // the reader's quick retries see the torn record
+	writeFile(t, st.cursorPath("alice"), string(good))
+	unlock()
+
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("ReadUnread during a commit: %v", r.err)
+	}
+	assertContents(t, r.b, "two")
+	if len(rep.list()) != 0 || len(setAside(t, st, "alice")) != 0 {
+		t.Errorf("a torn record was taken for a corrupt one: %v", rep.list())
+	}
+}
+
+// A read position that is a symbolic link (to ~/.bashrc, or to a file not
+// there yet) is set aside like a corrupt one: the link is moved, never
+// followed, so the file outside stays as it was and none is created.
+func TestSymlinkedCursorIsSetAsideNotFollowed(t *testing.T) {
+	st, rep := newRepairStore(t)
+	outside, unchanged := outsideFile(t)
+	dangling := filepath.Join(t.TempDir(), "created-outside")
+	for _, target := range []string{outside, dangling} {
+		mustAppend(t, st, "alice", "hi")
+		symlink(t, target, st.cursorPath("alice"))
+		if has, err := st.HasUnread("alice"); err != nil || !has {
+			t.Errorf("HasUnread = %v, %v", has, err)
+		}
+		b, err := st.ReadUnread("alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Commit("alice", b); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(st.cursorPath("alice")); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("read position after the repair: %v %v", fi, err)
+		}
+		errs := rep.list()
+		want := st.cursorPath("alice") + " is a symbolic link"
+		if len(errs) == 0 || !strings.Contains(errs[len(errs)-1].Error(), want) {
+			t.Errorf("OnRepair told %v, want %q", errs, want)
+		}
+		if err := os.Remove(st.cursorPath("alice")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unchanged()
+	if _, err := os.Lstat(dangling); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a commit created %s through the link: %v", dangling, err)
+	}
+	if n := len(rep.list()); n != 2 {
+		t.Errorf("OnRepair told %d times, want 2", n)
+	}
+}
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

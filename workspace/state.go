@@ -1,0 +1,88 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// stateDirs are the directories of the .agentteam/ layout, parents first.
+func (w *Workspace) stateDirs() []string {
+	return []string{w.StatePath(), w.InboxDir(), w.TeamDir(), w.SessionsDir(), w.TasksDir()}
+}
+
+// stateFiles are the single state files at fixed places; each agent's
+// inbox and session file is refused at its own open (inbox.OpenStateFile).
+func (w *Workspace) stateFiles() []string {
+	return []string{w.EventsPath(), w.RegistryPath(), w.TasksPath()}
+}
+
+// CheckState refuses a .agentteam/ that agentteam must not trust: the
+// directory or one of its directories is a symbolic link (a cloned
+// repository could point it at any place, and agentteam would write there)
+// or not a directory, or a fixed state file is a link. What does not exist
+// yet is fine. It changes nothing, so read-only commands can call it.
+func (w *Workspace) CheckState() error {
+	for _, d := range w.stateDirs() {
+		fi, err := os.Lstat(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("check %s: %w", d, err)
+		}
+		if err := checkStateDir(d, fi); err != nil {
+			return err
+		}
+	}
+	for _, f := range w.stateFiles() {
+		fi, err := os.Lstat(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("check %s: %w", f, err)
+		}
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			return fmt.Errorf("%s is a symbolic link; agentteam keeps its state only in real files: remove it", f)
+		case !fi.Mode().IsRegular():
+			return fmt.Errorf("%s is not a regular file; agentteam keeps its state only in regular files: move it away", f)
+		}
+	}
+	return nil
+}
+
+// checkStateDir refuses fi, the Lstat of the state directory d, unless it is a real directory.
+func checkStateDir(d string, fi fs.FileInfo) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link; agentteam keeps its state only in real directories: remove it", d)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory; agentteam needs a directory there: move it away", d)
+	}
+	return nil
+}
+
+// makeStateDirs creates the layout one directory at a time, parents
+// first, refusing one that exists as a link instead of going through it.
+func (w *Workspace) makeStateDirs() error {
+	for _, d := range w.stateDirs() {
+		err := os.Mkdir(d, 0o755)
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+		fi, err := os.Lstat(d)
+		if err != nil {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+		if err := checkStateDir(d, fi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
