@@ -78,6 +78,9 @@ func runInbox(opts *InboxOptions) error {
 	if !opts.Quiet {
 		fmt.Fprintf(opts.IO.Err, "inbox %s: %d messages, %d unread\n", opts.Name, st.Total, st.Unread)
 	}
+	if st.Broken != "" {
+		fmt.Fprintf(opts.IO.Err, "broken: %s\n", st.Broken)
+	}
 	for _, m := range msgs {
 		head := fmt.Sprintf("%s  %s → %s  [%s]", m.Timestamp.Local().Format("2006-01-02 15:04:05"), m.From, m.To, m.Type)
 		fmt.Fprintln(opts.IO.Out, head)

@@ -65,9 +65,12 @@ func runTeam(opts *TeamOptions) error {
 	rows := make([]teamRow, 0, len(cfg.Teammates))
 	for _, m := range cfg.Teammates {
 		row := teamRow{Member: m}
-		if st, err := store.Stats(m.Name); err != nil {
+		switch st, err := store.Stats(m.Name); {
+		case err != nil:
 			row.InboxError = err.Error()
-		} else {
+		case st.Broken != "":
+			row.InboxError = st.Broken
+		default:
 			row.Unread = st.Unread
 		}
 		rows = append(rows, row)

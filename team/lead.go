@@ -72,8 +72,8 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 	defer stop()
 	defer context.AfterFunc(t.ctx, stop)()
 	defer func() {
-		if fault := t.Fault(); fault != nil && err != nil {
-			err = fault
+		if fault := t.Fault(); fault != nil {
+			err = fault // settled or not, a run that lost writes has not succeeded
 		} else {
 			err = AsStorageError(err)
 		}

@@ -120,7 +120,6 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		owner:     owner,
 		opts:      opts,
 		ws:        ws,
-		store:     inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval}),
 		reg:       NewRegistry(ws.RegistryPath(), opts.TeamName),
 		pool:      NewPool(opts.MaxWorkers, opts.MaxQueue),
 		events:    NewEventLog(ws.EventsPath(), opts.OnEvent),
@@ -132,6 +131,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		changed:   make(chan struct{}, 1),
 		inboxErrs: map[string]string{},
 	}
+	t.store = inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
 	t.events.onWriteError = t.checkStorage
 	t.reg.doc.onWriteError = t.checkStorage
 	fail := func(err error) (*Team, error) {

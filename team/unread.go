@@ -30,3 +30,10 @@ func (t *Team) inboxHealth(name string, err error) {
 	t.inboxMu.Unlock()
 	t.events.Emit(Event{Kind: EventError, Agent: name, Detail: "the inbox of " + name + " cannot be read: " + err.Error(), IsError: true})
 }
+
+// inboxRepaired tells the person that an inbox's read position could not
+// be trusted and was set aside: its messages are delivered again from the
+// start (the conversation keeps each once, by id).
+func (t *Team) inboxRepaired(name string, err error) {
+	t.events.Emit(Event{Kind: EventRepair, Agent: name, Detail: err.Error(), IsError: true})
+}
