@@ -297,14 +297,25 @@ func planScript(c fakellm.Call) fakellm.Reply {
 }
 
 func TestPlanModeRefusesWritesUntilTheLeadApproves(t *testing.T) {
-	srv := fakellm.New(planScript)
+	// Alice's first model call waits until the registry is checked: else
+	// she may have submitted her plan already (seen 1 run in 200).
+	gate := make(chan struct{})
+	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "alice" && c.N == 0 {
+			<-gate
+		}
+		return planScript(c)
+	})
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{})
 	ctx := context.Background()
 	if err := tm.SpawnTeammate(ctx, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
+		close(gate)
 		t.Fatal(err)
 	}
-	if m := memberOf(t, tm, "alice"); !m.PlanMode || m.PlanState != PlanDrafting {
+	m := memberOf(t, tm, "alice")
+	close(gate)
+	if !m.PlanMode || m.PlanState != PlanDrafting {
 		t.Fatalf("registry %+v", m)
 	}
 	w.wait(t, "alice", "plan awaiting approval")
