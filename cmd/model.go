@@ -42,6 +42,9 @@ func newModel(g *GlobalOptions, onRetry func(agent string, attempt int, wait tim
 // openWorkspace resolves --workspace.
 func openWorkspace(g *GlobalOptions) (*workspace.Workspace, error) {
 	ws, err := workspace.Open(g.Workspace)
+	if err == nil {
+		err = ws.CheckState() // read-only commands too: never read state through a link
+	}
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}

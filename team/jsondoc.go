@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,7 +60,7 @@ func (d *lockedDoc[T]) read() (T, error) {
 		return v, nil
 	}
 	d.mu.Unlock()
-	data, err := os.ReadFile(d.path)
+	data, err := readStateFile(d.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return d.empty(), nil
 	}
@@ -277,6 +278,16 @@ func (d *lockedDoc[T]) remember(v T, fi os.FileInfo) {
 	d.mu.Lock()
 	d.cached, d.cachedFI = v.clone(), fi
 	d.mu.Unlock()
+}
+
+// readStateFile reads a whole state file, never through a symbolic link.
+func readStateFile(path string) ([]byte, error) {
+	f, err := inbox.OpenStateFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // sameVersion: every write renames a new file into place, so the same file
