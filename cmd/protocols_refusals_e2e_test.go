@@ -715,12 +715,12 @@ func TestTaskClaimRefusalsThroughTheBinary(t *testing.T) {
 		"error: could not claim t3: t3 is already completed (by lead): the task is not pending",
 	)
 	b := tasksJSON(t, ws)
-	want := map[string][2]string{"t1": {team.TaskInProgress, "lead"}, "t2": {team.TaskPending, ""}, "t3": {team.TaskCompleted, "lead"}}
+	want := map[string][2]string{"t1": {string(team.TaskInProgress), "lead"}, "t2": {string(team.TaskPending), ""}, "t3": {string(team.TaskCompleted), "lead"}}
 	if len(b.Tasks) != len(want) {
 		t.Fatalf("board %+v", b.Tasks)
 	}
 	for _, task := range b.Tasks {
-		if w := want[task.ID]; task.Status != w[0] || task.Owner != w[1] {
+		if w := want[task.ID]; string(task.Status) != w[0] || task.Owner != w[1] {
 			t.Errorf("%s: %s owned by %q, want %s by %q", task.ID, task.Status, task.Owner, w[0], w[1])
 		}
 	}

@@ -74,7 +74,8 @@ func (tt *teamTasks) ClaimTask(ctx context.Context, agent, id string) (string, e
 }
 
 // UpdateTask changes what a task waits for and/or its status (tools.TaskBoard).
-func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, status, note string, blockedBy []string) (string, error) {
+func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note string, blockedBy []string) (string, error) {
+	status := TaskStatus(statusText)
 	var task Task
 	var said []string
 	if blockedBy != nil {
@@ -137,7 +138,7 @@ func (tt *teamTasks) emit(agent, verb string, task Task, extra string) {
 	if extra != "" {
 		d += " (" + extra + ")"
 	}
-	tt.t.events.Emit(Event{Kind: EventTask, Agent: agent, Status: task.Status, Detail: d})
+	tt.t.events.Emit(Event{Kind: EventTask, Agent: agent, Status: string(task.Status), Detail: d})
 }
 
 // FormatTasks writes tasks as a table: id, status, owner, blocked by, subject.

@@ -34,9 +34,9 @@ func TestTeamTasksTextAndEvents(t *testing.T) {
 		}, "t2 (pending, blocked by t1): test"},
 		{func() (string, error) { return board.ClaimTask(ctx, "alice", "t1") }, "You own t1 now (in_progress): build"},
 		{func() (string, error) { return board.ClaimTask(ctx, "alice", "t1") }, "You already own t1"},
-		{func() (string, error) { return board.UpdateTask(ctx, "alice", "t1", TaskCompleted, "ok", nil) }, "t1 is completed. It unblocks t2."},
+		{func() (string, error) { return board.UpdateTask(ctx, "alice", "t1", string(TaskCompleted), "ok", nil) }, "t1 is completed. It unblocks t2."},
 		{func() (string, error) { return board.ClaimTask(ctx, "bob", "t2") }, "You own t2 now"},
-		{func() (string, error) { return board.UpdateTask(ctx, "bob", "t2", TaskPending, "later", nil) }, "t2 is pending again with no owner."},
+		{func() (string, error) { return board.UpdateTask(ctx, "bob", "t2", string(TaskPending), "later", nil) }, "t2 is pending again with no owner."},
 	}
 	for i, s := range steps {
 		got, err := s.do()

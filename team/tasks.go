@@ -13,11 +13,14 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// Task statuses on the board (SPEC §6).
+// TaskStatus is where a task on the board stands (SPEC §6).
+type TaskStatus string
+
+// Task statuses on the board.
 const (
-	TaskPending    = "pending"
-	TaskInProgress = "in_progress"
-	TaskCompleted  = "completed"
+	TaskPending    TaskStatus = "pending"
+	TaskInProgress TaskStatus = "in_progress"
+	TaskCompleted  TaskStatus = "completed"
 )
 
 // Limits on what a task may hold, so one file stays small enough to rewrite on every change.
@@ -42,10 +45,10 @@ type Task struct {
 	Subject     string `json:"subject"`
 	Description string `json:"description,omitempty"`
 	// Role is an optional hint: which role should take the task (auto-claim honours it).
-	Role      string   `json:"role,omitempty"`
-	Status    string   `json:"status"`
-	Owner     string   `json:"owner,omitempty"`
-	BlockedBy []string `json:"blocked_by"`
+	Role      string     `json:"role,omitempty"`
+	Status    TaskStatus `json:"status"`
+	Owner     string     `json:"owner,omitempty"`
+	BlockedBy []string   `json:"blocked_by"`
 	// Note is what the last update said: the result when completed, the reason when released.
 	Note      string    `json:"note,omitempty"`
 	CreatedBy string    `json:"createdBy"`
@@ -249,7 +252,7 @@ func openBlockers(f *BoardFile, t *Task) []string {
 // completed finishes it (owner or lead) and returns the tasks that became
 // claimable; pending releases it (owner or lead) to nobody; in_progress is a
 // claim. A completed task does not change any more.
-func (b *Board) Update(ctx context.Context, id, agent, status, note string) (task Task, unblocked []Task, err error) {
+func (b *Board) Update(ctx context.Context, id, agent string, status TaskStatus, note string) (task Task, unblocked []Task, err error) {
 	if err := workspace.ValidateName(agent); err != nil {
 		return Task{}, nil, fmt.Errorf("%w: %v", ErrTaskInvalid, err)
 	}

@@ -19,7 +19,7 @@ import (
 const (
 	DefaultMaxWorkers = 5
 	DefaultMaxQueue   = 50
-	DefaultMaxTurns   = 50
+	DefaultMaxTurns   = loop.DefaultMaxTurns // one bound, defined where cycles run
 )
 
 // Options configure a team.
