@@ -119,7 +119,7 @@ func parse(path, data string, project bool) (*rawFile, error) {
 		}
 	}
 	if u := md.Undecoded(); len(u) > 0 {
-		return nil, fail(u[0], "is not a setting agentteam knows%s", knownHint(u[0]))
+		return nil, fail(u[0], "is not a setting agentteam knows%s", misplacedHint(u[0], knownHint(u[0])))
 	}
 	if err := f.check(fail); err != nil {
 		return nil, err
@@ -252,6 +252,30 @@ func knownHint(key toml.Key) string {
 		where = "in [" + key[:len(key)-1].String() + "]"
 	}
 	return fmt.Sprintf(" (%s: %s)", where, strings.Join(names, ", "))
+}
+
+// misplacedHint says where a key that belongs to another table goes: a
+// key written after a [table] header is in that table.
+func misplacedHint(key toml.Key, hint string) string {
+	if len(key) < 2 {
+		return hint
+	}
+	last := key[len(key)-1]
+	for _, t := range []struct {
+		typ   reflect.Type
+		where string
+	}{
+		{reflect.TypeOf(rawFile{}), "at the top of the file, before the first [table]"},
+		{reflect.TypeOf(rawTeam{}), "in [team]"},
+		{reflect.TypeOf(rawProvider{}), "in a [providers.NAME] table"},
+	} {
+		for i := range t.typ.NumField() {
+			if t.typ.Field(i).Tag.Get("toml") == last {
+				return fmt.Sprintf(" (%s goes %s)", last, t.where)
+			}
+		}
+	}
+	return hint
 }
 
 var lastKeyRE = regexp.MustCompile(`^toml: line (\d+) \(last key "(.*)"\): (.*)$`)
