@@ -315,6 +315,18 @@ func (g *GlobalOptions) keyEnv() string {
 	return defaultKeyEnv
 }
 
+// headers are the default provider's extra HTTP headers.
+func (g *GlobalOptions) headers() map[string]string {
+	if g.Config == nil || g.Config.Provider() == nil {
+		return nil
+	}
+	h := map[string]string{}
+	for k, v := range g.Config.Provider().Headers {
+		h[k] = v.V
+	}
+	return h
+}
+
 // redactURL hides a password a base URL given by flag or environment may hold.
 func redactURL(s string) string {
 	u, err := url.Parse(s)

@@ -168,7 +168,7 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 // files do not read the config.
 func TestABadConfigStopsOnlyTheCommandsThatUseIt(t *testing.T) {
 	env, ws := configFiles(t, "", "[team]\nmax_workers = -1\n")
-	for _, args := range [][]string{{"run", "go"}, {"chat"}, {"config"}} {
+	for _, args := range [][]string{{"run", "go"}, {"chat"}, {"config"}, {"models"}} {
 		c, err := executeHooked(t, env, "", append([]string{"--workspace", ws}, args...)...)
 		if code := ExitCode(err); code != ExitUsage || c.calls != 0 {
 			t.Fatalf("%q: exit %d (%v), ran %d times", args, code, err, c.calls)

@@ -59,6 +59,7 @@ type rootOpts struct {
 	send    func(*SendOptions) error
 	version func(*VersionOptions) error
 	config  func(*ConfigOptions) error
+	models  func(*ModelsOptions) error
 }
 
 func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
@@ -106,6 +107,7 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 		newVersionCmd(g, io, hooks.version),
 		chatCmd,
 		newConfigCmd(g, io, hooks.config),
+		newModelsCmd(g, io, hooks.models),
 	)
 	return root
 }
