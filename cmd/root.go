@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/internal/config"
 )
 
 // IOStreams are the command's standard streams, injected so tests use buffers.
@@ -29,8 +31,15 @@ type GlobalOptions struct {
 	Demo       bool
 	JSON       bool
 	Quiet      bool
+	NoStream   bool
 	// Getenv reads the environment; tests replace it.
 	Getenv func(string) string
+
+	// From the config files (see config.go), zero when there are none.
+	// KeyEnv names the variable holding the API key ("" is OPENAI_API_KEY).
+	KeyEnv string
+	// Config is what the files say (roles, prices…); nil without a file.
+	Config *config.Config
 }
 
 // NewRootCmd builds the command tree writing to io.
@@ -49,6 +58,8 @@ type rootOpts struct {
 	inbox   func(*InboxOptions) error
 	send    func(*SendOptions) error
 	version func(*VersionOptions) error
+	config  func(*ConfigOptions) error
+	models  func(*ModelsOptions) error
 }
 
 func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
@@ -81,15 +92,22 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 	pf.BoolVar(&g.Demo, "demo", false, "use the built-in offline model (no key, no network)")
 	pf.BoolVar(&g.JSON, "json", false, "machine-readable output on stdout")
 	pf.BoolVar(&g.Quiet, "quiet", false, "print only the result")
+	pf.BoolVar(&g.NoStream, "no-stream", false, "ask the model server for whole replies instead of streamed ones")
 
+	runCmd, chatCmd := newRunCmd(g, io, hooks.run), newChatCmd(g, io, hooks.chat)
+	// The commands that run a team read the config files under their flags.
+	withConfig(g, runCmd)
+	withConfig(g, chatCmd)
 	root.AddCommand(
-		newRunCmd(g, io, hooks.run),
+		runCmd,
 		newTeamCmd(g, io, hooks.team),
 		newTasksCmd(g, io, hooks.tasks),
 		newInboxCmd(g, io, hooks.inbox),
 		newSendCmd(g, io, hooks.send),
 		newVersionCmd(g, io, hooks.version),
-		newChatCmd(g, io, hooks.chat),
+		chatCmd,
+		newConfigCmd(g, io, hooks.config),
+		newModelsCmd(g, io, hooks.models),
 	)
 	return root
 }

@@ -1,0 +1,304 @@
+// Package config reads agentteam's TOML config files: the user's
+// ($XDG_CONFIG_HOME/agentteam/config.toml, else ~/.config/agentteam/config.toml)
+// and the project's (WORKSPACE/.agentteam/config.toml, which wins). It knows
+// nothing of flags or of the environment variables that override the files:
+// the commands layer those on top.
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Source says where a setting came from, as `agentteam config` prints it.
+type Source string
+
+// The sources that are not files.
+const (
+	Default Source = "default"
+	Flag    Source = "flag"
+)
+
+// Env is the source of a setting taken from the environment variable name.
+func Env(name string) Source { return Source("env " + name) }
+
+// Value is a setting from the files and the file it came from; the zero
+// Value was set in none.
+type Value[T any] struct {
+	V    T
+	From Source
+}
+
+// IsSet reports whether a file set the value.
+func (v Value[T]) IsSet() bool { return v.From != "" }
+
+// Provider is one [providers.NAME] table, merged over both files.
+type Provider struct {
+	Name string
+	// BaseURL is the OpenAI-compatible API's base, usually ending in /v1.
+	BaseURL Value[string]
+	// APIKeyEnv names the environment variable that holds the key; the key
+	// itself is never in a file.
+	APIKeyEnv       Value[string]
+	Model           Value[string]
+	Stream          Value[bool]
+	Headers         map[string]Value[string]
+	MaxOutputTokens Value[int]
+	ReasoningEffort Value[string]
+	// Prices in currency units per million tokens.
+	PriceInputPerMillion, PriceOutputPerMillion Value[float64]
+
+	from Source // the last file with a [providers.NAME] table
+}
+
+// Role is the model a [roles] entry gives a role.
+type Role struct {
+	// Provider is "" for the default provider.
+	Provider, Model string
+}
+
+// String is the role as written: "provider/model" or "model".
+func (r Role) String() string {
+	if r.Provider == "" {
+		return r.Model
+	}
+	return r.Provider + "/" + r.Model
+}
+
+// Team holds the [team] defaults for the team flags.
+type Team struct {
+	MaxWorkers, MaxQueue, MaxTurns               Value[int]
+	ShutdownTimeout, PlanTimeout, HandoffTimeout Value[time.Duration]
+	AutoClaim                                    Value[bool]
+}
+
+// File is one config file agentteam looks for.
+type File struct {
+	// Path is where it is looked for; "" when there is no place for it (no
+	// HOME and no XDG_CONFIG_HOME for the user file).
+	Path  string
+	Found bool
+	// Source names it in `agentteam config`'s output.
+	Source Source
+}
+
+// Config is what the files say, merged: the project file's values win over
+// the user file's, key by key.
+type Config struct {
+	User, Project File
+	// ProviderName is the default provider: provider = "NAME", or the only
+	// provider defined; "" when the files define none.
+	ProviderName Value[string]
+	Providers    map[string]*Provider
+	Roles        map[string]Value[Role]
+	Team         Team
+}
+
+// Found reports whether either file exists.
+func (c *Config) Found() bool { return c.User.Found || c.Project.Found }
+
+// Provider is the default provider, or nil when the files define none.
+func (c *Config) Provider() *Provider {
+	if c.ProviderName.V == "" {
+		return nil
+	}
+	return c.Providers[c.ProviderName.V]
+}
+
+// RoleNames are the roles the files give a model, sorted.
+func (c *Config) RoleNames() []string {
+	names := make([]string, 0, len(c.Roles))
+	for n := range c.Roles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Options say where to look for the files.
+type Options struct {
+	// Workspace is the directory whose .agentteam/config.toml is the project file.
+	Workspace string
+	// Getenv reads XDG_CONFIG_HOME and HOME for the user file.
+	Getenv func(string) string
+}
+
+// UserPath is the user file's path, or "" when neither XDG_CONFIG_HOME
+// (absolute, as the XDG spec asks) nor HOME is set.
+func UserPath(getenv func(string) string) string {
+	if x := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "agentteam", "config.toml")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "agentteam", "config.toml")
+	}
+	return ""
+}
+
+// ProjectPath is the project file's path in workspace.
+func ProjectPath(workspace string) string {
+	if workspace == "" {
+		workspace = "."
+	}
+	return filepath.Join(workspace, ".agentteam", "config.toml")
+}
+
+// Load reads and checks both files and merges them. Missing files are no
+// error; anything wrong in one is an *Error naming the file, key and line.
+func Load(opts Options) (*Config, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	c := &Config{
+		User:      File{Path: UserPath(getenv)},
+		Project:   File{Path: ProjectPath(opts.Workspace), Source: "project .agentteam/config.toml"},
+		Providers: map[string]*Provider{},
+		Roles:     map[string]Value[Role]{},
+	}
+	c.User.Source = Source("user " + tildePath(c.User.Path, getenv("HOME")))
+	var provLine location // where provider = "NAME" was set, for the check below
+	for _, f := range []*File{&c.User, &c.Project} {
+		raw, found, err := readFile(f.Path, f == &c.Project)
+		if err != nil {
+			return nil, err
+		}
+		f.Found = found
+		if found {
+			c.merge(raw, f.Source, &provLine)
+		}
+	}
+	if err := c.pickProvider(provLine); err != nil {
+		return nil, err
+	}
+	c.splitRoles()
+	return c, nil
+}
+
+// location is where a key was set.
+type location struct {
+	path string
+	line int
+}
+
+// merge lays one file's values over c's.
+func (c *Config) merge(f *rawFile, src Source, provLine *location) {
+	if f.Provider != nil {
+		c.ProviderName = Value[string]{*f.Provider, src}
+		*provLine = location{f.path, f.providerLine}
+	}
+	for name, rp := range f.Providers {
+		p := c.Providers[name]
+		if p == nil {
+			p = &Provider{Name: name, Headers: map[string]Value[string]{}}
+			c.Providers[name] = p
+		}
+		p.from = src
+		set(&p.BaseURL, rp.BaseURL, src)
+		set(&p.APIKeyEnv, rp.APIKeyEnv, src)
+		set(&p.Model, rp.Model, src)
+		set(&p.Stream, rp.Stream, src)
+		set(&p.MaxOutputTokens, rp.MaxOutputTokens, src)
+		set(&p.ReasoningEffort, rp.ReasoningEffort, src)
+		set(&p.PriceInputPerMillion, rp.PriceInputPerMillion, src)
+		set(&p.PriceOutputPerMillion, rp.PriceOutputPerMillion, src)
+		for k, v := range rp.Headers {
+			p.Headers[k] = Value[string]{v, src}
+		}
+	}
+	for role, model := range f.Roles {
+		// Split into provider and model once every provider is known.
+		c.Roles[role] = Value[Role]{Role{Model: model}, src}
+	}
+	t := &c.Team
+	set(&t.MaxWorkers, f.Team.MaxWorkers, src)
+	set(&t.MaxQueue, f.Team.MaxQueue, src)
+	set(&t.MaxTurns, f.Team.MaxTurns, src)
+	set(&t.AutoClaim, f.Team.AutoClaim, src)
+	setDuration(&t.ShutdownTimeout, f.Team.ShutdownTimeout, src)
+	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)
+	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)
+}
+
+func set[T any](dst *Value[T], v *T, src Source) {
+	if v != nil {
+		*dst = Value[T]{*v, src}
+	}
+}
+
+// setDuration takes a duration the file check has already parsed.
+func setDuration(dst *Value[time.Duration], v *string, src Source) {
+	if v != nil {
+		d, _ := time.ParseDuration(*v)
+		*dst = Value[time.Duration]{d, src}
+	}
+}
+
+// pickProvider settles the default provider: the one named, or the only one.
+func (c *Config) pickProvider(at location) error {
+	if name := c.ProviderName.V; c.ProviderName.IsSet() {
+		if c.Providers[name] == nil {
+			return &Error{Path: at.path, Line: at.line, Msg: fmt.Sprintf(
+				"provider = %q names no [providers.%s] table (defined: %s)", name, name, list(c.providerNames()))}
+		}
+		return nil
+	}
+	switch names := c.providerNames(); len(names) {
+	case 0:
+		return nil
+	case 1:
+		c.ProviderName = Value[string]{names[0], c.Providers[names[0]].from}
+		return nil
+	default:
+		path := c.User.Path
+		if c.Project.Found {
+			path = c.Project.Path
+		}
+		return &Error{Path: path, Msg: fmt.Sprintf(
+			"providers %s are defined but none is the default: add provider = \"NAME\" at the top of a config file", list(names))}
+	}
+}
+
+// splitRoles reads "provider/model" where the part before the first slash
+// names a provider; otherwise the whole text is a model of the default
+// provider (model ids such as "meta-llama/Llama-3-70b" contain slashes).
+func (c *Config) splitRoles() {
+	for name, v := range c.Roles {
+		if p, m, ok := strings.Cut(v.V.Model, "/"); ok && c.Providers[p] != nil {
+			v.V = Role{Provider: p, Model: m}
+			c.Roles[name] = v
+		}
+	}
+}
+
+func (c *Config) providerNames() []string {
+	names := make([]string, 0, len(c.Providers))
+	for n := range c.Providers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func list(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// tildePath writes path under home as ~/...
+func tildePath(path, home string) string {
+	if path == "" {
+		return "(no HOME)"
+	}
+	if home != "" {
+		if rel, err := filepath.Rel(home, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return "~/" + filepath.ToSlash(rel)
+		}
+	}
+	return path
+}

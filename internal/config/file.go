@@ -1,0 +1,364 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Error is a config file that cannot be used: one sentence naming the file,
+// the line when known, and the key.
+type Error struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	where := "config file " + e.Path
+	if e.Line > 0 {
+		where += fmt.Sprintf(", line %d", e.Line)
+	}
+	return where + ": " + e.Msg
+}
+
+// rawFile is one config file as written.
+type rawFile struct {
+	Provider  *string                `toml:"provider"`
+	Providers map[string]rawProvider `toml:"providers"`
+	Roles     map[string]string      `toml:"roles"`
+	Team      rawTeam                `toml:"team"`
+
+	path         string
+	providerLine int
+}
+
+type rawProvider struct {
+	BaseURL   *string `toml:"base_url"`
+	APIKeyEnv *string `toml:"api_key_env"`
+	// APIKey is read only to be refused with a sentence of its own.
+	APIKey                any               `toml:"api_key"`
+	Model                 *string           `toml:"model"`
+	Stream                *bool             `toml:"stream"`
+	Headers               map[string]string `toml:"headers"`
+	MaxOutputTokens       *int              `toml:"max_output_tokens"`
+	ReasoningEffort       *string           `toml:"reasoning_effort"`
+	PriceInputPerMillion  *float64          `toml:"price_input_per_million"`
+	PriceOutputPerMillion *float64          `toml:"price_output_per_million"`
+}
+
+type rawTeam struct {
+	MaxWorkers      *int    `toml:"max_workers"`
+	MaxQueue        *int    `toml:"max_queue"`
+	MaxTurns        *int    `toml:"max_turns"`
+	ShutdownTimeout *string `toml:"shutdown_timeout"`
+	PlanTimeout     *string `toml:"plan_timeout"`
+	HandoffTimeout  *string `toml:"handoff_timeout"`
+	AutoClaim       *bool   `toml:"auto_claim"`
+}
+
+// readFile reads and checks one file; a missing file is found == false.
+func readFile(path string, project bool) (f *rawFile, found bool, err error) {
+	if path == "" {
+		return nil, false, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, false, nil
+	}
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, false, &Error{Path: path, Msg: fmt.Sprintf("cannot be read: %v", err)}
+	}
+	f, err = parse(path, string(data), project)
+	return f, err == nil, err
+}
+
+// parse decodes and checks one file's text.
+func parse(path, data string, project bool) (*rawFile, error) {
+	f := &rawFile{path: path}
+	md, err := toml.Decode(data, f)
+	if err != nil {
+		return nil, decodeError(path, err)
+	}
+	fail := func(key toml.Key, format string, a ...any) error {
+		return &Error{Path: path, Line: lineOf(data, key), Msg: key.String() + " " + fmt.Sprintf(format, a...)}
+	}
+	if f.Provider != nil {
+		f.providerLine = lineOf(data, toml.Key{"provider"})
+	}
+
+	// A key in the file is refused before anything else is said about it.
+	for _, k := range md.Keys() {
+		if last := k[len(k)-1]; last == "api_key" || last == "apikey" {
+			if project {
+				return nil, fail(k, "would put an API key in the project's files, which get committed: keep the key in an environment variable and name that variable with api_key_env = \"NAME\"")
+			}
+			return nil, fail(k, "is not read: keep the key in an environment variable and name that variable with api_key_env = \"NAME\"")
+		}
+	}
+	// The toml package leaves a map alone when the file gives it a non-table.
+	// (A table made implicitly, by [a.b] or a.b = 1, has no type.)
+	for _, k := range tableKeys(f) {
+		if typ := md.Type(k...); typ != "" && typ != "Hash" {
+			return nil, fail(k, "must be a table")
+		}
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		return nil, fail(u[0], "is not a setting agentteam knows%s", misplacedHint(u[0], knownHint(u[0])))
+	}
+	if err := f.check(fail); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// tableKeys are the keys that must be tables if present.
+func tableKeys(f *rawFile) []toml.Key {
+	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}}
+	for _, name := range sortedKeys(f.Providers) {
+		keys = append(keys, toml.Key{"providers", name}, toml.Key{"providers", name, "headers"})
+	}
+	return keys
+}
+
+var (
+	nameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	envRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	headerRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+	effortRE = regexp.MustCompile(`^[a-z]+$`)
+	// Headers that carry credentials: a file holding one holds a secret.
+	secretHeaders = map[string]bool{"authorization": true, "proxy-authorization": true, "api-key": true, "x-api-key": true, "cookie": true}
+)
+
+// check refuses values no run can use.
+func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
+	if f.Provider != nil && !nameRE.MatchString(*f.Provider) {
+		return fail(toml.Key{"provider"}, "must name a provider (letters, digits, _ . -)")
+	}
+	for _, name := range sortedKeys(f.Providers) {
+		p := f.Providers[name]
+		key := func(k ...string) toml.Key { return append(toml.Key{"providers", name}, k...) }
+		if !nameRE.MatchString(name) {
+			return fail(key(), "has a name agentteam cannot use: a provider's name is letters, digits, _ . - (at most 64, no slash)")
+		}
+		if p.BaseURL != nil {
+			u, err := url.Parse(*p.BaseURL)
+			switch {
+			case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+				return fail(key("base_url"), "must be an http:// or https:// URL, like \"https://api.openai.com/v1\"")
+			case u.User != nil:
+				return fail(key("base_url"), "must not hold credentials: keep the key in an environment variable named by api_key_env")
+			}
+		}
+		if p.APIKeyEnv != nil && !envRE.MatchString(*p.APIKeyEnv) {
+			// Never echo it: it may be the key itself.
+			return fail(key("api_key_env"), "must be the name of an environment variable (like \"OPENAI_API_KEY\"), not the key itself")
+		}
+		if p.Model != nil && (*p.Model == "" || strings.ContainsAny(*p.Model, " \t\r\n")) {
+			return fail(key("model"), "must be a model id without spaces")
+		}
+		for _, h := range sortedKeys(p.Headers) {
+			switch {
+			case !headerRE.MatchString(h):
+				return fail(key("headers", h), "is not a valid HTTP header name")
+			case secretHeaders[strings.ToLower(h)]:
+				return fail(key("headers", h), "would put a credential in a config file: keep the key in an environment variable named by api_key_env")
+			case strings.ContainsAny(p.Headers[h], "\r\n"):
+				return fail(key("headers", h), "must be one line")
+			}
+		}
+		if p.MaxOutputTokens != nil && *p.MaxOutputTokens < 1 {
+			return fail(key("max_output_tokens"), "must be at least 1")
+		}
+		if p.ReasoningEffort != nil && !effortRE.MatchString(*p.ReasoningEffort) {
+			return fail(key("reasoning_effort"), "must be a word such as \"low\", \"medium\" or \"high\"")
+		}
+		for _, c := range []struct {
+			key string
+			v   *float64
+		}{{"price_input_per_million", p.PriceInputPerMillion}, {"price_output_per_million", p.PriceOutputPerMillion}} {
+			if c.v != nil && (*c.v < 0 || math.IsNaN(*c.v) || math.IsInf(*c.v, 0)) {
+				return fail(key(c.key), "must be a price of zero or more")
+			}
+		}
+	}
+	for _, role := range sortedKeys(f.Roles) {
+		m := f.Roles[role]
+		if m == "" || strings.ContainsAny(m, " \t\r\n") || strings.HasPrefix(m, "/") || strings.HasSuffix(m, "/") {
+			return fail(toml.Key{"roles", role}, "must be \"provider/model\" or \"model\", like \"openai/gpt-4.1\"")
+		}
+	}
+	t := f.Team
+	for _, c := range []struct {
+		key string
+		v   *int
+		min int
+	}{{"max_workers", t.MaxWorkers, 1}, {"max_queue", t.MaxQueue, 0}, {"max_turns", t.MaxTurns, 1}} {
+		if c.v != nil && *c.v < c.min {
+			return fail(toml.Key{"team", c.key}, "must be at least %d, not %d", c.min, *c.v)
+		}
+	}
+	for _, c := range []struct {
+		key string
+		v   *string
+	}{{"shutdown_timeout", t.ShutdownTimeout}, {"plan_timeout", t.PlanTimeout}, {"handoff_timeout", t.HandoffTimeout}} {
+		if c.v == nil {
+			continue
+		}
+		if d, err := time.ParseDuration(*c.v); err != nil || d <= 0 {
+			return fail(toml.Key{"team", c.key}, "must be a positive duration such as \"90s\" or \"5m\", not %q", *c.v)
+		}
+	}
+	return nil
+}
+
+// knownHint lists the keys the table holding key may have.
+func knownHint(key toml.Key) string {
+	var t reflect.Type
+	switch {
+	case len(key) == 1:
+		t = reflect.TypeOf(rawFile{})
+	case len(key) == 2 && key[0] == "team":
+		t = reflect.TypeOf(rawTeam{})
+	case len(key) == 3 && key[0] == "providers":
+		t = reflect.TypeOf(rawProvider{})
+	default:
+		return ""
+	}
+	var names []string
+	for i := range t.NumField() {
+		if n := t.Field(i).Tag.Get("toml"); n != "" && n != "api_key" {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	where := "at the top"
+	if len(key) > 1 {
+		where = "in [" + key[:len(key)-1].String() + "]"
+	}
+	return fmt.Sprintf(" (%s: %s)", where, strings.Join(names, ", "))
+}
+
+// misplacedHint says where a key that belongs to another table goes: a
+// key written after a [table] header is in that table.
+func misplacedHint(key toml.Key, hint string) string {
+	if len(key) < 2 {
+		return hint
+	}
+	last := key[len(key)-1]
+	for _, t := range []struct {
+		typ   reflect.Type
+		where string
+	}{
+		{reflect.TypeOf(rawFile{}), "at the top of the file, before the first [table]"},
+		{reflect.TypeOf(rawTeam{}), "in [team]"},
+		{reflect.TypeOf(rawProvider{}), "in a [providers.NAME] table"},
+	} {
+		for i := range t.typ.NumField() {
+			if t.typ.Field(i).Tag.Get("toml") == last {
+				return fmt.Sprintf(" (%s goes %s)", last, t.where)
+			}
+		}
+	}
+	return hint
+}
+
+var lastKeyRE = regexp.MustCompile(`^toml: line (\d+) \(last key "(.*)"\): (.*)$`)
+
+// decodeError turns the toml package's error into one sentence. Syntax
+// messages quote the text they stumbled on, which may be a key written
+// without quotes: long quoted text is left out.
+func decodeError(path string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		where := ""
+		if pe.LastKey != "" {
+			where = " at " + pe.LastKey
+		}
+		return &Error{Path: path, Line: pe.Position.Line, Msg: "not valid TOML" + where + ": " + redactQuoted(pe.Message)}
+	}
+	if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		if want := expected(m[2]); want != "" {
+			return &Error{Path: path, Line: line, Msg: m[2] + " must be " + want}
+		}
+		return &Error{Path: path, Line: line, Msg: m[2] + ": " + m[3]}
+	}
+	return &Error{Path: path, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+}
+
+var quotedRE = regexp.MustCompile(`"[^"]{9,}"`)
+
+func redactQuoted(s string) string { return quotedRE.ReplaceAllString(s, `"…"`) }
+
+// expected says what kind of value the key at path holds.
+func expected(path string) string {
+	i := strings.LastIndexByte(path, '.')
+	switch last := path[i+1:]; last {
+	case "max_workers", "max_queue", "max_turns", "max_output_tokens":
+		return "a whole number"
+	case "shutdown_timeout", "plan_timeout", "handoff_timeout":
+		return "a duration in quotes, like \"90s\""
+	case "stream", "auto_claim":
+		return "true or false"
+	case "price_input_per_million", "price_output_per_million":
+		return "a number"
+	case "provider", "base_url", "api_key_env", "model", "reasoning_effort":
+		return "a string in quotes"
+	case "providers", "roles", "team", "headers":
+		return "a table"
+	}
+	if strings.HasPrefix(path, "roles.") {
+		return "a string in quotes, like \"openai/gpt-4.1\""
+	}
+	if strings.Count(path, ".") == 1 && strings.HasPrefix(path, "providers.") {
+		return "a table"
+	}
+	return ""
+}
+
+// lineOf finds the line where key is set. The toml package keeps key
+// positions to itself but puts them in decode errors, so this decodes the
+// text again into a type that fails at key and nowhere else.
+func lineOf(data string, key toml.Key) int {
+	t := reflect.TypeOf(failHere{})
+	for i := len(key) - 1; i >= 0; i-- {
+		t = reflect.StructOf([]reflect.StructField{{
+			Name: "F", Type: t, Tag: reflect.StructTag("toml:" + strconv.Quote(key[i])),
+		}})
+	}
+	_, err := toml.Decode(data, reflect.New(t).Interface())
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		return pe.Position.Line
+	}
+	return 0
+}
+
+type failHere struct{}
+
+func (failHere) UnmarshalTOML(any) error { return errors.New("here") }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
