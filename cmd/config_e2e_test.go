@@ -54,19 +54,19 @@ func TestRunUsesTheProjectConfig(t *testing.T) {
 	srv := fakellm.New(script, fakellm.WithAPIKey("config-key"))
 	defer srv.Close()
 	ws := t.TempDir()
-	writeConfig(t, filepath.Join(ws, ".agentteam", "config.toml"), fmt.Sprintf(`
+	// Where requests go and which key they carry: only the user's own file.
+	user := fmt.Sprintf("[providers.fake]\nbase_url = %q\napi_key_env = \"FAKE_KEY\"\n", srv.URL())
+	writeConfig(t, filepath.Join(ws, ".agentteam", "config.toml"), `
 [providers.fake]
-base_url = %q
-api_key_env = "FAKE_KEY"
 model = "project-model"
 stream = false
 
 [team]
 max_workers = 1
-`, srv.URL()))
+`)
 
-	// No OPENAI_API_KEY, no OPENAI_BASE_URL, no AGENTTEAM_MODEL: all from the file.
-	r := runBin(t, ws, configHome(t, "", "FAKE_KEY=config-key"), "", "run", "--quiet", "build it")
+	// No OPENAI_API_KEY, no OPENAI_BASE_URL, no AGENTTEAM_MODEL: all from the files.
+	r := runBin(t, ws, configHome(t, user, "FAKE_KEY=config-key"), "", "run", "--quiet", "build it")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -222,13 +222,13 @@ func TestModelsThroughTheBinary(t *testing.T) {
 	}))
 	defer srv.Close()
 	ws := t.TempDir()
-	writeConfig(t, filepath.Join(ws, ".agentteam", "config.toml"), fmt.Sprintf("[providers.p]\nbase_url = %q\napi_key_env = \"P_KEY\"\n", srv.URL+"/v1"))
+	user := fmt.Sprintf("[providers.p]\nbase_url = %q\napi_key_env = \"P_KEY\"\n", srv.URL+"/v1")
 
-	r := runBin(t, ws, configHome(t, "", "P_KEY=good-key"), "", "models")
+	r := runBin(t, ws, configHome(t, user, "P_KEY=good-key"), "", "models")
 	if r.code != 0 || r.stdout != "a-model\nb-model\n" {
 		t.Fatalf("models: exit %d\nstdout %q\nstderr %s", r.code, r.stdout, r.stderr)
 	}
-	r = runBin(t, ws, configHome(t, "", "P_KEY=bad-key"), "", "models")
+	r = runBin(t, ws, configHome(t, user, "P_KEY=bad-key"), "", "models")
 	want := "agentteam: the model server at " + srv.URL + "/v1 answered 401 Unauthorized: Incorrect API key provided. (the key is taken from P_KEY)\n"
 	if r.code != ExitFailure || r.stderr != want || r.stdout != "" {
 		t.Fatalf("models with a bad key: exit %d\nstderr %q\nwant   %q", r.code, r.stderr, want)

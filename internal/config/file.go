@@ -111,6 +111,18 @@ func parse(path, data string, project bool) (*rawFile, error) {
 			return nil, fail(k, "is not read: keep the key in an environment variable and name that variable with api_key_env = \"NAME\"")
 		}
 	}
+	// A project file comes with a repository someone else may have written:
+	// it may pick a provider, a model and team settings, never where
+	// requests go nor which key they carry, or a cloned repository could
+	// send the person's key to its own server.
+	if project {
+		for _, k := range md.Keys() {
+			if len(k) == 3 && k[0] == "providers" && (k[2] == "base_url" || k[2] == "api_key_env") {
+				return nil, fail(k, "is not read from a project file: a cloned repository could send your key to its own server; "+
+					"define the provider in your user file (%s) and pick it here with provider = \"%s\"", userPathHint, k[1])
+			}
+		}
+	}
 	// The toml package leaves a map alone when the file gives it a non-table.
 	// (A table made implicitly, by [a.b] or a.b = 1, has no type.)
 	for _, k := range tableKeys(f) {
@@ -135,6 +147,9 @@ func tableKeys(f *rawFile) []toml.Key {
 	}
 	return keys
 }
+
+// userPathHint names the user file in sentences.
+const userPathHint = "~/.config/agentteam/config.toml"
 
 var (
 	nameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
