@@ -13,8 +13,9 @@ import (
 	"time"
 )
 
-// binPath is the agentteam binary built once for the end-to-end tests.
-var binPath string
+// binPath is the agentteam binary built once for the end-to-end tests;
+// testHome is the empty HOME it runs with.
+var binPath, testHome string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "agentteam-bin-")
@@ -23,6 +24,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binPath = filepath.Join(dir, "agentteam")
+	// The binary never sees the developer's own ~/.config/agentteam.
+	testHome = filepath.Join(dir, "home")
+	if err := os.Mkdir(testHome, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	args := []string{"build", "-o", binPath}
 	if raceEnabled {
 		args = append(args, "-race")
@@ -83,10 +90,10 @@ func cleanEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTTEAM_MODEL", "AGENTTEAM_WORKSPACE":
+		case "OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTTEAM_MODEL", "AGENTTEAM_WORKSPACE", "HOME", "XDG_CONFIG_HOME":
 			continue
 		}
 		env = append(env, kv)
 	}
-	return env
+	return append(env, "HOME="+testHome)
 }
