@@ -158,8 +158,6 @@ func typesIn(t *testing.T, tm *Team, name, id string) []string {
 	return types
 }
 
-var handoffIDRe = `request (handoff-[0-9a-f]{8})`
-
 // TestHandoffOfABoardTaskByTheLead: the lead claims t1, writes and edits a
 // file, and hands t1 to idle bob. Bob's runtime accepts, the lead's sends
 // the context (with the file it touched), bob's acknowledges, and only then
