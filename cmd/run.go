@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -78,9 +79,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	// through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
 	retries := team.NewEventLog(ws.EventsPath(), progress.event)
-	model, _, err := newModel(opts.GlobalOptions, func(agent string, attempt int, wait time.Duration, err error) {
-		retries.Emit(team.Event{Kind: team.EventRetry, Agent: agent, Turn: attempt,
-			Detail: fmt.Sprintf("retrying in %s: %v", wait.Round(100*time.Millisecond), err)})
+	model, _, err := newModel(opts.GlobalOptions, func(r loop.Retry) {
+		retries.Emit(team.Event{Kind: team.EventRetry, Agent: r.Agent, Turn: r.Attempt,
+			Detail: fmt.Sprintf("retrying in %s: %v", r.Wait.Round(100*time.Millisecond), r.Err)})
 	})
 	if err != nil {
 		return err

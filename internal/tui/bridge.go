@@ -2,9 +2,8 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,8 +97,8 @@ func (b *Bridge) Delta(d loop.Delta) {
 
 // Retry is the model client's OnRetry: the event goes to events.jsonl once
 // the team is open, and to the status line in words.
-func (b *Bridge) Retry(agent string, attempt int, wait time.Duration, err error) {
-	e := team.Event{Kind: team.EventRetry, Agent: agent, Turn: attempt, Detail: retryWords(wait, err)}
+func (b *Bridge) Retry(r loop.Retry) {
+	e := team.Event{Kind: team.EventRetry, Agent: r.Agent, Turn: r.Attempt, Detail: retryWords(r)}
 	if t := b.team.Load(); t != nil {
 		t.Emit(e) // comes back through Event
 		return
@@ -161,20 +160,20 @@ func (b *Bridge) Run(ctx context.Context, send func(tea.Msg), debounce time.Dura
 }
 
 // retryWords says a retry in a person's words: "rate limited, retrying in 4 s".
-func retryWords(wait time.Duration, err error) string {
+func retryWords(r loop.Retry) string {
+	wait := r.Wait
 	why := "the model call failed"
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
-	switch {
-	case strings.Contains(msg, "429"):
+	switch r.Cause {
+	case loop.RetryRateLimit:
 		why = "rate limited"
-	case strings.Contains(msg, "HTTP 5"):
-		why = "the model server had an error (" + strings.TrimPrefix(firstLine(msg, 40), "HTTP ") + ")"
-	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "timeout"):
+	case loop.RetryServerError:
+		why = "the model server had an error"
+		if r.Status != 0 {
+			why += fmt.Sprintf(" (%d %s)", r.Status, http.StatusText(r.Status))
+		}
+	case loop.RetryTimeout:
 		why = "the model server timed out"
-	case strings.Contains(msg, "broke off") || strings.Contains(msg, "connection") || strings.Contains(msg, "EOF"):
+	case loop.RetryConnection:
 		why = "the connection dropped"
 	}
 	secs := wait.Seconds()

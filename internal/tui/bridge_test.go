@@ -123,7 +123,7 @@ func TestBridgeRunDebouncesAndEnds(t *testing.T) {
 
 func TestBridgeRetryBeforeTheTeamOpens(t *testing.T) {
 	b := NewBridge()
-	b.Retry("lead", 1, 4*time.Second, errors.New("HTTP 429 Too Many Requests"))
+	b.Retry(loop.Retry{Agent: "lead", Attempt: 1, Wait: 4 * time.Second, Cause: loop.RetryRateLimit, Status: 429, Err: errors.New("HTTP 429 Too Many Requests")})
 	m, _ := b.take()
 	if len(m.items) != 1 || m.items[0].event.Detail != "rate limited, retrying in 4 s" {
 		t.Fatalf("retry became %+v", m.items)
@@ -133,17 +133,19 @@ func TestBridgeRetryBeforeTheTeamOpens(t *testing.T) {
 func TestRetryWords(t *testing.T) {
 	cases := []struct {
 		wait time.Duration
-		err  error
+		err  loop.Retry // what the client knew: the cause, the status, the error
 		want string
 	}{
-		{4 * time.Second, errors.New("HTTP 429 Too Many Requests"), "rate limited, retrying in 4 s"},
-		{1500 * time.Millisecond, errors.New("HTTP 502 Bad Gateway"), "the model server had an error (502 Bad Gateway), retrying in 1.5 s"},
-		{300 * time.Millisecond, errors.New("the model's reply stream broke off: unexpected EOF"), "the connection dropped, retrying in 300 ms"},
-		{2 * time.Second, errors.New("odd"), "the model call failed, retrying in 2 s"},
+		{4 * time.Second, loop.Retry{Cause: loop.RetryRateLimit, Status: 429, Err: errors.New("HTTP 429 Too Many Requests")}, "rate limited, retrying in 4 s"},
+		{1500 * time.Millisecond, loop.Retry{Cause: loop.RetryServerError, Status: 502, Err: errors.New("HTTP 502 Bad Gateway")}, "the model server had an error (502 Bad Gateway), retrying in 1.5 s"},
+		{300 * time.Millisecond, loop.Retry{Cause: loop.RetryConnection, Err: errors.New("the model's reply stream broke off: unexpected EOF")}, "the connection dropped, retrying in 300 ms"},
+		{2 * time.Second, loop.Retry{Err: errors.New("odd")}, "the model call failed, retrying in 2 s"},
 	}
 	for _, c := range cases {
-		if got := retryWords(c.wait, c.err); got != c.want {
-			t.Errorf("retryWords(%v, %v) = %q, want %q", c.wait, c.err, got, c.want)
+		r := c.err
+		r.Wait = c.wait
+		if got := retryWords(r); got != c.want {
+			t.Errorf("retryWords(%v, %v) = %q, want %q", c.wait, c.err.Err, got, c.want)
 		}
 	}
 }
