@@ -56,12 +56,12 @@ func (a *Agent) runTools(ctx context.Context, turn int, calls []openai.ToolCall)
 			Result: answers[k].Content, IsError: results[k].IsError})
 	}
 	if recErr != nil {
-		return recErr // not recorded: committing inbox reads now could lose messages
+		return sourced(SourceSession, recErr) // not recorded: committing inbox reads now could lose messages
 	}
 	for k, tc := range calls {
 		if after := results[k].AfterRecord; after != nil {
 			if err := after(); err != nil {
-				a.emit(Event{Kind: EventError, Turn: turn, Tool: tc.Function.Name, Err: err.Error()})
+				a.emit(Event{Kind: EventError, Turn: turn, Tool: tc.Function.Name, Err: err.Error(), Source: SourceInbox})
 			}
 		}
 	}

@@ -56,7 +56,7 @@ func (t *Team) agentEvent(e loop.Event) {
 	case loop.EventError:
 		t.events.Emit(Event{Time: e.Time, Kind: EventError, Agent: e.Agent, Detail: e.Err, IsError: true})
 	case loop.EventCompacted:
-		t.events.Emit(Event{Time: e.Time, Kind: EventCompacted, Agent: e.Agent, Detail: e.Result})
+		t.events.Emit(Event{Time: e.Time, Kind: EventCompacted, Agent: e.Agent, Detail: fmt.Sprintf("dropped %d earlier messages", e.Dropped)})
 	}
 }
 
