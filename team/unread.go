@@ -28,5 +28,5 @@ func (t *Team) inboxHealth(name string, err error) {
 	}
 	t.inboxErrs[name] = err.Error()
 	t.inboxMu.Unlock()
-	t.events.Emit(Event{Kind: EventError, Agent: name, Detail: "the inbox of " + name + " cannot be read: " + err.Error(), IsError: true})
+	t.events.Emit(Event{Agent: name, Payload: failure(ClassInbox, "the inbox of "+name+" cannot be read: ", err)})
 }

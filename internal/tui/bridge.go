@@ -2,8 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,8 +56,8 @@ func NewBridge() *Bridge {
 // Event is the team's OnEvent subscriber.
 func (b *Bridge) Event(e team.Event) {
 	b.mu.Lock()
-	if e.Kind == team.EventActivity {
-		b.activity[e.Agent] = e.Detail
+	if a, ok := e.Payload.(team.Activity); ok {
+		b.activity[e.Agent] = a.Words()
 	} else {
 		// What the agent did before this event is stale now.
 		delete(b.activity, e.Agent)
@@ -98,7 +96,7 @@ func (b *Bridge) Delta(d loop.Delta) {
 // Retry is the model client's OnRetry: the event goes to events.jsonl once
 // the team is open, and to the status line in words.
 func (b *Bridge) Retry(r loop.Retry) {
-	e := team.Event{Kind: team.EventRetry, Agent: r.Agent, Turn: r.Attempt, Detail: retryWords(r)}
+	e := team.RetryEvent(r)
 	if t := b.team.Load(); t != nil {
 		t.Emit(e) // comes back through Event
 		return
@@ -157,31 +155,4 @@ func (b *Bridge) Run(ctx context.Context, send func(tea.Msg), debounce time.Dura
 			send(m)
 		}
 	}
-}
-
-// retryWords says a retry in a person's words: "rate limited, retrying in 4 s".
-func retryWords(r loop.Retry) string {
-	wait := r.Wait
-	why := "the model call failed"
-	switch r.Cause {
-	case loop.RetryRateLimit:
-		why = "rate limited"
-	case loop.RetryServerError:
-		why = "the model server had an error"
-		if r.Status != 0 {
-			why += fmt.Sprintf(" (%d %s)", r.Status, http.StatusText(r.Status))
-		}
-	case loop.RetryTimeout:
-		why = "the model server timed out"
-	case loop.RetryConnection:
-		why = "the connection dropped"
-	}
-	secs := wait.Seconds()
-	var in string
-	if secs < 1 {
-		in = fmt.Sprintf("%d ms", wait.Milliseconds())
-	} else {
-		in = fmt.Sprintf("%s s", trimZero(float64(wait.Round(100*time.Millisecond))/float64(time.Second)))
-	}
-	return why + ", retrying in " + in
 }
