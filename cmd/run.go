@@ -101,7 +101,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	final, err := tm.Run(runCtx, opts.Prompt)
 	if err != nil {
 		switch {
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		// The run's deadline, whatever the lead's error says: the team's
+		// context may reach the lead as a cancel before the deadline does.
+		case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			tm.Abort(fmt.Sprintf("the run timed out after %s", opts.Timeout))
 			return &ExitError{Code: ExitTimeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
 		case ctx.Err() != nil:
