@@ -220,8 +220,7 @@ func (t *Team) Handoff(ctx context.Context, from string, spec tools.HandoffSpec)
 		Deadline: time.Now().Add(t.handoffTimeout()).UTC(), Text: h.subject}})
 	t.advance(h, stepNew, stepRequested)
 	t.setHandoffSide(h.from, h, HandoffSender, HandoffAwaitingAccept, "")
-	content := fmt.Sprintf("%s wants to hand you %s (request %s).\nWhy: %s\nYour runtime answers for you; if it accepts, %s's context follows as a context_transfer message.",
-		h.from, h.label(), h.id, h.reason, h.from)
+	content := handoffRequestText(h)
 	if err := t.sendHandoff(h.from, h.to, TypeHandoffRequest, content, h, h.payload()); err != nil {
 		t.failHandoff(h, stepRequested, OutcomeFailed, "the request could not be delivered: "+err.Error())
 		return "", err
@@ -354,7 +353,7 @@ func (t *Team) reactHandoff(typ string, h *handoff) {
 			why := "rejected by " + h.to + "'s runtime: " + h.verdict
 			t.answered(h.from, h.ref(), ByRuntime, OutcomeRejected, h.verdict)
 			t.setHandoffSide(h.from, h, HandoffSender, HandoffFailed, why)
-			t.finish(h, fmt.Sprintf("%s's runtime rejected the handoff of %s (request %s): %s. The task stays yours.", h.to, h.label(), h.id, h.verdict))
+			t.finish(h, handoffRejectedText(h))
 		}
 	case TypeContextTransfer:
 		t.acknowledgeContext(h)
@@ -373,7 +372,7 @@ func (t *Team) answerHandoffRequest(h *handoff) {
 	if h.verdict != "" {
 		t.setHandoffSide(h.to, h, HandoffReceiver, HandoffFailed, "rejected: "+h.verdict)
 		p.Reason = h.verdict
-		content := fmt.Sprintf("%s's runtime rejected the handoff of %s (request %s): %s. The task stays yours.", h.to, h.label(), h.id, h.verdict)
+		content := handoffRejectedText(h)
 		t.sendOrFail(h, stepRequested, h.to, h.from, TypeHandoffReject, content, p)
 		return
 	}
@@ -381,7 +380,7 @@ func (t *Team) answerHandoffRequest(h *handoff) {
 	h.accepted = true
 	t.handoffs.mu.Unlock()
 	t.setHandoffSide(h.to, h, HandoffReceiver, HandoffAwaitingContext, "")
-	content := fmt.Sprintf("%s's runtime accepted the handoff of %s (request %s); your context is being sent to it.", h.to, h.label(), h.id)
+	content := handoffAcceptedText(h)
 	t.sendOrFail(h, stepRequested, h.to, h.from, TypeHandoffAccept, content, p)
 }
 
@@ -412,7 +411,7 @@ func (t *Team) acknowledgeContext(h *handoff) {
 		return
 	}
 	p := handoffPayload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, By: "runtime"}
-	content := fmt.Sprintf("%s has your context for %s (request %s) and takes the task over: stop working on it.", h.to, h.label(), h.id)
+	content := handoffCompleteText(h)
 	t.sendOrFail(h, stepTransferred, h.to, h.from, TypeHandoffComplete, content, p)
 }
 
@@ -470,12 +469,12 @@ func (t *Team) failedAfter(h *handoff, told bool, outcome Outcome, why string) {
 		t.answered(h.from, h.ref(), ByRuntime, outcome, why)
 	}
 	p := handoffPayload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, Reason: why, By: "runtime"}
-	content := fmt.Sprintf("The handoff of %s to %s (request %s) failed: %s. The task stays yours.", h.label(), h.to, h.id, why)
+	content := handoffFailedText(h, why)
 	if err := t.sendHandoff(h.to, h.from, TypeHandoffFailed, content, h, p); err != nil {
 		t.events.Emit(Event{Agent: h.from, Payload: failure(ClassInbox, "handoff failed, and the sender could not be told: ", err)})
 	}
 	if told {
-		msg := fmt.Sprintf("The handoff of %s from %s (request %s) failed: %s. The task stays %s's: do not work on it.", h.label(), h.from, h.id, why, h.from)
+		msg := handoffFailedReceiverText(h, why)
 		if err := t.sendHandoff(h.from, h.to, TypeHandoffFailed, msg, h, p); err != nil {
 			t.events.Emit(Event{Agent: h.to, Payload: failure(ClassInbox, "handoff failed, and the receiver could not be told: ", err)})
 		}
