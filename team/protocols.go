@@ -225,8 +225,9 @@ func (t *Team) RequestShutdown(ctx context.Context, from, name, reason string) (
 	r := t.open(RequestRef{RequestKind: RequestShutdown, From: from, To: name}, name, reason, timeout, t.forceShutdown)
 	id := r.ref.ID
 	if err := t.send(from, name, TypeShutdownRequest, shutdownRequestText(reason, id), id, shutdownPayload{RequestID: id, Reason: reason}); err != nil {
-		t.resolve(id, RequestShutdown, name)
-		t.answered(name, r.ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
+		if _, open := t.resolve(id, RequestShutdown, name); open {
+			t.answered(name, r.ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
+		}
 		return "", err
 	}
 	return fmt.Sprintf("Asked %s to shut down (request %s). Its answer arrives as a shutdown_response message; with no answer within %s it is shut down by force.",
@@ -331,8 +332,9 @@ func (t *Team) SubmitPlan(ctx context.Context, from, plan string) (string, error
 	r := t.open(RequestRef{RequestKind: RequestPlanApproval, From: from, To: workspace.LeadName}, from, text, t.opts.PlanTimeout, t.expirePlan)
 	id := r.ref.ID
 	if err := t.send(from, workspace.LeadName, TypePlanApprovalRequest, planRequestText(from, text, id), id, planPayload{RequestID: id, Plan: plan}); err != nil {
-		t.resolve(id, RequestPlanApproval, from)
-		t.answered(from, r.ref, ByRuntime, OutcomeFailed, "the plan could not be delivered: "+err.Error())
+		if _, open := t.resolve(id, RequestPlanApproval, from); open {
+			t.answered(from, r.ref, ByRuntime, OutcomeFailed, "the plan could not be delivered: "+err.Error())
+		}
 		return "", err
 	}
 	t.setPlanState(m, PlanAwaitingApproval)
