@@ -15,7 +15,7 @@ import (
 // event's fields: `agentteam run` prints them as progress lines, the TUI
 // shows them. What the model reads is in prompts.go.
 
-// Sentence is the one human line for an event.
+// Sentence is the one human line for an event, as `agentteam run` prints it.
 func (e Event) Sentence() string {
 	switch p := e.Payload.(type) {
 	case Spawn:
@@ -44,7 +44,7 @@ func (e Event) Sentence() string {
 		}
 		return fmt.Sprintf("%s answered: %s", theAgent(e.Agent), firstLine(p.Text, 160))
 	case Retry:
-		return fmt.Sprintf("%s: %s", e.Agent, p.Words())
+		return fmt.Sprintf("%s: retrying in %s: %s", e.Agent, p.Delay.Round(100*time.Millisecond), p.Err)
 	case Failure:
 		return kindLine(e, firstLine(p.Text, 200))
 	case BadLine:
@@ -79,6 +79,15 @@ func (e Event) Sentence() string {
 		return fmt.Sprintf("%s: %s", e.Agent, p.Name)
 	}
 	return fmt.Sprintf("%s: %s", e.Agent, e.Kind())
+}
+
+// Brief is the event in a status line's few words: what Sentence says,
+// but a retry in a person's words instead of the client's error.
+func (e Event) Brief() string {
+	if r, ok := e.Payload.(Retry); ok {
+		return fmt.Sprintf("%s: %s", e.Agent, r.Words())
+	}
+	return e.Sentence()
 }
 
 // kindLine is "agent: kind: text", for the events a person must notice.

@@ -40,7 +40,8 @@ func TestSentences(t *testing.T) {
 		{Event{Agent: "alice", Payload: StatusChanged{Status: StatusIdle, Reason: "resumed"}}, "alice is idle: resumed"},
 		{Event{Agent: "alice", Payload: StatusChanged{Status: StatusWorking}}, "alice is working"},
 		{Event{Payload: MessageDelivered{From: "lead", To: "alice", Type: "message", Content: "write it\nthen test it"}}, "lead → alice (message): write it …"},
-		{Event{Agent: "lead", Payload: Retry{Attempt: 1, Cause: loop.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second}}, "lead: rate limited, retrying in 4 s"},
+		{Event{Agent: "lead", Payload: Retry{Attempt: 1, Cause: loop.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second, Err: "HTTP 429 Too Many Requests"}},
+			"lead: retrying in 4s: HTTP 429 Too Many Requests"},
 		{Event{Agent: "alice", Payload: TaskChanged{Change: TaskChangeCompleted, TaskID: "t1", Subject: "build", Unblocks: []string{"t2"}}}, "alice completed t1: build (unblocks t2)"},
 		{Event{Agent: "bob", Payload: TaskChanged{Change: TaskChangeReleased, TaskID: "t2", Subject: "test", WasOwner: "bob"}}, "bob released t2: test (was bob's)"},
 		{Event{Agent: "alice", Payload: TaskChanged{Change: TaskChangeHandedOver, TaskID: "t1", Subject: "write hello.txt", To: "bob"}}, "alice handed over t1: write hello.txt (to bob)"},
@@ -58,5 +59,18 @@ func TestSentences(t *testing.T) {
 		if got := c.e.Sentence(); got != c.want {
 			t.Errorf("%s sentence %q, want %q", c.e.Kind(), got, c.want)
 		}
+	}
+}
+
+// TestBriefSaysARetryInWords: the TUI's status line words a retry from its
+// cause; any other event is its sentence.
+func TestBriefSaysARetryInWords(t *testing.T) {
+	retry := Event{Agent: "lead", Payload: Retry{Attempt: 1, Cause: loop.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second, Err: "HTTP 429 Too Many Requests"}}
+	if got := retry.Brief(); got != "lead: rate limited, retrying in 4 s" {
+		t.Errorf("retry brief %q", got)
+	}
+	fail := Event{Agent: "alice", Payload: Failure{Class: ClassModel, Text: "boom"}}
+	if fail.Brief() != fail.Sentence() {
+		t.Errorf("error brief %q, sentence %q", fail.Brief(), fail.Sentence())
 	}
 }

@@ -78,14 +78,14 @@ func (m *Model) event(e team.Event) bool {
 	case team.Answer:
 		m.answer(e, p)
 	case team.Failure:
-		m.lastErr = e.Sentence()
+		m.lastErr = e.Brief()
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)
 			m.lead.add(&entry{kind: entryError, text: p.Text})
 			m.leadBusy = false
 		}
 	case team.Retry:
-		m.lastErr = e.Sentence()
+		m.lastErr = e.Brief()
 	case team.MessageDelivered:
 		// A plan request is shown from its request event, with the plan alone.
 		if p.To == workspace.LeadName && p.From != workspace.UserName && p.Type != team.TypePlanApprovalRequest {
