@@ -227,6 +227,7 @@ func TestHandoffRequestsAreLogged(t *testing.T) {
 		}
 		id := requestIDFrom(t, out)
 		hw.wait(t, "alice", HandoffFailed)
+		hw.wait(t, "bob", HandoffFailed) // the last write of a failing handoff: the team may close after it
 		got := log.of(id)
 		ref := RequestRef{ID: id, RequestKind: RequestHandoff, From: "alice", To: "bob"}
 		checkOpened(t, got, ref, "write the parser")
