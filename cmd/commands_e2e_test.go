@@ -15,7 +15,7 @@ import (
 )
 
 // registerTeammate puts a teammate in a workspace's registry, as a run would.
-func registerTeammate(t *testing.T, ws, name, status string) {
+func registerTeammate(t *testing.T, ws, name string, status team.Status) {
 	t.Helper()
 	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 	_, err := reg.Update(func(c *team.Config) error {
@@ -235,8 +235,9 @@ func TestInboxAndTeamCommandsReadWithoutChanging(t *testing.T) {
 	var cfg struct {
 		Version   int64
 		Teammates []struct {
-			Name, Status string
-			Unread       int
+			Name   string
+			Status team.Status
+			Unread int
 		}
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &cfg); err != nil || len(cfg.Teammates) != 1 {

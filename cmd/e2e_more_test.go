@@ -111,7 +111,7 @@ func TestDemoUnderstandsEveryPhrase(t *testing.T) {
 	if !hasExact(carol, "lead", inbox.TypeMessage, "hi there") || !hasExact(carol, "lead", inbox.TypeBroadcast, "standup") {
 		t.Errorf("carol's inbox lacks the sent message or the broadcast: %+v", carol)
 	}
-	calls := map[string]team.Event{}
+	calls := map[string]wireEvent{}
 	for _, e := range readEvents(t, state(ws, "events.jsonl")) {
 		if e.Kind == team.EventToolCall && e.Agent == "lead" {
 			if e.IsError {
@@ -171,8 +171,8 @@ func TestRunOutputModes(t *testing.T) {
 			kinds[kind]++
 			last = v
 		}
-		for _, k := range []string{team.EventSpawn, team.EventStatus, team.EventMessage} {
-			if kinds[k] == 0 {
+		for _, k := range []team.EventKind{team.EventSpawn, team.EventStatus, team.EventMessage} {
+			if kinds[string(k)] == 0 {
 				t.Errorf("no %q event on stdout (kinds %v)", k, kinds)
 			}
 		}
@@ -513,7 +513,7 @@ func hasExact(msgs []inbox.Message, from, typ, content string) bool {
 	return false
 }
 
-func hasEvent(events []team.Event, kind, agent string) bool {
+func hasEvent(events []wireEvent, kind team.EventKind, agent string) bool {
 	for _, e := range events {
 		if e.Kind == kind && e.Agent == agent {
 			return true

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/agentteam/agentteam/internal/demo"
 	"github.com/agentteam/agentteam/loop"
@@ -15,7 +14,7 @@ const DefaultModel = "gpt-4o-mini"
 // newModel builds the model client from the flags and the config files: the
 // demo model, or an OpenAI-compatible server with the key from
 // OPENAI_API_KEY (or the variable the provider's api_key_env names).
-func newModel(g *GlobalOptions, onRetry func(agent string, attempt int, wait time.Duration, err error)) (loop.Model, string, error) {
+func newModel(g *GlobalOptions, onRetry func(loop.Retry)) (loop.Model, string, error) {
 	if g.Demo {
 		return loop.NewClient(loop.ClientConfig{
 			BaseURL:    demo.BaseURL,

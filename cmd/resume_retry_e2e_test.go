@@ -94,7 +94,7 @@ func retryEvents(t *testing.T, ws string) map[string]int {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("events.jsonl: %v: %s", err, sc.Bytes())
 		}
-		if e.Kind == team.EventRetry {
+		if e.Kind() == team.EventRetry {
 			n[e.Agent]++
 		}
 	}

@@ -12,7 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // RunOptions are the inputs of `agentteam run`.
@@ -78,10 +80,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	// through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
 	retries := team.NewEventLog(ws.EventsPath(), progress.event)
-	model, _, err := newModel(opts.GlobalOptions, func(agent string, attempt int, wait time.Duration, err error) {
-		retries.Emit(team.Event{Kind: team.EventRetry, Agent: agent, Turn: attempt,
-			Detail: fmt.Sprintf("retrying in %s: %v", wait.Round(100*time.Millisecond), err)})
-	})
+	model, _, err := newModel(opts.GlobalOptions, func(r loop.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
 		return err
 	}
@@ -102,7 +101,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	final, err := tm.Run(runCtx, opts.Prompt)
 	if err != nil {
 		switch {
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		// The run's deadline, whatever the lead's error says: the team's
+		// context may reach the lead as a cancel before the deadline does.
+		case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			tm.Abort(fmt.Sprintf("the run timed out after %s", opts.Timeout))
 			return &ExitError{Code: ExitTimeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
 		case ctx.Err() != nil:
@@ -117,7 +118,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 	}
 	if opts.JSON {
-		return progress.write(map[string]any{"kind": "answer", "agent": "lead", "detail": final})
+		return progress.write(team.Event{Time: time.Now().UTC(), Agent: workspace.LeadName, Payload: team.Answer{Text: final}})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, strings.TrimRight(final, "\n"))
 	return err
@@ -161,29 +162,16 @@ func (p *progress) event(e team.Event) {
 	fmt.Fprintf(p.io.Err, "%s %s\n", e.Time.Local().Format("15:04:05"), line)
 }
 
-// progressLine is the one human line for an event, or "" for events too
-// chatty to print (tool calls and replies are in events.jsonl).
+// progressLine is the event's sentence, or "" for events too chatty to
+// print (tool calls that went well, replies, activity: they are in events.jsonl).
 func progressLine(e team.Event) string {
-	switch e.Kind {
-	case team.EventSpawn:
-		return fmt.Sprintf("spawn %s (%s)", e.Agent, e.Role)
-	case team.EventStatus:
-		s := fmt.Sprintf("%s is %s", e.Agent, e.Status)
-		if e.Detail != "" {
-			s += ": " + e.Detail
-		}
-		return s
-	case team.EventMessage:
-		return fmt.Sprintf("%s → %s (%s): %s", e.From, e.To, e.Type, firstLine(e.Detail, 100))
-	case team.EventRetry:
-		return fmt.Sprintf("%s: %s", e.Agent, e.Detail)
-	case team.EventTask:
-		return firstLine(e.Detail, 160)
-	case team.EventError, team.EventBadLine, team.EventRepair:
-		return fmt.Sprintf("%s: %s: %s", e.Agent, e.Kind, firstLine(e.Detail, 200))
-	case team.EventToolCall:
-		if e.IsError {
-			return fmt.Sprintf("%s: %s refused: %s", e.Agent, e.Tool, firstLine(e.Detail, 120))
+	switch p := e.Payload.(type) {
+	case team.Spawn, team.StatusChanged, team.MessageDelivered, team.Retry, team.TaskChanged,
+		team.Failure, team.BadLine, team.Repair:
+		return e.Sentence()
+	case team.ToolCall:
+		if p.IsError {
+			return e.Sentence()
 		}
 	}
 	return ""

@@ -146,11 +146,11 @@ func TestRunEndToEndTeamThroughTheBinary(t *testing.T) {
 		}
 	}
 	events := readEvents(t, filepath.Join(ws, ".agentteam", "events.jsonl"))
-	kinds := map[string]int{}
+	kinds := map[team.EventKind]int{}
 	for _, e := range events {
 		kinds[e.Kind]++
 	}
-	for _, k := range []string{team.EventSpawn, team.EventStatus, team.EventMessage, team.EventToolCall, team.EventSettled} {
+	for _, k := range []team.EventKind{team.EventSpawn, team.EventStatus, team.EventMessage, team.EventToolCall, team.EventSettled} {
 		if kinds[k] == 0 {
 			t.Errorf("events.jsonl has no %q event (kinds: %v)", k, kinds)
 		}
@@ -214,17 +214,38 @@ func readSession(t *testing.T, path string) []openai.ChatCompletionMessage {
 	return out
 }
 
-func readEvents(t *testing.T, path string) []team.Event {
+// wireEvent is a line of events.jsonl as another program reads it: one flat
+// object whose fields keep the names they had when team.Event was flat.
+type wireEvent struct {
+	Kind    team.EventKind `json:"kind"`
+	Agent   string         `json:"agent"`
+	Status  string         `json:"status"`
+	From    string         `json:"from"`
+	To      string         `json:"to"`
+	Type    string         `json:"type"`
+	Tool    string         `json:"tool"`
+	Args    string         `json:"args"`
+	Detail  string         `json:"detail"`
+	IsError bool           `json:"is_error"`
+}
+
+// readEvents reads events.jsonl as flat lines; every line also reads back
+// into a team.Event of the same kind.
+func readEvents(t *testing.T, path string) []wireEvent {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []team.Event
+	var out []wireEvent
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var e team.Event
+		var e wireEvent
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("events line %q: %v", line, err)
+		}
+		var typed team.Event
+		if err := json.Unmarshal([]byte(line), &typed); err != nil || typed.Kind() != e.Kind {
+			t.Fatalf("events line %q read as a %q event: %v", line, typed.Kind(), err)
 		}
 		out = append(out, e)
 	}

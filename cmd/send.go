@@ -105,7 +105,7 @@ func runSend(opts *SendOptions) error {
 		if err != nil {
 			return err
 		}
-		events.Emit(team.Event{Kind: team.EventMessage, From: m.From, To: m.To, Type: m.Type, MessageID: m.ID, Detail: m.Content})
+		events.Emit(team.Event{Payload: team.Delivered(m)})
 		if opts.JSON {
 			err = enc.Encode(m)
 		} else {

@@ -126,7 +126,7 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tTOKENS\tUNREAD\tLAST ACTIVITY")
 	now := opts.Now()
 	for _, r := range rows {
-		status := r.Status
+		status := string(r.Status)
 		if r.Activity != "" && r.Status == team.StatusWorking {
 			status += " (" + r.Activity + ")"
 		}

@@ -13,7 +13,7 @@ import (
 type retryPolicy struct {
 	maxRetries          int
 	baseDelay, maxDelay time.Duration
-	onRetry             func(agent string, attempt int, wait time.Duration, err error)
+	onRetry             func(Retry)
 	sleep               func(ctx context.Context, d time.Duration) error
 }
 
@@ -31,14 +31,15 @@ func (p *retryPolicy) backoff(attempt int) time.Duration {
 }
 
 // wait tells OnRetry and sleeps; retryAfter > 0 overrides the jittered delay.
-func (p *retryPolicy) wait(ctx context.Context, st *callState, retryAfter time.Duration, cause error) error {
+func (p *retryPolicy) wait(ctx context.Context, st *callState, retryAfter time.Duration, r Retry) error {
 	attempt := st.attempts.Add(1)
 	d := p.backoff(int(attempt))
 	if retryAfter > 0 {
 		d = min(retryAfter, 3*p.maxDelay)
 	}
 	if p.onRetry != nil {
-		p.onRetry(st.agent, int(attempt), d, cause)
+		r.Agent, r.Attempt, r.Wait = st.agent, int(attempt), d
+		p.onRetry(r)
 	}
 	return p.sleep(ctx, d)
 }

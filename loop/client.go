@@ -27,7 +27,7 @@ type ClientConfig struct {
 	// BaseDelay and MaxDelay shape the backoff (defaults 500ms, 20s).
 	BaseDelay, MaxDelay time.Duration
 	// OnRetry is called before each wait, for progress lines and the TUI.
-	OnRetry func(agent string, attempt int, wait time.Duration, err error)
+	OnRetry func(Retry)
 }
 
 // Request is one model turn.
@@ -136,7 +136,7 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		if req.OnDelta != nil {
 			req.OnDelta(Delta{Agent: req.Agent, Restart: true})
 		}
-		if werr := c.policy.wait(ctx, st, 0, err); werr != nil {
+		if werr := c.policy.wait(ctx, st, 0, netRetry(err)); werr != nil {
 			return Response{}, werr
 		}
 	}

@@ -23,13 +23,15 @@ type retryLog struct {
 	mu    sync.Mutex
 	waits []time.Duration
 	errs  []error
+	all   []Retry
 }
 
-func (r *retryLog) onRetry(agent string, attempt int, wait time.Duration, err error) {
+func (r *retryLog) onRetry(rt Retry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.waits = append(r.waits, wait)
-	r.errs = append(r.errs, err)
+	r.waits = append(r.waits, rt.Wait)
+	r.errs = append(r.errs, rt.Err)
+	r.all = append(r.all, rt)
 }
 
 func (r *retryLog) count() int {
@@ -428,10 +430,68 @@ func TestCompleteRetries(t *testing.T) {
 		c.policy.sleep = sleepCtx
 		c.policy.baseDelay, c.policy.maxDelay = time.Hour, time.Hour
 		ctx, cancel := context.WithCancel(context.Background())
-		c.policy.onRetry = func(string, int, time.Duration, error) { cancel() }
+		c.policy.onRetry = func(Retry) { cancel() }
 		_, err := c.Complete(ctx, Request{Agent: "a", Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "x"}}})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v", err)
+		}
+	})
+}
+
+// TestRetryCarriesItsCause: OnRetry is told the cause as a class, with the
+// HTTP status where there was one, so nobody reads it back out of the text.
+func TestRetryCarriesItsCause(t *testing.T) {
+	dropped := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "data: %s\n\n", chunkJSON(t, openai.ChatCompletionStreamChoiceDelta{Content: "half"}, ""))
+		w.(http.Flusher).Flush()
+		panic(http.ErrAbortHandler)
+	}
+	cases := []struct {
+		name   string
+		first  http.HandlerFunc
+		stream bool
+		cause  RetryCause
+		status int
+	}{
+		{"429", status(429, nil, `{"error":{"message":"slow down"}}`), false, RetryRateLimit, 429},
+		{"502", status(502, nil, `{"error":{"message":"bad gateway"}}`), false, RetryServerError, 502},
+		{"stream broke off", dropped, true, RetryConnection, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ok := func(w http.ResponseWriter, r *http.Request) { status(200, nil, okJSON)(w, r) }
+			if c.stream {
+				ok = func(w http.ResponseWriter, r *http.Request) {
+					sse(w, chunkJSON(t, openai.ChatCompletionStreamChoiceDelta{Content: "done"}, "stop"))
+				}
+			}
+			srv := httptest.NewServer(&scripted{steps: []http.HandlerFunc{c.first, ok}})
+			defer srv.Close()
+			cl, log := newTestClient(t, srv.URL, c.stream)
+			if _, err := ask(cl, nil); err != nil {
+				t.Fatal(err)
+			}
+			if len(log.all) != 1 {
+				t.Fatalf("%d retries, want 1", len(log.all))
+			}
+			r := log.all[0]
+			if r.Agent != "alice" || r.Attempt != 1 || r.Cause != c.cause || r.Status != c.status || r.Err == nil {
+				t.Errorf("retry %+v, want cause %s status %d", r, c.cause, c.status)
+			}
+		})
+	}
+	t.Run("connection refused", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := "http://" + ln.Addr().String()
+		ln.Close()
+		cl, log := newTestClient(t, url, false)
+		_, _ = ask(cl, nil)
+		if len(log.all) == 0 || log.all[0].Cause != RetryConnection || log.all[0].Status != 0 {
+			t.Errorf("retries %+v, want connection", log.all)
 		}
 	})
 }

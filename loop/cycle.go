@@ -17,7 +17,7 @@ func (a *Agent) RunCycle(ctx context.Context) (cyc Cycle, err error) {
 	}
 	defer func() {
 		if endErr := a.endCycle(); endErr != nil {
-			err = errors.Join(err, endErr)
+			err = errors.Join(err, sourced(SourceSession, endErr))
 		}
 	}()
 	return a.cycle(ctx)
@@ -30,8 +30,8 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 			return cyc, err
 		}
 		if err := errors.Join(a.takePending(), a.takeInbox()); err != nil {
-			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error()})
-			return cyc, err
+			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error(), Source: SourceInbox})
+			return cyc, sourced(SourceInbox, err)
 		}
 		if turn == 1 && !a.hasNews() {
 			return cyc, ErrNothingToDo
@@ -42,8 +42,8 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 			if ctx.Err() != nil {
 				return cyc, ctx.Err() // stopped on purpose: not an error to report
 			}
-			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error()})
-			return cyc, err
+			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error(), Source: SourceModel})
+			return cyc, sourced(SourceModel, err)
 		}
 		cyc.Turns = turn
 		cyc.Usage = sumUsage(cyc.Usage, resp.Usage)
@@ -56,7 +56,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 			msg.Content = "(no reply)"
 		}
 		a.claimCallIDs(&msg)
-		recErr := a.record(msg)
+		recErr := sourced(SourceSession, a.record(msg))
 		a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})
 		if len(msg.ToolCalls) == 0 {
 			cyc.Final = msg.Content
@@ -91,7 +91,7 @@ func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
 	if dropped == 0 {
 		return resp, err
 	}
-	a.emit(Event{Kind: EventCompacted, Turn: turn, Result: fmt.Sprintf("dropped %d earlier messages", dropped)})
+	a.emit(Event{Kind: EventCompacted, Turn: turn, Dropped: dropped})
 	return a.model.Complete(ctx, a.request())
 }
 

@@ -12,8 +12,11 @@ import (
 // maxParallelCalls bounds the tool calls of one turn that run at once.
 const maxParallelCalls = 8
 
-// cancelledResult answers a tool call that never ran because the cycle was cancelled.
-const cancelledResult = "error: cancelled before this tool call ran"
+// cancelled answers a tool call that never ran because the cycle was cancelled.
+var cancelled = tools.Errorf("cancelled before this tool call ran")
+
+// cancelledResult is its text in the conversation.
+var cancelledResult = cancelled.Content
 
 // runTools runs one turn's tool calls and records one answer per call, in
 // the calls' order, whatever happens; maximal runs of consecutive parallel
@@ -43,7 +46,7 @@ func (a *Agent) runTools(ctx context.Context, turn int, calls []openai.ToolCall)
 	answers := make([]openai.ChatCompletionMessage, len(calls))
 	for k, tc := range calls {
 		if !ran[k] {
-			results[k] = tools.Result{Content: cancelledResult, IsError: true}
+			results[k] = cancelled
 		}
 		answers[k] = toolMessage(tc.ID, results[k].Content)
 	}
@@ -53,12 +56,12 @@ func (a *Agent) runTools(ctx context.Context, turn int, calls []openai.ToolCall)
 			Result: answers[k].Content, IsError: results[k].IsError})
 	}
 	if recErr != nil {
-		return recErr // not recorded: committing inbox reads now could lose messages
+		return sourced(SourceSession, recErr) // not recorded: committing inbox reads now could lose messages
 	}
 	for k, tc := range calls {
 		if after := results[k].AfterRecord; after != nil {
 			if err := after(); err != nil {
-				a.emit(Event{Kind: EventError, Turn: turn, Tool: tc.Function.Name, Err: err.Error()})
+				a.emit(Event{Kind: EventError, Turn: turn, Tool: tc.Function.Name, Err: err.Error(), Source: SourceInbox})
 			}
 		}
 	}

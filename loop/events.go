@@ -1,33 +1,50 @@
 package loop
 
 import (
+	"errors"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
+// EventKind names what an agent reports.
+type EventKind string
+
 // Event kinds.
 const (
-	EventTurn      = "turn"       // a model call starts
-	EventReply     = "reply"      // the assistant message arrived (Result = its text, Usage)
-	EventToolStart = "tool_start" // a tool call starts (Tool, Args)
-	EventToolCall  = "tool_call"  // a tool call finished and is recorded (Tool, Args, Result, IsError)
-	EventInbox     = "inbox"      // inbox messages were taken into the conversation (MessageIDs)
-	EventBadLine   = "bad_line"   // an inbox line was set aside (Result = the line, Err = why)
-	EventCompacted = "compacted"  // the conversation was shortened to fit the context window
-	EventError     = "error"      // something failed (Err)
+	EventTurn      EventKind = "turn"       // a model call starts
+	EventReply     EventKind = "reply"      // the assistant message arrived (Result = its text, Usage)
+	EventToolStart EventKind = "tool_start" // a tool call starts (Tool, Args)
+	EventToolCall  EventKind = "tool_call"  // a tool call finished and is recorded (Tool, Args, Result, IsError)
+	EventInbox     EventKind = "inbox"      // inbox messages were taken into the conversation (MessageIDs)
+	EventBadLine   EventKind = "bad_line"   // an inbox line was set aside (Result = the line, Err = why)
+	EventCompacted EventKind = "compacted"  // the conversation was shortened to fit the context window (Dropped)
+	EventError     EventKind = "error"      // something failed (Err, Source)
+)
+
+// ErrorSource is the step of the loop that failed.
+type ErrorSource string
+
+// Steps that fail.
+const (
+	SourceModel   ErrorSource = "model"   // the model call
+	SourceInbox   ErrorSource = "inbox"   // taking the inbox in, or marking it read
+	SourceSession ErrorSource = "session" // recording the conversation
 )
 
 // Event is what an agent reports while it works, for the event log and the TUI.
 type Event struct {
 	Time               time.Time
-	Agent, Kind        string
+	Agent              string
+	Kind               EventKind
 	Tool, Args, Result string
 	IsError            bool
 	MessageIDs         []string
 	Usage              openai.Usage
 	Turn               int
 	Err                string
+	Source             ErrorSource // EventError: the step that failed
+	Dropped            int         // EventCompacted: how many earlier messages
 }
 
 func (a *Agent) emit(e Event) {
@@ -37,4 +54,32 @@ func (a *Agent) emit(e Event) {
 	e.Time = time.Now()
 	e.Agent = a.name
 	a.onEvent(e)
+}
+
+// sourcedError is an error of RunCycle marked with the step that failed;
+// it reads as its cause.
+type sourcedError struct {
+	source ErrorSource
+	err    error
+}
+
+func (e *sourcedError) Error() string { return e.err.Error() }
+func (e *sourcedError) Unwrap() error { return e.err }
+
+// sourced marks err (if any) with the step of the loop it came from.
+func sourced(source ErrorSource, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &sourcedError{source: source, err: err}
+}
+
+// SourceOf is the step of the loop an error of RunCycle came from, "" if
+// it is not a step's failure (a cancelled context, the turn limit).
+func SourceOf(err error) ErrorSource {
+	var s *sourcedError
+	if errors.As(err, &s) {
+		return s.source
+	}
+	return ""
 }

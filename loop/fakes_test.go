@@ -194,7 +194,7 @@ func (l *eventLog) add(e Event) {
 	l.events = append(l.events, e)
 }
 
-func (l *eventLog) kinds(kind string) []Event {
+func (l *eventLog) kinds(kind EventKind) []Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []Event

@@ -48,9 +48,57 @@ func defuseTags(content string) string {
 	return frameTag.ReplaceAllString(content, "&lt;$1")
 }
 
-var attrEscaper = strings.NewReplacer(`&`, "&amp;", `"`, "&quot;", `<`, "&lt;", `>`, "&gt;")
+var (
+	attrEscaper   = strings.NewReplacer(`&`, "&amp;", `"`, "&quot;", `<`, "&lt;", `>`, "&gt;")
+	attrUnescaper = strings.NewReplacer("&amp;", `&`, "&quot;", `"`, "&lt;", `<`, "&gt;", `>`)
+)
 
 func attr(s string) string { return attrEscaper.Replace(s) }
+
+// frameHead is the opening tag formatMessage writes, up to the content;
+// frameAttr is one of its attributes.
+var (
+	frameHead = regexp.MustCompile(`^<message((?: [a-z_]+="[^"]*")*)>\n`)
+	frameAttr = regexp.MustCompile(` ([a-z_]+)="([^"]*)"`)
+)
+
+const frameEnd = "\n</message>"
+
+// ParseMessageFrame reads back a conversation message that formatMessage
+// wrote: the inbox message's sender, type, id, correlation and task ids,
+// and its content as framed (frame-like tags in it stay defused, so what
+// comes back can never pass for another frame); the recipient is the
+// conversation's owner and not in the frame. It reports false for any other
+// text, such as what a person said.
+func ParseMessageFrame(content string) (inbox.Message, bool) {
+	var m inbox.Message
+	head := frameHead.FindStringSubmatch(content)
+	if head == nil || !strings.HasSuffix(content, frameEnd) || len(head[0]) > len(content)-len(frameEnd) {
+		return inbox.Message{}, false
+	}
+	seen := map[string]bool{}
+	for _, a := range frameAttr.FindAllStringSubmatch(head[1], -1) {
+		v := attrUnescaper.Replace(a[2])
+		switch a[1] {
+		case "from":
+			m.From = v
+		case "type":
+			m.Type = v
+		case "id":
+			m.ID = v
+		case "correlation_id":
+			m.CorrelationID = v
+		case "task_id":
+			m.TaskID = v
+		}
+		seen[a[1]] = true
+	}
+	if !seen["from"] || !seen["type"] {
+		return inbox.Message{}, false
+	}
+	m.Content = content[len(head[0]) : len(content)-len(frameEnd)]
+	return m, true
+}
 
 var messageTag = regexp.MustCompile(`<message from="[^"]*" type="[^"]*" id="([^"]+)"`)
 

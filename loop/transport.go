@@ -65,7 +65,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			if ctx.Err() != nil || !retryableNetErr(err) || !t.policy.canRetry(st) || !replayable(req) {
 				return nil, err
 			}
-			if werr := t.policy.wait(ctx, st, 0, err); werr != nil {
+			if werr := t.policy.wait(ctx, st, 0, netRetry(err)); werr != nil {
 				return nil, werr
 			}
 			continue
@@ -74,7 +74,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			after := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 			drain(resp.Body)
 			cause := fmt.Errorf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
-			if werr := t.policy.wait(ctx, st, after, cause); werr != nil {
+			if werr := t.policy.wait(ctx, st, after, statusRetry(resp.StatusCode, cause)); werr != nil {
 				return nil, werr
 			}
 			continue

@@ -65,23 +65,23 @@ func (tt *teamTasks) assign(ctx context.Context, name, role string, roles []stri
 	}
 	task, ok, err := tt.board.ClaimNext(ctx, name, role, roles)
 	if err != nil {
-		tt.t.events.Emit(Event{Kind: EventError, Agent: name, Detail: "auto-claim: " + err.Error(), IsError: true})
+		tt.t.events.Emit(Event{Agent: name, Payload: failure(ClassBoard, "auto-claim: ", err)})
 		return
 	}
 	if !ok {
 		return
 	}
-	tt.emit(name, "auto-claimed", task, "")
+	tt.emit(name, TaskChanged{Change: TaskChangeAutoClaimed}, task)
 	content := fmt.Sprintf("You have been assigned task %s: %s\n%s\nWhen it is done, call task_update with id %s, status completed and a note on the result.",
 		task.ID, task.Subject, task.Description, task.ID)
 	m, err := tt.t.store.Append(name, inbox.Message{Type: TypeTaskAssigned, From: workspace.LeadName, To: name, Content: content, TaskID: task.ID})
 	if err != nil {
 		// Untold, the teammate would hold the task forever: give it back.
 		_, _, _ = tt.board.Update(ctx, task.ID, workspace.LeadName, TaskPending, "could not tell "+name+": "+err.Error())
-		tt.t.events.Emit(Event{Kind: EventError, Agent: name, Detail: "auto-claim: tell " + name + ": " + err.Error(), IsError: true})
+		tt.t.events.Emit(Event{Agent: name, Payload: failure(ClassInbox, "auto-claim: tell "+name+": ", err)})
 		return
 	}
-	tt.t.events.Emit(Event{Kind: EventMessage, From: workspace.LeadName, To: name, Type: TypeTaskAssigned, MessageID: m.ID, Detail: content})
+	tt.t.events.Emit(Event{Payload: Delivered(m)})
 	tt.t.notifyChanged()
 }
 

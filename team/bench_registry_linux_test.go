@@ -40,7 +40,7 @@ func reportCPU(b *testing.B, cpu0 time.Duration) {
 // BenchmarkRegistrySetStatus200: one status change with 200 members registered.
 func BenchmarkRegistrySetStatus200(b *testing.B) {
 	reg := seedRegistry200(b)
-	statuses := []string{StatusQueued, StatusWorking, StatusIdle}
+	statuses := []Status{StatusQueued, StatusWorking, StatusIdle}
 	b.ReportAllocs()
 	cpu0 := cpuTime(b)
 	b.ResetTimer()

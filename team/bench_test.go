@@ -53,12 +53,13 @@ func benchTeamWake(b *testing.B, otherStore bool) {
 	var mu sync.Mutex
 	var workingAt time.Time // when alice's "working" status event was written
 	onEvent := func(e Event) {
-		if e.Kind != EventStatus || e.Agent != "alice" {
+		st, ok := e.Payload.(StatusChanged)
+		if !ok || e.Agent != "alice" {
 			return
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		switch e.Status {
+		switch st.Status {
 		case StatusWorking:
 			workingAt = time.Now()
 		case StatusIdle:

@@ -87,8 +87,8 @@ func (c *Chat) run(ctx context.Context) {
 	defer close(c.done)
 	defer func() {
 		if r := recover(); r != nil {
-			c.t.events.Emit(Event{Kind: EventError, Agent: workspace.LeadName,
-				Detail: fmt.Sprintf("internal error: %v (please report this); the lead stopped", r), IsError: true})
+			c.t.events.Emit(Event{Agent: workspace.LeadName, Payload: Failure{Class: ClassInternal,
+				Text: fmt.Sprintf("internal error: %v (please report this); the lead stopped", r)}})
 		}
 	}()
 	wake := c.t.store.Watch(ctx, workspace.LeadName)
@@ -126,15 +126,15 @@ func (c *Chat) cycle(ctx context.Context) {
 		case errors.Is(err, loop.ErrNothingToDo):
 			return
 		case interrupted:
-			c.t.events.Emit(Event{Kind: EventAnswer, Agent: workspace.LeadName, Detail: "(interrupted)", IsError: true})
+			c.t.events.Emit(Event{Agent: workspace.LeadName, Payload: Answer{Interrupted: true, Tokens: c.t.lead.Usage().TotalTokens}})
 			return
 		case err != nil && !errors.Is(err, loop.ErrTurnLimit):
 			if ctx.Err() == nil {
-				c.t.events.Emit(Event{Kind: EventError, Agent: workspace.LeadName, Detail: err.Error(), IsError: true})
+				c.t.events.Emit(Event{Agent: workspace.LeadName, Payload: failure(cycleErrorClass(err), "", err)})
 			}
 			return
 		}
-		c.t.events.Emit(Event{Kind: EventAnswer, Agent: workspace.LeadName, Detail: cyc.Final, Tokens: c.t.lead.Usage().TotalTokens})
+		c.t.events.Emit(Event{Agent: workspace.LeadName, Payload: Answer{Text: cyc.Final, Tokens: c.t.lead.Usage().TotalTokens}})
 		// Reports that arrived during the cycle wake the lead again only with auto on.
 		if !c.auto.Load() {
 			return

@@ -21,17 +21,42 @@ func chatTeamActivity(t *testing.T, srv *fakellm.Server) (*Team, <-chan Event, <
 	events := make(chan Event, 256)
 	activity := make(chan string, 1024)
 	tm := newTestTeam(t, srv, Options{MaxWorkers: 2, MaxQueue: 10, OnEvent: func(e Event) {
-		switch e.Kind {
-		case EventAnswer, EventError:
+		switch p := e.Payload.(type) {
+		case Answer, Failure:
 			events <- e
-		case EventActivity:
+		case Activity:
 			select {
-			case activity <- e.Agent + ": " + e.Detail:
+			case activity <- e.Agent + ": " + p.Words():
 			default:
 			}
 		}
 	}})
 	return tm, events, activity
+}
+
+// said is what an answer or error says, as the flat event's Detail did.
+func said(e Event) string {
+	switch p := e.Payload.(type) {
+	case Answer:
+		if p.Interrupted {
+			return interruptedText
+		}
+		return p.Text
+	case Failure:
+		return p.Text
+	}
+	return ""
+}
+
+// isError is the flat event's IsError of an answer or error.
+func isError(e Event) bool {
+	switch p := e.Payload.(type) {
+	case Answer:
+		return p.Interrupted
+	case Failure:
+		return true
+	}
+	return false
 }
 
 func nextAnswer(t *testing.T, events <-chan Event) Event {
@@ -66,13 +91,13 @@ func TestChatAnswersAndWakesOnReports(t *testing.T) {
 	if err := chat.Say("spawn alice"); err != nil {
 		t.Fatal(err)
 	}
-	if a := nextAnswer(t, events); a.Detail != "spawned alice" {
-		t.Fatalf("first answer %q", a.Detail)
+	if a := nextAnswer(t, events); said(a) != "spawned alice" {
+		t.Fatalf("first answer %q", said(a))
 	}
 	close(release)
 	// Nobody says anything: the report alone wakes the lead.
-	if a := nextAnswer(t, events); a.Detail != "alice reported" {
-		t.Fatalf("second answer %q", a.Detail)
+	if a := nextAnswer(t, events); said(a) != "alice reported" {
+		t.Fatalf("second answer %q", said(a))
 	}
 	if v := srv.Violations(); len(v) > 0 {
 		t.Fatal(v)
@@ -99,8 +124,8 @@ func TestChatWithAutoOffWaitsForThePerson(t *testing.T) {
 	if err := chat.Say("spawn alice"); err != nil {
 		t.Fatal(err)
 	}
-	if a := nextAnswer(t, events); a.Detail != "spawned alice" {
-		t.Fatalf("first answer %q", a.Detail)
+	if a := nextAnswer(t, events); said(a) != "spawned alice" {
+		t.Fatalf("first answer %q", said(a))
 	}
 	// Wait for alice's report to be in the lead's inbox; the lead must not wake.
 	deadline := time.Now().Add(20 * time.Second)
@@ -125,8 +150,8 @@ func TestChatWithAutoOffWaitsForThePerson(t *testing.T) {
 	if err := chat.Say("any news?"); err != nil {
 		t.Fatal(err)
 	}
-	if a := nextAnswer(t, events); a.Detail != "you asked; alice had reported" {
-		t.Fatalf("second answer %q", a.Detail)
+	if a := nextAnswer(t, events); said(a) != "you asked; alice had reported" {
+		t.Fatalf("second answer %q", said(a))
 	}
 	reqs := srv.Requests("lead")
 	last := reqs[len(reqs)-1].Messages
@@ -170,7 +195,7 @@ func TestChatInterruptKeepsTheConversationValid(t *testing.T) {
 	if !chat.Interrupt() {
 		t.Fatal("Interrupt found no cycle running while bash ran")
 	}
-	if a := nextAnswer(t, events); !a.IsError || !strings.Contains(a.Detail, "interrupted") {
+	if a := nextAnswer(t, events); !isError(a) || !strings.Contains(said(a), "interrupted") {
 		t.Fatalf("answer after interrupt: %+v", a)
 	}
 	if time.Since(start) > 15*time.Second {
@@ -179,7 +204,7 @@ func TestChatInterruptKeepsTheConversationValid(t *testing.T) {
 	if err := chat.Say("carry on"); err != nil {
 		t.Fatal(err)
 	}
-	if a := nextAnswer(t, events); a.Detail != "after the interruption" {
+	if a := nextAnswer(t, events); said(a) != "after the interruption" {
 		t.Fatalf("answer %+v", a)
 	}
 	if v := srv.Violations(); len(v) > 0 {

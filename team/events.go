@@ -8,44 +8,52 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 )
 
-// Event kinds written to events.jsonl.
+// EventKind names what an event is about; each kind has its own payload
+// type (payloads.go), and the kind is written as "kind" in events.jsonl.
+type EventKind string
+
+// Event kinds written to events.jsonl (activity only reaches the subscriber).
 const (
-	EventSpawn    = "spawn"
-	EventStatus   = "status"
-	EventMessage  = "message"
-	EventToolCall = "tool_call"
-	EventReply    = "reply"
-	EventRetry    = "retry"
-	EventBadLine  = "bad_line"
-	EventError    = "error"
-	EventRepair   = "repair"
-	EventSettled  = "settled"
-	// EventActivity says what an agent does now (thinking, running bash); not written to the log.
-	EventActivity  = "activity"
-	EventCompacted = "compacted"
-	// EventAnswer is the lead's reply to the person at the end of a cycle.
-	EventAnswer = "answer"
-	EventTask   = "task" // a change on the task board: "alice claimed t3: …"
+	EventSpawn           EventKind = "spawn"
+	EventStatus          EventKind = "status"
+	EventMessage         EventKind = "message"
+	EventToolCall        EventKind = "tool_call"
+	EventReply           EventKind = "reply"
+	EventAnswer          EventKind = "answer" // the lead's reply to the person at the end of a chat cycle
+	EventRetry           EventKind = "retry"
+	EventError           EventKind = "error"
+	EventBadLine         EventKind = "bad_line"
+	EventRepair          EventKind = "repair"
+	EventSettled         EventKind = "settled"
+	EventTask            EventKind = "task" // a change on the task board
+	EventCompacted       EventKind = "compacted"
+	EventHandoff         EventKind = "handoff" // a change of one side's handoff state
+	EventRequestOpened   EventKind = "request_opened"
+	EventRequestAnswered EventKind = "request_answered"
+	EventRequestExpired  EventKind = "request_expired"
+	EventActivity        EventKind = "activity" // what an agent does now; not written to the log
 )
 
-// Event is one line of the team-wide event log.
+// Event is one line of the team-wide event log: when, which agent it is
+// about (empty for the team as a whole), and what happened, whose type
+// says the kind. Its JSON is one flat object (eventjson.go).
 type Event struct {
-	Time      time.Time `json:"time"`
-	Kind      string    `json:"kind"`
-	Agent     string    `json:"agent,omitempty"`
-	Role      string    `json:"role,omitempty"`
-	Status    string    `json:"status,omitempty"`
-	From      string    `json:"from,omitempty"`
-	To        string    `json:"to,omitempty"`
-	Type      string    `json:"type,omitempty"`
-	MessageID string    `json:"message_id,omitempty"`
-	Tool      string    `json:"tool,omitempty"`
-	Args      string    `json:"args,omitempty"`
-	Detail    string    `json:"detail,omitempty"`
-	IsError   bool      `json:"is_error,omitempty"`
-	Turn      int       `json:"turn,omitempty"`
-	Tokens    int       `json:"tokens,omitempty"`
-	PID       int       `json:"pid,omitempty"`
+	Time    time.Time
+	Agent   string
+	Payload Payload
+}
+
+// Payload is what an event says; every kind has one payload type.
+type Payload interface {
+	Kind() EventKind
+}
+
+// Kind is the kind of the event's payload, "" without one.
+func (e Event) Kind() EventKind {
+	if e.Payload == nil {
+		return ""
+	}
+	return e.Payload.Kind()
 }
 
 // EventLog appends events to events.jsonl and hands them to a subscriber.
@@ -68,8 +76,7 @@ func (l *EventLog) Emit(e Event) {
 	if e.Time.IsZero() {
 		e.Time = time.Now().UTC()
 	}
-	e.Args = clip(e.Args, 2000)
-	e.Detail = clip(e.Detail, 4000)
+	e.Payload = clipPayload(e.Payload)
 	data, err := json.Marshal(e)
 	if err == nil {
 		err = inbox.AppendLine(l.path, data)
@@ -93,11 +100,75 @@ func (l *EventLog) writeFailed(err error) {
 	if l.failed.Swap(true) {
 		return
 	}
-	l.Notify(Event{Kind: EventError, Detail: "events.jsonl is not being written: " + err.Error(), IsError: true})
+	l.Notify(Event{Payload: failure(ClassStorage, "events.jsonl is not being written: ", err)})
 }
 
 // Failed reports whether the last write failed, for a caller without a subscriber.
 func (l *EventLog) Failed() bool { return l.failed.Load() }
+
+// Notify hands e to the subscriber only: for frequent, passing facts
+// (what an agent does this second) that the log does not need.
+func (l *EventLog) Notify(e Event) {
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	if l.sub != nil {
+		l.sub(e)
+	}
+}
+
+// Limits on the text an event keeps: a tool call's arguments, and its
+// longest text (a message, a result, a reply, a plan).
+const (
+	maxEventArgs = 2000
+	maxEventText = 4000
+)
+
+// clipPayload shortens the long texts of a payload, so one line of the log stays small.
+func clipPayload(p Payload) Payload {
+	switch p := p.(type) {
+	case MessageDelivered:
+		p.Content = clip(p.Content, maxEventText)
+		return p
+	case ToolCall:
+		p.Args, p.Result = clip(p.Args, maxEventArgs), clip(p.Result, maxEventText)
+		return p
+	case Reply:
+		p.Text = clip(p.Text, maxEventText)
+		return p
+	case Answer:
+		p.Text = clip(p.Text, maxEventText)
+		return p
+	case Settled:
+		p.Final = clip(p.Final, maxEventText)
+		return p
+	case Failure:
+		p.Text = clip(p.Text, maxEventText)
+		return p
+	case BadLine:
+		p.Reason, p.Line = clip(p.Reason, maxEventText), clip(p.Line, maxEventArgs)
+		return p
+	case RequestOpened:
+		p.Text = clip(p.Text, maxEventText)
+		return p
+	case RequestAnswered:
+		p.Reason = clip(p.Reason, maxEventText)
+		return p
+	case RequestExpired:
+		p.Reason = clip(p.Reason, maxEventText)
+		return p
+	case StatusChanged:
+		p.Reason = clip(p.Reason, maxEventText)
+		return p
+	case Retry:
+		p.Err = clip(p.Err, maxEventText)
+		return p
+	case HandoffChanged:
+		p.Task, p.Reason = clip(p.Task, maxEventArgs), clip(p.Reason, maxEventText)
+		return p
+	}
+	return p
+}
 
 // clip shortens s to at most n bytes on a rune boundary, marking the cut.
 func clip(s string, n int) string {
@@ -109,15 +180,4 @@ func clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// Notify hands e to the subscriber only: for frequent, passing facts
-// (what an agent does this second) that the log does not need.
-func (l *EventLog) Notify(e Event) {
-	if e.Time.IsZero() {
-		e.Time = time.Now().UTC()
-	}
-	if l.sub != nil {
-		l.sub(e)
-	}
 }

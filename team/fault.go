@@ -64,7 +64,7 @@ func (t *Team) checkStorage(err error) {
 	if !t.fault.CompareAndSwap(nil, se) {
 		return // told once
 	}
-	t.events.Notify(Event{Kind: EventError, Detail: se.Error(), IsError: true})
+	t.events.Notify(Event{Payload: Failure{Class: ClassStorage, Text: se.Error()}})
 	t.cancel()
 }
 

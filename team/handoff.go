@@ -42,9 +42,6 @@ const (
 	HandoffReceiver = "receiver"
 )
 
-// EventHandoff is a change of one side's handoff state; Status is the state.
-const EventHandoff = "handoff"
-
 // DefaultHandoffTimeout bounds each step of a handoff.
 const DefaultHandoffTimeout = 60 * time.Second
 
@@ -191,7 +188,7 @@ func (t *Team) advance(h *handoff, from, to int) bool {
 	timeout := t.handoffTimeout()
 	h.timer = time.AfterFunc(timeout, func() {
 		if t.ctx.Err() == nil {
-			t.failHandoff(h, to, fmt.Sprintf(stepMissed[to], timeout))
+			t.failHandoff(h, to, OutcomeExpired, fmt.Sprintf(stepMissed[to], timeout))
 		}
 	})
 	return true
@@ -219,12 +216,13 @@ func (t *Team) Handoff(ctx context.Context, from string, spec tools.HandoffSpec)
 		return "", err
 	}
 	h.verdict = t.verdict(h) // judged as the request arrives, before it can wake the receiver
+	t.events.Emit(Event{Agent: h.from, Payload: RequestOpened{RequestRef: h.ref(),
+		Deadline: time.Now().Add(t.handoffTimeout()).UTC(), Text: h.subject}})
 	t.advance(h, stepNew, stepRequested)
 	t.setHandoffSide(h.from, h, HandoffSender, HandoffAwaitingAccept, "")
-	content := fmt.Sprintf("%s wants to hand you %s (request %s).\nWhy: %s\nYour runtime answers for you; if it accepts, %s's context follows as a context_transfer message.",
-		h.from, h.label(), h.id, h.reason, h.from)
+	content := handoffRequestText(h)
 	if err := t.sendHandoff(h.from, h.to, TypeHandoffRequest, content, h, h.payload()); err != nil {
-		t.failHandoff(h, stepRequested, "the request could not be delivered: "+err.Error())
+		t.failHandoff(h, stepRequested, OutcomeFailed, "the request could not be delivered: "+err.Error())
 		return "", err
 	}
 	if step, _ := t.handoffs.outcomeOf(h); step == stepDone {
@@ -261,7 +259,7 @@ func (t *Team) newHandoff(ctx context.Context, from string, spec tools.HandoffSp
 	if err := t.ctx.Err(); err != nil {
 		return nil, fmt.Errorf("the team is stopping")
 	}
-	h := &handoff{id: newRequestID(TypeHandoffRequest), from: from, to: to, task: strings.TrimSpace(spec.Task), finished: make(chan struct{}),
+	h := &handoff{id: newRequestID(RequestHandoff), from: from, to: to, task: strings.TrimSpace(spec.Task), finished: make(chan struct{}),
 		reason: clip(strings.TrimSpace(spec.Reason), 1000), summary: clip(strings.TrimSpace(spec.Context), MaxTaskText)}
 	h.subject = clip(h.task, 200)
 	if !taskIDRe.MatchString(h.task) {
@@ -292,6 +290,11 @@ func (h *handoff) label() string {
 		return fmt.Sprintf("%s (%s)", h.taskID, h.subject)
 	}
 	return fmt.Sprintf("the task %q", clip(h.subject, 80))
+}
+
+// ref names the handoff as a protocol request.
+func (h *handoff) ref() RequestRef {
+	return RequestRef{ID: h.id, RequestKind: RequestHandoff, From: h.from, To: h.to}
 }
 
 func (h *handoff) payload() handoffPayload {
@@ -330,7 +333,7 @@ func (t *Team) sendHandoff(from, to, typ, content string, h *handoff, p handoffP
 	if err != nil {
 		return err
 	}
-	t.events.Emit(Event{Kind: EventMessage, From: from, To: to, Type: typ, MessageID: m.ID, Detail: content})
+	t.events.Emit(Event{Payload: Delivered(m)})
 	t.notifyChanged()
 	if !t.handoffs.stalled(typ, h) {
 		t.reactHandoff(typ, h)
@@ -348,8 +351,9 @@ func (t *Team) reactHandoff(typ string, h *handoff) {
 	case TypeHandoffReject:
 		if t.advance(h, stepRequested, stepDone) {
 			why := "rejected by " + h.to + "'s runtime: " + h.verdict
+			t.answered(h.from, h.ref(), ByRuntime, OutcomeRejected, h.verdict)
 			t.setHandoffSide(h.from, h, HandoffSender, HandoffFailed, why)
-			t.finish(h, fmt.Sprintf("%s's runtime rejected the handoff of %s (request %s): %s. The task stays yours.", h.to, h.label(), h.id, h.verdict))
+			t.finish(h, handoffRejectedText(h))
 		}
 	case TypeContextTransfer:
 		t.acknowledgeContext(h)
@@ -368,7 +372,7 @@ func (t *Team) answerHandoffRequest(h *handoff) {
 	if h.verdict != "" {
 		t.setHandoffSide(h.to, h, HandoffReceiver, HandoffFailed, "rejected: "+h.verdict)
 		p.Reason = h.verdict
-		content := fmt.Sprintf("%s's runtime rejected the handoff of %s (request %s): %s. The task stays yours.", h.to, h.label(), h.id, h.verdict)
+		content := handoffRejectedText(h)
 		t.sendOrFail(h, stepRequested, h.to, h.from, TypeHandoffReject, content, p)
 		return
 	}
@@ -376,7 +380,7 @@ func (t *Team) answerHandoffRequest(h *handoff) {
 	h.accepted = true
 	t.handoffs.mu.Unlock()
 	t.setHandoffSide(h.to, h, HandoffReceiver, HandoffAwaitingContext, "")
-	content := fmt.Sprintf("%s's runtime accepted the handoff of %s (request %s); your context is being sent to it.", h.to, h.label(), h.id)
+	content := handoffAcceptedText(h)
 	t.sendOrFail(h, stepRequested, h.to, h.from, TypeHandoffAccept, content, p)
 }
 
@@ -407,7 +411,7 @@ func (t *Team) acknowledgeContext(h *handoff) {
 		return
 	}
 	p := handoffPayload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, By: "runtime"}
-	content := fmt.Sprintf("%s has your context for %s (request %s) and takes the task over: stop working on it.", h.to, h.label(), h.id)
+	content := handoffCompleteText(h)
 	t.sendOrFail(h, stepTransferred, h.to, h.from, TypeHandoffComplete, content, p)
 }
 
@@ -420,11 +424,12 @@ func (t *Team) completeHandoff(h *handoff) {
 	if h.taskID != "" {
 		task, err := t.tasks.board.HandOver(t.ctx, h.taskID, h.from, h.to)
 		if err != nil {
-			t.failedAfter(h, true, "the board did not change owner: "+err.Error())
+			t.failedAfter(h, true, OutcomeFailed, "the board did not change owner: "+err.Error())
 			return
 		}
-		t.tasks.emit(h.from, "handed over", task, "to "+h.to)
+		t.tasks.emit(h.from, TaskChanged{Change: TaskChangeHandedOver, To: h.to}, task)
 	}
+	t.answered(h.from, h.ref(), ByRuntime, OutcomeCompleted, "")
 	t.setHandoffSide(h.from, h, HandoffSender, HandoffCompleted, "")
 	t.setHandoffSide(h.to, h, HandoffReceiver, HandoffCompleted, "")
 	owns := "it"
@@ -438,34 +443,40 @@ func (t *Team) completeHandoff(h *handoff) {
 // sendOrFail sends a step's message; if it cannot be delivered the handoff fails.
 func (t *Team) sendOrFail(h *handoff, step int, from, to, typ, content string, p handoffPayload) {
 	if err := t.sendHandoff(from, to, typ, content, h, p); err != nil {
-		t.failHandoff(h, step, fmt.Sprintf("the %s could not be delivered: %v", typ, err))
+		t.failHandoff(h, step, OutcomeFailed, fmt.Sprintf("the %s could not be delivered: %v", typ, err))
 	}
 }
 
 // failHandoff ends a handoff that is still at step: the task stays with
-// the sender, and both sides are told why.
-func (t *Team) failHandoff(h *handoff, step int, why string) {
+// the sender, and both sides are told why. outcome is OutcomeExpired when
+// the step's deadline passed, OutcomeFailed otherwise.
+func (t *Team) failHandoff(h *handoff, step int, outcome Outcome, why string) {
 	if !t.advance(h, step, stepDone) {
 		return
 	}
 	t.handoffs.mu.Lock()
 	told := h.accepted
 	t.handoffs.mu.Unlock()
-	t.failedAfter(h, told, why)
+	t.failedAfter(h, told, outcome, why)
 }
 
 // failedAfter tells the sender (and, if told, the receiver, which had
 // accepted) that the handoff failed, then records it on both sides.
-func (t *Team) failedAfter(h *handoff, told bool, why string) {
+func (t *Team) failedAfter(h *handoff, told bool, outcome Outcome, why string) {
+	if outcome == OutcomeExpired {
+		t.expired(h.from, h.ref(), outcome, why)
+	} else {
+		t.answered(h.from, h.ref(), ByRuntime, outcome, why)
+	}
 	p := handoffPayload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, Reason: why, By: "runtime"}
-	content := fmt.Sprintf("The handoff of %s to %s (request %s) failed: %s. The task stays yours.", h.label(), h.to, h.id, why)
+	content := handoffFailedText(h, why)
 	if err := t.sendHandoff(h.to, h.from, TypeHandoffFailed, content, h, p); err != nil {
-		t.events.Emit(Event{Kind: EventError, Agent: h.from, Detail: "handoff failed, and the sender could not be told: " + err.Error(), IsError: true})
+		t.events.Emit(Event{Agent: h.from, Payload: failure(ClassInbox, "handoff failed, and the sender could not be told: ", err)})
 	}
 	if told {
-		msg := fmt.Sprintf("The handoff of %s from %s (request %s) failed: %s. The task stays %s's: do not work on it.", h.label(), h.from, h.id, why, h.from)
+		msg := handoffFailedReceiverText(h, why)
 		if err := t.sendHandoff(h.from, h.to, TypeHandoffFailed, msg, h, p); err != nil {
-			t.events.Emit(Event{Kind: EventError, Agent: h.to, Detail: "handoff failed, and the receiver could not be told: " + err.Error(), IsError: true})
+			t.events.Emit(Event{Agent: h.to, Payload: failure(ClassInbox, "handoff failed, and the receiver could not be told: ", err)})
 		}
 	}
 	t.setHandoffSide(h.from, h, HandoffSender, HandoffFailed, why)
@@ -503,13 +514,10 @@ func (t *Team) setHandoffSide(agent string, h *handoff, role, state, reason stri
 		*states = list[max(0, len(list)-maxHandoffStates):]
 		return nil
 	}); err != nil {
-		t.events.Emit(Event{Kind: EventError, Agent: agent, Detail: "registry: " + err.Error(), IsError: true})
+		t.events.Emit(Event{Agent: agent, Payload: failure(ClassRegistry, "registry: ", err)})
 	}
-	detail := fmt.Sprintf("handoff %s (%s of %s, with %s): %s", h.id, role, h.task, peer, strings.ReplaceAll(state, "_", " "))
-	if reason != "" {
-		detail += ": " + reason
-	}
-	t.events.Emit(Event{Kind: EventHandoff, Agent: agent, Status: state, Detail: detail})
+	t.events.Emit(Event{Agent: agent, Payload: HandoffChanged{RequestID: h.id, Side: role, Task: h.task, TaskID: h.taskID,
+		Peer: peer, State: state, Reason: reason}})
 	t.notifyChanged()
 }
 

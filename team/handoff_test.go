@@ -31,12 +31,14 @@ type handoffWatch struct {
 }
 
 func (w *handoffWatch) on(e Event) {
+	hc, isHandoff := e.Payload.(HandoffChanged)
+	msg, isMessage := e.Payload.(MessageDelivered)
 	switch {
-	case e.Kind == EventHandoff:
+	case isHandoff:
 		w.mu.Lock()
-		w.states[e.Agent] = append(w.states[e.Agent], e.Status)
+		w.states[e.Agent] = append(w.states[e.Agent], hc.State)
 		w.mu.Unlock()
-	case e.Kind == EventMessage && (strings.HasPrefix(e.Type, "handoff_") || e.Type == TypeContextTransfer):
+	case isMessage && (strings.HasPrefix(msg.Type, "handoff_") || msg.Type == TypeContextTransfer):
 		owner := "?"
 		if f, err := w.board.Read(); err == nil {
 			if i := f.Find(w.task); i >= 0 {
@@ -44,7 +46,7 @@ func (w *handoffWatch) on(e Event) {
 			}
 		}
 		w.mu.Lock()
-		w.ownerAt[e.Type] = owner
+		w.ownerAt[msg.Type] = owner
 		w.mu.Unlock()
 	default:
 		return
@@ -105,7 +107,7 @@ func spawnIdle(t *testing.T, tm *Team, sw *statusWatcher, nameRoles ...string) {
 		}
 	}
 	for i := 0; i < len(nameRoles); i += 2 {
-		sw.wait(t, nameRoles[i], StatusIdle)
+		sw.wait(t, nameRoles[i], string(StatusIdle))
 	}
 }
 
@@ -157,8 +159,6 @@ func typesIn(t *testing.T, tm *Team, name, id string) []string {
 	}
 	return types
 }
-
-var handoffIDRe = `request (handoff-[0-9a-f]{8})`
 
 // TestHandoffOfABoardTaskByTheLead: the lead claims t1, writes and edits a
 // file, and hands t1 to idle bob. Bob's runtime accepts, the lead's sends
@@ -367,7 +367,7 @@ func TestHandoffRejectedWhenTheReceiverIsBusy(t *testing.T) {
 }
 
 // waitStatus waits until the registry shows name in status, after an event.
-func waitStatus(t *testing.T, tm *Team, sw *statusWatcher, name, status string) {
+func waitStatus(t *testing.T, tm *Team, sw *statusWatcher, name string, status Status) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for memberOf(t, tm, name).Status != status {

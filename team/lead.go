@@ -43,22 +43,38 @@ func (t *Team) newLead() (*loop.Agent, error) {
 func (t *Team) agentEvent(e loop.Event) {
 	switch e.Kind {
 	case loop.EventTurn:
-		t.setActivity(e.Agent, "thinking")
+		t.setActivity(e.Agent, Activity{})
 	case loop.EventToolStart:
-		t.setActivity(e.Agent, "running "+e.Tool)
+		t.setActivity(e.Agent, Activity{Tool: e.Tool})
 	case loop.EventToolCall:
-		t.events.Emit(Event{Time: e.Time, Kind: EventToolCall, Agent: e.Agent, Tool: e.Tool, Args: e.Args,
-			Detail: e.Result, IsError: e.IsError, Turn: e.Turn})
+		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: ToolCall{Tool: e.Tool, Args: e.Args,
+			Result: e.Result, IsError: e.IsError, Turn: e.Turn}})
 	case loop.EventReply:
-		t.events.Emit(Event{Time: e.Time, Kind: EventReply, Agent: e.Agent, Turn: e.Turn, Tokens: e.Usage.TotalTokens, Detail: e.Result})
+		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Reply{Text: e.Result, Tokens: e.Usage.TotalTokens, Turn: e.Turn}})
 	case loop.EventBadLine:
-		t.events.Emit(Event{Time: e.Time, Kind: EventBadLine, Agent: e.Agent, Detail: e.Err, IsError: true})
+		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: BadLine{Reason: e.Err, Line: e.Result}})
 	case loop.EventError:
-		t.events.Emit(Event{Time: e.Time, Kind: EventError, Agent: e.Agent, Detail: e.Err, IsError: true})
+		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Failure{Class: sourceClass(e.Source), Text: e.Err}})
 	case loop.EventCompacted:
-		t.events.Emit(Event{Time: e.Time, Kind: EventCompacted, Agent: e.Agent, Detail: e.Result})
+		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Compacted{Dropped: e.Dropped, Turn: e.Turn}})
 	}
 }
+
+// sourceClass is the class of failure of a step of an agent's loop.
+func sourceClass(s loop.ErrorSource) ErrorClass {
+	switch s {
+	case loop.SourceModel:
+		return ClassModel
+	case loop.SourceInbox:
+		return ClassInbox
+	case loop.SourceSession:
+		return ClassSession
+	}
+	return ""
+}
+
+// cycleErrorClass is the class of failure of an error that ended a cycle.
+func cycleErrorClass(err error) ErrorClass { return sourceClass(loop.SourceOf(err)) }
 
 // Run gives the lead a prompt and runs the team until it settles (SPEC §2):
 // the lead's last turn ended without tool calls, no teammate is queued or
@@ -98,7 +114,7 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 			return final, err
 		}
 		if !woke {
-			t.events.Emit(Event{Kind: EventSettled, Agent: workspace.LeadName, Detail: final})
+			t.events.Emit(Event{Agent: workspace.LeadName, Payload: Settled{Final: final}})
 			t.ShutdownAll("the team settled")
 			return final, nil
 		}
@@ -136,7 +152,10 @@ func (t *Team) waitLeadOrSettled(ctx context.Context, wake <-chan struct{}) (boo
 // and none that could wake has unread messages.
 func (t *Team) settled() bool {
 	t.mu.Lock()
-	type st struct{ name, status string }
+	type st struct {
+		name   string
+		status Status
+	}
 	list := make([]st, 0, len(t.members))
 	for _, m := range t.members {
 		list = append(list, st{m.name, m.status})
@@ -201,6 +220,6 @@ func (t *Team) stopAll(change func(*Member), reason string) {
 }
 
 // setActivity tells the subscriber what an agent is doing now.
-func (t *Team) setActivity(agent, what string) {
-	t.events.Notify(Event{Kind: EventActivity, Agent: agent, Detail: what})
+func (t *Team) setActivity(agent string, a Activity) {
+	t.events.Notify(Event{Agent: agent, Payload: a})
 }

@@ -101,7 +101,7 @@ func openIdleTeam(t *testing.T, srv *fakellm.Server) (*Team, *eventWaiter) {
 func waitIdleAfterCycles(t *testing.T, tm *Team, w *eventWaiter, name string, n int, timeout time.Duration) {
 	t.Helper()
 	w.waitFor(t, fmt.Sprintf("%s idle after %d cycles", name, n), timeout, func(e Event) bool {
-		if e.Kind != EventStatus || e.Agent != name || e.Status != StatusIdle {
+		if st, ok := e.Payload.(StatusChanged); !ok || e.Agent != name || st.Status != StatusIdle {
 			return false
 		}
 		cfg, err := tm.Registry().Read()

@@ -30,7 +30,7 @@ type member struct {
 	// Guarded by Team.mu: status mirrors the registry for this process's
 	// own decisions (settling); cycleCancel ends the running cycle;
 	// stopApproved is set when the teammate approved a shutdown.
-	status       string
+	status       Status
 	cycleCancel  context.CancelFunc
 	stopApproved bool
 }
@@ -125,7 +125,7 @@ func (t *Team) SpawnWith(ctx context.Context, from string, spec tools.SpawnSpec)
 	t.members[name] = m
 	t.mu.Unlock()
 
-	t.events.Emit(Event{Kind: EventSpawn, Agent: name, Role: role, From: from, Status: StatusQueued, PID: t.pid})
+	t.events.Emit(Event{Agent: name, Payload: Spawn{Role: role, Status: StatusQueued, From: from, PID: t.pid}})
 	if _, err := t.deliver(from, name, inbox.TypeMessage, prompt); err != nil {
 		cancel()
 		close(m.done)
@@ -188,7 +188,7 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 	defer func() {
 		// A bug must cost one teammate, not the process and its team.
 		if r := recover(); r != nil {
-			t.fail(m, fmt.Errorf("internal error: %v (please report this)", r))
+			t.fail(m, ClassInternal, fmt.Errorf("internal error: %v (please report this)", r))
 		}
 	}()
 	wake := t.store.Watch(ctx, m.name)
@@ -218,7 +218,7 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 		if err != nil {
 			return
 		}
-		t.setStatus(m, StatusWorking, func(mb *Member) { mb.Activity = "thinking" })
+		t.setStatus(m, StatusWorking, func(mb *Member) { mb.Activity = Activity{}.Words() })
 		cctx, stop := context.WithCancel(ctx)
 		t.mu.Lock()
 		m.cycleCancel = stop
@@ -245,7 +245,7 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 		case errors.Is(err, loop.ErrTurnLimit):
 			cycle.Final = fmt.Sprintf("(stopped after %d turns without finishing) %s", cycle.Turns, cycle.Final)
 		case err != nil:
-			t.fail(m, err)
+			t.fail(m, cycleErrorClass(err), err)
 			return
 		}
 		final := cycle.Final
@@ -253,7 +253,7 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 			final = "(finished without a reply)"
 		}
 		if _, err := t.deliver(m.name, workspace.LeadName, inbox.TypeResult, final); err != nil {
-			t.fail(m, fmt.Errorf("report to the lead: %w", err))
+			t.fail(m, ClassInbox, fmt.Errorf("report to the lead: %w", err))
 			return
 		}
 		if t.shutdownIfAsked(m) {
@@ -266,7 +266,7 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 // shutdownIfAsked answers an open shutdown request for a teammate that is
 // between cycles (idle): the runtime approves it and the teammate stops.
 func (t *Team) shutdownIfAsked(m *member) bool {
-	id := t.openRequestFor(TypeShutdownRequest, m.name)
+	id := t.openRequestFor(RequestShutdown, m.name)
 	if id == "" {
 		return false
 	}
@@ -304,13 +304,13 @@ func (t *Team) setIdle(m *member, c loop.Cycle) {
 	})
 }
 
-func (t *Team) fail(m *member, err error) {
+// fail marks a teammate failed after a step of class failed, and tells the lead.
+func (t *Team) fail(m *member, class ErrorClass, err error) {
 	t.checkStorage(err)
 	t.setStatus(m, StatusFailed, func(mb *Member) { mb.Error = err.Error(); mb.Activity = "" })
-	t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: err.Error(), IsError: true})
-	msg := fmt.Sprintf("%s failed: %v", m.name, err)
-	if _, derr := t.deliver(m.name, workspace.LeadName, inbox.TypeError, msg); derr != nil {
-		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "could not tell the lead: " + derr.Error(), IsError: true})
+	t.events.Emit(Event{Agent: m.name, Payload: failure(class, "", err)})
+	if _, derr := t.deliver(m.name, workspace.LeadName, inbox.TypeError, teammateFailedText(m.name, err)); derr != nil {
+		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
 	}
 }
 
@@ -321,18 +321,18 @@ func (t *Team) markFailed(name string, cause error) {
 	}
 	t.mu.Unlock()
 	_, _ = t.reg.SetStatus(name, StatusFailed, func(mb *Member) { mb.Error = cause.Error() })
-	t.events.Emit(Event{Kind: EventStatus, Agent: name, Status: StatusFailed, Detail: cause.Error()})
+	t.events.Emit(Event{Agent: name, Payload: StatusChanged{Status: StatusFailed, Reason: cause.Error(), PID: t.pid}})
 	t.notifyChanged()
 }
 
 // setStatus changes a member's status in memory, in the registry and in the
 // event log, in that order of visibility to this process.
-func (t *Team) setStatus(m *member, status string, fn func(*Member)) {
+func (t *Team) setStatus(m *member, status Status, fn func(*Member)) {
 	t.setStatusWhy(m, status, "", fn)
 }
 
 // setStatusWhy is setStatus with a reason for the event log.
-func (t *Team) setStatusWhy(m *member, status, why string, fn func(*Member)) {
+func (t *Team) setStatusWhy(m *member, status Status, why string, fn func(*Member)) {
 	t.mu.Lock()
 	m.status = status
 	later := t.writeLater(m, status)

@@ -98,13 +98,12 @@ func (t *Team) deliver(from, to, typ, content string) (inbox.Message, error) {
 
 // deliverMessage appends m to m.To's inbox and logs the message event.
 func (t *Team) deliverMessage(m inbox.Message) (inbox.Message, error) {
-	from, to, typ, content := m.From, m.To, m.Type, m.Content
-	m, err := t.store.Append(to, m)
+	m, err := t.store.Append(m.To, m)
 	if err != nil {
 		t.checkStorage(err)
 		return m, err
 	}
-	t.events.Emit(Event{Kind: EventMessage, From: from, To: to, Type: typ, MessageID: m.ID, Detail: content})
+	t.events.Emit(Event{Payload: Delivered(m)})
 	t.notifyChanged()
 	return m, nil
 }
@@ -126,7 +125,7 @@ func (t *Team) Describe(ctx context.Context) (string, error) {
 		if st, err := t.store.Stats(m.Name); err == nil {
 			unread = fmt.Sprint(st.Unread)
 		}
-		status := m.Status
+		status := string(m.Status)
 		if m.Error != "" {
 			status += " (" + m.Error + ")"
 		}

@@ -79,7 +79,7 @@ func RepairOrphans(teamDir string, reg *Registry, events *EventLog) ([]string, e
 
 func emitRepairs(events *EventLog, names []string) {
 	for _, name := range names {
-		events.Emit(Event{Kind: EventRepair, Agent: name, Status: StatusFailed,
-			Detail: "left queued or working by an agentteam process that is gone"})
+		events.Emit(Event{Agent: name, Payload: Repair{Status: StatusFailed,
+			Reason: "left queued or working by an agentteam process that is gone"}})
 	}
 }

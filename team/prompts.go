@@ -1,6 +1,9 @@
 package team
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 func leadSystemPrompt(teamName, root string) string {
 	return fmt.Sprintf(`You are the lead of an agent team called %q, working in the directory %s.
@@ -40,4 +43,95 @@ If a task should go on with another teammate, hand it over with handoff: the oth
 your context is transferred, and the task changes owner only when the handoff completes.
 Shared tasks may be on the task board: task_list, task_claim, task_update.%s`,
 		teamName, root, name, role, plan)
+}
+
+// What agents read in their inboxes from the protocols (protocols.go).
+
+// shutdownRequestText asks a teammate to shut down.
+func shutdownRequestText(reason, id string) string {
+	return fmt.Sprintf("The lead asks you to shut down: %s\nAnswer with respond_shutdown(request_id=%q, approve=true) to stop at the end of this turn, "+
+		"or approve=false with a reason to keep working. If you end your turn without answering, the shutdown is approved for you.", reason, id)
+}
+
+// shutdownAnswerText tells the lead a teammate's answer to its shutdown request.
+func shutdownAnswerText(from string, approve bool, reason string) string {
+	if !approve {
+		return fmt.Sprintf("%s rejected the shutdown request: %s", from, reason)
+	}
+	return fmt.Sprintf("%s approved the shutdown request.", from)
+}
+
+// shutdownIdleText tells the lead the runtime approved for an idle teammate.
+func shutdownIdleText(name string) string {
+	return fmt.Sprintf("%s was idle, so the runtime approved the shutdown for it.", name)
+}
+
+// shutdownForcedText tells the lead a teammate that did not answer was stopped.
+func shutdownForcedText(name string, timeout time.Duration) string {
+	return fmt.Sprintf("%s did not answer within %s and was shut down by force.", name, timeout)
+}
+
+// planRequestText asks the lead to review a teammate's plan.
+func planRequestText(from, plan, id string) string {
+	return fmt.Sprintf("%s asks you to approve its plan (request %s):\n\n%s\n\nAnswer with review_plan(request_id=%q, approve=true or false, feedback=...).",
+		from, id, plan, id)
+}
+
+// planReviewText tells a teammate the lead's review of its plan.
+func planReviewText(approve bool, feedback string) string {
+	s := "The lead approved your plan: you may now change files and run any command."
+	if !approve {
+		s = "The lead rejected your plan. Revise it and submit_plan again."
+	}
+	if feedback != "" {
+		s += "\nFeedback: " + feedback
+	}
+	return s
+}
+
+// planExpiredFeedback is why a plan got no review.
+func planExpiredFeedback(timeout time.Duration) string {
+	return fmt.Sprintf("the lead did not review your plan within %s; you are still read-only: message the lead or submit the plan again", timeout)
+}
+
+// planExpiredText tells a teammate its plan got no review in time.
+func planExpiredText(feedback string) string { return "No review: " + feedback }
+
+// teammateFailedText tells the lead a teammate failed.
+func teammateFailedText(name string, err error) string {
+	return fmt.Sprintf("%s failed: %v", name, err)
+}
+
+// What agents read in their inboxes from a handoff (handoff.go); the
+// context itself is written by contextText (handoff_context.go).
+
+// handoffRequestText asks the receiver to take a task over.
+func handoffRequestText(h *handoff) string {
+	return fmt.Sprintf("%s wants to hand you %s (request %s).\nWhy: %s\nYour runtime answers for you; if it accepts, %s's context follows as a context_transfer message.",
+		h.from, h.label(), h.id, h.reason, h.from)
+}
+
+// handoffRejectedText tells the sender the receiver's runtime said no.
+func handoffRejectedText(h *handoff) string {
+	return fmt.Sprintf("%s's runtime rejected the handoff of %s (request %s): %s. The task stays yours.", h.to, h.label(), h.id, h.verdict)
+}
+
+// handoffAcceptedText tells the sender the receiver's runtime said yes.
+func handoffAcceptedText(h *handoff) string {
+	return fmt.Sprintf("%s's runtime accepted the handoff of %s (request %s); your context is being sent to it.", h.to, h.label(), h.id)
+}
+
+// handoffCompleteText tells the sender the receiver has the context and the task.
+func handoffCompleteText(h *handoff) string {
+	return fmt.Sprintf("%s has your context for %s (request %s) and takes the task over: stop working on it.", h.to, h.label(), h.id)
+}
+
+// handoffFailedText tells the sender why the handoff failed.
+func handoffFailedText(h *handoff, why string) string {
+	return fmt.Sprintf("The handoff of %s to %s (request %s) failed: %s. The task stays yours.", h.label(), h.to, h.id, why)
+}
+
+// handoffFailedReceiverText tells a receiver that had accepted why the handoff failed.
+func handoffFailedReceiverText(h *handoff, why string) string {
+	return fmt.Sprintf("The handoff of %s from %s (request %s) failed: %s. The task stays %s's: do not work on it.", h.label(), h.from, h.id, why, h.from)
 }

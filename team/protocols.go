@@ -36,9 +36,33 @@ const (
 	DefaultPlanTimeout     = 15 * time.Minute
 )
 
-// request is a protocol request waiting for its answer.
+// RequestKind is the protocol a request belongs to.
+type RequestKind string
+
+// Kinds of protocol request (SPEC §6).
+const (
+	RequestShutdown     RequestKind = "shutdown"
+	RequestPlanApproval RequestKind = "plan_approval"
+	RequestHandoff      RequestKind = "handoff"
+)
+
+// Outcome is how a protocol request ended.
+type Outcome string
+
+// Outcomes of a request.
+const (
+	OutcomeApproved  Outcome = "approved" // the one asked said yes, or the runtime did for it
+	OutcomeRejected  Outcome = "rejected"
+	OutcomeCompleted Outcome = "completed" // a handoff: the task changed owner
+	OutcomeFailed    Outcome = "failed"    // it could not go on: not delivered, or a step failed
+	OutcomeExpired   Outcome = "expired"   // no answer in time, and nothing was done for it
+	OutcomeForced    Outcome = "forced"    // no answer in time: the runtime shut the teammate down
+)
+
+// request is a protocol request waiting for its answer; teammate is the
+// side that is not the lead.
 type request struct {
-	id, kind string
+	ref      RequestRef
 	teammate string
 	timer    *time.Timer
 }
@@ -62,68 +86,87 @@ type planPayload struct {
 }
 
 // newRequestID is short enough for a model to copy: "shutdown-1a2b3c4d".
-func newRequestID(kind string) string {
-	prefix, _, _ := strings.Cut(kind, "_")
+func newRequestID(kind RequestKind) string {
+	prefix, _, _ := strings.Cut(string(kind), "_")
 	return prefix + "-" + uuid.NewString()[:8]
 }
 
-// open registers a request and arms its timeout.
-func (t *Team) open(kind, teammate string, timeout time.Duration, onTimeout func(id string)) *request {
-	return t.reopen(newRequestID(kind), kind, teammate, timeout, onTimeout)
+// open logs a new request of ref's kind and parties (text is what it asks
+// about), then registers it and arms its timeout.
+func (t *Team) open(ref RequestRef, teammate, text string, timeout time.Duration, onTimeout func(id string)) *request {
+	ref.ID = newRequestID(ref.RequestKind)
+	t.events.Emit(Event{Agent: teammate, Payload: RequestOpened{RequestRef: ref, Deadline: time.Now().Add(timeout).UTC(), Text: text}})
+	return t.reopen(ref, teammate, timeout, onTimeout)
 }
 
-// reopen registers a request under a known id (a resumed team's).
-func (t *Team) reopen(id, kind, teammate string, timeout time.Duration, onTimeout func(id string)) *request {
-	r := &request{id: id, kind: kind, teammate: teammate}
+// reopen registers a request under a known id (a resumed team's, whose
+// opening is already in the log).
+func (t *Team) reopen(ref RequestRef, teammate string, timeout time.Duration, onTimeout func(id string)) *request {
+	r := &request{ref: ref, teammate: teammate}
 	t.mu.Lock()
-	t.requests[r.id] = r
+	t.requests[ref.ID] = r
 	r.timer = time.AfterFunc(timeout, func() {
 		if t.ctx.Err() == nil {
-			onTimeout(r.id)
+			onTimeout(ref.ID)
 		}
 	})
 	t.mu.Unlock()
 	return r
 }
 
-// resolve closes a request; it reports false if it was already closed
-// (answered, timed out) or is not of that kind and teammate.
-func (t *Team) resolve(id, kind, teammate string) bool {
+// resolve closes a request and returns it; it reports false if it was
+// already closed (answered, timed out) or is not of that kind and teammate.
+func (t *Team) resolve(id string, kind RequestKind, teammate string) (RequestRef, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	r, ok := t.requests[id]
-	if !ok || r.kind != kind || (teammate != "" && r.teammate != teammate) {
-		return false
+	if !ok || r.ref.RequestKind != kind || (teammate != "" && r.teammate != teammate) {
+		return RequestRef{}, false
 	}
 	r.timer.Stop()
 	delete(t.requests, id)
-	return true
+	return r.ref, true
 }
 
 // expire closes a request whose time ran out and returns its teammate, or
 // nil if it was answered meanwhile (or its teammate is not run here).
-func (t *Team) expire(id, kind string) *member {
+func (t *Team) expire(id string, kind RequestKind) (*member, RequestRef) {
 	t.mu.Lock()
 	r, ok := t.requests[id]
 	t.mu.Unlock()
-	if !ok || !t.resolve(id, kind, r.teammate) {
-		return nil
+	if !ok {
+		return nil, RequestRef{}
+	}
+	ref, ok := t.resolve(id, kind, r.teammate)
+	if !ok {
+		return nil, RequestRef{}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.members[r.teammate]
+	return t.members[r.teammate], ref
 }
 
 // openRequestFor returns the id of a teammate's open request of a kind.
-func (t *Team) openRequestFor(kind, teammate string) string {
+func (t *Team) openRequestFor(kind RequestKind, teammate string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for id, r := range t.requests {
-		if r.kind == kind && r.teammate == teammate {
+		if r.ref.RequestKind == kind && r.teammate == teammate {
 			return id
 		}
 	}
 	return ""
+}
+
+// answered logs that a request ended with an answer (by the one asked,
+// the lead, the person or ByRuntime), or failed before one.
+func (t *Team) answered(agent string, ref RequestRef, by string, outcome Outcome, reason string) {
+	t.events.Emit(Event{Agent: agent, Payload: RequestAnswered{RequestRef: ref, By: by, Outcome: outcome, Reason: reason}})
+}
+
+// expired logs that a request's deadline passed, and what was done then.
+func (t *Team) expired(agent string, ref RequestRef, outcome Outcome, reason string) {
+	t.events.Emit(Event{Agent: agent, Payload: RequestExpired{RequestRef: ref, Outcome: outcome, Reason: reason}})
 }
 
 // send delivers a protocol message with its correlation id and payload.
@@ -136,7 +179,7 @@ func (t *Team) send(from, to, typ, content, correlation string, payload any) err
 	if err != nil {
 		return err
 	}
-	t.events.Emit(Event{Kind: EventMessage, From: from, To: to, Type: typ, MessageID: m.ID, Detail: content})
+	t.events.Emit(Event{Payload: Delivered(m)})
 	t.notifyChanged()
 	return nil
 }
@@ -155,7 +198,7 @@ func (t *Team) member(name string) (*member, error) {
 	return nil, fmt.Errorf("%s is not run by this agentteam process", name)
 }
 
-func (t *Team) statusOf(m *member) string {
+func (t *Team) statusOf(m *member) Status {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return m.status
@@ -175,19 +218,20 @@ func (t *Team) RequestShutdown(ctx context.Context, from, name, reason string) (
 	if st := t.statusOf(m); st == StatusShutdown || st == StatusFailed {
 		return "", fmt.Errorf("%s is already %s", name, st)
 	}
-	if id := t.openRequestFor(TypeShutdownRequest, name); id != "" {
+	if id := t.openRequestFor(RequestShutdown, name); id != "" {
 		return fmt.Sprintf("%s was already asked to shut down (request %s); its answer will arrive as a message.", name, id), nil
 	}
 	timeout := t.opts.ShutdownTimeout
-	r := t.open(TypeShutdownRequest, name, timeout, t.forceShutdown)
-	content := fmt.Sprintf("The lead asks you to shut down: %s\nAnswer with respond_shutdown(request_id=%q, approve=true) to stop at the end of this turn, "+
-		"or approve=false with a reason to keep working. If you end your turn without answering, the shutdown is approved for you.", reason, r.id)
-	if err := t.send(from, name, TypeShutdownRequest, content, r.id, shutdownPayload{RequestID: r.id, Reason: reason}); err != nil {
-		t.resolve(r.id, TypeShutdownRequest, name)
+	r := t.open(RequestRef{RequestKind: RequestShutdown, From: from, To: name}, name, reason, timeout, t.forceShutdown)
+	id := r.ref.ID
+	if err := t.send(from, name, TypeShutdownRequest, shutdownRequestText(reason, id), id, shutdownPayload{RequestID: id, Reason: reason}); err != nil {
+		if _, open := t.resolve(id, RequestShutdown, name); open {
+			t.answered(name, r.ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
+		}
 		return "", err
 	}
 	return fmt.Sprintf("Asked %s to shut down (request %s). Its answer arrives as a shutdown_response message; with no answer within %s it is shut down by force.",
-		name, r.id, timeout), nil
+		name, id, timeout), nil
 }
 
 // RespondShutdown is a teammate's answer to a shutdown request (tools.Protocols).
@@ -196,15 +240,17 @@ func (t *Team) RespondShutdown(ctx context.Context, from, id string, approve boo
 	if err != nil {
 		return "", err
 	}
-	if !t.resolve(id, TypeShutdownRequest, from) {
+	ref, ok := t.resolve(id, RequestShutdown, from)
+	if !ok {
 		return "", fmt.Errorf("there is no open shutdown request %q for you", id)
 	}
-	p := shutdownPayload{RequestID: id, Approve: boolp(approve), Reason: reason, By: "teammate"}
-	content := fmt.Sprintf("%s approved the shutdown request.", from)
+	outcome := OutcomeApproved
 	if !approve {
-		content = fmt.Sprintf("%s rejected the shutdown request: %s", from, reason)
+		outcome = OutcomeRejected
 	}
-	if err := t.send(from, workspace.LeadName, TypeShutdownResponse, content, id, p); err != nil {
+	t.answered(from, ref, from, outcome, reason)
+	p := shutdownPayload{RequestID: id, Approve: boolp(approve), Reason: reason, By: "teammate"}
+	if err := t.send(from, workspace.LeadName, TypeShutdownResponse, shutdownAnswerText(from, approve, reason), id, p); err != nil {
 		return "", err
 	}
 	if !approve {
@@ -224,35 +270,36 @@ func (t *Team) RespondShutdown(ctx context.Context, from, id string, approve boo
 // its unread messages are taken into its conversation first, so none is
 // lost, and it is shut down.
 func (t *Team) answerShutdownFor(m *member, id string) {
-	if !t.resolve(id, TypeShutdownRequest, m.name) {
+	ref, ok := t.resolve(id, RequestShutdown, m.name)
+	if !ok {
 		return
 	}
+	t.answered(m.name, ref, ByRuntime, OutcomeApproved, m.name+" was idle")
 	// The answer is written before the teammate's inbox is emptied, so the
 	// team never looks settled while the lead has yet to hear of it.
 	p := shutdownPayload{RequestID: id, Approve: boolp(true), By: "runtime"}
-	if err := t.send(m.name, workspace.LeadName, TypeShutdownResponse,
-		fmt.Sprintf("%s was idle, so the runtime approved the shutdown for it.", m.name), id, p); err != nil {
-		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "shutdown response: " + err.Error(), IsError: true})
+	if err := t.send(m.name, workspace.LeadName, TypeShutdownResponse, shutdownIdleText(m.name), id, p); err != nil {
+		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "shutdown response: ", err)})
 	}
 	if _, err := m.agent.Absorb(); err != nil {
-		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "take inbox before shutdown: " + err.Error(), IsError: true})
+		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "take inbox before shutdown: ", err)})
 	}
 	t.setStatusWhy(m, StatusShutdown, "approved a shutdown request (idle)", func(mb *Member) { mb.Activity, mb.Ended = "", true })
 }
 
 // forceShutdown stops a teammate that did not answer in time.
 func (t *Team) forceShutdown(id string) {
-	m := t.expire(id, TypeShutdownRequest)
+	m, ref := t.expire(id, RequestShutdown)
 	if m == nil {
 		return
 	}
 	m.cancel()
 	<-m.done
 	why := fmt.Sprintf("forced shutdown: no answer to the shutdown request within %s", t.opts.ShutdownTimeout)
+	t.expired(m.name, ref, OutcomeForced, why)
 	p := shutdownPayload{RequestID: id, Approve: boolp(true), Forced: true, By: "runtime"}
-	if err := t.send(m.name, workspace.LeadName, TypeShutdownResponse,
-		fmt.Sprintf("%s did not answer within %s and was shut down by force.", m.name, t.opts.ShutdownTimeout), id, p); err != nil {
-		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "shutdown response: " + err.Error(), IsError: true})
+	if err := t.send(m.name, workspace.LeadName, TypeShutdownResponse, shutdownForcedText(m.name, t.opts.ShutdownTimeout), id, p); err != nil {
+		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "shutdown response: ", err)})
 	}
 	t.setStatusWhy(m, StatusShutdown, why, func(mb *Member) { mb.Activity, mb.Error, mb.Ended = "", why, true })
 }
@@ -278,18 +325,20 @@ func (t *Team) SubmitPlan(ctx context.Context, from, plan string) (string, error
 	if m.planApproved.Load() {
 		return "", fmt.Errorf("your plan is already approved: go ahead")
 	}
-	if id := t.openRequestFor(TypePlanApprovalRequest, from); id != "" {
+	if id := t.openRequestFor(RequestPlanApproval, from); id != "" {
 		return "", fmt.Errorf("your plan (request %s) still waits for the lead's review: end your turn and wait", id)
 	}
-	r := t.open(TypePlanApprovalRequest, from, t.opts.PlanTimeout, t.expirePlan)
-	content := fmt.Sprintf("%s asks you to approve its plan (request %s):\n\n%s\n\nAnswer with review_plan(request_id=%q, approve=true or false, feedback=...).",
-		from, r.id, strings.TrimSpace(plan), r.id)
-	if err := t.send(from, workspace.LeadName, TypePlanApprovalRequest, content, r.id, planPayload{RequestID: r.id, Plan: plan}); err != nil {
-		t.resolve(r.id, TypePlanApprovalRequest, from)
+	text := strings.TrimSpace(plan)
+	r := t.open(RequestRef{RequestKind: RequestPlanApproval, From: from, To: workspace.LeadName}, from, text, t.opts.PlanTimeout, t.expirePlan)
+	id := r.ref.ID
+	if err := t.send(from, workspace.LeadName, TypePlanApprovalRequest, planRequestText(from, text, id), id, planPayload{RequestID: id, Plan: plan}); err != nil {
+		if _, open := t.resolve(id, RequestPlanApproval, from); open {
+			t.answered(from, r.ref, ByRuntime, OutcomeFailed, "the plan could not be delivered: "+err.Error())
+		}
 		return "", err
 	}
 	t.setPlanState(m, PlanAwaitingApproval)
-	return fmt.Sprintf("Plan submitted (request %s). End your turn now: the lead's answer arrives as a plan_approval_response message.", r.id), nil
+	return fmt.Sprintf("Plan submitted (request %s). End your turn now: the lead's answer arrives as a plan_approval_response message.", id), nil
 }
 
 // ReviewPlan approves or rejects a plan (tools.Protocols).
@@ -300,27 +349,24 @@ func (t *Team) ReviewPlan(ctx context.Context, from, id string, approve bool, fe
 	t.mu.Lock()
 	r, ok := t.requests[id]
 	t.mu.Unlock()
-	if !ok || r.kind != TypePlanApprovalRequest {
+	if !ok || r.ref.RequestKind != RequestPlanApproval {
 		return "", fmt.Errorf("there is no plan waiting for review with request id %q", id)
 	}
 	m, err := t.member(r.teammate)
 	if err != nil {
 		return "", err
 	}
-	if !t.resolve(id, TypePlanApprovalRequest, r.teammate) {
+	ref, ok := t.resolve(id, RequestPlanApproval, r.teammate)
+	if !ok {
 		return "", fmt.Errorf("the plan request %q was already answered", id)
 	}
 	m.planApproved.Store(approve)
-	content := "The lead approved your plan: you may now change files and run any command."
-	state := PlanApproved
+	state, outcome := PlanApproved, OutcomeApproved
 	if !approve {
-		content = "The lead rejected your plan. Revise it and submit_plan again."
-		state = PlanRejected
+		state, outcome = PlanRejected, OutcomeRejected
 	}
-	if feedback != "" {
-		content += "\nFeedback: " + feedback
-	}
-	if err := t.send(from, r.teammate, TypePlanApprovalResponse, content, id,
+	t.answered(r.teammate, ref, from, outcome, feedback)
+	if err := t.send(from, r.teammate, TypePlanApprovalResponse, planReviewText(approve, feedback), id,
 		planPayload{RequestID: id, Approve: boolp(approve), Feedback: feedback}); err != nil {
 		return "", err
 	}
@@ -334,14 +380,15 @@ func (t *Team) ReviewPlan(ctx context.Context, from, id string, approve bool, fe
 // expirePlan answers a plan the lead did not review in time: the teammate
 // stays read-only and is told to resubmit or ask.
 func (t *Team) expirePlan(id string) {
-	m := t.expire(id, TypePlanApprovalRequest)
+	m, ref := t.expire(id, RequestPlanApproval)
 	if m == nil {
 		return
 	}
-	fb := fmt.Sprintf("the lead did not review your plan within %s; you are still read-only: message the lead or submit the plan again", t.opts.PlanTimeout)
-	if err := t.send(workspace.LeadName, m.name, TypePlanApprovalResponse, "No review: "+fb, id,
+	fb := planExpiredFeedback(t.opts.PlanTimeout)
+	t.expired(m.name, ref, OutcomeExpired, fb)
+	if err := t.send(workspace.LeadName, m.name, TypePlanApprovalResponse, planExpiredText(fb), id,
 		planPayload{RequestID: id, Approve: boolp(false), Feedback: fb}); err != nil {
-		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "plan timeout: " + err.Error(), IsError: true})
+		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "plan timeout: ", err)})
 	}
 	t.setPlanState(m, PlanRejected)
 }
@@ -356,8 +403,9 @@ func (t *Team) setPlanState(m *member, state string) {
 		c.Teammates[i].UpdatedAt = time.Now().UTC()
 		return nil
 	}); err != nil {
-		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "registry: " + err.Error(), IsError: true})
+		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassRegistry, "registry: ", err)})
 	}
-	t.events.Emit(Event{Kind: EventStatus, Agent: m.name, Status: t.statusOf(m), Detail: "plan " + strings.ReplaceAll(state, "_", " ")})
+	t.events.Emit(Event{Agent: m.name, Payload: StatusChanged{Role: m.role, Status: t.statusOf(m), PlanState: state,
+		Reason: "plan " + strings.ReplaceAll(state, "_", " ")}})
 	t.notifyChanged()
 }

@@ -45,11 +45,17 @@ func newStatusWatcher() *statusWatcher {
 }
 
 func (w *statusWatcher) on(e Event) {
-	if e.Kind != EventStatus && e.Kind != EventActivity {
+	var status, detail string
+	switch p := e.Payload.(type) {
+	case StatusChanged:
+		status, detail = string(p.Status), p.Reason
+	case Activity:
+		detail = p.Words()
+	default:
 		return
 	}
 	w.mu.Lock()
-	w.seen[e.Agent] = append(w.seen[e.Agent], e.Status+"|"+e.Detail)
+	w.seen[e.Agent] = append(w.seen[e.Agent], status+"|"+detail)
 	w.mu.Unlock()
 	select {
 	case w.ch <- struct{}{}:
@@ -142,13 +148,13 @@ func TestShutdownOfAnIdleTeammateIsApprovedByTheRuntime(t *testing.T) {
 	if err := tm.Spawn(ctx, "alice", "programmer", "get ready"); err != nil {
 		t.Fatal(err)
 	}
-	w.wait(t, "alice", StatusIdle)
+	w.wait(t, "alice", string(StatusIdle))
 	out, err := tm.RequestShutdown(ctx, "lead", "alice", "the work is done")
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := requestIDFrom(t, out)
-	w.wait(t, "alice", StatusShutdown)
+	w.wait(t, "alice", string(StatusShutdown))
 	msg, p := findReply(t, tm, "lead", TypeShutdownResponse, id)
 	if p["approve"] != true || p["by"] != "runtime" || msg.From != "alice" {
 		t.Fatalf("response %+v payload %v", msg, p)
@@ -204,7 +210,7 @@ func TestShutdownApprovedByAWorkingTeammate(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := requestIDFrom(t, out)
-	w.wait(t, "alice", StatusShutdown)
+	w.wait(t, "alice", string(StatusShutdown))
 	_, p := findReply(t, tm, "lead", TypeShutdownResponse, id)
 	if p["approve"] != true || p["by"] != "teammate" {
 		t.Fatalf("payload %v", p)
@@ -233,7 +239,7 @@ func TestShutdownRejectedByAWorkingTeammate(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := requestIDFrom(t, out)
-	w.wait(t, "alice", StatusIdle)
+	w.wait(t, "alice", string(StatusIdle))
 	msg, p := findReply(t, tm, "lead", TypeShutdownResponse, id)
 	if p["approve"] != false || !strings.Contains(msg.Content, "mid-edit of parser.go") {
 		t.Fatalf("response %+v payload %v", msg, p)
@@ -260,7 +266,7 @@ func TestShutdownWithoutAnswerIsForcedAfterTheTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := requestIDFrom(t, out)
-	w.wait(t, "alice", StatusShutdown)
+	w.wait(t, "alice", string(StatusShutdown))
 	if time.Since(start) > 15*time.Second {
 		t.Fatal("the forced shutdown waited for the bash call to end")
 	}
@@ -319,7 +325,7 @@ func TestPlanModeRefusesWritesUntilTheLeadApproves(t *testing.T) {
 		t.Fatalf("registry %+v", m)
 	}
 	w.wait(t, "alice", "plan awaiting approval")
-	w.wait(t, "alice", StatusIdle)
+	w.wait(t, "alice", string(StatusIdle))
 	out := filepath.Join(tm.Workspace().Root, "out.txt")
 	if _, err := os.Stat(out); err == nil {
 		t.Fatal("a plan-mode teammate wrote a file before approval")
@@ -379,7 +385,7 @@ func waitPlan(t *testing.T, tm *Team, not string) string {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if id := tm.openRequestFor(TypePlanApprovalRequest, "alice"); id != "" && id != not {
+		if id := tm.openRequestFor(RequestPlanApproval, "alice"); id != "" && id != not {
 			return id
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -420,7 +426,7 @@ func TestProtocolRefusals(t *testing.T) {
 	if err := tm.Spawn(ctx, "alice", "programmer", "get ready"); err != nil {
 		t.Fatal(err)
 	}
-	w.wait(t, "alice", StatusIdle)
+	w.wait(t, "alice", string(StatusIdle))
 	cases := []struct {
 		name string
 		err  error
@@ -443,7 +449,7 @@ func TestProtocolRefusals(t *testing.T) {
 func second(_ string, err error) error { return err }
 
 func TestDeriveState(t *testing.T) {
-	m := func(status string, cycles int) Member { return Member{Status: status, Cycles: cycles} }
+	m := func(status Status, cycles int) Member { return Member{Status: status, Cycles: cycles} }
 	cases := []struct {
 		name    string
 		members []Member

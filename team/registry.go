@@ -6,20 +6,23 @@ import (
 	"time"
 )
 
-// Statuses of a teammate (SPEC §3).
+// Status is where a teammate is in its life (SPEC §3).
+type Status string
+
+// Statuses of a teammate.
 const (
-	StatusQueued   = "queued"
-	StatusWorking  = "working"
-	StatusIdle     = "idle"
-	StatusShutdown = "shutdown"
-	StatusFailed   = "failed"
+	StatusQueued   Status = "queued"
+	StatusWorking  Status = "working"
+	StatusIdle     Status = "idle"
+	StatusShutdown Status = "shutdown"
+	StatusFailed   Status = "failed"
 )
 
 // Member is one teammate's entry in the registry.
 type Member struct {
 	Name      string    `json:"name"`
 	Role      string    `json:"role"`
-	Status    string    `json:"status"`
+	Status    Status    `json:"status"`
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 	// Turns counts model turns over all cycles; Cycles counts work cycles.
@@ -150,7 +153,7 @@ func (r *Registry) change(fn func(*Config) error) func(**Config) error {
 }
 
 // SetStatus changes one member's status (and optional fields via fn).
-func (r *Registry) SetStatus(name, status string, fn func(*Member)) (Config, error) {
+func (r *Registry) SetStatus(name string, status Status, fn func(*Member)) (Config, error) {
 	c, err := r.doc.updateInPlace(r.change(statusChange(name, status, fn)))
 	if c == nil {
 		return Config{}, err
@@ -163,7 +166,7 @@ func (r *Registry) SetStatus(name, status string, fn func(*Member)) (Config, err
 // change of this Registry, and after is called with its outcome once it is
 // on disk. after runs on the writing goroutine and must not change the
 // registry itself. Flush waits for such changes.
-func (r *Registry) SetStatusLater(name, status string, fn func(*Member), after func(error)) {
+func (r *Registry) SetStatusLater(name string, status Status, fn func(*Member), after func(error)) {
 	r.doc.submit(r.change(statusChange(name, status, fn)), after)
 }
 
@@ -171,7 +174,7 @@ func (r *Registry) SetStatusLater(name, status string, fn func(*Member), after f
 func (r *Registry) Flush() { r.doc.flush() }
 
 // statusChange fails, if at all, before it changes anything.
-func statusChange(name, status string, fn func(*Member)) func(*Config) error {
+func statusChange(name string, status Status, fn func(*Member)) func(*Config) error {
 	return func(c *Config) error {
 		i := c.Find(name)
 		if i < 0 {

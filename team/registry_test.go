@@ -44,7 +44,7 @@ func TestMain(m *testing.M) {
 // bumpTurns makes n status updates, each incrementing alice's turns.
 func bumpTurns(path string, n int) error {
 	reg := NewRegistry(path, "")
-	statuses := []string{StatusQueued, StatusWorking, StatusIdle}
+	statuses := []Status{StatusQueued, StatusWorking, StatusIdle}
 	for i := 0; i < n; i++ {
 		if _, err := reg.SetStatus("alice", statuses[i%3], func(m *Member) { m.Turns++ }); err != nil {
 			return err
@@ -170,7 +170,7 @@ func TestRepairDeadMarksOrphansFailed(t *testing.T) {
 		t.Fatalf("repaired %v, want [dead queued]", got)
 	}
 	c, _ := reg.Read()
-	want := map[string]string{"dead": StatusFailed, "live": StatusWorking, "idle": StatusIdle, "queued": StatusFailed}
+	want := map[string]Status{"dead": StatusFailed, "live": StatusWorking, "idle": StatusIdle, "queued": StatusFailed}
 	for _, m := range c.Teammates {
 		if m.Status != want[m.Name] {
 			t.Errorf("%s: status %s, want %s", m.Name, m.Status, want[m.Name])

@@ -34,7 +34,7 @@ func (t *Team) resumeTeammates() error {
 		agent, err := t.newTeammateAgent(m)
 		if err != nil {
 			cancel()
-			t.events.Emit(Event{Kind: EventError, Agent: mb.Name, Detail: "resume: " + err.Error(), IsError: true})
+			t.events.Emit(Event{Agent: mb.Name, Payload: failure(ClassSession, "resume: ", err)})
 			continue
 		}
 		m.agent = agent
@@ -68,7 +68,7 @@ func (t *Team) resumeTeammates() error {
 	t.mu.Unlock()
 	for _, r := range back {
 		t.reopenRequests(r.m.name)
-		t.events.Emit(Event{Kind: EventStatus, Agent: r.m.name, Role: r.m.role, Status: StatusIdle, Detail: "resumed"})
+		t.events.Emit(Event{Agent: r.m.name, Payload: StatusChanged{Role: r.m.role, Status: StatusIdle, Reason: "resumed", PID: t.pid}})
 		t.wg.Add(1)
 		go t.runTeammate(r.ctx, r.m, nil)
 	}
@@ -104,9 +104,11 @@ func (t *Team) reopenRequests(name string) {
 		return last
 	}
 	if id := open(mateMsgs, leadMsgs, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName); id != "" {
-		t.reopen(id, TypeShutdownRequest, name, t.opts.ShutdownTimeout, t.forceShutdown)
+		ref := RequestRef{ID: id, RequestKind: RequestShutdown, From: workspace.LeadName, To: name}
+		t.reopen(ref, name, t.opts.ShutdownTimeout, t.forceShutdown)
 	}
 	if id := open(leadMsgs, mateMsgs, TypePlanApprovalRequest, TypePlanApprovalResponse, name); id != "" {
-		t.reopen(id, TypePlanApprovalRequest, name, t.opts.PlanTimeout, t.expirePlan)
+		ref := RequestRef{ID: id, RequestKind: RequestPlanApproval, From: name, To: workspace.LeadName}
+		t.reopen(ref, name, t.opts.PlanTimeout, t.expirePlan)
 	}
 }

@@ -36,7 +36,7 @@ func TestResumedTeamKeepsAnOpenPlanRequest(t *testing.T) {
 	if err := first.SpawnTeammate(context.Background(), tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
 		t.Fatal(err)
 	}
-	w.wait(t, "alice", StatusIdle)
+	w.wait(t, "alice", string(StatusIdle))
 	id := pendingPlan(t, first)
 	first.Abort("stopped")
 	first.Close()

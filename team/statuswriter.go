@@ -8,7 +8,7 @@ package team
 // Other changes wait: spawns must see the names taken, and what a status
 // event says must already be in the registry for other processes.
 // The caller holds t.mu.
-func (t *Team) writeLater(m *member, status string) bool {
+func (t *Team) writeLater(m *member, status Status) bool {
 	if status != StatusShutdown {
 		return false
 	}
@@ -29,7 +29,7 @@ func (t *Team) writeLater(m *member, status string) bool {
 // joins the next registry write, and the status event follows once it is
 // on disk. Only a teammate's own goroutine may call it: Close waits for
 // the write through t.wg, whose count that goroutine keeps above zero.
-func (t *Team) setStatusLater(m *member, status, why string, fn func(*Member)) {
+func (t *Team) setStatusLater(m *member, status Status, why string, fn func(*Member)) {
 	t.mu.Lock()
 	m.status = status
 	t.mu.Unlock()
@@ -42,11 +42,11 @@ func (t *Team) setStatusLater(m *member, status, why string, fn func(*Member)) {
 
 // statusWritten reports a status change once the registry has it, so
 // that a reader in another process who sees the event finds it there too.
-func (t *Team) statusWritten(m *member, status, why string, err error) {
+func (t *Team) statusWritten(m *member, status Status, why string, err error) {
 	t.checkStorage(err)
 	if err != nil && t.Fault() == nil { // a full disk is told once, by checkStorage
-		t.events.Emit(Event{Kind: EventError, Agent: m.name, Detail: "registry: " + err.Error(), IsError: true})
+		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassRegistry, "registry: ", err)})
 	}
-	t.events.Emit(Event{Kind: EventStatus, Agent: m.name, Role: m.role, Status: status, Detail: why})
+	t.events.Emit(Event{Agent: m.name, Payload: StatusChanged{Role: m.role, Status: status, Reason: why, PID: t.pid}})
 	t.notifyChanged()
 }

@@ -62,7 +62,7 @@ func TestSetStatusLaterKeepsOrderAndFlushes(t *testing.T) {
 	reg := seedRegistry(t)
 	before, _ := reg.Read()
 	const n = 100
-	statuses := []string{StatusQueued, StatusWorking, StatusIdle}
+	statuses := []Status{StatusQueued, StatusWorking, StatusIdle}
 	var mu sync.Mutex
 	var reported []int
 	for i := range n {
@@ -125,17 +125,18 @@ func TestStatusEventsFollowTheRegistry(t *testing.T) {
 	var mu sync.Mutex
 	var stale []string
 	onEvent := func(e Event) {
-		if e.Kind != EventStatus {
+		st, ok := e.Payload.(StatusChanged)
+		if !ok {
 			return
 		}
 		c, err := other.Read()
 		i := c.Find(e.Agent)
 		mu.Lock()
-		if err != nil || i < 0 || c.Teammates[i].Status != e.Status {
-			stale = append(stale, fmt.Sprintf("%s %s (registry: %v %v)", e.Agent, e.Status, c.Teammates, err))
+		if err != nil || i < 0 || c.Teammates[i].Status != st.Status {
+			stale = append(stale, fmt.Sprintf("%s %s (registry: %v %v)", e.Agent, st.Status, c.Teammates, err))
 		}
 		mu.Unlock()
-		if e.Status == StatusIdle {
+		if st.Status == StatusIdle {
 			idle <- e.Agent
 		}
 	}

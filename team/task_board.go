@@ -36,7 +36,7 @@ func (tt *teamTasks) CreateTask(ctx context.Context, by string, spec tools.TaskS
 	if err != nil {
 		return "", err
 	}
-	tt.emit(by, "created", task, "")
+	tt.emit(by, TaskChanged{Change: TaskChangeCreated}, task)
 	if len(task.BlockedBy) == 0 {
 		tt.offer(ctx)
 	}
@@ -68,7 +68,7 @@ func (tt *teamTasks) ClaimTask(ctx context.Context, agent, id string) (string, e
 	if already {
 		return fmt.Sprintf("You already own %s (in_progress).", task.ID), nil
 	}
-	tt.emit(agent, "claimed", task, "")
+	tt.emit(agent, TaskChanged{Change: TaskChangeClaimed}, task)
 	return fmt.Sprintf("You own %s now (in_progress): %s\n%s\nWhen it is done, call task_update with status completed and a note on the result.",
 		task.ID, task.Subject, task.Description), nil
 }
@@ -83,7 +83,7 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 		if task, err = tt.board.SetBlockers(ctx, id, agent, blockedBy); err != nil {
 			return "", err
 		}
-		tt.emit(agent, "set what waits for", task, "blocked by "+orNone(task.BlockedBy))
+		tt.emit(agent, TaskChanged{Change: TaskChangeBlockers, BlockedBy: task.BlockedBy}, task)
 		waits := "nothing"
 		if len(task.BlockedBy) > 0 {
 			waits = strings.Join(task.BlockedBy, ", ")
@@ -106,11 +106,7 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 		task = t
 		switch status {
 		case TaskCompleted:
-			extra := ""
-			if len(unblocked) > 0 {
-				extra = "unblocks " + ids(unblocked)
-			}
-			tt.emit(agent, "completed", task, extra)
+			tt.emit(agent, TaskChanged{Change: TaskChangeCompleted, Unblocks: taskIDs(unblocked)}, task)
 			s := fmt.Sprintf("%s is completed.", task.ID)
 			if len(unblocked) > 0 {
 				s += " It unblocks " + ids(unblocked) + "."
@@ -118,11 +114,11 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 			said = append(said, s)
 		case TaskPending:
 			if wasOwner != "" {
-				tt.emit(agent, "released", task, "was "+wasOwner+"'s")
+				tt.emit(agent, TaskChanged{Change: TaskChangeReleased, WasOwner: wasOwner}, task)
 			}
 			said = append(said, fmt.Sprintf("%s is pending again with no owner.", task.ID))
 		case TaskInProgress:
-			tt.emit(agent, "claimed", task, "")
+			tt.emit(agent, TaskChanged{Change: TaskChangeClaimed}, task)
 			said = append(said, fmt.Sprintf("You own %s now (in_progress): %s", task.ID, task.Subject))
 		}
 	}
@@ -132,13 +128,10 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 	return strings.Join(said, " "), nil
 }
 
-// emit logs one task change: "alice claimed t3: subject (extra)".
-func (tt *teamTasks) emit(agent, verb string, task Task, extra string) {
-	d := fmt.Sprintf("%s %s %s: %s", agent, verb, task.ID, task.Subject)
-	if extra != "" {
-		d += " (" + extra + ")"
-	}
-	tt.t.events.Emit(Event{Kind: EventTask, Agent: agent, Status: string(task.Status), Detail: d})
+// emit logs one change of task by agent; c says what changed.
+func (tt *teamTasks) emit(agent string, c TaskChanged, task Task) {
+	c.TaskID, c.Subject, c.Status = task.ID, task.Subject, task.Status
+	tt.t.events.Emit(Event{Agent: agent, Payload: c})
 }
 
 // FormatTasks writes tasks as a table: id, status, owner, blocked by, subject.
@@ -167,12 +160,14 @@ func oneLine(t Task) string {
 	return s + "): " + t.Subject
 }
 
-func ids(tasks []Task) string {
+func ids(tasks []Task) string { return strings.Join(taskIDs(tasks), ", ") }
+
+func taskIDs(tasks []Task) []string {
 	out := make([]string, len(tasks))
 	for i, t := range tasks {
 		out[i] = t.ID
 	}
-	return strings.Join(out, ", ")
+	return out
 }
 
 func orNone(ids []string) string {

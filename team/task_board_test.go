@@ -69,8 +69,8 @@ func TestTeamTasksTextAndEvents(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatal(err)
 		}
-		if e.Kind == EventTask {
-			details = append(details, e.Detail)
+		if p, ok := e.Payload.(TaskChanged); ok {
+			details = append(details, p.text(e.Agent)) // the flat event's detail
 		}
 	}
 	want := []string{"lead created t1: build", "lead created t2: test", "alice claimed t1: build",

@@ -28,12 +28,12 @@ func (t *Team) inboxHealth(name string, err error) {
 	}
 	t.inboxErrs[name] = err.Error()
 	t.inboxMu.Unlock()
-	t.events.Emit(Event{Kind: EventError, Agent: name, Detail: "the inbox of " + name + " cannot be read: " + err.Error(), IsError: true})
+	t.events.Emit(Event{Agent: name, Payload: failure(ClassInbox, "the inbox of "+name+" cannot be read: ", err)})
 }
 
 // inboxRepaired tells the person that an inbox's read position could not
 // be trusted and was set aside: its messages are delivered again from the
 // start (the conversation keeps each once, by id).
 func (t *Team) inboxRepaired(name string, err error) {
-	t.events.Emit(Event{Kind: EventRepair, Agent: name, Detail: err.Error(), IsError: true})
+	t.events.Emit(Event{Agent: name, Payload: Repair{Reason: err.Error()}})
 }

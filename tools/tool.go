@@ -7,6 +7,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"strings"
 )
 
 // Result is what a tool call returns to the model.
@@ -18,10 +19,21 @@ type Result struct {
 	AfterRecord func() error
 }
 
+// errorMark starts the content of every error result: a conversation keeps
+// only the text, and this is how a reader of it tells a failed call.
+const errorMark = "error: "
+
 // Errorf is a tool result that tells the model what went wrong.
 func Errorf(format string, a ...any) Result {
-	return Result{Content: "error: " + sprintf(format, a...), IsError: true}
+	return Result{Content: errorMark + sprintf(format, a...), IsError: true}
 }
+
+// IsErrorText reports whether a tool result's content, as a conversation
+// records it, is an error result (one made by Errorf).
+func IsErrorText(content string) bool { return strings.HasPrefix(content, errorMark) }
+
+// ErrorText is an error result's message without its mark; any other content unchanged.
+func ErrorText(content string) string { return strings.TrimPrefix(content, errorMark) }
 
 // Text is a successful tool result.
 func Text(s string) Result { return Result{Content: s} }

@@ -68,45 +68,53 @@ func settle(p *convPane) {
 // event takes one engine event; it reports whether the focused teammate's
 // conversation changed.
 func (m *Model) event(e team.Event) bool {
-	isMate := m.mate != nil && (e.Agent == m.mate.name || e.To == m.mate.name || e.From == m.mate.name)
-	switch e.Kind {
-	case team.EventToolCall:
+	isMate := m.mate != nil && involves(e, m.mate.name)
+	switch p := e.Payload.(type) {
+	case team.ToolCall:
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)
-			m.lead.add(&entry{kind: entryTool, tool: e.Tool, arg: keyArg(e.Tool, e.Args), done: true, isErr: e.IsError, text: e.Detail})
+			m.lead.add(&entry{kind: entryTool, tool: p.Tool, arg: keyArg(p.Tool, p.Args), done: true, isErr: p.IsError, text: p.Result})
 		}
-	case team.EventAnswer:
-		m.answer(e)
-	case team.EventError:
-		m.lastErr = e.Agent + ": " + firstLine(e.Detail, 200)
+	case team.Answer:
+		m.answer(e, p)
+	case team.Failure:
+		m.lastErr = e.Brief()
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)
-			m.lead.add(&entry{kind: entryError, text: e.Detail})
+			m.lead.add(&entry{kind: entryError, text: p.Text})
 			m.leadBusy = false
 		}
-	case team.EventRetry:
-		m.lastErr = e.Agent + ": " + e.Detail
-	case team.EventMessage:
-		switch {
-		case e.To == workspace.LeadName && e.Type == team.TypePlanApprovalRequest:
-			m.planRequest(e)
-		case e.To == workspace.LeadName && e.From != workspace.UserName:
-			m.lead.add(&entry{kind: entryReport, who: e.From, typ: "lead (" + e.Type + ")", text: e.Detail})
-		case e.Type == team.TypePlanApprovalResponse:
-			m.planAnswered(e)
+	case team.Retry:
+		m.lastErr = e.Brief()
+	case team.MessageDelivered:
+		// A plan request is shown from its request event, with the plan alone.
+		if p.To == workspace.LeadName && p.From != workspace.UserName && p.Type != team.TypePlanApprovalRequest {
+			m.lead.add(&entry{kind: entryReport, who: p.From, typ: "lead (" + p.Type + ")", text: p.Content})
 		}
-	case team.EventSpawn:
+	case team.RequestOpened:
+		if p.RequestKind == team.RequestPlanApproval {
+			m.planRequest(p)
+		}
+	case team.RequestAnswered:
+		if p.RequestKind == team.RequestPlanApproval {
+			m.planAnswered(p.RequestRef, p.Outcome, p.By)
+		}
+	case team.RequestExpired:
+		if p.RequestKind == team.RequestPlanApproval {
+			m.planAnswered(p.RequestRef, p.Outcome, p.To)
+		}
+	case team.Spawn:
 		if m.findMember(e.Agent) < 0 {
-			m.team.members = append(m.team.members, team.Member{Name: e.Agent, Role: e.Role, Status: e.Status})
+			m.team.members = append(m.team.members, team.Member{Name: e.Agent, Role: p.Role, Status: p.Status})
 		}
-	case team.EventStatus:
+	case team.StatusChanged:
 		if i := m.findMember(e.Agent); i >= 0 {
-			m.team.members[i].Status = e.Status
+			m.team.members[i].Status = p.Status
 		}
-		if e.Status != team.StatusWorking {
+		if p.Status != team.StatusWorking {
 			delete(m.team.activity, e.Agent)
 		}
-	case team.EventReply:
+	case team.Reply:
 		if e.Agent == workspace.LeadName {
 			m.lastErr = ""
 		}
@@ -114,23 +122,42 @@ func (m *Model) event(e team.Event) bool {
 	return isMate
 }
 
+// involves reports whether an event is about an agent: its own, or a
+// message or request it sends or gets.
+func involves(e team.Event, name string) bool {
+	if e.Agent == name {
+		return true
+	}
+	switch p := e.Payload.(type) {
+	case team.MessageDelivered:
+		return p.From == name || p.To == name
+	case team.RequestOpened:
+		return p.From == name || p.To == name
+	case team.RequestAnswered:
+		return p.From == name || p.To == name
+	case team.RequestExpired:
+		return p.From == name || p.To == name
+	}
+	return false
+}
+
 // answer ends the lead's cycle: its final reply replaces the streamed text.
-func (m *Model) answer(e team.Event) {
+func (m *Model) answer(e team.Event, a team.Answer) {
 	m.leadBusy = false
 	delete(m.team.activity, workspace.LeadName)
 	last := m.lead.last()
 	streaming := last != nil && last.streaming
 	switch {
-	case e.IsError && e.Detail == "(interrupted)":
+	case a.Interrupted:
 		settle(m.lead)
-		m.lead.add(&entry{kind: entryNote, text: "(the lead's turn was interrupted)"})
+		m.lead.add(&entry{kind: entryNote, text: "(" + e.Sentence() + ")"})
 	case streaming:
-		if e.Detail != "" {
-			last.text = e.Detail
+		if a.Text != "" {
+			last.text = a.Text
 		}
 		settle(m.lead)
-	case e.Detail != "":
-		m.lead.add(&entry{kind: entryReply, who: workspace.LeadName, text: e.Detail})
+	case a.Text != "":
+		m.lead.add(&entry{kind: entryReply, who: workspace.LeadName, text: a.Text})
 	}
 	m.lastErr = ""
 }

@@ -65,7 +65,7 @@ func BenchmarkViewAfterReport(b *testing.B) {
 	hs := benchModel(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		hs.send(events(team.Event{Kind: team.EventMessage, From: "mate03", To: "lead", Type: "result", Detail: "report **done**"}))
+		hs.send(events(team.Event{Payload: team.MessageDelivered{From: "mate03", To: "lead", Type: "result", Content: "report **done**"}}))
 		_ = hs.m.View()
 	}
 }

@@ -2,9 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,8 +56,8 @@ func NewBridge() *Bridge {
 // Event is the team's OnEvent subscriber.
 func (b *Bridge) Event(e team.Event) {
 	b.mu.Lock()
-	if e.Kind == team.EventActivity {
-		b.activity[e.Agent] = e.Detail
+	if a, ok := e.Payload.(team.Activity); ok {
+		b.activity[e.Agent] = a.Words()
 	} else {
 		// What the agent did before this event is stale now.
 		delete(b.activity, e.Agent)
@@ -98,8 +95,8 @@ func (b *Bridge) Delta(d loop.Delta) {
 
 // Retry is the model client's OnRetry: the event goes to events.jsonl once
 // the team is open, and to the status line in words.
-func (b *Bridge) Retry(agent string, attempt int, wait time.Duration, err error) {
-	e := team.Event{Kind: team.EventRetry, Agent: agent, Turn: attempt, Detail: retryWords(wait, err)}
+func (b *Bridge) Retry(r loop.Retry) {
+	e := team.RetryEvent(r)
 	if t := b.team.Load(); t != nil {
 		t.Emit(e) // comes back through Event
 		return
@@ -158,31 +155,4 @@ func (b *Bridge) Run(ctx context.Context, send func(tea.Msg), debounce time.Dura
 			send(m)
 		}
 	}
-}
-
-// retryWords says a retry in a person's words: "rate limited, retrying in 4 s".
-func retryWords(wait time.Duration, err error) string {
-	why := "the model call failed"
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
-	switch {
-	case strings.Contains(msg, "429"):
-		why = "rate limited"
-	case strings.Contains(msg, "HTTP 5"):
-		why = "the model server had an error (" + strings.TrimPrefix(firstLine(msg, 40), "HTTP ") + ")"
-	case errors.Is(err, context.DeadlineExceeded) || strings.Contains(msg, "timeout"):
-		why = "the model server timed out"
-	case strings.Contains(msg, "broke off") || strings.Contains(msg, "connection") || strings.Contains(msg, "EOF"):
-		why = "the connection dropped"
-	}
-	secs := wait.Seconds()
-	var in string
-	if secs < 1 {
-		in = fmt.Sprintf("%d ms", wait.Milliseconds())
-	} else {
-		in = fmt.Sprintf("%s s", trimZero(float64(wait.Round(100*time.Millisecond))/float64(time.Second)))
-	}
-	return why + ", retrying in " + in
 }

@@ -17,15 +17,15 @@ import (
 func TestBridgeKeepsOrderAndCoalescesOnlyActivity(t *testing.T) {
 	b := NewBridge()
 	b.Delta(loop.Delta{Agent: "lead", Content: "a"})
-	b.Event(team.Event{Kind: team.EventActivity, Agent: "alice", Detail: "thinking"})
+	b.Event(team.Event{Agent: "alice", Payload: team.Activity{}})
 	b.Delta(loop.Delta{Agent: "lead", Content: "b"})
-	b.Event(team.Event{Kind: team.EventActivity, Agent: "alice", Detail: "running bash"})
-	b.Event(team.Event{Kind: team.EventActivity, Agent: "bob", Detail: "thinking"})
-	b.Event(team.Event{Kind: team.EventToolCall, Agent: "lead", Tool: "bash"})
+	b.Event(team.Event{Agent: "alice", Payload: team.Activity{Tool: "bash"}})
+	b.Event(team.Event{Agent: "bob", Payload: team.Activity{}})
+	b.Event(team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash"}})
 	b.Delta(loop.Delta{Agent: "lead", Content: "broken"})
 	b.Delta(loop.Delta{Agent: "lead", Restart: true})
 	b.Delta(loop.Delta{Agent: "lead", Content: "c"})
-	b.Event(team.Event{Kind: team.EventStatus, Agent: "bob", Status: team.StatusIdle})
+	b.Event(team.Event{Agent: "bob", Payload: team.StatusChanged{Status: team.StatusIdle}})
 
 	m, ok := b.take()
 	if !ok {
@@ -37,7 +37,7 @@ func TestBridgeKeepsOrderAndCoalescesOnlyActivity(t *testing.T) {
 	if d := m.items[0].delta; d == nil || d.text != "ab" || d.restart {
 		t.Fatalf("first item %+v, want the text ab", m.items[0])
 	}
-	if e := m.items[1].event; e == nil || e.Kind != team.EventToolCall {
+	if e := m.items[1].event; e == nil || e.Kind() != team.EventToolCall {
 		t.Fatalf("second item %+v, want the tool call", m.items[1])
 	}
 	if d := m.items[2].delta; d == nil || d.text != "c" || !d.restart {
@@ -64,8 +64,8 @@ func TestBridgeNeverBlocksAgentsNorDropsEvents(t *testing.T) {
 			defer wg.Done()
 			name := fmt.Sprintf("mate%d", a)
 			for i := 0; i < each; i++ {
-				b.Event(team.Event{Kind: team.EventActivity, Agent: name, Detail: "thinking"})
-				b.Event(team.Event{Kind: team.EventMessage, From: name, To: "lead", Detail: fmt.Sprint(i)})
+				b.Event(team.Event{Agent: name, Payload: team.Activity{}})
+				b.Event(team.Event{Payload: team.MessageDelivered{From: name, To: "lead", Content: fmt.Sprint(i)}})
 				b.Delta(loop.Delta{Agent: name, Content: "x"})
 			}
 		}()
@@ -77,10 +77,11 @@ func TestBridgeNeverBlocksAgentsNorDropsEvents(t *testing.T) {
 	for _, it := range m.items {
 		if it.event != nil {
 			msgs++
-			if want := fmt.Sprint(next[it.event.From]); it.event.Detail != want {
-				t.Fatalf("%s's message %s arrived where %s was due", it.event.From, it.event.Detail, want)
+			msg := it.event.Payload.(team.MessageDelivered)
+			if want := fmt.Sprint(next[msg.From]); msg.Content != want {
+				t.Fatalf("%s's message %s arrived where %s was due", msg.From, msg.Content, want)
 			}
-			next[it.event.From]++
+			next[msg.From]++
 		} else {
 			text += len(it.delta.text)
 		}
@@ -102,14 +103,14 @@ func TestBridgeRunDebouncesAndEnds(t *testing.T) {
 	for _, s := range []string{"one ", "two ", "three"} {
 		b.Delta(loop.Delta{Agent: "lead", Content: s})
 	}
-	b.Event(team.Event{Kind: team.EventAnswer, Agent: "lead", Detail: "one two three"})
+	b.Event(team.Event{Agent: "lead", Payload: team.Answer{Text: "one two three"}})
 	text, answered := "", false
 	for !answered {
 		m := (<-got).(batchMsg)
 		for _, it := range m.items {
 			if it.delta != nil {
 				text += it.delta.text
-			} else if it.event.Kind == team.EventAnswer {
+			} else if it.event.Kind() == team.EventAnswer {
 				answered = true
 			}
 		}
@@ -123,27 +124,9 @@ func TestBridgeRunDebouncesAndEnds(t *testing.T) {
 
 func TestBridgeRetryBeforeTheTeamOpens(t *testing.T) {
 	b := NewBridge()
-	b.Retry("lead", 1, 4*time.Second, errors.New("HTTP 429 Too Many Requests"))
+	b.Retry(loop.Retry{Agent: "lead", Attempt: 1, Wait: 4 * time.Second, Cause: loop.RetryRateLimit, Status: 429, Err: errors.New("HTTP 429 Too Many Requests")})
 	m, _ := b.take()
-	if len(m.items) != 1 || m.items[0].event.Detail != "rate limited, retrying in 4 s" {
+	if len(m.items) != 1 || m.items[0].event.Payload.(team.Retry).Words() != "rate limited, retrying in 4 s" {
 		t.Fatalf("retry became %+v", m.items)
-	}
-}
-
-func TestRetryWords(t *testing.T) {
-	cases := []struct {
-		wait time.Duration
-		err  error
-		want string
-	}{
-		{4 * time.Second, errors.New("HTTP 429 Too Many Requests"), "rate limited, retrying in 4 s"},
-		{1500 * time.Millisecond, errors.New("HTTP 502 Bad Gateway"), "the model server had an error (502 Bad Gateway), retrying in 1.5 s"},
-		{300 * time.Millisecond, errors.New("the model's reply stream broke off: unexpected EOF"), "the connection dropped, retrying in 300 ms"},
-		{2 * time.Second, errors.New("odd"), "the model call failed, retrying in 2 s"},
-	}
-	for _, c := range cases {
-		if got := retryWords(c.wait, c.err); got != c.want {
-			t.Errorf("retryWords(%v, %v) = %q, want %q", c.wait, c.err, got, c.want)
-		}
 	}
 }

@@ -31,8 +31,7 @@ var slashCommands = []slashCommand{
 // command is a parsed slash command line.
 type command struct {
 	name string
-	args []string // split by spaces, except the last argument takes the rest
-	rest string   // everything after the name
+	rest string // everything after the name
 }
 
 // parseCommand splits "/send bob hi there" into its name and n arguments,

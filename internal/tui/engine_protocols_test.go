@@ -106,7 +106,8 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	hs.enter("/spawn --plan alice writer write notes.txt with one line")
 	hs.mustSee("spawned alice (writer) in plan mode")
 	waitEvent(t, seen, "alice's plan request", func(e team.Event) bool {
-		return e.Kind == team.EventMessage && e.Type == team.TypePlanApprovalRequest && e.From == "alice"
+		m, ok := e.Payload.(team.MessageDelivered)
+		return ok && m.Type == team.TypePlanApprovalRequest && m.From == "alice"
 	})
 	deliver()
 	hs.mustSee("⏸ alice asks to approve a plan · plan-", "1. write notes.txt with one line", "/approve alice [feedback]")
@@ -117,7 +118,8 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	hs.enter("/approve alice go ahead")
 	hs.mustSee("Approved alice's plan")
 	waitEvent(t, seen, "alice's report", func(e team.Event) bool {
-		return e.Kind == team.EventMessage && e.From == "alice" && e.Type == "result" && strings.Contains(e.Detail, "wrote notes.txt")
+		m, ok := e.Payload.(team.MessageDelivered)
+		return ok && m.From == "alice" && m.Type == "result" && strings.Contains(m.Content, "wrote notes.txt")
 	})
 	if data, err := os.ReadFile(filepath.Join(dir, "notes.txt")); err != nil || string(data) != "notes\n" {
 		t.Fatalf("notes.txt: %q %v", data, err)
@@ -144,7 +146,8 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	hs.enter("/shutdown alice notes are done")
 	hs.mustSee("Asked alice to shut down")
 	waitEvent(t, seen, "alice shut down", func(e team.Event) bool {
-		return e.Kind == team.EventStatus && e.Agent == "alice" && e.Status == team.StatusShutdown
+		st, ok := e.Payload.(team.StatusChanged)
+		return ok && e.Agent == "alice" && st.Status == team.StatusShutdown
 	})
 	lead, _, err := tm.Store().ReadAll(workspace.LeadName)
 	if err != nil {

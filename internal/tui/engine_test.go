@@ -86,8 +86,18 @@ func TestTeamEngineAgainstARealTeam(t *testing.T) {
 	m, _ := b.take()
 	var kinds []string
 	for _, it := range m.items {
-		if it.event != nil && (it.event.Kind == team.EventSpawn || it.event.Kind == team.EventMessage) && it.event.From == workspace.UserName {
-			kinds = append(kinds, it.event.Kind+":"+it.event.Detail)
+		if it.event == nil {
+			continue
+		}
+		switch p := it.event.Payload.(type) {
+		case team.Spawn:
+			if p.From == workspace.UserName {
+				kinds = append(kinds, string(it.event.Kind())+":")
+			}
+		case team.MessageDelivered:
+			if p.From == workspace.UserName {
+				kinds = append(kinds, string(it.event.Kind())+":"+p.Content)
+			}
 		}
 	}
 	want := []string{"spawn:", "message:say hello", "message:from the person", "message:all hands"}

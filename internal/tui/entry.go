@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/agentteam/agentteam/tools"
 )
 
 // entryKind is what a line of the conversation is.
@@ -125,7 +127,7 @@ func (r *renderer) toolLine(e *entry, w int) string {
 	case !e.done:
 		line += st.dim.Render("  …")
 	case e.isErr:
-		line += "  " + st.bad.Render("✗ "+firstLine(strings.TrimPrefix(e.text, "error: "), 80))
+		line += "  " + st.bad.Render("✗ "+firstLine(tools.ErrorText(e.text), 80))
 	default:
 		line += "  " + st.ok.Render("✓")
 	}

@@ -227,7 +227,7 @@ func members(specs ...string) snapshotMsg {
 	var ms []team.Member
 	for _, s := range specs {
 		name, status, _ := strings.Cut(s, ":")
-		ms = append(ms, team.Member{Name: name, Role: "tester", Status: status})
+		ms = append(ms, team.Member{Name: name, Role: "tester", Status: team.Status(status)})
 	}
 	return snapshotMsg{config: team.Config{Teammates: ms}, unread: map[string]int{}}
 }

@@ -1,11 +1,12 @@
 package tui
 
 import (
-	"regexp"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -61,13 +62,11 @@ func (v *mateView) update(msgs []openai.ChatCompletionMessage, ok bool) {
 	v.seen = len(msgs)
 }
 
-var messageTag = regexp.MustCompile(`(?s)^<message from="([^"]*)" type="([^"]*)"[^>]*>\n(.*)\n</message>$`)
-
 func (v *mateView) add(msg openai.ChatCompletionMessage) {
 	switch msg.Role {
 	case openai.ChatMessageRoleUser:
-		if sm := messageTag.FindStringSubmatch(msg.Content); sm != nil {
-			v.pane.add(&entry{kind: entryReport, who: sm[1], typ: v.name + " (" + sm[2] + ")", text: sm[3]})
+		if im, ok := loop.ParseMessageFrame(msg.Content); ok {
+			v.pane.add(&entry{kind: entryReport, who: im.From, typ: v.name + " (" + im.Type + ")", text: im.Content})
 			return
 		}
 		who := v.name
@@ -86,7 +85,7 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 		}
 	case openai.ChatMessageRoleTool:
 		if e, ok := v.calls[msg.ToolCallID]; ok {
-			e.done, e.isErr, e.text = true, strings.HasPrefix(msg.Content, "error"), msg.Content
+			e.done, e.isErr, e.text = true, tools.IsErrorText(msg.Content), msg.Content
 			e.invalidate()
 		}
 	}

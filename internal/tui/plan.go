@@ -1,74 +1,54 @@
 package tui
 
 import (
-	"regexp"
-	"strings"
-
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// requestIDRe finds the request id in a plan request's text: "(request plan-1a2b3c4d)".
-var requestIDRe = regexp.MustCompile(`\(request ([^)\s]+)\)`)
-
 // planRequest shows a plan waiting for approval so that it stands out, with
 // the commands that answer it; it stays open until the answer goes out.
-func (m *Model) planRequest(e team.Event) {
-	id := ""
-	if sm := requestIDRe.FindStringSubmatch(e.Detail); sm != nil {
-		id = sm[1]
-	}
-	en := &entry{kind: entryPlan, who: e.From, typ: id, text: planText(e.Detail)}
+func (m *Model) planRequest(r team.RequestOpened) {
+	en := &entry{kind: entryPlan, who: r.From, typ: r.ID, text: r.Text}
 	m.lead.add(en)
-	m.plans[e.From] = en
-	m.hint = planHint(e.From)
+	m.plans[r.From] = en
+	m.hint = planHint(r.From)
 }
 
 func planHint(name string) string {
 	return name + "'s plan awaits your approval: /approve " + name + "  or  /reject " + name + " feedback"
 }
 
-// planAnswered marks a teammate's open plan request with the answer it got
-// (from the lead's review_plan, the person's /approve, or the timeout).
-func (m *Model) planAnswered(e team.Event) {
-	en, ok := m.plans[e.To]
-	if !ok {
+// planAnswered marks a teammate's open plan request with how it ended and
+// who ended it (the lead's review_plan, the person's /approve, or, for a
+// plan nobody reviewed in time, the lead it waited for).
+func (m *Model) planAnswered(r team.RequestRef, outcome team.Outcome, by string) {
+	en, ok := m.plans[r.From]
+	if !ok || en.typ != r.ID {
 		return
 	}
-	delete(m.plans, e.To)
-	if m.hint == planHint(e.To) {
+	delete(m.plans, r.From)
+	if m.hint == planHint(r.From) {
 		m.hint = ""
 	}
-	switch {
-	case e.From == workspace.LeadName && strings.HasPrefix(e.Detail, "No review"):
-		en.answer = "⌛ not reviewed in time"
-	case strings.Contains(e.Detail, "approved your plan"):
+	switch outcome {
+	case team.OutcomeApproved:
 		en.answer = "✓ approved"
+	case team.OutcomeExpired:
+		en.answer = "⌛ not reviewed in time"
+	case team.OutcomeFailed:
+		en.answer = "✗ not delivered"
 	default:
 		en.answer = "✗ rejected"
 	}
-	if e.From == workspace.UserName {
+	switch by {
+	case workspace.UserName:
 		en.answer += " by you"
-	} else {
-		en.answer += " by the " + e.From
+	case team.ByRuntime:
+		en.answer += " by the runtime"
+	default:
+		en.answer += " by the " + by
 	}
 	en.invalidate()
-}
-
-// planText is the plan itself from a request's text, without the framing
-// that tells the lead how to answer; the whole text if it is not framed so.
-func planText(content string) string {
-	_, body, ok := strings.Cut(content, "\n\n")
-	if !ok {
-		return content
-	}
-	if i := strings.LastIndex(body, "\n\nAnswer with review_plan"); i >= 0 {
-		body = body[:i]
-	}
-	if strings.TrimSpace(body) == "" {
-		return content
-	}
-	return body
 }
 
 // planLines renders a plan request: a marked head, the plan, and the

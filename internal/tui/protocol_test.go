@@ -103,22 +103,35 @@ func TestHelpListsProtocolCommands(t *testing.T) {
 const planRequestText = "alice asks you to approve its plan (request plan-1a2b3c4d):\n\n1. read parse.go\n2. write parse_test.go\n\n" +
 	`Answer with review_plan(request_id="plan-1a2b3c4d", approve=true or false, feedback=...).`
 
+// planRequest is the request team.SubmitPlan opens for planRequestText.
+var planRequest = team.RequestRef{ID: "plan-1a2b3c4d", RequestKind: team.RequestPlanApproval, From: "alice", To: "lead"}
+
 func TestPlanRequestStandsOutUntilAnswered(t *testing.T) {
+	// Each answer as the team logs it: how the request ended, and the message alice gets.
 	cases := []struct {
-		from, detail, see string
+		from, detail string
+		end          team.Payload
+		see          string
 	}{
-		{"user", "The lead approved your plan: you may now change files and run any command.", "✓ approved by you"},
-		{"lead", "The lead rejected your plan. Revise it and submit_plan again.\nFeedback: smaller steps", "✗ rejected by the lead"},
-		{"lead", "No review: the lead did not review your plan within 15m0s", "⌛ not reviewed in time by the lead"},
+		{"user", "The lead approved your plan: you may now change files and run any command.",
+			team.RequestAnswered{RequestRef: planRequest, By: "user", Outcome: team.OutcomeApproved}, "✓ approved by you"},
+		{"lead", "The lead rejected your plan. Revise it and submit_plan again.\nFeedback: smaller steps",
+			team.RequestAnswered{RequestRef: planRequest, By: "lead", Outcome: team.OutcomeRejected, Reason: "smaller steps"}, "✗ rejected by the lead"},
+		{"lead", "No review: the lead did not review your plan within 15m0s",
+			team.RequestExpired{RequestRef: planRequest, Outcome: team.OutcomeExpired, Reason: "the lead did not review your plan within 15m0s"}, "⌛ not reviewed in time by the lead"},
 	}
 	for _, c := range cases {
 		t.Run(c.see, func(t *testing.T) {
 			hs := newHarness(t, 140, 40, Options{HasModel: true})
-			hs.send(events(team.Event{Kind: team.EventMessage, From: "alice", To: "lead", Type: team.TypePlanApprovalRequest, Detail: planRequestText}))
+			hs.send(events(
+				team.Event{Agent: "alice", Payload: team.RequestOpened{RequestRef: planRequest, Text: "1. read parse.go\n2. write parse_test.go"}},
+				team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: team.TypePlanApprovalRequest, Content: planRequestText}}))
 			hs.mustSee("⏸ alice asks to approve a plan · plan-1a2b3c4d", "1. read parse.go", "2. write parse_test.go",
 				"/approve alice [feedback]  ·  /reject alice feedback", "alice's plan awaits your approval")
 			hs.mustNotSee("Answer with review_plan")
-			hs.send(events(team.Event{Kind: team.EventMessage, From: c.from, To: "alice", Type: team.TypePlanApprovalResponse, Detail: c.detail}))
+			hs.send(events(
+				team.Event{Agent: "alice", Payload: c.end},
+				team.Event{Payload: team.MessageDelivered{From: c.from, To: "alice", Type: team.TypePlanApprovalResponse, Content: c.detail}}))
 			hs.mustSee(c.see, "1. read parse.go")
 			hs.mustNotSee("/reject alice feedback")
 			if len(hs.m.plans) != 0 {

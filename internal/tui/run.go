@@ -59,8 +59,8 @@ func Run(ctx context.Context, cfg Config) error {
 
 	poll := newPoller(tm.Store(), tm.Registry(), func() int { return tm.Lead().Usage().TotalTokens })
 	b.setObserver(func(e team.Event) {
-		switch e.Kind {
-		case team.EventMessage, team.EventStatus, team.EventSpawn, team.EventAnswer:
+		switch e.Payload.(type) {
+		case team.MessageDelivered, team.StatusChanged, team.Spawn, team.Answer:
 			poll.poke()
 		}
 	})

@@ -11,7 +11,7 @@ import (
 // styles of the whole screen, built once.
 type styles struct {
 	header, dim, user, who, tool, ok, bad, note, errText, focus, status, help, key, plan lipgloss.Style
-	statusColor                                                                          map[string]lipgloss.Style
+	statusColor                                                                          map[team.Status]lipgloss.Style
 }
 
 func newStyles() styles {
@@ -31,7 +31,7 @@ func newStyles() styles {
 		key:     lipgloss.NewStyle().Foreground(lipgloss.Color("7")).Bold(true),
 		plan:    lipgloss.NewStyle().Foreground(lipgloss.Color("11")).Bold(true),
 	}
-	s.statusColor = map[string]lipgloss.Style{
+	s.statusColor = map[team.Status]lipgloss.Style{
 		team.StatusQueued:   lipgloss.NewStyle().Foreground(lipgloss.Color("11")),
 		team.StatusWorking:  lipgloss.NewStyle().Foreground(lipgloss.Color("10")).Bold(true),
 		team.StatusIdle:     lipgloss.NewStyle().Foreground(lipgloss.Color("12")),
@@ -42,7 +42,7 @@ func newStyles() styles {
 }
 
 // statusSymbols tell statuses apart without colour (NO_COLOR).
-var statusSymbols = map[string]string{
+var statusSymbols = map[team.Status]string{
 	team.StatusQueued:   "◔",
 	team.StatusWorking:  "▶",
 	team.StatusIdle:     "○",
@@ -50,14 +50,14 @@ var statusSymbols = map[string]string{
 	team.StatusFailed:   "✗",
 }
 
-func statusSymbol(status string) string {
+func statusSymbol(status team.Status) string {
 	if s, ok := statusSymbols[status]; ok {
 		return s
 	}
 	return "?"
 }
 
-func (s styles) statusStyle(status string) lipgloss.Style {
+func (s styles) statusStyle(status team.Status) lipgloss.Style {
 	if st, ok := s.statusColor[status]; ok {
 		return st
 	}

@@ -117,7 +117,7 @@ func (p *teamPanel) row(st styles, m team.Member, w int) string {
 	}
 	b.WriteString(name)
 	b.WriteString(st.dim.Render(" " + m.Role + " "))
-	b.WriteString(ss.Render(m.Status))
+	b.WriteString(ss.Render(string(m.Status)))
 	plan := planLabel(m)
 	if plan != "" {
 		b.WriteString(" · " + st.plan.Render(plan))

@@ -1,0 +1,219 @@
+package team
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Every sentence a person reads about an event is written here, from the
+// event's fields: `agentteam run` prints them as progress lines, the TUI
+// shows them. What the model reads is in prompts.go.
+
+// Sentence is the one human line for an event, as `agentteam run` prints it.
+func (e Event) Sentence() string {
+	switch p := e.Payload.(type) {
+	case Spawn:
+		return fmt.Sprintf("spawn %s (%s)", e.Agent, p.Role)
+	case StatusChanged:
+		s := fmt.Sprintf("%s is %s", e.Agent, p.Status)
+		if p.Reason != "" {
+			s += ": " + p.Reason
+		}
+		return s
+	case MessageDelivered:
+		return fmt.Sprintf("%s → %s (%s): %s", p.From, p.To, p.Type, firstLine(p.Content, 100))
+	case ToolCall:
+		if p.IsError {
+			return fmt.Sprintf("%s: %s refused: %s", e.Agent, p.Tool, firstLine(p.Result, 120))
+		}
+		return fmt.Sprintf("%s: %s done", e.Agent, p.Tool)
+	case Reply:
+		if p.Text == "" {
+			return fmt.Sprintf("%s called its tools (turn %d)", e.Agent, p.Turn)
+		}
+		return fmt.Sprintf("%s: %s", e.Agent, firstLine(p.Text, 160))
+	case Answer:
+		if p.Interrupted {
+			return fmt.Sprintf("%s's turn was interrupted", theAgent(e.Agent))
+		}
+		return fmt.Sprintf("%s answered: %s", theAgent(e.Agent), firstLine(p.Text, 160))
+	case Retry:
+		return fmt.Sprintf("%s: retrying in %s: %s", e.Agent, p.Delay.Round(100*time.Millisecond), p.Err)
+	case Failure:
+		return kindLine(e, firstLine(p.Text, 200))
+	case BadLine:
+		return kindLine(e, firstLine(p.Reason, 200))
+	case Repair:
+		return kindLine(e, firstLine(p.Reason, 200))
+	case Settled:
+		return "the team settled"
+	case TaskChanged:
+		return firstLine(p.text(e.Agent), 160)
+	case Compacted:
+		return fmt.Sprintf("%s: %s", e.Agent, p.text())
+	case HandoffChanged:
+		return fmt.Sprintf("%s: %s", e.Agent, firstLine(p.text(), 200))
+	case Activity:
+		return fmt.Sprintf("%s: %s", e.Agent, p.Words())
+	case RequestOpened:
+		return fmt.Sprintf("%s asks %s %s (request %s)", p.From, p.To, asked[p.RequestKind], p.ID)
+	case RequestAnswered:
+		s := fmt.Sprintf("%s request %s: %s by %s", p.RequestKind.words(), p.ID, p.Outcome, p.By)
+		if p.Reason != "" {
+			s += ": " + firstLine(p.Reason, 160)
+		}
+		return s
+	case RequestExpired:
+		s := fmt.Sprintf("%s request %s: %s, no answer in time", p.RequestKind.words(), p.ID, p.Outcome)
+		if p.Reason != "" {
+			s += ": " + firstLine(p.Reason, 160)
+		}
+		return s
+	case Unknown:
+		return fmt.Sprintf("%s: %s", e.Agent, p.Name)
+	}
+	return fmt.Sprintf("%s: %s", e.Agent, e.Kind())
+}
+
+// Brief is the event in a status line's few words: what Sentence says,
+// but a retry in a person's words instead of the client's error.
+func (e Event) Brief() string {
+	if r, ok := e.Payload.(Retry); ok {
+		return fmt.Sprintf("%s: %s", e.Agent, r.Words())
+	}
+	return e.Sentence()
+}
+
+// kindLine is "agent: kind: text", for the events a person must notice.
+func kindLine(e Event, text string) string {
+	if e.Agent == "" {
+		return fmt.Sprintf("%s: %s", e.Kind(), text)
+	}
+	return fmt.Sprintf("%s: %s: %s", e.Agent, e.Kind(), text)
+}
+
+// theAgent names an agent in a sentence: "the lead", or a teammate's name.
+func theAgent(name string) string {
+	if name == workspace.LeadName {
+		return "the lead"
+	}
+	return name
+}
+
+// Words say what an agent does: "thinking", "running bash".
+func (a Activity) Words() string {
+	if a.Tool == "" {
+		return "thinking"
+	}
+	return "running " + a.Tool
+}
+
+// interruptedText stands for an interrupted answer's text in events.jsonl.
+const interruptedText = "(interrupted)"
+
+// Words says a retry in a person's words: "rate limited, retrying in 4 s".
+func (r Retry) Words() string {
+	why := "the model call failed"
+	switch r.Cause {
+	case loop.RetryRateLimit:
+		why = "rate limited"
+	case loop.RetryServerError:
+		why = "the model server had an error"
+		if r.HTTPStatus != 0 {
+			why += fmt.Sprintf(" (%d %s)", r.HTTPStatus, http.StatusText(r.HTTPStatus))
+		}
+	case loop.RetryTimeout:
+		why = "the model server timed out"
+	case loop.RetryConnection:
+		why = "the connection dropped"
+	}
+	return why + ", retrying in " + shortDuration(r.Delay)
+}
+
+// shortDuration is a wait in words: "300 ms", "4 s", "1.5 s".
+func shortDuration(d time.Duration) string {
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	secs := float64(d.Round(100*time.Millisecond)) / float64(time.Second)
+	return strconv.FormatFloat(secs, 'f', -1, 64) + " s"
+}
+
+// taskVerbs are the words of each task change: "alice claimed t3".
+var taskVerbs = map[TaskChange]string{
+	TaskChangeCreated:     "created",
+	TaskChangeClaimed:     "claimed",
+	TaskChangeAutoClaimed: "auto-claimed",
+	TaskChangeBlockers:    "set what waits for",
+	TaskChangeCompleted:   "completed",
+	TaskChangeReleased:    "released",
+	TaskChangeHandedOver:  "handed over",
+}
+
+// text is a task change in a line: "alice completed t1: build (unblocks t2)".
+func (p TaskChanged) text(agent string) string {
+	verb, ok := taskVerbs[p.Change]
+	if !ok {
+		verb = string(p.Change)
+	}
+	s := fmt.Sprintf("%s %s %s: %s", agent, verb, p.TaskID, p.Subject)
+	extra := ""
+	switch p.Change {
+	case TaskChangeBlockers:
+		extra = "blocked by " + orNone(p.BlockedBy)
+	case TaskChangeCompleted:
+		if len(p.Unblocks) > 0 {
+			extra = "unblocks " + strings.Join(p.Unblocks, ", ")
+		}
+	case TaskChangeReleased:
+		extra = "was " + p.WasOwner + "'s"
+	case TaskChangeHandedOver:
+		extra = "to " + p.To
+	}
+	if extra != "" {
+		s += " (" + extra + ")"
+	}
+	return s
+}
+
+// text is one side's handoff state in a line:
+// "handoff handoff-1a2b3c4d (sender of t1, with bob): awaiting accept".
+func (p HandoffChanged) text() string {
+	s := fmt.Sprintf("handoff %s (%s of %s, with %s): %s", p.RequestID, p.Side, p.Task, p.Peer, strings.ReplaceAll(p.State, "_", " "))
+	if p.Reason != "" {
+		s += ": " + p.Reason
+	}
+	return s
+}
+
+func (p Compacted) text() string {
+	return fmt.Sprintf("dropped %d earlier messages", p.Dropped)
+}
+
+// asked says what a request asks of the one it is sent to.
+var asked = map[RequestKind]string{
+	RequestShutdown:     "to shut down",
+	RequestPlanApproval: "to approve a plan",
+	RequestHandoff:      "to take over a task",
+}
+
+// words is a request kind in a sentence: "plan approval".
+func (k RequestKind) words() string { return strings.ReplaceAll(string(k), "_", " ") }
+
+// firstLine is s up to its first line break (marked " …"), at most n runes.
+func firstLine(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if r := []rune(s); len(r) > n {
+		s = string(r[:n]) + "…"
+	}
+	return s
+}

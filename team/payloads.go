@@ -1,0 +1,242 @@
+package team
+
+import (
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/loop"
+)
+
+// The payloads of events, one type per kind. Their json tags are the
+// fields of an events.jsonl line next to "time", "kind" and "agent"; a
+// field that existed when the event was one flat struct keeps its name
+// ("detail" for the main text).
+
+// Spawn: a teammate was registered and waits for a worker.
+type Spawn struct {
+	Role   string `json:"role,omitempty"`
+	Status Status `json:"status,omitempty"`
+	From   string `json:"from,omitempty"` // who spawned it: the lead, or the person
+	PID    int    `json:"pid,omitempty"`  // the process that runs it
+}
+
+// StatusChanged: a teammate's status changed, or its plan's state did
+// (then Status is the unchanged status and PlanState is set).
+type StatusChanged struct {
+	Role      string `json:"role,omitempty"`
+	Status    Status `json:"status"`
+	PlanState string `json:"plan_state,omitempty"`
+	Reason    string `json:"detail,omitempty"`
+	PID       int    `json:"pid,omitempty"`
+}
+
+// MessageDelivered: a message was appended to an inbox.
+type MessageDelivered struct {
+	From          string `json:"from"`
+	To            string `json:"to"`
+	Type          string `json:"type"` // the inbox message type: message, result, shutdown_request…
+	MessageID     string `json:"message_id,omitempty"`
+	CorrelationID string `json:"correlation_id,omitempty"`
+	TaskID        string `json:"task_id,omitempty"`
+	Content       string `json:"detail,omitempty"`
+}
+
+// Delivered is the event payload of a message once it is in its inbox.
+func Delivered(m inbox.Message) MessageDelivered {
+	return MessageDelivered{From: m.From, To: m.To, Type: m.Type, MessageID: m.ID,
+		CorrelationID: m.CorrelationID, TaskID: m.TaskID, Content: m.Content}
+}
+
+// ToolCall: an agent's tool call ended and its result is in the conversation.
+type ToolCall struct {
+	Tool    string `json:"tool"`
+	Args    string `json:"args,omitempty"`
+	Result  string `json:"detail,omitempty"`
+	IsError bool   `json:"is_error,omitempty"` // the tool refused or failed
+	Turn    int    `json:"turn,omitempty"`
+}
+
+// Reply: an agent's model turn answered (text, tool calls, or both).
+type Reply struct {
+	Text   string `json:"detail,omitempty"`
+	Tokens int    `json:"tokens,omitempty"` // the turn's total token usage
+	Turn   int    `json:"turn,omitempty"`
+}
+
+// Answer: the lead's final reply to the person at the end of a chat cycle,
+// or, Interrupted, the note that the person cut the cycle short.
+type Answer struct {
+	Text        string `json:"detail,omitempty"`
+	Tokens      int    `json:"tokens,omitempty"` // the lead's total token usage so far
+	Interrupted bool   `json:"interrupted,omitempty"`
+}
+
+// Retry: a model call failed in a way worth trying again, and will be
+// tried again after Delay.
+type Retry struct {
+	Attempt    int             `json:"attempt"`
+	Cause      loop.RetryCause `json:"cause,omitempty"`
+	HTTPStatus int             `json:"http_status,omitempty"` // 0 for a network failure
+	Delay      time.Duration   `json:"-"`                     // written as delay_ms
+	Err        string          `json:"detail,omitempty"`      // what failed, in the client's words
+}
+
+// RetryEvent is the event of a model client's retry (its OnRetry).
+func RetryEvent(r loop.Retry) Event {
+	p := Retry{Attempt: r.Attempt, Cause: r.Cause, HTTPStatus: r.Status, Delay: r.Wait}
+	if r.Err != nil {
+		p.Err = r.Err.Error()
+	}
+	return Event{Agent: r.Agent, Payload: p}
+}
+
+// ErrorClass says what failed, for a program that reads the log.
+type ErrorClass string
+
+// Classes of failure.
+const (
+	ClassModel    ErrorClass = "model"    // the model server, or its answer
+	ClassInbox    ErrorClass = "inbox"    // reading, appending to or marking an inbox
+	ClassSession  ErrorClass = "session"  // an agent's conversation file
+	ClassRegistry ErrorClass = "registry" // team/config.json
+	ClassBoard    ErrorClass = "board"    // the task board
+	ClassStorage  ErrorClass = "storage"  // a full or read-only disk, or events.jsonl that cannot be written
+	ClassInternal ErrorClass = "internal" // a bug, caught
+)
+
+// Failure (kind "error"): something failed; Text says what, in words.
+type Failure struct {
+	Class ErrorClass `json:"class,omitempty"`
+	Text  string     `json:"detail"`
+}
+
+// failure is a Failure of a step that err ended; a full or read-only disk
+// is a storage failure whatever the step. The text is prefix + err.
+func failure(class ErrorClass, prefix string, err error) Failure {
+	if _, ok := AsStorageError(err).(*StorageError); ok {
+		class = ClassStorage
+	}
+	return Failure{Class: class, Text: prefix + err.Error()}
+}
+
+// BadLine: an inbox line that does not parse was set aside.
+type BadLine struct {
+	Reason string `json:"detail"` // where it is and why it does not parse
+	Line   string `json:"line,omitempty"`
+}
+
+// Repair: a teammate left queued or working by a process that is gone was marked failed.
+type Repair struct {
+	Status Status `json:"status"`
+	Reason string `json:"detail"`
+}
+
+// Settled: the team settled (SPEC §2); Final is the lead's last answer.
+type Settled struct {
+	Final string `json:"detail,omitempty"`
+}
+
+// TaskChange is what happened to a task on the board.
+type TaskChange string
+
+// Changes of a task.
+const (
+	TaskChangeCreated     TaskChange = "created"
+	TaskChangeClaimed     TaskChange = "claimed"
+	TaskChangeAutoClaimed TaskChange = "auto_claimed"
+	TaskChangeBlockers    TaskChange = "blockers_set"
+	TaskChangeCompleted   TaskChange = "completed"
+	TaskChangeReleased    TaskChange = "released"
+	TaskChangeHandedOver  TaskChange = "handed_over"
+)
+
+// TaskChanged: an agent changed a task on the board.
+type TaskChanged struct {
+	Change    TaskChange `json:"change"`
+	TaskID    string     `json:"task_id"`
+	Subject   string     `json:"subject"`
+	Status    TaskStatus `json:"status"`               // the task's status after the change
+	BlockedBy []string   `json:"blocked_by,omitempty"` // blockers_set: what it waits for now
+	Unblocks  []string   `json:"unblocks,omitempty"`   // completed: the tasks it freed
+	WasOwner  string     `json:"was_owner,omitempty"`  // released
+	To        string     `json:"to,omitempty"`         // handed_over: the new owner
+}
+
+// Compacted: an agent's conversation was shortened to fit the context window.
+type Compacted struct {
+	Dropped int `json:"dropped"` // how many earlier messages
+	Turn    int `json:"turn,omitempty"`
+}
+
+// HandoffChanged: one side of a handoff changed state.
+type HandoffChanged struct {
+	RequestID string `json:"request_id"`
+	Side      string `json:"side"` // HandoffSender or HandoffReceiver
+	Task      string `json:"task"`
+	TaskID    string `json:"task_id,omitempty"`
+	Peer      string `json:"peer"`
+	State     string `json:"status"` // the side's handoff state, e.g. HandoffAwaitingAccept
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Activity: what an agent does this moment: it waits for the model
+// (thinking), or runs a tool.
+type Activity struct {
+	Tool string `json:"tool,omitempty"`
+}
+
+// RequestRef names a protocol request and its parties.
+type RequestRef struct {
+	ID          string      `json:"request_id"`
+	RequestKind RequestKind `json:"request_kind"`
+	From        string      `json:"from"` // who asks
+	To          string      `json:"to"`   // who is asked
+}
+
+// RequestOpened: a protocol request was made and waits for its answer until Deadline.
+type RequestOpened struct {
+	RequestRef
+	Deadline time.Time `json:"deadline"`
+	// Text is what is asked about: the reason to shut down, the plan, the task handed over.
+	Text string `json:"detail,omitempty"`
+}
+
+// ByRuntime is who answered when the program answered for an agent.
+const ByRuntime = "runtime"
+
+// RequestAnswered: a protocol request got its answer, or ended with an outcome
+// before one (a request that could not be delivered fails).
+type RequestAnswered struct {
+	RequestRef
+	By      string  `json:"by"` // the agent or person who answered, or ByRuntime
+	Outcome Outcome `json:"outcome"`
+	Reason  string  `json:"detail,omitempty"` // the reason, or the feedback on a plan
+}
+
+// RequestExpired: a protocol request's deadline passed without an answer.
+type RequestExpired struct {
+	RequestRef
+	Outcome Outcome `json:"outcome"` // what the program did then: expired, forced
+	Reason  string  `json:"detail,omitempty"`
+}
+
+// Kind implementations: one kind per payload type.
+
+func (Spawn) Kind() EventKind            { return EventSpawn }
+func (StatusChanged) Kind() EventKind    { return EventStatus }
+func (MessageDelivered) Kind() EventKind { return EventMessage }
+func (ToolCall) Kind() EventKind         { return EventToolCall }
+func (Reply) Kind() EventKind            { return EventReply }
+func (Answer) Kind() EventKind           { return EventAnswer }
+func (Retry) Kind() EventKind            { return EventRetry }
+func (Failure) Kind() EventKind          { return EventError }
+func (BadLine) Kind() EventKind          { return EventBadLine }
+func (Repair) Kind() EventKind           { return EventRepair }
+func (Settled) Kind() EventKind          { return EventSettled }
+func (TaskChanged) Kind() EventKind      { return EventTask }
+func (Compacted) Kind() EventKind        { return EventCompacted }
+func (HandoffChanged) Kind() EventKind   { return EventHandoff }
+func (Activity) Kind() EventKind         { return EventActivity }
+func (RequestOpened) Kind() EventKind    { return EventRequestOpened }
+func (RequestAnswered) Kind() EventKind  { return EventRequestAnswered }
+func (RequestExpired) Kind() EventKind   { return EventRequestExpired }
