@@ -65,6 +65,7 @@ func (t *Team) checkStorage(err error) {
 		return // told once
 	}
 	t.events.Notify(Event{Payload: Failure{Class: ClassStorage, Text: se.Error()}})
+	close(t.halted)
 	t.cancel()
 }
 

@@ -84,9 +84,17 @@ func cycleErrorClass(err error) ErrorClass { return sourceClass(loop.SourceOf(er
 // A full disk stops the team (see checkStorage): Run then returns the
 // *StorageError that says so.
 func (t *Team) Run(ctx context.Context, prompt string) (final string, err error) {
+	// Only a full disk ends the lead early; the caller's own deadline or
+	// cancel reaches it through ctx, with its own error.
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	defer context.AfterFunc(t.ctx, stop)()
+	go func() {
+		select {
+		case <-t.halted:
+			stop()
+		case <-ctx.Done():
+		}
+	}()
 	defer func() {
 		if fault := t.Fault(); fault != nil {
 			err = fault // settled or not, a run that lost writes has not succeeded

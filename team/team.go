@@ -75,6 +75,7 @@ type Team struct {
 	lead     *loop.Agent
 	changed  chan struct{}                // coalesced signal: some status changed
 	fault    atomic.Pointer[StorageError] // the full disk that stopped the team
+	halted   chan struct{}                // closed when a full disk stops the team
 
 	inboxMu   sync.Mutex
 	inboxErrs map[string]string // the last error reading each inbox, told once
@@ -129,6 +130,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		members:   map[string]*member{},
 		requests:  map[string]*request{},
 		changed:   make(chan struct{}, 1),
+		halted:    make(chan struct{}),
 		inboxErrs: map[string]string{},
 	}
 	t.store = inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
