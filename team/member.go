@@ -71,6 +71,9 @@ func (t *Team) SpawnWith(ctx context.Context, from string, spec tools.SpawnSpec)
 	if err := t.ctx.Err(); err != nil {
 		return fmt.Errorf("the team is stopping")
 	}
+	if err := ctx.Err(); err != nil {
+		return err // the call that asked is gone: spawn nobody
+	}
 
 	t.mu.Lock()
 	if m, ok := t.members[name]; ok && m.status != StatusShutdown && m.status != StatusFailed {

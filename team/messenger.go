@@ -15,6 +15,9 @@ import (
 // Send delivers a message to one agent (tools.Messenger). The recipient
 // must be the lead or a teammate the registry knows, whatever its status.
 func (t *Team) Send(ctx context.Context, from, to, content string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if !t.runs(to) { // a teammate of this process needs no registry read
 		if err := CheckRecipient(t.reg, to); err != nil {
 			return err
@@ -42,6 +45,9 @@ func (t *Team) Broadcast(ctx context.Context, from, content string) ([]string, e
 	for _, m := range c.Teammates {
 		if m.Name == from {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return reached, fmt.Errorf("broadcast stopped before %s: %w", m.Name, err)
 		}
 		if _, err := t.deliver(from, m.Name, inbox.TypeBroadcast, content); err != nil {
 			return reached, fmt.Errorf("broadcast to %s: %w", m.Name, err)
@@ -110,6 +116,9 @@ func (t *Team) deliverMessage(m inbox.Message) (inbox.Message, error) {
 
 // Describe renders the registry for the model (tools.TeamManager).
 func (t *Team) Describe(ctx context.Context) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	c, err := t.reg.Read()
 	if err != nil {
 		return "", err
