@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // errNoChange lets an update function decline to write.
@@ -212,14 +212,14 @@ func (d *lockedDoc[T]) apply(batch []*docUpdate[T]) {
 			}
 		}
 	}
-	unlock, err := inbox.Lock(d.path)
+	unlock, err := statefile.Lock(d.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		// First write: make the directory, then lock again.
 		if err := os.MkdirAll(filepath.Dir(d.path), 0o755); err != nil {
 			finish(d.empty(), fmt.Errorf("create %s directory: %w", d.what, err))
 			return
 		}
-		unlock, err = inbox.Lock(d.path)
+		unlock, err = statefile.Lock(d.path)
 	}
 	if err != nil {
 		finish(d.empty(), fmt.Errorf("lock %s: %w", d.what, err))
@@ -262,7 +262,7 @@ func (d *lockedDoc[T]) store(v T) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", d.what, err)
 	}
-	if err := inbox.ReplaceFile(d.path, append(data, '\n'), 0o644); err != nil {
+	if err := statefile.ReplaceFile(d.path, append(data, '\n'), 0o644); err != nil {
 		if d.onWriteError != nil {
 			d.onWriteError(err)
 		}
@@ -282,7 +282,7 @@ func (d *lockedDoc[T]) remember(v T, fi os.FileInfo) {
 
 // readStateFile reads a whole state file, never through a symbolic link.
 func readStateFile(path string) ([]byte, error) {
-	f, err := inbox.OpenStateFile(path, os.O_RDONLY, 0)
+	f, err := statefile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
