@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentteam/agentteam/internal/statefile"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -85,21 +86,21 @@ func (f *BoardFile) Find(id string) int {
 // read-modify-write under a cross-process lock, so a claim is a true
 // compare-and-set across all tasks at once (blockers included).
 type Board struct {
-	doc *lockedDoc[*BoardFile]
+	doc *statefile.Doc[*BoardFile]
 }
 
 // NewBoard opens the board at path; the file is created on the first change.
 func NewBoard(path string) *Board {
 	empty := func() *BoardFile { return &BoardFile{Tasks: []Task{}} }
-	return &Board{doc: &lockedDoc[*BoardFile]{path: path, what: "task board", empty: empty}}
+	return &Board{doc: statefile.NewDoc(path, "task board", empty)}
 }
 
 // Path is the board file.
-func (b *Board) Path() string { return b.doc.path }
+func (b *Board) Path() string { return b.doc.Path() }
 
 // Read returns the board as it is on disk; a missing file is an empty board.
 func (b *Board) Read() (BoardFile, error) {
-	f, err := b.doc.read()
+	f, err := b.doc.Read()
 	if err != nil {
 		return BoardFile{}, err
 	}
@@ -124,15 +125,15 @@ func (b *Board) update(ctx context.Context, fn func(*BoardFile) error) (BoardFil
 	if err := ctx.Err(); err != nil {
 		return BoardFile{}, err
 	}
-	f, err := b.doc.update(func(f **BoardFile) error { return fn(*f) })
+	f, err := b.doc.Update(func(f **BoardFile) error { return fn(*f) })
 	if f == nil {
 		return BoardFile{}, err
 	}
 	return *f, err
 }
 
-// clone copies the board deeply: tasks hold blocked_by slices.
-func (f *BoardFile) clone() *BoardFile {
+// Clone copies the board deeply: tasks hold blocked_by slices.
+func (f *BoardFile) Clone() *BoardFile {
 	cp := *f
 	cp.Tasks = make([]Task, len(f.Tasks))
 	for i, t := range f.Tasks {
@@ -142,7 +143,8 @@ func (f *BoardFile) clone() *BoardFile {
 	return &cp
 }
 
-func (f *BoardFile) changed() {
+// Changed counts a change: the version bumped, the time.
+func (f *BoardFile) Changed() {
 	f.Version++
 	f.UpdatedAt = time.Now().UTC()
 }

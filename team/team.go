@@ -133,7 +133,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	}
 	t.store = inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
 	t.events.onWriteError = t.checkStorage
-	t.reg.doc.onWriteError = t.checkStorage
+	t.reg.doc.OnWriteError = t.checkStorage
 	fail := func(err error) (*Team, error) {
 		cancel()
 		owner.release()
@@ -150,7 +150,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
 	}
 	t.tasks = newTeamTasks(t)
-	t.tasks.board.doc.onWriteError = t.checkStorage
+	t.tasks.board.doc.OnWriteError = t.checkStorage
 	lead, err := t.newLead()
 	if err != nil {
 		return fail(err)
