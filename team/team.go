@@ -150,7 +150,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
 	}
 	t.tasks = newTeamTasks(t)
-	t.tasks.board.doc.OnWriteError = t.checkStorage
+	t.tasks.board.OnWriteError(t.checkStorage)
 	lead, err := t.newLead()
 	if err != nil {
 		return fail(err)
