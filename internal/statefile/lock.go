@@ -159,7 +159,8 @@ func (t *lockTable) trim(keep *lockEntry) {
 func CloseKept(dir string) { locks.closeKept(dir) }
 
 // KeptFiles is how many descriptors are kept open between holds, over all
-// paths: at most about maxHeldFiles. For tests and diagnostics.
+// paths; past a budget of 1024, those of idle paths are closed. For tests
+// and diagnostics.
 func KeptFiles() int64 { return locks.open.Load() }
 
 func (t *lockTable) closeKept(dir string) {
