@@ -200,16 +200,11 @@ func (s *Store) confirmCorrupt(name string, err error) (int64, error) {
 
 // open opens name's inbox for reading; a missing file is (nil, 0, nil).
 func (s *Store) open(name string) (*os.File, int64, error) {
-	f, err := statefile.Open(s.Path(name), os.O_RDONLY, 0)
+	f, fi, err := statefile.OpenStat(s.Path(name), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("open inbox %s: %w", name, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, 0, fmt.Errorf("open inbox %s: %w", name, err)
 	}
 	return f, fi.Size(), nil

@@ -48,27 +48,34 @@ func (e *NotRegularError) Unwrap() error { return ErrNotRegular }
 // last component (O_NOFOLLOW) and anything but a regular file, each with a
 // sentence naming path (a *LinkError or a *NotRegularError).
 func Open(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, _, err := OpenStat(path, flag, perm)
+	return f, err
+}
+
+// OpenStat is Open that also returns what it learnt of the file, so a
+// reader that needs its size asks the kernel once.
+func OpenStat(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
 	if oNoFollow == 0 {
 		// No O_NOFOLLOW on this system: look first, which leaves a race
 		// but refuses a link checked out with the repository.
 		if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, &LinkError{path}
+			return nil, nil, &LinkError{path}
 		}
 	}
 	f, err := os.OpenFile(path, flag|oNoFollow, perm)
 	if err != nil {
-		return nil, linkRefusal(path, err)
+		return nil, nil, linkRefusal(path, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, &NotRegularError{path, fi.Mode()}
+		return nil, nil, &NotRegularError{path, fi.Mode()}
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // CheckRegular refuses fi, the Lstat of path, unless it is a regular file.
