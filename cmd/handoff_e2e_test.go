@@ -12,6 +12,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/board"
 )
 
 // lastToolResult is the newest tool result in a conversation (inbox
@@ -102,7 +103,7 @@ func TestHandoffThroughTheBinary(t *testing.T) {
 	}
 
 	b := tasksJSON(t, ws)
-	if len(b.Tasks) != 1 || b.Tasks[0].Owner != "bob" || b.Tasks[0].Status != team.TaskCompleted {
+	if len(b.Tasks) != 1 || b.Tasks[0].Owner != "bob" || b.Tasks[0].Status != board.TaskCompleted {
 		t.Fatalf("tasks --json: %+v\n%s", b.Tasks, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "alice handed over t1: write hello.txt (to bob)") {

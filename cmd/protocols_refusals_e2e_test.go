@@ -19,6 +19,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/board"
 )
 
 // The rejections and timeouts of every protocol, through the built binary
@@ -501,7 +502,7 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 		t.Fatalf("board %+v", b.Tasks)
 	}
 	for _, task := range b.Tasks {
-		if task.Owner != "alice" || task.Status != team.TaskInProgress {
+		if task.Owner != "alice" || task.Status != board.TaskInProgress {
 			t.Errorf("%s: %s owned by %q, want alice's in progress", task.ID, task.Status, task.Owner)
 		}
 	}
@@ -652,7 +653,7 @@ func TestHandoffTimeoutThroughTheBinary(t *testing.T) {
 	}
 	wantResults(t, "alice", toolResults(t, ws, "alice"), "You own t1 now", "failed: "+why+". The task stays yours.")
 	b := tasksJSON(t, ws)
-	if len(b.Tasks) != 1 || b.Tasks[0].Owner != "alice" || b.Tasks[0].Status != team.TaskInProgress {
+	if len(b.Tasks) != 1 || b.Tasks[0].Owner != "alice" || b.Tasks[0].Status != board.TaskInProgress {
 		t.Errorf("board %+v", b.Tasks)
 	}
 	cfg := readRegistry(t, ws)
@@ -715,7 +716,7 @@ func TestTaskClaimRefusalsThroughTheBinary(t *testing.T) {
 		"error: could not claim t3: t3 is already completed (by lead): the task is not pending",
 	)
 	b := tasksJSON(t, ws)
-	want := map[string][2]string{"t1": {string(team.TaskInProgress), "lead"}, "t2": {string(team.TaskPending), ""}, "t3": {string(team.TaskCompleted), "lead"}}
+	want := map[string][2]string{"t1": {string(board.TaskInProgress), "lead"}, "t2": {string(board.TaskPending), ""}, "t3": {string(board.TaskCompleted), "lead"}}
 	if len(b.Tasks) != len(want) {
 		t.Fatalf("board %+v", b.Tasks)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/board"
 )
 
 // TasksOptions are the inputs of `agentteam tasks`.
@@ -37,27 +37,27 @@ func runTasks(opts *TasksOptions) error {
 	if err != nil {
 		return err
 	}
-	board, err := team.NewBoard(ws.TasksPath()).Read()
+	f, err := board.New(ws.TasksPath()).Read()
 	if err != nil {
 		return err
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(board)
+		return enc.Encode(f)
 	}
-	if len(board.Tasks) == 0 {
+	if len(f.Tasks) == 0 {
 		fmt.Fprintf(opts.IO.Err, "no tasks on the board in %s yet\n", ws.Root)
 		return nil
 	}
 	if !opts.Quiet {
 		done := 0
-		for _, t := range board.Tasks {
-			if t.Status == team.TaskCompleted {
+		for _, t := range f.Tasks {
+			if t.Status == board.TaskCompleted {
 				done++
 			}
 		}
-		fmt.Fprintf(opts.IO.Err, "task board · version %d · %d tasks, %d completed\n", board.Version, len(board.Tasks), done)
+		fmt.Fprintf(opts.IO.Err, "task board · version %d · %d tasks, %d completed\n", f.Version, len(f.Tasks), done)
 	}
-	return team.FormatTasks(opts.IO.Out, board.Tasks)
+	return board.FormatTasks(opts.IO.Out, f.Tasks)
 }

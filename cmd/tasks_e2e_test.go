@@ -12,14 +12,15 @@ import (
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/board"
 )
 
 // tasksJSON runs `agentteam tasks --json` and decodes the board.
-func tasksJSON(t *testing.T, ws string) team.BoardFile {
+func tasksJSON(t *testing.T, ws string) board.File {
 	t.Helper()
 	r := runBin(t, ws, nil, "", "tasks", "--json")
 	mustSucceed(t, r, "tasks --json")
-	var b team.BoardFile
+	var b board.File
 	if err := json.Unmarshal([]byte(r.stdout), &b); err != nil {
 		t.Fatalf("tasks --json: %v\n%s", err, r.stdout)
 	}
@@ -27,13 +28,13 @@ func tasksJSON(t *testing.T, ws string) team.BoardFile {
 }
 
 // wantAllCompleted checks the board holds exactly the ids given, each completed by its owner.
-func wantAllCompleted(t *testing.T, b team.BoardFile, owners map[string]string) {
+func wantAllCompleted(t *testing.T, b board.File, owners map[string]string) {
 	t.Helper()
 	if len(b.Tasks) != len(owners) {
 		t.Fatalf("board has %d tasks, want %d: %+v", len(b.Tasks), len(owners), b.Tasks)
 	}
 	for _, task := range b.Tasks {
-		if task.Status != team.TaskCompleted || task.Owner != owners[task.ID] {
+		if task.Status != board.TaskCompleted || task.Owner != owners[task.ID] {
 			t.Errorf("%s: %s owned by %q, want completed by %s", task.ID, task.Status, task.Owner, owners[task.ID])
 		}
 	}

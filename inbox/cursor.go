@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"strings"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // cursorFile is the durable read position of one inbox: a byte offset just
@@ -69,7 +71,7 @@ func parseCursor(data []byte) (offset int64, ok bool) {
 func (s *Store) readCursor(name string, locked bool) (int64, error) {
 	path := s.cursorPath(name)
 	for try := 1; ; try++ {
-		data, err := readStateFile(path, maxCursorBytes)
+		data, err := statefile.ReadFile(path, maxCursorBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			return 0, nil
 		}
@@ -109,11 +111,11 @@ func (s *Store) Commit(name string, b Batch) error {
 func (s *Store) commit(name string, b Batch) (repaired, err error) {
 	// The log's own lock guards its read position too: no lock file to
 	// make, and making files is what costs most here.
-	e, err := locks.lock(s.Path(name))
+	h, err := statefile.Hold(s.Path(name))
 	if err != nil {
 		return nil, fmt.Errorf("commit %s: %w", name, err)
 	}
-	defer e.unlock()
+	defer h.Unlock()
 	cur, repaired, err := s.repairCursor(name)
 	if err != nil {
 		return repaired, fmt.Errorf("commit %s: %w", name, err)
@@ -126,7 +128,7 @@ func (s *Store) commit(name string, b Batch) (repaired, err error) {
 	if err != nil {
 		return repaired, fmt.Errorf("commit %s: %w", name, err)
 	}
-	if err := locks.writeCursor(e, s.cursorPath(name), rec); err != nil {
+	if err := h.WriteRecord(s.cursorPath(name), rec); err != nil {
 		return repaired, fmt.Errorf("commit %s: %w", name, err)
 	}
 	return repaired, nil

@@ -160,23 +160,3 @@ func TestCursorReadersSeeOnlyCommittedPositions(t *testing.T) {
 	close(done)
 	wg.Wait()
 }
-
-// Each replaced version gets its own modification time, even within one
-// tick of the kernel's coarse clock, so (file, size, mtime) names a version.
-func TestReplaceFileStampsEveryVersion(t *testing.T) {
-	path := t.TempDir() + "/doc"
-	var last time.Time
-	for i := range 20 {
-		if err := ReplaceFile(path, []byte(fmt.Sprintf("v%02d", i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !fi.ModTime().After(last) {
-			t.Fatalf("version %d has modification time %v, not after %v", i, fi.ModTime(), last)
-		}
-		last = fi.ModTime()
-	}
-}

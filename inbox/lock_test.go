@@ -4,11 +4,11 @@ package inbox
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // tryFlock reports whether a fresh open of path can take its flock now,
@@ -30,37 +30,12 @@ func tryFlock(t *testing.T, path string) bool {
 	return true
 }
 
-// A lock file removed between two locks is made anew and locked: the lock
-// always excludes whoever opens the path now.
-func TestLockFollowsARemovedLockFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "doc")
-	unlock, err := Lock(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unlock()
-	if err := os.Remove(path + ".lock"); err != nil {
-		t.Fatal(err)
-	}
-	unlock, err = Lock(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tryFlock(t, path+".lock") {
-		t.Error("another opener took the lock file's flock while Lock held it")
-	}
-	unlock()
-	if !tryFlock(t, path+".lock") {
-		t.Error("the flock is still held after unlock")
-	}
-}
-
 // An inbox is locked through gofrs/flock on a separate NAME.jsonl.lock
 // file; appends and commits hold it, and the log itself is never locked.
 func TestInboxLockIsOnASeparateLockFile(t *testing.T) {
 	st := newTestStore(t)
 	mustAppend(t, st, "bob", "one")
-	e, err := locks.lock(st.Path("bob"))
+	unlock, err := statefile.Lock(st.Path("bob"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +45,7 @@ func TestInboxLockIsOnASeparateLockFile(t *testing.T) {
 	if !tryFlock(t, st.Path("bob")) {
 		t.Error("the log itself is flocked")
 	}
-	e.unlock()
+	unlock()
 	if !tryFlock(t, st.Path("bob")+".lock") {
 		t.Error("the lock file's flock is still held after unlock")
 	}
@@ -104,32 +79,23 @@ func TestAppendFollowsAReplacedLog(t *testing.T) {
 	}
 }
 
-// Kept descriptors are bounded, and Store.Close gives its own back.
-func TestKeptDescriptorsAreBoundedAndReleased(t *testing.T) {
-	dir := t.TempDir()
-	for i := range maxHeldFiles + 50 {
-		if err := AppendLine(filepath.Join(dir, fmt.Sprintf("f%d", i)), []byte("x")); err != nil {
-			t.Fatal(err)
-		}
-		if n := locks.open.Load(); n > maxHeldFiles {
-			t.Fatalf("%d descriptors kept after %d locks, limit %d", n, i+1, maxHeldFiles)
-		}
-	}
+// Store.Close gives its kept descriptors back (statefile bounds them).
+func TestKeptDescriptorsAreReleased(t *testing.T) {
 	st := newTestStore(t)
-	before := locks.open.Load()
+	before := statefile.KeptFiles()
 	for _, name := range []string{"a", "b", "c"} {
 		mustAppend(t, st, name, "hi")
 	}
 	if err := st.Commit("a", mustRead(t, st, "a")); err != nil {
 		t.Fatal(err)
 	}
-	if got := locks.open.Load() - before; got != 4 {
+	if got := statefile.KeptFiles() - before; got != 4 {
 		t.Errorf("3 inboxes and a read position keep %d descriptors, want 4", got)
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := locks.open.Load(); got != before {
+	if got := statefile.KeptFiles(); got != before {
 		t.Errorf("after Close %d descriptors are kept, want %d", got, before)
 	}
 	mustAppend(t, st, "a", "again") // closed files open again when needed

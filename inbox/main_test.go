@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,7 +22,6 @@ const (
 	envPrefix = "INBOX_TEST_PREFIX"
 	envCount  = "INBOX_TEST_COUNT"
 	envPad    = "INBOX_TEST_PAD"
-	envPath   = "INBOX_TEST_PATH"
 )
 
 func TestMain(m *testing.M) {
@@ -63,32 +61,8 @@ func runChild(mode string) error {
 			}
 		}
 		return sc.Err()
-	case "count":
-		for range count {
-			if err := increment(os.Getenv(envPath)); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
 	return fmt.Errorf("unknown mode %q", mode)
-}
-
-// increment is a read-modify-write of a counter file under Lock; lost
-// updates show up as a final count below the number of increments.
-func increment(path string) error {
-	unlock, err := Lock(path)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	data, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	n, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	runtime.Gosched() // widen the window a missing lock would leave open
-	return os.WriteFile(path, []byte(strconv.Itoa(n+1)), 0o644)
 }
 
 // content is the identifiable text of message n from prefix, padded with a

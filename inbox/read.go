@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"unicode/utf8"
+
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // maxLineBytes bounds one line: content escaped at worst 6 bytes per byte,
@@ -128,7 +130,7 @@ func (s *Store) Stats(name string) (Stats, error) {
 		return st, err
 	}
 	f, size, err := s.open(name)
-	if refusal := refusalOf(err); refusal != nil {
+	if refusal := statefile.Refusal(err); refusal != nil {
 		return Stats{Broken: refusal.Error()}, nil
 	}
 	if f == nil || err != nil {
@@ -175,7 +177,7 @@ func (s *Store) HasUnread(name string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("inbox %s: %w", name, err)
 	}
-	if err := checkRegular(path, fi); err != nil {
+	if err := statefile.CheckRegular(path, fi); err != nil {
 		return false, fmt.Errorf("inbox %s: %w", name, err)
 	}
 	if corrupt {
@@ -188,17 +190,17 @@ func (s *Store) HasUnread(name string) (bool, error) {
 // where no commit is under way: a record torn by one is not reported as
 // corrupt. It changes nothing; if the lock cannot be had, err stands.
 func (s *Store) confirmCorrupt(name string, err error) (int64, error) {
-	e, lerr := locks.lock(s.Path(name))
+	h, lerr := statefile.Hold(s.Path(name))
 	if lerr != nil {
 		return 0, err
 	}
-	defer e.unlock()
+	defer h.Unlock()
 	return s.readCursor(name, true)
 }
 
 // open opens name's inbox for reading; a missing file is (nil, 0, nil).
 func (s *Store) open(name string) (*os.File, int64, error) {
-	f, fi, err := openState(s.Path(name), os.O_RDONLY, 0)
+	f, fi, err := statefile.OpenStat(s.Path(name), os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}

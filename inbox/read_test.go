@@ -360,37 +360,3 @@ func TestReplacedLogIsReadFromItsStart(t *testing.T) {
 	mustAppend(t, st, "bob", "newer")
 	assertContents(t, mustRead(t, st, "bob"), "newer")
 }
-
-func TestAppendLineAndWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "log")
-	for _, s := range []string{"a", "b\n", ""} {
-		if err := AppendLine(p, []byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if data, _ := os.ReadFile(p); string(data) != "a\nb\n\n" {
-		t.Errorf("AppendLine wrote %q", data)
-	}
-	q := filepath.Join(dir, "cfg")
-	for _, s := range []string{"first", "second"} {
-		if err := WriteFileAtomic(q, []byte(s), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fi, err := os.Stat(q)
-	if data, _ := os.ReadFile(q); err != nil || string(data) != "second" || fi.Mode().Perm() != 0o600 {
-		t.Errorf("WriteFileAtomic: %q %v %v", data, fi.Mode(), err)
-	}
-	entries, _ := os.ReadDir(dir)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if !reflect.DeepEqual(names, []string{"cfg", "log", "log.lock"}) {
-		t.Errorf("directory holds %v; temp files left?", names)
-	}
-	if err := WriteFileAtomic(filepath.Join(dir, "missing", "x"), nil, 0o644); err == nil {
-		t.Error("write into a missing dir succeeded")
-	}
-}

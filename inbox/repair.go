@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // ErrCorruptCursor is wrapped by the error for a read position that cannot
@@ -43,11 +45,11 @@ func corruptRecord(path string, data []byte) error {
 // untrusted turns the refusal of a read position file that is a link or
 // not a regular file into a cursorError; other errors pass unchanged.
 func untrusted(path string, err error) error {
-	var nr *notRegularError
+	var nr *statefile.NotRegularError
 	switch {
-	case errors.Is(err, ErrSymlink):
+	case errors.Is(err, statefile.ErrSymlink):
 		return &cursorError{path: path, what: "is a symbolic link", err: err}
-	case errors.As(err, &nr) && nr.mode.IsDir():
+	case errors.As(err, &nr) && nr.Mode.IsDir():
 		return &cursorError{path: path, what: "is a directory", err: err}
 	case errors.As(err, &nr):
 		return &cursorError{path: path, what: "is not a regular file", err: err}
@@ -65,12 +67,12 @@ func (s *Store) position(name string) (int64, error) {
 		return pos, err
 	}
 	// Under the lock no commit is under way: what is still bad is corrupt.
-	e, lerr := locks.lock(s.Path(name))
+	h, lerr := statefile.Hold(s.Path(name))
 	if lerr != nil {
 		return 0, fmt.Errorf("read position of %s: %w", name, lerr)
 	}
 	pos, repaired, err := s.repairCursor(name)
-	e.unlock()
+	h.Unlock()
 	s.reportRepair(name, repaired)
 	return pos, err
 }

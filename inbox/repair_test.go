@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // repairs records what a Store's OnRepair was told.
@@ -166,7 +168,7 @@ func TestTornCursorIsNotMistakenForCorruption(t *testing.T) {
 	torn := append(append([]byte(nil), good[:40]...), []byte(strings.Repeat("#", len(good)-40))...)
 
 	// A writer mid-commit: it holds the lock while the record is torn.
-	unlock, err := Lock(st.Path("alice"))
+	unlock, err := statefile.Lock(st.Path("alice"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // ErrTooLarge is returned (wrapped) for a message whose content exceeds MaxContentBytes.
@@ -67,7 +69,7 @@ func NewStore(dir string) *Store {
 
 // NewStoreWithOptions is NewStore with tuning.
 func NewStoreWithOptions(dir string, opts StoreOptions) *Store {
-	// Absolute once, so Lock does not resolve the working directory per call.
+	// Absolute once, so the lock does not resolve the working directory per call.
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
@@ -171,4 +173,15 @@ func (s *Store) Names() ([]string, error) {
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+// appendLog writes line, which ends with '\n', at the end of the inbox
+// file path under its lock, through the descriptor kept open for it.
+func appendLog(path string, line []byte) error {
+	h, err := statefile.Hold(path)
+	if err != nil {
+		return err
+	}
+	defer h.Unlock()
+	return h.AppendLine(line)
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // outsideFile is a file outside the workspace, as ~/.bashrc would be; the
@@ -42,7 +44,7 @@ func wantLinkRefused(t *testing.T, what string, err error, path string) {
 		t.Errorf("%s through a symbolic link %s succeeded", what, path)
 		return
 	}
-	if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), path+" is a symbolic link") {
+	if !errors.Is(err, statefile.ErrSymlink) || !strings.Contains(err.Error(), path+" is a symbolic link") {
 		t.Errorf("%s: error %q, want one saying %s is a symbolic link", what, err, path)
 	}
 }
@@ -77,33 +79,6 @@ func TestDanglingSymlinkedInboxIsNotCreated(t *testing.T) {
 	}
 }
 
-// events.jsonl is written through AppendLine.
-func TestAppendLineRefusesSymlink(t *testing.T) {
-	dir := t.TempDir()
-	outside, unchanged := outsideFile(t)
-	events := filepath.Join(dir, "events.jsonl")
-	symlink(t, outside, events)
-	wantLinkRefused(t, "AppendLine", AppendLine(events, []byte(`{"kind":"spawn"}`)), events)
-	unchanged()
-}
-
-// ReplaceFile's fixed temp name is opened with O_TRUNC: a link there would
-// empty the file it points to. The link is refused, then cleared away.
-func TestReplaceFileRefusesSymlinkedTemp(t *testing.T) {
-	dir := t.TempDir()
-	outside, unchanged := outsideFile(t)
-	path := filepath.Join(dir, "status.json")
-	symlink(t, outside, path+".tmp")
-	wantLinkRefused(t, "ReplaceFile", ReplaceFile(path, []byte("{}"), 0o644), path+".tmp")
-	unchanged()
-	if err := ReplaceFile(path, []byte("{}"), 0o644); err != nil {
-		t.Fatalf("ReplaceFile after the link was cleared: %v", err)
-	}
-	if got, _ := os.ReadFile(path); string(got) != "{}" {
-		t.Errorf("%s = %q", path, got)
-	}
-}
-
 // The lock file beside a log is opened with O_CREAT: a dangling link there
 // would create a file outside.
 func TestLockFileSymlinkIsNotFollowed(t *testing.T) {
@@ -114,31 +89,6 @@ func TestLockFileSymlinkIsNotFollowed(t *testing.T) {
 	wantLinkRefused(t, "Append", err, st.Path("alice")+".lock")
 	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("locking created %s through the link: %v", target, err)
-	}
-}
-
-// OpenStateFile is the same refusal for state files kept by other packages
-// (an agent's session).
-func TestOpenStateFileRefusesSymlink(t *testing.T) {
-	dir := t.TempDir()
-	outside, unchanged := outsideFile(t)
-	path := filepath.Join(dir, "alice.jsonl")
-	symlink(t, outside, path)
-	for _, flag := range []int{os.O_RDONLY, os.O_APPEND | os.O_CREATE | os.O_WRONLY} {
-		f, err := OpenStateFile(path, flag, 0o644)
-		if f != nil {
-			f.Close()
-		}
-		wantLinkRefused(t, "OpenStateFile", err, path)
-	}
-	unchanged()
-	// A directory is no state file either.
-	if err := os.Mkdir(filepath.Join(dir, "bob.jsonl"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := OpenStateFile(filepath.Join(dir, "bob.jsonl"), os.O_RDONLY, 0); err == nil ||
-		!strings.Contains(err.Error(), filepath.Join(dir, "bob.jsonl")+" is a directory") {
-		t.Errorf("OpenStateFile of a directory: %v", err)
 	}
 }
 

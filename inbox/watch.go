@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // subscriber is one Watch call. seen is the inbox size when it was last
@@ -68,7 +70,7 @@ func (s *Store) Watch(ctx context.Context, name string) <-chan struct{} {
 // closes the lock and append descriptors kept for this directory's files
 // (later calls open them again).
 func (s *Store) Close() error {
-	defer locks.release(s.dir)
+	defer statefile.CloseKept(s.dir)
 	s.mu.Lock()
 	s.closed = true
 	dw := s.watcher

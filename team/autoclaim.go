@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -77,7 +78,7 @@ func (tt *teamTasks) assign(ctx context.Context, name, role string, roles []stri
 	m, err := tt.t.store.Append(name, inbox.Message{Type: TypeTaskAssigned, From: workspace.LeadName, To: name, Content: content, TaskID: task.ID})
 	if err != nil {
 		// Untold, the teammate would hold the task forever: give it back.
-		_, _, _ = tt.board.Update(ctx, task.ID, workspace.LeadName, TaskPending, "could not tell "+name+": "+err.Error())
+		_, _, _ = tt.board.Update(ctx, task.ID, workspace.LeadName, board.TaskPending, "could not tell "+name+": "+err.Error())
 		tt.t.events.Emit(Event{Agent: name, Payload: failure(ClassInbox, "auto-claim: tell "+name+": ", err)})
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/team/board"
 )
 
 func openTaskTeam(t *testing.T, srv *fakellm.Server, autoClaim bool) *Team {
@@ -50,13 +51,13 @@ func TestAutoClaimGivesIdleTeammatesFittingTasks(t *testing.T) {
 	if _, err := tm.Run(ctx, "set up the board"); err != nil {
 		t.Fatal(err)
 	}
-	board, err := tm.Board().Read()
+	f, err := tm.Board().Read()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]string{"t1": "alice", "t2": "bob"}
-	for _, task := range board.Tasks {
-		if task.Status != TaskCompleted || task.Owner != want[task.ID] {
+	for _, task := range f.Tasks {
+		if task.Status != board.TaskCompleted || task.Owner != want[task.ID] {
 			t.Errorf("%s: %s owned by %q, want completed by %s", task.ID, task.Status, task.Owner, want[task.ID])
 		}
 	}
@@ -107,9 +108,9 @@ func TestNoAutoClaimByDefault(t *testing.T) {
 	if _, err := tm.Run(ctx, "set up"); err != nil {
 		t.Fatal(err)
 	}
-	board, _ := tm.Board().Read()
-	if len(board.Tasks) != 1 || board.Tasks[0].Status != TaskPending || board.Tasks[0].Owner != "" {
-		t.Fatalf("board %+v: want t1 still pending, unowned", board.Tasks)
+	f, _ := tm.Board().Read()
+	if len(f.Tasks) != 1 || f.Tasks[0].Status != board.TaskPending || f.Tasks[0].Owner != "" {
+		t.Fatalf("board %+v: want t1 still pending, unowned", f.Tasks)
 	}
 	if n := srv.CallsFor("alice"); n != 1 {
 		t.Fatalf("alice made %d model calls, want 1 (nothing woke her)", n)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // The registry is rewritten on every status change; these isolate that
@@ -78,7 +78,7 @@ func BenchmarkRegistryWriteAtomic200(b *testing.B) {
 	cpu0 := cpuTime(b)
 	b.ResetTimer()
 	for range b.N {
-		if err := inbox.WriteFileAtomic(path, data, 0o644); err != nil {
+		if err := statefile.WriteFileAtomic(path, data, 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,15 +1,15 @@
 package team
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/storetest"
 )
 
-// The registry and the task board keep the compare-and-set document
-// contract that every store behind a team must keep.
+// The registry keeps the compare-and-set document contract that every store
+// behind a team must keep (the task board runs it in team/board, the bare
+// document in internal/statefile).
 func TestRegistryKeepsTheDocContract(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "team", "config.json")
 	storetest.RunDoc(t, storetest.DocOpener[Config]{
@@ -28,22 +28,5 @@ func TestRegistryKeepsTheDocContract(t *testing.T) {
 			}
 			return 0
 		},
-	})
-}
-
-// boardDoc is the board's read-modify-write as the contract names it.
-type boardDoc struct{ b *Board }
-
-func (d boardDoc) Read() (BoardFile, error) { return d.b.Read() }
-func (d boardDoc) Update(fn func(*BoardFile) error) (BoardFile, error) {
-	return d.b.update(context.Background(), fn)
-}
-
-func TestTaskBoardKeepsTheDocContract(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "tasks", "board.json")
-	storetest.RunDoc(t, storetest.DocOpener[BoardFile]{
-		Open:  func(t *testing.T) storetest.Doc[BoardFile] { return boardDoc{NewBoard(path)} },
-		Inc:   func(f *BoardFile) { f.NextID++ },
-		Count: func(f BoardFile) int { return f.NextID },
 	})
 }

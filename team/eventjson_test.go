@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/board"
 )
 
 // TestEventLinesKeepTheirShape: an event is one flat object whose fields
@@ -38,7 +39,7 @@ func TestEventLinesKeepTheirShape(t *testing.T) {
 			map[string]any{"kind": "bad_line", "agent": "lead", "detail": "offset 3: not JSON", "line": "{", "is_error": true}},
 		{Event{Agent: "slow", Payload: Repair{Status: StatusFailed, Reason: "gone"}},
 			map[string]any{"kind": "repair", "agent": "slow", "status": "failed", "detail": "gone"}},
-		{Event{Agent: "alice", Payload: TaskChanged{Change: TaskChangeClaimed, TaskID: "t1", Subject: "build", Status: TaskInProgress}},
+		{Event{Agent: "alice", Payload: TaskChanged{Change: TaskChangeClaimed, TaskID: "t1", Subject: "build", Status: board.TaskInProgress}},
 			map[string]any{"kind": "task", "agent": "alice", "change": "claimed", "task_id": "t1", "subject": "build", "status": "in_progress", "detail": "alice claimed t1: build"}},
 		{Event{Agent: "alice", Payload: HandoffChanged{RequestID: "handoff-1", Side: HandoffSender, Task: "t1", TaskID: "t1", Peer: "bob", State: HandoffAwaitingAccept}},
 			map[string]any{"kind": "handoff", "agent": "alice", "request_id": "handoff-1", "side": "sender", "task": "t1", "task_id": "t1", "peer": "bob",

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // EventKind names what an event is about; each kind has its own payload
@@ -79,7 +79,7 @@ func (l *EventLog) Emit(e Event) {
 	e.Payload = clipPayload(e.Payload)
 	data, err := json.Marshal(e)
 	if err == nil {
-		err = inbox.AppendLine(l.path, data)
+		err = statefile.AppendLine(l.path, data)
 	}
 	if l.sub != nil {
 		l.sub(e)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -260,7 +261,7 @@ func (t *Team) newHandoff(ctx context.Context, from string, spec tools.HandoffSp
 		return nil, fmt.Errorf("the team is stopping")
 	}
 	h := &handoff{id: newRequestID(RequestHandoff), from: from, to: to, task: strings.TrimSpace(spec.Task), finished: make(chan struct{}),
-		reason: clip(strings.TrimSpace(spec.Reason), 1000), summary: clip(strings.TrimSpace(spec.Context), MaxTaskText)}
+		reason: clip(strings.TrimSpace(spec.Reason), 1000), summary: clip(strings.TrimSpace(spec.Context), board.MaxTaskText)}
 	h.subject = clip(h.task, 200)
 	if !taskIDRe.MatchString(h.task) {
 		return h, nil
@@ -275,7 +276,7 @@ func (t *Team) newHandoff(ctx context.Context, from string, spec tools.HandoffSp
 	}
 	task := f.Tasks[i]
 	switch {
-	case task.Status == TaskCompleted:
+	case task.Status == board.TaskCompleted:
 		return nil, fmt.Errorf("%s is already completed: there is nothing to hand over", task.ID)
 	case task.Owner != from:
 		return nil, fmt.Errorf("%s is owned by %s, not you: only its owner hands it over (claim it first)", task.ID, orNobody(task.Owner))
@@ -519,29 +520,4 @@ func (t *Team) setHandoffSide(agent string, h *handoff, role, state, reason stri
 	t.events.Emit(Event{Agent: agent, Payload: HandoffChanged{RequestID: h.id, Side: role, Task: h.task, TaskID: h.taskID,
 		Peer: peer, State: state, Reason: reason}})
 	t.notifyChanged()
-}
-
-// HandOver moves a task from one owner to another, compare-and-set: only
-// while from still owns it in progress, so a handoff never takes a task
-// its sender has meanwhile finished or released.
-func (b *Board) HandOver(ctx context.Context, id, from, to string) (Task, error) {
-	if err := workspace.ValidateName(to); err != nil {
-		return Task{}, fmt.Errorf("%w: %v", ErrTaskInvalid, err)
-	}
-	var task Task
-	_, err := b.update(ctx, func(f *BoardFile) error {
-		i := f.Find(id)
-		if i < 0 {
-			return notFound(id)
-		}
-		t := &f.Tasks[i]
-		if t.Status != TaskInProgress || t.Owner != from {
-			return fmt.Errorf("%s is no longer %s's (it is %s, owner %s): %w", id, from, t.Status, orNobody(t.Owner), ErrTaskTaken)
-		}
-		t.Owner = to
-		t.UpdatedAt = time.Now().UTC()
-		task = *t
-		return nil
-	})
-	return task, err
 }

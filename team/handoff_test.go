@@ -3,7 +3,6 @@ package team
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -21,7 +21,7 @@ import (
 // handoffWatch records each side's handoff states and, as each handoff
 // message is delivered, who owns the watched task on the board.
 type handoffWatch struct {
-	board *Board
+	board *board.Board
 	task  string
 
 	mu      sync.Mutex
@@ -91,7 +91,7 @@ func handoffTeam(t *testing.T, srv *fakellm.Server, opts Options) (*Team, *hando
 	if err != nil {
 		t.Fatal(err)
 	}
-	hw := &handoffWatch{board: NewBoard(ws.TasksPath()), task: "t1", states: map[string][]string{}, ownerAt: map[string]string{}, ch: make(chan struct{}, 1)}
+	hw := &handoffWatch{board: board.New(ws.TasksPath()), task: "t1", states: map[string][]string{}, ownerAt: map[string]string{}, ch: make(chan struct{}, 1)}
 	sw := newStatusWatcher()
 	opts.Workspace = ws
 	opts.OnEvent = func(e Event) { sw.on(e); hw.on(e) }
@@ -112,10 +112,10 @@ func spawnIdle(t *testing.T, tm *Team, sw *statusWatcher, nameRoles ...string) {
 }
 
 // boardTask creates a task and lets owner claim it.
-func boardTask(t *testing.T, tm *Team, owner, subject, role string) Task {
+func boardTask(t *testing.T, tm *Team, owner, subject, role string) board.Task {
 	t.Helper()
 	ctx := context.Background()
-	task, err := tm.Board().Create(ctx, workspace.LeadName, NewTask{Subject: subject, Description: "the details of " + subject, Role: role})
+	task, err := tm.Board().Create(ctx, workspace.LeadName, board.NewTask{Subject: subject, Description: "the details of " + subject, Role: role})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,7 +479,7 @@ func TestHandoffRefusals(t *testing.T) {
 	boardTask(t, tm, "alice", "write the parser", "")
 	boardTask(t, tm, "bob", "write the lexer", "")
 	done := boardTask(t, tm, "alice", "write the docs", "")
-	if _, _, err := tm.Board().Update(ctx, done.ID, "alice", TaskCompleted, "done"); err != nil {
+	if _, _, err := tm.Board().Update(ctx, done.ID, "alice", board.TaskCompleted, "done"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tm.Registry().Update(func(c *Config) error {
@@ -521,53 +521,6 @@ func TestHandoffRefusals(t *testing.T) {
 	}
 	if m := memberOf(t, tm, "carol"); len(m.Handoffs) != 0 {
 		t.Errorf("a refused handoff left state: %+v", m.Handoffs)
-	}
-}
-
-// TestHandOverIsCompareAndSet: of 8 concurrent handovers of one task from
-// its owner, exactly one succeeds; a task its owner no longer holds is not
-// handed over at all.
-func TestHandOverIsCompareAndSet(t *testing.T) {
-	b := NewBoard(t.TempDir() + "/board.json")
-	ctx := context.Background()
-	task, err := b.Create(ctx, "lead", NewTask{Subject: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := b.Claim(ctx, task.ID, "alice"); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wins := make(chan string, 8)
-	for i := range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			to := fmt.Sprintf("bob%d", i)
-			_, err := b.HandOver(ctx, task.ID, "alice", to)
-			switch {
-			case err == nil:
-				wins <- to
-			case !errors.Is(err, ErrTaskTaken):
-				t.Errorf("handover to %s: %v", to, err)
-			}
-		}()
-	}
-	wg.Wait()
-	close(wins)
-	var got []string
-	for w := range wins {
-		got = append(got, w)
-	}
-	f, _ := b.Read()
-	if len(got) != 1 || f.Tasks[0].Owner != got[0] || f.Tasks[0].Status != TaskInProgress {
-		t.Fatalf("winners %v, board %+v", got, f.Tasks[0])
-	}
-	if _, _, err := b.Update(ctx, task.ID, got[0], TaskPending, "released"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.HandOver(ctx, task.ID, got[0], "carol"); !errors.Is(err, ErrTaskTaken) {
-		t.Fatalf("handover of a released task: %v", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/board"
 )
 
 // The payloads of events, one type per kind. Their json tags are the
@@ -152,14 +153,14 @@ const (
 
 // TaskChanged: an agent changed a task on the board.
 type TaskChanged struct {
-	Change    TaskChange `json:"change"`
-	TaskID    string     `json:"task_id"`
-	Subject   string     `json:"subject"`
-	Status    TaskStatus `json:"status"`               // the task's status after the change
-	BlockedBy []string   `json:"blocked_by,omitempty"` // blockers_set: what it waits for now
-	Unblocks  []string   `json:"unblocks,omitempty"`   // completed: the tasks it freed
-	WasOwner  string     `json:"was_owner,omitempty"`  // released
-	To        string     `json:"to,omitempty"`         // handed_over: the new owner
+	Change    TaskChange       `json:"change"`
+	TaskID    string           `json:"task_id"`
+	Subject   string           `json:"subject"`
+	Status    board.TaskStatus `json:"status"`               // the task's status after the change
+	BlockedBy []string         `json:"blocked_by,omitempty"` // blockers_set: what it waits for now
+	Unblocks  []string         `json:"unblocks,omitempty"`   // completed: the tasks it freed
+	WasOwner  string           `json:"was_owner,omitempty"`  // released
+	To        string           `json:"to,omitempty"`         // handed_over: the new owner
 }
 
 // Compacted: an agent's conversation was shortened to fit the context window.

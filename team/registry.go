@@ -4,7 +4,13 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/statefile"
 )
+
+// errNoChange lets an update function of the registry (or the board)
+// decline to write.
+var errNoChange = statefile.ErrNoChange
 
 // Status is where a teammate is in its life (SPEC §3).
 type Status string
@@ -68,8 +74,8 @@ func (c *Config) Find(name string) int {
 	return -1
 }
 
-// clone copies the registry deeply (a member's only reference is its handoffs).
-func (c *Config) clone() *Config {
+// Clone copies the registry deeply (a member's only reference is its handoffs).
+func (c *Config) Clone() *Config {
 	cp := *c
 	cp.Teammates = append([]Member(nil), c.Teammates...)
 	for i := range cp.Teammates {
@@ -79,7 +85,8 @@ func (c *Config) clone() *Config {
 	return &cp
 }
 
-func (c *Config) changed() {
+// Changed counts a change: the state derived anew, the version bumped, the time.
+func (c *Config) Changed() {
 	c.State = DeriveState(c.Teammates)
 	c.Version++
 	c.UpdatedAt = time.Now().UTC()
@@ -89,7 +96,7 @@ func (c *Config) changed() {
 // read-modify-write under a lock that other processes respect, written
 // atomically, so no update is lost and no reader sees half a file.
 type Registry struct {
-	doc      *lockedDoc[*Config]
+	doc      *statefile.Doc[*Config]
 	teamName string
 }
 
@@ -99,15 +106,15 @@ func NewRegistry(path, teamName string) *Registry {
 		teamName = "default"
 	}
 	empty := func() *Config { return &Config{TeamName: teamName, Teammates: []Member{}} }
-	return &Registry{doc: &lockedDoc[*Config]{path: path, what: "registry", empty: empty}, teamName: teamName}
+	return &Registry{doc: statefile.NewDoc(path, "registry", empty), teamName: teamName}
 }
 
 // Path is the registry file.
-func (r *Registry) Path() string { return r.doc.path }
+func (r *Registry) Path() string { return r.doc.Path() }
 
 // Read returns the registry as it is on disk; a missing file is an empty team.
 func (r *Registry) Read() (Config, error) {
-	c, err := r.doc.read()
+	c, err := r.doc.Read()
 	if err != nil {
 		return Config{}, err
 	}
@@ -127,7 +134,7 @@ func (r *Registry) normal(c *Config) Config {
 // Update applies fn to the current registry and writes the result, bumping
 // the version once. If fn returns errNoChange nothing is written.
 func (r *Registry) Update(fn func(*Config) error) (Config, error) {
-	c, err := r.doc.update(r.change(fn))
+	c, err := r.doc.Update(r.change(fn))
 	if c == nil {
 		return Config{}, err
 	}
@@ -154,7 +161,7 @@ func (r *Registry) change(fn func(*Config) error) func(**Config) error {
 
 // SetStatus changes one member's status (and optional fields via fn).
 func (r *Registry) SetStatus(name string, status Status, fn func(*Member)) (Config, error) {
-	c, err := r.doc.updateInPlace(r.change(statusChange(name, status, fn)))
+	c, err := r.doc.UpdateInPlace(r.change(statusChange(name, status, fn)))
 	if c == nil {
 		return Config{}, err
 	}
@@ -167,11 +174,11 @@ func (r *Registry) SetStatus(name string, status Status, fn func(*Member)) (Conf
 // on disk. after runs on the writing goroutine and must not change the
 // registry itself. Flush waits for such changes.
 func (r *Registry) SetStatusLater(name string, status Status, fn func(*Member), after func(error)) {
-	r.doc.submit(r.change(statusChange(name, status, fn)), after)
+	r.doc.Submit(r.change(statusChange(name, status, fn)), after)
 }
 
 // Flush returns once every change made through this Registry is on disk.
-func (r *Registry) Flush() { r.doc.flush() }
+func (r *Registry) Flush() { r.doc.Flush() }
 
 // statusChange fails, if at all, before it changes anything.
 func statusChange(name string, status Status, fn func(*Member)) func(*Config) error {

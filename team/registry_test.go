@@ -24,13 +24,6 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	if os.Getenv(envTaskClaimer) != "" {
-		if err := claimFromEnv(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
-	}
 	if os.Getenv(envAppendDir) != "" {
 		if err := appendFromEnv(); err != nil {
 			fmt.Fprintln(os.Stderr, err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -176,7 +177,7 @@ func TestHandoffRequestsAreLogged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hw := &handoffWatch{board: NewBoard(ws.TasksPath()), task: "t1", states: map[string][]string{}, ownerAt: map[string]string{}, ch: make(chan struct{}, 1)}
+		hw := &handoffWatch{board: board.New(ws.TasksPath()), task: "t1", states: map[string][]string{}, ownerAt: map[string]string{}, ch: make(chan struct{}, 1)}
 		sw, log := newStatusWatcher(), &requestLog{}
 		opts.Workspace = ws
 		opts.OnEvent = func(e Event) { sw.on(e); hw.on(e); log.on(e) }

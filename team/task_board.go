@@ -3,11 +3,10 @@ package team
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
-	"text/tabwriter"
 
+	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -16,7 +15,7 @@ import (
 // to idle teammates.
 type teamTasks struct {
 	t     *Team
-	board *Board
+	board *board.Board
 	auto  bool
 	// offerMu serializes auto-claim passes, and holds while a teammate goes
 	// idle, so a task freed meanwhile is never missed by both sides.
@@ -24,15 +23,15 @@ type teamTasks struct {
 }
 
 func newTeamTasks(t *Team) *teamTasks {
-	return &teamTasks{t: t, board: NewBoard(t.ws.TasksPath()), auto: t.opts.AutoClaim}
+	return &teamTasks{t: t, board: board.New(t.ws.TasksPath()), auto: t.opts.AutoClaim}
 }
 
 // Board is the team's shared task board.
-func (t *Team) Board() *Board { return t.tasks.board }
+func (t *Team) Board() *board.Board { return t.tasks.board }
 
 // CreateTask adds a task (tools.TaskBoard).
 func (tt *teamTasks) CreateTask(ctx context.Context, by string, spec tools.TaskSpec) (string, error) {
-	task, err := tt.board.Create(ctx, by, NewTask{Subject: spec.Subject, Description: spec.Description, Role: spec.Role, BlockedBy: spec.BlockedBy})
+	task, err := tt.board.Create(ctx, by, board.NewTask{Subject: spec.Subject, Description: spec.Description, Role: spec.Role, BlockedBy: spec.BlockedBy})
 	if err != nil {
 		return "", err
 	}
@@ -53,7 +52,7 @@ func (tt *teamTasks) ListTasks(ctx context.Context) (string, error) {
 		return "the task board is empty", nil
 	}
 	var b strings.Builder
-	if err := FormatTasks(&b, tasks); err != nil {
+	if err := board.FormatTasks(&b, tasks); err != nil {
 		return "", err
 	}
 	return b.String(), nil
@@ -75,8 +74,8 @@ func (tt *teamTasks) ClaimTask(ctx context.Context, agent, id string) (string, e
 
 // UpdateTask changes what a task waits for and/or its status (tools.TaskBoard).
 func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note string, blockedBy []string) (string, error) {
-	status := TaskStatus(statusText)
-	var task Task
+	status := board.TaskStatus(statusText)
+	var task board.Task
 	var said []string
 	if blockedBy != nil {
 		var err error
@@ -92,7 +91,7 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 	}
 	if status != "" {
 		wasOwner := ""
-		if status == TaskPending {
+		if status == board.TaskPending {
 			if f, err := tt.board.Read(); err == nil {
 				if i := f.Find(id); i >= 0 {
 					wasOwner = f.Tasks[i].Owner
@@ -105,54 +104,36 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 		}
 		task = t
 		switch status {
-		case TaskCompleted:
+		case board.TaskCompleted:
 			tt.emit(agent, TaskChanged{Change: TaskChangeCompleted, Unblocks: taskIDs(unblocked)}, task)
 			s := fmt.Sprintf("%s is completed.", task.ID)
 			if len(unblocked) > 0 {
 				s += " It unblocks " + ids(unblocked) + "."
 			}
 			said = append(said, s)
-		case TaskPending:
+		case board.TaskPending:
 			if wasOwner != "" {
 				tt.emit(agent, TaskChanged{Change: TaskChangeReleased, WasOwner: wasOwner}, task)
 			}
 			said = append(said, fmt.Sprintf("%s is pending again with no owner.", task.ID))
-		case TaskInProgress:
+		case board.TaskInProgress:
 			tt.emit(agent, TaskChanged{Change: TaskChangeClaimed}, task)
 			said = append(said, fmt.Sprintf("You own %s now (in_progress): %s", task.ID, task.Subject))
 		}
 	}
-	if blockedBy != nil || status == TaskCompleted || status == TaskPending {
+	if blockedBy != nil || status == board.TaskCompleted || status == board.TaskPending {
 		tt.offer(ctx)
 	}
 	return strings.Join(said, " "), nil
 }
 
 // emit logs one change of task by agent; c says what changed.
-func (tt *teamTasks) emit(agent string, c TaskChanged, task Task) {
+func (tt *teamTasks) emit(agent string, c TaskChanged, task board.Task) {
 	c.TaskID, c.Subject, c.Status = task.ID, task.Subject, task.Status
 	tt.t.events.Emit(Event{Agent: agent, Payload: c})
 }
 
-// FormatTasks writes tasks as a table: id, status, owner, blocked by, subject.
-func FormatTasks(w io.Writer, tasks []Task) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATUS\tOWNER\tBLOCKED BY\tSUBJECT")
-	for _, t := range tasks {
-		owner := t.Owner
-		if owner == "" {
-			owner = "-"
-		}
-		subject := t.Subject
-		if t.Role != "" {
-			subject += " [" + t.Role + "]"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Status, owner, orNone(t.BlockedBy), subject)
-	}
-	return tw.Flush()
-}
-
-func oneLine(t Task) string {
+func oneLine(t board.Task) string {
 	s := fmt.Sprintf("%s (%s", t.ID, t.Status)
 	if len(t.BlockedBy) > 0 {
 		s += ", blocked by " + strings.Join(t.BlockedBy, ", ")
@@ -160,14 +141,27 @@ func oneLine(t Task) string {
 	return s + "): " + t.Subject
 }
 
-func ids(tasks []Task) string { return strings.Join(taskIDs(tasks), ", ") }
+func ids(tasks []board.Task) string { return strings.Join(taskIDs(tasks), ", ") }
 
-func taskIDs(tasks []Task) []string {
+func taskIDs(tasks []board.Task) []string {
 	out := make([]string, len(tasks))
 	for i, t := range tasks {
 		out[i] = t.ID
 	}
 	return out
+}
+
+// notFound and orNobody word the team's own checks of the board (a
+// handoff's task) as the board words its refusals.
+func notFound(id string) error {
+	return fmt.Errorf("%w %q: task_list shows the ids", board.ErrTaskNotFound, id)
+}
+
+func orNobody(s string) string {
+	if s == "" {
+		return "nobody"
+	}
+	return s
 }
 
 func orNone(ids []string) string {

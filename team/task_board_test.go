@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -18,25 +19,29 @@ func TestTeamTasksTextAndEvents(t *testing.T) {
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "unused"}))
 	defer srv.Close()
 	tm := openTaskTeam(t, srv, false)
-	var board tools.TaskBoard = tm.tasks
+	var tasks tools.TaskBoard = tm.tasks
 	ctx := context.Background()
 
-	if s, err := board.ListTasks(ctx); err != nil || s != "the task board is empty" {
+	if s, err := tasks.ListTasks(ctx); err != nil || s != "the task board is empty" {
 		t.Fatalf("empty list: %q %v", s, err)
 	}
 	steps := []struct {
 		do   func() (string, error)
 		want string
 	}{
-		{func() (string, error) { return board.CreateTask(ctx, "lead", tools.TaskSpec{Subject: "build"}) }, "t1 (pending): build"},
+		{func() (string, error) { return tasks.CreateTask(ctx, "lead", tools.TaskSpec{Subject: "build"}) }, "t1 (pending): build"},
 		{func() (string, error) {
-			return board.CreateTask(ctx, "lead", tools.TaskSpec{Subject: "test", BlockedBy: []string{"t1"}})
+			return tasks.CreateTask(ctx, "lead", tools.TaskSpec{Subject: "test", BlockedBy: []string{"t1"}})
 		}, "t2 (pending, blocked by t1): test"},
-		{func() (string, error) { return board.ClaimTask(ctx, "alice", "t1") }, "You own t1 now (in_progress): build"},
-		{func() (string, error) { return board.ClaimTask(ctx, "alice", "t1") }, "You already own t1"},
-		{func() (string, error) { return board.UpdateTask(ctx, "alice", "t1", string(TaskCompleted), "ok", nil) }, "t1 is completed. It unblocks t2."},
-		{func() (string, error) { return board.ClaimTask(ctx, "bob", "t2") }, "You own t2 now"},
-		{func() (string, error) { return board.UpdateTask(ctx, "bob", "t2", string(TaskPending), "later", nil) }, "t2 is pending again with no owner."},
+		{func() (string, error) { return tasks.ClaimTask(ctx, "alice", "t1") }, "You own t1 now (in_progress): build"},
+		{func() (string, error) { return tasks.ClaimTask(ctx, "alice", "t1") }, "You already own t1"},
+		{func() (string, error) {
+			return tasks.UpdateTask(ctx, "alice", "t1", string(board.TaskCompleted), "ok", nil)
+		}, "t1 is completed. It unblocks t2."},
+		{func() (string, error) { return tasks.ClaimTask(ctx, "bob", "t2") }, "You own t2 now"},
+		{func() (string, error) {
+			return tasks.UpdateTask(ctx, "bob", "t2", string(board.TaskPending), "later", nil)
+		}, "t2 is pending again with no owner."},
 	}
 	for i, s := range steps {
 		got, err := s.do()
@@ -44,10 +49,10 @@ func TestTeamTasksTextAndEvents(t *testing.T) {
 			t.Fatalf("step %d: %q %v; want %q", i, got, err, s.want)
 		}
 	}
-	if _, err := board.ClaimTask(ctx, "bob", "t1"); err == nil || !strings.Contains(err.Error(), "already completed (by alice)") {
+	if _, err := tasks.ClaimTask(ctx, "bob", "t1"); err == nil || !strings.Contains(err.Error(), "already completed (by alice)") {
 		t.Fatalf("claiming a completed task: %v", err)
 	}
-	list, err := board.ListTasks(ctx)
+	list, err := tasks.ListTasks(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

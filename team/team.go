@@ -135,7 +135,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	}
 	t.store = inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
 	t.events.onWriteError = t.checkStorage
-	t.reg.doc.onWriteError = t.checkStorage
+	t.reg.doc.OnWriteError = t.checkStorage
 	fail := func(err error) (*Team, error) {
 		cancel()
 		owner.release()
@@ -152,7 +152,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
 	}
 	t.tasks = newTeamTasks(t)
-	t.tasks.board.doc.onWriteError = t.checkStorage
+	t.tasks.board.OnWriteError(t.checkStorage)
 	lead, err := t.newLead()
 	if err != nil {
 		return fail(err)

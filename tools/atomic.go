@@ -5,11 +5,11 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // writeAtomic replaces path with data so a reader never sees half a file
-// (inbox.WriteFileAtomic: temp file, fsync, rename). An existing file keeps
+// (statefile.WriteFileAtomic: temp file, fsync, rename). An existing file keeps
 // its permission bits.
 func writeAtomic(path string, data []byte) error {
 	perm := fs.FileMode(0o644)
@@ -18,5 +18,5 @@ func writeAtomic(path string, data []byte) error {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return inbox.WriteFileAtomic(path, data, perm)
+	return statefile.WriteFileAtomic(path, data, perm)
 }

@@ -13,7 +13,7 @@ func (w *Workspace) stateDirs() []string {
 }
 
 // stateFiles are the single state files at fixed places; each agent's
-// inbox and session file is refused at its own open (inbox.OpenStateFile).
+// inbox and session file is refused at its own open (statefile.Open).
 func (w *Workspace) stateFiles() []string {
 	return []string{w.EventsPath(), w.RegistryPath(), w.TasksPath()}
 }

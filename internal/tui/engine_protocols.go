@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -39,7 +39,7 @@ func (e *teamEngine) Tasks(ctx context.Context) (string, error) {
 		return "the task board is empty: agents add tasks with task_create", nil
 	}
 	var b strings.Builder
-	if err := team.FormatTasks(&b, tasks); err != nil {
+	if err := board.FormatTasks(&b, tasks); err != nil {
 		return "", err
 	}
 	return strings.TrimRight(b.String(), "\n"), nil

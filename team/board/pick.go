@@ -1,4 +1,4 @@
-package team
+package board
 
 import (
 	"context"
@@ -33,7 +33,7 @@ func (b *Board) ClaimNext(ctx context.Context, agent, role string, roles []strin
 	}
 	var task Task
 	found := false
-	_, err := b.update(ctx, func(f *BoardFile) error {
+	_, err := b.update(ctx, func(f *File) error {
 		i := nextFor(f, agent, role, roles)
 		if i < 0 {
 			return errNoChange
@@ -47,7 +47,7 @@ func (b *Board) ClaimNext(ctx context.Context, agent, role string, roles []strin
 
 // nextFor picks the index of the task to give agent: none while it owns one
 // in progress; else tasks naming its role first, then tasks for anyone, oldest first.
-func nextFor(f *BoardFile, agent, role string, roles []string) int {
+func nextFor(f *File, agent, role string, roles []string) int {
 	for i := range f.Tasks {
 		if f.Tasks[i].Status == TaskInProgress && f.Tasks[i].Owner == agent {
 			return -1

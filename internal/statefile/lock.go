@@ -1,4 +1,8 @@
-package inbox
+// Package statefile writes agentteam's state files safely: locks other
+// processes respect, one-line appends, atomic replacement, never through a
+// symbolic link, and a JSON document changed only under its lock. It knows
+// nothing of what the files hold.
+package statefile
 
 import (
 	"fmt"
@@ -29,7 +33,8 @@ type lockEntry struct {
 
 // lockTable maps an absolute path to its *lockEntry. It is process-wide on
 // purpose: it mirrors the kernel's lock table, which is process-wide too, so
-// two Stores (or plain Lock callers) on the same file exclude each other.
+// two callers (two inbox Stores, or plain Lock callers) on the same file
+// exclude each other.
 // Entries are never removed; there is one per distinct locked path.
 type lockTable struct {
 	entries sync.Map     // string → *lockEntry
@@ -85,21 +90,52 @@ func (e *lockEntry) unlock() {
 	e.mu.Unlock()
 }
 
-// appendLine writes line at the end of e's file; e must be held.
-func (t *lockTable) appendLine(e *lockEntry, line []byte) error {
-	opened, err := e.files.appendLine(e.path, line)
-	t.open.Add(int64(opened))
-	if opened > 0 && t.open.Load() > maxHeldFiles {
-		t.trim(e)
+// Held is a path whose lock the caller holds (Hold), with the descriptors
+// kept open for it from one hold to the next: the path's own, for appends,
+// and that of one record file the lock guards (an inbox's read position).
+// Keeping them saves an open and a close per write, which is most of what
+// a write costs. A Held is used by one goroutine, until Unlock.
+type Held struct{ e *lockEntry }
+
+// Hold takes path's lock as Lock does and returns it held.
+func Hold(path string) (Held, error) {
+	e, err := locks.lock(path)
+	if err != nil {
+		return Held{}, err
+	}
+	return Held{e}, nil
+}
+
+// Unlock releases the lock; the kept descriptors stay open for the next hold.
+func (h Held) Unlock() { h.e.unlock() }
+
+// AppendLine writes line, and a trailing '\n' unless it has one, at the end
+// of the held path in one write call, so concurrent writers never
+// interleave lines. A file removed or replaced since the last append is
+// noticed and opened anew; a torn tail (a full disk) is cut off again.
+func (h Held) AppendLine(line []byte) error {
+	if len(line) == 0 || line[len(line)-1] != '\n' {
+		l := make([]byte, len(line)+1)
+		copy(l, line)
+		l[len(line)] = '\n'
+		line = l
+	}
+	opened, err := h.e.files.appendLine(h.e.path, line)
+	locks.open.Add(int64(opened))
+	if opened > 0 && locks.open.Load() > maxHeldFiles {
+		locks.trim(h.e)
 	}
 	return err
 }
 
-// writeCursor writes rec over the read position file path; e, the inbox
-// log's entry, must be held.
-func (t *lockTable) writeCursor(e *lockEntry, path string, rec []byte) error {
-	opened, err := e.files.writeCursor(path, rec)
-	t.open.Add(int64(opened))
+// WriteRecord writes rec over the file path, which the held lock guards,
+// in place: rec is a record of fixed length, so a write makes no new file.
+// A file of another length (an earlier format) is replaced whole once
+// instead (ReplaceFile), so no reader sees a mix of two. Each version gets
+// a modification time of its own, as with ReplaceFile.
+func (h Held) WriteRecord(path string, rec []byte) error {
+	opened, err := h.e.files.writeRecord(path, rec)
+	locks.open.Add(int64(opened))
 	return err
 }
 
@@ -117,8 +153,17 @@ func (t *lockTable) trim(keep *lockEntry) {
 	})
 }
 
-// release closes the kept files of every idle path under dir (Store.Close).
-func (t *lockTable) release(dir string) {
+// CloseKept closes the descriptors kept open for every path under dir that
+// nobody holds now (a store being closed, a disk being unmounted); they are
+// opened again when next needed.
+func CloseKept(dir string) { locks.closeKept(dir) }
+
+// KeptFiles is how many descriptors are kept open between holds, over all
+// paths; past a budget of 1024, those of idle paths are closed. For tests
+// and diagnostics.
+func KeptFiles() int64 { return locks.open.Load() }
+
+func (t *lockTable) closeKept(dir string) {
 	prefix := filepath.Clean(dir) + string(filepath.Separator)
 	t.entries.Range(func(k, v any) bool {
 		if !strings.HasPrefix(k.(string), prefix) {

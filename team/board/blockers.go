@@ -1,4 +1,4 @@
-package team
+package board
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func (b *Board) SetBlockers(ctx context.Context, id, agent string, blockedBy []s
 		return Task{}, err
 	}
 	var task Task
-	_, err = b.update(ctx, func(f *BoardFile) error {
+	_, err = b.update(ctx, func(f *File) error {
 		i := f.Find(id)
 		if i < 0 {
 			return notFound(id)
@@ -48,7 +48,7 @@ func (b *Board) SetBlockers(ctx context.Context, id, agent string, blockedBy []s
 
 // dependencyPath returns the chain from → … → to following blocked_by, or
 // nil if from does not (transitively) wait for to.
-func dependencyPath(f *BoardFile, from, to string) []string {
+func dependencyPath(f *File, from, to string) []string {
 	seen := map[string]bool{}
 	var walk func(id string) []string
 	walk = func(id string) []string {

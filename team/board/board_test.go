@@ -1,4 +1,4 @@
-package team
+package board
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 func newTestBoard(t *testing.T) *Board {
 	t.Helper()
-	return NewBoard(filepath.Join(t.TempDir(), "tasks", "board.json"))
+	return New(filepath.Join(t.TempDir(), "tasks", "board.json"))
 }
 
 func mustCreate(t *testing.T, b *Board, by, subject string, blockedBy ...string) Task {

@@ -1,39 +1,38 @@
-package team
+package statefile
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
-
-	"github.com/agentteam/agentteam/inbox"
 )
 
-// errNoChange lets an update function decline to write.
-var errNoChange = errors.New("no change")
+// ErrNoChange lets an update function decline to write.
+var ErrNoChange = errors.New("no change")
 
-// document is what a lockedDoc holds: it can copy itself deeply (so a
-// cached value is never shared) and count a change.
-type document[T any] interface {
-	clone() T
-	changed()
+// Document is what a Doc holds: it can copy itself deeply (so a cached
+// value is never shared) and count a change (a version, a time).
+type Document[T any] interface {
+	Clone() T
+	Changed()
 }
 
-// lockedDoc is one JSON file that is only changed by read-modify-write under
-// a lock other processes respect, and replaced whole, so no update is lost
+// Doc is one JSON file that is only changed by read-modify-write under a
+// lock other processes respect, and replaced whole, so no update is lost
 // and no reader sees half a file. The registry and the task board are such
 // files. It keeps the last version this process read or wrote and skips
 // the parse while the file on disk is that same file.
-type lockedDoc[T document[T]] struct {
+type Doc[T Document[T]] struct {
+	// OnWriteError, when set before first use, sees every failed write.
+	OnWriteError func(error)
+
 	path  string
 	what  string   // "registry", "task board": for error sentences
 	empty func() T // the document of a missing file
-	// onWriteError, when set before first use, sees every failed write.
-	onWriteError func(error)
 
 	mu       sync.Mutex
 	cached   T
@@ -44,8 +43,18 @@ type lockedDoc[T document[T]] struct {
 	writing bool            // a goroutine is writing (and will hand over the queue)
 }
 
-// read returns the document as it is on disk; a missing file is empty().
-func (d *lockedDoc[T]) read() (T, error) {
+// NewDoc is the document in the file path, created by the first change;
+// what names it in error sentences ("registry"), and empty is the
+// document of a missing file.
+func NewDoc[T Document[T]](path, what string, empty func() T) *Doc[T] {
+	return &Doc[T]{path: path, what: what, empty: empty}
+}
+
+// Path is the document's file.
+func (d *Doc[T]) Path() string { return d.path }
+
+// Read returns the document as it is on disk; a missing file is empty().
+func (d *Doc[T]) Read() (T, error) {
 	fi, err := os.Stat(d.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return d.empty(), nil
@@ -55,12 +64,12 @@ func (d *lockedDoc[T]) read() (T, error) {
 	}
 	d.mu.Lock()
 	if d.cachedFI != nil && sameVersion(fi, d.cachedFI) {
-		v := d.cached.clone()
+		v := d.cached.Clone()
 		d.mu.Unlock()
 		return v, nil
 	}
 	d.mu.Unlock()
-	data, err := readStateFile(d.path)
+	data, err := ReadFile(d.path, math.MaxInt64)
 	if errors.Is(err, fs.ErrNotExist) {
 		return d.empty(), nil
 	}
@@ -75,22 +84,22 @@ func (d *lockedDoc[T]) read() (T, error) {
 	return v, nil
 }
 
-// update applies fn under the lock and writes the result, counting the
-// change; errNoChange from fn writes nothing. Callers that arrive while a
+// Update applies fn under the lock and writes the result, counting the
+// change; ErrNoChange from fn writes nothing. Callers that arrive while a
 // write is under way are batched: the next writer applies all their
 // functions in arrival order in one read-modify-write, so each change is
 // still made exactly once and counted, but the file is written once.
-func (d *lockedDoc[T]) update(fn func(*T) error) (T, error) {
+func (d *Doc[T]) Update(fn func(*T) error) (T, error) {
 	return d.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1)})
 }
 
-// updateInPlace is update for a fn that returns its error before changing
+// UpdateInPlace is Update for a fn that returns its error before changing
 // anything, so in a batch it needs no copy of its own to fail on.
-func (d *lockedDoc[T]) updateInPlace(fn func(*T) error) (T, error) {
+func (d *Doc[T]) UpdateInPlace(fn func(*T) error) (T, error) {
 	return d.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1), inPlace: true})
 }
 
-func (d *lockedDoc[T]) wait(u *docUpdate[T]) (T, error) {
+func (d *Doc[T]) wait(u *docUpdate[T]) (T, error) {
 	if d.enqueue(u) {
 		<-u.wake // done, or handed the writer's role
 		if u.done {
@@ -101,24 +110,24 @@ func (d *lockedDoc[T]) wait(u *docUpdate[T]) (T, error) {
 	return u.v, u.err
 }
 
-// submit is update without waiting: fn is applied with the next batch and
+// Submit is Update without waiting: fn is applied with the next batch and
 // after is called (on the writing goroutine, in submission order) once the
-// change is on disk or has failed. fn must be fit for updateInPlace.
-func (d *lockedDoc[T]) submit(fn func(*T) error, after func(error)) {
+// change is on disk or has failed. fn must be fit for UpdateInPlace.
+func (d *Doc[T]) Submit(fn func(*T) error, after func(error)) {
 	u := &docUpdate[T]{fn: fn, after: after, inPlace: true}
 	if !d.enqueue(u) {
 		go d.write(nil)
 	}
 }
 
-// flush returns once every change submitted before it is on disk.
-func (d *lockedDoc[T]) flush() {
-	_, _ = d.update(func(*T) error { return errNoChange })
+// Flush returns once every change submitted before it is on disk.
+func (d *Doc[T]) Flush() {
+	_, _ = d.Update(func(*T) error { return ErrNoChange })
 }
 
 // enqueue adds u to the next batch and reports whether some goroutine is
 // already writing (and so will take it); otherwise the caller must write.
-func (d *lockedDoc[T]) enqueue(u *docUpdate[T]) (taken bool) {
+func (d *Doc[T]) enqueue(u *docUpdate[T]) (taken bool) {
 	d.qmu.Lock()
 	defer d.qmu.Unlock()
 	d.queue = append(d.queue, u)
@@ -130,7 +139,7 @@ func (d *lockedDoc[T]) enqueue(u *docUpdate[T]) (taken bool) {
 // write applies batches until the queue is empty or its head is a caller
 // that waits (which is then woken to write the rest itself); self is the
 // waiting caller that writes, if any.
-func (d *lockedDoc[T]) write(self *docUpdate[T]) {
+func (d *Doc[T]) write(self *docUpdate[T]) {
 	for {
 		d.qmu.Lock()
 		batch := d.queue
@@ -171,7 +180,7 @@ func (d *lockedDoc[T]) write(self *docUpdate[T]) {
 // applySafely is apply that cannot leave the writer's role taken: a panic
 // (a bug in a change function) fails the batch instead, so no caller waits
 // forever for a write that will never come.
-func (d *lockedDoc[T]) applySafely(batch []*docUpdate[T]) {
+func (d *Doc[T]) applySafely(batch []*docUpdate[T]) {
 	defer func() {
 		if r := recover(); r != nil {
 			err := fmt.Errorf("internal error while writing the %s: %v (please report this)", d.what, r)
@@ -188,9 +197,9 @@ func (d *lockedDoc[T]) applySafely(batch []*docUpdate[T]) {
 // docUpdate is one caller's change waiting in a batch, and its outcome.
 type docUpdate[T any] struct {
 	fn      func(*T) error
-	wake    chan struct{} // a caller waits on it (update)
-	after   func(error)   // or is called back (submit)
-	inPlace bool          // fn fails before changing anything (updateInPlace)
+	wake    chan struct{} // a caller waits on it (Update)
+	after   func(error)   // or is called back (Submit)
+	inPlace bool          // fn fails before changing anything (UpdateInPlace)
 	applied bool          // fn changed the document
 	done    bool
 	v       T
@@ -199,7 +208,7 @@ type docUpdate[T any] struct {
 
 // apply runs a batch under the lock: each function on its own copy when
 // there are several, so one that fails leaves no trace, then one write.
-func (d *lockedDoc[T]) apply(batch []*docUpdate[T]) {
+func (d *Doc[T]) apply(batch []*docUpdate[T]) {
 	ran := false // past this point only applied changes share the write's error
 	finish := func(v T, err error) {
 		for i, b := range batch {
@@ -208,25 +217,25 @@ func (d *lockedDoc[T]) apply(batch []*docUpdate[T]) {
 			}
 			b.v, b.done = v, true
 			if i < len(batch)-1 && b.after == nil {
-				b.v = v.clone() // callers must not share one document
+				b.v = v.Clone() // callers must not share one document
 			}
 		}
 	}
-	unlock, err := inbox.Lock(d.path)
+	unlock, err := Lock(d.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		// First write: make the directory, then lock again.
 		if err := os.MkdirAll(filepath.Dir(d.path), 0o755); err != nil {
 			finish(d.empty(), fmt.Errorf("create %s directory: %w", d.what, err))
 			return
 		}
-		unlock, err = inbox.Lock(d.path)
+		unlock, err = Lock(d.path)
 	}
 	if err != nil {
 		finish(d.empty(), fmt.Errorf("lock %s: %w", d.what, err))
 		return
 	}
 	defer unlock()
-	v, err := d.read()
+	v, err := d.Read()
 	if err != nil {
 		finish(v, err)
 		return
@@ -236,15 +245,15 @@ func (d *lockedDoc[T]) apply(batch []*docUpdate[T]) {
 	for _, b := range batch {
 		work := v
 		if len(batch) > 1 && !b.inPlace {
-			work = v.clone()
+			work = v.Clone()
 		}
 		switch err := b.fn(&work); {
 		case err == nil:
 			v = work
-			v.changed()
+			v.Changed()
 			changes++
 			b.applied = true
-		case errors.Is(err, errNoChange):
+		case errors.Is(err, ErrNoChange):
 		default:
 			b.err = err
 		}
@@ -257,14 +266,14 @@ func (d *lockedDoc[T]) apply(batch []*docUpdate[T]) {
 }
 
 // store replaces the file with v and remembers it as the cached version.
-func (d *lockedDoc[T]) store(v T) error {
+func (d *Doc[T]) store(v T) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", d.what, err)
 	}
-	if err := inbox.ReplaceFile(d.path, append(data, '\n'), 0o644); err != nil {
-		if d.onWriteError != nil {
-			d.onWriteError(err)
+	if err := ReplaceFile(d.path, append(data, '\n'), 0o644); err != nil {
+		if d.OnWriteError != nil {
+			d.OnWriteError(err)
 		}
 		return fmt.Errorf("write %s: %w", d.what, err)
 	}
@@ -274,20 +283,10 @@ func (d *lockedDoc[T]) store(v T) error {
 	return nil
 }
 
-func (d *lockedDoc[T]) remember(v T, fi os.FileInfo) {
+func (d *Doc[T]) remember(v T, fi os.FileInfo) {
 	d.mu.Lock()
-	d.cached, d.cachedFI = v.clone(), fi
+	d.cached, d.cachedFI = v.Clone(), fi
 	d.mu.Unlock()
-}
-
-// readStateFile reads a whole state file, never through a symbolic link.
-func readStateFile(path string) ([]byte, error) {
-	f, err := inbox.OpenStateFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
 }
 
 // sameVersion: every write renames a new file into place, so the same file

@@ -1,4 +1,4 @@
-package inbox
+package statefile
 
 import "fmt"
 
@@ -8,29 +8,13 @@ import "fmt"
 // at the current end, whoever else wrote meanwhile); a file removed or
 // replaced since is noticed and opened anew.
 func AppendLine(path string, data []byte) error {
-	if len(data) == 0 || data[len(data)-1] != '\n' {
-		line := make([]byte, len(data)+1)
-		copy(line, data)
-		line[len(data)] = '\n'
-		data = line
-	}
-	e, err := locks.lock(path)
+	h, err := Hold(path)
 	if err != nil {
 		return err
 	}
-	defer e.unlock()
-	if err := locks.appendLine(e, data); err != nil {
+	defer h.Unlock()
+	if err := h.AppendLine(data); err != nil {
 		return fmt.Errorf("append: %w", err) // the error names the path already
 	}
 	return nil
-}
-
-// appendLog is AppendLine for an inbox line, which already ends with '\n'.
-func appendLog(path string, data []byte) error {
-	e, err := locks.lock(path)
-	if err != nil {
-		return err
-	}
-	defer e.unlock()
-	return locks.appendLine(e, data)
 }

@@ -1,4 +1,8 @@
-package team
+// Package board is the shared task board: one file, tasks/board.json, with
+// the tasks, claims by compare-and-set, blockers, the pick of the next
+// claimable task and hand-over. It knows nothing of agents' goroutines:
+// the team wraps it, logs its changes and offers freed tasks.
+package board
 
 import (
 	"context"
@@ -10,8 +14,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentteam/agentteam/internal/statefile"
 	"github.com/agentteam/agentteam/workspace"
 )
+
+// errNoChange lets a change decline to write.
+var errNoChange = statefile.ErrNoChange
 
 // TaskStatus is where a task on the board stands (SPEC §6).
 type TaskStatus string
@@ -62,8 +70,8 @@ type NewTask struct {
 	BlockedBy                  []string
 }
 
-// BoardFile is the whole board as stored in tasks/board.json.
-type BoardFile struct {
+// File is the whole board as stored in tasks/board.json.
+type File struct {
 	Version   int64     `json:"version"`
 	UpdatedAt time.Time `json:"updatedAt"`
 	// NextID numbers tasks t1, t2, … so ids stay short enough for a person to type.
@@ -72,7 +80,7 @@ type BoardFile struct {
 }
 
 // Find returns the index of the task with id, or -1.
-func (f *BoardFile) Find(id string) int {
+func (f *File) Find(id string) int {
 	for i := range f.Tasks {
 		if f.Tasks[i].ID == id {
 			return i
@@ -85,23 +93,27 @@ func (f *BoardFile) Find(id string) int {
 // read-modify-write under a cross-process lock, so a claim is a true
 // compare-and-set across all tasks at once (blockers included).
 type Board struct {
-	doc *lockedDoc[*BoardFile]
+	doc *statefile.Doc[*File]
 }
 
-// NewBoard opens the board at path; the file is created on the first change.
-func NewBoard(path string) *Board {
-	empty := func() *BoardFile { return &BoardFile{Tasks: []Task{}} }
-	return &Board{doc: &lockedDoc[*BoardFile]{path: path, what: "task board", empty: empty}}
+// New opens the board at path; the file is created on the first change.
+func New(path string) *Board {
+	empty := func() *File { return &File{Tasks: []Task{}} }
+	return &Board{doc: statefile.NewDoc(path, "task board", empty)}
 }
 
 // Path is the board file.
-func (b *Board) Path() string { return b.doc.path }
+func (b *Board) Path() string { return b.doc.Path() }
+
+// OnWriteError makes fn see every failed write of the board file (a full
+// disk stops the team); call it before the board's first use.
+func (b *Board) OnWriteError(fn func(error)) { b.doc.OnWriteError = fn }
 
 // Read returns the board as it is on disk; a missing file is an empty board.
-func (b *Board) Read() (BoardFile, error) {
-	f, err := b.doc.read()
+func (b *Board) Read() (File, error) {
+	f, err := b.doc.Read()
 	if err != nil {
-		return BoardFile{}, err
+		return File{}, err
 	}
 	if f.Tasks == nil {
 		f.Tasks = []Task{}
@@ -120,19 +132,19 @@ func (b *Board) List(ctx context.Context) ([]Task, error) {
 
 // update applies fn to the board under the lock and writes the result once,
 // bumping the version; errNoChange from fn writes nothing.
-func (b *Board) update(ctx context.Context, fn func(*BoardFile) error) (BoardFile, error) {
+func (b *Board) update(ctx context.Context, fn func(*File) error) (File, error) {
 	if err := ctx.Err(); err != nil {
-		return BoardFile{}, err
+		return File{}, err
 	}
-	f, err := b.doc.update(func(f **BoardFile) error { return fn(*f) })
+	f, err := b.doc.Update(func(f **File) error { return fn(*f) })
 	if f == nil {
-		return BoardFile{}, err
+		return File{}, err
 	}
 	return *f, err
 }
 
-// clone copies the board deeply: tasks hold blocked_by slices.
-func (f *BoardFile) clone() *BoardFile {
+// Clone copies the board deeply: tasks hold blocked_by slices.
+func (f *File) Clone() *File {
 	cp := *f
 	cp.Tasks = make([]Task, len(f.Tasks))
 	for i, t := range f.Tasks {
@@ -142,7 +154,8 @@ func (f *BoardFile) clone() *BoardFile {
 	return &cp
 }
 
-func (f *BoardFile) changed() {
+// Changed counts a change: the version bumped, the time.
+func (f *File) Changed() {
 	f.Version++
 	f.UpdatedAt = time.Now().UTC()
 }
@@ -169,7 +182,7 @@ func (b *Board) Create(ctx context.Context, by string, in NewTask) (Task, error)
 		return Task{}, err
 	}
 	var task Task
-	_, err = b.update(ctx, func(f *BoardFile) error {
+	_, err = b.update(ctx, func(f *File) error {
 		for _, id := range blockers {
 			if f.Find(id) < 0 {
 				return fmt.Errorf("%w: blocked_by names %s, which is not on the board", ErrTaskNotFound, id)
@@ -195,7 +208,7 @@ func (b *Board) Claim(ctx context.Context, id, agent string) (task Task, already
 	if err := workspace.ValidateName(agent); err != nil {
 		return Task{}, false, fmt.Errorf("%w: %v", ErrTaskInvalid, err)
 	}
-	_, err = b.update(ctx, func(f *BoardFile) error {
+	_, err = b.update(ctx, func(f *File) error {
 		i := f.Find(id)
 		if i < 0 {
 			return notFound(id)
@@ -216,7 +229,7 @@ func (b *Board) Claim(ctx context.Context, id, agent string) (task Task, already
 }
 
 // claimable says why t cannot be claimed, or nil.
-func claimable(f *BoardFile, t *Task) error {
+func claimable(f *File, t *Task) error {
 	switch {
 	case t.Status == TaskCompleted:
 		return fmt.Errorf("%s is already completed (by %s): %w", t.ID, orNobody(t.Owner), ErrTaskNotPending)
@@ -238,7 +251,7 @@ func claim(t *Task, agent string) {
 }
 
 // openBlockers lists the blockers of t that are not completed.
-func openBlockers(f *BoardFile, t *Task) []string {
+func openBlockers(f *File, t *Task) []string {
 	var open []string
 	for _, id := range t.BlockedBy {
 		if j := f.Find(id); j < 0 || f.Tasks[j].Status != TaskCompleted {
@@ -267,7 +280,7 @@ func (b *Board) Update(ctx context.Context, id, agent string, status TaskStatus,
 	default:
 		return Task{}, nil, fmt.Errorf("%w: status %q: use pending, in_progress or completed", ErrTaskInvalid, status)
 	}
-	_, err = b.update(ctx, func(f *BoardFile) error {
+	_, err = b.update(ctx, func(f *File) error {
 		unblocked = unblocked[:0]
 		i := f.Find(id)
 		if i < 0 {
@@ -310,7 +323,7 @@ func (b *Board) Update(ctx context.Context, id, agent string, status TaskStatus,
 }
 
 // unblockedBy lists the pending tasks waiting on id whose blockers are now all completed.
-func unblockedBy(f *BoardFile, id string) []Task {
+func unblockedBy(f *File, id string) []Task {
 	var out []Task
 	for i := range f.Tasks {
 		t := &f.Tasks[i]

@@ -1,4 +1,4 @@
-package team
+package board
 
 import (
 	"bufio"
@@ -28,7 +28,7 @@ func claimFromEnv() error {
 	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
 		return fmt.Errorf("wait for go: %w", err)
 	}
-	return claimAll(context.Background(), NewBoard(os.Getenv(envTaskClaimer)), os.Getenv(envTaskClaimerName), func(id string) {
+	return claimAll(context.Background(), New(os.Getenv(envTaskClaimer)), os.Getenv(envTaskClaimerName), func(id string) {
 		fmt.Println("won " + id)
 	})
 }
@@ -76,7 +76,7 @@ func TestClaimRaceGoroutinesAndProcesses(t *testing.T) {
 func raceClaims(t *testing.T, goroutines, procs int) {
 	const tasks = 50
 	path := filepath.Join(t.TempDir(), "tasks", "board.json")
-	board := NewBoard(path)
+	board := New(path)
 	ctx := context.Background()
 	for i := 0; i < tasks; i++ {
 		if _, err := board.Create(ctx, "lead", NewTask{Subject: fmt.Sprintf("task %d", i)}); err != nil {
@@ -132,7 +132,7 @@ func raceClaims(t *testing.T, goroutines, procs int) {
 			defer wg.Done()
 			<-start
 			// Each goroutine has its own Board value, as separate callers would.
-			errs <- claimAll(ctx, NewBoard(path), fmt.Sprintf("g%d", g), won(fmt.Sprintf("g%d", g)))
+			errs <- claimAll(ctx, New(path), fmt.Sprintf("g%d", g), won(fmt.Sprintf("g%d", g)))
 		}()
 	}
 	for p, c := range children {

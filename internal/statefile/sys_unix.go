@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package inbox
+package statefile
 
 import (
 	"errors"
@@ -21,17 +21,17 @@ func idOf(st *syscall.Stat_t) fileID { return fileID{uint64(st.Dev), uint64(st.I
 
 // heldFiles are the descriptors kept open for one locked path between
 // calls: the path's own, for appends (O_APPEND puts every write at the
-// current end, whoever wrote before), and an inbox's read position. Raw
-// syscalls on purpose: os.OpenFile registers a regular file with the
-// poller, five more syscalls per open.
+// current end, whoever wrote before), and a record file the lock guards
+// (an inbox's read position). Raw syscalls on purpose: os.OpenFile
+// registers a regular file with the poller, five more syscalls per open.
 type heldFiles struct {
 	appendFD int // -1 when closed
 	appendID fileID
-	cursorFD int // -1 when closed; an inbox's read position file
-	cursorID fileID
+	recordFD int // -1 when closed
+	recordID fileID
 }
 
-func newHeldFiles() heldFiles { return heldFiles{appendFD: -1, cursorFD: -1} }
+func newHeldFiles() heldFiles { return heldFiles{appendFD: -1, recordFD: -1} }
 
 // unlock has nothing to release: descriptors stay open for the next call.
 func (h *heldFiles) unlock() (closed int) { return 0 }
@@ -72,18 +72,18 @@ func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error)
 	return opened, nil
 }
 
-// writeCursor writes rec, a record of fixed length, over path in place:
-// no new file per commit. A file of another length (an earlier version's
+// writeRecord writes rec, a record of fixed length, over path in place:
+// no new file per write. A file of another length (an earlier version's
 // format) is replaced whole once instead, so no reader sees a mix of two.
-// The caller holds the inbox's lock.
-func (h *heldFiles) writeCursor(path string, rec []byte) (opened int, err error) {
-	if h.cursorFD >= 0 {
+// The caller holds the lock that guards path.
+func (h *heldFiles) writeRecord(path string, rec []byte) (opened int, err error) {
+	if h.recordFD >= 0 {
 		var st syscall.Stat_t
-		if syscall.Lstat(path, &st) != nil || idOf(&st) != h.cursorID || st.Size != int64(len(rec)) {
-			opened -= h.closeCursor()
+		if syscall.Lstat(path, &st) != nil || idOf(&st) != h.recordID || st.Size != int64(len(rec)) {
+			opened -= h.closeRecord()
 		}
 	}
-	if h.cursorFD < 0 {
+	if h.recordFD < 0 {
 		fd, err := openFD(path, syscall.O_CREAT|syscall.O_WRONLY, 0o644)
 		if err != nil {
 			return opened, err
@@ -97,20 +97,20 @@ func (h *heldFiles) writeCursor(path string, rec []byte) (opened int, err error)
 			_ = syscall.Close(fd)
 			return opened, ReplaceFile(path, rec, 0o644)
 		}
-		h.cursorFD, h.cursorID = fd, idOf(&st)
+		h.recordFD, h.recordID = fd, idOf(&st)
 		opened++
 	}
 	for off := 0; off < len(rec); {
 		var n int
 		err := retryEINTR(func() (err error) {
-			n, err = syscall.Pwrite(h.cursorFD, rec[off:], int64(off))
+			n, err = syscall.Pwrite(h.recordFD, rec[off:], int64(off))
 			return err
 		})
 		if err == nil && n == 0 {
 			err = io.ErrShortWrite
 		}
 		if err != nil {
-			opened -= h.closeCursor()
+			opened -= h.closeRecord()
 			return opened, &fs.PathError{Op: "write", Path: path, Err: err}
 		}
 		off += n
@@ -124,9 +124,9 @@ func (h *heldFiles) writeCursor(path string, rec []byte) (opened int, err error)
 }
 
 // close closes every descriptor and returns how many were open.
-func (h *heldFiles) close() int { return h.closeAppend() + h.closeCursor() }
+func (h *heldFiles) close() int { return h.closeAppend() + h.closeRecord() }
 
-func (h *heldFiles) closeCursor() int { return closeFD(&h.cursorFD) }
+func (h *heldFiles) closeRecord() int { return closeFD(&h.recordFD) }
 
 func (h *heldFiles) closeAppend() int { return closeFD(&h.appendFD) }
 

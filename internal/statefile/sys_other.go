@@ -1,13 +1,13 @@
 //go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly)
 
-package inbox
+package statefile
 
 import (
 	"io"
 	"os"
 )
 
-// oNoFollow is 0 where open has no O_NOFOLLOW; openState looks first instead.
+// oNoFollow is 0 where open has no O_NOFOLLOW; Open looks first instead.
 const oNoFollow = 0
 
 // heldFiles, off the unix systems, keeps nothing open: each call opens
@@ -20,7 +20,7 @@ func (h *heldFiles) unlock() (closed int) { return 0 }
 
 // appendLine opens path for appending, writes line in one call and closes it.
 func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error) {
-	f, err := OpenStateFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err := Open(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return 0, err
 	}
@@ -41,8 +41,8 @@ func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error)
 	return 0, err
 }
 
-// writeCursor replaces the read position file whole.
-func (h *heldFiles) writeCursor(path string, rec []byte) (opened int, err error) {
+// writeRecord replaces the record file whole.
+func (h *heldFiles) writeRecord(path string, rec []byte) (opened int, err error) {
 	return 0, ReplaceFile(path, rec, 0o644)
 }
 
@@ -51,7 +51,7 @@ func (h *heldFiles) close() int { return 0 }
 // writeNew writes data to path, created or truncated, and stamps it with a
 // modification time no other version written by this process has.
 func writeNew(path string, data []byte, perm os.FileMode) error {
-	f, err := OpenStateFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, perm)
+	f, err := Open(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, perm)
 	if err != nil {
 		return err
 	}

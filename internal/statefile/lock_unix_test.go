@@ -1,0 +1,70 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
+package statefile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// tryFlock reports whether a fresh open of path can take its flock now,
+// as another process would: a lock held elsewhere makes it fail.
+func tryFlock(t *testing.T, path string) bool {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
+}
+
+// A lock file removed between two locks is made anew and locked: the lock
+// always excludes whoever opens the path now.
+func TestLockFollowsARemovedLockFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "doc")
+	unlock, err := Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if err := os.Remove(path + ".lock"); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err = Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tryFlock(t, path+".lock") {
+		t.Error("another opener took the lock file's flock while Lock held it")
+	}
+	unlock()
+	if !tryFlock(t, path+".lock") {
+		t.Error("the flock is still held after unlock")
+	}
+}
+
+// Kept descriptors are bounded (an inbox's Store.Close gives its own back:
+// see inbox's TestKeptDescriptorsAreReleased).
+func TestKeptDescriptorsAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	for i := range maxHeldFiles + 50 {
+		if err := AppendLine(filepath.Join(dir, fmt.Sprintf("f%d", i)), []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		if n := locks.open.Load(); n > maxHeldFiles {
+			t.Fatalf("%d descriptors kept after %d locks, limit %d", n, i+1, maxHeldFiles)
+		}
+	}
+}
