@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/request"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -36,8 +37,9 @@ const (
 	DefaultPlanTimeout     = 15 * time.Minute
 )
 
-// RequestKind is the protocol a request belongs to.
-type RequestKind string
+// RequestKind is the protocol a request belongs to; the request table
+// defines it, the protocols name its values.
+type RequestKind = request.Kind
 
 // Kinds of protocol request (SPEC §6).
 const (
@@ -46,26 +48,18 @@ const (
 	RequestHandoff      RequestKind = "handoff"
 )
 
-// Outcome is how a protocol request ended.
-type Outcome string
+// Outcome is how a protocol request ended (defined with the request table).
+type Outcome = request.Outcome
 
 // Outcomes of a request.
 const (
-	OutcomeApproved  Outcome = "approved" // the one asked said yes, or the runtime did for it
-	OutcomeRejected  Outcome = "rejected"
-	OutcomeCompleted Outcome = "completed" // a handoff: the task changed owner
-	OutcomeFailed    Outcome = "failed"    // it could not go on: not delivered, or a step failed
-	OutcomeExpired   Outcome = "expired"   // no answer in time, and nothing was done for it
-	OutcomeForced    Outcome = "forced"    // no answer in time: the runtime shut the teammate down
+	OutcomeApproved          = request.Approved // the one asked said yes, or the runtime did for it
+	OutcomeRejected          = request.Rejected
+	OutcomeExpired           = request.Expired // no answer in time, and nothing was done for it
+	OutcomeCompleted Outcome = "completed"     // a handoff: the task changed owner
+	OutcomeFailed    Outcome = "failed"        // it could not go on: not delivered, or a step failed
+	OutcomeForced    Outcome = "forced"        // no answer in time: the runtime shut the teammate down
 )
-
-// request is a protocol request waiting for its answer; teammate is the
-// side that is not the lead.
-type request struct {
-	ref      RequestRef
-	teammate string
-	timer    *time.Timer
-}
 
 // shutdownPayload is the payload of shutdown_request and shutdown_response.
 type shutdownPayload struct {
@@ -92,70 +86,73 @@ func newRequestID(kind RequestKind) string {
 }
 
 // open logs a new request of ref's kind and parties (text is what it asks
-// about), then registers it and arms its timeout.
-func (t *Team) open(ref RequestRef, teammate, text string, timeout time.Duration, onTimeout func(id string)) *request {
+// about), then registers it in the team's table, whose timer runs onExpire
+// if no answer closes it first.
+func (t *Team) open(ref RequestRef, text string, timeout time.Duration, onExpire func(request.Request)) (RequestRef, error) {
 	ref.ID = newRequestID(ref.RequestKind)
-	t.events.Emit(Event{Agent: teammate, Payload: RequestOpened{RequestRef: ref, Deadline: time.Now().Add(timeout).UTC(), Text: text}})
-	return t.reopen(ref, teammate, timeout, onTimeout)
+	opened := time.Now().UTC()
+	t.events.Emit(Event{Agent: subjectOf(ref), Payload: RequestOpened{RequestRef: ref, Deadline: opened.Add(timeout), Text: text}})
+	r := request.Request{ID: ref.ID, Kind: ref.RequestKind, From: ref.From, To: ref.To, Opened: opened}
+	if _, err := t.requests.Open(r, timeout, onExpire); err != nil {
+		t.answered(subjectOf(ref), ref, ByRuntime, OutcomeFailed, err.Error())
+		return ref, err
+	}
+	return ref, nil
 }
 
 // reopen registers a request under a known id (a resumed team's, whose
 // opening is already in the log).
-func (t *Team) reopen(ref RequestRef, teammate string, timeout time.Duration, onTimeout func(id string)) *request {
-	r := &request{ref: ref, teammate: teammate}
-	t.mu.Lock()
-	t.requests[ref.ID] = r
-	r.timer = time.AfterFunc(timeout, func() {
-		if t.ctx.Err() == nil {
-			onTimeout(ref.ID)
-		}
-	})
-	t.mu.Unlock()
-	return r
+func (t *Team) reopen(ref RequestRef, timeout time.Duration, onExpire func(request.Request)) {
+	r := request.Request{ID: ref.ID, Kind: ref.RequestKind, From: ref.From, To: ref.To}
+	_, _ = t.requests.Open(r, timeout, onExpire) // refused only once the team is stopping
 }
 
-// resolve closes a request and returns it; it reports false if it was
-// already closed (answered, timed out) or is not of that kind and teammate.
-func (t *Team) resolve(id string, kind RequestKind, teammate string) (RequestRef, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	r, ok := t.requests[id]
-	if !ok || r.ref.RequestKind != kind || (teammate != "" && r.teammate != teammate) {
-		return RequestRef{}, false
-	}
-	r.timer.Stop()
-	delete(t.requests, id)
-	return r.ref, true
+// refOf names a request of the table as the events do.
+func refOf(r request.Request) RequestRef {
+	return RequestRef{ID: r.ID, RequestKind: r.Kind, From: r.From, To: r.To}
 }
 
-// expire closes a request whose time ran out and returns its teammate, or
-// nil if it was answered meanwhile (or its teammate is not run here).
-func (t *Team) expire(id string, kind RequestKind) (*member, RequestRef) {
-	t.mu.Lock()
-	r, ok := t.requests[id]
-	t.mu.Unlock()
-	if !ok {
-		return nil, RequestRef{}
+// subjectOf is the agent a request's events are about: the teammate asked
+// to shut down, the author of a plan, the sender of a handoff.
+func subjectOf(ref RequestRef) string {
+	if ref.RequestKind == RequestShutdown {
+		return ref.To
 	}
-	ref, ok := t.resolve(id, kind, r.teammate)
-	if !ok {
-		return nil, RequestRef{}
+	return ref.From
+}
+
+// teammateMatch fits a teammate's requests of a kind: the shutdown it is
+// asked, the plan it submitted.
+func teammateMatch(kind RequestKind, teammate string) request.Match {
+	if kind == RequestShutdown {
+		return request.Match{Kind: kind, To: teammate}
+	}
+	return request.Match{Kind: kind, From: teammate}
+}
+
+// resolve closes a teammate's open request of a kind with outcome o; it
+// reports false if it was already closed (answered, timed out) or is not
+// of that kind and teammate.
+func (t *Team) resolve(id string, kind RequestKind, teammate string, o Outcome) (RequestRef, bool) {
+	r, ok := t.requests.Answer(id, teammateMatch(kind, teammate), o)
+	return refOf(r), ok
+}
+
+// expiredMember is the teammate of a request whose deadline passed, or
+// nil when the team is stopping (or the teammate is not run here).
+func (t *Team) expiredMember(name string) *member {
+	if t.ctx.Err() != nil {
+		return nil
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.members[r.teammate], ref
+	return t.members[name]
 }
 
 // openRequestFor returns the id of a teammate's open request of a kind.
 func (t *Team) openRequestFor(kind RequestKind, teammate string) string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for id, r := range t.requests {
-		if r.ref.RequestKind == kind && r.teammate == teammate {
-			return id
-		}
-	}
-	return ""
+	r, _ := t.requests.Find(teammateMatch(kind, teammate))
+	return r.ID
 }
 
 // answered logs that a request ended with an answer (by the one asked,
@@ -222,11 +219,14 @@ func (t *Team) RequestShutdown(ctx context.Context, from, name, reason string) (
 		return fmt.Sprintf("%s was already asked to shut down (request %s); its answer will arrive as a message.", name, id), nil
 	}
 	timeout := t.opts.ShutdownTimeout
-	r := t.open(RequestRef{RequestKind: RequestShutdown, From: from, To: name}, name, reason, timeout, t.forceShutdown)
-	id := r.ref.ID
+	ref, err := t.open(RequestRef{RequestKind: RequestShutdown, From: from, To: name}, reason, timeout, t.forceShutdown)
+	if err != nil {
+		return "", err
+	}
+	id := ref.ID
 	if err := t.send(from, name, TypeShutdownRequest, shutdownRequestText(reason, id), id, shutdownPayload{RequestID: id, Reason: reason}); err != nil {
-		if _, open := t.resolve(id, RequestShutdown, name); open {
-			t.answered(name, r.ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
+		if _, open := t.resolve(id, RequestShutdown, name, OutcomeFailed); open {
+			t.answered(name, ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
 		}
 		return "", err
 	}
@@ -240,13 +240,13 @@ func (t *Team) RespondShutdown(ctx context.Context, from, id string, approve boo
 	if err != nil {
 		return "", err
 	}
-	ref, ok := t.resolve(id, RequestShutdown, from)
-	if !ok {
-		return "", fmt.Errorf("there is no open shutdown request %q for you", id)
-	}
 	outcome := OutcomeApproved
 	if !approve {
 		outcome = OutcomeRejected
+	}
+	ref, ok := t.resolve(id, RequestShutdown, from, outcome)
+	if !ok {
+		return "", fmt.Errorf("there is no open shutdown request %q for you", id)
 	}
 	t.answered(from, ref, from, outcome, reason)
 	p := shutdownPayload{RequestID: id, Approve: boolp(approve), Reason: reason, By: "teammate"}
@@ -270,7 +270,7 @@ func (t *Team) RespondShutdown(ctx context.Context, from, id string, approve boo
 // its unread messages are taken into its conversation first, so none is
 // lost, and it is shut down.
 func (t *Team) answerShutdownFor(m *member, id string) {
-	ref, ok := t.resolve(id, RequestShutdown, m.name)
+	ref, ok := t.resolve(id, RequestShutdown, m.name, OutcomeApproved)
 	if !ok {
 		return
 	}
@@ -287,12 +287,14 @@ func (t *Team) answerShutdownFor(m *member, id string) {
 	t.setStatusWhy(m, StatusShutdown, "approved a shutdown request (idle)", func(mb *Member) { mb.Activity, mb.Ended = "", true })
 }
 
-// forceShutdown stops a teammate that did not answer in time.
-func (t *Team) forceShutdown(id string) {
-	m, ref := t.expire(id, RequestShutdown)
+// forceShutdown stops a teammate that did not answer in time (the
+// request table runs it when the deadline passes).
+func (t *Team) forceShutdown(r request.Request) {
+	m := t.expiredMember(r.To)
 	if m == nil {
 		return
 	}
+	id, ref := r.ID, refOf(r)
 	m.cancel()
 	<-m.done
 	why := fmt.Sprintf("forced shutdown: no answer to the shutdown request within %s", t.opts.ShutdownTimeout)
@@ -329,11 +331,14 @@ func (t *Team) SubmitPlan(ctx context.Context, from, plan string) (string, error
 		return "", fmt.Errorf("your plan (request %s) still waits for the lead's review: end your turn and wait", id)
 	}
 	text := strings.TrimSpace(plan)
-	r := t.open(RequestRef{RequestKind: RequestPlanApproval, From: from, To: workspace.LeadName}, from, text, t.opts.PlanTimeout, t.expirePlan)
-	id := r.ref.ID
+	ref, err := t.open(RequestRef{RequestKind: RequestPlanApproval, From: from, To: workspace.LeadName}, text, t.opts.PlanTimeout, t.expirePlan)
+	if err != nil {
+		return "", err
+	}
+	id := ref.ID
 	if err := t.send(from, workspace.LeadName, TypePlanApprovalRequest, planRequestText(from, text, id), id, planPayload{RequestID: id, Plan: plan}); err != nil {
-		if _, open := t.resolve(id, RequestPlanApproval, from); open {
-			t.answered(from, r.ref, ByRuntime, OutcomeFailed, "the plan could not be delivered: "+err.Error())
+		if _, open := t.resolve(id, RequestPlanApproval, from, OutcomeFailed); open {
+			t.answered(from, ref, ByRuntime, OutcomeFailed, "the plan could not be delivered: "+err.Error())
 		}
 		return "", err
 	}
@@ -346,44 +351,44 @@ func (t *Team) ReviewPlan(ctx context.Context, from, id string, approve bool, fe
 	if from != workspace.LeadName && from != workspace.UserName {
 		return "", fmt.Errorf("only the lead reviews plans")
 	}
-	t.mu.Lock()
-	r, ok := t.requests[id]
-	t.mu.Unlock()
-	if !ok || r.ref.RequestKind != RequestPlanApproval {
+	r, ok := t.requests.Get(id)
+	if !ok || r.Kind != RequestPlanApproval {
 		return "", fmt.Errorf("there is no plan waiting for review with request id %q", id)
 	}
-	m, err := t.member(r.teammate)
+	author := r.From
+	m, err := t.member(author)
 	if err != nil {
 		return "", err
 	}
-	ref, ok := t.resolve(id, RequestPlanApproval, r.teammate)
-	if !ok {
-		return "", fmt.Errorf("the plan request %q was already answered", id)
-	}
-	m.planApproved.Store(approve)
 	state, outcome := PlanApproved, OutcomeApproved
 	if !approve {
 		state, outcome = PlanRejected, OutcomeRejected
 	}
-	t.answered(r.teammate, ref, from, outcome, feedback)
-	if err := t.send(from, r.teammate, TypePlanApprovalResponse, planReviewText(approve, feedback), id,
+	ref, ok := t.resolve(id, RequestPlanApproval, author, outcome)
+	if !ok {
+		return "", fmt.Errorf("the plan request %q was already answered", id)
+	}
+	m.planApproved.Store(approve)
+	t.answered(author, ref, from, outcome, feedback)
+	if err := t.send(from, author, TypePlanApprovalResponse, planReviewText(approve, feedback), id,
 		planPayload{RequestID: id, Approve: boolp(approve), Feedback: feedback}); err != nil {
 		return "", err
 	}
 	t.setPlanState(m, state)
 	if approve {
-		return fmt.Sprintf("Approved %s's plan; it may now change things.", r.teammate), nil
+		return fmt.Sprintf("Approved %s's plan; it may now change things.", author), nil
 	}
-	return fmt.Sprintf("Rejected %s's plan; it will revise and resubmit.", r.teammate), nil
+	return fmt.Sprintf("Rejected %s's plan; it will revise and resubmit.", author), nil
 }
 
 // expirePlan answers a plan the lead did not review in time: the teammate
 // stays read-only and is told to resubmit or ask.
-func (t *Team) expirePlan(id string) {
-	m, ref := t.expire(id, RequestPlanApproval)
+func (t *Team) expirePlan(r request.Request) {
+	m := t.expiredMember(r.From)
 	if m == nil {
 		return
 	}
+	id, ref := r.ID, refOf(r)
 	fb := planExpiredFeedback(t.opts.PlanTimeout)
 	t.expired(m.name, ref, OutcomeExpired, fb)
 	if err := t.send(workspace.LeadName, m.name, TypePlanApprovalResponse, planExpiredText(fb), id,

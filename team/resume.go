@@ -105,10 +105,10 @@ func (t *Team) reopenRequests(name string) {
 	}
 	if id := open(mateMsgs, leadMsgs, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName); id != "" {
 		ref := RequestRef{ID: id, RequestKind: RequestShutdown, From: workspace.LeadName, To: name}
-		t.reopen(ref, name, t.opts.ShutdownTimeout, t.forceShutdown)
+		t.reopen(ref, t.opts.ShutdownTimeout, t.forceShutdown)
 	}
 	if id := open(leadMsgs, mateMsgs, TypePlanApprovalRequest, TypePlanApprovalResponse, name); id != "" {
 		ref := RequestRef{ID: id, RequestKind: RequestPlanApproval, From: name, To: workspace.LeadName}
-		t.reopen(ref, name, t.opts.PlanTimeout, t.expirePlan)
+		t.reopen(ref, t.opts.PlanTimeout, t.expirePlan)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/request"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -69,8 +70,8 @@ type Team struct {
 
 	mu      sync.Mutex
 	members map[string]*member
-	// requests are the open protocol requests by id.
-	requests map[string]*request
+	// requests are the open protocol requests, each with its deadline's timer.
+	requests *request.Table
 	handoffs handoffs // the handoffs this process runs (handoff.go)
 	lead     *loop.Agent
 	changed  chan struct{}                // coalesced signal: some status changed
@@ -127,7 +128,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		ctx:       tctx,
 		cancel:    cancel,
 		members:   map[string]*member{},
-		requests:  map[string]*request{},
+		requests:  request.NewTable(),
 		changed:   make(chan struct{}, 1),
 		inboxErrs: map[string]string{},
 	}
@@ -183,15 +184,11 @@ func (t *Team) Lead() *loop.Agent { return t.lead }
 // Emit records an event in events.jsonl (and hands it to the subscriber).
 func (t *Team) Emit(e Event) { t.events.Emit(e) }
 
-// Close stops every teammate goroutine of this process and waits for them.
+// Close stops every teammate goroutine of this process and every request's
+// timer, and waits for them: nothing of the team writes once it returns.
 func (t *Team) Close() error {
 	t.cancel()
-	t.mu.Lock()
-	for id, r := range t.requests {
-		r.timer.Stop()
-		delete(t.requests, id)
-	}
-	t.mu.Unlock()
+	t.requests.Close() // waits for expiry callbacks already running
 	t.wg.Wait()
 	_ = t.lead.Close()
 	t.reg.Flush()
