@@ -455,8 +455,8 @@ func TestHandoffStepTimeouts(t *testing.T) {
 			tm.handoffs.mu.Lock()
 			tm.handoffs.stall = nil
 			tm.handoffs.mu.Unlock()
-			tm.reactHandoff(c.stuck, stuck)
-			tm.reactHandoff(TypeHandoffComplete, stuck)
+			tm.handoffs.react(c.stuck, stuck)
+			tm.handoffs.react(TypeHandoffComplete, stuck)
 			if got := ownerOf(t, tm, "t1"); got != "alice" {
 				t.Errorf("a late answer gave t1 to %q", got)
 			}
@@ -611,8 +611,8 @@ func TestRegistryKeepsTheLastHandoffs(t *testing.T) {
 	n := maxHandoffStates + 2
 	for i := range n {
 		h := &handoff{id: fmt.Sprintf("handoff-%08d", i), from: "alice", to: "bob", task: "job"}
-		tm.setHandoffSide("alice", h, HandoffSender, HandoffAwaitingAccept, "")
-		tm.setHandoffSide("alice", h, HandoffSender, HandoffCompleted, "")
+		tm.handoffs.setSide("alice", h, HandoffSender, HandoffAwaitingAccept, "")
+		tm.handoffs.setSide("alice", h, HandoffSender, HandoffCompleted, "")
 	}
 	hs := handoffsOf(t, tm, "alice")
 	if len(hs) != maxHandoffStates || hs[0].ID != fmt.Sprintf("handoff-%08d", n-maxHandoffStates) || hs[len(hs)-1].ID != fmt.Sprintf("handoff-%08d", n-1) {

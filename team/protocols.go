@@ -86,14 +86,22 @@ func newRequestID(kind RequestKind) string {
 }
 
 // open logs a new request of ref's kind and parties (text is what it asks
-// about), then registers it in the team's table, whose timer runs onExpire
-// if no answer closes it first.
+// about; ref.ID, if empty, is a new id), then registers it in the team's
+// table, whose timer runs onExpire if no answer closes it by the deadline.
+// Without onExpire the table arms no timer: the request's owner waits for
+// the deadline itself (a handoff, one deadline per step).
 func (t *Team) open(ref RequestRef, text string, timeout time.Duration, onExpire func(request.Request)) (RequestRef, error) {
-	ref.ID = newRequestID(ref.RequestKind)
+	if ref.ID == "" {
+		ref.ID = newRequestID(ref.RequestKind)
+	}
 	opened := time.Now().UTC()
 	t.events.Emit(Event{Agent: subjectOf(ref), Payload: RequestOpened{RequestRef: ref, Deadline: opened.Add(timeout), Text: text}})
 	r := request.Request{ID: ref.ID, Kind: ref.RequestKind, From: ref.From, To: ref.To, Opened: opened}
-	if _, err := t.requests.Open(r, timeout, onExpire); err != nil {
+	armed := timeout
+	if onExpire == nil {
+		armed = 0
+	}
+	if _, err := t.requests.Open(r, armed, onExpire); err != nil {
 		t.answered(subjectOf(ref), ref, ByRuntime, OutcomeFailed, err.Error())
 		return ref, err
 	}

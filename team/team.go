@@ -72,7 +72,7 @@ type Team struct {
 	members map[string]*member
 	// requests are the open protocol requests, each with its deadline's timer.
 	requests *request.Table
-	handoffs handoffs // the handoffs this process runs (handoff.go)
+	handoffs *handoffs // the handoffs this process runs (handoff.go)
 	lead     *loop.Agent
 	changed  chan struct{}                // coalesced signal: some status changed
 	fault    atomic.Pointer[StorageError] // the full disk that stopped the team
@@ -132,6 +132,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		changed:   make(chan struct{}, 1),
 		inboxErrs: map[string]string{},
 	}
+	t.handoffs = newHandoffs(t)
 	t.store = inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
 	t.events.onWriteError = t.checkStorage
 	t.reg.doc.onWriteError = t.checkStorage
