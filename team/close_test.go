@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -73,7 +74,7 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 			func(t *testing.T, tm *Team, sw *statusWatcher) {
 				spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
 				tm.handoffs.mu.Lock()
-				tm.handoffs.stall = func(typ string, h *handoff) bool { return typ == TypeHandoffRequest }
+				tm.handoffs.stall = func(typ inbox.MessageType, h *handoff) bool { return typ == TypeHandoffRequest }
 				tm.handoffs.mu.Unlock()
 				if _, err := tm.Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "write the parser", Reason: "r", Context: "c"}); err != nil {
 					t.Fatal(err)

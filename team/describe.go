@@ -185,7 +185,7 @@ func (p TaskChanged) text(agent string) string {
 // text is one side's handoff state in a line:
 // "handoff handoff-1a2b3c4d (sender of t1, with bob): awaiting accept".
 func (p HandoffChanged) text() string {
-	s := fmt.Sprintf("handoff %s (%s of %s, with %s): %s", p.RequestID, p.Side, p.Task, p.Peer, strings.ReplaceAll(p.State, "_", " "))
+	s := fmt.Sprintf("handoff %s (%s of %s, with %s): %s", p.RequestID, p.Side, p.Task, p.Peer, strings.ReplaceAll(string(p.State), "_", " "))
 	if p.Reason != "" {
 		s += ": " + p.Reason
 	}

@@ -19,30 +19,37 @@ import (
 
 // Handoff message types (SPEC §6); each one's correlation_id is the handoff's request id.
 const (
-	TypeHandoffRequest  = "handoff_request"
-	TypeHandoffAccept   = "handoff_accept"
-	TypeHandoffReject   = "handoff_reject"
-	TypeContextTransfer = "context_transfer"
-	TypeHandoffComplete = "handoff_complete"
-	TypeHandoffFailed   = "handoff_failed"
+	TypeHandoffRequest  inbox.MessageType = "handoff_request"
+	TypeHandoffAccept   inbox.MessageType = "handoff_accept"
+	TypeHandoffReject   inbox.MessageType = "handoff_reject"
+	TypeContextTransfer inbox.MessageType = "context_transfer"
+	TypeHandoffComplete inbox.MessageType = "handoff_complete"
+	TypeHandoffFailed   inbox.MessageType = "handoff_failed"
 )
 
-// Handoff states of each side, shown in the registry. The sender goes
-// awaiting_accept → context_preparing → awaiting_ack; the receiver, once its
-// runtime accepted, is awaiting_context; both end completed or failed.
+// HandoffStatus is where one side of a handoff is, shown in the registry.
+// The sender goes awaiting_accept → context_preparing → awaiting_ack; the
+// receiver, once its runtime accepted, is awaiting_context; both end
+// completed or failed.
+type HandoffStatus string
+
+// Handoff statuses.
 const (
-	HandoffAwaitingAccept   = "awaiting_accept"
-	HandoffContextPreparing = "context_preparing"
-	HandoffAwaitingAck      = "awaiting_ack"
-	HandoffAwaitingContext  = "awaiting_context"
-	HandoffCompleted        = "completed"
-	HandoffFailed           = "failed"
+	HandoffAwaitingAccept   HandoffStatus = "awaiting_accept"
+	HandoffContextPreparing HandoffStatus = "context_preparing"
+	HandoffAwaitingAck      HandoffStatus = "awaiting_ack"
+	HandoffAwaitingContext  HandoffStatus = "awaiting_context"
+	HandoffCompleted        HandoffStatus = "completed"
+	HandoffFailed           HandoffStatus = "failed"
 )
+
+// HandoffSide is the part an agent plays in a handoff.
+type HandoffSide string
 
 // Sides of a handoff.
 const (
-	HandoffSender   = "sender"
-	HandoffReceiver = "receiver"
+	HandoffSender   HandoffSide = "sender"
+	HandoffReceiver HandoffSide = "receiver"
 )
 
 // DefaultHandoffTimeout bounds each step of a handoff.
@@ -53,14 +60,14 @@ const maxHandoffStates = 5
 
 // HandoffState is one side of a handoff as the registry shows it.
 type HandoffState struct {
-	ID        string    `json:"id"`
-	Role      string    `json:"role"` // sender or receiver
-	Peer      string    `json:"peer"`
-	Task      string    `json:"task"`
-	TaskID    string    `json:"task_id,omitempty"`
-	State     string    `json:"state"`
-	Reason    string    `json:"reason,omitempty"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	ID        string        `json:"id"`
+	Role      HandoffSide   `json:"role"`
+	Peer      string        `json:"peer"`
+	Task      string        `json:"task"`
+	TaskID    string        `json:"task_id,omitempty"`
+	State     HandoffStatus `json:"state"`
+	Reason    string        `json:"reason,omitempty"`
+	UpdatedAt time.Time     `json:"updatedAt"`
 }
 
 // handoffPayload is the payload of every handoff message; context_transfer
@@ -113,7 +120,7 @@ type handoff struct {
 // handoffAnswer is the receiver runtime's answer, or, err set, the
 // failure to deliver it.
 type handoffAnswer struct {
-	typ string
+	typ inbox.MessageType
 	err error
 }
 
@@ -127,12 +134,12 @@ type handoffs struct {
 	tasks map[string]*handoff
 	// stall, set only by tests, drops the runtime's reaction to a message
 	// type: a step that never answers.
-	stall func(typ string, h *handoff) bool
+	stall func(typ inbox.MessageType, h *handoff) bool
 }
 
 func newHandoffs(t *Team) *handoffs { return &handoffs{t: t, tasks: map[string]*handoff{}} }
 
-func (hs *handoffs) stalled(typ string, h *handoff) bool {
+func (hs *handoffs) stalled(typ inbox.MessageType, h *handoff) bool {
 	hs.mu.Lock()
 	stall := hs.stall
 	hs.mu.Unlock()
@@ -287,7 +294,7 @@ var errMissed = errors.New("no answer in time")
 
 // undeliveredError is a step's message, or its answer, that could not be delivered.
 type undeliveredError struct {
-	typ string
+	typ inbox.MessageType
 	err error
 }
 
@@ -299,7 +306,7 @@ func (e *undeliveredError) Error() string {
 // answer to it, the step's deadline or the end of ctx. The message is sent
 // on a goroutine of the team so that the deadline holds even while its
 // delivery waits (an inbox another process holds locked).
-func (hs *handoffs) exchange(ctx context.Context, h *handoff, from, to, typ, content string, p handoffPayload) (string, error) {
+func (hs *handoffs) exchange(ctx context.Context, h *handoff, from, to string, typ inbox.MessageType, content string, p handoffPayload) (inbox.MessageType, error) {
 	sent := make(chan error, 1)
 	hs.t.wg.Add(1)
 	go func() {
@@ -486,7 +493,7 @@ func (hs *handoffs) verdict(h *handoff) string {
 
 // deliver appends one step's message, then lets the runtime of the agent
 // it was delivered to react (both ends are this process's agents).
-func (hs *handoffs) deliver(from, to, typ, content string, h *handoff, p handoffPayload) error {
+func (hs *handoffs) deliver(from, to string, typ inbox.MessageType, content string, h *handoff, p handoffPayload) error {
 	t := hs.t
 	raw, err := json.Marshal(p)
 	if err != nil {
@@ -507,7 +514,7 @@ func (hs *handoffs) deliver(from, to, typ, content string, h *handoff, p handoff
 // react is a runtime's answer to a handoff message delivered to its agent:
 // the receiver's answers the request and acknowledges the context; the
 // sender's hands the receiver's answers to the waiting run.
-func (hs *handoffs) react(typ string, h *handoff) {
+func (hs *handoffs) react(typ inbox.MessageType, h *handoff) {
 	switch typ {
 	case TypeHandoffRequest:
 		hs.answerRequest(h)
@@ -560,7 +567,7 @@ func (hs *handoffs) acknowledgeContext(h *handoff) {
 
 // setSide records one side's state in its registry entry (the lead's in
 // the registry's leadHandoffs) and logs it.
-func (hs *handoffs) setSide(agent string, h *handoff, role, state, reason string) {
+func (hs *handoffs) setSide(agent string, h *handoff, role HandoffSide, state HandoffStatus, reason string) {
 	t := hs.t
 	peer := h.to
 	if role == HandoffReceiver {

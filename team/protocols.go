@@ -17,18 +17,21 @@ import (
 // Protocol message types (SPEC §6): each reply's correlation_id is its
 // request's id, which the request also carries as payload.request_id.
 const (
-	TypeShutdownRequest      = "shutdown_request"
-	TypeShutdownResponse     = "shutdown_response"
-	TypePlanApprovalRequest  = "plan_approval_request"
-	TypePlanApprovalResponse = "plan_approval_response"
+	TypeShutdownRequest      inbox.MessageType = "shutdown_request"
+	TypeShutdownResponse     inbox.MessageType = "shutdown_response"
+	TypePlanApprovalRequest  inbox.MessageType = "plan_approval_request"
+	TypePlanApprovalResponse inbox.MessageType = "plan_approval_response"
 )
 
-// Plan states of a plan-mode teammate, shown in the registry.
+// PlanState is where a plan-mode teammate's plan is, shown in the registry.
+type PlanState string
+
+// Plan states.
 const (
-	PlanDrafting         = "drafting"
-	PlanAwaitingApproval = "awaiting_approval"
-	PlanApproved         = "approved"
-	PlanRejected         = "rejected"
+	PlanDrafting         PlanState = "drafting"
+	PlanAwaitingApproval PlanState = "awaiting_approval"
+	PlanApproved         PlanState = "approved"
+	PlanRejected         PlanState = "rejected"
 )
 
 // Default protocol timeouts.
@@ -175,7 +178,7 @@ func (t *Team) expired(agent string, ref RequestRef, outcome Outcome, reason str
 }
 
 // send delivers a protocol message with its correlation id and payload.
-func (t *Team) send(from, to, typ, content, correlation string, payload any) error {
+func (t *Team) send(from, to string, typ inbox.MessageType, content, correlation string, payload any) error {
 	raw, err := json.Marshal(payload)
 	if err != nil {
 		return err
@@ -406,7 +409,7 @@ func (t *Team) expirePlan(r request.Request) {
 	t.setPlanState(m, PlanRejected)
 }
 
-func (t *Team) setPlanState(m *member, state string) {
+func (t *Team) setPlanState(m *member, state PlanState) {
 	if _, err := t.reg.Update(func(c *Config) error {
 		i := c.Find(m.name)
 		if i < 0 {
@@ -419,6 +422,6 @@ func (t *Team) setPlanState(m *member, state string) {
 		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassRegistry, "registry: ", err)})
 	}
 	t.events.Emit(Event{Agent: m.name, Payload: StatusChanged{Role: m.role, Status: t.statusOf(m), PlanState: state,
-		Reason: "plan " + strings.ReplaceAll(state, "_", " ")}})
+		Reason: "plan " + strings.ReplaceAll(string(state), "_", " ")}})
 	t.notifyChanged()
 }

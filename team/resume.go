@@ -88,7 +88,7 @@ func (t *Team) reopenRequests(name string) {
 	if err != nil {
 		return
 	}
-	open := func(requests, replies []inbox.Message, reqType, replyType, from string) string {
+	open := func(requests, replies []inbox.Message, reqType, replyType inbox.MessageType, from string) string {
 		answered := map[string]bool{}
 		for _, m := range replies {
 			if m.Type == replyType {
