@@ -2,7 +2,6 @@ package team
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -230,7 +229,7 @@ func (hs *handoffs) run(ctx context.Context, h *handoff) (string, error) {
 	}
 	defer hs.release(h)
 	h.verdict = hs.verdict(h) // judged as the request arrives, before it can wake the receiver
-	if _, err := t.open(h.ref(), h.subject, hs.timeout(), nil); err != nil {
+	if _, err := t.requests.open(h.ref(), h.subject, hs.timeout(), nil); err != nil {
 		return "", err
 	}
 
@@ -247,7 +246,7 @@ func (hs *handoffs) run(ctx context.Context, h *handoff) (string, error) {
 		if !hs.close(h, OutcomeRejected) {
 			return "", errTeamStopping
 		}
-		t.answered(h.from, h.ref(), ByRuntime, OutcomeRejected, h.verdict)
+		t.requests.answered(h.from, h.ref(), ByRuntime, OutcomeRejected, h.verdict)
 		hs.setSide(h.from, h, HandoffSender, HandoffFailed, "rejected by "+h.to+"'s runtime: "+h.verdict)
 		return handoffRejectedText(h), nil
 	}
@@ -275,7 +274,7 @@ func (hs *handoffs) run(ctx context.Context, h *handoff) (string, error) {
 		}
 		t.tasks.emit(h.from, TaskChanged{Change: TaskChangeHandedOver, To: h.to}, task)
 	}
-	t.answered(h.from, h.ref(), ByRuntime, OutcomeCompleted, "")
+	t.requests.answered(h.from, h.ref(), ByRuntime, OutcomeCompleted, "")
 	hs.setSide(h.from, h, HandoffSender, HandoffCompleted, "")
 	hs.setSide(h.to, h, HandoffReceiver, HandoffCompleted, "")
 	owns := "it"
@@ -355,7 +354,7 @@ func (hs *handoffs) failed(h *handoff, err error, missed string) (string, error)
 // close closes h's request in the team's table with outcome o; false
 // means the team's Close cancelled it first.
 func (hs *handoffs) close(h *handoff, o Outcome) bool {
-	_, open := hs.t.requests.Answer(h.id, request.Match{Kind: RequestHandoff, From: h.from}, o)
+	_, open := hs.t.requests.table.Answer(h.id, request.Match{Kind: RequestHandoff, From: h.from}, o)
 	return open
 }
 
@@ -375,9 +374,9 @@ func (hs *handoffs) fail(h *handoff, outcome Outcome, why string) (string, error
 func (hs *handoffs) failedAfter(h *handoff, told bool, outcome Outcome, why string) string {
 	t := hs.t
 	if outcome == OutcomeExpired {
-		t.expired(h.from, h.ref(), outcome, why)
+		t.requests.expired(h.from, h.ref(), outcome, why)
 	} else {
-		t.answered(h.from, h.ref(), ByRuntime, outcome, why)
+		t.requests.answered(h.from, h.ref(), ByRuntime, outcome, why)
 	}
 	p := handoffPayload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, Reason: why, By: "runtime"}
 	content := handoffFailedText(h, why)
@@ -494,17 +493,10 @@ func (hs *handoffs) verdict(h *handoff) string {
 // deliver appends one step's message, then lets the runtime of the agent
 // it was delivered to react (both ends are this process's agents).
 func (hs *handoffs) deliver(from, to string, typ inbox.MessageType, content string, h *handoff, p handoffPayload) error {
-	t := hs.t
-	raw, err := json.Marshal(p)
-	if err != nil {
+	m := inbox.Message{Type: typ, From: from, To: to, Content: content, CorrelationID: h.id, TaskID: h.taskID}
+	if err := hs.t.requests.send(m, p); err != nil {
 		return err
 	}
-	m, err := t.store.Append(to, inbox.Message{Type: typ, From: from, To: to, Content: content, CorrelationID: h.id, TaskID: h.taskID, Payload: raw})
-	if err != nil {
-		return err
-	}
-	t.events.Emit(Event{Payload: Delivered(m)})
-	t.notifyChanged()
 	if !hs.stalled(typ, h) {
 		hs.react(typ, h)
 	}
@@ -528,7 +520,7 @@ func (hs *handoffs) react(typ inbox.MessageType, h *handoff) {
 // open reports whether h still waits for its outcome; a runtime that
 // reacts late to a handoff that ended does nothing.
 func (hs *handoffs) open(h *handoff) bool {
-	_, ok := hs.t.requests.Get(h.id)
+	_, ok := hs.t.requests.table.Get(h.id)
 	return ok
 }
 

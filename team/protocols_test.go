@@ -385,7 +385,7 @@ func waitPlan(t *testing.T, tm *Team, not string) string {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if id := tm.openRequestFor(RequestPlanApproval, "alice"); id != "" && id != not {
+		if id := tm.requests.openFor(RequestPlanApproval, "alice"); id != "" && id != not {
 			return id
 		}
 		time.Sleep(10 * time.Millisecond)

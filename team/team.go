@@ -12,7 +12,6 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
-	"github.com/agentteam/agentteam/team/request"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -70,12 +69,15 @@ type Team struct {
 
 	mu      sync.Mutex
 	members map[string]*member
-	// requests are the open protocol requests, each with its deadline's timer.
-	requests *request.Table
-	handoffs *handoffs // the handoffs this process runs (handoff.go)
-	lead     *loop.Agent
-	changed  chan struct{}                // coalesced signal: some status changed
-	fault    atomic.Pointer[StorageError] // the full disk that stopped the team
+	// requests are the open protocol requests, each with its deadline's
+	// timer; the protocols run on them.
+	requests  *requests
+	shutdowns *shutdowns // shutdown.go
+	plans     *plans     // plan.go
+	handoffs  *handoffs  // handoff.go
+	lead      *loop.Agent
+	changed   chan struct{}                // coalesced signal: some status changed
+	fault     atomic.Pointer[StorageError] // the full disk that stopped the team
 
 	inboxMu   sync.Mutex
 	inboxErrs map[string]string // the last error reading each inbox, told once
@@ -128,12 +130,14 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		ctx:       tctx,
 		cancel:    cancel,
 		members:   map[string]*member{},
-		requests:  request.NewTable(),
 		changed:   make(chan struct{}, 1),
 		inboxErrs: map[string]string{},
 	}
-	t.handoffs = newHandoffs(t)
 	t.store = inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
+	t.requests = newRequests(t.events, t.store, t.notifyChanged)
+	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
+	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
+	t.handoffs = newHandoffs(t)
 	t.events.onWriteError = t.checkStorage
 	t.reg.doc.onWriteError = t.checkStorage
 	fail := func(err error) (*Team, error) {
@@ -189,7 +193,7 @@ func (t *Team) Emit(e Event) { t.events.Emit(e) }
 // timer, and waits for them: nothing of the team writes once it returns.
 func (t *Team) Close() error {
 	t.cancel()
-	t.requests.Close() // waits for expiry callbacks already running
+	t.requests.table.Close() // waits for expiry callbacks already running
 	t.wg.Wait()
 	_ = t.lead.Close()
 	t.reg.Flush()
