@@ -36,7 +36,7 @@ func TestDemoPlanApprovalAndShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	var planID string
-	var types []string
+	var types []inbox.MessageType
 	workReported := false
 	for _, m := range lead {
 		types = append(types, m.Type)

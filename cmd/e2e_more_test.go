@@ -504,7 +504,7 @@ func sessionText(t *testing.T, path string) string {
 }
 
 // hasExact is hasMessage with the whole content compared.
-func hasExact(msgs []inbox.Message, from, typ, content string) bool {
+func hasExact(msgs []inbox.Message, from string, typ inbox.MessageType, content string) bool {
 	for _, m := range msgs {
 		if m.From == from && m.Type == typ && m.Content == content {
 			return true

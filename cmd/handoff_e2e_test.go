@@ -143,7 +143,7 @@ func TestHandoffThroughTheBinary(t *testing.T) {
 		var types []string
 		for _, m := range msgs {
 			if m.CorrelationID == a.ID {
-				types = append(types, m.Type)
+				types = append(types, string(m.Type))
 			}
 		}
 		return types

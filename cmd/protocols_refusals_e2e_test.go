@@ -31,11 +31,11 @@ import (
 var protoTagRe = regexp.MustCompile(`type="([a-z_]+)" id="[^"]*" correlation_id="([^"]+)"`)
 
 // requestIDsIn lists, in order, the correlation ids of the messages of a type in a conversation.
-func requestIDsIn(msgs []openai.ChatCompletionMessage, typ string) []string {
+func requestIDsIn(msgs []openai.ChatCompletionMessage, typ inbox.MessageType) []string {
 	var ids []string
 	for _, m := range msgs {
 		for _, sub := range protoTagRe.FindAllStringSubmatch(m.Content, -1) {
-			if sub[1] == typ {
+			if sub[1] == string(typ) {
 				ids = append(ids, sub[2])
 			}
 		}
@@ -68,7 +68,7 @@ func awaitClosed(ch <-chan struct{}) {
 
 // protoMessage is the one message of a type with a correlation id in an
 // inbox, with its payload decoded.
-func protoMessage(t *testing.T, ws, name, typ, correlation string) (inbox.Message, map[string]any) {
+func protoMessage(t *testing.T, ws, name string, typ inbox.MessageType, correlation string) (inbox.Message, map[string]any) {
 	t.Helper()
 	var found []inbox.Message
 	for _, m := range readInbox(t, ws, name) {
@@ -90,7 +90,7 @@ func protoMessage(t *testing.T, ws, name, typ, correlation string) (inbox.Messag
 }
 
 // onlyOf returns the correlation id of the single message of a type in an inbox.
-func onlyOf(t *testing.T, ws, name, typ string) string {
+func onlyOf(t *testing.T, ws, name string, typ inbox.MessageType) string {
 	t.Helper()
 	var ids []string
 	for _, m := range readInbox(t, ws, name) {
@@ -104,16 +104,17 @@ func onlyOf(t *testing.T, ws, name, typ string) string {
 	return ids[0]
 }
 
-// typesFor lists the types of the messages in an inbox linked to a request id.
-func typesFor(t *testing.T, ws, name, id string) string {
+// typesFor lists the types of the messages in an inbox linked to a request
+// id, joined by commas (one type alone reads as itself).
+func typesFor(t *testing.T, ws, name, id string) inbox.MessageType {
 	t.Helper()
 	var types []string
 	for _, m := range readInbox(t, ws, name) {
 		if m.CorrelationID == id {
-			types = append(types, m.Type)
+			types = append(types, string(m.Type))
 		}
 	}
-	return strings.Join(types, ",")
+	return inbox.MessageType(strings.Join(types, ","))
 }
 
 // toolResults are the tool results of an agent's conversation, in order.
@@ -666,7 +667,7 @@ func TestHandoffTimeoutThroughTheBinary(t *testing.T) {
 	}
 }
 
-func hasType(msgs []inbox.Message, typ string) bool {
+func hasType(msgs []inbox.Message, typ inbox.MessageType) bool {
 	for _, m := range msgs {
 		if m.Type == typ {
 			return true

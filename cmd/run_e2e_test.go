@@ -185,7 +185,7 @@ func TestRunAuthFailureNamesTheKey(t *testing.T) {
 	}
 }
 
-func hasMessage(msgs []inbox.Message, from, typ, contains string) bool {
+func hasMessage(msgs []inbox.Message, from string, typ inbox.MessageType, contains string) bool {
 	for _, m := range msgs {
 		if m.From == from && m.Type == typ && strings.Contains(m.Content, contains) {
 			return true

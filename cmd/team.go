@@ -131,7 +131,7 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 			status += " (" + r.Activity + ")"
 		}
 		if r.PlanMode && r.PlanState != team.PlanApproved {
-			status += " [plan " + strings.ReplaceAll(r.PlanState, "_", " ") + "]"
+			status += " [plan " + strings.ReplaceAll(string(r.PlanState), "_", " ") + "]"
 		}
 		last := ago(now.Sub(r.UpdatedAt)) + " ago"
 		if r.Error != "" {

@@ -7,12 +7,16 @@ import (
 	"time"
 )
 
-// Message types (SPEC §3). Protocol types of SPEC §6 are plain strings too.
+// MessageType says what a message is. The basic types are these (SPEC §3);
+// the protocols of SPEC §6 name theirs where they are run.
+type MessageType string
+
+// Message types (SPEC §3).
 const (
-	TypeMessage   = "message"
-	TypeBroadcast = "broadcast"
-	TypeResult    = "result"
-	TypeError     = "error"
+	TypeMessage   MessageType = "message"
+	TypeBroadcast MessageType = "broadcast"
+	TypeResult    MessageType = "result"
+	TypeError     MessageType = "error"
 )
 
 // MaxContentBytes caps one message's content; larger ones are refused.
@@ -21,7 +25,7 @@ const MaxContentBytes = 256 << 10
 // Message is one line of an inbox file.
 type Message struct {
 	ID            string          `json:"id"`
-	Type          string          `json:"type"`
+	Type          MessageType     `json:"type"`
 	From          string          `json:"from"`
 	To            string          `json:"to"`
 	Content       string          `json:"content"`

@@ -21,7 +21,7 @@ type Inbox interface {
 // attribute is also how a restored agent knows what it has already seen.
 func formatMessage(m inbox.Message) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, `<message from="%s" type="%s" id="%s"`, attr(m.From), attr(m.Type), attr(m.ID))
+	fmt.Fprintf(&b, `<message from="%s" type="%s" id="%s"`, attr(m.From), attr(string(m.Type)), attr(m.ID))
 	if m.CorrelationID != "" {
 		fmt.Fprintf(&b, ` correlation_id="%s"`, attr(m.CorrelationID))
 	}
@@ -83,7 +83,7 @@ func ParseMessageFrame(content string) (inbox.Message, bool) {
 		case "from":
 			m.From = v
 		case "type":
-			m.Type = v
+			m.Type = inbox.MessageType(v)
 		case "id":
 			m.ID = v
 		case "correlation_id":

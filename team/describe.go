@@ -64,13 +64,13 @@ func (e Event) Sentence() string {
 	case RequestOpened:
 		return fmt.Sprintf("%s asks %s %s (request %s)", p.From, p.To, asked[p.RequestKind], p.ID)
 	case RequestAnswered:
-		s := fmt.Sprintf("%s request %s: %s by %s", p.RequestKind.words(), p.ID, p.Outcome, p.By)
+		s := fmt.Sprintf("%s request %s: %s by %s", kindWords(p.RequestKind), p.ID, p.Outcome, p.By)
 		if p.Reason != "" {
 			s += ": " + firstLine(p.Reason, 160)
 		}
 		return s
 	case RequestExpired:
-		s := fmt.Sprintf("%s request %s: %s, no answer in time", p.RequestKind.words(), p.ID, p.Outcome)
+		s := fmt.Sprintf("%s request %s: %s, no answer in time", kindWords(p.RequestKind), p.ID, p.Outcome)
 		if p.Reason != "" {
 			s += ": " + firstLine(p.Reason, 160)
 		}
@@ -185,7 +185,7 @@ func (p TaskChanged) text(agent string) string {
 // text is one side's handoff state in a line:
 // "handoff handoff-1a2b3c4d (sender of t1, with bob): awaiting accept".
 func (p HandoffChanged) text() string {
-	s := fmt.Sprintf("handoff %s (%s of %s, with %s): %s", p.RequestID, p.Side, p.Task, p.Peer, strings.ReplaceAll(p.State, "_", " "))
+	s := fmt.Sprintf("handoff %s (%s of %s, with %s): %s", p.RequestID, p.Side, p.Task, p.Peer, strings.ReplaceAll(string(p.State), "_", " "))
 	if p.Reason != "" {
 		s += ": " + p.Reason
 	}
@@ -203,8 +203,8 @@ var asked = map[RequestKind]string{
 	RequestHandoff:      "to take over a task",
 }
 
-// words is a request kind in a sentence: "plan approval".
-func (k RequestKind) words() string { return strings.ReplaceAll(string(k), "_", " ") }
+// kindWords is a request kind in a sentence: "plan approval".
+func kindWords(k RequestKind) string { return strings.ReplaceAll(string(k), "_", " ") }
 
 // firstLine is s up to its first line break (marked " …"), at most n runes.
 func firstLine(s string, n int) string {

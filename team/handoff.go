@@ -2,45 +2,54 @@ package team
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/request"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // Handoff message types (SPEC §6); each one's correlation_id is the handoff's request id.
 const (
-	TypeHandoffRequest  = "handoff_request"
-	TypeHandoffAccept   = "handoff_accept"
-	TypeHandoffReject   = "handoff_reject"
-	TypeContextTransfer = "context_transfer"
-	TypeHandoffComplete = "handoff_complete"
-	TypeHandoffFailed   = "handoff_failed"
+	TypeHandoffRequest  inbox.MessageType = "handoff_request"
+	TypeHandoffAccept   inbox.MessageType = "handoff_accept"
+	TypeHandoffReject   inbox.MessageType = "handoff_reject"
+	TypeContextTransfer inbox.MessageType = "context_transfer"
+	TypeHandoffComplete inbox.MessageType = "handoff_complete"
+	TypeHandoffFailed   inbox.MessageType = "handoff_failed"
 )
 
-// Handoff states of each side, shown in the registry. The sender goes
-// awaiting_accept → context_preparing → awaiting_ack; the receiver, once its
-// runtime accepted, is awaiting_context; both end completed or failed.
+// HandoffStatus is where one side of a handoff is, shown in the registry.
+// The sender goes awaiting_accept → context_preparing → awaiting_ack; the
+// receiver, once its runtime accepted, is awaiting_context; both end
+// completed or failed.
+type HandoffStatus string
+
+// Handoff statuses.
 const (
-	HandoffAwaitingAccept   = "awaiting_accept"
-	HandoffContextPreparing = "context_preparing"
-	HandoffAwaitingAck      = "awaiting_ack"
-	HandoffAwaitingContext  = "awaiting_context"
-	HandoffCompleted        = "completed"
-	HandoffFailed           = "failed"
+	HandoffAwaitingAccept   HandoffStatus = "awaiting_accept"
+	HandoffContextPreparing HandoffStatus = "context_preparing"
+	HandoffAwaitingAck      HandoffStatus = "awaiting_ack"
+	HandoffAwaitingContext  HandoffStatus = "awaiting_context"
+	HandoffCompleted        HandoffStatus = "completed"
+	HandoffFailed           HandoffStatus = "failed"
 )
+
+// HandoffSide is the part an agent plays in a handoff.
+type HandoffSide string
 
 // Sides of a handoff.
 const (
-	HandoffSender   = "sender"
-	HandoffReceiver = "receiver"
+	HandoffSender   HandoffSide = "sender"
+	HandoffReceiver HandoffSide = "receiver"
 )
 
 // DefaultHandoffTimeout bounds each step of a handoff.
@@ -51,14 +60,14 @@ const maxHandoffStates = 5
 
 // HandoffState is one side of a handoff as the registry shows it.
 type HandoffState struct {
-	ID        string    `json:"id"`
-	Role      string    `json:"role"` // sender or receiver
-	Peer      string    `json:"peer"`
-	Task      string    `json:"task"`
-	TaskID    string    `json:"task_id,omitempty"`
-	State     string    `json:"state"`
-	Reason    string    `json:"reason,omitempty"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	ID        string        `json:"id"`
+	Role      HandoffSide   `json:"role"`
+	Peer      string        `json:"peer"`
+	Task      string        `json:"task"`
+	TaskID    string        `json:"task_id,omitempty"`
+	State     HandoffStatus `json:"state"`
+	Reason    string        `json:"reason,omitempty"`
+	UpdatedAt time.Time     `json:"updatedAt"`
 }
 
 // handoffPayload is the payload of every handoff message; context_transfer
@@ -78,22 +87,11 @@ type handoffPayload struct {
 	Summary      string   `json:"summary,omitempty"`
 }
 
-// Steps of a handoff as a whole; each waiting step has its own deadline.
+// What did not happen when a waiting step's deadline passed.
 const (
-	stepNew         = iota
-	stepRequested   // the sender waits for accept or reject
-	stepPreparing   // accepted: the sender's runtime builds the context
-	stepTransferred // the context is sent: the sender waits for the ack
-	stepDone        // completed or failed
+	missedAnswer = "no answer to the handoff request within %s"
+	missedAck    = "no acknowledgement of the context within %s"
 )
-
-// stepMissed says what did not happen when a step's deadline passed.
-var stepMissed = [...]string{
-	stepRequested:   "no answer to the handoff request within %s",
-	stepPreparing:   "the context was not ready within %s",
-	stepTransferred: "no acknowledgement of the context within %s",
-	stepDone:        "",
-}
 
 // handoff is one handoff this process runs; both ends are its agents.
 type handoff struct {
@@ -109,139 +107,298 @@ type handoff struct {
 	// arrives: "" accepts, otherwise the reason to reject.
 	verdict string
 
-	// Guarded by handoffs.mu.
-	step     int
-	accepted bool // the receiver's runtime accepted: it must hear of a failure
-	timer    *time.Timer
-	outcome  string // what the sender's tool call reports once done
-	// finished is closed by finish: a handoff at stepDone may not have its
-	// outcome written yet (the runtime is still telling both sides).
-	finished chan struct{}
+	// answers brings the sender the receiver runtime's answer to the
+	// step's message: handoff_accept, handoff_reject or handoff_complete.
+	answers  chan handoffAnswer
+	accepted atomic.Bool // the receiver's runtime accepted: it must hear of a failure
+	// waiting is closed once the sender waits for an answer that did not
+	// come with its message's delivery: its tool call stops waiting too.
+	waiting     chan struct{}
+	waitingOnce sync.Once
 }
 
-// handoffs are the open handoffs of a team. The zero value is ready.
+// handoffAnswer is the receiver runtime's answer, or, err set, the
+// failure to deliver it.
+type handoffAnswer struct {
+	typ inbox.MessageType
+	err error
+}
+
+// handoffs runs the handoffs of a team: the sender's side is one function
+// (run), each receiver's runtime answers the messages delivered to its agent.
 type handoffs struct {
-	mu   sync.Mutex
-	open map[string]*handoff
+	t *Team
+
+	mu sync.Mutex
+	// tasks are the board tasks being handed over, each with its handoff.
+	tasks map[string]*handoff
 	// stall, set only by tests, drops the runtime's reaction to a message
 	// type: a step that never answers.
-	stall func(typ string, h *handoff) bool
+	stall func(typ inbox.MessageType, h *handoff) bool
 }
 
-func (hs *handoffs) add(h *handoff) error {
-	hs.mu.Lock()
-	defer hs.mu.Unlock()
-	if hs.open == nil {
-		hs.open = map[string]*handoff{}
-	}
-	for _, o := range hs.open {
-		if h.taskID != "" && o.taskID == h.taskID {
-			return fmt.Errorf("%s is already being handed to %s (request %s): wait for the outcome", h.taskID, o.to, o.id)
-		}
-	}
-	hs.open[h.id] = h
-	return nil
-}
+func newHandoffs(t *Team) *handoffs { return &handoffs{t: t, tasks: map[string]*handoff{}} }
 
-func (hs *handoffs) stalled(typ string, h *handoff) bool {
+func (hs *handoffs) stalled(typ inbox.MessageType, h *handoff) bool {
 	hs.mu.Lock()
 	stall := hs.stall
 	hs.mu.Unlock()
 	return stall != nil && stall(typ, h)
 }
 
-func (hs *handoffs) stepOf(h *handoff) int {
+// claim takes h's board task for the time of the handoff: one handoff of a task at a time.
+func (hs *handoffs) claim(h *handoff) error {
+	if h.taskID == "" {
+		return nil
+	}
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
-	return h.step
+	if o, busy := hs.tasks[h.taskID]; busy {
+		return fmt.Errorf("%s is already being handed to %s (request %s): wait for the outcome", h.taskID, o.to, o.id)
+	}
+	hs.tasks[h.taskID] = h
+	return nil
 }
 
-func (hs *handoffs) outcomeOf(h *handoff) (int, string) {
+func (hs *handoffs) release(h *handoff) {
+	if h.taskID == "" {
+		return
+	}
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
-	return h.step, h.outcome
+	delete(hs.tasks, h.taskID)
 }
 
-func (t *Team) handoffTimeout() time.Duration {
-	if t.opts.HandoffTimeout > 0 {
-		return t.opts.HandoffTimeout
+func (hs *handoffs) timeout() time.Duration {
+	if hs.t.opts.HandoffTimeout > 0 {
+		return hs.t.opts.HandoffTimeout
 	}
 	return DefaultHandoffTimeout
-}
-
-// advance moves h from step from to step to, compare-and-set, so a late
-// answer and a deadline never both act; it arms the new step's deadline.
-func (t *Team) advance(h *handoff, from, to int) bool {
-	hs := &t.handoffs
-	hs.mu.Lock()
-	defer hs.mu.Unlock()
-	if h.step != from {
-		return false
-	}
-	h.step = to
-	if h.timer != nil {
-		h.timer.Stop()
-	}
-	if to == stepDone {
-		delete(hs.open, h.id)
-		return true
-	}
-	timeout := t.handoffTimeout()
-	h.timer = time.AfterFunc(timeout, func() {
-		if t.ctx.Err() == nil {
-			t.failHandoff(h, to, OutcomeExpired, fmt.Sprintf(stepMissed[to], timeout))
-		}
-	})
-	return true
-}
-
-// finish records the sender's outcome once h is done.
-func (t *Team) finish(h *handoff, outcome string) {
-	t.handoffs.mu.Lock()
-	h.outcome = outcome
-	t.handoffs.mu.Unlock()
-	close(h.finished) // every path to stepDone finishes once
 }
 
 var taskIDRe = regexp.MustCompile(`^t[0-9]+$`)
 
 // Handoff hands a task, with the sender's context, to another agent of
 // this process (tools.Protocols). The runtimes of both sides run every step
-// as its message is delivered; the result says how it went.
+// as its message is delivered; the result says how it went, or that it is
+// still under way.
 func (t *Team) Handoff(ctx context.Context, from string, spec tools.HandoffSpec) (string, error) {
-	h, err := t.newHandoff(ctx, from, spec)
+	return t.handoffs.start(ctx, from, spec)
+}
+
+// start checks a handoff and runs it on a goroutine of the team. It
+// returns the outcome, or, once a step waits for an answer that did not
+// come at once, that the handoff is under way (its outcome then arrives as
+// a message).
+func (hs *handoffs) start(ctx context.Context, from string, spec tools.HandoffSpec) (string, error) {
+	h, err := hs.prepare(ctx, from, spec)
 	if err != nil {
 		return "", err
 	}
-	if err := t.handoffs.add(h); err != nil {
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	t := hs.t
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		out, err := hs.run(t.ctx, h)
+		done <- result{out, err}
+	}()
+	select {
+	case r := <-done:
+		return r.out, r.err
+	case <-h.waiting:
+		return fmt.Sprintf("The handoff of %s to %s (request %s) is under way; the outcome arrives as a handoff_complete, handoff_reject or handoff_failed message within %s per step. Until then the task is yours.",
+			h.label(), h.to, h.id, hs.timeout()), nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// run is the sender's side of a handoff, from its request to its outcome.
+// Each step sends its message and then waits for the receiver runtime's
+// answer, the step's deadline or the end of ctx (the team's); a handoff
+// that fails leaves the task with the sender and tells both sides why.
+// It returns what the sender's tool call reports.
+func (hs *handoffs) run(ctx context.Context, h *handoff) (string, error) {
+	t := hs.t
+	if err := hs.claim(h); err != nil {
 		return "", err
 	}
-	h.verdict = t.verdict(h) // judged as the request arrives, before it can wake the receiver
-	t.events.Emit(Event{Agent: h.from, Payload: RequestOpened{RequestRef: h.ref(),
-		Deadline: time.Now().Add(t.handoffTimeout()).UTC(), Text: h.subject}})
-	t.advance(h, stepNew, stepRequested)
-	t.setHandoffSide(h.from, h, HandoffSender, HandoffAwaitingAccept, "")
-	content := handoffRequestText(h)
-	if err := t.sendHandoff(h.from, h.to, TypeHandoffRequest, content, h, h.payload()); err != nil {
-		t.failHandoff(h, stepRequested, OutcomeFailed, "the request could not be delivered: "+err.Error())
+	defer hs.release(h)
+	h.verdict = hs.verdict(h) // judged as the request arrives, before it can wake the receiver
+	if _, err := t.requests.open(h.ref(), h.subject, hs.timeout(), nil); err != nil {
 		return "", err
 	}
-	if step, _ := t.handoffs.outcomeOf(h); step == stepDone {
+
+	hs.setSide(h.from, h, HandoffSender, HandoffAwaitingAccept, "")
+	answer, err := hs.exchange(ctx, h, h.from, h.to, TypeHandoffRequest, handoffRequestText(h), h.payload())
+	var undelivered *undeliveredError
+	switch {
+	case errors.As(err, &undelivered) && undelivered.typ == TypeHandoffRequest:
+		_, _ = hs.fail(h, OutcomeFailed, "the request could not be delivered: "+undelivered.err.Error())
+		return "", undelivered.err
+	case err != nil:
+		return hs.failed(h, err, missedAnswer)
+	case answer == TypeHandoffReject:
+		if !hs.close(h, OutcomeRejected) {
+			return "", errTeamStopping
+		}
+		t.requests.answered(h.from, h.ref(), ByRuntime, OutcomeRejected, h.verdict)
+		hs.setSide(h.from, h, HandoffSender, HandoffFailed, "rejected by "+h.to+"'s runtime: "+h.verdict)
+		return handoffRejectedText(h), nil
+	}
+
+	// Accepted: the context is built from the tool call's words and the sender's conversation.
+	hs.setSide(h.from, h, HandoffSender, HandoffContextPreparing, "")
+	p := h.payload()
+	p.Description, p.Summary = h.description, h.summary
+	if msgs, ok := t.Conversation(h.from); ok {
+		p.Done, p.Decisions, p.FilesTouched = workRecord(msgs)
+	}
+	hs.setSide(h.from, h, HandoffSender, HandoffAwaitingAck, "")
+	if _, err := hs.exchange(ctx, h, h.from, h.to, TypeContextTransfer, contextText(h, p), p); err != nil {
+		return hs.failed(h, err, missedAck)
+	}
+
+	// Acknowledged: only now does the task change owner, and only if the sender still owns it.
+	if !hs.close(h, OutcomeCompleted) {
+		return "", errTeamStopping
+	}
+	if h.taskID != "" {
+		task, err := t.tasks.board.HandOver(ctx, h.taskID, h.from, h.to)
+		if err != nil {
+			return hs.failedAfter(h, true, OutcomeFailed, "the board did not change owner: "+err.Error()), nil
+		}
+		t.tasks.emit(h.from, TaskChanged{Change: TaskChangeHandedOver, To: h.to}, task)
+	}
+	t.requests.answered(h.from, h.ref(), ByRuntime, OutcomeCompleted, "")
+	hs.setSide(h.from, h, HandoffSender, HandoffCompleted, "")
+	hs.setSide(h.to, h, HandoffReceiver, HandoffCompleted, "")
+	owns := "it"
+	if h.taskID != "" {
+		owns = h.taskID + " on the board"
+	}
+	return fmt.Sprintf("Handed %s to %s (request %s): it accepted, received your context and acknowledged it; %s owns %s now. Stop working on it.",
+		h.label(), h.to, h.id, h.to, owns), nil
+}
+
+// errTeamStopping ends a handoff the team's Close cancelled.
+var errTeamStopping = errors.New("the team is stopping")
+
+// errMissed is a step whose deadline passed without an answer.
+var errMissed = errors.New("no answer in time")
+
+// undeliveredError is a step's message, or its answer, that could not be delivered.
+type undeliveredError struct {
+	typ inbox.MessageType
+	err error
+}
+
+func (e *undeliveredError) Error() string {
+	return fmt.Sprintf("the %s could not be delivered: %v", e.typ, e.err)
+}
+
+// exchange sends one step's message and waits for the receiver runtime's
+// answer to it, the step's deadline or the end of ctx. The message is sent
+// on a goroutine of the team so that the deadline holds even while its
+// delivery waits (an inbox another process holds locked).
+func (hs *handoffs) exchange(ctx context.Context, h *handoff, from, to string, typ inbox.MessageType, content string, p handoffPayload) (inbox.MessageType, error) {
+	sent := make(chan error, 1)
+	hs.t.wg.Add(1)
+	go func() {
+		defer hs.t.wg.Done()
+		sent <- hs.deliver(from, to, typ, content, h, p)
+	}()
+	deadline := time.NewTimer(hs.timeout())
+	defer deadline.Stop()
+	for {
 		select {
-		case <-h.finished:
+		case a := <-h.answers:
+			if a.err != nil {
+				return "", &undeliveredError{a.typ, a.err}
+			}
+			return a.typ, nil
+		case err := <-sent:
+			if err != nil {
+				return "", &undeliveredError{typ, err}
+			}
+			sent = nil
+			if len(h.answers) == 0 { // the receiver's runtime did not answer as the message arrived
+				h.waitingOnce.Do(func() { close(h.waiting) })
+			}
+		case <-deadline.C:
+			return "", errMissed
 		case <-ctx.Done():
 			return "", ctx.Err()
 		}
-		_, outcome := t.handoffs.outcomeOf(h)
-		return outcome, nil
 	}
-	return fmt.Sprintf("The handoff of %s to %s (request %s) is under way; the outcome arrives as a handoff_complete, handoff_reject or handoff_failed message within %s per step. Until then the task is yours.",
-		h.label(), h.to, h.id, t.handoffTimeout()), nil
 }
 
-// newHandoff checks a handoff before any message is sent: the receiver is
+// failed ends a handoff whose step got no answer (missed says what did
+// not happen) or whose step's message could not be delivered. A handoff
+// the team stopped ends without a word: the team writes nothing more.
+func (hs *handoffs) failed(h *handoff, err error, missed string) (string, error) {
+	var undelivered *undeliveredError
+	switch {
+	case errors.Is(err, errMissed):
+		return hs.fail(h, OutcomeExpired, fmt.Sprintf(missed, hs.timeout()))
+	case errors.As(err, &undelivered):
+		return hs.fail(h, OutcomeFailed, undelivered.Error())
+	}
+	return "", err
+}
+
+// close closes h's request in the team's table with outcome o; false
+// means the team's Close cancelled it first.
+func (hs *handoffs) close(h *handoff, o Outcome) bool {
+	_, open := hs.t.requests.table.Answer(h.id, request.Match{Kind: RequestHandoff, From: h.from}, o)
+	return open
+}
+
+// fail ends a handoff that is still open: the task stays with the sender,
+// and both sides are told why. outcome is OutcomeExpired when a step's
+// deadline passed, OutcomeFailed otherwise.
+func (hs *handoffs) fail(h *handoff, outcome Outcome, why string) (string, error) {
+	if !hs.close(h, outcome) {
+		return "", errTeamStopping
+	}
+	return hs.failedAfter(h, h.accepted.Load(), outcome, why), nil
+}
+
+// failedAfter tells the sender (and, if told, the receiver, which had
+// accepted) that the handoff failed, records it on both sides, and
+// returns what the sender was told.
+func (hs *handoffs) failedAfter(h *handoff, told bool, outcome Outcome, why string) string {
+	t := hs.t
+	if outcome == OutcomeExpired {
+		t.requests.expired(h.from, h.ref(), outcome, why)
+	} else {
+		t.requests.answered(h.from, h.ref(), ByRuntime, outcome, why)
+	}
+	p := handoffPayload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, Reason: why, By: "runtime"}
+	content := handoffFailedText(h, why)
+	if err := hs.deliver(h.to, h.from, TypeHandoffFailed, content, h, p); err != nil {
+		t.events.Emit(Event{Agent: h.from, Payload: failure(ClassInbox, "handoff failed, and the sender could not be told: ", err)})
+	}
+	if told {
+		msg := handoffFailedReceiverText(h, why)
+		if err := hs.deliver(h.from, h.to, TypeHandoffFailed, msg, h, p); err != nil {
+			t.events.Emit(Event{Agent: h.to, Payload: failure(ClassInbox, "handoff failed, and the receiver could not be told: ", err)})
+		}
+	}
+	hs.setSide(h.from, h, HandoffSender, HandoffFailed, why)
+	hs.setSide(h.to, h, HandoffReceiver, HandoffFailed, why)
+	return content
+}
+
+// prepare checks a handoff before any message is sent: the receiver is
 // an agent of this process, and a board task is the sender's own.
-func (t *Team) newHandoff(ctx context.Context, from string, spec tools.HandoffSpec) (*handoff, error) {
+func (hs *handoffs) prepare(ctx context.Context, from string, spec tools.HandoffSpec) (*handoff, error) {
+	t := hs.t
 	to := strings.TrimSpace(spec.To)
 	if err := workspace.ValidateName(to); err != nil {
 		return nil, err
@@ -258,10 +415,11 @@ func (t *Team) newHandoff(ctx context.Context, from string, spec tools.HandoffSp
 		}
 	}
 	if err := t.ctx.Err(); err != nil {
-		return nil, fmt.Errorf("the team is stopping")
+		return nil, errTeamStopping
 	}
-	h := &handoff{id: newRequestID(RequestHandoff), from: from, to: to, task: strings.TrimSpace(spec.Task), finished: make(chan struct{}),
-		reason: clip(strings.TrimSpace(spec.Reason), 1000), summary: clip(strings.TrimSpace(spec.Context), board.MaxTaskText)}
+	h := &handoff{id: newRequestID(RequestHandoff), from: from, to: to, task: strings.TrimSpace(spec.Task),
+		reason: clip(strings.TrimSpace(spec.Reason), 1000), summary: clip(strings.TrimSpace(spec.Context), board.MaxTaskText),
+		answers: make(chan handoffAnswer, 1), waiting: make(chan struct{})}
 	h.subject = clip(h.task, 200)
 	if !taskIDRe.MatchString(h.task) {
 		return h, nil
@@ -302,8 +460,18 @@ func (h *handoff) payload() handoffPayload {
 	return handoffPayload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, Role: h.role, Reason: h.reason}
 }
 
+// answer hands the sender the receiver runtime's answer; one that comes
+// after the sender stopped waiting is dropped.
+func (h *handoff) answer(a handoffAnswer) {
+	select {
+	case h.answers <- a:
+	default:
+	}
+}
+
 // verdict is the receiver runtime's answer: "" accepts, otherwise why not.
-func (t *Team) verdict(h *handoff) string {
+func (hs *handoffs) verdict(h *handoff) string {
+	t := hs.t
 	if h.to == workspace.LeadName {
 		return "" // the lead coordinates every role and is never at a worker's limit
 	}
@@ -323,171 +491,77 @@ func (t *Team) verdict(h *handoff) string {
 	return ""
 }
 
-// sendHandoff delivers one step's message, then lets the runtime of the
-// agent it was delivered to react (both ends are this process's agents).
-func (t *Team) sendHandoff(from, to, typ, content string, h *handoff, p handoffPayload) error {
-	raw, err := json.Marshal(p)
-	if err != nil {
+// deliver appends one step's message, then lets the runtime of the agent
+// it was delivered to react (both ends are this process's agents).
+func (hs *handoffs) deliver(from, to string, typ inbox.MessageType, content string, h *handoff, p handoffPayload) error {
+	m := inbox.Message{Type: typ, From: from, To: to, Content: content, CorrelationID: h.id, TaskID: h.taskID}
+	if err := hs.t.requests.send(m, p); err != nil {
 		return err
 	}
-	m, err := t.store.Append(to, inbox.Message{Type: typ, From: from, To: to, Content: content, CorrelationID: h.id, TaskID: h.taskID, Payload: raw})
-	if err != nil {
-		return err
-	}
-	t.events.Emit(Event{Payload: Delivered(m)})
-	t.notifyChanged()
-	if !t.handoffs.stalled(typ, h) {
-		t.reactHandoff(typ, h)
+	if !hs.stalled(typ, h) {
+		hs.react(typ, h)
 	}
 	return nil
 }
 
-// reactHandoff is a runtime's answer to a handoff message delivered to its agent.
-func (t *Team) reactHandoff(typ string, h *handoff) {
+// react is a runtime's answer to a handoff message delivered to its agent:
+// the receiver's answers the request and acknowledges the context; the
+// sender's hands the receiver's answers to the waiting run.
+func (hs *handoffs) react(typ inbox.MessageType, h *handoff) {
 	switch typ {
 	case TypeHandoffRequest:
-		t.answerHandoffRequest(h)
-	case TypeHandoffAccept:
-		t.transferContext(h)
-	case TypeHandoffReject:
-		if t.advance(h, stepRequested, stepDone) {
-			why := "rejected by " + h.to + "'s runtime: " + h.verdict
-			t.answered(h.from, h.ref(), ByRuntime, OutcomeRejected, h.verdict)
-			t.setHandoffSide(h.from, h, HandoffSender, HandoffFailed, why)
-			t.finish(h, handoffRejectedText(h))
-		}
+		hs.answerRequest(h)
 	case TypeContextTransfer:
-		t.acknowledgeContext(h)
-	case TypeHandoffComplete:
-		t.completeHandoff(h)
+		hs.acknowledgeContext(h)
+	case TypeHandoffAccept, TypeHandoffReject, TypeHandoffComplete:
+		h.answer(handoffAnswer{typ: typ})
 	}
 }
 
-// answerHandoffRequest is the receiver's runtime: accept or reject, no model involved.
-func (t *Team) answerHandoffRequest(h *handoff) {
-	if t.handoffs.stepOf(h) != stepRequested {
+// open reports whether h still waits for its outcome; a runtime that
+// reacts late to a handoff that ended does nothing.
+func (hs *handoffs) open(h *handoff) bool {
+	_, ok := hs.t.requests.table.Get(h.id)
+	return ok
+}
+
+// answerRequest is the receiver's runtime: accept or reject, no model involved.
+func (hs *handoffs) answerRequest(h *handoff) {
+	if !hs.open(h) {
 		return // the sender gave up waiting
 	}
 	p := h.payload()
 	p.By = "runtime"
+	typ, content := TypeHandoffAccept, handoffAcceptedText(h)
 	if h.verdict != "" {
-		t.setHandoffSide(h.to, h, HandoffReceiver, HandoffFailed, "rejected: "+h.verdict)
+		hs.setSide(h.to, h, HandoffReceiver, HandoffFailed, "rejected: "+h.verdict)
 		p.Reason = h.verdict
-		content := handoffRejectedText(h)
-		t.sendOrFail(h, stepRequested, h.to, h.from, TypeHandoffReject, content, p)
-		return
+		typ, content = TypeHandoffReject, handoffRejectedText(h)
+	} else {
+		h.accepted.Store(true)
+		hs.setSide(h.to, h, HandoffReceiver, HandoffAwaitingContext, "")
 	}
-	t.handoffs.mu.Lock()
-	h.accepted = true
-	t.handoffs.mu.Unlock()
-	t.setHandoffSide(h.to, h, HandoffReceiver, HandoffAwaitingContext, "")
-	content := handoffAcceptedText(h)
-	t.sendOrFail(h, stepRequested, h.to, h.from, TypeHandoffAccept, content, p)
-}
-
-// transferContext is the sender's runtime after an accept: it builds the
-// context from the tool call's words and the sender's conversation and sends it.
-func (t *Team) transferContext(h *handoff) {
-	if !t.advance(h, stepRequested, stepPreparing) {
-		return
+	if err := hs.deliver(h.to, h.from, typ, content, h, p); err != nil {
+		h.answer(handoffAnswer{typ: typ, err: err})
 	}
-	t.setHandoffSide(h.from, h, HandoffSender, HandoffContextPreparing, "")
-	p := h.payload()
-	p.Description, p.Summary = h.description, h.summary
-	if msgs, ok := t.Conversation(h.from); ok {
-		p.Done, p.Decisions, p.FilesTouched = workRecord(msgs)
-	}
-	content := contextText(h, p)
-	if !t.advance(h, stepPreparing, stepTransferred) {
-		return
-	}
-	t.setHandoffSide(h.from, h, HandoffSender, HandoffAwaitingAck, "")
-	t.sendOrFail(h, stepTransferred, h.from, h.to, TypeContextTransfer, content, p)
 }
 
 // acknowledgeContext is the receiver's runtime: the context is in its
 // agent's inbox (which wakes it), so it acknowledges.
-func (t *Team) acknowledgeContext(h *handoff) {
-	if t.handoffs.stepOf(h) != stepTransferred {
+func (hs *handoffs) acknowledgeContext(h *handoff) {
+	if !hs.open(h) {
 		return
 	}
 	p := handoffPayload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, By: "runtime"}
-	content := handoffCompleteText(h)
-	t.sendOrFail(h, stepTransferred, h.to, h.from, TypeHandoffComplete, content, p)
-}
-
-// completeHandoff is the sender's runtime at the ack: only now does the
-// task change owner, and only if the sender still owns it.
-func (t *Team) completeHandoff(h *handoff) {
-	if !t.advance(h, stepTransferred, stepDone) {
-		return
-	}
-	if h.taskID != "" {
-		task, err := t.tasks.board.HandOver(t.ctx, h.taskID, h.from, h.to)
-		if err != nil {
-			t.failedAfter(h, true, OutcomeFailed, "the board did not change owner: "+err.Error())
-			return
-		}
-		t.tasks.emit(h.from, TaskChanged{Change: TaskChangeHandedOver, To: h.to}, task)
-	}
-	t.answered(h.from, h.ref(), ByRuntime, OutcomeCompleted, "")
-	t.setHandoffSide(h.from, h, HandoffSender, HandoffCompleted, "")
-	t.setHandoffSide(h.to, h, HandoffReceiver, HandoffCompleted, "")
-	owns := "it"
-	if h.taskID != "" {
-		owns = h.taskID + " on the board"
-	}
-	t.finish(h, fmt.Sprintf("Handed %s to %s (request %s): it accepted, received your context and acknowledged it; %s owns %s now. Stop working on it.",
-		h.label(), h.to, h.id, h.to, owns))
-}
-
-// sendOrFail sends a step's message; if it cannot be delivered the handoff fails.
-func (t *Team) sendOrFail(h *handoff, step int, from, to, typ, content string, p handoffPayload) {
-	if err := t.sendHandoff(from, to, typ, content, h, p); err != nil {
-		t.failHandoff(h, step, OutcomeFailed, fmt.Sprintf("the %s could not be delivered: %v", typ, err))
+	if err := hs.deliver(h.to, h.from, TypeHandoffComplete, handoffCompleteText(h), h, p); err != nil {
+		h.answer(handoffAnswer{typ: TypeHandoffComplete, err: err})
 	}
 }
 
-// failHandoff ends a handoff that is still at step: the task stays with
-// the sender, and both sides are told why. outcome is OutcomeExpired when
-// the step's deadline passed, OutcomeFailed otherwise.
-func (t *Team) failHandoff(h *handoff, step int, outcome Outcome, why string) {
-	if !t.advance(h, step, stepDone) {
-		return
-	}
-	t.handoffs.mu.Lock()
-	told := h.accepted
-	t.handoffs.mu.Unlock()
-	t.failedAfter(h, told, outcome, why)
-}
-
-// failedAfter tells the sender (and, if told, the receiver, which had
-// accepted) that the handoff failed, then records it on both sides.
-func (t *Team) failedAfter(h *handoff, told bool, outcome Outcome, why string) {
-	if outcome == OutcomeExpired {
-		t.expired(h.from, h.ref(), outcome, why)
-	} else {
-		t.answered(h.from, h.ref(), ByRuntime, outcome, why)
-	}
-	p := handoffPayload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, Reason: why, By: "runtime"}
-	content := handoffFailedText(h, why)
-	if err := t.sendHandoff(h.to, h.from, TypeHandoffFailed, content, h, p); err != nil {
-		t.events.Emit(Event{Agent: h.from, Payload: failure(ClassInbox, "handoff failed, and the sender could not be told: ", err)})
-	}
-	if told {
-		msg := handoffFailedReceiverText(h, why)
-		if err := t.sendHandoff(h.from, h.to, TypeHandoffFailed, msg, h, p); err != nil {
-			t.events.Emit(Event{Agent: h.to, Payload: failure(ClassInbox, "handoff failed, and the receiver could not be told: ", err)})
-		}
-	}
-	t.setHandoffSide(h.from, h, HandoffSender, HandoffFailed, why)
-	t.setHandoffSide(h.to, h, HandoffReceiver, HandoffFailed, why)
-	t.finish(h, content)
-}
-
-// setHandoffSide records one side's state in its registry entry (the
-// lead's in the registry's leadHandoffs) and logs it.
-func (t *Team) setHandoffSide(agent string, h *handoff, role, state, reason string) {
+// setSide records one side's state in its registry entry (the lead's in
+// the registry's leadHandoffs) and logs it.
+func (hs *handoffs) setSide(agent string, h *handoff, role HandoffSide, state HandoffStatus, reason string) {
+	t := hs.t
 	peer := h.to
 	if role == HandoffReceiver {
 		peer = h.from

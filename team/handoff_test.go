@@ -12,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
@@ -25,8 +26,8 @@ type handoffWatch struct {
 	task  string
 
 	mu      sync.Mutex
-	states  map[string][]string // agent → states, in order
-	ownerAt map[string]string   // message type → owner of task at its delivery
+	states  map[string][]HandoffStatus   // agent → states, in order
+	ownerAt map[inbox.MessageType]string // message type → owner of task at its delivery
 	ch      chan struct{}
 }
 
@@ -38,7 +39,7 @@ func (w *handoffWatch) on(e Event) {
 		w.mu.Lock()
 		w.states[e.Agent] = append(w.states[e.Agent], hc.State)
 		w.mu.Unlock()
-	case isMessage && (strings.HasPrefix(msg.Type, "handoff_") || msg.Type == TypeContextTransfer):
+	case isMessage && (strings.HasPrefix(string(msg.Type), "handoff_") || msg.Type == TypeContextTransfer):
 		owner := "?"
 		if f, err := w.board.Read(); err == nil {
 			if i := f.Find(w.task); i >= 0 {
@@ -58,13 +59,13 @@ func (w *handoffWatch) on(e Event) {
 }
 
 // wait blocks until agent's side reached state.
-func (w *handoffWatch) wait(t *testing.T, agent, state string) {
+func (w *handoffWatch) wait(t *testing.T, agent string, state HandoffStatus) {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
 		w.mu.Lock()
 		ok := slices.Contains(w.states[agent], state)
-		seen := append([]string(nil), w.states[agent]...)
+		seen := append([]HandoffStatus(nil), w.states[agent]...)
 		w.mu.Unlock()
 		if ok {
 			return
@@ -77,10 +78,10 @@ func (w *handoffWatch) wait(t *testing.T, agent, state string) {
 	}
 }
 
-func (w *handoffWatch) statesOf(agent string) []string {
+func (w *handoffWatch) statesOf(agent string) []HandoffStatus {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]string(nil), w.states[agent]...)
+	return append([]HandoffStatus(nil), w.states[agent]...)
 }
 
 // handoffTeam opens a team whose handoff events and board owners at each
@@ -91,7 +92,7 @@ func handoffTeam(t *testing.T, srv *fakellm.Server, opts Options) (*Team, *hando
 	if err != nil {
 		t.Fatal(err)
 	}
-	hw := &handoffWatch{board: board.New(ws.TasksPath()), task: "t1", states: map[string][]string{}, ownerAt: map[string]string{}, ch: make(chan struct{}, 1)}
+	hw := &handoffWatch{board: board.New(ws.TasksPath()), task: "t1", states: map[string][]HandoffStatus{}, ownerAt: map[inbox.MessageType]string{}, ch: make(chan struct{}, 1)}
 	sw := newStatusWatcher()
 	opts.Workspace = ws
 	opts.OnEvent = func(e Event) { sw.on(e); hw.on(e) }
@@ -145,13 +146,13 @@ func handoffsOf(t *testing.T, tm *Team, name string) []HandoffState {
 }
 
 // typesIn lists the handoff message types with correlation id in an inbox.
-func typesIn(t *testing.T, tm *Team, name, id string) []string {
+func typesIn(t *testing.T, tm *Team, name, id string) []inbox.MessageType {
 	t.Helper()
 	msgs, _, err := tm.Store().ReadAll(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var types []string
+	var types []inbox.MessageType
 	for _, m := range msgs {
 		if m.CorrelationID == id {
 			types = append(types, m.Type)
@@ -209,17 +210,17 @@ func TestHandoffOfABoardTaskByTheLead(t *testing.T) {
 	hw.mu.Lock()
 	ownerAt := hw.ownerAt
 	hw.mu.Unlock()
-	for _, typ := range []string{TypeHandoffRequest, TypeHandoffAccept, TypeContextTransfer, TypeHandoffComplete} {
+	for _, typ := range []inbox.MessageType{TypeHandoffRequest, TypeHandoffAccept, TypeContextTransfer, TypeHandoffComplete} {
 		if ownerAt[typ] != "lead" {
 			t.Errorf("at %s t1 was owned by %q, want lead (it changes owner only after handoff_complete)", typ, ownerAt[typ])
 		}
 	}
 
 	// Every step is linked by the request id, in the inbox of the agent it is for.
-	if got := typesIn(t, tm, "bob", id); !slices.Equal(got, []string{TypeHandoffRequest, TypeContextTransfer}) {
+	if got := typesIn(t, tm, "bob", id); !slices.Equal(got, []inbox.MessageType{TypeHandoffRequest, TypeContextTransfer}) {
 		t.Errorf("bob's inbox has %v for %s", got, id)
 	}
-	if got := typesIn(t, tm, "lead", id); !slices.Equal(got, []string{TypeHandoffAccept, TypeHandoffComplete}) {
+	if got := typesIn(t, tm, "lead", id); !slices.Equal(got, []inbox.MessageType{TypeHandoffAccept, TypeHandoffComplete}) {
 		t.Errorf("the lead's inbox has %v for %s", got, id)
 	}
 	_, p := findReply(t, tm, "bob", TypeContextTransfer, id)
@@ -246,10 +247,10 @@ func TestHandoffOfABoardTaskByTheLead(t *testing.T) {
 	}
 
 	// Both sides' states, in events and in the registry.
-	if got := hw.statesOf("lead"); !slices.Equal(got, []string{HandoffAwaitingAccept, HandoffContextPreparing, HandoffAwaitingAck, HandoffCompleted}) {
+	if got := hw.statesOf("lead"); !slices.Equal(got, []HandoffStatus{HandoffAwaitingAccept, HandoffContextPreparing, HandoffAwaitingAck, HandoffCompleted}) {
 		t.Errorf("the lead's states %v", got)
 	}
-	if got := hw.statesOf("bob"); !slices.Equal(got, []string{HandoffAwaitingContext, HandoffCompleted}) {
+	if got := hw.statesOf("bob"); !slices.Equal(got, []HandoffStatus{HandoffAwaitingContext, HandoffCompleted}) {
 		t.Errorf("bob's states %v", got)
 	}
 	hs := handoffsOf(t, tm, "bob")
@@ -288,7 +289,7 @@ func TestHandoffOfFreeTextWorkBetweenTeammates(t *testing.T) {
 	if len(b) != 1 || b[0].Role != HandoffReceiver || b[0].Peer != "alice" || b[0].State != HandoffCompleted {
 		t.Errorf("bob's handoffs %+v", b)
 	}
-	if got := typesIn(t, tm, "alice", id); !slices.Equal(got, []string{TypeHandoffAccept, TypeHandoffComplete}) {
+	if got := typesIn(t, tm, "alice", id); !slices.Equal(got, []inbox.MessageType{TypeHandoffAccept, TypeHandoffComplete}) {
 		t.Errorf("alice's inbox has %v", got)
 	}
 }
@@ -307,10 +308,10 @@ func TestHandoffBackToTheLead(t *testing.T) {
 	if got := ownerOf(t, tm, "t1"); got != "lead" || !strings.Contains(out, "Handed t1") {
 		t.Fatalf("t1 owned by %q; result %q", got, out)
 	}
-	if got := typesIn(t, tm, "lead", requestIDFrom(t, out)); !slices.Equal(got, []string{TypeHandoffRequest, TypeContextTransfer}) {
+	if got := typesIn(t, tm, "lead", requestIDFrom(t, out)); !slices.Equal(got, []inbox.MessageType{TypeHandoffRequest, TypeContextTransfer}) {
 		t.Errorf("the lead's inbox has %v", got)
 	}
-	if got := hw.statesOf("lead"); !slices.Equal(got, []string{HandoffAwaitingContext, HandoffCompleted}) {
+	if got := hw.statesOf("lead"); !slices.Equal(got, []HandoffStatus{HandoffAwaitingContext, HandoffCompleted}) {
 		t.Errorf("the lead's states %v", got)
 	}
 }
@@ -327,7 +328,7 @@ func wantRejected(t *testing.T, tm *Team, out, sender, receiver, taskID, why str
 	if msg.From != receiver || p["by"] != "runtime" || !strings.Contains(fmt.Sprint(p["reason"]), why) {
 		t.Errorf("reject %+v payload %v", msg, p)
 	}
-	if got := typesIn(t, tm, receiver, id); !slices.Equal(got, []string{TypeHandoffRequest}) {
+	if got := typesIn(t, tm, receiver, id); !slices.Equal(got, []inbox.MessageType{TypeHandoffRequest}) {
 		t.Errorf("%s's inbox has %v, want only the request", receiver, got)
 	}
 	if got := ownerOf(t, tm, taskID); got != sender {
@@ -400,7 +401,7 @@ func TestHandoffRejectedWhenTheRoleDoesNotFit(t *testing.T) {
 // answer afterwards changes nothing.
 func TestHandoffStepTimeouts(t *testing.T) {
 	cases := []struct {
-		stuck        string
+		stuck        inbox.MessageType
 		why          string
 		receiverTold bool
 	}{
@@ -409,7 +410,7 @@ func TestHandoffStepTimeouts(t *testing.T) {
 		{TypeHandoffComplete, "no acknowledgement of the context", true},
 	}
 	for _, c := range cases {
-		t.Run(c.stuck, func(t *testing.T) {
+		t.Run(string(c.stuck), func(t *testing.T) {
 			srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
 			defer srv.Close()
 			tm, hw, sw := handoffTeam(t, srv, Options{HandoffTimeout: 150 * time.Millisecond})
@@ -417,7 +418,7 @@ func TestHandoffStepTimeouts(t *testing.T) {
 			boardTask(t, tm, "alice", "write the parser", "")
 			var stuck *handoff
 			tm.handoffs.mu.Lock()
-			tm.handoffs.stall = func(typ string, h *handoff) bool {
+			tm.handoffs.stall = func(typ inbox.MessageType, h *handoff) bool {
 				if typ == c.stuck {
 					stuck = h
 					return true
@@ -455,8 +456,8 @@ func TestHandoffStepTimeouts(t *testing.T) {
 			tm.handoffs.mu.Lock()
 			tm.handoffs.stall = nil
 			tm.handoffs.mu.Unlock()
-			tm.reactHandoff(c.stuck, stuck)
-			tm.reactHandoff(TypeHandoffComplete, stuck)
+			tm.handoffs.react(c.stuck, stuck)
+			tm.handoffs.react(TypeHandoffComplete, stuck)
 			if got := ownerOf(t, tm, "t1"); got != "alice" {
 				t.Errorf("a late answer gave t1 to %q", got)
 			}
@@ -511,7 +512,7 @@ func TestHandoffRefusals(t *testing.T) {
 	}
 	// While one handoff of t1 is open, a second is refused.
 	tm.handoffs.mu.Lock()
-	tm.handoffs.stall = func(typ string, h *handoff) bool { return typ == TypeHandoffRequest }
+	tm.handoffs.stall = func(typ inbox.MessageType, h *handoff) bool { return typ == TypeHandoffRequest }
 	tm.handoffs.mu.Unlock()
 	if _, err := tm.Handoff(ctx, "alice", spec("bob", "t1")); err != nil {
 		t.Fatal(err)
@@ -564,8 +565,8 @@ func TestRegistryKeepsTheLastHandoffs(t *testing.T) {
 	n := maxHandoffStates + 2
 	for i := range n {
 		h := &handoff{id: fmt.Sprintf("handoff-%08d", i), from: "alice", to: "bob", task: "job"}
-		tm.setHandoffSide("alice", h, HandoffSender, HandoffAwaitingAccept, "")
-		tm.setHandoffSide("alice", h, HandoffSender, HandoffCompleted, "")
+		tm.handoffs.setSide("alice", h, HandoffSender, HandoffAwaitingAccept, "")
+		tm.handoffs.setSide("alice", h, HandoffSender, HandoffCompleted, "")
 	}
 	hs := handoffsOf(t, tm, "alice")
 	if len(hs) != maxHandoffStates || hs[0].ID != fmt.Sprintf("handoff-%08d", n-maxHandoffStates) || hs[len(hs)-1].ID != fmt.Sprintf("handoff-%08d", n-1) {

@@ -208,7 +208,7 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 			if !t.waitForWork(ctx, m.name, wake) {
 				return
 			}
-			if t.shutdownIfAsked(m) {
+			if t.shutdowns.answerIfAsked(m) {
 				return
 			}
 			// Only a teammate that must wait for a worker is shown queued.
@@ -240,7 +240,7 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 		case ctx.Err() != nil:
 			return
 		case errors.Is(err, loop.ErrNothingToDo):
-			if t.shutdownIfAsked(m) {
+			if t.shutdowns.answerIfAsked(m) {
 				return
 			}
 			t.setIdle(m, cycle)
@@ -259,22 +259,11 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 			t.fail(m, ClassInbox, fmt.Errorf("report to the lead: %w", err))
 			return
 		}
-		if t.shutdownIfAsked(m) {
+		if t.shutdowns.answerIfAsked(m) {
 			return
 		}
 		t.setIdle(m, cycle)
 	}
-}
-
-// shutdownIfAsked answers an open shutdown request for a teammate that is
-// between cycles (idle): the runtime approves it and the teammate stops.
-func (t *Team) shutdownIfAsked(m *member) bool {
-	id := t.openRequestFor(RequestShutdown, m.name)
-	if id == "" {
-		return false
-	}
-	t.answerShutdownFor(m, id)
-	return true
 }
 
 // waitForWork blocks until the teammate's inbox has unread lines.

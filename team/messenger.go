@@ -98,7 +98,7 @@ func CheckRecipient(reg *Registry, to string) error {
 }
 
 // deliver appends to an inbox and logs the message event.
-func (t *Team) deliver(from, to, typ, content string) (inbox.Message, error) {
+func (t *Team) deliver(from, to string, typ inbox.MessageType, content string) (inbox.Message, error) {
 	return t.deliverMessage(inbox.Message{Type: typ, From: from, To: to, Content: content})
 }
 

@@ -24,22 +24,22 @@ type Spawn struct {
 // StatusChanged: a teammate's status changed, or its plan's state did
 // (then Status is the unchanged status and PlanState is set).
 type StatusChanged struct {
-	Role      string `json:"role,omitempty"`
-	Status    Status `json:"status"`
-	PlanState string `json:"plan_state,omitempty"`
-	Reason    string `json:"detail,omitempty"`
-	PID       int    `json:"pid,omitempty"`
+	Role      string    `json:"role,omitempty"`
+	Status    Status    `json:"status"`
+	PlanState PlanState `json:"plan_state,omitempty"`
+	Reason    string    `json:"detail,omitempty"`
+	PID       int       `json:"pid,omitempty"`
 }
 
 // MessageDelivered: a message was appended to an inbox.
 type MessageDelivered struct {
-	From          string `json:"from"`
-	To            string `json:"to"`
-	Type          string `json:"type"` // the inbox message type: message, result, shutdown_request…
-	MessageID     string `json:"message_id,omitempty"`
-	CorrelationID string `json:"correlation_id,omitempty"`
-	TaskID        string `json:"task_id,omitempty"`
-	Content       string `json:"detail,omitempty"`
+	From          string            `json:"from"`
+	To            string            `json:"to"`
+	Type          inbox.MessageType `json:"type"` // message, result, shutdown_request…
+	MessageID     string            `json:"message_id,omitempty"`
+	CorrelationID string            `json:"correlation_id,omitempty"`
+	TaskID        string            `json:"task_id,omitempty"`
+	Content       string            `json:"detail,omitempty"`
 }
 
 // Delivered is the event payload of a message once it is in its inbox.
@@ -171,13 +171,13 @@ type Compacted struct {
 
 // HandoffChanged: one side of a handoff changed state.
 type HandoffChanged struct {
-	RequestID string `json:"request_id"`
-	Side      string `json:"side"` // HandoffSender or HandoffReceiver
-	Task      string `json:"task"`
-	TaskID    string `json:"task_id,omitempty"`
-	Peer      string `json:"peer"`
-	State     string `json:"status"` // the side's handoff state, e.g. HandoffAwaitingAccept
-	Reason    string `json:"reason,omitempty"`
+	RequestID string        `json:"request_id"`
+	Side      HandoffSide   `json:"side"`
+	Task      string        `json:"task"`
+	TaskID    string        `json:"task_id,omitempty"`
+	Peer      string        `json:"peer"`
+	State     HandoffStatus `json:"status"`
+	Reason    string        `json:"reason,omitempty"`
 }
 
 // Activity: what an agent does this moment: it waits for the model

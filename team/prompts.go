@@ -45,7 +45,7 @@ Shared tasks may be on the task board: task_list, task_claim, task_update.%s`,
 		teamName, root, name, role, plan)
 }
 
-// What agents read in their inboxes from the protocols (protocols.go).
+// What agents read in their inboxes from shutdown (shutdown.go) and plan approval (plan.go).
 
 // shutdownRequestText asks a teammate to shut down.
 func shutdownRequestText(reason, id string) string {

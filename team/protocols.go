@@ -1,7 +1,6 @@
 package team
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -10,34 +9,18 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/team/request"
 )
 
-// Protocol message types (SPEC §6): each reply's correlation_id is its
+// The protocols of SPEC §6 — shutdown (shutdown.go), plan approval
+// (plan.go) and handoff (handoff.go) — are requests: each has an id, a
+// kind, its parties, a deadline and an outcome, and lives in the team's
+// request table while it is open. Each reply's correlation_id is its
 // request's id, which the request also carries as payload.request_id.
-const (
-	TypeShutdownRequest      = "shutdown_request"
-	TypeShutdownResponse     = "shutdown_response"
-	TypePlanApprovalRequest  = "plan_approval_request"
-	TypePlanApprovalResponse = "plan_approval_response"
-)
 
-// Plan states of a plan-mode teammate, shown in the registry.
-const (
-	PlanDrafting         = "drafting"
-	PlanAwaitingApproval = "awaiting_approval"
-	PlanApproved         = "approved"
-	PlanRejected         = "rejected"
-)
-
-// Default protocol timeouts.
-const (
-	DefaultShutdownTimeout = 60 * time.Second
-	DefaultPlanTimeout     = 15 * time.Minute
-)
-
-// RequestKind is the protocol a request belongs to.
-type RequestKind string
+// RequestKind is the protocol a request belongs to; the request table
+// defines it, the protocols name its values.
+type RequestKind = request.Kind
 
 // Kinds of protocol request (SPEC §6).
 const (
@@ -46,43 +29,30 @@ const (
 	RequestHandoff      RequestKind = "handoff"
 )
 
-// Outcome is how a protocol request ended.
-type Outcome string
+// Outcome is how a protocol request ended (defined with the request table).
+type Outcome = request.Outcome
 
 // Outcomes of a request.
 const (
-	OutcomeApproved  Outcome = "approved" // the one asked said yes, or the runtime did for it
-	OutcomeRejected  Outcome = "rejected"
-	OutcomeCompleted Outcome = "completed" // a handoff: the task changed owner
-	OutcomeFailed    Outcome = "failed"    // it could not go on: not delivered, or a step failed
-	OutcomeExpired   Outcome = "expired"   // no answer in time, and nothing was done for it
-	OutcomeForced    Outcome = "forced"    // no answer in time: the runtime shut the teammate down
+	OutcomeApproved          = request.Approved // the one asked said yes, or the runtime did for it
+	OutcomeRejected          = request.Rejected
+	OutcomeExpired           = request.Expired // no answer in time, and nothing was done for it
+	OutcomeCompleted Outcome = "completed"     // a handoff: the task changed owner
+	OutcomeFailed    Outcome = "failed"        // it could not go on: not delivered, or a step failed
+	OutcomeForced    Outcome = "forced"        // no answer in time: the runtime shut the teammate down
 )
 
-// request is a protocol request waiting for its answer; teammate is the
-// side that is not the lead.
-type request struct {
-	ref      RequestRef
-	teammate string
-	timer    *time.Timer
+// requests are the team's protocol requests: the table of the open ones,
+// with one timer each, and how a request is logged and its messages sent.
+type requests struct {
+	table  *request.Table
+	events *EventLog
+	store  *inbox.Store
+	notify func() // a message arrived: whoever waits for the team to settle looks again
 }
 
-// shutdownPayload is the payload of shutdown_request and shutdown_response.
-type shutdownPayload struct {
-	RequestID string `json:"request_id"`
-	Reason    string `json:"reason,omitempty"`
-	Approve   *bool  `json:"approve,omitempty"`
-	Forced    bool   `json:"forced,omitempty"`
-	// By says who answered: the teammate, or the runtime for it.
-	By string `json:"by,omitempty"`
-}
-
-// planPayload is the payload of plan_approval_request and _response.
-type planPayload struct {
-	RequestID string `json:"request_id"`
-	Plan      string `json:"plan,omitempty"`
-	Approve   *bool  `json:"approve,omitempty"`
-	Feedback  string `json:"feedback,omitempty"`
+func newRequests(events *EventLog, store *inbox.Store, notify func()) *requests {
+	return &requests{table: request.NewTable(), events: events, store: store, notify: notify}
 }
 
 // newRequestID is short enough for a model to copy: "shutdown-1a2b3c4d".
@@ -92,96 +62,116 @@ func newRequestID(kind RequestKind) string {
 }
 
 // open logs a new request of ref's kind and parties (text is what it asks
-// about), then registers it and arms its timeout.
-func (t *Team) open(ref RequestRef, teammate, text string, timeout time.Duration, onTimeout func(id string)) *request {
-	ref.ID = newRequestID(ref.RequestKind)
-	t.events.Emit(Event{Agent: teammate, Payload: RequestOpened{RequestRef: ref, Deadline: time.Now().Add(timeout).UTC(), Text: text}})
-	return t.reopen(ref, teammate, timeout, onTimeout)
+// about; ref.ID, if empty, is a new id), then registers it in the table,
+// whose timer runs onExpire if no answer closes it by the deadline.
+// Without onExpire the table arms no timer: the request's owner waits for
+// the deadline itself (a handoff, one deadline per step).
+func (rq *requests) open(ref RequestRef, text string, timeout time.Duration, onExpire func(request.Request)) (RequestRef, error) {
+	if ref.ID == "" {
+		ref.ID = newRequestID(ref.RequestKind)
+	}
+	opened := time.Now().UTC()
+	rq.events.Emit(Event{Agent: subjectOf(ref), Payload: RequestOpened{RequestRef: ref, Deadline: opened.Add(timeout), Text: text}})
+	r := request.Request{ID: ref.ID, Kind: ref.RequestKind, From: ref.From, To: ref.To, Opened: opened}
+	armed := timeout
+	if onExpire == nil {
+		armed = 0
+	}
+	if _, err := rq.table.Open(r, armed, onExpire); err != nil {
+		rq.answered(subjectOf(ref), ref, ByRuntime, OutcomeFailed, err.Error())
+		return ref, err
+	}
+	return ref, nil
 }
 
 // reopen registers a request under a known id (a resumed team's, whose
 // opening is already in the log).
-func (t *Team) reopen(ref RequestRef, teammate string, timeout time.Duration, onTimeout func(id string)) *request {
-	r := &request{ref: ref, teammate: teammate}
-	t.mu.Lock()
-	t.requests[ref.ID] = r
-	r.timer = time.AfterFunc(timeout, func() {
-		if t.ctx.Err() == nil {
-			onTimeout(ref.ID)
-		}
-	})
-	t.mu.Unlock()
-	return r
+func (rq *requests) reopen(ref RequestRef, timeout time.Duration, onExpire func(request.Request)) {
+	r := request.Request{ID: ref.ID, Kind: ref.RequestKind, From: ref.From, To: ref.To}
+	_, _ = rq.table.Open(r, timeout, onExpire) // refused only once the team is stopping
 }
 
-// resolve closes a request and returns it; it reports false if it was
-// already closed (answered, timed out) or is not of that kind and teammate.
-func (t *Team) resolve(id string, kind RequestKind, teammate string) (RequestRef, bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	r, ok := t.requests[id]
-	if !ok || r.ref.RequestKind != kind || (teammate != "" && r.teammate != teammate) {
-		return RequestRef{}, false
-	}
-	r.timer.Stop()
-	delete(t.requests, id)
-	return r.ref, true
+// answer closes a teammate's open request of a kind with outcome o; it
+// reports false if it was already closed (answered, timed out) or is not
+// of that kind and teammate.
+func (rq *requests) answer(id string, kind RequestKind, teammate string, o Outcome) (RequestRef, bool) {
+	r, ok := rq.table.Answer(id, teammateMatch(kind, teammate), o)
+	return refOf(r), ok
 }
 
-// expire closes a request whose time ran out and returns its teammate, or
-// nil if it was answered meanwhile (or its teammate is not run here).
-func (t *Team) expire(id string, kind RequestKind) (*member, RequestRef) {
-	t.mu.Lock()
-	r, ok := t.requests[id]
-	t.mu.Unlock()
-	if !ok {
-		return nil, RequestRef{}
-	}
-	ref, ok := t.resolve(id, kind, r.teammate)
-	if !ok {
-		return nil, RequestRef{}
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.members[r.teammate], ref
-}
-
-// openRequestFor returns the id of a teammate's open request of a kind.
-func (t *Team) openRequestFor(kind RequestKind, teammate string) string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for id, r := range t.requests {
-		if r.ref.RequestKind == kind && r.teammate == teammate {
-			return id
-		}
-	}
-	return ""
+// openFor returns the id of a teammate's open request of a kind, or "".
+func (rq *requests) openFor(kind RequestKind, teammate string) string {
+	r, _ := rq.table.Find(teammateMatch(kind, teammate))
+	return r.ID
 }
 
 // answered logs that a request ended with an answer (by the one asked,
 // the lead, the person or ByRuntime), or failed before one.
-func (t *Team) answered(agent string, ref RequestRef, by string, outcome Outcome, reason string) {
-	t.events.Emit(Event{Agent: agent, Payload: RequestAnswered{RequestRef: ref, By: by, Outcome: outcome, Reason: reason}})
+func (rq *requests) answered(agent string, ref RequestRef, by string, outcome Outcome, reason string) {
+	rq.events.Emit(Event{Agent: agent, Payload: RequestAnswered{RequestRef: ref, By: by, Outcome: outcome, Reason: reason}})
 }
 
 // expired logs that a request's deadline passed, and what was done then.
-func (t *Team) expired(agent string, ref RequestRef, outcome Outcome, reason string) {
-	t.events.Emit(Event{Agent: agent, Payload: RequestExpired{RequestRef: ref, Outcome: outcome, Reason: reason}})
+func (rq *requests) expired(agent string, ref RequestRef, outcome Outcome, reason string) {
+	rq.events.Emit(Event{Agent: agent, Payload: RequestExpired{RequestRef: ref, Outcome: outcome, Reason: reason}})
 }
 
-// send delivers a protocol message with its correlation id and payload.
-func (t *Team) send(from, to, typ, content, correlation string, payload any) error {
+// send delivers a protocol message m (its correlation id set) with its payload.
+func (rq *requests) send(m inbox.Message, payload any) error {
 	raw, err := json.Marshal(payload)
 	if err != nil {
 		return err
 	}
-	m, err := t.store.Append(to, inbox.Message{Type: typ, From: from, To: to, Content: content, CorrelationID: correlation, Payload: raw})
+	m.Payload = raw
+	m, err = rq.store.Append(m.To, m)
 	if err != nil {
 		return err
 	}
-	t.events.Emit(Event{Payload: Delivered(m)})
-	t.notifyChanged()
+	rq.events.Emit(Event{Payload: Delivered(m)})
+	rq.notify()
 	return nil
+}
+
+// refOf names a request of the table as the events do.
+func refOf(r request.Request) RequestRef {
+	return RequestRef{ID: r.ID, RequestKind: r.Kind, From: r.From, To: r.To}
+}
+
+// subjectOf is the agent a request's events are about: the teammate asked
+// to shut down, the author of a plan, the sender of a handoff.
+func subjectOf(ref RequestRef) string {
+	if ref.RequestKind == RequestShutdown {
+		return ref.To
+	}
+	return ref.From
+}
+
+// teammateMatch fits a teammate's requests of a kind: the shutdown it is
+// asked, the plan it submitted.
+func teammateMatch(kind RequestKind, teammate string) request.Match {
+	if kind == RequestShutdown {
+		return request.Match{Kind: kind, To: teammate}
+	}
+	return request.Match{Kind: kind, From: teammate}
+}
+
+// unanswered is the id of the last request of reqType from from among
+// requests that has no reply of replyType (by correlation id) among
+// replies, or "": what a resumed team reopens.
+func unanswered(requests, replies []inbox.Message, reqType, replyType inbox.MessageType, from string) string {
+	answered := map[string]bool{}
+	for _, m := range replies {
+		if m.Type == replyType {
+			answered[m.CorrelationID] = true
+		}
+	}
+	last := ""
+	for _, m := range requests {
+		if m.Type == reqType && m.From == from && m.CorrelationID != "" && !answered[m.CorrelationID] {
+			last = m.CorrelationID
+		}
+	}
+	return last
 }
 
 // member returns a teammate this process runs.
@@ -204,208 +194,15 @@ func (t *Team) statusOf(m *member) Status {
 	return m.status
 }
 
-func boolp(b bool) *bool { return &b }
-
-// RequestShutdown asks a teammate to shut down (tools.Protocols).
-func (t *Team) RequestShutdown(ctx context.Context, from, name, reason string) (string, error) {
-	if from != workspace.LeadName && from != workspace.UserName {
-		return "", fmt.Errorf("only the lead can ask a teammate to shut down")
-	}
-	m, err := t.member(name)
-	if err != nil {
-		return "", err
-	}
-	if st := t.statusOf(m); st == StatusShutdown || st == StatusFailed {
-		return "", fmt.Errorf("%s is already %s", name, st)
-	}
-	if id := t.openRequestFor(RequestShutdown, name); id != "" {
-		return fmt.Sprintf("%s was already asked to shut down (request %s); its answer will arrive as a message.", name, id), nil
-	}
-	timeout := t.opts.ShutdownTimeout
-	r := t.open(RequestRef{RequestKind: RequestShutdown, From: from, To: name}, name, reason, timeout, t.forceShutdown)
-	id := r.ref.ID
-	if err := t.send(from, name, TypeShutdownRequest, shutdownRequestText(reason, id), id, shutdownPayload{RequestID: id, Reason: reason}); err != nil {
-		if _, open := t.resolve(id, RequestShutdown, name); open {
-			t.answered(name, r.ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
-		}
-		return "", err
-	}
-	return fmt.Sprintf("Asked %s to shut down (request %s). Its answer arrives as a shutdown_response message; with no answer within %s it is shut down by force.",
-		name, id, timeout), nil
-}
-
-// RespondShutdown is a teammate's answer to a shutdown request (tools.Protocols).
-func (t *Team) RespondShutdown(ctx context.Context, from, id string, approve bool, reason string) (string, error) {
-	m, err := t.member(from)
-	if err != nil {
-		return "", err
-	}
-	ref, ok := t.resolve(id, RequestShutdown, from)
-	if !ok {
-		return "", fmt.Errorf("there is no open shutdown request %q for you", id)
-	}
-	outcome := OutcomeApproved
-	if !approve {
-		outcome = OutcomeRejected
-	}
-	t.answered(from, ref, from, outcome, reason)
-	p := shutdownPayload{RequestID: id, Approve: boolp(approve), Reason: reason, By: "teammate"}
-	if err := t.send(from, workspace.LeadName, TypeShutdownResponse, shutdownAnswerText(from, approve, reason), id, p); err != nil {
-		return "", err
-	}
-	if !approve {
-		return "You rejected the shutdown; keep working.", nil
-	}
-	t.mu.Lock()
-	m.stopApproved = true
-	stop := m.cycleCancel
-	t.mu.Unlock()
-	if stop != nil {
-		stop() // the cycle ends once this answer is recorded
-	}
-	return "Shutdown approved: you stop at the end of this turn.", nil
-}
-
-// answerShutdownFor approves a shutdown on behalf of an idle teammate:
-// its unread messages are taken into its conversation first, so none is
-// lost, and it is shut down.
-func (t *Team) answerShutdownFor(m *member, id string) {
-	ref, ok := t.resolve(id, RequestShutdown, m.name)
-	if !ok {
-		return
-	}
-	t.answered(m.name, ref, ByRuntime, OutcomeApproved, m.name+" was idle")
-	// The answer is written before the teammate's inbox is emptied, so the
-	// team never looks settled while the lead has yet to hear of it.
-	p := shutdownPayload{RequestID: id, Approve: boolp(true), By: "runtime"}
-	if err := t.send(m.name, workspace.LeadName, TypeShutdownResponse, shutdownIdleText(m.name), id, p); err != nil {
-		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "shutdown response: ", err)})
-	}
-	if _, err := m.agent.Absorb(); err != nil {
-		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "take inbox before shutdown: ", err)})
-	}
-	t.setStatusWhy(m, StatusShutdown, "approved a shutdown request (idle)", func(mb *Member) { mb.Activity, mb.Ended = "", true })
-}
-
-// forceShutdown stops a teammate that did not answer in time.
-func (t *Team) forceShutdown(id string) {
-	m, ref := t.expire(id, RequestShutdown)
-	if m == nil {
-		return
-	}
-	m.cancel()
-	<-m.done
-	why := fmt.Sprintf("forced shutdown: no answer to the shutdown request within %s", t.opts.ShutdownTimeout)
-	t.expired(m.name, ref, OutcomeForced, why)
-	p := shutdownPayload{RequestID: id, Approve: boolp(true), Forced: true, By: "runtime"}
-	if err := t.send(m.name, workspace.LeadName, TypeShutdownResponse, shutdownForcedText(m.name, t.opts.ShutdownTimeout), id, p); err != nil {
-		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "shutdown response: ", err)})
-	}
-	t.setStatusWhy(m, StatusShutdown, why, func(mb *Member) { mb.Activity, mb.Error, mb.Ended = "", why, true })
-}
-
-// WriteAllowed closes the write tools of a plan-mode teammate until its
-// plan is approved (tools.WriteGate).
-func (m *member) WriteAllowed() (bool, string) {
-	if !m.planMode || m.planApproved.Load() {
-		return true, ""
-	}
-	return false, "you are in plan mode: you may not change anything until the lead approves your plan (submit_plan, then wait for the answer)"
-}
-
-// SubmitPlan sends a plan-mode teammate's plan to the lead (tools.Protocols).
-func (t *Team) SubmitPlan(ctx context.Context, from, plan string) (string, error) {
-	m, err := t.member(from)
-	if err != nil {
-		return "", err
-	}
-	if !m.planMode {
-		return "", fmt.Errorf("you are not in plan mode: no approval is needed, go ahead")
-	}
-	if m.planApproved.Load() {
-		return "", fmt.Errorf("your plan is already approved: go ahead")
-	}
-	if id := t.openRequestFor(RequestPlanApproval, from); id != "" {
-		return "", fmt.Errorf("your plan (request %s) still waits for the lead's review: end your turn and wait", id)
-	}
-	text := strings.TrimSpace(plan)
-	r := t.open(RequestRef{RequestKind: RequestPlanApproval, From: from, To: workspace.LeadName}, from, text, t.opts.PlanTimeout, t.expirePlan)
-	id := r.ref.ID
-	if err := t.send(from, workspace.LeadName, TypePlanApprovalRequest, planRequestText(from, text, id), id, planPayload{RequestID: id, Plan: plan}); err != nil {
-		if _, open := t.resolve(id, RequestPlanApproval, from); open {
-			t.answered(from, r.ref, ByRuntime, OutcomeFailed, "the plan could not be delivered: "+err.Error())
-		}
-		return "", err
-	}
-	t.setPlanState(m, PlanAwaitingApproval)
-	return fmt.Sprintf("Plan submitted (request %s). End your turn now: the lead's answer arrives as a plan_approval_response message.", id), nil
-}
-
-// ReviewPlan approves or rejects a plan (tools.Protocols).
-func (t *Team) ReviewPlan(ctx context.Context, from, id string, approve bool, feedback string) (string, error) {
-	if from != workspace.LeadName && from != workspace.UserName {
-		return "", fmt.Errorf("only the lead reviews plans")
-	}
-	t.mu.Lock()
-	r, ok := t.requests[id]
-	t.mu.Unlock()
-	if !ok || r.ref.RequestKind != RequestPlanApproval {
-		return "", fmt.Errorf("there is no plan waiting for review with request id %q", id)
-	}
-	m, err := t.member(r.teammate)
-	if err != nil {
-		return "", err
-	}
-	ref, ok := t.resolve(id, RequestPlanApproval, r.teammate)
-	if !ok {
-		return "", fmt.Errorf("the plan request %q was already answered", id)
-	}
-	m.planApproved.Store(approve)
-	state, outcome := PlanApproved, OutcomeApproved
-	if !approve {
-		state, outcome = PlanRejected, OutcomeRejected
-	}
-	t.answered(r.teammate, ref, from, outcome, feedback)
-	if err := t.send(from, r.teammate, TypePlanApprovalResponse, planReviewText(approve, feedback), id,
-		planPayload{RequestID: id, Approve: boolp(approve), Feedback: feedback}); err != nil {
-		return "", err
-	}
-	t.setPlanState(m, state)
-	if approve {
-		return fmt.Sprintf("Approved %s's plan; it may now change things.", r.teammate), nil
-	}
-	return fmt.Sprintf("Rejected %s's plan; it will revise and resubmit.", r.teammate), nil
-}
-
-// expirePlan answers a plan the lead did not review in time: the teammate
-// stays read-only and is told to resubmit or ask.
-func (t *Team) expirePlan(id string) {
-	m, ref := t.expire(id, RequestPlanApproval)
-	if m == nil {
-		return
-	}
-	fb := planExpiredFeedback(t.opts.PlanTimeout)
-	t.expired(m.name, ref, OutcomeExpired, fb)
-	if err := t.send(workspace.LeadName, m.name, TypePlanApprovalResponse, planExpiredText(fb), id,
-		planPayload{RequestID: id, Approve: boolp(false), Feedback: fb}); err != nil {
-		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "plan timeout: ", err)})
-	}
-	t.setPlanState(m, PlanRejected)
-}
-
-func (t *Team) setPlanState(m *member, state string) {
-	if _, err := t.reg.Update(func(c *Config) error {
-		i := c.Find(m.name)
-		if i < 0 {
-			return errNoChange
-		}
-		c.Teammates[i].PlanState = state
-		c.Teammates[i].UpdatedAt = time.Now().UTC()
+// expiredMember is the teammate of a request whose deadline passed, or
+// nil when the team is stopping (or the teammate is not run here).
+func (t *Team) expiredMember(name string) *member {
+	if t.ctx.Err() != nil {
 		return nil
-	}); err != nil {
-		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassRegistry, "registry: ", err)})
 	}
-	t.events.Emit(Event{Agent: m.name, Payload: StatusChanged{Role: m.role, Status: t.statusOf(m), PlanState: state,
-		Reason: "plan " + strings.ReplaceAll(state, "_", " ")}})
-	t.notifyChanged()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.members[name]
 }
+
+func boolp(b bool) *bool { return &b }

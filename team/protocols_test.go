@@ -21,11 +21,11 @@ var correlationRe = regexp.MustCompile(`type="([a-z_]+)" id="[^"]*" correlation_
 
 // lastRequestID finds the correlation id of the newest message of a type
 // in a model request, as a model would read it from the tags.
-func lastRequestID(c fakellm.Call, typ string) string {
+func lastRequestID(c fakellm.Call, typ inbox.MessageType) string {
 	id := ""
 	for _, m := range c.Req.Messages {
 		for _, sub := range correlationRe.FindAllStringSubmatch(m.Content, -1) {
-			if sub[1] == typ {
+			if sub[1] == string(typ) {
 				id = sub[2]
 			}
 		}
@@ -99,7 +99,7 @@ func protoTeam(t *testing.T, srv *fakellm.Server, opts Options) (*Team, *statusW
 }
 
 // response is a protocol reply found in an inbox.
-func findReply(t *testing.T, tm *Team, inboxName, typ, correlation string) (inbox.Message, map[string]any) {
+func findReply(t *testing.T, tm *Team, inboxName string, typ inbox.MessageType, correlation string) (inbox.Message, map[string]any) {
 	t.Helper()
 	msgs, _, err := tm.Store().ReadAll(inboxName)
 	if err != nil {
@@ -167,7 +167,7 @@ func TestShutdownOfAnIdleTeammateIsApprovedByTheRuntime(t *testing.T) {
 	}
 	// The request itself is in alice's conversation: nothing was dropped.
 	conv, _ := tm.Conversation("alice")
-	if last := conv[len(conv)-1]; !strings.Contains(last.Content, TypeShutdownRequest) {
+	if last := conv[len(conv)-1]; !strings.Contains(last.Content, string(TypeShutdownRequest)) {
 		t.Fatalf("the request is not in alice's conversation: %+v", last)
 	}
 	if _, err := tm.RequestShutdown(ctx, "lead", "alice", "again"); err == nil {
@@ -385,7 +385,7 @@ func waitPlan(t *testing.T, tm *Team, not string) string {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if id := tm.openRequestFor(RequestPlanApproval, "alice"); id != "" && id != not {
+		if id := tm.requests.openFor(RequestPlanApproval, "alice"); id != "" && id != not {
 			return id
 		}
 		time.Sleep(10 * time.Millisecond)

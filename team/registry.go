@@ -43,8 +43,8 @@ type Member struct {
 	Error string `json:"error,omitempty"`
 	// PlanMode teammates may only read until the lead approves their plan;
 	// PlanState is drafting, awaiting_approval, approved or rejected.
-	PlanMode  bool   `json:"planMode,omitempty"`
-	PlanState string `json:"planState,omitempty"`
+	PlanMode  bool      `json:"planMode,omitempty"`
+	PlanState PlanState `json:"planState,omitempty"`
 	// Ended: shut down through the shutdown protocol; a resumed team leaves
 	// it shut down (a team that merely settled comes back whole).
 	Ended bool `json:"ended,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
@@ -177,7 +178,7 @@ func TestHandoffRequestsAreLogged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hw := &handoffWatch{board: board.New(ws.TasksPath()), task: "t1", states: map[string][]string{}, ownerAt: map[string]string{}, ch: make(chan struct{}, 1)}
+		hw := &handoffWatch{board: board.New(ws.TasksPath()), task: "t1", states: map[string][]HandoffStatus{}, ownerAt: map[inbox.MessageType]string{}, ch: make(chan struct{}, 1)}
 		sw, log := newStatusWatcher(), &requestLog{}
 		opts.Workspace = ws
 		opts.OnEvent = func(e Event) { sw.on(e); hw.on(e); log.on(e) }
@@ -220,7 +221,7 @@ func TestHandoffRequestsAreLogged(t *testing.T) {
 		tm, hw, log := setup(t, Options{HandoffTimeout: 150 * time.Millisecond})
 		boardTask(t, tm, "alice", "write the parser", "")
 		tm.handoffs.mu.Lock()
-		tm.handoffs.stall = func(typ string, h *handoff) bool { return typ == TypeHandoffRequest }
+		tm.handoffs.stall = func(typ inbox.MessageType, h *handoff) bool { return typ == TypeHandoffRequest }
 		tm.handoffs.mu.Unlock()
 		out, err := tm.Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -88,27 +87,6 @@ func (t *Team) reopenRequests(name string) {
 	if err != nil {
 		return
 	}
-	open := func(requests, replies []inbox.Message, reqType, replyType, from string) string {
-		answered := map[string]bool{}
-		for _, m := range replies {
-			if m.Type == replyType {
-				answered[m.CorrelationID] = true
-			}
-		}
-		last := ""
-		for _, m := range requests {
-			if m.Type == reqType && m.From == from && m.CorrelationID != "" && !answered[m.CorrelationID] {
-				last = m.CorrelationID
-			}
-		}
-		return last
-	}
-	if id := open(mateMsgs, leadMsgs, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName); id != "" {
-		ref := RequestRef{ID: id, RequestKind: RequestShutdown, From: workspace.LeadName, To: name}
-		t.reopen(ref, name, t.opts.ShutdownTimeout, t.forceShutdown)
-	}
-	if id := open(leadMsgs, mateMsgs, TypePlanApprovalRequest, TypePlanApprovalResponse, name); id != "" {
-		ref := RequestRef{ID: id, RequestKind: RequestPlanApproval, From: name, To: workspace.LeadName}
-		t.reopen(ref, name, t.opts.PlanTimeout, t.expirePlan)
-	}
+	t.shutdowns.reopen(name, leadMsgs, mateMsgs)
+	t.plans.reopen(name, leadMsgs, mateMsgs)
 }

@@ -69,13 +69,16 @@ type Team struct {
 
 	mu      sync.Mutex
 	members map[string]*member
-	// requests are the open protocol requests by id.
-	requests map[string]*request
-	handoffs handoffs // the handoffs this process runs (handoff.go)
-	lead     *loop.Agent
-	changed  chan struct{}                // coalesced signal: some status changed
-	fault    atomic.Pointer[StorageError] // the full disk that stopped the team
-	halted   chan struct{}                // closed when a full disk stops the team
+	// requests are the open protocol requests, each with its deadline's
+	// timer; the protocols run on them.
+	requests  *requests
+	shutdowns *shutdowns // shutdown.go
+	plans     *plans     // plan.go
+	handoffs  *handoffs  // handoff.go
+	lead      *loop.Agent
+	changed   chan struct{}                // coalesced signal: some status changed
+	fault     atomic.Pointer[StorageError] // the full disk that stopped the team
+	halted    chan struct{}                // closed when a full disk stops the team
 
 	inboxMu   sync.Mutex
 	inboxErrs map[string]string // the last error reading each inbox, told once
@@ -128,12 +131,15 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		ctx:       tctx,
 		cancel:    cancel,
 		members:   map[string]*member{},
-		requests:  map[string]*request{},
 		changed:   make(chan struct{}, 1),
 		halted:    make(chan struct{}),
 		inboxErrs: map[string]string{},
 	}
 	t.store = inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
+	t.requests = newRequests(t.events, t.store, t.notifyChanged)
+	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
+	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
+	t.handoffs = newHandoffs(t)
 	t.events.onWriteError = t.checkStorage
 	t.reg.doc.OnWriteError = t.checkStorage
 	fail := func(err error) (*Team, error) {
@@ -185,15 +191,11 @@ func (t *Team) Lead() *loop.Agent { return t.lead }
 // Emit records an event in events.jsonl (and hands it to the subscriber).
 func (t *Team) Emit(e Event) { t.events.Emit(e) }
 
-// Close stops every teammate goroutine of this process and waits for them.
+// Close stops every teammate goroutine of this process and every request's
+// timer, and waits for them: nothing of the team writes once it returns.
 func (t *Team) Close() error {
 	t.cancel()
-	t.mu.Lock()
-	for id, r := range t.requests {
-		r.timer.Stop()
-		delete(t.requests, id)
-	}
-	t.mu.Unlock()
+	t.requests.table.Close() // waits for expiry callbacks already running
 	t.wg.Wait()
 	_ = t.lead.Close()
 	t.reg.Flush()

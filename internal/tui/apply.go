@@ -89,7 +89,7 @@ func (m *Model) event(e team.Event) bool {
 	case team.MessageDelivered:
 		// A plan request is shown from its request event, with the plan alone.
 		if p.To == workspace.LeadName && p.From != workspace.UserName && p.Type != team.TypePlanApprovalRequest {
-			m.lead.add(&entry{kind: entryReport, who: p.From, typ: "lead (" + p.Type + ")", text: p.Content})
+			m.lead.add(&entry{kind: entryReport, who: p.From, typ: "lead (" + string(p.Type) + ")", text: p.Content})
 		}
 	case team.RequestOpened:
 		if p.RequestKind == team.RequestPlanApproval {

@@ -66,7 +66,7 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 	switch msg.Role {
 	case openai.ChatMessageRoleUser:
 		if im, ok := loop.ParseMessageFrame(msg.Content); ok {
-			v.pane.add(&entry{kind: entryReport, who: im.From, typ: v.name + " (" + im.Type + ")", text: im.Content})
+			v.pane.add(&entry{kind: entryReport, who: im.From, typ: v.name + " (" + string(im.Type) + ")", text: im.Content})
 			return
 		}
 		who := v.name

@@ -145,7 +145,7 @@ func TestTeamPanelShowsTeamStateAndPlans(t *testing.T) {
 	hs := newHarness(t, 200, 30, Options{HasModel: true, MaxWorkers: 5})
 	snap := members("alice:idle", "bob:working", "carol:idle", "dave:queued", "erin:idle")
 	snap.config.State = team.StateExecuting
-	plans := []string{team.PlanAwaitingApproval, team.PlanDrafting, team.PlanApproved, team.PlanDrafting, team.PlanRejected}
+	plans := []team.PlanState{team.PlanAwaitingApproval, team.PlanDrafting, team.PlanApproved, team.PlanDrafting, team.PlanRejected}
 	for i, p := range plans {
 		snap.config.Teammates[i].PlanMode, snap.config.Teammates[i].PlanState = true, p
 	}

@@ -168,7 +168,7 @@ func (p *teamPanel) teamState() string {
 }
 
 // planLabels say where a plan-mode teammate's plan stands.
-var planLabels = map[string]string{
+var planLabels = map[team.PlanState]string{
 	team.PlanDrafting:         "✎ drafting a plan",
 	team.PlanAwaitingApproval: "⏸ plan awaiting approval",
 	team.PlanApproved:         "✓ plan approved",
@@ -182,5 +182,5 @@ func planLabel(m team.Member) string {
 	if l, ok := planLabels[m.PlanState]; ok {
 		return l
 	}
-	return "plan " + m.PlanState
+	return "plan " + string(m.PlanState)
 }

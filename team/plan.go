@@ -1,0 +1,178 @@
+package team
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/request"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Plan approval message types (SPEC §6).
+const (
+	TypePlanApprovalRequest  inbox.MessageType = "plan_approval_request"
+	TypePlanApprovalResponse inbox.MessageType = "plan_approval_response"
+)
+
+// PlanState is where a plan-mode teammate's plan is, shown in the registry.
+type PlanState string
+
+// Plan states.
+const (
+	PlanDrafting         PlanState = "drafting"
+	PlanAwaitingApproval PlanState = "awaiting_approval"
+	PlanApproved         PlanState = "approved"
+	PlanRejected         PlanState = "rejected"
+)
+
+// DefaultPlanTimeout bounds the wait for the lead's review of a plan.
+const DefaultPlanTimeout = 15 * time.Minute
+
+// planPayload is the payload of plan_approval_request and _response.
+type planPayload struct {
+	RequestID string `json:"request_id"`
+	Plan      string `json:"plan,omitempty"`
+	Approve   *bool  `json:"approve,omitempty"`
+	Feedback  string `json:"feedback,omitempty"`
+}
+
+// plans runs plan approval: a plan-mode teammate may only read until the
+// lead (or the person) approves the plan it submits; a plan not reviewed
+// in time leaves it read-only, told to resubmit or ask.
+type plans struct {
+	t       *Team // the teammates, the registry
+	rq      *requests
+	timeout time.Duration
+}
+
+// WriteAllowed closes the write tools of a plan-mode teammate until its
+// plan is approved (tools.WriteGate).
+func (m *member) WriteAllowed() (bool, string) {
+	if !m.planMode || m.planApproved.Load() {
+		return true, ""
+	}
+	return false, "you are in plan mode: you may not change anything until the lead approves your plan (submit_plan, then wait for the answer)"
+}
+
+// SubmitPlan sends a plan-mode teammate's plan to the lead (tools.Protocols).
+func (t *Team) SubmitPlan(_ context.Context, from, plan string) (string, error) {
+	return t.plans.submit(from, plan)
+}
+
+// ReviewPlan approves or rejects a plan (tools.Protocols).
+func (t *Team) ReviewPlan(_ context.Context, from, id string, approve bool, feedback string) (string, error) {
+	return t.plans.review(from, id, approve, feedback)
+}
+
+func (p *plans) submit(from, plan string) (string, error) {
+	m, err := p.t.member(from)
+	if err != nil {
+		return "", err
+	}
+	if !m.planMode {
+		return "", fmt.Errorf("you are not in plan mode: no approval is needed, go ahead")
+	}
+	if m.planApproved.Load() {
+		return "", fmt.Errorf("your plan is already approved: go ahead")
+	}
+	if id := p.rq.openFor(RequestPlanApproval, from); id != "" {
+		return "", fmt.Errorf("your plan (request %s) still waits for the lead's review: end your turn and wait", id)
+	}
+	text := strings.TrimSpace(plan)
+	ref, err := p.rq.open(RequestRef{RequestKind: RequestPlanApproval, From: from, To: workspace.LeadName}, text, p.timeout, p.expire)
+	if err != nil {
+		return "", err
+	}
+	id := ref.ID
+	msg := inbox.Message{Type: TypePlanApprovalRequest, From: from, To: workspace.LeadName, Content: planRequestText(from, text, id), CorrelationID: id}
+	if err := p.rq.send(msg, planPayload{RequestID: id, Plan: plan}); err != nil {
+		if _, open := p.rq.answer(id, RequestPlanApproval, from, OutcomeFailed); open {
+			p.rq.answered(from, ref, ByRuntime, OutcomeFailed, "the plan could not be delivered: "+err.Error())
+		}
+		return "", err
+	}
+	p.setState(m, PlanAwaitingApproval)
+	return fmt.Sprintf("Plan submitted (request %s). End your turn now: the lead's answer arrives as a plan_approval_response message.", id), nil
+}
+
+func (p *plans) review(from, id string, approve bool, feedback string) (string, error) {
+	if from != workspace.LeadName && from != workspace.UserName {
+		return "", fmt.Errorf("only the lead reviews plans")
+	}
+	r, ok := p.rq.table.Get(id)
+	if !ok || r.Kind != RequestPlanApproval {
+		return "", fmt.Errorf("there is no plan waiting for review with request id %q", id)
+	}
+	author := r.From
+	m, err := p.t.member(author)
+	if err != nil {
+		return "", err
+	}
+	state, outcome := PlanApproved, OutcomeApproved
+	if !approve {
+		state, outcome = PlanRejected, OutcomeRejected
+	}
+	ref, ok := p.rq.answer(id, RequestPlanApproval, author, outcome)
+	if !ok {
+		return "", fmt.Errorf("the plan request %q was already answered", id)
+	}
+	m.planApproved.Store(approve)
+	p.rq.answered(author, ref, from, outcome, feedback)
+	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(approve, feedback), CorrelationID: id}
+	if err := p.rq.send(msg, planPayload{RequestID: id, Approve: boolp(approve), Feedback: feedback}); err != nil {
+		return "", err
+	}
+	p.setState(m, state)
+	if approve {
+		return fmt.Sprintf("Approved %s's plan; it may now change things.", author), nil
+	}
+	return fmt.Sprintf("Rejected %s's plan; it will revise and resubmit.", author), nil
+}
+
+// expire answers a plan the lead did not review in time (the request
+// table runs it when the deadline passes): the teammate stays read-only
+// and is told to resubmit or ask.
+func (p *plans) expire(r request.Request) {
+	m := p.t.expiredMember(r.From)
+	if m == nil {
+		return
+	}
+	id, ref := r.ID, refOf(r)
+	fb := planExpiredFeedback(p.timeout)
+	p.rq.expired(m.name, ref, OutcomeExpired, fb)
+	msg := inbox.Message{Type: TypePlanApprovalResponse, From: workspace.LeadName, To: m.name, Content: planExpiredText(fb), CorrelationID: id}
+	if err := p.rq.send(msg, planPayload{RequestID: id, Approve: boolp(false), Feedback: fb}); err != nil {
+		p.t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "plan timeout: ", err)})
+	}
+	p.setState(m, PlanRejected)
+}
+
+// setState records where a teammate's plan is, in the registry and the log.
+func (p *plans) setState(m *member, state PlanState) {
+	t := p.t
+	if _, err := t.reg.Update(func(c *Config) error {
+		i := c.Find(m.name)
+		if i < 0 {
+			return errNoChange
+		}
+		c.Teammates[i].PlanState = state
+		c.Teammates[i].UpdatedAt = time.Now().UTC()
+		return nil
+	}); err != nil {
+		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassRegistry, "registry: ", err)})
+	}
+	t.events.Emit(Event{Agent: m.name, Payload: StatusChanged{Role: m.role, Status: t.statusOf(m), PlanState: state,
+		Reason: "plan " + strings.ReplaceAll(string(state), "_", " ")}})
+	t.notifyChanged()
+}
+
+// reopen opens again the plan a resumed teammate had submitted and the
+// lead had not reviewed when the earlier process stopped, with a fresh deadline.
+func (p *plans) reopen(name string, leadInbox, mateInbox []inbox.Message) {
+	if id := unanswered(leadInbox, mateInbox, TypePlanApprovalRequest, TypePlanApprovalResponse, name); id != "" {
+		p.rq.reopen(RequestRef{ID: id, RequestKind: RequestPlanApproval, From: name, To: workspace.LeadName}, p.timeout, p.expire)
+	}
+}
