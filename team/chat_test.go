@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -115,8 +116,18 @@ func TestChatWithAutoOffWaitsForThePerson(t *testing.T) {
 		},
 		"alice": {{Content: "alice's report"}},
 	}, nil)
-	srv := fakellm.New(script)
+	// Alice reports only once the lead's first cycle is over: a report
+	// arriving during it is taken in by that cycle, never left unread.
+	firstAnswered := make(chan struct{})
+	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "alice" {
+			<-firstAnswered
+		}
+		return script(c)
+	})
 	defer srv.Close()
+	release := sync.OnceFunc(func() { close(firstAnswered) })
+	defer release() // before the server closes, whatever fails
 	tm, events := chatTeam(t, srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -124,7 +135,9 @@ func TestChatWithAutoOffWaitsForThePerson(t *testing.T) {
 	if err := chat.Say("spawn alice"); err != nil {
 		t.Fatal(err)
 	}
-	if a := nextAnswer(t, events); said(a) != "spawned alice" {
+	a := nextAnswer(t, events)
+	release()
+	if said(a) != "spawned alice" {
 		t.Fatalf("first answer %q", said(a))
 	}
 	// Wait for alice's report to be in the lead's inbox; the lead must not wake.
