@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -66,7 +65,6 @@ type Client struct {
 	model  string
 	stream bool
 	policy *retryPolicy
-	ids    atomic.Int64 // for tool calls that arrive without an id
 }
 
 // NewClient builds a Client; the API key goes only into the Authorization header.
@@ -194,14 +192,15 @@ func (c *Client) streamOnce(ctx context.Context, req Request, creq openai.ChatCo
 	return resp, nil
 }
 
-// tidyCalls makes tool calls fit to send back: an id each, no chunk index,
+// tidyCalls makes tool calls fit to send back: an id each (made up as 9
+// letters and digits, the one form every server accepts), no chunk index,
 // arguments that are at least an empty object.
 func (c *Client) tidyCalls(calls []openai.ToolCall) {
 	for i := range calls {
 		tc := &calls[i]
 		tc.Index = nil
 		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%d", c.ids.Add(1))
+			tc.ID = newCallID()
 		}
 		if tc.Type == "" {
 			tc.Type = openai.ToolTypeFunction
