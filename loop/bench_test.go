@@ -14,9 +14,14 @@ import (
 
 // BenchmarkStreamAssembly: one reply of 200 content chunks and two tool calls of 100 argument chunks each.
 func BenchmarkStreamAssembly(b *testing.B) {
-	var chunks []openai.ChatCompletionStreamResponse
+	var chunks []wireChunk
 	chunk := func(d openai.ChatCompletionStreamChoiceDelta) {
-		chunks = append(chunks, openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: d}}})
+		j, _ := json.Marshal(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: d}}})
+		var w wireChunk
+		if err := json.Unmarshal(j, &w); err != nil {
+			b.Fatal(err)
+		}
+		chunks = append(chunks, w)
 	}
 	for i := range 200 {
 		chunk(openai.ChatCompletionStreamChoiceDelta{Content: fmt.Sprintf("word%d ", i)})
@@ -30,8 +35,8 @@ func BenchmarkStreamAssembly(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		a := newAssembler("alice", func(Delta) {})
-		for _, c := range chunks {
-			a.add(c)
+		for i := range chunks {
+			a.add(&chunks[i])
 		}
 		if r := a.response(); len(r.Message.ToolCalls) != 2 {
 			b.Fatal("wrong assembly")
