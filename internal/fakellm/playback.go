@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -45,10 +46,43 @@ func RequireReasoningContent() Option {
 	return func(s *Server) { s.reasoningBack = true }
 }
 
+// RequireThoughtSignatures makes the server refuse an assistant message
+// whose first tool call lacks the thought signature it was given (Gemini
+// 3's OpenAI endpoint), or Gemini's documented sentinel for histories
+// that have none.
+func RequireThoughtSignatures() Option {
+	return func(s *Server) { s.signatures = true }
+}
+
+// SkipThoughtSignature is Gemini's sentinel for a tool call whose signature was lost.
+const SkipThoughtSignature = "skip_thought_signature_validator"
+
+func thoughtSignature(c Call) string {
+	return fmt.Sprintf("sig-%s-%d", c.Agent, c.N)
+}
+
+// toolCallsText writes calls the way Qwen and Hermes models do when no
+// tool parser turns them into tool_calls.
+func toolCallsText(calls []ToolCall) string {
+	var b strings.Builder
+	for _, tc := range calls {
+		args := json.RawMessage(tc.Args)
+		if !json.Valid(args) {
+			args, _ = json.Marshal(tc.Args)
+		}
+		line, _ := json.Marshal(struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}{tc.Name, args})
+		fmt.Fprintf(&b, "\n<tool_call>\n%s\n</tool_call>", line)
+	}
+	return b.String()
+}
+
 var nineChars = regexp.MustCompile(`^[a-zA-Z0-9]{9}$`)
 
 // refusal is the answer of a server-wide rule to a request, if any.
-func (s *Server) refusal(req openai.ChatCompletionRequest) *Reply {
+func (s *Server) refusal(req openai.ChatCompletionRequest, body []byte) *Reply {
 	if req.StreamOptions != nil {
 		switch s.refuseStreamOptions {
 		case Groq:
@@ -71,6 +105,34 @@ func (s *Server) refusal(req openai.ChatCompletionRequest) *Reply {
 		if s.reasoningBack && m.Role == openai.ChatMessageRoleAssistant && len(m.ToolCalls) > 0 && m.ReasoningContent == "" {
 			return &Reply{Status: http.StatusBadRequest, ContentType: "application/json", Body: fmt.Sprintf(
 				`{"error":{"message":"Missing `+"`reasoning_content`"+` field in the assistant message at message index %d. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}`, i)}
+		}
+	}
+	if s.signatures {
+		return s.signatureRefusal(req, body)
+	}
+	return nil
+}
+
+// signatureRefusal checks that every assistant turn's first tool call
+// carries a signature this server gave, or the sentinel.
+func (s *Server) signatureRefusal(req openai.ChatCompletionRequest, body []byte) *Reply {
+	sigs, err := openaiwire.ThoughtSignatures(body)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	issued := map[string]bool{}
+	for _, c := range s.calls {
+		issued[thoughtSignature(c)] = true
+	}
+	s.mu.Unlock()
+	for i, m := range req.Messages {
+		if m.Role != openai.ChatMessageRoleAssistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		if sig := sigs[i][0]; sig != SkipThoughtSignature && !issued[sig] {
+			r := GeminiErrorArray(http.StatusBadRequest, fmt.Sprintf("Function call is missing a thought_signature in functionCall parts. This is required for tools to work correctly, and missing thought_signature may lead to degraded model performance. Additional data, function call `default_api:%s` , position %d. Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details.", m.ToolCalls[0].Function.Name, i+1))
+			return &r
 		}
 	}
 	return nil

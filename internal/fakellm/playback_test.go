@@ -66,6 +66,10 @@ func TestPlaybacksShapeTheBytes(t *testing.T) {
 			[]string{`"error":{"code":502,"message":"Provider returned error"}`, `"finish_reason":"error"`, "[DONE]"}, nil},
 		{"empty when streamed", Reply{ToolCalls: two, EmptyWhenStreamed: true}, streamed, []string{`"finish_reason":"stop"`}, []string{"spawn"}},
 		{"whole when not streamed", Reply{ToolCalls: two, EmptyWhenStreamed: true}, plain, []string{"spawn_teammate", "write_file"}, nil},
+		{"Gemini signs the first call", Reply{ToolCalls: two, ThoughtSignatures: true}, streamed,
+			[]string{`"extra_content":{"google":{"thought_signature":"sig-lead-0"}}`}, []string{`"id":"c2","type":"function","function":{"name":"write_file","arguments":""},"extra_content"`}},
+		{"tool calls as text", Reply{Content: "On it.", ToolCalls: two[:1], ToolCallsAsText: true}, plain,
+			[]string{`"content":"On it.\n\u003ctool_call\u003e\n{\"name\":\"spawn_teammate\",\"arguments\":{\"name\":\"bob\"}}\n\u003c/tool_call\u003e"`}, []string{`"tool_calls"`}},
 		{"OpenAI error in a 200", OpenAIError200("model overloaded"), streamed, []string{`{"error":{"code":null,"message":"model overloaded"`}, nil},
 		{"vLLM error in a 200", VLLMError200("bad"), streamed, []string{`"object":"error"`, `"message":"bad"`}, nil},
 		{"TGI error in a 200", TGIError200("Input validation error"), streamed, []string{`{"error":"Input validation error","error_type":"validation"}`}, nil},
@@ -143,6 +147,24 @@ func TestServerWideRefusals(t *testing.T) {
 		}
 		if code, out := raw(t, s, conv("aB3dE6gH9"), 5*time.Second); code != 200 {
 			t.Fatalf("a good id refused: %d %s", code, out)
+		}
+	})
+	t.Run("Gemini wants its signatures back", func(t *testing.T) {
+		s := New(Always(Reply{Content: "ok"}), RequireThoughtSignatures())
+		defer s.Close()
+		conv := func(sig string) string {
+			return `{"model":"m","messages":[{"role":"user","content":"go"},{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{}"}` +
+				sig + `}]},{"role":"tool","tool_call_id":"c1","content":"ok"}]}`
+		}
+		code, out := raw(t, s, conv(""), 5*time.Second)
+		if code != 400 || !strings.HasPrefix(out, `[{"error":{"code":400,"message":"Function call is missing a thought_signature`) {
+			t.Fatalf("%d %s", code, out)
+		}
+		if code, _ := raw(t, s, conv(`,"extra_content":{"google":{"thought_signature":"forged"}}`), 5*time.Second); code != 400 {
+			t.Fatalf("a signature never given was accepted: %d", code)
+		}
+		if code, out := raw(t, s, conv(`,"extra_content":{"google":{"thought_signature":"`+SkipThoughtSignature+`"}}`), 5*time.Second); code != 200 {
+			t.Fatalf("the sentinel was refused: %d %s", code, out)
 		}
 	})
 	t.Run("DeepSeek wants reasoning_content back", func(t *testing.T) {

@@ -84,6 +84,12 @@ type Reply struct {
 	// chunk carrying this message and InBandCode (default 502).
 	InBandError string
 	InBandCode  int
+	// ThoughtSignatures signs the first tool call (Gemini's
+	// extra_content.google.thought_signature); see RequireThoughtSignatures.
+	ThoughtSignatures bool
+	// ToolCallsAsText writes the tool calls into the content as Qwen /
+	// Hermes <tool_call> blocks (vLLM or Ollama without a tool parser).
+	ToolCallsAsText bool
 }
 
 // Script decides the reply to each call. It runs concurrently for

@@ -37,6 +37,7 @@ type Server struct {
 	refuseStreamOptions StreamOptionsStyle
 	nineCharIDs         bool
 	reasoningBack       bool
+	signatures          bool
 
 	mu         sync.Mutex
 	calls      []Call
@@ -107,7 +108,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
 	}()
 	w = held
 
-	req, err := openaiwire.ParseRequest(r)
+	req, body, err := openaiwire.ReadRequest(r)
 	if err != nil && (r.Context().Err() != nil || errors.Is(err, io.ErrUnexpectedEOF)) {
 		return // the client went away mid-request (e.g. killed): not a protocol fault
 	}
@@ -124,7 +125,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
 	}
 	call := s.record(Call{Agent: agent, Req: req, Stream: req.Stream})
 	var reply Reply
-	if refused := s.refusal(req); refused != nil {
+	if refused := s.refusal(req, body); refused != nil {
 		reply = *refused // the real server refuses before the model sees anything
 	} else {
 		reply = s.script(call)
@@ -239,6 +240,13 @@ func completion(call Call, reply Reply) openaiwire.Completion {
 		Model:     call.Req.Model,
 		Content:   reply.Content,
 		Reasoning: reply.Reasoning,
+	}
+	if reply.ToolCallsAsText {
+		c.Content += toolCallsText(reply.ToolCalls)
+		reply.ToolCalls = nil
+	}
+	if reply.ThoughtSignatures && len(reply.ToolCalls) > 0 {
+		c.Signatures = []string{thoughtSignature(call)} // Gemini signs the first call of a turn
 	}
 	for i, tc := range reply.ToolCalls {
 		id := tc.ID
