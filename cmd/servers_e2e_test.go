@@ -443,3 +443,91 @@ func TestLlamaCppContextErrorCompacts(t *testing.T) {
 		t.Errorf("the lead made %d calls, want 4 (two turns, the refused one, its compacted retry)", n)
 	}
 }
+
+// TestDeepSeekReasoningGoesBack (item 5): in thinking mode with tools,
+// DeepSeek refuses a turn that called tools if its reasoning_content does
+// not come back; the reasoning is kept in the session.
+func TestDeepSeekReasoningGoesBack(t *testing.T) {
+	for _, field := range []string{"reasoning_content", "reasoning"} {
+		t.Run(field, func(t *testing.T) {
+			t.Parallel()
+			srv := fakellm.New(leadScript(
+				fakellm.Reply{Reasoning: "The lead should write a.txt first.", ReasoningField: field,
+					ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"a.txt","content":"A"}`)}},
+				fakellm.Reply{Reasoning: "Now b.txt.", ReasoningField: field,
+					ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"b.txt","content":"B"}`)}},
+				fakellm.Reply{Reasoning: "Both are written.", ReasoningField: field, Content: "all done"},
+			), fakellm.RequireReasoningContent(), fakellm.WithAPIKey("test-key"))
+			defer srv.Close()
+			ws := t.TempDir()
+			r := runBin(t, ws, fakeEnv(srv), "", "run", "--quiet", "write two files")
+			worked(t, r, srv, "all done")
+			fileIs(t, ws, "b.txt", "B")
+			var kept []string
+			for _, m := range readSession(t, state(ws, "sessions", "lead.jsonl")) {
+				if m.ReasoningContent != "" {
+					kept = append(kept, m.ReasoningContent)
+				}
+			}
+			if strings.Join(kept, "|") != "The lead should write a.txt first.|Now b.txt.|Both are written." {
+				t.Errorf("reasoning kept in the session: %q", kept)
+			}
+		})
+	}
+}
+
+// TestGeminiThoughtSignaturesGoBack (item 6): Gemini 3 signs a turn's first
+// tool call and refuses the next request without the signature; a
+// conversation resumed by a new process, whose signatures are gone, gets
+// Gemini's sentinel.
+func TestGeminiThoughtSignaturesGoBack(t *testing.T) {
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: spawnAndWrite, ThoughtSignatures: true},
+			{ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"b.txt","content":"B"}`)}, ThoughtSignatures: true},
+			{Content: "all done"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent != "lead" {
+			return fakellm.Reply{Content: c.Agent + ": done"}
+		}
+		if last := c.Req.Messages[len(c.Req.Messages)-1]; strings.Contains(last.Content, "one more file") {
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"c.txt","content":"C"}`)}, ThoughtSignatures: true}
+		}
+		return fakellm.Reply{Content: "all done"}
+	}), fakellm.RequireThoughtSignatures(), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws := t.TempDir()
+	r := runBin(t, ws, fakeEnv(srv), "", "run", "--quiet", "do the work")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	spawnedAndWrote(t, ws)
+	fileIs(t, ws, "b.txt", "B")
+
+	noFile(t, ws, "c.txt")
+	if got := strings.TrimSpace(r.stdout); got != "all done" {
+		t.Errorf("stdout %q", got)
+	}
+
+	// A new process, the same conversation: the old calls' signatures are gone.
+	before := srv.CallsFor("lead")
+	r = runBin(t, ws, fakeEnv(srv), "", "run", "--quiet", "--resume", "one more file")
+	mustSucceed(t, r, "run --resume")
+	fileIs(t, ws, "c.txt", "C")
+	// Refused once without signatures, then asked again with the sentinel.
+	if n := srv.CallsFor("lead") - before; n != 3 {
+		t.Errorf("the resumed lead made %d calls, want 3 (refused, the sentinel's, the last turn)", n)
+	}
+}
+
+// TestToolCallsWrittenAsText (item 7): Qwen / Hermes <tool_call> blocks in
+// the content, from a server without a tool parser, are tool calls.
+func TestToolCallsWrittenAsText(t *testing.T) {
+	srv := fakellm.New(leadScript(fakellm.Reply{Content: "I will spawn bob and write the file.", ToolCalls: spawnAndWrite, ToolCallsAsText: true}),
+		fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws := t.TempDir()
+	r := runBin(t, ws, fakeEnv(srv), "", "run", "--quiet", "do the work")
+	worked(t, r, srv, "all done")
+	spawnedAndWrote(t, ws)
+}

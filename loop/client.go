@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -75,6 +76,7 @@ type Response struct {
 	Message      openai.ChatCompletionMessage
 	Usage        openai.Usage
 	FinishReason string
+	signatures   []string // Gemini's thought signature per tool call ("" none)
 }
 
 // Model answers one turn of a conversation.
@@ -100,6 +102,10 @@ type Client struct {
 	// completionTokens: the server refused max_tokens for max_completion_tokens
 	// (OpenAI's reasoning models); send that from now on.
 	completionTokens atomic.Bool
+	// sigs are Gemini's thought signatures by tool call id; signing: send
+	// them back (signatures.go).
+	sigs    sync.Map
+	signing atomic.Bool
 }
 
 // NewClient builds a Client; the API key goes only into the Authorization header.
@@ -209,6 +215,11 @@ func (c *Client) once(ctx context.Context, req Request) (Response, error) {
 		c.completionTokens.Store(true)
 		resp, err = c.attempt(ctx, req, c.stream, c.stream && !c.noStreamOptions.Load())
 	}
+	if !c.signing.Load() && refusesMissingSignature(err) {
+		// Gemini wants signatures we never saw (a resumed conversation): send its sentinel.
+		c.signing.Store(true)
+		resp, err = c.attempt(ctx, req, c.stream, c.stream && !c.noStreamOptions.Load())
+	}
 	if c.stream && err == nil && emptyReply(resp) {
 		// Ollama drops streamed tool calls for some models: ask once more, unstreamed.
 		resp, err = c.attempt(ctx, req, false, false)
@@ -216,7 +227,12 @@ func (c *Client) once(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, classifyAttempt(err)
 	}
+	if len(resp.Message.ToolCalls) == 0 {
+		textToolCalls(&resp, req.Tools)
+	}
 	tidyCalls(resp.Message.ToolCalls)
+	c.keepSignatures(resp)
+	resp.signatures = nil
 	return resp, nil
 }
 
@@ -263,7 +279,7 @@ func emptyReply(r Response) bool {
 
 // attempt is one HTTP request and the reading of its answer.
 func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions bool) (Response, error) {
-	creq := openai.ChatCompletionRequest{Model: c.model, Messages: req.Messages, Tools: req.Tools, Stream: stream}
+	creq := openai.ChatCompletionRequest{Model: c.model, Messages: reasoningOnCalls(req.Messages), Tools: req.Tools, Stream: stream}
 	if c.completionTokens.Load() {
 		creq.MaxCompletionTokens = c.maxOutput
 	} else {
@@ -273,7 +289,13 @@ func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions b
 	if withOptions {
 		creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
-	body, err := json.Marshal(creq)
+	var body []byte
+	var err error
+	if c.signing.Load() {
+		body, err = c.signedBody(creq)
+	} else {
+		body, err = json.Marshal(creq)
+	}
 	if err != nil {
 		return Response{}, fmt.Errorf("encoding the request: %w", err)
 	}
@@ -329,6 +351,27 @@ func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions b
 		return Response{}, &streamDropError{err: err} // cut off mid-answer
 	}
 	return decodeWhole(b)
+}
+
+// reasoningOnCalls keeps the reasoning of assistant turns that called
+// tools, which DeepSeek wants back ("Missing reasoning_content field"), and
+// drops the rest from the request: no server needs it, and it is long.
+// The session keeps it all.
+func reasoningOnCalls(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	var out []openai.ChatCompletionMessage
+	for i, m := range msgs {
+		if m.ReasoningContent == "" || len(m.ToolCalls) > 0 {
+			continue
+		}
+		if out == nil {
+			out = append([]openai.ChatCompletionMessage(nil), msgs...)
+		}
+		out[i].ReasoningContent = ""
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
 }
 
 // tidyCalls makes tool calls fit to send back: an id each (made up as 9

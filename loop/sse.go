@@ -223,7 +223,8 @@ func decodeWhole(b []byte) (Response, error) {
 		return Response{}, &decodeError{err: errors.New("a reply with no choices"), what: string(b)}
 	}
 	ch := &w.Choices[0]
-	resp := Response{Message: ch.Message.message(), FinishReason: ch.FinishReason}
+	resp := ch.Message.response()
+	resp.FinishReason = ch.FinishReason
 	if u := w.usage(); u != nil {
 		resp.Usage = *u
 	}

@@ -22,6 +22,7 @@ type assembler struct {
 	byID      map[string]int
 	args      []*strings.Builder // arguments per call, joined at the end
 	named     []bool             // whether the ToolName delta went out
+	sigs      []string           // Gemini's thought signature per call
 	finish    string
 	usage     openai.Usage
 	gotUsage  bool
@@ -64,6 +65,10 @@ func (a *assembler) addCall(tc *wireToolCall) {
 		a.calls = append(a.calls, openai.ToolCall{Type: openai.ToolTypeFunction})
 		a.args = append(a.args, &strings.Builder{})
 		a.named = append(a.named, false)
+		a.sigs = append(a.sigs, "")
+	}
+	if sig := tc.ExtraContent.signature(); sig != "" {
+		a.sigs[pos] = sig
 	}
 	if tc.Index != nil {
 		a.byIndex[*tc.Index] = pos
@@ -144,5 +149,5 @@ func (a *assembler) response() Response {
 	if len(a.calls) > 0 {
 		msg.ToolCalls = a.calls
 	}
-	return Response{Message: msg, Usage: a.usage, FinishReason: a.finish}
+	return Response{Message: msg, Usage: a.usage, FinishReason: a.finish, signatures: a.sigs}
 }

@@ -81,6 +81,7 @@ type wireToolCall struct {
 		Name      string   `json:"name"`
 		Arguments wireArgs `json:"arguments"`
 	} `json:"function"`
+	ExtraContent *extraContent `json:"extra_content"` // Gemini's thought signature
 }
 
 // wireArgs are a call's arguments: a JSON string as the format says, or
@@ -103,13 +104,20 @@ func (a *wireArgs) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// message is the assistant message of a whole answer.
-func (m *wireMessage) message() openai.ChatCompletionMessage {
+// response is the reply of a whole answer, with its calls' signatures.
+func (m *wireMessage) response() Response {
 	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: m.Content,
 		ReasoningContent: m.reasoning()}
-	for _, tc := range m.ToolCalls {
+	var sigs []string
+	for i, tc := range m.ToolCalls {
 		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{ID: tc.ID, Type: openai.ToolType(tc.Type),
 			Function: openai.FunctionCall{Name: tc.Function.Name, Arguments: string(tc.Function.Arguments)}})
+		if sig := tc.ExtraContent.signature(); sig != "" {
+			if sigs == nil {
+				sigs = make([]string, len(m.ToolCalls))
+			}
+			sigs[i] = sig
+		}
 	}
-	return msg
+	return Response{Message: msg, signatures: sigs}
 }
