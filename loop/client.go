@@ -1,19 +1,31 @@
 // Package loop is one ReAct loop for any agent, lead or teammate, and the
-// model client under it (go-openai, retries, streaming).
+// model client under it (go-openai's types, retries, streaming).
 package loop
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
+
+// DefaultIdleTimeout is how long a reply may go without a byte before the
+// request is given up and retried.
+const DefaultIdleTimeout = 120 * time.Second
+
+// defaultBaseURL is OpenAI's, used when ClientConfig names none.
+const defaultBaseURL = "https://api.openai.com/v1"
 
 // ClientConfig says how to reach an OpenAI-compatible chat-completions server.
 type ClientConfig struct {
@@ -22,6 +34,15 @@ type ClientConfig struct {
 	HTTPClient *http.Client
 	// Stream uses server-sent events (with usage in the last chunk).
 	Stream bool
+	// Headers are extra HTTP headers sent with every request (OpenRouter's
+	// HTTP-Referer, a proxy's routing header).
+	Headers map[string]string
+	// MaxOutputTokens, when > 0, bounds each reply (the request's max_tokens,
+	// or max_completion_tokens for a server that refuses max_tokens).
+	MaxOutputTokens int
+	// IdleTimeout bounds the wait for the next byte of a reply (default
+	// DefaultIdleTimeout); a reply that stalls longer is retried.
+	IdleTimeout time.Duration
 	// MaxRetries bounds retries of one Complete call: 0 means 5, negative none.
 	MaxRetries int
 	// BaseDelay and MaxDelay shape the backoff (defaults 500ms, 20s).
@@ -41,6 +62,8 @@ type Request struct {
 // Delta is a piece of a streaming reply.
 type Delta struct {
 	Agent, Content string
+	// Reasoning is a piece of the model's thinking, shown apart from the reply.
+	Reasoning string
 	// ToolName is set when a tool call starts.
 	ToolName string
 	// Restart means the stream broke off and is being retried: discard the
@@ -53,6 +76,7 @@ type Response struct {
 	Message      openai.ChatCompletionMessage
 	Usage        openai.Usage
 	FinishReason string
+	signatures   []string // Gemini's thought signature per tool call ("" none)
 }
 
 // Model answers one turn of a conversation.
@@ -62,11 +86,26 @@ type Model interface {
 
 // Client is the Model backed by a real server. It is safe for concurrent use.
 type Client struct {
-	api    *openai.Client
-	model  string
-	stream bool
-	policy *retryPolicy
-	ids    atomic.Int64 // for tool calls that arrive without an id
+	hc        *http.Client
+	url       string // …/chat/completions
+	key       string
+	headers   map[string]string
+	model     string
+	stream    bool
+	maxOutput int
+	idle      time.Duration
+	// graces of a stream after its finish chunk (see streamReader).
+	usageGrace, doneGrace time.Duration
+	policy                *retryPolicy
+	// noStreamOptions: the server refused stream_options once; never send it again.
+	noStreamOptions atomic.Bool
+	// completionTokens: the server refused max_tokens for max_completion_tokens
+	// (OpenAI's reasoning models); send that from now on.
+	completionTokens atomic.Bool
+	// sigs are Gemini's thought signatures by tool call id; signing: send
+	// them back (signatures.go).
+	sigs    sync.Map
+	signing atomic.Bool
 }
 
 // NewClient builds a Client; the API key goes only into the Authorization header.
@@ -79,6 +118,12 @@ func NewClient(cfg ClientConfig) *Client {
 	}
 	if cfg.MaxDelay <= 0 {
 		cfg.MaxDelay = 20 * time.Second
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = defaultBaseURL
 	}
 	policy := &retryPolicy{
 		maxRetries: max(cfg.MaxRetries, 0),
@@ -97,13 +142,11 @@ func NewClient(cfg ClientConfig) *Client {
 	}
 	wrapped := *hc
 	wrapped.Transport = &retryTransport{base: base, policy: policy}
-
-	oc := openai.DefaultConfig(cfg.APIKey)
-	if cfg.BaseURL != "" {
-		oc.BaseURL = cfg.BaseURL
+	return &Client{
+		hc: &wrapped, url: strings.TrimSuffix(cfg.BaseURL, "/") + "/chat/completions",
+		key: cfg.APIKey, headers: cfg.Headers, model: cfg.Model, stream: cfg.Stream, maxOutput: cfg.MaxOutputTokens,
+		idle: cfg.IdleTimeout, usageGrace: time.Second, doneGrace: 250 * time.Millisecond, policy: policy,
 	}
-	oc.HTTPClient = &wrapped
-	return &Client{api: openai.NewClientWithConfig(oc), model: cfg.Model, stream: cfg.Stream, policy: policy}
 }
 
 // defaultTransport has no overall timeout (replies stream for minutes) but
@@ -126,8 +169,8 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 	ctx = withCallState(ctx, st)
 	for {
 		resp, err := c.once(ctx, req)
-		var drop *streamDropError
-		if err == nil || !errors.As(err, &drop) {
+		retry, again := retryOf(err)
+		if !again {
 			return resp, err
 		}
 		if !c.policy.canRetry(st) {
@@ -136,72 +179,210 @@ func (c *Client) Complete(ctx context.Context, req Request) (Response, error) {
 		if req.OnDelta != nil {
 			req.OnDelta(Delta{Agent: req.Agent, Restart: true})
 		}
-		if werr := c.policy.wait(ctx, st, 0, netRetry(err)); werr != nil {
+		if werr := c.policy.wait(ctx, st, 0, retry); werr != nil {
 			return Response{}, werr
 		}
 	}
 }
 
-func (c *Client) once(ctx context.Context, req Request) (Response, error) {
-	creq := openai.ChatCompletionRequest{Model: c.model, Messages: req.Messages, Tools: req.Tools}
-	if c.stream {
-		return c.streamOnce(ctx, req, creq)
+// retryOf says whether a failed attempt is worth another: a stream that
+// broke off or fell silent, or an error inside an answer whose code says
+// the server is busy or failing (OpenRouter's mid-stream 502).
+func retryOf(err error) (Retry, bool) {
+	var drop *streamDropError
+	if errors.As(err, &drop) {
+		return netRetry(err), true
 	}
-	out, err := c.api.CreateChatCompletion(ctx, creq)
-	if err != nil {
-		return Response{}, classify(err)
+	var inBand *apiError
+	if errors.As(err, &inBand) && inBand.Status < 300 && !isContextLength(inBand) {
+		if code := inBand.codeStatus(); retryableStatus(code) {
+			return statusRetry(code, err), true
+		}
 	}
-	if len(out.Choices) == 0 {
-		return Response{}, errors.New("the model server returned a reply with no choices")
-	}
-	ch := out.Choices[0]
-	msg := ch.Message
-	msg.Role = openai.ChatMessageRoleAssistant
-	c.tidyCalls(msg.ToolCalls)
-	return Response{Message: msg, Usage: out.Usage, FinishReason: string(ch.FinishReason)}, nil
+	return Retry{}, false
 }
 
-func (c *Client) streamOnce(ctx context.Context, req Request, creq openai.ChatCompletionRequest) (Response, error) {
-	creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
-	stream, err := c.api.CreateChatCompletionStream(ctx, creq)
+// once makes one turn: an attempt, and the second attempts some servers need.
+func (c *Client) once(ctx context.Context, req Request) (Response, error) {
+	withOptions := c.stream && !c.noStreamOptions.Load()
+	resp, err := c.attempt(ctx, req, c.stream, withOptions)
+	if withOptions && refusesStreamOptions(err) {
+		// Groq and Mistral refuse the field: ask again without it, and never send it again.
+		c.noStreamOptions.Store(true)
+		resp, err = c.attempt(ctx, req, true, false)
+	}
+	if c.maxOutput > 0 && !c.completionTokens.Load() && refusesMaxTokens(err) {
+		c.completionTokens.Store(true)
+		resp, err = c.attempt(ctx, req, c.stream, c.stream && !c.noStreamOptions.Load())
+	}
+	if !c.signing.Load() && refusesMissingSignature(err) {
+		// Gemini wants signatures we never saw (a resumed conversation): send its sentinel.
+		c.signing.Store(true)
+		resp, err = c.attempt(ctx, req, c.stream, c.stream && !c.noStreamOptions.Load())
+	}
+	if c.stream && err == nil && emptyReply(resp) {
+		// Ollama drops streamed tool calls for some models: ask once more, unstreamed.
+		resp, err = c.attempt(ctx, req, false, false)
+	}
 	if err != nil {
-		return Response{}, classify(err)
+		return Response{}, classifyAttempt(err)
 	}
-	defer stream.Close()
-	asm := newAssembler(req.Agent, req.OnDelta)
-	for n := 0; ; n++ {
-		chunk, err := stream.Recv()
-		if errors.Is(err, io.EOF) && n == 0 {
-			return Response{}, &streamDropError{err: io.ErrUnexpectedEOF} // closed before saying anything
-		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return Response{}, ctx.Err()
-			}
-			var apiErr *openai.APIError
-			if errors.As(err, &apiErr) || errors.Is(err, openai.ErrTooManyEmptyStreamMessages) {
-				return Response{}, classify(err)
-			}
-			return Response{}, &streamDropError{err: err}
-		}
-		asm.add(chunk)
+	if len(resp.Message.ToolCalls) == 0 {
+		textToolCalls(&resp, req.Tools)
 	}
-	resp := asm.response()
-	c.tidyCalls(resp.Message.ToolCalls)
+	tidyCalls(resp.Message.ToolCalls)
+	c.keepSignatures(resp)
+	resp.signatures = nil
 	return resp, nil
 }
 
-// tidyCalls makes tool calls fit to send back: an id each, no chunk index,
+// classifyAttempt keeps the errors Complete retries as they are.
+func classifyAttempt(err error) error {
+	if _, again := retryOf(err); again {
+		var drop *streamDropError
+		if errors.As(err, &drop) {
+			return err
+		}
+		return &retryableAPIError{err: classify(err), cause: err}
+	}
+	return classify(err)
+}
+
+// retryableAPIError keeps a retryable in-band error's sentence and its cause.
+type retryableAPIError struct {
+	err   error
+	cause error
+}
+
+func (e *retryableAPIError) Error() string { return e.err.Error() }
+func (e *retryableAPIError) Unwrap() error { return e.cause }
+
+func refusesStreamOptions(err error) bool {
+	var e *apiError
+	return errors.As(err, &e) && (e.Status == http.StatusBadRequest || e.Status == http.StatusUnprocessableEntity) &&
+		strings.Contains(e.Message, "stream_options")
+}
+
+// refusesMaxTokens: OpenAI's answer to max_tokens for a reasoning model
+// ("Use 'max_completion_tokens' instead").
+func refusesMaxTokens(err error) bool {
+	var e *apiError
+	return errors.As(err, &e) && e.Status == http.StatusBadRequest &&
+		strings.Contains(e.Message, "max_tokens") && strings.Contains(e.Message, "max_completion_tokens")
+}
+
+// emptyReply: nothing at all, yet a clean stop.
+func emptyReply(r Response) bool {
+	return strings.TrimSpace(r.Message.Content) == "" && len(r.Message.ToolCalls) == 0 &&
+		(r.FinishReason == "" || r.FinishReason == string(openai.FinishReasonStop))
+}
+
+// attempt is one HTTP request and the reading of its answer.
+func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions bool) (Response, error) {
+	creq := openai.ChatCompletionRequest{Model: c.model, Messages: reasoningOnCalls(req.Messages), Tools: req.Tools, Stream: stream}
+	if c.completionTokens.Load() {
+		creq.MaxCompletionTokens = c.maxOutput
+	} else {
+		//lint:ignore SA1019 max_tokens is the field every OpenAI-compatible server knows; OpenAI's refusal switches to the new one
+		creq.MaxTokens = c.maxOutput
+	}
+	if withOptions {
+		creq.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	}
+	var body []byte
+	var err error
+	if c.signing.Load() {
+		body, err = c.signedBody(creq)
+	} else {
+		body, err = json.Marshal(creq)
+	}
+	if err != nil {
+		return Response{}, fmt.Errorf("encoding the request: %w", err)
+	}
+	actx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return Response{}, err
+	}
+	for k, v := range c.headers {
+		hreq.Header.Set(k, v)
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Authorization", "Bearer "+c.key)
+	if stream {
+		hreq.Header.Set("Accept", "text/event-stream")
+		hreq.Header.Set("Cache-Control", "no-cache")
+	}
+	hresp, err := c.hc.Do(hreq)
+	if err != nil {
+		if ctx.Err() != nil {
+			return Response{}, ctx.Err()
+		}
+		return Response{}, err
+	}
+	defer hresp.Body.Close()
+	dog := newWatchdog(c.idle, cancel)
+	defer dog.timer.Stop()
+	r := &idleReader{r: hresp.Body, dog: dog, allow: c.idle}
+	if hresp.StatusCode >= 300 {
+		b, _ := io.ReadAll(io.LimitReader(r, 64<<10))
+		if e, ok := parseErrorBody(hresp.StatusCode, b); ok {
+			return Response{}, e
+		}
+		return Response{}, &apiError{Status: hresp.StatusCode, Message: snippet(string(b))}
+	}
+	if stream {
+		sr := &streamReader{br: bufio.NewReaderSize(r, 32<<10), body: r, asm: newAssembler(req.Agent, req.OnDelta),
+			wantUsage: withOptions, usageGrace: c.usageGrace, doneGrace: c.doneGrace}
+		resp, err := sr.read(ctx)
+		if err != nil && ctx.Err() != nil {
+			return Response{}, ctx.Err()
+		}
+		return resp, err
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxBody))
+	switch {
+	case ctx.Err() != nil:
+		return Response{}, ctx.Err()
+	case dog.fired.Load():
+		return Response{}, &streamDropError{err: &idleTimeoutError{d: c.idle}}
+	case err != nil:
+		return Response{}, &streamDropError{err: err} // cut off mid-answer
+	}
+	return decodeWhole(b)
+}
+
+// reasoningOnCalls keeps the reasoning of assistant turns that called
+// tools, which DeepSeek wants back ("Missing reasoning_content field"), and
+// drops the rest from the request: no server needs it, and it is long.
+// The session keeps it all.
+func reasoningOnCalls(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	var out []openai.ChatCompletionMessage
+	for i, m := range msgs {
+		if m.ReasoningContent == "" || len(m.ToolCalls) > 0 {
+			continue
+		}
+		if out == nil {
+			out = append([]openai.ChatCompletionMessage(nil), msgs...)
+		}
+		out[i].ReasoningContent = ""
+	}
+	if out == nil {
+		return msgs
+	}
+	return out
+}
+
+// tidyCalls makes tool calls fit to send back: an id each (made up as 9
+// letters and digits, the one form every server accepts), no chunk index,
 // arguments that are at least an empty object.
-func (c *Client) tidyCalls(calls []openai.ToolCall) {
+func tidyCalls(calls []openai.ToolCall) {
 	for i := range calls {
 		tc := &calls[i]
 		tc.Index = nil
 		if tc.ID == "" {
-			tc.ID = fmt.Sprintf("call_%d", c.ids.Add(1))
+			tc.ID = newCallID()
 		}
 		if tc.Type == "" {
 			tc.Type = openai.ToolTypeFunction

@@ -56,6 +56,10 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 			msg.Content = "(no reply)"
 		}
 		a.claimCallIDs(&msg)
+		if resp.FinishReason == string(openai.FinishReasonLength) && len(msg.ToolCalls) > 0 {
+			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})
+			return cyc, a.cutOff(turn, msg)
+		}
 		recErr := sourced(SourceSession, a.record(msg))
 		a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})
 		if len(msg.ToolCalls) == 0 {

@@ -1,13 +1,14 @@
 package loop
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // ErrAuth means the model server refused the API key (HTTP 401 or 403).
@@ -39,8 +40,145 @@ func (e *streamDropError) Error() string {
 }
 func (e *streamDropError) Unwrap() error { return e.err }
 
-// classify turns what go-openai returns into one clear sentence, keeping the
-// sentinels reachable with errors.Is.
+// apiError is an error the server put in words: in an HTTP error answer,
+// in a 200 answer, or in a stream chunk.
+type apiError struct {
+	Status  int    // the HTTP status; 200 for an error inside an answer
+	Code    string // the body's code ("context_length_exceeded", "502"…)
+	Type    string // the body's type ("exceed_context_size_error"…)
+	Message string
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+// codeStatus is the body's code when it is an HTTP status (OpenRouter,
+// vLLM and Gemini put one there); 0 otherwise.
+func (e *apiError) codeStatus() int {
+	n, err := strconv.Atoi(e.Code)
+	if err != nil || n < 400 || n > 599 {
+		return 0
+	}
+	return n
+}
+
+// parseErrorBody reads an error body in any of the shapes servers use:
+// OpenAI's {"error":{…}}, a plain {"error":"…"} (TGI, Ollama), vLLM's and
+// Mistral's {"object":"error",…}, FastAPI's {"detail":…}, and Gemini's
+// array of those. ok is false when the body is none of them.
+func parseErrorBody(status int, body []byte) (e *apiError, ok bool) {
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		var list []json.RawMessage
+		if json.Unmarshal(body, &list) != nil || len(list) == 0 {
+			return nil, false
+		}
+		body = list[0]
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(body, &top) != nil {
+		return nil, false
+	}
+	e = &apiError{Status: status}
+	fields := top
+	if raw, has := top["error"]; has && !isNull(raw) {
+		if s, isStr := jsonString(raw); isStr {
+			e.Message = s
+			e.Type, _ = jsonString(top["error_type"])
+			return e, true
+		}
+		var inner map[string]json.RawMessage
+		if json.Unmarshal(raw, &inner) == nil {
+			fields = inner
+		}
+	} else if _, has := top["detail"]; has {
+		e.Message = messageText(top["detail"])
+		return e, e.Message != ""
+	} else if obj, _ := jsonString(top["object"]); obj != "error" {
+		return nil, false
+	}
+	e.Message = messageText(fields["message"])
+	e.Type, _ = jsonString(fields["type"])
+	if e.Type == "" {
+		e.Type, _ = jsonString(fields["status"]) // Gemini's
+	}
+	e.Code = codeText(fields["code"])
+	if e.Message == "" {
+		e.Message = snippet(string(body))
+	}
+	return e, true
+}
+
+func isNull(raw json.RawMessage) bool {
+	return len(raw) == 0 || bytes.Equal(raw, []byte("null"))
+}
+
+func jsonString(raw json.RawMessage) (string, bool) {
+	var s string
+	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func codeText(raw json.RawMessage) string {
+	if s, ok := jsonString(raw); ok {
+		return s
+	}
+	if isNull(raw) {
+		return ""
+	}
+	return string(raw)
+}
+
+// messageText makes one line of a message that may be a string, or
+// pydantic's details (Mistral: {"detail":[{"loc":[…],"msg":…}]}).
+func messageText(raw json.RawMessage) string {
+	if s, ok := jsonString(raw); ok {
+		return s
+	}
+	if isNull(raw) {
+		return ""
+	}
+	var obj struct {
+		Detail  json.RawMessage `json:"detail"`
+		Message json.RawMessage `json:"message"`
+	}
+	if raw[0] == '{' && json.Unmarshal(raw, &obj) == nil {
+		if !isNull(obj.Detail) {
+			return messageText(obj.Detail)
+		}
+		return messageText(obj.Message)
+	}
+	var details []struct {
+		Loc  []any  `json:"loc"`
+		Msg  string `json:"msg"`
+		Type string `json:"type"`
+	}
+	if raw[0] == '[' && json.Unmarshal(raw, &details) == nil && len(details) > 0 {
+		var parts []string
+		for _, d := range details {
+			var loc []string
+			for _, l := range d.Loc {
+				if l != "body" {
+					loc = append(loc, fmt.Sprint(l))
+				}
+			}
+			p := d.Msg
+			if len(loc) > 0 {
+				p = strings.Join(loc, ".") + ": " + p
+			}
+			if d.Type != "" {
+				p += " (" + d.Type + ")"
+			}
+			parts = append(parts, p)
+		}
+		return strings.Join(parts, "; ")
+	}
+	return snippet(string(raw))
+}
+
+// classify turns what the request returned into one clear sentence,
+// keeping the sentinels reachable with errors.Is.
 func classify(err error) error {
 	if err == nil {
 		return nil
@@ -52,31 +190,32 @@ func classify(err error) error {
 	if errors.As(err, &bad) {
 		return bad
 	}
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
-		return classifyStatus(apiErr.HTTPStatusCode, fmt.Sprint(apiErr.Code), apiErr.Message, err)
+	var dec *decodeError
+	if errors.As(err, &dec) {
+		return dec
 	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) {
-		return classifyStatus(reqErr.HTTPStatusCode, "", snippet(string(reqErr.Body)), err)
+	var apiErr *apiError
+	if errors.As(err, &apiErr) {
+		return classifyAPI(apiErr)
 	}
 	return fmt.Errorf("the model request failed: %w", err)
 }
 
-func classifyStatus(status int, code, message string, err error) error {
+func classifyAPI(e *apiError) error {
+	status := e.Status
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return fmt.Errorf("%w (HTTP %d): check OPENAI_API_KEY", ErrAuth, status)
-	case isContextLength(status, code, message):
-		return fmt.Errorf("%w: %s", ErrContextLength, message)
-	case status == 0:
-		return &quietError{msg: "the model server reported an error: " + message, err: err}
+	case isContextLength(e):
+		return fmt.Errorf("%w: %s", ErrContextLength, e.Message)
+	case status < 300:
+		return &quietError{msg: "the model server reported an error: " + e.Message, err: e}
 	default:
-		return &quietError{msg: fmt.Sprintf("the model server answered HTTP %d: %s", status, message), err: err}
+		return &quietError{msg: fmt.Sprintf("the model server answered HTTP %d: %s", status, e.Message), err: e}
 	}
 }
 
-// quietError keeps go-openai's error reachable without repeating its wordy text.
+// quietError keeps the cause reachable without repeating its text.
 type quietError struct {
 	msg string
 	err error
@@ -85,16 +224,18 @@ type quietError struct {
 func (e *quietError) Error() string { return e.msg }
 func (e *quietError) Unwrap() error { return e.err }
 
-func isContextLength(status int, code, message string) bool {
-	if code == "context_length_exceeded" {
+func isContextLength(e *apiError) bool {
+	if e.Code == "context_length_exceeded" || e.Type == "exceed_context_size_error" {
 		return true
 	}
-	if status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge && status != 0 {
+	switch e.Status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusOK:
+	default:
 		return false
 	}
-	m := strings.ToLower(message)
+	m := strings.ToLower(e.Message)
 	return strings.Contains(m, "maximum context length") || strings.Contains(m, "context_length_exceeded") ||
-		strings.Contains(m, "context window")
+		strings.Contains(m, "context window") || strings.Contains(m, "exceeds the available context size")
 }
 
 // snippet keeps error bodies short enough for one line.

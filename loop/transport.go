@@ -2,6 +2,7 @@ package loop
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -40,8 +41,7 @@ func callStateFrom(ctx context.Context) *callState {
 }
 
 // retryTransport tags requests with the agent and retries 429/5xx and
-// connection errors; go-openai's errors do not carry headers, so Retry-After
-// can only be honoured here.
+// connection errors, honouring Retry-After.
 type retryTransport struct {
 	base   http.RoundTripper
 	policy *retryPolicy
@@ -70,7 +70,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 			continue
 		}
-		if retryableStatus(resp.StatusCode) && t.policy.canRetry(st) && replayable(req) {
+		if retryableStatus(resp.StatusCode) && t.policy.canRetry(st) && replayable(req) && !repeatsError(resp) {
 			after := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 			drain(resp.Body)
 			cause := fmt.Errorf("HTTP %d %s", resp.StatusCode, http.StatusText(resp.StatusCode))
@@ -125,8 +125,9 @@ func drain(body io.ReadCloser) {
 }
 
 // checkBody refuses answers that are not API answers (HTML from a proxy...)
-// before go-openai turns them into a JSON decode dump. 401/403 pass: whatever
-// the body, they mean the key.
+// before they are read as JSON. 401/403 pass: whatever the body, they mean
+// the key. A stream is not peeked at: its first byte may be long in coming,
+// and the reader bounds that wait.
 func checkBody(req *http.Request, resp *http.Response) (*http.Response, error) {
 	if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
 		return resp, nil
@@ -134,16 +135,18 @@ func checkBody(req *http.Request, resp *http.Response) (*http.Response, error) {
 	ct := resp.Header.Get("Content-Type")
 	media, _, _ := mime.ParseMediaType(ct)
 	stream := strings.Contains(req.Header.Get("Accept"), "text/event-stream")
+	if media == "text/html" || media == "application/xhtml+xml" {
+		drain(resp.Body)
+		return nil, &badBodyError{Status: resp.StatusCode, ContentType: ct}
+	}
+	if stream && resp.StatusCode < 300 && media == "text/event-stream" {
+		return resp, nil
+	}
 	br := bufio.NewReader(resp.Body)
 	first := firstByte(br)
-	ok := true
-	switch {
-	case media == "text/html" || media == "application/xhtml+xml" || first == '<':
-		ok = false
-	case stream && resp.StatusCode < 300:
-		// SSE lines start with "data:", ":" or "event:"; anything else goes to go-openai's own checks.
-	default:
-		ok = first == '{'
+	ok := first == '{' || first == '['
+	if stream && resp.StatusCode < 300 {
+		ok = first != '<' // SSE without its content type; the reader checks the lines
 	}
 	if !ok {
 		drain(resp.Body)
@@ -151,6 +154,16 @@ func checkBody(req *http.Request, resp *http.Response) (*http.Response, error) {
 	}
 	resp.Body = readCloser{Reader: br, Closer: resp.Body}
 	return resp, nil
+}
+
+// repeatsError: a 5xx answer whose body says the request itself is the
+// problem (llama.cpp's exceed_context_size_error came as HTTP 500): asking
+// again gets the same. The body is put back for the reader.
+func repeatsError(resp *http.Response) bool {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body = readCloser{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), Closer: resp.Body}
+	e, ok := parseErrorBody(resp.StatusCode, b)
+	return ok && isContextLength(e)
 }
 
 // firstByte peeks at the first non-space byte without consuming anything; 0 if none.

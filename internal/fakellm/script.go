@@ -44,6 +44,52 @@ type Reply struct {
 	DropMidStream bool
 	// Usage is estimated from the request and reply when nil.
 	Usage *openai.Usage
+
+	// Playbacks of real servers' replies (issue 8; see playback.go).
+
+	// NoIDs sends the tool calls without ids (Gemini through proxies, older Ollama).
+	NoIDs bool
+	// WholeCalls streams each tool call whole in one chunk; with NoIndex
+	// the deltas carry no index (Gemini through proxies), with
+	// RepeatIndexZero they all carry index 0.
+	WholeCalls bool
+	NoIndex    bool
+	// ArgsAsObject writes "arguments" as a JSON object (llama.cpp).
+	ArgsAsObject bool
+	// Reasoning is sent before the content, in ReasoningField
+	// ("reasoning_content", DeepSeek's, by default; or "reasoning").
+	Reasoning      string
+	ReasoningField string
+	// UsageInXGroq puts the usage only in x_groq.usage (Groq).
+	UsageInXGroq bool
+	// FinishLength cuts the last tool call's arguments in half and ends
+	// with finish_reason "length" (the output limit).
+	FinishLength bool
+	// EmptyWhenStreamed answers a streamed request with nothing but
+	// finish_reason "stop" (Ollama dropping streamed tool calls); an
+	// unstreamed request gets the whole reply.
+	EmptyWhenStreamed bool
+	// KeepAlives sends that many SSE comment lines (KeepAlive, default
+	// ": OPENROUTER PROCESSING") before the first chunk.
+	KeepAlives int
+	KeepAlive  string
+	// NoDone never sends [DONE] and keeps the connection open.
+	NoDone bool
+	// NoFinish ends the stream cleanly after the deltas, with neither
+	// finish_reason nor [DONE].
+	NoFinish bool
+	// StallAfter stops writing after that many chunks, connection open.
+	StallAfter int
+	// InBandError follows the content with OpenRouter's mid-stream error
+	// chunk carrying this message and InBandCode (default 502).
+	InBandError string
+	InBandCode  int
+	// ThoughtSignatures signs the first tool call (Gemini's
+	// extra_content.google.thought_signature); see RequireThoughtSignatures.
+	ThoughtSignatures bool
+	// ToolCallsAsText writes the tool calls into the content as Qwen /
+	// Hermes <tool_call> blocks (vLLM or Ollama without a tool parser).
+	ToolCallsAsText bool
 }
 
 // Script decides the reply to each call. It runs concurrently for

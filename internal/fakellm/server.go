@@ -33,6 +33,12 @@ type Server struct {
 	closed chan struct{} // ends pending delays on Close
 	once   sync.Once
 
+	// Server-wide playbacks (playback.go).
+	refuseStreamOptions StreamOptionsStyle
+	nineCharIDs         bool
+	reasoningBack       bool
+	signatures          bool
+
 	mu         sync.Mutex
 	calls      []Call
 	perAgent   map[string]int
@@ -102,7 +108,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
 	}()
 	w = held
 
-	req, err := openaiwire.ParseRequest(r)
+	req, body, err := openaiwire.ReadRequest(r)
 	if err != nil && (r.Context().Err() != nil || errors.Is(err, io.ErrUnexpectedEOF)) {
 		return // the client went away mid-request (e.g. killed): not a protocol fault
 	}
@@ -118,11 +124,28 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	call := s.record(Call{Agent: agent, Req: req, Stream: req.Stream})
-	reply := s.script(call)
+	var reply Reply
+	if refused := s.refusal(req, body); refused != nil {
+		reply = *refused // the real server refuses before the model sees anything
+	} else {
+		reply = s.script(call)
+	}
 	if !s.wait(r.Context(), reply.Delay) {
 		return
 	}
-	s.answer(w, r, call, reply)
+	if reply.holdsOpen() {
+		held.direct = true // the answer never ends: hold nothing back
+	}
+	ctx, stop := context.WithCancel(r.Context())
+	defer stop()
+	go func() {
+		select {
+		case <-s.closed:
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	s.answer(ctx, w, call, reply)
 }
 
 func (s *Server) authorized(r *http.Request) bool {
@@ -147,7 +170,7 @@ func (s *Server) wait(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-func (s *Server) answer(w http.ResponseWriter, r *http.Request, call Call, reply Reply) {
+func (s *Server) answer(ctx context.Context, w http.ResponseWriter, call Call, reply Reply) {
 	if reply.RetryAfter != "" {
 		w.Header().Set("Retry-After", reply.RetryAfter)
 	}
@@ -170,6 +193,10 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, call Call, reply
 		return
 	}
 	c := completion(call, reply)
+	if call.Stream && reply.EmptyWhenStreamed {
+		c.Content, c.ToolCalls, c.Reasoning = "", nil, ""
+	}
+	q := reply.quirks()
 	if !call.Stream {
 		if reply.DropMidStream {
 			b := []byte(fmt.Sprintf(`{"id":%q,"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"`, c.ID))
@@ -178,7 +205,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, call Call, reply
 			_, _ = w.Write(b)
 			abort(w)
 		}
-		_ = openaiwire.WriteJSON(w, c)
+		_ = openaiwire.WriteJSONQuirks(w, c, q)
 		return
 	}
 	opts := openaiwire.StreamOptions{
@@ -186,11 +213,12 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request, call Call, reply
 		RepeatIndexZero: reply.RepeatIndexZero,
 		IDsInEveryChunk: reply.IDsInEveryChunk,
 		PieceSize:       5,
+		Quirks:          q,
 	}
 	if reply.DropMidStream {
 		opts.StopAfter = 2
 	}
-	if err := openaiwire.WriteStream(r.Context(), w, c, opts); errors.Is(err, openaiwire.ErrStopped) {
+	if err := openaiwire.WriteStream(ctx, w, c, opts); errors.Is(err, openaiwire.ErrStopped) {
 		abort(w)
 	}
 }
@@ -208,9 +236,17 @@ func abort(w http.ResponseWriter) {
 
 func completion(call Call, reply Reply) openaiwire.Completion {
 	c := openaiwire.Completion{
-		ID:      fmt.Sprintf("chatcmpl-fake-%s-%d", call.Agent, call.N),
-		Model:   call.Req.Model,
-		Content: reply.Content,
+		ID:        fmt.Sprintf("chatcmpl-fake-%s-%d", call.Agent, call.N),
+		Model:     call.Req.Model,
+		Content:   reply.Content,
+		Reasoning: reply.Reasoning,
+	}
+	if reply.ToolCallsAsText {
+		c.Content += toolCallsText(reply.ToolCalls)
+		reply.ToolCalls = nil
+	}
+	if reply.ThoughtSignatures && len(reply.ToolCalls) > 0 {
+		c.Signatures = []string{thoughtSignature(call)} // Gemini signs the first call of a turn
 	}
 	for i, tc := range reply.ToolCalls {
 		id := tc.ID

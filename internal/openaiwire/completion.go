@@ -16,6 +16,10 @@ type Completion struct {
 	Content   string
 	ToolCalls []openai.ToolCall // ID, Function.Name and Function.Arguments are used
 	Usage     openai.Usage
+	// Reasoning is the model's thinking, sent before the content.
+	Reasoning string
+	// Signatures are Gemini thought signatures, one per tool call ("" none).
+	Signatures []string
 }
 
 func (c Completion) id() string {
@@ -25,36 +29,130 @@ func (c Completion) id() string {
 	return c.ID
 }
 
-func (c Completion) finishReason() openai.FinishReason {
-	if len(c.ToolCalls) > 0 {
-		return openai.FinishReasonToolCalls
+func (c Completion) finishReason(q Quirks) string {
+	switch {
+	case q.FinishLength:
+		return string(openai.FinishReasonLength)
+	case len(c.ToolCalls) > 0:
+		return string(openai.FinishReasonToolCalls)
 	}
-	return openai.FinishReasonStop
+	return string(openai.FinishReasonStop)
 }
 
-// Response is the non-streaming response body for c.
-func (c Completion) Response() openai.ChatCompletionResponse {
-	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: c.Content}
-	for _, tc := range c.ToolCalls {
-		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{
-			ID:       tc.ID,
-			Type:     openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
-		})
+// calls are the tool calls as the quirks put them: arguments cut at the
+// output limit, ids dropped.
+func (c Completion) calls(q Quirks) []openai.ToolCall {
+	calls := append([]openai.ToolCall(nil), c.ToolCalls...)
+	for i := range calls {
+		if q.NoIDs {
+			calls[i].ID = ""
+		}
 	}
-	return openai.ChatCompletionResponse{
-		ID:      c.id(),
-		Object:  "chat.completion",
-		Created: time.Now().Unix(),
-		Model:   c.Model,
-		Choices: []openai.ChatCompletionChoice{{Index: 0, Message: msg, FinishReason: c.finishReason()}},
-		Usage:   c.Usage,
+	if q.FinishLength && len(calls) > 0 {
+		last := &calls[len(calls)-1]
+		last.Function.Arguments = last.Function.Arguments[:len(last.Function.Arguments)/2]
 	}
+	return calls
+}
+
+func (c Completion) signature(i int) *ExtraContent {
+	if i >= len(c.Signatures) || c.Signatures[i] == "" {
+		return nil
+	}
+	var e ExtraContent
+	e.Google.ThoughtSignature = c.Signatures[i]
+	return &e
+}
+
+// Wire shapes, spelled out so that the quirks can bend them.
+type wireResponse struct {
+	ID      string        `json:"id"`
+	Object  string        `json:"object"`
+	Created int64         `json:"created"`
+	Model   string        `json:"model"`
+	Choices []wireChoice  `json:"choices"`
+	Usage   *openai.Usage `json:"usage,omitempty"`
+	XGroq   *xGroq        `json:"x_groq,omitempty"`
+}
+
+type xGroq struct {
+	ID    string        `json:"id,omitempty"`
+	Usage *openai.Usage `json:"usage,omitempty"`
+}
+
+type wireChoice struct {
+	Index        int         `json:"index"`
+	Message      wireMessage `json:"message"`
+	FinishReason string      `json:"finish_reason"`
+}
+
+type wireMessage struct {
+	Role             string         `json:"role"`
+	Content          string         `json:"content"`
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	Reasoning        string         `json:"reasoning,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
+}
+
+type wireToolCall struct {
+	Index        *int          `json:"index,omitempty"`
+	ID           string        `json:"id,omitempty"`
+	Type         string        `json:"type,omitempty"`
+	Function     wireFunction  `json:"function"`
+	ExtraContent *ExtraContent `json:"extra_content,omitempty"`
+}
+
+type wireFunction struct {
+	Name      string          `json:"name,omitempty"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// arguments encodes a call's arguments: a JSON string, or with ArgsAsObject
+// the object itself when it is one.
+func arguments(args string, q Quirks) json.RawMessage {
+	if q.ArgsAsObject && json.Valid([]byte(args)) && len(args) > 0 && args[0] == '{' {
+		return json.RawMessage(args)
+	}
+	b, _ := json.Marshal(args) // a string always marshals
+	return b
+}
+
+// setReasoning puts reasoning in the field the quirks name.
+func setReasoning(m *wireMessage, reasoning string, q Quirks) {
+	if q.reasoningField() == "reasoning" {
+		m.Reasoning = reasoning
+	} else {
+		m.ReasoningContent = reasoning
+	}
+}
+
+func (c Completion) wire(q Quirks) wireResponse {
+	msg := wireMessage{Role: openai.ChatMessageRoleAssistant, Content: c.Content}
+	setReasoning(&msg, c.Reasoning, q)
+	for i, tc := range c.calls(q) {
+		msg.ToolCalls = append(msg.ToolCalls, wireToolCall{ID: tc.ID, Type: string(openai.ToolTypeFunction),
+			Function:     wireFunction{Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments, q)},
+			ExtraContent: c.signature(i)})
+	}
+	r := wireResponse{ID: c.id(), Object: "chat.completion", Created: time.Now().Unix(), Model: c.Model,
+		Choices: []wireChoice{{Index: 0, Message: msg, FinishReason: c.finishReason(q)}}}
+	u := c.Usage
+	if q.UsageInXGroq {
+		r.XGroq = &xGroq{ID: "req_" + c.id(), Usage: &u}
+	} else {
+		r.Usage = &u
+	}
+	return r
 }
 
 // WriteJSON answers with c as a plain (non-streaming) JSON response.
 func WriteJSON(w http.ResponseWriter, c Completion) error {
-	b, err := json.Marshal(c.Response())
+	return WriteJSONQuirks(w, c, Quirks{})
+}
+
+// WriteJSONQuirks answers with c as a plain JSON response bent by q.
+func WriteJSONQuirks(w http.ResponseWriter, c Completion, q Quirks) error {
+	b, err := json.Marshal(c.wire(q))
 	if err != nil {
 		return fmt.Errorf("encoding completion: %w", err)
 	}

@@ -1,6 +1,7 @@
 package openaiwire
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,8 @@ type StreamOptions struct {
 	// StopAfter, when > 0, ends the stream after that many data chunks,
 	// without [DONE], and WriteStream returns ErrStopped.
 	StopAfter int
+	// Quirks bend the stream the way some real servers do.
+	Quirks
 }
 
 // Wire shapes of a chunk, spelled out so that omitted fields stay omitted
@@ -41,6 +44,8 @@ type chunk struct {
 	Model   string        `json:"model"`
 	Choices []chunkChoice `json:"choices"`
 	Usage   *openai.Usage `json:"usage,omitempty"`
+	XGroq   *xGroq        `json:"x_groq,omitempty"`
+	Error   *InBandError  `json:"error,omitempty"`
 }
 
 type chunkChoice struct {
@@ -50,21 +55,11 @@ type chunkChoice struct {
 }
 
 type chunkDelta struct {
-	Role      string          `json:"role,omitempty"`
-	Content   string          `json:"content,omitempty"`
-	ToolCalls []chunkToolCall `json:"tool_calls,omitempty"`
-}
-
-type chunkToolCall struct {
-	Index    int           `json:"index"`
-	ID       string        `json:"id,omitempty"`
-	Type     string        `json:"type,omitempty"`
-	Function chunkFunction `json:"function"`
-}
-
-type chunkFunction struct {
-	Name      string `json:"name,omitempty"`
-	Arguments string `json:"arguments"`
+	Role             string         `json:"role,omitempty"`
+	Content          string         `json:"content,omitempty"`
+	ReasoningContent string         `json:"reasoning_content,omitempty"`
+	Reasoning        string         `json:"reasoning,omitempty"`
+	ToolCalls        []wireToolCall `json:"tool_calls,omitempty"`
 }
 
 // chunks returns the data chunks of c's stream, without the final [DONE].
@@ -73,37 +68,65 @@ func chunks(c Completion, o StreamOptions) []chunk {
 	if size <= 0 {
 		size = 8
 	}
+	q := o.Quirks
 	created := time.Now().Unix()
 	mk := func(d chunkDelta, finish *string) chunk {
 		return chunk{ID: c.id(), Object: "chat.completion.chunk", Created: created, Model: c.Model,
 			Choices: []chunkChoice{{Index: 0, Delta: d, FinishReason: finish}}}
 	}
 	out := []chunk{mk(chunkDelta{Role: openai.ChatMessageRoleAssistant}, nil)}
+	for _, p := range Split(c.Reasoning, size) {
+		var m wireMessage
+		setReasoning(&m, p, q)
+		out = append(out, mk(chunkDelta{ReasoningContent: m.ReasoningContent, Reasoning: m.Reasoning}, nil))
+	}
 	for _, p := range Split(c.Content, size) {
 		out = append(out, mk(chunkDelta{Content: p}, nil))
 	}
-	for i, tc := range c.ToolCalls {
-		idx := i
-		if o.RepeatIndexZero {
-			idx = 0
+	if q.InBandError != nil {
+		finish := "error"
+		ch := mk(chunkDelta{}, &finish)
+		ch.Error = q.InBandError
+		return append(out, ch)
+	}
+	for i, tc := range c.calls(q) {
+		var idx *int
+		if !q.NoIndex {
+			n := i
+			if o.RepeatIndexZero {
+				n = 0
+			}
+			idx = &n
 		}
-		first := chunkToolCall{Index: idx, ID: tc.ID, Type: string(openai.ToolTypeFunction),
-			Function: chunkFunction{Name: tc.Function.Name}}
-		out = append(out, mk(chunkDelta{ToolCalls: []chunkToolCall{first}}, nil))
+		head := wireToolCall{Index: idx, ID: tc.ID, Type: string(openai.ToolTypeFunction),
+			Function: wireFunction{Name: tc.Function.Name, Arguments: arguments("", q)}, ExtraContent: c.signature(i)}
+		if q.WholeCalls || q.ArgsAsObject {
+			head.Function.Arguments = arguments(tc.Function.Arguments, q)
+			out = append(out, mk(chunkDelta{ToolCalls: []wireToolCall{head}}, nil))
+			continue
+		}
+		out = append(out, mk(chunkDelta{ToolCalls: []wireToolCall{head}}, nil))
 		for _, p := range Split(tc.Function.Arguments, size) {
-			next := chunkToolCall{Index: idx, Function: chunkFunction{Arguments: p}}
+			next := wireToolCall{Index: idx, Function: wireFunction{Arguments: arguments(p, Quirks{})}}
 			if o.IDsInEveryChunk {
 				next.ID = tc.ID
 			}
-			out = append(out, mk(chunkDelta{ToolCalls: []chunkToolCall{next}}, nil))
+			out = append(out, mk(chunkDelta{ToolCalls: []wireToolCall{next}}, nil))
 		}
 	}
-	finish := string(c.finishReason())
+	if q.NoFinish {
+		return out
+	}
+	finish := c.finishReason(q)
 	out = append(out, mk(chunkDelta{}, &finish))
-	if o.IncludeUsage {
+	if o.IncludeUsage || q.UsageInXGroq {
 		u := c.Usage
-		out = append(out, chunk{ID: c.id(), Object: "chat.completion.chunk", Created: created, Model: c.Model,
-			Choices: []chunkChoice{}, Usage: &u})
+		last := chunk{ID: c.id(), Object: "chat.completion.chunk", Created: created, Model: c.Model,
+			Choices: []chunkChoice{}, Usage: &u}
+		if q.UsageInXGroq {
+			last.Usage, last.XGroq = nil, &xGroq{ID: "req_" + c.id(), Usage: &u}
+		}
+		out = append(out, last)
 	}
 	return out
 }
@@ -116,11 +139,11 @@ func WriteStream(ctx context.Context, w http.ResponseWriter, c Completion, o Str
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
-	send := func(payload []byte) error {
+	write := func(b []byte) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("stream abandoned: %w", err)
 		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", payload); err != nil {
+		if _, err := w.Write(b); err != nil {
 			return fmt.Errorf("writing stream chunk: %w", err)
 		}
 		if flusher != nil {
@@ -128,9 +151,25 @@ func WriteStream(ctx context.Context, w http.ResponseWriter, c Completion, o Str
 		}
 		return nil
 	}
+	send := func(payload []byte) error {
+		return write(fmt.Appendf(nil, "data: %s\n\n", payload))
+	}
+	if o.KeepAlives > 0 {
+		line := o.KeepAlive
+		if line == "" {
+			line = ": OPENROUTER PROCESSING"
+		}
+		if err := write(bytes.Repeat([]byte(line+"\n\n"), o.KeepAlives)); err != nil {
+			return err
+		}
+	}
 	for i, ch := range chunks(c, o) {
 		if o.StopAfter > 0 && i >= o.StopAfter {
 			return ErrStopped
+		}
+		if o.StallAfter > 0 && i >= o.StallAfter {
+			<-ctx.Done()
+			return fmt.Errorf("stream abandoned: %w", ctx.Err())
 		}
 		b, err := json.Marshal(ch)
 		if err != nil {
@@ -139,6 +178,13 @@ func WriteStream(ctx context.Context, w http.ResponseWriter, c Completion, o Str
 		if err := send(b); err != nil {
 			return err
 		}
+	}
+	switch {
+	case o.NoFinish:
+		return nil
+	case o.NoDone:
+		<-ctx.Done() // the connection stays open until the client leaves
+		return nil
 	}
 	return send([]byte("[DONE]"))
 }

@@ -1,0 +1,62 @@
+package openaiwire
+
+// Quirks are real servers' departures from OpenAI's wire format, played
+// back so that tests meet the bytes those servers send (issue 8). The zero
+// value is OpenAI's own format.
+type Quirks struct {
+	// NoIDs sends tool calls without an id (Gemini through some proxies, older Ollama).
+	NoIDs bool
+	// WholeCalls streams each tool call whole, in one chunk.
+	WholeCalls bool
+	// NoIndex streams tool-call deltas without "index".
+	NoIndex bool
+	// ArgsAsObject writes "arguments" as a JSON object, not a string (llama.cpp).
+	ArgsAsObject bool
+	// ReasoningField names the field that carries Completion.Reasoning:
+	// "reasoning_content" (DeepSeek, the default) or "reasoning" (OpenRouter, vLLM).
+	ReasoningField string
+	// UsageInXGroq puts the usage only in "x_groq": {"usage": …} (Groq).
+	UsageInXGroq bool
+	// FinishLength cuts the last tool call's arguments in half and ends with
+	// finish_reason "length", as a server does at its output limit.
+	FinishLength bool
+
+	// The rest shape streams only.
+
+	// KeepAlives sends that many SSE comment lines (KeepAlive, default
+	// ": OPENROUTER PROCESSING") before the first chunk.
+	KeepAlives int
+	KeepAlive  string
+	// NoDone sends no [DONE] and keeps the connection open until the client
+	// leaves (WriteStream returns when ctx ends).
+	NoDone bool
+	// NoFinish ends the stream cleanly after the deltas, with neither a
+	// finish_reason nor [DONE].
+	NoFinish bool
+	// StallAfter, when > 0, writes nothing after that many data chunks until
+	// the client leaves.
+	StallAfter int
+	// InBandError, when set, follows the content with OpenRouter's mid-stream
+	// error chunk (a top-level "error" and finish_reason "error"), then [DONE].
+	InBandError *InBandError
+}
+
+// InBandError is the error of an in-band error chunk.
+type InBandError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+}
+
+// ExtraContent carries Gemini's thought signature on a tool call.
+type ExtraContent struct {
+	Google struct {
+		ThoughtSignature string `json:"thought_signature,omitempty"`
+	} `json:"google"`
+}
+
+func (q Quirks) reasoningField() string {
+	if q.ReasoningField == "" {
+		return "reasoning_content"
+	}
+	return q.ReasoningField
+}
