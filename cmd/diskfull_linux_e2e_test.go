@@ -14,22 +14,8 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/testfs"
 )
-
-// smallDisk mounts a tmpfs of size bytes for the test, or skips where that
-// cannot be done (not root, no mount permission).
-func smallDisk(t *testing.T, size string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs needs root")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+size, "tmpfs", dir).CombinedOutput(); err != nil {
-		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
-	}
-	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
-	return dir
-}
 
 // runBounded runs the binary and kills it after limit: a hang is a failure
 // of its own, reported as such, not a test that never ends.
@@ -83,7 +69,7 @@ func everyLineParses(t *testing.T, path string) int {
 // disk and the file; nothing written before is lost; a resume on the still
 // full disk says so too; once space is freed the resume finishes the work.
 func TestFullDiskEndsTheRunWithOneSentence(t *testing.T) {
-	ws := filepath.Join(smallDisk(t, "2m"), "ws")
+	ws := filepath.Join(testfs.SmallDisk(t, "2m", nil), "ws")
 	if err := os.Mkdir(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}

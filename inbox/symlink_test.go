@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"errors"
+	"github.com/agentteam/agentteam/internal/testfs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,45 +10,6 @@ import (
 
 	"github.com/agentteam/agentteam/internal/statefile"
 )
-
-// outsideFile is a file outside the workspace, as ~/.bashrc would be; the
-// returned check fails the test unless it is byte-for-byte unchanged.
-func outsideFile(t *testing.T) (path string, unchanged func()) {
-	t.Helper()
-	path = filepath.Join(t.TempDir(), ".bashrc")
-	const content = "export PATH=$HOME/bin:$PATH\n"
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path, func() {
-		t.Helper()
-		if got, err := os.ReadFile(path); err != nil || string(got) != content {
-			t.Errorf("the file outside was changed: %q, %v", got, err)
-		}
-	}
-}
-
-func symlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// wantLinkRefused checks that err refuses path as a symbolic link, in a sentence naming it.
-func wantLinkRefused(t *testing.T, what string, err error, path string) {
-	t.Helper()
-	if err == nil {
-		t.Errorf("%s through a symbolic link %s succeeded", what, path)
-		return
-	}
-	if !errors.Is(err, statefile.ErrSymlink) || !strings.Contains(err.Error(), path+" is a symbolic link") {
-		t.Errorf("%s: error %q, want one saying %s is a symbolic link", what, err, path)
-	}
-}
 
 // A cloned repository can ship .agentteam/ with links in it: an inbox that
 // is a link to ~/.bashrc is neither written nor read through.
@@ -138,4 +100,12 @@ func TestNamesListsBrokenInboxes(t *testing.T) {
 		}
 	}
 	unchanged()
+}
+
+// outsideFile, symlink and wantLinkRefused are the shared attack helpers.
+var outsideFile, symlink = testfs.OutsideFile, testfs.Symlink
+
+func wantLinkRefused(t *testing.T, what string, err error, path string) {
+	t.Helper()
+	testfs.WantLinkRefused(t, what, err, statefile.ErrSymlink, path)
 }

@@ -1,51 +1,12 @@
 package statefile
 
 import (
-	"errors"
+	"github.com/agentteam/agentteam/internal/testfs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// outsideFile is a file outside the workspace, as ~/.bashrc would be; the
-// returned check fails the test unless it is byte-for-byte unchanged.
-func outsideFile(t *testing.T) (path string, unchanged func()) {
-	t.Helper()
-	path = filepath.Join(t.TempDir(), ".bashrc")
-	const content = "export PATH=$HOME/bin:$PATH\n"
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path, func() {
-		t.Helper()
-		if got, err := os.ReadFile(path); err != nil || string(got) != content {
-			t.Errorf("the file outside was changed: %q, %v", got, err)
-		}
-	}
-}
-
-func symlink(t *testing.T, target, link string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, link); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// wantLinkRefused checks that err refuses path as a symbolic link, in a sentence naming it.
-func wantLinkRefused(t *testing.T, what string, err error, path string) {
-	t.Helper()
-	if err == nil {
-		t.Errorf("%s through a symbolic link %s succeeded", what, path)
-		return
-	}
-	if !errors.Is(err, ErrSymlink) || !strings.Contains(err.Error(), path+" is a symbolic link") {
-		t.Errorf("%s: error %q, want one saying %s is a symbolic link", what, err, path)
-	}
-}
 
 // events.jsonl is written through AppendLine.
 func TestAppendLineRefusesSymlink(t *testing.T) {
@@ -97,4 +58,12 @@ func TestOpenRefusesSymlink(t *testing.T) {
 		!strings.Contains(err.Error(), filepath.Join(dir, "bob.jsonl")+" is a directory") {
 		t.Errorf("Open of a directory: %v", err)
 	}
+}
+
+// outsideFile, symlink and wantLinkRefused are the shared attack helpers.
+var outsideFile, symlink = testfs.OutsideFile, testfs.Symlink
+
+func wantLinkRefused(t *testing.T, what string, err error, path string) {
+	t.Helper()
+	testfs.WantLinkRefused(t, what, err, ErrSymlink, path)
 }
