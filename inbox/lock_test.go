@@ -3,32 +3,14 @@
 package inbox
 
 import (
-	"errors"
+	"github.com/agentteam/agentteam/internal/testfs"
 	"os"
-	"syscall"
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/statefile"
 )
 
-// tryFlock reports whether a fresh open of path can take its flock now,
-// as another process would: a lock held elsewhere makes it fail.
-func tryFlock(t *testing.T, path string) bool {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return true
-}
+var tryFlock = testfs.TryFlock
 
 // An inbox is locked through gofrs/flock on a separate NAME.jsonl.lock
 // file; appends and commits hold it, and the log itself is never locked.

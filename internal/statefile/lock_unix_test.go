@@ -3,32 +3,14 @@
 package statefile
 
 import (
-	"errors"
 	"fmt"
+	"github.com/agentteam/agentteam/internal/testfs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
-// tryFlock reports whether a fresh open of path can take its flock now,
-// as another process would: a lock held elsewhere makes it fail.
-func tryFlock(t *testing.T, path string) bool {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-	if errors.Is(err, syscall.EWOULDBLOCK) {
-		return false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return true
-}
+var tryFlock = testfs.TryFlock
 
 // A lock file removed between two locks is made anew and locked: the lock
 // always excludes whoever opens the path now.
