@@ -18,12 +18,12 @@ const TypeTaskAssigned = "task_assigned"
 // the teammate the next claimable task that fits its role; the returned func
 // must run once the idle status is recorded: until then no offer pass runs,
 // so a task freed meanwhile is not missed by both this and the pass.
-func (tt *teamTasks) idling(name, role string) (done func()) {
-	if tt == nil || !tt.auto || tt.t.ctx.Err() != nil {
+func (tt *teamTasks) idling(ctx context.Context, name, role string) (done func()) {
+	if tt == nil || !tt.auto || ctx.Err() != nil {
 		return func() {}
 	}
 	tt.offerMu.Lock()
-	tt.assign(tt.t.ctx, name, role, tt.roles())
+	tt.assign(ctx, name, role, tt.roles())
 	return tt.offerMu.Unlock
 }
 

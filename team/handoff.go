@@ -204,7 +204,9 @@ func (hs *handoffs) start(ctx context.Context, from string, spec tools.HandoffSp
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()
-		out, err := hs.run(t.ctx, h)
+		ctx, cancel := t.stopping.context()
+		defer cancel()
+		out, err := hs.run(ctx, h)
 		done <- result{out, err}
 	}()
 	select {
@@ -414,7 +416,7 @@ func (hs *handoffs) prepare(ctx context.Context, from string, spec tools.Handoff
 			return nil, err
 		}
 	}
-	if err := t.ctx.Err(); err != nil {
+	if t.stopping.stopped() {
 		return nil, errTeamStopping
 	}
 	h := &handoff{id: newRequestID(RequestHandoff), from: from, to: to, task: strings.TrimSpace(spec.Task),

@@ -68,7 +68,7 @@ func (t *Team) SpawnWith(ctx context.Context, from string, spec tools.SpawnSpec)
 	if len(prompt) > inbox.MaxContentBytes {
 		return fmt.Errorf("the prompt for %s is %d bytes, more than the %d allowed", name, len(prompt), inbox.MaxContentBytes)
 	}
-	if err := t.ctx.Err(); err != nil {
+	if t.stopping.stopped() {
 		return fmt.Errorf("the team is stopping")
 	}
 	if err := ctx.Err(); err != nil {
@@ -114,7 +114,7 @@ func (t *Team) SpawnWith(ctx context.Context, from string, spec tools.SpawnSpec)
 	}
 	archiveSession(t.ws.SessionPath(name), now)
 
-	mctx, cancel := context.WithCancel(t.ctx)
+	mctx, cancel := t.stopping.context()
 	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode}
 	agent, err := t.newTeammateAgent(m)
 	if err != nil {
@@ -243,7 +243,7 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 			if t.shutdowns.answerIfAsked(m) {
 				return
 			}
-			t.setIdle(m, cycle)
+			t.setIdle(ctx, m, cycle)
 			continue
 		case errors.Is(err, loop.ErrTurnLimit):
 			cycle.Final = fmt.Sprintf("(stopped after %d turns without finishing) %s", cycle.Turns, cycle.Final)
@@ -262,7 +262,7 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 		if t.shutdowns.answerIfAsked(m) {
 			return
 		}
-		t.setIdle(m, cycle)
+		t.setIdle(ctx, m, cycle)
 	}
 }
 
@@ -283,8 +283,8 @@ func (t *Team) waitForWork(ctx context.Context, name string, wake <-chan struct{
 	}
 }
 
-func (t *Team) setIdle(m *member, c loop.Cycle) {
-	defer t.tasks.idling(m.name, m.role)() // auto-claim: maybe a task to do before idling
+func (t *Team) setIdle(ctx context.Context, m *member, c loop.Cycle) {
+	defer t.tasks.idling(ctx, m.name, m.role)() // auto-claim: maybe a task to do before idling
 	tokens := m.agent.Usage().TotalTokens
 	t.setStatusLater(m, StatusIdle, "", func(mb *Member) {
 		mb.Activity = ""

@@ -197,7 +197,7 @@ func (t *Team) statusOf(m *member) Status {
 // expiredMember is the teammate of a request whose deadline passed, or
 // nil when the team is stopping (or the teammate is not run here).
 func (t *Team) expiredMember(name string) *member {
-	if t.ctx.Err() != nil {
+	if t.stopping.stopped() {
 		return nil
 	}
 	t.mu.Lock()

@@ -26,7 +26,7 @@ func (t *Team) resumeTeammates() error {
 		if mb.Ended {
 			continue
 		}
-		mctx, cancel := context.WithCancel(t.ctx)
+		mctx, cancel := t.stopping.context()
 		m := &member{name: mb.Name, role: mb.Role, cancel: cancel, done: make(chan struct{}),
 			status: StatusIdle, planMode: mb.PlanMode}
 		m.planApproved.Store(mb.PlanState == PlanApproved)

@@ -63,9 +63,12 @@ type Team struct {
 	pid    int
 	owner  *ownerLock
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// stopping ends the teammates' and handoffs' goroutines: Close, a full
+	// disk, or the end of the context given to Open stops it; stopRun
+	// unregisters the latter.
+	stopping *stopper
+	stopRun  func() bool
+	wg       sync.WaitGroup
 
 	mu      sync.Mutex
 	members map[string]*member
@@ -119,7 +122,6 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if err != nil {
 		return nil, err
 	}
-	tctx, cancel := context.WithCancel(ctx)
 	t := &Team{
 		owner:     owner,
 		opts:      opts,
@@ -128,13 +130,14 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		pool:      NewPool(opts.MaxWorkers, opts.MaxQueue),
 		events:    NewEventLog(ws.EventsPath(), opts.OnEvent),
 		pid:       os.Getpid(),
-		ctx:       tctx,
-		cancel:    cancel,
+		stopping:  newStopper(),
 		members:   map[string]*member{},
 		changed:   make(chan struct{}, 1),
 		halted:    make(chan struct{}),
 		inboxErrs: map[string]string{},
 	}
+	// The run's deadline (the ctx given to Open) stops the teammates too.
+	t.stopRun = context.AfterFunc(ctx, t.stopping.stop)
 	t.store = inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
 	t.requests = newRequests(t.events, t.store, t.notifyChanged)
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
@@ -143,7 +146,8 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	t.events.onWriteError = t.checkStorage
 	t.reg.doc.OnWriteError = t.checkStorage
 	fail := func(err error) (*Team, error) {
-		cancel()
+		t.stopRun()
+		t.stopping.stop()
 		owner.release()
 		return nil, AsStorageError(err)
 	}
@@ -194,7 +198,8 @@ func (t *Team) Emit(e Event) { t.events.Emit(e) }
 // Close stops every teammate goroutine of this process and every request's
 // timer, and waits for them: nothing of the team writes once it returns.
 func (t *Team) Close() error {
-	t.cancel()
+	t.stopRun()
+	t.stopping.stop()
 	t.requests.table.Close() // waits for expiry callbacks already running
 	t.wg.Wait()
 	_ = t.lead.Close()
