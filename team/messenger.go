@@ -69,7 +69,7 @@ func (t *Team) runs(name string) bool {
 }
 
 // CheckRecipient refuses invalid names and names the registry does not know.
-func CheckRecipient(reg *Registry, to string) error {
+func CheckRecipient(reg registryReader, to string) error {
 	if err := workspace.ValidateName(to); err != nil {
 		return err
 	}

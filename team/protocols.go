@@ -46,12 +46,12 @@ const (
 // with one timer each, and how a request is logged and its messages sent.
 type requests struct {
 	table  *request.Table
-	events *EventLog
-	store  *inbox.Store
+	events EventSink
+	store  mailAppender
 	notify func() // a message arrived: whoever waits for the team to settle looks again
 }
 
-func newRequests(events *EventLog, store *inbox.Store, notify func()) *requests {
+func newRequests(events EventSink, store mailAppender, notify func()) *requests {
 	return &requests{table: request.NewTable(), events: events, store: store, notify: notify}
 }
 

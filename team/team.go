@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -55,11 +56,12 @@ type Options struct {
 type Team struct {
 	opts   Options
 	ws     *workspace.Workspace
-	store  *inbox.Store
-	reg    *Registry
+	store  Mailbox
+	reg    RegistryDoc
 	pool   *Pool
-	events *EventLog
+	events EventSink
 	tasks  *teamTasks
+	files  files // the same stores as files, for the accessors
 	pid    int
 	owner  *ownerLock
 
@@ -122,13 +124,15 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if err != nil {
 		return nil, err
 	}
+	reg := NewRegistry(ws.RegistryPath(), opts.TeamName)
+	events := NewEventLog(ws.EventsPath(), opts.OnEvent)
 	t := &Team{
 		owner:     owner,
 		opts:      opts,
 		ws:        ws,
-		reg:       NewRegistry(ws.RegistryPath(), opts.TeamName),
+		reg:       reg,
 		pool:      NewPool(opts.MaxWorkers, opts.MaxQueue),
-		events:    NewEventLog(ws.EventsPath(), opts.OnEvent),
+		events:    events,
 		pid:       os.Getpid(),
 		stopping:  newStopper(),
 		members:   map[string]*member{},
@@ -138,13 +142,15 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	}
 	// The run's deadline (the ctx given to Open) stops the teammates too.
 	t.stopRun = context.AfterFunc(ctx, t.stopping.stop)
-	t.store = inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
+	store := inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
+	t.store = store
+	t.files = files{inbox: store, reg: reg}
 	t.requests = newRequests(t.events, t.store, t.notifyChanged)
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
 	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
 	t.handoffs = newHandoffs(t)
-	t.events.onWriteError = t.checkStorage
-	t.reg.doc.OnWriteError = t.checkStorage
+	events.onWriteError = t.checkStorage
+	reg.doc.OnWriteError = t.checkStorage
 	fail := func(err error) (*Team, error) {
 		t.stopRun()
 		t.stopping.stop()
@@ -153,7 +159,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	}
 	// This process holds the owner lock, so whatever the registry shows
 	// queued or working was left by a process that is gone, whatever its PID.
-	repaired, err := t.reg.RepairDead(nobodyAlive)
+	repaired, err := reg.RepairDead(nobodyAlive)
 	if err != nil {
 		return fail(err)
 	}
@@ -161,8 +167,9 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if !opts.Resume {
 		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
 	}
-	t.tasks = newTeamTasks(t)
-	t.tasks.board.OnWriteError(t.checkStorage)
+	t.files.board = board.New(ws.TasksPath())
+	t.files.board.OnWriteError(t.checkStorage)
+	t.tasks = newTeamTasks(t, t.files.board)
 	lead, err := t.newLead()
 	if err != nil {
 		return fail(err)
@@ -180,11 +187,11 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 // Workspace is the team's directory.
 func (t *Team) Workspace() *workspace.Workspace { return t.ws }
 
-// Store is the inbox store the team uses.
-func (t *Team) Store() *inbox.Store { return t.store }
+// Store is the inbox store the team uses, as files.
+func (t *Team) Store() *inbox.Store { return t.files.inbox }
 
-// Registry is the team's registry.
-func (t *Team) Registry() *Registry { return t.reg }
+// Registry is the team's registry, as a file.
+func (t *Team) Registry() *Registry { return t.files.reg }
 
 // Pool is the team's worker pool.
 func (t *Team) Pool() *Pool { return t.pool }
@@ -205,7 +212,7 @@ func (t *Team) Close() error {
 	_ = t.lead.Close()
 	t.reg.Flush()
 	t.owner.release()
-	return t.store.Close()
+	return t.files.inbox.Close()
 }
 
 func (t *Team) notifyChanged() {
