@@ -37,13 +37,13 @@ func (tt *teamTasks) offer(ctx context.Context) {
 	defer tt.offerMu.Unlock()
 	type cand struct{ name, role string }
 	var idle []cand
-	tt.t.mu.Lock()
-	for _, m := range tt.t.members {
+	tt.t.roster.mu.Lock()
+	for _, m := range tt.t.roster.members {
 		if m.status == StatusIdle {
 			idle = append(idle, cand{m.name, m.role})
 		}
 	}
-	tt.t.mu.Unlock()
+	tt.t.roster.mu.Unlock()
 	if len(idle) == 0 {
 		return
 	}
@@ -61,7 +61,7 @@ func (tt *teamTasks) offer(ctx context.Context) {
 // and tells it in its inbox, which wakes it.
 func (tt *teamTasks) assign(ctx context.Context, name, role string, roles []string) {
 	if has, err := tt.t.store.HasUnread(name); err != nil || has {
-		tt.t.inboxHealth(name, err)
+		tt.t.inboxes.health(name, err)
 		return // it has messages to answer first, and comes back here when idle again
 	}
 	task, ok, err := tt.board.ClaimNext(ctx, name, role, roles)

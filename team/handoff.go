@@ -412,7 +412,7 @@ func (hs *handoffs) prepare(ctx context.Context, from string, spec tools.Handoff
 		return nil, fmt.Errorf("the person does not take tasks: hand it to the lead or a teammate")
 	}
 	if to != workspace.LeadName {
-		if _, err := t.member(to); err != nil {
+		if _, err := t.roster.member(to); err != nil {
 			return nil, err
 		}
 	}
@@ -477,11 +477,11 @@ func (hs *handoffs) verdict(h *handoff) string {
 	if h.to == workspace.LeadName {
 		return "" // the lead coordinates every role and is never at a worker's limit
 	}
-	m, err := t.member(h.to)
+	m, err := t.roster.member(h.to)
 	if err != nil {
 		return err.Error()
 	}
-	switch st := t.statusOf(m); st {
+	switch st := t.roster.statusOf(m); st {
 	case StatusQueued, StatusWorking:
 		return fmt.Sprintf("busy: %s is already working at its limit (%s)", h.to, st)
 	case StatusShutdown, StatusFailed:

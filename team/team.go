@@ -72,8 +72,9 @@ type Team struct {
 	stopRun  func() bool
 	wg       sync.WaitGroup
 
-	mu      sync.Mutex
-	members map[string]*member
+	roster    *roster    // member.go: the teammates this process runs
+	messenger *messenger // messenger.go: every message of the team
+	inboxes   *inboxes   // unread.go: the inboxes' health
 	// requests are the open protocol requests, each with its deadline's
 	// timer; the protocols run on them.
 	requests  *requests
@@ -84,9 +85,6 @@ type Team struct {
 	changed   chan struct{}                // coalesced signal: some status changed
 	fault     atomic.Pointer[StorageError] // the full disk that stopped the team
 	halted    chan struct{}                // closed when a full disk stops the team
-
-	inboxMu   sync.Mutex
-	inboxErrs map[string]string // the last error reading each inbox, told once
 }
 
 // Open prepares the team in a workspace: creates .agentteam/, repairs
@@ -127,23 +125,25 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	reg := NewRegistry(ws.RegistryPath(), opts.TeamName)
 	events := NewEventLog(ws.EventsPath(), opts.OnEvent)
 	t := &Team{
-		owner:     owner,
-		opts:      opts,
-		ws:        ws,
-		reg:       reg,
-		pool:      NewPool(opts.MaxWorkers, opts.MaxQueue),
-		events:    events,
-		pid:       os.Getpid(),
-		stopping:  newStopper(),
-		members:   map[string]*member{},
-		changed:   make(chan struct{}, 1),
-		halted:    make(chan struct{}),
-		inboxErrs: map[string]string{},
+		owner:    owner,
+		opts:     opts,
+		ws:       ws,
+		reg:      reg,
+		pool:     NewPool(opts.MaxWorkers, opts.MaxQueue),
+		events:   events,
+		pid:      os.Getpid(),
+		stopping: newStopper(),
+		changed:  make(chan struct{}, 1),
+		halted:   make(chan struct{}),
 	}
+	t.roster = &roster{t: t, members: map[string]*member{}}
+	t.messenger = &messenger{t: t}
+	t.inboxes = &inboxes{events: events, errs: map[string]string{}}
 	// The run's deadline (the ctx given to Open) stops the teammates too.
 	t.stopRun = context.AfterFunc(ctx, t.stopping.stop)
-	store := inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
+	store := inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxes.repaired})
 	t.store = store
+	t.inboxes.store = store
 	t.files = files{inbox: store, reg: reg}
 	t.requests = newRequests(t.events, t.store, t.notifyChanged)
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
@@ -176,7 +176,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	}
 	t.lead = lead
 	if opts.Resume {
-		if err := t.resumeTeammates(); err != nil {
+		if err := t.roster.resumeTeammates(); err != nil {
 			t.Close()
 			return nil, AsStorageError(err)
 		}
