@@ -52,7 +52,8 @@ func (t *Team) Spawn(ctx context.Context, name, role, prompt string) error {
 	return t.SpawnWith(ctx, workspace.LeadName, tools.SpawnSpec{Name: name, Role: role, Prompt: prompt})
 }
 
-// SpawnTeammate is the lead's spawn_teammate (tools.TeamManager).
+// SpawnTeammate spawns for the lead, as its spawn_teammate does (the
+// tools are handed the messenger, whose SpawnTeammate this is too).
 func (t *Team) SpawnTeammate(ctx context.Context, spec tools.SpawnSpec) error {
 	return t.roster.spawn(ctx, workspace.LeadName, spec)
 }
