@@ -18,12 +18,12 @@ const TypeTaskAssigned = "task_assigned"
 // the teammate the next claimable task that fits its role; the returned func
 // must run once the idle status is recorded: until then no offer pass runs,
 // so a task freed meanwhile is not missed by both this and the pass.
-func (tt *teamTasks) idling(name, role string) (done func()) {
-	if tt == nil || !tt.auto || tt.t.ctx.Err() != nil {
+func (tt *teamTasks) idling(ctx context.Context, name, role string) (done func()) {
+	if tt == nil || !tt.auto || ctx.Err() != nil {
 		return func() {}
 	}
 	tt.offerMu.Lock()
-	tt.assign(tt.t.ctx, name, role, tt.roles())
+	tt.assign(ctx, name, role, tt.roles())
 	return tt.offerMu.Unlock
 }
 
@@ -37,13 +37,13 @@ func (tt *teamTasks) offer(ctx context.Context) {
 	defer tt.offerMu.Unlock()
 	type cand struct{ name, role string }
 	var idle []cand
-	tt.t.mu.Lock()
-	for _, m := range tt.t.members {
+	tt.t.roster.mu.Lock()
+	for _, m := range tt.t.roster.members {
 		if m.status == StatusIdle {
 			idle = append(idle, cand{m.name, m.role})
 		}
 	}
-	tt.t.mu.Unlock()
+	tt.t.roster.mu.Unlock()
 	if len(idle) == 0 {
 		return
 	}
@@ -61,7 +61,7 @@ func (tt *teamTasks) offer(ctx context.Context) {
 // and tells it in its inbox, which wakes it.
 func (tt *teamTasks) assign(ctx context.Context, name, role string, roles []string) {
 	if has, err := tt.t.store.HasUnread(name); err != nil || has {
-		tt.t.inboxHealth(name, err)
+		tt.t.inboxes.health(name, err)
 		return // it has messages to answer first, and comes back here when idle again
 	}
 	task, ok, err := tt.board.ClaimNext(ctx, name, role, roles)

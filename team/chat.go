@@ -139,7 +139,7 @@ func (c *Chat) cycle(ctx context.Context) {
 		if !c.auto.Load() {
 			return
 		}
-		if !c.t.hasUnread(workspace.LeadName) {
+		if !c.t.inboxes.hasUnread(workspace.LeadName) {
 			return
 		}
 	}

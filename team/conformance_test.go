@@ -1,10 +1,17 @@
 package team
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/team/board"
 )
 
 // The registry keeps the compare-and-set document contract that every store
@@ -27,6 +34,49 @@ func TestRegistryKeepsTheDocContract(t *testing.T) {
 				return c.Teammates[i].Turns
 			}
 			return 0
+		},
+	})
+}
+
+// A store behind a team, written for team's interfaces, also runs the
+// conformance suite: the method sets hold the suite's.
+var (
+	_ storetest.Mailbox     = Mailbox(nil)
+	_ storetest.Doc[Config] = RegistryDoc(nil)
+	_ Mailbox               = (*inbox.Store)(nil)
+	_ RegistryDoc           = (*Registry)(nil)
+	_ TaskDoc               = (*board.Board)(nil)
+	_ EventSink             = (*EventLog)(nil)
+)
+
+// The event log keeps the event log contract: appends from many goroutines
+// and instances are all there, each line whole (a long one too).
+func TestEventLogKeepsTheEventLogContract(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	long := strings.Repeat("x", 3000) // longer than an atomic pipe write
+	storetest.RunEventLog(t, storetest.EventLogOpener{
+		Open: func(t *testing.T) func(int) {
+			log := NewEventLog(path, nil)
+			return func(n int) { log.Emit(Event{Agent: "alice", Payload: Reply{Text: long, Turn: n}}) }
+		},
+		Read: func(t *testing.T) ([]int, error) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return nil, err
+			}
+			var got []int
+			for _, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+				var e Event
+				if err := json.Unmarshal(line, &e); err != nil {
+					return got, fmt.Errorf("line %d: %w", len(got)+1, err)
+				}
+				r, ok := e.Payload.(Reply)
+				if !ok || r.Text != long {
+					return got, fmt.Errorf("line %d is not the event written: %+v", len(got)+1, e)
+				}
+				got = append(got, r.Turn)
+			}
+			return got, nil
 		},
 	})
 }

@@ -53,9 +53,9 @@ func AsStorageError(err error) error {
 }
 
 // checkStorage stops the team at the first write that failed for lack of
-// space: it records the fault, tells the subscriber, and ends the team's
-// context, so every agent stops at its next step and nothing waits on a
-// disk that cannot take the write.
+// space: it records the fault, tells the subscriber, and stops the team,
+// so every agent stops at its next step and nothing waits on a disk that
+// cannot take the write.
 func (t *Team) checkStorage(err error) {
 	se, ok := AsStorageError(err).(*StorageError)
 	if !ok {
@@ -66,7 +66,7 @@ func (t *Team) checkStorage(err error) {
 	}
 	t.events.Notify(Event{Payload: Failure{Class: ClassStorage, Text: se.Error()}})
 	close(t.halted)
-	t.cancel()
+	t.stopping.stop()
 }
 
 // Fault is the storage error that stopped the team, or nil.

@@ -204,7 +204,9 @@ func (hs *handoffs) start(ctx context.Context, from string, spec tools.HandoffSp
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()
-		out, err := hs.run(t.ctx, h)
+		ctx, cancel := t.stopping.context()
+		defer cancel()
+		out, err := hs.run(ctx, h)
 		done <- result{out, err}
 	}()
 	select {
@@ -410,11 +412,11 @@ func (hs *handoffs) prepare(ctx context.Context, from string, spec tools.Handoff
 		return nil, fmt.Errorf("the person does not take tasks: hand it to the lead or a teammate")
 	}
 	if to != workspace.LeadName {
-		if _, err := t.member(to); err != nil {
+		if _, err := t.roster.member(to); err != nil {
 			return nil, err
 		}
 	}
-	if err := t.ctx.Err(); err != nil {
+	if t.stopping.stopped() {
 		return nil, errTeamStopping
 	}
 	h := &handoff{id: newRequestID(RequestHandoff), from: from, to: to, task: strings.TrimSpace(spec.Task),
@@ -475,11 +477,11 @@ func (hs *handoffs) verdict(h *handoff) string {
 	if h.to == workspace.LeadName {
 		return "" // the lead coordinates every role and is never at a worker's limit
 	}
-	m, err := t.member(h.to)
+	m, err := t.roster.member(h.to)
 	if err != nil {
 		return err.Error()
 	}
-	switch st := t.statusOf(m); st {
+	switch st := t.roster.statusOf(m); st {
 	case StatusQueued, StatusWorking:
 		return fmt.Sprintf("busy: %s is already working at its limit (%s)", h.to, st)
 	case StatusShutdown, StatusFailed:

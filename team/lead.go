@@ -21,7 +21,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		MaxTurns:    t.opts.MaxTurns,
 		OnEvent:     t.agentEvent,
 		OnDelta:     t.opts.OnDelta,
-		Recover:     t.recoverCall(workspace.LeadName),
+		Recover:     t.messenger.recoverCall(workspace.LeadName),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the lead: %w", err)
@@ -29,9 +29,9 @@ func (t *Team) newLead() (*loop.Agent, error) {
 	lead.SetTools(tools.ForLead(tools.Env{
 		Agent:       workspace.LeadName,
 		Workspace:   t.ws,
-		Messenger:   t,
+		Messenger:   t.messenger,
 		Inbox:       lead,
-		Team:        t,
+		Team:        t.messenger,
 		Tasks:       t.tasks,
 		Protocols:   t,
 		BashTimeout: t.opts.BashTimeout,
@@ -135,13 +135,13 @@ func (t *Team) waitLeadOrSettled(ctx context.Context, wake <-chan struct{}) (boo
 	poll := time.NewTicker(t.opts.PollInterval)
 	defer poll.Stop()
 	for {
-		if t.hasUnread(workspace.LeadName) {
+		if t.inboxes.hasUnread(workspace.LeadName) {
 			return true, nil
 		}
-		if t.settled() {
+		if t.roster.settled() {
 			// Re-check the lead after the teammates: a report sent just
 			// before the last teammate went idle is already on disk.
-			if t.hasUnread(workspace.LeadName) {
+			if t.inboxes.hasUnread(workspace.LeadName) {
 				return true, nil
 			}
 			return false, nil
@@ -158,23 +158,24 @@ func (t *Team) waitLeadOrSettled(ctx context.Context, wake <-chan struct{}) (boo
 
 // settled reports whether no teammate of this process is queued or working
 // and none that could wake has unread messages.
-func (t *Team) settled() bool {
-	t.mu.Lock()
+func (r *roster) settled() bool {
+	t := r.t
+	r.mu.Lock()
 	type st struct {
 		name   string
 		status Status
 	}
-	list := make([]st, 0, len(t.members))
-	for _, m := range t.members {
+	list := make([]st, 0, len(r.members))
+	for _, m := range r.members {
 		list = append(list, st{m.name, m.status})
 	}
-	t.mu.Unlock()
+	r.mu.Unlock()
 	for _, m := range list {
 		switch m.status {
 		case StatusQueued, StatusWorking:
 			return false
 		case StatusIdle:
-			if t.hasUnread(m.name) {
+			if t.inboxes.hasUnread(m.name) {
 				return false
 			}
 		}
@@ -185,7 +186,7 @@ func (t *Team) settled() bool {
 // ShutdownAll stops every teammate of this process and marks the idle ones
 // shutdown; failed ones stay failed.
 func (t *Team) ShutdownAll(reason string) {
-	t.stopAll(func(m *Member) {
+	t.roster.stopAll(func(m *Member) {
 		if m.Status != StatusFailed && m.Status != StatusShutdown {
 			m.Status, m.Activity, m.Error = StatusShutdown, "", ""
 		}
@@ -196,7 +197,7 @@ func (t *Team) ShutdownAll(reason string) {
 // true: a teammate cut off mid-work is marked failed with the reason, an idle
 // one stays idle (its conversation and inbox are intact).
 func (t *Team) Abort(reason string) {
-	t.stopAll(func(m *Member) {
+	t.roster.stopAll(func(m *Member) {
 		if m.Status == StatusQueued || m.Status == StatusWorking {
 			m.Status, m.Activity, m.Error = StatusFailed, "", reason
 		}
@@ -205,25 +206,25 @@ func (t *Team) Abort(reason string) {
 
 // stopAll cancels every teammate goroutine of this process, waits for it to
 // end, then lets change decide the member's final status.
-func (t *Team) stopAll(change func(*Member), reason string) {
-	t.mu.Lock()
-	list := make([]*member, 0, len(t.members))
-	for _, m := range t.members {
+func (r *roster) stopAll(change func(*Member), reason string) {
+	r.mu.Lock()
+	list := make([]*member, 0, len(r.members))
+	for _, m := range r.members {
 		list = append(list, m)
 	}
-	t.mu.Unlock()
+	r.mu.Unlock()
 	for _, m := range list {
 		m.cancel()
 		<-m.done
-		t.mu.Lock()
+		r.mu.Lock()
 		probe := Member{Status: m.status}
 		change(&probe)
 		changed := probe.Status != m.status
-		t.mu.Unlock()
+		r.mu.Unlock()
 		if !changed {
 			continue
 		}
-		t.setStatusWhy(m, probe.Status, reason, func(mb *Member) { mb.Activity, mb.Error = probe.Activity, probe.Error })
+		r.setStatusWhy(m, probe.Status, reason, func(mb *Member) { mb.Activity, mb.Error = probe.Activity, probe.Error })
 	}
 }
 

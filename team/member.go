@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,7 +28,7 @@ type member struct {
 	planMode     bool
 	planApproved atomic.Bool
 
-	// Guarded by Team.mu: status mirrors the registry for this process's
+	// Guarded by roster.mu: status mirrors the registry for this process's
 	// own decisions (settling); cycleCancel ends the running cycle;
 	// stopApproved is set when the teammate approved a shutdown.
 	status       Status
@@ -35,25 +36,37 @@ type member struct {
 	stopApproved bool
 }
 
+// roster is the teammates this process runs: their spawn, their lives
+// (queued → working → idle), and their statuses in memory, in the registry
+// and in the event log.
+type roster struct {
+	t *Team // the stores, the pool, the protocols a teammate's life runs into
+
+	// mu guards members and each member's status, cycleCancel and stopApproved.
+	mu      sync.Mutex
+	members map[string]*member
+}
+
 // Spawn registers a teammate and starts it.
 func (t *Team) Spawn(ctx context.Context, name, role, prompt string) error {
-	return t.SpawnFrom(ctx, workspace.LeadName, name, role, prompt)
+	return t.SpawnWith(ctx, workspace.LeadName, tools.SpawnSpec{Name: name, Role: role, Prompt: prompt})
 }
 
-// SpawnTeammate is the lead's spawn_teammate (tools.TeamManager).
+// SpawnTeammate spawns for the lead, as its spawn_teammate does (the
+// tools are handed the messenger, whose SpawnTeammate this is too).
 func (t *Team) SpawnTeammate(ctx context.Context, spec tools.SpawnSpec) error {
-	return t.SpawnWith(ctx, workspace.LeadName, spec)
-}
-
-// SpawnFrom is Spawn with the sender of the first message named (the lead,
-// or the person through the TUI).
-func (t *Team) SpawnFrom(ctx context.Context, from, name, role, prompt string) error {
-	return t.SpawnWith(ctx, from, tools.SpawnSpec{Name: name, Role: role, Prompt: prompt})
+	return t.roster.spawn(ctx, workspace.LeadName, spec)
 }
 
 // SpawnWith registers and starts the teammate spec describes; from sends
-// its first message (the prompt).
+// its first message (the prompt): the lead, or the person through the TUI.
 func (t *Team) SpawnWith(ctx context.Context, from string, spec tools.SpawnSpec) error {
+	return t.roster.spawn(ctx, from, spec)
+}
+
+// spawn registers and starts the teammate spec describes.
+func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) error {
+	t := r.t
 	name, role, prompt := spec.Name, spec.Role, spec.Prompt
 	if err := workspace.ValidateTeammateName(name); err != nil {
 		return err
@@ -68,20 +81,20 @@ func (t *Team) SpawnWith(ctx context.Context, from string, spec tools.SpawnSpec)
 	if len(prompt) > inbox.MaxContentBytes {
 		return fmt.Errorf("the prompt for %s is %d bytes, more than the %d allowed", name, len(prompt), inbox.MaxContentBytes)
 	}
-	if err := t.ctx.Err(); err != nil {
+	if t.stopping.stopped() {
 		return fmt.Errorf("the team is stopping")
 	}
 	if err := ctx.Err(); err != nil {
 		return err // the call that asked is gone: spawn nobody
 	}
 
-	t.mu.Lock()
-	if m, ok := t.members[name]; ok && m.status != StatusShutdown && m.status != StatusFailed {
+	r.mu.Lock()
+	if m, ok := r.members[name]; ok && m.status != StatusShutdown && m.status != StatusFailed {
 		st := m.status
-		t.mu.Unlock()
+		r.mu.Unlock()
 		return fmt.Errorf("a teammate named %s already exists (status %s): send it a message instead", name, st)
 	}
-	t.mu.Unlock()
+	r.mu.Unlock()
 
 	ticket, err := t.pool.Enqueue()
 	if err != nil {
@@ -114,34 +127,35 @@ func (t *Team) SpawnWith(ctx context.Context, from string, spec tools.SpawnSpec)
 	}
 	archiveSession(t.ws.SessionPath(name), now)
 
-	mctx, cancel := context.WithCancel(t.ctx)
+	mctx, cancel := t.stopping.context()
 	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode}
-	agent, err := t.newTeammateAgent(m)
+	agent, err := r.newTeammateAgent(m)
 	if err != nil {
 		cancel()
 		ticket.Cancel()
-		t.markFailed(name, err)
+		r.markFailed(name, err)
 		return err
 	}
 	m.agent = agent
-	t.mu.Lock()
-	t.members[name] = m
-	t.mu.Unlock()
+	r.mu.Lock()
+	r.members[name] = m
+	r.mu.Unlock()
 
 	t.events.Emit(Event{Agent: name, Payload: Spawn{Role: role, Status: StatusQueued, From: from, PID: t.pid}})
-	if _, err := t.deliver(from, name, inbox.TypeMessage, prompt); err != nil {
+	if _, err := t.messenger.deliver(from, name, inbox.TypeMessage, prompt); err != nil {
 		cancel()
 		close(m.done)
 		ticket.Cancel()
-		t.markFailed(name, err)
+		r.markFailed(name, err)
 		return err
 	}
 	t.wg.Add(1)
-	go t.runTeammate(mctx, m, ticket)
+	go r.runTeammate(mctx, m, ticket)
 	return nil
 }
 
-func (t *Team) newTeammateAgent(m *member) (*loop.Agent, error) {
+func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
+	t := r.t
 	name := m.name
 	agent, err := loop.NewAgent(loop.AgentConfig{
 		Name:        name,
@@ -152,7 +166,7 @@ func (t *Team) newTeammateAgent(m *member) (*loop.Agent, error) {
 		MaxTurns:    t.opts.MaxTurns,
 		OnEvent:     t.agentEvent,
 		OnDelta:     t.opts.OnDelta,
-		Recover:     t.recoverCall(name),
+		Recover:     t.messenger.recoverCall(name),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
@@ -160,7 +174,7 @@ func (t *Team) newTeammateAgent(m *member) (*loop.Agent, error) {
 	agent.SetTools(tools.ForTeammate(tools.Env{
 		Agent:       name,
 		Workspace:   t.ws,
-		Messenger:   t,
+		Messenger:   t.messenger,
 		Inbox:       agent,
 		Tasks:       t.tasks,
 		Protocols:   t,
@@ -184,14 +198,15 @@ func archiveSession(path string, now time.Time) {
 // runTeammate is the life of one teammate: wait for messages, take a worker,
 // run a cycle, report to the lead, give the worker back, become idle. A
 // spawned teammate starts with its queue ticket; a resumed one has none.
-func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
+func (r *roster) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
+	t := r.t
 	defer t.wg.Done()
 	defer close(m.done)
 	defer m.agent.Close()
 	defer func() {
 		// A bug must cost one teammate, not the process and its team.
-		if r := recover(); r != nil {
-			t.fail(m, ClassInternal, fmt.Errorf("internal error: %v (please report this)", r))
+		if p := recover(); p != nil {
+			r.fail(m, ClassInternal, fmt.Errorf("internal error: %v (please report this)", p))
 		}
 	}()
 	wake := t.store.Watch(ctx, m.name)
@@ -205,7 +220,7 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 			// Resumed mid-cycle: finish answering what it had taken in.
 			release, err = t.pool.Acquire(ctx)
 		default:
-			if !t.waitForWork(ctx, m.name, wake) {
+			if !r.waitForWork(ctx, m.name, wake) {
 				return
 			}
 			if t.shutdowns.answerIfAsked(m) {
@@ -214,28 +229,28 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 			// Only a teammate that must wait for a worker is shown queued.
 			var ok bool
 			if release, ok = t.pool.TryAcquire(); !ok {
-				t.setStatus(m, StatusQueued, nil)
+				r.setStatus(m, StatusQueued, nil)
 				release, err = t.pool.Acquire(ctx)
 			}
 		}
 		if err != nil {
 			return
 		}
-		t.setStatus(m, StatusWorking, func(mb *Member) { mb.Activity = Activity{}.Words() })
+		r.setStatus(m, StatusWorking, func(mb *Member) { mb.Activity = Activity{}.Words() })
 		cctx, stop := context.WithCancel(ctx)
-		t.mu.Lock()
+		r.mu.Lock()
 		m.cycleCancel = stop
-		t.mu.Unlock()
+		r.mu.Unlock()
 		cycle, err := m.agent.RunCycle(cctx)
-		t.mu.Lock()
+		r.mu.Lock()
 		m.cycleCancel = nil
 		approved := m.stopApproved
-		t.mu.Unlock()
+		r.mu.Unlock()
 		stop()
 		release()
 		switch {
 		case approved:
-			t.setStatusWhy(m, StatusShutdown, "approved a shutdown request", func(mb *Member) { mb.Activity, mb.Ended = "", true })
+			r.setStatusWhy(m, StatusShutdown, "approved a shutdown request", func(mb *Member) { mb.Activity, mb.Ended = "", true })
 			return
 		case ctx.Err() != nil:
 			return
@@ -243,33 +258,34 @@ func (t *Team) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 			if t.shutdowns.answerIfAsked(m) {
 				return
 			}
-			t.setIdle(m, cycle)
+			r.setIdle(ctx, m, cycle)
 			continue
 		case errors.Is(err, loop.ErrTurnLimit):
 			cycle.Final = fmt.Sprintf("(stopped after %d turns without finishing) %s", cycle.Turns, cycle.Final)
 		case err != nil:
-			t.fail(m, cycleErrorClass(err), err)
+			r.fail(m, cycleErrorClass(err), err)
 			return
 		}
 		final := cycle.Final
 		if strings.TrimSpace(final) == "" {
 			final = "(finished without a reply)"
 		}
-		if _, err := t.deliver(m.name, workspace.LeadName, inbox.TypeResult, final); err != nil {
-			t.fail(m, ClassInbox, fmt.Errorf("report to the lead: %w", err))
+		if _, err := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeResult, final); err != nil {
+			r.fail(m, ClassInbox, fmt.Errorf("report to the lead: %w", err))
 			return
 		}
 		if t.shutdowns.answerIfAsked(m) {
 			return
 		}
-		t.setIdle(m, cycle)
+		r.setIdle(ctx, m, cycle)
 	}
 }
 
 // waitForWork blocks until the teammate's inbox has unread lines.
-func (t *Team) waitForWork(ctx context.Context, name string, wake <-chan struct{}) bool {
+func (r *roster) waitForWork(ctx context.Context, name string, wake <-chan struct{}) bool {
+	t := r.t
 	for {
-		if t.hasUnread(name) {
+		if t.inboxes.hasUnread(name) {
 			return true
 		}
 		select {
@@ -283,10 +299,11 @@ func (t *Team) waitForWork(ctx context.Context, name string, wake <-chan struct{
 	}
 }
 
-func (t *Team) setIdle(m *member, c loop.Cycle) {
-	defer t.tasks.idling(m.name, m.role)() // auto-claim: maybe a task to do before idling
+func (r *roster) setIdle(ctx context.Context, m *member, c loop.Cycle) {
+	t := r.t
+	defer t.tasks.idling(ctx, m.name, m.role)() // auto-claim: maybe a task to do before idling
 	tokens := m.agent.Usage().TotalTokens
-	t.setStatusLater(m, StatusIdle, "", func(mb *Member) {
+	r.setStatusLater(m, StatusIdle, "", func(mb *Member) {
 		mb.Activity = ""
 		mb.Turns += c.Turns
 		if c.Turns > 0 {
@@ -297,21 +314,23 @@ func (t *Team) setIdle(m *member, c loop.Cycle) {
 }
 
 // fail marks a teammate failed after a step of class failed, and tells the lead.
-func (t *Team) fail(m *member, class ErrorClass, err error) {
+func (r *roster) fail(m *member, class ErrorClass, err error) {
+	t := r.t
 	t.checkStorage(err)
-	t.setStatus(m, StatusFailed, func(mb *Member) { mb.Error = err.Error(); mb.Activity = "" })
+	r.setStatus(m, StatusFailed, func(mb *Member) { mb.Error = err.Error(); mb.Activity = "" })
 	t.events.Emit(Event{Agent: m.name, Payload: failure(class, "", err)})
-	if _, derr := t.deliver(m.name, workspace.LeadName, inbox.TypeError, teammateFailedText(m.name, err)); derr != nil {
+	if _, derr := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeError, teammateFailedText(m.name, err)); derr != nil {
 		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
 	}
 }
 
-func (t *Team) markFailed(name string, cause error) {
-	t.mu.Lock()
-	if m, ok := t.members[name]; ok {
+func (r *roster) markFailed(name string, cause error) {
+	t := r.t
+	r.mu.Lock()
+	if m, ok := r.members[name]; ok {
 		m.status = StatusFailed
 	}
-	t.mu.Unlock()
+	r.mu.Unlock()
 	_, _ = t.reg.SetStatus(name, StatusFailed, func(mb *Member) { mb.Error = cause.Error() })
 	t.events.Emit(Event{Agent: name, Payload: StatusChanged{Status: StatusFailed, Reason: cause.Error(), PID: t.pid}})
 	t.notifyChanged()
@@ -319,22 +338,23 @@ func (t *Team) markFailed(name string, cause error) {
 
 // setStatus changes a member's status in memory, in the registry and in the
 // event log, in that order of visibility to this process.
-func (t *Team) setStatus(m *member, status Status, fn func(*Member)) {
-	t.setStatusWhy(m, status, "", fn)
+func (r *roster) setStatus(m *member, status Status, fn func(*Member)) {
+	r.setStatusWhy(m, status, "", fn)
 }
 
 // setStatusWhy is setStatus with a reason for the event log.
-func (t *Team) setStatusWhy(m *member, status Status, why string, fn func(*Member)) {
-	t.mu.Lock()
+func (r *roster) setStatusWhy(m *member, status Status, why string, fn func(*Member)) {
+	t := r.t
+	r.mu.Lock()
 	m.status = status
-	later := t.writeLater(m, status)
-	t.mu.Unlock()
+	later := r.writeLater(m, status)
+	r.mu.Unlock()
 	if later {
-		t.reg.SetStatusLater(m.name, status, fn, func(err error) { t.statusWritten(m, status, why, err) })
+		t.reg.SetStatusLater(m.name, status, fn, func(err error) { r.statusWritten(m, status, why, err) })
 		return
 	}
 	_, err := t.reg.SetStatus(m.name, status, fn)
-	t.statusWritten(m, status, why, err)
+	r.statusWritten(m, status, why, err)
 }
 
 func (t *Team) teamName() string {

@@ -12,13 +12,38 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
+// messenger delivers the agents' messages: it is the tools' Messenger and
+// TeamManager, and every message of the team goes through it.
+type messenger struct {
+	t *Team // the roster (who is run here), the registry, the inboxes, the log
+}
+
+// Send delivers a message to one agent for the person (the TUI).
+func (t *Team) Send(ctx context.Context, from, to, content string) error {
+	return t.messenger.Send(ctx, from, to, content)
+}
+
+// Broadcast sends a broadcast message for the person (the TUI).
+func (t *Team) Broadcast(ctx context.Context, from, content string) ([]string, error) {
+	return t.messenger.Broadcast(ctx, from, content)
+}
+
+// Describe renders the registry as the lead reads it.
+func (t *Team) Describe(ctx context.Context) (string, error) { return t.messenger.Describe(ctx) }
+
+// SpawnTeammate is the lead's spawn_teammate (tools.TeamManager).
+func (ms *messenger) SpawnTeammate(ctx context.Context, spec tools.SpawnSpec) error {
+	return ms.t.roster.spawn(ctx, workspace.LeadName, spec)
+}
+
 // Send delivers a message to one agent (tools.Messenger). The recipient
 // must be the lead or a teammate the registry knows, whatever its status.
-func (t *Team) Send(ctx context.Context, from, to, content string) error {
+func (ms *messenger) Send(ctx context.Context, from, to, content string) error {
+	t := ms.t
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !t.runs(to) { // a teammate of this process needs no registry read
+	if !t.roster.runs(to) { // a teammate of this process needs no registry read
 		if err := CheckRecipient(t.reg, to); err != nil {
 			return err
 		}
@@ -30,13 +55,14 @@ func (t *Team) Send(ctx context.Context, from, to, content string) error {
 	if call := tools.CallID(ctx); call != "" {
 		m.ID = sentMessageID(from, call, to)
 	}
-	_, err := t.deliverMessage(m)
+	_, err := ms.deliverMessage(m)
 	return err
 }
 
 // Broadcast sends a broadcast message to every registered teammate but the
 // sender (tools.Messenger).
-func (t *Team) Broadcast(ctx context.Context, from, content string) ([]string, error) {
+func (ms *messenger) Broadcast(ctx context.Context, from, content string) ([]string, error) {
+	t := ms.t
 	c, err := t.reg.Read()
 	if err != nil {
 		return nil, err
@@ -49,7 +75,7 @@ func (t *Team) Broadcast(ctx context.Context, from, content string) ([]string, e
 		if err := ctx.Err(); err != nil {
 			return reached, fmt.Errorf("broadcast stopped before %s: %w", m.Name, err)
 		}
-		if _, err := t.deliver(from, m.Name, inbox.TypeBroadcast, content); err != nil {
+		if _, err := ms.deliver(from, m.Name, inbox.TypeBroadcast, content); err != nil {
 			return reached, fmt.Errorf("broadcast to %s: %w", m.Name, err)
 		}
 		reached = append(reached, m.Name)
@@ -61,15 +87,15 @@ func (t *Team) Broadcast(ctx context.Context, from, content string) ([]string, e
 }
 
 // runs reports whether this process runs a teammate of that name.
-func (t *Team) runs(name string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	_, ok := t.members[name]
+func (r *roster) runs(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.members[name]
 	return ok
 }
 
 // CheckRecipient refuses invalid names and names the registry does not know.
-func CheckRecipient(reg *Registry, to string) error {
+func CheckRecipient(reg registryReader, to string) error {
 	if err := workspace.ValidateName(to); err != nil {
 		return err
 	}
@@ -98,12 +124,13 @@ func CheckRecipient(reg *Registry, to string) error {
 }
 
 // deliver appends to an inbox and logs the message event.
-func (t *Team) deliver(from, to string, typ inbox.MessageType, content string) (inbox.Message, error) {
-	return t.deliverMessage(inbox.Message{Type: typ, From: from, To: to, Content: content})
+func (ms *messenger) deliver(from, to string, typ inbox.MessageType, content string) (inbox.Message, error) {
+	return ms.deliverMessage(inbox.Message{Type: typ, From: from, To: to, Content: content})
 }
 
 // deliverMessage appends m to m.To's inbox and logs the message event.
-func (t *Team) deliverMessage(m inbox.Message) (inbox.Message, error) {
+func (ms *messenger) deliverMessage(m inbox.Message) (inbox.Message, error) {
+	t := ms.t
 	m, err := t.store.Append(m.To, m)
 	if err != nil {
 		t.checkStorage(err)
@@ -115,7 +142,8 @@ func (t *Team) deliverMessage(m inbox.Message) (inbox.Message, error) {
 }
 
 // Describe renders the registry for the model (tools.TeamManager).
-func (t *Team) Describe(ctx context.Context) (string, error) {
+func (ms *messenger) Describe(ctx context.Context) (string, error) {
+	t := ms.t
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}

@@ -77,7 +77,7 @@ func RepairOrphans(teamDir string, reg *Registry, events *EventLog) ([]string, e
 	return repaired, nil
 }
 
-func emitRepairs(events *EventLog, names []string) {
+func emitRepairs(events EventSink, names []string) {
 	for _, name := range names {
 		events.Emit(Event{Agent: name, Payload: Repair{Status: StatusFailed,
 			Reason: "left queued or working by an agentteam process that is gone"}})

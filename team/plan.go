@@ -68,7 +68,7 @@ func (t *Team) ReviewPlan(_ context.Context, from, id string, approve bool, feed
 }
 
 func (p *plans) submit(from, plan string) (string, error) {
-	m, err := p.t.member(from)
+	m, err := p.t.roster.member(from)
 	if err != nil {
 		return "", err
 	}
@@ -107,7 +107,7 @@ func (p *plans) review(from, id string, approve bool, feedback string) (string, 
 		return "", fmt.Errorf("there is no plan waiting for review with request id %q", id)
 	}
 	author := r.From
-	m, err := p.t.member(author)
+	m, err := p.t.roster.member(author)
 	if err != nil {
 		return "", err
 	}
@@ -136,7 +136,7 @@ func (p *plans) review(from, id string, approve bool, feedback string) (string, 
 // table runs it when the deadline passes): the teammate stays read-only
 // and is told to resubmit or ask.
 func (p *plans) expire(r request.Request) {
-	m := p.t.expiredMember(r.From)
+	m := p.t.roster.expiredMember(r.From)
 	if m == nil {
 		return
 	}
@@ -164,7 +164,7 @@ func (p *plans) setState(m *member, state PlanState) {
 	}); err != nil {
 		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassRegistry, "registry: ", err)})
 	}
-	t.events.Emit(Event{Agent: m.name, Payload: StatusChanged{Role: m.role, Status: t.statusOf(m), PlanState: state,
+	t.events.Emit(Event{Agent: m.name, Payload: StatusChanged{Role: m.role, Status: t.roster.statusOf(m), PlanState: state,
 		Reason: "plan " + strings.ReplaceAll(string(state), "_", " ")}})
 	t.notifyChanged()
 }

@@ -46,12 +46,12 @@ const (
 // with one timer each, and how a request is logged and its messages sent.
 type requests struct {
 	table  *request.Table
-	events *EventLog
-	store  *inbox.Store
+	events EventSink
+	store  mailAppender
 	notify func() // a message arrived: whoever waits for the team to settle looks again
 }
 
-func newRequests(events *EventLog, store *inbox.Store, notify func()) *requests {
+func newRequests(events EventSink, store mailAppender, notify func()) *requests {
 	return &requests{table: request.NewTable(), events: events, store: store, notify: notify}
 }
 
@@ -175,10 +175,11 @@ func unanswered(requests, replies []inbox.Message, reqType, replyType inbox.Mess
 }
 
 // member returns a teammate this process runs.
-func (t *Team) member(name string) (*member, error) {
-	t.mu.Lock()
-	m, ok := t.members[name]
-	t.mu.Unlock()
+func (r *roster) member(name string) (*member, error) {
+	t := r.t
+	r.mu.Lock()
+	m, ok := r.members[name]
+	r.mu.Unlock()
 	if ok {
 		return m, nil
 	}
@@ -188,21 +189,22 @@ func (t *Team) member(name string) (*member, error) {
 	return nil, fmt.Errorf("%s is not run by this agentteam process", name)
 }
 
-func (t *Team) statusOf(m *member) Status {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (r *roster) statusOf(m *member) Status {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	return m.status
 }
 
 // expiredMember is the teammate of a request whose deadline passed, or
 // nil when the team is stopping (or the teammate is not run here).
-func (t *Team) expiredMember(name string) *member {
-	if t.ctx.Err() != nil {
+func (r *roster) expiredMember(name string) *member {
+	t := r.t
+	if t.stopping.stopped() {
 		return nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.members[name]
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.members[name]
 }
 
 func boolp(b bool) *bool { return &b }

@@ -25,7 +25,8 @@ func sentMessageID(from, callID, to string) string {
 // recoverCall answers, on resume, a send_message call of agent that a crash
 // left without an answer: delivered when its message is in the recipient's
 // inbox. Any other call stays interrupted.
-func (t *Team) recoverCall(agent string) func(openai.ToolCall) (string, bool) {
+func (ms *messenger) recoverCall(agent string) func(openai.ToolCall) (string, bool) {
+	t := ms.t
 	return func(tc openai.ToolCall) (string, bool) {
 		if tc.Function.Name != tools.SendMessageName {
 			return "", false

@@ -12,7 +12,8 @@ import (
 // file) and finds its unread messages in its inbox; one stopped mid-cycle
 // goes on answering. Teammates ended through the shutdown protocol stay
 // shut down. This process holds the owner lock, so no other runs any of them.
-func (t *Team) resumeTeammates() error {
+func (r *roster) resumeTeammates() error {
+	t := r.t
 	c, err := t.reg.Read()
 	if err != nil {
 		return err
@@ -26,11 +27,11 @@ func (t *Team) resumeTeammates() error {
 		if mb.Ended {
 			continue
 		}
-		mctx, cancel := context.WithCancel(t.ctx)
+		mctx, cancel := t.stopping.context()
 		m := &member{name: mb.Name, role: mb.Role, cancel: cancel, done: make(chan struct{}),
 			status: StatusIdle, planMode: mb.PlanMode}
 		m.planApproved.Store(mb.PlanState == PlanApproved)
-		agent, err := t.newTeammateAgent(m)
+		agent, err := r.newTeammateAgent(m)
 		if err != nil {
 			cancel()
 			t.events.Emit(Event{Agent: mb.Name, Payload: failure(ClassSession, "resume: ", err)})
@@ -43,8 +44,8 @@ func (t *Team) resumeTeammates() error {
 		return nil
 	}
 	names := map[string]bool{}
-	for _, r := range back {
-		names[r.m.name] = true
+	for _, b := range back {
+		names[b.m.name] = true
 	}
 	now := time.Now().UTC()
 	if _, err := t.reg.Update(func(c *Config) error {
@@ -55,21 +56,21 @@ func (t *Team) resumeTeammates() error {
 		}
 		return nil
 	}); err != nil {
-		for _, r := range back {
-			r.m.cancel()
+		for _, b := range back {
+			b.m.cancel()
 		}
 		return err
 	}
-	t.mu.Lock()
-	for _, r := range back {
-		t.members[r.m.name] = r.m
+	r.mu.Lock()
+	for _, b := range back {
+		r.members[b.m.name] = b.m
 	}
-	t.mu.Unlock()
-	for _, r := range back {
-		t.reopenRequests(r.m.name)
-		t.events.Emit(Event{Agent: r.m.name, Payload: StatusChanged{Role: r.m.role, Status: StatusIdle, Reason: "resumed", PID: t.pid}})
+	r.mu.Unlock()
+	for _, b := range back {
+		t.reopenRequests(b.m.name)
+		t.events.Emit(Event{Agent: b.m.name, Payload: StatusChanged{Role: b.m.role, Status: StatusIdle, Reason: "resumed", PID: t.pid}})
 		t.wg.Add(1)
-		go t.runTeammate(r.ctx, r.m, nil)
+		go r.runTeammate(b.ctx, b.m, nil)
 	}
 	return nil
 }

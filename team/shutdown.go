@@ -53,11 +53,11 @@ func (s *shutdowns) request(from, name, reason string) (string, error) {
 	if from != workspace.LeadName && from != workspace.UserName {
 		return "", fmt.Errorf("only the lead can ask a teammate to shut down")
 	}
-	m, err := s.t.member(name)
+	m, err := s.t.roster.member(name)
 	if err != nil {
 		return "", err
 	}
-	if st := s.t.statusOf(m); st == StatusShutdown || st == StatusFailed {
+	if st := s.t.roster.statusOf(m); st == StatusShutdown || st == StatusFailed {
 		return "", fmt.Errorf("%s is already %s", name, st)
 	}
 	if id := s.rq.openFor(RequestShutdown, name); id != "" {
@@ -80,7 +80,7 @@ func (s *shutdowns) request(from, name, reason string) (string, error) {
 }
 
 func (s *shutdowns) respond(from, id string, approve bool, reason string) (string, error) {
-	m, err := s.t.member(from)
+	m, err := s.t.roster.member(from)
 	if err != nil {
 		return "", err
 	}
@@ -100,10 +100,10 @@ func (s *shutdowns) respond(from, id string, approve bool, reason string) (strin
 	if !approve {
 		return "You rejected the shutdown; keep working.", nil
 	}
-	s.t.mu.Lock()
+	s.t.roster.mu.Lock()
 	m.stopApproved = true
 	stop := m.cycleCancel
-	s.t.mu.Unlock()
+	s.t.roster.mu.Unlock()
 	if stop != nil {
 		stop() // the cycle ends once this answer is recorded
 	}
@@ -139,7 +139,7 @@ func (s *shutdowns) answerIfAsked(m *member) bool {
 	if _, err := m.agent.Absorb(); err != nil {
 		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "take inbox before shutdown: ", err)})
 	}
-	t.setStatusWhy(m, StatusShutdown, "approved a shutdown request (idle)", func(mb *Member) { mb.Activity, mb.Ended = "", true })
+	t.roster.setStatusWhy(m, StatusShutdown, "approved a shutdown request (idle)", func(mb *Member) { mb.Activity, mb.Ended = "", true })
 	return true
 }
 
@@ -147,7 +147,7 @@ func (s *shutdowns) answerIfAsked(m *member) bool {
 // runs it when the deadline passes).
 func (s *shutdowns) force(r request.Request) {
 	t := s.t
-	m := t.expiredMember(r.To)
+	m := t.roster.expiredMember(r.To)
 	if m == nil {
 		return
 	}
@@ -160,7 +160,7 @@ func (s *shutdowns) force(r request.Request) {
 	if err := s.rq.send(s.response(m.name, shutdownForcedText(m.name, s.timeout), id), p); err != nil {
 		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "shutdown response: ", err)})
 	}
-	t.setStatusWhy(m, StatusShutdown, why, func(mb *Member) { mb.Activity, mb.Error, mb.Ended = "", why, true })
+	t.roster.setStatusWhy(m, StatusShutdown, why, func(mb *Member) { mb.Activity, mb.Error, mb.Ended = "", why, true })
 }
 
 // reopen opens again the shutdown a resumed teammate was asked and had

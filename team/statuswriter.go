@@ -7,8 +7,8 @@ package team
 // them then waits, and so every earlier one is on disk when it returns.
 // Other changes wait: spawns must see the names taken, and what a status
 // event says must already be in the registry for other processes.
-// The caller holds t.mu.
-func (t *Team) writeLater(m *member, status Status) bool {
+// The caller holds r.mu.
+func (r *roster) writeLater(m *member, status Status) bool {
 	if status != StatusShutdown {
 		return false
 	}
@@ -17,7 +17,7 @@ func (t *Team) writeLater(m *member, status Status) bool {
 	default:
 		return false
 	}
-	for _, o := range t.members {
+	for _, o := range r.members {
 		if o != m && (o.status == StatusQueued || o.status == StatusWorking || o.status == StatusIdle) {
 			return true
 		}
@@ -29,20 +29,22 @@ func (t *Team) writeLater(m *member, status Status) bool {
 // joins the next registry write, and the status event follows once it is
 // on disk. Only a teammate's own goroutine may call it: Close waits for
 // the write through t.wg, whose count that goroutine keeps above zero.
-func (t *Team) setStatusLater(m *member, status Status, why string, fn func(*Member)) {
-	t.mu.Lock()
+func (r *roster) setStatusLater(m *member, status Status, why string, fn func(*Member)) {
+	t := r.t
+	r.mu.Lock()
 	m.status = status
-	t.mu.Unlock()
+	r.mu.Unlock()
 	t.wg.Add(1)
 	t.reg.SetStatusLater(m.name, status, fn, func(err error) {
 		defer t.wg.Done()
-		t.statusWritten(m, status, why, err)
+		r.statusWritten(m, status, why, err)
 	})
 }
 
 // statusWritten reports a status change once the registry has it, so
 // that a reader in another process who sees the event finds it there too.
-func (t *Team) statusWritten(m *member, status Status, why string, err error) {
+func (r *roster) statusWritten(m *member, status Status, why string, err error) {
+	t := r.t
 	t.checkStorage(err)
 	if err != nil && t.Fault() == nil { // a full disk is told once, by checkStorage
 		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassRegistry, "registry: ", err)})

@@ -15,19 +15,19 @@ import (
 // to idle teammates.
 type teamTasks struct {
 	t     *Team
-	board *board.Board
+	board TaskDoc
 	auto  bool
 	// offerMu serializes auto-claim passes, and holds while a teammate goes
 	// idle, so a task freed meanwhile is never missed by both sides.
 	offerMu sync.Mutex
 }
 
-func newTeamTasks(t *Team) *teamTasks {
-	return &teamTasks{t: t, board: board.New(t.ws.TasksPath()), auto: t.opts.AutoClaim}
+func newTeamTasks(t *Team, b TaskDoc) *teamTasks {
+	return &teamTasks{t: t, board: b, auto: t.opts.AutoClaim}
 }
 
-// Board is the team's shared task board.
-func (t *Team) Board() *board.Board { return t.tasks.board }
+// Board is the team's shared task board, as a file.
+func (t *Team) Board() *board.Board { return t.files.board }
 
 // CreateTask adds a task (tools.TaskBoard).
 func (tt *teamTasks) CreateTask(ctx context.Context, by string, spec tools.TaskSpec) (string, error) {

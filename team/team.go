@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -55,20 +56,25 @@ type Options struct {
 type Team struct {
 	opts   Options
 	ws     *workspace.Workspace
-	store  *inbox.Store
-	reg    *Registry
+	store  Mailbox
+	reg    RegistryDoc
 	pool   *Pool
-	events *EventLog
+	events EventSink
 	tasks  *teamTasks
+	files  files // the same stores as files, for the accessors
 	pid    int
 	owner  *ownerLock
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// stopping ends the teammates' and handoffs' goroutines: Close, a full
+	// disk, or the end of the context given to Open stops it; stopRun
+	// unregisters the latter.
+	stopping *stopper
+	stopRun  func() bool
+	wg       sync.WaitGroup
 
-	mu      sync.Mutex
-	members map[string]*member
+	roster    *roster    // member.go: the teammates this process runs
+	messenger *messenger // messenger.go: every message of the team
+	inboxes   *inboxes   // unread.go: the inboxes' health
 	// requests are the open protocol requests, each with its deadline's
 	// timer; the protocols run on them.
 	requests  *requests
@@ -79,9 +85,6 @@ type Team struct {
 	changed   chan struct{}                // coalesced signal: some status changed
 	fault     atomic.Pointer[StorageError] // the full disk that stopped the team
 	halted    chan struct{}                // closed when a full disk stops the team
-
-	inboxMu   sync.Mutex
-	inboxErrs map[string]string // the last error reading each inbox, told once
 }
 
 // Open prepares the team in a workspace: creates .agentteam/, repairs
@@ -119,37 +122,44 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if err != nil {
 		return nil, err
 	}
-	tctx, cancel := context.WithCancel(ctx)
+	reg := NewRegistry(ws.RegistryPath(), opts.TeamName)
+	events := NewEventLog(ws.EventsPath(), opts.OnEvent)
 	t := &Team{
-		owner:     owner,
-		opts:      opts,
-		ws:        ws,
-		reg:       NewRegistry(ws.RegistryPath(), opts.TeamName),
-		pool:      NewPool(opts.MaxWorkers, opts.MaxQueue),
-		events:    NewEventLog(ws.EventsPath(), opts.OnEvent),
-		pid:       os.Getpid(),
-		ctx:       tctx,
-		cancel:    cancel,
-		members:   map[string]*member{},
-		changed:   make(chan struct{}, 1),
-		halted:    make(chan struct{}),
-		inboxErrs: map[string]string{},
+		owner:    owner,
+		opts:     opts,
+		ws:       ws,
+		reg:      reg,
+		pool:     NewPool(opts.MaxWorkers, opts.MaxQueue),
+		events:   events,
+		pid:      os.Getpid(),
+		stopping: newStopper(),
+		changed:  make(chan struct{}, 1),
+		halted:   make(chan struct{}),
 	}
-	t.store = inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxRepaired})
+	t.roster = &roster{t: t, members: map[string]*member{}}
+	t.messenger = &messenger{t: t}
+	t.inboxes = &inboxes{events: events, errs: map[string]string{}}
+	// The run's deadline (the ctx given to Open) stops the teammates too.
+	t.stopRun = context.AfterFunc(ctx, t.stopping.stop)
+	store := inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxes.repaired})
+	t.store = store
+	t.inboxes.store = store
+	t.files = files{inbox: store, reg: reg}
 	t.requests = newRequests(t.events, t.store, t.notifyChanged)
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
 	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
 	t.handoffs = newHandoffs(t)
-	t.events.onWriteError = t.checkStorage
-	t.reg.doc.OnWriteError = t.checkStorage
+	events.onWriteError = t.checkStorage
+	reg.doc.OnWriteError = t.checkStorage
 	fail := func(err error) (*Team, error) {
-		cancel()
+		t.stopRun()
+		t.stopping.stop()
 		owner.release()
 		return nil, AsStorageError(err)
 	}
 	// This process holds the owner lock, so whatever the registry shows
 	// queued or working was left by a process that is gone, whatever its PID.
-	repaired, err := t.reg.RepairDead(nobodyAlive)
+	repaired, err := reg.RepairDead(nobodyAlive)
 	if err != nil {
 		return fail(err)
 	}
@@ -157,15 +167,16 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if !opts.Resume {
 		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
 	}
-	t.tasks = newTeamTasks(t)
-	t.tasks.board.OnWriteError(t.checkStorage)
+	t.files.board = board.New(ws.TasksPath())
+	t.files.board.OnWriteError(t.checkStorage)
+	t.tasks = newTeamTasks(t, t.files.board)
 	lead, err := t.newLead()
 	if err != nil {
 		return fail(err)
 	}
 	t.lead = lead
 	if opts.Resume {
-		if err := t.resumeTeammates(); err != nil {
+		if err := t.roster.resumeTeammates(); err != nil {
 			t.Close()
 			return nil, AsStorageError(err)
 		}
@@ -176,11 +187,11 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 // Workspace is the team's directory.
 func (t *Team) Workspace() *workspace.Workspace { return t.ws }
 
-// Store is the inbox store the team uses.
-func (t *Team) Store() *inbox.Store { return t.store }
+// Store is the inbox store the team uses, as files.
+func (t *Team) Store() *inbox.Store { return t.files.inbox }
 
-// Registry is the team's registry.
-func (t *Team) Registry() *Registry { return t.reg }
+// Registry is the team's registry, as a file.
+func (t *Team) Registry() *Registry { return t.files.reg }
 
 // Pool is the team's worker pool.
 func (t *Team) Pool() *Pool { return t.pool }
@@ -194,13 +205,14 @@ func (t *Team) Emit(e Event) { t.events.Emit(e) }
 // Close stops every teammate goroutine of this process and every request's
 // timer, and waits for them: nothing of the team writes once it returns.
 func (t *Team) Close() error {
-	t.cancel()
+	t.stopRun()
+	t.stopping.stop()
 	t.requests.table.Close() // waits for expiry callbacks already running
 	t.wg.Wait()
 	_ = t.lead.Close()
 	t.reg.Flush()
 	t.owner.release()
-	return t.store.Close()
+	return t.files.inbox.Close()
 }
 
 func (t *Team) notifyChanged() {

@@ -13,9 +13,9 @@ func (t *Team) Conversation(name string) ([]openai.ChatCompletionMessage, bool) 
 	if name == workspace.LeadName {
 		return t.lead.Messages(), true
 	}
-	t.mu.Lock()
-	m, ok := t.members[name]
-	t.mu.Unlock()
+	t.roster.mu.Lock()
+	m, ok := t.roster.members[name]
+	t.roster.mu.Unlock()
 	if !ok {
 		return nil, false
 	}

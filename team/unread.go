@@ -1,39 +1,51 @@
 package team
 
+import "sync"
+
+// inboxes watch over the health of the agents' inboxes: an inbox that
+// cannot be read is told to the person, once per distinct error.
+type inboxes struct {
+	store  Mailbox
+	events EventSink
+
+	mu   sync.Mutex
+	errs map[string]string // the last error reading each inbox, told once
+}
+
 // hasUnread reports whether name's inbox has something to deliver. An
 // inbox that cannot be read is reported to the person (once per distinct
 // error, as an event) instead of being taken silently as empty.
-func (t *Team) hasUnread(name string) bool {
-	has, err := t.store.HasUnread(name)
-	t.inboxHealth(name, err)
+func (ib *inboxes) hasUnread(name string) bool {
+	has, err := ib.store.HasUnread(name)
+	ib.health(name, err)
 	return err == nil && has
 }
 
-// inboxHealth records whether name's inbox could be read and reports each
+// health records whether name's inbox could be read and reports each
 // new error once; the same error again says nothing new.
-func (t *Team) inboxHealth(name string, err error) {
-	t.inboxMu.Lock()
-	last, had := t.inboxErrs[name]
+func (ib *inboxes) health(name string, err error) {
+	ib.mu.Lock()
+	last, had := ib.errs[name]
 	switch {
 	case err == nil && !had:
-		t.inboxMu.Unlock()
+		ib.mu.Unlock()
 		return
 	case err == nil:
-		delete(t.inboxErrs, name)
-		t.inboxMu.Unlock()
+		delete(ib.errs, name)
+		ib.mu.Unlock()
 		return
 	case had && last == err.Error():
-		t.inboxMu.Unlock()
+		ib.mu.Unlock()
 		return
 	}
-	t.inboxErrs[name] = err.Error()
-	t.inboxMu.Unlock()
-	t.events.Emit(Event{Agent: name, Payload: failure(ClassInbox, "the inbox of "+name+" cannot be read: ", err)})
+	ib.errs[name] = err.Error()
+	ib.mu.Unlock()
+	ib.events.Emit(Event{Agent: name, Payload: failure(ClassInbox, "the inbox of "+name+" cannot be read: ", err)})
 }
 
-// inboxRepaired tells the person that an inbox's read position could not
+// repaired tells the person that an inbox's read position could not
 // be trusted and was set aside: its messages are delivered again from the
 // start (the conversation keeps each once, by id).
-func (t *Team) inboxRepaired(name string, err error) {
-	t.events.Emit(Event{Agent: name, Payload: Repair{Reason: err.Error()}})
+func (ib *inboxes) repaired(name string, err error) {
+	ib.events.Emit(Event{Agent: name, Payload: Repair{Reason: err.Error()}})
 }

@@ -1,0 +1,76 @@
+package team
+
+import (
+	"context"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/board"
+)
+
+// What the team needs of its storage, declared here where it is used.
+// Today's files are the only implementations (*inbox.Store, *Registry,
+// *board.Board, *EventLog); the contract each must keep is the conformance
+// suite in internal/storetest, whose interfaces these method sets hold.
+
+// Mailbox is the agents' inboxes as the team uses them: the loop reads
+// what is unread and commits it once recorded (loop.Inbox); the team
+// appends, looks cheaply, is woken, reads a whole log (resume, recovery)
+// and counts it (Describe).
+type Mailbox interface {
+	mailAppender
+	ReadUnread(name string) (inbox.Batch, error)
+	Commit(name string, b inbox.Batch) error
+	HasUnread(name string) (bool, error)
+	Watch(ctx context.Context, name string) <-chan struct{}
+	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
+	Stats(name string) (inbox.Stats, error)
+}
+
+// mailAppender is all the request service needs of the inboxes.
+type mailAppender interface {
+	Append(name string, m inbox.Message) (inbox.Message, error)
+}
+
+// RegistryDoc is the registry as the team changes it: read, compare-and-set
+// update, and the status changes that may wait for a later write (Flush
+// returns once they are stored).
+type RegistryDoc interface {
+	registryReader
+	Update(fn func(*Config) error) (Config, error)
+	SetStatus(name string, status Status, fn func(*Member)) (Config, error)
+	SetStatusLater(name string, status Status, fn func(*Member), after func(error))
+	Flush()
+}
+
+// registryReader is all a recipient check needs of the registry.
+type registryReader interface {
+	Read() (Config, error)
+}
+
+// TaskDoc is the task board as the team's tools, auto-claim and handoffs
+// use it; every change is a compare-and-set on one document.
+type TaskDoc interface {
+	Read() (board.File, error)
+	List(ctx context.Context) ([]board.Task, error)
+	Create(ctx context.Context, by string, in board.NewTask) (board.Task, error)
+	Claim(ctx context.Context, id, agent string) (task board.Task, already bool, err error)
+	ClaimNext(ctx context.Context, agent, role string, roles []string) (board.Task, bool, error)
+	SetBlockers(ctx context.Context, id, agent string, blockedBy []string) (board.Task, error)
+	Update(ctx context.Context, id, agent string, status board.TaskStatus, note string) (task board.Task, unblocked []board.Task, err error)
+	HandOver(ctx context.Context, id, from, to string) (board.Task, error)
+}
+
+// EventSink is the event log: Emit records an event (and hands it to the
+// subscriber); Notify only hands it on.
+type EventSink interface {
+	Emit(Event)
+	Notify(Event)
+}
+
+// files are the stores the team opened, today's only implementations; the
+// exported accessors hand them to the views that read their files (the TUI).
+type files struct {
+	inbox *inbox.Store
+	reg   *Registry
+	board *board.Board
+}
