@@ -98,7 +98,12 @@ func runSend(opts *SendOptions) error {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	store := inbox.NewStore(ws.InboxDir())
-	events := team.NewEventLog(ws.EventsPath(), nil)
+	// The message is what counts; a log that cannot be written is said, once.
+	events := team.NewEventLog(ws.EventsPath(), func(e team.Event) {
+		if f, ok := e.Payload.(team.Failure); ok {
+			fmt.Fprintf(opts.IO.Err, "warning: %s\n", f.Text)
+		}
+	})
 	enc := json.NewEncoder(opts.IO.Out)
 	for _, c := range contents {
 		m, err := store.Append(opts.To, inbox.Message{Type: inbox.TypeMessage, From: opts.From, To: opts.To, Content: c})
