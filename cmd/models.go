@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/team"
 )
 
 // ModelsOptions are the inputs of `agentteam models`.
@@ -179,9 +181,9 @@ func readModelList(resp *http.Response, body []byte, keyEnv string, keySet bool)
 func serverMessage(body []byte) string {
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
-		return firstLine(string(body), 200)
+		return team.FirstLine(string(body), 200)
 	}
-	return firstLine(messageIn(v), 300)
+	return team.FirstLine(messageIn(v), 300)
 }
 
 func messageIn(v any) string {

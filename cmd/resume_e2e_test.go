@@ -84,7 +84,7 @@ func assertEachMessageOnce(t *testing.T, ws, name string) {
 		// Tags are JSON-escaped inside the session line.
 		tag := `id=\"` + m.ID + `\"`
 		if n := strings.Count(string(data), tag); n != 1 {
-			t.Errorf("%s's message %s (%q from %s) is in its conversation %d times, want once", name, m.ID, firstLine(m.Content, 40), m.From, n)
+			t.Errorf("%s's message %s (%q from %s) is in its conversation %d times, want once", name, m.ID, team.FirstLine(m.Content, 40), m.From, n)
 		}
 	}
 	if st, _ := store.Stats(name); st.Unread != 0 {

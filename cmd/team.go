@@ -135,13 +135,13 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 		}
 		last := ago(now.Sub(r.UpdatedAt)) + " ago"
 		if r.Error != "" {
-			last += ": " + firstLine(r.Error, 60)
+			last += ": " + team.FirstLine(r.Error, 60)
 		}
 		unread := fmt.Sprint(r.Unread)
 		if r.InboxError != "" {
 			unread = "broken"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Name, firstLine(r.Role, 24), status, r.Turns, r.Tokens, unread, last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Name, team.FirstLine(r.Role, 24), status, r.Turns, r.Tokens, unread, last)
 	}
 	return tw.Flush()
 }

@@ -27,38 +27,38 @@ func (e Event) Sentence() string {
 		}
 		return s
 	case MessageDelivered:
-		return fmt.Sprintf("%s → %s (%s): %s", p.From, p.To, p.Type, firstLine(p.Content, 100))
+		return fmt.Sprintf("%s → %s (%s): %s", p.From, p.To, p.Type, FirstLine(p.Content, 100))
 	case ToolCall:
 		if p.IsError {
-			return fmt.Sprintf("%s: %s refused: %s", e.Agent, p.Tool, firstLine(p.Result, 120))
+			return fmt.Sprintf("%s: %s refused: %s", e.Agent, p.Tool, FirstLine(p.Result, 120))
 		}
 		return fmt.Sprintf("%s: %s done", e.Agent, p.Tool)
 	case Reply:
 		if p.Text == "" {
 			return fmt.Sprintf("%s called its tools (turn %d)", e.Agent, p.Turn)
 		}
-		return fmt.Sprintf("%s: %s", e.Agent, firstLine(p.Text, 160))
+		return fmt.Sprintf("%s: %s", e.Agent, FirstLine(p.Text, 160))
 	case Answer:
 		if p.Interrupted {
 			return fmt.Sprintf("%s's turn was interrupted", theAgent(e.Agent))
 		}
-		return fmt.Sprintf("%s answered: %s", theAgent(e.Agent), firstLine(p.Text, 160))
+		return fmt.Sprintf("%s answered: %s", theAgent(e.Agent), FirstLine(p.Text, 160))
 	case Retry:
 		return fmt.Sprintf("%s: retrying in %s: %s", e.Agent, p.Delay.Round(100*time.Millisecond), p.Err)
 	case Failure:
-		return kindLine(e, firstLine(p.Text, 200))
+		return kindLine(e, FirstLine(p.Text, 200))
 	case BadLine:
-		return kindLine(e, firstLine(p.Reason, 200))
+		return kindLine(e, FirstLine(p.Reason, 200))
 	case Repair:
-		return kindLine(e, firstLine(p.Reason, 200))
+		return kindLine(e, FirstLine(p.Reason, 200))
 	case Settled:
 		return "the team settled"
 	case TaskChanged:
-		return firstLine(p.text(e.Agent), 160)
+		return FirstLine(p.text(e.Agent), 160)
 	case Compacted:
 		return fmt.Sprintf("%s: %s", e.Agent, p.text())
 	case HandoffChanged:
-		return fmt.Sprintf("%s: %s", e.Agent, firstLine(p.text(), 200))
+		return fmt.Sprintf("%s: %s", e.Agent, FirstLine(p.text(), 200))
 	case Activity:
 		return fmt.Sprintf("%s: %s", e.Agent, p.Words())
 	case RequestOpened:
@@ -66,13 +66,13 @@ func (e Event) Sentence() string {
 	case RequestAnswered:
 		s := fmt.Sprintf("%s request %s: %s by %s", kindWords(p.RequestKind), p.ID, p.Outcome, p.By)
 		if p.Reason != "" {
-			s += ": " + firstLine(p.Reason, 160)
+			s += ": " + FirstLine(p.Reason, 160)
 		}
 		return s
 	case RequestExpired:
 		s := fmt.Sprintf("%s request %s: %s, no answer in time", kindWords(p.RequestKind), p.ID, p.Outcome)
 		if p.Reason != "" {
-			s += ": " + firstLine(p.Reason, 160)
+			s += ": " + FirstLine(p.Reason, 160)
 		}
 		return s
 	case Unknown:
@@ -206,8 +206,9 @@ var asked = map[RequestKind]string{
 // kindWords is a request kind in a sentence: "plan approval".
 func kindWords(k RequestKind) string { return strings.ReplaceAll(string(k), "_", " ") }
 
-// firstLine is s up to its first line break (marked " …"), at most n runes.
-func firstLine(s string, n int) string {
+// FirstLine is s up to its first line break (marked " …"), at most n runes:
+// how a sentence quotes a text, in progress lines and tables alike.
+func FirstLine(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
