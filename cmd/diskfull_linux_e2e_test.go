@@ -3,44 +3,15 @@ package cmd
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/testfs"
 )
-
-// runBounded runs the binary and kills it after limit: a hang is a failure
-// of its own, reported as such, not a test that never ends.
-func runBounded(t *testing.T, dir string, env []string, limit time.Duration, args ...string) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	c := exec.CommandContext(ctx, binPath, args...)
-	c.Dir = dir
-	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("agentteam %v hung: killed after %s; stderr:\n%s", args, limit, errb.String())
-	}
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
-	}
-	return result{out.String(), errb.String(), code}
-}
 
 // everyLineParses checks that each complete line of a JSONL file is JSON.
 func everyLineParses(t *testing.T, path string) int {
@@ -90,7 +61,7 @@ func TestFullDiskEndsTheRunWithOneSentence(t *testing.T) {
 	srv := fakellm.New(script)
 	defer srv.Close()
 
-	r := runBounded(t, ws, fakeEnv(srv), 60*time.Second, "run", "make the data file")
+	r := runBin(t, ws, fakeEnv(srv), "", "run", "make the data file")
 	for _, bad := range []string{"panic", "runtime error", "goroutine "} {
 		if strings.Contains(r.stderr, bad) {
 			t.Fatalf("the run printed %q:\n%s", bad, r.stderr)
@@ -118,7 +89,7 @@ func TestFullDiskEndsTheRunWithOneSentence(t *testing.T) {
 	}
 
 	// The disk is still full: resume says so, in one sentence.
-	r = runBounded(t, ws, fakeEnv(srv), 60*time.Second, "run", "--resume", "go on")
+	r = runBin(t, ws, fakeEnv(srv), "", "run", "--resume", "go on")
 	if r.code == 0 || !strings.Contains(r.stderr, "no space left on device") || strings.Contains(r.stderr, "runtime error") || strings.Contains(r.stderr, "panic") {
 		t.Fatalf("resume on a full disk: exit %d\n%s", r.code, r.stderr)
 	}
@@ -129,7 +100,7 @@ func TestFullDiskEndsTheRunWithOneSentence(t *testing.T) {
 	}
 	srv2 := fakellm.New(func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: c.Agent + ": done"} })
 	defer srv2.Close()
-	r = runBounded(t, ws, fakeEnv(srv2), 60*time.Second, "run", "--resume", "go on")
+	r = runBin(t, ws, fakeEnv(srv2), "", "run", "--resume", "go on")
 	if r.code != 0 {
 		t.Fatalf("resume after freeing space: exit %d\n%s", r.code, r.stderr)
 	}
