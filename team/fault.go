@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"strings"
 	"syscall"
 )
@@ -44,10 +43,7 @@ func AsStorageError(err error) error {
 	path := "agentteam's files"
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		path = strings.TrimSuffix(pe.Path, ".tmp")
-		if dir, base := filepath.Split(path); strings.HasPrefix(base, ".") && strings.Contains(base, ".tmp-") {
-			path = filepath.Join(dir, base) // a temp file of an atomic write: name it as it is
-		}
+		path = strings.TrimSuffix(pe.Path, ".tmp") // ReplaceFile's temp: name the file it replaces
 	}
 	return &StorageError{Path: path, Err: cause}
 }
