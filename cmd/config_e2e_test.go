@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/testfs"
 )
 
 // configHome is an environment whose user config file is home's own (never
@@ -25,15 +26,7 @@ func configHome(t *testing.T, user string, extra ...string) []string {
 	return append([]string{"HOME=" + home, "XDG_CONFIG_HOME="}, extra...)
 }
 
-func writeConfig(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+var writeConfig = testfs.WriteFile
 
 // TestRunUsesTheProjectConfig: a project file alone points run at the
 // server, names the key's variable, picks the model, turns streaming off and

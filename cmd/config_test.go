@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/testfs"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -20,19 +21,8 @@ import (
 func configFiles(t *testing.T, user, project string) (map[string]string, string) {
 	t.Helper()
 	home, ws := t.TempDir(), t.TempDir()
-	write := func(path, text string) {
-		if text == "" {
-			return
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(filepath.Join(home, ".config", "agentteam", "config.toml"), user)
-	write(filepath.Join(ws, ".agentteam", "config.toml"), project)
+	testfs.WriteFile(t, filepath.Join(home, ".config", "agentteam", "config.toml"), user)
+	testfs.WriteFile(t, filepath.Join(ws, ".agentteam", "config.toml"), project)
 	return map[string]string{"HOME": home}, ws
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/agentteam/agentteam/internal/testfs"
 )
 
 // setup writes the user file (under a fake HOME) and the project file (in a
@@ -23,20 +24,9 @@ func setup(t *testing.T, user, project string, env map[string]string) Options {
 	if _, ok := env["HOME"]; !ok {
 		env["HOME"] = home
 	}
-	write := func(path, text string) {
-		if text == "" {
-			return
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	getenv := func(k string) string { return env[k] }
-	write(UserPath(getenv), user)
-	write(ProjectPath(ws), project)
+	testfs.WriteFile(t, UserPath(getenv), user)
+	testfs.WriteFile(t, ProjectPath(ws), project)
 	return Options{Workspace: ws, Getenv: getenv}
 }
 

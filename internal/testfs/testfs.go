@@ -62,3 +62,18 @@ func NoPanic(t testing.TB, what string, fn func() error) (err error) {
 	}()
 	return fn()
 }
+
+// WriteFile writes text to path, making its directory; empty text writes
+// nothing (a file the test leaves out).
+func WriteFile(t testing.TB, path, text string) {
+	t.Helper()
+	if text == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
