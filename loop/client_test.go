@@ -53,6 +53,17 @@ func newTestClient(t *testing.T, url string, stream bool) (*Client, *retryLog) {
 	return c, log
 }
 
+// oneServer is a test server that answers with handlers in turn, and a
+// client of it; the server closes when the test ends.
+func oneServer(t *testing.T, stream bool, handlers ...http.HandlerFunc) (*scripted, *Client, *retryLog) {
+	t.Helper()
+	s := &scripted{steps: handlers}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	c, log := newTestClient(t, srv.URL, stream)
+	return s, c, log
+}
+
 func ask(c *Client, onDelta func(Delta)) (Response, error) {
 	return c.Complete(context.Background(), Request{
 		Agent:    "alice",
@@ -535,10 +546,7 @@ func TestCompleteErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &scripted{steps: []http.HandlerFunc{tt.handler}}
-			srv := httptest.NewServer(s)
-			defer srv.Close()
-			c, log := newTestClient(t, srv.URL, tt.stream)
+			s, c, log := oneServer(t, tt.stream, tt.handler)
 			_, err := ask(c, nil)
 			if err == nil {
 				t.Fatal("no error")

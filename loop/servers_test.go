@@ -84,10 +84,7 @@ func TestClientReadsWhatServersSend(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &scripted{steps: []http.HandlerFunc{tt.handler}}
-			srv := httptest.NewServer(s)
-			defer srv.Close()
-			c, log := newTestClient(t, srv.URL, tt.stream)
+			s, c, log := oneServer(t, tt.stream, tt.handler)
 			resp, err := ask(c, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -143,10 +140,7 @@ func TestClientFailsClearlyOnErrorsThatRepeat(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &scripted{steps: []http.HandlerFunc{tt.handler}}
-			srv := httptest.NewServer(s)
-			defer srv.Close()
-			c, log := newTestClient(t, srv.URL, tt.stream)
+			s, c, log := oneServer(t, tt.stream, tt.handler)
 			_, err := ask(c, nil)
 			t.Log(err)
 			if err == nil || !strings.Contains(err.Error(), tt.says) {
