@@ -101,8 +101,8 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	final, err := tm.Run(runCtx, opts.Prompt)
 	if err != nil {
 		switch {
-		// The run's deadline, whatever the lead's error says: the team's
-		// context may reach the lead as a cancel before the deadline does.
+		// Whether the run's own deadline passed decides, not the wording of
+		// the error the lead stopped with.
 		case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			tm.Abort(fmt.Sprintf("the run timed out after %s", opts.Timeout))
 			return &ExitError{Code: ExitTimeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
