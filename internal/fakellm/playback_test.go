@@ -73,6 +73,19 @@ func TestPlaybacksShapeTheBytes(t *testing.T) {
 		{"OpenAI error in a 200", OpenAIError200("model overloaded"), streamed, []string{`{"error":{"code":null,"message":"model overloaded"`}, nil},
 		{"vLLM error in a 200", VLLMError200("bad"), streamed, []string{`"object":"error"`, `"message":"bad"`}, nil},
 		{"TGI error in a 200", TGIError200("Input validation error"), streamed, []string{`{"error":"Input validation error","error_type":"validation"}`}, nil},
+		{"Azure's filters, streamed", Reply{Content: "hi", AzureFilters: true}, streamed, []string{
+			"data: {\"id\":\"\",\"object\":\"\",\"created\":0,\"model\":\"\",\"prompt_filter_results\":[{\"prompt_index\":0,",
+			`"delta":{"content":"hi"},"finish_reason":null,"content_filter_results":{"hate":{"filtered":false`,
+			`"choices":[{"index":0,"finish_reason":null,"content_filter_results":`, `"content_filter_offsets":{"check_offset":2`}, nil},
+		{"Azure's filters, whole", Reply{Content: "hi", AzureFilters: true}, plain,
+			[]string{`"prompt_filter_results":[{"prompt_index":0`, `"finish_reason":"stop","content_filter_results":{`}, nil},
+		{"Azure's filter stops the reply", Reply{Content: "0123456789", ContentFiltered: true}, streamed,
+			[]string{`"content":"01234"`, `"finish_reason":"content_filter","content_filter_results":{`, `"violence":{"filtered":true`}, []string{"56789"}},
+		{"LM Studio's error event", LMStudioStreamError("Error rendering prompt"), streamed,
+			[]string{"event: error\ndata: {\"error\":{\"message\":\"Error rendering prompt\"}}\n"}, nil},
+		{"LiteLLM's error line mid-stream", LiteLLMMidStreamError("so far", 500, "InternalServerError", "upstream gone"), streamed,
+			[]string{`"delta":{"content":"so far"}`, `data: {"error":{"code":"500","message":"litellm.InternalServerError: upstream gone","param":null,"type":null}}`},
+			[]string{"[DONE]", `"finish_reason":"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,6 +106,53 @@ func TestPlaybacksShapeTheBytes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAzureDeploymentURL: only the deployment's path with its api-version,
+// and the key in api-key, are answered, with Azure's own error shapes.
+func TestAzureDeploymentURL(t *testing.T) {
+	s := New(Always(Reply{Content: "hi"}), AzureDeployment("dep", "2024-10-21"), WithAPIKey("k"))
+	defer s.Close()
+	if !strings.HasSuffix(s.URL(), "/openai/deployments/dep") {
+		t.Fatalf("URL %s", s.URL())
+	}
+	post := func(url string, header map[string]string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(plain))
+		req.Header.Set(AgentHeader, "lead")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b strings.Builder
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			b.WriteString(sc.Text())
+		}
+		return resp.StatusCode, b.String()
+	}
+	chat := s.URL() + "/chat/completions"
+	for _, c := range []struct {
+		url    string
+		header map[string]string
+		status int
+		says   string
+	}{
+		{chat, map[string]string{"api-key": "k"}, 404, `"message":"Resource not found"`},
+		{chat + "?api-version=2023-05-15", map[string]string{"api-key": "k"}, 404, "Resource not found"},
+		{chat + "?api-version=2024-10-21", map[string]string{"Authorization": "Bearer k"}, 401, "Access denied due to invalid subscription key"},
+		{chat + "?api-version=2024-10-21", map[string]string{"api-key": "k"}, 200, `"content":"hi"`},
+	} {
+		if status, body := post(c.url, c.header); status != c.status || !strings.Contains(body, c.says) {
+			t.Errorf("%s %v: %d %s; want %d with %q", c.url, c.header, status, body, c.status, c.says)
+		}
+	}
+	if calls := s.Calls(); len(calls) != 1 || calls[0].Header.Get("api-key") != "k" {
+		t.Errorf("calls %+v", calls)
 	}
 }
 

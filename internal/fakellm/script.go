@@ -2,6 +2,7 @@ package fakellm
 
 import (
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -14,6 +15,8 @@ type Call struct {
 	N      int    // 0-based index of this agent's calls
 	Req    openai.ChatCompletionRequest
 	Stream bool
+	// Header is the request's HTTP header (the key is in it: tests only).
+	Header http.Header
 }
 
 // ToolCall is one tool call of a scripted reply.
@@ -87,6 +90,12 @@ type Reply struct {
 	// ThoughtSignatures signs the first tool call (Gemini's
 	// extra_content.google.thought_signature); see RequireThoughtSignatures.
 	ThoughtSignatures bool
+	// AzureFilters adds Azure OpenAI's content filter annotations (a first
+	// chunk with no choices, results on every choice, a last chunk without
+	// a delta); ContentFiltered cuts the content in half and ends with
+	// finish_reason "content_filter" (Azure's filter stopping the reply).
+	AzureFilters    bool
+	ContentFiltered bool
 	// ToolCallsAsText writes the tool calls into the content as Qwen /
 	// Hermes <tool_call> blocks (vLLM or Ollama without a tool parser).
 	ToolCallsAsText bool

@@ -38,6 +38,8 @@ type Server struct {
 	nineCharIDs         bool
 	reasoningBack       bool
 	signatures          bool
+	// Azure OpenAI's deployment URL (azure.go).
+	azureDeployment, azureVersion string
 
 	mu         sync.Mutex
 	calls      []Call
@@ -68,7 +70,11 @@ func New(script Script, opts ...Option) *Server {
 		o(s)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/v1/chat/completions", s.serveCompletion)
+	if s.azureDeployment != "" {
+		mux.HandleFunc(s.azurePath()+"/chat/completions", s.serveCompletion)
+	} else {
+		mux.HandleFunc("/v1/chat/completions", s.serveCompletion)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		openaiwire.WriteError(w, http.StatusNotFound, openaiwire.TypeInvalidRequest, "unknown_url",
 			fmt.Sprintf("Unknown request URL: %s %s", r.Method, r.URL.Path))
@@ -77,8 +83,14 @@ func New(script Script, opts ...Option) *Server {
 	return s
 }
 
-// URL is the base URL for go-openai's ClientConfig.BaseURL (ends in /v1).
-func (s *Server) URL() string { return s.srv.URL + "/v1" }
+// URL is the base URL for go-openai's ClientConfig.BaseURL (ends in /v1;
+// for an Azure deployment, the deployment's URL without its api-version).
+func (s *Server) URL() string {
+	if s.azureDeployment != "" {
+		return s.srv.URL + s.azurePath()
+	}
+	return s.srv.URL + "/v1"
+}
 
 // Close ends pending delays and shuts the server down, waiting for handlers.
 func (s *Server) Close() {
@@ -89,7 +101,14 @@ func (s *Server) Close() {
 }
 
 func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
-	if s.apiKey != "" && !s.authorized(r) {
+	if s.azureDeployment != "" {
+		if status, body := s.azureRefusal(r); status != 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			_, _ = w.Write([]byte(body))
+			return
+		}
+	} else if s.apiKey != "" && !s.authorized(r) {
 		openaiwire.WriteError(w, http.StatusUnauthorized, openaiwire.TypeInvalidRequest, "invalid_api_key",
 			"Incorrect API key provided.")
 		return
@@ -123,7 +142,7 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
 		openaiwire.WriteError(w, http.StatusBadRequest, openaiwire.TypeInvalidRequest, "", err.Error())
 		return
 	}
-	call := s.record(Call{Agent: agent, Req: req, Stream: req.Stream})
+	call := s.record(Call{Agent: agent, Req: req, Stream: req.Stream, Header: r.Header.Clone()})
 	var reply Reply
 	if refused := s.refusal(req, body); refused != nil {
 		reply = *refused // the real server refuses before the model sees anything
@@ -150,7 +169,11 @@ func (s *Server) serveCompletion(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) authorized(r *http.Request) bool {
 	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.apiKey)) == 1
+	return ok && keyIs(got, s.apiKey)
+}
+
+func keyIs(got, key string) bool {
+	return subtle.ConstantTimeCompare([]byte(got), []byte(key)) == 1
 }
 
 // wait sleeps for d unless the request or the server ends first.

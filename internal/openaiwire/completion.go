@@ -31,6 +31,8 @@ func (c Completion) id() string {
 
 func (c Completion) finishReason(q Quirks) string {
 	switch {
+	case q.ContentFilter:
+		return string(openai.FinishReasonContentFilter)
 	case q.FinishLength:
 		return string(openai.FinishReasonLength)
 	case len(c.ToolCalls) > 0:
@@ -66,13 +68,14 @@ func (c Completion) signature(i int) *ExtraContent {
 
 // Wire shapes, spelled out so that the quirks can bend them.
 type wireResponse struct {
-	ID      string        `json:"id"`
-	Object  string        `json:"object"`
-	Created int64         `json:"created"`
-	Model   string        `json:"model"`
-	Choices []wireChoice  `json:"choices"`
-	Usage   *openai.Usage `json:"usage,omitempty"`
-	XGroq   *xGroq        `json:"x_groq,omitempty"`
+	ID                  string          `json:"id"`
+	Object              string          `json:"object"`
+	Created             int64           `json:"created"`
+	Model               string          `json:"model"`
+	PromptFilterResults json.RawMessage `json:"prompt_filter_results,omitempty"`
+	Choices             []wireChoice    `json:"choices"`
+	Usage               *openai.Usage   `json:"usage,omitempty"`
+	XGroq               *xGroq          `json:"x_groq,omitempty"`
 }
 
 type xGroq struct {
@@ -81,9 +84,10 @@ type xGroq struct {
 }
 
 type wireChoice struct {
-	Index        int         `json:"index"`
-	Message      wireMessage `json:"message"`
-	FinishReason string      `json:"finish_reason"`
+	Index                int             `json:"index"`
+	Message              wireMessage     `json:"message"`
+	FinishReason         string          `json:"finish_reason"`
+	ContentFilterResults json.RawMessage `json:"content_filter_results,omitempty"`
 }
 
 type wireMessage struct {
@@ -126,8 +130,16 @@ func setReasoning(m *wireMessage, reasoning string, q Quirks) {
 	}
 }
 
+// content is the content as the quirks leave it: cut in half by a content filter.
+func (c Completion) content(q Quirks) string {
+	if q.ContentFilter {
+		return c.Content[:len(c.Content)/2]
+	}
+	return c.Content
+}
+
 func (c Completion) wire(q Quirks) wireResponse {
-	msg := wireMessage{Role: openai.ChatMessageRoleAssistant, Content: c.Content}
+	msg := wireMessage{Role: openai.ChatMessageRoleAssistant, Content: c.content(q)}
 	setReasoning(&msg, c.Reasoning, q)
 	for i, tc := range c.calls(q) {
 		msg.ToolCalls = append(msg.ToolCalls, wireToolCall{ID: tc.ID, Type: string(openai.ToolTypeFunction),
@@ -135,7 +147,8 @@ func (c Completion) wire(q Quirks) wireResponse {
 			ExtraContent: c.signature(i)})
 	}
 	r := wireResponse{ID: c.id(), Object: "chat.completion", Created: time.Now().Unix(), Model: c.Model,
-		Choices: []wireChoice{{Index: 0, Message: msg, FinishReason: c.finishReason(q)}}}
+		PromptFilterResults: q.promptFilterResults(),
+		Choices:             []wireChoice{{Index: 0, Message: msg, FinishReason: c.finishReason(q), ContentFilterResults: q.filterResults(true)}}}
 	u := c.Usage
 	if q.UsageInXGroq {
 		r.XGroq = &xGroq{ID: "req_" + c.id(), Usage: &u}

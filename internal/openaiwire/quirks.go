@@ -1,5 +1,7 @@
 package openaiwire
 
+import "encoding/json"
+
 // Quirks are real servers' departures from OpenAI's wire format, played
 // back so that tests meet the bytes those servers send (issue 8). The zero
 // value is OpenAI's own format.
@@ -20,6 +22,14 @@ type Quirks struct {
 	// FinishLength cuts the last tool call's arguments in half and ends with
 	// finish_reason "length", as a server does at its output limit.
 	FinishLength bool
+	// AzureFilters adds Azure OpenAI's content filter annotations: a first
+	// chunk with no choices and only prompt_filter_results, the filter's
+	// results on every choice, and a last annotation chunk without a delta
+	// (the asynchronous filter); prompt_filter_results in a whole answer.
+	AzureFilters bool
+	// ContentFilter cuts the content in half and ends with finish_reason
+	// "content_filter", as Azure's filter does to a reply it stops.
+	ContentFilter bool
 
 	// The rest shape streams only.
 
@@ -59,4 +69,30 @@ func (q Quirks) reasoningField() string {
 		return "reasoning_content"
 	}
 	return q.ReasoningField
+}
+
+// Azure's content filter annotations, as its service writes them.
+const (
+	azureSafe     = `{"hate":{"filtered":false,"severity":"safe"},"self_harm":{"filtered":false,"severity":"safe"},"sexual":{"filtered":false,"severity":"safe"},"violence":{"filtered":false,"severity":"safe"}}`
+	azureFiltered = `{"hate":{"filtered":false,"severity":"safe"},"self_harm":{"filtered":false,"severity":"safe"},"sexual":{"filtered":false,"severity":"safe"},"violence":{"filtered":true,"severity":"medium"}}`
+	azurePrompt   = `[{"prompt_index":0,"content_filter_results":{"hate":{"filtered":false,"severity":"safe"},"jailbreak":{"filtered":false,"detected":false},"self_harm":{"filtered":false,"severity":"safe"},"sexual":{"filtered":false,"severity":"safe"},"violence":{"filtered":false,"severity":"safe"}}}]`
+)
+
+// filterResults is the content_filter_results of a choice; nil without AzureFilters.
+func (q Quirks) filterResults(last bool) json.RawMessage {
+	switch {
+	case !q.AzureFilters && !(q.ContentFilter && last):
+		return nil
+	case q.ContentFilter && last:
+		return json.RawMessage(azureFiltered)
+	}
+	return json.RawMessage(azureSafe)
+}
+
+// promptFilterResults is the prompt_filter_results of an answer; nil without AzureFilters.
+func (q Quirks) promptFilterResults() json.RawMessage {
+	if !q.AzureFilters {
+		return nil
+	}
+	return json.RawMessage(azurePrompt)
 }

@@ -38,20 +38,24 @@ type StreamOptions struct {
 // Wire shapes of a chunk, spelled out so that omitted fields stay omitted
 // (go-openai's ToolCall always writes "type").
 type chunk struct {
-	ID      string        `json:"id"`
-	Object  string        `json:"object"`
-	Created int64         `json:"created"`
-	Model   string        `json:"model"`
-	Choices []chunkChoice `json:"choices"`
-	Usage   *openai.Usage `json:"usage,omitempty"`
-	XGroq   *xGroq        `json:"x_groq,omitempty"`
-	Error   *InBandError  `json:"error,omitempty"`
+	ID                  string          `json:"id"`
+	Object              string          `json:"object"`
+	Created             int64           `json:"created"`
+	Model               string          `json:"model"`
+	PromptFilterResults json.RawMessage `json:"prompt_filter_results,omitempty"`
+	Choices             []chunkChoice   `json:"choices"`
+	Usage               *openai.Usage   `json:"usage,omitempty"`
+	XGroq               *xGroq          `json:"x_groq,omitempty"`
+	Error               *InBandError    `json:"error,omitempty"`
 }
 
 type chunkChoice struct {
-	Index        int        `json:"index"`
-	Delta        chunkDelta `json:"delta"`
-	FinishReason *string    `json:"finish_reason"`
+	Index int `json:"index"`
+	// Delta is nil in Azure's last annotation chunk.
+	Delta                *chunkDelta     `json:"delta,omitempty"`
+	FinishReason         *string         `json:"finish_reason"`
+	ContentFilterResults json.RawMessage `json:"content_filter_results,omitempty"`
+	ContentFilterOffsets json.RawMessage `json:"content_filter_offsets,omitempty"`
 }
 
 type chunkDelta struct {
@@ -72,15 +76,20 @@ func chunks(c Completion, o StreamOptions) []chunk {
 	created := time.Now().Unix()
 	mk := func(d chunkDelta, finish *string) chunk {
 		return chunk{ID: c.id(), Object: "chat.completion.chunk", Created: created, Model: c.Model,
-			Choices: []chunkChoice{{Index: 0, Delta: d, FinishReason: finish}}}
+			Choices: []chunkChoice{{Index: 0, Delta: &d, FinishReason: finish, ContentFilterResults: q.filterResults(finish != nil)}}}
 	}
-	out := []chunk{mk(chunkDelta{Role: openai.ChatMessageRoleAssistant}, nil)}
+	var out []chunk
+	if q.AzureFilters {
+		// Azure's first chunk: the prompt's filter results, no choices, no id.
+		out = append(out, chunk{Choices: []chunkChoice{}, PromptFilterResults: q.promptFilterResults()})
+	}
+	out = append(out, mk(chunkDelta{Role: openai.ChatMessageRoleAssistant}, nil))
 	for _, p := range Split(c.Reasoning, size) {
 		var m wireMessage
 		setReasoning(&m, p, q)
 		out = append(out, mk(chunkDelta{ReasoningContent: m.ReasoningContent, Reasoning: m.Reasoning}, nil))
 	}
-	for _, p := range Split(c.Content, size) {
+	for _, p := range Split(c.content(q), size) {
 		out = append(out, mk(chunkDelta{Content: p}, nil))
 	}
 	if q.InBandError != nil {
@@ -119,6 +128,12 @@ func chunks(c Completion, o StreamOptions) []chunk {
 	}
 	finish := c.finishReason(q)
 	out = append(out, mk(chunkDelta{}, &finish))
+	if q.AzureFilters {
+		// The asynchronous filter's verdict on the text, after the finish.
+		n := len(c.content(q))
+		out = append(out, chunk{Choices: []chunkChoice{{Index: 0, ContentFilterResults: q.filterResults(true),
+			ContentFilterOffsets: json.RawMessage(fmt.Sprintf(`{"check_offset":%d,"start_offset":0,"end_offset":%d}`, n, n))}}})
+	}
 	if o.IncludeUsage || q.UsageInXGroq {
 		u := c.Usage
 		last := chunk{ID: c.id(), Object: "chat.completion.chunk", Created: created, Model: c.Model,
