@@ -62,11 +62,11 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if err != nil {
 		// Without a key the TUI still opens: the team's files can be read and written.
 		model, name = noModel{err: err}, "no model"
-		screen.HasModel, screen.Notice = false, tui.NoModelNotice
+		screen.HasModel, screen.Notice = false, tui.NoModelNotice(opts.keyEnv())
 	} else {
 		screen.Notice = chatWelcome(opts.Demo)
 	}
-	screen.ModelName = name
+	screen.ModelName, screen.KeyEnv = name, opts.keyEnv()
 	return tui.Run(ctx, tui.Config{
 		Team:   opts.options(opts.GlobalOptions, ws, model),
 		Bridge: bridge,

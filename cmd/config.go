@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -9,11 +10,13 @@ import (
 	"slices"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/loop"
 )
 
 // defaultKeyEnv holds the API key when no provider names another variable.
@@ -189,6 +192,13 @@ func loadConfig(c *cobra.Command, g *GlobalOptions) ([]setting, error) {
 	} {
 		r.layer(k.name, k.flag, "", k.file, k.from)
 	}
+	if !g.Demo {
+		if d, src, err := idleTimeout(g); err != nil {
+			r.err = cmp.Or(r.err, err)
+		} else {
+			r.add("idle_timeout", d.String(), src)
+		}
+	}
 	for _, name := range cfg.RoleNames() {
 		role := cfg.Roles[name]
 		r.add("roles."+name, role.V.String(), role.From)
@@ -221,6 +231,10 @@ func (r *resolver) provider(g *GlobalOptions, cfg *config.Config) {
 	}
 	for _, h := range slices.Sorted(maps.Keys(p.Headers)) {
 		r.add("headers."+h, p.Headers[h].V, p.Headers[h].From)
+	}
+	optional(r, "api_key_header", p.APIKeyHeader)
+	for _, q := range slices.Sorted(maps.Keys(p.Query)) {
+		r.add("query."+q, p.Query[q].V, p.Query[q].From)
 	}
 	optional(r, "max_output_tokens", p.MaxOutputTokens)
 	optional(r, "reasoning_effort", p.ReasoningEffort)
@@ -315,16 +329,56 @@ func (g *GlobalOptions) keyEnv() string {
 	return defaultKeyEnv
 }
 
-// headers are the default provider's extra HTTP headers.
-func (g *GlobalOptions) headers() map[string]string {
-	if g.Config == nil || g.Config.Provider() == nil {
+// provider is the default provider of the config files; nil without one.
+func (g *GlobalOptions) provider() *config.Provider {
+	if g.Config == nil {
 		return nil
 	}
-	h := map[string]string{}
-	for k, v := range g.Config.Provider().Headers {
-		h[k] = v.V
+	return g.Config.Provider()
+}
+
+// headers are the default provider's extra HTTP headers.
+func (g *GlobalOptions) headers() map[string]string {
+	if g.provider() == nil {
+		return nil
 	}
-	return h
+	return values(g.provider().Headers)
+}
+
+// values drops where each value came from.
+func values(m map[string]config.Value[string]) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v.V
+	}
+	return out
+}
+
+// idleTimeoutEnv bounds how long a reply may go without a byte before it is
+// asked again.
+const idleTimeoutEnv = "AGENTTEAM_IDLE_TIMEOUT"
+
+// idleTimeout is the effective idle timeout and where it came from: the
+// environment, else the provider's idle_timeout, else [team]'s (each from
+// the project file over the user file), else loop.DefaultIdleTimeout.
+func idleTimeout(g *GlobalOptions) (time.Duration, config.Source, error) {
+	if v := g.Getenv(idleTimeoutEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return 0, "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s=%q is not a duration such as 90s or 5m", idleTimeoutEnv, v)}
+		}
+		return d, config.Env(idleTimeoutEnv), nil
+	}
+	if p := g.provider(); p != nil && p.IdleTimeout.IsSet() {
+		return p.IdleTimeout.V, p.IdleTimeout.From, nil
+	}
+	if g.Config != nil && g.Config.Team.IdleTimeout.IsSet() {
+		return g.Config.Team.IdleTimeout.V, g.Config.Team.IdleTimeout.From, nil
+	}
+	return loop.DefaultIdleTimeout, config.Default, nil
 }
 
 // redactURL hides a password a base URL given by flag or environment may hold.

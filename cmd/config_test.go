@@ -222,6 +222,8 @@ func TestConfigPrintsEachSettingAndItsSource(t *testing.T) {
 		"api_key_env":              {"USER_KEY (set)", userSrc},
 		"stream":                   {"false", projectSrc},
 		"headers.X-Title":          {"agentteam", userSrc},
+		"api_key_header":           {"(not set)", "default"},
+		"idle_timeout":             {"2m0s", "default"},
 		"max_output_tokens":        {"(not set)", "default"},
 		"reasoning_effort":         {"(not set)", "default"},
 		"price_input_per_million":  {"(not set)", "default"},

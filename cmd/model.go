@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/agentteam/agentteam/internal/demo"
 	"github.com/agentteam/agentteam/loop"
@@ -36,38 +35,25 @@ func newModel(g *GlobalOptions, onRetry func(loop.Retry)) (loop.Model, string, e
 		return nil, "", &ExitError{Code: ExitFailure, Err: fmt.Errorf(
 			"%s is not set: export %s=<your key> (the config's api_key_env names it; agentteam config shows where), or add --demo to use the built-in offline model", keyEnv, keyEnv)}
 	}
-	idle, err := idleTimeout(g)
+	idle, _, err := idleTimeout(g)
 	if err != nil {
 		return nil, "", err
 	}
-	// The provider's reasoning_effort is read and shown by `agentteam config`,
-	// but loop.ClientConfig cannot carry it yet.
-	return loop.NewClient(loop.ClientConfig{
+	cfg := loop.ClientConfig{
 		BaseURL:         g.BaseURL,
 		APIKey:          key,
+		KeyEnv:          keyEnv,
 		Model:           g.Model,
 		Stream:          !g.NoStream,
 		Headers:         g.headers(),
 		MaxOutputTokens: g.maxOutputTokens(),
 		IdleTimeout:     idle,
 		OnRetry:         onRetry,
-	}), g.Model, nil
-}
-
-// idleTimeoutEnv bounds how long a reply may go without a byte before it is
-// asked again (loop.DefaultIdleTimeout when unset).
-const idleTimeoutEnv = "AGENTTEAM_IDLE_TIMEOUT"
-
-func idleTimeout(g *GlobalOptions) (time.Duration, error) {
-	v := g.Getenv(idleTimeoutEnv)
-	if v == "" {
-		return 0, nil
 	}
-	d, err := time.ParseDuration(v)
-	if err != nil || d <= 0 {
-		return 0, &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s=%q is not a duration such as 90s or 5m", idleTimeoutEnv, v)}
+	if p := g.provider(); p != nil {
+		cfg.ReasoningEffort, cfg.KeyHeader, cfg.Query = p.ReasoningEffort.V, p.APIKeyHeader.V, values(p.Query)
 	}
-	return d, nil
+	return loop.NewClient(cfg), g.Model, nil
 }
 
 // maxOutputTokens is the default provider's max_output_tokens; 0 unset.

@@ -318,6 +318,19 @@ func TestServersThatMustFailClearly(t *testing.T) {
 			Body: "data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"content\":[1,2]}}]}\n\ndata: [DONE]\n\n"}, nil, "could not be read"},
 		// Item 6: Gemini's error body is a JSON array.
 		{"gemini error array", fakellm.GeminiErrorArray(400, "Request contains an invalid argument."), nil, "Request contains an invalid argument."},
+		// Azure's content filter refusing the prompt.
+		{"azure prompt filtered", fakellm.AzurePromptFiltered(), nil, "triggering Azure OpenAI's content management policy"},
+		// LM Studio with no model loaded, and its SSE error event in a 200.
+		{"lm studio no model loaded", fakellm.LMStudioNoModel(), nil, "No models loaded"},
+		{"lm studio error event", fakellm.LMStudioStreamError("Error rendering prompt with jinja template: Unknown StringValue filter: safe"), nil,
+			"Error rendering prompt with jinja template"},
+		{"lm studio error, no-stream", fakellm.LMStudioError(400, "Error rendering prompt with jinja template: Unknown StringValue filter: safe"),
+			[]string{"--no-stream"}, "Error rendering prompt with jinja template"},
+		// LiteLLM's error body, and its error line in the middle of a stream.
+		{"litellm bad request", fakellm.LiteLLMError(400, "BadRequestError", "OpenAIException - Invalid schema for function 'bash'."), nil,
+			"litellm.BadRequestError: OpenAIException - Invalid schema for function 'bash'."},
+		{"litellm mid-stream bad request", fakellm.LiteLLMMidStreamError("I will", 400, "BadRequestError", "AnthropicException - prompt is too long"), nil,
+			"litellm.BadRequestError: AnthropicException - prompt is too long"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -37,6 +38,16 @@ type ClientConfig struct {
 	// Headers are extra HTTP headers sent with every request (OpenRouter's
 	// HTTP-Referer, a proxy's routing header).
 	Headers map[string]string
+	// ReasoningEffort, when set, is sent as reasoning_effort ("low", "high"…).
+	ReasoningEffort string
+	// KeyEnv names the variable the key came from, for the sentence a
+	// refused key gets (default OPENAI_API_KEY).
+	KeyEnv string
+	// KeyHeader, when set, carries the key as it is (Azure's "api-key")
+	// instead of Authorization: Bearer.
+	KeyHeader string
+	// Query is added to every request's URL (Azure's api-version).
+	Query map[string]string
 	// MaxOutputTokens, when > 0, bounds each reply (the request's max_tokens,
 	// or max_completion_tokens for a server that refuses max_tokens).
 	MaxOutputTokens int
@@ -89,7 +100,10 @@ type Client struct {
 	hc        *http.Client
 	url       string // …/chat/completions
 	key       string
+	keyEnv    string
+	keyHeader string
 	headers   map[string]string
+	effort    string
 	model     string
 	stream    bool
 	maxOutput int
@@ -142,11 +156,34 @@ func NewClient(cfg ClientConfig) *Client {
 	}
 	wrapped := *hc
 	wrapped.Transport = &retryTransport{base: base, policy: policy}
+	if cfg.KeyEnv == "" {
+		cfg.KeyEnv = "OPENAI_API_KEY"
+	}
 	return &Client{
-		hc: &wrapped, url: strings.TrimSuffix(cfg.BaseURL, "/") + "/chat/completions",
-		key: cfg.APIKey, headers: cfg.Headers, model: cfg.Model, stream: cfg.Stream, maxOutput: cfg.MaxOutputTokens,
+		hc: &wrapped, url: completionsURL(cfg.BaseURL, cfg.Query),
+		key: cfg.APIKey, keyEnv: cfg.KeyEnv, keyHeader: cfg.KeyHeader, effort: cfg.ReasoningEffort,
+		headers: cfg.Headers, model: cfg.Model, stream: cfg.Stream, maxOutput: cfg.MaxOutputTokens,
 		idle: cfg.IdleTimeout, usageGrace: time.Second, doneGrace: 250 * time.Millisecond, policy: policy,
 	}
+}
+
+// completionsURL is base's /chat/completions, with query added to what
+// base already asks (a base URL may carry ?api-version=…).
+func completionsURL(base string, query map[string]string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return strings.TrimSuffix(base, "/") + "/chat/completions" // the request reports the bad URL
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + "/chat/completions"
+	u.RawPath = ""
+	if len(query) > 0 {
+		q := u.Query()
+		for k, v := range query {
+			q.Set(k, v)
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 // defaultTransport has no overall timeout (replies stream for minutes) but
@@ -225,7 +262,7 @@ func (c *Client) once(ctx context.Context, req Request) (Response, error) {
 		resp, err = c.attempt(ctx, req, false, false)
 	}
 	if err != nil {
-		return Response{}, classifyAttempt(err)
+		return Response{}, c.nameKey(classifyAttempt(err))
 	}
 	if len(resp.Message.ToolCalls) == 0 {
 		textToolCalls(&resp, req.Tools)
@@ -234,6 +271,15 @@ func (c *Client) once(ctx context.Context, req Request) (Response, error) {
 	c.keepSignatures(resp)
 	resp.signatures = nil
 	return resp, nil
+}
+
+// nameKey makes a refused key's sentence name the variable it came from.
+func (c *Client) nameKey(err error) error {
+	var auth *authError
+	if errors.As(err, &auth) {
+		auth.keyEnv = c.keyEnv
+	}
+	return err
 }
 
 // classifyAttempt keeps the errors Complete retries as they are.
@@ -279,7 +325,8 @@ func emptyReply(r Response) bool {
 
 // attempt is one HTTP request and the reading of its answer.
 func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions bool) (Response, error) {
-	creq := openai.ChatCompletionRequest{Model: c.model, Messages: reasoningOnCalls(req.Messages), Tools: req.Tools, Stream: stream}
+	creq := openai.ChatCompletionRequest{Model: c.model, Messages: reasoningOnCalls(req.Messages), Tools: req.Tools, Stream: stream,
+		ReasoningEffort: c.effort}
 	if c.completionTokens.Load() {
 		creq.MaxCompletionTokens = c.maxOutput
 	} else {
@@ -309,7 +356,11 @@ func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions b
 		hreq.Header.Set(k, v)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Authorization", "Bearer "+c.key)
+	if c.keyHeader != "" {
+		hreq.Header.Set(c.keyHeader, c.key)
+	} else {
+		hreq.Header.Set("Authorization", "Bearer "+c.key)
+	}
 	if stream {
 		hreq.Header.Set("Accept", "text/event-stream")
 		hreq.Header.Set("Cache-Control", "no-cache")

@@ -56,9 +56,13 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 			msg.Content = "(no reply)"
 		}
 		a.claimCallIDs(&msg)
-		if resp.FinishReason == string(openai.FinishReasonLength) && len(msg.ToolCalls) > 0 {
+		switch {
+		case resp.FinishReason == string(openai.FinishReasonLength) && len(msg.ToolCalls) > 0:
 			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})
-			return cyc, a.cutOff(turn, msg)
+			return cyc, a.cutOff(turn, msg, ErrOutputLimit, outputLimitAnswer)
+		case resp.FinishReason == string(openai.FinishReasonContentFilter):
+			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})
+			return cyc, a.cutOff(turn, msg, ErrContentFilter, contentFilterAnswer)
 		}
 		recErr := sourced(SourceSession, a.record(msg))
 		a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})

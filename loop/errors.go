@@ -17,6 +17,17 @@ var ErrAuth = errors.New("the model server refused the API key")
 // ErrContextLength means the request no longer fits the model's context window.
 var ErrContextLength = errors.New("the conversation is longer than the model's context window")
 
+// authError is a refused key; its sentence names the variable that held it.
+type authError struct {
+	status int
+	keyEnv string
+}
+
+func (e *authError) Error() string {
+	return fmt.Sprintf("%v (HTTP %d): check %s", ErrAuth, e.status, e.keyEnv)
+}
+func (e *authError) Is(target error) bool { return target == ErrAuth }
+
 // badBodyError is a response that is not an API answer at all (an HTML page
 // from a proxy, a login portal, a wrong base URL).
 type badBodyError struct {
@@ -205,7 +216,7 @@ func classifyAPI(e *apiError) error {
 	status := e.Status
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return fmt.Errorf("%w (HTTP %d): check OPENAI_API_KEY", ErrAuth, status)
+		return &authError{status: status, keyEnv: "OPENAI_API_KEY"}
 	case isContextLength(e):
 		return fmt.Errorf("%w: %s", ErrContextLength, e.Message)
 	case status < 300:
@@ -235,7 +246,9 @@ func isContextLength(e *apiError) bool {
 	}
 	m := strings.ToLower(e.Message)
 	return strings.Contains(m, "maximum context length") || strings.Contains(m, "context_length_exceeded") ||
-		strings.Contains(m, "context window") || strings.Contains(m, "exceeds the available context size")
+		strings.Contains(m, "context window") || strings.Contains(m, "exceeds the available context size") ||
+		// LM Studio: "Trying to keep the first N tokens when context the overflows…"
+		strings.Contains(m, "context the overflows") || strings.Contains(m, "greater than the context length")
 }
 
 // snippet keeps error bodies short enough for one line.

@@ -13,19 +13,28 @@ var ErrOutputLimit = errors.New("the model's reply reached its output limit in t
 // outputLimitAnswer tells the model, in place of each call's result, why it did not run.
 const outputLimitAnswer = "error: not run: your reply reached the output limit and was cut off in the middle of its tool calls, so none of them ran; make the calls again with shorter arguments (write a long file in parts)"
 
-// cutOff records a reply cut at the output limit, every call answered
-// unrun, so that the conversation stays valid and the model reads why.
-func (a *Agent) cutOff(turn int, msg openai.ChatCompletionMessage) error {
+// ErrContentFilter ends a cycle whose reply the server's content filter
+// stopped (Azure's finish_reason "content_filter"): the text is cut, so it
+// is not an answer, and no tool call of it runs.
+var ErrContentFilter = errors.New("the model server's content filter stopped the reply (finish_reason \"content_filter\"), so it is not used as an answer and none of its tool calls ran: rephrase the request, or ask whoever runs the server about its content filter")
+
+// contentFilterAnswer tells the model why its calls did not run.
+const contentFilterAnswer = "error: not run: the server's content filter stopped your reply, so none of its tool calls ran"
+
+// cutOff records a reply that was cut off (at the output limit, or by a
+// content filter) with every call answered unrun, so that the conversation
+// stays valid and the model reads why, and ends the cycle with why.
+func (a *Agent) cutOff(turn int, msg openai.ChatCompletionMessage, why error, answer string) error {
 	answers := make([]openai.ChatCompletionMessage, 0, len(msg.ToolCalls)+1)
 	answers = append(answers, msg)
 	for _, tc := range msg.ToolCalls {
-		answers = append(answers, toolMessage(tc.ID, outputLimitAnswer))
+		answers = append(answers, toolMessage(tc.ID, answer))
 	}
 	recErr := a.record(answers...)
 	for _, tc := range msg.ToolCalls {
 		a.emit(Event{Kind: EventToolCall, Turn: turn, Tool: tc.Function.Name, Args: tc.Function.Arguments,
-			Result: outputLimitAnswer, IsError: true})
+			Result: answer, IsError: true})
 	}
-	a.emit(Event{Kind: EventError, Turn: turn, Err: ErrOutputLimit.Error(), Source: SourceModel})
-	return errors.Join(sourced(SourceModel, ErrOutputLimit), sourced(SourceSession, recErr))
+	a.emit(Event{Kind: EventError, Turn: turn, Err: why.Error(), Source: SourceModel})
+	return errors.Join(sourced(SourceModel, why), sourced(SourceSession, recErr))
 }

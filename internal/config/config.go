@@ -48,6 +48,14 @@ type Provider struct {
 	Headers         map[string]Value[string]
 	MaxOutputTokens Value[int]
 	ReasoningEffort Value[string]
+	// APIKeyHeader names the header that carries the key as it is (Azure's
+	// "api-key"); unset, the key goes in Authorization: Bearer.
+	APIKeyHeader Value[string]
+	// Query is added to every request's URL (Azure's api-version).
+	Query map[string]Value[string]
+	// IdleTimeout bounds the wait for the next byte of a reply; it wins
+	// over [team]'s.
+	IdleTimeout Value[time.Duration]
 	// Prices in currency units per million tokens.
 	PriceInputPerMillion, PriceOutputPerMillion Value[float64]
 
@@ -73,6 +81,8 @@ type Team struct {
 	MaxWorkers, MaxQueue, MaxTurns               Value[int]
 	ShutdownTimeout, PlanTimeout, HandoffTimeout Value[time.Duration]
 	AutoClaim                                    Value[bool]
+	// IdleTimeout is every provider's, unless the provider sets its own.
+	IdleTimeout Value[time.Duration]
 }
 
 // File is one config file agentteam looks for.
@@ -193,7 +203,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	for name, rp := range f.Providers {
 		p := c.Providers[name]
 		if p == nil {
-			p = &Provider{Name: name, Headers: map[string]Value[string]{}}
+			p = &Provider{Name: name, Headers: map[string]Value[string]{}, Query: map[string]Value[string]{}}
 			c.Providers[name] = p
 		}
 		p.from = src
@@ -203,10 +213,15 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 		set(&p.Stream, rp.Stream, src)
 		set(&p.MaxOutputTokens, rp.MaxOutputTokens, src)
 		set(&p.ReasoningEffort, rp.ReasoningEffort, src)
+		set(&p.APIKeyHeader, rp.APIKeyHeader, src)
+		setDuration(&p.IdleTimeout, rp.IdleTimeout, src)
 		set(&p.PriceInputPerMillion, rp.PriceInputPerMillion, src)
 		set(&p.PriceOutputPerMillion, rp.PriceOutputPerMillion, src)
 		for k, v := range rp.Headers {
 			p.Headers[k] = Value[string]{v, src}
+		}
+		for k, v := range rp.Query {
+			p.Query[k] = Value[string]{v, src}
 		}
 	}
 	for role, model := range f.Roles {
@@ -221,6 +236,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	setDuration(&t.ShutdownTimeout, f.Team.ShutdownTimeout, src)
 	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)
 	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)
+	setDuration(&t.IdleTimeout, f.Team.IdleTimeout, src)
 }
 
 func set[T any](dst *Value[T], v *T, src Source) {

@@ -98,7 +98,7 @@ plan_timeout = "2m"
 		{"price in", p.PriceInputPerMillion, Value[float64]{0.4, userSrc}},
 		{"headers merge per header", p.Headers, map[string]Value[string]{
 			"X-Title": {"agentteam", userSrc}, "X-Team": {"project", projectSrc}}},
-		{"the other provider", *c.Providers["local"], Provider{Name: "local", from: userSrc, Headers: map[string]Value[string]{},
+		{"the other provider", *c.Providers["local"], Provider{Name: "local", from: userSrc, Headers: map[string]Value[string]{}, Query: map[string]Value[string]{},
 			BaseURL: Value[string]{"http://localhost:11434/v1", userSrc}, APIKeyEnv: Value[string]{"OLLAMA_KEY", userSrc},
 			Model: Value[string]{"qwen3", userSrc}, Stream: Value[bool]{false, userSrc}}},
 		{"roles: provider/model, a model id with a slash, per role", c.Roles, map[string]Value[Role]{
@@ -221,7 +221,28 @@ func TestBadFilesAreRefused(t *testing.T) {
 	}{
 		{name: "unknown key in [team], with the keys it may have",
 			text: "[team]\nmax_workers = 2\nmax_worker = 3\n",
-			says: []string{"line 3", "team.max_worker is not a setting agentteam knows", "in [team]: auto_claim, handoff_timeout, max_queue, max_turns, max_workers"}},
+			says: []string{"line 3", "team.max_worker is not a setting agentteam knows", "in [team]: auto_claim, handoff_timeout, idle_timeout, max_queue, max_turns, max_workers"}},
+		{name: "an idle timeout that is no duration",
+			text: "[providers.x]\nidle_timeout = \"soon\"\n",
+			says: []string{"line 2", "providers.x.idle_timeout must be a positive duration", `not "soon"`}},
+		{name: "a negative idle timeout in [team]",
+			text: "[team]\nidle_timeout = \"-5s\"\n",
+			says: []string{"line 2", "team.idle_timeout must be a positive duration"}},
+		{name: "an idle timeout as a number",
+			text: "[team]\nidle_timeout = 90\n",
+			says: []string{"line 2", "idle_timeout must be a duration in quotes"}},
+		{name: "the key in a header no server reads it from",
+			text: "[providers.x]\napi_key_header = \"X-Leak\"\n",
+			says: []string{"line 2", "providers.x.api_key_header must be \"api-key\""}},
+		{name: "a project file that says which header carries the key", project: true,
+			text: "[providers.x]\napi_key_header = \"api-key\"\n",
+			says: []string{"line 2", "providers.x.api_key_header is not read from a project file"}},
+		{name: "a query that is not a table",
+			text: "[providers.x]\nquery = \"api-version=1\"\n",
+			says: []string{"line 2", "providers.x.query must be a table"}},
+		{name: "a query value on two lines",
+			text: "[providers.x]\nquery = {api-version = \"1\\n2\"}\n",
+			says: []string{"providers.x.query.api-version must be a name and a one-line value"}},
 		{name: "a top-level key written after a table header",
 			text: "[team]\nmax_workers = 2\nprovider = \"x\"\n",
 			says: []string{"line 3", "team.provider is not a setting agentteam knows (provider goes at the top of the file, before the first [table])"}},
@@ -379,8 +400,11 @@ max_output_tokens = 100
 reasoning_effort = "low"
 price_input_per_million = 0
 price_output_per_million = 2
+idle_timeout = "3m"
 [providers.x.headers]
 HTTP-Referer = "https://example.com"
+[providers.x.query]
+api-version = "2024-10-21"
 [roles]
 "code reviewer" = "x/big"
 [team]
@@ -391,6 +415,7 @@ shutdown_timeout = "1m30s"
 plan_timeout = "10m"
 handoff_timeout = "45s"
 auto_claim = false
+idle_timeout = "45s"
 `
 	for _, project := range []bool{false, true} {
 		user, proj := text, ""
@@ -406,7 +431,8 @@ auto_claim = false
 		p := c.Provider()
 		if p == nil || p.BaseURL.V != "http://127.0.0.1:8080/v1" || p.Headers["HTTP-Referer"].V != "https://example.com" ||
 			c.Roles["code reviewer"].V != (Role{"x", "big"}) || c.Team.MaxQueue != (Value[int]{0, c.Team.MaxQueue.From}) ||
-			!c.Team.MaxQueue.IsSet() || c.Team.ShutdownTimeout.V != 90*time.Second {
+			!c.Team.MaxQueue.IsSet() || c.Team.ShutdownTimeout.V != 90*time.Second ||
+			p.IdleTimeout.V != 3*time.Minute || c.Team.IdleTimeout.V != 45*time.Second || p.Query["api-version"].V != "2024-10-21" {
 			t.Errorf("project %v: loaded %+v, provider %+v", project, c, p)
 		}
 	}

@@ -54,6 +54,9 @@ type rawProvider struct {
 	Headers               map[string]string `toml:"headers"`
 	MaxOutputTokens       *int              `toml:"max_output_tokens"`
 	ReasoningEffort       *string           `toml:"reasoning_effort"`
+	APIKeyHeader          *string           `toml:"api_key_header"`
+	Query                 map[string]string `toml:"query"`
+	IdleTimeout           *string           `toml:"idle_timeout"`
 	PriceInputPerMillion  *float64          `toml:"price_input_per_million"`
 	PriceOutputPerMillion *float64          `toml:"price_output_per_million"`
 }
@@ -66,6 +69,7 @@ type rawTeam struct {
 	PlanTimeout     *string `toml:"plan_timeout"`
 	HandoffTimeout  *string `toml:"handoff_timeout"`
 	AutoClaim       *bool   `toml:"auto_claim"`
+	IdleTimeout     *string `toml:"idle_timeout"`
 }
 
 // readFile reads and checks one file; a missing file is found == false.
@@ -117,7 +121,7 @@ func parse(path, data string, project bool) (*rawFile, error) {
 	// send the person's key to its own server.
 	if project {
 		for _, k := range md.Keys() {
-			if len(k) == 3 && k[0] == "providers" && (k[2] == "base_url" || k[2] == "api_key_env") {
+			if len(k) == 3 && k[0] == "providers" && (k[2] == "base_url" || k[2] == "api_key_env" || k[2] == "api_key_header") {
 				return nil, fail(k, "is not read from a project file: a cloned repository could send your key to its own server; "+
 					"define the provider in your user file (%s) and pick it here with provider = \"%s\"", userPathHint, k[1])
 			}
@@ -143,7 +147,7 @@ func parse(path, data string, project bool) (*rawFile, error) {
 func tableKeys(f *rawFile) []toml.Key {
 	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}}
 	for _, name := range sortedKeys(f.Providers) {
-		keys = append(keys, toml.Key{"providers", name}, toml.Key{"providers", name, "headers"})
+		keys = append(keys, toml.Key{"providers", name}, toml.Key{"providers", name, "headers"}, toml.Key{"providers", name, "query"})
 	}
 	return keys
 }
@@ -158,6 +162,8 @@ var (
 	effortRE = regexp.MustCompile(`^[a-z]+$`)
 	// Headers that carry credentials: a file holding one holds a secret.
 	secretHeaders = map[string]bool{"authorization": true, "proxy-authorization": true, "api-key": true, "x-api-key": true, "cookie": true}
+	// Headers that may carry the key instead of Authorization.
+	keyHeaders = map[string]bool{"api-key": true, "x-api-key": true}
 )
 
 // check refuses values no run can use.
@@ -197,6 +203,17 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 				return fail(key("headers", h), "must be one line")
 			}
 		}
+		if h := p.APIKeyHeader; h != nil && (!headerRE.MatchString(*h) || !keyHeaders[strings.ToLower(*h)]) {
+			return fail(key("api_key_header"), "must be \"api-key\" (Azure) or \"x-api-key\": unset, the key goes in Authorization: Bearer")
+		}
+		for _, q := range sortedKeys(p.Query) {
+			if q == "" || strings.ContainsAny(q+p.Query[q], "\r\n") {
+				return fail(key("query", q), "must be a name and a one-line value, like api-version = \"2024-10-21\"")
+			}
+		}
+		if err := checkDuration(fail, key("idle_timeout"), p.IdleTimeout); err != nil {
+			return err
+		}
 		if p.MaxOutputTokens != nil && *p.MaxOutputTokens < 1 {
 			return fail(key("max_output_tokens"), "must be at least 1")
 		}
@@ -231,13 +248,21 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 	for _, c := range []struct {
 		key string
 		v   *string
-	}{{"shutdown_timeout", t.ShutdownTimeout}, {"plan_timeout", t.PlanTimeout}, {"handoff_timeout", t.HandoffTimeout}} {
-		if c.v == nil {
-			continue
+	}{{"shutdown_timeout", t.ShutdownTimeout}, {"plan_timeout", t.PlanTimeout}, {"handoff_timeout", t.HandoffTimeout}, {"idle_timeout", t.IdleTimeout}} {
+		if err := checkDuration(fail, toml.Key{"team", c.key}, c.v); err != nil {
+			return err
 		}
-		if d, err := time.ParseDuration(*c.v); err != nil || d <= 0 {
-			return fail(toml.Key{"team", c.key}, "must be a positive duration such as \"90s\" or \"5m\", not %q", *c.v)
-		}
+	}
+	return nil
+}
+
+// checkDuration refuses a duration that does not parse or is not positive.
+func checkDuration(fail func(toml.Key, string, ...any) error, key toml.Key, v *string) error {
+	if v == nil {
+		return nil
+	}
+	if d, err := time.ParseDuration(*v); err != nil || d <= 0 {
+		return fail(key, "must be a positive duration such as \"90s\" or \"5m\", not %q", *v)
 	}
 	return nil
 }
@@ -327,15 +352,15 @@ func expected(path string) string {
 	switch last := path[i+1:]; last {
 	case "max_workers", "max_queue", "max_turns", "max_output_tokens":
 		return "a whole number"
-	case "shutdown_timeout", "plan_timeout", "handoff_timeout":
+	case "shutdown_timeout", "plan_timeout", "handoff_timeout", "idle_timeout":
 		return "a duration in quotes, like \"90s\""
 	case "stream", "auto_claim":
 		return "true or false"
 	case "price_input_per_million", "price_output_per_million":
 		return "a number"
-	case "provider", "base_url", "api_key_env", "model", "reasoning_effort":
+	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort":
 		return "a string in quotes"
-	case "providers", "roles", "team", "headers":
+	case "providers", "roles", "team", "headers", "query":
 		return "a table"
 	}
 	if strings.HasPrefix(path, "roles.") {

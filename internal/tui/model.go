@@ -22,6 +22,8 @@ type Options struct {
 	HasModel bool
 	// Notice is the first message on the screen (how to set a key, say).
 	Notice string
+	// KeyEnv names the variable the API key is read from ("" is OPENAI_API_KEY).
+	KeyEnv string
 	// LightBackground picks the light markdown style.
 	LightBackground bool
 }
@@ -269,7 +271,7 @@ func (m *Model) submit() {
 	m.lead.add(&entry{kind: entryUser, text: text})
 	m.lead.toEnd()
 	if !m.opts.HasModel {
-		m.lead.add(&entry{kind: entryError, text: noModelText})
+		m.lead.add(&entry{kind: entryError, text: noModelText(m.opts.KeyEnv)})
 		return
 	}
 	m.leadBusy = true
@@ -282,9 +284,14 @@ func (m *Model) submit() {
 }
 
 // noModelText answers a message to the lead when there is no model.
-const noModelText = "The lead has no model to answer with. Set OPENAI_API_KEY (export OPENAI_API_KEY=<your key>, " +
-	"with --base-url for a server other than OpenAI) and start agentteam chat again, or run agentteam chat --demo " +
-	"to try the offline demo model. /team, /inbox, /send, /spawn, /approve, /reject, /shutdown and /tasks work meanwhile."
+func noModelText(keyEnv string) string {
+	if keyEnv == "" {
+		keyEnv = "OPENAI_API_KEY"
+	}
+	return "The lead has no model to answer with. Set " + keyEnv + " (export " + keyEnv + "=<your key>" + baseURLHint(keyEnv) +
+		") and start agentteam chat again, or run agentteam chat --demo " +
+		"to try the offline demo model. /team, /inbox, /send, /spawn, /approve, /reject, /shutdown and /tasks work meanwhile."
+}
 
 // note shows a command's output or a job's failure.
 func (m *Model) note(n noteMsg) {

@@ -387,7 +387,7 @@ func TestScrollKeepsPlaceAndFollows(t *testing.T) {
 }
 
 func TestNoModelStillWorks(t *testing.T) {
-	hs := newHarness(t, 100, 30, Options{HasModel: false, Notice: NoModelNotice})
+	hs := newHarness(t, 100, 30, Options{HasModel: false, Notice: NoModelNotice("OPENAI_API_KEY")})
 	hs.mustSee("OPENAI_API_KEY")
 	hs.enter("hello lead")
 	if len(hs.eng.said) != 0 {
@@ -398,6 +398,16 @@ func TestNoModelStillWorks(t *testing.T) {
 	if len(hs.eng.sent) != 1 {
 		t.Fatal("/send does not work without a model")
 	}
+}
+
+// TestNoModelNamesTheProvidersKey: a provider whose api_key_env names
+// another variable gets that name in the notice and in the answer.
+func TestNoModelNamesTheProvidersKey(t *testing.T) {
+	hs := newHarness(t, 200, 30, Options{HasModel: false, Notice: NoModelNotice("AZURE_OPENAI_API_KEY"), KeyEnv: "AZURE_OPENAI_API_KEY"})
+	hs.mustSee("No model: AZURE_OPENAI_API_KEY is not set")
+	hs.enter("hello lead")
+	hs.mustSee("Set AZURE_OPENAI_API_KEY (export AZURE_OPENAI_API_KEY=<your key>")
+	hs.mustNotSee("export OPENAI_API_KEY", "Set OPENAI_API_KEY")
 }
 
 func TestHelpShowsAllKeys(t *testing.T) {

@@ -103,7 +103,19 @@ func lightBackground() bool {
 	return false
 }
 
-// NoModelNotice is the first message when there is no key and no --demo.
-const NoModelNotice = "No model: OPENAI_API_KEY is not set, so the lead cannot answer yet. " +
-	"Quit (ctrl+c), then export OPENAI_API_KEY=<your key> (add --base-url for a server other than OpenAI) and start agentteam chat again, " +
-	"or run agentteam chat --demo for the built-in offline model. Meanwhile /team, /inbox, /send, /spawn, /approve, /shutdown and /tasks work."
+// NoModelNotice is the first message when there is no key and no --demo;
+// keyEnv names the variable the key is read from.
+func NoModelNotice(keyEnv string) string {
+	return "No model: " + keyEnv + " is not set, so the lead cannot answer yet. " +
+		"Quit (ctrl+c), then export " + keyEnv + "=<your key>" + baseURLHint(keyEnv) + " and start agentteam chat again, " +
+		"or run agentteam chat --demo for the built-in offline model. Meanwhile /team, /inbox, /send, /spawn, /approve, /shutdown and /tasks work."
+}
+
+// baseURLHint: OPENAI_API_KEY alone points at OpenAI; a provider's own
+// variable comes with its base_url from the config.
+func baseURLHint(keyEnv string) string {
+	if keyEnv == "OPENAI_API_KEY" {
+		return " (add --base-url for a server other than OpenAI)"
+	}
+	return " (the config's api_key_env names it; agentteam config shows where)"
+}
