@@ -264,6 +264,10 @@ func (c *Client) once(ctx context.Context, req Request) (Response, error) {
 	if err != nil {
 		return Response{}, c.nameKey(classifyAttempt(err))
 	}
+	if !c.stream && req.OnDelta != nil && resp.Message.ReasoningContent != "" {
+		// A whole answer streams nothing: its thinking is shown all at once.
+		req.OnDelta(Delta{Agent: req.Agent, Reasoning: resp.Message.ReasoningContent})
+	}
 	if len(resp.Message.ToolCalls) == 0 {
 		textToolCalls(&resp, req.Tools)
 	}

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -42,13 +44,18 @@ func (m *Model) delta(d *deltaChunk) {
 		return
 	}
 	e := p.last()
+	if e != nil && e.streaming && d.reasoning != "" && e.text != "" && !d.restart {
+		settle(p) // thinking after text belongs to the next turn
+		e = nil
+	}
 	if e == nil || !e.streaming {
 		e = &entry{kind: entryReply, who: d.agent, streaming: true}
 		p.add(e)
 	}
 	if d.restart {
-		e.text = ""
+		e.text, e.reasoning = "", ""
 	}
+	e.reasoning += d.reasoning
 	e.text += d.text
 }
 
@@ -60,7 +67,7 @@ func settle(p *convPane) {
 	}
 	e.streaming = false
 	e.invalidate()
-	if e.text == "" {
+	if e.text == "" && strings.TrimSpace(e.reasoning) == "" {
 		p.entries = p.entries[:len(p.entries)-1]
 	}
 }

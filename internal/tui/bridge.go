@@ -24,9 +24,10 @@ type item struct {
 
 // deltaChunk is streamed text gathered between two flushes.
 type deltaChunk struct {
-	agent   string
-	restart bool // discard what was shown of the agent's current reply first
-	text    string
+	agent     string
+	restart   bool // discard what was shown of the agent's current reply first
+	text      string
+	reasoning string // thinking, which a turn streams before its text
 }
 
 // batchMsg carries engine facts to Update, in order, plus the latest activity of each agent.
@@ -74,7 +75,7 @@ func (b *Bridge) Event(e team.Event) {
 
 // Delta is the team's OnDelta subscriber.
 func (b *Bridge) Delta(d loop.Delta) {
-	if d.Content == "" && !d.Restart {
+	if d.Content == "" && d.Reasoning == "" && !d.Restart {
 		return
 	}
 	b.mu.Lock()
@@ -86,9 +87,15 @@ func (b *Bridge) Delta(d loop.Delta) {
 		b.items = append(b.items, item{delta: last})
 	}
 	if d.Restart {
-		last.restart, last.text = true, ""
+		last.restart, last.text, last.reasoning = true, "", ""
+	}
+	if d.Reasoning != "" && last.text != "" {
+		// Thinking after text is a new turn's: it starts a new chunk.
+		last = &deltaChunk{agent: d.Agent}
+		b.items = append(b.items, item{delta: last})
 	}
 	last.text += d.Content
+	last.reasoning += d.Reasoning
 	b.mu.Unlock()
 	b.signal()
 }

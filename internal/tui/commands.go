@@ -24,6 +24,7 @@ var slashCommands = []slashCommand{
 	{"/shutdown", "name [reason]", "ask a teammate to shut down"},
 	{"/tasks", "", "the task board: id, status, owner, blocked by, subject"},
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
+	{"/reasoning", "[on|off]", "show the models' reasoning whole, or one line per reply (ctrl+t)"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
 	{"/quit", "", "stop the teammates and leave"},
 }
@@ -112,7 +113,7 @@ func complete(value string, names, planNames []string) (string, []string) {
 		switch strings.ToLower(fields[0]) {
 		case "/send", "/inbox":
 			cands = append([]string{"lead"}, names...)
-		case "/auto":
+		case "/auto", "/reasoning":
 			cands = []string{"on", "off"}
 		case "/shutdown":
 			cands = names

@@ -27,15 +27,17 @@ type entry struct {
 	kind      entryKind
 	who, typ  string // speaker or sender; message type of a report
 	text      string
+	reasoning string // a reply's thinking (reasoning_content), shown dimmed
 	tool, arg string
 	done      bool // a tool call has its result
 	isErr     bool
 	streaming bool   // a reply still arriving
 	answer    string // how a plan request was answered; "" while it waits
 
-	width  int
-	expand bool // the cache was rendered with tool results expanded
-	lines  []string
+	width    int
+	expand   bool // the cache was rendered with tool results expanded
+	thinking bool // … and with reasoning shown whole
+	lines    []string
 	// The stable prefix of a streaming reply, rendered once per change.
 	prefixLen   int
 	prefixWidth int
@@ -47,6 +49,8 @@ type renderer struct {
 	st     styles
 	md     *markdown
 	expand bool // show tool calls' results, not just ok/error
+	// thinking shows replies' reasoning whole; otherwise one line says how long it is.
+	thinking bool
 }
 
 // lines of e at width w; cached unless e is still streaming.
@@ -54,10 +58,10 @@ func (r *renderer) lines(e *entry, w int) []string {
 	if e.streaming {
 		return r.streamLines(e, w)
 	}
-	if e.lines != nil && e.width == w && e.expand == r.expand {
+	if e.lines != nil && e.width == w && e.expand == r.expand && e.thinking == r.thinking {
 		return e.lines
 	}
-	e.width, e.expand, e.lines = w, r.expand, r.render(e, w)
+	e.width, e.expand, e.thinking, e.lines = w, r.expand, r.thinking, r.render(e, w)
 	return e.lines
 }
 
@@ -81,7 +85,8 @@ func (r *renderer) render(e *entry, w int) []string {
 		}
 		return append([]string{"", head}, indent(wrapPlain(e.text, body), "  ")...)
 	case entryReply:
-		return append([]string{"", st.who.Render(e.who)}, r.md.render(e.text, w)...)
+		out := append([]string{"", st.who.Render(e.who)}, r.reasoningLines(e.reasoning, w)...)
+		return append(out, r.md.render(e.text, w)...)
 	case entryReport:
 		head := st.who.Render(e.who) + st.dim.Render(" → "+e.typ)
 		return append([]string{"", head}, r.md.render(e.text, w)...)
@@ -106,6 +111,7 @@ func (r *renderer) streamLines(e *entry, w int) []string {
 		}
 	}
 	out := []string{"", r.st.who.Render(e.who) + r.st.dim.Render(" …")}
+	out = append(out, r.reasoningLines(e.reasoning, w)...)
 	out = append(out, e.prefixLines...)
 	tail := strings.TrimLeft(e.text[cut:], "\n")
 	if tail != "" {
@@ -115,6 +121,25 @@ func (r *renderer) streamLines(e *entry, w int) []string {
 		out = append(out, indent(wrapPlain(tail+"▍", max(w-2, 10)), "  ")...)
 	}
 	return out
+}
+
+// reasoningLines show a reply's thinking, dimmed: one line saying how long
+// it is, or (thinking on) the whole of it behind a bar.
+func (r *renderer) reasoningLines(reasoning string, w int) []string {
+	reasoning = strings.Trim(reasoning, "\n")
+	if strings.TrimSpace(reasoning) == "" {
+		return nil
+	}
+	lines := wrapPlain(reasoning, max(w-6, 10))
+	if !r.thinking {
+		n := len(lines)
+		unit := "lines"
+		if n == 1 {
+			unit = "line"
+		}
+		return []string{clipLine("  "+r.st.thinking.Render(fmt.Sprintf("thinking… (%d %s) · ctrl+t shows it", n, unit)), w)}
+	}
+	return indent(lines, "  "+r.st.dim.Render("┊ "), r.st.thinking)
 }
 
 func (r *renderer) toolLine(e *entry, w int) string {

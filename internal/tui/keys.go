@@ -15,6 +15,7 @@ var allKeys = [][2]string{
 	{"esc", "interrupt the lead's turn; back to the lead when a teammate is focused"},
 	{"pgup / pgdn, wheel", "scroll the conversation; at the bottom it follows new output"},
 	{"ctrl+o", "expand / collapse the results of tool calls"},
+	{"ctrl+t", "show / fold the models' reasoning (thinking… lines)"},
 	{"home / end", "top of the conversation / follow new output (input empty)"},
 	{"?", "all keys (input empty); esc or ? closes"},
 	{"ctrl+c", "quit: teammates are stopped and marked shutdown"},

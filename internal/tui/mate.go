@@ -75,8 +75,8 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 		}
 		v.pane.add(&entry{kind: entryUser, who: who, text: msg.Content})
 	case openai.ChatMessageRoleAssistant:
-		if strings.TrimSpace(msg.Content) != "" {
-			v.pane.add(&entry{kind: entryReply, who: v.name, text: msg.Content})
+		if strings.TrimSpace(msg.Content) != "" || strings.TrimSpace(msg.ReasoningContent) != "" {
+			v.pane.add(&entry{kind: entryReply, who: v.name, text: msg.Content, reasoning: msg.ReasoningContent})
 		}
 		for _, tc := range msg.ToolCalls {
 			e := &entry{kind: entryTool, tool: tc.Function.Name, arg: keyArg(tc.Function.Name, tc.Function.Arguments)}

@@ -202,6 +202,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case "ctrl+o":
 		m.r.expand = !m.r.expand
 		return nil
+	case "ctrl+t":
+		m.toggleThinking()
+		return nil
 	case "pgup":
 		m.scroll(-max(m.convHeight()-2, 1))
 		return nil
@@ -395,4 +398,14 @@ func (m *Model) snapshot(s snapshotMsg) {
 		total += mb.Tokens
 	}
 	m.tokens = total
+}
+
+// toggleThinking shows replies' reasoning whole, or one line each.
+func (m *Model) toggleThinking() {
+	m.r.thinking = !m.r.thinking
+	if m.r.thinking {
+		m.hint = "reasoning shown: ctrl+t or /reasoning folds it"
+	} else {
+		m.hint = "reasoning folded to one line: ctrl+t or /reasoning shows it"
+	}
 }

@@ -16,6 +16,18 @@ func (m *Model) command(c command) {
 		m.quitting = true
 	case "/clear":
 		m.pane().clear()
+	case "/reasoning":
+		switch strings.ToLower(c.rest) {
+		case "on":
+			m.r.thinking = false
+		case "off":
+			m.r.thinking = true
+		case "":
+		default:
+			m.note(noteMsg{text: "/reasoning takes on or off", isErr: true})
+			return
+		}
+		m.toggleThinking()
 	case "/auto":
 		switch strings.ToLower(c.rest) {
 		case "on":

@@ -11,7 +11,9 @@ import (
 // styles of the whole screen, built once.
 type styles struct {
 	header, dim, user, who, tool, ok, bad, note, errText, focus, status, help, key, plan lipgloss.Style
-	statusColor                                                                          map[team.Status]lipgloss.Style
+	// thinking is a reply's reasoning: dimmed and italic, apart from the reply.
+	thinking    lipgloss.Style
+	statusColor map[team.Status]lipgloss.Style
 }
 
 func newStyles() styles {
@@ -31,6 +33,7 @@ func newStyles() styles {
 		key:     lipgloss.NewStyle().Foreground(lipgloss.Color("7")).Bold(true),
 		plan:    lipgloss.NewStyle().Foreground(lipgloss.Color("11")).Bold(true),
 	}
+	s.thinking = lipgloss.NewStyle().Foreground(lipgloss.Color("8")).Faint(true).Italic(true)
 	s.statusColor = map[team.Status]lipgloss.Style{
 		team.StatusQueued:   lipgloss.NewStyle().Foreground(lipgloss.Color("11")),
 		team.StatusWorking:  lipgloss.NewStyle().Foreground(lipgloss.Color("10")).Bold(true),
