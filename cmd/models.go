@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/config"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -91,7 +92,7 @@ func listModels(ctx context.Context, opts *ModelsOptions) ([]string, error) {
 
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(base, "/")+"/models", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, modelsURL(base, opts.provider()), nil)
 	if err != nil || req.URL.Host == "" || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
 		return nil, usageErrorf("the base URL %s is not an http:// or https:// URL", shown)
 	}
@@ -99,7 +100,11 @@ func listModels(ctx context.Context, opts *ModelsOptions) ([]string, error) {
 	for k, v := range opts.headers() {
 		req.Header.Set(k, v)
 	}
-	if key != "" {
+	switch p := opts.provider(); {
+	case key == "":
+	case p != nil && p.APIKeyHeader.V != "":
+		req.Header.Set(p.APIKeyHeader.V, key) // Azure's api-key
+	default:
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	hc := opts.HTTPClient
@@ -135,6 +140,24 @@ func listModels(ctx context.Context, opts *ModelsOptions) ([]string, error) {
 		err = ue.Err // its text repeats the URL
 	}
 	return nil, failf("did not answer: %v", err)
+}
+
+// modelsURL is base's /models, before a query base carries, with the
+// provider's query added (Azure's api-version).
+func modelsURL(base string, p *config.Provider) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return strings.TrimRight(base, "/") + "/models" // the request refuses it
+	}
+	u.Path, u.RawPath = strings.TrimRight(u.Path, "/")+"/models", ""
+	if p != nil && len(p.Query) > 0 {
+		q := u.Query()
+		for k, v := range p.Query {
+			q.Set(k, v.V)
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }
 
 // readModelList reads a /models answer: an OpenAI-style {"data": [{"id": …}]}.

@@ -3,6 +3,7 @@ package cmd
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -276,5 +277,28 @@ func TestIdleTimeoutDefault(t *testing.T) {
 	mustSucceed(t, r, "config")
 	if !hasSetting(r.stdout, "idle_timeout", "2m0s", "default") {
 		t.Errorf("config does not show the default idle_timeout:\n%s", r.stdout)
+	}
+}
+
+// TestModelsWithAzuresSettings: agentteam models sends the key in the
+// provider's api_key_header and its query, as run does.
+func TestModelsWithAzuresSettings(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path != "/openai/models" || r.URL.Query().Get("api-version") != "2024-10-21":
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":{"code":"404","message":"Resource not found"}}`)
+		case r.Header.Get("api-key") != "azure-key" || r.Header.Get("Authorization") != "":
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"error":{"code":"401","message":"Access denied due to invalid subscription key or wrong API endpoint."}}`)
+		default:
+			fmt.Fprint(w, `{"object":"list","data":[{"id":"gpt-4o"}]}`)
+		}
+	}))
+	defer srv.Close()
+	user := azureUser(srv.URL+"/openai", "query = {api-version = \"2024-10-21\"}\n")
+	r := runBin(t, t.TempDir(), configHome(t, user, "AZURE_OPENAI_API_KEY=azure-key"), "", "models")
+	if r.code != 0 || r.stdout != "gpt-4o\n" {
+		t.Fatalf("models: exit %d\nstdout %q\nstderr %s", r.code, r.stdout, r.stderr)
 	}
 }
