@@ -122,7 +122,8 @@ type Client struct {
 	signing atomic.Bool
 }
 
-// NewClient builds a Client; the API key goes only into the Authorization header.
+// NewClient builds a Client; the API key goes only into the Authorization
+// header (or the one KeyHeader names).
 func NewClient(cfg ClientConfig) *Client {
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = 5
