@@ -73,6 +73,7 @@ type Team struct {
 	MaxWorkers, MaxQueue, MaxTurns               Value[int]
 	ShutdownTimeout, PlanTimeout, HandoffTimeout Value[time.Duration]
 	AutoClaim                                    Value[bool]
+	Isolation                                    Value[string]
 }
 
 // File is one config file agentteam looks for.
@@ -218,6 +219,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	set(&t.MaxQueue, f.Team.MaxQueue, src)
 	set(&t.MaxTurns, f.Team.MaxTurns, src)
 	set(&t.AutoClaim, f.Team.AutoClaim, src)
+	set(&t.Isolation, f.Team.Isolation, src)
 	setDuration(&t.ShutdownTimeout, f.Team.ShutdownTimeout, src)
 	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)
 	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)

@@ -66,6 +66,7 @@ type rawTeam struct {
 	PlanTimeout     *string `toml:"plan_timeout"`
 	HandoffTimeout  *string `toml:"handoff_timeout"`
 	AutoClaim       *bool   `toml:"auto_claim"`
+	Isolation       *string `toml:"isolation"`
 }
 
 // readFile reads and checks one file; a missing file is found == false.
@@ -228,6 +229,9 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 			return fail(toml.Key{"team", c.key}, "must be at least %d, not %d", c.min, *c.v)
 		}
 	}
+	if t.Isolation != nil && *t.Isolation != "worktree" && *t.Isolation != "none" {
+		return fail(toml.Key{"team", "isolation"}, "must be \"worktree\" or \"none\", not %q", *t.Isolation)
+	}
 	for _, c := range []struct {
 		key string
 		v   *string
@@ -333,7 +337,7 @@ func expected(path string) string {
 		return "true or false"
 	case "price_input_per_million", "price_output_per_million":
 		return "a number"
-	case "provider", "base_url", "api_key_env", "model", "reasoning_effort":
+	case "provider", "base_url", "api_key_env", "model", "reasoning_effort", "isolation":
 		return "a string in quotes"
 	case "providers", "roles", "team", "headers":
 		return "a table"
