@@ -290,3 +290,32 @@ func TestAddReattachesAnExistingBranch(t *testing.T) {
 		t.Fatal("Find found a worktree where there is none")
 	}
 }
+
+// A hook a teammate wrote (its bash can reach .git/hooks) does not run when
+// agentteam commits or merges its work.
+func TestHooksDoNotRunOnAgentteamsCommitsAndMerges(t *testing.T) {
+	dir, r := newRepo(t)
+	ctx := context.Background()
+	pwned := filepath.Join(t.TempDir(), "pwned")
+	for _, h := range []string{"pre-commit", "post-commit", "commit-msg", "pre-merge-commit", "post-merge"} {
+		path := filepath.Join(dir, ".git", "hooks", h)
+		write(t, path, "#!/bin/sh\necho "+h+" >> "+pwned+"\n")
+		if err := os.Chmod(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := r.Add(ctx, filepath.Join(dir, ".agentteam", "worktrees", "eve"), "agentteam/eve")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(w.Path, "eve.txt"), "x\n")
+	if _, err := r.CommitAll(ctx, w, "eve"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Merge(ctx, "agentteam/eve", "merge eve"); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(pwned); err == nil {
+		t.Fatalf("hooks ran: %s", data)
+	}
+}
