@@ -40,7 +40,7 @@ func (r *roster) resumeTeammates() error {
 				continue
 			}
 			m.root = where.root
-			t.worktrees.record(mb.Name, func(e *Member) { e.Worktree, e.Branch = mb.Worktree, mb.Branch })
+			t.worktrees.record(mb.Name, func(e *Member) { e.Worktree, e.Branch, e.Merged = mb.Worktree, mb.Branch, mb.Merged })
 		}
 		agent, err := r.newTeammateAgent(m)
 		if err != nil {

@@ -459,14 +459,21 @@ func (t *Team) place(ctx context.Context, name, iso string, entry *Member) (plac
 	return p, nil
 }
 
+// MergeAs merges a teammate's branch into the lead's branch for from (the
+// lead, or the person in the TUI); a conflict goes to the teammate as a
+// message from from.
+func (t *Team) MergeAs(ctx context.Context, from, name string) (MergeReport, error) {
+	return t.worktrees.Merge(ctx, name, func(text string) error {
+		_, err := t.messenger.deliver(from, name, inbox.TypeMessage, text)
+		return err
+	})
+}
+
 // MergeTeammate merges a teammate's branch into the lead's branch for the
 // lead's merge_teammate tool; a conflict goes to the teammate as a
 // message from the lead and comes back as an error the model reads.
 func (t *Team) MergeTeammate(ctx context.Context, name string) (string, error) {
-	rep, err := t.worktrees.Merge(ctx, name, func(text string) error {
-		_, err := t.messenger.deliver(workspace.LeadName, name, inbox.TypeMessage, text)
-		return err
-	})
+	rep, err := t.MergeAs(ctx, workspace.LeadName, name)
 	if err != nil {
 		return "", err
 	}

@@ -94,13 +94,17 @@ func (r *Repo) Head(ctx context.Context) (string, error) {
 	return strings.TrimSpace(out), nil
 }
 
-// CurrentBranch is the main work tree's branch, or "HEAD" when detached.
+// CurrentBranch is the main work tree's branch, or its commit's short
+// hash when HEAD is detached (a name a teammate can merge from too).
 func (r *Repo) CurrentBranch(ctx context.Context) string {
 	out, err := run(ctx, r.Top, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
-	if err != nil {
-		return "HEAD"
+	if err == nil {
+		return strings.TrimSpace(out)
 	}
-	return strings.TrimSpace(out)
+	if out, err = run(ctx, r.Top, nil, "rev-parse", "--short", "HEAD"); err == nil {
+		return strings.TrimSpace(out)
+	}
+	return "HEAD"
 }
 
 // Exclude adds pattern to the repository's info/exclude unless a line
@@ -314,6 +318,9 @@ func (r *Repo) ShortStat(ctx context.Context, from, to string) (string, error) {
 	return strings.TrimSpace(out), err
 }
 
+// maxStatFiles bounds the per-file lines of BranchStat.
+const maxStatFiles = 40
+
 // BranchStat is the diffstat of branch against its merge base with HEAD
 // (what merging it would bring): the summary line and the per-file lines.
 func (r *Repo) BranchStat(ctx context.Context, branch string) (summary, files string, err error) {
@@ -325,7 +332,12 @@ func (r *Repo) BranchStat(ctx context.Context, branch string) (summary, files st
 	if len(lines) == 0 || strings.TrimSpace(lines[0]) == "" {
 		return "", "", nil
 	}
-	return strings.TrimSpace(lines[len(lines)-1]), strings.Join(lines[:len(lines)-1], "\n"), nil
+	summary, per := strings.TrimSpace(lines[len(lines)-1]), lines[:len(lines)-1]
+	if len(per) > maxStatFiles {
+		// A result message has a size limit; the summary counts them all.
+		per = append(per[:maxStatFiles:maxStatFiles], fmt.Sprintf(" … and %d more files", len(per)-maxStatFiles))
+	}
+	return summary, strings.Join(per, "\n"), nil
 }
 
 // BranchDiff is the patch of branch against its merge base with HEAD.

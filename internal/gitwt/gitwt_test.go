@@ -319,3 +319,35 @@ func TestHooksDoNotRunOnAgentteamsCommitsAndMerges(t *testing.T) {
 		t.Fatalf("hooks ran: %s", data)
 	}
 }
+
+// A branch of many files keeps its summary whole and its per-file lines
+// bounded; a detached HEAD is named by its commit.
+func TestBranchStatIsBoundedAndADetachedHeadHasAName(t *testing.T) {
+	dir, r := newRepo(t)
+	ctx := context.Background()
+	w, err := r.Add(ctx, filepath.Join(dir, ".agentteam", "worktrees", "many"), "agentteam/many")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range maxStatFiles + 5 {
+		write(t, filepath.Join(w.Path, "f", strings.Repeat("x", i+1)+".txt"), "x\n")
+	}
+	if _, err := r.CommitAll(ctx, w, "many"); err != nil {
+		t.Fatal(err)
+	}
+	sum, files, err := r.BranchStat(ctx, "agentteam/many")
+	if err != nil || !strings.HasPrefix(sum, "45 files changed") {
+		t.Fatalf("summary %q, %v", sum, err)
+	}
+	if n := len(strings.Split(files, "\n")); n != maxStatFiles+1 || !strings.Contains(files, "… and 5 more files") {
+		t.Fatalf("%d per-file lines:\n%s", n, files)
+	}
+	if b := r.CurrentBranch(ctx); b != "main" {
+		t.Fatalf("CurrentBranch = %q", b)
+	}
+	git(t, dir, "checkout", "--quiet", "--detach")
+	short := strings.TrimSpace(git(t, dir, "rev-parse", "--short", "HEAD"))
+	if b := r.CurrentBranch(ctx); b != short {
+		t.Fatalf("CurrentBranch detached = %q, want %q", b, short)
+	}
+}

@@ -23,6 +23,7 @@ var slashCommands = []slashCommand{
 	{"/reject", "name feedback", "send a teammate's plan back to be revised"},
 	{"/shutdown", "name [reason]", "ask a teammate to shut down"},
 	{"/tasks", "", "the task board: id, status, owner, blocked by, subject"},
+	{"/merge", "name", "merge a teammate's branch (isolation worktree) into the lead's branch"},
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
 	{"/quit", "", "stop the teammates and leave"},
@@ -114,7 +115,7 @@ func complete(value string, names, planNames []string) (string, []string) {
 			cands = append([]string{"lead"}, names...)
 		case "/auto":
 			cands = []string{"on", "off"}
-		case "/shutdown":
+		case "/shutdown", "/merge":
 			cands = names
 		case "/approve", "/reject":
 			cands = planNames

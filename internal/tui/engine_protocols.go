@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -27,6 +28,21 @@ func (e *teamEngine) Shutdown(ctx context.Context, name, reason string) (string,
 		return "", err
 	}
 	return e.t.RequestShutdown(ctx, workspace.UserName, name, reason)
+}
+
+// Merge merges a teammate's branch as the person.
+func (e *teamEngine) Merge(ctx context.Context, name string) (string, error) {
+	if err := workspace.ValidateTeammateName(name); err != nil {
+		return "", err
+	}
+	rep, err := e.t.MergeAs(ctx, workspace.UserName, name)
+	if err != nil {
+		return "", err
+	}
+	if len(rep.Conflicts) > 0 {
+		return "", errors.New(rep.Text())
+	}
+	return rep.Text(), nil
 }
 
 // Tasks reads the task board.
