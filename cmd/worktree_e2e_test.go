@@ -74,9 +74,10 @@ func mergeCalls(msgs []openai.ChatCompletionMessage, name string) int {
 
 // worktreeScript: the lead spawns alice and bob, each in its own worktree;
 // both change line two of notes.txt. With both results in, the lead merges
-// alice (clean) then bob (conflict: aborted, bob told). Bob merges main
-// into its branch, resolves the file to hold both lines and reports, its
-// work left for agentteam to commit; the lead merges bob again.
+// alice (clean) then bob (conflict: aborted, main merged into bob's
+// worktree with the conflict marked, bob told). Bob reads the marked file,
+// writes both lines and reports, with no git of its own: agentteam commits
+// its resolution when it reports; the lead merges bob again.
 func worktreeScript(c fakellm.Call) fakellm.Reply {
 	msgs := c.Req.Messages
 	last := msgs[len(msgs)-1]
@@ -94,9 +95,9 @@ func worktreeScript(c fakellm.Call) fakellm.Reply {
 			return tool(call("write_file", `{"path":"notes.txt","content":"one\nTWO by bob\nthree\n"}`))
 		case !conflicted:
 			return fakellm.Reply{Content: "bob: line two is mine"}
-		case !called(msgs, "bash"):
-			return tool(call("bash", `{"command":"git merge main; grep -c '<<<<<<<' notes.txt"}`))
-		case last.Role == "tool" && strings.Contains(last.Content, "exit code"):
+		case !called(msgs, "read_file"):
+			return tool(call("read_file", `{"path":"notes.txt"}`))
+		case last.Role == "tool" && strings.Contains(last.Content, "<<<<<<< "):
 			return tool(call("write_file", `{"path":"notes.txt","content":"one\nTWO by alice\nTWO by bob\nthree\n"}`))
 		}
 		return fakellm.Reply{Content: "bob: resolved, both lines kept"}
@@ -154,6 +155,9 @@ func TestTwoTeammatesInWorktreesMergeWithAConflictResolved(t *testing.T) {
 	}
 	if !contentHas(conv, "Branch agentteam/alice (worktree .agentteam/worktrees/alice): 1 file changed") {
 		t.Errorf("alice's result lacks its branch and diffstat")
+	}
+	if !contentHas(srv.Requests("bob")[len(srv.Requests("bob"))-1].Messages, "<<<<<<< ") {
+		t.Errorf("bob never saw the conflict marked in notes.txt")
 	}
 	bob := readInbox(t, ws, "bob")
 	if !hasMessage(bob, "lead", inbox.TypeMessage, "conflicts in: notes.txt") {

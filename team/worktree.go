@@ -228,6 +228,10 @@ type MergeReport struct {
 	Conflicts []string
 	// NotifyErr says why the teammate could not be told of the conflict.
 	NotifyErr error
+	// Marked: the lead's branch was merged into the teammate's worktree,
+	// its conflicts left marked in the files for the teammate to resolve
+	// (MarkedNone: that merge went through without a conflict there).
+	Marked, MarkedNone bool
 }
 
 // Text is the report as the lead's model (and `agentteam merge`) reads it.
@@ -255,6 +259,17 @@ func orNoChange(stat string) string {
 
 // conflictText asks a teammate to resolve a merge conflict on its branch.
 func conflictText(r MergeReport) string {
+	switch {
+	case r.Marked:
+		return fmt.Sprintf("Merging your branch %s into %s conflicts in: %s. The merge was aborted, and %s was merged into your "+
+			"working directory instead: each conflicted file holds both sides between <<<<<<< and >>>>>>> lines. Edit them so they "+
+			"hold both changes, with no conflict lines left, then report; your work is committed when you report and the lead merges again.",
+			r.Branch, r.Into, strings.Join(r.Conflicts, ", "), r.Into)
+	case r.MarkedNone:
+		return fmt.Sprintf("Merging your branch %s into %s conflicts in: %s. The merge was aborted, and %s was merged into your "+
+			"branch instead, without a conflict there. Check the result and report; the lead merges again.",
+			r.Branch, r.Into, strings.Join(r.Conflicts, ", "), r.Into)
+	}
 	return fmt.Sprintf("Merging your branch %s into %s conflicts in: %s. The merge was aborted. Resolve it on your branch: "+
 		"run `git merge %s` in your working directory, fix the conflicted files so they hold both changes (no conflict markers), "+
 		"then `git add -A && git commit --no-edit`, and report when done; the lead will merge again.",
@@ -305,6 +320,13 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 	}
 	rep.Stat, rep.UpToDate, rep.Conflicts = res.Stat, res.UpToDate, res.Conflicts
 	if len(res.Conflicts) > 0 {
+		if wt := w.find(ctx, r, m); wt != nil {
+			// The teammate resolves by editing files: the lead's branch is
+			// merged into its worktree, the conflicts marked there.
+			msg := fmt.Sprintf("agentteam: merge %s into %s to resolve a conflict", rep.Into, m.Branch)
+			marked, err := r.MergeInto(ctx, wt, rep.Into, msg)
+			rep.Marked, rep.MarkedNone = err == nil && len(marked) > 0, err == nil && len(marked) == 0
+		}
 		if notify != nil {
 			rep.NotifyErr = notify(conflictText(rep))
 		}

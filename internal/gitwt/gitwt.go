@@ -296,6 +296,26 @@ func (r *Repo) Merge(ctx context.Context, branch, message string) (MergeResult, 
 	return MergeResult{Conflicts: conflicts}, nil
 }
 
+// MergeInto merges rev into the worktree's branch, so the teammate can
+// resolve a conflict by editing files alone (no git of its own, no write
+// to the repository's git directory). A conflict is left in place, files
+// marked, for the teammate to resolve: its next commit (CommitAll)
+// concludes the merge. Any other failure is aborted and an error.
+func (r *Repo) MergeInto(ctx context.Context, w *Worktree, rev, message string) (conflicts []string, err error) {
+	_, merr := r.wt(ctx, w, identityEnv(ctx, r.Top), "merge", "--no-ff", "--no-edit", "-m", message, rev)
+	if merr == nil {
+		return nil, nil
+	}
+	out, err := r.wt(ctx, w, nil, "diff", "--name-only", "--diff-filter=U", "-z")
+	if conflicts = splitZ(out); err == nil && len(conflicts) > 0 {
+		return conflicts, nil
+	}
+	if _, serr := os.Stat(filepath.Join(w.GitDir, "MERGE_HEAD")); serr == nil {
+		_, _ = r.wt(ctx, w, nil, "merge", "--abort")
+	}
+	return nil, merr
+}
+
 func (r *Repo) abortMerge(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(r.gitDirOfTop(ctx), "MERGE_HEAD")); err != nil {
 		return nil
@@ -388,7 +408,7 @@ func (r *Repo) CommitAll(ctx context.Context, w *Worktree, message string) (bool
 	if _, err := r.wt(ctx, w, nil, "add", "-A"); err != nil {
 		return false, err
 	}
-	if _, err := r.wt(ctx, w, identityEnv(ctx, w.Path), "commit", "--quiet", "--no-verify", "-m", message); err != nil {
+	if _, err := r.wt(ctx, w, identityEnv(ctx, r.Top), "commit", "--quiet", "--no-verify", "-m", message); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -198,17 +198,24 @@ func TestWorktreesCommitMergeConflictAndRemove(t *testing.T) {
 		t.Fatal("MERGE_HEAD left behind")
 	}
 
-	// Bob resolves on its branch: merges main, leaves the conflict; the
-	// commit refuses the markers; resolved, it commits.
-	c := exec.Command("git", "merge", "main")
-	c.Dir = bob.Path
-	_ = c.Run() // conflicts: exit 1
+	// main is merged into bob's worktree, the conflict left marked; the
+	// commit refuses the markers; resolved, it commits and concludes the merge.
+	marked, err := r.MergeInto(ctx, bob, "main", "merge main into bob")
+	if err != nil || !slices.Equal(marked, []string{"notes.txt"}) {
+		t.Fatalf("MergeInto = %v, %v", marked, err)
+	}
+	if got := read(t, filepath.Join(bob.Path, "notes.txt")); !strings.Contains(got, "<<<<<<< ") || !strings.Contains(got, "TWO by alice") {
+		t.Fatalf("bob's notes.txt is not marked: %q", got)
+	}
 	if _, err := r.CommitAll(ctx, bob, "bob"); err == nil || !strings.Contains(err.Error(), "unresolved merge conflicts in notes.txt") {
 		t.Fatalf("CommitAll with conflicts = %v", err)
 	}
 	write(t, filepath.Join(bob.Path, "notes.txt"), "one\nTWO by alice\nTWO by bob\nthree\n")
 	if ok, err := r.CommitAll(ctx, bob, "agentteam: bob resolved"); err != nil || !ok {
 		t.Fatalf("CommitAll(resolved) = %v, %v", ok, err)
+	}
+	if p := strings.Fields(git(t, dir, "log", "-1", "--format=%P", "agentteam/bob")); len(p) != 2 {
+		t.Fatalf("bob's resolution is not a merge commit: parents %v", p)
 	}
 	if res, err := r.Merge(ctx, "agentteam/bob", "merge bob"); err != nil || len(res.Conflicts) > 0 {
 		t.Fatalf("Merge(bob) again = %+v, %v", res, err)
