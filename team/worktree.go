@@ -170,7 +170,17 @@ func (w *Worktrees) member(name string) (Member, error) {
 	if m.Branch == "" {
 		return Member{}, fmt.Errorf("%s works in the shared workspace (isolation none): it has no branch to merge or show", name)
 	}
+	if !ownBranch(m) {
+		return Member{}, fmt.Errorf("the registry names %q as %s's branch, not %s%s: agentteam touches no other branch", m.Branch, name, BranchPrefix, name)
+	}
 	return m, nil
+}
+
+// ownBranch: the registry's branch for m is the one agentteam made for it.
+// The registry is a file anyone can edit; a branch it names otherwise
+// (main, a person's own) is never merged from, committed on or deleted.
+func ownBranch(m Member) bool {
+	return m.Branch == BranchPrefix+m.Name && workspace.ValidateTeammateName(m.Name) == nil
 }
 
 // Report commits the teammate's uncommitted work on its branch and says
@@ -378,7 +388,7 @@ func (w *Worktrees) Cleanup(ctx context.Context) {
 	}
 	var mine []Member
 	for _, m := range c.Teammates {
-		if m.Isolation == IsolationWorktree && m.Branch != "" {
+		if m.Isolation == IsolationWorktree && ownBranch(m) {
 			mine = append(mine, m)
 		}
 	}

@@ -65,7 +65,9 @@ func TestMergeRefusals(t *testing.T) {
 		c.Teammates = append(c.Teammates,
 			Member{Name: "alice", Status: StatusIdle, CreatedAt: now, Isolation: IsolationWorktree, Worktree: p.rel, Branch: p.wt.Branch},
 			Member{Name: "bob", Status: StatusIdle, CreatedAt: now.Add(time.Second)},
-			Member{Name: "carol", Status: StatusWorking, CreatedAt: now.Add(2 * time.Second), Isolation: IsolationWorktree, Branch: "agentteam/carol"})
+			Member{Name: "carol", Status: StatusWorking, CreatedAt: now.Add(2 * time.Second), Isolation: IsolationWorktree, Branch: "agentteam/carol"},
+			// An edited registry pointing at a person's branch.
+			Member{Name: "eve", Status: StatusIdle, CreatedAt: now.Add(3 * time.Second), Isolation: IsolationWorktree, Branch: "keep-me"})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -76,12 +78,14 @@ func TestMergeRefusals(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws.Root, "a.txt"), []byte("lead's edit\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	gitT(t, ws.Root, "branch", "keep-me")
 	head := gitT(t, ws.Root, "rev-parse", "HEAD")
 	for _, tc := range []struct{ name, says string }{
 		{"alice", "main has uncommitted changes in a.txt: commit them first"},
 		{"bob", "bob works in the shared workspace (isolation none)"},
 		{"carol", "carol is working: merge its branch once it has reported"},
 		{"dave", "no teammate named dave"},
+		{"eve", `the registry names "keep-me" as eve's branch, not agentteam/eve`},
 		{"../x", "may only contain"},
 	} {
 		if _, err := wts.Merge(ctx, tc.name, nil); err == nil || !strings.Contains(err.Error(), tc.says) {
@@ -108,6 +112,9 @@ func TestMergeRefusals(t *testing.T) {
 	wts.Cleanup(ctx)
 	if _, err := os.Stat(p.wt.Path); !os.IsNotExist(err) {
 		t.Fatalf("the merged worktree is left: %v", err)
+	}
+	if gitT(t, ws.Root, "branch", "--list", "keep-me") == "" {
+		t.Fatal("cleanup deleted a merged branch the registry named for eve")
 	}
 	c, _ := reg.Read()
 	if m := c.Teammates[c.Find("alice")]; m.Worktree != "" || !m.Merged {
