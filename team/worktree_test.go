@@ -149,3 +149,69 @@ func TestAWorktreeIsTheTeammatesWorkspace(t *testing.T) {
 		t.Fatalf("the worktree shows in the lead's git status:\n%s", st)
 	}
 }
+
+// A workspace in a repository's subdirectory: the teammate works in the
+// same subdirectory of its worktree, and the lead's status stays clean.
+func TestAWorkspaceInASubdirectoryOfTheRepository(t *testing.T) {
+	top := gitWorkspace(t)
+	sub := filepath.Join(top.Root, "svc")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "s.txt"), []byte("s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, top.Root, "add", "-A")
+	gitT(t, top.Root, "commit", "--quiet", "-m", "svc")
+	ws, err := workspace.Open(sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Init(); err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil).ensure(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.root != filepath.Join(sub, ".agentteam", "worktrees", "alice", "svc") || p.rel != filepath.Join(".agentteam", "worktrees", "alice") {
+		t.Fatalf("placed %+v", p)
+	}
+	if _, err := os.Stat(filepath.Join(p.root, "s.txt")); err != nil {
+		t.Fatalf("the teammate's root lacks the workspace's files: %v", err)
+	}
+	if st := gitT(t, top.Root, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Fatalf("git status shows agentteam's files:\n%s", st)
+	}
+}
+
+// Each reason a worktree cannot be made is its own sentence.
+func TestWorktreeCheckSaysWhy(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	plain, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(plain.Root))
+	empty, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, empty.Root, "init", "--quiet")
+	for _, tc := range []struct {
+		ws   *workspace.Workspace
+		path string
+		says string
+	}{
+		{plain, os.Getenv("PATH"), "isolation worktree needs a git repository: run git init, or spawn with isolation none"},
+		{empty, os.Getenv("PATH"), "isolation worktree needs a commit to start from, and the repository has none yet"},
+		{plain, t.TempDir(), "isolation worktree needs git, which is not installed (or not on PATH)"},
+	} {
+		t.Setenv("PATH", tc.path)
+		if err := NewWorktrees(tc.ws, nil, nil).Check(context.Background()); err == nil || !strings.HasPrefix(err.Error(), tc.says) {
+			t.Errorf("Check = %v, want %q", err, tc.says)
+		}
+	}
+}
