@@ -24,6 +24,7 @@ var slashCommands = []slashCommand{
 	{"/shutdown", "name [reason]", "ask a teammate to shut down"},
 	{"/tasks", "", "the task board: id, status, owner, blocked by, subject"},
 	{"/merge", "name", "merge a teammate's branch (isolation worktree) into the lead's branch"},
+	{"/diff", "[name]", "a worktree teammate's change (the focused one's without a name)"},
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
 	{"/quit", "", "stop the teammates and leave"},
@@ -115,7 +116,7 @@ func complete(value string, names, planNames []string) (string, []string) {
 			cands = append([]string{"lead"}, names...)
 		case "/auto":
 			cands = []string{"on", "off"}
-		case "/shutdown", "/merge":
+		case "/shutdown", "/merge", "/diff":
 			cands = names
 		case "/approve", "/reject":
 			cands = planNames

@@ -33,6 +33,7 @@ type fakeEngine struct {
 	reviews    []review
 	shutdowns  [][2]string
 	merges     []string
+	diffs      []string
 	tasks      string
 	auto       []bool
 	interrupts int
@@ -98,6 +99,16 @@ func (f *fakeEngine) Shutdown(ctx context.Context, name, reason string) (string,
 }
 
 func (f *fakeEngine) Tasks(ctx context.Context) (string, error) { return f.tasks, f.err }
+
+func (f *fakeEngine) Diff(ctx context.Context, name string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.diffs = append(f.diffs, name)
+	if f.err != nil {
+		return "", f.err
+	}
+	return " notes.txt | 2 +-\n+TWO by " + name, nil
+}
 
 func (f *fakeEngine) Merge(ctx context.Context, name string) (string, error) {
 	f.mu.Lock()

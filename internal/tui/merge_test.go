@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -42,4 +44,20 @@ func TestTeamPanelShowsTheBranchAndItsDiffstat(t *testing.T) {
 	if got := shortStat("1 file changed, 1 insertion(+)"); got != "+1 -0 (1 file)" {
 		t.Fatalf("shortStat = %q", got)
 	}
+}
+
+// /diff shows a teammate's change; focused on a teammate, /diff alone is its.
+func TestDiffCommandShowsTheFocusedTeammatesChange(t *testing.T) {
+	hs := newHarness(t, 140, 40, Options{HasModel: true})
+	hs.send(members("alice:idle", "bob:idle"))
+	hs.enter("/diff")
+	hs.mustSee("usage: /diff name (or focus a teammate and /diff)")
+	hs.enter("/diff bob")
+	hs.mustSee("+TWO by bob")
+	hs.key(tea.KeyTab) // focus alice
+	hs.enter("/diff")
+	if !slices.Equal(hs.eng.diffs, []string{"bob", "alice"}) {
+		t.Fatalf("diffs %v", hs.eng.diffs)
+	}
+	hs.mustSee("+TWO by alice")
 }
