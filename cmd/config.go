@@ -189,6 +189,7 @@ func loadConfig(c *cobra.Command, g *GlobalOptions) ([]setting, error) {
 		{"team.plan_timeout", "plan-timeout", t.PlanTimeout.V.String(), t.PlanTimeout.From},
 		{"team.handoff_timeout", "handoff-timeout", t.HandoffTimeout.V.String(), t.HandoffTimeout.From},
 		{"team.auto_claim", "auto-claim", strconv.FormatBool(t.AutoClaim.V), t.AutoClaim.From},
+		{"team.isolation", "isolation", t.Isolation.V, t.Isolation.From},
 	} {
 		r.layer(k.name, k.flag, "", k.file, k.from)
 	}

@@ -48,6 +48,7 @@ stream = false
 [team]
 max_workers = 2
 plan_timeout = "8s"
+isolation = "worktree"
 `
 	userSrc    = "user ~/.config/agentteam/config.toml"
 	projectSrc = "project .agentteam/config.toml"
@@ -82,9 +83,10 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 	today := layered{Model: DefaultModel, MaxWorkers: 5, MaxQueue: 50, Team: teamDefaults}
 	fromUser := layered{Model: "user-model", BaseURL: "http://user.example/v1", KeyEnv: "USER_KEY",
 		MaxWorkers: 3, MaxQueue: 50, AutoClaim: true, HasConfig: true,
-		Team: TeamFlags{MaxTurns: 9, ShutdownTimeout: 7 * time.Second, PlanTimeout: team.DefaultPlanTimeout, HandoffTimeout: team.DefaultHandoffTimeout}}
+		Team: TeamFlags{MaxTurns: 9, ShutdownTimeout: 7 * time.Second, PlanTimeout: team.DefaultPlanTimeout, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationNone}}
 	fromBoth := fromUser
 	fromBoth.Model, fromBoth.NoStream, fromBoth.MaxWorkers, fromBoth.Team.PlanTimeout = "project-model", true, 2, 8*time.Second
+	fromBoth.Team.Isolation = team.IsolationWorktree
 
 	cases := []struct {
 		name          string
@@ -100,7 +102,7 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 			user: userConfig, project: projectConfig, args: []string{"run", "go"}, want: fromBoth},
 		{name: "the project file alone", project: projectConfig, args: []string{"run", "go"},
 			want: layered{Model: "project-model", NoStream: true, MaxWorkers: 2, MaxQueue: 50, HasConfig: true,
-				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout}}},
+				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree}}},
 		{name: "the environment wins over the files",
 			user: userConfig, project: projectConfig,
 			env:  map[string]string{"AGENTTEAM_MODEL": "env-model", "OPENAI_BASE_URL": "http://env.example/v1"},
@@ -110,9 +112,9 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 			user: userConfig, project: projectConfig,
 			env: map[string]string{"AGENTTEAM_MODEL": "env-model"},
 			args: []string{"run", "--model", "flag-model", "--base-url", "http://flag.example/v1", "--max-workers", "4", "--max-queue", "1",
-				"--max-turns", "5", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s", "--auto-claim=false", "--no-stream=false", "go"},
+				"--max-turns", "5", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s", "--auto-claim=false", "--no-stream=false", "--isolation", "none", "go"},
 			want: layered{Model: "flag-model", BaseURL: "http://flag.example/v1", KeyEnv: "USER_KEY", MaxWorkers: 4, MaxQueue: 1, HasConfig: true,
-				Team: TeamFlags{MaxTurns: 5, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second}}},
+				Team: TeamFlags{MaxTurns: 5, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone}}},
 		{name: "--demo ignores the providers but keeps the team defaults",
 			user: userConfig, project: projectConfig, args: []string{"run", "--demo", "go"},
 			want: func() layered {
@@ -123,7 +125,7 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 		{name: "AGENTTEAM_WORKSPACE finds the project file",
 			project: projectConfig, noWorkspace: true, args: []string{"run", "go"},
 			want: layered{Model: "project-model", NoStream: true, MaxWorkers: 2, MaxQueue: 50, HasConfig: true,
-				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout}}},
+				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree}}},
 		{name: "chat layers the same way (it has no --auto-claim)",
 			user: userConfig, project: projectConfig, args: []string{"chat"},
 			want: func() layered { l := fromBoth; l.AutoClaim = false; return l }()},
@@ -235,6 +237,7 @@ func TestConfigPrintsEachSettingAndItsSource(t *testing.T) {
 		"team.plan_timeout":        {"8s", projectSrc},
 		"team.handoff_timeout":     {team.DefaultHandoffTimeout.String(), "default"},
 		"team.auto_claim":          {"true", userSrc},
+		"team.isolation":           {"worktree", projectSrc},
 		"roles.reviewer":           {"main/big-model", userSrc},
 	}
 	for name, w := range want {

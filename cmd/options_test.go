@@ -37,6 +37,8 @@ func executeHooked(t *testing.T, env map[string]string, stdin string, args ...st
 		inbox:   func(o *InboxOptions) error { return record(o) },
 		send:    func(o *SendOptions) error { return record(o) },
 		version: func(o *VersionOptions) error { return record(o) },
+		merge:   func(o *MergeOptions) error { return record(o) },
+		diff:    func(o *DiffOptions) error { return record(o) },
 	})
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())
@@ -83,6 +85,14 @@ func parsed(o any) any {
 		v := *o
 		v.GlobalOptions, v.IO = &g, IOStreams{}
 		return v
+	case *MergeOptions:
+		v := *o
+		v.GlobalOptions, v.IO = &g, IOStreams{}
+		return v
+	case *DiffOptions:
+		v := *o
+		v.GlobalOptions, v.IO = &g, IOStreams{}
+		return v
 	case *VersionOptions:
 		v := *o
 		v.GlobalOptions, v.IO = &g, IOStreams{}
@@ -108,6 +118,7 @@ var teamDefaults = TeamFlags{
 	ShutdownTimeout: team.DefaultShutdownTimeout,
 	PlanTimeout:     team.DefaultPlanTimeout,
 	HandoffTimeout:  team.DefaultHandoffTimeout,
+	Isolation:       team.IsolationNone,
 }
 
 func TestCommandsFillTheirOptions(t *testing.T) {
@@ -150,9 +161,9 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 			want: RunOptions{GlobalOptions: everyGlobal, TeamFlags: teamDefaults, Prompt: "go"}},
 		{name: "run: every run flag",
 			args: []string{"run", "--timeout", "10m", "--max-turns", "7", "--resume", "--shutdown-timeout", "3s",
-				"--plan-timeout", "4s", "--handoff-timeout", "5s", "--auto-claim", "go"},
+				"--plan-timeout", "4s", "--handoff-timeout", "5s", "--auto-claim", "--isolation", "worktree", "go"},
 			want: RunOptions{GlobalOptions: defaults(), Prompt: "go", Timeout: 10 * time.Minute, AutoClaim: true,
-				TeamFlags: TeamFlags{MaxTurns: 7, Resume: true, ShutdownTimeout: 3 * time.Second, PlanTimeout: 4 * time.Second, HandoffTimeout: 5 * time.Second}}},
+				TeamFlags: TeamFlags{MaxTurns: 7, Resume: true, ShutdownTimeout: 3 * time.Second, PlanTimeout: 4 * time.Second, HandoffTimeout: 5 * time.Second, Isolation: team.IsolationWorktree}}},
 		{name: "run: global flags after the command",
 			args: []string{"run", "go", "--workspace", "/w", "--demo"},
 			want: RunOptions{GlobalOptions: with(func(g *GlobalOptions) { g.Workspace, g.Demo = "/w", true }), TeamFlags: teamDefaults, Prompt: "go"}},
@@ -164,7 +175,7 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 			env:  env,
 			args: []string{"chat", "--no-auto", "--resume", "--max-turns", "3", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s"},
 			want: ChatOptions{GlobalOptions: fromEnv, NoAuto: true,
-				TeamFlags: TeamFlags{MaxTurns: 3, Resume: true, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second}}},
+				TeamFlags: TeamFlags{MaxTurns: 3, Resume: true, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone}}},
 
 		{name: "team defaults",
 			args: []string{"team"},
@@ -203,6 +214,13 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 		{name: "send passes --from as given (runSend decides who may be named)",
 			args: []string{"send", "--from", "lead", "--to", "alice", "hi"},
 			want: SendOptions{GlobalOptions: defaults(), To: "alice", From: "lead", Content: "hi"}},
+
+		{name: "merge NAME",
+			args: []string{"merge", "alice", "--json"},
+			want: MergeOptions{GlobalOptions: with(func(g *GlobalOptions) { g.JSON = true }), Name: "alice"}},
+		{name: "diff NAME --stat",
+			args: []string{"diff", "--stat", "bob"},
+			want: DiffOptions{GlobalOptions: defaults(), Name: "bob", Stat: true}},
 
 		{name: "version",
 			args: []string{"version", "--json"},
@@ -285,6 +303,10 @@ func TestBadUsageExitsTwoWithoutRunning(t *testing.T) {
 		{args: []string{"send", "--to"}, says: "flag needs an argument"},
 		{args: []string{"send", "--to", "alice", "--each-line=maybe", "x"}, says: "invalid argument"},
 		{args: []string{"version", "now"}, says: "takes no arguments"},
+		{args: []string{"merge"}, says: "merge needs one teammate's name"},
+		{args: []string{"merge", "../x"}, says: "may only contain"},
+		{args: []string{"diff", "a", "b"}, says: "diff needs one teammate's name"},
+		{args: []string{"diff", "lead"}, says: "reserved"},
 		{args: []string{"frobnicate"}, says: "takes no arguments"},
 		{args: []string{"--max-workers", "many", "team"}, says: "invalid argument"},
 		{args: []string{"--no-such-flag"}, says: "unknown flag"},

@@ -60,6 +60,8 @@ type rootOpts struct {
 	version func(*VersionOptions) error
 	config  func(*ConfigOptions) error
 	models  func(*ModelsOptions) error
+	merge   func(*MergeOptions) error
+	diff    func(*DiffOptions) error
 }
 
 func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
@@ -108,6 +110,8 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 		chatCmd,
 		newConfigCmd(g, io, hooks.config),
 		newModelsCmd(g, io, hooks.models),
+		newMergeCmd(g, io, hooks.merge),
+		newDiffCmd(g, io, hooks.diff),
 	)
 	return root
 }

@@ -75,6 +75,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err := checkPool(opts.GlobalOptions); err != nil {
 		return err
 	}
+	if err := opts.checkIsolation(); err != nil {
+		return err
+	}
 	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
 	// Retries go to events.jsonl and progress like the team's own events, but
 	// through a log of their own: with --resume, teammates start inside
@@ -167,7 +170,7 @@ func (p *progress) event(e team.Event) {
 func progressLine(e team.Event) string {
 	switch p := e.Payload.(type) {
 	case team.Spawn, team.StatusChanged, team.MessageDelivered, team.Retry, team.TaskChanged,
-		team.Failure, team.BadLine, team.Repair:
+		team.Failure, team.BadLine, team.Repair, team.WorktreeChanged:
 		return e.Sentence()
 	case team.ToolCall:
 		if p.IsError {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -123,7 +124,12 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 		fmt.Fprintf(opts.IO.Err, "team %s · %s · version %d · %d teammates\n", cfg.TeamName, team.DeriveState(cfg.Teammates), cfg.Version, len(rows))
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tTOKENS\tUNREAD\tLAST ACTIVITY")
+	branches := slices.ContainsFunc(rows, func(r teamRow) bool { return r.Branch != "" })
+	if branches {
+		fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tTOKENS\tUNREAD\tBRANCH\tLAST ACTIVITY")
+	} else {
+		fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tTOKENS\tUNREAD\tLAST ACTIVITY")
+	}
 	now := opts.Now()
 	for _, r := range rows {
 		status := string(r.Status)
@@ -141,9 +147,28 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 		if r.InboxError != "" {
 			unread = "broken"
 		}
+		if branches {
+			unread += "\t" + branchWords(r.Member)
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Name, team.FirstLine(r.Role, 24), status, r.Turns, r.Tokens, unread, last)
 	}
 	return tw.Flush()
+}
+
+// branchWords says where a teammate's branch stands: merged (and its
+// worktree removed), or unmerged with its diffstat.
+func branchWords(m team.Member) string {
+	switch {
+	case m.Branch == "":
+		return "-"
+	case m.Merged && m.Worktree == "":
+		return m.Branch + " (merged, removed)"
+	case m.Merged:
+		return m.Branch + " (merged)"
+	case m.Diffstat != "":
+		return m.Branch + " (unmerged: " + m.Diffstat + ")"
+	}
+	return m.Branch + " (unmerged)"
 }
 
 // repairDead marks teammates left queued or working as failed when no

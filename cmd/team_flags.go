@@ -17,6 +17,8 @@ type TeamFlags struct {
 	Resume bool
 	// The protocols' waiting steps.
 	ShutdownTimeout, PlanTimeout, HandoffTimeout time.Duration
+	// Isolation is where teammates work unless their spawn says: worktree or none.
+	Isolation string
 }
 
 func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
@@ -25,6 +27,15 @@ func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 	fs.DurationVar(&f.ShutdownTimeout, "shutdown-timeout", team.DefaultShutdownTimeout, "how long a teammate may take to answer a shutdown request before it is shut down by force")
 	fs.DurationVar(&f.PlanTimeout, "plan-timeout", team.DefaultPlanTimeout, "how long a submitted plan waits for the lead's review before it comes back rejected")
 	fs.DurationVar(&f.HandoffTimeout, "handoff-timeout", team.DefaultHandoffTimeout, "how long each step of a handoff may take before the handoff fails")
+	fs.StringVar(&f.Isolation, "isolation", team.IsolationNone, "where teammates work unless their spawn says: worktree (each its own git worktree and branch agentteam/NAME) or none (the shared workspace)")
+}
+
+// checkIsolation refuses an --isolation that is neither worktree nor none (bad usage).
+func (f TeamFlags) checkIsolation() error {
+	if err := team.CheckIsolation(f.Isolation); err != nil {
+		return usageErrorf("--isolation: %v", err)
+	}
+	return nil
 }
 
 // checkPool refuses pool bounds no team can run with (bad usage).
@@ -50,5 +61,6 @@ func (f TeamFlags) options(g *GlobalOptions, ws *workspace.Workspace, model loop
 		ShutdownTimeout: f.ShutdownTimeout,
 		PlanTimeout:     f.PlanTimeout,
 		HandoffTimeout:  f.HandoffTimeout,
+		Isolation:       f.Isolation,
 	}
 }

@@ -75,6 +75,8 @@ func (e Event) Sentence() string {
 			s += ": " + FirstLine(p.Reason, 160)
 		}
 		return s
+	case WorktreeChanged:
+		return p.sentence(e.Agent)
 	case Unknown:
 		return fmt.Sprintf("%s: %s", e.Agent, p.Name)
 	}
@@ -217,4 +219,36 @@ func FirstLine(s string, n int) string {
 		s = string(r[:n]) + "…"
 	}
 	return s
+}
+
+// sentence says what happened to name's worktree.
+func (p WorktreeChanged) sentence(name string) string {
+	stat := ""
+	if p.Stat != "" {
+		stat = ": " + p.Stat
+	}
+	switch p.Action {
+	case WorktreeCreated:
+		return fmt.Sprintf("%s works in the worktree %s on branch %s", name, p.Path, p.Branch)
+	case WorktreeCommitted:
+		return fmt.Sprintf("%s's work was committed on %s%s", name, p.Branch, stat)
+	case WorktreeMerged:
+		return fmt.Sprintf("merged %s into %s%s", p.Branch, p.Into, stat)
+	case WorktreeConflicted:
+		return fmt.Sprintf("merging %s into %s conflicts in %s: the merge was aborted and %s was asked to resolve it on its branch",
+			p.Branch, p.Into, strings.Join(p.Conflicts, ", "), name)
+	case WorktreeRemoved:
+		return fmt.Sprintf("removed %s's worktree and its merged branch %s", name, p.Branch)
+	case WorktreeKept:
+		where := ""
+		if p.Path != "" {
+			where = " (worktree " + p.Path + ")"
+		}
+		s := fmt.Sprintf("kept %s's unmerged branch %s%s", name, p.Branch, where)
+		if p.Reason != "" {
+			s += ": " + p.Reason
+		}
+		return s
+	}
+	return fmt.Sprintf("%s: worktree %s", name, p.Action)
 }

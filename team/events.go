@@ -31,6 +31,7 @@ const (
 	EventRequestOpened   EventKind = "request_opened"
 	EventRequestAnswered EventKind = "request_answered"
 	EventRequestExpired  EventKind = "request_expired"
+	EventWorktree        EventKind = "worktree" // a teammate's git worktree: made, merged, conflicted, removed, kept
 	EventActivity        EventKind = "activity" // what an agent does now; not written to the log
 )
 

@@ -34,6 +34,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Team:        t.messenger,
 		Tasks:       t.tasks,
 		Protocols:   t,
+		Merger:      t,
 		BashTimeout: t.opts.BashTimeout,
 	}))
 	return lead, nil

@@ -24,6 +24,8 @@ type member struct {
 	cancel     context.CancelFunc
 	done       chan struct{}
 
+	// root is where its tools work: its worktree, or "" for the workspace.
+	root string
 	// planMode teammates may write only once planApproved is set.
 	planMode     bool
 	planApproved atomic.Bool
@@ -101,9 +103,14 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		return err
 	}
 	now := time.Now().UTC()
+	entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid, PlanMode: spec.PlanMode}
+	where, err := t.place(ctx, name, t.isolationOf(spec.Isolation), &entry)
+	if err != nil {
+		ticket.Cancel()
+		return err
+	}
 	_, err = t.reg.Update(func(c *Config) error {
 		i := c.Find(name)
-		entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid, PlanMode: spec.PlanMode}
 		if spec.PlanMode {
 			entry.PlanState = PlanDrafting
 		}
@@ -128,7 +135,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	archiveSession(t.ws.SessionPath(name), now)
 
 	mctx, cancel := t.stopping.context()
-	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode}
+	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode, root: where.root}
 	agent, err := r.newTeammateAgent(m)
 	if err != nil {
 		cancel()
@@ -157,9 +164,18 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 	t := r.t
 	name := m.name
+	ws, system := t.ws, teammateSystemPrompt(t.teamName(), t.ws.Root, name, m.role, m.planMode)
+	if m.root != "" {
+		// Its file tools and bash are confined to its worktree.
+		wt, err := workspace.Open(m.root)
+		if err != nil {
+			return nil, fmt.Errorf("start %s: %w", name, err)
+		}
+		ws, system = wt, teammateSystemPrompt(t.teamName(), wt.Root, name, m.role, m.planMode)+worktreePrompt(BranchPrefix+name)
+	}
 	agent, err := loop.NewAgent(loop.AgentConfig{
 		Name:        name,
-		System:      teammateSystemPrompt(t.teamName(), t.ws.Root, name, m.role, m.planMode),
+		System:      system,
 		Model:       t.opts.Model,
 		Inbox:       t.store,
 		SessionPath: t.ws.SessionPath(name),
@@ -173,7 +189,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 	}
 	agent.SetTools(tools.ForTeammate(tools.Env{
 		Agent:       name,
-		Workspace:   t.ws,
+		Workspace:   ws,
 		Messenger:   t.messenger,
 		Inbox:       agent,
 		Tasks:       t.tasks,
@@ -269,6 +285,10 @@ func (r *roster) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 		final := cycle.Final
 		if strings.TrimSpace(final) == "" {
 			final = "(finished without a reply)"
+		}
+		if m.root != "" {
+			// Its work, committed on its branch, and what merging it brings.
+			final += "\n\n" + t.worktrees.Report(ctx, m.name)
 		}
 		if _, err := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeResult, final); err != nil {
 			r.fail(m, ClassInbox, fmt.Errorf("report to the lead: %w", err))

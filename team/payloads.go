@@ -221,6 +221,30 @@ type RequestExpired struct {
 	Reason  string  `json:"detail,omitempty"`
 }
 
+// WorktreeAction is what happened to a teammate's worktree.
+type WorktreeAction string
+
+// Actions on a worktree.
+const (
+	WorktreeCreated    WorktreeAction = "created"
+	WorktreeCommitted  WorktreeAction = "committed" // its work was committed on its branch
+	WorktreeMerged     WorktreeAction = "merged"
+	WorktreeConflicted WorktreeAction = "conflicted" // the merge was aborted; the teammate was asked to resolve
+	WorktreeRemoved    WorktreeAction = "removed"    // merged, so removed with its branch
+	WorktreeKept       WorktreeAction = "kept"       // not merged: the branch (and worktree) stay
+)
+
+// WorktreeChanged: a teammate's worktree changed (see WorktreeAction).
+type WorktreeChanged struct {
+	Action    WorktreeAction `json:"action"`
+	Branch    string         `json:"branch"`
+	Into      string         `json:"into,omitempty"` // the lead's branch, for merges
+	Path      string         `json:"path,omitempty"` // the worktree, relative to the workspace
+	Stat      string         `json:"diffstat,omitempty"`
+	Conflicts []string       `json:"conflicts,omitempty"`
+	Reason    string         `json:"detail,omitempty"`
+}
+
 // Kind implementations: one kind per payload type.
 
 func (Spawn) Kind() EventKind            { return EventSpawn }
@@ -241,3 +265,4 @@ func (Activity) Kind() EventKind         { return EventActivity }
 func (RequestOpened) Kind() EventKind    { return EventRequestOpened }
 func (RequestAnswered) Kind() EventKind  { return EventRequestAnswered }
 func (RequestExpired) Kind() EventKind   { return EventRequestExpired }
+func (WorktreeChanged) Kind() EventKind  { return EventWorktree }

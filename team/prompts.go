@@ -17,6 +17,8 @@ broadcast to tell every teammate something, list_teammates to see who is queued,
 Shared work can go on the task board (task_create, task_list; teammates claim and complete tasks). A teammate
 spawned with plan_mode sends you a plan (plan_approval_request): answer it with review_plan. shutdown_teammate
 ends a teammate that is no longer needed; handoff passes a task with its context to a teammate.
+A teammate spawned with isolation "worktree" works in its own git worktree on the branch agentteam/NAME; its result
+names the branch and what it changes: merge it into your branch with merge_teammate.
 When the work is done, answer the person with a short summary of what the team did and where the results are.`,
 		teamName, root)
 }
@@ -43,6 +45,16 @@ If a task should go on with another teammate, hand it over with handoff: the oth
 your context is transferred, and the task changes owner only when the handoff completes.
 Shared tasks may be on the task board: task_list, task_claim, task_update.%s`,
 		teamName, root, name, role, plan)
+}
+
+// worktreePrompt tells a teammate of isolation worktree where its work goes.
+func worktreePrompt(branch string) string {
+	return fmt.Sprintf(`
+
+Your working directory is your own git worktree, on the branch %s, made from the lead's branch: other teammates
+cannot see or overwrite your files, and you cannot see theirs. Stay on your branch. When you report, your uncommitted
+work is committed on it for you and the lead merges it. If the lead says a merge conflicts, merge the lead's branch
+into yours as it tells you, resolve the conflicts, commit, and report.`, branch)
 }
 
 // What agents read in their inboxes from shutdown (shutdown.go) and plan approval (plan.go).

@@ -50,6 +50,15 @@ type Member struct {
 	Ended bool `json:"ended,omitempty"`
 	// Handoffs are this teammate's latest handoffs, as sender or receiver, newest last.
 	Handoffs []HandoffState `json:"handoffs,omitempty"`
+	// Isolation is "worktree" for a teammate that works in its own git
+	// worktree (Worktree, relative to the workspace; "" once removed) on
+	// Branch; Diffstat is the branch's change against the lead's branch
+	// when last looked at, and Merged says the lead's branch holds it.
+	Isolation string `json:"isolation,omitempty"`
+	Worktree  string `json:"worktree,omitempty"`
+	Branch    string `json:"branch,omitempty"`
+	Diffstat  string `json:"diffstat,omitempty"`
+	Merged    bool   `json:"merged,omitempty"`
 }
 
 // Config is the whole registry file, team/config.json.

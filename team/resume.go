@@ -31,6 +31,17 @@ func (r *roster) resumeTeammates() error {
 		m := &member{name: mb.Name, role: mb.Role, cancel: cancel, done: make(chan struct{}),
 			status: StatusIdle, planMode: mb.PlanMode}
 		m.planApproved.Store(mb.PlanState == PlanApproved)
+		if mb.Isolation == IsolationWorktree {
+			// Its worktree again: found, or made anew if it was removed.
+			where, err := t.place(context.Background(), mb.Name, IsolationWorktree, &mb)
+			if err != nil {
+				cancel()
+				t.events.Emit(Event{Agent: mb.Name, Payload: failure(ClassInternal, "resume its worktree: ", err)})
+				continue
+			}
+			m.root = where.root
+			t.worktrees.record(mb.Name, func(e *Member) { e.Worktree, e.Branch, e.Merged = mb.Worktree, mb.Branch, mb.Merged })
+		}
 		agent, err := r.newTeammateAgent(m)
 		if err != nil {
 			cancel()

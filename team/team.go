@@ -50,6 +50,9 @@ type Options struct {
 	// teammates back idle with theirs; otherwise the lead's is archived
 	// (sessions/lead.<time>.jsonl) and the lead starts fresh.
 	Resume bool
+	// Isolation is where a teammate works when its spawn does not say:
+	// IsolationNone (the default) or IsolationWorktree.
+	Isolation string
 }
 
 // Team is a running team in one workspace, owned by this process.
@@ -81,6 +84,7 @@ type Team struct {
 	shutdowns *shutdowns // shutdown.go
 	plans     *plans     // plan.go
 	handoffs  *handoffs  // handoff.go
+	worktrees *Worktrees // worktree.go: teammates' git worktrees
 	lead      *loop.Agent
 	changed   chan struct{}                // coalesced signal: some status changed
 	fault     atomic.Pointer[StorageError] // the full disk that stopped the team
@@ -115,6 +119,15 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		opts.PlanTimeout = DefaultPlanTimeout
 	}
 	ws := opts.Workspace
+	if err := CheckIsolation(opts.Isolation); err != nil {
+		return nil, err
+	}
+	if opts.Isolation == IsolationWorktree {
+		// Said once at start, not at every spawn.
+		if err := NewWorktrees(ws, nil, nil).Check(ctx); err != nil {
+			return nil, fmt.Errorf("--isolation worktree: %w", err)
+		}
+	}
 	if err := ws.Init(); err != nil {
 		return nil, err
 	}
@@ -149,6 +162,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
 	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
 	t.handoffs = newHandoffs(t)
+	t.worktrees = NewWorktrees(ws, reg, events)
 	events.onWriteError = t.checkStorage
 	reg.doc.OnWriteError = t.checkStorage
 	fail := func(err error) (*Team, error) {
@@ -209,6 +223,8 @@ func (t *Team) Close() error {
 	t.stopping.stop()
 	t.requests.table.Close() // waits for expiry callbacks already running
 	t.wg.Wait()
+	// Merged worktrees go; unmerged branches stay, listed as events.
+	t.worktrees.Cleanup(context.Background())
 	_ = t.lead.Close()
 	t.reg.Flush()
 	t.owner.release()

@@ -32,6 +32,8 @@ type Env struct {
 	Gate WriteGate
 	// PlanMode gives a teammate the submit_plan tool.
 	PlanMode bool
+	// Merger gives the lead merge_teammate; nil leaves it out.
+	Merger Merger
 }
 
 func (e Env) withDefaults() Env {
@@ -55,7 +57,15 @@ func ForLead(env Env) *Set {
 			newBroadcast(env.Messenger, env.Agent),
 			newReadInbox(env.Inbox),
 		},
-		workTools(env), taskTools(env), leadProtocolTools(env))...)
+		workTools(env), taskTools(env), leadProtocolTools(env), mergeTools(env))...)
+}
+
+// mergeTools are the lead's merge_teammate, given a Merger.
+func mergeTools(env Env) []Tool {
+	if env.Merger == nil {
+		return nil
+	}
+	return []Tool{newMergeTeammate(env.Merger)}
 }
 
 // ForTeammate is a teammate's tool set: messaging, shell and files.

@@ -21,4 +21,5 @@ const (
 	SubmitPlanName       = "submit_plan"
 	ReviewPlanName       = "review_plan"
 	HandoffName          = "handoff"
+	MergeTeammateName    = "merge_teammate"
 )

@@ -13,6 +13,8 @@ type spawnTeammateArgs struct {
 	Prompt string `json:"prompt" description:"The teammate's task: everything it needs to know, since it cannot see your conversation."`
 	// PlanMode is optional: omitempty keeps it out of the required fields.
 	PlanMode bool `json:"plan_mode,omitempty" description:"If true, the teammate may only read until it submits a plan and you approve it with review_plan."`
+	// Isolation is optional too: "" is the team's default.
+	Isolation string `json:"isolation,omitempty" enum:"worktree,none" description:"Where the teammate works: 'worktree' gives it its own git worktree on branch agentteam/NAME, made from your HEAD (merge it back with merge_teammate); 'none' shares your working directory. Default: the team's setting."`
 }
 
 // newSpawnTeammate spawns into team. Spawns only enqueue work, so several
@@ -30,6 +32,9 @@ func newSpawnTeammate(team TeamManager) Tool {
 			}
 			if err := nonEmpty("prompt", a.Prompt); err != nil {
 				return Errorf("%v", err), nil
+			}
+			if a.Isolation != "" && a.Isolation != "worktree" && a.Isolation != "none" {
+				return Errorf("isolation %q is not one of worktree or none", a.Isolation), nil
 			}
 			if team == nil {
 				return Result{}, errors.New("no team manager configured")

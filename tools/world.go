@@ -26,6 +26,9 @@ type SpawnSpec struct {
 	Name, Role, Prompt string
 	// PlanMode: the teammate may only read until the lead approves its plan.
 	PlanMode bool
+	// Isolation is "worktree" (its own git worktree and branch), "none"
+	// (the shared workspace) or "" for the team's default.
+	Isolation string
 }
 
 // TeamManager is what the lead's team tools need.
@@ -35,6 +38,12 @@ type TeamManager interface {
 	SpawnTeammate(ctx context.Context, spec SpawnSpec) error
 	// Describe renders the registry as text for the model.
 	Describe(ctx context.Context) (string, error)
+}
+
+// Merger merges a teammate's branch into the lead's branch (the lead's
+// merge_teammate). A conflict, or a refusal, is an error the model reads.
+type Merger interface {
+	MergeTeammate(ctx context.Context, name string) (string, error)
 }
 
 // TaskSpec is a new task as the task_create tool gives it.

@@ -24,7 +24,7 @@ func (w *Workspace) stateFiles() []string {
 // or not a directory, or a fixed state file is a link. What does not exist
 // yet is fine. It changes nothing, so read-only commands can call it.
 func (w *Workspace) CheckState() error {
-	for _, d := range w.stateDirs() {
+	for _, d := range append(w.stateDirs(), w.WorktreesDir()) {
 		fi, err := os.Lstat(d)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -85,4 +85,26 @@ func (w *Workspace) makeStateDirs() error {
 		}
 	}
 	return nil
+}
+
+// MakeWorktreesDir creates .agentteam/worktrees/ when a first teammate gets
+// a worktree, refusing one that is a link (git would make the worktree
+// wherever it points).
+func (w *Workspace) MakeWorktreesDir() error {
+	if err := w.CheckState(); err != nil {
+		return err
+	}
+	d := w.WorktreesDir()
+	err := os.Mkdir(d, 0o755)
+	if err == nil || !errors.Is(err, fs.ErrExist) {
+		if err != nil {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
+		return nil
+	}
+	fi, err := os.Lstat(d)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", d, err)
+	}
+	return checkStateDir(d, fi)
 }

@@ -81,3 +81,10 @@ func (w *Workspace) TasksDir() string { return filepath.Join(w.StatePath(), "tas
 
 // TasksPath is tasks/board.json.
 func (w *Workspace) TasksPath() string { return filepath.Join(w.TasksDir(), "board.json") }
+
+// WorktreesDir holds one git worktree per teammate spawned with isolation
+// worktree; it is made only then (see MakeWorktreesDir).
+func (w *Workspace) WorktreesDir() string { return filepath.Join(w.StatePath(), "worktrees") }
+
+// WorktreePath is worktrees/NAME, a teammate's worktree.
+func (w *Workspace) WorktreePath(name string) string { return filepath.Join(w.WorktreesDir(), name) }

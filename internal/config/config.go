@@ -83,6 +83,7 @@ type Team struct {
 	AutoClaim                                    Value[bool]
 	// IdleTimeout is every provider's, unless the provider sets its own.
 	IdleTimeout Value[time.Duration]
+	Isolation   Value[string]
 }
 
 // File is one config file agentteam looks for.
@@ -233,6 +234,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	set(&t.MaxQueue, f.Team.MaxQueue, src)
 	set(&t.MaxTurns, f.Team.MaxTurns, src)
 	set(&t.AutoClaim, f.Team.AutoClaim, src)
+	set(&t.Isolation, f.Team.Isolation, src)
 	setDuration(&t.ShutdownTimeout, f.Team.ShutdownTimeout, src)
 	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)
 	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)

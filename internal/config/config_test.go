@@ -73,6 +73,7 @@ tester = "local/qwen3-coder"
 max_workers = 2
 auto_claim = true
 plan_timeout = "2m"
+isolation = "worktree"
 `
 	c, err := Load(setup(t, user, project, nil))
 	if err != nil {
@@ -110,7 +111,8 @@ plan_timeout = "2m"
 			MaxWorkers:      Value[int]{2, projectSrc},
 			ShutdownTimeout: Value[time.Duration]{90 * time.Second, userSrc},
 			PlanTimeout:     Value[time.Duration]{2 * time.Minute, projectSrc},
-			AutoClaim:       Value[bool]{true, projectSrc}}},
+			AutoClaim:       Value[bool]{true, projectSrc},
+			Isolation:       Value[string]{"worktree", projectSrc}}},
 	}
 	for _, ch := range checks {
 		if !reflect.DeepEqual(ch.got, ch.want) {
@@ -221,7 +223,7 @@ func TestBadFilesAreRefused(t *testing.T) {
 	}{
 		{name: "unknown key in [team], with the keys it may have",
 			text: "[team]\nmax_workers = 2\nmax_worker = 3\n",
-			says: []string{"line 3", "team.max_worker is not a setting agentteam knows", "in [team]: auto_claim, handoff_timeout, idle_timeout, max_queue, max_turns, max_workers"}},
+			says: []string{"line 3", "team.max_worker is not a setting agentteam knows", "in [team]: auto_claim, handoff_timeout, idle_timeout, isolation, max_queue, max_turns, max_workers"}},
 		{name: "an idle timeout that is no duration",
 			text: "[providers.x]\nidle_timeout = \"soon\"\n",
 			says: []string{"line 2", "providers.x.idle_timeout must be a positive duration", `not "soon"`}},
@@ -243,6 +245,9 @@ func TestBadFilesAreRefused(t *testing.T) {
 		{name: "a query value on two lines",
 			text: "[providers.x]\nquery = {api-version = \"1\\n2\"}\n",
 			says: []string{"providers.x.query.api-version must be a name and a one-line value"}},
+		{name: "an isolation that is neither worktree nor none",
+			text: "[team]\nisolation = \"docker\"\n",
+			says: []string{"line 2", `team.isolation must be "worktree" or "none", not "docker"`}},
 		{name: "a top-level key written after a table header",
 			text: "[team]\nmax_workers = 2\nprovider = \"x\"\n",
 			says: []string{"line 3", "team.provider is not a setting agentteam knows (provider goes at the top of the file, before the first [table])"}},

@@ -70,6 +70,7 @@ type rawTeam struct {
 	HandoffTimeout  *string `toml:"handoff_timeout"`
 	AutoClaim       *bool   `toml:"auto_claim"`
 	IdleTimeout     *string `toml:"idle_timeout"`
+	Isolation       *string `toml:"isolation"`
 }
 
 // readFile reads and checks one file; a missing file is found == false.
@@ -245,6 +246,9 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 			return fail(toml.Key{"team", c.key}, "must be at least %d, not %d", c.min, *c.v)
 		}
 	}
+	if t.Isolation != nil && *t.Isolation != "worktree" && *t.Isolation != "none" {
+		return fail(toml.Key{"team", "isolation"}, "must be \"worktree\" or \"none\", not %q", *t.Isolation)
+	}
 	for _, c := range []struct {
 		key string
 		v   *string
@@ -358,7 +362,7 @@ func expected(path string) string {
 		return "true or false"
 	case "price_input_per_million", "price_output_per_million":
 		return "a number"
-	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort":
+	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort", "isolation":
 		return "a string in quotes"
 	case "providers", "roles", "team", "headers", "query":
 		return "a table"

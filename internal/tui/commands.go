@@ -23,6 +23,8 @@ var slashCommands = []slashCommand{
 	{"/reject", "name feedback", "send a teammate's plan back to be revised"},
 	{"/shutdown", "name [reason]", "ask a teammate to shut down"},
 	{"/tasks", "", "the task board: id, status, owner, blocked by, subject"},
+	{"/merge", "name", "merge a teammate's branch (isolation worktree) into the lead's branch"},
+	{"/diff", "[name]", "a worktree teammate's change (the focused one's without a name)"},
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
 	{"/reasoning", "[on|off]", "show the models' reasoning whole, or one line per reply (ctrl+t)"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
@@ -115,7 +117,7 @@ func complete(value string, names, planNames []string) (string, []string) {
 			cands = append([]string{"lead"}, names...)
 		case "/auto", "/reasoning":
 			cands = []string{"on", "off"}
-		case "/shutdown":
+		case "/shutdown", "/merge", "/diff":
 			cands = names
 		case "/approve", "/reject":
 			cands = planNames

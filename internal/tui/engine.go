@@ -27,6 +27,11 @@ type Engine interface {
 	Shutdown(ctx context.Context, name, reason string) (string, error)
 	// Tasks is the task board as a table.
 	Tasks(ctx context.Context) (string, error)
+	// Merge merges a teammate's branch into the lead's branch; a conflict
+	// is an error and goes to the teammate.
+	Merge(ctx context.Context, name string) (string, error)
+	// Diff is a teammate's branch against the merge base, as text.
+	Diff(ctx context.Context, name string) (string, error)
 	SetAuto(on bool)
 	// Interrupt ends the lead's turn; it does not block.
 	Interrupt() bool

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -27,6 +28,50 @@ func (e *teamEngine) Shutdown(ctx context.Context, name, reason string) (string,
 		return "", err
 	}
 	return e.t.RequestShutdown(ctx, workspace.UserName, name, reason)
+}
+
+// Merge merges a teammate's branch as the person.
+func (e *teamEngine) Merge(ctx context.Context, name string) (string, error) {
+	if err := workspace.ValidateTeammateName(name); err != nil {
+		return "", err
+	}
+	rep, err := e.t.MergeAs(ctx, workspace.UserName, name)
+	if err != nil {
+		return "", err
+	}
+	if len(rep.Conflicts) > 0 {
+		return "", errors.New(rep.Text())
+	}
+	return rep.Text(), nil
+}
+
+// maxDiffBytes bounds the diff /diff shows; agentteam diff NAME has it all.
+const maxDiffBytes = 20000
+
+// Diff is a teammate's diffstat and patch against the merge base.
+func (e *teamEngine) Diff(ctx context.Context, name string) (string, error) {
+	if err := workspace.ValidateTeammateName(name); err != nil {
+		return "", err
+	}
+	stat, uncommitted, err := e.t.Worktrees().Diff(ctx, name, true)
+	if err != nil {
+		return "", err
+	}
+	patch, _, err := e.t.Worktrees().Diff(ctx, name, false)
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(patch) == "" {
+		stat = name + "'s branch has no changes against the merge base\n"
+	}
+	if len(patch) > maxDiffBytes {
+		patch = patch[:maxDiffBytes] + "\n… (cut: agentteam diff " + name + " prints it all)\n"
+	}
+	text := stat + "\n" + patch
+	if len(uncommitted) > 0 {
+		text += fmt.Sprintf("\nnot committed yet (committed when %s reports): %s", name, strings.Join(uncommitted, ", "))
+	}
+	return strings.TrimRight(text, "\n"), nil
 }
 
 // Tasks reads the task board.

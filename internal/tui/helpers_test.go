@@ -32,6 +32,8 @@ type fakeEngine struct {
 	spawns     []tools.SpawnSpec
 	reviews    []review
 	shutdowns  [][2]string
+	merges     []string
+	diffs      []string
 	tasks      string
 	auto       []bool
 	interrupts int
@@ -97,6 +99,26 @@ func (f *fakeEngine) Shutdown(ctx context.Context, name, reason string) (string,
 }
 
 func (f *fakeEngine) Tasks(ctx context.Context) (string, error) { return f.tasks, f.err }
+
+func (f *fakeEngine) Diff(ctx context.Context, name string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.diffs = append(f.diffs, name)
+	if f.err != nil {
+		return "", f.err
+	}
+	return " notes.txt | 2 +-\n+TWO by " + name, nil
+}
+
+func (f *fakeEngine) Merge(ctx context.Context, name string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.merges = append(f.merges, name)
+	if f.err != nil {
+		return "", f.err
+	}
+	return "Merged agentteam/" + name + " into main: 1 file changed.", nil
+}
 
 func (f *fakeEngine) SetAuto(on bool) {
 	f.mu.Lock()

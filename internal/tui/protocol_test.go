@@ -96,7 +96,7 @@ func TestHelpListsProtocolCommands(t *testing.T) {
 	hs := newHarness(t, 160, 50, Options{HasModel: true})
 	hs.enter("/help")
 	hs.mustSee("/spawn [--plan] name role prompt", "/approve name [feedback]", "/reject name feedback",
-		"/shutdown name [reason]", "/tasks")
+		"/shutdown name [reason]", "/tasks", "/merge name")
 }
 
 // planRequestText is what team.SubmitPlan sends the lead.
@@ -175,6 +175,8 @@ func TestCompletionOfProtocolCommands(t *testing.T) {
 		{"/reject ", "/reject albert "},
 		{"/shutdown b", "/shutdown bob "},
 		{"/shu", "/shutdown "},
+		{"/mer", "/merge "},
+		{"/merge b", "/merge bob "},
 		{"/spawn -", "/spawn --plan "},
 		{"/tas", "/tasks "},
 	}

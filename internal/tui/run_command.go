@@ -98,6 +98,35 @@ func (m *Model) command(c command) {
 		m.review(c, false)
 	case "/shutdown":
 		m.shutdown(c)
+	case "/merge":
+		name := strings.TrimSpace(c.rest)
+		if name == "" || strings.Contains(name, " ") {
+			m.note(noteMsg{text: "usage: /merge name", isErr: true})
+			return
+		}
+		m.do(func() tea.Msg {
+			text, err := m.eng.Merge(m.ctx, name)
+			if err != nil {
+				return noteMsg{text: err.Error(), isErr: true}
+			}
+			return noteMsg{text: text}
+		})
+	case "/diff":
+		name := strings.TrimSpace(c.rest)
+		if name == "" {
+			name = m.focus
+		}
+		if name == "" || strings.Contains(name, " ") {
+			m.note(noteMsg{text: "usage: /diff name (or focus a teammate and /diff)", isErr: true})
+			return
+		}
+		m.do(func() tea.Msg {
+			text, err := m.eng.Diff(m.ctx, name)
+			if err != nil {
+				return noteMsg{text: err.Error(), isErr: true}
+			}
+			return noteMsg{text: text}
+		})
 	case "/tasks":
 		m.do(func() tea.Msg {
 			text, err := m.eng.Tasks(m.ctx)

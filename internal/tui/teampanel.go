@@ -122,6 +122,9 @@ func (p *teamPanel) row(st styles, m team.Member, w int) string {
 	if plan != "" {
 		b.WriteString(" · " + st.plan.Render(plan))
 	}
+	if br := branchLabel(m); br != "" {
+		b.WriteString(st.dim.Render(" · " + br))
+	}
 	// A teammate idle on its plan waits for the review, not for any message.
 	if d := p.doing(m); d != "" && !(m.PlanState == team.PlanAwaitingApproval && m.Status == team.StatusIdle) {
 		b.WriteString(st.dim.Render(" · " + d))
@@ -140,6 +143,42 @@ func (p *teamPanel) row(st styles, m team.Member, w int) string {
 		b.WriteString(st.dim.Render(" · " + strings.Join(nums, " · ")))
 	}
 	return clipLine(b.String(), w)
+}
+
+// branchLabel is a worktree teammate's branch (agentteam/NAME) and its
+// change, short: "branch +3 -1 (2 files)", "branch merged".
+func branchLabel(m team.Member) string {
+	switch {
+	case m.Branch == "":
+		return ""
+	case m.Merged:
+		return "branch merged"
+	case m.Diffstat == "":
+		return "branch"
+	}
+	return "branch " + shortStat(m.Diffstat)
+}
+
+// shortStat turns git's "2 files changed, 3 insertions(+), 1 deletion(-)"
+// into "+3 -1 (2 files)".
+func shortStat(s string) string {
+	var files, ins, del int
+	for _, part := range strings.Split(s, ",") {
+		var n int
+		var word string
+		if _, err := fmt.Sscanf(strings.TrimSpace(part), "%d %s", &n, &word); err != nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(word, "file"):
+			files = n
+		case strings.HasPrefix(word, "insertion"):
+			ins = n
+		case strings.HasPrefix(word, "deletion"):
+			del = n
+		}
+	}
+	return fmt.Sprintf("+%d -%d (%s)", ins, del, plural(files, "file"))
 }
 
 // names is the focus cycle: the lead, then every teammate.

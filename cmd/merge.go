@@ -1,0 +1,108 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// MergeOptions are the inputs of `agentteam merge`.
+type MergeOptions struct {
+	*GlobalOptions
+	IO   IOStreams
+	Name string
+}
+
+// newMergeCmd builds `agentteam merge`; runF, when not nil, replaces runMerge.
+func newMergeCmd(g *GlobalOptions, streams IOStreams, runF func(*MergeOptions) error) *cobra.Command {
+	opts := &MergeOptions{GlobalOptions: g, IO: streams}
+	return &cobra.Command{
+		Use:   "merge NAME",
+		Short: "Merge a teammate's branch (agentteam/NAME) into the workspace's branch",
+		Long: `Merge the branch of a teammate spawned with isolation worktree into the branch checked out in the
+workspace, with a merge commit (--no-ff); the teammate's uncommitted work is committed on its branch first.
+Your tree must have no uncommitted changes to tracked files. On a conflict the merge is aborted (your tree is
+left as it was), the conflicting files are listed, the teammate is sent a message asking it to resolve them
+on its branch, and the command exits 1: merge again once it has.`,
+		Args: exactName("merge"),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runMerge(c, opts)
+		},
+	}
+}
+
+// exactName takes one argument, a teammate's name.
+func exactName(cmd string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return usageErrorf("%s needs one teammate's name: agentteam %s NAME", cmd, cmd)
+		}
+		if err := workspace.ValidateTeammateName(args[0]); err != nil {
+			return usageErrorf("%v", err)
+		}
+		return nil
+	}
+}
+
+func runMerge(c *cobra.Command, opts *MergeOptions) error {
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	reg := team.NewRegistry(ws.RegistryPath(), "")
+	events := team.NewEventLog(ws.EventsPath(), nil)
+	store := inbox.NewStore(ws.InboxDir())
+	defer store.Close()
+	wts := team.NewWorktrees(ws, reg, events)
+	// A conflict goes to the teammate's inbox from the person: it reads it
+	// now if its team runs, or when the team is resumed.
+	notify := func(text string) error {
+		m, err := store.Append(opts.Name, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: opts.Name, Content: text})
+		if err == nil {
+			events.Emit(team.Event{Payload: team.Delivered(m)})
+		}
+		return err
+	}
+	rep, err := wts.Merge(c.Context(), opts.Name, notify)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if opts.JSON {
+		if err := json.NewEncoder(opts.IO.Out).Encode(mergeJSON(rep)); err != nil {
+			return err
+		}
+	} else if len(rep.Conflicts) == 0 {
+		fmt.Fprintln(opts.IO.Out, rep.Text())
+	}
+	if len(rep.Conflicts) > 0 {
+		return &ExitError{Code: ExitFailure, Err: errors.New(rep.Text())}
+	}
+	return nil
+}
+
+// mergeJSON is a merge as `merge --json` prints it.
+func mergeJSON(r team.MergeReport) any {
+	notifyErr := ""
+	if r.NotifyErr != nil {
+		notifyErr = r.NotifyErr.Error()
+	}
+	return struct {
+		Name      string   `json:"name"`
+		Branch    string   `json:"branch"`
+		Into      string   `json:"into"`
+		Diffstat  string   `json:"diffstat,omitempty"`
+		UpToDate  bool     `json:"upToDate,omitempty"`
+		Conflicts []string `json:"conflicts,omitempty"`
+		NotifyErr string   `json:"notifyError,omitempty"`
+	}{r.Name, r.Branch, r.Into, r.Stat, r.UpToDate, r.Conflicts, notifyErr}
+}

@@ -1,0 +1,516 @@
+// Package gitwt runs the git CLI for agentteam's worktrees: one worktree
+// and branch per teammate, made from the lead's HEAD, committed, merged
+// back with --no-ff, and removed once merged. It knows nothing of agents.
+//
+// Every command runs with hooks and fsmonitor switched off: a teammate
+// could have written a hook, and agentteam's own commits and merges must
+// not run what a model wrote. A teammate's worktree is always addressed by
+// its recorded git directory and work tree (--git-dir, --work-tree), never
+// through the .git file inside it, which the teammate could rewrite to
+// point at the lead's repository.
+package gitwt
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// ErrNoGit is returned when the git program cannot be found.
+var ErrNoGit = errors.New("git is not installed (or not on PATH)")
+
+// ErrNotRepo is returned for a directory that is not in a git repository.
+var ErrNotRepo = errors.New("not a git repository")
+
+// ErrNoCommit is returned for a repository whose HEAD has no commit yet.
+var ErrNoCommit = errors.New("the repository has no commit yet")
+
+// safety are the -c settings every command gets (see the package comment).
+var safety = []string{"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false"}
+
+// identity is the author and committer agentteam uses where git has none
+// configured, so a commit never fails for want of a user.email.
+var identity = []string{
+	"GIT_AUTHOR_NAME=agentteam", "GIT_AUTHOR_EMAIL=agentteam@localhost",
+	"GIT_COMMITTER_NAME=agentteam", "GIT_COMMITTER_EMAIL=agentteam@localhost",
+}
+
+// Repo is the git repository a workspace lies in.
+type Repo struct {
+	// Top is the main work tree's root (symlinks resolved); CommonDir is
+	// the repository's git directory shared by all its worktrees.
+	Top, CommonDir string
+}
+
+// Worktree is one linked worktree of a Repo.
+type Worktree struct {
+	// Path is its work tree; GitDir its own git directory
+	// (CommonDir/worktrees/NAME); Branch its branch's short name.
+	Path, GitDir, Branch string
+}
+
+// Open finds the repository that dir lies in.
+func Open(ctx context.Context, dir string) (*Repo, error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, ErrNoGit
+	}
+	out, err := run(ctx, dir, nil, "rev-parse", "--show-toplevel", "--git-common-dir")
+	if err != nil {
+		if strings.Contains(err.Error(), "not a git repository") {
+			return nil, ErrNotRepo
+		}
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || lines[0] == "" {
+		return nil, ErrNotRepo // a bare repository, or the inside of .git
+	}
+	top, err := filepath.EvalSymlinks(lines[0])
+	if err != nil {
+		return nil, fmt.Errorf("git top level %s: %w", lines[0], err)
+	}
+	common := lines[1]
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(dir, common)
+	}
+	if common, err = filepath.EvalSymlinks(common); err != nil {
+		return nil, fmt.Errorf("git directory: %w", err)
+	}
+	return &Repo{Top: top, CommonDir: common}, nil
+}
+
+// Head is the commit HEAD names in the main work tree.
+func (r *Repo) Head(ctx context.Context) (string, error) {
+	out, err := run(ctx, r.Top, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil || strings.TrimSpace(out) == "" {
+		return "", ErrNoCommit
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// CurrentBranch is the main work tree's branch, or its commit's short
+// hash when HEAD is detached (a name a teammate can merge from too).
+func (r *Repo) CurrentBranch(ctx context.Context) string {
+	out, err := run(ctx, r.Top, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err == nil {
+		return strings.TrimSpace(out)
+	}
+	if out, err = run(ctx, r.Top, nil, "rev-parse", "--short", "HEAD"); err == nil {
+		return strings.TrimSpace(out)
+	}
+	return "HEAD"
+}
+
+// Exclude adds pattern to the repository's info/exclude unless a line
+// says it already, so agentteam's state never shows in `git status` nor
+// gets committed.
+func (r *Repo) Exclude(pattern string) error {
+	path := filepath.Join(r.CommonDir, "info", "exclude")
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == pattern {
+			return nil
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	add := pattern + "\n"
+	if len(data) > 0 && !bytes.HasSuffix(data, []byte("\n")) {
+		add = "\n" + add
+	}
+	_, werr := f.WriteString(add)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
+}
+
+// BranchExists reports whether refs/heads/branch exists.
+func (r *Repo) BranchExists(ctx context.Context, branch string) bool {
+	_, err := run(ctx, r.Top, nil, "show-ref", "--verify", "--quiet", "refs/heads/"+branch)
+	return err == nil
+}
+
+// Add makes a worktree at path on branch: a new branch from HEAD, or the
+// branch as it is when it exists already (a teammate back after its
+// worktree was removed keeps its unmerged work).
+func (r *Repo) Add(ctx context.Context, path, branch string) (*Worktree, error) {
+	if _, err := r.Head(ctx); err != nil {
+		return nil, err
+	}
+	args := []string{"worktree", "add", "--quiet"}
+	if r.BranchExists(ctx, branch) {
+		args = append(args, path, branch)
+	} else {
+		args = append(args, "-b", branch, path, "HEAD")
+	}
+	if _, err := run(ctx, r.Top, nil, args...); err != nil {
+		return nil, err
+	}
+	return r.Find(ctx, path)
+}
+
+// Find returns the worktree registered at path, or an error when git knows
+// none there (it was removed, or never made).
+func (r *Repo) Find(ctx context.Context, path string) (*Worktree, error) {
+	want, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, fmt.Errorf("worktree %s: %w", path, err)
+	}
+	out, err := run(ctx, r.Top, nil, "worktree", "list", "--porcelain")
+	if err != nil {
+		return nil, err
+	}
+	for _, block := range strings.Split(out, "\n\n") {
+		var wt Worktree
+		for _, line := range strings.Split(block, "\n") {
+			switch k, v, _ := strings.Cut(line, " "); k {
+			case "worktree":
+				wt.Path = v
+			case "branch":
+				wt.Branch = strings.TrimPrefix(v, "refs/heads/")
+			}
+		}
+		if real, err := filepath.EvalSymlinks(wt.Path); err != nil || real != want {
+			continue
+		}
+		wt.Path = want
+		// The admin directory is found from the main repository, never from
+		// the .git file inside the worktree.
+		gd, err := r.adminDir(want)
+		if err != nil {
+			return nil, err
+		}
+		wt.GitDir = gd
+		return &wt, nil
+	}
+	return nil, fmt.Errorf("git knows no worktree at %s", path)
+}
+
+// adminDir is the directory under CommonDir/worktrees whose gitdir file
+// points at the worktree path.
+func (r *Repo) adminDir(path string) (string, error) {
+	base := filepath.Join(r.CommonDir, "worktrees")
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", base, err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(base, e.Name(), "gitdir"))
+		if err != nil {
+			continue
+		}
+		// gitdir holds the path of the worktree's .git file.
+		dotgit := filepath.Clean(strings.TrimSpace(string(data)))
+		if real, err := filepath.EvalSymlinks(filepath.Dir(dotgit)); err == nil && real == path {
+			return filepath.Join(base, e.Name()), nil
+		}
+	}
+	return "", fmt.Errorf("no git administrative directory for the worktree %s", path)
+}
+
+// Remove removes the worktree (refusing one with changes unless force).
+func (r *Repo) Remove(ctx context.Context, wt *Worktree, force bool) error {
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	}
+	_, err := run(ctx, r.Top, nil, append(args, wt.Path)...)
+	return err
+}
+
+// DeleteBranch deletes a branch that is merged into HEAD (git branch -d).
+func (r *Repo) DeleteBranch(ctx context.Context, branch string) error {
+	_, err := run(ctx, r.Top, nil, "branch", "-d", branch)
+	return err
+}
+
+// IsMerged reports whether branch's tip is reachable from the main work
+// tree's HEAD.
+func (r *Repo) IsMerged(ctx context.Context, branch string) bool {
+	_, err := run(ctx, r.Top, nil, "merge-base", "--is-ancestor", "refs/heads/"+branch, "HEAD")
+	return err == nil
+}
+
+// Dirty lists the main work tree's tracked files with uncommitted changes.
+func (r *Repo) Dirty(ctx context.Context) ([]string, error) {
+	out, err := run(ctx, r.Top, nil, "status", "--porcelain", "--untracked-files=no", "-z")
+	if err != nil {
+		return nil, err
+	}
+	return porcelainPaths(out), nil
+}
+
+// MergeResult is what a merge did.
+type MergeResult struct {
+	// Conflicts are the files that conflicted; the merge was then aborted.
+	Conflicts []string
+	// UpToDate: the branch had nothing HEAD lacks.
+	UpToDate bool
+	// Stat is the merge's diffstat summary line.
+	Stat string
+}
+
+// Merge merges branch into the main work tree's HEAD with a merge commit.
+// A conflict is aborted, so the tree is as it was, and reported in the
+// result; any other failure is an error with git's words.
+func (r *Repo) Merge(ctx context.Context, branch, message string) (MergeResult, error) {
+	if r.IsMerged(ctx, branch) {
+		return MergeResult{UpToDate: true}, nil
+	}
+	before, err := r.Head(ctx)
+	if err != nil {
+		return MergeResult{}, err
+	}
+	_, merr := run(ctx, r.Top, identityEnv(ctx, r.Top), "merge", "--no-ff", "--no-edit", "-m", message, "refs/heads/"+branch)
+	if merr == nil {
+		stat, _ := r.ShortStat(ctx, before, "HEAD")
+		return MergeResult{Stat: stat}, nil
+	}
+	out, err := run(ctx, r.Top, nil, "diff", "--name-only", "--diff-filter=U", "-z")
+	conflicts := splitZ(out)
+	if err != nil || len(conflicts) == 0 {
+		r.abortMerge(ctx)
+		return MergeResult{}, merr
+	}
+	if err := r.abortMerge(ctx); err != nil {
+		return MergeResult{Conflicts: conflicts}, fmt.Errorf("the merge conflicted and could not be aborted: %w", err)
+	}
+	return MergeResult{Conflicts: conflicts}, nil
+}
+
+// MergeInto merges rev into the worktree's branch, so the teammate can
+// resolve a conflict by editing files alone (no git of its own, no write
+// to the repository's git directory). A conflict is left in place, files
+// marked, for the teammate to resolve: its next commit (CommitAll)
+// concludes the merge. Any other failure is aborted and an error.
+func (r *Repo) MergeInto(ctx context.Context, w *Worktree, rev, message string) (conflicts []string, err error) {
+	_, merr := r.wt(ctx, w, identityEnv(ctx, r.Top), "merge", "--no-ff", "--no-edit", "-m", message, rev)
+	if merr == nil {
+		return nil, nil
+	}
+	out, err := r.wt(ctx, w, nil, "diff", "--name-only", "--diff-filter=U", "-z")
+	if conflicts = splitZ(out); err == nil && len(conflicts) > 0 {
+		return conflicts, nil
+	}
+	if _, serr := os.Stat(filepath.Join(w.GitDir, "MERGE_HEAD")); serr == nil {
+		_, _ = r.wt(ctx, w, nil, "merge", "--abort")
+	}
+	return nil, merr
+}
+
+func (r *Repo) abortMerge(ctx context.Context) error {
+	if _, err := os.Stat(filepath.Join(r.gitDirOfTop(ctx), "MERGE_HEAD")); err != nil {
+		return nil
+	}
+	_, err := run(ctx, r.Top, nil, "merge", "--abort")
+	return err
+}
+
+func (r *Repo) gitDirOfTop(ctx context.Context) string {
+	out, err := run(ctx, r.Top, nil, "rev-parse", "--absolute-git-dir")
+	if err != nil {
+		return r.CommonDir
+	}
+	return strings.TrimSpace(out)
+}
+
+// ShortStat is git diff --shortstat from..to ("" when nothing differs).
+func (r *Repo) ShortStat(ctx context.Context, from, to string) (string, error) {
+	out, err := run(ctx, r.Top, nil, "diff", "--shortstat", from, to)
+	return strings.TrimSpace(out), err
+}
+
+// maxStatFiles bounds the per-file lines of BranchStat.
+const maxStatFiles = 40
+
+// BranchStat is the diffstat of branch against its merge base with HEAD
+// (what merging it would bring): the summary line and the per-file lines.
+func (r *Repo) BranchStat(ctx context.Context, branch string) (summary, files string, err error) {
+	out, err := run(ctx, r.Top, nil, "diff", "--stat", "HEAD...refs/heads/"+branch)
+	if err != nil {
+		return "", "", err
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) == 0 || strings.TrimSpace(lines[0]) == "" {
+		return "", "", nil
+	}
+	summary, per := strings.TrimSpace(lines[len(lines)-1]), lines[:len(lines)-1]
+	if len(per) > maxStatFiles {
+		// A result message has a size limit; the summary counts them all.
+		per = append(per[:maxStatFiles:maxStatFiles], fmt.Sprintf(" … and %d more files", len(per)-maxStatFiles))
+	}
+	return summary, strings.Join(per, "\n"), nil
+}
+
+// BranchDiff is the patch of branch against its merge base with HEAD.
+func (r *Repo) BranchDiff(ctx context.Context, branch string, stat bool) (string, error) {
+	args := []string{"diff", "--no-color"}
+	if stat {
+		args = append(args, "--stat")
+	}
+	return run(ctx, r.Top, nil, append(args, "HEAD...refs/heads/"+branch)...)
+}
+
+// wt runs git in a teammate's worktree by its recorded directories.
+func (r *Repo) wt(ctx context.Context, w *Worktree, env []string, args ...string) (string, error) {
+	pre := []string{"--git-dir=" + w.GitDir, "--work-tree=" + w.Path}
+	return run(ctx, w.Path, env, append(pre, args...)...)
+}
+
+// Changes lists the worktree's uncommitted changes, untracked files included.
+func (r *Repo) Changes(ctx context.Context, w *Worktree) ([]string, error) {
+	out, err := r.wt(ctx, w, nil, "status", "--porcelain", "-z")
+	if err != nil {
+		return nil, err
+	}
+	return porcelainPaths(out), nil
+}
+
+// CommitAll commits every change in the worktree (git add -A, git commit)
+// on its branch with message. It reports false when there was nothing to
+// commit. A worktree in a merge whose files still hold conflict markers is
+// not committed: that would record the markers as the resolution.
+func (r *Repo) CommitAll(ctx context.Context, w *Worktree, message string) (bool, error) {
+	changes, err := r.Changes(ctx, w)
+	if err != nil {
+		return false, err
+	}
+	inMerge := false
+	if _, err := os.Stat(filepath.Join(w.GitDir, "MERGE_HEAD")); err == nil {
+		inMerge = true // a merge the teammate did not commit: conclude it if resolved
+	}
+	if len(changes) == 0 && !inMerge {
+		return false, nil
+	}
+	if inMerge {
+		if marked := withMarkers(w.Path, changes); len(marked) > 0 {
+			return false, fmt.Errorf("unresolved merge conflicts in %s", strings.Join(marked, ", "))
+		}
+	}
+	if _, err := r.wt(ctx, w, nil, "add", "-A"); err != nil {
+		return false, err
+	}
+	if _, err := r.wt(ctx, w, identityEnv(ctx, r.Top), "commit", "--quiet", "--no-verify", "-m", message); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// withMarkers are the files among paths (relative to dir) that hold a
+// line git writes around a conflict.
+func withMarkers(dir string, paths []string) []string {
+	var marked []string
+	for _, p := range paths {
+		data, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil {
+			continue // deleted, or a directory
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			if strings.HasPrefix(line, "<<<<<<< ") || strings.HasPrefix(line, ">>>>>>> ") {
+				marked = append(marked, p)
+				break
+			}
+		}
+	}
+	return marked
+}
+
+// identityEnv is the author and committer for a commit in dir where git
+// has none configured (an unset user.email would fail the commit).
+func identityEnv(ctx context.Context, dir string) []string {
+	if out, err := run(ctx, dir, nil, "config", "user.email"); err == nil && strings.TrimSpace(out) != "" {
+		return nil
+	}
+	return identity
+}
+
+// run runs git with args in dir and returns its stdout; a failure is an
+// error holding git's own message.
+func run(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), safety...), args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(gitEnv(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return "", ErrNoGit
+		}
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return out.String(), fmt.Errorf("git %s: %s", args[0], firstLines(msg, 6))
+	}
+	return out.String(), nil
+}
+
+// gitEnv is the process's environment without the variables that would
+// point git at another repository, and without prompts.
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "LC_ALL=C")
+}
+
+// porcelainPaths are the paths of `git status --porcelain -z` output (the
+// original path of a rename is its own NUL-separated field and skipped).
+func porcelainPaths(out string) []string {
+	var paths []string
+	fields := strings.Split(out, "\x00")
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if len(f) < 4 {
+			continue
+		}
+		paths = append(paths, f[3:])
+		if f[0] == 'R' || f[0] == 'C' {
+			i++ // the source path follows
+		}
+	}
+	slices.Sort(paths)
+	return paths
+}
+
+func splitZ(out string) []string {
+	var s []string
+	for _, f := range strings.Split(out, "\x00") {
+		if f = strings.TrimSpace(f); f != "" {
+			s = append(s, f)
+		}
+	}
+	return s
+}
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "; ")
+}

@@ -1,0 +1,63 @@
+package tui
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+func TestMergeCommand(t *testing.T) {
+	hs := newHarness(t, 140, 40, Options{HasModel: true})
+	hs.enter("/merge bob")
+	if !slices.Equal(hs.eng.merges, []string{"bob"}) {
+		t.Fatalf("merges %v", hs.eng.merges)
+	}
+	hs.mustSee("Merged agentteam/bob into main: 1 file changed.")
+
+	hs.enter("/merge")
+	hs.mustSee("usage: /merge name")
+	hs.enter("/merge bob carol")
+	if len(hs.eng.merges) != 1 {
+		t.Fatalf("a bad /merge reached the engine: %v", hs.eng.merges)
+	}
+
+	hs.eng.err = errors.New("Merging agentteam/bob into main conflicts in notes.txt.")
+	hs.enter("/merge bob")
+	hs.mustSee("! Merging agentteam/bob into main conflicts in notes.txt.")
+}
+
+// The team panel shows a worktree teammate's branch and its change.
+func TestTeamPanelShowsTheBranchAndItsDiffstat(t *testing.T) {
+	hs := newHarness(t, 160, 30, Options{HasModel: true})
+	snap := members("alice:idle", "bob:idle", "carol:working")
+	snap.config.Teammates[0].Branch, snap.config.Teammates[0].Diffstat = "agentteam/alice", "2 files changed, 3 insertions(+), 1 deletion(-)"
+	snap.config.Teammates[1].Branch, snap.config.Teammates[1].Merged = "agentteam/bob", true
+	hs.send(snap)
+	hs.mustSee("alice tester idle · branch +3 -1 (2 files)", "bob tester idle · branch merged")
+	if got := branchLabel(team.Member{Name: "carol"}); got != "" {
+		t.Fatalf("a teammate without a branch is labelled %q", got)
+	}
+	if got := shortStat("1 file changed, 1 insertion(+)"); got != "+1 -0 (1 file)" {
+		t.Fatalf("shortStat = %q", got)
+	}
+}
+
+// /diff shows a teammate's change; focused on a teammate, /diff alone is its.
+func TestDiffCommandShowsTheFocusedTeammatesChange(t *testing.T) {
+	hs := newHarness(t, 140, 40, Options{HasModel: true})
+	hs.send(members("alice:idle", "bob:idle"))
+	hs.enter("/diff")
+	hs.mustSee("usage: /diff name (or focus a teammate and /diff)")
+	hs.enter("/diff bob")
+	hs.mustSee("+TWO by bob")
+	hs.key(tea.KeyTab) // focus alice
+	hs.enter("/diff")
+	if !slices.Equal(hs.eng.diffs, []string{"bob", "alice"}) {
+		t.Fatalf("diffs %v", hs.eng.diffs)
+	}
+	hs.mustSee("+TWO by alice")
+}

@@ -1,0 +1,519 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/gitwt"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Isolation says where a teammate works.
+const (
+	// IsolationNone: in the workspace itself, shared with the lead.
+	IsolationNone = "none"
+	// IsolationWorktree: in its own git worktree, .agentteam/worktrees/NAME,
+	// on the branch agentteam/NAME made from the lead's HEAD.
+	IsolationWorktree = "worktree"
+)
+
+// BranchPrefix starts every teammate's branch.
+const BranchPrefix = "agentteam/"
+
+// gitTimeout bounds one worktree operation (a few git commands).
+const gitTimeout = 2 * time.Minute
+
+// CheckIsolation refuses an isolation no teammate can be spawned with.
+func CheckIsolation(iso string) error {
+	switch iso {
+	case "", IsolationNone, IsolationWorktree:
+		return nil
+	}
+	return fmt.Errorf("isolation %q is not one of worktree or none", iso)
+}
+
+// Worktrees are the teammates' git worktrees in one workspace. A running
+// team uses them to make a teammate's worktree, commit its work when it
+// reports and merge it; `agentteam merge` and `diff` use them without one.
+// Git operations of one process are serialized: git's own locks would
+// refuse a second one at once rather than wait.
+type Worktrees struct {
+	ws     *workspace.Workspace
+	reg    RegistryDoc
+	events EventSink
+
+	mu   sync.Mutex
+	repo *gitwt.Repo // opened on first use
+}
+
+// NewWorktrees gives the worktrees of ws, recorded in reg; events may be nil.
+func NewWorktrees(ws *workspace.Workspace, reg RegistryDoc, events EventSink) *Worktrees {
+	return &Worktrees{ws: ws, reg: reg, events: events}
+}
+
+// openRepo finds the workspace's repository, with a sentence that says
+// what to do when there is none. Callers hold mu.
+func (w *Worktrees) openRepo(ctx context.Context) (*gitwt.Repo, error) {
+	if w.repo != nil {
+		return w.repo, nil
+	}
+	r, err := gitwt.Open(ctx, w.ws.Root)
+	switch {
+	case errors.Is(err, gitwt.ErrNoGit):
+		return nil, errors.New("isolation worktree needs git, which is not installed (or not on PATH): install git, or spawn with isolation none")
+	case errors.Is(err, gitwt.ErrNotRepo):
+		return nil, errors.New("isolation worktree needs a git repository: run git init, or spawn with isolation none")
+	case err != nil:
+		return nil, fmt.Errorf("isolation worktree: %w", err)
+	}
+	if _, err := r.Head(ctx); err != nil {
+		return nil, errors.New("isolation worktree needs a commit to start from, and the repository has none yet: commit first, or spawn with isolation none")
+	}
+	w.repo = r
+	return r, nil
+}
+
+// Check says whether teammates can get worktrees here (for --isolation worktree at start).
+func (w *Worktrees) Check(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, err := w.openRepo(ctx)
+	return err
+}
+
+// placed is a teammate's worktree, found or made.
+type placed struct {
+	wt *gitwt.Worktree
+	// root is the teammate's working directory: the worktree, or the
+	// workspace's place in it when the workspace is a repository's subdirectory.
+	root string
+	rel  string // the worktree, relative to the workspace
+}
+
+// ensure finds name's worktree, or makes it: on the branch that exists
+// already (its unmerged work), else on a new branch from the lead's HEAD.
+// The first one also keeps .agentteam/ out of git (info/exclude), so the
+// lead's `git status` stays clean and no state is ever committed or merged.
+func (w *Worktrees) ensure(ctx context.Context, name string) (placed, bool, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, err := w.openRepo(ctx)
+	if err != nil {
+		return placed{}, false, err
+	}
+	if err := workspace.ValidateTeammateName(name); err != nil {
+		return placed{}, false, err
+	}
+	path := w.ws.WorktreePath(name)
+	made := false
+	wt, ferr := r.Find(ctx, path)
+	if ferr != nil {
+		if _, err := os.Lstat(path); err == nil {
+			return placed{}, false, fmt.Errorf("%s exists but git knows no worktree there: move it away", path)
+		}
+		if err := w.ws.MakeWorktreesDir(); err != nil {
+			return placed{}, false, err
+		}
+		if err := r.Exclude(workspace.StateDir + "/"); err != nil {
+			return placed{}, false, err
+		}
+		if wt, err = r.Add(ctx, path, BranchPrefix+name); err != nil {
+			return placed{}, false, fmt.Errorf("make the worktree for %s: %w", name, err)
+		}
+		made = true
+	}
+	if wt.Branch != BranchPrefix+name {
+		return placed{}, false, fmt.Errorf("the worktree %s is on %q, not on %s: move it away", path, wt.Branch, BranchPrefix+name)
+	}
+	root := wt.Path
+	if sub, err := filepath.Rel(r.Top, w.ws.Root); err == nil && sub != "." && !strings.HasPrefix(sub, "..") {
+		root = filepath.Join(wt.Path, sub)
+	}
+	rel, _ := filepath.Rel(w.ws.Root, wt.Path)
+	return placed{wt: wt, root: root, rel: rel}, made, nil
+}
+
+// find is name's worktree as git knows it, or nil when it was removed.
+// Callers hold mu.
+func (w *Worktrees) find(ctx context.Context, r *gitwt.Repo, m Member) *gitwt.Worktree {
+	if m.Worktree == "" {
+		return nil
+	}
+	wt, err := r.Find(ctx, w.ws.WorktreePath(m.Name))
+	if err != nil || wt.Branch != m.Branch {
+		return nil
+	}
+	return wt
+}
+
+// member is name's registry entry with a branch, or a sentence saying why not.
+func (w *Worktrees) member(name string) (Member, error) {
+	if err := workspace.ValidateTeammateName(name); err != nil {
+		return Member{}, err
+	}
+	c, err := w.reg.Read()
+	if err != nil {
+		return Member{}, err
+	}
+	i := c.Find(name)
+	if i < 0 {
+		return Member{}, fmt.Errorf("no teammate named %s", name)
+	}
+	m := c.Teammates[i]
+	if m.Branch == "" {
+		return Member{}, fmt.Errorf("%s works in the shared workspace (isolation none): it has no branch to merge or show", name)
+	}
+	if !ownBranch(m) {
+		return Member{}, fmt.Errorf("the registry names %q as %s's branch, not %s%s: agentteam touches no other branch", m.Branch, name, BranchPrefix, name)
+	}
+	return m, nil
+}
+
+// ownBranch: the registry's branch for m is the one agentteam made for it.
+// The registry is a file anyone can edit; a branch it names otherwise
+// (main, a person's own) is never merged from, committed on or deleted.
+func ownBranch(m Member) bool {
+	return m.Branch == BranchPrefix+m.Name && workspace.ValidateTeammateName(m.Name) == nil
+}
+
+// Report commits the teammate's uncommitted work on its branch and says
+// what the branch changes, for its result message: the branch, a
+// diffstat against the lead's branch, and how to merge it.
+func (w *Worktrees) Report(ctx context.Context, name string) string {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	m, err := w.member(name)
+	if err != nil {
+		return ""
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, err := w.openRepo(ctx)
+	if err != nil {
+		return fmt.Sprintf("Branch %s: %v", m.Branch, err)
+	}
+	note := ""
+	if wt := w.find(ctx, r, m); wt != nil {
+		switch ok, err := r.CommitAll(ctx, wt, commitMessage(name)); {
+		case err != nil:
+			note = fmt.Sprintf("\nIts uncommitted work was not committed: %v.", err)
+		case ok:
+			w.emit(name, WorktreeChanged{Action: WorktreeCommitted, Branch: m.Branch, Path: m.Worktree})
+		}
+	}
+	into := r.CurrentBranch(ctx)
+	sum, files, err := r.BranchStat(ctx, m.Branch)
+	if err != nil {
+		return fmt.Sprintf("Branch %s: %v%s", m.Branch, err, note)
+	}
+	w.record(name, func(mb *Member) { mb.Diffstat, mb.Merged = sum, sum == "" && r.IsMerged(ctx, m.Branch) })
+	if sum == "" {
+		return fmt.Sprintf("Branch %s (worktree %s): no changes against %s.%s", m.Branch, m.Worktree, into, note)
+	}
+	return fmt.Sprintf("Branch %s (worktree %s): %s against %s\n%s\nMerge it into %s with merge_teammate(name=%q).%s",
+		m.Branch, m.Worktree, sum, into, files, into, name, note)
+}
+
+// commitMessage is the message of the commit agentteam makes of a
+// teammate's uncommitted work when it reports or is merged.
+func commitMessage(name string) string {
+	return fmt.Sprintf("agentteam: work of teammate %s\n\nCommitted by agentteam on %s%s when %s reported (git add -A).", name, BranchPrefix, name, name)
+}
+
+// MergeReport is what a merge of a teammate's branch did.
+type MergeReport struct {
+	Name, Branch, Into string
+	// Stat is the merge's diffstat; UpToDate: nothing to merge.
+	Stat     string
+	UpToDate bool
+	// Conflicts are the files that conflicted: the merge was aborted, the
+	// lead's tree is as before, and the teammate was asked to resolve them.
+	Conflicts []string
+	// NotifyErr says why the teammate could not be told of the conflict.
+	NotifyErr error
+	// Marked: the lead's branch was merged into the teammate's worktree,
+	// its conflicts left marked in the files for the teammate to resolve
+	// (MarkedNone: that merge went through without a conflict there).
+	Marked, MarkedNone bool
+}
+
+// Text is the report as the lead's model (and `agentteam merge`) reads it.
+func (r MergeReport) Text() string {
+	switch {
+	case len(r.Conflicts) > 0:
+		told := fmt.Sprintf("%s was asked to merge %s into its branch and resolve them; merge again when it reports.", r.Name, r.Into)
+		if r.NotifyErr != nil {
+			told = fmt.Sprintf("%s could not be told: %v.", r.Name, r.NotifyErr)
+		}
+		return fmt.Sprintf("Merging %s into %s conflicts in %s. The merge was aborted and %s is as it was. %s",
+			r.Branch, r.Into, strings.Join(r.Conflicts, ", "), r.Into, told)
+	case r.UpToDate:
+		return fmt.Sprintf("%s has nothing that %s lacks: already merged.", r.Branch, r.Into)
+	}
+	return fmt.Sprintf("Merged %s into %s: %s.", r.Branch, r.Into, orNoChange(r.Stat))
+}
+
+func orNoChange(stat string) string {
+	if stat == "" {
+		return "no file changes"
+	}
+	return stat
+}
+
+// conflictText asks a teammate to resolve a merge conflict on its branch.
+func conflictText(r MergeReport) string {
+	switch {
+	case r.Marked:
+		return fmt.Sprintf("Merging your branch %s into %s conflicts in: %s. The merge was aborted, and %s was merged into your "+
+			"working directory instead: each conflicted file holds both sides between <<<<<<< and >>>>>>> lines. Edit them so they "+
+			"hold both changes, with no conflict lines left, then report; your work is committed when you report and the lead merges again.",
+			r.Branch, r.Into, strings.Join(r.Conflicts, ", "), r.Into)
+	case r.MarkedNone:
+		return fmt.Sprintf("Merging your branch %s into %s conflicts in: %s. The merge was aborted, and %s was merged into your "+
+			"branch instead, without a conflict there. Check the result and report; the lead merges again.",
+			r.Branch, r.Into, strings.Join(r.Conflicts, ", "), r.Into)
+	}
+	return fmt.Sprintf("Merging your branch %s into %s conflicts in: %s. The merge was aborted. Resolve it on your branch: "+
+		"run `git merge %s` in your working directory, fix the conflicted files so they hold both changes (no conflict markers), "+
+		"then `git add -A && git commit --no-edit`, and report when done; the lead will merge again.",
+		r.Branch, r.Into, strings.Join(r.Conflicts, ", "), r.Into)
+}
+
+// Merge merges name's branch into the lead's branch with a merge commit,
+// after committing the teammate's uncommitted work. The lead's tree must
+// have no uncommitted changes to tracked files, so a conflict can be
+// aborted cleanly; a conflict is reported and sent to the teammate with
+// notify. A refusal (working teammate, no branch, dirty tree) is an error.
+func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text string) error) (MergeReport, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	m, err := w.member(name)
+	if err != nil {
+		return MergeReport{}, err
+	}
+	if m.Status == StatusWorking || m.Status == StatusQueued {
+		return MergeReport{}, fmt.Errorf("%s is %s: merge its branch once it has reported its result", name, m.Status)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, err := w.openRepo(ctx)
+	if err != nil {
+		return MergeReport{}, err
+	}
+	rep := MergeReport{Name: name, Branch: m.Branch, Into: r.CurrentBranch(ctx)}
+	if !r.BranchExists(ctx, m.Branch) {
+		return rep, fmt.Errorf("the branch %s no longer exists", m.Branch)
+	}
+	dirty, err := r.Dirty(ctx)
+	if err != nil {
+		return rep, err
+	}
+	if len(dirty) > 0 {
+		return rep, fmt.Errorf("%s has uncommitted changes in %s: commit them first, so that a conflicting merge can be aborted without touching them",
+			rep.Into, strings.Join(firstN(dirty, 5), ", "))
+	}
+	if wt := w.find(ctx, r, m); wt != nil {
+		if _, err := r.CommitAll(ctx, wt, commitMessage(name)); err != nil {
+			return rep, fmt.Errorf("%s's uncommitted work could not be committed: %w", name, err)
+		}
+	}
+	res, err := r.Merge(ctx, m.Branch, fmt.Sprintf("agentteam: merge teammate %s (%s)", name, m.Branch))
+	if err != nil {
+		return rep, fmt.Errorf("merge %s into %s: %w", m.Branch, rep.Into, err)
+	}
+	rep.Stat, rep.UpToDate, rep.Conflicts = res.Stat, res.UpToDate, res.Conflicts
+	if len(res.Conflicts) > 0 {
+		if wt := w.find(ctx, r, m); wt != nil {
+			// The teammate resolves by editing files: the lead's branch is
+			// merged into its worktree, the conflicts marked there.
+			msg := fmt.Sprintf("agentteam: merge %s into %s to resolve a conflict", rep.Into, m.Branch)
+			marked, err := r.MergeInto(ctx, wt, rep.Into, msg)
+			rep.Marked, rep.MarkedNone = err == nil && len(marked) > 0, err == nil && len(marked) == 0
+		}
+		if notify != nil {
+			rep.NotifyErr = notify(conflictText(rep))
+		}
+		w.emit(name, WorktreeChanged{Action: WorktreeConflicted, Branch: m.Branch, Into: rep.Into, Conflicts: res.Conflicts})
+		return rep, nil
+	}
+	w.record(name, func(mb *Member) { mb.Merged, mb.Diffstat = true, "" })
+	if !res.UpToDate {
+		w.emit(name, WorktreeChanged{Action: WorktreeMerged, Branch: m.Branch, Into: rep.Into, Stat: res.Stat})
+	}
+	return rep, nil
+}
+
+// Diff is name's change against the merge base of its branch and the
+// lead's branch (committed work), and the files it has changed since its
+// last commit, which the diff does not show yet.
+func (w *Worktrees) Diff(ctx context.Context, name string, stat bool) (diff string, uncommitted []string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	m, err := w.member(name)
+	if err != nil {
+		return "", nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, err := w.openRepo(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	if !r.BranchExists(ctx, m.Branch) {
+		return "", nil, fmt.Errorf("the branch %s no longer exists (merged and removed)", m.Branch)
+	}
+	if wt := w.find(ctx, r, m); wt != nil {
+		uncommitted, _ = r.Changes(ctx, wt)
+	}
+	diff, err = r.BranchDiff(ctx, m.Branch, stat)
+	return diff, uncommitted, err
+}
+
+// Cleanup is the end of a team's run: each teammate's worktree whose
+// branch the lead's branch holds is removed with its branch; one with
+// unmerged work or uncommitted changes is kept, and listed as an event.
+func (w *Worktrees) Cleanup(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	c, err := w.reg.Read()
+	if err != nil {
+		return
+	}
+	var mine []Member
+	for _, m := range c.Teammates {
+		if m.Isolation == IsolationWorktree && ownBranch(m) {
+			mine = append(mine, m)
+		}
+	}
+	if len(mine) == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, err := w.openRepo(ctx)
+	if err != nil {
+		return
+	}
+	for _, m := range mine {
+		wt := w.find(ctx, r, m)
+		if !r.BranchExists(ctx, m.Branch) {
+			continue
+		}
+		if !r.IsMerged(ctx, m.Branch) {
+			w.record(m.Name, func(mb *Member) { mb.Merged = false })
+			w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Path: m.Worktree, Stat: m.Diffstat,
+				Reason: "merge it with agentteam merge " + m.Name})
+			continue
+		}
+		if wt != nil {
+			if ch, err := r.Changes(ctx, wt); err != nil || len(ch) > 0 {
+				w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Path: m.Worktree,
+					Reason: "it has uncommitted changes in " + strings.Join(firstN(ch, 5), ", ")})
+				continue
+			}
+			if err := r.Remove(ctx, wt, false); err != nil {
+				w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Path: m.Worktree, Reason: err.Error()})
+				continue
+			}
+		}
+		if err := r.DeleteBranch(ctx, m.Branch); err != nil {
+			w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Reason: err.Error()})
+			continue
+		}
+		w.record(m.Name, func(mb *Member) { mb.Worktree, mb.Merged, mb.Diffstat = "", true, "" })
+		w.emit(m.Name, WorktreeChanged{Action: WorktreeRemoved, Branch: m.Branch, Path: m.Worktree})
+	}
+}
+
+// record changes name's registry entry; a failure only costs the record.
+func (w *Worktrees) record(name string, fn func(*Member)) {
+	_, _ = w.reg.Update(func(c *Config) error {
+		i := c.Find(name)
+		if i < 0 {
+			return errNoChange
+		}
+		fn(&c.Teammates[i])
+		return nil
+	})
+}
+
+func (w *Worktrees) emit(name string, p WorktreeChanged) {
+	if w.events != nil {
+		w.events.Emit(Event{Agent: name, Payload: p})
+	}
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], fmt.Sprintf("and %d more", len(s)-n))
+	}
+	return s
+}
+
+// isolationOf is the isolation a spawn asks for, or the team's default.
+func (t *Team) isolationOf(asked string) string {
+	switch {
+	case asked != "":
+		return asked
+	case t.opts.Isolation != "":
+		return t.opts.Isolation
+	}
+	return IsolationNone
+}
+
+// place gives a teammate of isolation worktree its worktree (found or
+// made) and records it in the entry; a teammate of isolation none works
+// in the workspace and gets a zero placed.
+func (t *Team) place(ctx context.Context, name, iso string, entry *Member) (placed, error) {
+	if err := CheckIsolation(iso); err != nil {
+		return placed{}, err
+	}
+	entry.Isolation = iso
+	if iso != IsolationWorktree {
+		entry.Isolation = ""
+		return placed{}, nil
+	}
+	p, made, err := t.worktrees.ensure(ctx, name)
+	if err != nil {
+		return placed{}, err
+	}
+	entry.Worktree, entry.Branch, entry.Merged = p.rel, p.wt.Branch, false
+	if made {
+		t.events.Emit(Event{Agent: name, Payload: WorktreeChanged{Action: WorktreeCreated, Branch: p.wt.Branch, Path: p.rel}})
+	}
+	return p, nil
+}
+
+// MergeAs merges a teammate's branch into the lead's branch for from (the
+// lead, or the person in the TUI); a conflict goes to the teammate as a
+// message from from.
+func (t *Team) MergeAs(ctx context.Context, from, name string) (MergeReport, error) {
+	return t.worktrees.Merge(ctx, name, func(text string) error {
+		_, err := t.messenger.deliver(from, name, inbox.TypeMessage, text)
+		return err
+	})
+}
+
+// MergeTeammate merges a teammate's branch into the lead's branch for the
+// lead's merge_teammate tool; a conflict goes to the teammate as a
+// message from the lead and comes back as an error the model reads.
+func (t *Team) MergeTeammate(ctx context.Context, name string) (string, error) {
+	rep, err := t.MergeAs(ctx, workspace.LeadName, name)
+	if err != nil {
+		return "", err
+	}
+	if len(rep.Conflicts) > 0 {
+		return "", errors.New(rep.Text())
+	}
+	return rep.Text(), nil
+}
+
+// Worktrees are the team's teammate worktrees.
+func (t *Team) Worktrees() *Worktrees { return t.worktrees }
