@@ -95,6 +95,7 @@ type Config struct {
 	Providers    map[string]*Provider
 	Roles        map[string]Value[Role]
 	Team         Team
+	Permissions  Permissions
 }
 
 // Found reports whether either file exists.
@@ -221,6 +222,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	setDuration(&t.ShutdownTimeout, f.Team.ShutdownTimeout, src)
 	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)
 	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)
+	c.Permissions.merge(&f.Permissions, src)
 }
 
 func set[T any](dst *Value[T], v *T, src Source) {

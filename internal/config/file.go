@@ -39,6 +39,8 @@ type rawFile struct {
 	Providers map[string]rawProvider `toml:"providers"`
 	Roles     map[string]string      `toml:"roles"`
 	Team      rawTeam                `toml:"team"`
+	// Permissions is [permissions] (permissions.go).
+	Permissions rawPermissions `toml:"permissions"`
 
 	path         string
 	providerLine int
@@ -136,12 +138,15 @@ func parse(path, data string, project bool) (*rawFile, error) {
 	if err := f.check(fail); err != nil {
 		return nil, err
 	}
+	if err := f.Permissions.check(fail, project); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
 // tableKeys are the keys that must be tables if present.
 func tableKeys(f *rawFile) []toml.Key {
-	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}}
+	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}}
 	for _, name := range sortedKeys(f.Providers) {
 		keys = append(keys, toml.Key{"providers", name}, toml.Key{"providers", name, "headers"})
 	}
@@ -250,6 +255,8 @@ func knownHint(key toml.Key) string {
 		t = reflect.TypeOf(rawFile{})
 	case len(key) == 2 && key[0] == "team":
 		t = reflect.TypeOf(rawTeam{})
+	case len(key) == 2 && key[0] == "permissions":
+		t = reflect.TypeOf(rawPermissions{})
 	case len(key) == 3 && key[0] == "providers":
 		t = reflect.TypeOf(rawProvider{})
 	default:
@@ -282,6 +289,7 @@ func misplacedHint(key toml.Key, hint string) string {
 	}{
 		{reflect.TypeOf(rawFile{}), "at the top of the file, before the first [table]"},
 		{reflect.TypeOf(rawTeam{}), "in [team]"},
+		{reflect.TypeOf(rawPermissions{}), "in [permissions]"},
 		{reflect.TypeOf(rawProvider{}), "in a [providers.NAME] table"},
 	} {
 		for i := range t.typ.NumField() {
@@ -335,7 +343,11 @@ func expected(path string) string {
 		return "a number"
 	case "provider", "base_url", "api_key_env", "model", "reasoning_effort":
 		return "a string in quotes"
-	case "providers", "roles", "team", "headers":
+	case "mode", "timeout":
+		return "a string in quotes"
+	case "allow", "ask", "deny":
+		return "a list of rules in quotes, like [\"bash(go test *)\"]"
+	case "providers", "roles", "team", "headers", "permissions":
 		return "a table"
 	}
 	if strings.HasPrefix(path, "roles.") {
