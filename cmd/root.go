@@ -60,6 +60,10 @@ type rootOpts struct {
 	version func(*VersionOptions) error
 	config  func(*ConfigOptions) error
 	models  func(*ModelsOptions) error
+	// The permission asks' commands.
+	requests func(*RequestsOptions) error
+	approve  func(*ApproveOptions) error
+	deny     func(*DenyOptions) error
 }
 
 func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
@@ -108,6 +112,9 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 		chatCmd,
 		newConfigCmd(g, io, hooks.config),
 		newModelsCmd(g, io, hooks.models),
+		newRequestsCmd(g, io, hooks.requests),
+		newApproveCmd(g, io, hooks.approve),
+		newDenyCmd(g, io, hooks.deny),
 	)
 	return root
 }

@@ -92,6 +92,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	defer cancel()
 	topts := opts.options(opts.GlobalOptions, ws, model)
 	topts.OnEvent, topts.PollInterval, topts.AutoClaim = progress.event, opts.Poll, opts.AutoClaim
+	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, false); err != nil {
+		return err
+	}
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return err
@@ -172,6 +175,14 @@ func progressLine(e team.Event) string {
 	case team.ToolCall:
 		if p.IsError {
 			return e.Sentence()
+		}
+	case team.Permission:
+		if p.By != "mode" && p.By != "rule" || p.Decision != "allowed" {
+			return e.Sentence()
+		}
+	case team.RequestOpened:
+		if p.RequestKind == team.RequestPermission && p.To == workspace.UserName {
+			return e.Sentence() + ": answer with agentteam approve " + p.ID + " or agentteam deny " + p.ID + " REASON"
 		}
 	}
 	return ""

@@ -75,6 +75,12 @@ func (e Event) Sentence() string {
 			s += ": " + FirstLine(p.Reason, 160)
 		}
 		return s
+	case Permission:
+		s := fmt.Sprintf("%s: %s %s %s by %s", e.Agent, p.Tool, FirstLine(p.Subject, 100), p.Decision, p.By)
+		if p.Why != "" {
+			s += ": " + FirstLine(p.Why, 160)
+		}
+		return s
 	case Unknown:
 		return fmt.Sprintf("%s: %s", e.Agent, p.Name)
 	}
@@ -201,6 +207,7 @@ var asked = map[RequestKind]string{
 	RequestShutdown:     "to shut down",
 	RequestPlanApproval: "to approve a plan",
 	RequestHandoff:      "to take over a task",
+	RequestPermission:   "for permission",
 }
 
 // kindWords is a request kind in a sentence: "plan approval".

@@ -160,6 +160,8 @@ func decodePayload(kind EventKind, data []byte) (Payload, error) {
 		return decodeAs[RequestAnswered](data)
 	case EventRequestExpired:
 		return decodeAs[RequestExpired](data)
+	case EventPermission:
+		return decodeAs[Permission](data)
 	}
 	return Unknown{Name: kind, Line: bytes.Clone(data)}, nil
 }

@@ -35,6 +35,8 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Tasks:       t.tasks,
 		Protocols:   t,
 		BashTimeout: t.opts.BashTimeout,
+		Permission:  t.perms.gate(workspace.LeadName, t.ws.Root),
+		Reviewer:    t.perms.reviewer(),
 	}))
 	return lead, nil
 }

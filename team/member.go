@@ -181,6 +181,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		Gate:        m,
 		PlanMode:    m.planMode,
 		BashTimeout: t.opts.BashTimeout,
+		Permission:  t.perms.gate(name, t.ws.Root),
 	}))
 	return agent, nil
 }

@@ -221,6 +221,19 @@ type RequestExpired struct {
 	Reason  string  `json:"detail,omitempty"`
 }
 
+// Permission: a tool call was allowed or denied by a rule, the mode, the
+// one asked (the person, the lead) or the runtime (nobody to ask, no answer
+// in time). A write carries the unified diff it makes (or made).
+type Permission struct {
+	Tool      string `json:"tool"`
+	Subject   string `json:"subject,omitempty"`    // the command, or the file's path
+	Decision  string `json:"decision"`             // allowed, denied
+	By        string `json:"by"`                   // rule, mode, user, lead, runtime
+	Why       string `json:"detail,omitempty"`     // the rule or mode, or the answer's reason
+	RequestID string `json:"request_id,omitempty"` // the ask, when one was made
+	Diff      string `json:"diff,omitempty"`
+}
+
 // Kind implementations: one kind per payload type.
 
 func (Spawn) Kind() EventKind            { return EventSpawn }
@@ -241,3 +254,4 @@ func (Activity) Kind() EventKind         { return EventActivity }
 func (RequestOpened) Kind() EventKind    { return EventRequestOpened }
 func (RequestAnswered) Kind() EventKind  { return EventRequestAnswered }
 func (RequestExpired) Kind() EventKind   { return EventRequestExpired }
+func (Permission) Kind() EventKind       { return EventPermission }

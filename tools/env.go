@@ -32,6 +32,10 @@ type Env struct {
 	Gate WriteGate
 	// PlanMode gives a teammate the submit_plan tool.
 	PlanMode bool
+	// Permission, when set, decides every tool call before it runs.
+	Permission PermissionGate
+	// Reviewer, when set, gives the lead the review_permission tool.
+	Reviewer PermissionReviewer
 }
 
 func (e Env) withDefaults() Env {
@@ -47,6 +51,10 @@ func (e Env) withDefaults() Env {
 // ForLead is the lead's tool set: team tools plus everything a teammate has.
 func ForLead(env Env) *Set {
 	env = env.withDefaults()
+	var review []Tool
+	if env.Reviewer != nil {
+		review = []Tool{newReviewPermission(env.Reviewer, env.Agent)}
+	}
 	return NewSet(slices.Concat(
 		[]Tool{
 			newSpawnTeammate(env.Team),
@@ -55,7 +63,7 @@ func ForLead(env Env) *Set {
 			newBroadcast(env.Messenger, env.Agent),
 			newReadInbox(env.Inbox),
 		},
-		workTools(env), taskTools(env), leadProtocolTools(env))...)
+		workTools(env), taskTools(env), leadProtocolTools(env), review)...).guarded(env.Permission)
 }
 
 // ForTeammate is a teammate's tool set: messaging, shell and files.
@@ -66,7 +74,7 @@ func ForTeammate(env Env) *Set {
 			newSendMessage(env.Messenger, env.Agent),
 			newReadInbox(env.Inbox),
 		},
-		workTools(env), taskTools(env), teammateProtocolTools(env))...)
+		workTools(env), taskTools(env), teammateProtocolTools(env))...).guarded(env.Permission)
 }
 
 // workTools are the shell and the file tools, the same for every agent.

@@ -20,5 +20,6 @@ const (
 	RespondShutdownName  = "respond_shutdown"
 	SubmitPlanName       = "submit_plan"
 	ReviewPlanName       = "review_plan"
+	ReviewPermissionName = "review_permission"
 	HandoffName          = "handoff"
 )
