@@ -157,7 +157,8 @@ func TestPermissionAskApprovedFromAnotherTerminal(t *testing.T) {
 
 func TestPermissionAskDeniedFromAnotherTerminal(t *testing.T) {
 	srv := fakellm.New(permLeadScript(
-		fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("bash", `{"command":"echo made > made.txt"}`)}},
+		// The ESC sequences would erase the line on the person's screen and show only "ls".
+		fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("bash", `{"command":"echo made > made.txt # \u001b[2K\rls"}`)}},
 		fakellm.Reply{Content: "could not"},
 	), fakellm.WithAPIKey("test-key"))
 	defer srv.Close()
@@ -166,8 +167,13 @@ func TestPermissionAskDeniedFromAnotherTerminal(t *testing.T) {
 
 	wait := startBin(t, ws, env, "run", "--permission-mode", "auto-edit", "--permission-delegate", "user", "make it")
 	a := waitForAsk(t, ws, env)
-	if a.Command != "echo made > made.txt" {
+	if a.Command != "echo made > made.txt # \x1b[2K\rls" {
 		t.Fatalf("the ask does not carry the exact command: %+v", a)
+	}
+	human := runBin(t, ws, env, "", "requests")
+	mustSucceed(t, human, "requests")
+	if strings.ContainsAny(human.stdout, "\x1b\r") || !strings.Contains(human.stdout, "echo made > made.txt") {
+		t.Errorf("requests shows the command's control characters raw:\n%q", human.stdout)
 	}
 	if r := runBin(t, ws, env, "", "deny", a.RequestID); r.code != 2 {
 		t.Errorf("deny without a reason: exit %d, want 2", r.code)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -76,15 +77,27 @@ func runRequests(opts *RequestsOptions) error {
 		if what == "" {
 			what = a.Path
 		}
-		fmt.Fprintf(opts.IO.Out, "%s  %s asks %s: %s %s\n", a.RequestID, a.Agent, a.To, a.Tool, what)
-		fmt.Fprintf(opts.IO.Out, "    why: %s; waits until %s\n", a.Why, a.Deadline.Local().Format("15:04:05"))
+		fmt.Fprintf(opts.IO.Out, "%s  %s asks %s: %s %s\n", printable(a.RequestID), a.Agent, a.To, printable(a.Tool), printable(what))
+		fmt.Fprintf(opts.IO.Out, "    why: %s; waits until %s\n", printable(a.Why), a.Deadline.Local().Format("15:04:05"))
 		if a.Diff != "" {
 			for _, line := range strings.Split(strings.TrimRight(a.Diff, "\n"), "\n") {
-				fmt.Fprintln(opts.IO.Out, "    "+line)
+				fmt.Fprintln(opts.IO.Out, "    "+printable(line))
 			}
 		}
 	}
 	return nil
+}
+
+// printable shows control characters of a model's text as escapes, so a
+// hostile command or file cannot move the person's cursor or rewrite the
+// screen (an ESC sequence could hide the real command behind a harmless one).
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) && r != 0x7f {
+			return r
+		}
+		return '?'
+	}, s)
 }
 
 // waitingAsks are the asks to the person and to the lead that have no
