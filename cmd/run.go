@@ -177,12 +177,11 @@ func progressLine(e team.Event) string {
 			return e.Sentence()
 		}
 	case team.Permission:
+		if p.Decision == "asked" && p.By == workspace.UserName {
+			return e.Sentence() + ": answer with agentteam approve " + p.RequestID + " or agentteam deny " + p.RequestID + " REASON"
+		}
 		if p.By != "mode" && p.By != "rule" || p.Decision != "allowed" {
 			return e.Sentence()
-		}
-	case team.RequestOpened:
-		if p.RequestKind == team.RequestPermission && p.To == workspace.UserName {
-			return e.Sentence() + ": answer with agentteam approve " + p.ID + " or agentteam deny " + p.ID + " REASON"
 		}
 	}
 	return ""

@@ -76,6 +76,9 @@ func (e Event) Sentence() string {
 		}
 		return s
 	case Permission:
+		if p.Decision == "asked" {
+			return fmt.Sprintf("%s asks %s for permission: %s %s (request %s)", e.Agent, p.By, p.Tool, FirstLine(p.Subject, 100), p.RequestID)
+		}
 		s := fmt.Sprintf("%s: %s %s %s by %s", e.Agent, p.Tool, FirstLine(p.Subject, 100), p.Decision, p.By)
 		if p.Why != "" {
 			s += ": " + FirstLine(p.Why, 160)

@@ -227,8 +227,8 @@ type RequestExpired struct {
 type Permission struct {
 	Tool      string `json:"tool"`
 	Subject   string `json:"subject,omitempty"`    // the command, or the file's path
-	Decision  string `json:"decision"`             // allowed, denied
-	By        string `json:"by"`                   // rule, mode, user, lead, runtime
+	Decision  string `json:"decision"`             // asked, allowed, denied
+	By        string `json:"by"`                   // rule, mode, user, lead, runtime; for an ask, who is asked
 	Why       string `json:"detail,omitempty"`     // the rule or mode, or the answer's reason
 	RequestID string `json:"request_id,omitempty"` // the ask, when one was made
 	Diff      string `json:"diff,omitempty"`

@@ -234,6 +234,7 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 		}
 		return false, "permission denied: the ask could not be delivered: " + err.Error()
 	}
+	g.decided(c, "asked", to, v.Why, id)
 	p.setPending(id, &req)
 	resp, outcome, werr := g.wait(ctx, id, to, deadline)
 	p.setPending(id, nil)

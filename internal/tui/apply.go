@@ -103,6 +103,8 @@ func (m *Model) event(e team.Event) bool {
 		if p.RequestKind == team.RequestPlanApproval {
 			m.planAnswered(p.RequestRef, p.Outcome, p.To)
 		}
+	case team.Permission:
+		m.permissionEvent(e, p)
 	case team.Spawn:
 		if m.findMember(e.Agent) < 0 {
 			m.team.members = append(m.team.members, team.Member{Name: e.Agent, Role: p.Role, Status: p.Status})
