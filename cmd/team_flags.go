@@ -40,6 +40,25 @@ func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 	fs.DurationVar(&f.PermissionTimeout, "permission-timeout", 0, "how long an ask waits for its answer before the call is denied (default 5m, or [permissions] timeout)")
 }
 
+// addPermissions lists what the files say in [permissions] (the command's
+// own default mode and the flags are decided when it runs).
+func addPermissions(r *resolver, p config.Permissions) {
+	if p.Mode.IsSet() {
+		r.add("permissions.mode", string(p.Mode.V), p.Mode.From)
+	}
+	if p.Timeout.IsSet() {
+		r.add("permissions.timeout", p.Timeout.V.String(), p.Timeout.From)
+	}
+	for _, l := range []struct {
+		name string
+		es   []permission.Entry
+	}{{"allow", p.Allow}, {"ask", p.Ask}, {"deny", p.Deny}} {
+		for _, e := range l.es {
+			r.add("permissions."+l.name, e.Rule.String(), config.Source(e.From))
+		}
+	}
+}
+
 // permissions are the team's permission options: flags over the config
 // files over the command's defaults (chat asks the person; run, with
 // nobody to ask, runs what no rule refuses unless a mode is set).
@@ -60,7 +79,7 @@ func (f TeamFlags) permissions(g *GlobalOptions, chat bool) (*team.PermissionOpt
 	}
 	m, err := permission.ParseMode(mode)
 	if err != nil {
-		return nil, usageErrorf("--%v", err)
+		return nil, usageErrorf("--permission-mode must be ask, auto-edit or yolo, not %q", mode)
 	}
 	o.Policy.Mode = m
 	o.Policy.Allow = append(o.Policy.Allow, file.Allow...)
