@@ -73,7 +73,7 @@ func (m *Model) event(e team.Event) bool {
 	case team.ToolCall:
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)
-			m.lead.add(&entry{kind: entryTool, tool: p.Tool, arg: keyArg(p.Tool, p.Args), done: true, isErr: p.IsError, text: p.Result})
+			m.lead.add(&entry{kind: entryTool, tool: p.Tool, arg: keyArg(p.Tool, p.Args), done: true, isErr: p.IsError, text: m.withDiff(e.Agent, p)})
 		}
 	case team.Answer:
 		m.answer(e, p)

@@ -67,6 +67,8 @@ type Model struct {
 	plans map[string]*entry
 	// asks are the tool calls waiting for the person's permission, oldest first (permission.go).
 	asks []pendingAsk
+	// diffs are each agent's last allowed write's diff, until its tool call shows.
+	diffs map[string]string
 }
 
 // New builds the model. do runs a job off the Update goroutine, in order,

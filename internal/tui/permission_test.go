@@ -81,3 +81,15 @@ func TestAnAsksControlCharactersAreNotSentToTheTerminal(t *testing.T) {
 		t.Fatalf("the ask's command reached the screen raw:\n%q", v)
 	}
 }
+
+func TestAWritesDiffShowsInTheConversationWhenExpanded(t *testing.T) {
+	hs := newHarness(t, 100, 30, Options{})
+	hs.send(events(
+		team.Event{Agent: "lead", Payload: team.Permission{Tool: "write_file", Subject: "a.txt", Decision: "allowed", By: "mode", Diff: "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+fresh line\n"}},
+		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "write_file", Args: `{"path":"a.txt","content":"fresh line\n"}`, Result: "Wrote 11 bytes to a.txt."}},
+	))
+	hs.mustSee("write_file")
+	hs.mustNotSee("+fresh line")
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlO})
+	hs.mustSee("Wrote 11 bytes to a.txt.", "+fresh line")
+}
