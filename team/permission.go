@@ -256,10 +256,9 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 		return false, fmt.Sprintf("permission denied: %s asked %s, who did not answer within %s. Do not retry it unasked; say in your reply what you needed.", c.what(), answererWords(to), p.opts.Timeout)
 	}
 	by := resp.By
+	// Deny rules never change while the team runs, and a call one refuses is
+	// never asked about: no answer can allow it.
 	approve := resp.Approve != nil && *resp.Approve
-	if approve && p.policy().Decide(c.Call).Decision == permission.Deny {
-		approve, resp.Reason = false, "a deny rule refuses it" // a rule added meanwhile
-	}
 	rq.answered(g.agent, ref, by, outcome, resp.Reason)
 	if !approve {
 		g.decided(c, "denied", by, resp.Reason, id)
