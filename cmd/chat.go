@@ -70,8 +70,12 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		screen.Notice = chatWelcome(opts.Demo)
 	}
 	screen.ModelName, screen.KeyEnv = name, opts.keyEnv()
+	topts := opts.options(opts.GlobalOptions, ws, model)
+	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, true); err != nil {
+		return err
+	}
 	return tui.Run(ctx, tui.Config{
-		Team:   opts.options(opts.GlobalOptions, ws, model),
+		Team:   topts,
 		Bridge: bridge,
 		Screen: screen,
 		In:     in,

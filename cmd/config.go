@@ -204,6 +204,7 @@ func loadConfig(c *cobra.Command, g *GlobalOptions) ([]setting, error) {
 		role := cfg.Roles[name]
 		r.add("roles."+name, role.V.String(), role.From)
 	}
+	addPermissions(r, cfg.Permissions)
 	return r.out, r.err
 }
 

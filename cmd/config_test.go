@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -148,7 +149,7 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 			if err != nil {
 				t.Fatalf("agentteam %q: %v", args, err)
 			}
-			if got := layeredOf(c.opts); got != tc.want {
+			if got := layeredOf(c.opts); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("agentteam %q:\n got %+v\nwant %+v", args, got, tc.want)
 			}
 		})

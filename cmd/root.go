@@ -62,6 +62,10 @@ type rootOpts struct {
 	models  func(*ModelsOptions) error
 	merge   func(*MergeOptions) error
 	diff    func(*DiffOptions) error
+	// The permission asks' commands.
+	requests func(*RequestsOptions) error
+	approve  func(*ApproveOptions) error
+	deny     func(*DenyOptions) error
 }
 
 func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
@@ -112,6 +116,9 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 		newModelsCmd(g, io, hooks.models),
 		newMergeCmd(g, io, hooks.merge),
 		newDiffCmd(g, io, hooks.diff),
+		newRequestsCmd(g, io, hooks.requests),
+		newApproveCmd(g, io, hooks.approve),
+		newDenyCmd(g, io, hooks.deny),
 	)
 	return root
 }

@@ -95,6 +95,9 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	defer cancel()
 	topts := opts.options(opts.GlobalOptions, ws, model)
 	topts.OnEvent, topts.PollInterval, topts.AutoClaim = progress.event, opts.Poll, opts.AutoClaim
+	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, false); err != nil {
+		return err
+	}
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return err
@@ -174,6 +177,13 @@ func progressLine(e team.Event) string {
 		return e.Sentence()
 	case team.ToolCall:
 		if p.IsError {
+			return e.Sentence()
+		}
+	case team.Permission:
+		if p.Decision == "asked" && p.By == workspace.UserName {
+			return e.Sentence() + ": answer with agentteam approve " + p.RequestID + " or agentteam deny " + p.RequestID + " REASON"
+		}
+		if p.By != "mode" && p.By != "rule" || p.Decision != "allowed" {
 			return e.Sentence()
 		}
 	}

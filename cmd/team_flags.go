@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/internal/permission"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -19,6 +21,12 @@ type TeamFlags struct {
 	ShutdownTimeout, PlanTimeout, HandoffTimeout time.Duration
 	// Isolation is where teammates work unless their spawn says: worktree or none.
 	Isolation string
+	// Permissions: the mode ("" for the command's default), rules added
+	// by flag, who answers asks ("" for the command's default) and how
+	// long an ask waits.
+	PermissionMode, PermissionDelegate string
+	Allow, Deny                        []string
+	PermissionTimeout                  time.Duration
 }
 
 func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
@@ -28,6 +36,11 @@ func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 	fs.DurationVar(&f.PlanTimeout, "plan-timeout", team.DefaultPlanTimeout, "how long a submitted plan waits for the lead's review before it comes back rejected")
 	fs.DurationVar(&f.HandoffTimeout, "handoff-timeout", team.DefaultHandoffTimeout, "how long each step of a handoff may take before the handoff fails")
 	fs.StringVar(&f.Isolation, "isolation", team.IsolationNone, "where teammates work unless their spawn says: worktree (each its own git worktree and branch agentteam/NAME) or none (the shared workspace)")
+	fs.StringVar(&f.PermissionMode, "permission-mode", "", "what runs without asking: ask (commands and writes ask), auto-edit (writes in the agent's root run, commands ask), yolo (all runs); default ask for chat, yolo for run, unless [permissions] mode says")
+	fs.StringArrayVar(&f.Allow, "allow", nil, "allow tool calls matching RULE without asking, e.g. 'bash(go test *)' or 'write_file(docs/**)' (repeatable)")
+	fs.StringArrayVar(&f.Deny, "deny", nil, "refuse tool calls matching RULE, whatever the mode (repeatable)")
+	fs.StringVar(&f.PermissionDelegate, "permission-delegate", "", "who answers asks: user (the TUI, or agentteam approve/deny from another terminal), lead (the lead model answers teammates' asks), none (asks are denied); default user for chat, none for run")
+	fs.DurationVar(&f.PermissionTimeout, "permission-timeout", 0, "how long an ask waits for its answer before the call is denied (default 5m, or [permissions] timeout)")
 }
 
 // checkIsolation refuses an --isolation that is neither worktree nor none (bad usage).
@@ -36,6 +49,83 @@ func (f TeamFlags) checkIsolation() error {
 		return usageErrorf("--isolation: %v", err)
 	}
 	return nil
+}
+
+// addPermissions lists what the files say in [permissions] (the command's
+// own default mode and the flags are decided when it runs).
+func addPermissions(r *resolver, p config.Permissions) {
+	if p.Mode.IsSet() {
+		r.add("permissions.mode", string(p.Mode.V), p.Mode.From)
+	}
+	if p.Timeout.IsSet() {
+		r.add("permissions.timeout", p.Timeout.V.String(), p.Timeout.From)
+	}
+	for _, l := range []struct {
+		name string
+		es   []permission.Entry
+	}{{"allow", p.Allow}, {"ask", p.Ask}, {"deny", p.Deny}} {
+		for _, e := range l.es {
+			r.add("permissions."+l.name, e.Rule.String(), config.Source(e.From))
+		}
+	}
+}
+
+// permissions are the team's permission options: flags over the config
+// files over the command's defaults (chat asks the person; run, with
+// nobody to ask, runs what no rule refuses unless a mode is set).
+func (f TeamFlags) permissions(g *GlobalOptions, chat bool) (*team.PermissionOptions, error) {
+	var file config.Permissions
+	if g.Config != nil {
+		file = g.Config.Permissions
+	}
+	o := &team.PermissionOptions{Person: chat, Timeout: f.PermissionTimeout, Delegate: f.PermissionDelegate}
+	mode := string(file.Mode.V)
+	switch {
+	case f.PermissionMode != "":
+		mode = f.PermissionMode
+	case mode == "" && chat:
+		mode = string(permission.ModeAsk)
+	case mode == "":
+		mode = string(permission.ModeYolo)
+	}
+	m, err := permission.ParseMode(mode)
+	if err != nil {
+		return nil, usageErrorf("--permission-mode must be ask, auto-edit or yolo, not %q", mode)
+	}
+	o.Policy.Mode = m
+	o.Policy.Allow = append(o.Policy.Allow, file.Allow...)
+	o.Policy.AskRules = append(o.Policy.AskRules, file.Ask...)
+	o.Policy.Deny = append(o.Policy.Deny, file.Deny...)
+	for _, l := range []struct {
+		flag  string
+		rules []string
+		dst   *[]permission.Entry
+	}{{"allow", f.Allow, &o.Policy.Allow}, {"deny", f.Deny, &o.Policy.Deny}} {
+		for _, s := range l.rules {
+			r, err := permission.ParseRule(s)
+			if err != nil {
+				return nil, usageErrorf("--%s: %v", l.flag, err)
+			}
+			*l.dst = append(*l.dst, permission.Entry{Rule: r, From: "flag --" + l.flag})
+		}
+	}
+	switch o.Delegate {
+	case "":
+		o.Delegate = team.DelegateNone
+		if chat {
+			o.Delegate = team.DelegateUser
+		}
+	case team.DelegateUser, team.DelegateLead, team.DelegateNone:
+	default:
+		return nil, usageErrorf("--permission-delegate must be user, lead or none, not %q", o.Delegate)
+	}
+	if o.Timeout < 0 {
+		return nil, usageErrorf("--permission-timeout must not be negative")
+	}
+	if o.Timeout == 0 && file.Timeout.IsSet() {
+		o.Timeout = file.Timeout.V
+	}
+	return o, nil
 }
 
 // checkPool refuses pool bounds no team can run with (bad usage).

@@ -77,6 +77,15 @@ func (e Event) Sentence() string {
 		return s
 	case WorktreeChanged:
 		return p.sentence(e.Agent)
+	case Permission:
+		if p.Decision == "asked" {
+			return fmt.Sprintf("%s asks %s for permission: %s %s (request %s)", e.Agent, p.By, p.Tool, FirstLine(p.Subject, 100), p.RequestID)
+		}
+		s := fmt.Sprintf("%s: %s %s %s by %s", e.Agent, p.Tool, FirstLine(p.Subject, 100), p.Decision, p.By)
+		if p.Why != "" {
+			s += ": " + FirstLine(p.Why, 160)
+		}
+		return s
 	case Unknown:
 		return fmt.Sprintf("%s: %s", e.Agent, p.Name)
 	}
@@ -203,6 +212,7 @@ var asked = map[RequestKind]string{
 	RequestShutdown:     "to shut down",
 	RequestPlanApproval: "to approve a plan",
 	RequestHandoff:      "to take over a task",
+	RequestPermission:   "for permission",
 }
 
 // kindWords is a request kind in a sentence: "plan approval".

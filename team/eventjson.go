@@ -162,6 +162,8 @@ func decodePayload(kind EventKind, data []byte) (Payload, error) {
 		return decodeAs[RequestExpired](data)
 	case EventWorktree:
 		return decodeAs[WorktreeChanged](data)
+	case EventPermission:
+		return decodeAs[Permission](data)
 	}
 	return Unknown{Name: kind, Line: bytes.Clone(data)}, nil
 }

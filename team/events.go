@@ -31,8 +31,9 @@ const (
 	EventRequestOpened   EventKind = "request_opened"
 	EventRequestAnswered EventKind = "request_answered"
 	EventRequestExpired  EventKind = "request_expired"
-	EventWorktree        EventKind = "worktree" // a teammate's git worktree: made, merged, conflicted, removed, kept
-	EventActivity        EventKind = "activity" // what an agent does now; not written to the log
+	EventWorktree        EventKind = "worktree"   // a teammate's git worktree: made, merged, conflicted, removed, kept
+	EventPermission      EventKind = "permission" // a tool call allowed or denied (permission.go)
+	EventActivity        EventKind = "activity"   // what an agent does now; not written to the log
 )
 
 // Event is one line of the team-wide event log: when, which agent it is
@@ -123,6 +124,7 @@ func (l *EventLog) Notify(e Event) {
 const (
 	maxEventArgs = 2000
 	maxEventText = 4000
+	maxEventDiff = 64 << 10 // a write's diff: a person reviews it from the log
 )
 
 // clipPayload shortens the long texts of a payload, so one line of the log stays small.
@@ -157,6 +159,9 @@ func clipPayload(p Payload) Payload {
 		return p
 	case RequestExpired:
 		p.Reason = clip(p.Reason, maxEventText)
+		return p
+	case Permission:
+		p.Subject, p.Why, p.Diff = clip(p.Subject, maxEventArgs), clip(p.Why, maxEventText), clip(p.Diff, maxEventDiff)
 		return p
 	case StatusChanged:
 		p.Reason = clip(p.Reason, maxEventText)

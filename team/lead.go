@@ -36,6 +36,8 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Protocols:   t,
 		Merger:      t,
 		BashTimeout: t.opts.BashTimeout,
+		Permission:  t.perms.gate(workspace.LeadName, t.ws.Root),
+		Reviewer:    t.perms.reviewer(),
 	}))
 	return lead, nil
 }

@@ -197,6 +197,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		Gate:        m,
 		PlanMode:    m.planMode,
 		BashTimeout: t.opts.BashTimeout,
+		Permission:  t.perms.gate(name, ws.Root),
 	}))
 	return agent, nil
 }

@@ -245,6 +245,19 @@ type WorktreeChanged struct {
 	Reason    string         `json:"detail,omitempty"`
 }
 
+// Permission: a tool call was allowed or denied by a rule, the mode, the
+// one asked (the person, the lead) or the runtime (nobody to ask, no answer
+// in time). A write carries the unified diff it makes (or made).
+type Permission struct {
+	Tool      string `json:"tool"`
+	Subject   string `json:"subject,omitempty"`    // the command, or the file's path
+	Decision  string `json:"decision"`             // asked, allowed, denied
+	By        string `json:"by"`                   // rule, mode, user, lead, runtime; for an ask, who is asked
+	Why       string `json:"detail,omitempty"`     // the rule or mode, or the answer's reason
+	RequestID string `json:"request_id,omitempty"` // the ask, when one was made
+	Diff      string `json:"diff,omitempty"`
+}
+
 // Kind implementations: one kind per payload type.
 
 func (Spawn) Kind() EventKind            { return EventSpawn }
@@ -266,3 +279,4 @@ func (RequestOpened) Kind() EventKind    { return EventRequestOpened }
 func (RequestAnswered) Kind() EventKind  { return EventRequestAnswered }
 func (RequestExpired) Kind() EventKind   { return EventRequestExpired }
 func (WorktreeChanged) Kind() EventKind  { return EventWorktree }
+func (Permission) Kind() EventKind       { return EventPermission }

@@ -147,3 +147,27 @@ func handoffFailedText(h *handoff, why string) string {
 func handoffFailedReceiverText(h *handoff, why string) string {
 	return fmt.Sprintf("The handoff of %s from %s (request %s) failed: %s. The task stays %s's: do not work on it.", h.label(), h.from, h.id, why, h.from)
 }
+
+// permissionRequestText asks the lead or the person to allow a tool call.
+func permissionRequestText(from, to, what, why, id, diff string) string {
+	s := fmt.Sprintf("%s asks permission to run %s (%s; request %s).", from, what, why, id)
+	if diff != "" {
+		s += "\nThe change it would make:\n" + clip(diff, 16<<10)
+	}
+	if to == "lead" {
+		return s + fmt.Sprintf("\nAnswer with review_permission(request_id=%q, approve=true or false, reason=...). Allow only what the work needs; deny rules cannot be overridden.", id)
+	}
+	return s + fmt.Sprintf("\nAnswer with `agentteam approve %s` (--always to allow it from now on) or `agentteam deny %s REASON`.", id, id)
+}
+
+// permissionAnswerText tells the asker the answer to its ask.
+func permissionAnswerText(approve bool, by, reason string) string {
+	s := fmt.Sprintf("%s allowed your tool call.", answererWords(by))
+	if !approve {
+		s = fmt.Sprintf("%s denied your tool call.", answererWords(by))
+	}
+	if reason != "" {
+		s += " Reason: " + reason
+	}
+	return s
+}

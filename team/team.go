@@ -46,6 +46,9 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	PlanTimeout     time.Duration
 	HandoffTimeout  time.Duration // bounds each step of a handoff; default DefaultHandoffTimeout
+	// Permissions decide each tool call of every agent (permission.go);
+	// nil lets every call run.
+	Permissions *PermissionOptions
 	// Resume continues the lead's earlier conversation and brings the
 	// teammates back idle with theirs; otherwise the lead's is archived
 	// (sessions/lead.<time>.jsonl) and the lead starts fresh.
@@ -81,10 +84,11 @@ type Team struct {
 	// requests are the open protocol requests, each with its deadline's
 	// timer; the protocols run on them.
 	requests  *requests
-	shutdowns *shutdowns // shutdown.go
-	plans     *plans     // plan.go
-	handoffs  *handoffs  // handoff.go
-	worktrees *Worktrees // worktree.go: teammates' git worktrees
+	shutdowns *shutdowns   // shutdown.go
+	plans     *plans       // plan.go
+	handoffs  *handoffs    // handoff.go
+	worktrees *Worktrees   // worktree.go: teammates' git worktrees
+	perms     *permissions // permission.go; nil: every tool call runs
 	lead      *loop.Agent
 	changed   chan struct{}                // coalesced signal: some status changed
 	fault     atomic.Pointer[StorageError] // the full disk that stopped the team
@@ -163,6 +167,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
 	t.handoffs = newHandoffs(t)
 	t.worktrees = NewWorktrees(ws, reg, events)
+	t.perms = newPermissions(t, opts.Permissions)
 	events.onWriteError = t.checkStorage
 	reg.doc.OnWriteError = t.checkStorage
 	fail := func(err error) (*Team, error) {

@@ -34,6 +34,10 @@ type Env struct {
 	PlanMode bool
 	// Merger gives the lead merge_teammate; nil leaves it out.
 	Merger Merger
+	// Permission, when set, decides every tool call before it runs.
+	Permission PermissionGate
+	// Reviewer, when set, gives the lead the review_permission tool.
+	Reviewer PermissionReviewer
 }
 
 func (e Env) withDefaults() Env {
@@ -49,6 +53,10 @@ func (e Env) withDefaults() Env {
 // ForLead is the lead's tool set: team tools plus everything a teammate has.
 func ForLead(env Env) *Set {
 	env = env.withDefaults()
+	var review []Tool
+	if env.Reviewer != nil {
+		review = []Tool{newReviewPermission(env.Reviewer, env.Agent)}
+	}
 	return NewSet(slices.Concat(
 		[]Tool{
 			newSpawnTeammate(env.Team),
@@ -57,7 +65,7 @@ func ForLead(env Env) *Set {
 			newBroadcast(env.Messenger, env.Agent),
 			newReadInbox(env.Inbox),
 		},
-		workTools(env), taskTools(env), leadProtocolTools(env), mergeTools(env))...)
+		workTools(env), taskTools(env), leadProtocolTools(env), mergeTools(env), review)...).guarded(env.Permission)
 }
 
 // mergeTools are the lead's merge_teammate, given a Merger.
@@ -76,7 +84,7 @@ func ForTeammate(env Env) *Set {
 			newSendMessage(env.Messenger, env.Agent),
 			newReadInbox(env.Inbox),
 		},
-		workTools(env), taskTools(env), teammateProtocolTools(env))...)
+		workTools(env), taskTools(env), teammateProtocolTools(env))...).guarded(env.Permission)
 }
 
 // workTools are the shell and the file tools, the same for every agent.

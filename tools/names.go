@@ -20,6 +20,7 @@ const (
 	RespondShutdownName  = "respond_shutdown"
 	SubmitPlanName       = "submit_plan"
 	ReviewPlanName       = "review_plan"
+	ReviewPermissionName = "review_permission"
 	HandoffName          = "handoff"
 	MergeTeammateName    = "merge_teammate"
 )

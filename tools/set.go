@@ -16,7 +16,14 @@ import (
 type Set struct {
 	tools  []Tool
 	byName map[string]Tool
-	defs   []openai.Tool // computed once in NewSet
+	defs   []openai.Tool  // computed once in NewSet
+	permit PermissionGate // nil: every call runs
+}
+
+// guarded makes every call of s pass g first (nil: none is checked).
+func (s *Set) guarded(g PermissionGate) *Set {
+	s.permit = g
+	return s
 }
 
 // parallelTool is implemented by tools that may run alongside other
@@ -138,6 +145,11 @@ func (s *Set) Call(ctx context.Context, name, args string) (res Result) {
 			res = Errorf("internal error: tool %s panicked: %v", name, r)
 		}
 	}()
+	if s.permit != nil {
+		if ok, why := s.permit.Permit(ctx, name, json.RawMessage(args)); !ok {
+			return Errorf("%s", why)
+		}
+	}
 	r, err := t.Run(ctx, json.RawMessage(args))
 	if err != nil {
 		return Errorf("internal error: %s: %v", name, err)

@@ -1,6 +1,9 @@
 package tools
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // What the tools need from the rest of the program, declared here so that
 // team can implement it without tools importing team.
@@ -89,6 +92,12 @@ type HandoffSpec struct {
 	To, Task string
 	// Reason says why; Context is the sender's summary for the receiver.
 	Reason, Context string
+}
+
+// PermissionGate decides, before any tool call runs, whether it may; it
+// may block while someone is asked. why is the refusal the model reads.
+type PermissionGate interface {
+	Permit(ctx context.Context, tool string, args json.RawMessage) (ok bool, why string)
 }
 
 // WriteGate says whether the calling agent may change anything now; a

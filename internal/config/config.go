@@ -106,6 +106,7 @@ type Config struct {
 	Providers    map[string]*Provider
 	Roles        map[string]Value[Role]
 	Team         Team
+	Permissions  Permissions
 }
 
 // Found reports whether either file exists.
@@ -239,6 +240,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)
 	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)
 	setDuration(&t.IdleTimeout, f.Team.IdleTimeout, src)
+	c.Permissions.merge(&f.Permissions, src)
 }
 
 func set[T any](dst *Value[T], v *T, src Source) {

@@ -39,6 +39,8 @@ type rawFile struct {
 	Providers map[string]rawProvider `toml:"providers"`
 	Roles     map[string]string      `toml:"roles"`
 	Team      rawTeam                `toml:"team"`
+	// Permissions is [permissions] (permissions.go).
+	Permissions rawPermissions `toml:"permissions"`
 
 	path         string
 	providerLine int
@@ -141,12 +143,15 @@ func parse(path, data string, project bool) (*rawFile, error) {
 	if err := f.check(fail); err != nil {
 		return nil, err
 	}
+	if err := f.Permissions.check(fail, project); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
 // tableKeys are the keys that must be tables if present.
 func tableKeys(f *rawFile) []toml.Key {
-	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}}
+	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}}
 	for _, name := range sortedKeys(f.Providers) {
 		keys = append(keys, toml.Key{"providers", name}, toml.Key{"providers", name, "headers"}, toml.Key{"providers", name, "query"})
 	}
@@ -279,6 +284,8 @@ func knownHint(key toml.Key) string {
 		t = reflect.TypeOf(rawFile{})
 	case len(key) == 2 && key[0] == "team":
 		t = reflect.TypeOf(rawTeam{})
+	case len(key) == 2 && key[0] == "permissions":
+		t = reflect.TypeOf(rawPermissions{})
 	case len(key) == 3 && key[0] == "providers":
 		t = reflect.TypeOf(rawProvider{})
 	default:
@@ -311,6 +318,7 @@ func misplacedHint(key toml.Key, hint string) string {
 	}{
 		{reflect.TypeOf(rawFile{}), "at the top of the file, before the first [table]"},
 		{reflect.TypeOf(rawTeam{}), "in [team]"},
+		{reflect.TypeOf(rawPermissions{}), "in [permissions]"},
 		{reflect.TypeOf(rawProvider{}), "in a [providers.NAME] table"},
 	} {
 		for i := range t.typ.NumField() {
@@ -364,7 +372,11 @@ func expected(path string) string {
 		return "a number"
 	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort", "isolation":
 		return "a string in quotes"
-	case "providers", "roles", "team", "headers", "query":
+	case "mode", "timeout":
+		return "a string in quotes"
+	case "allow", "ask", "deny":
+		return "a list of rules in quotes, like [\"bash(go test *)\"]"
+	case "providers", "roles", "team", "headers", "permissions", "query":
 		return "a table"
 	}
 	if strings.HasPrefix(path, "roles.") {

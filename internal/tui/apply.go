@@ -80,7 +80,7 @@ func (m *Model) event(e team.Event) bool {
 	case team.ToolCall:
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)
-			m.lead.add(&entry{kind: entryTool, tool: p.Tool, arg: keyArg(p.Tool, p.Args), done: true, isErr: p.IsError, text: p.Result})
+			m.lead.add(&entry{kind: entryTool, tool: p.Tool, arg: keyArg(p.Tool, p.Args), done: true, isErr: p.IsError, text: m.withDiff(e.Agent, p)})
 		}
 	case team.Answer:
 		m.answer(e, p)
@@ -110,6 +110,8 @@ func (m *Model) event(e team.Event) bool {
 		if p.RequestKind == team.RequestPlanApproval {
 			m.planAnswered(p.RequestRef, p.Outcome, p.To)
 		}
+	case team.Permission:
+		m.permissionEvent(e, p)
 	case team.Spawn:
 		if m.findMember(e.Agent) < 0 {
 			m.team.members = append(m.team.members, team.Member{Name: e.Agent, Role: p.Role, Status: p.Status})

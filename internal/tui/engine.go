@@ -39,6 +39,9 @@ type Engine interface {
 	Describe(ctx context.Context) (string, error)
 	// Inbox lists every inbox (name "") or one inbox's messages, as text.
 	Inbox(name string) (string, error)
+	// AnswerPermission allows or denies a tool call waiting for the
+	// person's permission; always also allows every identical call.
+	AnswerPermission(ctx context.Context, id string, approve, always bool, reason string) (string, error)
 }
 
 // teamEngine is the Engine of a running team; chat is nil without a model.

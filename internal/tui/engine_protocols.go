@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/internal/permission"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -20,6 +22,27 @@ func (e *teamEngine) ReviewPlan(ctx context.Context, name string, approve bool, 
 		return "", fmt.Errorf("%s has no plan waiting for review", name)
 	}
 	return e.t.ReviewPlan(ctx, workspace.UserName, id, approve, feedback)
+}
+
+// AnswerPermission answers an ask as the person; always first adds the
+// ask's rule to the project file, so later runs allow it too.
+func (e *teamEngine) AnswerPermission(_ context.Context, id string, approve, always bool, reason string) (string, error) {
+	if always {
+		rule := ""
+		for _, a := range e.t.PendingPermissions() {
+			if a.RequestID == id {
+				rule = a.Rule
+			}
+		}
+		r, err := permission.ParseRule(rule)
+		if err != nil {
+			return "", fmt.Errorf("there is no permission ask waiting with request id %q", id)
+		}
+		if err := config.AddAllowRule(e.t.Workspace().Root, r); err != nil {
+			return "", err
+		}
+	}
+	return e.t.AnswerPermission(workspace.UserName, id, approve, always, reason)
 }
 
 // Shutdown asks a teammate to shut down as the person.

@@ -31,6 +31,7 @@ type fakeEngine struct {
 	broadcasts []string
 	spawns     []tools.SpawnSpec
 	reviews    []review
+	answers    []answer
 	shutdowns  [][2]string
 	merges     []string
 	diffs      []string
@@ -72,6 +73,13 @@ func (f *fakeEngine) Spawn(ctx context.Context, spec tools.SpawnSpec) error {
 }
 
 // review is one /approve or /reject the engine was asked for.
+// answer is one answer to a permission ask.
+type answer struct {
+	id              string
+	approve, always bool
+	reason          string
+}
+
 type review struct {
 	name     string
 	approve  bool
@@ -86,6 +94,16 @@ func (f *fakeEngine) ReviewPlan(ctx context.Context, name string, approve bool, 
 		return "", f.err
 	}
 	return "reviewed " + name + "'s plan", nil
+}
+
+func (f *fakeEngine) AnswerPermission(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answers = append(f.answers, answer{id, approve, always, reason})
+	if f.err != nil {
+		return "", f.err
+	}
+	return "answered " + id, nil
 }
 
 func (f *fakeEngine) Shutdown(ctx context.Context, name, reason string) (string, error) {

@@ -18,6 +18,7 @@ var allKeys = [][2]string{
 	{"ctrl+t", "show / fold the models' reasoning (thinking… lines)"},
 	{"home / end", "top of the conversation / follow new output (input empty)"},
 	{"?", "all keys (input empty); esc or ? closes"},
+	{"y / A / n", "a permission ask waits (input empty): allow once / allow always / deny with a reason"},
 	{"ctrl+c", "quit: teammates are stopped and marked shutdown"},
 }
 

@@ -67,6 +67,10 @@ type Model struct {
 	quitting bool
 	// plans are the plan requests shown and not yet answered, by teammate.
 	plans map[string]*entry
+	// asks are the tool calls waiting for the person's permission, oldest first (permission.go).
+	asks []pendingAsk
+	// diffs are each agent's last allowed write's diff, until its tool call shows.
+	diffs map[string]string
 }
 
 // New builds the model. do runs a job off the Update goroutine, in order,
@@ -150,6 +154,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	if k.Type != tea.KeyTab && k.Type != tea.KeyShiftTab {
 		m.hint = ""
+	}
+	if m.askKey(k) {
+		return nil
 	}
 	switch k.String() {
 	case "ctrl+c":

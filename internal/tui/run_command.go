@@ -12,6 +12,8 @@ func (m *Model) command(c command) {
 	switch c.name {
 	case "/help":
 		m.note(noteMsg{text: helpText()})
+	case "/allow", "/always", "/deny":
+		m.permissionCommand(c)
 	case "/quit", "/exit":
 		m.quitting = true
 	case "/clear":

@@ -58,7 +58,12 @@ func (m *Model) View() string {
 	}
 	l := m.layout()
 	m.team.leadBusy = m.leadBusy
-	conv := append([]string{m.convTitle(l.convW)}, m.convBody(l.convW, l.convH)...)
+	asks := m.askLines(l.convW)
+	if len(asks) > l.convH-1 {
+		asks = asks[len(asks)-max(l.convH-1, 1):] // the keys line stays
+	}
+	conv := append([]string{m.convTitle(l.convW)}, m.convBody(l.convW, max(l.convH-len(asks), 1))...)
+	conv = append(conv, asks...)
 	var body []string
 	if l.wide {
 		side := append(m.team.Render(m.st, l.sideW, l.teamH), m.feed.Render(m.st, l.sideW, l.feedH)...)

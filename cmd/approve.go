@@ -1,0 +1,77 @@
+package cmd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/internal/permission"
+)
+
+// ApproveOptions are the inputs of `agentteam approve`.
+type ApproveOptions struct {
+	*GlobalOptions
+	IO IOStreams
+	ID string
+	// Always adds the ask's rule to the project file's allow list.
+	Always bool
+	Now    func() time.Time
+}
+
+// newApproveCmd builds `agentteam approve`; runF, when not nil, replaces runApprove.
+func newApproveCmd(g *GlobalOptions, io IOStreams, runF func(*ApproveOptions) error) *cobra.Command {
+	opts := &ApproveOptions{GlobalOptions: g, IO: io, Now: time.Now}
+	c := &cobra.Command{
+		Use:   "approve ID",
+		Short: "Allow a tool call that waits for permission (see agentteam requests)",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("approve needs the request id: agentteam approve ID (agentteam requests lists them)")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
+			return runApprove(opts)
+		},
+	}
+	c.Flags().BoolVar(&opts.Always, "always", false, "also allow every identical call from now on: adds the rule to [permissions] allow in .agentteam/config.toml")
+	return c
+}
+
+func runApprove(opts *ApproveOptions) error {
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	store := inbox.NewStore(ws.InboxDir())
+	a, err := findAsk(store, opts.ID, opts.Now())
+	if err != nil {
+		return err
+	}
+	if opts.Always {
+		r, err := permission.ParseRule(a.Rule)
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the ask %s carries no rule to add: %w", a.RequestID, err)}
+		}
+		if err := config.AddAllowRule(ws.Root, r); err != nil {
+			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("add the rule: %w", err)}
+		}
+	}
+	if err := answerAsk(store, a, true, opts.Always, ""); err != nil {
+		return err
+	}
+	if !opts.Quiet {
+		fmt.Fprintf(opts.IO.Err, "allowed %s's %s (request %s)\n", a.Agent, a.Tool, a.RequestID)
+		if opts.Always {
+			fmt.Fprintf(opts.IO.Err, "added %s to [permissions] allow in %s\n", a.Rule, config.ProjectPath(ws.Root))
+		}
+	}
+	return nil
+}

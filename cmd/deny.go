@@ -1,0 +1,61 @@
+package cmd
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/inbox"
+)
+
+// DenyOptions are the inputs of `agentteam deny`.
+type DenyOptions struct {
+	*GlobalOptions
+	IO     IOStreams
+	ID     string
+	Reason string
+	Now    func() time.Time
+}
+
+// newDenyCmd builds `agentteam deny`; runF, when not nil, replaces runDeny.
+func newDenyCmd(g *GlobalOptions, io IOStreams, runF func(*DenyOptions) error) *cobra.Command {
+	opts := &DenyOptions{GlobalOptions: g, IO: io, Now: time.Now}
+	return &cobra.Command{
+		Use:   "deny ID REASON",
+		Short: "Refuse a tool call that waits for permission, with the reason the agent reads",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) < 2 || strings.TrimSpace(strings.Join(args[1:], " ")) == "" {
+				return usageErrorf("deny needs the request id and a reason: agentteam deny ID \"why not\"")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.ID, opts.Reason = args[0], strings.Join(args[1:], " ")
+			if runF != nil {
+				return runF(opts)
+			}
+			return runDeny(opts)
+		},
+	}
+}
+
+func runDeny(opts *DenyOptions) error {
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	store := inbox.NewStore(ws.InboxDir())
+	a, err := findAsk(store, opts.ID, opts.Now())
+	if err != nil {
+		return err
+	}
+	if err := answerAsk(store, a, false, false, opts.Reason); err != nil {
+		return err
+	}
+	if !opts.Quiet {
+		fmt.Fprintf(opts.IO.Err, "denied %s's %s (request %s)\n", a.Agent, a.Tool, a.RequestID)
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// RequestsOptions are the inputs of `agentteam requests`.
+type RequestsOptions struct {
+	*GlobalOptions
+	IO IOStreams
+	// Now is the clock that says which asks are past their deadline.
+	Now func() time.Time
+}
+
+// newRequestsCmd builds `agentteam requests`; runF, when not nil, replaces runRequests.
+func newRequestsCmd(g *GlobalOptions, io IOStreams, runF func(*RequestsOptions) error) *cobra.Command {
+	opts := &RequestsOptions{GlobalOptions: g, IO: io, Now: time.Now}
+	return &cobra.Command{
+		Use:   "requests",
+		Short: "List the permission asks that wait for an answer (answer with approve or deny)",
+		Long: `List the tool calls that wait for permission: who asks, which tool, the exact command or the diff
+the write would make, and the request id to answer with "agentteam approve ID" or "agentteam deny ID REASON".
+The team that asks may run in another terminal (agentteam chat or agentteam run --permission-delegate user).`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runRequests(opts)
+		},
+	}
+}
+
+// ask is one permission_request as the commands see it.
+type ask struct {
+	team.PermissionPayload
+	// To is who is asked: user (the person) or lead.
+	To      string    `json:"to"`
+	AskedAt time.Time `json:"asked_at"`
+}
+
+func runRequests(opts *RequestsOptions) error {
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	asks, err := waitingAsks(inbox.NewStore(ws.InboxDir()), opts.Now())
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if asks == nil {
+			asks = []ask{}
+		}
+		enc := json.NewEncoder(opts.IO.Out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(asks)
+	}
+	if len(asks) == 0 {
+		if !opts.Quiet {
+			fmt.Fprintln(opts.IO.Err, "no permission asks are waiting")
+		}
+		return nil
+	}
+	for _, a := range asks {
+		what := a.Command
+		if what == "" {
+			what = a.Path
+		}
+		fmt.Fprintf(opts.IO.Out, "%s  %s asks %s: %s %s\n", printable(a.RequestID), a.Agent, a.To, printable(a.Tool), printable(what))
+		fmt.Fprintf(opts.IO.Out, "    why: %s; waits until %s\n", printable(a.Why), a.Deadline.Local().Format("15:04:05"))
+		if a.Diff != "" {
+			for _, line := range strings.Split(strings.TrimRight(a.Diff, "\n"), "\n") {
+				fmt.Fprintln(opts.IO.Out, "    "+printable(line))
+			}
+		}
+	}
+	return nil
+}
+
+// printable shows control characters of a model's text as escapes, so a
+// hostile command or file cannot move the person's cursor or rewrite the
+// screen (an ESC sequence could hide the real command behind a harmless one).
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) && r != 0x7f {
+			return r
+		}
+		return '?'
+	}, s)
+}
+
+// waitingAsks are the asks to the person and to the lead that have no
+// answer in the asker's inbox and whose deadline has not passed, oldest first.
+func waitingAsks(store *inbox.Store, now time.Time) ([]ask, error) {
+	var out []ask
+	for _, to := range []string{workspace.UserName, workspace.LeadName} {
+		msgs, _, err := store.ReadAll(to)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			if m.Type != team.TypePermissionRequest {
+				continue
+			}
+			var p team.PermissionPayload
+			if json.Unmarshal(m.Payload, &p) != nil || p.RequestID == "" || p.RequestID != m.CorrelationID {
+				continue // not an ask the team made
+			}
+			if workspace.ValidateName(m.From) != nil || !now.Before(p.Deadline) {
+				continue
+			}
+			p.Agent = m.From
+			answered, err := hasPermissionResponse(store, m.From, p.RequestID)
+			if err != nil {
+				return nil, err
+			}
+			if !answered {
+				out = append(out, ask{PermissionPayload: p, To: to, AskedAt: m.Timestamp})
+			}
+		}
+	}
+	return out, nil
+}
+
+func hasPermissionResponse(store *inbox.Store, name, id string) (bool, error) {
+	msgs, _, err := store.ReadAll(name)
+	if err != nil {
+		return false, err
+	}
+	for _, m := range msgs {
+		if m.Type == team.TypePermissionResponse && m.CorrelationID == id {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// findAsk is the waiting ask id that the person may answer.
+func findAsk(store *inbox.Store, id string, now time.Time) (ask, error) {
+	asks, err := waitingAsks(store, now)
+	if err != nil {
+		return ask{}, err
+	}
+	for _, a := range asks {
+		if a.RequestID != id {
+			continue
+		}
+		if a.To != workspace.UserName {
+			return ask{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the ask %s is for the lead to answer (--permission-delegate lead), not for you", id)}
+		}
+		return a, nil
+	}
+	return ask{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("no permission ask %q is waiting (agentteam requests lists those that are): it may have been answered or timed out", id)}
+}
+
+// answerAsk appends the person's answer to the asker's inbox, where the
+// team's waiting call finds it.
+func answerAsk(store *inbox.Store, a ask, approve, always bool, reason string) error {
+	p := team.PermissionPayload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: workspace.UserName}
+	if always {
+		p.Rule = a.Rule
+	}
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	content := "The person allowed your tool call."
+	if !approve {
+		content = "The person denied your tool call. Reason: " + reason
+	}
+	_, err = store.Append(a.Agent, inbox.Message{Type: team.TypePermissionResponse, From: workspace.UserName, To: a.Agent,
+		CorrelationID: a.RequestID, Content: content, Payload: raw})
+	return err
+}

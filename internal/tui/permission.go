@@ -1,0 +1,166 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// pendingAsk is a tool call that waits for the person's permission.
+type pendingAsk struct {
+	id, who, tool, subject, why, diff string
+}
+
+// maxAskDiffLines is how much of a write's diff the ask box shows; ctrl+o
+// shows it whole.
+const maxAskDiffLines = 8
+
+// permissionEvent queues an ask for the person and drops it once decided;
+// an allowed write's diff waits for its tool call's entry.
+func (m *Model) permissionEvent(e team.Event, p team.Permission) {
+	if p.Decision == "allowed" && p.Diff != "" {
+		if m.diffs == nil {
+			m.diffs = map[string]string{}
+		}
+		m.diffs[e.Agent] = p.Diff
+	}
+	if p.RequestID == "" {
+		return
+	}
+	if p.Decision == "asked" {
+		if p.By == workspace.UserName {
+			m.asks = append(m.asks, pendingAsk{id: p.RequestID, who: e.Agent, tool: p.Tool, subject: p.Subject, why: p.Why, diff: p.Diff})
+		}
+		return
+	}
+	for i, a := range m.asks {
+		if a.id == p.RequestID {
+			m.asks = append(m.asks[:i], m.asks[i+1:]...)
+			break
+		}
+	}
+}
+
+// withDiff is a tool call's result, and for a write that went well the
+// diff it made: shown when tool results are expanded (ctrl+o).
+func (m *Model) withDiff(agent string, p team.ToolCall) string {
+	d, ok := m.diffs[agent]
+	if !ok || (p.Tool != "write_file" && p.Tool != "edit_file") {
+		return p.Result
+	}
+	delete(m.diffs, agent)
+	if p.IsError {
+		return p.Result
+	}
+	lines := strings.Split(strings.TrimRight(d, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = printable(l)
+	}
+	return p.Result + "\n" + strings.Join(lines, "\n")
+}
+
+// askKey answers the first ask with a key, when the input is empty: y
+// allows once, A allows always, n starts a denial whose reason is typed.
+func (m *Model) askKey(k tea.KeyMsg) bool {
+	if len(m.asks) == 0 || !m.in.empty() {
+		return false
+	}
+	a := m.asks[0]
+	switch k.String() {
+	case "y":
+		m.answerAsk(a.id, true, false, "")
+	case "A":
+		m.answerAsk(a.id, true, true, "")
+	case "n":
+		m.in.set("/deny " + a.id + " ")
+		m.hint = "type why " + a.who + " may not, then enter"
+	default:
+		return false
+	}
+	return true
+}
+
+// permissionCommand is /allow [id], /always [id] and /deny id reason; an
+// id left out is the first ask's.
+func (m *Model) permissionCommand(c command) {
+	args := c.split(2)
+	id := ""
+	if len(args) > 0 {
+		id = args[0]
+	} else if len(m.asks) > 0 {
+		id = m.asks[0].id
+	}
+	switch {
+	case id == "":
+		m.note(noteMsg{text: "no permission ask is waiting", isErr: true})
+	case c.name == "/deny" && len(args) < 2:
+		m.note(noteMsg{text: "usage: /deny id reason (the agent reads why)", isErr: true})
+	case c.name == "/deny":
+		m.answerAsk(id, false, false, args[1])
+	default:
+		m.answerAsk(id, true, c.name == "/always", "")
+	}
+}
+
+func (m *Model) answerAsk(id string, approve, always bool, reason string) {
+	m.hint = "answering " + id + "…"
+	m.do(func() tea.Msg {
+		text, err := m.eng.AnswerPermission(m.ctx, id, approve, always, reason)
+		if err != nil {
+			return noteMsg{text: err.Error(), isErr: true}
+		}
+		return hintMsg(text)
+	})
+}
+
+// askLines is the box of the first waiting ask: who, the tool, the exact
+// command or the diff, the keys; and how many more wait.
+func (m *Model) askLines(w int) []string {
+	if len(m.asks) == 0 {
+		return nil
+	}
+	st, a := m.st, m.asks[0]
+	head := st.plan.Render("⏸ "+a.who+" asks to run "+a.tool) + " " + printable(a.subject)
+	if more := len(m.asks) - 1; more > 0 {
+		head += st.dim.Render(fmt.Sprintf("  (%d more waiting)", more))
+	}
+	out := []string{clipLine(head, w), clipLine(st.dim.Render("  "+printable(a.why)+" · "+a.id), w)}
+	if a.diff != "" {
+		lines := strings.Split(strings.TrimRight(a.diff, "\n"), "\n")
+		if !m.r.expand && len(lines) > maxAskDiffLines {
+			lines = append(lines[:maxAskDiffLines], fmt.Sprintf("… %d more lines (ctrl+o shows all)", len(lines)-maxAskDiffLines))
+		}
+		for _, l := range lines {
+			out = append(out, clipLine("  "+diffStyle(st, l).Render(printable(l)), w))
+		}
+	}
+	keys := st.key.Render("y") + st.dim.Render(" allow once  ") + st.key.Render("A") + st.dim.Render(" allow always  ") +
+		st.key.Render("n") + st.dim.Render(" deny")
+	return append(out, clipLine("  "+keys, w))
+}
+
+func diffStyle(st styles, line string) interface{ Render(...string) string } {
+	switch {
+	case strings.HasPrefix(line, "+"):
+		return st.ok
+	case strings.HasPrefix(line, "-"):
+		return st.bad
+	}
+	return st.dim
+}
+
+// printable shows a model's control characters as '?': they could move
+// the cursor and hide what is really asked.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || !unicode.IsControl(r) && r != 0x7f {
+			return r
+		}
+		return '?'
+	}, s)
+}

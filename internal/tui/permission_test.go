@@ -1,0 +1,95 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+func asked(agent, id, tool, subject, diff string) team.Event {
+	return team.Event{Agent: agent, Payload: team.Permission{Tool: tool, Subject: subject, Decision: "asked", By: "user",
+		Why: "mode ask asks before " + tool, RequestID: id, Diff: diff}}
+}
+
+func decided(agent, id, decision string) team.Event {
+	return team.Event{Agent: agent, Payload: team.Permission{Tool: "bash", Decision: decision, By: "user", RequestID: id}}
+}
+
+func (hs *harness) press(s string) {
+	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)})
+	hs.flush()
+}
+
+func TestAsksQueueVisiblyAndAreAnsweredWithKeys(t *testing.T) {
+	hs := newHarness(t, 100, 30, Options{})
+	diff := "--- /dev/null\n+++ b/notes.txt\n@@ -0,0 +1 @@\n+hello\n"
+	hs.send(events(
+		asked("alice", "permission-1", "write_file", "notes.txt", diff),
+		asked("bob", "permission-2", "bash", "go test ./...", ""),
+		// A lead's ask is the lead's to answer: not queued for the person.
+		team.Event{Agent: "carol", Payload: team.Permission{Tool: "bash", Subject: "ls", Decision: "asked", By: "lead", RequestID: "permission-3"}},
+	))
+	hs.mustSee("alice asks to run write_file notes.txt", "+hello", "(1 more waiting)", "y allow once", "A allow always", "n deny")
+	hs.mustNotSee("carol")
+
+	hs.press("y")
+	if len(hs.eng.answers) != 1 || hs.eng.answers[0] != (answer{id: "permission-1", approve: true}) {
+		t.Fatalf("y answered %+v", hs.eng.answers)
+	}
+	// The ask stays on screen until its decision arrives.
+	hs.mustSee("alice asks to run write_file")
+	hs.send(events(decided("alice", "permission-1", "allowed")))
+	hs.mustSee("bob asks to run bash go test ./...")
+	hs.mustNotSee("alice asks", "more waiting")
+
+	hs.press("A")
+	if len(hs.eng.answers) != 2 || hs.eng.answers[1] != (answer{id: "permission-2", approve: true, always: true}) {
+		t.Fatalf("A answered %+v", hs.eng.answers)
+	}
+}
+
+func TestDenyingAnAskAsksForTheReason(t *testing.T) {
+	hs := newHarness(t, 100, 30, Options{})
+	hs.send(events(asked("bob", "permission-9", "bash", "rm -rf build", "")))
+	hs.press("n")
+	if len(hs.eng.answers) != 0 {
+		t.Fatalf("n answered before a reason was typed: %+v", hs.eng.answers)
+	}
+	if v := hs.m.in.value(); v != "/deny permission-9 " {
+		t.Fatalf("the input holds %q, want the /deny command to finish", v)
+	}
+	hs.enter("keep the build")
+	if len(hs.eng.answers) != 1 || hs.eng.answers[0] != (answer{id: "permission-9", reason: "keep the build"}) {
+		t.Fatalf("the denial sent %+v", hs.eng.answers)
+	}
+	// Typing a message is not taken for an answer.
+	hs.send(events(asked("bob", "permission-10", "bash", "ls", "")))
+	hs.typeText("hello")
+	if v := hs.m.in.value(); v != "hello" || len(hs.eng.answers) != 1 {
+		t.Fatalf("typing with an ask waiting: input %q, answers %+v", v, hs.eng.answers)
+	}
+}
+
+func TestAnAsksControlCharactersAreNotSentToTheTerminal(t *testing.T) {
+	hs := newHarness(t, 100, 30, Options{})
+	hs.send(events(asked("bob", "permission-7", "bash", "rm -rf ~ #\x1b[2K\rls", "")))
+	v := hs.view()
+	if strings.Contains(v, "\x1b[2K") || !strings.Contains(v, "rm -rf ~") {
+		t.Fatalf("the ask's command reached the screen raw:\n%q", v)
+	}
+}
+
+func TestAWritesDiffShowsInTheConversationWhenExpanded(t *testing.T) {
+	hs := newHarness(t, 100, 30, Options{})
+	hs.send(events(
+		team.Event{Agent: "lead", Payload: team.Permission{Tool: "write_file", Subject: "a.txt", Decision: "allowed", By: "mode", Diff: "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+fresh line\n"}},
+		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "write_file", Args: `{"path":"a.txt","content":"fresh line\n"}`, Result: "Wrote 11 bytes to a.txt."}},
+	))
+	hs.mustSee("write_file")
+	hs.mustNotSee("+fresh line")
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlO})
+	hs.mustSee("Wrote 11 bytes to a.txt.", "+fresh line")
+}

@@ -1,0 +1,349 @@
+package team
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Permission message types: an ask goes to whoever answers, the answer to
+// the agent that asked (any process may append it: `agentteam approve`).
+const (
+	TypePermissionRequest  inbox.MessageType = "permission_request"
+	TypePermissionResponse inbox.MessageType = "permission_response"
+)
+
+// RequestPermission is the kind of request an ask is.
+const RequestPermission RequestKind = "permission"
+
+// DefaultPermissionTimeout bounds the wait for an answer to an ask; then
+// the call is denied.
+const DefaultPermissionTimeout = 5 * time.Minute
+
+// Who answers asks (--permission-delegate).
+const (
+	DelegateUser = "user" // the person: the TUI, or `agentteam approve` from another terminal
+	DelegateLead = "lead" // the lead model answers teammates' asks (review_permission)
+	DelegateNone = "none" // nobody: an ask is denied at once, saying what would allow it
+)
+
+// PermissionOptions say what an agent's tool call may do without asking,
+// and who answers when it must ask.
+type PermissionOptions struct {
+	Policy permission.Policy
+	// Delegate is who answers: DelegateUser, DelegateLead or DelegateNone.
+	Delegate string
+	// Person: someone at the terminal can answer (chat); with DelegateLead
+	// the lead's own asks then go to the person.
+	Person bool
+	// Timeout bounds each wait for an answer (default DefaultPermissionTimeout).
+	Timeout time.Duration
+}
+
+// PermissionPayload is the payload of permission_request and
+// permission_response; a response carries Approve and Reason.
+type PermissionPayload struct {
+	RequestID string `json:"request_id"`
+	// The request: who asks to do what, and the unified diff a write would make.
+	Agent    string    `json:"agent,omitempty"`
+	Tool     string    `json:"tool,omitempty"`
+	Args     string    `json:"args,omitempty"`
+	Command  string    `json:"command,omitempty"`
+	Path     string    `json:"path,omitempty"`
+	Diff     string    `json:"diff,omitempty"`
+	Rule     string    `json:"rule,omitempty"` // the rule "allow always" adds
+	Why      string    `json:"why,omitempty"`  // why it asks
+	Deadline time.Time `json:"deadline,omitzero"`
+	// The response.
+	Approve *bool  `json:"approve,omitempty"`
+	Always  bool   `json:"always,omitempty"`
+	Reason  string `json:"reason,omitempty"`
+	By      string `json:"by,omitempty"` // the person, the lead, or runtime
+}
+
+// permissions decide every tool call of the team's agents: the policy,
+// the rules added by "allow always" while the team runs, and the asks.
+type permissions struct {
+	t    *Team
+	opts PermissionOptions
+	mu   sync.Mutex
+	// always are rules approved with "allow always" during this run (the
+	// command that approved also wrote them to the project file).
+	always []permission.Entry
+	// pending are the asks waiting for an answer, by request id.
+	pending map[string]PermissionPayload
+}
+
+func (p *permissions) ruleOf(id string) string {
+	r, _ := p.pendingAsk(id)
+	return r.Rule
+}
+
+func (p *permissions) pendingAsk(id string) (PermissionPayload, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	r, ok := p.pending[id]
+	return r, ok
+}
+
+func (p *permissions) setPending(id string, r *PermissionPayload) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r == nil {
+		delete(p.pending, id)
+		return
+	}
+	p.pending[id] = *r
+}
+
+func newPermissions(t *Team, o *PermissionOptions) *permissions {
+	if o == nil {
+		return nil
+	}
+	opts := *o
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultPermissionTimeout
+	}
+	switch opts.Delegate {
+	case DelegateUser, DelegateLead, DelegateNone:
+	default:
+		opts.Delegate = DelegateNone
+		if opts.Person {
+			opts.Delegate = DelegateUser
+		}
+	}
+	return &permissions{t: t, opts: opts, pending: map[string]PermissionPayload{}}
+}
+
+func (p *permissions) policy() permission.Policy {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pol := p.opts.Policy
+	pol.Allow = append(append([]permission.Entry(nil), pol.Allow...), p.always...)
+	return pol
+}
+
+func (p *permissions) addAlways(rule string) {
+	r, err := permission.ParseRule(rule)
+	if err != nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.always = append(p.always, permission.Entry{Rule: r, From: "allowed always"})
+}
+
+// answerer is who answers agent's asks, "" when nobody can.
+func (p *permissions) answerer(agent string) string {
+	switch {
+	case p.opts.Delegate == DelegateLead && agent != workspace.LeadName:
+		return workspace.LeadName
+	case p.opts.Delegate == DelegateUser || (p.opts.Delegate == DelegateLead && p.opts.Person):
+		return workspace.UserName
+	}
+	return ""
+}
+
+// gate is agent's permission check, for its tool set; nil without a policy
+// (every call runs, as before permissions existed).
+func (p *permissions) gate(agent string, root string) tools.PermissionGate {
+	if p == nil {
+		return nil
+	}
+	return &permissionGate{p: p, agent: agent, root: root}
+}
+
+// permissionGate is one agent's check before each of its tool calls.
+type permissionGate struct {
+	p     *permissions
+	agent string
+	root  string // the agent's own root: writes inside it are its own work
+}
+
+// Permit decides one call; an ask blocks until it is answered, the
+// deadline passes or ctx ends (tools.PermissionGate).
+func (g *permissionGate) Permit(ctx context.Context, tool string, args json.RawMessage) (bool, string) {
+	p := g.p
+	c, ok := classify(p.t.ws, g.root, tool, args)
+	if !ok {
+		return true, "" // arguments the tool itself will refuse
+	}
+	v := p.policy().Decide(c.Call)
+	switch v.Decision {
+	case permission.Allow:
+		if c.Kind != permission.Read {
+			g.decided(c, "allowed", byOf(v), v.Why, "")
+		}
+		return true, ""
+	case permission.Deny:
+		g.decided(c, "denied", byOf(v), v.Why, "")
+		return false, fmt.Sprintf("permission denied: %s is refused by the %s. Do not try to reach the same result another way; if you need it, say so in your reply.", c.what(), v.Why)
+	}
+	to := p.answerer(g.agent)
+	if to == "" {
+		hint := headlessHint(c, v)
+		g.decided(c, "denied", ByRuntime, "nobody to ask: "+v.Why, "")
+		return false, hint
+	}
+	return g.ask(ctx, c, v, to)
+}
+
+func byOf(v permission.Verdict) string {
+	if v.Entry != nil {
+		return "rule"
+	}
+	return "mode"
+}
+
+// decided logs a decision on a call.
+func (g *permissionGate) decided(c classified, decision, by, why, id string) {
+	g.p.t.events.Emit(Event{Agent: g.agent, Payload: Permission{Tool: c.Tool, Subject: c.Subject, Decision: decision,
+		By: by, Why: why, RequestID: id, Diff: c.diff}})
+}
+
+// ask opens a request, sends the ask to `to` and waits for the answer in
+// the asker's inbox, where any process may append it.
+func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Verdict, to string) (bool, string) {
+	p, t := g.p, g.p.t
+	rq := t.requests
+	ref, err := rq.open(RequestRef{RequestKind: RequestPermission, From: g.agent, To: to}, c.what(), p.opts.Timeout, nil)
+	if err != nil {
+		return false, "permission denied: the ask could not be made: " + err.Error()
+	}
+	id := ref.ID
+	deadline := time.Now().Add(p.opts.Timeout)
+	req := PermissionPayload{RequestID: id, Agent: g.agent, Tool: c.Tool, Args: clip(c.args, maxEventText),
+		Diff: c.diff, Rule: permission.Suggest(c.Call).String(), Why: v.Why, Deadline: deadline.UTC()}
+	if c.Kind == permission.Exec {
+		req.Command = c.Subject
+	} else {
+		req.Path = c.Subject
+	}
+	msg := inbox.Message{Type: TypePermissionRequest, From: g.agent, To: to, CorrelationID: id,
+		Content: permissionRequestText(g.agent, to, c.what(), v.Why, id, c.diff)}
+	if err := rq.send(msg, req); err != nil {
+		if _, open := rq.answer(id, RequestPermission, g.agent, OutcomeFailed); open {
+			rq.answered(g.agent, ref, ByRuntime, OutcomeFailed, "the ask could not be delivered: "+err.Error())
+		}
+		return false, "permission denied: the ask could not be delivered: " + err.Error()
+	}
+	g.decided(c, "asked", to, v.Why, id)
+	p.setPending(id, &req)
+	resp, outcome, werr := g.wait(ctx, id, to, deadline)
+	p.setPending(id, nil)
+	if _, open := rq.answer(id, RequestPermission, g.agent, outcome); !open {
+		return false, "permission denied: the ask was closed without an answer"
+	}
+	switch {
+	case werr != nil:
+		why := "the call was cancelled while it waited for an answer"
+		rq.answered(g.agent, ref, ByRuntime, outcome, why)
+		g.respondForRuntime(id, to, why)
+		g.decided(c, "denied", ByRuntime, why, id)
+		return false, "permission denied: " + why
+	case outcome == OutcomeExpired:
+		why := fmt.Sprintf("no answer within %s", p.opts.Timeout)
+		rq.expired(g.agent, ref, outcome, why)
+		g.respondForRuntime(id, to, why)
+		g.decided(c, "denied", ByRuntime, why, id)
+		return false, fmt.Sprintf("permission denied: %s asked %s, who did not answer within %s. Do not retry it unasked; say in your reply what you needed.", c.what(), answererWords(to), p.opts.Timeout)
+	}
+	by := resp.By
+	// Deny rules never change while the team runs, and a call one refuses is
+	// never asked about: no answer can allow it.
+	approve := resp.Approve != nil && *resp.Approve
+	rq.answered(g.agent, ref, by, outcome, resp.Reason)
+	if !approve {
+		g.decided(c, "denied", by, resp.Reason, id)
+		reason := resp.Reason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		return false, fmt.Sprintf("permission denied by %s: %s. Do not try to reach the same result another way.", answererWords(by), reason)
+	}
+	if resp.Always && by == workspace.UserName {
+		p.addAlways(req.Rule) // the ask's own rule, whatever the answer says
+	}
+	g.decided(c, "allowed", by, resp.Reason, id)
+	return true, ""
+}
+
+// wait returns the answer to request id from the asker's inbox: approved
+// or rejected, expired at the deadline, or ctx's error.
+func (g *permissionGate) wait(ctx context.Context, id, to string, deadline time.Time) (PermissionPayload, Outcome, error) {
+	t := g.p.t
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wake := t.store.Watch(wctx, g.agent) // before the first look: an answer after it wakes us
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	for {
+		if r, ok := findPermissionResponse(t.store, g.agent, id, to); ok {
+			if r.Approve != nil && *r.Approve {
+				return r, OutcomeApproved, nil
+			}
+			return r, OutcomeRejected, nil
+		}
+		select {
+		case <-wake:
+		case <-timer.C:
+			return PermissionPayload{}, OutcomeExpired, nil
+		case <-ctx.Done():
+			return PermissionPayload{}, Outcome("cancelled"), ctx.Err()
+		}
+	}
+}
+
+// respondForRuntime closes an ask in the files too, so `agentteam
+// requests` no longer lists it and a late approve is refused.
+func (g *permissionGate) respondForRuntime(id, to, why string) {
+	p := PermissionPayload{RequestID: id, Approve: boolp(false), Reason: why, By: ByRuntime}
+	msg := inbox.Message{Type: TypePermissionResponse, From: to, To: g.agent, CorrelationID: id, Content: "Not allowed: " + why}
+	if err := g.p.t.requests.send(msg, p); err != nil {
+		g.p.t.events.Emit(Event{Agent: g.agent, Payload: failure(ClassInbox, "permission response: ", err)})
+	}
+}
+
+// findPermissionResponse is the first answer to request id in name's
+// inbox from the one asked, to.
+func findPermissionResponse(store interface {
+	ReadAll(string) ([]inbox.Message, []inbox.BadLine, error)
+}, name, id, to string) (PermissionPayload, bool) {
+	msgs, _, err := store.ReadAll(name)
+	if err != nil {
+		return PermissionPayload{}, false
+	}
+	for _, m := range msgs {
+		if m.Type != TypePermissionResponse || m.CorrelationID != id || m.From != to {
+			continue
+		}
+		var r PermissionPayload
+		if json.Unmarshal(m.Payload, &r) != nil || r.RequestID != id {
+			continue
+		}
+		if r.By != ByRuntime {
+			r.By = m.From
+		}
+		return r, true
+	}
+	return PermissionPayload{}, false
+}
+
+func answererWords(name string) string {
+	switch name {
+	case workspace.UserName:
+		return "the person"
+	case workspace.LeadName:
+		return "the lead"
+	case ByRuntime:
+		return "agentteam"
+	}
+	return name
+}

@@ -1,0 +1,73 @@
+package team
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// reviewer is the lead's review_permission service when it answers
+// teammates' asks; nil otherwise.
+func (p *permissions) reviewer() tools.PermissionReviewer {
+	if p == nil || p.opts.Delegate != DelegateLead {
+		return nil
+	}
+	return p
+}
+
+// ReviewPermission is the lead's answer to a teammate's ask
+// (tools.PermissionReviewer).
+func (p *permissions) ReviewPermission(_ context.Context, from, id string, approve bool, reason string) (string, error) {
+	return p.t.AnswerPermission(from, strings.TrimSpace(id), approve, false, reason)
+}
+
+// AnswerPermission answers an open ask in this process: from is who was
+// asked (the lead, or the person in the TUI). The answer is appended to the
+// asker's inbox, where its waiting call finds it, as it finds one written
+// by `agentteam approve` from another process. always adds the ask's rule
+// while the team runs (the caller writes it to the project file).
+func (t *Team) AnswerPermission(from, id string, approve, always bool, reason string) (string, error) {
+	if t.perms == nil {
+		return "", fmt.Errorf("this team asks nobody for permission")
+	}
+	r, ok := t.requests.table.Get(id)
+	if !ok || r.Kind != RequestPermission {
+		return "", fmt.Errorf("there is no permission ask waiting with request id %q", id)
+	}
+	if r.To != from {
+		return "", fmt.Errorf("the ask %s is for %s to answer, not %s", id, answererWords(r.To), from)
+	}
+	p := PermissionPayload{RequestID: id, Approve: boolp(approve), Always: always && from == workspace.UserName, Reason: reason, By: from}
+	if p.Always {
+		p.Rule = t.perms.ruleOf(id)
+	}
+	msg := inbox.Message{Type: TypePermissionResponse, From: from, To: r.From, CorrelationID: id, Content: permissionAnswerText(approve, from, reason)}
+	if err := t.requests.send(msg, p); err != nil {
+		return "", err
+	}
+	if approve {
+		return fmt.Sprintf("Allowed %s's call (request %s); it runs now.", r.From, id), nil
+	}
+	return fmt.Sprintf("Denied %s's call (request %s); it is told why.", r.From, id), nil
+}
+
+// PendingPermissions are the asks this process waits on, oldest first.
+func (t *Team) PendingPermissions() []PermissionPayload {
+	if t.perms == nil {
+		return nil
+	}
+	var out []PermissionPayload
+	for _, r := range t.requests.table.List() {
+		if r.Kind != RequestPermission {
+			continue
+		}
+		if p, ok := t.perms.pendingAsk(r.ID); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,165 @@
+package team
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// classified is a tool call as the permission policy sees it, with what
+// a person reads of it.
+type classified struct {
+	permission.Call
+	args string // the call's arguments as given
+	diff string // the unified diff a write would make ("" for other calls)
+}
+
+// what is the call in a few words: "bash `go test ./...`", "write_file docs/a.md".
+func (c classified) what() string {
+	switch c.Kind {
+	case permission.Exec:
+		return fmt.Sprintf("%s `%s`", c.Tool, FirstLine(c.Subject, 200))
+	case permission.Write:
+		return c.Tool + " " + c.Subject
+	}
+	if c.Subject != "" {
+		return c.Tool + " " + c.Subject
+	}
+	return c.Tool
+}
+
+// maxDiffInput bounds the files a diff is made of.
+const maxDiffInput = 1 << 20
+
+// classify reads a call's arguments the way its tool will; ok is false
+// when they do not parse or name a path the tool will refuse, so the tool
+// refuses them itself.
+func classify(ws *workspace.Workspace, root, tool string, raw json.RawMessage) (classified, bool) {
+	c := classified{Call: permission.Call{Tool: tool, Kind: permission.Read}, args: string(raw)}
+	switch tool {
+	case tools.BashName:
+		var a struct {
+			Command string `json:"command"`
+		}
+		if json.Unmarshal(raw, &a) != nil {
+			return c, false
+		}
+		c.Kind, c.Subject = permission.Exec, a.Command
+	case tools.WriteFileName, tools.EditFileName, tools.ReadFileName:
+		var a struct {
+			Path    string  `json:"path"`
+			Content string  `json:"content"`
+			OldText *string `json:"old_text"`
+			NewText string  `json:"new_text"`
+		}
+		if json.Unmarshal(raw, &a) != nil {
+			return c, false
+		}
+		abs, err := ws.Resolve(a.Path)
+		if err != nil || (tool != tools.ReadFileName && ws.IsState(abs)) {
+			return c, false
+		}
+		rel, err := filepath.Rel(ws.Root, abs)
+		if err != nil {
+			return c, false
+		}
+		c.Subject = filepath.ToSlash(rel)
+		if tool == tools.ReadFileName {
+			return c, true
+		}
+		c.Kind = permission.Write
+		c.InRoot = within(root, abs)
+		old, exists, readable := readForDiff(abs)
+		switch {
+		case !readable:
+			c.diff = fmt.Sprintf("(%s: not shown, the file is binary or larger than %d bytes)", c.Subject, maxDiffInput)
+		case tool == tools.WriteFileName:
+			c.diff = unified(c.Subject, old, a.Content, exists)
+		case a.OldText != nil && *a.OldText != "" && strings.Count(old, *a.OldText) == 1:
+			c.diff = unified(c.Subject, old, strings.Replace(old, *a.OldText, a.NewText, 1), exists)
+		}
+	}
+	return c, true
+}
+
+// readForDiff reads the file a write would change: its text, whether it
+// exists, and whether it is text small enough to show.
+func readForDiff(abs string) (text string, exists, readable bool) {
+	f, err := os.Open(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, true
+	}
+	if err != nil {
+		return "", true, false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return "", true, false
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxDiffInput+1))
+	if err != nil || len(data) > maxDiffInput || bytes.IndexByte(data, 0) >= 0 {
+		return "", true, false
+	}
+	return string(data), true, true
+}
+
+// unified is the diff from old to new of path, as git shows it.
+func unified(path, old, new string, exists bool) string {
+	from := "a/" + path
+	if !exists {
+		from = "/dev/null"
+	}
+	d := udiff.Unified(from, "b/"+path, old, new)
+	if d == "" {
+		return fmt.Sprintf("(%s: no change)", path)
+	}
+	return d
+}
+
+// within reports whether abs lies in root (or is root).
+func within(root, abs string) bool {
+	rel, err := filepath.Rel(root, abs)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// headlessHint is the refusal of an ask nobody can answer: what would
+// allow the call.
+func headlessHint(c classified, v permission.Verdict) string {
+	rule := permission.Suggest(c.Call).String()
+	s := fmt.Sprintf("permission denied: %s needs approval (%s) and nobody can answer here.", c.what(), v.Why)
+	if v.Entry != nil {
+		return s + fmt.Sprintf(" To let it run, remove the ask rule %s, or run with --permission-delegate user and answer with `agentteam approve`.", v.Entry.Rule)
+	}
+	s += fmt.Sprintf(" To allow it, run with --allow '%s' (or a pattern such as '%s'), or add that rule to allow under [permissions] in .agentteam/config.toml", rule, patternHint(c))
+	if c.Kind == permission.Write {
+		s += ", or use --permission-mode auto-edit"
+	} else {
+		s += ", or use --permission-mode yolo"
+	}
+	return s + "; with --permission-delegate user, `agentteam approve` answers from another terminal."
+}
+
+// patternHint widens the suggested rule: a command's first word, a file's directory.
+func patternHint(c classified) string {
+	if c.Kind == permission.Exec {
+		first, _, _ := strings.Cut(strings.TrimSpace(c.Subject), " ")
+		return c.Tool + "(" + first + " *)"
+	}
+	dir := filepath.ToSlash(filepath.Dir(c.Subject))
+	if dir == "." {
+		return c.Tool + "(*)"
+	}
+	return c.Tool + "(" + dir + "/**)"
+}
