@@ -222,6 +222,7 @@ func (r *resolver) provider(g *GlobalOptions, cfg *config.Config) {
 	for _, h := range slices.Sorted(maps.Keys(p.Headers)) {
 		r.add("headers."+h, p.Headers[h].V, p.Headers[h].From)
 	}
+	optional(r, "models", p.Models)
 	optional(r, "max_output_tokens", p.MaxOutputTokens)
 	optional(r, "reasoning_effort", p.ReasoningEffort)
 	optional(r, "price_input_per_million", p.PriceInputPerMillion)

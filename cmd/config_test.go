@@ -222,6 +222,7 @@ func TestConfigPrintsEachSettingAndItsSource(t *testing.T) {
 		"api_key_env":              {"USER_KEY (set)", userSrc},
 		"stream":                   {"false", projectSrc},
 		"headers.X-Title":          {"agentteam", userSrc},
+		"models":                   {"(not set)", "default"},
 		"max_output_tokens":        {"(not set)", "default"},
 		"reasoning_effort":         {"(not set)", "default"},
 		"price_input_per_million":  {"(not set)", "default"},

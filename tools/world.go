@@ -26,6 +26,10 @@ type SpawnSpec struct {
 	Name, Role, Prompt string
 	// PlanMode: the teammate may only read until the lead approves its plan.
 	PlanMode bool
+	// Model and Provider choose the teammate's model among those configured;
+	// "" leaves it to the role's model, else the default. Model may be
+	// written "provider/model".
+	Model, Provider string
 }
 
 // TeamManager is what the lead's team tools need.

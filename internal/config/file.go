@@ -50,6 +50,7 @@ type rawProvider struct {
 	// APIKey is read only to be refused with a sentence of its own.
 	APIKey                any               `toml:"api_key"`
 	Model                 *string           `toml:"model"`
+	Models                *[]string         `toml:"models"`
 	Stream                *bool             `toml:"stream"`
 	Headers               map[string]string `toml:"headers"`
 	MaxOutputTokens       *int              `toml:"max_output_tokens"`
@@ -186,6 +187,13 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 		}
 		if p.Model != nil && (*p.Model == "" || strings.ContainsAny(*p.Model, " \t\r\n")) {
 			return fail(key("model"), "must be a model id without spaces")
+		}
+		if p.Models != nil {
+			for _, m := range *p.Models {
+				if m == "" || strings.ContainsAny(m, " \t\r\n") {
+					return fail(key("models"), "must list model ids without spaces, like [\"gpt-4.1\", \"gpt-4.1-mini\"]")
+				}
+			}
 		}
 		for _, h := range sortedKeys(p.Headers) {
 			switch {
@@ -335,6 +343,8 @@ func expected(path string) string {
 		return "a number"
 	case "provider", "base_url", "api_key_env", "model", "reasoning_effort":
 		return "a string in quotes"
+	case "models":
+		return "a list of model ids in quotes, like [\"gpt-4.1\"]"
 	case "providers", "roles", "team", "headers":
 		return "a table"
 	}

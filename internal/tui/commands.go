@@ -24,6 +24,7 @@ var slashCommands = []slashCommand{
 	{"/shutdown", "name [reason]", "ask a teammate to shut down"},
 	{"/tasks", "", "the task board: id, status, owner, blocked by, subject"},
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
+	{"/model", "[provider/]name", "switch the lead's model for its next turns; alone: the configured models"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
 	{"/quit", "", "stop the teammates and leave"},
 }

@@ -60,6 +60,7 @@ type Model struct {
 	leadBusy bool
 	lastErr  string
 	tokens   int
+	cost     *float64 // the team's, from the registry; nil unknown
 	showHelp bool
 	hint     string
 	quitting bool
@@ -135,6 +136,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.note(msg)
 	case hintMsg:
 		m.hint = string(msg)
+	case modelMsg:
+		m.opts.ModelName = string(msg)
+		m.hint = "the lead talks to " + string(msg) + " from its next turn"
 	default:
 		// The cursor's blink and the like belong to the input.
 		var cmd tea.Cmd
@@ -383,6 +387,8 @@ func (m *Model) snapshot(s snapshotMsg) {
 	m.team.state = s.config.State
 	m.team.unread = s.unread
 	m.team.leadTokens = s.leadTokens
+	m.team.lead = s.config.Lead
+	m.cost = s.config.Usage().Total.Cost
 	total := s.leadTokens
 	for _, mb := range s.config.Teammates {
 		total += mb.Tokens

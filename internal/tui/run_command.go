@@ -86,6 +86,8 @@ func (m *Model) command(c command) {
 		m.review(c, false)
 	case "/shutdown":
 		m.shutdown(c)
+	case "/model":
+		m.switchModel(c)
 	case "/tasks":
 		m.do(func() tea.Msg {
 			text, err := m.eng.Tasks(m.ctx)
