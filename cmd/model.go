@@ -63,7 +63,7 @@ func (s *modelSet) defaultProvider() string { return s.cfg().ProviderName.V }
 // written "provider/model" when provider is "".
 func (s *modelSet) Model(provider, model string) (team.ModelChoice, error) {
 	provider, model = strings.TrimSpace(provider), strings.TrimSpace(model)
-	if p, m, ok := strings.Cut(model, "/"); ok && provider == "" && s.cfg().Providers[p] != nil {
+	if p, m, ok := strings.Cut(model, "/"); ok && (provider == "" || provider == p) && s.cfg().Providers[p] != nil {
 		provider, model = p, m
 	}
 	if s.g.Demo {

@@ -119,6 +119,10 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 	}
 	if len(rows) == 0 {
 		fmt.Fprintf(opts.IO.Err, "no teammates in %s yet\n", ws.Root)
+		if cfg.Lead != nil { // the lead alone may have spent tokens
+			_, err := fmt.Fprintln(opts.IO.Out, usageLine(cfg))
+			return err
+		}
 		return nil
 	}
 	if !opts.Quiet {

@@ -354,3 +354,20 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 		t.Fatalf("alice after the resume: model %s, %d tokens, cost %v; want fake/big, 2200, %g", alice.Model, alice.Tokens, deref(alice.Cost), want)
 	}
 }
+
+func TestLeadPromptListsTheModels(t *testing.T) {
+	one := leadSystemPrompt("t", "/w", Catalog{Default: "gpt", Models: []CatalogModel{{Label: "gpt"}}})
+	if strings.Contains(one, "Models") {
+		t.Errorf("with one model and no roles the prompt speaks of models:\n%s", one)
+	}
+	p := leadSystemPrompt("t", "/w", Catalog{
+		Default: "cheap/small",
+		Models:  []CatalogModel{{Label: "cheap/small", Price: &Price{0.15, 0.6}}, {Label: "local/free"}},
+		Roles:   map[string]string{"reviewer": "smart/big", "writer": "cheap/small"},
+	})
+	for _, want := range []string{"cheap/small (default, 0.15 in / 0.6 out per million tokens)", "local/free", "reviewer → smart/big, writer → cheap/small"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the lead's prompt lacks %q:\n%s", want, p)
+		}
+	}
+}
