@@ -148,7 +148,7 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 			unread = "broken"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Name, team.FirstLine(r.Role, 24), status, r.Turns, r.Tokens, unread,
-			orDash(r.Model), team.FormatCost(r.Cost), last)
+			orDash(team.FirstLine(r.Model, 40)), team.FormatCost(r.Cost), last)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -198,6 +199,11 @@ func (a *agentModel) set(c ModelChoice) { a.cur.Store(&c) }
 // resolveModel is the model a teammate of role gets: the one asked for,
 // else the role's, else the default.
 func (t *Team) resolveModel(provider, model, role string) (ModelChoice, error) {
+	for _, f := range []struct{ what, v string }{{"model", model}, {"provider", provider}} {
+		if err := checkModelWord(f.what, f.v); err != nil {
+			return ModelChoice{}, err
+		}
+	}
 	if provider == "" && model == "" {
 		if p, m, ok := t.models.ForRole(role); ok {
 			c, err := t.models.Model(p, m)
@@ -210,10 +216,30 @@ func (t *Team) resolveModel(provider, model, role string) (ModelChoice, error) {
 	return t.models.Model(provider, model)
 }
 
+// maxModelWord bounds a model's or provider's name as a spawn gives it.
+const maxModelWord = 128
+
+// checkModelWord refuses a name no configured model can have, before it
+// reaches a sentence, the registry or a screen.
+func checkModelWord(what, v string) error {
+	if len(v) > maxModelWord {
+		return fmt.Errorf("the %s name is %d bytes, more than the %d allowed", what, len(v), maxModelWord)
+	}
+	for _, r := range v {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || !unicode.IsPrint(r) {
+			return fmt.Errorf("the %s name %q has spaces or control characters: give one of the configured models", what, v)
+		}
+	}
+	return nil
+}
+
 // SetLeadModel switches the lead's model for its following turns. spec is
 // "model" or "provider/model", checked against what is configured; it
 // returns the new model's label.
 func (t *Team) SetLeadModel(spec string) (string, error) {
+	if err := checkModelWord("model", spec); err != nil {
+		return "", err
+	}
 	c, err := t.models.Model("", spec)
 	if err != nil {
 		return "", err

@@ -371,3 +371,39 @@ func TestLeadPromptListsTheModels(t *testing.T) {
 		}
 	}
 }
+
+// TestSpawnRefusesAHostileModelName: a model name with a control character
+// or beyond the bound never reaches the models, the registry or a screen,
+// even where any name is a model (--demo).
+func TestSpawnRefusesAHostileModelName(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
+	defer srv.Close()
+	anyName := &testModels{clients: map[string]ModelChoice{}}
+	tm := newTestTeam(t, srv, Options{Models: anyModel{anyName, srv}})
+	for _, bad := range []string{"big\x1b[2J", "big model", strings.Repeat("m", 200)} {
+		err := tm.SpawnTeammate(context.Background(), tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "go", Model: bad})
+		if err == nil {
+			t.Fatalf("spawn with model %q accepted", bad)
+		}
+		if _, err := tm.SetLeadModel(bad); err == nil {
+			t.Fatalf("the lead switched to %q", bad)
+		}
+	}
+	if c, _ := tm.Registry().Read(); len(c.Teammates) != 0 {
+		t.Fatalf("registry %+v", c.Teammates)
+	}
+	// The same resolver takes a plain name.
+	if err := tm.SpawnTeammate(context.Background(), tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "go", Model: "whatever"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// anyModel takes every name, as --demo does.
+type anyModel struct {
+	*testModels
+	srv *fakellm.Server
+}
+
+func (a anyModel) Model(provider, model string) (ModelChoice, error) {
+	return ModelChoice{Provider: provider, Name: model, Model: loop.NewClient(loop.ClientConfig{BaseURL: a.srv.URL(), APIKey: "k", Model: model})}, nil
+}
