@@ -93,8 +93,8 @@ func keysText() string {
 // complete finishes a slash command or a teammate's name at the end of the
 // input; it returns the new input and the candidates when more than one fits.
 // planNames are the teammates whose plan waits for review, the ones /approve
-// and /reject are for.
-func complete(value string, names, planNames []string) (string, []string) {
+// and /reject are for; models are the configured models /model takes.
+func complete(value string, names, planNames, models []string) (string, []string) {
 	if !strings.HasPrefix(value, "/") || strings.Contains(value, "\n") {
 		return value, nil
 	}
@@ -124,6 +124,8 @@ func complete(value string, names, planNames []string) (string, []string) {
 			}
 		case "/spawn":
 			cands = []string{planFlag}
+		case "/model":
+			cands = models
 		default:
 			return value, nil
 		}

@@ -24,6 +24,8 @@ type Options struct {
 	Notice string
 	// LightBackground picks the light markdown style.
 	LightBackground bool
+	// ModelLabels are the configured models, for completing /model.
+	ModelLabels []string
 }
 
 // noteMsg is a command's output or a failed job, for the conversation.
@@ -180,7 +182,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case "tab", "shift+tab":
 		if strings.HasPrefix(m.in.value(), "/") && k.String() == "tab" {
-			v, cands := complete(m.in.value(), m.teammateNames(), m.planNames())
+			v, cands := complete(m.in.value(), m.teammateNames(), m.planNames(), m.opts.ModelLabels)
 			m.in.set(v)
 			if len(cands) > 1 {
 				m.hint = strings.Join(cands, "  ")

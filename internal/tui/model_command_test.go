@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -47,6 +49,21 @@ func TestModelCommandListsAndSwitchesTheLeadsModel(t *testing.T) {
 	if len(hs.eng.said) != 0 {
 		t.Fatalf("/model reached the lead: %v", hs.eng.said)
 	}
+}
+
+func TestModelCommandCompletes(t *testing.T) {
+	hs := newHarness(t, 120, 30, Options{HasModel: true, ModelLabels: []string{"cheap/small", "cheap/small-2", "smart/big"}})
+	hs.m.in.set("/model sm")
+	hs.key(tea.KeyTab)
+	if v := hs.m.in.value(); v != "/model smart/big " {
+		t.Fatalf("completed to %q, want /model smart/big", v)
+	}
+	hs.m.in.set("/model cheap/s")
+	hs.key(tea.KeyTab)
+	if v := hs.m.in.value(); v != "/model cheap/small" {
+		t.Fatalf("ambiguous model completed to %q, want the common prefix", v)
+	}
+	hs.mustSee("cheap/small  cheap/small-2")
 }
 
 func TestTeamPanelShowsModelsAndCosts(t *testing.T) {
