@@ -84,6 +84,9 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(),
 		auto: opts.Auto, plans: map[string]*entry{},
 	}
+	if opts.HasModel {
+		m.team.leadModel = opts.ModelName
+	}
 	if opts.Notice != "" {
 		m.lead.add(&entry{kind: entryNote, text: opts.Notice})
 	}
@@ -139,7 +142,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case hintMsg:
 		m.hint = string(msg)
 	case modelMsg:
-		m.opts.ModelName = string(msg)
+		m.opts.ModelName, m.team.leadModel = string(msg), string(msg)
 		m.hint = "the lead talks to " + string(msg) + " from its next turn"
 	default:
 		// The cursor's blink and the like belong to the input.

@@ -19,6 +19,7 @@ type teamPanel struct {
 	leadBusy   bool
 	leadTokens int
 	lead       *team.LeadEntry // the lead's model and usage, from the registry
+	leadModel  string          // the lead's model as this process runs it
 	focus      string          // "" is the lead
 }
 
@@ -75,8 +76,13 @@ func (p *teamPanel) Render(st styles, w, h int) []string {
 		}
 	}
 	lead := fmt.Sprintf("%s %s", p.marker(""), st.who.Render("lead"))
-	if p.lead != nil && p.lead.Model != "" {
-		lead += st.dim.Render(" · " + p.lead.Model)
+	// This process's own word first: the registry's may be an earlier run's.
+	model := p.leadModel
+	if model == "" && p.lead != nil {
+		model = p.lead.Model
+	}
+	if model != "" {
+		lead += st.dim.Render(" · " + model)
 	}
 	lead += " " + st.dim.Render(leadState)
 	if p.leadTokens > 0 {
