@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/tui"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team"
 )
 
 // ChatOptions are the inputs of `agentteam chat`.
@@ -61,16 +62,18 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	}
 	bridge := tui.NewBridge()
 	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
-	model, name, err := newModel(opts.GlobalOptions, bridge.Retry)
+	var models team.Models
+	set, lead, err := newModels(opts.GlobalOptions, bridge.Retry)
 	if err != nil {
 		// Without a key the TUI still opens: the team's files can be read and written.
-		model, name = noModel{err: err}, "no model"
-		screen.HasModel, screen.Notice = false, tui.NoModelNotice(opts.keyEnv())
+		models = team.OneModel(noModel{err: err}, "no model")
+		screen.HasModel, screen.Notice, screen.ModelName = false, tui.NoModelNotice(opts.keyEnv()), "no model"
 	} else {
-		screen.Notice = chatWelcome(opts.Demo)
+		models = set
+		screen.Notice, screen.ModelName = chatWelcome(opts.Demo), lead.Label()
 	}
-	screen.ModelName, screen.KeyEnv = name, opts.keyEnv()
-	topts := opts.options(opts.GlobalOptions, ws, model)
+	screen.KeyEnv = opts.keyEnv()
+	topts := opts.options(opts.GlobalOptions, ws, models)
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, true); err != nil {
 		return err
 	}

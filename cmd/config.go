@@ -238,6 +238,7 @@ func (r *resolver) provider(g *GlobalOptions, cfg *config.Config) {
 	for _, q := range slices.Sorted(maps.Keys(p.Query)) {
 		r.add("query."+q, p.Query[q].V, p.Query[q].From)
 	}
+	optional(r, "models", p.Models)
 	optional(r, "max_output_tokens", p.MaxOutputTokens)
 	optional(r, "reasoning_effort", p.ReasoningEffort)
 	optional(r, "price_input_per_million", p.PriceInputPerMillion)

@@ -227,6 +227,7 @@ func TestConfigPrintsEachSettingAndItsSource(t *testing.T) {
 		"headers.X-Title":          {"agentteam", userSrc},
 		"api_key_header":           {"(not set)", "default"},
 		"idle_timeout":             {"2m0s", "default"},
+		"models":                   {"(not set)", "default"},
 		"max_output_tokens":        {"(not set)", "default"},
 		"reasoning_effort":         {"(not set)", "default"},
 		"price_input_per_million":  {"(not set)", "default"},

@@ -83,7 +83,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	// through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
 	retries := team.NewEventLog(ws.EventsPath(), progress.event)
-	model, _, err := newModel(opts.GlobalOptions, func(r loop.Retry) { retries.Emit(team.RetryEvent(r)) })
+	models, _, err := newModels(opts.GlobalOptions, func(r loop.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
 	}
 	defer cancel()
-	topts := opts.options(opts.GlobalOptions, ws, model)
+	topts := opts.options(opts.GlobalOptions, ws, models)
 	topts.OnEvent, topts.PollInterval, topts.AutoClaim = progress.event, opts.Poll, opts.AutoClaim
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, false); err != nil {
 		return err
@@ -124,7 +124,10 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		}
 	}
 	if opts.JSON {
-		return progress.write(team.Event{Time: time.Now().UTC(), Agent: workspace.LeadName, Payload: team.Answer{Text: final}})
+		// The closing answer carries what each agent used and cost.
+		usage := tm.Usage()
+		return progress.write(team.Event{Time: time.Now().UTC(), Agent: workspace.LeadName,
+			Payload: team.Answer{Text: final, Tokens: usage.Agents[0].Tokens, Usage: &usage}})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, strings.TrimRight(final, "\n"))
 	return err

@@ -114,10 +114,16 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 			State        string              `json:"state"`
 			Teammates    []teamRow           `json:"teammates"`
 			LeadHandoffs []team.HandoffState `json:"leadHandoffs,omitempty"`
-		}{cfg.TeamName, cfg.Version, cfg.UpdatedAt, team.DeriveState(cfg.Teammates), rows, cfg.LeadHandoffs})
+			Lead         *team.LeadEntry     `json:"lead,omitempty"`
+			Usage        team.TeamUsage      `json:"usage"`
+		}{cfg.TeamName, cfg.Version, cfg.UpdatedAt, team.DeriveState(cfg.Teammates), rows, cfg.LeadHandoffs, cfg.Lead, cfg.Usage()})
 	}
 	if len(rows) == 0 {
 		fmt.Fprintf(opts.IO.Err, "no teammates in %s yet\n", ws.Root)
+		if cfg.Lead != nil { // the lead alone may have spent tokens
+			_, err := fmt.Fprintln(opts.IO.Out, usageLine(cfg))
+			return err
+		}
 		return nil
 	}
 	if !opts.Quiet {
@@ -125,11 +131,11 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	branches := slices.ContainsFunc(rows, func(r teamRow) bool { return r.Branch != "" })
+	branchHead := ""
 	if branches {
-		fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tTOKENS\tUNREAD\tBRANCH\tLAST ACTIVITY")
-	} else {
-		fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tTOKENS\tUNREAD\tLAST ACTIVITY")
+		branchHead = "BRANCH\t"
 	}
+	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tTOKENS\tUNREAD\tMODEL\tCOST\t"+branchHead+"LAST ACTIVITY")
 	now := opts.Now()
 	for _, r := range rows {
 		status := string(r.Status)
@@ -147,12 +153,44 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 		if r.InboxError != "" {
 			unread = "broken"
 		}
+		cost := team.FormatCost(r.Cost)
 		if branches {
-			unread += "\t" + branchWords(r.Member)
+			cost += "\t" + branchWords(r.Member)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Name, team.FirstLine(r.Role, 24), status, r.Turns, r.Tokens, unread, last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Name, team.FirstLine(r.Role, 24), status, r.Turns, r.Tokens, unread,
+			orDash(team.FirstLine(r.Model, 40)), cost, last)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(opts.IO.Out, usageLine(cfg))
+	return err
+}
+
+// usageLine is the team's total, the lead's part in it, and who is unpriced.
+func usageLine(cfg team.Config) string {
+	u := cfg.Usage()
+	s := fmt.Sprintf("total: %d tokens (%d in, %d out)", u.Total.Tokens, u.Total.PromptTokens, u.Total.CompletionTokens)
+	if u.Total.Cost != nil {
+		s += ", cost " + team.FormatCost(u.Total.Cost)
+	}
+	if len(u.Unpriced) > 0 {
+		s += "; no price configured for " + strings.Join(u.Unpriced, ", ")
+		if u.Total.Cost != nil {
+			s += " (not in the cost)"
+		}
+	}
+	if l := cfg.Lead; l != nil {
+		s += fmt.Sprintf("; lead: %s, %d tokens, cost %s", orDash(l.Model), l.Tokens, team.FormatCost(l.Cost))
+	}
+	return s
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // branchWords says where a teammate's branch stands: merged (and its

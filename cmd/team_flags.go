@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentteam/agentteam/internal/config"
 	"github.com/agentteam/agentteam/internal/permission"
-	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -140,10 +139,10 @@ func checkPool(g *GlobalOptions) error {
 }
 
 // options are the team options the global and team flags describe.
-func (f TeamFlags) options(g *GlobalOptions, ws *workspace.Workspace, model loop.Model) team.Options {
+func (f TeamFlags) options(g *GlobalOptions, ws *workspace.Workspace, models team.Models) team.Options {
 	return team.Options{
 		Workspace:       ws,
-		Model:           model,
+		Models:          models,
 		MaxWorkers:      g.MaxWorkers,
 		MaxQueue:        g.MaxQueue,
 		MaxTurns:        f.MaxTurns,

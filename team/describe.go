@@ -19,6 +19,9 @@ import (
 func (e Event) Sentence() string {
 	switch p := e.Payload.(type) {
 	case Spawn:
+		if p.Model != "" {
+			return fmt.Sprintf("spawn %s (%s) on %s", e.Agent, p.Role, p.Model)
+		}
 		return fmt.Sprintf("spawn %s (%s)", e.Agent, p.Role)
 	case StatusChanged:
 		s := fmt.Sprintf("%s is %s", e.Agent, p.Status)

@@ -37,6 +37,7 @@ func TestSentences(t *testing.T) {
 		want string
 	}{
 		{Event{Agent: "alice", Payload: Spawn{Role: "programmer", Status: StatusQueued, From: "lead"}}, "spawn alice (programmer)"},
+		{Event{Agent: "alice", Payload: Spawn{Role: "programmer", Model: "smart/big"}}, "spawn alice (programmer) on smart/big"},
 		{Event{Agent: "alice", Payload: StatusChanged{Status: StatusIdle, Reason: "resumed"}}, "alice is idle: resumed"},
 		{Event{Agent: "alice", Payload: StatusChanged{Status: StatusWorking}}, "alice is working"},
 		{Event{Payload: MessageDelivered{From: "lead", To: "alice", Type: "message", Content: "write it\nthen test it"}}, "lead → alice (message): write it …"},

@@ -12,10 +12,22 @@ import (
 )
 
 func (t *Team) newLead() (*loop.Agent, error) {
+	choice, err := t.models.Model("", "")
+	if err != nil {
+		return nil, fmt.Errorf("the lead's model: %w", err)
+	}
+	// A resumed lead goes on counting where it stopped.
+	var used Usage
+	if t.opts.Resume {
+		if c, err := t.reg.Read(); err == nil && c.Lead != nil {
+			used = c.Lead.Usage
+		}
+	}
+	t.leadModel = newAgentModel(choice, used)
 	lead, err := loop.NewAgent(loop.AgentConfig{
 		Name:        workspace.LeadName,
-		System:      leadSystemPrompt(t.teamName(), t.ws.Root),
-		Model:       t.opts.Model,
+		System:      leadSystemPrompt(t.teamName(), t.ws.Root, t.models.Catalog()),
+		Model:       t.leadModel,
 		Inbox:       t.store,
 		SessionPath: t.ws.SessionPath(workspace.LeadName),
 		MaxTurns:    t.opts.MaxTurns,
@@ -111,6 +123,7 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 	wake := t.store.Watch(ctx, workspace.LeadName)
 	for {
 		cycle, err := t.lead.RunCycle(ctx)
+		t.writeLeadUsage()
 		switch {
 		case err == nil:
 			final = cycle.Final

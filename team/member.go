@@ -21,6 +21,7 @@ import (
 type member struct {
 	name, role string
 	agent      *loop.Agent
+	model      *agentModel // its model and the meter of its calls
 	cancel     context.CancelFunc
 	done       chan struct{}
 
@@ -89,6 +90,10 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	if err := ctx.Err(); err != nil {
 		return err // the call that asked is gone: spawn nobody
 	}
+	choice, err := t.resolveModel(spec.Provider, spec.Model, role)
+	if err != nil {
+		return err
+	}
 
 	r.mu.Lock()
 	if m, ok := r.members[name]; ok && m.status != StatusShutdown && m.status != StatusFailed {
@@ -103,7 +108,8 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		return err
 	}
 	now := time.Now().UTC()
-	entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid, PlanMode: spec.PlanMode}
+	entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid, PlanMode: spec.PlanMode,
+		ModelRef: modelRefOf(choice)}
 	where, err := t.place(ctx, name, t.isolationOf(spec.Isolation), &entry)
 	if err != nil {
 		ticket.Cancel()
@@ -135,7 +141,8 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	archiveSession(t.ws.SessionPath(name), now)
 
 	mctx, cancel := t.stopping.context()
-	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode, root: where.root}
+	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode, root: where.root,
+		model: newAgentModel(choice, Usage{})}
 	agent, err := r.newTeammateAgent(m)
 	if err != nil {
 		cancel()
@@ -148,7 +155,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	r.members[name] = m
 	r.mu.Unlock()
 
-	t.events.Emit(Event{Agent: name, Payload: Spawn{Role: role, Status: StatusQueued, From: from, PID: t.pid}})
+	t.events.Emit(Event{Agent: name, Payload: Spawn{Role: role, Status: StatusQueued, From: from, PID: t.pid, Model: choice.Label()}})
 	if _, err := t.messenger.deliver(from, name, inbox.TypeMessage, prompt); err != nil {
 		cancel()
 		close(m.done)
@@ -176,7 +183,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 	agent, err := loop.NewAgent(loop.AgentConfig{
 		Name:        name,
 		System:      system,
-		Model:       t.opts.Model,
+		Model:       m.model,
 		Inbox:       t.store,
 		SessionPath: t.ws.SessionPath(name),
 		MaxTurns:    t.opts.MaxTurns,
@@ -323,14 +330,12 @@ func (r *roster) waitForWork(ctx context.Context, name string, wake <-chan struc
 func (r *roster) setIdle(ctx context.Context, m *member, c loop.Cycle) {
 	t := r.t
 	defer t.tasks.idling(ctx, m.name, m.role)() // auto-claim: maybe a task to do before idling
-	tokens := m.agent.Usage().TotalTokens
 	r.setStatusLater(m, StatusIdle, "", func(mb *Member) {
 		mb.Activity = ""
 		mb.Turns += c.Turns
 		if c.Turns > 0 {
 			mb.Cycles++
 		}
-		mb.Tokens = tokens
 	})
 }
 
@@ -371,10 +376,10 @@ func (r *roster) setStatusWhy(m *member, status Status, why string, fn func(*Mem
 	later := r.writeLater(m, status)
 	r.mu.Unlock()
 	if later {
-		t.reg.SetStatusLater(m.name, status, fn, func(err error) { r.statusWritten(m, status, why, err) })
+		t.reg.SetStatusLater(m.name, status, withUsage(m, fn), func(err error) { r.statusWritten(m, status, why, err) })
 		return
 	}
-	_, err := t.reg.SetStatus(m.name, status, fn)
+	_, err := t.reg.SetStatus(m.name, status, withUsage(m, fn))
 	r.statusWritten(m, status, why, err)
 }
 

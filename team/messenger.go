@@ -156,7 +156,7 @@ func (ms *messenger) Describe(ctx context.Context) (string, error) {
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tUNREAD\tUPDATED")
+	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tUNREAD\tUPDATED\tMODEL")
 	for _, m := range c.Teammates {
 		unread := "?"
 		if st, err := t.store.Stats(m.Name); err == nil {
@@ -166,9 +166,16 @@ func (ms *messenger) Describe(ctx context.Context) (string, error) {
 		if m.Error != "" {
 			status += " (" + m.Error + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", m.Name, m.Role, status, m.Turns, unread,
-			m.UpdatedAt.Local().Format(time.TimeOnly))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", m.Name, m.Role, status, m.Turns, unread,
+			m.UpdatedAt.Local().Format(time.TimeOnly), orDash(m.Model))
 	}
 	tw.Flush()
 	return b.String(), nil
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

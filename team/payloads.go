@@ -17,8 +17,9 @@ import (
 type Spawn struct {
 	Role   string `json:"role,omitempty"`
 	Status Status `json:"status,omitempty"`
-	From   string `json:"from,omitempty"` // who spawned it: the lead, or the person
-	PID    int    `json:"pid,omitempty"`  // the process that runs it
+	From   string `json:"from,omitempty"`  // who spawned it: the lead, or the person
+	PID    int    `json:"pid,omitempty"`   // the process that runs it
+	Model  string `json:"model,omitempty"` // the label of the model it talks to
 }
 
 // StatusChanged: a teammate's status changed, or its plan's state did
@@ -70,6 +71,9 @@ type Answer struct {
 	Text        string `json:"detail,omitempty"`
 	Tokens      int    `json:"tokens,omitempty"` // the lead's total token usage so far
 	Interrupted bool   `json:"interrupted,omitempty"`
+	// Usage is every agent's tokens and cost, and the team's total: `run
+	// --json`'s closing answer carries it.
+	Usage *TeamUsage `json:"usage,omitempty"`
 }
 
 // Retry: a model call failed in a way worth trying again, and will be

@@ -2,10 +2,13 @@ package team
 
 import (
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 )
 
-func leadSystemPrompt(teamName, root string) string {
+func leadSystemPrompt(teamName, root string, models Catalog) string {
 	return fmt.Sprintf(`You are the lead of an agent team called %q, working in the directory %s.
 A person gives you tasks. You can do small things yourself with your tools, and you can split larger work
 among teammates: spawn_teammate starts a teammate with a name, a role and a prompt that says exactly what
@@ -20,7 +23,46 @@ ends a teammate that is no longer needed; handoff passes a task with its context
 A teammate spawned with isolation "worktree" works in its own git worktree on the branch agentteam/NAME; its result
 names the branch and what it changes: merge it into your branch with merge_teammate.
 When the work is done, answer the person with a short summary of what the team did and where the results are.`,
-		teamName, root)
+		teamName, root) + modelsText(models)
+}
+
+// modelsText tells the lead which models it may give a teammate; "" when
+// there is no choice to make.
+func modelsText(c Catalog) string {
+	if len(c.Models) < 2 && len(c.Roles) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\nModels (spawn_teammate's optional model, as written here): ")
+	for i, m := range c.Models {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(m.Label)
+		var notes []string
+		if m.Label == c.Default {
+			notes = append(notes, "default")
+		}
+		if m.Price != nil {
+			notes = append(notes, fmt.Sprintf("%g in / %g out per million tokens", m.Price.InputPerMillion, m.Price.OutputPerMillion))
+		}
+		if len(notes) > 0 {
+			b.WriteString(" (" + strings.Join(notes, ", ") + ")")
+		}
+	}
+	b.WriteString(".")
+	if len(c.Roles) > 0 {
+		b.WriteString(" Without a model, these roles get their own: ")
+		for i, r := range slices.Sorted(maps.Keys(c.Roles)) {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(r + " → " + c.Roles[r])
+		}
+		b.WriteString("; any other role gets the default.")
+	}
+	b.WriteString(" Give a bigger model to hard or reviewing work, a cheaper one to simple work.")
+	return b.String()
 }
 
 func teammateSystemPrompt(teamName, root, name, role string, planMode bool) string {

@@ -36,6 +36,11 @@ type Member struct {
 	Cycles int `json:"cycles"`
 	// Tokens is the total token usage reported by the model server.
 	Tokens int `json:"tokens"`
+	// The model the teammate talks to, and what its calls cost (usage.go).
+	ModelRef
+	PromptTokens     int      `json:"promptTokens,omitempty"`
+	CompletionTokens int      `json:"completionTokens,omitempty"`
+	Cost             *float64 `json:"cost,omitempty"` // nil: unpriced tokens
 	// Activity says in words what the teammate does now ("thinking", "running bash").
 	Activity string `json:"activity,omitempty"`
 	// PID is the agentteam process that runs this teammate.
@@ -71,6 +76,8 @@ type Config struct {
 	Teammates []Member `json:"teammates"`
 	// LeadHandoffs is the lead's side of its recent handoffs (it has no member entry).
 	LeadHandoffs []HandoffState `json:"leadHandoffs,omitempty"`
+	// Lead is the lead's model and usage, written after each of its cycles.
+	Lead *LeadEntry `json:"lead,omitempty"`
 }
 
 // Find returns the index of the named member, or -1.
@@ -91,6 +98,10 @@ func (c *Config) Clone() *Config {
 		cp.Teammates[i].Handoffs = append([]HandoffState(nil), cp.Teammates[i].Handoffs...)
 	}
 	cp.LeadHandoffs = append([]HandoffState(nil), c.LeadHandoffs...)
+	if c.Lead != nil {
+		l := *c.Lead
+		cp.Lead = &l
+	}
 	return &cp
 }
 

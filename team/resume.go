@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/agentteam/agentteam/workspace"
@@ -27,9 +28,14 @@ func (r *roster) resumeTeammates() error {
 		if mb.Ended {
 			continue
 		}
+		choice, err := t.resumeModel(mb)
+		if err != nil {
+			t.events.Emit(Event{Agent: mb.Name, Payload: failure(ClassModel, "resume: ", err)})
+			continue
+		}
 		mctx, cancel := t.stopping.context()
 		m := &member{name: mb.Name, role: mb.Role, cancel: cancel, done: make(chan struct{}),
-			status: StatusIdle, planMode: mb.PlanMode}
+			status: StatusIdle, planMode: mb.PlanMode, model: newAgentModel(choice, mb.Usage())}
 		m.planApproved.Store(mb.PlanState == PlanApproved)
 		if mb.Isolation == IsolationWorktree {
 			// Its worktree again: found, or made anew if it was removed.
@@ -84,6 +90,19 @@ func (r *roster) resumeTeammates() error {
 		go r.runTeammate(b.ctx, b.m, nil)
 	}
 	return nil
+}
+
+// resumeModel is the model a resumed teammate had; one written before
+// models were recorded gets its role's or the default.
+func (t *Team) resumeModel(mb Member) (ModelChoice, error) {
+	if mb.ModelName == "" {
+		return t.resolveModel("", "", mb.Role)
+	}
+	c, err := t.models.Model(mb.Provider, mb.ModelName)
+	if err != nil {
+		return ModelChoice{}, fmt.Errorf("%s talked to %s, which cannot be used now: %w", mb.Name, mb.Model, err)
+	}
+	return c, nil
 }
 
 // reopenRequests re-registers a resumed teammate's protocol requests that

@@ -35,7 +35,7 @@ func (r *roster) setStatusLater(m *member, status Status, why string, fn func(*M
 	m.status = status
 	r.mu.Unlock()
 	t.wg.Add(1)
-	t.reg.SetStatusLater(m.name, status, fn, func(err error) {
+	t.reg.SetStatusLater(m.name, status, withUsage(m, fn), func(err error) {
 		defer t.wg.Done()
 		r.statusWritten(m, status, why, err)
 	})
@@ -51,4 +51,18 @@ func (r *roster) statusWritten(m *member, status Status, why string, err error) 
 	}
 	t.events.Emit(Event{Agent: m.name, Payload: StatusChanged{Role: m.role, Status: status, Reason: why, PID: t.pid}})
 	t.notifyChanged()
+}
+
+// withUsage is fn that also records the teammate's usage so far: every
+// status write carries it, so the registry's count is never far behind.
+func withUsage(m *member, fn func(*Member)) func(*Member) {
+	if m.model == nil {
+		return fn
+	}
+	return func(mb *Member) {
+		mb.setUsage(m.model.usage())
+		if fn != nil {
+			fn(mb)
+		}
+	}
 }

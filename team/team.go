@@ -25,7 +25,10 @@ const (
 
 // Options configure a team.
 type Options struct {
-	Workspace   *workspace.Workspace
+	Workspace *workspace.Workspace
+	// Models gives each agent its model (the lead the default one); nil
+	// means Model for every agent.
+	Models      Models
 	Model       loop.Model
 	TeamName    string
 	MaxWorkers  int
@@ -90,6 +93,8 @@ type Team struct {
 	worktrees *Worktrees   // worktree.go: teammates' git worktrees
 	perms     *permissions // permission.go; nil: every tool call runs
 	lead      *loop.Agent
+	models    Models
+	leadModel *agentModel                  // the lead's model now, and its meter
 	changed   chan struct{}                // coalesced signal: some status changed
 	fault     atomic.Pointer[StorageError] // the full disk that stopped the team
 	halted    chan struct{}                // closed when a full disk stops the team
@@ -101,8 +106,11 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if opts.Workspace == nil {
 		return nil, fmt.Errorf("team: no workspace")
 	}
-	if opts.Model == nil {
+	if opts.Models == nil && opts.Model == nil {
 		return nil, fmt.Errorf("team: no model")
+	}
+	if opts.Models == nil {
+		opts.Models = OneModel(opts.Model, "")
 	}
 	if opts.MaxWorkers <= 0 {
 		opts.MaxWorkers = DefaultMaxWorkers
@@ -144,6 +152,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	t := &Team{
 		owner:    owner,
 		opts:     opts,
+		models:   opts.Models,
 		ws:       ws,
 		reg:      reg,
 		pool:     NewPool(opts.MaxWorkers, opts.MaxQueue),

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -12,7 +13,9 @@ type spawnTeammateArgs struct {
 	Role   string `json:"role" description:"Short role, e.g. 'programmer', 'tester', 'reviewer'."`
 	Prompt string `json:"prompt" description:"The teammate's task: everything it needs to know, since it cannot see your conversation."`
 	// PlanMode is optional: omitempty keeps it out of the required fields.
-	PlanMode bool `json:"plan_mode,omitempty" description:"If true, the teammate may only read until it submits a plan and you approve it with review_plan."`
+	PlanMode bool   `json:"plan_mode,omitempty" description:"If true, the teammate may only read until it submits a plan and you approve it with review_plan."`
+	Model    string `json:"model,omitempty" description:"Optional: one of the configured models (listed in your instructions), as 'model' or 'provider/model'. Omitted: the role's configured model, else the default."`
+	Provider string `json:"provider,omitempty" description:"Optional: the configured provider of model. Omitted: the provider named in model, else the default."`
 	// Isolation is optional too: "" is the team's default.
 	Isolation string `json:"isolation,omitempty" enum:"worktree,none" description:"Where the teammate works: 'worktree' gives it its own git worktree on branch agentteam/NAME, made from your HEAD (merge it back with merge_teammate); 'none' shares your working directory. Default: the team's setting."`
 }
@@ -39,8 +42,9 @@ func newSpawnTeammate(team TeamManager) Tool {
 			if team == nil {
 				return Result{}, errors.New("no team manager configured")
 			}
-			// The arguments are the spec, field for field.
-			if err := team.SpawnTeammate(ctx, SpawnSpec(a)); err != nil {
+			spec := SpawnSpec{Name: a.Name, Role: a.Role, Prompt: a.Prompt, PlanMode: a.PlanMode,
+				Model: strings.TrimSpace(a.Model), Provider: strings.TrimSpace(a.Provider), Isolation: a.Isolation}
+			if err := team.SpawnTeammate(ctx, spec); err != nil {
 				return Errorf("could not spawn %s: %v", a.Name, err), nil
 			}
 			if a.PlanMode {

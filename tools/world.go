@@ -32,6 +32,10 @@ type SpawnSpec struct {
 	// Isolation is "worktree" (its own git worktree and branch), "none"
 	// (the shared workspace) or "" for the team's default.
 	Isolation string
+	// Model and Provider choose the teammate's model among those configured;
+	// "" leaves it to the role's model, else the default. Model may be
+	// written "provider/model".
+	Model, Provider string
 }
 
 // TeamManager is what the lead's team tools need.

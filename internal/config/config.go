@@ -42,8 +42,10 @@ type Provider struct {
 	BaseURL Value[string]
 	// APIKeyEnv names the environment variable that holds the key; the key
 	// itself is never in a file.
-	APIKeyEnv       Value[string]
-	Model           Value[string]
+	APIKeyEnv Value[string]
+	Model     Value[string]
+	// Models are more models of the provider an agent may be given.
+	Models          Value[[]string]
 	Stream          Value[bool]
 	Headers         map[string]Value[string]
 	MaxOutputTokens Value[int]
@@ -212,6 +214,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 		set(&p.BaseURL, rp.BaseURL, src)
 		set(&p.APIKeyEnv, rp.APIKeyEnv, src)
 		set(&p.Model, rp.Model, src)
+		set(&p.Models, rp.Models, src)
 		set(&p.Stream, rp.Stream, src)
 		set(&p.MaxOutputTokens, rp.MaxOutputTokens, src)
 		set(&p.ReasoningEffort, rp.ReasoningEffort, src)

@@ -350,6 +350,12 @@ func TestBadFilesAreRefused(t *testing.T) {
 		{name: "a model with spaces",
 			text: "[providers.x]\nmodel = \"gpt 4\"\n",
 			says: []string{"providers.x.model must be a model id without spaces"}},
+		{name: "models with an empty id",
+			text: "[providers.x]\nmodels = [\"a\", \"\"]\n",
+			says: []string{"providers.x.models must list model ids without spaces"}},
+		{name: "models not a list",
+			text: "[providers.x]\nmodels = \"a\"\n",
+			says: []string{"providers.x.models must be a list of model ids"}},
 		{name: "a syntax error",
 			text: "[team]\nmax_workers = 2\n[providers\n",
 			says: []string{"line 4", "not valid TOML"}},
@@ -400,6 +406,7 @@ provider = "x"
 base_url = "http://127.0.0.1:8080/v1"
 api_key_env = "X_KEY"
 model = "m"
+models = ["m-mini", "m-large"]
 stream = true
 max_output_tokens = 100
 reasoning_effort = "low"
@@ -437,7 +444,8 @@ idle_timeout = "45s"
 		if p == nil || p.BaseURL.V != "http://127.0.0.1:8080/v1" || p.Headers["HTTP-Referer"].V != "https://example.com" ||
 			c.Roles["code reviewer"].V != (Role{"x", "big"}) || c.Team.MaxQueue != (Value[int]{0, c.Team.MaxQueue.From}) ||
 			!c.Team.MaxQueue.IsSet() || c.Team.ShutdownTimeout.V != 90*time.Second ||
-			p.IdleTimeout.V != 3*time.Minute || c.Team.IdleTimeout.V != 45*time.Second || p.Query["api-version"].V != "2024-10-21" {
+			p.IdleTimeout.V != 3*time.Minute || c.Team.IdleTimeout.V != 45*time.Second || p.Query["api-version"].V != "2024-10-21" ||
+			strings.Join(p.Models.V, ",") != "m-mini,m-large" {
 			t.Errorf("project %v: loaded %+v, provider %+v", project, c, p)
 		}
 	}

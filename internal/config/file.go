@@ -52,6 +52,7 @@ type rawProvider struct {
 	// APIKey is read only to be refused with a sentence of its own.
 	APIKey                any               `toml:"api_key"`
 	Model                 *string           `toml:"model"`
+	Models                *[]string         `toml:"models"`
 	Stream                *bool             `toml:"stream"`
 	Headers               map[string]string `toml:"headers"`
 	MaxOutputTokens       *int              `toml:"max_output_tokens"`
@@ -198,6 +199,13 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 		}
 		if p.Model != nil && (*p.Model == "" || strings.ContainsAny(*p.Model, " \t\r\n")) {
 			return fail(key("model"), "must be a model id without spaces")
+		}
+		if p.Models != nil {
+			for _, m := range *p.Models {
+				if m == "" || strings.ContainsAny(m, " \t\r\n") {
+					return fail(key("models"), "must list model ids without spaces, like [\"gpt-4.1\", \"gpt-4.1-mini\"]")
+				}
+			}
 		}
 		for _, h := range sortedKeys(p.Headers) {
 			switch {
@@ -372,6 +380,8 @@ func expected(path string) string {
 		return "a number"
 	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort", "isolation":
 		return "a string in quotes"
+	case "models":
+		return "a list of model ids in quotes, like [\"gpt-4.1\"]"
 	case "mode", "timeout":
 		return "a string in quotes"
 	case "allow", "ask", "deny":

@@ -30,6 +30,7 @@ var slashCommands = []slashCommand{
 	{"/diff", "[name]", "a worktree teammate's change (the focused one's without a name)"},
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
 	{"/reasoning", "[on|off]", "show the models' reasoning whole, or one line per reply (ctrl+t)"},
+	{"/model", "[provider/]name", "switch the lead's model for its next turns; alone: the configured models"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
 	{"/quit", "", "stop the teammates and leave"},
 }
@@ -98,8 +99,8 @@ func keysText() string {
 // complete finishes a slash command or a teammate's name at the end of the
 // input; it returns the new input and the candidates when more than one fits.
 // planNames are the teammates whose plan waits for review, the ones /approve
-// and /reject are for.
-func complete(value string, names, planNames []string) (string, []string) {
+// and /reject are for; models are the configured models /model takes.
+func complete(value string, names, planNames, models []string) (string, []string) {
 	if !strings.HasPrefix(value, "/") || strings.Contains(value, "\n") {
 		return value, nil
 	}
@@ -129,6 +130,8 @@ func complete(value string, names, planNames []string) (string, []string) {
 			}
 		case "/spawn":
 			cands = []string{planFlag}
+		case "/model":
+			cands = models
 		default:
 			return value, nil
 		}

@@ -42,6 +42,11 @@ type Engine interface {
 	// AnswerPermission allows or denies a tool call waiting for the
 	// person's permission; always also allows every identical call.
 	AnswerPermission(ctx context.Context, id string, approve, always bool, reason string) (string, error)
+	// SetLeadModel switches the lead's model ("model" or "provider/model",
+	// one of those configured) and returns its label.
+	SetLeadModel(spec string) (string, error)
+	// Models is what is configured and the label of the lead's model now.
+	Models() (team.Catalog, string)
 }
 
 // teamEngine is the Engine of a running team; chat is nil without a model.
@@ -85,6 +90,15 @@ func (e *teamEngine) Interrupt() bool {
 func (e *teamEngine) Conversation(name string) ([]openai.ChatCompletionMessage, bool) {
 	return e.t.Conversation(name)
 }
+
+func (e *teamEngine) SetLeadModel(spec string) (string, error) {
+	if e.chat == nil {
+		return "", fmt.Errorf("the lead has no model to switch: it cannot answer without a key")
+	}
+	return e.t.SetLeadModel(spec)
+}
+
+func (e *teamEngine) Models() (team.Catalog, string) { return e.t.Models(), e.t.LeadModel() }
 
 func (e *teamEngine) Describe(ctx context.Context) (string, error) {
 	return e.t.Describe(ctx)

@@ -42,6 +42,10 @@ type fakeEngine struct {
 	describe   string
 	inboxes    map[string]string
 	err        error
+	// catalog is what is configured; leadModel the lead's label, which
+	// SetLeadModel changes to a catalog model.
+	catalog   team.Catalog
+	leadModel string
 }
 
 func (f *fakeEngine) Say(text string) error {
@@ -159,6 +163,24 @@ func (f *fakeEngine) Conversation(name string) ([]openai.ChatCompletionMessage, 
 }
 
 func (f *fakeEngine) Describe(ctx context.Context) (string, error) { return f.describe, f.err }
+
+func (f *fakeEngine) SetLeadModel(spec string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range f.catalog.Models {
+		if m.Label == spec || strings.HasSuffix(m.Label, "/"+spec) {
+			f.leadModel = m.Label
+			return m.Label, nil
+		}
+	}
+	return "", fmt.Errorf("model %q is not configured", spec)
+}
+
+func (f *fakeEngine) Models() (team.Catalog, string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.catalog, f.leadModel
+}
 
 func (f *fakeEngine) Inbox(name string) (string, error) {
 	if s, ok := f.inboxes[name]; ok {

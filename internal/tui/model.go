@@ -26,6 +26,8 @@ type Options struct {
 	KeyEnv string
 	// LightBackground picks the light markdown style.
 	LightBackground bool
+	// ModelLabels are the configured models, for completing /model.
+	ModelLabels []string
 }
 
 // noteMsg is a command's output or a failed job, for the conversation.
@@ -62,6 +64,7 @@ type Model struct {
 	leadBusy bool
 	lastErr  string
 	tokens   int
+	cost     *float64 // the team's, from the registry; nil unknown
 	showHelp bool
 	hint     string
 	quitting bool
@@ -86,6 +89,9 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground}},
 		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(),
 		auto: opts.Auto, plans: map[string]*entry{},
+	}
+	if opts.HasModel {
+		m.team.leadModel = opts.ModelName
 	}
 	if opts.Notice != "" {
 		m.lead.add(&entry{kind: entryNote, text: opts.Notice})
@@ -141,6 +147,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.note(msg)
 	case hintMsg:
 		m.hint = string(msg)
+	case modelMsg:
+		m.opts.ModelName, m.team.leadModel = string(msg), string(msg)
+		m.hint = "the lead talks to " + string(msg) + " from its next turn"
 	default:
 		// The cursor's blink and the like belong to the input.
 		var cmd tea.Cmd
@@ -185,7 +194,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case "tab", "shift+tab":
 		if strings.HasPrefix(m.in.value(), "/") && k.String() == "tab" {
-			v, cands := complete(m.in.value(), m.teammateNames(), m.planNames())
+			v, cands := complete(m.in.value(), m.teammateNames(), m.planNames(), m.opts.ModelLabels)
 			m.in.set(v)
 			if len(cands) > 1 {
 				m.hint = strings.Join(cands, "  ")
@@ -400,6 +409,8 @@ func (m *Model) snapshot(s snapshotMsg) {
 	m.team.state = s.config.State
 	m.team.unread = s.unread
 	m.team.leadTokens = s.leadTokens
+	m.team.lead = s.config.Lead
+	m.cost = s.config.Usage().Total.Cost
 	total := s.leadTokens
 	for _, mb := range s.config.Teammates {
 		total += mb.Tokens

@@ -202,7 +202,9 @@ func TestSlashCommands(t *testing.T) {
 		line  string
 		check func(t *testing.T, hs *harness, cmd tea.Cmd)
 	}{
-		{"/help", func(t *testing.T, hs *harness, _ tea.Cmd) { hs.mustSee("/quit", "ctrl+c") // the list is longer than the pane: its end shows }},
+		{"/help", func(t *testing.T, hs *harness, _ tea.Cmd) {
+			hs.mustSee("/quit", "ctrl+c") /* the list outgrows the pane: its end shows */
+		}},
 		{"/team", func(t *testing.T, hs *harness, _ tea.Cmd) { hs.mustSee("NAME  ROLE  STATUS") }},
 		{"/inbox", func(t *testing.T, hs *harness, _ tea.Cmd) { hs.mustSee("INBOX UNREAD TOTAL") }},
 		{"/inbox alice", func(t *testing.T, hs *harness, _ tea.Cmd) { hs.mustSee("lead → alice (message): hello") }},

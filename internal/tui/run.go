@@ -51,6 +51,9 @@ func Run(ctx context.Context, cfg Config) error {
 		chat = tm.StartChat(runCtx, cfg.Screen.Auto)
 	}
 	cfg.Screen.MaxWorkers = tm.MaxWorkers()
+	for _, mod := range tm.Models().Models {
+		cfg.Screen.ModelLabels = append(cfg.Screen.ModelLabels, mod.Label)
+	}
 	cfg.Screen.LightBackground = lightBackground()
 	act := newActor()
 	m := New(runCtx, cfg.Screen, &teamEngine{t: tm, chat: chat}, act.do)

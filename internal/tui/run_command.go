@@ -129,6 +129,8 @@ func (m *Model) command(c command) {
 			}
 			return noteMsg{text: text}
 		})
+	case "/model":
+		m.switchModel(c)
 	case "/tasks":
 		m.do(func() tea.Msg {
 			text, err := m.eng.Tasks(m.ctx)

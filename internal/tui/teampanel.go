@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/lipgloss"
+
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -16,7 +18,9 @@ type teamPanel struct {
 	maxWorkers int
 	leadBusy   bool
 	leadTokens int
-	focus      string // "" is the lead
+	lead       *team.LeadEntry // the lead's model and usage, from the registry
+	leadModel  string          // the lead's model as this process runs it
+	focus      string          // "" is the lead
 }
 
 func newTeamPanel(maxWorkers int) *teamPanel {
@@ -71,9 +75,21 @@ func (p *teamPanel) Render(st styles, w, h int) []string {
 			leadState = a
 		}
 	}
-	lead := fmt.Sprintf("%s %s %s", p.marker(""), st.who.Render("lead"), st.dim.Render(leadState))
+	lead := fmt.Sprintf("%s %s", p.marker(""), st.who.Render("lead"))
+	// This process's own word first: the registry's may be an earlier run's.
+	model := p.leadModel
+	if model == "" && p.lead != nil {
+		model = p.lead.Model
+	}
+	if model != "" {
+		lead += st.dim.Render(" · " + model)
+	}
+	lead += " " + st.dim.Render(leadState)
 	if p.leadTokens > 0 {
 		lead += st.dim.Render(" · " + humanTokens(p.leadTokens) + " tok")
+	}
+	if p.lead != nil && p.lead.Cost != nil && p.lead.Tokens > 0 {
+		lead += st.dim.Render(" · cost " + team.FormatCost(p.lead.Cost))
 	}
 	if n := p.unread["lead"]; n > 0 {
 		lead += st.dim.Render(fmt.Sprintf(" · ✉ %d", n))
@@ -104,8 +120,20 @@ func (p *teamPanel) marker(name string) string {
 }
 
 // row is one teammate: symbol and status (readable without colour), name,
-// role, what it does, turns, tokens, unread.
+// role, what it does, model, turns, tokens, cost, unread. When that is too
+// wide, the turns and then what it does give way to the model and cost.
 func (p *teamPanel) row(st styles, m team.Member, w int) string {
+	line := p.rowWith(st, m, true, true)
+	if m.Model != "" && lipgloss.Width(line) > w {
+		line = p.rowWith(st, m, true, false)
+	}
+	if m.Model != "" && lipgloss.Width(line) > w {
+		line = p.rowWith(st, m, false, false)
+	}
+	return clipLine(line, w)
+}
+
+func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns bool) string {
 	ss := st.statusStyle(m.Status)
 	var b strings.Builder
 	b.WriteString(p.marker(m.Name))
@@ -126,15 +154,21 @@ func (p *teamPanel) row(st styles, m team.Member, w int) string {
 		b.WriteString(st.dim.Render(" · " + br))
 	}
 	// A teammate idle on its plan waits for the review, not for any message.
-	if d := p.doing(m); d != "" && !(m.PlanState == team.PlanAwaitingApproval && m.Status == team.StatusIdle) {
+	if d := p.doing(m); doing && d != "" && !(m.PlanState == team.PlanAwaitingApproval && m.Status == team.StatusIdle) {
 		b.WriteString(st.dim.Render(" · " + d))
 	}
 	var nums []string
-	if m.Turns > 0 {
+	if m.Model != "" {
+		nums = append(nums, m.Model)
+	}
+	if turns && m.Turns > 0 {
 		nums = append(nums, plural(m.Turns, "turn"))
 	}
 	if m.Tokens > 0 {
 		nums = append(nums, humanTokens(m.Tokens)+" tok")
+		if m.Cost != nil {
+			nums = append(nums, "cost "+team.FormatCost(m.Cost))
+		}
 	}
 	if n := p.unread[m.Name]; n > 0 {
 		nums = append(nums, fmt.Sprintf("✉ %d", n))
@@ -142,7 +176,7 @@ func (p *teamPanel) row(st styles, m team.Member, w int) string {
 	if len(nums) > 0 {
 		b.WriteString(st.dim.Render(" · " + strings.Join(nums, " · ")))
 	}
-	return clipLine(b.String(), w)
+	return b.String()
 }
 
 // branchLabel is a worktree teammate's branch (agentteam/NAME) and its

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentteam/agentteam/team"
 )
 
 // layout is where each pane goes for the current size.
@@ -105,6 +107,9 @@ func (m *Model) convBody(w, h int) []string {
 // statusLine is model, workspace, tokens and the last error in words.
 func (m *Model) statusLine() string {
 	parts := []string{m.opts.ModelName, m.opts.Workspace, humanTokens(m.tokens) + " tokens"}
+	if m.cost != nil {
+		parts = append(parts, "cost "+team.FormatCost(m.cost))
+	}
 	line := m.st.status.Render(strings.Join(nonEmpty(parts), " · "))
 	if m.lastErr != "" {
 		line += m.st.status.Render(" · ") + m.st.errText.Render(m.lastErr)
