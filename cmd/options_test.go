@@ -285,7 +285,8 @@ func TestBadUsageExitsTwoWithoutRunning(t *testing.T) {
 		{args: []string{"send", "--to"}, says: "flag needs an argument"},
 		{args: []string{"send", "--to", "alice", "--each-line=maybe", "x"}, says: "invalid argument"},
 		{args: []string{"version", "now"}, says: "takes no arguments"},
-		{args: []string{"frobnicate"}, says: "takes no arguments"},
+		{args: []string{"frobnicate"}, says: `unknown command "frobnicate"`},
+		{args: []string{"tema"}, says: `did you mean "team"`},
 		{args: []string{"--max-workers", "many", "team"}, says: "invalid argument"},
 		{args: []string{"--no-such-flag"}, says: "unknown flag"},
 	}
