@@ -1,0 +1,41 @@
+package tui
+
+import (
+	"testing"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+// TestTextInAngleBracketsShowsAsWritten: glamour strips raw HTML, so
+// "Vec<String>" and "<b>bold</b>" vanished from replies and reports, and the
+// no-key notice lost "<your key>".
+func TestTextInAngleBracketsShowsAsWritten(t *testing.T) {
+	hs := newHarness(t, 120, 40, Options{HasModel: false, Notice: NoModelNotice})
+	hs.mustSee("export OPENAI_API_KEY=<your key>")
+	hs.send(events(
+		team.Event{Agent: "lead", Payload: team.Answer{Text: "use Vec<String> and <b>bold</b>; keep `a <b> c` and x<T>"}},
+		team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "done: <div>kept</div>"}},
+	))
+	hs.mustSee("use Vec<String> and <b>bold</b>; keep a <b> c and x<T>", "done: <div>kept</div>")
+	hs.mustNotSee(`\<`)
+}
+
+func TestEscapeHTMLLeavesCodeAlone(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"a <b> c", `a \<b> c`},
+		{"a < b and a<=b", "a < b and a<=b"},
+		{"`x <b>` and <i>", "`x <b>` and \\<i>"},
+		{"``a ` <b>`` <c>", "``a ` <b>`` \\<c>"},
+		{"unclosed ` <b>", "unclosed ` \\<b>"},
+		{"already \\<b>", "already \\<b>"},
+		{"```go\nvar v Vec<T>\n```\n<p>", "```go\nvar v Vec<T>\n```\n\\<p>"},
+		{"text\n\n    indented <code>\n\nafter <x>", "text\n\n    indented <code>\n\nafter \\<x>"},
+		{"- item\n\n    more <b>", "- item\n\n    more \\<b>"},
+		{"span `over\nlines <b>` <i>", "span `over\nlines <b>` \\<i>"},
+	}
+	for _, c := range cases {
+		if got := escapeHTML(c.in); got != c.want {
+			t.Errorf("escapeHTML(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
