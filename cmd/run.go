@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/tui"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -163,16 +165,19 @@ func (p *progress) event(e team.Event) {
 }
 
 // progressLine is the event's sentence, or "" for events too chatty to
-// print (tool calls that went well, replies, activity: they are in events.jsonl).
+// print (replies, activity: they are in events.jsonl). Every tool call gets
+// a line, as in the TUI: a bash that deleted a file must leave a trace.
 func progressLine(e team.Event) string {
 	switch p := e.Payload.(type) {
 	case team.Spawn, team.StatusChanged, team.MessageDelivered, team.Retry, team.TaskChanged,
 		team.Failure, team.BadLine, team.Repair:
 		return e.Sentence()
 	case team.ToolCall:
+		line := e.Agent + ": " + tui.CallSummary(p.Tool, p.Args)
 		if p.IsError {
-			return e.Sentence()
+			return line + "  ✗ " + team.FirstLine(tools.ErrorText(p.Result), 120)
 		}
+		return line + "  ✓"
 	}
 	return ""
 }

@@ -2,8 +2,12 @@ package cmd
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
 )
 
 // TestClosedPortIsOneSentence: nothing listens at the base URL. The run ends
@@ -32,5 +36,49 @@ func TestClosedPortIsOneSentence(t *testing.T) {
 		if strings.Contains(r.stderr, bad) {
 			t.Errorf("stderr says %q:\n%s", bad, r.stderr)
 		}
+	}
+}
+
+// TestRunPrintsEveryToolCall: without --json each tool call leaves one
+// stderr line, as the TUI shows it: a bash that deleted a file is seen.
+func TestRunPrintsEveryToolCall(t *testing.T) {
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{
+				call("bash", `{"command":"rm notes.txt"}`),
+				call("read_file", `{"path":"missing.go"}`),
+			}},
+			{Content: "cleaned up"},
+		},
+	}, nil)
+	srv := fakellm.New(script, fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, ws, fakeEnv(srv), "", "run", "tidy up")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	if _, err := os.Stat(filepath.Join(ws, "notes.txt")); !os.IsNotExist(err) {
+		t.Fatalf("bash did not delete notes.txt: %v", err)
+	}
+	for _, want := range []string{"lead: bash rm notes.txt  ✓\n", "lead: read_file missing.go  ✗ "} {
+		if strings.Count(r.stderr, want) != 1 {
+			t.Errorf("stderr has not one %q:\n%s", want, r.stderr)
+		}
+	}
+	if r.stdout != "cleaned up\n" {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	// --quiet prints only the answer.
+	quiet := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {{ToolCalls: []fakellm.ToolCall{call("bash", `{"command":"true"}`)}}, {Content: "ok"}},
+	}, nil), fakellm.WithAPIKey("test-key"))
+	defer quiet.Close()
+	r = runBin(t, t.TempDir(), fakeEnv(quiet), "", "run", "--quiet", "go")
+	mustSucceed(t, r, "run --quiet")
+	if strings.Contains(r.stderr, "bash") {
+		t.Errorf("--quiet printed tool calls:\n%s", r.stderr)
 	}
 }

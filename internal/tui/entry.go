@@ -171,6 +171,15 @@ var keyArgs = map[string]string{
 	"edit_file":      "path",
 }
 
+// CallSummary is a tool call as the conversation shows it: the tool and the
+// argument that says most about it ("bash rm notes.txt"); `run` prints it too.
+func CallSummary(tool, args string) string {
+	if a := keyArg(tool, args); a != "" {
+		return tool + " " + firstLine(a, 60)
+	}
+	return tool
+}
+
 // keyArg picks the argument worth showing from a call's JSON arguments.
 func keyArg(tool, args string) string {
 	var m map[string]any
