@@ -69,7 +69,16 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 	return c
 }
 
-func runRun(ctx context.Context, opts *RunOptions) error {
+func runRun(ctx context.Context, opts *RunOptions) (err error) {
+	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
+	if opts.JSON {
+		// A run that fails still closes its JSONL: a reader waits for a last line.
+		defer func() {
+			if err != nil {
+				_ = progress.write(endEvent(ctx, err))
+			}
+		}()
+	}
 	ws, err := openWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
@@ -77,7 +86,6 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err := checkPool(opts.GlobalOptions); err != nil {
 		return err
 	}
-	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
 	// Retries go to events.jsonl and progress like the team's own events, but
 	// through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
@@ -124,6 +132,27 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, strings.TrimRight(final, "\n"))
 	return err
+}
+
+// runEnd is the closing line of a `run --json` that ended without an
+// answer: why (timeout, interrupted, error), the exit code and the sentence.
+type runEnd struct {
+	Time     time.Time `json:"time"`
+	Kind     string    `json:"kind"` // "end"
+	Outcome  string    `json:"outcome"`
+	ExitCode int       `json:"exit_code"`
+	Detail   string    `json:"detail"`
+}
+
+func endEvent(ctx context.Context, err error) runEnd {
+	e := runEnd{Time: time.Now().UTC(), Kind: "end", Outcome: "error", ExitCode: ExitCode(err), Detail: err.Error()}
+	switch {
+	case e.ExitCode == ExitTimeout:
+		e.Outcome = "timeout"
+	case ctx.Err() != nil:
+		e.Outcome = "interrupted"
+	}
+	return e
 }
 
 // progress prints team events: lines on stderr, or JSONL on stdout with --json.

@@ -1,11 +1,13 @@
 package cmd
 
 import (
+	"encoding/json"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 )
@@ -80,5 +82,59 @@ func TestRunPrintsEveryToolCall(t *testing.T) {
 	mustSucceed(t, r, "run --quiet")
 	if strings.Contains(r.stderr, "bash") {
 		t.Errorf("--quiet printed tool calls:\n%s", r.stderr)
+	}
+}
+
+// TestRunJSONAlwaysCloses: every line of `run --json` has a time, and the last
+// line closes the run: the answer, or an end event saying why there is none
+// (a 1 ms timeout once wrote nothing at all).
+func TestRunJSONAlwaysCloses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/v1"
+	ln.Close()
+	cases := []struct {
+		name    string
+		env     []string
+		args    []string
+		code    int
+		kind    string
+		outcome string
+		says    string
+	}{
+		{"answer", nil, []string{"--demo", "list team"}, 0, "answer", "", ""},
+		{"timeout", nil, []string{"--demo", "--timeout", "1ms", "spawn alice as writer"}, 3, "end", "timeout", "timed out after 1ms"},
+		{"error", []string{"OPENAI_API_KEY=k", "OPENAI_BASE_URL=" + closed}, []string{"hello"}, 1, "end", "error", "cannot reach the model server"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runBin(t, t.TempDir(), c.env, "", append([]string{"run", "--json"}, c.args...)...)
+			if r.code != c.code {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", r.code, c.code, r.stdout, r.stderr)
+			}
+			var last map[string]any
+			for i, line := range strings.Split(strings.TrimRight(r.stdout, "\n"), "\n") {
+				var v map[string]any
+				if err := json.Unmarshal([]byte(line), &v); err != nil {
+					t.Fatalf("stdout line %d is not JSON: %q", i+1, line)
+				}
+				ts, _ := v["time"].(string)
+				if tm, err := time.Parse(time.RFC3339Nano, ts); err != nil || tm.IsZero() || tm.Year() < 2000 {
+					t.Errorf("line %d has no time: %s", i+1, line)
+				}
+				last = v
+			}
+			if last["kind"] != c.kind {
+				t.Fatalf("the last line is %v, want kind %q", last, c.kind)
+			}
+			if c.kind == "end" {
+				detail, _ := last["detail"].(string)
+				if last["outcome"] != c.outcome || last["exit_code"] != float64(c.code) || !strings.Contains(detail, c.says) {
+					t.Errorf("end event %v, want outcome %q, exit_code %d, detail saying %q", last, c.outcome, c.code, c.says)
+				}
+			}
+		})
 	}
 }
