@@ -138,3 +138,26 @@ func TestRunJSONAlwaysCloses(t *testing.T) {
 		})
 	}
 }
+
+// TestDemoAnswersTheSamePromptTheSameWay: --demo's final answer does not
+// depend on when the teammates' reports reach the lead.
+func TestDemoAnswersTheSamePromptTheSameWay(t *testing.T) {
+	const prompt = "spawn alice as writer to write a poem; spawn bob as tester to check it; send alice: hi; tell bob to message alice: thanks; broadcast: standup; list team"
+	var first string
+	for i := 0; i < 4; i++ {
+		r := runBin(t, t.TempDir(), nil, "", "run", "--demo", prompt)
+		mustSucceed(t, r, "run --demo")
+		if i == 0 {
+			first = r.stdout
+			continue
+		}
+		if r.stdout != first {
+			t.Fatalf("run %d answered differently:\n%s\nthe first run:\n%s", i+1, r.stdout, first)
+		}
+	}
+	for _, want := range []string{"alice reports: received from lead: hi", "bob reports: sent to alice: thanks", "alice reports: received from bob: thanks"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the answer lacks %q:\n%s", want, first)
+		}
+	}
+}
