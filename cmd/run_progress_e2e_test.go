@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/team"
 )
 
 // TestClosedPortIsOneSentence: nothing listens at the base URL. The run ends
@@ -159,5 +160,33 @@ func TestDemoAnswersTheSamePromptTheSameWay(t *testing.T) {
 		if !strings.Contains(first, want) {
 			t.Errorf("the answer lacks %q:\n%s", want, first)
 		}
+	}
+}
+
+// TestATeammateFailureIsOneEvent: alice's model refuses her request. Her
+// failure is one error event and one stderr line, not two 0.2 ms apart.
+func TestATeammateFailureIsOneEvent(t *testing.T) {
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"writer","prompt":"write"}`)}},
+			{Content: "spawned"},
+		},
+		"alice": {{Status: 400, Content: "the request is malformed"}},
+	}, func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "noted"} }), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws := t.TempDir()
+	r := runBin(t, ws, fakeEnv(srv), "", "run", "go")
+	mustSucceed(t, r, "run")
+	n := 0
+	for _, e := range readEvents(t, filepath.Join(ws, ".agentteam", "events.jsonl")) {
+		if e.Kind == team.EventError && e.Agent == "alice" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("alice's one failure is %d error events", n)
+	}
+	if c := strings.Count(r.stderr, "alice: error: the model server answered HTTP 400"); c != 1 {
+		t.Errorf("alice's failure is on stderr %d times:\n%s", c, r.stderr)
 	}
 }

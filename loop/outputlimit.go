@@ -27,5 +27,5 @@ func (a *Agent) cutOff(turn int, msg openai.ChatCompletionMessage) error {
 			Result: outputLimitAnswer, IsError: true})
 	}
 	a.emit(Event{Kind: EventError, Turn: turn, Err: ErrOutputLimit.Error(), Source: SourceModel})
-	return errors.Join(sourced(SourceModel, ErrOutputLimit), sourced(SourceSession, recErr))
+	return errors.Join(told(SourceModel, ErrOutputLimit), sourced(SourceSession, recErr))
 }

@@ -318,7 +318,9 @@ func (r *roster) fail(m *member, class ErrorClass, err error) {
 	t := r.t
 	t.checkStorage(err)
 	r.setStatus(m, StatusFailed, func(mb *Member) { mb.Error = err.Error(); mb.Activity = "" })
-	t.events.Emit(Event{Agent: m.name, Payload: failure(class, "", err)})
+	if !loop.Told(err) { // the loop's own error event already said it
+		t.events.Emit(Event{Agent: m.name, Payload: failure(class, "", err)})
+	}
 	if _, derr := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeError, teammateFailedText(m.name, err)); derr != nil {
 		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
 	}
