@@ -41,10 +41,11 @@ func (m *Model) delta(d *deltaChunk) {
 	default:
 		return
 	}
-	e := p.last()
-	if e == nil || !e.streaming {
+	e := p.stream
+	if e == nil {
 		e = &entry{kind: entryReply, who: d.agent, streaming: true}
 		p.add(e)
+		p.stream = e
 	}
 	if d.restart {
 		e.text = ""
@@ -54,14 +55,15 @@ func (m *Model) delta(d *deltaChunk) {
 
 // settle ends a streaming reply: kept if it has text, dropped if not.
 func settle(p *convPane) {
-	e := p.last()
-	if e == nil || !e.streaming {
+	e := p.stream
+	if e == nil {
 		return
 	}
+	p.stream = nil
 	e.streaming = false
 	e.invalidate()
 	if e.text == "" {
-		p.entries = p.entries[:len(p.entries)-1]
+		p.remove(e)
 	}
 }
 
@@ -145,8 +147,8 @@ func involves(e team.Event, name string) bool {
 func (m *Model) answer(e team.Event, a team.Answer) {
 	m.leadBusy = false
 	delete(m.team.activity, workspace.LeadName)
-	last := m.lead.last()
-	streaming := last != nil && last.streaming
+	last := m.lead.stream
+	streaming := last != nil
 	switch {
 	case a.Interrupted:
 		settle(m.lead)

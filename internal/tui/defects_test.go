@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/agentteam/agentteam/team"
@@ -36,6 +37,31 @@ func TestEscapeHTMLLeavesCodeAlone(t *testing.T) {
 	for _, c := range cases {
 		if got := escapeHTML(c.in); got != c.want {
 			t.Errorf("escapeHTML(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestAPromptTypedWhileTheLeadStreamsLeavesNoStuckReply: the person sends
+// again while the lead's reply streams. The reply stays one entry, ends
+// rendered (no ▍) and is not shown a second time below the new prompt.
+func TestAPromptTypedWhileTheLeadStreamsLeavesNoStuckReply(t *testing.T) {
+	hs := newHarness(t, 100, 30, Options{HasModel: true})
+	hs.enter("first prompt")
+	hs.send(deltas("lead", false, "Working on the first"))
+	hs.enter("second prompt")
+	hs.send(deltas("lead", false, " prompt now"))
+	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "Working on the first prompt now."}}))
+	v := hs.view()
+	hs.mustNotSee("▍")
+	if n := strings.Count(v, "Working on the first"); n != 1 {
+		t.Fatalf("the reply shows %d times:\n%s", n, v)
+	}
+	if strings.Index(v, "Working on the first prompt now.") > strings.Index(v, "second prompt") {
+		t.Errorf("the reply moved below the prompt typed after it:\n%s", v)
+	}
+	for _, e := range hs.m.lead.entries {
+		if e.streaming {
+			t.Fatalf("an entry is still streaming after the answer: %+v", e)
 		}
 	}
 }
