@@ -71,6 +71,9 @@ func settle(p *convPane) {
 // conversation changed.
 func (m *Model) event(e team.Event) bool {
 	isMate := m.mate != nil && involves(e, m.mate.name)
+	if e.Agent != "" {
+		m.agents[e.Agent] = true
+	}
 	switch p := e.Payload.(type) {
 	case team.ToolCall:
 		if e.Agent == workspace.LeadName {

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -65,6 +66,9 @@ type Model struct {
 	quitting bool
 	// plans are the plan requests shown and not yet answered, by teammate.
 	plans map[string]*entry
+	// agents are the names this screen has seen act (events of this
+	// process): their messages reach the lead's conversation as events.
+	agents map[string]bool
 }
 
 // New builds the model. do runs a job off the Update goroutine, in order,
@@ -79,7 +83,7 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
 		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground}},
 		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(),
-		auto: opts.Auto, plans: map[string]*entry{},
+		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
 	}
 	if opts.Notice != "" {
 		m.lead.add(&entry{kind: entryNote, text: opts.Notice})
@@ -121,6 +125,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.snapshot(msg)
 	case feedMsg:
 		m.feed.add(msg.msgs)
+		if !msg.history {
+			m.fromOutside(msg.msgs)
+		}
 	case convMsg:
 		if m.mate != nil && msg.name == m.mate.name {
 			m.mate.update(msg.msgs, msg.ok)
@@ -279,6 +286,19 @@ func (m *Model) submit() {
 		}
 		return nil
 	})
+}
+
+// fromOutside shows in the lead's conversation the messages to the lead
+// that no agent of this process sent: a person's, typed with `agentteam
+// send --to lead` in another terminal (or /send lead here). Agents'
+// messages come as events, and are shown from those.
+func (m *Model) fromOutside(msgs []inbox.Message) {
+	for _, msg := range msgs {
+		if msg.To != workspace.LeadName || msg.From == workspace.LeadName || m.agents[msg.From] || m.findMember(msg.From) >= 0 {
+			continue
+		}
+		m.lead.add(&entry{kind: entryReport, who: msg.From, typ: "lead (" + string(msg.Type) + ")", text: msg.Content})
+	}
 }
 
 // noModelText answers a message to the lead when there is no model.

@@ -27,9 +27,11 @@ type snapshotMsg struct {
 	leadTokens int
 }
 
-// feedMsg is inbox messages not shown before, oldest first.
+// feedMsg is inbox messages not shown before, oldest first; history is the
+// first poll's, written before this screen started.
 type feedMsg struct {
-	msgs []inbox.Message
+	msgs    []inbox.Message
+	history bool
 }
 
 // poller reads the inbox files and the registry on a goroutine, never in
@@ -87,7 +89,7 @@ func (p *poller) run(ctx context.Context, send func(tea.Msg), every time.Duratio
 // poll looks once and returns the messages for the UI (none if nothing changed).
 func (p *poller) poll() []tea.Msg {
 	var out []tea.Msg
-	changed := !p.started
+	changed, history := !p.started, !p.started
 	p.started = true
 
 	if sig := statSig(p.reg.Path(), ""); sig != p.regSig {
@@ -127,7 +129,7 @@ func (p *poller) poll() []tea.Msg {
 		if len(fresh) > maxFeed {
 			fresh = fresh[len(fresh)-maxFeed:]
 		}
-		out = append(out, feedMsg{msgs: fresh})
+		out = append(out, feedMsg{msgs: fresh, history: history})
 	}
 	if changed {
 		unread := make(map[string]int, len(p.unread))
