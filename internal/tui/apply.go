@@ -87,7 +87,7 @@ func (m *Model) event(e team.Event) bool {
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)
 			m.lead.add(&entry{kind: entryError, text: p.Text})
-			m.leadBusy = false
+			m.leadIdle()
 		}
 	case team.Retry:
 		m.lastErr = e.Brief()
@@ -148,7 +148,7 @@ func involves(e team.Event, name string) bool {
 
 // answer ends the lead's cycle: its final reply replaces the streamed text.
 func (m *Model) answer(e team.Event, a team.Answer) {
-	m.leadBusy = false
+	m.leadIdle()
 	delete(m.team.activity, workspace.LeadName)
 	last := m.lead.stream
 	streaming := last != nil
@@ -174,4 +174,16 @@ func (m *Model) findMember(name string) int {
 		}
 	}
 	return -1
+}
+
+// interruptingHint is shown from esc until the lead's turn has ended.
+const interruptingHint = "interrupting the lead's turn…"
+
+// leadIdle marks the lead's turn over; the hint that it is being
+// interrupted goes with it.
+func (m *Model) leadIdle() {
+	m.leadBusy = false
+	if m.hint == interruptingHint {
+		m.hint = ""
+	}
 }

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team"
 )
@@ -94,4 +97,49 @@ func TestAMessageFromAnotherTerminalShowsInTheLeadsConversation(t *testing.T) {
 		t.Fatalf("the lead's conversation:\n%s\nwant:\n%s", strings.Join(conv, "\n"), strings.Join(want, "\n"))
 	}
 	hs.mustSee("user → lead (message)", "list team please")
+}
+
+// TestHintOfAnInterruptGoesWhenTheLeadIsIdle: esc says the lead's turn is
+// being interrupted; once the turn has ended, the hint goes.
+func TestHintOfAnInterruptGoesWhenTheLeadIsIdle(t *testing.T) {
+	hs := newHarness(t, 100, 30, Options{HasModel: true})
+	hs.enter("do a long thing")
+	hs.send(deltas("lead", false, "Starting"))
+	hs.key(tea.KeyEsc)
+	hs.mustSee("interrupting the lead's turn…")
+	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Interrupted: true}}))
+	hs.mustNotSee("interrupting the lead's turn…")
+}
+
+// TestNotesWrapWithAHangingIndentAndAMargin: /help's rows continue under
+// their description, and no note reaches the divider at the pane's edge.
+func TestNotesWrapWithAHangingIndentAndAMargin(t *testing.T) {
+	hs := newHarness(t, 100, 60, Options{HasModel: true})
+	for _, w := range []int{80, 50} {
+		lines := hs.m.r.render(&entry{kind: entryNote, text: helpText()}, w)
+		for i, l := range lines {
+			if width := lipgloss.Width(l); width > w-2 {
+				t.Errorf("width %d: line %d is %d wide, touching the divider: %q", w, i, width, l)
+			}
+		}
+		// Rows whose description starts within half the width hang under it.
+		for _, row := range []struct{ head, desc string }{{"/spawn", "start a teammate"}, {"ctrl+j / alt+enter", "new line"}} {
+			i := 0
+			for i < len(lines) && !strings.Contains(lines[i], row.head) {
+				i++
+			}
+			if i+1 >= len(lines) {
+				t.Fatalf("width %d: no row %q with a next line:\n%s", w, row.head, strings.Join(lines, "\n"))
+			}
+			col := strings.Index(lines[i], row.desc)
+			if col < 0 || col > w/2 {
+				continue // the description starts too far right to hang under
+			}
+			indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+			// The next line is the next row, or this row's continuation under its description.
+			if next := lines[i+1]; indent(next) != indent(lines[i]) && indent(next) != col {
+				t.Errorf("width %d: %q continues at column %d, want %d under its description:\n%s\n%s", w, row.head, indent(next), col, lines[i], next)
+			}
+		}
+	}
 }

@@ -66,7 +66,9 @@ func (e *entry) invalidate() { e.lines = nil }
 
 func (r *renderer) render(e *entry, w int) []string {
 	st := r.st
-	body := max(w-2, 10)
+	// Two columns of indent, and two of margin so no text touches the
+	// divider at the pane's right edge.
+	body := max(w-4, 10)
 	switch e.kind {
 	case entryTool:
 		out := []string{r.toolLine(e, w)}

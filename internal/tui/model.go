@@ -166,7 +166,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 			m.showHelp = false
 		case m.focus == "" && m.leadBusy:
 			if m.eng.Interrupt() {
-				m.hint = "interrupting the lead's turn…"
+				m.hint = interruptingHint
 			}
 		case m.focus != "":
 			m.setFocus("")
@@ -312,7 +312,7 @@ func (m *Model) note(n noteMsg) {
 	if n.isErr {
 		kind = entryError
 		if n.toLead {
-			m.leadBusy = false
+			m.leadIdle()
 		}
 	}
 	p := m.lead
