@@ -143,3 +143,16 @@ func TestNotesWrapWithAHangingIndentAndAMargin(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderIsNotCompletedWhileAPlanWaits: every teammate is idle, but one
+// waits for its plan's approval: the team is not done.
+func TestHeaderIsNotCompletedWhileAPlanWaits(t *testing.T) {
+	hs := newHarness(t, 120, 30, Options{HasModel: true})
+	alice := team.Member{Name: "alice", Role: "writer", Status: team.StatusIdle, Cycles: 1, PlanMode: true, PlanState: team.PlanAwaitingApproval}
+	hs.send(snapshotMsg{config: team.Config{Teammates: []team.Member{alice}}})
+	hs.mustSee("awaiting plan approval")
+	hs.mustNotSee("completed")
+	alice.PlanState = team.PlanApproved
+	hs.send(snapshotMsg{config: team.Config{Teammates: []team.Member{alice}}})
+	hs.mustSee("completed")
+}
