@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -125,7 +126,7 @@ func (p *poller) poll() []tea.Msg {
 		}
 	}
 	if len(fresh) > 0 {
-		sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].Timestamp.Before(fresh[j].Timestamp) })
+		sort.SliceStable(fresh, func(i, j int) bool { return feedBefore(fresh[i], fresh[j]) })
 		if len(fresh) > maxFeed {
 			fresh = fresh[len(fresh)-maxFeed:]
 		}
@@ -142,6 +143,24 @@ func (p *poller) poll() []tea.Msg {
 	}
 	return out
 }
+
+// feedBefore orders the feed by time. Times are kept to the millisecond, so
+// a request and its answer can share one: the request goes first, then the
+// message ids (time-ordered within a process), not the inboxes' names.
+func feedBefore(a, b inbox.Message) bool {
+	if !a.Timestamp.Equal(b.Timestamp) {
+		return a.Timestamp.Before(b.Timestamp)
+	}
+	if a.CorrelationID != "" && a.CorrelationID == b.CorrelationID {
+		if ra, rb := isResponse(a), isResponse(b); ra != rb {
+			return rb
+		}
+	}
+	return a.ID < b.ID
+}
+
+// isResponse reports whether m answers a request (shutdown, plan approval).
+func isResponse(m inbox.Message) bool { return strings.HasSuffix(string(m.Type), "_response") }
 
 // statSig is what tells a file changed without reading it.
 func statSig(path, cursor string) fileSig {

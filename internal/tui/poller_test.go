@@ -105,3 +105,21 @@ func TestPollerMarksTheFirstLookAsHistory(t *testing.T) {
 		t.Fatalf("second look: %+v, want the new message as news", f)
 	}
 }
+
+// TestFeedPutsARequestBeforeItsAnswer: after --resume the first poll reads
+// every inbox at once. zed's answer (in lead.jsonl) and the lead's request
+// (in zed.jsonl) share a millisecond: the request is listed first, whatever
+// the inboxes' names.
+func TestFeedPutsARequestBeforeItsAnswer(t *testing.T) {
+	dir := t.TempDir()
+	store := inbox.NewStore(filepath.Join(dir, "inbox"))
+	reg := team.NewRegistry(filepath.Join(dir, "team", "config.json"), "")
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	mustAppend(t, store, "zed", inbox.Message{Type: "shutdown_request", From: "lead", Content: "please stop", CorrelationID: "shutdown-1", Timestamp: at})
+	mustAppend(t, store, "lead", inbox.Message{Type: "shutdown_response", From: "zed", Content: "stopping", CorrelationID: "shutdown-1", Timestamp: at})
+	p := newPoller(store, reg, nil)
+	f, _ := split(p.poll())
+	if f == nil || len(f.msgs) != 2 || f.msgs[0].Type != "shutdown_request" {
+		t.Fatalf("feed %+v, want the request before its answer", f)
+	}
+}
