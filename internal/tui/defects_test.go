@@ -156,3 +156,21 @@ func TestHeaderIsNotCompletedWhileAPlanWaits(t *testing.T) {
 	hs.send(snapshotMsg{config: team.Config{Teammates: []team.Member{alice}}})
 	hs.mustSee("completed")
 }
+
+// TestTypingToAShutDownTeammateWarns: the message is still put in the
+// inbox, but "sent" alone would hide that nobody reads it now.
+func TestTypingToAShutDownTeammateWarns(t *testing.T) {
+	hs := newHarness(t, 160, 30, Options{HasModel: true})
+	hs.send(members("alice:shutdown"))
+	hs.key(tea.KeyTab)
+	hs.flush()
+	if hs.m.focus != "alice" {
+		t.Fatalf("focus %q after tab, want alice", hs.m.focus)
+	}
+	hs.enter("one more thing")
+	hs.flush()
+	if len(hs.eng.sent) != 1 {
+		t.Fatalf("sent %v, want the message in alice's inbox", hs.eng.sent)
+	}
+	hs.mustSee("but alice is shutdown: nobody reads it unless alice is spawned again")
+}

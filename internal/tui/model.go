@@ -265,11 +265,19 @@ func (m *Model) submit() {
 		// conversation once the teammate takes it from its inbox.
 		to := m.mate.name
 		m.hint = "sending to " + to + "'s inbox…"
+		sent := "sent to " + to + "'s inbox"
+		if i := m.findMember(to); i >= 0 {
+			switch st := m.team.members[i].Status; st {
+			case team.StatusShutdown, team.StatusFailed:
+				// Kept for a teammate spawned again under the name, but nobody reads it now.
+				sent += fmt.Sprintf(", but %s is %s: nobody reads it unless %s is spawned again", to, st, to)
+			}
+		}
 		m.do(func() tea.Msg {
 			if err := m.eng.Send(m.ctx, to, text); err != nil {
 				return noteMsg{text: err.Error(), isErr: true}
 			}
-			return hintMsg("sent to " + to + "'s inbox")
+			return hintMsg(sent)
 		})
 		return
 	}
