@@ -148,10 +148,50 @@ func TestSendRefusesUnknownAndInvalidNames(t *testing.T) {
 	if names, _ := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).Names(); len(names) != 0 {
 		t.Fatalf("a refused send wrote inboxes: %v", names)
 	}
-	// A stopped teammate still gets the message, to find when it comes back.
+	// A stopped teammate still gets the message, to find when it comes back,
+	// and the person is told nobody reads it now.
 	r := runBin(t, ws, nil, "", "send", "--to", "alice", "also add tests")
 	if r.code != 0 {
 		t.Fatalf("send to a shut-down teammate: exit %d %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "warning: alice has shut down: the message waits in its inbox") {
+		t.Errorf("send to a shut-down teammate gave no warning: %q", r.stderr)
+	}
+	if msgs, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll("alice"); err != nil || len(msgs) != 1 {
+		t.Fatalf("alice's inbox after the warned send: %+v %v", msgs, err)
+	}
+}
+
+// TestInboxOfAnUnknownAgentFails: a misspelt name is an error naming the
+// agents there are, not an empty inbox; the lead and known teammates are
+// shown even before their first message.
+func TestInboxOfAnUnknownAgentFails(t *testing.T) {
+	ws := t.TempDir()
+	registerTeammate(t, ws, "alice", team.StatusIdle)
+	r := runBin(t, ws, nil, "", "inbox", "alcie")
+	if r.code != 1 || r.stderr != "agentteam: no agent named alcie has an inbox here: the agents are lead, alice\n" {
+		t.Errorf("inbox alcie: exit %d stderr %q, want exit 1 naming the agents", r.code, r.stderr)
+	}
+	for _, name := range []string{"lead", "alice"} {
+		if r := runBin(t, ws, nil, "", "inbox", name); r.code != 0 || !strings.Contains(r.stderr, "0 messages") {
+			t.Errorf("inbox %s: exit %d stderr %q, want an empty inbox", name, r.code, r.stderr)
+		}
+	}
+}
+
+// TestTeamJSONOnAFreshDirectory: no registry yet means no time, not year 1.
+func TestTeamJSONOnAFreshDirectory(t *testing.T) {
+	r := runBin(t, t.TempDir(), nil, "", "team", "--json")
+	mustSucceed(t, r, "team --json")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("team --json: %v %q", err, r.stdout)
+	}
+	if strings.Contains(r.stdout, "0001-01-01") {
+		t.Errorf("team --json on a fresh directory has a zero time: %s", r.stdout)
+	}
+	if _, ok := doc["teammates"]; !ok {
+		t.Errorf("team --json has no teammates list: %s", r.stdout)
 	}
 }
 

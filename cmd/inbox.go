@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -59,6 +60,9 @@ func runInbox(opts *InboxOptions) error {
 	if err := workspace.ValidateName(opts.Name); err != nil {
 		return usageErrorf("%v", err)
 	}
+	if err := checkInboxName(ws, store, opts.Name); err != nil {
+		return err
+	}
 	msgs, bad, err := store.ReadAll(opts.Name)
 	if err != nil {
 		return err
@@ -92,6 +96,35 @@ func runInbox(opts *InboxOptions) error {
 		fmt.Fprintf(opts.IO.Err, "set aside: line at byte %d: %s\n", b.Offset, b.Reason)
 	}
 	return nil
+}
+
+// checkInboxName refuses a name that is neither the lead, a teammate the
+// registry knows, nor an inbox on disk: "0 messages" would hide a typo.
+func checkInboxName(ws *workspace.Workspace, store *inbox.Store, name string) error {
+	if name == workspace.LeadName {
+		return nil
+	}
+	names, err := store.Names()
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n == name {
+			return nil
+		}
+	}
+	c, err := team.NewRegistry(ws.RegistryPath(), "").Read()
+	if err != nil {
+		return err
+	}
+	known := []string{workspace.LeadName}
+	for _, m := range c.Teammates {
+		if m.Name == name {
+			return nil
+		}
+		known = append(known, m.Name)
+	}
+	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("no agent named %s has an inbox here: the agents are %s", name, strings.Join(known, ", "))}
 }
 
 func listInboxes(opts *InboxOptions, store *inbox.Store) error {

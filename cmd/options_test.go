@@ -307,7 +307,8 @@ func TestBadUsageExitsTwoWithoutRunning(t *testing.T) {
 		{args: []string{"merge", "../x"}, says: "may only contain"},
 		{args: []string{"diff", "a", "b"}, says: "diff needs one teammate's name"},
 		{args: []string{"diff", "lead"}, says: "reserved"},
-		{args: []string{"frobnicate"}, says: "takes no arguments"},
+		{args: []string{"frobnicate"}, says: `unknown command "frobnicate"`},
+		{args: []string{"tema"}, says: `did you mean "team"`},
 		{args: []string{"--max-workers", "many", "team"}, says: "invalid argument"},
 		{args: []string{"--no-such-flag"}, says: "unknown flag"},
 	}

@@ -78,11 +78,12 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 		Short:         "A lead agent and its teammates, working together through plain files",
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		Args:          noArgs,
+		Args:          unknownCommand,
 		RunE: func(c *cobra.Command, args []string) error {
 			return c.Help()
 		},
 	}
+	root.SuggestionsMinimumDistance = 2
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
@@ -160,6 +161,18 @@ func noArgs(c *cobra.Command, args []string) error {
 		return usageErrorf("%s takes no arguments, got %q (see %s --help)", c.CommandPath(), args[0], c.CommandPath())
 	}
 	return nil
+}
+
+// unknownCommand refuses a word that names no command: cobra hands the root
+// its unknown words as arguments, which "takes no arguments" would misname.
+func unknownCommand(c *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+		return usageErrorf("unknown command %q: did you mean %q? (see %s --help)", args[0], s[0], c.CommandPath())
+	}
+	return usageErrorf("unknown command %q (see %s --help)", args[0], c.CommandPath())
 }
 
 func maxArgs(n int) cobra.PositionalArgs {

@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/tui"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -67,7 +69,16 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 	return c
 }
 
-func runRun(ctx context.Context, opts *RunOptions) error {
+func runRun(ctx context.Context, opts *RunOptions) (err error) {
+	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
+	if opts.JSON {
+		// A run that fails still closes its JSONL: a reader waits for a last line.
+		defer func() {
+			if err != nil {
+				_ = progress.write(endEvent(ctx, err))
+			}
+		}()
+	}
 	ws, err := openWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
@@ -78,7 +89,6 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err := opts.checkIsolation(); err != nil {
 		return err
 	}
-	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
 	// Retries go to events.jsonl and progress like the team's own events, but
 	// through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
@@ -133,6 +143,27 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	return err
 }
 
+// runEnd is the closing line of a `run --json` that ended without an
+// answer: why (timeout, interrupted, error), the exit code and the sentence.
+type runEnd struct {
+	Time     time.Time `json:"time"`
+	Kind     string    `json:"kind"` // "end"
+	Outcome  string    `json:"outcome"`
+	ExitCode int       `json:"exit_code"`
+	Detail   string    `json:"detail"`
+}
+
+func endEvent(ctx context.Context, err error) runEnd {
+	e := runEnd{Time: time.Now().UTC(), Kind: "end", Outcome: "error", ExitCode: ExitCode(err), Detail: err.Error()}
+	switch {
+	case e.ExitCode == ExitTimeout:
+		e.Outcome = "timeout"
+	case ctx.Err() != nil:
+		e.Outcome = "interrupted"
+	}
+	return e
+}
+
 // progress prints team events: lines on stderr, or JSONL on stdout with --json.
 type progress struct {
 	io    IOStreams
@@ -172,16 +203,19 @@ func (p *progress) event(e team.Event) {
 }
 
 // progressLine is the event's sentence, or "" for events too chatty to
-// print (tool calls that went well, replies, activity: they are in events.jsonl).
+// print (replies, activity: they are in events.jsonl). Every tool call gets
+// a line, as in the TUI: a bash that deleted a file must leave a trace.
 func progressLine(e team.Event) string {
 	switch p := e.Payload.(type) {
 	case team.Spawn, team.StatusChanged, team.MessageDelivered, team.Retry, team.TaskChanged,
 		team.Failure, team.BadLine, team.Repair, team.WorktreeChanged:
 		return e.Sentence()
 	case team.ToolCall:
+		line := e.Agent + ": " + tui.CallSummary(p.Tool, p.Args)
 		if p.IsError {
-			return e.Sentence()
+			return line + "  ✗ " + team.FirstLine(tools.ErrorText(p.Result), 120)
 		}
+		return line + "  ✓"
 	case team.Permission:
 		if p.Decision == "asked" && p.By == workspace.UserName {
 			return e.Sentence() + ": answer with agentteam approve " + p.RequestID + " or agentteam deny " + p.RequestID + " REASON"

@@ -97,6 +97,9 @@ func runSend(opts *SendOptions) error {
 	if err := team.CheckRecipient(reg, opts.To); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
+	if err := warnEnded(opts.IO.Err, reg, opts.To); err != nil {
+		return err
+	}
 	store := inbox.NewStore(ws.InboxDir())
 	// The message is what counts; a log that cannot be written is said, once.
 	events := team.NewEventLog(ws.EventsPath(), func(e team.Event) {
@@ -124,6 +127,30 @@ func runSend(opts *SendOptions) error {
 		fmt.Fprintf(opts.IO.Err, "sent %d message(s) to %s\n", len(contents), opts.To)
 	}
 	return nil
+}
+
+// warnEnded says when the recipient is a teammate that has ended: the
+// message is still appended (a teammate spawned again under that name reads
+// it), but nobody reads it now, and "sent" alone would say otherwise.
+func warnEnded(w io.Writer, reg *team.Registry, to string) error {
+	c, err := reg.Read()
+	if err != nil {
+		return err
+	}
+	if i := c.Find(to); i >= 0 {
+		switch st := c.Teammates[i].Status; st {
+		case team.StatusShutdown, team.StatusFailed:
+			fmt.Fprintf(w, "warning: %s has %s: the message waits in its inbox and is read only if %s is spawned again\n", to, endedWord(st), to)
+		}
+	}
+	return nil
+}
+
+func endedWord(st team.Status) string {
+	if st == team.StatusFailed {
+		return "failed"
+	}
+	return "shut down"
 }
 
 // checkSender refuses a --from that names an agent, the lead or any teammate

@@ -107,16 +107,20 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
+		var updated *time.Time // a registry never written has no time, not year 1
+		if !cfg.UpdatedAt.IsZero() {
+			updated = &cfg.UpdatedAt
+		}
 		return enc.Encode(struct {
 			TeamName     string              `json:"teamName"`
 			Version      int64               `json:"version"`
-			UpdatedAt    time.Time           `json:"updatedAt"`
+			UpdatedAt    *time.Time          `json:"updatedAt,omitempty"`
 			State        string              `json:"state"`
 			Teammates    []teamRow           `json:"teammates"`
 			LeadHandoffs []team.HandoffState `json:"leadHandoffs,omitempty"`
 			Lead         *team.LeadEntry     `json:"lead,omitempty"`
 			Usage        team.TeamUsage      `json:"usage"`
-		}{cfg.TeamName, cfg.Version, cfg.UpdatedAt, team.DeriveState(cfg.Teammates), rows, cfg.LeadHandoffs, cfg.Lead, cfg.Usage()})
+		}{cfg.TeamName, cfg.Version, updated, team.DeriveState(cfg.Teammates), rows, cfg.LeadHandoffs, cfg.Lead, cfg.Usage()})
 	}
 	if len(rows) == 0 {
 		fmt.Fprintf(opts.IO.Err, "no teammates in %s yet\n", ws.Root)

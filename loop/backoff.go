@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -31,11 +32,21 @@ func (p *retryPolicy) backoff(attempt int) time.Duration {
 }
 
 // wait tells OnRetry and sleeps; retryAfter > 0 overrides the jittered delay.
+// A refused connection gets refusedRetries short, fixed waits; after them
+// wait returns the refusal, in words, instead of sleeping.
 func (p *retryPolicy) wait(ctx context.Context, st *callState, retryAfter time.Duration, r Retry) error {
+	var ue *unreachableError
+	isRefused := errors.As(r.Err, &ue)
+	if isRefused && int(st.attempts.Load()) >= refusedRetries {
+		return ue
+	}
 	attempt := st.attempts.Add(1)
 	d := p.backoff(int(attempt))
 	if retryAfter > 0 {
 		d = min(retryAfter, 3*p.maxDelay)
+	}
+	if isRefused {
+		d = refusedWait(int(attempt))
 	}
 	if p.onRetry != nil {
 		r.Agent, r.Attempt, r.Wait = st.agent, int(attempt), d

@@ -440,9 +440,21 @@ func TestCompleteRetries(t *testing.T) {
 		ln.Close()
 		c, log := newTestClient(t, url, false)
 		_, err = ask(c, nil)
-		t.Log(err)
-		if err == nil || log.count() != 3 {
-			t.Errorf("err %v retries %d", err, log.count())
+		// Nothing listens: two short retries, then one sentence naming the server.
+		want := "cannot reach the model server at " + url + "/v1: connection refused"
+		if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "dial tcp") {
+			t.Errorf("err %q, want it to start %q without Go's dial text", err, want)
+		}
+		if log.count() != refusedRetries {
+			t.Fatalf("%d retries, want %d", log.count(), refusedRetries)
+		}
+		for i, w := range log.waits {
+			if w < 500*time.Millisecond || w > time.Second {
+				t.Errorf("retry %d waits %v, want 500ms..1s (never 0s)", i+1, w)
+			}
+			if !strings.HasPrefix(log.errs[i].Error(), want) {
+				t.Errorf("retry %d says %q, want %q", i+1, log.errs[i], want)
+			}
 		}
 	})
 	t.Run("cancel during wait", func(t *testing.T) {

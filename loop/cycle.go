@@ -31,7 +31,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		}
 		if err := errors.Join(a.takePending(), a.takeInbox()); err != nil {
 			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error(), Source: SourceInbox})
-			return cyc, sourced(SourceInbox, err)
+			return cyc, told(SourceInbox, err)
 		}
 		if turn == 1 && !a.hasNews() {
 			return cyc, ErrNothingToDo
@@ -43,7 +43,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 				return cyc, ctx.Err() // stopped on purpose: not an error to report
 			}
 			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error(), Source: SourceModel})
-			return cyc, sourced(SourceModel, err)
+			return cyc, told(SourceModel, err)
 		}
 		cyc.Turns = turn
 		cyc.Usage = sumUsage(cyc.Usage, resp.Usage)

@@ -209,6 +209,9 @@ func classify(err error) error {
 	if errors.As(err, &apiErr) {
 		return classifyAPI(apiErr)
 	}
+	if refused(err) {
+		return unreachable(err)
+	}
 	return fmt.Errorf("the model request failed: %w", err)
 }
 

@@ -61,6 +61,7 @@ func (a *Agent) emit(e Event) {
 type sourcedError struct {
 	source ErrorSource
 	err    error
+	told   bool // an EventError already said it
 }
 
 func (e *sourcedError) Error() string { return e.err.Error() }
@@ -72,6 +73,37 @@ func sourced(source ErrorSource, err error) error {
 		return nil
 	}
 	return &sourcedError{source: source, err: err}
+}
+
+// told is sourced for an error the loop has just emitted as an EventError.
+func told(source ErrorSource, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &sourcedError{source: source, err: err, told: true}
+}
+
+// Told reports whether every failure in an error of RunCycle was already
+// emitted as an EventError, so the caller need not report it again (one
+// failure shown twice reads as two).
+func Told(err error) bool {
+	switch e := err.(type) {
+	case nil:
+		return false
+	case *sourcedError:
+		return e.told
+	case interface{ Unwrap() []error }:
+		errs := e.Unwrap()
+		for _, c := range errs {
+			if !Told(c) {
+				return false
+			}
+		}
+		return len(errs) > 0
+	case interface{ Unwrap() error }:
+		return Told(e.Unwrap())
+	}
+	return false
 }
 
 // SourceOf is the step of the loop an error of RunCycle came from, "" if

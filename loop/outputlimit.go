@@ -36,5 +36,5 @@ func (a *Agent) cutOff(turn int, msg openai.ChatCompletionMessage, why error, an
 			Result: answer, IsError: true})
 	}
 	a.emit(Event{Kind: EventError, Turn: turn, Err: why.Error(), Source: SourceModel})
-	return errors.Join(sourced(SourceModel, why), sourced(SourceSession, recErr))
+	return errors.Join(told(SourceModel, why), sourced(SourceSession, recErr))
 }

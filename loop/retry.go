@@ -3,8 +3,12 @@ package loop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
 	"time"
 )
 
@@ -44,5 +48,44 @@ func netRetry(err error) Retry {
 	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
 		return Retry{Cause: RetryTimeout, Err: err}
 	}
+	if refused(err) {
+		return Retry{Cause: RetryConnection, Err: unreachable(err)}
+	}
 	return Retry{Cause: RetryConnection, Err: err}
+}
+
+// A refused connection means nothing listens at the address: a server that
+// is starting gets refusedRetries short waits, not the whole backoff.
+const refusedRetries = 2
+
+// refusedWait is the wait before the n-th retry (from 1) of a refused connection.
+func refusedWait(n int) time.Duration { return time.Duration(n) * 500 * time.Millisecond }
+
+// refused reports whether the server's address refused the connection.
+func refused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
+
+// unreachableError is a refused connection in words, naming the base URL
+// rather than Go's dial text.
+type unreachableError struct {
+	base string
+	err  error
+}
+
+func (e *unreachableError) Error() string {
+	return fmt.Sprintf("cannot reach the model server at %s: connection refused (is it running? check --base-url)", e.base)
+}
+func (e *unreachableError) Unwrap() error { return e.err }
+
+// unreachable wraps a refused request's error with the base URL it was for.
+func unreachable(err error) error {
+	base := "the configured address"
+	var uerr *url.Error
+	var ue *unreachableError
+	switch {
+	case errors.As(err, &uerr):
+		base = strings.TrimSuffix(uerr.URL, "/chat/completions")
+	case errors.As(err, &ue):
+		return ue
+	}
+	return &unreachableError{base: base, err: err}
 }

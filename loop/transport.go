@@ -11,6 +11,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -64,6 +65,9 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			if ctx.Err() != nil || !retryableNetErr(err) || !t.policy.canRetry(st) || !replayable(req) {
 				return nil, err
+			}
+			if refused(err) { // name the server, as the HTTP client's error would
+				err = &url.Error{Op: req.Method, URL: req.URL.String(), Err: err}
 			}
 			if werr := t.policy.wait(ctx, st, 0, netRetry(err)); werr != nil {
 				return nil, werr

@@ -130,7 +130,7 @@ func (c *Chat) cycle(ctx context.Context) {
 			c.t.events.Emit(Event{Agent: workspace.LeadName, Payload: Answer{Interrupted: true, Tokens: c.t.lead.Usage().TotalTokens}})
 			return
 		case err != nil && !errors.Is(err, loop.ErrTurnLimit):
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && !loop.Told(err) { // the loop's own error event already said it
 				c.t.events.Emit(Event{Agent: workspace.LeadName, Payload: failure(cycleErrorClass(err), "", err)})
 			}
 			return

@@ -309,6 +309,19 @@ func (r *roster) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 	}
 }
 
+// inCycle reports whether the named teammate, run by this process, is in a
+// work cycle or waiting for a worker to start one; known is false for a
+// name this process does not run.
+func (r *roster) inCycle(name string) (busy, known bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.members[name]
+	if m == nil {
+		return false, false
+	}
+	return m.cycleCancel != nil || m.status == StatusQueued, true
+}
+
 // waitForWork blocks until the teammate's inbox has unread lines.
 func (r *roster) waitForWork(ctx context.Context, name string, wake <-chan struct{}) bool {
 	t := r.t
@@ -344,7 +357,9 @@ func (r *roster) fail(m *member, class ErrorClass, err error) {
 	t := r.t
 	t.checkStorage(err)
 	r.setStatus(m, StatusFailed, func(mb *Member) { mb.Error = err.Error(); mb.Activity = "" })
-	t.events.Emit(Event{Agent: m.name, Payload: failure(class, "", err)})
+	if !loop.Told(err) { // the loop's own error event already said it
+		t.events.Emit(Event{Agent: m.name, Payload: failure(class, "", err)})
+	}
 	if _, derr := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeError, teammateFailedText(m.name, err)); derr != nil {
 		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
 	}

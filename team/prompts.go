@@ -104,7 +104,17 @@ into yours as it tells you, resolve the conflicts, commit, and report.`, branch)
 // shutdownRequestText asks a teammate to shut down.
 func shutdownRequestText(reason, id string) string {
 	return fmt.Sprintf("The lead asks you to shut down: %s\nAnswer with respond_shutdown(request_id=%q, approve=true) to stop at the end of this turn, "+
-		"or approve=false with a reason to keep working. If you end your turn without answering, the shutdown is approved for you.", reason, id)
+		"or approve=false with a reason to keep working. If you end your turn without answering, the shutdown is approved for you.", fullStop(reason), id)
+}
+
+// fullStop ends a reason given in a few words as a sentence, so the next
+// sentence does not run on from it ("… asked for it Answer with …").
+func fullStop(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s[len(s)-1:], ".!?") {
+		return s
+	}
+	return s + "."
 }
 
 // shutdownAnswerText tells the lead a teammate's answer to its shutdown request.

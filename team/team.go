@@ -176,6 +176,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
 	t.handoffs = newHandoffs(t)
 	t.worktrees = NewWorktrees(ws, reg, events)
+	t.worktrees.inCycle = t.roster.inCycle
 	t.perms = newPermissions(t, opts.Permissions)
 	events.onWriteError = t.checkStorage
 	reg.doc.OnWriteError = t.checkStorage

@@ -51,6 +51,12 @@ type Worktrees struct {
 
 	mu   sync.Mutex
 	repo *gitwt.Repo // opened on first use
+
+	// inCycle, when set, tells from memory whether a teammate this process
+	// runs is in a work cycle (known is false for one it does not run). The
+	// registry lags: a teammate's result reaches the lead before its status
+	// turns idle, and a lead woken by that result must be able to merge.
+	inCycle func(name string) (busy, known bool)
 }
 
 // NewWorktrees gives the worktrees of ws, recorded in reg; events may be nil.
@@ -298,7 +304,13 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 	if err != nil {
 		return MergeReport{}, err
 	}
-	if m.Status == StatusWorking || m.Status == StatusQueued {
+	busy := m.Status == StatusWorking || m.Status == StatusQueued
+	if w.inCycle != nil {
+		if b, known := w.inCycle(name); known {
+			busy = b
+		}
+	}
+	if busy {
 		return MergeReport{}, fmt.Errorf("%s is %s: merge its branch once it has reported its result", name, m.Status)
 	}
 	w.mu.Lock()

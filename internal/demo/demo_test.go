@@ -87,7 +87,7 @@ func TestLeadRunsCommandsInOrderThenSummarises(t *testing.T) {
 
 		tr = ask(t, "lead", stream, req)
 		for _, want := range []string{"spawn alice as coder: done", `could not send zed a message: error: unknown recipient "zed"`,
-			"alice  coder  idle", `did not understand "juggle"`, "alice reports: alice (coder): ready — hello"} {
+			"alice  coder  idle", `did not understand "juggle"`, "alice reports: ready — hello"} {
 			if !strings.Contains(tr.content, want) {
 				t.Errorf("summary lacks %q:\n%s", want, tr.content)
 			}
@@ -105,7 +105,8 @@ func TestLeadSummarisesTeammateReports(t *testing.T) {
 			user(inbox("alice", "result", "alice (coder): sent to bob: hi")+"\n"+inbox("bob", "message", "thanks")),
 			user(inbox("carol", "error", "model unavailable")))
 		tr := ask(t, "lead", stream, req)
-		want := "alice reports: alice (coder): sent to bob: hi\nbob says: thanks\ncarol failed: model unavailable"
+		// The whole picture since the prompt, by sender, one line per part.
+		want := "Here is what I did:\n- spawn alice as coder: done\nalice reports: old news\nalice reports: sent to bob: hi\nbob says: thanks\ncarol failed: model unavailable"
 		if tr.content != want || len(tr.calls) != 0 {
 			t.Fatalf("got %q, want %q", tr.content, want)
 		}
@@ -198,5 +199,51 @@ func TestUndeclaredToolIsNotCalled(t *testing.T) {
 	tr := ask(t, "lead", false, conv(nil, sys("lead"), user("list team")))
 	if len(tr.calls) != 0 || !strings.Contains(tr.content, "list_teammates is not available") {
 		t.Fatalf("got %+v", tr)
+	}
+}
+
+// TestLeadFinalAnswerIsTheSameHoweverReportsArrive: the same prompt gives the
+// same last answer whether the teammates' reports come in one batch, in
+// another order, or a combined report comes as two.
+func TestLeadFinalAnswerIsTheSameHoweverReportsArrive(t *testing.T) {
+	req := conv(leadTools, sys("lead"), user("spawn alice as writer to write a poem; spawn bob as tester to check it; send alice: hi; list team"))
+	for _, result := range []string{"spawned alice", "spawned bob", "sent", "NAME   ROLE    STATUS   TURNS  UNREAD  UPDATED\nalice  writer  working  0      1       13:13:41\nbob    tester  queued   0      0       13:13:41"} {
+		tr := ask(t, "lead", false, req)
+		if len(tr.calls) != 1 {
+			t.Fatalf("want one call, got %+v", tr)
+		}
+		req = then(req, tr, result)
+	}
+	var first []openai.ChatCompletionMessage
+	first = append(first, req.Messages...)
+	aliceBoth := inbox("alice", "result", "alice (writer): ready — write a poem; received from lead: hi")
+	bob := inbox("bob", "result", "bob (tester): ready — check it")
+
+	// One batch, after the summary.
+	tr := ask(t, "lead", false, req)
+	req = then(req, tr)
+	req.Messages = append(req.Messages, user(aliceBoth+"\n"+bob))
+	one := ask(t, "lead", false, req).content
+
+	// bob first, then alice's two parts as two reports; the list taken later.
+	req.Messages = first
+	req.Messages[len(req.Messages)-1].Content = "NAME   ROLE    STATUS  TURNS  UNREAD  UPDATED\nalice  writer  idle    2      0       13:13:45\nbob    tester  idle    1      0       13:13:44"
+	req.Messages = append(req.Messages, user(bob))
+	var last string
+	for _, next := range []string{inbox("alice", "result", "alice (writer): ready — write a poem"), inbox("alice", "result", "alice (writer): received from lead: hi"), ""} {
+		tr := ask(t, "lead", false, req)
+		last = tr.content
+		req = then(req, tr)
+		if next != "" {
+			req.Messages = append(req.Messages, user(next))
+		}
+	}
+	if one != last {
+		t.Fatalf("the final answer depends on timing:\none batch:\n%s\n\nthree reports:\n%s", one, last)
+	}
+	for _, want := range []string{"alice  writer\nbob    tester", "alice reports: received from lead: hi", "bob reports: ready — check it"} {
+		if !strings.Contains(one, want) {
+			t.Errorf("the final answer lacks %q:\n%s", want, one)
+		}
 	}
 }

@@ -3,7 +3,9 @@ package demo
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -160,7 +162,7 @@ func leadTurn(req openai.ChatCompletionRequest) answer {
 		}
 		return answer{content: fmt.Sprintf("I did not understand %q. %s", clip(strings.Join(unknown, "; "), 120), help)}
 	}
-	calls, results, lastCall := commandCalls(msgs, p)
+	calls, results, _ := commandCalls(msgs, p)
 	// Once the prompt is answered, only a command that waited for a teammate goes on.
 	if len(calls) < len(cmds) && (done < p || cmds[len(calls)].after != "") {
 		c := cmds[len(calls)]
@@ -172,20 +174,107 @@ func leadTurn(req openai.ChatCompletionRequest) answer {
 		}
 		return answer{calls: []openai.ToolCall{toolCall(msgs, c.tool, c.args)}}
 	}
-	if done > lastCall && done > p {
-		// Everything was done and summarised: whatever is new came from teammates.
-		return reportsOrIdle(msgs, done)
-	}
+	// Every answer after the commands is the whole picture: what was done and
+	// all the team said since the prompt. The last one, when the team settles,
+	// is then the same however the reports were batched: the demo is
+	// deterministic for a prompt.
 	var sb strings.Builder
 	sb.WriteString("Here is what I did:")
 	summarise(&sb, cmds, calls, results)
 	if len(unknown) > 0 {
 		fmt.Fprintf(&sb, "\nI did not understand %q.", clip(strings.Join(unknown, "; "), 120))
 	}
-	if r := reports(msgs, max(p, done)); r != "" {
+	if r := teamSoFar(msgs, p); r != "" {
 		sb.WriteString("\n" + r)
 	}
 	return answer{content: sb.String()}
+}
+
+// teamSoFar is what the team said after index from, in an order that does
+// not depend on timing: by sender, each sender's words in the order it sent
+// them, one line per part of a combined report; then the plans reviewed.
+func teamSoFar(msgs []openai.ChatCompletionMessage, from int) string {
+	said := map[string][]string{}
+	var reviews []string
+	results := map[string]string{}
+	for _, m := range msgs[from+1:] {
+		if m.Role == openai.ChatMessageRoleTool {
+			results[m.ToolCallID] = text(m)
+		}
+	}
+	for _, m := range msgs[from+1:] {
+		if m.Role == openai.ChatMessageRoleAssistant {
+			for _, tc := range m.ToolCalls {
+				if tc.Function.Name == "review_plan" {
+					reviews = append(reviews, reviewLine(tc, results[tc.ID]))
+				}
+			}
+			continue
+		}
+		if m.Role != openai.ChatMessageRoleUser {
+			continue
+		}
+		for _, b := range blocks(text(m)) {
+			if b.From == "user" {
+				continue
+			}
+			said[b.From] = append(said[b.From], reportParts(b)...)
+		}
+	}
+	names := make([]string, 0, len(said))
+	for n := range said {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	sort.Strings(reviews)
+	var lines []string
+	for _, n := range names {
+		lines = append(lines, settleOrder(said[n])...)
+	}
+	return strings.Join(append(lines, reviews...), "\n")
+}
+
+// settleOrder orders one sender's lines: its start and its plan's steps as
+// they came (their order is the sender's own), then the rest, whose order
+// depends on when other agents' messages reached it, sorted.
+func settleOrder(lines []string) []string {
+	rank := func(l string) int {
+		_, part, _ := strings.Cut(l, ": ")
+		switch {
+		case strings.HasPrefix(part, "ready — "):
+			return 0
+		case strings.HasPrefix(part, "plan "):
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(lines, func(i, j int) bool {
+		ri, rj := rank(lines[i]), rank(lines[j])
+		if ri != rj || ri < 2 {
+			return ri < rj
+		}
+		return lines[i] < lines[j]
+	})
+	return lines
+}
+
+// reportParts splits a teammate's combined report ("alice (coder): ready —
+// x; received from lead: hi") into one line per part, so two reports read
+// the same as one report of both.
+func reportParts(b block) []string {
+	head := b.From + " ("
+	if b.Type != "result" || !strings.HasPrefix(b.Content, head) {
+		return []string{reportLine(b)}
+	}
+	_, rest, ok := strings.Cut(b.Content, "): ")
+	if !ok {
+		return []string{reportLine(b)}
+	}
+	var out []string
+	for _, part := range strings.Split(rest, "; ") {
+		out = append(out, fmt.Sprintf("%s reports: %s", b.From, part))
+	}
+	return out
 }
 
 // reportsOrIdle answers a wake that brought no command: what the team said.
@@ -206,12 +295,35 @@ func summarise(sb *strings.Builder, cmds []command, calls []openai.ToolCall, res
 		switch {
 		case failed(res):
 			fmt.Fprintf(sb, "\n- could not %s: %s", c.what, clip(res, 200))
+		case c.show && c.tool == "list_teammates":
+			fmt.Fprintf(sb, "\n- %s:\n%s", c.what, clip(namesAndRoles(res), 1200))
 		case c.show:
 			fmt.Fprintf(sb, "\n- %s:\n%s", c.what, clip(res, 1200))
 		default:
 			fmt.Fprintf(sb, "\n- %s: done", c.what)
 		}
 	}
+}
+
+// namesAndRoles keeps the NAME and ROLE columns of list_teammates' table:
+// status, turns and times depend on when the list was asked for, and the
+// demo's answer must not.
+func namesAndRoles(table string) string {
+	lines := strings.Split(strings.TrimRight(table, "\n"), "\n")
+	if len(lines) == 0 {
+		return table
+	}
+	at := strings.Index(lines[0], "STATUS")
+	if !strings.HasPrefix(lines[0], "NAME") || at < 0 {
+		return table
+	}
+	cut := utf8.RuneCountInString(lines[0][:at]) // tabwriter aligns by characters
+	for i, l := range lines {
+		if r := []rune(l); len(r) > cut {
+			lines[i] = strings.TrimRight(string(r[:cut]), " ")
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // reports summarises what happened after index from: the teammates' inbox
@@ -240,7 +352,7 @@ func reports(msgs []openai.ChatCompletionMessage, from int) string {
 			if b.From == "user" {
 				continue
 			}
-			lines = append(lines, reportLine(b))
+			lines = append(lines, reportParts(b)...)
 		}
 	}
 	return strings.Join(lines, "\n")

@@ -43,14 +43,15 @@ func (m *Model) delta(d *deltaChunk) {
 	default:
 		return
 	}
-	e := p.last()
-	if e != nil && e.streaming && d.reasoning != "" && e.text != "" && !d.restart {
+	e := p.stream
+	if e != nil && d.reasoning != "" && e.text != "" && !d.restart {
 		settle(p) // thinking after text belongs to the next turn
 		e = nil
 	}
-	if e == nil || !e.streaming {
+	if e == nil {
 		e = &entry{kind: entryReply, who: d.agent, streaming: true}
 		p.add(e)
+		p.stream = e
 	}
 	if d.restart {
 		e.text, e.reasoning = "", ""
@@ -61,14 +62,15 @@ func (m *Model) delta(d *deltaChunk) {
 
 // settle ends a streaming reply: kept if it has text, dropped if not.
 func settle(p *convPane) {
-	e := p.last()
-	if e == nil || !e.streaming {
+	e := p.stream
+	if e == nil {
 		return
 	}
+	p.stream = nil
 	e.streaming = false
 	e.invalidate()
 	if e.text == "" && strings.TrimSpace(e.reasoning) == "" {
-		p.entries = p.entries[:len(p.entries)-1]
+		p.remove(e)
 	}
 }
 
@@ -76,6 +78,9 @@ func settle(p *convPane) {
 // conversation changed.
 func (m *Model) event(e team.Event) bool {
 	isMate := m.mate != nil && involves(e, m.mate.name)
+	if e.Agent != "" {
+		m.agents[e.Agent] = true
+	}
 	switch p := e.Payload.(type) {
 	case team.ToolCall:
 		if e.Agent == workspace.LeadName {
@@ -89,7 +94,7 @@ func (m *Model) event(e team.Event) bool {
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)
 			m.lead.add(&entry{kind: entryError, text: p.Text})
-			m.leadBusy = false
+			m.leadIdle()
 		}
 	case team.Retry:
 		m.lastErr = e.Brief()
@@ -152,10 +157,10 @@ func involves(e team.Event, name string) bool {
 
 // answer ends the lead's cycle: its final reply replaces the streamed text.
 func (m *Model) answer(e team.Event, a team.Answer) {
-	m.leadBusy = false
+	m.leadIdle()
 	delete(m.team.activity, workspace.LeadName)
-	last := m.lead.last()
-	streaming := last != nil && last.streaming
+	last := m.lead.stream
+	streaming := last != nil
 	switch {
 	case a.Interrupted:
 		settle(m.lead)
@@ -178,4 +183,16 @@ func (m *Model) findMember(name string) int {
 		}
 	}
 	return -1
+}
+
+// interruptingHint is shown from esc until the lead's turn has ended.
+const interruptingHint = "interrupting the lead's turn…"
+
+// leadIdle marks the lead's turn over; the hint that it is being
+// interrupted goes with it.
+func (m *Model) leadIdle() {
+	m.leadBusy = false
+	if m.hint == interruptingHint {
+		m.hint = ""
+	}
 }

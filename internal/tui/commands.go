@@ -80,7 +80,7 @@ func helpText() string {
 	var b strings.Builder
 	b.WriteString("Commands (tab completes):\n")
 	for _, c := range slashCommands {
-		fmt.Fprintf(&b, "  %-32s %s\n", strings.TrimSpace(c.name+" "+c.args), c.help)
+		fmt.Fprintf(&b, "  %-32s  %s\n", strings.TrimSpace(c.name+" "+c.args), c.help) // two spaces: the gap a wrapped row hangs at
 	}
 	b.WriteString(keysText())
 	return b.String()

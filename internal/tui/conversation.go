@@ -6,6 +6,9 @@ package tui
 // bottom does not move what they are reading.
 type convPane struct {
 	entries []*entry
+	// stream is the reply still arriving, wherever it is: an entry added
+	// after it (the person's next prompt) must not leave it streaming.
+	stream  *entry
 	follow  bool
 	top     int // first visible entry when not following
 	topLine int // first visible line of that entry
@@ -23,8 +26,18 @@ func (p *convPane) last() *entry {
 }
 
 func (p *convPane) clear() {
-	p.entries = nil
+	p.entries, p.stream = nil, nil
 	p.follow, p.top, p.topLine = true, 0, 0
+}
+
+// remove takes e out of the conversation.
+func (p *convPane) remove(e *entry) {
+	for i, x := range p.entries {
+		if x == e {
+			p.entries = append(p.entries[:i], p.entries[i+1:]...)
+			return
+		}
+	}
 }
 
 // Render returns exactly h lines of at most w cells.

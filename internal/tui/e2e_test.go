@@ -221,3 +221,25 @@ func TestChatPlanApprovalAndShutdownInTmux(t *testing.T) {
 		t.Fatalf("registry after the session:\n%s", data)
 	}
 }
+
+// TestChatShowsAMessageSentFromAnotherTerminal: `agentteam send --to lead`
+// from another process reaches the lead, which answers it; the lead's
+// conversation shows the message above the answer.
+func TestChatShowsAMessageSentFromAnotherTerminal(t *testing.T) {
+	bin := agentteamBinary(t)
+	ws := t.TempDir()
+	s := startTmux(t, ws)
+	s.typeLine(bin + " chat --demo")
+	s.waitFor("the TUI", contains("Team", "working 0/5, queued 0", "Messages"))
+
+	out, err := exec.Command(bin, "send", "--workspace", ws, "--to", "lead", "list team").CombinedOutput()
+	if err != nil {
+		t.Fatalf("send from another terminal: %v\n%s", err, out)
+	}
+	screen := s.waitFor("the message and the lead's answer", contains("user → lead (message)", "list the team:"))
+	if strings.Index(screen, "user → lead (message)") > strings.Index(screen, "list the team:") {
+		t.Errorf("the lead's answer is above the message it answers:\n%s", screen)
+	}
+	s.run("send-keys", "-t", "e2e", "C-c")
+	s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
+}

@@ -70,7 +70,9 @@ func (e *entry) invalidate() { e.lines = nil }
 
 func (r *renderer) render(e *entry, w int) []string {
 	st := r.st
-	body := max(w-2, 10)
+	// Two columns of indent, and two of margin so no text touches the
+	// divider at the pane's right edge.
+	body := max(w-4, 10)
 	switch e.kind {
 	case entryTool:
 		out := []string{r.toolLine(e, w)}
@@ -194,6 +196,15 @@ var keyArgs = map[string]string{
 	"read_file":      "path",
 	"write_file":     "path",
 	"edit_file":      "path",
+}
+
+// CallSummary is a tool call as the conversation shows it: the tool and the
+// argument that says most about it ("bash rm notes.txt"); `run` prints it too.
+func CallSummary(tool, args string) string {
+	if a := keyArg(tool, args); a != "" {
+		return tool + " " + firstLine(a, 60)
+	}
+	return tool
 }
 
 // keyArg picks the argument worth showing from a call's JSON arguments.

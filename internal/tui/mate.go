@@ -53,8 +53,9 @@ func (v *mateView) update(msgs []openai.ChatCompletionMessage, ok bool) {
 		return
 	}
 	// The streamed text is now in the conversation.
-	if last := v.pane.last(); last != nil && last.streaming {
-		v.pane.entries = v.pane.entries[:len(v.pane.entries)-1]
+	if e := v.pane.stream; e != nil {
+		v.pane.remove(e)
+		v.pane.stream = nil
 	}
 	for _, msg := range msgs[v.seen:] {
 		v.add(msg)

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -74,6 +75,9 @@ type Model struct {
 	asks []pendingAsk
 	// diffs are each agent's last allowed write's diff, until its tool call shows.
 	diffs map[string]string
+	// agents are the names this screen has seen act (events of this
+	// process): their messages reach the lead's conversation as events.
+	agents map[string]bool
 }
 
 // New builds the model. do runs a job off the Update goroutine, in order,
@@ -88,7 +92,7 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
 		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground}},
 		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(),
-		auto: opts.Auto, plans: map[string]*entry{},
+		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
 	}
 	if opts.HasModel {
 		m.team.leadModel = opts.ModelName
@@ -133,6 +137,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.snapshot(msg)
 	case feedMsg:
 		m.feed.add(msg.msgs)
+		if !msg.history {
+			m.fromOutside(msg.msgs)
+		}
 	case convMsg:
 		if m.mate != nil && msg.name == m.mate.name {
 			m.mate.update(msg.msgs, msg.ok)
@@ -177,7 +184,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 			m.showHelp = false
 		case m.focus == "" && m.leadBusy:
 			if m.eng.Interrupt() {
-				m.hint = "interrupting the lead's turn…"
+				m.hint = interruptingHint
 			}
 		case m.focus != "":
 			m.setFocus("")
@@ -279,11 +286,19 @@ func (m *Model) submit() {
 		// conversation once the teammate takes it from its inbox.
 		to := m.mate.name
 		m.hint = "sending to " + to + "'s inbox…"
+		sent := "sent to " + to + "'s inbox"
+		if i := m.findMember(to); i >= 0 {
+			switch st := m.team.members[i].Status; st {
+			case team.StatusShutdown, team.StatusFailed:
+				// Kept for a teammate spawned again under the name, but nobody reads it now.
+				sent += fmt.Sprintf(", but %s is %s: nobody reads it unless %s is spawned again", to, st, to)
+			}
+		}
 		m.do(func() tea.Msg {
 			if err := m.eng.Send(m.ctx, to, text); err != nil {
 				return noteMsg{text: err.Error(), isErr: true}
 			}
-			return hintMsg("sent to " + to + "'s inbox")
+			return hintMsg(sent)
 		})
 		return
 	}
@@ -302,6 +317,19 @@ func (m *Model) submit() {
 	})
 }
 
+// fromOutside shows in the lead's conversation the messages to the lead
+// that no agent of this process sent: a person's, typed with `agentteam
+// send --to lead` in another terminal (or /send lead here). Agents'
+// messages come as events, and are shown from those.
+func (m *Model) fromOutside(msgs []inbox.Message) {
+	for _, msg := range msgs {
+		if msg.To != workspace.LeadName || msg.From == workspace.LeadName || m.agents[msg.From] || m.findMember(msg.From) >= 0 {
+			continue
+		}
+		m.lead.add(&entry{kind: entryReport, who: msg.From, typ: "lead (" + string(msg.Type) + ")", text: msg.Content})
+	}
+}
+
 // noModelText answers a message to the lead when there is no model.
 func noModelText(keyEnv string) string {
 	if keyEnv == "" {
@@ -318,7 +346,7 @@ func (m *Model) note(n noteMsg) {
 	if n.isErr {
 		kind = entryError
 		if n.toLead {
-			m.leadBusy = false
+			m.leadIdle()
 		}
 	}
 	p := m.lead

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -27,9 +28,11 @@ type snapshotMsg struct {
 	leadTokens int
 }
 
-// feedMsg is inbox messages not shown before, oldest first.
+// feedMsg is inbox messages not shown before, oldest first; history is the
+// first poll's, written before this screen started.
 type feedMsg struct {
-	msgs []inbox.Message
+	msgs    []inbox.Message
+	history bool
 }
 
 // poller reads the inbox files and the registry on a goroutine, never in
@@ -87,7 +90,7 @@ func (p *poller) run(ctx context.Context, send func(tea.Msg), every time.Duratio
 // poll looks once and returns the messages for the UI (none if nothing changed).
 func (p *poller) poll() []tea.Msg {
 	var out []tea.Msg
-	changed := !p.started
+	changed, history := !p.started, !p.started
 	p.started = true
 
 	if sig := statSig(p.reg.Path(), ""); sig != p.regSig {
@@ -123,11 +126,11 @@ func (p *poller) poll() []tea.Msg {
 		}
 	}
 	if len(fresh) > 0 {
-		sort.SliceStable(fresh, func(i, j int) bool { return fresh[i].Timestamp.Before(fresh[j].Timestamp) })
+		sort.SliceStable(fresh, func(i, j int) bool { return feedBefore(fresh[i], fresh[j]) })
 		if len(fresh) > maxFeed {
 			fresh = fresh[len(fresh)-maxFeed:]
 		}
-		out = append(out, feedMsg{msgs: fresh})
+		out = append(out, feedMsg{msgs: fresh, history: history})
 	}
 	if changed {
 		unread := make(map[string]int, len(p.unread))
@@ -140,6 +143,24 @@ func (p *poller) poll() []tea.Msg {
 	}
 	return out
 }
+
+// feedBefore orders the feed by time. Times are kept to the millisecond, so
+// a request and its answer can share one: the request goes first, then the
+// message ids (time-ordered within a process), not the inboxes' names.
+func feedBefore(a, b inbox.Message) bool {
+	if !a.Timestamp.Equal(b.Timestamp) {
+		return a.Timestamp.Before(b.Timestamp)
+	}
+	if a.CorrelationID != "" && a.CorrelationID == b.CorrelationID {
+		if ra, rb := isResponse(a), isResponse(b); ra != rb {
+			return rb
+		}
+	}
+	return a.ID < b.ID
+}
+
+// isResponse reports whether m answers a request (shutdown, plan approval).
+func isResponse(m inbox.Message) bool { return strings.HasSuffix(string(m.Type), "_response") }
 
 // statSig is what tells a file changed without reading it.
 func statSig(path, cursor string) fileSig {

@@ -87,3 +87,39 @@ func mustAppend(t *testing.T, s *inbox.Store, name string, m inbox.Message) {
 		t.Fatal(err)
 	}
 }
+
+// TestPollerMarksTheFirstLookAsHistory: what was in the inboxes before the
+// screen started is history (the restored conversation has it); what comes
+// after is news, which the lead's conversation shows.
+func TestPollerMarksTheFirstLookAsHistory(t *testing.T) {
+	dir := t.TempDir()
+	store := inbox.NewStore(filepath.Join(dir, "inbox"))
+	reg := team.NewRegistry(filepath.Join(dir, "team", "config.json"), "")
+	mustAppend(t, store, "lead", inbox.Message{Type: "message", From: "user", Content: "before"})
+	p := newPoller(store, reg, nil)
+	if f, _ := split(p.poll()); f == nil || !f.history || len(f.msgs) != 1 {
+		t.Fatalf("first look: %+v, want the old message as history", f)
+	}
+	mustAppend(t, store, "lead", inbox.Message{Type: "message", From: "user", Content: "after"})
+	if f, _ := split(p.poll()); f == nil || f.history || len(f.msgs) != 1 || f.msgs[0].Content != "after" {
+		t.Fatalf("second look: %+v, want the new message as news", f)
+	}
+}
+
+// TestFeedPutsARequestBeforeItsAnswer: after --resume the first poll reads
+// every inbox at once. zed's answer (in lead.jsonl) and the lead's request
+// (in zed.jsonl) share a millisecond: the request is listed first, whatever
+// the inboxes' names.
+func TestFeedPutsARequestBeforeItsAnswer(t *testing.T) {
+	dir := t.TempDir()
+	store := inbox.NewStore(filepath.Join(dir, "inbox"))
+	reg := team.NewRegistry(filepath.Join(dir, "team", "config.json"), "")
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	mustAppend(t, store, "zed", inbox.Message{Type: "shutdown_request", From: "lead", Content: "please stop", CorrelationID: "shutdown-1", Timestamp: at})
+	mustAppend(t, store, "lead", inbox.Message{Type: "shutdown_response", From: "zed", Content: "stopping", CorrelationID: "shutdown-1", Timestamp: at})
+	p := newPoller(store, reg, nil)
+	f, _ := split(p.poll())
+	if f == nil || len(f.msgs) != 2 || f.msgs[0].Type != "shutdown_request" {
+		t.Fatalf("feed %+v, want the request before its answer", f)
+	}
+}

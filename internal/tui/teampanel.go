@@ -234,10 +234,24 @@ func plural(n int, word string) string {
 // teamState is the registry's derived state, or derived here from the
 // members shown when the registry has none yet.
 func (p *teamPanel) teamState() string {
-	if p.state != "" {
-		return p.state
+	s := p.state
+	if s == "" {
+		s = team.DeriveState(p.members)
 	}
-	return team.DeriveState(p.members)
+	if s == team.StateCompleted && planWaits(p.members) {
+		return "awaiting plan approval" // not done: a teammate waits for the lead or the person
+	}
+	return s
+}
+
+// planWaits reports whether a teammate's plan awaits approval.
+func planWaits(members []team.Member) bool {
+	for _, m := range members {
+		if m.PlanMode && m.PlanState == team.PlanAwaitingApproval && m.Status != team.StatusShutdown && m.Status != team.StatusFailed {
+			return true
+		}
+	}
+	return false
 }
 
 // planLabels say where a plan-mode teammate's plan stands.

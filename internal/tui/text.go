@@ -45,10 +45,43 @@ func wrapPlain(s string, w int) []string {
 	s = strings.ReplaceAll(s, "\t", "    ")
 	var out []string
 	for _, para := range strings.Split(s, "\n") {
+		if col := hangColumn(para, w); col > 0 {
+			// An indented row of a table ("  /help   this list"): its
+			// continuation lines start under the description.
+			hang := ansi.StringWidth(para[:col])
+			rest := strings.Split(ansi.Wrap(para[col:], w-hang, " "), "\n")
+			out = append(out, para[:col]+rest[0])
+			for _, l := range rest[1:] {
+				out = append(out, strings.Repeat(" ", hang)+l)
+			}
+			continue
+		}
 		wrapped := ansi.Wrap(para, w, " ")
 		out = append(out, strings.Split(wrapped, "\n")...)
 	}
 	return out
+}
+
+// hangColumn is where the description of an indented table row starts
+// (after the first gap of two or more spaces), or 0 when the line is not
+// such a row, fits, or the column would leave too little room.
+func hangColumn(para string, w int) int {
+	if !strings.HasPrefix(para, " ") || ansi.StringWidth(para) <= w {
+		return 0
+	}
+	body := strings.TrimLeft(para, " ")
+	gap := strings.Index(body, "  ")
+	if gap < 0 {
+		return 0
+	}
+	col := len(para) - len(body) + gap
+	for col < len(para) && para[col] == ' ' {
+		col++
+	}
+	if col >= len(para) || ansi.StringWidth(para[:col]) > w/2 {
+		return 0
+	}
+	return col
 }
 
 // firstLine is the first non-empty line of s, cut to n runes.

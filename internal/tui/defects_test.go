@@ -1,0 +1,176 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team"
+)
+
+// TestTextInAngleBracketsShowsAsWritten: glamour strips raw HTML, so
+// "Vec<String>" and "<b>bold</b>" vanished from replies and reports, and the
+// no-key notice lost "<your key>".
+func TestTextInAngleBracketsShowsAsWritten(t *testing.T) {
+	hs := newHarness(t, 120, 40, Options{HasModel: false, Notice: NoModelNotice("OPENAI_API_KEY")})
+	hs.mustSee("export OPENAI_API_KEY=<your key>")
+	hs.send(events(
+		team.Event{Agent: "lead", Payload: team.Answer{Text: "use Vec<String> and <b>bold</b>; keep `a <b> c` and x<T>"}},
+		team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "done: <div>kept</div>"}},
+	))
+	hs.mustSee("use Vec<String> and <b>bold</b>; keep a <b> c and x<T>", "done: <div>kept</div>")
+	hs.mustNotSee(`\<`)
+}
+
+func TestEscapeHTMLLeavesCodeAlone(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"a <b> c", `a \<b> c`},
+		{"a < b and a<=b", "a < b and a<=b"},
+		{"`x <b>` and <i>", "`x <b>` and \\<i>"},
+		{"``a ` <b>`` <c>", "``a ` <b>`` \\<c>"},
+		{"unclosed ` <b>", "unclosed ` \\<b>"},
+		{"already \\<b>", "already \\<b>"},
+		{"```go\nvar v Vec<T>\n```\n<p>", "```go\nvar v Vec<T>\n```\n\\<p>"},
+		{"text\n\n    indented <code>\n\nafter <x>", "text\n\n    indented <code>\n\nafter \\<x>"},
+		{"- item\n\n    more <b>", "- item\n\n    more \\<b>"},
+		{"span `over\nlines <b>` <i>", "span `over\nlines <b>` \\<i>"},
+	}
+	for _, c := range cases {
+		if got := escapeHTML(c.in); got != c.want {
+			t.Errorf("escapeHTML(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestAPromptTypedWhileTheLeadStreamsLeavesNoStuckReply: the person sends
+// again while the lead's reply streams. The reply stays one entry, ends
+// rendered (no ▍) and is not shown a second time below the new prompt.
+func TestAPromptTypedWhileTheLeadStreamsLeavesNoStuckReply(t *testing.T) {
+	hs := newHarness(t, 100, 30, Options{HasModel: true})
+	hs.enter("first prompt")
+	hs.send(deltas("lead", false, "Working on the first"))
+	hs.enter("second prompt")
+	hs.send(deltas("lead", false, " prompt now"))
+	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "Working on the first prompt now."}}))
+	v := hs.view()
+	hs.mustNotSee("▍")
+	if n := strings.Count(v, "Working on the first"); n != 1 {
+		t.Fatalf("the reply shows %d times:\n%s", n, v)
+	}
+	if strings.Index(v, "Working on the first prompt now.") > strings.Index(v, "second prompt") {
+		t.Errorf("the reply moved below the prompt typed after it:\n%s", v)
+	}
+	for _, e := range hs.m.lead.entries {
+		if e.streaming {
+			t.Fatalf("an entry is still streaming after the answer: %+v", e)
+		}
+	}
+}
+
+// TestAMessageFromAnotherTerminalShowsInTheLeadsConversation: `agentteam
+// send --to lead` from another terminal reaches the lead's inbox, and the
+// screen learns of it from the inbox files only. It shows in the lead's
+// conversation, before the lead's answer; the first poll's messages (the
+// past, already in the restored conversation) and the agents' own messages
+// (shown from their events) are not added again.
+func TestAMessageFromAnotherTerminalShowsInTheLeadsConversation(t *testing.T) {
+	hs := newHarness(t, 120, 30, Options{HasModel: true})
+	hs.send(feedMsg{history: true, msgs: []inbox.Message{{From: "user", To: "lead", Type: inbox.TypeMessage, Content: "an old request"}}})
+	hs.send(events(team.Event{Agent: "alice", Payload: team.Spawn{Role: "writer"}}))
+	hs.send(events(team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "alice's draft is ready"}}))
+	hs.send(feedMsg{msgs: []inbox.Message{
+		{From: "alice", To: "lead", Type: inbox.TypeResult, Content: "alice's draft is ready"},
+		{From: "user", To: "lead", Type: inbox.TypeMessage, Content: "list team please"},
+		{From: "user", To: "alice", Type: inbox.TypeMessage, Content: "for alice only"},
+	}})
+	hs.send(deltas("lead", false, "The team is alice."))
+	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "The team is alice."}}))
+	var conv []string
+	for _, e := range hs.m.lead.entries {
+		conv = append(conv, e.who+": "+e.text)
+	}
+	want := []string{"alice: alice's draft is ready", "user: list team please", "lead: The team is alice."}
+	if strings.Join(conv, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("the lead's conversation:\n%s\nwant:\n%s", strings.Join(conv, "\n"), strings.Join(want, "\n"))
+	}
+	hs.mustSee("user → lead (message)", "list team please")
+}
+
+// TestHintOfAnInterruptGoesWhenTheLeadIsIdle: esc says the lead's turn is
+// being interrupted; once the turn has ended, the hint goes.
+func TestHintOfAnInterruptGoesWhenTheLeadIsIdle(t *testing.T) {
+	hs := newHarness(t, 100, 30, Options{HasModel: true})
+	hs.enter("do a long thing")
+	hs.send(deltas("lead", false, "Starting"))
+	hs.key(tea.KeyEsc)
+	hs.mustSee("interrupting the lead's turn…")
+	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Interrupted: true}}))
+	hs.mustNotSee("interrupting the lead's turn…")
+}
+
+// TestNotesWrapWithAHangingIndentAndAMargin: /help's rows continue under
+// their description, and no note reaches the divider at the pane's edge.
+func TestNotesWrapWithAHangingIndentAndAMargin(t *testing.T) {
+	hs := newHarness(t, 100, 60, Options{HasModel: true})
+	for _, w := range []int{80, 50} {
+		lines := hs.m.r.render(&entry{kind: entryNote, text: helpText()}, w)
+		for i, l := range lines {
+			if width := lipgloss.Width(l); width > w-2 {
+				t.Errorf("width %d: line %d is %d wide, touching the divider: %q", w, i, width, l)
+			}
+		}
+		// Rows whose description starts within half the width hang under it.
+		for _, row := range []struct{ head, desc string }{{"/spawn", "start a teammate"}, {"ctrl+j / alt+enter", "new line"}} {
+			i := 0
+			for i < len(lines) && !strings.Contains(lines[i], row.head) {
+				i++
+			}
+			if i+1 >= len(lines) {
+				t.Fatalf("width %d: no row %q with a next line:\n%s", w, row.head, strings.Join(lines, "\n"))
+			}
+			col := strings.Index(lines[i], row.desc)
+			if col < 0 || col > w/2 {
+				continue // the description starts too far right to hang under
+			}
+			indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
+			// The next line is the next row, or this row's continuation under its description.
+			if next := lines[i+1]; indent(next) != indent(lines[i]) && indent(next) != col {
+				t.Errorf("width %d: %q continues at column %d, want %d under its description:\n%s\n%s", w, row.head, indent(next), col, lines[i], next)
+			}
+		}
+	}
+}
+
+// TestHeaderIsNotCompletedWhileAPlanWaits: every teammate is idle, but one
+// waits for its plan's approval: the team is not done.
+func TestHeaderIsNotCompletedWhileAPlanWaits(t *testing.T) {
+	hs := newHarness(t, 120, 30, Options{HasModel: true})
+	alice := team.Member{Name: "alice", Role: "writer", Status: team.StatusIdle, Cycles: 1, PlanMode: true, PlanState: team.PlanAwaitingApproval}
+	hs.send(snapshotMsg{config: team.Config{Teammates: []team.Member{alice}}})
+	hs.mustSee("awaiting plan approval")
+	hs.mustNotSee("completed")
+	alice.PlanState = team.PlanApproved
+	hs.send(snapshotMsg{config: team.Config{Teammates: []team.Member{alice}}})
+	hs.mustSee("completed")
+}
+
+// TestTypingToAShutDownTeammateWarns: the message is still put in the
+// inbox, but "sent" alone would hide that nobody reads it now.
+func TestTypingToAShutDownTeammateWarns(t *testing.T) {
+	hs := newHarness(t, 160, 30, Options{HasModel: true})
+	hs.send(members("alice:shutdown"))
+	hs.key(tea.KeyTab)
+	hs.flush()
+	if hs.m.focus != "alice" {
+		t.Fatalf("focus %q after tab, want alice", hs.m.focus)
+	}
+	hs.enter("one more thing")
+	hs.flush()
+	if len(hs.eng.sent) != 1 {
+		t.Fatalf("sent %v, want the message in alice's inbox", hs.eng.sent)
+	}
+	hs.mustSee("but alice is shutdown: nobody reads it unless alice is spawned again")
+}
