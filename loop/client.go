@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -294,7 +293,7 @@ func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions b
 	if c.signing.Load() {
 		body, err = c.signedBody(creq)
 	} else {
-		body, err = json.Marshal(creq)
+		body, err = encodeRequest(creq)
 	}
 	if err != nil {
 		return Response{}, fmt.Errorf("encoding the request: %w", err)
@@ -333,7 +332,10 @@ func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions b
 		return Response{}, &apiError{Status: hresp.StatusCode, Message: snippet(string(b))}
 	}
 	if stream {
-		sr := &streamReader{br: bufio.NewReaderSize(r, 32<<10), body: r, asm: newAssembler(req.Agent, req.OnDelta),
+		br := readers.Get().(*bufio.Reader)
+		br.Reset(r)
+		defer func() { br.Reset(nil); readers.Put(br) }()
+		sr := &streamReader{br: br, body: r, asm: newAssembler(req.Agent, req.OnDelta),
 			wantUsage: withOptions, usageGrace: c.usageGrace, doneGrace: c.doneGrace}
 		resp, err := sr.read(ctx)
 		if err != nil && ctx.Err() != nil {
@@ -352,6 +354,11 @@ func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions b
 	}
 	return decodeWhole(b)
 }
+
+// readers are the stream readers' buffers: a fresh 32 KiB per turn was a
+// good part of what each turn allocated. Nothing read from one outlives
+// its turn (the reader copies what it keeps).
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
 
 // reasoningOnCalls keeps the reasoning of assistant turns that called
 // tools, which DeepSeek wants back ("Missing reasoning_content field"), and

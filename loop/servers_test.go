@@ -81,6 +81,18 @@ func TestClientReadsWhatServersSend(t *testing.T) {
 		{"lines end in CRLF, events named", true, rawSSE("event: message\r\n"+"data: "+contentDone+"\r\n\r\n", "data: "+finishStop+"\r\n\r\n", "data: [DONE]\r\n\r\n"),
 			nil, "done", 0},
 		{"a server that ignores stream", true, status(200, nil, okJSON), nil, "done", 0},
+		// The SSE spec joins an event's data: lines with "\n": JSON printed over several lines.
+		{"one event in several data lines", true, rawSSE(
+			"data: {\"id\":\"x\",\ndata: \"choices\":[{\"index\":0,\"delta\":{\"content\":\"do\"}}]}\n\n",
+			"data: {\ndata:   \"id\": \"x\",\ndata:   \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"ne\"},\n",
+			"data:     \"finish_reason\": \"stop\"}]\r\ndata: }\r\n\r\n", data("[DONE]")),
+			nil, "done", 0},
+		{"a call's arguments in an event of several lines", true, rawSSE(
+			"data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[\ndata: {\"index\":0,\"id\":\"c1\",\"type\":\"function\",\ndata: \"function\":{\"name\":\"bash\",\"arguments\":\"{\\\"command\\\":\\\"ls\\\"}\"}}]}}]}\n\n",
+			data(`{"id":"x","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`), data("[DONE]")),
+			[]string{`bash {"command":"ls"}`}, "", 0},
+		{"no blank line between events", true, rawSSE("data: "+contentDone+"\n", "data: "+finishStop+"\n", "data: [DONE]\n"),
+			nil, "done", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,6 +134,7 @@ func TestClientFailsClearlyOnErrorsThatRepeat(t *testing.T) {
 		{"tgi error in a 200 stream", true, status(200, nil, `{"error":"Input validation error","error_type":"validation"}`), "Input validation error", nil},
 		{"error body in an event stream", true, rawSSE(`{"error":{"message":"quota exceeded"}}`), "quota exceeded", nil},
 		{"event: error", true, rawSSE("event: error\ndata: {\"message\":\"boom\",\"object\":\"error\"}\n\n"), "boom", nil},
+		{"event: error over several data lines", true, rawSSE("event: error\ndata: {\"message\":\ndata: \"boom\",\ndata: \"object\":\"error\"}\n\n"), "boom", nil},
 		{"in-band error", true, rawSSE(data(contentDone),
 			data(`{"id":"x","error":{"code":400,"message":"Provider returned error"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`), data("[DONE]")),
 			"Provider returned error", nil},
