@@ -159,6 +159,10 @@ func defaultTransport() *http.Transport {
 		IdleConnTimeout:       90 * time.Second,
 		MaxIdleConnsPerHost:   16,
 		ForceAttemptHTTP2:     true,
+		// A request carries every tool's schema (tens of KB): with the
+		// default 4 KiB buffer it left in three or four writes, each one
+		// a trip through the kernel's network stack; this sends most in one.
+		WriteBufferSize: 64 << 10,
 	}
 }
 
