@@ -27,6 +27,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -380,11 +381,19 @@ func child(profile string, args []string) int {
 		return 1
 	}
 	defer pprof.StopCPUProfile()
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(300) // as agentteam's main does
+	}
 	root := cmd.NewRootCmd(cmd.IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, nil)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "agentteam:", err)
 		return 1
+	}
+	// What was allocated, beside the CPU profile (go tool pprof -sample_index=alloc_space).
+	if m, err := os.Create(profile + ".allocs"); err == nil {
+		_ = pprof.Lookup("allocs").WriteTo(m, 0)
+		_ = m.Close()
 	}
 	return 0
 }
