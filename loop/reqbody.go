@@ -69,28 +69,30 @@ func encodeRequest(creq openai.ChatCompletionRequest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(head) + len(msgs) + 1024*len(creq.Tools))
-	buf.Write(head[:at])
-	buf.WriteString(`"messages":`)
-	buf.Write(msgs)
-	buf.Write(head[at+len(messagesNull) : len(head)-1])
-	if len(creq.Tools) > 0 {
-		buf.WriteString(`,"tools":[`)
-		for i, t := range creq.Tools {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			b, err := toolCache.encode(t)
-			if err != nil {
-				return nil, err
-			}
-			buf.Write(b)
+	tools := make([][]byte, len(creq.Tools))
+	size := len(head) + len(msgs) + len(`,"tools":[]`)
+	for i, t := range creq.Tools {
+		if tools[i], err = toolCache.encode(t); err != nil {
+			return nil, err
 		}
-		buf.WriteByte(']')
+		size += len(tools[i]) + 1
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	buf := make([]byte, 0, size) // the body's size exactly: it is tens of KB
+	buf = append(buf, head[:at]...)
+	buf = append(buf, `"messages":`...)
+	buf = append(buf, msgs...)
+	buf = append(buf, head[at+len(messagesNull):len(head)-1]...)
+	if len(tools) > 0 {
+		buf = append(buf, `,"tools":[`...)
+		for i, b := range tools {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, b...)
+		}
+		buf = append(buf, ']')
+	}
+	return append(buf, '}'), nil
 }
 
 // toolJSON keeps each tool's encoding, keyed by everything that goes into
