@@ -204,7 +204,7 @@ func (s *streamReader) handle(payload []byte, event string, whole bool) (done, m
 		return false, false, errorIn(payload)
 	}
 	var ch wireChunk
-	if jerr := json.Unmarshal(payload, &ch); jerr != nil {
+	if jerr := decodeChunk(payload, &ch); jerr != nil {
 		if !whole && cutShort(jerr, payload) {
 			return false, true, nil
 		}
