@@ -13,6 +13,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
 )
 
 // Issue 8: what real servers send, at the level of the client.
@@ -329,5 +331,29 @@ func TestMaxOutputTokensAndHeadersAreSent(t *testing.T) {
 	}
 	if fmt.Sprint(sent) != "[64/0 0/64 0/64]" || referer != "https://example.org" {
 		t.Errorf("max_tokens/max_completion_tokens sent %v, HTTP-Referer %q", sent, referer)
+	}
+}
+
+// The fake's playback of a server that prints each chunk's JSON over
+// several data: lines: the reply comes whole, calls and usage included.
+func TestClientReadsMultiLineEventsFromTheFake(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "reading \"a\"\n", MultiLineData: true,
+		ToolCalls: []fakellm.ToolCall{{Name: "read_file", Args: `{"path":"a.txt"}`}, {Name: "bash", Args: `{"command":"ls -l"}`}}}))
+	defer srv.Close()
+	c, log := newTestClient(t, strings.TrimSuffix(srv.URL(), "/v1"), true)
+	resp, err := ask(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, tc := range resp.Message.ToolCalls {
+		calls = append(calls, tc.Function.Name+" "+tc.Function.Arguments)
+	}
+	if resp.Message.Content != "reading \"a\"\n" || fmt.Sprint(calls) != `[read_file {"path":"a.txt"} bash {"command":"ls -l"}]` ||
+		resp.Usage.TotalTokens == 0 || log.count() != 0 {
+		t.Fatalf("content %q calls %q usage %+v retries %d", resp.Message.Content, calls, resp.Usage, log.count())
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatal(v)
 	}
 }

@@ -87,6 +87,9 @@ type Reply struct {
 	// ThoughtSignatures signs the first tool call (Gemini's
 	// extra_content.google.thought_signature); see RequireThoughtSignatures.
 	ThoughtSignatures bool
+	// MultiLineData streams each chunk's JSON over several data: lines of
+	// one event (the SSE spec joins them with "\n").
+	MultiLineData bool
 	// ToolCallsAsText writes the tool calls into the content as Qwen /
 	// Hermes <tool_call> blocks (vLLM or Ollama without a tool parser).
 	ToolCallsAsText bool
