@@ -6,7 +6,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -198,6 +197,10 @@ func defaultTransport() *http.Transport {
 		IdleConnTimeout:       90 * time.Second,
 		MaxIdleConnsPerHost:   16,
 		ForceAttemptHTTP2:     true,
+		// A request carries every tool's schema (tens of KB): with the
+		// default 4 KiB buffer it left in three or four writes, each one
+		// a trip through the kernel's network stack; this sends most in one.
+		WriteBufferSize: 64 << 10,
 	}
 }
 
@@ -346,7 +349,7 @@ func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions b
 	if c.signing.Load() {
 		body, err = c.signedBody(creq)
 	} else {
-		body, err = json.Marshal(creq)
+		body, err = encodeRequest(creq)
 	}
 	if err != nil {
 		return Response{}, fmt.Errorf("encoding the request: %w", err)
@@ -389,7 +392,10 @@ func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions b
 		return Response{}, &apiError{Status: hresp.StatusCode, Message: snippet(string(b))}
 	}
 	if stream {
-		sr := &streamReader{br: bufio.NewReaderSize(r, 32<<10), body: r, asm: newAssembler(req.Agent, req.OnDelta),
+		br := readers.Get().(*bufio.Reader)
+		br.Reset(r)
+		defer func() { br.Reset(nil); readers.Put(br) }()
+		sr := &streamReader{br: br, body: r, asm: newAssembler(req.Agent, req.OnDelta),
 			wantUsage: withOptions, usageGrace: c.usageGrace, doneGrace: c.doneGrace}
 		resp, err := sr.read(ctx)
 		if err != nil && ctx.Err() != nil {
@@ -408,6 +414,11 @@ func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions b
 	}
 	return decodeWhole(b)
 }
+
+// readers are the stream readers' buffers: a fresh 32 KiB per turn was a
+// good part of what each turn allocated. Nothing read from one outlives
+// its turn (the reader copies what it keeps).
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
 
 // reasoningOnCalls keeps the reasoning of assistant turns that called
 // tools, which DeepSeek wants back ("Missing reasoning_content field"), and

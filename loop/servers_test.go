@@ -13,6 +13,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
 )
 
 // Issue 8: what real servers send, at the level of the client.
@@ -81,6 +83,18 @@ func TestClientReadsWhatServersSend(t *testing.T) {
 		{"lines end in CRLF, events named", true, rawSSE("event: message\r\n"+"data: "+contentDone+"\r\n\r\n", "data: "+finishStop+"\r\n\r\n", "data: [DONE]\r\n\r\n"),
 			nil, "done", 0},
 		{"a server that ignores stream", true, status(200, nil, okJSON), nil, "done", 0},
+		// The SSE spec joins an event's data: lines with "\n": JSON printed over several lines.
+		{"one event in several data lines", true, rawSSE(
+			"data: {\"id\":\"x\",\ndata: \"choices\":[{\"index\":0,\"delta\":{\"content\":\"do\"}}]}\n\n",
+			"data: {\ndata:   \"id\": \"x\",\ndata:   \"choices\": [{\"index\": 0, \"delta\": {\"content\": \"ne\"},\n",
+			"data:     \"finish_reason\": \"stop\"}]\r\ndata: }\r\n\r\n", data("[DONE]")),
+			nil, "done", 0},
+		{"a call's arguments in an event of several lines", true, rawSSE(
+			"data: {\"id\":\"x\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[\ndata: {\"index\":0,\"id\":\"c1\",\"type\":\"function\",\ndata: \"function\":{\"name\":\"bash\",\"arguments\":\"{\\\"command\\\":\\\"ls\\\"}\"}}]}}]}\n\n",
+			data(`{"id":"x","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`), data("[DONE]")),
+			[]string{`bash {"command":"ls"}`}, "", 0},
+		{"no blank line between events", true, rawSSE("data: "+contentDone+"\n", "data: "+finishStop+"\n", "data: [DONE]\n"),
+			nil, "done", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,6 +136,7 @@ func TestClientFailsClearlyOnErrorsThatRepeat(t *testing.T) {
 		{"tgi error in a 200 stream", true, status(200, nil, `{"error":"Input validation error","error_type":"validation"}`), "Input validation error", nil},
 		{"error body in an event stream", true, rawSSE(`{"error":{"message":"quota exceeded"}}`), "quota exceeded", nil},
 		{"event: error", true, rawSSE("event: error\ndata: {\"message\":\"boom\",\"object\":\"error\"}\n\n"), "boom", nil},
+		{"event: error over several data lines", true, rawSSE("event: error\ndata: {\"message\":\ndata: \"boom\",\ndata: \"object\":\"error\"}\n\n"), "boom", nil},
 		{"in-band error", true, rawSSE(data(contentDone),
 			data(`{"id":"x","error":{"code":400,"message":"Provider returned error"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}`), data("[DONE]")),
 			"Provider returned error", nil},
@@ -316,5 +331,29 @@ func TestMaxOutputTokensAndHeadersAreSent(t *testing.T) {
 	}
 	if fmt.Sprint(sent) != "[64/0 0/64 0/64]" || referer != "https://example.org" {
 		t.Errorf("max_tokens/max_completion_tokens sent %v, HTTP-Referer %q", sent, referer)
+	}
+}
+
+// The fake's playback of a server that prints each chunk's JSON over
+// several data: lines: the reply comes whole, calls and usage included.
+func TestClientReadsMultiLineEventsFromTheFake(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "reading \"a\"\n", MultiLineData: true,
+		ToolCalls: []fakellm.ToolCall{{Name: "read_file", Args: `{"path":"a.txt"}`}, {Name: "bash", Args: `{"command":"ls -l"}`}}}))
+	defer srv.Close()
+	c, log := newTestClient(t, strings.TrimSuffix(srv.URL(), "/v1"), true)
+	resp, err := ask(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, tc := range resp.Message.ToolCalls {
+		calls = append(calls, tc.Function.Name+" "+tc.Function.Arguments)
+	}
+	if resp.Message.Content != "reading \"a\"\n" || fmt.Sprint(calls) != `[read_file {"path":"a.txt"} bash {"command":"ls -l"}]` ||
+		resp.Usage.TotalTokens == 0 || log.count() != 0 {
+		t.Fatalf("content %q calls %q usage %+v retries %d", resp.Message.Content, calls, resp.Usage, log.count())
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatal(v)
 	}
 }

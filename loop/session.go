@@ -33,7 +33,7 @@ func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
 	}
 	var buf bytes.Buffer
 	for _, m := range msgs {
-		b, err := json.Marshal(m)
+		b, err := encodeMessage(m)
 		if err != nil {
 			return fmt.Errorf("encode session line: %w", err)
 		}

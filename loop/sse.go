@@ -88,53 +88,59 @@ type streamReader struct {
 	// connection can be reused).
 	usageGrace, doneGrace time.Duration
 	long                  []byte // a line longer than the buffer
+	// data holds the data lines of an event whose JSON is not whole yet,
+	// joined with "\n" as the SSE spec joins them.
+	data     []byte
+	chunks   int
+	finished bool
 }
 
 // read returns the assembled reply, or an error: a drop (*streamDropError)
 // or one that will repeat.
+//
+// An event is dispatched as soon as its data is a whole JSON value, not
+// only at the blank line that ends it: a server that never sends blank
+// lines is read, and the finish chunk of one that holds the connection
+// open counts at once. The data of one event may come in several data:
+// lines (joined with "\n", per the SSE spec).
 func (s *streamReader) read(ctx context.Context) (Response, error) {
 	if c := firstByte(s.br); c == '{' || c == '[' {
 		return s.wholeBody() // a JSON body where a stream was asked for
 	}
 	var (
-		chunks   int
-		finished bool
-		event    []byte
-		junk     []byte // lines that are not SSE: perhaps an error body
+		event []byte
+		junk  []byte // lines that are not SSE: perhaps an error body
 	)
 	for {
 		line, err := s.line()
 		line = bytes.TrimSpace(line)
 		switch {
-		case len(line) == 0 || line[0] == ':': // keep-alive comments do not count
+		case len(line) == 0: // the end of an event
+			if len(s.data) > 0 {
+				if done, _, herr := s.handle(s.data, string(event), true); done || herr != nil {
+					return s.result(herr)
+				}
+			}
+			s.data, event = s.data[:0], event[:0]
+		case line[0] == ':': // keep-alive comments do not count
 		case bytes.HasPrefix(line, []byte("data:")):
 			payload := bytes.TrimSpace(line[5:])
-			if bytes.Equal(payload, []byte("[DONE]")) {
-				return s.asm.response(), nil
+			if len(s.data) > 0 {
+				payload = append(append(s.data, '\n'), payload...)
+			} else if len(payload) == 0 {
+				break // an empty data line is no event
 			}
-			if string(event) == "error" {
-				return Response{}, errorIn(payload)
+			done, more, herr := s.handle(payload, string(event), false)
+			if done || herr != nil {
+				return s.result(herr)
 			}
-			var ch wireChunk
-			if jerr := json.Unmarshal(payload, &ch); jerr != nil {
-				return Response{}, &decodeError{err: jerr, what: string(payload)}
-			}
-			if ch.isError() {
-				return Response{}, errorIn(payload)
-			}
-			chunks++
-			s.asm.add(&ch)
-			if finish := s.asm.finish; finish == "error" {
-				return Response{}, &apiError{Status: 200, Message: "the reply ended with finish_reason \"error\" and no explanation"}
-			} else if finish != "" {
-				wait := s.doneGrace
-				if s.wantUsage && !s.asm.gotUsage {
-					wait = s.usageGrace
-				}
-				if !finished || wait != s.body.allow {
-					s.body.setAllow(wait)
-				}
-				finished = true
+			switch {
+			case !more:
+				s.data = s.data[:0]
+			case len(s.data) == 0: // payload is still the reader's buffer
+				s.data = append(s.data, payload...)
+			default:
+				s.data = payload
 			}
 		case bytes.HasPrefix(line, []byte("event:")):
 			event = append(event[:0], bytes.TrimSpace(line[6:])...)
@@ -147,8 +153,16 @@ func (s *streamReader) read(ctx context.Context) (Response, error) {
 		if err == nil {
 			continue
 		}
+		if len(s.data) > 0 && errors.Is(err, io.EOF) {
+			// The stream ended inside an event: its data is all there is.
+			data := s.data
+			s.data = nil
+			if done, _, herr := s.handle(data, string(event), true); done || herr != nil {
+				return s.result(herr)
+			}
+		}
 		switch {
-		case finished && (errors.Is(err, io.EOF) || s.body.dog.fired.Load()):
+		case s.finished && (errors.Is(err, io.EOF) || s.body.dog.fired.Load()):
 			return s.asm.response(), nil // whole, without [DONE]
 		case s.body.dog.fired.Load():
 			return Response{}, &streamDropError{err: &idleTimeoutError{d: s.body.allow}}
@@ -156,16 +170,70 @@ func (s *streamReader) read(ctx context.Context) (Response, error) {
 			return Response{}, ctx.Err()
 		case !errors.Is(err, io.EOF):
 			return Response{}, &streamDropError{err: err}
-		case chunks == 0 && len(junk) > 0:
+		case s.chunks == 0 && len(junk) > 0:
 			if e, ok := parseErrorBody(200, junk); ok {
 				return Response{}, e
 			}
 			return Response{}, &decodeError{err: errors.New("not a server-sent event stream"), what: string(junk)}
-		case chunks == 0:
+		case s.chunks == 0:
 			return Response{}, &streamDropError{err: io.ErrUnexpectedEOF} // closed before saying anything
 		}
 		return Response{}, &streamDropError{err: errors.New("the stream ended before the reply did (no finish_reason, no [DONE])")}
 	}
+}
+
+// result is the reply once the stream has ended it, or err.
+func (s *streamReader) result(err error) (Response, error) {
+	if err != nil {
+		return Response{}, err
+	}
+	return s.asm.response(), nil
+}
+
+// handle reads one event's data: done at [DONE]; more when the data is
+// JSON cut short and the event may go on (whole is false); an error for
+// an error event or chunk, or data that cannot be read.
+func (s *streamReader) handle(payload []byte, event string, whole bool) (done, more bool, err error) {
+	if bytes.Equal(payload, []byte("[DONE]")) {
+		return true, false, nil
+	}
+	if event == "error" {
+		if !whole {
+			return false, true, nil // the error's text may go on; it ends with the event
+		}
+		return false, false, errorIn(payload)
+	}
+	var ch wireChunk
+	if jerr := decodeChunk(payload, &ch); jerr != nil {
+		if !whole && cutShort(jerr, payload) {
+			return false, true, nil
+		}
+		return false, false, &decodeError{err: jerr, what: string(payload)}
+	}
+	if ch.isError() {
+		return false, false, errorIn(payload)
+	}
+	s.chunks++
+	s.asm.add(&ch)
+	if finish := s.asm.finish; finish == "error" {
+		return false, false, &apiError{Status: 200, Message: "the reply ended with finish_reason \"error\" and no explanation"}
+	} else if finish != "" {
+		wait := s.doneGrace
+		if s.wantUsage && !s.asm.gotUsage {
+			wait = s.usageGrace
+		}
+		if !s.finished || wait != s.body.allow {
+			s.body.setAllow(wait)
+		}
+		s.finished = true
+	}
+	return false, false, nil
+}
+
+// cutShort: the JSON error is only that the text ended before the value did.
+func cutShort(err error, payload []byte) bool {
+	var se *json.SyntaxError
+	return errors.As(err, &se) && se.Offset == int64(len(payload)) && se.Error() == "unexpected end of JSON input"
 }
 
 // line returns the next line, however long, and the read error after it.

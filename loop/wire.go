@@ -3,6 +3,7 @@ package loop
 import (
 	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -92,6 +93,10 @@ func (a *wireArgs) UnmarshalJSON(b []byte) error {
 	switch {
 	case len(b) == 0 || bytes.Equal(b, []byte("null")):
 		*a = ""
+	case b[0] == '"' && len(b) >= 2 && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b):
+		// No escapes: the text between the quotes is the string (the
+		// decoder has checked the JSON already). Most argument pieces.
+		*a = wireArgs(b[1 : len(b)-1])
 	case b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {

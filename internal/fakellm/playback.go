@@ -181,7 +181,7 @@ func (r Reply) quirks() openaiwire.Quirks {
 		NoIDs: r.NoIDs, WholeCalls: r.WholeCalls, NoIndex: r.NoIndex, ArgsAsObject: r.ArgsAsObject,
 		ReasoningField: r.ReasoningField, UsageInXGroq: r.UsageInXGroq, FinishLength: r.FinishLength,
 		KeepAlives: r.KeepAlives, KeepAlive: r.KeepAlive, NoDone: r.NoDone, NoFinish: r.NoFinish,
-		StallAfter: r.StallAfter, AzureFilters: r.AzureFilters, ContentFilter: r.ContentFiltered,
+		StallAfter: r.StallAfter, AzureFilters: r.AzureFilters, ContentFilter: r.ContentFiltered, MultiLineData: r.MultiLineData,
 	}
 	if r.InBandError != "" {
 		q.InBandError = &openaiwire.InBandError{Code: orDefault(r.InBandCode, http.StatusBadGateway), Message: r.InBandError}

@@ -96,6 +96,9 @@ type Reply struct {
 	// finish_reason "content_filter" (Azure's filter stopping the reply).
 	AzureFilters    bool
 	ContentFiltered bool
+	// MultiLineData streams each chunk's JSON over several data: lines of
+	// one event (the SSE spec joins them with "\n").
+	MultiLineData bool
 	// ToolCallsAsText writes the tool calls into the content as Qwen /
 	// Hermes <tool_call> blocks (vLLM or Ollama without a tool parser).
 	ToolCallsAsText bool

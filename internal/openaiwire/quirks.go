@@ -46,6 +46,9 @@ type Quirks struct {
 	// StallAfter, when > 0, writes nothing after that many data chunks until
 	// the client leaves.
 	StallAfter int
+	// MultiLineData writes each chunk's JSON indented over several data:
+	// lines, which the SSE spec joins with "\n" into one event.
+	MultiLineData bool
 	// InBandError, when set, follows the content with OpenRouter's mid-stream
 	// error chunk (a top-level "error" and finish_reason "error"), then [DONE].
 	InBandError *InBandError

@@ -190,7 +190,14 @@ func WriteStream(ctx context.Context, w http.ResponseWriter, c Completion, o Str
 		if err != nil {
 			return fmt.Errorf("encoding stream chunk: %w", err)
 		}
-		if err := send(b); err != nil {
+		if o.MultiLineData {
+			var event bytes.Buffer
+			_ = json.Indent(&event, b, "", "  ")
+			err = write(append(bytes.ReplaceAll(append([]byte("data: "), event.Bytes()...), []byte("\n"), []byte("\ndata: ")), "\n\n"...))
+		} else {
+			err = send(b)
+		}
+		if err != nil {
 			return err
 		}
 	}

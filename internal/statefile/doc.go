@@ -266,8 +266,10 @@ func (d *Doc[T]) apply(batch []*docUpdate[T]) {
 }
 
 // store replaces the file with v and remembers it as the cached version.
+// The JSON is compact: the registry is rewritten whole at every change, and
+// indenting it was a tenth of a large team's CPU (issue 8).
 func (d *Doc[T]) store(v T) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", d.what, err)
 	}

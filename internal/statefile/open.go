@@ -62,7 +62,7 @@ func OpenStat(path string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, e
 			return nil, nil, &LinkError{path}
 		}
 	}
-	f, err := os.OpenFile(path, flag|oNoFollow, perm)
+	f, err := openFile(path, flag|oNoFollow, perm)
 	if err != nil {
 		return nil, nil, linkRefusal(path, err)
 	}

@@ -4,11 +4,17 @@ package statefile
 
 import (
 	"io"
+	"io/fs"
 	"os"
 )
 
 // oNoFollow is 0 where open has no O_NOFOLLOW; Open looks first instead.
 const oNoFollow = 0
+
+// openFile is os.OpenFile here.
+func openFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag, perm)
+}
 
 // heldFiles, off the unix systems, keeps nothing open: each call opens
 // the files it needs and closes them again.

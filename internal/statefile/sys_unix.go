@@ -157,6 +157,17 @@ func openID(path string, flag int, perm uint32) (int, fileID, error) {
 
 // openFD opens path close-on-exec with a raw open(2). Every file opened
 // here is a state file: a symbolic link is refused (O_NOFOLLOW), not followed.
+// openFile is os.OpenFile without the poller's part: open(2), then
+// os.NewFile, which leaves a regular file out of the poller (os.OpenFile
+// tries to register it: five more syscalls for every open of a state file).
+func openFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	fd, err := openFD(path, flag, uint32(perm.Perm()))
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
 func openFD(path string, flag int, perm uint32) (int, error) {
 	var fd int
 	err := retryEINTR(func() (err error) {
