@@ -32,6 +32,11 @@ type Env struct {
 	Gate WriteGate
 	// PlanMode gives a teammate the submit_plan tool.
 	PlanMode bool
+	// Root is where bash runs and may write (the agent's worktree); ""
+	// is the workspace's root.
+	Root string
+	// Sandbox confines bash; the zero value runs commands plainly.
+	Sandbox Sandbox
 }
 
 func (e Env) withDefaults() Env {
@@ -42,6 +47,14 @@ func (e Env) withDefaults() Env {
 		e.OutputCap = DefaultOutputCap
 	}
 	return e
+}
+
+// root is where the agent's commands run.
+func (e Env) root() string {
+	if e.Root == "" && e.Workspace != nil {
+		return e.Workspace.Root
+	}
+	return e.Root
 }
 
 // ForLead is the lead's tool set: team tools plus everything a teammate has.
@@ -72,7 +85,7 @@ func ForTeammate(env Env) *Set {
 // workTools are the shell and the file tools, the same for every agent.
 func workTools(env Env) []Tool {
 	return []Tool{
-		newBash(env.Workspace, env.Gate, env.BashTimeout, env.OutputCap),
+		newBash(env.Agent, env.root(), env.Gate, env.Sandbox, env.BashTimeout, env.OutputCap),
 		newReadFile(env.Workspace, env.OutputCap),
 		newWriteFile(env.Workspace, env.Gate),
 		newEditFile(env.Workspace, env.Gate),
