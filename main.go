@@ -6,8 +6,12 @@ import (
 	"os"
 
 	"github.com/agentteam/agentteam/cmd"
+	"github.com/agentteam/agentteam/internal/sandbox"
 )
 
 func main() {
+	// Started as a command's sandbox (see internal/sandbox), the binary is
+	// that sandbox's init process and never reaches the command line.
+	sandbox.Init()
 	os.Exit(cmd.Execute())
 }

@@ -67,8 +67,16 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		screen.Notice = chatWelcome(opts.Demo)
 	}
 	screen.ModelName = name
+	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	screen.Sandbox = "sandbox: " + sb.State()
+	topts := opts.options(opts.GlobalOptions, ws, model)
+	topts.Sandbox = sb
 	return tui.Run(ctx, tui.Config{
-		Team:   opts.options(opts.GlobalOptions, ws, model),
+		Team:   topts,
 		Bridge: bridge,
 		Screen: screen,
 		In:     in,

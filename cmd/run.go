@@ -90,8 +90,13 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
 	}
 	defer cancel()
+	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	if err != nil {
+		return err
+	}
+	defer cleanup() // after tm.Close: deferred first
 	topts := opts.options(opts.GlobalOptions, ws, model)
-	topts.OnEvent, topts.PollInterval, topts.AutoClaim = progress.event, opts.Poll, opts.AutoClaim
+	topts.OnEvent, topts.PollInterval, topts.AutoClaim, topts.Sandbox = progress.event, opts.Poll, opts.AutoClaim, sb
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return err

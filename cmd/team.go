@@ -113,14 +113,19 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 			State        string              `json:"state"`
 			Teammates    []teamRow           `json:"teammates"`
 			LeadHandoffs []team.HandoffState `json:"leadHandoffs,omitempty"`
-		}{cfg.TeamName, cfg.Version, cfg.UpdatedAt, team.DeriveState(cfg.Teammates), rows, cfg.LeadHandoffs})
+			Sandbox      *team.SandboxState  `json:"sandbox,omitempty"`
+		}{cfg.TeamName, cfg.Version, cfg.UpdatedAt, team.DeriveState(cfg.Teammates), rows, cfg.LeadHandoffs, cfg.Sandbox})
+	}
+	sandbox := ""
+	if cfg.Sandbox != nil {
+		sandbox = " · sandbox: " + cfg.Sandbox.State
 	}
 	if len(rows) == 0 {
-		fmt.Fprintf(opts.IO.Err, "no teammates in %s yet\n", ws.Root)
+		fmt.Fprintf(opts.IO.Err, "no teammates in %s yet%s\n", ws.Root, sandbox)
 		return nil
 	}
 	if !opts.Quiet {
-		fmt.Fprintf(opts.IO.Err, "team %s · %s · version %d · %d teammates\n", cfg.TeamName, team.DeriveState(cfg.Teammates), cfg.Version, len(rows))
+		fmt.Fprintf(opts.IO.Err, "team %s · %s · version %d · %d teammates%s\n", cfg.TeamName, team.DeriveState(cfg.Teammates), cfg.Version, len(rows), sandbox)
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tTOKENS\tUNREAD\tLAST ACTIVITY")

@@ -35,6 +35,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Tasks:       t.tasks,
 		Protocols:   t,
 		BashTimeout: t.opts.BashTimeout,
+		Sandbox:     t.opts.Sandbox,
 	}))
 	return lead, nil
 }

@@ -181,6 +181,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		Gate:        m,
 		PlanMode:    m.planMode,
 		BashTimeout: t.opts.BashTimeout,
+		Sandbox:     t.opts.Sandbox,
 	}))
 	return agent, nil
 }

@@ -62,6 +62,18 @@ type Config struct {
 	Teammates []Member `json:"teammates"`
 	// LeadHandoffs is the lead's side of its recent handoffs (it has no member entry).
 	LeadHandoffs []HandoffState `json:"leadHandoffs,omitempty"`
+	// Sandbox is how the process that runs the team confines commands, as
+	// it said at its start; nil before any said.
+	Sandbox *SandboxState `json:"sandbox,omitempty"`
+}
+
+// SandboxState is the sandbox of the running team, for `team` to show.
+type SandboxState struct {
+	On      bool   `json:"on"`
+	Network bool   `json:"network"`
+	Reason  string `json:"reason,omitempty"` // why it is off
+	// State is the same in words: "on", "on, network off", "off (reason)".
+	State string `json:"state"`
 }
 
 // Find returns the index of the named member, or -1.

@@ -75,6 +75,16 @@ type Team struct {
 	AutoClaim                                    Value[bool]
 }
 
+// Sandbox holds the [sandbox] settings: the defaults of --sandbox and
+// --sandbox-network, and what commands get besides the defaults.
+type Sandbox struct {
+	Mode, Network Value[string]
+	// Env names more environment variables commands get (never secrets).
+	Env Value[[]string]
+	// Writable are more directories commands may write (~/ allowed).
+	Writable Value[[]string]
+}
+
 // File is one config file agentteam looks for.
 type File struct {
 	// Path is where it is looked for; "" when there is no place for it (no
@@ -95,6 +105,7 @@ type Config struct {
 	Providers    map[string]*Provider
 	Roles        map[string]Value[Role]
 	Team         Team
+	Sandbox      Sandbox
 }
 
 // Found reports whether either file exists.
@@ -221,6 +232,15 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	setDuration(&t.ShutdownTimeout, f.Team.ShutdownTimeout, src)
 	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)
 	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)
+	sb := &c.Sandbox
+	set(&sb.Mode, f.Sandbox.Mode, src)
+	set(&sb.Network, f.Sandbox.Network, src)
+	if f.Sandbox.Env != nil {
+		sb.Env = Value[[]string]{f.Sandbox.Env, src}
+	}
+	if f.Sandbox.Writable != nil {
+		sb.Writable = Value[[]string]{f.Sandbox.Writable, src}
+	}
 }
 
 func set[T any](dst *Value[T], v *T, src Source) {

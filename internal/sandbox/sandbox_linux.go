@@ -110,7 +110,11 @@ func Check(ctx context.Context, network bool) error {
 	case errors.As(err, &exitErr) && out.Len() > 0:
 		return errors.New(strings.TrimPrefix(strings.TrimSpace(firstLine(out.String())), "sandbox: "))
 	case errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES):
-		return fmt.Errorf("the kernel refuses new user namespaces (%w)", err)
+		return errors.New("the kernel refuses new user namespaces to this user (operation not permitted)")
+	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS):
+		return errors.New("the kernel allows no more user namespaces here (user.max_user_namespaces)")
+	case errors.Is(err, syscall.EINVAL):
+		return errors.New("the kernel has no user, PID or mount namespaces")
 	}
 	return fmt.Errorf("could not start the sandbox: %w", err)
 }
@@ -207,7 +211,7 @@ func restrict(writable []string, network bool) error {
 	}
 	if len(writable) > 0 {
 		// WithRefer: mv and git move files between directories.
-		rules = append(rules, landlock.RWDirs(writable...).WithRefer())
+		rules = append(rules, landlock.RWDirs(writable...).WithRefer().IgnoreIfMissing())
 	}
 	if err := cfg.BestEffort().Restrict(rules...); err != nil {
 		return fmt.Errorf("cannot apply Landlock: %w", err)

@@ -22,6 +22,9 @@ type Options struct {
 	HasModel bool
 	// Notice is the first message on the screen (how to set a key, say).
 	Notice string
+	// Sandbox is how commands are confined, for the status line:
+	// "sandbox: on" or "sandbox: off (reason)".
+	Sandbox string
 	// LightBackground picks the light markdown style.
 	LightBackground bool
 }

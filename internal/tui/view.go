@@ -99,7 +99,7 @@ func (m *Model) convBody(w, h int) []string {
 
 // statusLine is model, workspace, tokens and the last error in words.
 func (m *Model) statusLine() string {
-	parts := []string{m.opts.ModelName, m.opts.Workspace, humanTokens(m.tokens) + " tokens"}
+	parts := []string{m.opts.ModelName, m.opts.Workspace, humanTokens(m.tokens) + " tokens", m.opts.Sandbox}
 	line := m.st.status.Render(strings.Join(nonEmpty(parts), " · "))
 	if m.lastErr != "" {
 		line += m.st.status.Render(" · ") + m.st.errText.Render(m.lastErr)
