@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -477,5 +478,32 @@ func TestSandboxUnavailableThroughTheBinary(t *testing.T) {
 	mustSucceed(t, r, "team")
 	if !strings.Contains(r.stderr, "sandbox: off (") || !strings.Contains(r.stderr, "user namespaces") {
 		t.Fatalf("team does not say the sandbox is off and why:\n%s", r.stderr)
+	}
+}
+
+// --sandbox-network off: a command cannot reach even the model server on
+// this machine's loopback; with the network on it can.
+func TestSandboxNetworkOffThroughTheBinary(t *testing.T) {
+	needSandbox(t)
+	for _, network := range []string{"on", "off"} {
+		t.Run(network, func(t *testing.T) {
+			var srv *fakellm.Server
+			srv = fakellm.New(func(c fakellm.Call) fakellm.Reply {
+				if !called(c.Req.Messages, "bash") {
+					u, _ := url.Parse(srv.URL())
+					cmd := fmt.Sprintf("(exec 3<>/dev/tcp/%s/%s) 2>/dev/null && echo connected || echo refused", u.Hostname(), u.Port())
+					return useTool("bash", fmt.Sprintf(`{"command":%q}`, cmd))
+				}
+				return fakellm.Reply{Content: "lead: done"}
+			})
+			defer srv.Close()
+			ws := t.TempDir()
+			r := runBin(t, ws, fakeEnv(srv), "", "run", "--sandbox", sandboxFlag(), "--sandbox-network", network, "connect")
+			mustSucceed(t, r, "run")
+			want := map[string]string{"on": "connected", "off": "refused"}[network]
+			if res := toolResults(t, ws, "lead"); len(res) != 1 || !strings.Contains(res[0], want) {
+				t.Fatalf("with the network %s the command said %q, want %q", network, res, want)
+			}
+		})
 	}
 }

@@ -147,6 +147,12 @@ func Init() {
 // every orphan the command leaves, and exits with the child's status;
 // its exit ends every process still in the namespace.
 func runInit(arg string, argv []string) int {
+	// Only as the first process of a new PID namespace: by hand, in the
+	// machine's own namespaces, the mounts below would change the host's.
+	if os.Getpid() != 1 {
+		fmt.Fprintln(os.Stderr, "sandbox: the init process runs only as started by agentteam, in new namespaces")
+		return exitSetup
+	}
 	var s spec
 	if err := json.Unmarshal([]byte(arg), &s); err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: bad init argument: %v\n", err)

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -308,5 +309,25 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// Run by hand, not as the first process of a new PID namespace, the init
+// refuses before it mounts anything (it would change the machine's /proc).
+// The child gets a mount namespace of its own all the same, so a broken
+// check could not reach the machine's.
+func TestInitRefusesOutsideItsNamespaces(t *testing.T) {
+	needSandbox(t)
+	c := exec.Command(os.Args[0], initArg, "{}", "bash", "-c", "echo ran")
+	c.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
+	}
+	out, err := c.CombinedOutput()
+	var exitErr *exec.ExitError
+	if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitSetup || strings.Contains(string(out), "ran") ||
+		!strings.Contains(string(out), "runs only as started by agentteam") {
+		t.Fatalf("the init run by hand: %v\n%s", err, out)
 	}
 }
