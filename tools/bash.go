@@ -27,8 +27,9 @@ const defaultKeyEnv = "OPENAI_API_KEY"
 // allowlist and, in plan mode, only read-only commands allowed.
 type Sandbox struct {
 	// On runs every command in the sandbox (internal/sandbox): its own
-	// processes only, writes only in the agent's root and temp dir, none at
-	// all in plan mode before approval.
+	// processes only, writes only in the agent's root (but not the team's
+	// .agentteam state) and temp dir, none at all in plan mode before
+	// approval.
 	On bool
 	// Network lets sandboxed commands reach the network.
 	Network bool
@@ -66,6 +67,7 @@ type bashArgs struct {
 type bash struct {
 	agent     string
 	root      string
+	protect   []string // the team's state, read-only to commands
 	gate      WriteGate
 	sandbox   Sandbox
 	timeout   time.Duration
@@ -77,10 +79,10 @@ type bash struct {
 }
 
 // newBash runs commands in root for at most timeout, keeping outputCap
-// bytes of their output, confined as sb says; while gate is closed they
-// may change nothing.
-func newBash(agent, root string, gate WriteGate, sb Sandbox, timeout time.Duration, outputCap int) Tool {
-	b := &bash{agent: agent, root: root, gate: gate, sandbox: sb, timeout: timeout, outputCap: outputCap}
+// bytes of their output, confined as sb says (never writing in protect);
+// while gate is closed they may change nothing.
+func newBash(agent, root string, protect []string, gate WriteGate, sb Sandbox, timeout time.Duration, outputCap int) Tool {
+	b := &bash{agent: agent, root: root, protect: protect, gate: gate, sandbox: sb, timeout: timeout, outputCap: outputCap}
 	return newTool(BashName,
 		sprintf("Run a shell command with bash -c in the workspace root, with empty stdin and a %gs timeout. "+
 			"Returns the exit code and combined stdout+stderr; long output is cut in the middle. "+
@@ -111,7 +113,7 @@ func (b *bash) call(ctx context.Context, a bashArgs) (Result, error) {
 			killGroupOnCancel(cmd)
 			return cmd
 		}
-		p := sandbox.Policy{Dir: b.root, Writable: append([]string{b.tmp}, b.sandbox.Writable...),
+		p := sandbox.Policy{Dir: b.root, Writable: append([]string{b.tmp}, b.sandbox.Writable...), Protect: b.protect,
 			ReadOnly: why != "", Network: b.sandbox.Network, Env: env}
 		return sandbox.Command(ctx, p, shell(), "-c", a.Command)
 	}

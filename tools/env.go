@@ -57,6 +57,15 @@ func (e Env) root() string {
 	return e.Root
 }
 
+// protected are the directories commands never write: the team's state
+// (inboxes, registry, conversations), which only the team writes.
+func (e Env) protected() []string {
+	if e.Workspace == nil {
+		return nil
+	}
+	return []string{e.Workspace.StatePath()}
+}
+
 // ForLead is the lead's tool set: team tools plus everything a teammate has.
 func ForLead(env Env) *Set {
 	env = env.withDefaults()
@@ -85,7 +94,7 @@ func ForTeammate(env Env) *Set {
 // workTools are the shell and the file tools, the same for every agent.
 func workTools(env Env) []Tool {
 	return []Tool{
-		newBash(env.Agent, env.root(), env.Gate, env.Sandbox, env.BashTimeout, env.OutputCap),
+		newBash(env.Agent, env.root(), env.protected(), env.Gate, env.Sandbox, env.BashTimeout, env.OutputCap),
 		newReadFile(env.Workspace, env.OutputCap),
 		newWriteFile(env.Workspace, env.Gate),
 		newEditFile(env.Workspace, env.Gate),

@@ -20,6 +20,9 @@ type Policy struct {
 	// Writable are more directories the command may write: its temp dir,
 	// and what the person configured.
 	Writable []string
+	// Protect are directories that stay read-only even inside Dir (the
+	// team's own .agentteam state), except a writable one inside them.
+	Protect []string
 	// ReadOnly gives the command no write access at all (a plan-mode
 	// teammate before approval): only /dev/null and the like.
 	ReadOnly bool

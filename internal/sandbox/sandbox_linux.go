@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -38,6 +39,7 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 // spec is what the parent tells the init process, as its argument.
 type spec struct {
 	Writable []string `json:"writable,omitempty"` // Dir included unless ReadOnly
+	Protect  []string `json:"protect,omitempty"`
 	Network  bool     `json:"network,omitempty"`
 	// Probe: build the sandbox, then exit 0 without running anything.
 	Probe bool `json:"probe,omitempty"`
@@ -50,7 +52,7 @@ type spec struct {
 // kernel's rule for a PID namespace, every process the command started.
 // The caller sets Stdout and Stderr.
 func Command(ctx context.Context, p Policy, argv ...string) *exec.Cmd {
-	s := spec{Network: p.Network}
+	s := spec{Network: p.Network, Protect: p.Protect}
 	if !p.ReadOnly {
 		s.Writable = append([]string{p.Dir}, p.Writable...)
 	}
@@ -198,7 +200,47 @@ func confine(s spec) error {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("cannot mount a fresh /proc: %w", err)
 	}
+	if err := protect(s.Protect, s.Writable); err != nil {
+		return err
+	}
 	return restrict(s.Writable, s.Network)
+}
+
+// protect makes each dir read-only in this mount namespace (a read-only
+// bind mount over itself), then a writable dir inside one writable again.
+// Landlock, applied next, forbids the command to undo either.
+func protect(dirs, writable []string) error {
+	for _, dir := range dirs {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			continue // nothing there to protect yet
+		}
+		if err := unix.Mount(dir, dir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("cannot protect %s: %w", dir, err)
+		}
+		if err := unix.Mount("", dir, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
+			return fmt.Errorf("cannot make %s read-only: %w", dir, err)
+		}
+		for _, w := range writable {
+			if !within(w, dir) {
+				continue
+			}
+			// The bind copies the read-only flag of the mount it comes
+			// through; the remount takes it off again.
+			if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+				return fmt.Errorf("cannot keep %s writable: %w", w, err)
+			}
+			if err := unix.Mount("", w, "", unix.MS_BIND|unix.MS_REMOUNT, ""); err != nil {
+				return fmt.Errorf("cannot keep %s writable: %w", w, err)
+			}
+		}
+	}
+	return nil
+}
+
+// within reports whether path is dir or beneath it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // restrict applies Landlock to every thread of this process (go-landlock

@@ -331,3 +331,45 @@ func TestInitRefusesOutsideItsNamespaces(t *testing.T) {
 		t.Fatalf("the init run by hand: %v\n%s", err, out)
 	}
 }
+
+// A protected directory inside the writable root stays read-only (the
+// team's state: inboxes, registry, conversations), except a writable dir
+// inside it (a teammate's worktree).
+func TestProtectedDirStaysReadOnly(t *testing.T) {
+	needSandbox(t)
+	root := t.TempDir()
+	state, wt := filepath.Join(root, ".agentteam"), filepath.Join(root, ".agentteam", "worktrees", "alice")
+	if err := os.MkdirAll(wt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inbox := filepath.Join(state, "inbox.jsonl")
+	if err := os.WriteFile(inbox, []byte("line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{Dir: root, Protect: []string{state}}
+	if r := run(t, p, "echo a > a.txt && cat a.txt"); r.code != 0 {
+		t.Fatalf("the root is not writable: exit %d\n%s", r.code, r.out)
+	}
+	for _, attack := range []string{
+		"echo forged >> .agentteam/inbox.jsonl", ": > .agentteam/inbox.jsonl", "rm -f .agentteam/inbox.jsonl",
+		"touch .agentteam/new", "mv .agentteam .moved", "rm -rf .agentteam", "umount .agentteam",
+	} {
+		if r := run(t, p, attack); r.code == 0 {
+			t.Errorf("%q succeeded in the protected dir:\n%s", attack, r.out)
+		}
+	}
+	if b, err := os.ReadFile(inbox); err != nil || string(b) != "line\n" {
+		t.Fatalf("the protected inbox changed: %q %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(state, "new")); err == nil {
+		t.Fatal("a file was made in the protected dir")
+	}
+	// A worktree inside it, given as the command's root, stays writable.
+	p = Policy{Dir: wt, Protect: []string{state}}
+	if r := run(t, p, "echo b > b.txt && cat b.txt && ! echo x > ../../inbox.jsonl"); r.code != 0 {
+		t.Fatalf("the worktree inside the protected dir is not writable, or its parent is: exit %d\n%s", r.code, r.out)
+	}
+	if b, _ := os.ReadFile(inbox); string(b) != "line\n" {
+		t.Fatalf("the protected inbox changed: %q", b)
+	}
+}
