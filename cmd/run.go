@@ -84,17 +84,18 @@ func runRun(ctx context.Context, opts *RunOptions) error {
 	if err != nil {
 		return err
 	}
+	// Before the run's clock starts: the check runs a process.
+	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	if err != nil {
+		return err
+	}
+	defer cleanup() // after tm.Close, which is deferred later
 	runCtx := ctx
 	cancel := func() {}
 	if opts.Timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
 	}
 	defer cancel()
-	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
-	if err != nil {
-		return err
-	}
-	defer cleanup() // after tm.Close: deferred first
 	topts := opts.options(opts.GlobalOptions, ws, model)
 	topts.OnEvent, topts.PollInterval, topts.AutoClaim, topts.Sandbox = progress.event, opts.Poll, opts.AutoClaim, sb
 	tm, err := team.Open(runCtx, topts)

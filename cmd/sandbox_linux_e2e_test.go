@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -487,16 +488,21 @@ func TestSandboxNetworkOffThroughTheBinary(t *testing.T) {
 	needSandbox(t)
 	for _, network := range []string{"on", "off"} {
 		t.Run(network, func(t *testing.T) {
-			var srv *fakellm.Server
-			srv = fakellm.New(func(c fakellm.Call) fakellm.Reply {
+			var addr atomic.Pointer[url.URL] // set before the run, read by the server's goroutines
+			srv := fakellm.New(func(c fakellm.Call) fakellm.Reply {
 				if !called(c.Req.Messages, "bash") {
-					u, _ := url.Parse(srv.URL())
+					u := addr.Load()
 					cmd := fmt.Sprintf("(exec 3<>/dev/tcp/%s/%s) 2>/dev/null && echo connected || echo refused", u.Hostname(), u.Port())
 					return useTool("bash", fmt.Sprintf(`{"command":%q}`, cmd))
 				}
 				return fakellm.Reply{Content: "lead: done"}
 			})
 			defer srv.Close()
+			u, err := url.Parse(srv.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr.Store(u)
 			ws := t.TempDir()
 			r := runBin(t, ws, fakeEnv(srv), "", "run", "--sandbox", sandboxFlag(), "--sandbox-network", network, "connect")
 			mustSucceed(t, r, "run")

@@ -83,11 +83,15 @@ type bash struct {
 // while gate is closed they may change nothing.
 func newBash(agent, root string, protect []string, gate WriteGate, sb Sandbox, timeout time.Duration, outputCap int) Tool {
 	b := &bash{agent: agent, root: root, protect: protect, gate: gate, sandbox: sb, timeout: timeout, outputCap: outputCap}
-	return newTool(BashName,
-		sprintf("Run a shell command with bash -c in the workspace root, with empty stdin and a %gs timeout. "+
-			"Returns the exit code and combined stdout+stderr; long output is cut in the middle. "+
-			"Start long-running servers in the background with output redirected to a file.", timeout.Seconds()),
-		b.call)
+	desc := sprintf("Run a shell command with bash -c in the workspace root, with empty stdin and a %gs timeout. "+
+		"Returns the exit code and combined stdout+stderr; long output is cut in the middle. ", timeout.Seconds())
+	if sb.On {
+		desc += "The command is sandboxed: it may write only in the workspace (not .agentteam/) and in $TMPDIR, " +
+			"and every process it starts ends when it ends, so start a server and use it in the same command."
+	} else {
+		desc += "Start long-running servers in the background with output redirected to a file."
+	}
+	return newTool(BashName, desc, b.call)
 }
 
 func (b *bash) call(ctx context.Context, a bashArgs) (Result, error) {

@@ -272,14 +272,14 @@ func threadsChild(dir string) int {
 	return 0
 }
 
-// countMarker counts the processes, anywhere on the machine, whose command
-// line holds marker.
+// countMarker counts the live sleep processes, anywhere on the machine,
+// whose command line is "sleep marker" (not the shells that started them).
 func countMarker(marker string) int {
 	n := 0
 	dirs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, f := range dirs {
 		b, err := os.ReadFile(f)
-		if err == nil && bytes.Contains(b, []byte(marker)) && !isZombie(filepath.Dir(f)) {
+		if err == nil && bytes.Equal(b, []byte("sleep\x00"+marker+"\x00")) && !isZombie(filepath.Dir(f)) {
 			n++
 		}
 	}
