@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/agentteam/agentteam/cmd"
+	"github.com/agentteam/agentteam/internal/sandbox"
 )
 
 // gcPercent: a team's live heap is small (a few MB) and turns over fast, so
@@ -16,6 +17,9 @@ import (
 const gcPercent = 300
 
 func main() {
+	// Started as a command's sandbox (see internal/sandbox), the binary is
+	// that sandbox's init process and never reaches the command line.
+	sandbox.Init()
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}

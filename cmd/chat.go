@@ -77,6 +77,13 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, true); err != nil {
 		return err
 	}
+	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	screen.Sandbox = "sandbox: " + sb.State()
+	topts.Sandbox = sb
 	return tui.Run(ctx, tui.Config{
 		Team:   topts,
 		Bridge: bridge,

@@ -190,8 +190,14 @@ func loadConfig(c *cobra.Command, g *GlobalOptions) ([]setting, error) {
 		{"team.handoff_timeout", "handoff-timeout", t.HandoffTimeout.V.String(), t.HandoffTimeout.From},
 		{"team.auto_claim", "auto-claim", strconv.FormatBool(t.AutoClaim.V), t.AutoClaim.From},
 		{"team.isolation", "isolation", t.Isolation.V, t.Isolation.From},
+		{"sandbox.mode", "sandbox", cfg.Sandbox.Mode.V, cfg.Sandbox.Mode.From},
+		{"sandbox.network", "sandbox-network", cfg.Sandbox.Network.V, cfg.Sandbox.Network.From},
 	} {
 		r.layer(k.name, k.flag, "", k.file, k.from)
+	}
+	if r.fs.Lookup("sandbox") != nil {
+		optional(r, "sandbox.env", cfg.Sandbox.Env)
+		optional(r, "sandbox.writable", cfg.Sandbox.Writable)
 	}
 	if !g.Demo {
 		if d, src, err := idleTimeout(g); err != nil {

@@ -84,7 +84,7 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 	today := layered{Model: DefaultModel, MaxWorkers: 5, MaxQueue: 50, Team: teamDefaults}
 	fromUser := layered{Model: "user-model", BaseURL: "http://user.example/v1", KeyEnv: "USER_KEY",
 		MaxWorkers: 3, MaxQueue: 50, AutoClaim: true, HasConfig: true,
-		Team: TeamFlags{MaxTurns: 9, ShutdownTimeout: 7 * time.Second, PlanTimeout: team.DefaultPlanTimeout, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationNone}}
+		Team: TeamFlags{MaxTurns: 9, ShutdownTimeout: 7 * time.Second, PlanTimeout: team.DefaultPlanTimeout, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationNone, Sandbox: "auto", SandboxNetwork: "on"}}
 	fromBoth := fromUser
 	fromBoth.Model, fromBoth.NoStream, fromBoth.MaxWorkers, fromBoth.Team.PlanTimeout = "project-model", true, 2, 8*time.Second
 	fromBoth.Team.Isolation = team.IsolationWorktree
@@ -103,7 +103,7 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 			user: userConfig, project: projectConfig, args: []string{"run", "go"}, want: fromBoth},
 		{name: "the project file alone", project: projectConfig, args: []string{"run", "go"},
 			want: layered{Model: "project-model", NoStream: true, MaxWorkers: 2, MaxQueue: 50, HasConfig: true,
-				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree}}},
+				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree, Sandbox: "auto", SandboxNetwork: "on"}}},
 		{name: "the environment wins over the files",
 			user: userConfig, project: projectConfig,
 			env:  map[string]string{"AGENTTEAM_MODEL": "env-model", "OPENAI_BASE_URL": "http://env.example/v1"},
@@ -115,7 +115,7 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 			args: []string{"run", "--model", "flag-model", "--base-url", "http://flag.example/v1", "--max-workers", "4", "--max-queue", "1",
 				"--max-turns", "5", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s", "--auto-claim=false", "--no-stream=false", "--isolation", "none", "go"},
 			want: layered{Model: "flag-model", BaseURL: "http://flag.example/v1", KeyEnv: "USER_KEY", MaxWorkers: 4, MaxQueue: 1, HasConfig: true,
-				Team: TeamFlags{MaxTurns: 5, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone}}},
+				Team: TeamFlags{MaxTurns: 5, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone, Sandbox: "auto", SandboxNetwork: "on"}}},
 		{name: "--demo ignores the providers but keeps the team defaults",
 			user: userConfig, project: projectConfig, args: []string{"run", "--demo", "go"},
 			want: func() layered {
@@ -126,10 +126,18 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 		{name: "AGENTTEAM_WORKSPACE finds the project file",
 			project: projectConfig, noWorkspace: true, args: []string{"run", "go"},
 			want: layered{Model: "project-model", NoStream: true, MaxWorkers: 2, MaxQueue: 50, HasConfig: true,
-				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree}}},
+				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree, Sandbox: "auto", SandboxNetwork: "on"}}},
 		{name: "chat layers the same way (it has no --auto-claim)",
 			user: userConfig, project: projectConfig, args: []string{"chat"},
 			want: func() layered { l := fromBoth; l.AutoClaim = false; return l }()},
+		{name: "the sandbox's settings: the project file may make it stricter, a flag wins",
+			user: userConfig + "[sandbox]\nmode = \"off\"\nnetwork = \"on\"\n", project: "[sandbox]\nmode = \"required\"\n",
+			args: []string{"run", "--sandbox-network", "off", "go"},
+			want: func() layered {
+				l := fromUser
+				l.Team.Sandbox, l.Team.SandboxNetwork = "required", "off"
+				return l
+			}()},
 		{name: "chat: flags win", user: userConfig, args: []string{"chat", "--max-turns", "2", "--model", "m"},
 			want: func() layered { l := fromUser; l.AutoClaim, l.Team.MaxTurns, l.Model = false, 2, "m"; return l }()},
 	}
@@ -240,6 +248,10 @@ func TestConfigPrintsEachSettingAndItsSource(t *testing.T) {
 		"team.handoff_timeout":     {team.DefaultHandoffTimeout.String(), "default"},
 		"team.auto_claim":          {"true", userSrc},
 		"team.isolation":           {"worktree", projectSrc},
+		"sandbox.mode":             {"auto", "default"},
+		"sandbox.network":          {"on", "default"},
+		"sandbox.env":              {"(not set)", "default"},
+		"sandbox.writable":         {"(not set)", "default"},
 		"roles.reviewer":           {"main/big-model", userSrc},
 	}
 	for name, w := range want {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/sandbox"
 )
 
 // binPath is the agentteam binary built once for the end-to-end tests;
@@ -18,6 +20,7 @@ import (
 var binPath, testHome string
 
 func TestMain(m *testing.M) {
+	sandbox.Init() // sandbox.Check in a test re-executes the test binary as a sandbox's init
 	dir, err := os.MkdirTemp("", "agentteam-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

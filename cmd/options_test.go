@@ -119,6 +119,8 @@ var teamDefaults = TeamFlags{
 	PlanTimeout:     team.DefaultPlanTimeout,
 	HandoffTimeout:  team.DefaultHandoffTimeout,
 	Isolation:       team.IsolationNone,
+	Sandbox:         "auto",
+	SandboxNetwork:  "on",
 }
 
 func TestCommandsFillTheirOptions(t *testing.T) {
@@ -161,9 +163,10 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 			want: RunOptions{GlobalOptions: everyGlobal, TeamFlags: teamDefaults, Prompt: "go"}},
 		{name: "run: every run flag",
 			args: []string{"run", "--timeout", "10m", "--max-turns", "7", "--resume", "--shutdown-timeout", "3s",
-				"--plan-timeout", "4s", "--handoff-timeout", "5s", "--auto-claim", "--isolation", "worktree", "go"},
+				"--plan-timeout", "4s", "--handoff-timeout", "5s", "--auto-claim", "--isolation", "worktree", "--sandbox", "required", "--sandbox-network", "off", "go"},
 			want: RunOptions{GlobalOptions: defaults(), Prompt: "go", Timeout: 10 * time.Minute, AutoClaim: true,
-				TeamFlags: TeamFlags{MaxTurns: 7, Resume: true, ShutdownTimeout: 3 * time.Second, PlanTimeout: 4 * time.Second, HandoffTimeout: 5 * time.Second, Isolation: team.IsolationWorktree}}},
+				TeamFlags: TeamFlags{MaxTurns: 7, Resume: true, ShutdownTimeout: 3 * time.Second, PlanTimeout: 4 * time.Second, HandoffTimeout: 5 * time.Second, Isolation: team.IsolationWorktree,
+					Sandbox: "required", SandboxNetwork: "off"}}},
 		{name: "run: global flags after the command",
 			args: []string{"run", "go", "--workspace", "/w", "--demo"},
 			want: RunOptions{GlobalOptions: with(func(g *GlobalOptions) { g.Workspace, g.Demo = "/w", true }), TeamFlags: teamDefaults, Prompt: "go"}},
@@ -172,10 +175,12 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 			args: []string{"chat"},
 			want: ChatOptions{GlobalOptions: defaults(), TeamFlags: teamDefaults}},
 		{name: "chat: every chat flag",
-			env:  env,
-			args: []string{"chat", "--no-auto", "--resume", "--max-turns", "3", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s"},
+			env: env,
+			args: []string{"chat", "--no-auto", "--resume", "--max-turns", "3", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s",
+				"--sandbox", "off", "--sandbox-network", "off"},
 			want: ChatOptions{GlobalOptions: fromEnv, NoAuto: true,
-				TeamFlags: TeamFlags{MaxTurns: 3, Resume: true, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone}}},
+				TeamFlags: TeamFlags{MaxTurns: 3, Resume: true, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone,
+					Sandbox: "off", SandboxNetwork: "off"}}},
 
 		{name: "team defaults",
 			args: []string{"team"},

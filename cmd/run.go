@@ -97,6 +97,12 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if err != nil {
 		return err
 	}
+	// Before the run's clock starts: the check runs a process.
+	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	if err != nil {
+		return err
+	}
+	defer cleanup() // after tm.Close, which is deferred later
 	runCtx := ctx
 	cancel := func() {}
 	if opts.Timeout > 0 {
@@ -108,6 +114,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, false); err != nil {
 		return err
 	}
+	topts.Sandbox = sb
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return err

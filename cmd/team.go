@@ -120,10 +120,15 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 			LeadHandoffs []team.HandoffState `json:"leadHandoffs,omitempty"`
 			Lead         *team.LeadEntry     `json:"lead,omitempty"`
 			Usage        team.TeamUsage      `json:"usage"`
-		}{cfg.TeamName, cfg.Version, updated, team.DeriveState(cfg.Teammates), rows, cfg.LeadHandoffs, cfg.Lead, cfg.Usage()})
+			Sandbox      *team.SandboxState  `json:"sandbox,omitempty"`
+		}{cfg.TeamName, cfg.Version, updated, team.DeriveState(cfg.Teammates), rows, cfg.LeadHandoffs, cfg.Lead, cfg.Usage(), cfg.Sandbox})
+	}
+	sandbox := ""
+	if cfg.Sandbox != nil {
+		sandbox = " · sandbox: " + cfg.Sandbox.State
 	}
 	if len(rows) == 0 {
-		fmt.Fprintf(opts.IO.Err, "no teammates in %s yet\n", ws.Root)
+		fmt.Fprintf(opts.IO.Err, "no teammates in %s yet%s\n", ws.Root, sandbox)
 		if cfg.Lead != nil { // the lead alone may have spent tokens
 			_, err := fmt.Fprintln(opts.IO.Out, usageLine(cfg))
 			return err
@@ -131,7 +136,7 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 		return nil
 	}
 	if !opts.Quiet {
-		fmt.Fprintf(opts.IO.Err, "team %s · %s · version %d · %d teammates\n", cfg.TeamName, team.DeriveState(cfg.Teammates), cfg.Version, len(rows))
+		fmt.Fprintf(opts.IO.Err, "team %s · %s · version %d · %d teammates%s\n", cfg.TeamName, team.DeriveState(cfg.Teammates), cfg.Version, len(rows), sandbox)
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	branches := slices.ContainsFunc(rows, func(r teamRow) bool { return r.Branch != "" })

@@ -1,13 +1,21 @@
 package cmd
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/agentteam/agentteam/internal/config"
 	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/sandbox"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -26,6 +34,8 @@ type TeamFlags struct {
 	PermissionMode, PermissionDelegate string
 	Allow, Deny                        []string
 	PermissionTimeout                  time.Duration
+	// Sandbox is auto, required or off; SandboxNetwork on or off.
+	Sandbox, SandboxNetwork string
 }
 
 func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
@@ -40,6 +50,8 @@ func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 	fs.StringArrayVar(&f.Deny, "deny", nil, "refuse tool calls matching RULE, whatever the mode (repeatable)")
 	fs.StringVar(&f.PermissionDelegate, "permission-delegate", "", "who answers asks: user (the TUI, or agentteam approve/deny from another terminal), lead (the lead model answers teammates' asks), none (asks are denied); default user for chat, none for run")
 	fs.DurationVar(&f.PermissionTimeout, "permission-timeout", 0, "how long an ask waits for its answer before the call is denied (default 5m, or [permissions] timeout)")
+	fs.StringVar(&f.Sandbox, "sandbox", string(sandbox.ModeAuto), "run each command in a sandbox (own processes only, writes only in the workspace and its temp dir): auto (where the kernel can), required (refuse to start without), off")
+	fs.StringVar(&f.SandboxNetwork, "sandbox-network", "on", "whether sandboxed commands may reach the network: on or off")
 }
 
 // checkIsolation refuses an --isolation that is neither worktree nor none (bad usage).
@@ -125,6 +137,59 @@ func (f TeamFlags) permissions(g *GlobalOptions, chat bool) (*team.PermissionOpt
 		o.Timeout = file.Timeout.V
 	}
 	return o, nil
+
+}
+
+// sandbox settles how the team's commands are confined. Unless --sandbox
+// off, it checks once that the kernel can sandbox them; where it cannot,
+// it says why in one line on errOut and runs them unconfined, or, with
+// --sandbox required, refuses to start. cleanup removes the agents' temp
+// dirs; call it after the team has closed.
+func (f TeamFlags) sandbox(ctx context.Context, g *GlobalOptions, errOut io.Writer) (sb tools.Sandbox, cleanup func(), err error) {
+	mode, err := sandbox.ParseMode(f.Sandbox)
+	if err != nil {
+		return sb, nil, usageErrorf("--sandbox: %v", err)
+	}
+	network, err := sandbox.ParseNetwork(f.SandboxNetwork)
+	if err != nil {
+		return sb, nil, usageErrorf("--sandbox-network: %v", err)
+	}
+	var extraEnv, writable []string
+	if g.Config != nil {
+		extraEnv = g.Config.Sandbox.Env.V
+		for _, dir := range g.Config.Sandbox.Writable.V {
+			if rest, ok := strings.CutPrefix(dir, "~/"); ok {
+				dir = filepath.Join(g.Getenv("HOME"), rest)
+			}
+			writable = append(writable, dir)
+		}
+	}
+	tmp, err := os.MkdirTemp("", "agentteam-")
+	if err != nil {
+		return sb, nil, fmt.Errorf("make the agents' temp dir: %w", err)
+	}
+	cleanup = func() { _ = os.RemoveAll(tmp) }
+	sb = tools.Sandbox{
+		Network:  network,
+		Env:      sandbox.Environ(os.Environ(), extraEnv, []string{g.keyEnv(), defaultKeyEnv}),
+		Writable: writable,
+		TempDir:  tmp,
+	}
+	if mode == sandbox.ModeOff {
+		sb.Reason = "--sandbox off"
+		return sb, cleanup, nil
+	}
+	if err := sandbox.Check(ctx, network); err != nil {
+		if mode == sandbox.ModeRequired {
+			cleanup()
+			return sb, nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--sandbox required, but commands cannot be sandboxed here: %v", err)}
+		}
+		sb.Reason = err.Error()
+		fmt.Fprintf(errOut, "sandbox: off (%s); commands run unconfined (--sandbox required refuses to start instead)\n", sb.Reason)
+		return sb, cleanup, nil
+	}
+	sb.On = true
+	return sb, cleanup, nil
 }
 
 // checkPool refuses pool bounds no team can run with (bad usage).

@@ -50,6 +50,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		BashTimeout: t.opts.BashTimeout,
 		Permission:  t.perms.gate(workspace.LeadName, t.ws.Root),
 		Reviewer:    t.perms.reviewer(),
+		Sandbox:     t.opts.Sandbox,
 	}))
 	return lead, nil
 }

@@ -205,6 +205,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		PlanMode:    m.planMode,
 		BashTimeout: t.opts.BashTimeout,
 		Permission:  t.perms.gate(name, ws.Root),
+		Sandbox:     t.opts.Sandbox,
 	}))
 	return agent, nil
 }

@@ -78,6 +78,18 @@ type Config struct {
 	LeadHandoffs []HandoffState `json:"leadHandoffs,omitempty"`
 	// Lead is the lead's model and usage, written after each of its cycles.
 	Lead *LeadEntry `json:"lead,omitempty"`
+	// Sandbox is how the process that runs the team confines commands, as
+	// it said at its start; nil before any said.
+	Sandbox *SandboxState `json:"sandbox,omitempty"`
+}
+
+// SandboxState is the sandbox of the running team, for `team` to show.
+type SandboxState struct {
+	On      bool   `json:"on"`
+	Network bool   `json:"network"`
+	Reason  string `json:"reason,omitempty"` // why it is off
+	// State is the same in words: "on", "on, network off", "off (reason)".
+	State string `json:"state"`
 }
 
 // Find returns the index of the named member, or -1.

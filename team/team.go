@@ -13,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -35,6 +36,9 @@ type Options struct {
 	MaxQueue    int
 	MaxTurns    int
 	BashTimeout time.Duration
+	// Sandbox confines every agent's commands; it is recorded in the
+	// registry at start for `team` to show. The zero value runs them plainly.
+	Sandbox tools.Sandbox
 	// AutoClaim gives an idle teammate the next claimable task that fits its role.
 	AutoClaim bool
 	// OnEvent sees every event after it is written to events.jsonl. It is
@@ -193,6 +197,9 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		return fail(err)
 	}
 	emitRepairs(t.events, repaired)
+	if err := recordSandbox(reg, opts.Sandbox); err != nil {
+		return fail(err)
+	}
 	if !opts.Resume {
 		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
 	}
@@ -251,4 +258,18 @@ func (t *Team) notifyChanged() {
 	case t.changed <- struct{}{}:
 	default:
 	}
+}
+
+// recordSandbox writes in the registry how this team confines commands, so
+// `team` can show it; a team given no sandbox setting writes nothing.
+func recordSandbox(reg *Registry, s tools.Sandbox) error {
+	if !s.On && s.Reason == "" {
+		return nil
+	}
+	state := &SandboxState{On: s.On, Network: s.Network, Reason: s.Reason, State: s.State()}
+	_, err := reg.Update(func(c *Config) error {
+		c.Sandbox = state
+		return nil
+	})
+	return err
 }

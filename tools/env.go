@@ -38,6 +38,11 @@ type Env struct {
 	Permission PermissionGate
 	// Reviewer, when set, gives the lead the review_permission tool.
 	Reviewer PermissionReviewer
+	// Root is where bash runs and may write (the agent's worktree); ""
+	// is the workspace's root.
+	Root string
+	// Sandbox confines bash; the zero value runs commands plainly.
+	Sandbox Sandbox
 }
 
 func (e Env) withDefaults() Env {
@@ -48,6 +53,23 @@ func (e Env) withDefaults() Env {
 		e.OutputCap = DefaultOutputCap
 	}
 	return e
+}
+
+// root is where the agent's commands run.
+func (e Env) root() string {
+	if e.Root == "" && e.Workspace != nil {
+		return e.Workspace.Root
+	}
+	return e.Root
+}
+
+// protected are the directories commands never write: the team's state
+// (inboxes, registry, conversations), which only the team writes.
+func (e Env) protected() []string {
+	if e.Workspace == nil {
+		return nil
+	}
+	return []string{e.Workspace.StatePath()}
 }
 
 // ForLead is the lead's tool set: team tools plus everything a teammate has.
@@ -90,7 +112,7 @@ func ForTeammate(env Env) *Set {
 // workTools are the shell and the file tools, the same for every agent.
 func workTools(env Env) []Tool {
 	return []Tool{
-		newBash(env.Workspace, env.Gate, env.BashTimeout, env.OutputCap),
+		newBash(env.Agent, env.root(), env.protected(), env.Gate, env.Sandbox, env.BashTimeout, env.OutputCap),
 		newReadFile(env.Workspace, env.OutputCap),
 		newWriteFile(env.Workspace, env.Gate),
 		newEditFile(env.Workspace, env.Gate),

@@ -155,6 +155,17 @@ func TestReadOnlyCommand(t *testing.T) {
 		{"python3 -c 'print(1)'", false},
 		{"", false},
 		{"ls\nrm x", false},
+		// The escapes of issue 9, for when there is no sandbox.
+		{"uniq notes.txt out", false},
+		{"uniq -c notes.txt", true},
+		{"find . -fprint0 f", false},
+		{"file -C -m x", false},
+		{"file -bC -m x", false},
+		{"file notes.txt", true},
+		{"git grep -O'rm' x", false},
+		{"git grep -Orm x", false},
+		{"git grep --open-files-in-pager=rm x", false},
+		{"git grep -n x", true},
 	}
 	for _, c := range cases {
 		if got := ReadOnlyCommand(c.cmd); got != c.want {

@@ -2,6 +2,10 @@ package tools
 
 import "strings"
 
+// The allowlist below is plan mode's only guard when commands cannot be
+// sandboxed (--sandbox off, or a kernel that refuses): with the sandbox, a
+// plan-mode command simply has no write access (see bash.go).
+
 // readOnlyPrograms may run in plan mode: they only read. Anything else, and
 // any redirection, substitution or background job, counts as a change.
 var readOnlyPrograms = map[string]bool{
@@ -39,21 +43,45 @@ func ReadOnlyCommand(cmd string) bool {
 		if subs, ok := readOnlySubcommands[prog]; ok && (len(fields) < 2 || !subs[fields[1]]) {
 			return false
 		}
-		for _, f := range fields[1:] {
-			if strings.HasPrefix(f, "--output") || ((prog == "sort" || prog == "tree") && strings.HasPrefix(f, "-o")) {
-				return false // writes a file
-			}
-		}
-		if prog == "find" {
-			for _, f := range fields[1:] {
-				switch f {
-				case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls":
-					return false
-				}
-			}
+		if writes(prog, fields[1:]) {
+			return false
 		}
 	}
 	return true
+}
+
+// writes reports whether arguments make a listed program write a file or
+// run another program.
+func writes(prog string, args []string) bool {
+	operands := 0
+	for _, f := range args {
+		if strings.HasPrefix(f, "--output") || ((prog == "sort" || prog == "tree") && strings.HasPrefix(f, "-o")) {
+			return true
+		}
+		switch prog {
+		case "find":
+			switch f {
+			case "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls":
+				return true
+			}
+		case "file":
+			// -C compiles a magic file next to the one named.
+			if f == "--compile" || (len(f) > 1 && f[0] == '-' && f[1] != '-' && strings.Contains(f, "C")) {
+				return true
+			}
+		case "git":
+			// git grep -O runs a program on the files it finds.
+			if strings.HasPrefix(f, "--open-files-in-pager") || (len(f) > 1 && f[0] == '-' && f[1] != '-' && strings.Contains(f, "O")) {
+				return true
+			}
+		case "uniq":
+			// uniq IN OUT writes OUT.
+			if !strings.HasPrefix(f, "-") {
+				operands++
+			}
+		}
+	}
+	return operands > 1
 }
 
 // splitCommands cuts a command line at |, ||, && and ; (quotes are not

@@ -88,6 +88,16 @@ type Team struct {
 	Isolation   Value[string]
 }
 
+// Sandbox holds the [sandbox] settings: the defaults of --sandbox and
+// --sandbox-network, and what commands get besides the defaults.
+type Sandbox struct {
+	Mode, Network Value[string]
+	// Env names more environment variables commands get (never secrets).
+	Env Value[[]string]
+	// Writable are more directories commands may write (~/ allowed).
+	Writable Value[[]string]
+}
+
 // File is one config file agentteam looks for.
 type File struct {
 	// Path is where it is looked for; "" when there is no place for it (no
@@ -109,6 +119,7 @@ type Config struct {
 	Roles        map[string]Value[Role]
 	Team         Team
 	Permissions  Permissions
+	Sandbox      Sandbox
 }
 
 // Found reports whether either file exists.
@@ -244,6 +255,15 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)
 	setDuration(&t.IdleTimeout, f.Team.IdleTimeout, src)
 	c.Permissions.merge(&f.Permissions, src)
+	sb := &c.Sandbox
+	set(&sb.Mode, f.Sandbox.Mode, src)
+	set(&sb.Network, f.Sandbox.Network, src)
+	if f.Sandbox.Env != nil {
+		sb.Env = Value[[]string]{f.Sandbox.Env, src}
+	}
+	if f.Sandbox.Writable != nil {
+		sb.Writable = Value[[]string]{f.Sandbox.Writable, src}
+	}
 }
 
 func set[T any](dst *Value[T], v *T, src Source) {

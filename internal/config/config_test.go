@@ -256,7 +256,7 @@ func TestBadFilesAreRefused(t *testing.T) {
 			says: []string{"line 3", "providers.x.max_workers is not a setting agentteam knows (max_workers goes in [team])"}},
 		{name: "unknown top-level key",
 			text: "model = \"gpt-4.1\"\n",
-			says: []string{"line 1", "model is not a setting", "at the top: permissions, provider, providers, roles, team"}},
+			says: []string{"line 1", "model is not a setting", "at the top: permissions, provider, providers, roles, sandbox, team"}},
 		{name: "unknown provider key",
 			text: "[providers.x]\nmodel = \"m\"\nbaseurl = \"http://h\"\n",
 			says: []string{"line 3", "providers.x.baseurl is not a setting", "base_url"}},
@@ -271,6 +271,24 @@ func TestBadFilesAreRefused(t *testing.T) {
 			project: true,
 			text:    "[providers.openai]\nmodel = \"m\"\napi_key = \"" + secret + "\"\n",
 			says:    []string{"line 3", "providers.openai.api_key would put an API key in the project's files, which get committed", "api_key_env"}},
+		{name: "a bad sandbox mode",
+			text: "[sandbox]\nmode = \"maybe\"\n", says: []string{"line 2", `sandbox.mode must be "auto", "required" or "off"`}},
+		{name: "a bad sandbox network",
+			text: "[sandbox]\nnetwork = true\n", says: []string{"line 2", "sandbox.network must be a string in quotes"}},
+		{name: "a secret in the sandbox's env",
+			text: "[sandbox]\nenv = [\"GOPATH\", \"GITHUB_TOKEN\"]\n", says: []string{"line 2", "names GITHUB_TOKEN, which looks like a secret"}},
+		{name: "a relative writable dir",
+			text: "[sandbox]\nwritable = [\"cache\"]\n", says: []string{"line 2", "sandbox.writable must list absolute directories"}},
+		{name: "the root as a writable dir",
+			text: "[sandbox]\nwritable = [\"/\"]\n", says: []string{"line 2", "must not list /"}},
+		{name: "a project file that turns the sandbox off", project: true,
+			text: "[sandbox]\nmode = \"off\"\n", says: []string{"line 2", "sandbox.mode is not read from a project file: a cloned repository could loosen the sandbox", `may only say "required"`}},
+		{name: "a project file that widens what commands may write", project: true,
+			text: "[sandbox]\nwritable = [\"~/\"]\n", says: []string{"line 2", "sandbox.writable is not read from a project file"}},
+		{name: "a project file that hands commands a variable", project: true,
+			text: "[sandbox]\nenv = [\"DATABASE_URL\"]\n", says: []string{"line 2", "sandbox.env is not read from a project file"}},
+		{name: "a project file that turns the network on", project: true,
+			text: "[sandbox]\nnetwork = \"on\"\n", says: []string{"line 2", "sandbox.network is not read from a project file"}},
 		{name: "a literal key in the user file",
 			text: "[providers.openai]\napi_key = \"" + secret + "\"\n",
 			says: []string{"line 2", "providers.openai.api_key is not read", "api_key_env"}},
@@ -428,13 +446,18 @@ plan_timeout = "10m"
 handoff_timeout = "45s"
 auto_claim = false
 idle_timeout = "45s"
+[sandbox]
+mode = "required"
+network = "off"
 `
 	for _, project := range []bool{false, true} {
-		user, proj := text, ""
+		// What commands get besides the defaults comes only from the user file.
+		widen := "env = [\"GOPATH\"]\nwritable = [\"~/.cache/go-build\", \"/var/cache/x\"]\n"
+		user, proj := text+widen, ""
 		if project {
 			// Where requests go and which key they carry come only from the user file.
 			where := "[providers.x]\nbase_url = \"http://127.0.0.1:8080/v1\"\napi_key_env = \"X_KEY\"\n"
-			user, proj = where, strings.Replace(strings.Replace(text, "base_url = \"http://127.0.0.1:8080/v1\"\n", "", 1), "api_key_env = \"X_KEY\"\n", "", 1)
+			user, proj = where+"[sandbox]\n"+widen, strings.Replace(strings.Replace(text, "base_url = \"http://127.0.0.1:8080/v1\"\n", "", 1), "api_key_env = \"X_KEY\"\n", "", 1)
 		}
 		c, err := Load(setup(t, user, proj, nil))
 		if err != nil {
@@ -447,6 +470,10 @@ idle_timeout = "45s"
 			p.IdleTimeout.V != 3*time.Minute || c.Team.IdleTimeout.V != 45*time.Second || p.Query["api-version"].V != "2024-10-21" ||
 			strings.Join(p.Models.V, ",") != "m-mini,m-large" {
 			t.Errorf("project %v: loaded %+v, provider %+v", project, c, p)
+		}
+		if s := c.Sandbox; s.Mode.V != "required" || s.Network.V != "off" || !reflect.DeepEqual(s.Env.V, []string{"GOPATH"}) ||
+			!reflect.DeepEqual(s.Writable.V, []string{"~/.cache/go-build", "/var/cache/x"}) {
+			t.Errorf("project %v: [sandbox] loaded as %+v", project, s)
 		}
 	}
 }

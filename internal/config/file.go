@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -41,6 +42,7 @@ type rawFile struct {
 	Team      rawTeam                `toml:"team"`
 	// Permissions is [permissions] (permissions.go).
 	Permissions rawPermissions `toml:"permissions"`
+	Sandbox     rawSandbox     `toml:"sandbox"`
 
 	path         string
 	providerLine int
@@ -74,6 +76,13 @@ type rawTeam struct {
 	AutoClaim       *bool   `toml:"auto_claim"`
 	IdleTimeout     *string `toml:"idle_timeout"`
 	Isolation       *string `toml:"isolation"`
+}
+
+type rawSandbox struct {
+	Mode     *string  `toml:"mode"`
+	Network  *string  `toml:"network"`
+	Env      []string `toml:"env"`
+	Writable []string `toml:"writable"`
 }
 
 // readFile reads and checks one file; a missing file is found == false.
@@ -131,6 +140,11 @@ func parse(path, data string, project bool) (*rawFile, error) {
 			}
 		}
 	}
+	if project {
+		if err := f.Sandbox.checkProject(fail); err != nil {
+			return nil, err
+		}
+	}
 	// The toml package leaves a map alone when the file gives it a non-table.
 	// (A table made implicitly, by [a.b] or a.b = 1, has no type.)
 	for _, k := range tableKeys(f) {
@@ -152,7 +166,7 @@ func parse(path, data string, project bool) (*rawFile, error) {
 
 // tableKeys are the keys that must be tables if present.
 func tableKeys(f *rawFile) []toml.Key {
-	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}}
+	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}, {"sandbox"}}
 	for _, name := range sortedKeys(f.Providers) {
 		keys = append(keys, toml.Key{"providers", name}, toml.Key{"providers", name, "headers"}, toml.Key{"providers", name, "query"})
 	}
@@ -270,6 +284,34 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 			return err
 		}
 	}
+	return f.Sandbox.check(fail)
+}
+
+// check refuses [sandbox] values no run can use.
+func (s rawSandbox) check(fail func(toml.Key, string, ...any) error) error {
+	key := func(k string) toml.Key { return toml.Key{"sandbox", k} }
+	if s.Mode != nil && *s.Mode != "auto" && *s.Mode != "required" && *s.Mode != "off" {
+		return fail(key("mode"), "must be \"auto\", \"required\" or \"off\", not %q", *s.Mode)
+	}
+	if s.Network != nil && *s.Network != "on" && *s.Network != "off" {
+		return fail(key("network"), "must be \"on\" or \"off\", not %q", *s.Network)
+	}
+	for _, name := range s.Env {
+		switch {
+		case !envRE.MatchString(name):
+			return fail(key("env"), "must list names of environment variables, and %q is not one", name)
+		case secretName(name):
+			return fail(key("env"), "names %s, which looks like a secret (*_TOKEN, *_SECRET, *_KEY, *PASSWORD*): commands never get those", name)
+		}
+	}
+	for _, dir := range s.Writable {
+		if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~/") {
+			return fail(key("writable"), "must list absolute directories (or ~/...), and %q is not one", dir)
+		}
+		if filepath.Clean(dir) == "/" {
+			return fail(key("writable"), "must not list /: that would let commands write everywhere")
+		}
+	}
 	return nil
 }
 
@@ -284,6 +326,31 @@ func checkDuration(fail func(toml.Key, string, ...any) error, key toml.Key, v *s
 	return nil
 }
 
+// checkProject refuses what a project file may not say about the sandbox:
+// a cloned repository may make it stricter, never looser.
+func (s rawSandbox) checkProject(fail func(toml.Key, string, ...any) error) error {
+	why := "is not read from a project file: a cloned repository could loosen the sandbox; set it in your user file (" + userPathHint + ")"
+	switch {
+	case s.Env != nil:
+		return fail(toml.Key{"sandbox", "env"}, "%s", why)
+	case s.Writable != nil:
+		return fail(toml.Key{"sandbox", "writable"}, "%s", why)
+	case s.Mode != nil && *s.Mode != "required":
+		return fail(toml.Key{"sandbox", "mode"}, "%s (a project file may only say \"required\")", why)
+	case s.Network != nil && *s.Network != "off":
+		return fail(toml.Key{"sandbox", "network"}, "%s (a project file may only say \"off\")", why)
+	}
+	return nil
+}
+
+// secretName reports whether a variable's name says it holds a secret, as
+// the sandbox judges it.
+func secretName(name string) bool {
+	n := strings.ToUpper(name)
+	return strings.HasSuffix(n, "_TOKEN") || strings.HasSuffix(n, "_SECRET") || strings.HasSuffix(n, "_KEY") ||
+		strings.Contains(n, "PASSWORD")
+}
+
 // knownHint lists the keys the table holding key may have.
 func knownHint(key toml.Key) string {
 	var t reflect.Type
@@ -294,6 +361,8 @@ func knownHint(key toml.Key) string {
 		t = reflect.TypeOf(rawTeam{})
 	case len(key) == 2 && key[0] == "permissions":
 		t = reflect.TypeOf(rawPermissions{})
+	case len(key) == 2 && key[0] == "sandbox":
+		t = reflect.TypeOf(rawSandbox{})
 	case len(key) == 3 && key[0] == "providers":
 		t = reflect.TypeOf(rawProvider{})
 	default:
@@ -327,6 +396,7 @@ func misplacedHint(key toml.Key, hint string) string {
 		{reflect.TypeOf(rawFile{}), "at the top of the file, before the first [table]"},
 		{reflect.TypeOf(rawTeam{}), "in [team]"},
 		{reflect.TypeOf(rawPermissions{}), "in [permissions]"},
+		{reflect.TypeOf(rawSandbox{}), "in [sandbox]"},
 		{reflect.TypeOf(rawProvider{}), "in a [providers.NAME] table"},
 	} {
 		for i := range t.typ.NumField() {
@@ -378,7 +448,7 @@ func expected(path string) string {
 		return "true or false"
 	case "price_input_per_million", "price_output_per_million":
 		return "a number"
-	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort", "isolation":
+	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort", "isolation", "network":
 		return "a string in quotes"
 	case "models":
 		return "a list of model ids in quotes, like [\"gpt-4.1\"]"
@@ -386,8 +456,10 @@ func expected(path string) string {
 		return "a string in quotes"
 	case "allow", "ask", "deny":
 		return "a list of rules in quotes, like [\"bash(go test *)\"]"
-	case "providers", "roles", "team", "headers", "permissions", "query":
+	case "providers", "roles", "team", "headers", "permissions", "query", "sandbox":
 		return "a table"
+	case "env", "writable":
+		return "a list of strings in quotes, like [\"GOPATH\"]"
 	}
 	if strings.HasPrefix(path, "roles.") {
 		return "a string in quotes, like \"openai/gpt-4.1\""

@@ -25,6 +25,9 @@ type Options struct {
 	Notice string
 	// KeyEnv names the variable the API key is read from ("" is OPENAI_API_KEY).
 	KeyEnv string
+	// Sandbox is how commands are confined, for the status line:
+	// "sandbox: on" or "sandbox: off (reason)".
+	Sandbox string
 	// LightBackground picks the light markdown style.
 	LightBackground bool
 	// ModelLabels are the configured models, for completing /model.

@@ -110,6 +110,7 @@ func (m *Model) statusLine() string {
 	if m.cost != nil {
 		parts = append(parts, "cost "+team.FormatCost(m.cost))
 	}
+	parts = append(parts, m.opts.Sandbox)
 	line := m.st.status.Render(strings.Join(nonEmpty(parts), " · "))
 	if m.lastErr != "" {
 		line += m.st.status.Render(" · ") + m.st.errText.Render(m.lastErr)

@@ -1,0 +1,290 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// initArg is the hidden first argument that makes agentteam's binary the
+// sandbox's init process instead of the command line program.
+const initArg = "__sandbox"
+
+// self is agentteam's own binary, still reachable if the file was
+// replaced or removed since it started.
+const self = "/proc/self/exe"
+
+// exitSetup is the init's exit code when it could not build the sandbox;
+// its one line on stderr says why.
+const exitSetup = 125
+
+// devices are the files every command may write, sandbox or not: shells
+// and tools send output to /dev/null and read or write the terminal.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty"}
+
+// spec is what the parent tells the init process, as its argument.
+type spec struct {
+	Writable []string `json:"writable,omitempty"` // Dir included unless ReadOnly
+	Protect  []string `json:"protect,omitempty"`
+	Network  bool     `json:"network,omitempty"`
+	// Probe: build the sandbox, then exit 0 without running anything.
+	Probe bool `json:"probe,omitempty"`
+}
+
+// Command is argv run under p: an init process (agentteam's binary again,
+// see Init) started in new user, PID and mount namespaces (and a network
+// namespace when p.Network is false) builds the sandbox and runs argv as
+// its only child. Canceling ctx kills the init, and with it, by the
+// kernel's rule for a PID namespace, every process the command started.
+// The caller sets Stdout and Stderr.
+func Command(ctx context.Context, p Policy, argv ...string) *exec.Cmd {
+	s := spec{Network: p.Network, Protect: p.Protect}
+	if !p.ReadOnly {
+		s.Writable = append([]string{p.Dir}, p.Writable...)
+	}
+	return command(ctx, s, p.Dir, p.Env, argv)
+}
+
+func command(ctx context.Context, s spec, dir string, env, argv []string) *exec.Cmd {
+	arg, _ := json.Marshal(s) // strings and bools only: cannot fail
+	cmd := exec.CommandContext(ctx, self, append([]string{initArg, string(arg)}, argv...)...)
+	cmd.Args[0] = "agentteam-sandbox"
+	cmd.Dir = dir
+	cmd.Env = env
+	if cmd.Env == nil {
+		cmd.Env = []string{} // nil would mean agentteam's own environment
+	}
+	flags := uintptr(syscall.CLONE_NEWUSER | syscall.CLONE_NEWPID | syscall.CLONE_NEWNS)
+	if !s.Network {
+		flags |= syscall.CLONE_NEWNET
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags: flags,
+		// Root inside, to mount /proc; the same person outside. Landlock,
+		// not the user, is what limits the command.
+		UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
+		GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
+		GidMappingsEnableSetgroups: false,
+		// If agentteam dies, so does the command with all it started.
+		Pdeathsig: syscall.SIGKILL,
+		// Its own process group: a ctrl+c at the terminal reaches
+		// agentteam, which ends the command itself.
+		Setpgid: true,
+	}
+	return cmd
+}
+
+// Check builds one sandbox with the given network setting and runs
+// nothing in it, to learn whether this kernel lets commands be sandboxed.
+// The error says why not in one sentence.
+func Check(ctx context.Context, network bool) error {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		if err == nil {
+			err = fmt.Errorf("ABI %d", abi)
+		}
+		return fmt.Errorf("no Landlock in this kernel (%w): it lacks it or it is off at boot", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := command(ctx, spec{Network: network, Probe: true}, "/", nil, nil)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err = cmd.Run()
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &exitErr) && out.Len() > 0:
+		return errors.New(strings.TrimPrefix(strings.TrimSpace(firstLine(out.String())), "sandbox: "))
+	case errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EACCES):
+		return errors.New("the kernel refuses new user namespaces to this user (operation not permitted)")
+	case errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EUSERS):
+		return errors.New("the kernel allows no more user namespaces here (user.max_user_namespaces)")
+	case errors.Is(err, syscall.EINVAL):
+		return errors.New("the kernel has no user, PID or mount namespaces")
+	}
+	return fmt.Errorf("could not start the sandbox: %w", err)
+}
+
+// ABI is the Landlock ABI version this kernel offers, 0 without Landlock.
+func ABI() int {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return 0
+	}
+	return abi
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// Init runs the sandbox's init process when the binary was started as one
+// (by Command), and never returns then; otherwise it returns at once. It
+// must be the first thing main does.
+func Init() {
+	if len(os.Args) < 3 || os.Args[1] != initArg {
+		return
+	}
+	os.Exit(runInit(os.Args[2], os.Args[3:]))
+}
+
+// runInit builds the sandbox around itself, runs argv as its child, reaps
+// every orphan the command leaves, and exits with the child's status;
+// its exit ends every process still in the namespace.
+func runInit(arg string, argv []string) int {
+	// Only as the first process of a new PID namespace: by hand, in the
+	// machine's own namespaces, the mounts below would change the host's.
+	if os.Getpid() != 1 {
+		fmt.Fprintln(os.Stderr, "sandbox: the init process runs only as started by agentteam, in new namespaces")
+		return exitSetup
+	}
+	var s spec
+	if err := json.Unmarshal([]byte(arg), &s); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: bad init argument: %v\n", err)
+		return exitSetup
+	}
+	if err := confine(s); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
+		return exitSetup
+	}
+	if s.Probe {
+		return 0
+	}
+	if len(argv) == 0 {
+		fmt.Fprintln(os.Stderr, "sandbox: no command")
+		return exitSetup
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
+		return 127
+	}
+	wd, _ := os.Getwd()
+	child, err := os.StartProcess(path, argv, &os.ProcAttr{
+		Dir:   wd,
+		Env:   os.Environ(),
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+	})
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
+		return 126
+	}
+	return reap(child.Pid)
+}
+
+// confine makes this process's view and rights the sandbox's: a fresh /proc
+// for its PID namespace, then Landlock on every thread. Whatever it starts
+// afterwards inherits both.
+func confine(s spec) error {
+	// Nothing mounted here may reach the namespace we came from.
+	if err := unix.Mount("none", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("cannot make the mount namespace private: %w", err)
+	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("cannot mount a fresh /proc: %w", err)
+	}
+	if err := protect(s.Protect, s.Writable); err != nil {
+		return err
+	}
+	return restrict(s.Writable, s.Network)
+}
+
+// protect makes each dir read-only in this mount namespace (a read-only
+// bind mount over itself), then a writable dir inside one writable again.
+// Landlock, applied next, forbids the command to undo either.
+func protect(dirs, writable []string) error {
+	for _, dir := range dirs {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			continue // nothing there to protect yet
+		}
+		if err := unix.Mount(dir, dir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("cannot protect %s: %w", dir, err)
+		}
+		if err := unix.Mount("", dir, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
+			return fmt.Errorf("cannot make %s read-only: %w", dir, err)
+		}
+		for _, w := range writable {
+			if !within(w, dir) {
+				continue
+			}
+			// The bind copies the read-only flag of the mount it comes
+			// through; the remount takes it off again.
+			if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+				return fmt.Errorf("cannot keep %s writable: %w", w, err)
+			}
+			if err := unix.Mount("", w, "", unix.MS_BIND|unix.MS_REMOUNT, ""); err != nil {
+				return fmt.Errorf("cannot keep %s writable: %w", w, err)
+			}
+		}
+	}
+	return nil
+}
+
+// within reports whether path is dir or beneath it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// restrict applies Landlock to every thread of this process (go-landlock
+// does it for all of them, not only the calling one): read and execute
+// everywhere, write only in writable and the devices; with network
+// false, no TCP either. It also keeps the command from signalling or
+// reaching abstract sockets of processes outside the sandbox.
+func restrict(writable []string, network bool) error {
+	cfg := landlock.V7
+	if network {
+		cfg = landlock.MustConfig(landlock.V7.HandledAccessFS, landlock.V7.Scoped)
+	}
+	rules := []landlock.Rule{
+		landlock.RODirs("/"),
+		landlock.RWFiles(devices...).IgnoreIfMissing(),
+	}
+	if len(writable) > 0 {
+		// WithRefer: mv and git move files between directories.
+		rules = append(rules, landlock.RWDirs(writable...).WithRefer().IgnoreIfMissing())
+	}
+	if err := cfg.BestEffort().Restrict(rules...); err != nil {
+		return fmt.Errorf("cannot apply Landlock: %w", err)
+	}
+	return nil
+}
+
+// reap waits for every child this init process gets, orphans included, so
+// none stays a zombie, until child itself ends; it returns child's exit
+// code, 128+N for a signal N as shells do.
+func reap(child int) int {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "sandbox: wait: %v\n", err)
+			return exitSetup
+		case pid != child:
+			continue
+		case ws.Signaled():
+			return 128 + int(ws.Signal())
+		}
+		return ws.ExitStatus()
+	}
+}
