@@ -78,6 +78,8 @@ type Model struct {
 	// agents are the names this screen has seen act (events of this
 	// process): their messages reach the lead's conversation as events.
 	agents map[string]bool
+	// prog is the work under way: spinner, times, context sizes (progress.go).
+	prog progress
 }
 
 // New builds the model. do runs a job off the Update goroutine, in order,
@@ -93,7 +95,9 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground}},
 		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(),
 		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
+		prog: newProgress(),
 	}
+	m.team.prog = &m.prog
 	if opts.HasModel {
 		m.team.leadModel = opts.ModelName
 	}
@@ -114,8 +118,8 @@ func (m *Model) Init() tea.Cmd { return textarea.Blink }
 // Quitting reports whether the person asked to leave.
 func (m *Model) Quitting() bool { return m.quitting }
 
-// Update changes the state for one message.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// update changes the state for one message (Update, in progress.go, wraps it).
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
