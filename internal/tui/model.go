@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/textarea"
@@ -29,6 +30,10 @@ type Options struct {
 	LightBackground bool
 	// ModelLabels are the configured models, for completing /model.
 	ModelLabels []string
+	// Clipboard is the terminal /copy writes its OSC 52 sequence to; nil: /copy cannot copy.
+	Clipboard io.Writer
+	// Mouse starts with the mouse captured (the wheel scrolls); off, the terminal selects text.
+	Mouse bool
 }
 
 // noteMsg is a command's output or a failed job, for the conversation.
@@ -80,6 +85,10 @@ type Model struct {
 	agents map[string]bool
 	// prog is the work under way: spinner, times, context sizes (progress.go).
 	prog progress
+	// mouse: the mouse is captured (/mouse); cmds are commands for the
+	// program that update asked for, returned by Update.
+	mouse bool
+	cmds  []tea.Cmd
 }
 
 // New builds the model. do runs a job off the Update goroutine, in order,
@@ -95,7 +104,7 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground}},
 		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(),
 		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
-		prog: newProgress(),
+		prog: newProgress(), mouse: opts.Mouse,
 	}
 	m.team.prog = &m.prog
 	if opts.HasModel {

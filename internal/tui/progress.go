@@ -80,7 +80,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.contextFrom(b)
 	}
 	m.track()
-	return m, tea.Batch(cmd, m.tick())
+	cmds := append(m.cmds, cmd, m.tick())
+	m.cmds = nil
+	return m, tea.Batch(cmds...)
 }
 
 // track notes when the lead and each teammate began working, and forgets
