@@ -267,6 +267,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		// A paste is one message whatever line endings it brought.
 		text := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(k.Runes))
 		k.Runes = []rune(text)
+		if m.in.pasteLong(text) {
+			return nil
+		}
 	}
 	var cmd tea.Cmd
 	m.in.ta, cmd = m.in.ta.Update(k)
