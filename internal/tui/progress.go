@@ -137,3 +137,18 @@ func (m *Model) leadStatus() string {
 	}
 	return s
 }
+
+// mateWork is " · ⠋ working 12s · running bash" for the focused teammate
+// while it works, "" otherwise.
+func (m *Model) mateWork() string {
+	name := m.mate.name
+	w := m.prog.working(name)
+	if w == "" {
+		return ""
+	}
+	s := " · " + m.prog.spinner() + " working " + m.prog.elapsed(name)
+	if a := m.team.activity[name]; a != "" && a != "thinking" {
+		s += " · " + a
+	}
+	return s
+}

@@ -142,3 +142,22 @@ func TestContextWindowLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestFocusedTeammateTitleShowsItsWork: the focused teammate's title has
+// its spinner, time at work and running tool, like the lead's.
+func TestFocusedTeammateTitleShowsItsWork(t *testing.T) {
+	hs := newHarness(t, 120, 30, Options{HasModel: true})
+	c := withClock(hs)
+	hs.send(members("alice:working"))
+	hs.send(tea.KeyMsg{Type: tea.KeyTab})
+	hs.flush()
+	hs.send(batchMsg{activity: map[string]string{"alice": "running bash"}})
+	c.t = c.t.Add(9 * time.Second)
+	if l := lineWith(t, hs.view(), "read-only"); !strings.Contains(l, "alice · "+spinFrames[0]+" working 9s · running bash · read-only") {
+		t.Fatalf("alice's title: %q", l)
+	}
+	hs.send(members("alice:idle"))
+	if l, _, _ := strings.Cut(lineWith(t, hs.view(), "read-only"), "│"); strings.Contains(l, "working") {
+		t.Fatalf("idle alice's title still says working: %q", l)
+	}
+}

@@ -84,7 +84,7 @@ func (m *Model) View() string {
 // convTitle says whose conversation is shown and where typing goes.
 func (m *Model) convTitle(w int) string {
 	if m.mate != nil {
-		return clipLine(m.st.header.Render(m.mate.name)+m.st.dim.Render(" · read-only · typing goes to "+m.mate.name+"'s inbox"), w)
+		return clipLine(m.st.header.Render(m.mate.name)+m.st.dim.Render(m.mateWork()+" · read-only · typing goes to "+m.mate.name+"'s inbox"), w)
 	}
 	state := m.leadStatus()
 	auto := "auto on"
