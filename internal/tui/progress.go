@@ -86,30 +86,36 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // track notes when the lead and each teammate began working, and forgets
-// those that stopped.
+// those that stopped. It runs on every message, so it allocates nothing.
 func (m *Model) track() {
-	busy := map[string]bool{}
-	if m.leadBusy {
-		busy[workspace.LeadName] = true
-	}
-	for _, mb := range m.team.members {
-		if mb.Status == team.StatusWorking {
-			busy[mb.Name] = true
-		}
-	}
 	for name := range m.prog.since {
-		if !busy[name] {
+		if !m.busy(name) {
 			delete(m.prog.since, name)
 		}
 	}
-	var now time.Time
-	for name := range busy {
-		if _, ok := m.prog.since[name]; !ok {
-			if now.IsZero() {
-				now = m.prog.now()
-			}
-			m.prog.since[name] = now
+	if m.leadBusy {
+		m.prog.begin(workspace.LeadName)
+	}
+	for _, mb := range m.team.members {
+		if mb.Status == team.StatusWorking {
+			m.prog.begin(mb.Name)
 		}
+	}
+}
+
+// busy reports whether an agent works now.
+func (m *Model) busy(name string) bool {
+	if name == workspace.LeadName {
+		return m.leadBusy
+	}
+	i := m.findMember(name)
+	return i >= 0 && m.team.members[i].Status == team.StatusWorking
+}
+
+// begin notes now as when name began working, unless it already works.
+func (p *progress) begin(name string) {
+	if _, ok := p.since[name]; !ok {
+		p.since[name] = p.now()
 	}
 }
 

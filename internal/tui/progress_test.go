@@ -161,3 +161,28 @@ func TestFocusedTeammateTitleShowsItsWork(t *testing.T) {
 		t.Fatalf("idle alice's title still says working: %q", l)
 	}
 }
+
+// TestProgressFitsSmallAndLargeScreens: spinners, times and context
+// fullness keep the screen exactly its size at 80×24 and 120×40, and the
+// lead's progress shows on both.
+func TestProgressFitsSmallAndLargeScreens(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		hs := newHarness(t, size[0], size[1], Options{HasModel: true, ModelName: "gpt-4o"})
+		c := withClock(hs)
+		snap := members("alice:working", "bob:working", "carol:idle")
+		snap.config.Teammates[0].Model = "some-provider/a-rather-long-model-name"
+		hs.send(snap)
+		hs.enter("go")
+		hs.send(events(
+			team.Event{Agent: "lead", Payload: team.Reply{Tokens: 64_000}},
+			team.Event{Agent: "alice", Payload: team.Reply{Tokens: 12_800}},
+		))
+		hs.send(batchMsg{activity: map[string]string{"lead": "running bash", "alice": "running edit_file"}})
+		c.t = c.t.Add(2*time.Hour + 3*time.Minute)
+		v := hs.view()
+		checkScreen(t, v, size[0], size[1])
+		if !strings.Contains(v, "working 2h03m · running bash") || !strings.Contains(v, "lead ctx 50%") {
+			t.Fatalf("%dx%d: the lead's progress or context is missing:\n%s", size[0], size[1], v)
+		}
+	}
+}
