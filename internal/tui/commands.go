@@ -31,6 +31,8 @@ var slashCommands = []slashCommand{
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
 	{"/reasoning", "[on|off]", "show the models' reasoning whole, or one line per reply (ctrl+t)"},
 	{"/model", "[provider/]name", "switch the lead's model for its next turns; alone: the configured models"},
+	{"/copy", "", "put the last reply (the focused teammate's last message) on the clipboard (OSC 52)"},
+	{"/mouse", "[on|off]", "capture the mouse for the wheel, or release it so the terminal selects text (default)"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
 	{"/quit", "", "stop the teammates and leave"},
 }
@@ -119,7 +121,7 @@ func complete(value string, names, planNames, models []string) (string, []string
 		switch strings.ToLower(fields[0]) {
 		case "/send", "/inbox":
 			cands = append([]string{"lead"}, names...)
-		case "/auto", "/reasoning":
+		case "/auto", "/reasoning", "/mouse":
 			cands = []string{"on", "off"}
 		case "/shutdown", "/merge", "/diff":
 			cands = names

@@ -15,8 +15,9 @@ const inputHeight = 3
 type input struct {
 	ta      textarea.Model
 	history []string
-	hpos    int    // index into history while browsing; len(history) when not
-	draft   string // what was typed before browsing began
+	hpos    int     // index into history while browsing; len(history) when not
+	draft   string  // what was typed before browsing began
+	pastes  []paste // long pastes shown as a token until submit (paste.go)
 }
 
 func newInput() input {
@@ -48,11 +49,11 @@ func (in *input) set(s string) {
 
 // submit takes the text, remembers it in the history and empties the box.
 func (in *input) submit() string {
-	text := strings.TrimSpace(in.ta.Value())
+	text := strings.TrimSpace(in.expand(in.ta.Value()))
 	if text != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != text) {
 		in.history = append(in.history, text)
 	}
-	in.hpos, in.draft = len(in.history), ""
+	in.hpos, in.draft, in.pastes = len(in.history), "", nil
 	in.ta.Reset()
 	return text
 }

@@ -13,7 +13,7 @@ var allKeys = [][2]string{
 	{"up / down", "history, on the input's first / last line"},
 	{"tab / shift+tab", "focus the next / previous agent; completes a /command"},
 	{"esc", "interrupt the lead's turn; back to the lead when a teammate is focused"},
-	{"pgup / pgdn, wheel", "scroll the conversation; at the bottom it follows new output"},
+	{"pgup / pgdn, wheel", "scroll the conversation (the wheel after /mouse on); at the bottom it follows new output"},
 	{"ctrl+o", "expand / collapse the results of tool calls"},
 	{"ctrl+t", "show / fold the models' reasoning (thinking… lines)"},
 	{"home / end", "top of the conversation / follow new output (input empty)"},

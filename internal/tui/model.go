@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/textarea"
@@ -32,6 +33,10 @@ type Options struct {
 	LightBackground bool
 	// ModelLabels are the configured models, for completing /model.
 	ModelLabels []string
+	// Clipboard is the terminal /copy writes its OSC 52 sequence to; nil: /copy cannot copy.
+	Clipboard io.Writer
+	// Mouse starts with the mouse captured (the wheel scrolls); off, the terminal selects text.
+	Mouse bool
 }
 
 // noteMsg is a command's output or a failed job, for the conversation.
@@ -81,6 +86,12 @@ type Model struct {
 	// agents are the names this screen has seen act (events of this
 	// process): their messages reach the lead's conversation as events.
 	agents map[string]bool
+	// prog is the work under way: spinner, times, context sizes (progress.go).
+	prog progress
+	// mouse: the mouse is captured (/mouse); cmds are commands for the
+	// program that update asked for, returned by Update.
+	mouse bool
+	cmds  []tea.Cmd
 }
 
 // New builds the model. do runs a job off the Update goroutine, in order,
@@ -96,7 +107,9 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground}},
 		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(),
 		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
+		prog: newProgress(), mouse: opts.Mouse,
 	}
+	m.team.prog = &m.prog
 	if opts.HasModel {
 		m.team.leadModel = opts.ModelName
 	}
@@ -117,8 +130,8 @@ func (m *Model) Init() tea.Cmd { return textarea.Blink }
 // Quitting reports whether the person asked to leave.
 func (m *Model) Quitting() bool { return m.quitting }
 
-// Update changes the state for one message.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// update changes the state for one message (Update, in progress.go, wraps it).
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
@@ -257,6 +270,9 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		// A paste is one message whatever line endings it brought.
 		text := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(k.Runes))
 		k.Runes = []rune(text)
+		if m.in.pasteLong(text) {
+			return nil
+		}
 	}
 	var cmd tea.Cmd
 	m.in.ta, cmd = m.in.ta.Update(k)

@@ -79,14 +79,14 @@ func TestTeamPanelShowsModelsAndCosts(t *testing.T) {
 	snap.leadTokens = 500
 	hs.send(snap)
 	// Too wide for the panel with all: the turns and what alice does give way.
-	hs.mustSee("▶ alice tester working · smart/big · 1.2k tok · cost 0.012",
+	hs.mustSee("⠋ alice tester working · smart/big · 1.2k tok · cost 0.012",
 		"○ bob tester idle · local/free · 800 tok",
 		"lead · cheap/small idle · 500 tok · cost 0.0034",
 		"cost 0.015") // the team's, in the status line
 	hs.mustNotSee("800 tok · cost", "earlier/model")
 
 	// Given the room, everything shows.
-	if row := hs.m.team.row(hs.m.st, *a, 200); !strings.Contains(row, "working · thinking · smart/big · 2 turns · 1.2k tok · cost 0.012") {
+	if row := hs.m.team.row(hs.m.st, *a, 200); !strings.Contains(row, "working 0s · thinking · smart/big · 2 turns · 1.2k tok · cost 0.012") {
 		t.Fatalf("a wide row: %q", row)
 	}
 }

@@ -142,7 +142,7 @@ func TestTeamPanelStatusesReadWithoutColour(t *testing.T) {
 	if strings.Contains(v, "\x1b[") {
 		t.Fatalf("colour codes under the Ascii profile:\n%q", v)
 	}
-	hs.mustSee("▶ alice tester working · running bash · 3 turns · 1.2k tok",
+	hs.mustSee("⠋ alice tester working · running bash · 3 turns · 1.2k tok",
 		"◔ bob tester queued · waiting for a worker",
 		"○ carol tester idle · waiting for messages · ✉ 2",
 		"✗ dave tester failed · model said no",

@@ -152,7 +152,7 @@ func TestTeamPanelShowsTeamStateAndPlans(t *testing.T) {
 	hs.send(snap)
 	hs.mustSee("Team  executing · working 1/5, queued 1",
 		"○ alice tester idle · ⏸ plan awaiting approval",
-		"▶ bob tester working · ✎ drafting a plan · thinking",
+		"⠋ bob tester working 0s · ✎ drafting a plan · thinking",
 		"○ carol tester idle · ✓ plan approved · waiting for",
 		"○ erin tester idle · ↺ plan rejected")
 	hs.mustNotSee("approval · waiting for messages")

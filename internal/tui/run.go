@@ -55,10 +55,16 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Screen.ModelLabels = append(cfg.Screen.ModelLabels, mod.Label)
 	}
 	cfg.Screen.LightBackground = lightBackground()
+	if cfg.Screen.Clipboard == nil {
+		cfg.Screen.Clipboard = cfg.Out
+	}
 	act := newActor()
 	m := New(runCtx, cfg.Screen, &teamEngine{t: tm, chat: chat}, act.do)
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(runCtx),
-		tea.WithInput(cfg.In), tea.WithOutput(cfg.Out))
+	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(runCtx), tea.WithInput(cfg.In), tea.WithOutput(cfg.Out)}
+	if cfg.Screen.Mouse {
+		popts = append(popts, tea.WithMouseCellMotion())
+	}
+	p := tea.NewProgram(m, popts...)
 
 	poll := newPoller(tm.Store(), tm.Registry(), func() int { return tm.Lead().Usage().TotalTokens })
 	b.setObserver(func(e team.Event) {

@@ -131,6 +131,10 @@ func (m *Model) command(c command) {
 		})
 	case "/model":
 		m.switchModel(c)
+	case "/copy":
+		m.copyCommand()
+	case "/mouse":
+		m.mouseCommand(c)
 	case "/tasks":
 		m.do(func() tea.Msg {
 			text, err := m.eng.Tasks(m.ctx)

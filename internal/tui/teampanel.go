@@ -21,6 +21,7 @@ type teamPanel struct {
 	lead       *team.LeadEntry // the lead's model and usage, from the registry
 	leadModel  string          // the lead's model as this process runs it
 	focus      string          // "" is the lead
+	prog       *progress       // spinners, times at work and context sizes; nil shows none
 }
 
 func newTeamPanel(maxWorkers int) *teamPanel {
@@ -74,6 +75,9 @@ func (p *teamPanel) Render(st styles, w, h int) []string {
 		if a := p.activity["lead"]; a != "" {
 			leadState = a
 		}
+		if p.prog != nil {
+			leadState = strings.TrimSpace(p.prog.working("lead") + " " + leadState)
+		}
 	}
 	lead := fmt.Sprintf("%s %s", p.marker(""), st.who.Render("lead"))
 	// This process's own word first: the registry's may be an earlier run's.
@@ -85,6 +89,9 @@ func (p *teamPanel) Render(st styles, w, h int) []string {
 		lead += st.dim.Render(" · " + model)
 	}
 	lead += " " + st.dim.Render(leadState)
+	if c := p.contextFull("lead", model); c != "" {
+		lead += st.dim.Render(" · " + c)
+	}
 	if p.leadTokens > 0 {
 		lead += st.dim.Render(" · " + humanTokens(p.leadTokens) + " tok")
 	}
@@ -119,25 +126,33 @@ func (p *teamPanel) marker(name string) string {
 	return " "
 }
 
-// row is one teammate: symbol and status (readable without colour), name,
-// role, what it does, model, turns, tokens, cost, unread. When that is too
-// wide, the turns and then what it does give way to the model and cost.
+// row is one teammate: symbol (a spinner while it works) and status
+// (readable without colour), time at work, name, role, what it does, model,
+// context, turns, tokens, cost, unread. When that is too wide, the turns and
+// then what it does give way to the model and cost, then the time at work.
 func (p *teamPanel) row(st styles, m team.Member, w int) string {
-	line := p.rowWith(st, m, true, true)
+	line := p.rowWith(st, m, true, true, true)
 	if m.Model != "" && lipgloss.Width(line) > w {
-		line = p.rowWith(st, m, true, false)
+		line = p.rowWith(st, m, true, false, true)
 	}
 	if m.Model != "" && lipgloss.Width(line) > w {
-		line = p.rowWith(st, m, false, false)
+		line = p.rowWith(st, m, false, false, true)
+	}
+	if lipgloss.Width(line) > w {
+		line = p.rowWith(st, m, m.Model == "", m.Model == "", false)
 	}
 	return clipLine(line, w)
 }
 
-func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns bool) string {
+func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns, elapsed bool) string {
 	ss := st.statusStyle(m.Status)
 	var b strings.Builder
 	b.WriteString(p.marker(m.Name))
-	b.WriteString(ss.Render(statusSymbol(m.Status)))
+	symbol := statusSymbol(m.Status)
+	if p.prog != nil && p.prog.working(m.Name) != "" {
+		symbol = p.prog.spinner()
+	}
+	b.WriteString(ss.Render(symbol))
 	b.WriteString(" ")
 	name := st.who.Render(m.Name)
 	if p.focus == m.Name {
@@ -146,6 +161,11 @@ func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns bool) string 
 	b.WriteString(name)
 	b.WriteString(st.dim.Render(" " + m.Role + " "))
 	b.WriteString(ss.Render(string(m.Status)))
+	if p.prog != nil && elapsed {
+		if e := p.prog.elapsed(m.Name); e != "" {
+			b.WriteString(ss.Render(" " + e))
+		}
+	}
 	plan := planLabel(m)
 	if plan != "" {
 		b.WriteString(" · " + st.plan.Render(plan))
@@ -158,6 +178,9 @@ func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns bool) string 
 		b.WriteString(st.dim.Render(" · " + d))
 	}
 	var nums []string
+	if c := p.contextFull(m.Name, m.Model); c != "" {
+		nums = append(nums, c) // before the model: the row's end gives way first
+	}
 	if m.Model != "" {
 		nums = append(nums, m.Model)
 	}
@@ -270,4 +293,12 @@ func planLabel(m team.Member) string {
 		return l
 	}
 	return "plan " + string(m.PlanState)
+}
+
+// contextFull is how full an agent's context window is, "" when unknown.
+func (p *teamPanel) contextFull(name, model string) string {
+	if p.prog == nil {
+		return ""
+	}
+	return p.prog.contextFull(name, model)
 }

@@ -84,12 +84,9 @@ func (m *Model) View() string {
 // convTitle says whose conversation is shown and where typing goes.
 func (m *Model) convTitle(w int) string {
 	if m.mate != nil {
-		return clipLine(m.st.header.Render(m.mate.name)+m.st.dim.Render(" · read-only · typing goes to "+m.mate.name+"'s inbox"), w)
+		return clipLine(m.st.header.Render(m.mate.name)+m.st.dim.Render(m.mateWork()+" · read-only · typing goes to "+m.mate.name+"'s inbox"), w)
 	}
-	state := "idle"
-	if m.leadBusy {
-		state = "working"
-	}
+	state := m.leadStatus()
 	auto := "auto on"
 	if !m.auto {
 		auto = "auto off"
@@ -109,6 +106,9 @@ func (m *Model) statusLine() string {
 	parts := []string{m.opts.ModelName, m.opts.Workspace, humanTokens(m.tokens) + " tokens"}
 	if m.cost != nil {
 		parts = append(parts, "cost "+team.FormatCost(m.cost))
+	}
+	if c := m.prog.contextFull(m.focusName(), m.focusModel()); c != "" {
+		parts = append(parts, m.focusName()+" "+c)
 	}
 	parts = append(parts, m.opts.Sandbox)
 	line := m.st.status.Render(strings.Join(nonEmpty(parts), " · "))
