@@ -131,6 +131,8 @@ func (m *Model) command(c command) {
 		})
 	case "/model":
 		m.switchModel(c)
+	case "/sessions":
+		m.sessionsCommand()
 	case "/tasks":
 		m.do(func() tea.Msg {
 			text, err := m.eng.Tasks(m.ctx)
