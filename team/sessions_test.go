@@ -130,7 +130,7 @@ func TestSessionIDsAreNotPaths(t *testing.T) {
 	outside := filepath.Join(ws.Root, "outside.jsonl")
 	writeSession(t, outside, time.Now(), user("not a session"))
 	writeSession(t, ws.SessionPath("lead"), time.Now(), user("current"))
-	for _, id := range []string{"../../outside", "../outside", "/etc/passwd", "", "lead", "20261120T090000.000/../../x"} {
+	for _, id := range []string{"../../../../outside", "x/../../../outside", "../../../outside", "../outside", "/etc/passwd", "", "lead", "20261120T090000.000/../../x"} {
 		if _, err := ReadSession(ws, id); err == nil {
 			t.Errorf("ReadSession(%q) read something", id)
 		}
