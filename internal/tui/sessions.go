@@ -18,10 +18,11 @@ type sessionPicker struct {
 	cursor int
 	chosen string
 	width  int
+	height int
 }
 
 func newSessionPicker(list []team.SessionInfo) sessionPicker {
-	return sessionPicker{list: list, width: 80}
+	return sessionPicker{list: list, width: 80, height: 24}
 }
 
 func (p sessionPicker) Init() tea.Cmd { return nil }
@@ -29,7 +30,7 @@ func (p sessionPicker) Init() tea.Cmd { return nil }
 func (p sessionPicker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		p.width = msg.Width
+		p.width, p.height = msg.Width, msg.Height
 	case tea.KeyMsg:
 		switch msg.String() {
 		case "up", "k", "shift+tab":
@@ -59,8 +60,10 @@ func (p sessionPicker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (p sessionPicker) View() string {
 	var b strings.Builder
-	b.WriteString("Resume which conversation with the lead?  ↑/↓ choose · enter opens · esc leaves\n\n")
-	for i, s := range p.list {
+	b.WriteString(pickerCut("Resume which conversation with the lead?  ↑/↓ choose · enter opens · esc leaves", p.width) + "\n\n")
+	first, last := p.window()
+	for i := first; i < last; i++ {
+		s := p.list[i]
 		mark := "  "
 		if i == p.cursor {
 			mark = "> "
@@ -73,7 +76,29 @@ func (p sessionPicker) View() string {
 		b.WriteString(pickerCut(line, p.width))
 		b.WriteByte('\n')
 	}
+	if first > 0 || last < len(p.list) {
+		fmt.Fprintf(&b, "  (%d–%d of %d)\n", first+1, last, len(p.list))
+	}
 	return b.String()
+}
+
+// window is the part of the list that fits the terminal, the cursor in it.
+func (p sessionPicker) window() (first, last int) {
+	rows := p.height - 3 // the title, a blank line, the count
+	if rows < 1 {
+		rows = 1
+	}
+	if len(p.list) <= rows {
+		return 0, len(p.list)
+	}
+	first = p.cursor - rows/2
+	if first < 0 {
+		first = 0
+	}
+	if first+rows > len(p.list) {
+		first = len(p.list) - rows
+	}
+	return first, first + rows
 }
 
 // pickerCut cuts s to w cells (titles are single-width text already cleaned).

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,5 +126,36 @@ func TestSessionsCommandWithNoneSaysSo(t *testing.T) {
 	text := formatSessions(pickerList())
 	if n := strings.Count(text, "\n"); n != len(pickerList())+1 {
 		t.Fatalf("%d lines, want a header, %d sessions and the hint:\n%s", n+1, len(pickerList()), text)
+	}
+}
+
+// A long list scrolls with the cursor and never outgrows the terminal.
+func TestSessionPickerScrollsALongList(t *testing.T) {
+	var list []team.SessionInfo
+	for i := 0; i < 50; i++ {
+		list = append(list, team.SessionInfo{ID: fmt.Sprintf("20261120T0900%02d.000", i), Title: fmt.Sprintf("chat number %d", i)})
+	}
+	m, _ := newSessionPicker(list).Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	p := m.(sessionPicker)
+	check := func(wantCursor string) {
+		t.Helper()
+		v := strings.TrimRight(p.View(), "\n")
+		if n := strings.Count(v, "\n") + 1; n > 24 {
+			t.Fatalf("%d lines on a 24-line terminal:\n%s", n, v)
+		}
+		if !strings.Contains(v, "> "+wantCursor) || !strings.Contains(v, "of 50)") {
+			t.Fatalf("cursor %s not shown, or no count:\n%s", wantCursor, v)
+		}
+	}
+	check(list[0].ID)
+	for i := 0; i < 40; i++ {
+		p, _ = pickerKey(p, "down")
+	}
+	check(list[40].ID)
+	p, _ = pickerKey(p, "G")
+	check(list[49].ID)
+	p, cmd := pickerKey(p, "enter")
+	if !quits(cmd) || p.chosen != list[49].ID {
+		t.Fatalf("chose %q", p.chosen)
 	}
 }
