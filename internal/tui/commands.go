@@ -31,7 +31,7 @@ var slashCommands = []slashCommand{
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
 	{"/reasoning", "[on|off]", "show the models' reasoning whole, or one line per reply (ctrl+t)"},
 	{"/model", "[provider/]name", "switch the lead's model for its next turns; alone: the configured models"},
-	{"/sessions", "", "the lead's conversations: this one and earlier ones (chat --resume ID reopens one)"},
+	{"/sessions", "", "list the lead's conversations; chat --resume ID reopens one"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
 	{"/quit", "", "stop the teammates and leave"},
 }
