@@ -79,7 +79,9 @@ func (p sessionPicker) View() string {
 	if first > 0 || last < len(p.list) {
 		fmt.Fprintf(&b, "  (%d–%d of %d)\n", first+1, last, len(p.list))
 	}
-	return b.String()
+	// No newline after the last line: it would take a row of its own and
+	// push the title off a full terminal.
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // window is the part of the list that fits the terminal, the cursor in it.

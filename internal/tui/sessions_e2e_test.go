@@ -2,7 +2,10 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,4 +86,35 @@ func TestChatResumePicksAnEarlierSessionInTmux(t *testing.T) {
 	if len(final) != 2 || final[0].Title != "beta marker" || final[1].Title != "alpha marker" {
 		t.Fatalf("sessions after resuming beta: %+v", final)
 	}
+}
+
+// TestChatResumePickerAt80x24InTmux: thirty earlier conversations with
+// long titles fit an 80×24 terminal: the list scrolls, no line wraps.
+func TestChatResumePickerAt80x24InTmux(t *testing.T) {
+	bin := agentteamBinary(t)
+	ws := t.TempDir()
+	dir := filepath.Join(ws, ".agentteam", "sessions")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 30; i++ {
+		line := fmt.Sprintf(`{"role":"user","content":"conversation %02d %s"}`+"\n", i, strings.Repeat("with a long title ", 6))
+		name := fmt.Sprintf("lead.20261120T0900%02d.000.jsonl", i)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := startTmux(t, ws)
+	s.run("resize-window", "-t", "e2e", "-x", "80", "-y", "24")
+	s.typeLine(bin + " chat --demo --resume")
+	screen := s.waitFor("the picker", contains("Resume which conversation", "of 30)"))
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, "with a long title") && !strings.HasSuffix(strings.TrimRight(l, " "), "…") {
+			t.Fatalf("a title not cut to the width:\n%s", screen)
+		}
+	}
+	s.run("send-keys", "-t", "e2e", "G")
+	s.waitFor("the oldest at the end", contains("> 20261120T090000.000"))
+	s.run("send-keys", "-t", "e2e", "Escape")
+	s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
 }

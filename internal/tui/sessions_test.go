@@ -139,8 +139,8 @@ func TestSessionPickerScrollsALongList(t *testing.T) {
 	p := m.(sessionPicker)
 	check := func(wantCursor string) {
 		t.Helper()
-		v := strings.TrimRight(p.View(), "\n")
-		if n := strings.Count(v, "\n") + 1; n > 24 {
+		v := p.View()
+		if n := strings.Count(v, "\n") + 1; n > 24 || !strings.HasPrefix(v, "Resume which") {
 			t.Fatalf("%d lines on a 24-line terminal:\n%s", n, v)
 		}
 		if !strings.Contains(v, "> "+wantCursor) || !strings.Contains(v, "of 50)") {
