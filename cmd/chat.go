@@ -19,19 +19,38 @@ type ChatOptions struct {
 	TeamFlags
 	IO     IOStreams
 	NoAuto bool
+	// ResumeID, with --resume, is the session to bring back (agentteam
+	// sessions lists them); --resume alone offers a picker when there are
+	// earlier sessions.
+	ResumeID string
 }
 
 // newChatCmd builds `agentteam chat`; runF, when not nil, replaces runChat.
 func newChatCmd(g *GlobalOptions, streams IOStreams, runF func(*ChatOptions) error) *cobra.Command {
 	opts := &ChatOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
-		Use:   "chat",
 		Short: "The interactive team TUI: talk to the lead and watch the team work",
 		Long: `Open the interactive team TUI: talk to the lead, watch every teammate's status and the messages
 between agents, focus a teammate (tab) to read its conversation and write to its inbox. /help lists the
-commands, ? the keys. ctrl+c quits and stops the teammates.`,
-		Args: noArgs,
+commands, ? the keys. ctrl+c quits and stops the teammates.
+
+--resume continues the team and the lead's conversation; with earlier conversations it first lets you
+pick one. --resume ID goes straight to that one (ids from agentteam sessions): it becomes the current
+conversation, the one it replaces is kept as an earlier one.`,
+		Use: "chat [--resume [ID]]",
+		Args: func(c *cobra.Command, args []string) error {
+			if !opts.Resume || len(args) == 0 {
+				return noArgs(c, args)
+			}
+			if len(args) > 1 {
+				return usageErrorf("chat --resume takes one session id, got %d words (see agentteam sessions)", len(args))
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				opts.ResumeID = args[0]
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -44,6 +63,12 @@ commands, ? the keys. ctrl+c quits and stops the teammates.`,
 }
 
 func runChat(ctx context.Context, opts *ChatOptions) error {
+	if opts.ResumeID != "" {
+		// Checked before the terminal, so a wrong id says so wherever it is typed.
+		if err := checkResumeID(opts.GlobalOptions, opts.ResumeID); err != nil {
+			return err
+		}
+	}
 	in, inOK := opts.IO.In.(*os.File)
 	out, outOK := opts.IO.Out.(*os.File)
 	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
@@ -60,6 +85,23 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Resume && opts.ResumeID == "" {
+		list, err := team.ListSessions(ws)
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		if len(list) > 1 || (len(list) == 1 && !list[0].Current) {
+			id, err := tui.PickSession(ctx, in, out, list)
+			if err != nil {
+				return &ExitError{Code: ExitFailure, Err: err}
+			}
+			if id == "" {
+				fmt.Fprintln(opts.IO.Err, "no conversation chosen: nothing opened")
+				return nil
+			}
+			opts.ResumeID = id
+		}
+	}
 	bridge := tui.NewBridge()
 	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
 	var models team.Models
@@ -74,6 +116,9 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	}
 	screen.KeyEnv = opts.keyEnv()
 	topts := opts.options(opts.GlobalOptions, ws, models)
+	if opts.ResumeID != team.CurrentSessionID {
+		topts.RestoreSession = opts.ResumeID
+	}
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, true); err != nil {
 		return err
 	}
@@ -91,6 +136,24 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		In:     in,
 		Out:    out,
 	})
+}
+
+// checkResumeID refuses an id that names no session of this workspace.
+func checkResumeID(g *GlobalOptions, id string) error {
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	list, err := team.ListSessions(ws)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	for _, s := range list {
+		if s.ID == id {
+			return nil
+		}
+	}
+	return usageErrorf("no session %q in %s: agentteam sessions lists them", id, ws.Root)
 }
 
 func chatWelcome(demo bool) string {

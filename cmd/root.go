@@ -66,6 +66,7 @@ type rootOpts struct {
 	requests func(*RequestsOptions) error
 	approve  func(*ApproveOptions) error
 	deny     func(*DenyOptions) error
+	sessions func(*SessionsOptions) error
 }
 
 func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
@@ -120,6 +121,7 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 		newRequestsCmd(g, io, hooks.requests),
 		newApproveCmd(g, io, hooks.approve),
 		newDenyCmd(g, io, hooks.deny),
+		newSessionsCmd(g, io, hooks.sessions),
 	)
 	return root
 }

@@ -60,6 +60,10 @@ type Options struct {
 	// teammates back idle with theirs; otherwise the lead's is archived
 	// (sessions/lead.<time>.jsonl) and the lead starts fresh.
 	Resume bool
+	// RestoreSession, with Resume, first makes that archived session
+	// (an id from ListSessions) the lead's conversation, archiving the
+	// current one; it happens once this process owns the workspace.
+	RestoreSession string
 	// Isolation is where a teammate works when its spawn does not say:
 	// IsolationNone (the default) or IsolationWorktree.
 	Isolation string
@@ -202,6 +206,10 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	}
 	if !opts.Resume {
 		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
+	} else if opts.RestoreSession != "" {
+		if err := RestoreSession(ws, opts.RestoreSession, time.Now().UTC()); err != nil {
+			return fail(err)
+		}
 	}
 	t.files.board = board.New(ws.TasksPath())
 	t.files.board.OnWriteError(t.checkStorage)

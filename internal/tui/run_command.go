@@ -135,6 +135,8 @@ func (m *Model) command(c command) {
 		m.copyCommand()
 	case "/mouse":
 		m.mouseCommand(c)
+	case "/sessions":
+		m.sessionsCommand()
 	case "/tasks":
 		m.do(func() tea.Msg {
 			text, err := m.eng.Tasks(m.ctx)

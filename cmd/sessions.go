@@ -1,0 +1,155 @@
+package cmd
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+// SessionsOptions are the inputs of `agentteam sessions [show ID]`.
+type SessionsOptions struct {
+	*GlobalOptions
+	IO IOStreams
+	// Show is the session to print whole; empty lists them.
+	Show string
+}
+
+// newSessionsCmd builds `agentteam sessions`; runF, when not nil, replaces runSessions.
+func newSessionsCmd(g *GlobalOptions, io IOStreams, runF func(*SessionsOptions) error) *cobra.Command {
+	opts := &SessionsOptions{GlobalOptions: g, IO: io}
+	run := func() error {
+		if runF != nil {
+			return runF(opts)
+		}
+		return runSessions(opts)
+	}
+	c := &cobra.Command{
+		Use:   "sessions",
+		Short: "List the lead's conversations: id, time, messages, title (chat --resume ID brings one back)",
+		Long: `List the lead's conversations in this workspace: the current one, then each earlier one (archived when
+a chat or run started afresh), newest first. The time is the conversation's last message, the title the first
+thing you said. agentteam sessions show ID
+prints one whole; agentteam chat --resume ID makes it the current conversation again.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error { return run() },
+	}
+	c.AddCommand(&cobra.Command{
+		Use:   "show ID",
+		Short: "Print one of the lead's conversations, readable (ID from agentteam sessions, or current)",
+		Args:  sessionArgs(1, "show needs one session id (agentteam sessions lists them)"),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Show = args[0]
+			return run()
+		},
+	})
+	return c
+}
+
+// sessionArgs refuses anything but n arguments with one sentence (bad usage).
+func sessionArgs(n int, say string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("%s", say)
+		}
+		return nil
+	}
+}
+
+func runSessions(opts *SessionsOptions) error {
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	if opts.Show != "" {
+		msgs, err := team.ReadSession(ws, opts.Show)
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		if opts.JSON {
+			return sessionsJSON(opts.IO.Out, msgs)
+		}
+		return printSession(opts.IO.Out, msgs)
+	}
+	list, err := team.ListSessions(ws)
+	if err != nil {
+		return err
+	}
+	if opts.JSON {
+		if list == nil {
+			list = []team.SessionInfo{}
+		}
+		return sessionsJSON(opts.IO.Out, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(opts.IO.Err, "no conversations with the lead in %s yet\n", ws.Root)
+		return nil
+	}
+	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTIME\tMESSAGES\tTITLE")
+	for _, s := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, s.Title)
+	}
+	return tw.Flush()
+}
+
+func sessionsJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printSession writes a conversation as a person reads it: who speaks,
+// then what was said, indented; tool calls and results shortened.
+func printSession(w io.Writer, msgs []team.SessionMessage) error {
+	for i, m := range msgs {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		who := map[string]string{"user": "you", "assistant": "lead", "tool": "tool result"}[m.Role]
+		if m.Inbox {
+			who = "inbox"
+		}
+		if who == "" {
+			who = m.Role
+		}
+		fmt.Fprintf(w, "── %s\n", who)
+		text := m.Content
+		if m.Role == "tool" {
+			text = sessionCut(text, 400)
+		}
+		for _, line := range strings.Split(strings.TrimRight(sessionPlain(text), "\n"), "\n") {
+			if line != "" || text != "" {
+				fmt.Fprintf(w, "  %s\n", line)
+			}
+		}
+		for _, tc := range m.Tools {
+			fmt.Fprintf(w, "  → %s\n", sessionCut(sessionPlain(tc), 200))
+		}
+	}
+	return nil
+}
+
+// sessionPlain drops terminal control characters (a session file may hold
+// anything a model wrote), keeping newlines and tabs.
+func sessionPlain(s string) string {
+	return strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func sessionCut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

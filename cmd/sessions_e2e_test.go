@@ -1,0 +1,98 @@
+package cmd
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+func sessionsJSONOf(t *testing.T, ws string) []team.SessionInfo {
+	t.Helper()
+	r := runBin(t, ws, nil, "", "sessions", "--json")
+	mustSucceed(t, r, "sessions --json")
+	var list []team.SessionInfo
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
+		t.Fatalf("sessions --json: %v\n%s", err, r.stdout)
+	}
+	return list
+}
+
+// TestSessionsListsAndShowsTheLeadsConversations: each run starts a new
+// conversation and archives the last; sessions lists them with titles,
+// show prints one readable, and bad ids get one sentence and exit 2 or 1.
+func TestSessionsListsAndShowsTheLeadsConversations(t *testing.T) {
+	ws := t.TempDir()
+	r := runBin(t, ws, nil, "", "sessions", "--json")
+	mustSucceed(t, r, "sessions --json on a fresh workspace")
+	if strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("fresh workspace: %q", r.stdout)
+	}
+	r = runBin(t, ws, nil, "", "sessions")
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "no conversations with the lead") {
+		t.Fatalf("fresh table: %+v", r)
+	}
+
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "spawn alice as programmer to say hi"), "first run")
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "list team"), "second run")
+
+	list := sessionsJSONOf(t, ws)
+	if len(list) != 2 || !list[0].Current || list[0].ID != "current" || list[0].Title != "list team" ||
+		list[1].Current || list[1].Title != "spawn alice as programmer to say hi" || list[1].Messages < 4 {
+		t.Fatalf("sessions: %+v", list)
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".agentteam", "sessions", "lead."+list[1].ID+".jsonl")); err != nil {
+		t.Fatalf("the archived id names no file: %v", err)
+	}
+
+	r = runBin(t, ws, nil, "", "sessions")
+	mustSucceed(t, r, "sessions")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID") || !strings.Contains(lines[1], "list team") || !strings.Contains(lines[2], list[1].ID) {
+		t.Fatalf("table:\n%s", r.stdout)
+	}
+
+	r = runBin(t, ws, nil, "", "sessions", "show", list[1].ID)
+	mustSucceed(t, r, "sessions show")
+	for _, want := range []string{"── you\n  spawn alice as programmer to say hi", "── lead", "→ spawn_teammate(", "── tool result", "── inbox", `<message from="alice"`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("show lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = runBin(t, ws, nil, "", "sessions", "show", "current", "--json")
+	mustSucceed(t, r, "sessions show current --json")
+	var msgs []team.SessionMessage
+	if err := json.Unmarshal([]byte(r.stdout), &msgs); err != nil || len(msgs) == 0 || msgs[0].Content != "list team" {
+		t.Fatalf("show --json: %v %+v", err, msgs)
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+		say  string
+	}{
+		{[]string{"sessions", "show", "../../etc/passwd"}, 1, "is not a session id"},
+		{[]string{"sessions", "show", "20990101T000000.000"}, 1, "no session 20990101T000000.000"},
+		{[]string{"sessions", "show"}, 2, "show needs one session id"},
+		{[]string{"sessions", "extra"}, 2, "takes no arguments"},
+		{[]string{"chat", "--demo", "--resume", "20990101T000000.000"}, 2, "no session \"20990101T000000.000\""},
+		{[]string{"chat", "--demo", "--resume", "a", "b"}, 2, "takes one session id"},
+		{[]string{"chat", "--demo", "current"}, 2, "takes no arguments"},
+	} {
+		r := runBin(t, ws, nil, "", c.args...)
+		if r.code != c.code || !strings.Contains(r.stderr, c.say) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d saying %q in one line", c.args, r.code, r.stderr, c.code, c.say)
+		}
+	}
+	// A good id still needs a terminal for chat: nothing is restored without one.
+	r = runBin(t, ws, nil, "", "chat", "--demo", "--resume", list[1].ID)
+	if r.code != 1 || !strings.Contains(r.stderr, "needs a terminal") {
+		t.Fatalf("chat --resume ID without a terminal: %+v", r)
+	}
+	if again := sessionsJSONOf(t, ws); len(again) != 2 || again[0].Title != "list team" {
+		t.Fatalf("sessions changed by a chat that did not open: %+v", again)
+	}
+}

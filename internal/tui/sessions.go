@@ -1,0 +1,166 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+// sessionPicker is the list `chat --resume` shows when there is more than
+// one conversation to go back to: up/down choose, enter opens, esc leaves.
+type sessionPicker struct {
+	list   []team.SessionInfo
+	cursor int
+	chosen string
+	width  int
+	height int
+}
+
+func newSessionPicker(list []team.SessionInfo) sessionPicker {
+	return sessionPicker{list: list, width: 80, height: 24}
+}
+
+func (p sessionPicker) Init() tea.Cmd { return nil }
+
+func (p sessionPicker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		p.width, p.height = msg.Width, msg.Height
+	case tea.KeyMsg:
+		switch msg.String() {
+		case "up", "k", "shift+tab":
+			if p.cursor > 0 {
+				p.cursor--
+			}
+		case "down", "j", "tab":
+			if p.cursor < len(p.list)-1 {
+				p.cursor++
+			}
+		case "home", "g":
+			p.cursor = 0
+		case "end", "G":
+			p.cursor = len(p.list) - 1
+		case "enter":
+			if len(p.list) > 0 {
+				p.chosen = p.list[p.cursor].ID
+			}
+			return p, tea.Quit
+		case "esc", "q", "ctrl+c":
+			p.chosen = ""
+			return p, tea.Quit
+		}
+	}
+	return p, nil
+}
+
+func (p sessionPicker) View() string {
+	var b strings.Builder
+	b.WriteString(pickerCut("Resume which conversation with the lead?  ↑/↓ choose · enter opens · esc leaves", p.width) + "\n\n")
+	first, last := p.window()
+	for i := first; i < last; i++ {
+		s := p.list[i]
+		mark := "  "
+		if i == p.cursor {
+			mark = "> "
+		}
+		id := s.ID
+		if s.Current {
+			id = "current"
+		}
+		line := fmt.Sprintf("%s%-19s  %s  %4d msgs  %s", mark, id, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, s.Title)
+		b.WriteString(pickerCut(line, p.width))
+		b.WriteByte('\n')
+	}
+	if first > 0 || last < len(p.list) {
+		fmt.Fprintf(&b, "  (%d–%d of %d)\n", first+1, last, len(p.list))
+	}
+	// No newline after the last line: it would take a row of its own and
+	// push the title off a full terminal.
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// window is the part of the list that fits the terminal, the cursor in it.
+func (p sessionPicker) window() (first, last int) {
+	rows := p.height - 3 // the title, a blank line, the count
+	if rows < 1 {
+		rows = 1
+	}
+	if len(p.list) <= rows {
+		return 0, len(p.list)
+	}
+	first = p.cursor - rows/2
+	if first < 0 {
+		first = 0
+	}
+	if first+rows > len(p.list) {
+		first = len(p.list) - rows
+	}
+	return first, first + rows
+}
+
+// pickerCut cuts s to w cells (titles are single-width text already cleaned).
+func pickerCut(s string, w int) string {
+	r := []rune(s)
+	if w <= 1 || len(r) <= w {
+		return s
+	}
+	return string(r[:w-1]) + "…"
+}
+
+// PickSession shows the picker and returns the id chosen, or "" when the
+// person left without choosing.
+func PickSession(ctx context.Context, in io.Reader, out io.Writer, list []team.SessionInfo) (string, error) {
+	p := tea.NewProgram(newSessionPicker(list), tea.WithAltScreen(), tea.WithContext(ctx),
+		tea.WithInput(in), tea.WithOutput(out))
+	m, err := p.Run()
+	if err != nil {
+		return "", fmt.Errorf("session picker: %w", err)
+	}
+	return m.(sessionPicker).chosen, nil
+}
+
+// sessionLister is the part of an engine that lists the lead's sessions;
+// an engine without it has none to show.
+type sessionLister interface {
+	Sessions() ([]team.SessionInfo, error)
+}
+
+func (e *teamEngine) Sessions() ([]team.SessionInfo, error) {
+	return team.ListSessions(e.t.Workspace())
+}
+
+// sessionsCommand answers /sessions: the lead's conversations, listed. It
+// does not switch: a running lead's conversation is not swapped under the
+// teammates reporting to it; the note says how to go back to one.
+func (m *Model) sessionsCommand() {
+	m.do(func() tea.Msg {
+		l, ok := m.eng.(sessionLister)
+		if !ok {
+			return noteMsg{text: "no sessions to list here", isErr: true}
+		}
+		list, err := l.Sessions()
+		if err != nil {
+			return noteMsg{text: err.Error(), isErr: true}
+		}
+		return noteMsg{text: formatSessions(list)}
+	})
+}
+
+// formatSessions is the /sessions note: one line per conversation.
+func formatSessions(list []team.SessionInfo) string {
+	if len(list) == 0 {
+		return "no conversations with the lead yet"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-19s  %-16s  %4s  %s\n", "ID", "TIME", "MSGS", "TITLE")
+	for _, s := range list {
+		fmt.Fprintf(&b, "%-19s  %-16s  %4d  %s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, s.Title)
+	}
+	b.WriteString("To go back to one: quit, then agentteam chat --resume ID (agentteam sessions show ID reads it).")
+	return b.String()
+}

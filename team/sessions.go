@@ -1,0 +1,265 @@
+package team
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// A session is one conversation of the lead with the person: the current
+// one in sessions/lead.jsonl, and each earlier one archived as
+// sessions/lead.<stamp>.jsonl when a chat or run started afresh. The index
+// is derived from those files (id from the name, title from the first
+// message of the person, time from the last write), so there
+// is no second record to fall out of step with them after a crash.
+
+// CurrentSessionID names the lead's current conversation.
+const CurrentSessionID = "current"
+
+// archiveStamp is the layout of an archived session's id.
+const archiveStamp = "20060102T150405.000"
+
+var sessionIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}\.[0-9]{3}$`)
+
+// maxSessionBytes bounds what one session file read may take in memory.
+const maxSessionBytes = 64 << 20
+
+// SessionInfo is one line of the session index.
+type SessionInfo struct {
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Time     time.Time `json:"time"`
+	Messages int       `json:"messages"`
+	Current  bool      `json:"current"`
+}
+
+// SessionMessage is one readable message of a session.
+type SessionMessage struct {
+	Role    string   `json:"role"`
+	Content string   `json:"content,omitempty"`
+	Tools   []string `json:"tools,omitempty"` // calls an assistant message made: name(args)
+	// Inbox marks a user message that is a batch of inbox messages
+	// (<message from=...> blocks), not something the person typed.
+	Inbox bool `json:"inbox,omitempty"`
+}
+
+// fromInbox tells a delivered inbox batch from the person's own words.
+func fromInbox(m openai.ChatCompletionMessage) bool {
+	return m.Role == openai.ChatMessageRoleUser && strings.HasPrefix(strings.TrimSpace(m.Content), `<message from="`)
+}
+
+// ListSessions lists the lead's sessions, the current one first, then the
+// archived ones newest first. A file that cannot be read is skipped.
+func ListSessions(ws *workspace.Workspace) ([]SessionInfo, error) {
+	entries, err := os.ReadDir(ws.SessionsDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	var cur []SessionInfo
+	var old []SessionInfo
+	prefix := workspace.LeadName + "."
+	for _, e := range entries {
+		name := e.Name()
+		var id string
+		switch {
+		case name == workspace.LeadName+".jsonl":
+			id = CurrentSessionID
+		case strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".jsonl"):
+			id = strings.TrimSuffix(strings.TrimPrefix(name, prefix), ".jsonl")
+			if !sessionIDPattern.MatchString(id) {
+				continue
+			}
+		default:
+			continue
+		}
+		info, ok := sessionInfo(ws, id)
+		if !ok {
+			continue
+		}
+		if info.Current {
+			cur = append(cur, info)
+		} else {
+			old = append(old, info)
+		}
+	}
+	sort.Slice(old, func(i, j int) bool {
+		if !old[i].Time.Equal(old[j].Time) {
+			return old[i].Time.After(old[j].Time)
+		}
+		return old[i].ID > old[j].ID
+	})
+	return append(cur, old...), nil
+}
+
+// sessionInfo reads one session's index line; ok is false for a file that
+// is missing, empty or not a regular file.
+func sessionInfo(ws *workspace.Workspace, id string) (SessionInfo, bool) {
+	path, err := sessionPath(ws, id)
+	if err != nil {
+		return SessionInfo{}, false
+	}
+	msgs, fi, err := readSession(path)
+	if err != nil || fi.Size() == 0 {
+		return SessionInfo{}, false
+	}
+	// The time of the last write: a rename (archive, restore) keeps it.
+	info := SessionInfo{ID: id, Messages: len(msgs), Current: id == CurrentSessionID, Time: fi.ModTime().UTC()}
+	for _, m := range msgs {
+		if m.Role == openai.ChatMessageRoleUser && !fromInbox(m) && strings.TrimSpace(m.Content) != "" {
+			info.Title = sessionTitle(m.Content)
+			break
+		}
+	}
+	if info.Title == "" {
+		info.Title = "(no message from you)"
+	}
+	return info, true
+}
+
+// sessionTitle is the first line of text, cut to a width a table can hold.
+func sessionTitle(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return ' ' // no terminal controls from a file into a table
+		}
+		return r
+	}, s)
+	const max = 60
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max-1]) + "…"
+	}
+	return s
+}
+
+// sessionPath is the file of a session id, refused unless the id is
+// "current" or an archive stamp (so an id never names another path).
+func sessionPath(ws *workspace.Workspace, id string) (string, error) {
+	if id == CurrentSessionID {
+		return ws.SessionPath(workspace.LeadName), nil
+	}
+	if !sessionIDPattern.MatchString(id) {
+		return "", fmt.Errorf("%q is not a session id: agentteam sessions lists them", id)
+	}
+	return ws.SessionPath(workspace.LeadName + "." + id), nil
+}
+
+// readSession reads a session file (never through a link): the messages
+// that parse, system messages left out.
+func readSession(path string) ([]openai.ChatCompletionMessage, os.FileInfo, error) {
+	f, fi, err := statefile.OpenStat(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	if fi.Size() > maxSessionBytes {
+		return nil, nil, fmt.Errorf("session %s is larger than %d MB", path, maxSessionBytes>>20)
+	}
+	var msgs []openai.ChatCompletionMessage
+	r := bufio.NewReader(f)
+	for {
+		line, rerr := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var m openai.ChatCompletionMessage
+			if json.Unmarshal(line, &m) == nil && m.Role != "" && m.Role != openai.ChatMessageRoleSystem {
+				msgs = append(msgs, m)
+			}
+		}
+		if rerr != nil {
+			break
+		}
+	}
+	return msgs, fi, nil
+}
+
+// ReadSession is a session's messages, readable: tool calls as name(args).
+func ReadSession(ws *workspace.Workspace, id string) ([]SessionMessage, error) {
+	path, err := sessionPath(ws, id)
+	if err != nil {
+		return nil, err
+	}
+	msgs, _, err := readSession(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no session %s: agentteam sessions lists them", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, statefile.Refusal(err))
+	}
+	out := make([]SessionMessage, 0, len(msgs))
+	for _, m := range msgs {
+		sm := SessionMessage{Role: m.Role, Content: m.Content, Inbox: fromInbox(m)}
+		for _, tc := range m.ToolCalls {
+			sm.Tools = append(sm.Tools, tc.Function.Name+"("+tc.Function.Arguments+")")
+		}
+		out = append(out, sm)
+	}
+	return out, nil
+}
+
+// RestoreSession makes an archived session the lead's current conversation:
+// the current one is archived first (stamped now), so nothing is lost. It
+// must run before the team is opened (a running lead writes lead.jsonl).
+func RestoreSession(ws *workspace.Workspace, id string, now time.Time) error {
+	if id == CurrentSessionID {
+		return nil
+	}
+	src, err := sessionPath(ws, id)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no session %s: agentteam sessions lists them", id)
+	}
+	if err != nil {
+		return fmt.Errorf("restore session %s: %w", id, err)
+	}
+	if err := statefile.CheckRegular(src, fi); err != nil {
+		return fmt.Errorf("restore session %s: %w", id, statefile.Refusal(err))
+	}
+	cur := ws.SessionPath(workspace.LeadName)
+	if _, err := os.Lstat(cur); err == nil {
+		dst, err := freeArchivePath(ws, now)
+		if err != nil {
+			return err
+		}
+		if err := os.Rename(cur, dst); err != nil {
+			return fmt.Errorf("archive the current session: %w", err)
+		}
+	}
+	if err := os.Rename(src, cur); err != nil {
+		return fmt.Errorf("restore session %s: %w", id, err)
+	}
+	return nil
+}
+
+// freeArchivePath is lead.<stamp>.jsonl for now, moved on by a millisecond
+// while that name is taken.
+func freeArchivePath(ws *workspace.Workspace, now time.Time) (string, error) {
+	for i := 0; i < 1000; i++ {
+		p := ws.SessionPath(workspace.LeadName + "." + now.UTC().Add(time.Duration(i)*time.Millisecond).Format(archiveStamp))
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("archive the current session: no free name")
+}
