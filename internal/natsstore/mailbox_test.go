@@ -1,0 +1,140 @@
+package natsstore_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/storetest"
+)
+
+// startServer starts an embedded NATS server with JetStream on 127.0.0.1,
+// a random port and a temporary directory, stopped when t ends.
+func startServer(t testing.TB) string {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{
+		Host:      "127.0.0.1",
+		Port:      server.RANDOM_PORT,
+		JetStream: true,
+		StoreDir:  t.TempDir(),
+		NoLog:     true,
+		NoSigs:    true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("embedded NATS server not ready")
+	}
+	return s.ClientURL()
+}
+
+// opener opens a new connection and Mailbox on url for team each call, as
+// another process would.
+func opener(url, team string) storetest.MailboxOpener {
+	return func(t *testing.T) storetest.Mailbox {
+		t.Helper()
+		nc, err := nats.Connect(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		mb, err := natsstore.OpenMailbox(context.Background(), nc, team)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mb
+	}
+}
+
+func TestJetStreamKeepsTheMailboxContract(t *testing.T) {
+	storetest.RunMailbox(t, opener(startServer(t), "t1"))
+}
+
+// A message published again with the same id (a retry after a lost reply)
+// is stored once: Nats-Msg-Id deduplicates it.
+func TestAppendWithTheSameIDIsStoredOnce(t *testing.T) {
+	mb := opener(startServer(t), "t2")(t)
+	first, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mb.Append("alice", first); err != nil {
+		t.Fatal(err)
+	}
+	b, err := mb.ReadUnread("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Messages) != 1 || b.Messages[0].ID != first.ID || b.Messages[0].Content != "hi" {
+		t.Fatalf("read %+v, want the message once", b.Messages)
+	}
+}
+
+// Names that are no single subject token (a wildcard, a dot that would
+// reach another inbox) are refused with one clear error.
+func TestHostileNamesAreRefused(t *testing.T) {
+	url := startServer(t)
+	mb := opener(url, "t3")(t)
+	for _, name := range []string{"", "a.b", "*", ">", "a b", "../x"} {
+		if _, err := mb.Append(name, inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "x"}); !errors.Is(err, inbox.ErrInvalid) {
+			t.Errorf("append to %q: err = %v, want ErrInvalid", name, err)
+		}
+		if _, err := mb.ReadUnread(name); !errors.Is(err, inbox.ErrInvalid) {
+			t.Errorf("read %q: err = %v, want ErrInvalid", name, err)
+		}
+	}
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := natsstore.OpenMailbox(context.Background(), nc, "a.>"); !errors.Is(err, inbox.ErrInvalid) {
+		t.Errorf("open team %q: err = %v, want ErrInvalid", "a.>", err)
+	}
+}
+
+// A line stored by something else that is not a message is reported as a
+// bad line, as the file store reports one, and committing it moves on.
+func TestAForeignLineIsReportedBad(t *testing.T) {
+	url := startServer(t)
+	mb := opener(url, "t4")(t)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(context.Background(), natsstore.Subject("t4", "alice"), []byte("not json")); err != nil {
+		t.Fatal(err)
+	}
+	good, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "ok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := mb.ReadUnread("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Bad) != 1 || len(b.Messages) != 1 || b.Messages[0].ID != good.ID {
+		t.Fatalf("read %d messages and bad lines %+v, want the good one and one bad", len(b.Messages), b.Bad)
+	}
+	if err := mb.Commit("alice", b); err != nil {
+		t.Fatal(err)
+	}
+	if has, err := mb.HasUnread("alice"); err != nil || has {
+		t.Fatalf("after commit HasUnread = %v, %v", has, err)
+	}
+}
