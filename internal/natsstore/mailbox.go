@@ -171,28 +171,95 @@ func (mb *Mailbox) ReadUnread(name string) (inbox.Batch, error) {
 		return inbox.Batch{}, err
 	}
 	var b inbox.Batch
-	subj := Subject(mb.team, name)
-	seq := info.AckFloor.Stream + 1
-	var last uint64
-	for range maxBatch {
-		raw, err := mb.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			break
-		}
-		if err != nil {
-			return inbox.Batch{}, fmt.Errorf("read inbox %s: %w", name, err)
-		}
-		if m, bad := parse(raw); bad != nil {
+	last, err := mb.scan(ctx, name, info.AckFloor.Stream+1, maxBatch, func(_ uint64, m *inbox.Message, bad *inbox.BadLine) {
+		if bad != nil {
 			b.Bad = append(b.Bad, *bad)
 		} else {
-			b.Messages = append(b.Messages, m)
+			b.Messages = append(b.Messages, *m)
 		}
-		last, seq = raw.Sequence, raw.Sequence+1
+	})
+	if err != nil {
+		return inbox.Batch{}, err
 	}
 	if last > 0 {
 		b.Pos = pos{last: last}
 	}
 	return b, nil
+}
+
+// scan hands fn the messages of name's inbox from stream sequence seq on,
+// at most limit of them (0: all), parsed or rejected, and returns the
+// sequence of the last one (0: none). They are read from the stream, so
+// nothing changes.
+func (mb *Mailbox) scan(ctx context.Context, name string, seq uint64, limit int, fn func(seq uint64, m *inbox.Message, bad *inbox.BadLine)) (uint64, error) {
+	subj := Subject(mb.team, name)
+	var last uint64
+	for n := 0; limit == 0 || n < limit; n++ {
+		raw, err := mb.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read inbox %s: %w", name, err)
+		}
+		if m, bad := parse(raw); bad != nil {
+			fn(raw.Sequence, nil, bad)
+		} else {
+			fn(raw.Sequence, &m, nil)
+		}
+		last, seq = raw.Sequence, raw.Sequence+1
+	}
+	return last, nil
+}
+
+// ReadAll returns every message and bad line of name's inbox, read or not.
+func (mb *Mailbox) ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error) {
+	if err := checkToken("inbox", name); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	var msgs []inbox.Message
+	var bad []inbox.BadLine
+	_, err := mb.scan(ctx, name, 1, 0, func(_ uint64, m *inbox.Message, b *inbox.BadLine) {
+		if b != nil {
+			bad = append(bad, *b)
+		} else {
+			msgs = append(msgs, *m)
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return msgs, bad, nil
+}
+
+// Stats counts name's messages: valid ones, those after the read
+// position, and bad ones. It reads the whole inbox.
+func (mb *Mailbox) Stats(name string) (inbox.Stats, error) {
+	if err := checkToken("inbox", name); err != nil {
+		return inbox.Stats{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	info, err := mb.floor(ctx, name)
+	if err != nil {
+		return inbox.Stats{}, err
+	}
+	floor := info.AckFloor.Stream
+	var st inbox.Stats
+	_, err = mb.scan(ctx, name, 1, 0, func(seq uint64, _ *inbox.Message, b *inbox.BadLine) {
+		switch {
+		case b != nil:
+			st.Bad++
+		default:
+			st.Total++
+			if seq > floor {
+				st.Unread++
+			}
+		}
+	})
+	return st, err
 }
 
 // parse reads one stored message as the file store reads a line; Offset of

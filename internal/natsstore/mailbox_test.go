@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
-	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -19,22 +17,11 @@ import (
 // a random port and a temporary directory, stopped when t ends.
 func startServer(t testing.TB) string {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{
-		Host:      "127.0.0.1",
-		Port:      server.RANDOM_PORT,
-		JetStream: true,
-		StoreDir:  t.TempDir(),
-		NoLog:     true,
-		NoSigs:    true,
-	})
+	s, err := natsstore.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	go s.Start()
 	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("embedded NATS server not ready")
-	}
 	return s.ClientURL()
 }
 
@@ -136,5 +123,36 @@ func TestAForeignLineIsReportedBad(t *testing.T) {
 	}
 	if has, err := mb.HasUnread("alice"); err != nil || has {
 		t.Fatalf("after commit HasUnread = %v, %v", has, err)
+	}
+}
+
+// ReadAll and Stats see the whole inbox, read or not, and bad lines apart.
+func TestReadAllAndStatsCountTheWholeInbox(t *testing.T) {
+	mb := opener(startServer(t), "t5")(t).(*natsstore.Mailbox)
+	for _, c := range []string{"one", "two", "three"} {
+		if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := mb.ReadUnread("alice")
+	if err != nil || len(b.Messages) != 3 {
+		t.Fatalf("read %d, %v", len(b.Messages), err)
+	}
+	if err := mb.Commit("alice", b); err != nil {
+		t.Fatal(err)
+	}
+	all, bad, err := mb.ReadAll("alice")
+	if err != nil || len(all) != 3 || len(bad) != 0 || all[2].Content != "three" {
+		t.Fatalf("ReadAll = %d messages, %d bad, %v", len(all), len(bad), err)
+	}
+	st, err := mb.Stats("alice")
+	if err != nil || st.Total != 3 || st.Unread != 0 || st.Bad != 0 {
+		t.Fatalf("Stats = %+v, %v; want 3 in all, none unread", st, err)
+	}
+	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "four"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := mb.Stats("alice"); err != nil || st.Total != 4 || st.Unread != 1 {
+		t.Fatalf("Stats after one more = %+v, %v; want 4 in all, 1 unread", st, err)
 	}
 }
