@@ -3,6 +3,7 @@ package natsstore_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/nats-io/nats.go"
@@ -155,4 +156,74 @@ func TestReadAllAndStatsCountTheWholeInbox(t *testing.T) {
 	if st, err := mb.Stats("alice"); err != nil || st.Total != 4 || st.Unread != 1 {
 		t.Fatalf("Stats after one more = %+v, %v; want 4 in all, 1 unread", st, err)
 	}
+}
+
+// A commit that died after the consumer delivered it messages but before
+// it acknowledged holds them until the ack wait passes: a commit of the
+// same batch elsewhere then says so, and the messages stay unread (read
+// again later, never lost), instead of claiming a position it did not reach.
+func TestCommitHeldByADeadCommitSaysSo(t *testing.T) {
+	url := startServer(t)
+	mb := opener(url, "t7")(t)
+	for _, c := range []string{"one", "two"} {
+		if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := mb.ReadUnread("alice")
+	if err != nil || len(b.Messages) != 2 {
+		t.Fatalf("read %d, %v", len(b.Messages), err)
+	}
+	// The dead commit: the durable consumer delivers both, nobody acks.
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := js.Consumer(context.Background(), natsstore.StreamName("t7"), "inbox_alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := c.FetchNoWait(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for range held.Messages() {
+		n++
+	}
+	if n != 2 {
+		t.Fatalf("the dead commit was delivered %d messages, want 2", n)
+	}
+	err = opener(url, "t7")(t).Commit("alice", b)
+	if err == nil || !strings.Contains(err.Error(), "unfinished commit") {
+		t.Fatalf("commit of held messages: err = %v, want one naming the unfinished commit", err)
+	}
+	if has, err := mb.HasUnread("alice"); err != nil || !has {
+		t.Fatalf("after the refused commit HasUnread = %v, %v; want true", has, err)
+	}
+	again, err := mb.ReadUnread("alice")
+	if err != nil || len(again.Messages) != 2 {
+		t.Fatalf("after the refused commit read %d, %v; want both again", len(again.Messages), err)
+	}
+}
+
+func BenchmarkJetStreamWatch(b *testing.B) {
+	url := startServer(b)
+	storetest.BenchmarkWatch(b, func(b *testing.B) storetest.Mailbox {
+		nc, err := nats.Connect(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(nc.Close)
+		mb, err := natsstore.OpenMailbox(context.Background(), nc, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		return mb
+	})
 }
