@@ -100,15 +100,16 @@ func (s *Store) Commit(name string, b Batch) error {
 	if err := checkName(name); err != nil {
 		return err
 	}
-	if b.next == b.base {
-		return nil
+	p, ok := b.Pos.(filePos)
+	if !ok || p.next == p.base {
+		return nil // nothing read, or no batch of this store
 	}
-	repaired, err := s.commit(name, b)
+	repaired, err := s.commit(name, p)
 	s.reportRepair(name, repaired) // after the lock is released
 	return err
 }
 
-func (s *Store) commit(name string, b Batch) (repaired, err error) {
+func (s *Store) commit(name string, b filePos) (repaired, err error) {
 	// The log's own lock guards its read position too: no lock file to
 	// make, and making files is what costs most here.
 	h, err := statefile.Hold(s.Path(name))

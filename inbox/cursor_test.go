@@ -46,7 +46,7 @@ func TestOldCursorFileIsReadAndUpgraded(t *testing.T) {
 	st := newTestStore(t)
 	mustAppend(t, st, "bob", "one")
 	first := mustRead(t, st, "bob")
-	old := fmt.Sprintf(`{"offset":%d,"updatedAt":"2026-01-02T03:04:05.678Z"}`+"\n", first.next)
+	old := fmt.Sprintf(`{"offset":%d,"updatedAt":"2026-01-02T03:04:05.678Z"}`+"\n", first.Pos.(filePos).next)
 	if err := os.WriteFile(st.cursorPath("bob"), []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestOldCursorFileIsReadAndUpgraded(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(st.cursorPath("bob"))
-	if off, ok := parseCursor(data); !ok || off != b.next || len(data) != cursorRecordLen {
+	if off, ok := parseCursor(data); !ok || off != b.Pos.(filePos).next || len(data) != cursorRecordLen {
 		t.Errorf("cursor after commit = %q", data)
 	}
 }
@@ -110,7 +110,7 @@ func TestCorruptCursorIsReported(t *testing.T) {
 	if err := os.WriteFile(st.cursorPath("bob"), []byte("{nonsense"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Commit("bob", Batch{base: 0, start: 0, next: 5}); err != nil {
+	if err := st.Commit("bob", Batch{Pos: filePos{base: 0, start: 0, next: 5}}); err != nil {
 		t.Errorf("Commit over a corrupt cursor: %v", err)
 	}
 	if errs := rep.list(); len(errs) != 2 || !strings.Contains(errs[1].Error(), "corrupt") {
@@ -152,7 +152,7 @@ func TestCursorReadersSeeOnlyCommittedPositions(t *testing.T) {
 	for i := range n {
 		mustAppend(t, st, "bob", strings.Repeat("x", i%50))
 		b := mustRead(t, st, "bob")
-		committed.Store(b.next, true)
+		committed.Store(b.Pos.(filePos).next, true)
 		if err := st.Commit("bob", b); err != nil {
 			t.Fatal(err)
 		}

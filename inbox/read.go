@@ -30,6 +30,19 @@ type Batch struct {
 	Messages []Message
 	Bad      []BadLine
 
+	// Pos is where committing the batch leaves the read position, in the
+	// terms of the store that read it (byte offsets here, stream sequences
+	// in a JetStream store). Only that store's Commit reads it; nil (a
+	// batch made by hand) commits nothing.
+	Pos Position
+}
+
+// Position is a store's own record of where a batch ends; readers pass it
+// back to Commit untouched.
+type Position any
+
+// filePos is the file store's Position: offsets in the inbox's log.
+type filePos struct {
 	base  int64 // the read position when the batch was read
 	start int64 // where reading began: base, or 0 when the log was replaced
 	next  int64 // just after the last complete line read
@@ -50,17 +63,19 @@ func (s *Store) ReadUnread(name string) (Batch, error) {
 	if err != nil {
 		return Batch{}, err
 	}
-	b := Batch{base: pos, start: pos, next: pos}
+	p := filePos{base: pos, start: pos, next: pos}
+	var b Batch
 	f, size, err := s.open(name)
 	if f == nil || err != nil {
+		b.Pos = p
 		return b, err
 	}
 	defer f.Close()
 	if size < pos {
 		// The log is shorter than the position: it was replaced, so all of it is new.
-		b.start = 0
+		p.start = 0
 	}
-	end, err := scan(f, b.start, func(off int64, m *Message, bad *BadLine) {
+	end, err := scan(f, p.start, func(off int64, m *Message, bad *BadLine) {
 		if m != nil {
 			b.Messages = append(b.Messages, *m)
 		} else {
@@ -70,7 +85,8 @@ func (s *Store) ReadUnread(name string) (Batch, error) {
 	if err != nil {
 		return Batch{}, fmt.Errorf("read inbox %s: %w", name, err)
 	}
-	b.next = end
+	p.next = end
+	b.Pos = p
 	return b, nil
 }
 

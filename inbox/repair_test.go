@@ -161,7 +161,7 @@ func TestTornCursorIsNotMistakenForCorruption(t *testing.T) {
 	mustAppend(t, st, "alice", "one")
 	first := mustRead(t, st, "alice")
 	mustAppend(t, st, "alice", "two")
-	good, err := encodeCursor(first.next, time.Now())
+	good, err := encodeCursor(first.Pos.(filePos).next, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,20 +104,44 @@ func (s *Store) Append(name string, m Message) (Message, error) {
 	if err := checkName(name); err != nil {
 		return Message{}, err
 	}
+	m, line, err := Encode(name, m)
+	if err != nil {
+		return Message{}, err
+	}
+	path := s.Path(name)
+	err = appendLog(path, line)
+	if errors.Is(err, fs.ErrNotExist) {
+		// First write into this directory: create it, then try once more.
+		if mkErr := os.MkdirAll(s.dir, 0o755); mkErr != nil {
+			return Message{}, fmt.Errorf("message to %s: %w", name, mkErr)
+		}
+		err = appendLog(path, line)
+	}
+	if err != nil {
+		return Message{}, fmt.Errorf("message to %s: %w", name, err)
+	}
+	s.wake(name)
+	return m, nil
+}
+
+// Encode checks m for name's inbox, fills ID, Timestamp and To when
+// empty, and returns it with its inbox line (JSON and '\n'): the line every
+// store keeps, so that all print the same shapes.
+func Encode(name string, m Message) (Message, []byte, error) {
 	if len(m.Content) > MaxContentBytes {
-		return Message{}, fmt.Errorf("message to %s: content is %d bytes, limit %d: %w",
+		return Message{}, nil, fmt.Errorf("message to %s: content is %d bytes, limit %d: %w",
 			name, len(m.Content), MaxContentBytes, ErrTooLarge)
 	}
 	if m.Type == "" {
-		return Message{}, fmt.Errorf("message to %s: empty type: %w", name, ErrInvalid)
+		return Message{}, nil, fmt.Errorf("message to %s: empty type: %w", name, ErrInvalid)
 	}
 	if m.From == "" {
-		return Message{}, fmt.Errorf("message to %s: empty sender: %w", name, ErrInvalid)
+		return Message{}, nil, fmt.Errorf("message to %s: empty sender: %w", name, ErrInvalid)
 	}
 	if m.ID == "" {
 		id, err := uuid.NewV7()
 		if err != nil {
-			return Message{}, fmt.Errorf("message to %s: new id: %w", name, err)
+			return Message{}, nil, fmt.Errorf("message to %s: new id: %w", name, err)
 		}
 		m.ID = id.String()
 	}
@@ -131,26 +155,13 @@ func (s *Store) Append(name string, m Message) (Message, error) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // content is often code; keep <, >, & readable in the file
 	if err := enc.Encode(m); err != nil {
-		return Message{}, fmt.Errorf("message to %s: %w", name, err)
+		return Message{}, nil, fmt.Errorf("message to %s: %w", name, err)
 	}
 	if buf.Len() > maxLineBytes {
-		return Message{}, fmt.Errorf("message to %s: encoded line is %d bytes, limit %d: %w",
+		return Message{}, nil, fmt.Errorf("message to %s: encoded line is %d bytes, limit %d: %w",
 			name, buf.Len(), maxLineBytes, ErrTooLarge)
 	}
-	path := s.Path(name)
-	err := appendLog(path, buf.Bytes())
-	if errors.Is(err, fs.ErrNotExist) {
-		// First write into this directory: create it, then try once more.
-		if mkErr := os.MkdirAll(s.dir, 0o755); mkErr != nil {
-			return Message{}, fmt.Errorf("message to %s: %w", name, mkErr)
-		}
-		err = appendLog(path, buf.Bytes())
-	}
-	if err != nil {
-		return Message{}, fmt.Errorf("message to %s: %w", name, err)
-	}
-	s.wake(name)
-	return m, nil
+	return m, buf.Bytes(), nil
 }
 
 // Names lists the agents that have an inbox file, sorted. An entry named

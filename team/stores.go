@@ -8,9 +8,12 @@ import (
 )
 
 // What the team needs of its storage, declared here where it is used.
-// Today's files are the only implementations (*inbox.Store, *Registry,
-// *board.Board, *EventLog); the contract each must keep is the conformance
-// suite in internal/storetest, whose interfaces these method sets hold.
+// The files are the default implementations (*inbox.Store, *Registry,
+// *board.Board, *EventLog); the inboxes may also be JetStream
+// (internal/natsstore, given as Options.Mailbox). The contract each must
+// keep is the conformance suite in internal/storetest, whose interfaces
+// these method sets hold. A batch's read position (inbox.Batch.Pos) is the
+// store's own token, so any store can commit it.
 
 // Mailbox is the agents' inboxes as the team uses them: the loop reads
 // what is unread and commits it once recorded (loop.Inbox); the team
@@ -67,8 +70,9 @@ type EventSink interface {
 	Notify(Event)
 }
 
-// files are the stores the team opened, today's only implementations; the
-// exported accessors hand them to the views that read their files (the TUI).
+// files are the file stores the team opened; the exported accessors hand
+// them to the views that read their files (the TUI), even when the team's
+// mailbox is another store (Options.Mailbox).
 type files struct {
 	inbox *inbox.Store
 	reg   *Registry

@@ -67,6 +67,11 @@ type Options struct {
 	// Isolation is where a teammate works when its spawn does not say:
 	// IsolationNone (the default) or IsolationWorktree.
 	Isolation string
+	// Mailbox is the agents' inboxes; nil means the workspace's files
+	// (.agentteam/inbox). Another store (internal/natsstore) is the
+	// caller's to open and close. Store still returns the file store, so
+	// the views that read files do not see such a mailbox yet.
+	Mailbox Mailbox
 }
 
 // Team is a running team in one workspace, owned by this process.
@@ -176,9 +181,12 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	// The run's deadline (the ctx given to Open) stops the teammates too.
 	t.stopRun = context.AfterFunc(ctx, t.stopping.stop)
 	store := inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxes.repaired})
-	t.store = store
-	t.inboxes.store = store
 	t.files = files{inbox: store, reg: reg}
+	t.store = store
+	if opts.Mailbox != nil {
+		t.store = opts.Mailbox
+	}
+	t.inboxes.store = t.store
 	t.requests = newRequests(t.events, t.store, t.notifyChanged)
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
 	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}

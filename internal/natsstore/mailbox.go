@@ -1,0 +1,420 @@
+// Package natsstore keeps a team's inboxes in NATS JetStream, so that
+// teammates on several hosts share them (issue 10). It is the same contract
+// as the files (internal/storetest): a stream per team with one subject per
+// inbox, each message published with Nats-Msg-Id = its id, and a durable
+// consumer per agent whose acknowledged position is the read position.
+package natsstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentteam/agentteam/inbox"
+)
+
+// opTimeout bounds one request to the server: a store call has no context
+// of its own (the Mailbox interface is the file store's), so a server gone
+// away is an error after this long, not a hang.
+const opTimeout = 10 * time.Second
+
+// ackWait is how long a message handed to a commit that never finished (its
+// process died between fetching and acknowledging) stays held before the
+// server offers it again.
+const ackWait = 30 * time.Second
+
+// maxBatch bounds the messages one ReadUnread returns; the rest come in
+// the next read.
+const maxBatch = 1024
+
+// Mailbox is the inboxes of one team in JetStream. Its zero value is not
+// usable; open one with OpenMailbox. It is safe for concurrent use, and any
+// number of Mailboxes (in any number of processes) may share a team.
+type Mailbox struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	team   string
+
+	mu        sync.Mutex
+	consumers map[string]jetstream.Consumer
+}
+
+// pos is the Mailbox's inbox.Position: the stream sequence of the last
+// message of a batch, which Commit acknowledges (and all before it).
+type pos struct{ last uint64 }
+
+// StreamName is the name of team's stream.
+func StreamName(team string) string { return "agentteam_" + team }
+
+// Subject is the subject of agent's inbox in team.
+func Subject(team, agent string) string { return "agentteam." + team + ".inbox." + agent }
+
+// OpenMailbox opens team's inboxes on nc, creating the stream if it is not
+// there. nc stays the caller's to close.
+func OpenMailbox(ctx context.Context, nc *nats.Conn, team string) (*Mailbox, error) {
+	if err := checkToken("team", team); err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("open inboxes of %s: %w", team, err)
+	}
+	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        StreamName(team),
+		Subjects:    []string{"agentteam." + team + ".inbox.*"},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		Duplicates:  2 * time.Minute,
+		AllowDirect: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open inboxes of %s: stream: %w", team, err)
+	}
+	return &Mailbox{nc: nc, js: js, stream: st, team: team, consumers: map[string]jetstream.Consumer{}}, nil
+}
+
+// checkToken refuses a name that cannot be one token of a subject or part
+// of a stream or consumer name: only letters, digits, '-' and '_'.
+func checkToken(what, name string) error {
+	if name == "" || len(name) > 64 {
+		return fmt.Errorf("%s name %q: empty or over 64 bytes: %w", what, name, inbox.ErrInvalid)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return fmt.Errorf("%s name %q: only letters, digits, '-' and '_' may be used: %w", what, name, inbox.ErrInvalid)
+		}
+	}
+	return nil
+}
+
+// consumer returns name's durable consumer, creating it the first time.
+// It acknowledges all up to a sequence at once (AckAll), so its ack floor
+// is one number: the read position.
+func (mb *Mailbox) consumer(ctx context.Context, name string) (jetstream.Consumer, error) {
+	mb.mu.Lock()
+	c, ok := mb.consumers[name]
+	mb.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	c, err := mb.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable:       "inbox_" + name,
+		FilterSubject: Subject(mb.team, name),
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckPolicy:     jetstream.AckAllPolicy,
+		AckWait:       ackWait,
+		MaxDeliver:    -1,
+		MaxAckPending: -1,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("inbox %s: consumer: %w", name, err)
+	}
+	mb.mu.Lock()
+	mb.consumers[name] = c
+	mb.mu.Unlock()
+	return c, nil
+}
+
+// Append publishes m to name's inbox, filling ID, Timestamp and To when
+// empty, and returns once the server has stored it. The id is the
+// message's Nats-Msg-Id, so a publish repeated after a lost reply is stored
+// once.
+func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
+	if err := checkToken("inbox", name); err != nil {
+		return inbox.Message{}, err
+	}
+	m, line, err := inbox.Encode(name, m)
+	if err != nil {
+		return inbox.Message{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	if _, err := mb.js.Publish(ctx, Subject(mb.team, name), line, jetstream.WithMsgID(m.ID)); err != nil {
+		return inbox.Message{}, fmt.Errorf("message to %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// floor is name's read position: the stream sequence up to which its
+// consumer has acknowledged.
+func (mb *Mailbox) floor(ctx context.Context, name string) (*jetstream.ConsumerInfo, error) {
+	c, err := mb.consumer(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	info, err := c.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("inbox %s: read position: %w", name, err)
+	}
+	return info, nil
+}
+
+// ReadUnread returns the messages after name's read position, up to
+// maxBatch. It changes nothing: the messages are read from the stream, not
+// delivered by the consumer. Commit marks the batch read.
+func (mb *Mailbox) ReadUnread(name string) (inbox.Batch, error) {
+	if err := checkToken("inbox", name); err != nil {
+		return inbox.Batch{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	info, err := mb.floor(ctx, name)
+	if err != nil {
+		return inbox.Batch{}, err
+	}
+	var b inbox.Batch
+	last, err := mb.scan(ctx, name, info.AckFloor.Stream+1, maxBatch, func(_ uint64, m *inbox.Message, bad *inbox.BadLine) {
+		if bad != nil {
+			b.Bad = append(b.Bad, *bad)
+		} else {
+			b.Messages = append(b.Messages, *m)
+		}
+	})
+	if err != nil {
+		return inbox.Batch{}, err
+	}
+	if last > 0 {
+		b.Pos = pos{last: last}
+	}
+	return b, nil
+}
+
+// scan hands fn the messages of name's inbox from stream sequence seq on,
+// at most limit of them (0: all), parsed or rejected, and returns the
+// sequence of the last one (0: none). They are read from the stream, so
+// nothing changes.
+func (mb *Mailbox) scan(ctx context.Context, name string, seq uint64, limit int, fn func(seq uint64, m *inbox.Message, bad *inbox.BadLine)) (uint64, error) {
+	subj := Subject(mb.team, name)
+	var last uint64
+	for n := 0; limit == 0 || n < limit; n++ {
+		raw, err := mb.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read inbox %s: %w", name, err)
+		}
+		if m, bad := parse(raw); bad != nil {
+			fn(raw.Sequence, nil, bad)
+		} else {
+			fn(raw.Sequence, &m, nil)
+		}
+		last, seq = raw.Sequence, raw.Sequence+1
+	}
+	return last, nil
+}
+
+// ReadAll returns every message and bad line of name's inbox, read or not.
+func (mb *Mailbox) ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error) {
+	if err := checkToken("inbox", name); err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	var msgs []inbox.Message
+	var bad []inbox.BadLine
+	_, err := mb.scan(ctx, name, 1, 0, func(_ uint64, m *inbox.Message, b *inbox.BadLine) {
+		if b != nil {
+			bad = append(bad, *b)
+		} else {
+			msgs = append(msgs, *m)
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return msgs, bad, nil
+}
+
+// Stats counts name's messages: valid ones, those after the read
+// position, and bad ones. It reads the whole inbox.
+func (mb *Mailbox) Stats(name string) (inbox.Stats, error) {
+	if err := checkToken("inbox", name); err != nil {
+		return inbox.Stats{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	info, err := mb.floor(ctx, name)
+	if err != nil {
+		return inbox.Stats{}, err
+	}
+	floor := info.AckFloor.Stream
+	var st inbox.Stats
+	_, err = mb.scan(ctx, name, 1, 0, func(seq uint64, _ *inbox.Message, b *inbox.BadLine) {
+		switch {
+		case b != nil:
+			st.Bad++
+		default:
+			st.Total++
+			if seq > floor {
+				st.Unread++
+			}
+		}
+	})
+	return st, err
+}
+
+// parse reads one stored message as the file store reads a line; Offset of
+// a bad one is its stream sequence.
+func parse(raw *jetstream.RawStreamMsg) (inbox.Message, *inbox.BadLine) {
+	line := bytes.TrimSuffix(raw.Data, []byte{'\n'})
+	bad := func(reason string) *inbox.BadLine {
+		shown := line
+		if len(shown) > 512 {
+			shown = shown[:512]
+		}
+		return &inbox.BadLine{Offset: int64(raw.Sequence), Line: string(shown), Reason: reason}
+	}
+	var m inbox.Message
+	if err := json.Unmarshal(line, &m); err != nil {
+		return m, bad("not JSON: " + err.Error())
+	}
+	if m.ID == "" || m.Type == "" {
+		return m, bad("missing id or type")
+	}
+	return m, nil
+}
+
+// Commit marks b as read: name's consumer acknowledges the last message of
+// b, and with it all before, and Commit returns once the server confirmed
+// it. The position never moves back: a batch at or below it is a no-op.
+//
+// An acknowledgement needs a delivery, so Commit has the consumer deliver
+// up to b's last message; any delivered beyond it are refused (Nak) and
+// come again at the next commit. If a commit elsewhere died holding b's
+// last message, it is held until ackWait passes; Commit then says so and
+// the batch is read again later.
+func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
+	p, ok := b.Pos.(pos)
+	if !ok || p.last == 0 {
+		return nil
+	}
+	if err := checkToken("inbox", name); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	info, err := mb.floor(ctx, name)
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", name, err)
+	}
+	if info.AckFloor.Stream >= p.last {
+		return nil
+	}
+	c, err := mb.consumer(ctx, name)
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", name, err)
+	}
+	var upTo jetstream.Msg
+	var upToSeq uint64
+	for done := false; !done; {
+		batch, err := c.FetchNoWait(256)
+		if err != nil {
+			return fmt.Errorf("commit %s: %w", name, err)
+		}
+		n := 0
+		for msg := range batch.Messages() {
+			n++
+			meta, err := msg.Metadata()
+			if err != nil {
+				return fmt.Errorf("commit %s: %w", name, err)
+			}
+			switch s := meta.Sequence.Stream; {
+			case s <= p.last:
+				if s > upToSeq {
+					upTo, upToSeq = msg, s
+				}
+				done = done || s == p.last
+			default:
+				if err := msg.Nak(); err != nil {
+					return fmt.Errorf("commit %s: give back message %d: %w", name, s, err)
+				}
+				done = true
+			}
+		}
+		if err := batch.Error(); err != nil {
+			return fmt.Errorf("commit %s: %w", name, err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	if upTo != nil {
+		if err := upTo.DoubleAck(ctx); err != nil {
+			return fmt.Errorf("commit %s: acknowledge: %w", name, err)
+		}
+	}
+	if upToSeq < p.last {
+		return fmt.Errorf("commit %s: messages up to %d are held by an unfinished commit elsewhere; they are read again once it times out", name, p.last)
+	}
+	return nil
+}
+
+// HasUnread reports whether name has messages after its read position.
+func (mb *Mailbox) HasUnread(name string) (bool, error) {
+	if err := checkToken("inbox", name); err != nil {
+		return false, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	info, err := mb.floor(ctx, name)
+	if err != nil {
+		return false, err
+	}
+	return info.NumPending > 0 || info.NumAckPending > 0, nil
+}
+
+// Watch signals on the returned channel when name's inbox may have
+// something new: once at the start if anything is unread, then on every
+// message published to it from anywhere. Signals coalesce. The channel is
+// closed once ctx is done.
+func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	// A subscription's handler may still run after Unsubscribe: closed
+	// under mu keeps it from sending on the closed channel.
+	var mu sync.Mutex
+	closed := false
+	signal := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if closed {
+			return
+		}
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+	if checkToken("inbox", name) != nil {
+		close(ch)
+		return ch
+	}
+	// Subscribe before looking, so nothing published in between is missed.
+	sub, err := mb.nc.Subscribe(Subject(mb.team, name), func(*nats.Msg) { signal() })
+	if err != nil {
+		// No subscription: wake once so the reader looks, then only on ctx.
+		signal()
+	}
+	if has, herr := mb.HasUnread(name); herr != nil || has {
+		signal()
+	}
+	go func() {
+		<-ctx.Done()
+		if sub != nil {
+			_ = sub.Unsubscribe()
+		}
+		mu.Lock()
+		closed = true
+		close(ch)
+		mu.Unlock()
+	}()
+	return ch
+}

@@ -1,0 +1,229 @@
+package natsstore_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/storetest"
+)
+
+// startServer starts an embedded NATS server with JetStream on 127.0.0.1,
+// a random port and a temporary directory, stopped when t ends.
+func startServer(t testing.TB) string {
+	t.Helper()
+	s, err := natsstore.StartLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	return s.ClientURL()
+}
+
+// opener opens a new connection and Mailbox on url for team each call, as
+// another process would.
+func opener(url, team string) storetest.MailboxOpener {
+	return func(t *testing.T) storetest.Mailbox {
+		t.Helper()
+		nc, err := nats.Connect(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		mb, err := natsstore.OpenMailbox(context.Background(), nc, team)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mb
+	}
+}
+
+func TestJetStreamKeepsTheMailboxContract(t *testing.T) {
+	storetest.RunMailbox(t, opener(startServer(t), "t1"))
+}
+
+// A message published again with the same id (a retry after a lost reply)
+// is stored once: Nats-Msg-Id deduplicates it.
+func TestAppendWithTheSameIDIsStoredOnce(t *testing.T) {
+	mb := opener(startServer(t), "t2")(t)
+	first, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mb.Append("alice", first); err != nil {
+		t.Fatal(err)
+	}
+	b, err := mb.ReadUnread("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Messages) != 1 || b.Messages[0].ID != first.ID || b.Messages[0].Content != "hi" {
+		t.Fatalf("read %+v, want the message once", b.Messages)
+	}
+}
+
+// Names that are no single subject token (a wildcard, a dot that would
+// reach another inbox) are refused with one clear error.
+func TestHostileNamesAreRefused(t *testing.T) {
+	url := startServer(t)
+	mb := opener(url, "t3")(t)
+	for _, name := range []string{"", "a.b", "*", ">", "a b", "../x"} {
+		if _, err := mb.Append(name, inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "x"}); !errors.Is(err, inbox.ErrInvalid) {
+			t.Errorf("append to %q: err = %v, want ErrInvalid", name, err)
+		}
+		if _, err := mb.ReadUnread(name); !errors.Is(err, inbox.ErrInvalid) {
+			t.Errorf("read %q: err = %v, want ErrInvalid", name, err)
+		}
+	}
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := natsstore.OpenMailbox(context.Background(), nc, "a.>"); !errors.Is(err, inbox.ErrInvalid) {
+		t.Errorf("open team %q: err = %v, want ErrInvalid", "a.>", err)
+	}
+}
+
+// A line stored by something else that is not a message is reported as a
+// bad line, as the file store reports one, and committing it moves on.
+func TestAForeignLineIsReportedBad(t *testing.T) {
+	url := startServer(t)
+	mb := opener(url, "t4")(t)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(context.Background(), natsstore.Subject("t4", "alice"), []byte("not json")); err != nil {
+		t.Fatal(err)
+	}
+	good, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "ok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := mb.ReadUnread("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Bad) != 1 || len(b.Messages) != 1 || b.Messages[0].ID != good.ID {
+		t.Fatalf("read %d messages and bad lines %+v, want the good one and one bad", len(b.Messages), b.Bad)
+	}
+	if err := mb.Commit("alice", b); err != nil {
+		t.Fatal(err)
+	}
+	if has, err := mb.HasUnread("alice"); err != nil || has {
+		t.Fatalf("after commit HasUnread = %v, %v", has, err)
+	}
+}
+
+// ReadAll and Stats see the whole inbox, read or not, and bad lines apart.
+func TestReadAllAndStatsCountTheWholeInbox(t *testing.T) {
+	mb := opener(startServer(t), "t5")(t).(*natsstore.Mailbox)
+	for _, c := range []string{"one", "two", "three"} {
+		if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := mb.ReadUnread("alice")
+	if err != nil || len(b.Messages) != 3 {
+		t.Fatalf("read %d, %v", len(b.Messages), err)
+	}
+	if err := mb.Commit("alice", b); err != nil {
+		t.Fatal(err)
+	}
+	all, bad, err := mb.ReadAll("alice")
+	if err != nil || len(all) != 3 || len(bad) != 0 || all[2].Content != "three" {
+		t.Fatalf("ReadAll = %d messages, %d bad, %v", len(all), len(bad), err)
+	}
+	st, err := mb.Stats("alice")
+	if err != nil || st.Total != 3 || st.Unread != 0 || st.Bad != 0 {
+		t.Fatalf("Stats = %+v, %v; want 3 in all, none unread", st, err)
+	}
+	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "four"}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := mb.Stats("alice"); err != nil || st.Total != 4 || st.Unread != 1 {
+		t.Fatalf("Stats after one more = %+v, %v; want 4 in all, 1 unread", st, err)
+	}
+}
+
+// A commit that died after the consumer delivered it messages but before
+// it acknowledged holds them until the ack wait passes: a commit of the
+// same batch elsewhere then says so, and the messages stay unread (read
+// again later, never lost), instead of claiming a position it did not reach.
+func TestCommitHeldByADeadCommitSaysSo(t *testing.T) {
+	url := startServer(t)
+	mb := opener(url, "t7")(t)
+	for _, c := range []string{"one", "two"} {
+		if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := mb.ReadUnread("alice")
+	if err != nil || len(b.Messages) != 2 {
+		t.Fatalf("read %d, %v", len(b.Messages), err)
+	}
+	// The dead commit: the durable consumer delivers both, nobody acks.
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := js.Consumer(context.Background(), natsstore.StreamName("t7"), "inbox_alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := c.FetchNoWait(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for range held.Messages() {
+		n++
+	}
+	if n != 2 {
+		t.Fatalf("the dead commit was delivered %d messages, want 2", n)
+	}
+	err = opener(url, "t7")(t).Commit("alice", b)
+	if err == nil || !strings.Contains(err.Error(), "unfinished commit") {
+		t.Fatalf("commit of held messages: err = %v, want one naming the unfinished commit", err)
+	}
+	if has, err := mb.HasUnread("alice"); err != nil || !has {
+		t.Fatalf("after the refused commit HasUnread = %v, %v; want true", has, err)
+	}
+	again, err := mb.ReadUnread("alice")
+	if err != nil || len(again.Messages) != 2 {
+		t.Fatalf("after the refused commit read %d, %v; want both again", len(again.Messages), err)
+	}
+}
+
+func BenchmarkJetStreamWatch(b *testing.B) {
+	url := startServer(b)
+	storetest.BenchmarkWatch(b, func(b *testing.B) storetest.Mailbox {
+		nc, err := nats.Connect(url)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(nc.Close)
+		mb, err := natsstore.OpenMailbox(context.Background(), nc, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		return mb
+	})
+}
