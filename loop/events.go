@@ -2,6 +2,7 @@ package loop
 
 import (
 	"errors"
+	"github.com/agentteam/agentteam/inbox"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -40,6 +41,7 @@ type Event struct {
 	Tool, Args, Result string
 	IsError            bool
 	MessageIDs         []string
+	Messages           []inbox.Message // EventInbox: the messages taken in, as they came
 	Usage              openai.Usage
 	Turn               int
 	Err                string

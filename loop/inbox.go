@@ -194,7 +194,7 @@ func (a *Agent) takeInboxMessages() ([]inbox.Message, error) {
 		return nil, fmt.Errorf("mark the inbox of %s read: %w", a.name, err)
 	}
 	if len(ids) > 0 {
-		a.emit(Event{Kind: EventInbox, MessageIDs: ids})
+		a.emit(Event{Kind: EventInbox, MessageIDs: ids, Messages: fresh})
 	}
 	return fresh, nil
 }
@@ -230,7 +230,7 @@ func (a *Agent) ReadInbox(ctx context.Context) (string, func() error, error) {
 			return fmt.Errorf("mark the inbox of %s read: %w", a.name, err)
 		}
 		if len(ids) > 0 {
-			a.emit(Event{Kind: EventInbox, MessageIDs: ids})
+			a.emit(Event{Kind: EventInbox, MessageIDs: ids, Messages: fresh})
 		}
 		return nil
 	}

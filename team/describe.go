@@ -64,6 +64,8 @@ func (e Event) Sentence() string {
 		return fmt.Sprintf("%s: %s", e.Agent, FirstLine(p.text(), 200))
 	case Activity:
 		return fmt.Sprintf("%s: %s", e.Agent, p.Words())
+	case Intake:
+		return fmt.Sprintf("%s read %d inbox messages", e.Agent, len(p.Messages))
 	case RequestOpened:
 		return fmt.Sprintf("%s asks %s %s (request %s)", p.From, p.To, asked[p.RequestKind], p.ID)
 	case RequestAnswered:

@@ -154,6 +154,8 @@ func decodePayload(kind EventKind, data []byte) (Payload, error) {
 		return decodeAs[HandoffChanged](data)
 	case EventActivity:
 		return decodeAs[Activity](data)
+	case EventIntake:
+		return decodeAs[Intake](data)
 	case EventRequestOpened:
 		return decodeAs[RequestOpened](data)
 	case EventRequestAnswered:

@@ -34,6 +34,7 @@ const (
 	EventWorktree        EventKind = "worktree"   // a teammate's git worktree: made, merged, conflicted, removed, kept
 	EventPermission      EventKind = "permission" // a tool call allowed or denied (permission.go)
 	EventActivity        EventKind = "activity"   // what an agent does now; not written to the log
+	EventIntake          EventKind = "intake"     // messages an agent took into its conversation; not written to the log
 )
 
 // Event is one line of the team-wide event log: when, which agent it is

@@ -71,6 +71,8 @@ func (t *Team) agentEvent(e loop.Event) {
 		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: BadLine{Reason: e.Err, Line: e.Result}})
 	case loop.EventError:
 		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Failure{Class: sourceClass(e.Source), Text: e.Err}})
+	case loop.EventInbox:
+		t.events.Notify(Event{Time: e.Time, Agent: e.Agent, Payload: Intake{Messages: e.Messages}})
 	case loop.EventCompacted:
 		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Compacted{Dropped: e.Dropped, Turn: e.Turn}})
 	}

@@ -262,6 +262,13 @@ type Permission struct {
 	Diff      string `json:"diff,omitempty"`
 }
 
+// Intake: an agent took these inbox messages into its conversation, in
+// this order, before its next model turn. Only the subscriber gets it (the
+// messages are already in the inbox files and message events).
+type Intake struct {
+	Messages []inbox.Message `json:"messages"`
+}
+
 // Kind implementations: one kind per payload type.
 
 func (Spawn) Kind() EventKind            { return EventSpawn }
@@ -279,6 +286,7 @@ func (TaskChanged) Kind() EventKind      { return EventTask }
 func (Compacted) Kind() EventKind        { return EventCompacted }
 func (HandoffChanged) Kind() EventKind   { return EventHandoff }
 func (Activity) Kind() EventKind         { return EventActivity }
+func (Intake) Kind() EventKind           { return EventIntake }
 func (RequestOpened) Kind() EventKind    { return EventRequestOpened }
 func (RequestAnswered) Kind() EventKind  { return EventRequestAnswered }
 func (RequestExpired) Kind() EventKind   { return EventRequestExpired }

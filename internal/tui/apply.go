@@ -82,6 +82,11 @@ func (m *Model) event(e team.Event) bool {
 		m.agents[e.Agent] = true
 	}
 	switch p := e.Payload.(type) {
+	case team.Intake:
+		if e.Agent == workspace.LeadName {
+			settle(m.lead)
+			m.fromOutside(p.Messages)
+		}
 	case team.ToolCall:
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)

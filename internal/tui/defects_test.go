@@ -71,21 +71,20 @@ func TestAPromptTypedWhileTheLeadStreamsLeavesNoStuckReply(t *testing.T) {
 }
 
 // TestAMessageFromAnotherTerminalShowsInTheLeadsConversation: `agentteam
-// send --to lead` from another terminal reaches the lead's inbox, and the
-// screen learns of it from the inbox files only. It shows in the lead's
-// conversation, before the lead's answer; the first poll's messages (the
-// past, already in the restored conversation) and the agents' own messages
-// (shown from their events) are not added again.
+// send --to lead` from another terminal reaches the lead's inbox. It shows
+// in the lead's conversation where the lead took it in (its intake event,
+// which comes before the turn that answers it), so always above the answer;
+// what the inbox poll finds (the feed) adds nothing to the conversation, and
+// the agents' own messages (shown from their events) are not added again.
 func TestAMessageFromAnotherTerminalShowsInTheLeadsConversation(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true})
-	hs.send(feedMsg{history: true, msgs: []inbox.Message{{From: "user", To: "lead", Type: inbox.TypeMessage, Content: "an old request"}}})
+	hs.send(feedMsg{msgs: []inbox.Message{{From: "user", To: "lead", Type: inbox.TypeMessage, Content: "an old request"}}})
 	hs.send(events(team.Event{Agent: "alice", Payload: team.Spawn{Role: "writer"}}))
 	hs.send(events(team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "alice's draft is ready"}}))
-	hs.send(feedMsg{msgs: []inbox.Message{
+	hs.send(events(team.Event{Agent: "lead", Payload: team.Intake{Messages: []inbox.Message{
 		{From: "alice", To: "lead", Type: inbox.TypeResult, Content: "alice's draft is ready"},
 		{From: "user", To: "lead", Type: inbox.TypeMessage, Content: "list team please"},
-		{From: "user", To: "alice", Type: inbox.TypeMessage, Content: "for alice only"},
-	}})
+	}}}))
 	hs.send(deltas("lead", false, "The team is alice."))
 	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "The team is alice."}}))
 	var conv []string

@@ -153,9 +153,6 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.snapshot(msg)
 	case feedMsg:
 		m.feed.add(msg.msgs)
-		if !msg.history {
-			m.fromOutside(msg.msgs)
-		}
 	case convMsg:
 		if m.mate != nil && msg.name == m.mate.name {
 			m.mate.update(msg.msgs, msg.ok)
@@ -336,10 +333,11 @@ func (m *Model) submit() {
 	})
 }
 
-// fromOutside shows in the lead's conversation the messages to the lead
-// that no agent of this process sent: a person's, typed with `agentteam
-// send --to lead` in another terminal (or /send lead here). Agents'
-// messages come as events, and are shown from those.
+// fromOutside shows in the lead's conversation, where the lead took them
+// in (its intake event comes before the turn that answers them), the
+// messages that no agent of this process sent: a person's, typed with
+// `agentteam send --to lead` in another terminal (or /send lead here).
+// Agents' messages come as events, and are shown from those.
 func (m *Model) fromOutside(msgs []inbox.Message) {
 	for _, msg := range msgs {
 		if msg.To != workspace.LeadName || msg.From == workspace.LeadName || m.agents[msg.From] || m.findMember(msg.From) >= 0 {

@@ -28,11 +28,9 @@ type snapshotMsg struct {
 	leadTokens int
 }
 
-// feedMsg is inbox messages not shown before, oldest first; history is the
-// first poll's, written before this screen started.
+// feedMsg is inbox messages not shown before, oldest first.
 type feedMsg struct {
-	msgs    []inbox.Message
-	history bool
+	msgs []inbox.Message
 }
 
 // poller reads the inbox files and the registry on a goroutine, never in
@@ -90,7 +88,7 @@ func (p *poller) run(ctx context.Context, send func(tea.Msg), every time.Duratio
 // poll looks once and returns the messages for the UI (none if nothing changed).
 func (p *poller) poll() []tea.Msg {
 	var out []tea.Msg
-	changed, history := !p.started, !p.started
+	changed := !p.started
 	p.started = true
 
 	if sig := statSig(p.reg.Path(), ""); sig != p.regSig {
@@ -130,7 +128,7 @@ func (p *poller) poll() []tea.Msg {
 		if len(fresh) > maxFeed {
 			fresh = fresh[len(fresh)-maxFeed:]
 		}
-		out = append(out, feedMsg{msgs: fresh, history: history})
+		out = append(out, feedMsg{msgs: fresh})
 	}
 	if changed {
 		unread := make(map[string]int, len(p.unread))

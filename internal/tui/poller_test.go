@@ -88,24 +88,6 @@ func mustAppend(t *testing.T, s *inbox.Store, name string, m inbox.Message) {
 	}
 }
 
-// TestPollerMarksTheFirstLookAsHistory: what was in the inboxes before the
-// screen started is history (the restored conversation has it); what comes
-// after is news, which the lead's conversation shows.
-func TestPollerMarksTheFirstLookAsHistory(t *testing.T) {
-	dir := t.TempDir()
-	store := inbox.NewStore(filepath.Join(dir, "inbox"))
-	reg := team.NewRegistry(filepath.Join(dir, "team", "config.json"), "")
-	mustAppend(t, store, "lead", inbox.Message{Type: "message", From: "user", Content: "before"})
-	p := newPoller(store, reg, nil)
-	if f, _ := split(p.poll()); f == nil || !f.history || len(f.msgs) != 1 {
-		t.Fatalf("first look: %+v, want the old message as history", f)
-	}
-	mustAppend(t, store, "lead", inbox.Message{Type: "message", From: "user", Content: "after"})
-	if f, _ := split(p.poll()); f == nil || f.history || len(f.msgs) != 1 || f.msgs[0].Content != "after" {
-		t.Fatalf("second look: %+v, want the new message as news", f)
-	}
-}
-
 // TestFeedPutsARequestBeforeItsAnswer: after --resume the first poll reads
 // every inbox at once. zed's answer (in lead.jsonl) and the lead's request
 // (in zed.jsonl) share a millisecond: the request is listed first, whatever
