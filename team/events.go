@@ -62,6 +62,7 @@ func (e Event) Kind() EventKind {
 // EventLog appends events to events.jsonl and hands them to a subscriber.
 type EventLog struct {
 	path string
+	app  *statefile.Appender // events emitted together share one write
 	sub  func(Event)
 	// onWriteError sees every failed write of the log (the team stops on a full disk).
 	onWriteError func(error)
@@ -70,7 +71,7 @@ type EventLog struct {
 
 // NewEventLog writes to path; sub (may be nil) sees every event after it is written.
 func NewEventLog(path string, sub func(Event)) *EventLog {
-	return &EventLog{path: path, sub: sub}
+	return &EventLog{path: path, app: statefile.NewAppender(path), sub: sub}
 }
 
 // Emit records e. A failure to write the log is not fatal to the team: the
@@ -82,7 +83,7 @@ func (l *EventLog) Emit(e Event) {
 	e.Payload = clipPayload(e.Payload)
 	data, err := json.Marshal(e)
 	if err == nil {
-		err = statefile.AppendLine(l.path, data)
+		err = l.app.AppendLine(data)
 	}
 	if l.sub != nil {
 		l.sub(e)

@@ -1,3 +1,5 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
+
 // Command peerbench measures agentteam's CPU per model turn side by side
 // with a peer (the OpenAI Agents SDK for JavaScript, issue 8). One fake
 // OpenAI-compatible server (internal/fakellm, no latency, loopback HTTP)

@@ -1,10 +1,13 @@
 package statefile
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -60,5 +63,48 @@ func TestReplaceFileStampsEveryVersion(t *testing.T) {
 			t.Fatalf("version %d has modification time %v, not after %v", i, fi.ModTime(), last)
 		}
 		last = fi.ModTime()
+	}
+}
+
+// Lines appended together through an Appender share writes, and each
+// still lands whole, once, with the others' around it.
+func TestAppenderWritesEveryLineWholeOnce(t *testing.T) {
+	const goroutines, per = 8, 300
+	p := filepath.Join(t.TempDir(), "events.jsonl")
+	a := NewAppender(p)
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			for i := range per {
+				line := fmt.Sprintf(`{"g":%d,"i":%d,"pad":%q}`, g, i, strings.Repeat("x", (g*per+i)%97))
+				if i%2 == 0 {
+					line += "\n" // a line that ends with its newline gets no second
+				}
+				if err := a.AppendLine([]byte(line)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		var v struct{ G, I int }
+		if err := json.Unmarshal([]byte(l), &v); err != nil {
+			t.Fatalf("a torn or glued line %q: %v", l, err)
+		}
+		k := fmt.Sprint(v.G, v.I)
+		if seen[k] {
+			t.Fatalf("line %s written twice", k)
+		}
+		seen[k] = true
+	}
+	if len(seen) != goroutines*per {
+		t.Fatalf("%d lines on disk, want %d", len(seen), goroutines*per)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 )
 
 // ErrNoChange lets an update function decline to write.
@@ -41,7 +42,15 @@ type Doc[T Document[T]] struct {
 	qmu     sync.Mutex
 	queue   []*docUpdate[T] // changes waiting for the next write
 	writing bool            // a goroutine is writing (and will hand over the queue)
+	armed   bool            // a timer will write the submitted changes (Submit)
 }
+
+// submitWindow is how long a submitted change (Submit) waits for company
+// before it is written: every change made meanwhile, submitted or waited
+// for, shares its write, and a change waited for writes it at once. A
+// large team's status changes come a few milliseconds apart, and each
+// write rewrites the whole document and makes a new file (issue 8).
+const submitWindow = 5 * time.Millisecond
 
 // NewDoc is the document in the file path, created by the first change;
 // what names it in error sentences ("registry"), and empty is the
@@ -112,12 +121,33 @@ func (d *Doc[T]) wait(u *docUpdate[T]) (T, error) {
 
 // Submit is Update without waiting: fn is applied with the next batch and
 // after is called (on the writing goroutine, in submission order) once the
-// change is on disk or has failed. fn must be fit for UpdateInPlace.
+// change is on disk or has failed. fn must be fit for UpdateInPlace. The
+// next batch is written at the latest submitWindow after Submit, sooner
+// when a waiting change (Update, Flush) comes first or a write is under way.
 func (d *Doc[T]) Submit(fn func(*T) error, after func(error)) {
 	u := &docUpdate[T]{fn: fn, after: after, inPlace: true}
-	if !d.enqueue(u) {
-		go d.write(nil)
+	d.qmu.Lock()
+	d.queue = append(d.queue, u)
+	arm := !d.writing && !d.armed // a writer under way takes it
+	d.armed = d.armed || arm
+	d.qmu.Unlock()
+	if arm {
+		time.AfterFunc(submitWindow, d.writeSubmitted)
 	}
+}
+
+// writeSubmitted writes the changes submitted in the window, unless a
+// writer has taken them (or is under way and will).
+func (d *Doc[T]) writeSubmitted() {
+	d.qmu.Lock()
+	d.armed = false
+	if d.writing || len(d.queue) == 0 {
+		d.qmu.Unlock()
+		return
+	}
+	d.writing = true
+	d.qmu.Unlock()
+	d.write(nil)
 }
 
 // Flush returns once every change submitted before it is on disk.

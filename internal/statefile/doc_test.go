@@ -57,3 +57,29 @@ func TestDocSurvivesAPanickingChange(t *testing.T) {
 		t.Fatalf("after the panic and one change: %+v, %v", c, err)
 	}
 }
+
+// A submitted change is written by itself, without a Flush or a change
+// that waits (Submit waits a few milliseconds for company, then writes),
+// and its callback comes once it is on disk.
+func TestDocWritesASubmittedChangeAlone(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "counter.json")
+	d := statefile.NewDoc(path, "counter", func() *counter { return &counter{} })
+	reported := make(chan error, 2)
+	for range 2 {
+		d.Submit(func(c **counter) error { (*c).N++; return nil }, func(err error) { reported <- err })
+	}
+	for i := range 2 {
+		select {
+		case err := <-reported:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of 2 submitted changes reported: nothing writes them", i)
+		}
+	}
+	onDisk, err := statefile.NewDoc(path, "counter", func() *counter { return &counter{} }).Read()
+	if err != nil || onDisk.N != 2 || onDisk.Version != 2 {
+		t.Fatalf("on disk after both reports: %+v, %v; want 2 changes", onDisk, err)
+	}
+}

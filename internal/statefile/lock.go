@@ -6,29 +6,26 @@ package statefile
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/gofrs/flock"
 )
 
 // maxHeldFiles bounds the descriptors the lock table keeps open between
-// calls; past it, files of paths nobody holds are closed (and reopened on
-// their next use). A 200-teammate team needs about 420.
+// calls (lock files included); past it, files of paths nobody holds are
+// closed (and reopened on their next use). A 200-teammate team needs about 620.
 const maxHeldFiles = 1024
 
 // lockEntry is one locked path: its in-process mutex, its cross-process
-// lock on path+".lock", and the files kept open for it. fl and files are
-// only touched while mu is held: one *flock.Flock shared by goroutines is
-// not a mutex, so the mutex comes first.
+// lock on path+".lock" (a flock(2) on a descriptor kept open), and the
+// files kept open for it. lf and files are only touched while mu is held:
+// a flock is held by an open file, not by a goroutine, so the mutex comes first.
 type lockEntry struct {
 	path  string // absolute
 	mu    sync.Mutex
-	fl    *flock.Flock // guarded by mu
-	files heldFiles    // guarded by mu
+	lf    lockFile  // guarded by mu
+	files heldFiles // guarded by mu
 }
 
 // lockTable maps an absolute path to its *lockEntry. It is process-wide on
@@ -45,7 +42,8 @@ var locks lockTable
 
 // Lock excludes other goroutines of this process and other processes from
 // path until unlock is called. In-process exclusion comes first (a mutex per
-// path), then gofrs/flock on the separate file path+".lock".
+// path), then flock(2) on the separate file path+".lock" (gofrs/flock off
+// the unix systems), whose descriptor stays open from one lock to the next.
 // unlock is safe to call more than once.
 func Lock(path string) (unlock func(), err error) {
 	e, err := locks.lock(path)
@@ -64,31 +62,32 @@ func (t *lockTable) lock(path string) (*lockEntry, error) {
 	}
 	v, ok := t.entries.Load(abs)
 	if !ok {
-		v, _ = t.entries.LoadOrStore(abs, &lockEntry{path: abs, files: newHeldFiles()})
+		v, _ = t.entries.LoadOrStore(abs, &lockEntry{path: abs, lf: newLockFile(), files: newHeldFiles()})
 	}
 	e := v.(*lockEntry)
 	e.mu.Lock()
-	if e.fl == nil {
-		opts := []flock.Option{flock.SetPermissions(0o644)}
-		if oNoFollow != 0 {
-			// flock's own flags, plus: a link here is refused, not created through.
-			opts = append(opts, flock.SetFlag(os.O_CREATE|os.O_RDONLY|oNoFollow))
-		}
-		e.fl = flock.New(abs+".lock", opts...)
-	}
-	if err := e.fl.Lock(); err != nil {
+	// A link at the lock file's path is refused, not created through.
+	opened, err := e.lf.lock(abs + ".lock")
+	t.open.Add(int64(opened))
+	if err != nil {
 		e.mu.Unlock()
 		return nil, fmt.Errorf("lock %s: %w", path, linkRefusal(abs+".lock", err))
+	}
+	if opened > 0 && t.open.Load() > maxHeldFiles {
+		t.trim(e)
 	}
 	return e, nil
 }
 
 // unlock releases the flock, then the mutex.
 func (e *lockEntry) unlock() {
-	_ = e.fl.Unlock()
-	locks.open.Add(-int64(e.files.unlock()))
+	locks.open.Add(-int64(e.lf.unlock() + e.files.unlock()))
 	e.mu.Unlock()
 }
+
+// closeFiles closes the lock file and the files kept open for e, which
+// nobody holds, and returns how many descriptors that closed.
+func (e *lockEntry) closeFiles() int { return e.lf.close() + e.files.close() }
 
 // Held is a path whose lock the caller holds (Hold), with the descriptors
 // kept open for it from one hold to the next: the path's own, for appends,
@@ -147,7 +146,7 @@ func (t *lockTable) trim(keep *lockEntry) {
 		if e == keep || !e.mu.TryLock() {
 			return true
 		}
-		t.open.Add(-int64(e.files.close()))
+		t.open.Add(-int64(e.closeFiles()))
 		e.mu.Unlock()
 		return t.open.Load() > maxHeldFiles/2
 	})
@@ -171,7 +170,7 @@ func (t *lockTable) closeKept(dir string) {
 		}
 		e := v.(*lockEntry)
 		if e.mu.TryLock() {
-			t.open.Add(-int64(e.files.close()))
+			t.open.Add(-int64(e.closeFiles()))
 			e.mu.Unlock()
 		}
 		return true

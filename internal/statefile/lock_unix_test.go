@@ -50,3 +50,32 @@ func TestKeptDescriptorsAreBounded(t *testing.T) {
 		}
 	}
 }
+
+// A lock file replaced (renamed over) between two locks is not locked
+// through the descriptor kept from before: the lock is taken on the file
+// the path names now, which is the one another process would open.
+func TestLockFollowsAReplacedLockFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "doc")
+	unlock, err := Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	if err := os.WriteFile(path+".lock.new", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".lock.new", path+".lock"); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err = Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tryFlock(t, path+".lock") {
+		t.Error("another opener took the new lock file's flock while Lock held it")
+	}
+	unlock()
+	if !tryFlock(t, path+".lock") {
+		t.Error("the flock is still held after unlock")
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/gofrs/flock"
 )
 
 // oNoFollow is 0 where open has no O_NOFOLLOW; Open looks first instead.
@@ -53,6 +55,26 @@ func (h *heldFiles) writeRecord(path string, rec []byte) (opened int, err error)
 }
 
 func (h *heldFiles) close() int { return 0 }
+
+// lockFile, off the unix systems, is gofrs/flock, which opens the lock
+// file at each lock and closes it at each unlock.
+type lockFile struct{ fl *flock.Flock }
+
+func newLockFile() lockFile { return lockFile{} }
+
+func (l *lockFile) lock(path string) (opened int, err error) {
+	if l.fl == nil {
+		l.fl = flock.New(path, flock.SetPermissions(0o644))
+	}
+	return 0, l.fl.Lock()
+}
+
+func (l *lockFile) unlock() (closed int) {
+	_ = l.fl.Unlock()
+	return 0
+}
+
+func (l *lockFile) close() int { return 0 }
 
 // writeNew writes data to path, created or truncated, and stamps it with a
 // modification time no other version written by this process has.

@@ -123,6 +123,61 @@ func (h *heldFiles) writeRecord(path string, rec []byte) (opened int, err error)
 	return opened, nil
 }
 
+// lockFile is a lock file (path+".lock") kept open between holds, so that
+// a lock costs a flock(2) and an lstat(2) instead of an open, a flock and a
+// close each time. The entry's mutex guards it.
+type lockFile struct {
+	fd int // -1 when closed
+	id fileID
+}
+
+func newLockFile() lockFile { return lockFile{fd: -1} }
+
+// lock takes the flock of the lock file path, opening (and creating) it
+// when it is not open. A lock file removed or replaced since it was opened
+// is noticed after the flock is taken (the path names another file, or
+// none) and the lock is taken again on what the path names now, so the lock
+// always excludes whoever opens the path, as a fresh open would. It
+// returns how many descriptors it opened (or, when negative, closed).
+func (l *lockFile) lock(path string) (opened int, err error) {
+	for range 100 {
+		if l.fd < 0 {
+			fd, id, err := openID(path, syscall.O_CREAT|syscall.O_RDONLY, 0o644)
+			if err != nil {
+				return opened, err
+			}
+			l.fd, l.id = fd, id
+			opened++
+		}
+		if err := retryEINTR(func() error { return syscall.Flock(l.fd, syscall.LOCK_EX) }); err != nil {
+			opened -= l.close()
+			return opened, &fs.PathError{Op: "flock", Path: path, Err: err}
+		}
+		var st syscall.Stat_t
+		if syscall.Lstat(path, &st) == nil && idOf(&st) == l.id {
+			return opened, nil
+		}
+		opened -= l.close() // closing releases the flock
+	}
+	return opened, &fs.PathError{Op: "lock", Path: path, Err: errors.New("the lock file keeps being replaced")}
+}
+
+// unlock releases the flock; the descriptor stays open for the next lock.
+// If the release fails, the descriptor is closed, which releases it too.
+func (l *lockFile) unlock() (closed int) {
+	if l.fd < 0 {
+		return 0
+	}
+	if syscall.Flock(l.fd, syscall.LOCK_UN) != nil {
+		return l.close()
+	}
+	return 0
+}
+
+// close closes the descriptor if open (releasing any flock on it) and
+// returns 1 if it was open.
+func (l *lockFile) close() int { return closeFD(&l.fd) }
+
 // close closes every descriptor and returns how many were open.
 func (h *heldFiles) close() int { return h.closeAppend() + h.closeRecord() }
 
