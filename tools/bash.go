@@ -156,7 +156,46 @@ func (b *bash) env() ([]string, error) {
 	if b.tmpErr != nil {
 		return nil, b.tmpErr
 	}
-	return sandbox.SetEnv(env, "TMPDIR", b.tmp), nil
+	env = sandbox.SetEnv(env, "TMPDIR", b.tmp)
+	if b.sandbox.On && !goCacheWritable(env, b.sandbox.Writable) {
+		// Go writes its build cache under HOME, which the sandbox keeps
+		// read-only: without this, every go build and go test fails. The
+		// agent's own cache starts cold; listing the user's cache in
+		// [sandbox] writable shares it instead.
+		env = sandbox.SetEnv(env, "GOCACHE", filepath.Join(b.tmp, "go-build"))
+	}
+	return env, nil
+}
+
+// goCacheWritable reports whether the commands' environment names a Go
+// build cache, or Go's default one (under XDG_CACHE_HOME or HOME) lies in
+// a directory the sandbox lets them write.
+func goCacheWritable(env, writable []string) bool {
+	get := func(name string) string {
+		for _, kv := range env {
+			if k, v, _ := strings.Cut(kv, "="); k == name {
+				return v
+			}
+		}
+		return ""
+	}
+	if get("GOCACHE") != "" {
+		return true // the person chose it
+	}
+	base := get("XDG_CACHE_HOME")
+	if base == "" && get("HOME") != "" {
+		base = filepath.Join(get("HOME"), ".cache")
+	}
+	if base == "" {
+		return false
+	}
+	cache := filepath.Join(base, "go-build")
+	for _, dir := range writable {
+		if rel, err := filepath.Rel(dir, cache); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return true
+		}
+	}
+	return false
 }
 
 // runCommand runs the command start makes, killing it (and its children)

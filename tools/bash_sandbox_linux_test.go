@@ -52,6 +52,29 @@ func TestSandboxedBashWorks(t *testing.T) {
 	mustOK(t, runBounded(t, context.Background(), env, "cat a.txt"), "hi")
 }
 
+// TestSandboxedGoHasAWritableBuildCache: Go's default build cache is under
+// HOME, which the sandbox keeps read-only, so go build and go test failed in
+// every sandboxed command. The agent gets its own cache in its temp dir,
+// unless the person chose one or made the default one writable.
+func TestSandboxedGoHasAWritableBuildCache(t *testing.T) {
+	env := sandboxEnv(t)
+	env.Sandbox.Env = sandbox.SetEnv(sandbox.SetEnv(env.Sandbox.Env, "HOME", t.TempDir()), "XDG_CACHE_HOME", "")
+	r := runBounded(t, context.Background(), env, `mkdir -p "$GOCACHE" && touch "$GOCACHE/x" && echo "cache=$GOCACHE"`)
+	mustOK(t, r, "cache="+filepath.Join(env.Sandbox.TempDir, "alice", "go-build")+"\n")
+
+	home := t.TempDir()
+	shared := Env(env)
+	shared.Agent = "bob"
+	shared.Sandbox.Env = sandbox.SetEnv(env.Sandbox.Env, "HOME", home)
+	shared.Sandbox.Writable = []string{filepath.Join(home, ".cache")}
+	mustOK(t, runBounded(t, context.Background(), shared, `echo "cache=[$GOCACHE]"`), "cache=[]\n")
+
+	chosen := Env(env)
+	chosen.Agent = "carol"
+	chosen.Sandbox.Env = sandbox.SetEnv(env.Sandbox.Env, "GOCACHE", "/somewhere/chosen")
+	mustOK(t, runBounded(t, context.Background(), chosen, `echo "cache=$GOCACHE"`), "cache=/somewhere/chosen\n")
+}
+
 func TestSandboxedBashCannotWriteOutside(t *testing.T) {
 	env := sandboxEnv(t)
 	outside := t.TempDir()
