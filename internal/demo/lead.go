@@ -190,12 +190,9 @@ func leadTurn(req openai.ChatCompletionRequest) answer {
 	return answer{content: sb.String()}
 }
 
-// teamSoFar is what the team said after index from, in an order that does
-// not depend on timing: by sender, each sender's words in the order it sent
-// them, one line per part of a combined report; then the plans reviewed.
-func teamSoFar(msgs []openai.ChatCompletionMessage, from int) string {
-	said := map[string][]string{}
-	var reviews []string
+// eachSaid walks what happened after index from, in order: each plan the
+// lead reviewed (as a line) and each teammate's inbox block.
+func eachSaid(msgs []openai.ChatCompletionMessage, from int, review func(line string), report func(b block)) {
 	results := map[string]string{}
 	for _, m := range msgs[from+1:] {
 		if m.Role == openai.ChatMessageRoleTool {
@@ -206,7 +203,7 @@ func teamSoFar(msgs []openai.ChatCompletionMessage, from int) string {
 		if m.Role == openai.ChatMessageRoleAssistant {
 			for _, tc := range m.ToolCalls {
 				if tc.Function.Name == "review_plan" {
-					reviews = append(reviews, reviewLine(tc, results[tc.ID]))
+					review(reviewLine(tc, results[tc.ID]))
 				}
 			}
 			continue
@@ -215,12 +212,21 @@ func teamSoFar(msgs []openai.ChatCompletionMessage, from int) string {
 			continue
 		}
 		for _, b := range blocks(text(m)) {
-			if b.From == "user" {
-				continue
+			if b.From != "user" {
+				report(b)
 			}
-			said[b.From] = append(said[b.From], reportParts(b)...)
 		}
 	}
+}
+
+// teamSoFar is what the team said after index from, in an order that does
+// not depend on timing: by sender, each sender's words in the order it sent
+// them, one line per part of a combined report; then the plans reviewed.
+func teamSoFar(msgs []openai.ChatCompletionMessage, from int) string {
+	said := map[string][]string{}
+	var reviews []string
+	eachSaid(msgs, from, func(line string) { reviews = append(reviews, line) },
+		func(b block) { said[b.From] = append(said[b.From], reportParts(b)...) })
 	names := make([]string, 0, len(said))
 	for n := range said {
 		names = append(names, n)
@@ -330,31 +336,8 @@ func namesAndRoles(table string) string {
 // blocks and the plans the lead reviewed, in order.
 func reports(msgs []openai.ChatCompletionMessage, from int) string {
 	var lines []string
-	results := map[string]string{}
-	for _, m := range msgs[from+1:] {
-		if m.Role == openai.ChatMessageRoleTool {
-			results[m.ToolCallID] = text(m)
-		}
-	}
-	for _, m := range msgs[from+1:] {
-		if m.Role == openai.ChatMessageRoleAssistant {
-			for _, tc := range m.ToolCalls {
-				if tc.Function.Name == "review_plan" {
-					lines = append(lines, reviewLine(tc, results[tc.ID]))
-				}
-			}
-			continue
-		}
-		if m.Role != openai.ChatMessageRoleUser {
-			continue
-		}
-		for _, b := range blocks(text(m)) {
-			if b.From == "user" {
-				continue
-			}
-			lines = append(lines, reportParts(b)...)
-		}
-	}
+	eachSaid(msgs, from, func(line string) { lines = append(lines, line) },
+		func(b block) { lines = append(lines, reportParts(b)...) })
 	return strings.Join(lines, "\n")
 }
 
