@@ -71,7 +71,8 @@ func teammateSystemPrompt(teamName, root, name, role string, planMode bool) stri
 		plan = `
 
 You are in plan mode: before changing anything, read what you need, then send your plan with submit_plan and end
-your turn. Until the lead approves it, write_file and edit_file are refused and bash runs only read-only commands.
+your turn. Until the lead approves it, write_file and edit_file are refused and bash may change no file (sandboxed it
+can write nowhere; without the sandbox only read-only commands run).
 If the lead rejects it, revise the plan and submit it again.`
 	}
 	return fmt.Sprintf(`You are a teammate in the agent team %q, working in the directory %s.
