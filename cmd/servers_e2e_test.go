@@ -440,10 +440,18 @@ func TestStalledStreamIsRetried(t *testing.T) {
 // TestLlamaCppContextErrorCompacts (item 17): exceed_context_size_error is a
 // context-length error: the conversation is compacted and the turn asked again.
 func TestLlamaCppContextErrorCompacts(t *testing.T) {
+	overflowCompacts(t, fakellm.LlamaCppContextError())
+}
+
+// overflowCompacts: the lead's third model call is refused with overflow, a
+// server's way of saying the context is too long; the conversation is
+// compacted, the call asked again, and the run finishes.
+func overflowCompacts(t *testing.T, overflow fakellm.Reply) {
+	t.Helper()
 	srv := fakellm.New(leadScript(
 		fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"a.txt","content":"A"}`)}},
 		fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"b.txt","content":"B"}`)}},
-		fakellm.LlamaCppContextError(),
+		overflow,
 	), fakellm.WithAPIKey("test-key"))
 	defer srv.Close()
 	ws := t.TempDir()

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/team"
 )
 
 // Issue 8, the servers that had no playback of their own: Azure OpenAI,
@@ -137,21 +136,7 @@ func TestLMStudioContextOverflowCompacts(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			srv := fakellm.New(leadScript(
-				fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"a.txt","content":"A"}`)}},
-				fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"b.txt","content":"B"}`)}},
-				overflow,
-			), fakellm.WithAPIKey("test-key"))
-			defer srv.Close()
-			ws := t.TempDir()
-			r := runBin(t, ws, fakeEnv(srv), "", "run", "--quiet", "do the work")
-			worked(t, r, srv, "all done")
-			if !hasEvent(readEvents(t, state(ws, "events.jsonl")), team.EventCompacted, "lead") {
-				t.Error("no compaction event for the lead")
-			}
-			if n := srv.CallsFor("lead"); n != 4 {
-				t.Errorf("the lead made %d calls, want 4 (two turns, the refused one, its compacted retry)", n)
-			}
+			overflowCompacts(t, overflow)
 		})
 	}
 }
