@@ -54,8 +54,13 @@ func (t pipeTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	select {
 	case <-rw.ready:
 	case <-ctx.Done():
-		_ = pr.CloseWithError(ctx.Err())
-		return nil, fmt.Errorf("demo model: %w", ctx.Err())
+	}
+	// A request canceled before its headers fails, as net/http's does, even
+	// when a handler that saw the cancel answered first (select picks at
+	// random between two ready cases).
+	if err := ctx.Err(); err != nil {
+		_ = pr.CloseWithError(err)
+		return nil, fmt.Errorf("demo model: %w", err)
 	}
 	return &http.Response{
 		Status:        fmt.Sprintf("%d %s", rw.status, http.StatusText(rw.status)),
