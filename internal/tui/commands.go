@@ -26,6 +26,7 @@ var slashCommands = []slashCommand{
 	{"/always", "[id]", "allow it, and every identical call (adds the rule to .agentteam/config.toml)"},
 	{"/deny", "id reason", "refuse a tool call waiting for permission; the agent reads why"},
 	{"/tasks", "", "the task board: id, status, owner, blocked by, subject"},
+	{"/focus", "[name]", "show a teammate's conversation; typing goes to its inbox (alone or lead: back to the lead)"},
 	{"/merge", "name", "merge a teammate's branch (isolation worktree) into the lead's branch"},
 	{"/diff", "[name]", "a worktree teammate's change (the focused one's without a name)"},
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
@@ -118,26 +119,7 @@ func complete(value string, names, planNames, models []string) (string, []string
 		}
 		return completeWord(value, fields[0], cands, "")
 	case 2:
-		var cands []string
-		switch strings.ToLower(fields[0]) {
-		case "/send", "/inbox":
-			cands = append([]string{"lead"}, names...)
-		case "/auto", "/reasoning", "/mouse":
-			cands = []string{"on", "off"}
-		case "/shutdown", "/merge", "/diff":
-			cands = names
-		case "/approve", "/reject":
-			cands = planNames
-			if len(cands) == 0 {
-				cands = names
-			}
-		case "/spawn":
-			cands = []string{planFlag}
-		case "/model":
-			cands = models
-		default:
-			return value, nil
-		}
+		cands := argCandidates(fields[0], names, planNames, models)
 		var fit []string
 		for _, c := range cands {
 			if strings.HasPrefix(c, fields[1]) {
@@ -147,6 +129,31 @@ func complete(value string, names, planNames, models []string) (string, []string
 		return completeWord(value, fields[1], fit, fields[0]+" ")
 	}
 	return value, nil
+}
+
+// argCandidates are the words a command's first argument can be: the
+// teammates for the commands that take a name, on/off for switches…
+// planNames are the teammates whose plan waits for review, the ones
+// /approve and /reject are for; models are the configured models.
+func argCandidates(cmd string, names, planNames, models []string) []string {
+	switch strings.ToLower(cmd) {
+	case "/send", "/inbox", "/focus":
+		return append([]string{"lead"}, names...)
+	case "/auto", "/reasoning", "/mouse":
+		return []string{"on", "off"}
+	case "/shutdown", "/merge", "/diff":
+		return names
+	case "/approve", "/reject":
+		if len(planNames) == 0 {
+			return names
+		}
+		return planNames
+	case "/spawn":
+		return []string{planFlag}
+	case "/model":
+		return models
+	}
+	return nil
 }
 
 func completeWord(value, word string, cands []string, before string) (string, []string) {

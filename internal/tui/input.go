@@ -15,12 +15,15 @@ const inputHeight = 3
 type input struct {
 	ta      textarea.Model
 	history []string
-	hpos    int     // index into history while browsing; len(history) when not
-	draft   string  // what was typed before browsing began
-	pastes  []paste // long pastes shown as a token until submit (paste.go)
+	hpos    int       // index into history while browsing; len(history) when not
+	draft   string    // what was typed before browsing began
+	pastes  []paste   // long pastes shown as a token until submit (paste.go)
+	pop     popup     // the completion pop-up (popup.go)
+	paths   pathCache // directories listed for @path completion (complete.go)
 }
 
-func newInput() input {
+// newInput is the box; root is the workspace @path completes in ("": none).
+func newInput(root string) input {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.Prompt = "┃ "
@@ -33,7 +36,7 @@ func newInput() input {
 	// enter sends; ctrl+j (and alt+enter, how many terminals send shift+enter) is a new line.
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter", "shift+enter"))
 	ta.Focus()
-	return input{ta: ta}
+	return input{ta: ta, pop: popup{sel: -1}, paths: pathCache{root: root}}
 }
 
 func (in *input) setWidth(w int) { in.ta.SetWidth(max(w, 10)) }
@@ -54,6 +57,7 @@ func (in *input) submit() string {
 		in.history = append(in.history, text)
 	}
 	in.hpos, in.draft, in.pastes = len(in.history), "", nil
+	in.paths.reset() // the next @path sees the files as they are then
 	in.ta.Reset()
 	return text
 }

@@ -97,6 +97,7 @@ type Model struct {
 // New builds the model. do runs a job off the Update goroutine, in order,
 // and delivers its message back to Update.
 func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.Msg)) *Model {
+	root := opts.Workspace
 	opts.Workspace = shortPath(opts.Workspace)
 	if opts.MaxWorkers <= 0 {
 		opts.MaxWorkers = team.DefaultMaxWorkers
@@ -105,7 +106,7 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 	m := &Model{
 		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
 		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground}},
-		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(),
+		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(root),
 		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
 		prog: newProgress(), mouse: opts.Mouse,
 	}
@@ -167,6 +168,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.note(msg)
 	case hintMsg:
 		m.hint = string(msg)
+	case dirListedMsg:
+		m.in.paths.store(msg)
+	case attachedMsg:
+		m.showAttached(msg)
 	case modelMsg:
 		m.opts.ModelName, m.team.leadModel = string(msg), string(msg)
 		m.hint = "the lead talks to " + string(msg) + " from its next turn"
@@ -179,8 +184,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// key handles one key press.
-func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+// handleKey handles one key press the completion pop-up left (popup.go).
+func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	if k.Type != tea.KeyTab && k.Type != tea.KeyShiftTab {
 		m.hint = ""
 	}
@@ -213,12 +218,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	case "tab", "shift+tab":
-		if strings.HasPrefix(m.in.value(), "/") && k.String() == "tab" {
-			v, cands := complete(m.in.value(), m.teammateNames(), m.planNames(), m.opts.ModelLabels)
-			m.in.set(v)
-			if len(cands) > 1 {
-				m.hint = strings.Join(cands, "  ")
-			}
+		if k.String() == "tab" && m.completeTab() {
 			return nil
 		}
 		step := 1
@@ -318,19 +318,15 @@ func (m *Model) submit() {
 		})
 		return
 	}
-	m.lead.add(&entry{kind: entryUser, text: text})
+	user := &entry{kind: entryUser, text: text}
+	m.lead.add(user)
 	m.lead.toEnd()
 	if !m.opts.HasModel {
 		m.lead.add(&entry{kind: entryError, text: noModelText(m.opts.KeyEnv)})
 		return
 	}
 	m.leadBusy = true
-	m.do(func() tea.Msg {
-		if err := m.eng.Say(text); err != nil {
-			return noteMsg{text: "the lead did not get your message: " + err.Error(), isErr: true, toLead: true}
-		}
-		return nil
-	})
+	m.sayToLead(user, text)
 }
 
 // fromOutside shows in the lead's conversation, where the lead took them

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // command runs a slash command: the state changes here, the IO in a job.
@@ -100,6 +102,8 @@ func (m *Model) command(c command) {
 		m.review(c, false)
 	case "/shutdown":
 		m.shutdown(c)
+	case "/focus":
+		m.focusCommand(c.rest)
 	case "/merge":
 		name := strings.TrimSpace(c.rest)
 		if name == "" || strings.Contains(name, " ") {
@@ -148,4 +152,18 @@ func (m *Model) command(c command) {
 	default:
 		m.note(noteMsg{text: fmt.Sprintf("unknown command %s: /help lists the commands", c.name), isErr: true})
 	}
+}
+
+// focusCommand is /focus [name]: a teammate's conversation, or the lead's.
+func (m *Model) focusCommand(name string) {
+	name = strings.TrimSpace(name)
+	if name == "" || name == workspace.LeadName {
+		m.setFocus("")
+		return
+	}
+	if m.findMember(name) < 0 {
+		m.note(noteMsg{text: fmt.Sprintf("no teammate is named %s: /team lists them", name), isErr: true})
+		return
+	}
+	m.setFocus(name)
 }

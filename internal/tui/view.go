@@ -75,7 +75,7 @@ func (m *Model) View() string {
 		body = append(body, m.feed.Render(m.st, m.w, l.feedH)...)
 	}
 	lines := make([]string, 0, m.h)
-	lines = append(lines, body...)
+	lines = append(lines, m.overlayPopup(body)...)
 	lines = append(lines, strings.Split(m.in.ta.View(), "\n")...)
 	lines = append(lines, m.helpBar(m.w), m.statusLine())
 	return strings.Join(fit(lines, m.w, m.h), "\n")

@@ -1,0 +1,276 @@
+package tui
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// What one message may carry: at most maxAttachments files, each cut
+// after maxAttachBytes (the lead is told how much it did not get).
+const (
+	maxAttachments = 8
+	maxAttachBytes = 64 << 10
+)
+
+// regularFile is the start of a regular file: at most the limit asked
+// for, and the file's whole size.
+type regularFile struct {
+	data []byte
+	size int64
+}
+
+var errNotRegular = errors.New("not a regular file")
+
+// readRegular reads at most limit bytes of the regular file at p. Nothing
+// else is ever read: the last part of p must not be a link, and a FIFO is
+// opened without blocking, found to be one and closed unread.
+func readRegular(p string, limit int64) (regularFile, error) {
+	if fi, err := os.Lstat(p); err != nil {
+		return regularFile{}, err
+	} else if !fi.Mode().IsRegular() {
+		return regularFile{}, errNotRegular
+	}
+	// The file could be swapped between the Lstat and the open: open it so
+	// that neither a link nor a FIFO can make the open wait or lead elsewhere.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return regularFile{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return regularFile{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return regularFile{}, errNotRegular
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit))
+	if err != nil {
+		return regularFile{}, err
+	}
+	return regularFile{data: data, size: fi.Size()}, nil
+}
+
+// atToken is an @path in what the person typed: at the start or after a
+// space, up to the next space.
+var atToken = regexp.MustCompile(`(?:^|\s)@(\S+)`)
+
+// attachTokens are the @paths of text, each once, in order.
+func attachTokens(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range atToken.FindAllStringSubmatch(text, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// attachment is one file put in a message, or why it was not.
+type attachment struct {
+	path    string // as the person typed it
+	text    string // what the lead gets
+	lines   int    // of text
+	size    int64  // of the whole file
+	refused string // the sentence that says why it is not attached
+}
+
+// attachFile reads the file the person named with @token, confined to the
+// workspace like the file tools' paths. ok is false for a word that names
+// nothing and does not look like a path (an @name, say): it is just text.
+func attachFile(ws *workspace.Workspace, token string) (a attachment, ok bool) {
+	a.path = token
+	abs, err := ws.Resolve(token)
+	if err != nil {
+		// Trailing punctuation is the sentence's, not the name's: "see @a.go."
+		if t := strings.TrimRight(token, ".,;:!?)'\""); t != token && t != "" {
+			if b, ok := attachFile(ws, t); ok && b.refused == "" {
+				return b, true
+			}
+		}
+		a.refused = fmt.Sprintf("@%s is not attached: %v.", token, err)
+		return a, true
+	}
+	f, err := readRegular(abs, maxAttachBytes)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if t := strings.TrimRight(token, ".,;:!?)'\""); t != token && t != "" {
+			if b, ok := attachFile(ws, t); ok && b.refused == "" {
+				return b, true
+			}
+		}
+		if !strings.ContainsAny(token, "/.") {
+			return a, false
+		}
+		a.refused = fmt.Sprintf("@%s is not attached: there is no such file in the workspace.", token)
+	case errors.Is(err, errNotRegular):
+		if fi, serr := os.Stat(abs); serr == nil && fi.IsDir() {
+			a.refused = fmt.Sprintf("@%s is not attached: it is a directory (name a file in it).", token)
+		} else {
+			a.refused = fmt.Sprintf("@%s is not attached: it is not a regular file.", token)
+		}
+	case err != nil:
+		a.refused = fmt.Sprintf("@%s is not attached: %s.", token, errText(err))
+	default:
+		data := f.data
+		if int64(len(data)) < f.size {
+			// The cut may split a character: keep only whole ones.
+			for i := 1; i < utf8.UTFMax && len(data) > 0; i++ {
+				if r, n := utf8.DecodeLastRune(data); r != utf8.RuneError || n != 1 {
+					break
+				}
+				data = data[:len(data)-1]
+			}
+		}
+		if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
+			a.refused = fmt.Sprintf("@%s is not attached: it is a binary file, not text.", token)
+			return a, true
+		}
+		a.text, a.size = string(data), f.size
+		a.lines = strings.Count(a.text, "\n")
+		if a.text != "" && !strings.HasSuffix(a.text, "\n") {
+			a.lines++
+		}
+	}
+	return a, true
+}
+
+// cut is how much of the file the lead did not get, in words; "" if none.
+func (a attachment) cut() string {
+	if int64(len(a.text)) >= a.size {
+		return ""
+	}
+	return fmt.Sprintf("the first %s of %s", humanBytes(int64(len(a.text))), humanBytes(a.size))
+}
+
+// fileTag finds anything in a file's text that could read as the start of
+// an attachment's frame, so that a file cannot end its frame early and
+// speak as the person.
+var fileTag = regexp.MustCompile(`(?i)<(\s*/?\s*attached_file\b)`)
+
+// frame is the attachment as the lead reads it.
+func (a attachment) frame() string {
+	head := fmt.Sprintf(`<attached_file path="%s" lines="%d"`, attrEscape(filepath.ToSlash(a.path)), a.lines)
+	if c := a.cut(); c != "" {
+		head += fmt.Sprintf(` cut="only %s is here"`, c)
+	}
+	body := fileTag.ReplaceAllString(a.text, "&lt;$1")
+	return head + ">\n" + strings.TrimSuffix(body, "\n") + "\n</attached_file>"
+}
+
+var attrEscaper = strings.NewReplacer(`&`, "&amp;", `"`, "&quot;", `<`, "&lt;", `>`, "&gt;", "\n", " ")
+
+func attrEscape(s string) string { return attrEscaper.Replace(s) }
+
+// attachedMsg is a message to the lead with its attachments read: the
+// text the lead gets and the lines that say what was (not) attached.
+type attachedMsg struct {
+	user     *entry // the person's message the lines go under
+	attached []string
+	refused  []string
+}
+
+// withAttachments is text with every @path that names a regular file of
+// the workspace framed after it, and the lines that say what happened.
+// It does file IO: it runs in a job.
+func withAttachments(root, text string) (string, attachedMsg) {
+	var am attachedMsg
+	tokens := attachTokens(text)
+	if len(tokens) == 0 || root == "" {
+		return text, am
+	}
+	ws, err := workspace.Open(root)
+	if err != nil {
+		am.refused = append(am.refused, "Nothing is attached: "+err.Error()+".")
+		return text, am
+	}
+	var frames []string
+	for _, tok := range tokens {
+		a, ok := attachFile(ws, tok)
+		switch {
+		case !ok:
+			continue
+		case a.refused != "":
+			am.refused = append(am.refused, a.refused)
+			continue
+		case len(frames) == maxAttachments:
+			am.refused = append(am.refused, fmt.Sprintf("@%s is not attached: a message carries at most %d files.", tok, maxAttachments))
+			continue
+		}
+		frames = append(frames, a.frame())
+		line := fmt.Sprintf("attached %s (%s)", a.path, plural(a.lines, "line"))
+		if c := a.cut(); c != "" {
+			line = fmt.Sprintf("attached %s (%s, cut: the lead gets %s)", a.path, plural(a.lines, "line"), c)
+		}
+		am.attached = append(am.attached, line)
+	}
+	if len(frames) == 0 {
+		return text, am
+	}
+	return text + "\n\n" + strings.Join(frames, "\n\n"), am
+}
+
+// sayToLead gives the lead text with its attachments, read in this job,
+// and answers with what was attached for the conversation.
+func (m *Model) sayToLead(user *entry, text string) {
+	root := m.in.paths.root
+	m.do(func() tea.Msg {
+		full, am := withAttachments(root, text)
+		am.user = user
+		if err := m.eng.Say(full); err != nil {
+			return noteMsg{text: "the lead did not get your message: " + err.Error(), isErr: true, toLead: true}
+		}
+		if len(am.attached) == 0 && len(am.refused) == 0 {
+			return nil
+		}
+		return am
+	})
+}
+
+// showAttached puts the lines under the person's message.
+func (m *Model) showAttached(am attachedMsg) {
+	var add []*entry
+	if len(am.attached) > 0 {
+		add = append(add, &entry{kind: entryNote, text: strings.Join(am.attached, "\n")})
+	}
+	if len(am.refused) > 0 {
+		add = append(add, &entry{kind: entryError, text: strings.Join(am.refused, "\n")})
+	}
+	at := len(m.lead.entries)
+	for i, e := range m.lead.entries {
+		if e == am.user {
+			at = i + 1
+			break
+		}
+	}
+	if !m.lead.follow && at <= m.lead.top {
+		m.lead.top += len(add) // what the person reads stays in place
+	}
+	m.lead.entries = slices.Insert(m.lead.entries, at, add...)
+}
+
+// humanBytes is a size as people read it: 512 B, 64 KiB, 9.5 MiB.
+func humanBytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return trimZero(float64(n)/(1<<10)) + " KiB"
+	}
+	return trimZero(float64(n)/(1<<20)) + " MiB"
+}
