@@ -11,7 +11,8 @@ var allKeys = [][2]string{
 	{"enter", "send to the lead, or to the focused teammate's inbox"},
 	{"ctrl+j / alt+enter", "new line (shift+enter where the terminal reports it)"},
 	{"up / down", "history, on the input's first / last line"},
-	{"tab / shift+tab", "focus the next / previous agent; completes a /command"},
+	{"tab / shift+tab", "focus the next / previous agent; completes a /command or an @path"},
+	{"@path", "completes a workspace file; on send the file goes to the lead with the message"},
 	{"esc", "interrupt the lead's turn; back to the lead when a teammate is focused"},
 	{"pgup / pgdn, wheel", "scroll the conversation (the wheel after /mouse on); at the bottom it follows new output"},
 	{"ctrl+o", "expand / collapse the results of tool calls"},
@@ -42,7 +43,7 @@ func (m *Model) helpBar(w int) string {
 	if m.focus != "" {
 		keys = append(keys, hk{"esc", "back to lead", 1})
 	}
-	if strings.HasPrefix(m.in.value(), "/") {
+	if strings.HasPrefix(m.in.value(), "/") || m.completion().path {
 		keys = append(keys, hk{"tab", "complete", 1})
 	} else {
 		keys = append(keys, hk{"tab", "focus", 2})
