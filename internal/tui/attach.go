@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"os"
 	"path/filepath"
@@ -273,4 +274,34 @@ func humanBytes(n int64) string {
 		return trimZero(float64(n)/(1<<10)) + " KiB"
 	}
 	return trimZero(float64(n)/(1<<20)) + " MiB"
+}
+
+// frameHeadLine is the opening line frame writes, its path and lines.
+var frameHeadLine = regexp.MustCompile(`^<attached_file path="([^"]*)" lines="(\d+)"( cut="[^"]*")?>\n`)
+
+// splitAttachments takes the frames withAttachments put after a message
+// off its end, for a conversation read back from its file: the text as
+// typed, and the lines that say what was attached.
+func splitAttachments(content string) (string, []string) {
+	var lines []string
+	for strings.HasSuffix(content, "\n</attached_file>") {
+		i := strings.LastIndex(content, "\n\n<attached_file ")
+		if i < 0 {
+			break
+		}
+		head := frameHeadLine.FindStringSubmatch(content[i+2:])
+		if head == nil {
+			break
+		}
+		line := fmt.Sprintf("attached %s (%s lines)", html.UnescapeString(head[1]), head[2])
+		if head[2] == "1" {
+			line = fmt.Sprintf("attached %s (1 line)", html.UnescapeString(head[1]))
+		}
+		if head[3] != "" {
+			line = strings.TrimSuffix(line, ")") + ", cut)"
+		}
+		lines = append([]string{line}, lines...)
+		content = content[:i]
+	}
+	return content, lines
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // listings reads the directories completion asked for, as its tea.Cmd
@@ -401,4 +402,19 @@ func TestIgnoreRules(t *testing.T) {
 			t.Errorf("ignored(%q, dir=%v) = %v, want %v", c.path, c.dir, got, c.ignored)
 		}
 	}
+}
+
+// TestRestoredConversationFoldsAttachments: the lead's conversation read
+// back from its file shows the message as typed and "attached …" lines,
+// not the files' text.
+func TestRestoredConversationFoldsAttachments(t *testing.T) {
+	eng := &fakeEngine{convs: map[string][]openai.ChatCompletionMessage{}, inboxes: map[string]string{}}
+	hs0, ws := attachHarness(t)
+	writeFile(t, filepath.Join(ws, "a.txt"), "one line\n")
+	hs0.enter("compare @README.md and @a.txt")
+	eng.convs["lead"] = []openai.ChatCompletionMessage{{Role: "user", Content: hs0.eng.said[0]}}
+	hs := newHarnessWith(t, 250, 40, Options{HasModel: true}, eng)
+	hs.flush()
+	hs.mustSee("compare @README.md and @a.txt", "attached README.md (3 lines)", "attached a.txt (1 line)")
+	hs.mustNotSee("line two", "one line", "attached_file")
 }

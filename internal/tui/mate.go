@@ -74,7 +74,11 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 		if who == workspace.LeadName {
 			who = "" // the person talking to the lead
 		}
-		v.pane.add(&entry{kind: entryUser, who: who, text: msg.Content})
+		text, attached := splitAttachments(msg.Content)
+		v.pane.add(&entry{kind: entryUser, who: who, text: text})
+		if len(attached) > 0 {
+			v.pane.add(&entry{kind: entryNote, text: strings.Join(attached, "\n")})
+		}
 	case openai.ChatMessageRoleAssistant:
 		if strings.TrimSpace(msg.Content) != "" || strings.TrimSpace(msg.ReasoningContent) != "" {
 			v.pane.add(&entry{kind: entryReply, who: v.name, text: msg.Content, reasoning: msg.ReasoningContent})
