@@ -26,7 +26,7 @@ var slashCommands = []slashCommand{
 	{"/always", "[id]", "allow it, and every identical call (adds the rule to .agentteam/config.toml)"},
 	{"/deny", "id reason", "refuse a tool call waiting for permission; the agent reads why"},
 	{"/tasks", "", "the task board: id, status, owner, blocked by, subject"},
-	{"/focus", "[name]", "show a teammate's conversation; typing goes to its inbox (alone or lead: back to the lead)"},
+	{"/focus", "[name]", "a teammate's conversation, typing to its inbox; alone: the lead's"},
 	{"/merge", "name", "merge a teammate's branch (isolation worktree) into the lead's branch"},
 	{"/diff", "[name]", "a worktree teammate's change (the focused one's without a name)"},
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},

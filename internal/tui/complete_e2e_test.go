@@ -23,7 +23,7 @@ func TestChatPopUpAndAttachmentInTmux(t *testing.T) {
 	s.waitFor("the TUI", contains("Team", "working 0/5, queued 0", "Messages"))
 
 	s.run("send-keys", "-t", "e2e", "-l", "/fo")
-	s.waitFor("the pop-up with /focus", contains("/focus [name]", "show a teammate's conversation", "tab/enter take"))
+	s.waitFor("the pop-up with /focus", contains("/focus [name]", "a teammate's conversation, typing to its inbox", "tab/enter take"))
 	s.run("send-keys", "-t", "e2e", "Tab")
 	s.waitFor("/focus taken and the names it takes", contains("┃ /focus", "tab/enter take"))
 	s.run("send-keys", "-t", "e2e", "Enter") // /focus alone: the lead, where we are

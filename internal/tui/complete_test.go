@@ -313,7 +313,7 @@ func TestSlashPopUpListsCommandsAndNames(t *testing.T) {
 	hs.typeText("/")
 	hs.mustSee("/help", "this list of commands and keys", "/team", "more")
 	hs.typeText("fo")
-	hs.mustSee("/focus [name]", "show a teammate's conversation")
+	hs.mustSee("/focus [name]", "a teammate's conversation, typing to its inbox")
 	hs.mustNotSee("/help")
 	hs.key(tea.KeyDown)
 	hs.mustSee("› /focus [name]")

@@ -12,7 +12,6 @@ var allKeys = [][2]string{
 	{"ctrl+j / alt+enter", "new line (shift+enter where the terminal reports it)"},
 	{"up / down", "history, on the input's first / last line"},
 	{"tab / shift+tab", "focus the next / previous agent; completes a /command or an @path"},
-	{"@path", "completes a workspace file; on send the file goes to the lead with the message"},
 	{"esc", "interrupt the lead's turn; back to the lead when a teammate is focused"},
 	{"pgup / pgdn, wheel", "scroll the conversation (the wheel after /mouse on); at the bottom it follows new output"},
 	{"ctrl+o", "expand / collapse the results of tool calls"},
