@@ -16,14 +16,17 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // What one message may carry: at most maxAttachments files, each cut
-// after maxAttachBytes (the lead is told how much it did not get).
+// after maxAttachBytes, and maxAttachTotal of them in all (the lead is
+// told how much of a file it did not get).
 const (
 	maxAttachments = 8
 	maxAttachBytes = 64 << 10
+	maxAttachTotal = 192 << 10
 )
 
 // regularFile is the start of a regular file: at most the limit asked
@@ -94,24 +97,25 @@ type attachment struct {
 // attachFile reads the file the person named with @token, confined to the
 // workspace like the file tools' paths. ok is false for a word that names
 // nothing and does not look like a path (an @name, say): it is just text.
-func attachFile(ws *workspace.Workspace, token string) (a attachment, ok bool) {
+// At most limit bytes of it are read.
+func attachFile(ws *workspace.Workspace, token string, limit int64) (a attachment, ok bool) {
 	a.path = token
 	abs, err := ws.Resolve(token)
 	if err != nil {
 		// Trailing punctuation is the sentence's, not the name's: "see @a.go."
 		if t := strings.TrimRight(token, ".,;:!?)'\""); t != token && t != "" {
-			if b, ok := attachFile(ws, t); ok && b.refused == "" {
+			if b, ok := attachFile(ws, t, limit); ok && b.refused == "" {
 				return b, true
 			}
 		}
 		a.refused = fmt.Sprintf("@%s is not attached: %v.", token, err)
 		return a, true
 	}
-	f, err := readRegular(abs, maxAttachBytes)
+	f, err := readRegular(abs, limit)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		if t := strings.TrimRight(token, ".,;:!?)'\""); t != token && t != "" {
-			if b, ok := attachFile(ws, t); ok && b.refused == "" {
+			if b, ok := attachFile(ws, t, limit); ok && b.refused == "" {
 				return b, true
 			}
 		}
@@ -149,6 +153,11 @@ func attachFile(ws *workspace.Workspace, token string) (a attachment, ok bool) {
 		}
 	}
 	return a, true
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // cut is how much of the file the lead did not get, in words; "" if none.
@@ -189,7 +198,8 @@ type attachedMsg struct {
 // withAttachments is text with every @path that names a regular file of
 // the workspace framed after it, and the lines that say what happened.
 // It does file IO: it runs in a job.
-func withAttachments(root, text string) (string, attachedMsg) {
+// The files' text is at most budget bytes in all.
+func withAttachments(root, text string, budget int) (string, attachedMsg) {
 	var am attachedMsg
 	tokens := attachTokens(text)
 	if len(tokens) == 0 || root == "" {
@@ -202,17 +212,21 @@ func withAttachments(root, text string) (string, attachedMsg) {
 	}
 	var frames []string
 	for _, tok := range tokens {
-		a, ok := attachFile(ws, tok)
+		if budget <= 0 || len(frames) == maxAttachments {
+			if abs, err := ws.Resolve(tok); err == nil && exists(abs) {
+				am.refused = append(am.refused, fmt.Sprintf("@%s is not attached: a message carries at most %d files and %s of them.", tok, maxAttachments, humanBytes(maxAttachTotal)))
+			}
+			continue
+		}
+		a, ok := attachFile(ws, tok, int64(min(budget, maxAttachBytes)))
 		switch {
 		case !ok:
 			continue
 		case a.refused != "":
 			am.refused = append(am.refused, a.refused)
 			continue
-		case len(frames) == maxAttachments:
-			am.refused = append(am.refused, fmt.Sprintf("@%s is not attached: a message carries at most %d files.", tok, maxAttachments))
-			continue
 		}
+		budget -= len(a.text)
 		frames = append(frames, a.frame())
 		line := fmt.Sprintf("attached %s (%s)", a.path, plural(a.lines, "line"))
 		if c := a.cut(); c != "" {
@@ -231,7 +245,7 @@ func withAttachments(root, text string) (string, attachedMsg) {
 func (m *Model) sayToLead(user *entry, text string) {
 	root := m.in.paths.root
 	m.do(func() tea.Msg {
-		full, am := withAttachments(root, text)
+		full, am := withAttachments(root, text, maxAttachTotal)
 		am.user = user
 		if err := m.eng.Say(full); err != nil {
 			return noteMsg{text: "the lead did not get your message: " + err.Error(), isErr: true, toLead: true}
@@ -240,6 +254,24 @@ func (m *Model) sayToLead(user *entry, text string) {
 			return nil
 		}
 		return am
+	})
+}
+
+// sendToMate puts text, with its attachments read in this job, in a
+// teammate's inbox; a note says what was attached.
+func (m *Model) sendToMate(to, text, sent string) {
+	root := m.in.paths.root
+	// An inbox message is bounded: the files get what the text and their frames leave.
+	budget := min(maxAttachTotal, inbox.MaxContentBytes-len(text)-maxAttachments*512)
+	m.do(func() tea.Msg {
+		full, am := withAttachments(root, text, budget)
+		if err := m.eng.Send(m.ctx, to, full); err != nil {
+			return noteMsg{text: err.Error(), isErr: true}
+		}
+		if len(am.attached)+len(am.refused) == 0 {
+			return hintMsg(sent)
+		}
+		return noteMsg{text: strings.Join(append(append([]string{sent}, am.attached...), am.refused...), "\n")}
 	})
 }
 

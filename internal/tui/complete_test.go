@@ -10,6 +10,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/team"
 )
 
 // listings reads the directories completion asked for, as its tea.Cmd
@@ -417,4 +419,63 @@ func TestRestoredConversationFoldsAttachments(t *testing.T) {
 	hs.flush()
 	hs.mustSee("compare @README.md and @a.txt", "attached README.md (3 lines)", "attached a.txt (1 line)")
 	hs.mustNotSee("line two", "one line", "attached_file")
+}
+
+// TestAttachToAFocusedTeammate: typed to a focused teammate, an @path goes
+// to its inbox with the message; its conversation shows the line, not the file.
+func TestAttachToAFocusedTeammate(t *testing.T) {
+	hs, _ := attachHarness(t)
+	hs.send(members("alice:idle"))
+	hs.enter("/focus alice")
+	hs.enter("check @README.md and @../../etc/passwd")
+	if len(hs.eng.sent) != 1 || hs.eng.sent[0][0] != "alice" {
+		t.Fatalf("sent %v", hs.eng.sent)
+	}
+	content := hs.eng.sent[0][1]
+	want := "check @README.md and @../../etc/passwd\n\n<attached_file path=\"README.md\" lines=\"3\">\n# Title\nline two\nline three\n</attached_file>"
+	if content != want {
+		t.Fatalf("alice's inbox got %q, want %q", content, want)
+	}
+	hs.mustSee("sent to alice's inbox", "attached README.md (3 lines)", "@../../etc/passwd is not attached")
+
+	hs.eng.convs["alice"] = []openai.ChatCompletionMessage{{Role: "user", Content: "<message from=\"user\" type=\"message\" id=\"m1\">\n" + content + "\n</message>"}}
+	hs.send(events(team.Event{Agent: "alice", Payload: team.Reply{}}))
+	hs.flush()
+	hs.mustSee("user → alice (message)", "check @README.md and")
+	hs.mustNotSee("line two", "attached_file")
+}
+
+// TestAttachmentsAreBoundedInAll: a message carries at most 192 KiB of
+// files and 8 of them; what is past that is refused with a sentence.
+func TestAttachmentsAreBoundedInAll(t *testing.T) {
+	hs, ws := attachHarness(t)
+	var typed []string
+	for i := range 4 {
+		name := "big" + itoa(i) + ".txt"
+		writeFile(t, filepath.Join(ws, name), strings.Repeat("y", 70<<10))
+		typed = append(typed, "@"+name)
+	}
+	hs.enter(strings.Join(typed, " "))
+	said := hs.eng.said[len(hs.eng.said)-1]
+	if n := strings.Count(said, "</attached_file>"); n != 3 {
+		t.Fatalf("%d files attached, want the 3 that fill 192 KiB", n)
+	}
+	if len(said) > maxAttachTotal+4<<10 {
+		t.Fatalf("the message is %d bytes", len(said))
+	}
+	hs.mustSee("@big3.txt is not attached: a message carries at most 8 files and 192 KiB of them.")
+
+	typed = nil
+	for i := range 9 {
+		name := "small" + itoa(i) + ".txt"
+		writeFile(t, filepath.Join(ws, name), "small\n")
+		typed = append(typed, "@"+name)
+	}
+	hs.enter(strings.Join(typed, " ") + " @alice")
+	said = hs.eng.said[len(hs.eng.said)-1]
+	if n := strings.Count(said, "</attached_file>"); n != 8 {
+		t.Fatalf("%d files attached, want 8", n)
+	}
+	hs.mustSee("@small8.txt is not attached: a message carries at most 8 files")
+	hs.mustNotSee("@alice is not attached")
 }

@@ -67,7 +67,11 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 	switch msg.Role {
 	case openai.ChatMessageRoleUser:
 		if im, ok := loop.ParseMessageFrame(msg.Content); ok {
-			v.pane.add(&entry{kind: entryReport, who: im.From, typ: v.name + " (" + string(im.Type) + ")", text: im.Content})
+			text, attached := splitAttachments(im.Content)
+			v.pane.add(&entry{kind: entryReport, who: im.From, typ: v.name + " (" + string(im.Type) + ")", text: text})
+			if len(attached) > 0 {
+				v.pane.add(&entry{kind: entryNote, text: strings.Join(attached, "\n")})
+			}
 			return
 		}
 		who := v.name

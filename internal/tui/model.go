@@ -310,12 +310,7 @@ func (m *Model) submit() {
 				sent += fmt.Sprintf(", but %s is %s: nobody reads it unless %s is spawned again", to, st, to)
 			}
 		}
-		m.do(func() tea.Msg {
-			if err := m.eng.Send(m.ctx, to, text); err != nil {
-				return noteMsg{text: err.Error(), isErr: true}
-			}
-			return hintMsg(sent)
-		})
+		m.sendToMate(to, text, sent)
 		return
 	}
 	user := &entry{kind: entryUser, text: text}
