@@ -341,6 +341,11 @@ func TestSlashPopUpListsCommandsAndNames(t *testing.T) {
 	if hs.m.focus != "" {
 		t.Fatal("/focus alone did not go back to the lead")
 	}
+	hs.enter("/focus nobody")
+	hs.mustSee("no teammate is named nobody: /team lists them")
+	if hs.m.focus != "" {
+		t.Fatalf("/focus nobody focused %q", hs.m.focus)
+	}
 
 	// esc closes the pop-up, and does not interrupt the busy lead.
 	hs.m.leadBusy = true

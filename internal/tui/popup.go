@@ -50,6 +50,9 @@ func (m *Model) completion() completion {
 	if strings.HasPrefix(v, "/") && !strings.Contains(v, "\n") {
 		return m.slashCompletion(v)
 	}
+	if !strings.Contains(v, "@") {
+		return completion{} // the common case, on every frame
+	}
 	before := m.in.beforeCursor()
 	word := before[strings.LastIndexAny(before, " \t")+1:]
 	dirPart, prefix, ok := pathWord(word)
