@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -176,7 +178,7 @@ func listDir(root, dir string) dirListing {
 	}
 	for _, de := range des {
 		name := de.Name()
-		if isHiddenName(name) {
+		if isHiddenName(name) || !plainName(name) {
 			continue
 		}
 		full := filepath.Join(abs, name)
@@ -205,6 +207,14 @@ func listDir(root, dir string) dirListing {
 	}
 	sort.Slice(l.entries, func(i, j int) bool { return l.entries[i].name < l.entries[j].name })
 	return l
+}
+
+// plainName reports whether a file's name can be offered: a control
+// character could drive the terminal, and an @path ends at a space.
+func plainName(name string) bool {
+	return utf8.ValidString(name) && strings.IndexFunc(name, func(r rune) bool {
+		return unicode.IsControl(r) || unicode.IsSpace(r) || r == 0x7f
+	}) < 0
 }
 
 // isHiddenName is what completion never offers at any depth.

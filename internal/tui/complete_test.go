@@ -484,3 +484,22 @@ func TestAttachmentsAreBoundedInAll(t *testing.T) {
 	hs.mustSee("@small8.txt is not attached: a message carries at most 8 files")
 	hs.mustNotSee("@alice is not attached")
 }
+
+// TestAtPathNeverOffersANameThatDrivesTheTerminal: a file whose name holds
+// an escape sequence (a cloned repository's, say) is not offered, so the
+// pop-up never writes it to the terminal; nor is one with a space, which an
+// @path could not name.
+func TestAtPathNeverOffersANameThatDrivesTheTerminal(t *testing.T) {
+	ws := t.TempDir()
+	for _, name := range []string{"ok.txt", "evil\x1b]52;c;aGk=\x07.txt", "clear\x1b[2J.txt", "with space.txt"} {
+		writeFile(t, filepath.Join(ws, name), "x\n")
+	}
+	hs := newHarness(t, 120, 40, Options{HasModel: true, Workspace: ws})
+	hs.typeAndList("@")
+	hs.mustSee("ok.txt")
+	hs.mustNotSee("\x1b", "evil", "clear", "with space")
+	hs.key(tea.KeyTab)
+	if v := hs.m.in.value(); v != "@ok.txt " {
+		t.Fatalf("tab completed to %q", v)
+	}
+}

@@ -290,9 +290,9 @@ func (m *Model) popupLines(w int) []string {
 		if i == sel {
 			mark = "› "
 		}
-		row := mark + padLine(clipLine(it.label, labelW), labelW)
+		row := mark + padLine(clipLine(printable(it.label), labelW), labelW)
 		if it.desc != "" {
-			row += "  " + st.dim.Render(it.desc)
+			row += "  " + st.dim.Render(printable(it.desc))
 		}
 		row = clipLine(row, w-1)
 		if i == sel {
