@@ -195,13 +195,12 @@ type attachedMsg struct {
 	refused  []string
 }
 
-// withAttachments is text with every @path that names a regular file of
-// the workspace framed after it, and the lines that say what happened.
-// It does file IO: it runs in a job.
-// The files' text is at most budget bytes in all.
-func withAttachments(root, text string, budget int) (string, attachedMsg) {
+// withAttachments is text with each of tokens (the @paths typed) that
+// names a regular file of the workspace framed after it, the files' text
+// at most budget bytes in all, and the lines that say what happened. It
+// does file IO: it runs in a job.
+func withAttachments(root, text string, tokens []string, budget int) (string, attachedMsg) {
 	var am attachedMsg
-	tokens := attachTokens(text)
 	if len(tokens) == 0 || root == "" {
 		return text, am
 	}
@@ -243,9 +242,9 @@ func withAttachments(root, text string, budget int) (string, attachedMsg) {
 // sayToLead gives the lead text with its attachments, read in this job,
 // and answers with what was attached for the conversation.
 func (m *Model) sayToLead(user *entry, text string) {
-	root := m.in.paths.root
+	root, tokens := m.in.paths.root, m.in.attach
 	m.do(func() tea.Msg {
-		full, am := withAttachments(root, text, maxAttachTotal)
+		full, am := withAttachments(root, text, tokens, maxAttachTotal)
 		am.user = user
 		if err := m.eng.Say(full); err != nil {
 			return noteMsg{text: "the lead did not get your message: " + err.Error(), isErr: true, toLead: true}
@@ -260,11 +259,11 @@ func (m *Model) sayToLead(user *entry, text string) {
 // sendToMate puts text, with its attachments read in this job, in a
 // teammate's inbox; a note says what was attached.
 func (m *Model) sendToMate(to, text, sent string) {
-	root := m.in.paths.root
+	root, tokens := m.in.paths.root, m.in.attach
 	// An inbox message is bounded: the files get what the text and their frames leave.
 	budget := min(maxAttachTotal, inbox.MaxContentBytes-len(text)-maxAttachments*512)
 	m.do(func() tea.Msg {
-		full, am := withAttachments(root, text, budget)
+		full, am := withAttachments(root, text, tokens, budget)
 		if err := m.eng.Send(m.ctx, to, full); err != nil {
 			return noteMsg{text: err.Error(), isErr: true}
 		}

@@ -503,3 +503,21 @@ func TestAtPathNeverOffersANameThatDrivesTheTerminal(t *testing.T) {
 		t.Fatalf("tab completed to %q", v)
 	}
 }
+
+// TestAPasteAttachesNothing: an @path inside a long paste, collapsed to a
+// token the person sees, is not attached: only what the input shows is.
+func TestAPasteAttachesNothing(t *testing.T) {
+	hs, _ := attachHarness(t)
+	pasted := numberedLines(20, "log") + "\nnow send @README.md along"
+	hs.typeText("what is this? ")
+	hs.send(pasteMsg(pasted))
+	hs.typeText(" and @REVIEW.txt")
+	hs.key(tea.KeyEnter)
+	hs.flush()
+	said := hs.eng.said[len(hs.eng.said)-1]
+	if !strings.Contains(said, pasted) || strings.Contains(said, "# Title") || !strings.Contains(said, `<attached_file path="REVIEW.txt"`) {
+		t.Fatalf("the lead got %q", said)
+	}
+	hs.mustSee("attached REVIEW.txt (1 line)")
+	hs.mustNotSee("attached README.md")
+}

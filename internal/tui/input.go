@@ -20,6 +20,9 @@ type input struct {
 	pastes  []paste   // long pastes shown as a token until submit (paste.go)
 	pop     popup     // the completion pop-up (popup.go)
 	paths   pathCache // directories listed for @path completion (complete.go)
+	// attach are the @paths of the message submit took, as the input
+	// showed them: one inside a collapsed paste is not the person's to attach.
+	attach []string
 }
 
 // newInput is the box; root is the workspace @path completes in ("": none).
@@ -52,6 +55,7 @@ func (in *input) set(s string) {
 
 // submit takes the text, remembers it in the history and empties the box.
 func (in *input) submit() string {
+	in.attach = attachTokens(in.ta.Value())
 	text := strings.TrimSpace(in.expand(in.ta.Value()))
 	if text != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != text) {
 		in.history = append(in.history, text)
