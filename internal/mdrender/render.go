@@ -44,7 +44,7 @@ func Render(src string, width int, th *Theme) []string {
 		th = &Plain
 	}
 	r := &renderer{th: th, sgr: map[style]string{}}
-	return r.blocks(parseBlocks(splitLines(sanitize(src)), 0), max(width, minWidth), false)
+	return r.blocks(parseBlocks(splitLines(Sanitize(src)), 0), max(width, minWidth), false)
 }
 
 type renderer struct {
@@ -53,10 +53,11 @@ type renderer struct {
 	listDepth int
 }
 
-// sanitize shows each control character (but newline and tab), DEL, C1
+// Sanitize shows each control character (but newline and tab), DEL, C1
 // control and bidirectional override as '?': an escape sequence in a
-// model's text must not reach the terminal. A CR before LF is dropped.
-func sanitize(s string) string {
+// model's text (or a tool's output) must not reach the terminal. A CR
+// before LF is dropped.
+func Sanitize(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; (c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f {
