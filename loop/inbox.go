@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -36,7 +37,7 @@ func formatMessage(m inbox.Message) string {
 
 // frameTag finds anything in content that could read as the start of a
 // message frame's tag, in any case and with space after the '<'.
-var frameTag = regexp.MustCompile(`(?i)<(\s*/?\s*message\b)`)
+var frameTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<(\s*/?\s*message\b)`) })
 
 // defuseTags escapes the '<' of every frame-like tag in content, so that no
 // sender can end its own frame and open one that seems to come from someone
@@ -45,7 +46,7 @@ func defuseTags(content string) string {
 	if !strings.Contains(content, "<") {
 		return content
 	}
-	return frameTag.ReplaceAllString(content, "&lt;$1")
+	return frameTag().ReplaceAllString(content, "&lt;$1")
 }
 
 var (
@@ -58,8 +59,8 @@ func attr(s string) string { return attrEscaper.Replace(s) }
 // frameHead is the opening tag formatMessage writes, up to the content;
 // frameAttr is one of its attributes.
 var (
-	frameHead = regexp.MustCompile(`^<message((?: [a-z_]+="[^"]*")*)>\n`)
-	frameAttr = regexp.MustCompile(` ([a-z_]+)="([^"]*)"`)
+	frameHead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^<message((?: [a-z_]+="[^"]*")*)>\n`) })
+	frameAttr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(` ([a-z_]+)="([^"]*)"`) })
 )
 
 const frameEnd = "\n</message>"
@@ -72,12 +73,12 @@ const frameEnd = "\n</message>"
 // text, such as what a person said.
 func ParseMessageFrame(content string) (inbox.Message, bool) {
 	var m inbox.Message
-	head := frameHead.FindStringSubmatch(content)
+	head := frameHead().FindStringSubmatch(content)
 	if head == nil || !strings.HasSuffix(content, frameEnd) || len(head[0]) > len(content)-len(frameEnd) {
 		return inbox.Message{}, false
 	}
 	seen := map[string]bool{}
-	for _, a := range frameAttr.FindAllStringSubmatch(head[1], -1) {
+	for _, a := range frameAttr().FindAllStringSubmatch(head[1], -1) {
 		v := attrUnescaper.Replace(a[2])
 		switch a[1] {
 		case "from":
@@ -100,14 +101,14 @@ func ParseMessageFrame(content string) (inbox.Message, bool) {
 	return m, true
 }
 
-var messageTag = regexp.MustCompile(`<message from="[^"]*" type="[^"]*" id="([^"]+)"`)
+var messageTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<message from="[^"]*" type="[^"]*" id="([^"]+)"`) })
 
 // markSeen adds the inbox ids quoted in m (user messages and read_inbox results).
 func markSeen(seen map[string]bool, m openai.ChatCompletionMessage) {
 	if m.Role != openai.ChatMessageRoleUser && m.Role != openai.ChatMessageRoleTool {
 		return
 	}
-	for _, sub := range messageTag.FindAllStringSubmatch(m.Content, -1) {
+	for _, sub := range messageTag().FindAllStringSubmatch(m.Content, -1) {
 		seen[sub[1]] = true
 	}
 }

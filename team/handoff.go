@@ -176,7 +176,7 @@ func (hs *handoffs) timeout() time.Duration {
 	return DefaultHandoffTimeout
 }
 
-var taskIDRe = regexp.MustCompile(`^t[0-9]+$`)
+var taskIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^t[0-9]+$`) })
 
 // Handoff hands a task, with the sender's context, to another agent of
 // this process (tools.Protocols). The runtimes of both sides run every step
@@ -423,7 +423,7 @@ func (hs *handoffs) prepare(ctx context.Context, from string, spec tools.Handoff
 		reason: clip(strings.TrimSpace(spec.Reason), 1000), summary: clip(strings.TrimSpace(spec.Context), board.MaxTaskText),
 		answers: make(chan handoffAnswer, 1), waiting: make(chan struct{})}
 	h.subject = clip(h.task, 200)
-	if !taskIDRe.MatchString(h.task) {
+	if !taskIDRe().MatchString(h.task) {
 		return h, nil
 	}
 	f, err := t.tasks.board.Read()

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -32,7 +33,7 @@ const CurrentSessionID = "current"
 // archiveStamp is the layout of an archived session's id.
 const archiveStamp = "20060102T150405.000"
 
-var sessionIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}\.[0-9]{3}$`)
+var sessionIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{8}T[0-9]{6}\.[0-9]{3}$`) })
 
 // maxSessionBytes bounds what one session file read may take in memory.
 const maxSessionBytes = 64 << 20
@@ -82,7 +83,7 @@ func ListSessions(ws *workspace.Workspace) ([]SessionInfo, error) {
 			id = CurrentSessionID
 		case strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".jsonl"):
 			id = strings.TrimSuffix(strings.TrimPrefix(name, prefix), ".jsonl")
-			if !sessionIDPattern.MatchString(id) {
+			if !sessionIDPattern().MatchString(id) {
 				continue
 			}
 		default:
@@ -157,7 +158,7 @@ func sessionPath(ws *workspace.Workspace, id string) (string, error) {
 	if id == CurrentSessionID {
 		return ws.SessionPath(workspace.LeadName), nil
 	}
-	if !sessionIDPattern.MatchString(id) {
+	if !sessionIDPattern().MatchString(id) {
 		return "", fmt.Errorf("%q is not a session id: agentteam sessions lists them", id)
 	}
 	return ws.SessionPath(workspace.LeadName + "." + id), nil

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -177,10 +178,10 @@ func tableKeys(f *rawFile) []toml.Key {
 const userPathHint = "~/.config/agentteam/config.toml"
 
 var (
-	nameRE   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	envRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	headerRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-	effortRE = regexp.MustCompile(`^[a-z]+$`)
+	nameRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`) })
+	envRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	headerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$") })
+	effortRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]+$`) })
 	// Headers that carry credentials: a file holding one holds a secret.
 	secretHeaders = map[string]bool{"authorization": true, "proxy-authorization": true, "api-key": true, "x-api-key": true, "cookie": true}
 	// Headers that may carry the key instead of Authorization.
@@ -189,13 +190,13 @@ var (
 
 // check refuses values no run can use.
 func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
-	if f.Provider != nil && !nameRE.MatchString(*f.Provider) {
+	if f.Provider != nil && !nameRE().MatchString(*f.Provider) {
 		return fail(toml.Key{"provider"}, "must name a provider (letters, digits, _ . -)")
 	}
 	for _, name := range sortedKeys(f.Providers) {
 		p := f.Providers[name]
 		key := func(k ...string) toml.Key { return append(toml.Key{"providers", name}, k...) }
-		if !nameRE.MatchString(name) {
+		if !nameRE().MatchString(name) {
 			return fail(key(), "has a name agentteam cannot use: a provider's name is letters, digits, _ . - (at most 64, no slash)")
 		}
 		if p.BaseURL != nil {
@@ -207,7 +208,7 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 				return fail(key("base_url"), "must not hold credentials: keep the key in an environment variable named by api_key_env")
 			}
 		}
-		if p.APIKeyEnv != nil && !envRE.MatchString(*p.APIKeyEnv) {
+		if p.APIKeyEnv != nil && !envRE().MatchString(*p.APIKeyEnv) {
 			// Never echo it: it may be the key itself.
 			return fail(key("api_key_env"), "must be the name of an environment variable (like \"OPENAI_API_KEY\"), not the key itself")
 		}
@@ -223,7 +224,7 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 		}
 		for _, h := range sortedKeys(p.Headers) {
 			switch {
-			case !headerRE.MatchString(h):
+			case !headerRE().MatchString(h):
 				return fail(key("headers", h), "is not a valid HTTP header name")
 			case secretHeaders[strings.ToLower(h)]:
 				return fail(key("headers", h), "would put a credential in a config file: keep the key in an environment variable named by api_key_env")
@@ -231,7 +232,7 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 				return fail(key("headers", h), "must be one line")
 			}
 		}
-		if h := p.APIKeyHeader; h != nil && (!headerRE.MatchString(*h) || !keyHeaders[strings.ToLower(*h)]) {
+		if h := p.APIKeyHeader; h != nil && (!headerRE().MatchString(*h) || !keyHeaders[strings.ToLower(*h)]) {
 			return fail(key("api_key_header"), "must be \"api-key\" (Azure) or \"x-api-key\": unset, the key goes in Authorization: Bearer")
 		}
 		for _, q := range sortedKeys(p.Query) {
@@ -245,7 +246,7 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 		if p.MaxOutputTokens != nil && *p.MaxOutputTokens < 1 {
 			return fail(key("max_output_tokens"), "must be at least 1")
 		}
-		if p.ReasoningEffort != nil && !effortRE.MatchString(*p.ReasoningEffort) {
+		if p.ReasoningEffort != nil && !effortRE().MatchString(*p.ReasoningEffort) {
 			return fail(key("reasoning_effort"), "must be a word such as \"low\", \"medium\" or \"high\"")
 		}
 		for _, c := range []struct {
@@ -298,7 +299,7 @@ func (s rawSandbox) check(fail func(toml.Key, string, ...any) error) error {
 	}
 	for _, name := range s.Env {
 		switch {
-		case !envRE.MatchString(name):
+		case !envRE().MatchString(name):
 			return fail(key("env"), "must list names of environment variables, and %q is not one", name)
 		case secretName(name):
 			return fail(key("env"), "names %s, which looks like a secret (*_TOKEN, *_SECRET, *_KEY, *PASSWORD*): commands never get those", name)
@@ -408,7 +409,7 @@ func misplacedHint(key toml.Key, hint string) string {
 	return hint
 }
 
-var lastKeyRE = regexp.MustCompile(`^toml: line (\d+) \(last key "(.*)"\): (.*)$`)
+var lastKeyRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^toml: line (\d+) \(last key "(.*)"\): (.*)$`) })
 
 // decodeError turns the toml package's error into one sentence. Syntax
 // messages quote the text they stumbled on, which may be a key written
@@ -422,7 +423,7 @@ func decodeError(path string, err error) error {
 		}
 		return &Error{Path: path, Line: pe.Position.Line, Msg: "not valid TOML" + where + ": " + redactQuoted(pe.Message)}
 	}
-	if m := lastKeyRE.FindStringSubmatch(err.Error()); m != nil {
+	if m := lastKeyRE().FindStringSubmatch(err.Error()); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		if want := expected(m[2]); want != "" {
 			return &Error{Path: path, Line: line, Msg: m[2] + " must be " + want}
@@ -432,9 +433,9 @@ func decodeError(path string, err error) error {
 	return &Error{Path: path, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 }
 
-var quotedRE = regexp.MustCompile(`"[^"]{9,}"`)
+var quotedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"[^"]{9,}"`) })
 
-func redactQuoted(s string) string { return quotedRE.ReplaceAllString(s, `"…"`) }
+func redactQuoted(s string) string { return quotedRE().ReplaceAllString(s, `"…"`) }
 
 // expected says what kind of value the key at path holds.
 func expected(path string) string {

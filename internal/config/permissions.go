@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -122,9 +123,11 @@ func AddAllowRule(workspace string, rule permission.Rule) error {
 }
 
 var (
-	allowLineRE  = regexp.MustCompile(`(?m)^[ \t]*allow[ \t]*=[ \t]*\[`)
-	permHeaderRE = regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*permissions[ \t]*\][ \t]*(#.*)?$`)
-	dottedRE     = regexp.MustCompile(`(?m)^[ \t]*permissions[ \t]*\.`)
+	allowLineRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*allow[ \t]*=[ \t]*\[`) })
+	permHeaderRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^[ \t]*\[[ \t]*permissions[ \t]*\][ \t]*(#.*)?$`)
+	})
+	dottedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*permissions[ \t]*\.`) })
 )
 
 // insertAllow writes rule into text's [permissions] allow list: at the
@@ -132,18 +135,18 @@ var (
 // a new table at the end. The caller checks the result parses.
 func insertAllow(text, rule string) (string, error) {
 	q := strconv.Quote(rule)
-	if h := permHeaderRE.FindStringIndex(text); h != nil {
+	if h := permHeaderRE().FindStringIndex(text); h != nil {
 		section := text[h[1]:]
 		if next := regexp.MustCompile(`(?m)^[ \t]*\[`).FindStringIndex(section); next != nil {
 			section = section[:next[0]]
 		}
-		if a := allowLineRE.FindStringIndex(section); a != nil {
+		if a := allowLineRE().FindStringIndex(section); a != nil {
 			at := h[1] + a[1]
 			return text[:at] + q + ", " + text[at:], nil
 		}
 		return text[:h[1]] + "\nallow = [" + q + "]" + text[h[1]:], nil
 	}
-	if dottedRE.MatchString(text) {
+	if dottedRE().MatchString(text) {
 		return "", errors.New("[permissions] is written with dotted keys")
 	}
 	if text != "" && !strings.HasSuffix(text, "\n") {

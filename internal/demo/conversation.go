@@ -4,16 +4,17 @@ import (
 	"html"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
 var (
-	blockRe = regexp.MustCompile(`(?s)<message\s+([^>]*)>\n?(.*?)\n?</message>`)
-	attrRe  = regexp.MustCompile(`([A-Za-z_]+)="([^"]*)"`)
-	nameRe  = regexp.MustCompile(`(?m)^\s*Your name:\s*(\S+)`)
-	roleRe  = regexp.MustCompile(`(?m)^\s*Your role:\s*(.+?)\s*$`)
+	blockRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<message\s+([^>]*)>\n?(.*?)\n?</message>`) })
+	attrRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([A-Za-z_]+)="([^"]*)"`) })
+	nameRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*Your name:\s*(\S+)`) })
+	roleRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*Your role:\s*(.+?)\s*$`) })
 )
 
 // block is one inbox message as it appears in a conversation.
@@ -27,9 +28,9 @@ type block struct {
 // is a plain one and gives nil.
 func blocks(content string) []block {
 	var out []block
-	for _, m := range blockRe.FindAllStringSubmatch(content, -1) {
+	for _, m := range blockRe().FindAllStringSubmatch(content, -1) {
 		b := block{Type: "message", Content: strings.TrimSpace(m[2])}
-		for _, a := range attrRe.FindAllStringSubmatch(m[1], -1) {
+		for _, a := range attrRe().FindAllStringSubmatch(m[1], -1) {
 			switch a[1] {
 			case "from":
 				b.From = html.UnescapeString(a[2])
@@ -63,10 +64,10 @@ func identity(msgs []openai.ChatCompletionMessage) (name, role string) {
 			continue
 		}
 		s := text(m)
-		if n := nameRe.FindStringSubmatch(s); n != nil && name == "" {
+		if n := nameRe().FindStringSubmatch(s); n != nil && name == "" {
 			name = n[1]
 		}
-		if r := roleRe.FindStringSubmatch(s); r != nil && role == "" {
+		if r := roleRe().FindStringSubmatch(s); r != nil && role == "" {
 			role = r[1]
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -12,14 +13,16 @@ import (
 
 // The phrases the demo lead understands, one command each.
 var (
-	spawnRe     = regexp.MustCompile(`(?is)^spawn\s+(\S+)\s+as\s+(.+?)(?:\s+to\s+(.+))?$`)
-	withPlanRe  = regexp.MustCompile(`(?i)\s+with\s+a\s+plan$`)
-	shutdownRe  = regexp.MustCompile(`(?i)^shut\s*down\s+(\S+)$`)
-	tellRe      = regexp.MustCompile(`(?is)^tell\s+(\S+)\s+to\s+message\s+([^\s:]+)\s*:\s*(.*)$`)
-	sendRe      = regexp.MustCompile(`(?is)^send\s+([^\s:]+)\s*:\s*(.*)$`)
-	broadcastRe = regexp.MustCompile(`(?is)^broadcast\s*:\s*(.*)$`)
-	listRe      = regexp.MustCompile(`(?i)^list\s+team$`)
-	readRe      = regexp.MustCompile(`(?i)^read\s+inbox$`)
+	spawnRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^spawn\s+(\S+)\s+as\s+(.+?)(?:\s+to\s+(.+))?$`) })
+	withPlanRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\s+with\s+a\s+plan$`) })
+	shutdownRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^shut\s*down\s+(\S+)$`) })
+	tellRe     = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)^tell\s+(\S+)\s+to\s+message\s+([^\s:]+)\s*:\s*(.*)$`)
+	})
+	sendRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^send\s+([^\s:]+)\s*:\s*(.*)$`) })
+	broadcastRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^broadcast\s*:\s*(.*)$`) })
+	listRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^list\s+team$`) })
+	readRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^read\s+inbox$`) })
 )
 
 const defaultSpawnPrompt = "Say hello to the lead and report what you can do."
@@ -83,7 +86,7 @@ func waitForSpawned(cmds []command) {
 }
 
 func parseCommand(s string) (command, bool) {
-	if m := spawnRe.FindStringSubmatch(s); m != nil {
+	if m := spawnRe().FindStringSubmatch(s); m != nil {
 		prompt := strings.TrimSpace(m[3])
 		if prompt == "" {
 			prompt = defaultSpawnPrompt
@@ -91,32 +94,32 @@ func parseCommand(s string) (command, bool) {
 		role := strings.TrimSpace(m[2])
 		args := map[string]any{"name": m[1], "role": role, "prompt": prompt}
 		what := fmt.Sprintf("spawn %s as %s", m[1], role)
-		if loc := withPlanRe.FindStringIndex(role); loc != nil {
+		if loc := withPlanRe().FindStringIndex(role); loc != nil {
 			role = role[:loc[0]]
 			args["role"], args["plan_mode"] = role, true
 			what = fmt.Sprintf("spawn %s as %s with a plan", m[1], role)
 		}
 		return command{tool: "spawn_teammate", args: args, what: what}, true
 	}
-	if m := shutdownRe.FindStringSubmatch(s); m != nil {
+	if m := shutdownRe().FindStringSubmatch(s); m != nil {
 		return command{tool: "shutdown_teammate", args: map[string]any{"name": m[1], "reason": shutdownReason},
 			what: "shut down " + m[1]}, true
 	}
-	if m := tellRe.FindStringSubmatch(s); m != nil {
+	if m := tellRe().FindStringSubmatch(s); m != nil {
 		return command{tool: "send_message", args: map[string]any{"to": m[1], "content": fmt.Sprintf("message %s: %s", m[2], m[3])},
 			what: fmt.Sprintf("ask %s to message %s", m[1], m[2])}, true
 	}
-	if m := sendRe.FindStringSubmatch(s); m != nil {
+	if m := sendRe().FindStringSubmatch(s); m != nil {
 		return command{tool: "send_message", args: map[string]any{"to": m[1], "content": m[2]},
 			what: "send " + m[1] + " a message"}, true
 	}
-	if m := broadcastRe.FindStringSubmatch(s); m != nil {
+	if m := broadcastRe().FindStringSubmatch(s); m != nil {
 		return command{tool: "broadcast", args: map[string]any{"content": m[1]}, what: "broadcast to the team"}, true
 	}
-	if listRe.MatchString(s) {
+	if listRe().MatchString(s) {
 		return command{tool: "list_teammates", args: map[string]any{}, what: "list the team", show: true}, true
 	}
-	if readRe.MatchString(s) {
+	if readRe().MatchString(s) {
 		return command{tool: "read_inbox", args: map[string]any{}, what: "read my inbox", show: true}, true
 	}
 	return command{}, false

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
 // forwardRe is the instruction the lead's `tell NAME to message OTHER: TEXT` sends.
-var forwardRe = regexp.MustCompile(`(?is)^message\s+([^\s:]+)\s*:\s*(.*)$`)
+var forwardRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^message\s+([^\s:]+)\s*:\s*(.*)$`) })
 
 // maxReply keeps a teammate's final reply short.
 const maxReply = 299
@@ -73,7 +74,7 @@ func stepFor(req openai.ChatCompletionRequest, it item, planMode bool, task stri
 	case it.Type == "plan_approval_response" && !approved(it) && planMode:
 		return "submit_plan", map[string]any{"plan": planFor(task) + "\n(revised after your feedback: " + clip(it.Content, 200) + ")"}
 	}
-	if m := forwardRe.FindStringSubmatch(it.Content); m != nil && hasTool(req, "send_message") {
+	if m := forwardRe().FindStringSubmatch(it.Content); m != nil && hasTool(req, "send_message") {
 		return "send_message", map[string]any{"to": m[1], "content": strings.TrimSpace(m[2])}
 	}
 	return "", nil
@@ -101,7 +102,7 @@ func ackFor(it item, planMode bool, res, task string) string {
 		}
 		return "plan rejected — revised plan submitted"
 	}
-	if m := forwardRe.FindStringSubmatch(it.Content); m != nil {
+	if m := forwardRe().FindStringSubmatch(it.Content); m != nil {
 		part := fmt.Sprintf("sent to %s: %s", m[1], strings.TrimSpace(m[2]))
 		if failed(res) {
 			part = fmt.Sprintf("could not message %s: %s", m[1], clip(res, 120))

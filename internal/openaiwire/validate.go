@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
 // toolName is what the real service accepts as a function name.
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // ValidateRequest checks a request the way the real service does: its tools,
 // its conversation, and that every tool call in it names a declared tool.
@@ -21,7 +22,7 @@ func ValidateRequest(req openai.ChatCompletionRequest) error {
 			return fmt.Errorf("tools[%d]: only tools of type 'function' with a 'function' object are supported", i)
 		}
 		name := t.Function.Name
-		if !toolName.MatchString(name) {
+		if !toolName().MatchString(name) {
 			return fmt.Errorf("tools[%d].function.name: %q does not match '^[a-zA-Z0-9_-]{1,64}$'", i, name)
 		}
 		if declared[name] {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Mode is what happens to a call no rule speaks of.
@@ -169,7 +170,7 @@ func allowed(es []Entry, c Call) *Entry {
 			return e
 		}
 	}
-	if risky.MatchString(cmd) {
+	if risky().MatchString(cmd) {
 		return nil
 	}
 	var first *Entry
@@ -187,17 +188,17 @@ func allowed(es []Entry, c Call) *Entry {
 
 // risky are the shell constructs that run or write more than the command's
 // words say.
-var risky = regexp.MustCompile("`|\\$\\(|<\\(|>\\(|>|\\\\\n")
+var risky = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`|\\$\\(|<\\(|>\\(|>|\\\\\n") })
 
 // separators split a command line into the commands it runs.
-var separators = regexp.MustCompile("[;&|\n()`{}]|\\$\\(")
+var separators = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[;&|\n()`{}]|\\$\\(") })
 
 // pieces are the simple commands of a command line, split on the shell's
 // separators (quotes are not understood: a quoted ";" splits too, which
 // only makes allowing stricter and denying broader).
 func pieces(cmd string) []string {
 	var out []string
-	for _, p := range separators.Split(cmd, -1) {
+	for _, p := range separators().Split(cmd, -1) {
 		p = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(p), "!$"))
 		if p != "" {
 			out = append(out, p)

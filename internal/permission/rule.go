@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Rule is one rule as written: `bash(go test *)`, `write_file(docs/**)`,
@@ -19,14 +20,14 @@ type Rule struct {
 	Any     bool
 }
 
-var toolRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
+var toolRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`) })
 
 // ParseRule reads a rule as written in a config file or a flag.
 func ParseRule(s string) (Rule, error) {
 	s = strings.TrimSpace(s)
 	name, rest, hasArgs := strings.Cut(s, "(")
 	name = strings.TrimSpace(name)
-	if !toolRE.MatchString(name) {
+	if !toolRE().MatchString(name) {
 		return Rule{}, fmt.Errorf("rule %q: write a tool name, optionally with a pattern, like \"bash(go test *)\" or \"write_file(docs/**)\"", s)
 	}
 	if !hasArgs {

@@ -25,22 +25,31 @@ func TestTextInAngleBracketsShowsAsWritten(t *testing.T) {
 	hs.mustNotSee(`\<`)
 }
 
-func TestEscapeHTMLLeavesCodeAlone(t *testing.T) {
+// TestAngleBracketsRenderAsWritten: the renderer reads no HTML, so text in
+// angle brackets shows as written in prose, code spans, code blocks and
+// list items alike (glamour needed each "<" escaped first).
+func TestAngleBracketsRenderAsWritten(t *testing.T) {
 	cases := []struct{ in, want string }{
-		{"a <b> c", `a \<b> c`},
+		{"a <b> c", "a <b> c"},
 		{"a < b and a<=b", "a < b and a<=b"},
-		{"`x <b>` and <i>", "`x <b>` and \\<i>"},
-		{"``a ` <b>`` <c>", "``a ` <b>`` \\<c>"},
-		{"unclosed ` <b>", "unclosed ` \\<b>"},
-		{"already \\<b>", "already \\<b>"},
-		{"```go\nvar v Vec<T>\n```\n<p>", "```go\nvar v Vec<T>\n```\n\\<p>"},
-		{"text\n\n    indented <code>\n\nafter <x>", "text\n\n    indented <code>\n\nafter \\<x>"},
-		{"- item\n\n    more <b>", "- item\n\n    more \\<b>"},
-		{"span `over\nlines <b>` <i>", "span `over\nlines <b>` \\<i>"},
+		{"`x <b>` and <i>", "x <b> and <i>"},
+		{"``a ` <b>`` <c>", "a ` <b> <c>"},
+		{"unclosed ` <b>", "unclosed ` <b>"},
+		{"escaped \\<b>", "escaped <b>"},
+		{"```go\nvar v Vec<T>\n```\n<p>", "  var v Vec<T>\n\n<p>"},
+		{"text\n\n    indented <code>\n\nafter <x>", "text\n\n  indented <code>\n\nafter <x>"},
+		{"- item\n\n    more <b>", "• item\n\n  more <b>"},
+		{"span `over\nlines <b>` <i>", "span over lines <b> <i>"},
+		{"<div>\nkept</div>", "<div> kept</div>"},
 	}
+	md := &markdown{}
 	for _, c := range cases {
-		if got := escapeHTML(c.in); got != c.want {
-			t.Errorf("escapeHTML(%q) = %q, want %q", c.in, got, c.want)
+		lines := md.render(c.in, 80)
+		for i, l := range lines {
+			lines[i] = strings.TrimPrefix(l, "  ")
+		}
+		if got := strings.Join(lines, "\n"); got != c.want {
+			t.Errorf("render(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/agentteam/agentteam/internal/mdrender"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -159,7 +160,7 @@ func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns, elapsed bool
 		name = st.focus.Render(m.Name)
 	}
 	b.WriteString(name)
-	b.WriteString(st.dim.Render(" " + m.Role + " "))
+	b.WriteString(st.dim.Render(" " + mdrender.Sanitize(m.Role) + " ")) // a role is the model's words
 	b.WriteString(ss.Render(string(m.Status)))
 	if p.prog != nil && elapsed {
 		if e := p.prog.elapsed(m.Name); e != "" {

@@ -5,6 +5,8 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agentteam/agentteam/internal/mdrender"
 )
 
 // fit makes lines exactly h lines of at most w cells each: long lines are
@@ -37,11 +39,13 @@ func padLine(s string, w int) string {
 	return s
 }
 
-// wrapPlain wraps plain text to w cells, keeping the text's own line breaks.
+// wrapPlain wraps plain text to w cells, keeping the text's own line
+// breaks; control characters show as '?' (see mdrender.Sanitize).
 func wrapPlain(s string, w int) []string {
 	if w < 1 {
 		w = 1
 	}
+	s = mdrender.Sanitize(s)
 	s = strings.ReplaceAll(s, "\t", "    ")
 	var out []string
 	for _, para := range strings.Split(s, "\n") {
@@ -84,9 +88,10 @@ func hangColumn(para string, w int) int {
 	return col
 }
 
-// firstLine is the first non-empty line of s, cut to n runes.
+// firstLine is the first non-empty line of s, cut to n runes, control
+// characters shown as '?'.
 func firstLine(s string, n int) string {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(mdrender.Sanitize(s))
 	more := false
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s, more = strings.TrimSpace(s[:i]), true

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentteam/agentteam/internal/mdrender"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -113,7 +114,7 @@ func (m *Model) statusLine() string {
 	parts = append(parts, m.opts.Sandbox)
 	line := m.st.status.Render(strings.Join(nonEmpty(parts), " · "))
 	if m.lastErr != "" {
-		line += m.st.status.Render(" · ") + m.st.errText.Render(m.lastErr)
+		line += m.st.status.Render(" · ") + m.st.errText.Render(mdrender.Sanitize(m.lastErr))
 	}
 	return line
 }
