@@ -1,0 +1,244 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/tools"
+)
+
+// Every write_file / edit_file call that went well, the lead's and each
+// teammate's, shows in the conversation as one line, "✎ alice wrote
+// notes.txt (+3 −1)", and with its diff below when diffs are shown (ctrl+g,
+// /diffs; ctrl+o shows them with the other tool results). The diff comes
+// from the permission event that let the write run (team/permission.go
+// computes it before the call), matched to the tool call by agent and path.
+
+// isWrite reports whether a tool changes a file.
+func isWrite(tool string) bool { return tool == tools.WriteFileName || tool == tools.EditFileName }
+
+// maxPendingDiffs bounds the allowed writes of one agent whose tool call
+// has not ended yet (a cancelled call never ends).
+const maxPendingDiffs = 16
+
+// maxDoneDiffs bounds the diffs kept for the focused teammate's view.
+const maxDoneDiffs = 512
+
+// maxWriteDiffLines bounds a write's diff in the conversation.
+const maxWriteDiffLines = 200
+
+// writeDiffs are the diffs of writes: allowed and waiting for their tool
+// call to end, and those of ended calls, found again by arguments when a
+// teammate's conversation is read from its session.
+type writeDiffs struct {
+	pending map[string][]pendingDiff // agent → allowed writes, oldest first
+	done    map[string]string        // agent + NUL + arguments → the diff
+	order   []string                 // done's keys, oldest first
+}
+
+type pendingDiff struct{ path, diff string }
+
+// allowed keeps the diff of a write that may now run.
+func (w *writeDiffs) allowed(agent, subject, diff string) {
+	if w.pending == nil {
+		w.pending = map[string][]pendingDiff{}
+	}
+	q := append(w.pending[agent], pendingDiff{path: subject, diff: diff})
+	if len(q) > maxPendingDiffs {
+		q = q[len(q)-maxPendingDiffs:]
+	}
+	w.pending[agent] = q
+}
+
+// take is the write allowed for agent's call with these arguments, if one
+// waits; it waits no more.
+func (w *writeDiffs) take(agent, args string) (pendingDiff, bool) {
+	p := keyArgOf(args, "path")
+	q := w.pending[agent]
+	for i, d := range q {
+		if samePath(p, d.path) {
+			w.pending[agent] = append(q[:i:i], q[i+1:]...)
+			return d, true
+		}
+	}
+	return pendingDiff{}, false
+}
+
+// remember keeps an ended write's diff.
+func (w *writeDiffs) remember(agent, args, diff string) {
+	if w.done == nil {
+		w.done = map[string]string{}
+	}
+	k := agent + "\x00" + args
+	if _, ok := w.done[k]; !ok {
+		w.order = append(w.order, k)
+	}
+	w.done[k] = diff
+	if len(w.order) > maxDoneDiffs {
+		delete(w.done, w.order[0])
+		w.order = w.order[1:]
+	}
+}
+
+// lookup is the diff of agent's ended write with these arguments; "" when unknown.
+func (w *writeDiffs) lookup(agent, args string) string { return w.done[agent+"\x00"+args] }
+
+// samePath reports whether a path as the model gave it names the file the
+// permission event named (relative to the workspace, with slashes).
+func samePath(arg, subject string) bool {
+	if arg == "" || subject == "" {
+		return false
+	}
+	a := path.Clean(filepath.ToSlash(arg))
+	return a == subject || strings.HasSuffix(a, "/"+subject)
+}
+
+// keyArgOf is one string argument of a call's JSON arguments.
+func keyArgOf(args, key string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return ""
+	}
+	s, _ := m[key].(string)
+	return s
+}
+
+// writeEntry is the conversation's entry for an ended tool call that wrote
+// a file with a known diff; nil for any other call.
+func (m *Model) writeEntry(agent string, p team.ToolCall) *entry {
+	if !isWrite(p.Tool) {
+		return nil
+	}
+	d, ok := m.writes.take(agent, p.Args)
+	if p.IsError || !ok {
+		return nil
+	}
+	m.writes.remember(agent, p.Args, d.diff)
+	if m.mate != nil && m.mate.name == agent {
+		m.mate.withDiff(p.Args, d.diff)
+	}
+	// The path as the workspace names it, not as the model wrote it ("./a.txt").
+	return &entry{kind: entryWrite, tool: p.Tool, arg: d.path, diff: d.diff, text: p.Result, done: true}
+}
+
+// diffCounts are the lines a unified diff adds and removes; ok is false
+// when it has no hunk (a note such as "(a.txt: no change)").
+func diffCounts(d string) (add, del int, ok bool) {
+	inHunk := false
+	for _, l := range strings.Split(d, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			inHunk = false
+		case strings.HasPrefix(l, "@@"):
+			inHunk, ok = true, true
+		case !inHunk:
+		case strings.HasPrefix(l, "+"):
+			add++
+		case strings.HasPrefix(l, "-"):
+			del++
+		}
+	}
+	return add, del, ok
+}
+
+// writeLines are a write's line, and its diff when diffs are shown.
+func (r *renderer) writeLines(e *entry, w int) []string {
+	st := r.st
+	verb := "wrote "
+	if e.tool == tools.EditFileName {
+		verb = "edited "
+	}
+	head := "  " + st.tool.Render("✎ ")
+	if e.who != "" {
+		head += st.who.Render(e.who) + " "
+	}
+	head += verb + printable(firstLine(e.arg, 80))
+	if add, del, ok := diffCounts(e.diff); ok {
+		head += " " + st.dim.Render("(") + st.ok.Render(fmt.Sprintf("+%d", add)) + " " + st.bad.Render(fmt.Sprintf("−%d", del)) + st.dim.Render(")")
+	} else {
+		head += " " + st.dim.Render(printable(firstLine(e.diff, 80)))
+	}
+	if !r.diffs && !r.expand {
+		return []string{clipLine(head+st.dim.Render(" · ctrl+g shows it"), w)}
+	}
+	out := []string{clipLine(head, w)}
+	if r.expand && strings.TrimSpace(e.text) != "" {
+		out = append(out, r.toolResult(e.text, w)...)
+	}
+	return append(out, indent(diffLines(st, e.diff, max(w-6, 10), maxWriteDiffLines), "    ")...)
+}
+
+// plain renders text as it is.
+type plain struct{}
+
+func (plain) Render(s ...string) string { return strings.Join(s, " ") }
+
+// diffLines render a unified diff (or git's diffstat and patch) at width
+// w: added lines in the ok colour, removed ones in the bad colour, headers
+// dimmed; long lines wrap. The text comes from files a model wrote, so its
+// control characters are shown as '?'. limit > 0 bounds the lines shown.
+func diffLines(st styles, text string, w, limit int) []string {
+	raw := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	var out []string
+	inHunk := false
+	for i, l := range raw {
+		if limit > 0 && i >= limit {
+			out = append(out, st.dim.Render(fmt.Sprintf("… %d more lines", len(raw)-i)))
+			break
+		}
+		var style styleFunc = plain{}
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			inHunk = false
+			style = st.tool
+		case strings.HasPrefix(l, "@@"):
+			inHunk = true
+			style = st.dim
+		case !inHunk && (strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "index ") ||
+			strings.HasPrefix(l, "new file") || strings.HasPrefix(l, "deleted file")):
+			style = st.dim
+		case inHunk && strings.HasPrefix(l, "+"):
+			style = st.ok
+		case inHunk && strings.HasPrefix(l, "-"):
+			style = st.bad
+		case inHunk && strings.HasPrefix(l, "\\"):
+			style = st.dim
+		}
+		l = strings.ReplaceAll(printable(l), "\t", "    ")
+		for _, part := range strings.Split(ansi.Hardwrap(l, w, true), "\n") {
+			out = append(out, style.Render(part))
+		}
+	}
+	return out
+}
+
+// toggleDiffs shows writes' diffs whole, or one line each.
+func (m *Model) toggleDiffs() {
+	m.r.diffs = !m.r.diffs
+	if m.r.diffs {
+		m.hint = "diffs shown: ctrl+g or /diffs folds them"
+	} else {
+		m.hint = "diffs folded to one line per write: ctrl+g or /diffs shows them"
+	}
+}
+
+// diffsCommand is /diffs [on|off].
+func (m *Model) diffsCommand(c command) {
+	switch strings.ToLower(c.rest) {
+	case "on":
+		m.r.diffs = false
+	case "off":
+		m.r.diffs = true
+	case "":
+	default:
+		m.note(noteMsg{text: "/diffs takes on or off", isErr: true})
+		return
+	}
+	m.toggleDiffs()
+}
