@@ -2,6 +2,7 @@ package tui
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -96,4 +97,62 @@ func sgrColour(s string) bool {
 		}
 	}
 	return false
+}
+
+// gitWorkspace is a git repository with notes.txt committed on main.
+func gitWorkspace(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"init", "--quiet", "-b", "main"}, {"config", "user.name", "Tester"}, {"config", "user.email", "tester@example.com"},
+		{"add", "-A"}, {"commit", "--quiet", "-m", "start"},
+	} {
+		c := exec.Command("git", args...)
+		c.Dir, c.Env = ws, append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return ws
+}
+
+// TestFocusShowsAWorktreeTeammatesBranchDiffInTmux: through the real
+// program and git, focusing a teammate that works in its own worktree shows
+// its branch's diff against the lead's branch once it has reported.
+func TestFocusShowsAWorktreeTeammatesBranchDiffInTmux(t *testing.T) {
+	bin := agentteamBinary(t)
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{{Name: "spawn_teammate", Args: `{"name":"alice","role":"writer","prompt":"sign line two","isolation":"worktree"}`}}},
+			{Content: "alice is on it"},
+		},
+		"alice": {
+			{ToolCalls: []fakellm.ToolCall{{Name: "edit_file", Args: `{"path":"notes.txt","old_text":"two","new_text":"two, signed by alice"}`}}},
+			{Content: "line two is signed"},
+		},
+	}, func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "noted"} }), fakellm.WithAPIKey("k"))
+	defer srv.Close()
+	ws, home := gitWorkspace(t), t.TempDir()
+	s := startTmux(t, ws)
+	s.typeLine("HOME=" + home + " OPENAI_API_KEY=k OPENAI_BASE_URL=" + srv.URL() + " AGENTTEAM_MODEL=m " + bin + " chat --permission-mode auto-edit")
+	s.waitFor("the TUI", contains("Team", "Messages"))
+	s.typeLine("get line two signed")
+	s.waitFor("alice's report", contains("alice → lead (result)", "line two is signed", "branch +1 -1"))
+	s.run("send-keys", "-t", "e2e", "Tab")
+	s.waitFor("alice's branch diff and her write", contains("branch agentteam/alice against the lead's branch", "notes.txt | 2 +-",
+		"-two", "+two, signed by alice", "✎ edited notes.txt (+1 −1)"))
+	s.run("send-keys", "-t", "e2e", "C-c")
+	s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatal(v)
+	}
 }
