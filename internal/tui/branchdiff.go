@@ -46,19 +46,32 @@ func (m *Model) refreshBranch() {
 	}
 	if v.branch.e == nil {
 		v.branch.e = &entry{kind: entryBranch, who: v.name, arg: mb.Branch}
-		// First in the pane, under the line that says whose pane it is.
-		at := min(1, len(v.pane.entries))
-		v.pane.entries = append(v.pane.entries[:at], append([]*entry{v.branch.e}, v.pane.entries[at:]...)...)
-		if !v.pane.follow {
-			v.pane.top++ // keep what the person reads in place
-		}
 	}
+	v.placeBranch()
 	v.branch.loading, v.branch.stat = true, mb.Diffstat
 	eng, ctx, name := m.eng, m.ctx, v.name
 	m.cmds = append(m.cmds, func() tea.Msg {
 		text, err := eng.Diff(ctx, name)
 		return branchMsg{name: name, text: text, err: err}
 	})
+}
+
+// placeBranch puts the branch diff first in the pane, under the line that
+// says whose pane it is, unless it is there (/clear takes it out).
+func (v *mateView) placeBranch() {
+	for _, e := range v.pane.entries {
+		if e == v.branch.e {
+			return
+		}
+	}
+	at := 0
+	if len(v.pane.entries) > 0 && v.pane.entries[0].kind == entryNote {
+		at = 1
+	}
+	v.pane.entries = append(v.pane.entries[:at], append([]*entry{v.branch.e}, v.pane.entries[at:]...)...)
+	if !v.pane.follow && v.pane.top >= at {
+		v.pane.top++ // keep what the person reads in place
+	}
 }
 
 // branchDiff takes a read's diff into the focused teammate's pane.

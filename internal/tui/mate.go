@@ -54,7 +54,7 @@ func (v *mateView) update(msgs []openai.ChatCompletionMessage, ok bool) {
 		v.pane.clear()
 		v.seen, v.calls = 0, map[string]*entry{}
 		if v.branch.e != nil {
-			v.pane.add(v.branch.e)
+			v.placeBranch()
 		}
 	}
 	if len(msgs) == v.seen {

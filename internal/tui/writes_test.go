@@ -199,12 +199,18 @@ func TestFocusShowsTheTeammatesBranchDiff(t *testing.T) {
 		t.Fatalf("the report did not read the diff again: %v", hs.eng.diffs)
 	}
 
+	// /clear empties the pane; the next report brings the diff back, first.
+	hs.enter("/clear")
+	hs.mustNotSee("branch agentteam/alice")
+	hs.run(hs.send(events(team.Event{Agent: "alice", Payload: team.WorktreeChanged{Action: team.WorktreeCommitted, Branch: "agentteam/alice"}})))
+	hs.mustSee("branch agentteam/alice against the lead's branch", "+alice was here twice")
+
 	// bob works in the workspace itself: no branch, no read.
 	hs.run(hs.key(tea.KeyTab))
 	hs.flush()
 	hs.mustSee("bob · read-only")
 	hs.mustNotSee("branch agentteam")
-	if len(hs.eng.diffs) != 2 {
+	if len(hs.eng.diffs) != 3 {
 		t.Fatalf("a teammate without a branch had its diff read: %v", hs.eng.diffs)
 	}
 }
