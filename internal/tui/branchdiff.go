@@ -140,7 +140,7 @@ func (r *renderer) branchLines(e *entry, w int) []string {
 	case e.isErr:
 		out = append(out, indent(wrapPlain("! "+e.text, max(w-4, 10)), "  ", st.errText)...)
 	default:
-		out = append(out, indent(diffLines(st, e.diff, max(w-4, 10), 0), "  ")...)
+		out = append(out, indent(diffLines(st, e.diff, max(w-4, 10)), "  ")...)
 	}
 	return out
 }

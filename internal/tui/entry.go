@@ -35,7 +35,8 @@ type entry struct {
 	isErr     bool
 	streaming bool   // a reply still arriving
 	answer    string // how a plan request was answered; "" while it waits
-	diff      string // a write's unified diff; a branch's diffstat and patch
+	diff      string    // a branch's diffstat and patch
+	write     shownDiff // a write's diff
 	args      string // a write's arguments, to find its diff when its result comes
 
 	width    int

@@ -29,12 +29,12 @@ type mateView struct {
 	missing bool
 	// diffOf is the diff of one of this teammate's writes, by its
 	// arguments; "" when this screen did not see it made.
-	diffOf func(args string) string
+	diffOf func(args string) (shownDiff, bool)
 	// branch is the worktree teammate's branch diff, first in the pane (branchdiff.go).
 	branch branchView
 }
 
-func newMateView(name string, diffOf func(args string) string) *mateView {
+func newMateView(name string, diffOf func(args string) (shownDiff, bool)) *mateView {
 	v := &mateView{name: name, pane: newConvPane(), calls: map[string]*entry{}, diffOf: diffOf}
 	v.pane.add(&entry{kind: entryNote, text: name + "'s conversation, read-only. What you type goes to " + name + "'s inbox."})
 	return v
@@ -99,7 +99,9 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 		if e, ok := v.calls[msg.ToolCallID]; ok {
 			e.done, e.isErr, e.text = true, tools.IsErrorText(msg.Content), msg.Content
 			if v.diffOf != nil && e.args != "" && !e.isErr {
-				v.toWrite(e, v.diffOf(e.args))
+				if d, ok := v.diffOf(e.args); ok {
+					e.kind, e.write = entryWrite, d
+				}
 			}
 			e.invalidate()
 		}
@@ -107,19 +109,12 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 }
 
 // withDiff shows a write read before its diff was known as the write it is.
-func (v *mateView) withDiff(args, diff string) {
+func (v *mateView) withDiff(args string, d shownDiff) {
 	for _, e := range v.pane.entries {
 		if e.kind == entryTool && e.done && !e.isErr && e.args == args {
-			v.toWrite(e, diff)
+			e.kind, e.write = entryWrite, d
 			e.invalidate()
 		}
-	}
-}
-
-// toWrite turns an ended write's tool entry into its diff entry.
-func (v *mateView) toWrite(e *entry, diff string) {
-	if diff != "" {
-		e.kind, e.diff = entryWrite, diff
 	}
 }
 

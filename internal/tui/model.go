@@ -423,7 +423,7 @@ func (m *Model) setFocus(name string) {
 	if name == "" {
 		m.mate = nil
 	} else {
-		m.mate = newMateView(name, func(args string) string { return m.writes.lookup(name, args) })
+		m.mate = newMateView(name, func(args string) (shownDiff, bool) { return m.writes.lookup(name, args) })
 		m.refreshMate()
 		m.refreshBranch()
 	}

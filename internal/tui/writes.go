@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -30,26 +31,70 @@ const maxPendingDiffs = 16
 // maxDoneDiffs bounds the diffs kept for the focused teammate's view.
 const maxDoneDiffs = 512
 
-// maxWriteDiffLines bounds a write's diff in the conversation.
-const maxWriteDiffLines = 200
+// maxWriteDiffLines bounds a write's diff in the conversation, and
+// maxDiffLineBytes each of its lines (a minified file is one long line).
+const (
+	maxWriteDiffLines = 200
+	maxDiffLineBytes  = 1000
+)
+
+// shownDiff is a write's diff as the conversation keeps it: its counts,
+// and its start, cut so that a write of a large file costs the screen
+// little.
+type shownDiff struct {
+	text     string
+	add, del int
+	counted  bool // the diff has hunks (not a note such as "(a.txt: no change)")
+	more     int  // lines left out of text
+}
+
+func newShownDiff(d string) shownDiff {
+	s := shownDiff{}
+	s.add, s.del, s.counted = diffCounts(d)
+	lines := strings.Split(strings.TrimRight(d, "\n"), "\n")
+	if len(lines) > maxWriteDiffLines {
+		s.more = len(lines) - maxWriteDiffLines
+		lines = lines[:maxWriteDiffLines]
+	}
+	for i, l := range lines {
+		lines[i] = cutLine(l)
+	}
+	s.text = strings.Join(lines, "\n")
+	return s
+}
+
+// cutLine cuts a line longer than maxDiffLineBytes, at a rune's start.
+func cutLine(l string) string {
+	if len(l) <= maxDiffLineBytes {
+		return l
+	}
+	n := maxDiffLineBytes
+	for n > 0 && !utf8.RuneStart(l[n]) {
+		n--
+	}
+	return l[:n] + fmt.Sprintf(" … (%d more bytes)", len(l)-n)
+}
 
 // writeDiffs are the diffs of writes: allowed and waiting for their tool
 // call to end, and those of ended calls, found again by arguments when a
 // teammate's conversation is read from its session.
 type writeDiffs struct {
 	pending map[string][]pendingDiff // agent → allowed writes, oldest first
-	done    map[string]string        // agent + NUL + arguments → the diff
+	done    map[string]shownDiff     // agent + NUL + arguments → the diff
 	order   []string                 // done's keys, oldest first
 }
 
-type pendingDiff struct{ path, diff string }
+type pendingDiff struct {
+	path string
+	diff shownDiff
+}
 
 // allowed keeps the diff of a write that may now run.
 func (w *writeDiffs) allowed(agent, subject, diff string) {
 	if w.pending == nil {
 		w.pending = map[string][]pendingDiff{}
 	}
-	q := append(w.pending[agent], pendingDiff{path: subject, diff: diff})
+	q := append(w.pending[agent], pendingDiff{path: subject, diff: newShownDiff(diff)})
 	if len(q) > maxPendingDiffs {
 		q = q[len(q)-maxPendingDiffs:]
 	}
@@ -71,9 +116,9 @@ func (w *writeDiffs) take(agent, args string) (pendingDiff, bool) {
 }
 
 // remember keeps an ended write's diff.
-func (w *writeDiffs) remember(agent, args, diff string) {
+func (w *writeDiffs) remember(agent, args string, diff shownDiff) {
 	if w.done == nil {
-		w.done = map[string]string{}
+		w.done = map[string]shownDiff{}
 	}
 	k := agent + "\x00" + args
 	if _, ok := w.done[k]; !ok {
@@ -86,8 +131,12 @@ func (w *writeDiffs) remember(agent, args, diff string) {
 	}
 }
 
-// lookup is the diff of agent's ended write with these arguments; "" when unknown.
-func (w *writeDiffs) lookup(agent, args string) string { return w.done[agent+"\x00"+args] }
+// lookup is the diff of agent's ended write with these arguments; ok is
+// false when this screen did not see it made.
+func (w *writeDiffs) lookup(agent, args string) (d shownDiff, ok bool) {
+	d, ok = w.done[agent+"\x00"+args]
+	return d, ok
+}
 
 // samePath reports whether a path as the model gave it names the file the
 // permission event named (relative to the workspace, with slashes).
@@ -124,7 +173,7 @@ func (m *Model) writeEntry(agent string, p team.ToolCall) *entry {
 		m.mate.withDiff(p.Args, d.diff)
 	}
 	// The path as the workspace names it, not as the model wrote it ("./a.txt").
-	return &entry{kind: entryWrite, tool: p.Tool, arg: d.path, diff: d.diff, text: p.Result, done: true}
+	return &entry{kind: entryWrite, tool: p.Tool, arg: d.path, write: d.diff, text: p.Result, done: true}
 }
 
 // diffCounts are the lines a unified diff adds and removes; ok is false
@@ -159,10 +208,10 @@ func (r *renderer) writeLines(e *entry, w int) []string {
 		head += st.who.Render(e.who) + " "
 	}
 	head += verb + printable(firstLine(e.arg, 80))
-	if add, del, ok := diffCounts(e.diff); ok {
-		head += " " + st.dim.Render("(") + st.ok.Render(fmt.Sprintf("+%d", add)) + " " + st.bad.Render(fmt.Sprintf("−%d", del)) + st.dim.Render(")")
+	if d := e.write; d.counted {
+		head += " " + st.dim.Render("(") + st.ok.Render(fmt.Sprintf("+%d", d.add)) + " " + st.bad.Render(fmt.Sprintf("−%d", d.del)) + st.dim.Render(")")
 	} else {
-		head += " " + st.dim.Render(printable(firstLine(e.diff, 80)))
+		head += " " + st.dim.Render(printable(firstLine(d.text, 80)))
 	}
 	if !r.diffs && !r.expand {
 		return []string{clipLine(head+st.dim.Render(" · ctrl+g shows it"), w)}
@@ -171,7 +220,11 @@ func (r *renderer) writeLines(e *entry, w int) []string {
 	if r.expand && strings.TrimSpace(e.text) != "" {
 		out = append(out, r.toolResult(e.text, w)...)
 	}
-	return append(out, indent(diffLines(st, e.diff, max(w-6, 10), maxWriteDiffLines), "    ")...)
+	out = append(out, indent(diffLines(st, e.write.text, max(w-6, 10)), "    ")...)
+	if e.write.more > 0 {
+		out = append(out, "    "+st.dim.Render(fmt.Sprintf("… %d more lines", e.write.more)))
+	}
+	return out
 }
 
 // plain renders text as it is.
@@ -182,16 +235,12 @@ func (plain) Render(s ...string) string { return strings.Join(s, " ") }
 // diffLines render a unified diff (or git's diffstat and patch) at width
 // w: added lines in the ok colour, removed ones in the bad colour, headers
 // dimmed; long lines wrap. The text comes from files a model wrote, so its
-// control characters are shown as '?'. limit > 0 bounds the lines shown.
-func diffLines(st styles, text string, w, limit int) []string {
+// control characters are shown as '?', and a very long line is cut.
+func diffLines(st styles, text string, w int) []string {
 	raw := strings.Split(strings.TrimRight(text, "\n"), "\n")
 	var out []string
 	inHunk := false
-	for i, l := range raw {
-		if limit > 0 && i >= limit {
-			out = append(out, st.dim.Render(fmt.Sprintf("… %d more lines", len(raw)-i)))
-			break
-		}
+	for _, l := range raw {
 		var style styleFunc = plain{}
 		switch {
 		case strings.HasPrefix(l, "diff --git "):
@@ -210,7 +259,7 @@ func diffLines(st styles, text string, w, limit int) []string {
 		case inHunk && strings.HasPrefix(l, "\\"):
 			style = st.dim
 		}
-		l = strings.ReplaceAll(printable(l), "\t", "    ")
+		l = strings.ReplaceAll(printable(cutLine(l)), "\t", "    ")
 		for _, part := range strings.Split(ansi.Hardwrap(l, w, true), "\n") {
 			out = append(out, style.Render(part))
 		}

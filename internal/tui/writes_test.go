@@ -125,6 +125,18 @@ func TestALongWriteDiffIsBounded(t *testing.T) {
 	hs.send(tea.KeyMsg{Type: tea.KeyCtrlG})
 	hs.mustSee(fmt.Sprintf("… %d more lines", 503-maxWriteDiffLines))
 	hs.mustNotSee("+line 499")
+
+	// One long line (a minified file) is cut too, not wrapped into thousands of rows.
+	long := strings.Repeat("é", 50_000)
+	hs.send(events(allowedWrite("lead", "write_file", "min.js", "--- /dev/null\n+++ b/min.js\n@@ -0,0 +1 @@\n+"+long+"\n"), wrote("lead", "write_file", `{"path":"min.js","content":"…"}`)))
+	e := hs.m.lead.last()
+	if e.kind != entryWrite {
+		t.Fatalf("the write of min.js is not a write entry: %+v", e)
+	}
+	if n := len(hs.m.r.lines(e, 100)); n > 30 {
+		t.Fatalf("the write of one long line takes %d rows", n)
+	}
+	hs.mustSee("✎ wrote min.js (+1 −0)", "more bytes)")
 }
 
 // The focused teammate's conversation, read from its session, shows its
