@@ -33,11 +33,11 @@ type entry struct {
 	tool, arg string
 	done      bool // a tool call has its result
 	isErr     bool
-	streaming bool   // a reply still arriving
-	answer    string // how a plan request was answered; "" while it waits
+	streaming bool      // a reply still arriving
+	answer    string    // how a plan request was answered; "" while it waits
 	diff      string    // a branch's diffstat and patch
 	write     shownDiff // a write's diff
-	args      string // a write's arguments, to find its diff when its result comes
+	args      string    // a write's arguments, to find its diff when its result comes
 
 	width    int
 	expand   bool // the cache was rendered with tool results expanded
