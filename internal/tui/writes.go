@@ -139,13 +139,14 @@ func (w *writeDiffs) lookup(agent, args string) (d shownDiff, ok bool) {
 }
 
 // samePath reports whether a path as the model gave it names the file the
-// permission event named (relative to the workspace, with slashes).
+// permission event named (relative to the agent's root, with slashes); an
+// absolute path is taken to be under that root.
 func samePath(arg, subject string) bool {
 	if arg == "" || subject == "" {
 		return false
 	}
 	a := path.Clean(filepath.ToSlash(arg))
-	return a == subject || strings.HasSuffix(a, "/"+subject)
+	return a == subject || path.IsAbs(a) && strings.HasSuffix(a, "/"+subject)
 }
 
 // keyArgOf is one string argument of a call's JSON arguments.

@@ -83,6 +83,25 @@ func TestWritesOfOneTurnKeepTheirOwnDiffs(t *testing.T) {
 	}
 }
 
+func TestSamePath(t *testing.T) {
+	for _, c := range []struct {
+		arg, subject string
+		want         bool
+	}{
+		{"notes.txt", "notes.txt", true},
+		{"./docs/../notes.txt", "notes.txt", true},
+		{"/home/me/project/notes.txt", "notes.txt", true},
+		{"docs/notes.txt", "notes.txt", false},
+		{"notes.txt", "docs/notes.txt", false},
+		{"/home/me/project/mynotes.txt", "notes.txt", false},
+		{"", "notes.txt", false},
+	} {
+		if got := samePath(c.arg, c.subject); got != c.want {
+			t.Errorf("samePath(%q, %q) = %v, want %v", c.arg, c.subject, got, c.want)
+		}
+	}
+}
+
 // A write the tool refused stays a failed tool call; a teammate's other
 // tool calls stay in its own conversation.
 func TestAFailedWriteIsNotShownAsWritten(t *testing.T) {
