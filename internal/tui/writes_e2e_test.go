@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 )
@@ -127,10 +128,11 @@ func gitWorkspace(t *testing.T) string {
 
 // TestFocusShowsAWorktreeTeammatesBranchDiffInTmux: through the real
 // program and git, focusing a teammate that works in its own worktree shows
-// its branch's diff against the lead's branch once it has reported.
+// its branch's diff against the lead's branch, and the diff is read again
+// when the teammate reports (its report commits its work).
 func TestFocusShowsAWorktreeTeammatesBranchDiffInTmux(t *testing.T) {
 	bin := agentteamBinary(t)
-	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+	queue := fakellm.Queue(map[string][]fakellm.Reply{
 		"lead": {
 			{ToolCalls: []fakellm.ToolCall{{Name: "spawn_teammate", Args: `{"name":"alice","role":"writer","prompt":"sign line two","isolation":"worktree"}`}}},
 			{Content: "alice is on it"},
@@ -139,17 +141,40 @@ func TestFocusShowsAWorktreeTeammatesBranchDiffInTmux(t *testing.T) {
 			{ToolCalls: []fakellm.ToolCall{{Name: "edit_file", Args: `{"path":"notes.txt","old_text":"two","new_text":"two, signed by alice"}`}}},
 			{Content: "line two is signed"},
 		},
-	}, func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "noted"} }), fakellm.WithAPIKey("k"))
+	}, func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "noted"} })
+	// alice's report waits until the test has focused her.
+	release := make(chan struct{})
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+	}()
+	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "alice" && c.N == 1 {
+			select {
+			case <-release:
+			case <-time.After(60 * time.Second):
+			}
+		}
+		return queue(c)
+	}, fakellm.WithAPIKey("k"))
 	defer srv.Close()
 	ws, home := gitWorkspace(t), t.TempDir()
 	s := startTmux(t, ws)
 	s.typeLine("HOME=" + home + " OPENAI_API_KEY=k OPENAI_BASE_URL=" + srv.URL() + " AGENTTEAM_MODEL=m " + bin + " chat --permission-mode auto-edit")
 	s.waitFor("the TUI", contains("Team", "Messages"))
 	s.typeLine("get line two signed")
-	s.waitFor("alice's report", contains("alice → lead (result)", "line two is signed", "branch +1 -1"))
+	// In her worktree, auto-edit lets the edit run without asking.
+	s.waitFor("alice's edit in the lead's conversation", contains("✎ alice edited notes.txt (+1 −1)"))
+
 	s.run("send-keys", "-t", "e2e", "Tab")
-	s.waitFor("alice's branch diff and her write", contains("branch agentteam/alice against the lead's branch", "notes.txt | 2 +-",
-		"-two", "+two, signed by alice", "✎ edited notes.txt (+1 −1)"))
+	s.waitFor("alice's branch, nothing committed yet", contains("branch agentteam/alice against the lead's branch",
+		"alice's branch has no changes against the merge base", "not committed yet (committed when alice reports): notes.txt"))
+	close(release)
+	released = true
+	s.waitFor("alice's branch diff after her report", contains("branch agentteam/alice against the lead's branch", "notes.txt | 2 +-",
+		"-two", "+two, signed by alice", "✎ edited notes.txt (+1 −1)", "line two is signed"))
 	s.run("send-keys", "-t", "e2e", "C-c")
 	s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
 	if v := srv.Violations(); len(v) > 0 {
