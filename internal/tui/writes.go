@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // Every write_file / edit_file call that went well, the lead's and each
@@ -170,11 +171,37 @@ func (m *Model) writeEntry(agent string, p team.ToolCall) *entry {
 		return nil
 	}
 	m.writes.remember(agent, p.Args, d.diff)
+	if agent != workspace.LeadName {
+		m.countWrite(agent, d.path, d.diff)
+	}
 	if m.mate != nil && m.mate.name == agent {
 		m.mate.withDiff(p.Args, d.diff)
 	}
 	// The path as the workspace names it, not as the model wrote it ("./a.txt").
 	return &entry{kind: entryWrite, tool: p.Tool, arg: d.path, write: d.diff, text: p.Result, done: true}
+}
+
+// writeStat is what one teammate's writes changed, summed.
+type writeStat struct {
+	files    map[string]bool
+	add, del int
+}
+
+// label is "wrote +12 -4 (3 files)", as the team panel shows a branch's change.
+func (w *writeStat) label() string {
+	return fmt.Sprintf("wrote +%d -%d (%s)", w.add, w.del, plural(len(w.files), "file"))
+}
+
+// countWrite adds a teammate's write to its sum in the team panel.
+func (m *Model) countWrite(agent, path string, d shownDiff) {
+	w := m.team.wrote[agent]
+	if w == nil {
+		w = &writeStat{files: map[string]bool{}}
+		m.team.wrote[agent] = w
+	}
+	w.files[path] = true
+	w.add += d.add
+	w.del += d.del
 }
 
 // diffCounts are the lines a unified diff adds and removes; ok is false

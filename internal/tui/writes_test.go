@@ -60,6 +60,25 @@ func TestEveryWriteShowsAsAFoldedDiff(t *testing.T) {
 	hs.mustSee("ok: write_file", "+fresh line")
 }
 
+// The team panel sums each teammate's writes when it works in the
+// workspace itself; a worktree teammate shows its branch's change instead.
+func TestTeamPanelSumsATeammatesWrites(t *testing.T) {
+	hs := newHarness(t, 160, 30, Options{HasModel: true})
+	hs.send(withBranch(members("alice:idle", "bob:idle"), "bob", "1 file changed, 1 insertion(+)"))
+	hs.send(events(
+		allowedWrite("alice", "edit_file", "notes.txt", notesDiff),
+		wrote("alice", "edit_file", `{"path":"notes.txt","old_text":"line two","new_text":"LINE TWO\nline three"}`),
+		allowedWrite("alice", "write_file", "a.txt", freshDiff),
+		wrote("alice", "write_file", `{"path":"a.txt","content":"fresh line\n"}`),
+		allowedWrite("alice", "write_file", "a.txt", freshDiff),
+		wrote("alice", "write_file", `{"path":"a.txt","content":"fresh line\n"}`),
+		allowedWrite("bob", "write_file", "b.txt", freshDiff),
+		wrote("bob", "write_file", `{"path":"b.txt","content":"fresh line\n"}`),
+	))
+	hs.mustSee("alice tester idle · wrote +4 -1 (2 files)", "bob tester idle · branch +1 -0 (1 file)")
+	hs.mustNotSee("bob tester idle · wrote")
+}
+
 // Two writes of one turn may end in either order: each shows its own diff.
 func TestWritesOfOneTurnKeepTheirOwnDiffs(t *testing.T) {
 	hs := newHarness(t, 120, 40, Options{HasModel: true})
