@@ -28,7 +28,7 @@ type mateView struct {
 	stale   bool              // something changed during the read: read again
 	missing bool
 	// diffOf is the diff of one of this teammate's writes, by its
-	// arguments; "" when this screen did not see it made.
+	// arguments; false when this screen did not see it made.
 	diffOf func(args string) (shownDiff, bool)
 	// branch is the worktree teammate's branch diff, first in the pane (branchdiff.go).
 	branch branchView
