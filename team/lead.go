@@ -48,7 +48,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Protocols:   t,
 		Merger:      t,
 		BashTimeout: t.opts.BashTimeout,
-		Permission:  t.perms.gate(workspace.LeadName, t.ws.Root),
+		Permission:  t.perms.gate(workspace.LeadName, t.ws),
 		Reviewer:    t.perms.reviewer(),
 		Sandbox:     t.opts.Sandbox,
 	}))

@@ -204,7 +204,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		Gate:        m,
 		PlanMode:    m.planMode,
 		BashTimeout: t.opts.BashTimeout,
-		Permission:  t.perms.gate(name, ws.Root),
+		Permission:  t.perms.gate(name, ws),
 		Sandbox:     t.opts.Sandbox,
 	}))
 	return agent, nil

@@ -153,25 +153,28 @@ func (p *permissions) answerer(agent string) string {
 
 // gate is agent's permission check, for its tool set; nil without a policy
 // (every call runs, as before permissions existed).
-func (p *permissions) gate(agent string, root string) tools.PermissionGate {
+func (p *permissions) gate(agent string, ws *workspace.Workspace) tools.PermissionGate {
 	if p == nil {
 		return nil
 	}
-	return &permissionGate{p: p, agent: agent, root: root}
+	return &permissionGate{p: p, agent: agent, ws: ws}
 }
 
 // permissionGate is one agent's check before each of its tool calls.
 type permissionGate struct {
 	p     *permissions
 	agent string
-	root  string // the agent's own root: writes inside it are its own work
+	// ws is the agent's own workspace (a worktree teammate's worktree): its
+	// tools read paths in it, so the gate must too, and writes inside it
+	// are the agent's own work.
+	ws *workspace.Workspace
 }
 
 // Permit decides one call; an ask blocks until it is answered, the
 // deadline passes or ctx ends (tools.PermissionGate).
 func (g *permissionGate) Permit(ctx context.Context, tool string, args json.RawMessage) (bool, string) {
 	p := g.p
-	c, ok := classify(p.t.ws, g.root, tool, args)
+	c, ok := classify(g.ws, g.ws.Root, tool, args)
 	if !ok {
 		return true, "" // arguments the tool itself will refuse
 	}

@@ -78,6 +78,9 @@ func settle(p *convPane) {
 // conversation changed.
 func (m *Model) event(e team.Event) bool {
 	isMate := m.mate != nil && involves(e, m.mate.name)
+	if m.mate != nil && branchChanged(e, m.mate.name) {
+		m.refreshBranch()
+	}
 	if e.Agent != "" {
 		m.agents[e.Agent] = true
 	}
@@ -88,9 +91,18 @@ func (m *Model) event(e team.Event) bool {
 			m.fromOutside(p.Messages)
 		}
 	case team.ToolCall:
-		if e.Agent == workspace.LeadName {
+		w := m.writeEntry(e.Agent, p)
+		switch {
+		case e.Agent == workspace.LeadName:
 			settle(m.lead)
-			m.lead.add(&entry{kind: entryTool, tool: p.Tool, arg: keyArg(p.Tool, p.Args), done: true, isErr: p.IsError, text: m.withDiff(e.Agent, p)})
+			if w == nil {
+				w = &entry{kind: entryTool, tool: p.Tool, arg: keyArg(p.Tool, p.Args), done: true, isErr: p.IsError, text: p.Result}
+			}
+			m.lead.add(w)
+		case w != nil:
+			// A teammate's write shows in the lead's conversation too, marked with its name.
+			w.who = e.Agent
+			m.lead.add(w)
 		}
 	case team.Answer:
 		m.answer(e, p)

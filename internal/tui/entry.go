@@ -20,6 +20,8 @@ const (
 	entryNote                    // the program says something: help, a command's output
 	entryError                   // something failed
 	entryPlan                    // a teammate's plan waiting for approval (or answered)
+	entryWrite                   // a write_file / edit_file call that went well, with its diff (writes.go)
+	entryBranch                  // a worktree teammate's branch against the lead's (focus, branchdiff.go)
 )
 
 // entry is one item of a conversation pane, with its rendering cached per width.
@@ -31,12 +33,16 @@ type entry struct {
 	tool, arg string
 	done      bool // a tool call has its result
 	isErr     bool
-	streaming bool   // a reply still arriving
-	answer    string // how a plan request was answered; "" while it waits
+	streaming bool      // a reply still arriving
+	answer    string    // how a plan request was answered; "" while it waits
+	diff      string    // a branch's diffstat and patch
+	write     shownDiff // a write's diff
+	args      string    // a write's arguments, to find its diff when its result comes
 
 	width    int
 	expand   bool // the cache was rendered with tool results expanded
 	thinking bool // … and with reasoning shown whole
+	diffs    bool // … and with writes' diffs shown whole
 	lines    []string
 	// The stable prefix of a streaming reply, rendered once per change.
 	prefixLen   int
@@ -51,6 +57,8 @@ type renderer struct {
 	expand bool // show tool calls' results, not just ok/error
 	// thinking shows replies' reasoning whole; otherwise one line says how long it is.
 	thinking bool
+	// diffs shows writes' diffs whole; otherwise one line says what changed.
+	diffs bool
 }
 
 // lines of e at width w; cached unless e is still streaming.
@@ -58,10 +66,10 @@ func (r *renderer) lines(e *entry, w int) []string {
 	if e.streaming {
 		return r.streamLines(e, w)
 	}
-	if e.lines != nil && e.width == w && e.expand == r.expand && e.thinking == r.thinking {
+	if e.lines != nil && e.width == w && e.expand == r.expand && e.thinking == r.thinking && e.diffs == r.diffs {
 		return e.lines
 	}
-	e.width, e.expand, e.thinking, e.lines = w, r.expand, r.thinking, r.render(e, w)
+	e.width, e.expand, e.thinking, e.diffs, e.lines = w, r.expand, r.thinking, r.diffs, r.render(e, w)
 	return e.lines
 }
 
@@ -96,6 +104,10 @@ func (r *renderer) render(e *entry, w int) []string {
 		return append([]string{""}, indent(wrapPlain("! "+e.text, body), "  ", st.errText)...)
 	case entryPlan:
 		return r.planLines(e, w)
+	case entryWrite:
+		return r.writeLines(e, w)
+	case entryBranch:
+		return r.branchLines(e, w)
 	default:
 		return append([]string{""}, indent(wrapPlain(e.text, body), "  ", st.note)...)
 	}

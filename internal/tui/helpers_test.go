@@ -35,6 +35,7 @@ type fakeEngine struct {
 	shutdowns  [][2]string
 	merges     []string
 	diffs      []string
+	diffText   string // what Diff answers; "" is a short diff naming the teammate
 	tasks      string
 	auto       []bool
 	interrupts int
@@ -128,6 +129,9 @@ func (f *fakeEngine) Diff(ctx context.Context, name string) (string, error) {
 	f.diffs = append(f.diffs, name)
 	if f.err != nil {
 		return "", f.err
+	}
+	if f.diffText != "" {
+		return f.diffText, nil
 	}
 	return " notes.txt | 2 +-\n+TWO by " + name, nil
 }
@@ -231,6 +235,24 @@ func (hs *harness) flush() {
 		if msg := job(); msg != nil {
 			hs.send(msg)
 		}
+	}
+}
+
+// run runs a command the model returned, a batch's commands each, and
+// gives the model their messages back. Only for commands that do not
+// wait: no agent may be working (its spinner ticks).
+func (hs *harness) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			hs.run(c)
+		}
+	default:
+		hs.run(hs.send(msg))
 	}
 }
 

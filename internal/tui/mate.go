@@ -27,10 +27,15 @@ type mateView struct {
 	loading bool              // a read is under way
 	stale   bool              // something changed during the read: read again
 	missing bool
+	// diffOf is the diff of one of this teammate's writes, by its
+	// arguments; false when this screen did not see it made.
+	diffOf func(args string) (shownDiff, bool)
+	// branch is the worktree teammate's branch diff, first in the pane (branchdiff.go).
+	branch branchView
 }
 
-func newMateView(name string) *mateView {
-	v := &mateView{name: name, pane: newConvPane(), calls: map[string]*entry{}}
+func newMateView(name string, diffOf func(args string) (shownDiff, bool)) *mateView {
+	v := &mateView{name: name, pane: newConvPane(), calls: map[string]*entry{}, diffOf: diffOf}
 	v.pane.add(&entry{kind: entryNote, text: name + "'s conversation, read-only. What you type goes to " + name + "'s inbox."})
 	return v
 }
@@ -48,6 +53,9 @@ func (v *mateView) update(msgs []openai.ChatCompletionMessage, ok bool) {
 	if len(msgs) < v.seen { // compacted: start over
 		v.pane.clear()
 		v.seen, v.calls = 0, map[string]*entry{}
+		if v.branch.e != nil {
+			v.placeBranch()
+		}
 	}
 	if len(msgs) == v.seen {
 		return
@@ -89,12 +97,30 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 		}
 		for _, tc := range msg.ToolCalls {
 			e := &entry{kind: entryTool, tool: tc.Function.Name, arg: keyArg(tc.Function.Name, tc.Function.Arguments)}
+			if isWrite(e.tool) {
+				e.args = tc.Function.Arguments
+			}
 			v.calls[tc.ID] = e
 			v.pane.add(e)
 		}
 	case openai.ChatMessageRoleTool:
 		if e, ok := v.calls[msg.ToolCallID]; ok {
 			e.done, e.isErr, e.text = true, tools.IsErrorText(msg.Content), msg.Content
+			if v.diffOf != nil && e.args != "" && !e.isErr {
+				if d, ok := v.diffOf(e.args); ok {
+					e.kind, e.write = entryWrite, d
+				}
+			}
+			e.invalidate()
+		}
+	}
+}
+
+// withDiff shows a write read before its diff was known as the write it is.
+func (v *mateView) withDiff(args string, d shownDiff) {
+	for _, e := range v.pane.entries {
+		if e.kind == entryTool && e.done && !e.isErr && e.args == args {
+			e.kind, e.write = entryWrite, d
 			e.invalidate()
 		}
 	}
@@ -110,7 +136,7 @@ func (m *Model) history(h historyMsg) {
 	if len(h.msgs) == 0 {
 		return
 	}
-	v := &mateView{name: workspace.LeadName, pane: newConvPane(), calls: map[string]*entry{}}
+	v := &mateView{name: workspace.LeadName, pane: newConvPane(), calls: map[string]*entry{}} // this process saw none of its writes
 	for _, msg := range h.msgs {
 		v.add(msg)
 	}

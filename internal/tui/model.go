@@ -81,8 +81,8 @@ type Model struct {
 	plans map[string]*entry
 	// asks are the tool calls waiting for the person's permission, oldest first (permission.go).
 	asks []pendingAsk
-	// diffs are each agent's last allowed write's diff, until its tool call shows.
-	diffs map[string]string
+	// writes are the diffs of writes, for their entries (writes.go).
+	writes writeDiffs
 	// agents are the names this screen has seen act (events of this
 	// process): their messages reach the lead's conversation as events.
 	agents map[string]bool
@@ -162,6 +162,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				m.refreshMate()
 			}
 		}
+	case branchMsg:
+		m.branchDiff(msg)
 	case historyMsg:
 		m.history(msg)
 	case noteMsg:
@@ -240,6 +242,9 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case "ctrl+t":
 		m.toggleThinking()
+		return nil
+	case "ctrl+g":
+		m.toggleDiffs()
 		return nil
 	case "pgup":
 		m.scroll(-max(m.convHeight()-2, 1))
@@ -409,8 +414,9 @@ func (m *Model) setFocus(name string) {
 	if name == "" {
 		m.mate = nil
 	} else {
-		m.mate = newMateView(name)
+		m.mate = newMateView(name, func(args string) (shownDiff, bool) { return m.writes.lookup(name, args) })
 		m.refreshMate()
+		m.refreshBranch()
 	}
 	m.setPlaceholder()
 }
@@ -452,6 +458,7 @@ func (m *Model) snapshot(s snapshotMsg) {
 		total += mb.Tokens
 	}
 	m.tokens = total
+	m.branchFromSnapshot()
 }
 
 // toggleThinking shows replies' reasoning whole, or one line each.

@@ -23,11 +23,8 @@ const maxAskDiffLines = 8
 // permissionEvent queues an ask for the person and drops it once decided;
 // an allowed write's diff waits for its tool call's entry.
 func (m *Model) permissionEvent(e team.Event, p team.Permission) {
-	if p.Decision == "allowed" && p.Diff != "" {
-		if m.diffs == nil {
-			m.diffs = map[string]string{}
-		}
-		m.diffs[e.Agent] = p.Diff
+	if p.Decision == "allowed" && p.Diff != "" && isWrite(p.Tool) {
+		m.writes.allowed(e.Agent, p.Subject, p.Diff)
 	}
 	if p.RequestID == "" {
 		return
@@ -44,24 +41,6 @@ func (m *Model) permissionEvent(e team.Event, p team.Permission) {
 			break
 		}
 	}
-}
-
-// withDiff is a tool call's result, and for a write that went well the
-// diff it made: shown when tool results are expanded (ctrl+o).
-func (m *Model) withDiff(agent string, p team.ToolCall) string {
-	d, ok := m.diffs[agent]
-	if !ok || (p.Tool != "write_file" && p.Tool != "edit_file") {
-		return p.Result
-	}
-	delete(m.diffs, agent)
-	if p.IsError {
-		return p.Result
-	}
-	lines := strings.Split(strings.TrimRight(d, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = printable(l)
-	}
-	return p.Result + "\n" + strings.Join(lines, "\n")
 }
 
 // askKey answers the first ask with a key, when the input is empty: y

@@ -88,7 +88,7 @@ func TestAWritesDiffShowsInTheConversationWhenExpanded(t *testing.T) {
 		team.Event{Agent: "lead", Payload: team.Permission{Tool: "write_file", Subject: "a.txt", Decision: "allowed", By: "mode", Diff: "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+fresh line\n"}},
 		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "write_file", Args: `{"path":"a.txt","content":"fresh line\n"}`, Result: "Wrote 11 bytes to a.txt."}},
 	))
-	hs.mustSee("write_file")
+	hs.mustSee("✎ wrote a.txt (+1 −0)")
 	hs.mustNotSee("+fresh line")
 	hs.send(tea.KeyMsg{Type: tea.KeyCtrlO})
 	hs.mustSee("Wrote 11 bytes to a.txt.", "+fresh line")

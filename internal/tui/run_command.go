@@ -32,6 +32,8 @@ func (m *Model) command(c command) {
 			return
 		}
 		m.toggleThinking()
+	case "/diffs":
+		m.diffsCommand(c)
 	case "/auto":
 		switch strings.ToLower(c.rest) {
 		case "on":

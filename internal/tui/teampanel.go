@@ -23,10 +23,13 @@ type teamPanel struct {
 	leadModel  string          // the lead's model as this process runs it
 	focus      string          // "" is the lead
 	prog       *progress       // spinners, times at work and context sizes; nil shows none
+	// wrote sums each teammate's writes this screen saw (writes.go): the
+	// change of one that works in the workspace itself, with no branch.
+	wrote map[string]*writeStat
 }
 
 func newTeamPanel(maxWorkers int) *teamPanel {
-	return &teamPanel{unread: map[string]int{}, activity: map[string]string{}, maxWorkers: maxWorkers}
+	return &teamPanel{unread: map[string]int{}, activity: map[string]string{}, maxWorkers: maxWorkers, wrote: map[string]*writeStat{}}
 }
 
 // gauge is "working 3/5, queued 2".
@@ -173,6 +176,8 @@ func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns, elapsed bool
 	}
 	if br := branchLabel(m); br != "" {
 		b.WriteString(st.dim.Render(" · " + br))
+	} else if ws := p.wrote[m.Name]; ws != nil {
+		b.WriteString(st.dim.Render(" · " + ws.label()))
 	}
 	// A teammate idle on its plan waits for the review, not for any message.
 	if d := p.doing(m); doing && d != "" && !(m.PlanState == team.PlanAwaitingApproval && m.Status == team.StatusIdle) {
