@@ -373,3 +373,59 @@ func TestProtectedDirStaysReadOnly(t *testing.T) {
 		t.Fatalf("the protected inbox changed: %q", b)
 	}
 }
+
+// A command runs as the person who runs agentteam, inside as outside, and
+// is not root of its namespace: it has no capability and cannot mount,
+// chroot, change its groups or make a user namespace of its own (where it
+// would be root again).
+func TestCommandRunsAsThePersonWithoutPrivilege(t *testing.T) {
+	needSandbox(t)
+	for _, tool := range []string{"id", "stat", "unshare", "chroot", "mount"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: %v", tool, err)
+		}
+	}
+	dir := t.TempDir()
+	script := `echo "uid=$(id -u) gid=$(id -g)"
+touch made
+echo "setgroups=$(cat /proc/self/setgroups)"
+grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status
+unshare -U true && echo "BROKE unshare -U"
+unshare -m true && echo "BROKE unshare -m"
+mkdir -p m && mount -t tmpfs none m && echo "BROKE mount"
+chroot / true && echo "BROKE chroot"
+echo END`
+	r := run(t, Policy{Dir: dir}, script)
+	if r.code != 0 || !strings.Contains(r.out, "END") {
+		t.Fatalf("the script did not run to its end: exit %d\n%s", r.code, r.out)
+	}
+	if want := fmt.Sprintf("uid=%d gid=%d\n", os.Geteuid(), os.Getegid()); !strings.Contains(r.out, want) {
+		t.Errorf("the command's ids are not the person's (%q):\n%s", want, r.out)
+	}
+	if !strings.Contains(r.out, "setgroups=deny\n") {
+		t.Errorf("setgroups is not denied:\n%s", r.out)
+	}
+	caps := 0
+	for _, line := range strings.Split(r.out, "\n") {
+		if !strings.HasPrefix(line, "Cap") {
+			continue
+		}
+		caps++
+		if _, v, _ := strings.Cut(line, ":"); strings.Trim(strings.TrimSpace(v), "0") != "" {
+			t.Errorf("the command holds capabilities: %s", line)
+		}
+	}
+	if caps != 5 {
+		t.Errorf("read %d capability sets, want 5:\n%s", caps, r.out)
+	}
+	if strings.Contains(r.out, "BROKE") {
+		t.Errorf("the command acted as root of its namespace:\n%s", r.out)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(filepath.Join(dir, "made"), &st); err != nil {
+		t.Fatalf("the command's file: %v", err)
+	}
+	if int(st.Uid) != os.Geteuid() || int(st.Gid) != os.Getegid() {
+		t.Errorf("the command's file is owned by %d:%d, not the person %d:%d", st.Uid, st.Gid, os.Geteuid(), os.Getegid())
+	}
+}
