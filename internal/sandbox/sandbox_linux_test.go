@@ -21,6 +21,10 @@ import (
 	"time"
 )
 
+// abstractArg makes the test binary a client of an abstract Unix socket
+// (see TestAbstractSocketsOutsideAreOutOfReach).
+const abstractArg = "__connect_abstract"
+
 // threadsArg makes the test binary a child that checks Landlock holds on
 // every thread (see TestLandlockHoldsOnEveryThread).
 const threadsArg = "__landlock_threads"
@@ -29,6 +33,9 @@ func TestMain(m *testing.M) {
 	Init() // the test binary is the sandbox's init when Command re-executes it
 	if len(os.Args) == 3 && os.Args[1] == threadsArg {
 		os.Exit(threadsChild(os.Args[2]))
+	}
+	if len(os.Args) == 3 && os.Args[1] == abstractArg {
+		os.Exit(connectAbstract(os.Args[2]))
 	}
 	os.Exit(m.Run())
 }
@@ -427,5 +434,62 @@ echo END`
 	}
 	if int(st.Uid) != os.Geteuid() || int(st.Gid) != os.Getegid() {
 		t.Errorf("the command's file is owned by %d:%d, not the person %d:%d", st.Uid, st.Gid, os.Geteuid(), os.Getegid())
+	}
+}
+
+// connectAbstract connects to the abstract Unix socket name and reads its
+// greeting: 0 and "CONNECTED" when it could.
+func connectAbstract(name string) int {
+	c, err := net.Dial("unix", "@"+name)
+	if err != nil {
+		fmt.Println("refused:", err)
+		return 1
+	}
+	defer c.Close()
+	buf := make([]byte, 5)
+	if _, err := c.Read(buf); err != nil || string(buf) != "hello" {
+		fmt.Println("no greeting:", err)
+		return 1
+	}
+	fmt.Println("CONNECTED")
+	return 0
+}
+
+// With the network on (no network namespace of its own), a command still
+// cannot reach an abstract Unix socket of a process outside the sandbox
+// (Landlock ABI 6 scoping): a daemon listening on one is out of reach.
+func TestAbstractSocketsOutsideAreOutOfReach(t *testing.T) {
+	needSandbox(t)
+	if abi := ABI(); abi < 6 {
+		t.Skipf("Landlock ABI %d does not scope abstract Unix sockets (6 does)", abi)
+	}
+	name := fmt.Sprintf("agentteam-test-%d", rand.Int64())
+	ln, err := net.Listen("unix", "@"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer ln.Close() // before the Wait: it ends the accept loop
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hello"))
+			c.Close()
+		}
+	}()
+	// Outside the sandbox the socket answers, so the refusal below is the sandbox's.
+	if out, err := exec.Command(os.Args[0], abstractArg, name).CombinedOutput(); err != nil || !strings.Contains(string(out), "CONNECTED") {
+		t.Fatalf("outside the sandbox the socket does not answer: %v\n%s", err, out)
+	}
+	script := fmt.Sprintf("'%s' %s %s", os.Args[0], abstractArg, name)
+	r := run(t, Policy{Dir: t.TempDir(), Network: true}, script)
+	if r.code == 0 || strings.Contains(r.out, "CONNECTED") || !strings.Contains(r.out, "refused") {
+		t.Fatalf("a sandboxed command reached the abstract socket outside: exit %d\n%s", r.code, r.out)
 	}
 }
