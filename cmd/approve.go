@@ -50,8 +50,7 @@ func runApprove(opts *ApproveOptions) error {
 	if err != nil {
 		return err
 	}
-	store := inbox.NewStore(ws.InboxDir())
-	a, err := findAsk(store, opts.ID, opts.Now())
+	a, err := findAsk(ws, opts.ID, opts.Now())
 	if err != nil {
 		return err
 	}
@@ -64,7 +63,7 @@ func runApprove(opts *ApproveOptions) error {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("add the rule: %w", err)}
 		}
 	}
-	if err := answerAsk(store, a, true, opts.Always, ""); err != nil {
+	if err := answerAsk(inbox.NewStore(ws.InboxDir()), a, true, opts.Always, ""); err != nil {
 		return err
 	}
 	if !opts.Quiet {

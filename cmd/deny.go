@@ -46,12 +46,11 @@ func runDeny(opts *DenyOptions) error {
 	if err != nil {
 		return err
 	}
-	store := inbox.NewStore(ws.InboxDir())
-	a, err := findAsk(store, opts.ID, opts.Now())
+	a, err := findAsk(ws, opts.ID, opts.Now())
 	if err != nil {
 		return err
 	}
-	if err := answerAsk(store, a, false, false, opts.Reason); err != nil {
+	if err := answerAsk(inbox.NewStore(ws.InboxDir()), a, false, false, opts.Reason); err != nil {
 		return err
 	}
 	if !opts.Quiet {

@@ -20,17 +20,21 @@ type RequestsOptions struct {
 	IO IOStreams
 	// Now is the clock that says which asks are past their deadline.
 	Now func() time.Time
+	// All lists the abandoned asks too: those whose asking process is gone.
+	All bool
 }
 
 // newRequestsCmd builds `agentteam requests`; runF, when not nil, replaces runRequests.
 func newRequestsCmd(g *GlobalOptions, io IOStreams, runF func(*RequestsOptions) error) *cobra.Command {
 	opts := &RequestsOptions{GlobalOptions: g, IO: io, Now: time.Now}
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "requests",
 		Short: "List the permission asks that wait for an answer (answer with approve or deny)",
 		Long: `List the tool calls that wait for permission: who asks, which tool, the exact command or the diff
 the write would make, and the request id to answer with "agentteam approve ID" or "agentteam deny ID REASON".
-The team that asks may run in another terminal (agentteam chat or agentteam run --permission-delegate user).`,
+The team that asks may run in another terminal (agentteam chat or agentteam run --permission-delegate user).
+An ask whose asking process is gone (killed, crashed) waits for nobody: it is not listed, except as
+"abandoned" with --all.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if runF != nil {
@@ -39,6 +43,8 @@ The team that asks may run in another terminal (agentteam chat or agentteam run 
 			return runRequests(opts)
 		},
 	}
+	c.Flags().BoolVar(&opts.All, "all", false, "also list the abandoned asks: those whose asking agentteam process is gone")
+	return c
 }
 
 // ask is one permission_request as the commands see it.
@@ -47,16 +53,31 @@ type ask struct {
 	// To is who is asked: user (the person) or lead.
 	To      string    `json:"to"`
 	AskedAt time.Time `json:"asked_at"`
+	// State is askWaiting, or askAbandoned when the process that asked is
+	// gone and nobody waits for the answer.
+	State string `json:"state"`
 }
+
+// The states of an ask.
+const (
+	askWaiting   = "waiting"
+	askAbandoned = "abandoned"
+)
 
 func runRequests(opts *RequestsOptions) error {
 	ws, err := openWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	asks, err := waitingAsks(inbox.NewStore(ws.InboxDir()), opts.Now())
+	all, err := openAsks(ws, opts.Now())
 	if err != nil {
 		return err
+	}
+	var asks []ask
+	for _, a := range all {
+		if opts.All || a.State == askWaiting {
+			asks = append(asks, a)
+		}
 	}
 	if opts.JSON {
 		if asks == nil {
@@ -78,7 +99,11 @@ func runRequests(opts *RequestsOptions) error {
 			what = a.Path
 		}
 		fmt.Fprintf(opts.IO.Out, "%s  %s asks %s: %s %s\n", printable(a.RequestID), a.Agent, a.To, printable(a.Tool), printable(what))
-		fmt.Fprintf(opts.IO.Out, "    why: %s; waits until %s\n", printable(a.Why), a.Deadline.Local().Format("15:04:05"))
+		if a.State == askAbandoned {
+			fmt.Fprintf(opts.IO.Out, "    abandoned: the agentteam process that asked is gone (asked at %s); nobody waits for an answer\n", a.AskedAt.Local().Format("15:04:05"))
+		} else {
+			fmt.Fprintf(opts.IO.Out, "    why: %s; waits until %s\n", printable(a.Why), a.Deadline.Local().Format("15:04:05"))
+		}
 		if a.Diff != "" {
 			for _, line := range strings.Split(strings.TrimRight(a.Diff, "\n"), "\n") {
 				fmt.Fprintln(opts.IO.Out, "    "+printable(line))
@@ -100,9 +125,28 @@ func printable(s string) string {
 	}, s)
 }
 
-// waitingAsks are the asks to the person and to the lead that have no
-// answer in the asker's inbox and whose deadline has not passed, oldest first.
-func waitingAsks(store *inbox.Store, now time.Time) ([]ask, error) {
+// openAsks are the asks to the person and to the lead that have no answer
+// in the asker's inbox and whose deadline has not passed, oldest first:
+// waiting while the process that made them runs the team, abandoned once
+// it is gone (see team.WatchAsks).
+func openAsks(ws *workspace.Workspace, now time.Time) ([]ask, error) {
+	watch, err := team.WatchAsks(ws.TeamDir())
+	if err != nil {
+		return nil, err
+	}
+	asks, err := unansweredAsks(inbox.NewStore(ws.InboxDir()), now)
+	for i := range asks {
+		asks[i].State = askAbandoned
+		if watch.Waits(asks[i].AskedAt) {
+			asks[i].State = askWaiting
+		}
+	}
+	return asks, err
+}
+
+// unansweredAsks are the asks with no answer in the asker's inbox whose
+// deadline has not passed.
+func unansweredAsks(store *inbox.Store, now time.Time) ([]ask, error) {
 	var out []ask
 	for _, to := range []string{workspace.UserName, workspace.LeadName} {
 		msgs, _, err := store.ReadAll(to)
@@ -147,14 +191,17 @@ func hasPermissionResponse(store *inbox.Store, name, id string) (bool, error) {
 }
 
 // findAsk is the waiting ask id that the person may answer.
-func findAsk(store *inbox.Store, id string, now time.Time) (ask, error) {
-	asks, err := waitingAsks(store, now)
+func findAsk(ws *workspace.Workspace, id string, now time.Time) (ask, error) {
+	asks, err := openAsks(ws, now)
 	if err != nil {
 		return ask{}, err
 	}
 	for _, a := range asks {
 		if a.RequestID != id {
 			continue
+		}
+		if a.State == askAbandoned {
+			return ask{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the agentteam process that made the ask %s is gone (killed or crashed): nobody waits for its answer", id)}
 		}
 		if a.To != workspace.UserName {
 			return ask{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the ask %s is for the lead to answer (--permission-delegate lead), not for you", id)}

@@ -92,12 +92,45 @@ func (s secrets) env(srv *fakellm.Server) []string {
 // environment: its own, its parent's, and every process's it can see.
 const leakCommand = `echo BEGIN; env; tr '\0' '\n' < /proc/$PPID/environ; cat /proc/*/environ | tr '\0' '\n'; echo; echo GH=$GITHUB_TOKEN AWS=$AWS_SECRET_ACCESS_KEY; echo END`
 
+// whoCommand shows who a command runs as and tries what only root of its
+// namespace could do: each "BROKE" is one it did.
+const whoCommand = `echo "ids=$(id -u):$(id -g)"; touch made-by-command; echo "setgroups=$(cat /proc/self/setgroups)"; ` +
+	`grep '^CapEff:' /proc/self/status; unshare -U true && echo BROKE-unshare; chroot / true && echo BROKE-chroot; ` +
+	`mkdir -p mnt && mount -t tmpfs none mnt && echo BROKE-mount; echo WHO-END`
+
+// checkWho fails unless the whoCommand, the lead's second call, ran as
+// uid:gid (the person who ran agentteam) without any privilege, and the
+// file it made in the workspace is theirs.
+func checkWho(t *testing.T, ws string, uid, gid int) {
+	t.Helper()
+	results := toolResults(t, ws, "lead")
+	if len(results) != 2 || !strings.Contains(results[1], "WHO-END") {
+		t.Fatalf("the command did not run as planned: %q", results)
+	}
+	out := results[1]
+	for _, want := range []string{fmt.Sprintf("ids=%d:%d\n", uid, gid), "setgroups=deny\n", "CapEff:\t0000000000000000\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the command's result lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "BROKE") {
+		t.Errorf("the command acted as root of its namespace:\n%s", out)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(filepath.Join(ws, "made-by-command"), &st); err != nil {
+		t.Fatalf("the command's file: %v", err)
+	}
+	if int(st.Uid) != uid || int(st.Gid) != gid {
+		t.Errorf("the command's file is owned by %d:%d, not %d:%d", st.Uid, st.Gid, uid, gid)
+	}
+}
+
 // checkNoLeak fails if any secret is in the command's result or in any
 // file of the workspace's state.
 func checkNoLeak(t *testing.T, ws string, s secrets) {
 	t.Helper()
 	results := toolResults(t, ws, "lead")
-	if len(results) != 1 || !strings.Contains(results[0], "BEGIN") || !strings.Contains(results[0], "PATH=") || !strings.Contains(results[0], "END") {
+	if len(results) < 1 || !strings.Contains(results[0], "BEGIN") || !strings.Contains(results[0], "PATH=") || !strings.Contains(results[0], "END") {
 		t.Fatalf("the command did not run as planned: %q", results)
 	}
 	for _, v := range []string{s.key, s.github, s.aws} {
@@ -122,13 +155,14 @@ func checkNoLeak(t *testing.T, ws string, s secrets) {
 func TestSandboxKeepsSecretsFromCommandsThroughTheBinary(t *testing.T) {
 	needSandbox(t)
 	s := newSecrets()
-	srv := fakellm.New(bashLead(leakCommand), fakellm.WithAPIKey(s.key))
+	srv := fakellm.New(bashLead(leakCommand, whoCommand), fakellm.WithAPIKey(s.key))
 	defer srv.Close()
 	ws := t.TempDir()
 	r := runBin(t, ws, s.env(srv), "", "run", "--sandbox", sandboxFlag(), "show me the environment")
 	mustSucceed(t, r, "run")
 	noViolations(t, srv)
 	checkNoLeak(t, ws, s)
+	checkWho(t, ws, os.Geteuid(), os.Getegid())
 
 	// team says how the commands ran.
 	r = runBin(t, ws, nil, "", "team")
@@ -185,7 +219,7 @@ func TestSandboxKeepsSecretsFromCommandsAsANormalUser(t *testing.T) {
 	}
 
 	s := newSecrets()
-	srv := fakellm.New(bashLead(leakCommand), fakellm.WithAPIKey(s.key))
+	srv := fakellm.New(bashLead(leakCommand, whoCommand), fakellm.WithAPIKey(s.key))
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -200,6 +234,7 @@ func TestSandboxKeepsSecretsFromCommandsAsANormalUser(t *testing.T) {
 	}
 	noViolations(t, srv)
 	checkNoLeak(t, ws, s)
+	checkWho(t, ws, nobody, nobody)
 }
 
 func copyFile(t *testing.T, from, to string, mode os.FileMode) {

@@ -53,7 +53,7 @@ func (a *Agent) runTools(ctx context.Context, turn int, calls []openai.ToolCall)
 	recErr := a.record(answers...)
 	for k, tc := range calls {
 		a.emit(Event{Kind: EventToolCall, Turn: turn, Tool: tc.Function.Name, Args: tc.Function.Arguments,
-			Result: answers[k].Content, IsError: results[k].IsError})
+			Result: answers[k].Content, IsError: results[k].IsError, Diff: results[k].Diff})
 	}
 	if recErr != nil {
 		return sourced(SourceSession, recErr) // not recorded: committing inbox reads now could lose messages

@@ -39,6 +39,7 @@ type Event struct {
 	Agent              string
 	Kind               EventKind
 	Tool, Args, Result string
+	Diff               string // EventToolCall: the diff a write made
 	IsError            bool
 	MessageIDs         []string
 	Messages           []inbox.Message // EventInbox: the messages taken in, as they came

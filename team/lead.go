@@ -64,7 +64,7 @@ func (t *Team) agentEvent(e loop.Event) {
 		t.setActivity(e.Agent, Activity{Tool: e.Tool})
 	case loop.EventToolCall:
 		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: ToolCall{Tool: e.Tool, Args: e.Args,
-			Result: e.Result, IsError: e.IsError, Turn: e.Turn}})
+			Result: e.Result, IsError: e.IsError, Turn: e.Turn, Diff: e.Diff}})
 	case loop.EventReply:
 		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Reply{Text: e.Result, Tokens: e.Usage.TotalTokens, Turn: e.Turn}})
 	case loop.EventBadLine:

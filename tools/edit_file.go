@@ -57,7 +57,9 @@ func newEditFile(ws *workspace.Workspace, gate WriteGate) Tool {
 			if err := writeAtomic(abs, []byte(updated)); err != nil {
 				return Errorf("cannot write %s: %v", a.Path, err), nil
 			}
-			return Text(sprintf("Replaced 1 occurrence in %s (%d bytes now).", a.Path, len(updated))), nil
+			res := Text(sprintf("Replaced 1 occurrence in %s (%d bytes now).", a.Path, len(updated)))
+			res.Diff = writeDiff(ws, abs, data, []byte(updated), true, true)
+			return res, nil
 		})
 }
 

@@ -14,6 +14,9 @@ import (
 type Result struct {
 	Content string
 	IsError bool
+	// Diff is the unified diff a write made (write_file, edit_file), for
+	// the event log and the TUI; the model is not sent it.
+	Diff string
 	// AfterRecord, if set, runs once the result is safely recorded in the
 	// caller's conversation (read_inbox marks messages read there).
 	AfterRecord func() error

@@ -1,11 +1,17 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+
+	udiff "github.com/aymanbagabas/go-udiff"
 
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -36,11 +42,77 @@ func newWriteFile(ws *workspace.Workspace, gate WriteGate) Tool {
 			if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 				return Errorf("cannot create the directory for %s: %v", a.Path, err), nil
 			}
+			old, existed, readable := readBefore(abs)
 			if err := writeAtomic(abs, []byte(a.Content)); err != nil {
 				return Errorf("cannot write %s: %v", a.Path, err), nil
 			}
-			return Text(sprintf("Wrote %d bytes to %s.", len(a.Content), a.Path)), nil
+			res := Text(sprintf("Wrote %d bytes to %s.", len(a.Content), a.Path))
+			res.Diff = writeDiff(ws, abs, old, []byte(a.Content), existed, readable)
+			return res, nil
 		})
+}
+
+// Bounds of the diff a write reports (Result.Diff): a file larger than
+// maxDiffInput, before or after, is not diffed, and a longer diff than
+// maxDiffOutput is cut at a line, saying how much was left out.
+const (
+	maxDiffInput  = 1 << 20
+	maxDiffOutput = 32 << 10
+)
+
+// readBefore reads the file a write is about to replace: its content,
+// whether it existed, and whether it could be read whole for a diff.
+func readBefore(abs string) (data []byte, existed, readable bool) {
+	f, _, err := openRegular(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, true
+	}
+	if err != nil {
+		return nil, true, false
+	}
+	defer f.Close()
+	data, err = io.ReadAll(io.LimitReader(f, maxDiffInput+1))
+	return data, true, err == nil && len(data) <= maxDiffInput
+}
+
+// writeDiff is the unified diff from old to new of the file at abs, as git
+// shows it (paths relative to the workspace), bounded; or a sentence
+// saying why there is none to show.
+func writeDiff(ws *workspace.Workspace, abs string, old, new []byte, existed, readable bool) string {
+	path := abs
+	if rel, err := filepath.Rel(ws.Root, abs); err == nil {
+		path = filepath.ToSlash(rel)
+	}
+	switch {
+	case !readable || len(old) > maxDiffInput || len(new) > maxDiffInput:
+		return sprintf("(%s: diff not shown, the file could not be read or is larger than %d bytes)", path, maxDiffInput)
+	case bytes.IndexByte(old, 0) >= 0 || bytes.IndexByte(new, 0) >= 0:
+		return sprintf("(%s: diff not shown, the file is binary)", path)
+	}
+	from := "a/" + path
+	if !existed {
+		from = "/dev/null"
+	}
+	d := udiff.Unified(from, "b/"+path, string(old), string(new))
+	if d == "" {
+		return sprintf("(%s: no change)", path)
+	}
+	return clipDiff(d, maxDiffOutput)
+}
+
+// clipDiff cuts d to at most max bytes at a line's end, and says how many
+// lines and bytes were cut.
+func clipDiff(d string, max int) string {
+	if len(d) <= max {
+		return d
+	}
+	cut := strings.LastIndexByte(d[:max], '\n') + 1
+	rest := d[cut:]
+	lines := strings.Count(rest, "\n")
+	if !strings.HasSuffix(rest, "\n") {
+		lines++
+	}
+	return d[:cut] + sprintf("[diff cut: %d more lines (%d bytes) not shown]\n", lines, len(rest))
 }
 
 // writableTarget makes the checks of both write tools before they touch a

@@ -14,10 +14,12 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+	"kernel.org/pub/linux/libs/security/libcap/psx"
 )
 
 // initArg is the hidden first argument that makes agentteam's binary the
@@ -72,13 +74,21 @@ func command(ctx context.Context, s spec, dir string, env, argv []string) *exec.
 	if !s.Network {
 		flags |= syscall.CLONE_NEWNET
 	}
+	uid, gid := os.Geteuid(), os.Getegid()
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags: flags,
-		// Root inside, to mount /proc; the same person outside. Landlock,
-		// not the user, is what limits the command.
-		UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
-		GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
+		// The person's own ids inside as outside: `id -u` says who they
+		// are and the files a command makes are theirs. The only id
+		// mapped, so nobody in the namespace is its root (unless the
+		// person is root, and then root without capabilities).
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}},
+		// setgroups(2) is denied for good in the namespace.
 		GidMappingsEnableSetgroups: false,
+		// The init alone keeps what it needs to build the sandbox (mount
+		// /proc and the read-only binds, cap the namespace's own user
+		// namespaces); it drops them all before the command starts.
+		AmbientCaps: initCaps,
 		// If agentteam dies, so does the command with all it started.
 		Pdeathsig: syscall.SIGKILL,
 		// Its own process group: a ctrl+c at the terminal reaches
@@ -87,6 +97,10 @@ func command(ctx context.Context, s spec, dir string, env, argv []string) *exec.
 	}
 	return cmd
 }
+
+// initCaps are the capabilities, in its own user namespace, that the init
+// process keeps across its execve although it does not run as root there.
+var initCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP, unix.CAP_SYS_RESOURCE}
 
 // Check builds one sandbox with the given network setting and runs
 // nothing in it, to learn whether this kernel lets commands be sandboxed.
@@ -203,7 +217,54 @@ func confine(s spec) error {
 	if err := protect(s.Protect, s.Writable); err != nil {
 		return err
 	}
-	return restrict(s.Writable, s.Network)
+	// No user namespace can be made inside this one: a command that made
+	// one would be its root, with every capability there.
+	if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0\n"), 0); err != nil {
+		return fmt.Errorf("cannot forbid nested user namespaces: %w", err)
+	}
+	if err := restrict(s.Writable, s.Network); err != nil {
+		return err
+	}
+	return dropCaps()
+}
+
+// Securebits (linux/securebits.h): uid 0 gains no capability by execve,
+// no ambient capability can be raised again, and neither can be undone.
+const (
+	secbitNoRoot                  = 1 << 0
+	secbitNoRootLocked            = 1 << 1
+	secbitNoCapAmbientRaise       = 1 << 6
+	secbitNoCapAmbientRaiseLocked = 1 << 7
+)
+
+// dropCaps leaves every thread of this process without any capability, for
+// good: the command, which this process starts next, inherits none and
+// can gain none by execve, whatever its uid (so it cannot mount, chroot,
+// set its groups or act as root of the namespace in any other way).
+// Capabilities are per thread: each call is made on every thread at once.
+func dropCaps() error {
+	bits := uintptr(secbitNoRoot | secbitNoRootLocked | secbitNoCapAmbientRaise | secbitNoCapAmbientRaiseLocked)
+	if err := llsys.AllThreadsPrctl(unix.PR_SET_SECUREBITS, bits, 0, 0, 0); err != nil {
+		return fmt.Errorf("cannot lock the securebits: %w", err)
+	}
+	for c := uintptr(0); ; c++ {
+		err := llsys.AllThreadsPrctl(unix.PR_CAPBSET_DROP, c, 0, 0, 0)
+		if errors.Is(err, syscall.EINVAL) {
+			break // past the kernel's last capability
+		}
+		if err != nil {
+			return fmt.Errorf("cannot drop capability %d from the bounding set: %w", c, err)
+		}
+	}
+	if err := llsys.AllThreadsPrctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
+		return fmt.Errorf("cannot clear the ambient capabilities: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var none [2]unix.CapUserData // effective, permitted and inheritable all empty
+	if _, _, e := psx.Syscall3(unix.SYS_CAPSET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&none[0])), 0); e != 0 {
+		return fmt.Errorf("cannot drop the capabilities: %w", e)
+	}
+	return nil
 }
 
 // protect makes each dir read-only in this mount namespace (a read-only

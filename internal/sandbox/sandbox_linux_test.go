@@ -21,6 +21,10 @@ import (
 	"time"
 )
 
+// abstractArg makes the test binary a client of an abstract Unix socket
+// (see TestAbstractSocketsOutsideAreOutOfReach).
+const abstractArg = "__connect_abstract"
+
 // threadsArg makes the test binary a child that checks Landlock holds on
 // every thread (see TestLandlockHoldsOnEveryThread).
 const threadsArg = "__landlock_threads"
@@ -29,6 +33,9 @@ func TestMain(m *testing.M) {
 	Init() // the test binary is the sandbox's init when Command re-executes it
 	if len(os.Args) == 3 && os.Args[1] == threadsArg {
 		os.Exit(threadsChild(os.Args[2]))
+	}
+	if len(os.Args) == 3 && os.Args[1] == abstractArg {
+		os.Exit(connectAbstract(os.Args[2]))
 	}
 	os.Exit(m.Run())
 }
@@ -371,5 +378,118 @@ func TestProtectedDirStaysReadOnly(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(inbox); string(b) != "line\n" {
 		t.Fatalf("the protected inbox changed: %q", b)
+	}
+}
+
+// A command runs as the person who runs agentteam, inside as outside, and
+// is not root of its namespace: it has no capability and cannot mount,
+// chroot, change its groups or make a user namespace of its own (where it
+// would be root again).
+func TestCommandRunsAsThePersonWithoutPrivilege(t *testing.T) {
+	needSandbox(t)
+	for _, tool := range []string{"id", "stat", "unshare", "chroot", "mount"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed: %v", tool, err)
+		}
+	}
+	dir := t.TempDir()
+	script := `echo "uid=$(id -u) gid=$(id -g)"
+touch made
+echo "setgroups=$(cat /proc/self/setgroups)"
+grep -E '^Cap(Inh|Prm|Eff|Bnd|Amb):' /proc/self/status
+unshare -U true && echo "BROKE unshare -U"
+unshare -m true && echo "BROKE unshare -m"
+mkdir -p m && mount -t tmpfs none m && echo "BROKE mount"
+chroot / true && echo "BROKE chroot"
+echo END`
+	r := run(t, Policy{Dir: dir}, script)
+	if r.code != 0 || !strings.Contains(r.out, "END") {
+		t.Fatalf("the script did not run to its end: exit %d\n%s", r.code, r.out)
+	}
+	if want := fmt.Sprintf("uid=%d gid=%d\n", os.Geteuid(), os.Getegid()); !strings.Contains(r.out, want) {
+		t.Errorf("the command's ids are not the person's (%q):\n%s", want, r.out)
+	}
+	if !strings.Contains(r.out, "setgroups=deny\n") {
+		t.Errorf("setgroups is not denied:\n%s", r.out)
+	}
+	caps := 0
+	for _, line := range strings.Split(r.out, "\n") {
+		if !strings.HasPrefix(line, "Cap") {
+			continue
+		}
+		caps++
+		if _, v, _ := strings.Cut(line, ":"); strings.Trim(strings.TrimSpace(v), "0") != "" {
+			t.Errorf("the command holds capabilities: %s", line)
+		}
+	}
+	if caps != 5 {
+		t.Errorf("read %d capability sets, want 5:\n%s", caps, r.out)
+	}
+	if strings.Contains(r.out, "BROKE") {
+		t.Errorf("the command acted as root of its namespace:\n%s", r.out)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(filepath.Join(dir, "made"), &st); err != nil {
+		t.Fatalf("the command's file: %v", err)
+	}
+	if int(st.Uid) != os.Geteuid() || int(st.Gid) != os.Getegid() {
+		t.Errorf("the command's file is owned by %d:%d, not the person %d:%d", st.Uid, st.Gid, os.Geteuid(), os.Getegid())
+	}
+}
+
+// connectAbstract connects to the abstract Unix socket name and reads its
+// greeting: 0 and "CONNECTED" when it could.
+func connectAbstract(name string) int {
+	c, err := net.Dial("unix", "@"+name)
+	if err != nil {
+		fmt.Println("refused:", err)
+		return 1
+	}
+	defer c.Close()
+	buf := make([]byte, 5)
+	if _, err := c.Read(buf); err != nil || string(buf) != "hello" {
+		fmt.Println("no greeting:", err)
+		return 1
+	}
+	fmt.Println("CONNECTED")
+	return 0
+}
+
+// With the network on (no network namespace of its own), a command still
+// cannot reach an abstract Unix socket of a process outside the sandbox
+// (Landlock ABI 6 scoping): a daemon listening on one is out of reach.
+func TestAbstractSocketsOutsideAreOutOfReach(t *testing.T) {
+	needSandbox(t)
+	if abi := ABI(); abi < 6 {
+		t.Skipf("Landlock ABI %d does not scope abstract Unix sockets (6 does)", abi)
+	}
+	name := fmt.Sprintf("agentteam-test-%d", rand.Int64())
+	ln, err := net.Listen("unix", "@"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer ln.Close() // before the Wait: it ends the accept loop
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("hello"))
+			c.Close()
+		}
+	}()
+	// Outside the sandbox the socket answers, so the refusal below is the sandbox's.
+	if out, err := exec.Command(os.Args[0], abstractArg, name).CombinedOutput(); err != nil || !strings.Contains(string(out), "CONNECTED") {
+		t.Fatalf("outside the sandbox the socket does not answer: %v\n%s", err, out)
+	}
+	script := fmt.Sprintf("'%s' %s %s", os.Args[0], abstractArg, name)
+	r := run(t, Policy{Dir: t.TempDir(), Network: true}, script)
+	if r.code == 0 || strings.Contains(r.out, "CONNECTED") || !strings.Contains(r.out, "refused") {
+		t.Fatalf("a sandboxed command reached the abstract socket outside: exit %d\n%s", r.code, r.out)
 	}
 }
