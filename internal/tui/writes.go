@@ -167,7 +167,19 @@ func (m *Model) writeEntry(agent string, p team.ToolCall) *entry {
 		return nil
 	}
 	d, ok := m.writes.take(agent, p.Args)
-	if p.IsError || !ok {
+	if p.IsError {
+		return nil
+	}
+	// The diff the write made, carried by its tool call, is the truth; the
+	// permission event's (what the write would make) stands in when the
+	// call has none, or when the call's was cut and the event's was not.
+	if p.Diff != "" && !(ok && strings.Contains(p.Diff, "\n[diff cut: ")) {
+		if !ok {
+			d.path = path.Clean(filepath.ToSlash(keyArgOf(p.Args, "path")))
+		}
+		d.diff, ok = newShownDiff(p.Diff), true
+	}
+	if !ok {
 		return nil
 	}
 	m.writes.remember(agent, p.Args, d.diff)

@@ -309,3 +309,27 @@ func TestALongBranchDiffScrolls(t *testing.T) {
 	hs.key(tea.KeyEnd)
 	hs.mustSee("The last word of alice.")
 }
+
+// A write that no permission event announced (a yolo run, a rule that
+// allows it without a word) still shows the diff its tool call carries; and
+// where both are there, the tool call's, what the write made, wins.
+func TestAWriteShowsTheDiffItsToolCallCarries(t *testing.T) {
+	hs := newHarness(t, 120, 40, Options{HasModel: true})
+	made := wrote("alice", "write_file", `{"path":"./a.txt","content":"fresh line\n"}`)
+	tc := made.Payload.(team.ToolCall)
+	tc.Diff = freshDiff
+	made.Payload = tc
+	edited := wrote("bob", "edit_file", `{"path":"notes.txt","old_text":"line two","new_text":"LINE TWO\nline three"}`)
+	ec := edited.Payload.(team.ToolCall)
+	ec.Diff = notesDiff
+	edited.Payload = ec
+	hs.send(events(
+		made,
+		allowedWrite("bob", "edit_file", "notes.txt", "--- a/notes.txt\n+++ b/notes.txt\n@@ -1 +1 @@\n-stale\n+guess\n"),
+		edited,
+	))
+	hs.mustSee("✎ alice wrote a.txt (+1 −0)", "✎ bob edited notes.txt (+2 −1)")
+	hs.send(tea.KeyMsg{Type: tea.KeyCtrlG})
+	hs.mustSee("+fresh line", "+LINE TWO", "-line two")
+	hs.mustNotSee("+guess")
+}
