@@ -72,27 +72,17 @@ func bool01(b bool) string {
 	return "0"
 }
 
-// syncBuffer is the chat's output, read by the test while agents write.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func newTestSession() (*session, *syncBuffer) {
-	out := &syncBuffer{}
+// newTestSession writes to out, which is read under the printer's lock
+// (output) when agents may be writing.
+func newTestSession() (*session, *bytes.Buffer) {
+	out := &bytes.Buffer{}
 	return newSession(&printer{w: out}, func(e team.Event) string { return e.Sentence() }), out
+}
+
+func (s *session) output() string {
+	s.out.mu.Lock()
+	defer s.out.mu.Unlock()
+	return s.out.w.(*bytes.Buffer).String()
 }
 
 func ask(id string) team.Event {
@@ -168,26 +158,34 @@ func TestWithNoAskYIsAMessageToTheLead(t *testing.T) {
 	}
 }
 
-// runLoop runs the session's loop until it returns.
-func runLoop(t *testing.T, s *session, eng tui.Engine, lines chan string, intr chan os.Signal) <-chan struct{} {
+// running is a session's loop run on channels the test writes to.
+type running struct {
+	s     *session
+	eng   *fakeEngine
+	lines chan string
+	intr  chan os.Signal
+	done  chan struct{}
+}
+
+// startLoop runs a session's loop until it returns.
+func startLoop(t *testing.T) *running {
 	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); s.loop(context.Background(), eng, lines, intr) }()
+	s, _ := newTestSession()
+	r := &running{s: s, eng: newFakeEngine(), lines: make(chan string), intr: make(chan os.Signal), done: make(chan struct{})}
+	go func() { defer close(r.done); s.loop(context.Background(), r.eng, r.lines, r.intr) }()
 	t.Cleanup(func() {
 		select {
-		case <-done:
+		case <-r.done:
 		case <-time.After(10 * time.Second):
 			t.Error("the loop did not end")
 		}
 	})
-	return done
+	return r
 }
 
 func TestALineWaitsForTheLeadsTurnButAnAnswerToAnAskDoesNot(t *testing.T) {
-	s, _ := newTestSession()
-	eng := newFakeEngine()
-	lines, intr := make(chan string), make(chan os.Signal)
-	done := runLoop(t, s, eng, lines, intr)
+	r := startLoop(t)
+	s, eng, lines, done := r.s, r.eng, r.lines, r.done
 	lines <- "first"
 	if got := <-eng.said; got != "first" {
 		t.Fatalf("said %q", got)
@@ -217,10 +215,8 @@ func TestALineWaitsForTheLeadsTurnButAnAnswerToAnAskDoesNot(t *testing.T) {
 }
 
 func TestCtrlCInterruptsTheTurnAndASecondLeaves(t *testing.T) {
-	s, out := newTestSession()
-	eng := newFakeEngine()
-	lines, intr := make(chan string), make(chan os.Signal)
-	done := runLoop(t, s, eng, lines, intr)
+	r := startLoop(t)
+	s, eng, lines, intr, done := r.s, r.eng, r.lines, r.intr, r.done
 	lines <- "take your time"
 	<-eng.said
 	intr <- os.Interrupt
@@ -228,39 +224,37 @@ func TestCtrlCInterruptsTheTurnAndASecondLeaves(t *testing.T) {
 	s.event(team.Event{Agent: "lead", Payload: team.Answer{Interrupted: true}})
 	intr <- os.Interrupt
 	<-done
-	if got := out.String(); !strings.Contains(got, "interrupting the lead's turn") || !strings.Contains(got, "(the lead's turn was interrupted)") {
+	if got := s.output(); !strings.Contains(got, "interrupting the lead's turn") || !strings.Contains(got, "(the lead's turn was interrupted)") {
 		t.Fatalf("output %q", got)
 	}
 }
 
 func TestCtrlCAtThePromptAsksForASecond(t *testing.T) {
-	s, out := newTestSession()
-	eng := newFakeEngine()
-	lines, intr := make(chan string), make(chan os.Signal)
-	done := runLoop(t, s, eng, lines, intr)
+	r := startLoop(t)
+	s, lines, intr, done := r.s, r.lines, r.intr, r.done
 	intr <- os.Interrupt
 	lines <- "" // a line disarms
 	intr <- os.Interrupt
 	select {
 	case <-done:
-		t.Fatalf("one ctrl+c after a line left the chat: %q", out.String())
+		t.Fatalf("one ctrl+c after a line left the chat: %q", s.output())
 	default:
 	}
 	intr <- os.Interrupt
 	<-done
-	if n := strings.Count(out.String(), "(ctrl+c again leaves)"); n != 2 {
-		t.Fatalf("the hint was shown %d times: %q", n, out.String())
+	if n := strings.Count(s.output(), "(ctrl+c again leaves)"); n != 2 {
+		t.Fatalf("the hint was shown %d times: %q", n, s.output())
 	}
 }
 
 // A turn the lead began before the message came (a teammate's report woke
 // it) ends without answering it: the next line still waits for the answer.
 func TestATurnThatDidNotTakeTheMessageDoesNotEndTheWait(t *testing.T) {
-	s, _ := newTestSession()
-	eng := newFakeEngine()
+	r := startLoop(t)
+	s, eng, lines, done := r.s, r.eng, r.lines, r.done
+	eng.mu.Lock()
 	eng.late = true
-	lines, intr := make(chan string), make(chan os.Signal)
-	done := runLoop(t, s, eng, lines, intr)
+	eng.mu.Unlock()
 	lines <- "first"
 	<-eng.said
 	lines <- "second"
