@@ -105,7 +105,7 @@ func (c *Chat) Run(ctx context.Context, cfg Config) error {
 	}()
 
 	s.loop(runCtx, tui.NewEngine(tm, chat), lines, cfg.Interrupts)
-	s.out.endReply()
+	s.out.leave()
 	cancel()
 	if in.Cancel() {
 		wg.Wait()

@@ -17,6 +17,11 @@ type printer struct {
 	w        io.Writer
 	midLine  bool // the last thing written did not end a line
 	atPrompt bool // the prompt is the last thing written
+	// reprompt: output came while the person was at the prompt; the
+	// prompt is shown again once that output has ended its line.
+	reprompt bool
+	// streaming: a reply is being written; it ends with endReply.
+	streaming bool
 }
 
 // prompt is what the chat shows when it waits for the person.
@@ -27,6 +32,7 @@ func (p *printer) line(s string) {
 	defer p.mu.Unlock()
 	p.endLine()
 	io.WriteString(p.w, clean(s)+"\n")
+	p.promptAgain()
 }
 
 // text writes streamed text as it comes.
@@ -41,14 +47,28 @@ func (p *printer) text(s string) {
 		p.endLine()
 	}
 	io.WriteString(p.w, s)
-	p.midLine = !strings.HasSuffix(s, "\n")
+	p.midLine, p.streaming = !strings.HasSuffix(s, "\n"), true
 }
 
-// endReply ends the line a streamed reply left open.
-func (p *printer) endReply() {
+// endReply ends the lead's reply: the line its streamed text left open,
+// then last, when not "", on a line of its own.
+func (p *printer) endReply(last string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.streaming = false
+	p.endLine()
+	if last != "" {
+		io.WriteString(p.w, clean(last)+"\n")
+	}
+	p.promptAgain()
+}
+
+// leave ends the last line for good: nothing waits at a prompt any more.
+func (p *printer) leave() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.endLine()
+	p.reprompt = false
 }
 
 // showPrompt writes the prompt on a line of its own; echo, when the
@@ -56,9 +76,12 @@ func (p *printer) endReply() {
 func (p *printer) showPrompt() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.atPrompt {
+		return
+	}
 	p.endLine()
 	io.WriteString(p.w, prompt)
-	p.midLine, p.atPrompt = true, true
+	p.midLine, p.atPrompt, p.reprompt, p.streaming = true, true, false, false
 }
 
 // entered is told a line was read: a terminal's echo of the person's enter
@@ -72,14 +95,24 @@ func (p *printer) entered(line string, echo bool) {
 	if echo {
 		io.WriteString(p.w, clean(line)+"\n")
 	}
-	p.midLine, p.atPrompt = false, false
+	p.midLine, p.atPrompt, p.reprompt = false, false, false
 }
 
 func (p *printer) endLine() {
 	if p.midLine {
 		io.WriteString(p.w, "\n")
 	}
+	p.reprompt = p.reprompt || p.atPrompt
 	p.midLine, p.atPrompt = false, false
+}
+
+// promptAgain shows the prompt again after output that came while the
+// person was at it, but not in the middle of a reply.
+func (p *printer) promptAgain() {
+	if p.reprompt && !p.streaming {
+		io.WriteString(p.w, prompt)
+		p.midLine, p.atPrompt, p.reprompt = true, true, false
+	}
 }
 
 // clean shows control characters but the newline and the tab as '?' (a

@@ -64,7 +64,15 @@ func (s *session) event(e team.Event) {
 		}
 	case team.Failure:
 		if e.Agent == workspace.LeadName {
-			defer s.endTurn(true) // a lead that failed has ended its turn
+			// A lead that failed has ended its turn, and its reply.
+			s.replyEnded()
+			last := s.line(e)
+			if last != "" {
+				last = stamp + last
+			}
+			s.out.endReply(last)
+			s.endTurn(true)
+			return
 		}
 	case team.Permission:
 		if s.permission(stamp, e, p) {
@@ -94,19 +102,24 @@ func (s *session) delta(d loop.Delta) {
 
 // answer ends the lead's turn: its reply is already shown when it streamed.
 func (s *session) answer(p team.Answer) {
-	s.mu.Lock()
-	streamed := s.streamed
-	s.streamed = false
-	s.mu.Unlock()
+	streamed := s.replyEnded()
 	switch {
 	case p.Interrupted:
-		s.out.line("(the lead's turn was interrupted)")
+		s.out.endReply("(the lead's turn was interrupted)")
 	case !streamed && strings.TrimSpace(p.Text) != "":
-		s.out.line(strings.TrimRight(p.Text, "\n"))
+		s.out.endReply(strings.TrimRight(p.Text, "\n"))
 	default:
-		s.out.endReply()
+		s.out.endReply("")
 	}
 	s.endTurn(p.Interrupted)
+}
+
+// replyEnded reports whether the reply that ended had streamed text.
+func (s *session) replyEnded() (streamed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	streamed, s.streamed = s.streamed, false
+	return streamed
 }
 
 func (s *session) endTurn(stopped bool) {
