@@ -115,19 +115,12 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			opts.ResumeID = id
 		}
 	}
-	var (
-		bridge *tui.Bridge
-		lines  *linechat.Chat
-		retry  func(loop.Retry)
-	)
-	if lineMode != "" {
-		lines = linechat.New(opts.IO.Out, progressLine)
-		retry = lines.Retry
-	} else {
-		bridge = tui.NewBridge()
-		retry = bridge.Retry
-	}
+	bridge := tui.NewBridge()
 	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
+	retry, lines := bridge.Retry, linechat.New(opts.IO.Out, progressLine)
+	if lineMode != "" {
+		retry = lines.Retry
+	}
 	var models team.Models
 	set, lead, err := newModels(opts.GlobalOptions, retry)
 	if err != nil {

@@ -211,6 +211,25 @@ func TestLoadPicksTheDefaultProvider(t *testing.T) {
 	}
 }
 
+func TestUIPlainIsReadFromEitherFile(t *testing.T) {
+	for _, c := range []struct {
+		user, project string
+		want          Value[bool]
+	}{
+		{"", "", Value[bool]{}},
+		{"[ui]\nplain = true\n", "", Value[bool]{true, userSrc}},
+		{"[ui]\nplain = true\n", "[ui]\nplain = false\n", Value[bool]{false, projectSrc}},
+	} {
+		cfg, err := Load(setup(t, c.user, c.project, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.UI.Plain != c.want {
+			t.Errorf("user %q project %q: ui.plain = %+v, want %+v", c.user, c.project, cfg.UI.Plain, c.want)
+		}
+	}
+}
+
 // TestBadFilesAreRefused: each bad file is one error naming the file, the
 // line and the key, and never repeats a secret it holds.
 func TestBadFilesAreRefused(t *testing.T) {
@@ -520,25 +539,6 @@ func TestLineOf(t *testing.T) {
 	for _, tc := range cases {
 		if got := lineOf(text, tc.key); got != tc.line {
 			t.Errorf("lineOf(%v) = %d, want %d", tc.key, got, tc.line)
-		}
-	}
-}
-
-func TestUIPlainIsReadFromEitherFile(t *testing.T) {
-	for _, c := range []struct {
-		user, project string
-		want          Value[bool]
-	}{
-		{"", "", Value[bool]{}},
-		{"[ui]\nplain = true\n", "", Value[bool]{true, userSrc}},
-		{"[ui]\nplain = true\n", "[ui]\nplain = false\n", Value[bool]{false, projectSrc}},
-	} {
-		cfg, err := Load(setup(t, c.user, c.project, nil))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cfg.UI.Plain != c.want {
-			t.Errorf("user %q project %q: ui.plain = %+v, want %+v", c.user, c.project, cfg.UI.Plain, c.want)
 		}
 	}
 }
