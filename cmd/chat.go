@@ -168,13 +168,14 @@ func runLineChat(ctx context.Context, opts *ChatOptions, lines *linechat.Chat, w
 	ctx, stop := signal.NotifyContext(context.WithoutCancel(ctx), syscall.SIGTERM)
 	defer stop()
 	in, _ := opts.IO.In.(*os.File)
+	out, _ := opts.IO.Out.(*os.File)
 	return lines.Run(ctx, linechat.Config{
 		Team:       topts,
 		HasModel:   screen.HasModel,
 		Auto:       screen.Auto,
 		Notice:     fmt.Sprintf("agentteam chat in lines (%s) · %s · %s · %s", why, screen.ModelName, screen.Workspace, screen.Sandbox) + "\n" + screen.Notice,
 		In:         opts.IO.In,
-		Echo:       !isTerminal(in),
+		Echo:       !isTerminal(in) || !isTerminal(out), // a terminal's echo reaches a terminal only
 		Interrupts: intr,
 	})
 }

@@ -34,8 +34,9 @@ type Config struct {
 	// Notice is the first line (a welcome, or how to set a key).
 	Notice string
 	In     io.Reader
-	// Echo writes each line read after the prompt: the input is not a
-	// terminal that echoes it, and the transcript should read as a dialogue.
+	// Echo writes each line read after the prompt: no terminal echoes it
+	// into this output (the input or the output is a pipe), and the
+	// transcript should read as a dialogue.
 	Echo bool
 	// Interrupts are the person's ctrl+c presses: the first interrupts the
 	// lead's turn, the second leaves. nil: there are none.
