@@ -99,7 +99,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
 		switch {
-		case len(list) <= 1 && (len(list) == 0 || list[0].Current):
+		case len(list) <= 1 && (len(list) == 0 || list[0].Current): // nothing earlier to pick from
 		case lineMode != "":
 			// No picker in lines: the current conversation goes on.
 			fmt.Fprintln(opts.IO.Err, "continuing the current conversation: agentteam sessions lists the others, agentteam chat --resume ID opens one")
