@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/agentteam/agentteam/internal/linechat"
 	"github.com/agentteam/agentteam/internal/tui"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
@@ -19,6 +22,8 @@ type ChatOptions struct {
 	TeamFlags
 	IO     IOStreams
 	NoAuto bool
+	// Plain runs the chat in lines even on a terminal that could run the TUI.
+	Plain bool
 	// ResumeID, with --resume, is the session to bring back (agentteam
 	// sessions lists them); --resume alone offers a picker when there are
 	// earlier sessions.
@@ -33,6 +38,11 @@ func newChatCmd(g *GlobalOptions, streams IOStreams, runF func(*ChatOptions) err
 		Long: `Open the interactive team TUI: talk to the lead, watch every teammate's status and the messages
 between agents, focus a teammate (tab) to read its conversation and write to its inbox. /help lists the
 commands, ? the keys. ctrl+c quits and stops the teammates.
+
+Where the TUI cannot run (TERM=dumb or unset, standard input or output not a terminal) or with --plain
+or [ui] plain = true in a config file, chat runs in lines: a "lead> " prompt, the lead's reply as plain
+text, one line per tool call and team event, permission asks answered with y, a or n; ctrl+c interrupts
+the lead's turn, a second leaves, as does the end of input.
 
 --resume continues the team and the lead's conversation; with earlier conversations it first lets you
 pick one. --resume ID goes straight to that one (ids from agentteam sessions): it becomes the current
@@ -57,6 +67,7 @@ conversation, the one it replaces is kept as an earlier one.`,
 			return runChat(c.Context(), opts)
 		},
 	}
+	c.Flags().BoolVar(&opts.Plain, "plain", false, "a line-mode chat (prompt, plain text, no escape sequences) instead of the full-screen TUI")
 	c.Flags().BoolVar(&opts.NoAuto, "no-auto", false, "the lead answers only you, not by itself when teammates report (/auto on changes it)")
 	addTeamFlags(c.Flags(), &opts.TeamFlags)
 	return c
@@ -69,12 +80,9 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			return err
 		}
 	}
-	in, inOK := opts.IO.In.(*os.File)
-	out, outOK := opts.IO.Out.(*os.File)
-	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf(
-			"chat needs a terminal (standard input and output are not one): use agentteam run \"...\" to run the team headless")}
-	}
+	in, _ := opts.IO.In.(*os.File)
+	out, _ := opts.IO.Out.(*os.File)
+	lineMode := linechat.Terminal{Term: opts.Getenv("TERM"), InTTY: isTerminal(in), OutTTY: isTerminal(out), Plain: opts.Plain}.Reason()
 	if err := checkPool(opts.GlobalOptions); err != nil {
 		return err
 	}
@@ -90,7 +98,12 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		if err != nil {
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
-		if len(list) > 1 || (len(list) == 1 && !list[0].Current) {
+		switch {
+		case len(list) <= 1 && (len(list) == 0 || list[0].Current): // nothing earlier to pick from
+		case lineMode != "":
+			// No picker in lines: the current conversation goes on.
+			fmt.Fprintln(opts.IO.Err, "continuing the current conversation: agentteam sessions lists the others, agentteam chat --resume ID opens one")
+		default:
 			id, err := tui.PickSession(ctx, in, out, list)
 			if err != nil {
 				return &ExitError{Code: ExitFailure, Err: err}
@@ -104,15 +117,19 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	}
 	bridge := tui.NewBridge()
 	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
+	retry, lines := bridge.Retry, linechat.New(opts.IO.Out, progressLine)
+	if lineMode != "" {
+		retry = lines.Retry
+	}
 	var models team.Models
-	set, lead, err := newModels(opts.GlobalOptions, bridge.Retry)
+	set, lead, err := newModels(opts.GlobalOptions, retry)
 	if err != nil {
 		// Without a key the TUI still opens: the team's files can be read and written.
 		models = team.OneModel(noModel{err: err}, "no model")
 		screen.HasModel, screen.Notice, screen.ModelName = false, tui.NoModelNotice(opts.keyEnv()), "no model"
 	} else {
 		models = set
-		screen.Notice, screen.ModelName = chatWelcome(opts.Demo), lead.Label()
+		screen.Notice, screen.ModelName = chatWelcome(opts.Demo, lineMode != ""), lead.Label()
 	}
 	screen.KeyEnv = opts.keyEnv()
 	topts := opts.options(opts.GlobalOptions, ws, models)
@@ -129,6 +146,9 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	defer cleanup()
 	screen.Sandbox = "sandbox: " + sb.State()
 	topts.Sandbox = sb
+	if lineMode != "" {
+		return runLineChat(ctx, opts, lines, lineMode, topts, screen)
+	}
 	return tui.Run(ctx, tui.Config{
 		Team:   topts,
 		Bridge: bridge,
@@ -137,6 +157,30 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		Out:    out,
 	})
 }
+
+// runLineChat runs the chat in lines (why says why). Its first ctrl+c
+// interrupts the lead's turn instead of ending the command: the line chat
+// takes SIGINT itself, and only SIGTERM ends it from outside.
+func runLineChat(ctx context.Context, opts *ChatOptions, lines *linechat.Chat, why string, topts team.Options, screen tui.Options) error {
+	intr := make(chan os.Signal, 1)
+	signal.Notify(intr, os.Interrupt)
+	defer signal.Stop(intr)
+	ctx, stop := signal.NotifyContext(context.WithoutCancel(ctx), syscall.SIGTERM)
+	defer stop()
+	in, _ := opts.IO.In.(*os.File)
+	out, _ := opts.IO.Out.(*os.File)
+	return lines.Run(ctx, linechat.Config{
+		Team:       topts,
+		HasModel:   screen.HasModel,
+		Auto:       screen.Auto,
+		Notice:     fmt.Sprintf("agentteam chat in lines (%s) · %s · %s · %s", why, screen.ModelName, screen.Workspace, screen.Sandbox) + "\n" + screen.Notice,
+		In:         opts.IO.In,
+		Echo:       !isTerminal(in) || !isTerminal(out), // a terminal's echo reaches a terminal only
+		Interrupts: intr,
+	})
+}
+
+func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd())) }
 
 // checkResumeID refuses an id that names no session of this workspace.
 func checkResumeID(g *GlobalOptions, id string) error {
@@ -156,9 +200,14 @@ func checkResumeID(g *GlobalOptions, id string) error {
 	return usageErrorf("no session %q in %s: agentteam sessions lists them", id, ws.Root)
 }
 
-func chatWelcome(demo bool) string {
-	if demo {
+func chatWelcome(demo, lines bool) string {
+	switch {
+	case demo && lines:
+		return "Offline demo model. Try: spawn alice as programmer; spawn bob as tester."
+	case demo:
 		return "Offline demo model. Try: spawn alice as programmer; spawn bob as tester — then tab to focus a teammate, /help for commands."
+	case lines:
+		return "Talk to the lead: say what the team should do."
 	}
 	return "Talk to the lead: say what the team should do. tab focuses a teammate, /help lists the commands, ? the keys."
 }

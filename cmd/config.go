@@ -192,6 +192,7 @@ func loadConfig(c *cobra.Command, g *GlobalOptions) ([]setting, error) {
 		{"team.isolation", "isolation", t.Isolation.V, t.Isolation.From},
 		{"sandbox.mode", "sandbox", cfg.Sandbox.Mode.V, cfg.Sandbox.Mode.From},
 		{"sandbox.network", "sandbox-network", cfg.Sandbox.Network.V, cfg.Sandbox.Network.From},
+		{"ui.plain", "plain", strconv.FormatBool(cfg.UI.Plain.V), cfg.UI.Plain.From},
 	} {
 		r.layer(k.name, k.flag, "", k.file, k.from)
 	}

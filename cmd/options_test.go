@@ -176,9 +176,9 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 			want: ChatOptions{GlobalOptions: defaults(), TeamFlags: teamDefaults}},
 		{name: "chat: every chat flag",
 			env: env,
-			args: []string{"chat", "--no-auto", "--resume", "--max-turns", "3", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s",
+			args: []string{"chat", "--no-auto", "--plain", "--resume", "--max-turns", "3", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s",
 				"--sandbox", "off", "--sandbox-network", "off"},
-			want: ChatOptions{GlobalOptions: fromEnv, NoAuto: true,
+			want: ChatOptions{GlobalOptions: fromEnv, NoAuto: true, Plain: true,
 				TeamFlags: TeamFlags{MaxTurns: 3, Resume: true, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone,
 					Sandbox: "off", SandboxNetwork: "off"}}},
 

@@ -87,12 +87,12 @@ func TestSessionsListsAndShowsTheLeadsConversations(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d saying %q in one line", c.args, r.code, r.stderr, c.code, c.say)
 		}
 	}
-	// A good id still needs a terminal for chat: nothing is restored without one.
+	// Without a terminal chat runs in lines: a good id is brought back, the
+	// conversation it replaces kept as an earlier one.
 	r = runBin(t, ws, nil, "", "chat", "--demo", "--resume", list[1].ID)
-	if r.code != 1 || !strings.Contains(r.stderr, "needs a terminal") {
-		t.Fatalf("chat --resume ID without a terminal: %+v", r)
-	}
-	if again := sessionsJSONOf(t, ws); len(again) != 2 || again[0].Title != "list team" {
-		t.Fatalf("sessions changed by a chat that did not open: %+v", again)
+	mustSucceed(t, r, "chat --resume ID in lines")
+	again := sessionsJSONOf(t, ws)
+	if len(again) != 2 || again[0].Title != "spawn alice as programmer to say hi" || again[1].Title != "list team" {
+		t.Fatalf("sessions after chat --resume %s: %+v", list[1].ID, again)
 	}
 }

@@ -98,6 +98,12 @@ type Sandbox struct {
 	Writable Value[[]string]
 }
 
+// UI holds the [ui] settings: how `agentteam chat` shows itself.
+type UI struct {
+	// Plain runs chat in lines (the default of --plain).
+	Plain Value[bool]
+}
+
 // File is one config file agentteam looks for.
 type File struct {
 	// Path is where it is looked for; "" when there is no place for it (no
@@ -120,6 +126,7 @@ type Config struct {
 	Team         Team
 	Permissions  Permissions
 	Sandbox      Sandbox
+	UI           UI
 }
 
 // Found reports whether either file exists.
@@ -264,6 +271,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	if f.Sandbox.Writable != nil {
 		sb.Writable = Value[[]string]{f.Sandbox.Writable, src}
 	}
+	set(&c.UI.Plain, f.UI.Plain, src)
 }
 
 func set[T any](dst *Value[T], v *T, src Source) {

@@ -211,6 +211,25 @@ func TestLoadPicksTheDefaultProvider(t *testing.T) {
 	}
 }
 
+func TestUIPlainIsReadFromEitherFile(t *testing.T) {
+	for _, c := range []struct {
+		user, project string
+		want          Value[bool]
+	}{
+		{"", "", Value[bool]{}},
+		{"[ui]\nplain = true\n", "", Value[bool]{true, userSrc}},
+		{"[ui]\nplain = true\n", "[ui]\nplain = false\n", Value[bool]{false, projectSrc}},
+	} {
+		cfg, err := Load(setup(t, c.user, c.project, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.UI.Plain != c.want {
+			t.Errorf("user %q project %q: ui.plain = %+v, want %+v", c.user, c.project, cfg.UI.Plain, c.want)
+		}
+	}
+}
+
 // TestBadFilesAreRefused: each bad file is one error naming the file, the
 // line and the key, and never repeats a secret it holds.
 func TestBadFilesAreRefused(t *testing.T) {
@@ -256,7 +275,7 @@ func TestBadFilesAreRefused(t *testing.T) {
 			says: []string{"line 3", "providers.x.max_workers is not a setting agentteam knows (max_workers goes in [team])"}},
 		{name: "unknown top-level key",
 			text: "model = \"gpt-4.1\"\n",
-			says: []string{"line 1", "model is not a setting", "at the top: permissions, provider, providers, roles, sandbox, team"}},
+			says: []string{"line 1", "model is not a setting", "at the top: permissions, provider, providers, roles, sandbox, team, ui"}},
 		{name: "unknown provider key",
 			text: "[providers.x]\nmodel = \"m\"\nbaseurl = \"http://h\"\n",
 			says: []string{"line 3", "providers.x.baseurl is not a setting", "base_url"}},
@@ -271,6 +290,10 @@ func TestBadFilesAreRefused(t *testing.T) {
 			project: true,
 			text:    "[providers.openai]\nmodel = \"m\"\napi_key = \"" + secret + "\"\n",
 			says:    []string{"line 3", "providers.openai.api_key would put an API key in the project's files, which get committed", "api_key_env"}},
+		{name: "a [ui] plain that is not true or false",
+			text: "[ui]\nplain = \"yes\"\n", says: []string{"line 2", "ui.plain must be true or false"}},
+		{name: "plain outside [ui]",
+			text: "[team]\nplain = true\n", says: []string{"line 2", "(plain goes in [ui])"}},
 		{name: "a bad sandbox mode",
 			text: "[sandbox]\nmode = \"maybe\"\n", says: []string{"line 2", `sandbox.mode must be "auto", "required" or "off"`}},
 		{name: "a bad sandbox network",

@@ -44,6 +44,7 @@ type rawFile struct {
 	// Permissions is [permissions] (permissions.go).
 	Permissions rawPermissions `toml:"permissions"`
 	Sandbox     rawSandbox     `toml:"sandbox"`
+	UI          rawUI          `toml:"ui"`
 
 	path         string
 	providerLine int
@@ -84,6 +85,10 @@ type rawSandbox struct {
 	Network  *string  `toml:"network"`
 	Env      []string `toml:"env"`
 	Writable []string `toml:"writable"`
+}
+
+type rawUI struct {
+	Plain *bool `toml:"plain"`
 }
 
 // readFile reads and checks one file; a missing file is found == false.
@@ -167,7 +172,7 @@ func parse(path, data string, project bool) (*rawFile, error) {
 
 // tableKeys are the keys that must be tables if present.
 func tableKeys(f *rawFile) []toml.Key {
-	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}, {"sandbox"}}
+	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}, {"sandbox"}, {"ui"}}
 	for _, name := range sortedKeys(f.Providers) {
 		keys = append(keys, toml.Key{"providers", name}, toml.Key{"providers", name, "headers"}, toml.Key{"providers", name, "query"})
 	}
@@ -364,6 +369,8 @@ func knownHint(key toml.Key) string {
 		t = reflect.TypeOf(rawPermissions{})
 	case len(key) == 2 && key[0] == "sandbox":
 		t = reflect.TypeOf(rawSandbox{})
+	case len(key) == 2 && key[0] == "ui":
+		t = reflect.TypeOf(rawUI{})
 	case len(key) == 3 && key[0] == "providers":
 		t = reflect.TypeOf(rawProvider{})
 	default:
@@ -398,6 +405,7 @@ func misplacedHint(key toml.Key, hint string) string {
 		{reflect.TypeOf(rawTeam{}), "in [team]"},
 		{reflect.TypeOf(rawPermissions{}), "in [permissions]"},
 		{reflect.TypeOf(rawSandbox{}), "in [sandbox]"},
+		{reflect.TypeOf(rawUI{}), "in [ui]"},
 		{reflect.TypeOf(rawProvider{}), "in a [providers.NAME] table"},
 	} {
 		for i := range t.typ.NumField() {
@@ -445,7 +453,7 @@ func expected(path string) string {
 		return "a whole number"
 	case "shutdown_timeout", "plan_timeout", "handoff_timeout", "idle_timeout":
 		return "a duration in quotes, like \"90s\""
-	case "stream", "auto_claim":
+	case "stream", "auto_claim", "plain":
 		return "true or false"
 	case "price_input_per_million", "price_output_per_million":
 		return "a number"
@@ -457,7 +465,7 @@ func expected(path string) string {
 		return "a string in quotes"
 	case "allow", "ask", "deny":
 		return "a list of rules in quotes, like [\"bash(go test *)\"]"
-	case "providers", "roles", "team", "headers", "permissions", "query", "sandbox":
+	case "providers", "roles", "team", "headers", "permissions", "query", "sandbox", "ui":
 		return "a table"
 	case "env", "writable":
 		return "a list of strings in quotes, like [\"GOPATH\"]"

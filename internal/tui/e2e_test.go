@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -173,21 +172,6 @@ func TestChatWithoutKeySaysHowToSetOne(t *testing.T) {
 	s.waitFor("carol in the team panel", contains("carol tester"))
 	s.run("send-keys", "-t", "e2e", "C-c")
 	s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
-}
-
-func TestChatRefusesWithoutATerminal(t *testing.T) {
-	bin := agentteamBinary(t)
-	c := exec.Command(bin, "chat", "--demo", "--workspace", t.TempDir())
-	var stderr bytes.Buffer
-	c.Stdin, c.Stdout, c.Stderr = strings.NewReader(""), &bytes.Buffer{}, &stderr
-	err := c.Run()
-	ee, ok := err.(*exec.ExitError)
-	if !ok || ee.ExitCode() != 1 {
-		t.Fatalf("exit %v, want code 1", err)
-	}
-	if msg := stderr.String(); !strings.Contains(msg, "needs a terminal") || !strings.Contains(msg, "agentteam run") {
-		t.Fatalf("stderr %q", msg)
-	}
 }
 
 func TestChatPlanApprovalAndShutdownInTmux(t *testing.T) {

@@ -55,6 +55,9 @@ type teamEngine struct {
 	chat *team.Chat
 }
 
+// NewEngine is the Engine of a running team; chat is nil without a model.
+func NewEngine(t *team.Team, chat *team.Chat) Engine { return &teamEngine{t: t, chat: chat} }
+
 func (e *teamEngine) Say(text string) error {
 	if e.chat == nil {
 		return fmt.Errorf("the lead has no model to answer with")

@@ -6,37 +6,11 @@ import (
 	"slices"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
-
 	"github.com/agentteam/agentteam/team"
 )
 
 // modelMsg is the label of the lead's model after /model switched it.
 type modelMsg string
-
-// switchModel runs /model: alone it lists what is configured, with a name
-// it switches the lead's model for the turns that follow.
-func (m *Model) switchModel(c command) {
-	spec := c.rest
-	if spec == "" {
-		m.do(func() tea.Msg {
-			cat, cur := m.eng.Models()
-			return noteMsg{text: modelsText(cat, cur)}
-		})
-		return
-	}
-	if strings.ContainsAny(spec, " \t\n") {
-		m.note(noteMsg{text: "usage: /model [provider/]name (one word; /model alone lists the configured models)", isErr: true})
-		return
-	}
-	m.do(func() tea.Msg {
-		label, err := m.eng.SetLeadModel(spec)
-		if err != nil {
-			return noteMsg{text: err.Error(), isErr: true}
-		}
-		return modelMsg(label)
-	})
-}
 
 // modelsText lists the configured models, marking the lead's and the
 // default, with prices, and the roles that have a model of their own.

@@ -64,28 +64,6 @@ func (m *Model) askKey(k tea.KeyMsg) bool {
 	return true
 }
 
-// permissionCommand is /allow [id], /always [id] and /deny id reason; an
-// id left out is the first ask's.
-func (m *Model) permissionCommand(c command) {
-	args := c.split(2)
-	id := ""
-	if len(args) > 0 {
-		id = args[0]
-	} else if len(m.asks) > 0 {
-		id = m.asks[0].id
-	}
-	switch {
-	case id == "":
-		m.note(noteMsg{text: "no permission ask is waiting", isErr: true})
-	case c.name == "/deny" && len(args) < 2:
-		m.note(noteMsg{text: "usage: /deny id reason (the agent reads why)", isErr: true})
-	case c.name == "/deny":
-		m.answerAsk(id, false, false, args[1])
-	default:
-		m.answerAsk(id, true, c.name == "/always", "")
-	}
-}
-
 func (m *Model) answerAsk(id string, approve, always bool, reason string) {
 	m.hint = "answering " + id + "…"
 	m.do(func() tea.Msg {

@@ -59,7 +59,7 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Screen.Clipboard = cfg.Out
 	}
 	act := newActor()
-	m := New(runCtx, cfg.Screen, &teamEngine{t: tm, chat: chat}, act.do)
+	m := New(runCtx, cfg.Screen, NewEngine(tm, chat), act.do)
 	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(runCtx), tea.WithInput(cfg.In), tea.WithOutput(cfg.Out)}
 	if cfg.Screen.Mouse {
 		popts = append(popts, tea.WithMouseCellMotion())

@@ -134,23 +134,6 @@ func (e *teamEngine) Sessions() ([]team.SessionInfo, error) {
 	return team.ListSessions(e.t.Workspace())
 }
 
-// sessionsCommand answers /sessions: the lead's conversations, listed. It
-// does not switch: a running lead's conversation is not swapped under the
-// teammates reporting to it; the note says how to go back to one.
-func (m *Model) sessionsCommand() {
-	m.do(func() tea.Msg {
-		l, ok := m.eng.(sessionLister)
-		if !ok {
-			return noteMsg{text: "no sessions to list here", isErr: true}
-		}
-		list, err := l.Sessions()
-		if err != nil {
-			return noteMsg{text: err.Error(), isErr: true}
-		}
-		return noteMsg{text: formatSessions(list)}
-	})
-}
-
 // formatSessions is the /sessions note: one line per conversation.
 func formatSessions(list []team.SessionInfo) string {
 	if len(list) == 0 {

@@ -1,0 +1,287 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentteam/agentteam/tools"
+)
+
+// The slash commands whose work is one call of the Engine are checked and
+// run here, apart from the screen, so that the line-mode chat
+// (internal/linechat) runs the very same commands as the TUI.
+
+// Reply is what an engine command has to say.
+type Reply struct {
+	Text string
+	// Hint marks a short confirmation (the TUI's help bar), not a note.
+	Hint bool
+	// Model is the lead's model label after /model switched it.
+	Model string
+}
+
+// EngineCall is one command's work against the engine; it may do file IO.
+type EngineCall func(ctx context.Context, eng Engine) (Reply, error)
+
+// CommandInfo is one slash command as /help lists it.
+type CommandInfo struct{ Name, Args, Help string }
+
+// Commands are the TUI's slash commands, in /help's order.
+func Commands() []CommandInfo {
+	out := make([]CommandInfo, len(slashCommands))
+	for i, c := range slashCommands {
+		out[i] = CommandInfo{Name: c.name, Args: c.args, Help: c.help}
+	}
+	return out
+}
+
+// EngineCommand parses a slash command line and, when its work is the
+// engine's, returns that work. focus is the focused teammate ("" the lead);
+// firstAsk is the id of the oldest permission ask waiting ("" none), the one
+// /allow, /always and /deny answer without an id. A call that is nil with a
+// nil error: the command is the screen's (/help, /quit …) or unknown.
+func EngineCommand(line, focus, firstAsk string) (name string, call EngineCall, err error) {
+	c := parseCommand(line)
+	call, err = engineCommand(c, focus, firstAsk)
+	return c.name, call, err
+}
+
+func engineCommand(c command, focus, firstAsk string) (EngineCall, error) {
+	switch c.name {
+	case "/team":
+		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Describe(ctx) }), nil
+	case "/inbox":
+		name := c.rest
+		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Inbox(name) }), nil
+	case "/tasks":
+		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Tasks(ctx) }), nil
+	case "/sessions":
+		return textCall(sessionsText), nil
+	case "/send":
+		return sendCall(c)
+	case "/broadcast":
+		return broadcastCall(c)
+	case "/spawn":
+		return spawnCall(c)
+	case "/approve":
+		return reviewCall(c, true)
+	case "/reject":
+		return reviewCall(c, false)
+	case "/shutdown":
+		return shutdownCall(c)
+	case "/allow", "/always", "/deny":
+		return permissionCall(c, firstAsk)
+	case "/merge":
+		name := strings.TrimSpace(c.rest)
+		if name == "" || strings.Contains(name, " ") {
+			return nil, errors.New("usage: /merge name")
+		}
+		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Merge(ctx, name) }), nil
+	case "/diff":
+		name := strings.TrimSpace(c.rest)
+		if name == "" {
+			name = focus
+		}
+		if name == "" || strings.Contains(name, " ") {
+			return nil, errors.New("usage: /diff name (or focus a teammate and /diff)")
+		}
+		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Diff(ctx, name) }), nil
+	case "/model":
+		return modelCall(c)
+	}
+	return nil, nil
+}
+
+// Toggle reads the argument of a command that turns a setting on or off:
+// on, off, or nothing to switch it from cur.
+func Toggle(name, arg string, cur bool) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(arg)) {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	case "":
+		return !cur, nil
+	}
+	return cur, fmt.Errorf("%s takes on or off", name)
+}
+
+// AutoWords say what /auto on or off does.
+func AutoWords(on bool) string {
+	if on {
+		return "auto on: the lead wakes by itself when teammates report"
+	}
+	return "auto off: the lead answers only you; reports wait in its inbox"
+}
+
+// textCall is an engine call whose text is a note.
+func textCall(fn func(ctx context.Context, eng Engine) (string, error)) EngineCall {
+	return func(ctx context.Context, eng Engine) (Reply, error) {
+		text, err := fn(ctx, eng)
+		return Reply{Text: text}, err
+	}
+}
+
+// hintCall is an engine call whose text is a short confirmation.
+func hintCall(fn func(ctx context.Context, eng Engine) (string, error)) EngineCall {
+	return func(ctx context.Context, eng Engine) (Reply, error) {
+		text, err := fn(ctx, eng)
+		return Reply{Text: text, Hint: true}, err
+	}
+}
+
+// sendCall is /send name text.
+func sendCall(c command) (EngineCall, error) {
+	args := c.split(2)
+	if len(args) < 2 {
+		return nil, errors.New("usage: /send name text")
+	}
+	to, text := args[0], args[1]
+	return hintCall(func(ctx context.Context, eng Engine) (string, error) {
+		if err := eng.Send(ctx, to, text); err != nil {
+			return "", err
+		}
+		return "sent to " + to + "'s inbox", nil
+	}), nil
+}
+
+// broadcastCall is /broadcast text.
+func broadcastCall(c command) (EngineCall, error) {
+	if c.rest == "" {
+		return nil, errors.New("usage: /broadcast text")
+	}
+	text := c.rest
+	return hintCall(func(ctx context.Context, eng Engine) (string, error) {
+		reached, err := eng.Broadcast(ctx, text)
+		if err != nil {
+			return "", err
+		}
+		return "broadcast to " + strings.Join(reached, ", "), nil
+	}), nil
+}
+
+// spawnCall is /spawn [--plan] name role prompt.
+func spawnCall(c command) (EngineCall, error) {
+	plan := false
+	if first, rest, _ := strings.Cut(c.rest, " "); first == planFlag {
+		plan, c.rest = true, strings.TrimSpace(rest)
+	}
+	args := c.split(3)
+	if len(args) < 3 {
+		return nil, errors.New("usage: /spawn [--plan] name role prompt")
+	}
+	spec := tools.SpawnSpec{Name: args[0], Role: args[1], Prompt: args[2], PlanMode: plan}
+	return hintCall(func(ctx context.Context, eng Engine) (string, error) {
+		if err := eng.Spawn(ctx, spec); err != nil {
+			return "", err
+		}
+		if spec.PlanMode {
+			return fmt.Sprintf("spawned %s (%s) in plan mode: its plan will ask for your approval", spec.Name, spec.Role), nil
+		}
+		return fmt.Sprintf("spawned %s (%s)", spec.Name, spec.Role), nil
+	}), nil
+}
+
+// reviewCall is /approve name [feedback] and /reject name feedback.
+func reviewCall(c command, approve bool) (EngineCall, error) {
+	args := c.split(2)
+	if approve && len(args) < 1 {
+		return nil, errors.New("usage: /approve name [feedback]")
+	}
+	if !approve && len(args) < 2 {
+		return nil, errors.New("usage: /reject name feedback (say what to change)")
+	}
+	name, feedback := args[0], ""
+	if len(args) > 1 {
+		feedback = args[1]
+	}
+	return textCall(func(ctx context.Context, eng Engine) (string, error) {
+		return eng.ReviewPlan(ctx, name, approve, feedback)
+	}), nil
+}
+
+// planFlag before the name starts the teammate in plan mode.
+const planFlag = "--plan"
+
+// defaultShutdownReason is what a teammate reads when the person gave none.
+const defaultShutdownReason = "the person asked for it from the chat"
+
+// shutdownCall is /shutdown name [reason].
+func shutdownCall(c command) (EngineCall, error) {
+	args := c.split(2)
+	if len(args) < 1 {
+		return nil, errors.New("usage: /shutdown name [reason]")
+	}
+	name, reason := args[0], defaultShutdownReason
+	if len(args) > 1 {
+		reason = args[1]
+	}
+	return textCall(func(ctx context.Context, eng Engine) (string, error) {
+		return eng.Shutdown(ctx, name, reason)
+	}), nil
+}
+
+// permissionCall is /allow [id], /always [id] and /deny id reason; an id
+// left out is the first ask's.
+func permissionCall(c command, firstAsk string) (EngineCall, error) {
+	args := c.split(2)
+	id := firstAsk
+	if len(args) > 0 {
+		id = args[0]
+	}
+	switch {
+	case id == "":
+		return nil, errors.New("no permission ask is waiting")
+	case c.name == "/deny" && len(args) < 2:
+		return nil, errors.New("usage: /deny id reason (the agent reads why)")
+	case c.name == "/deny":
+		return AnswerCall(id, false, false, args[1]), nil
+	}
+	return AnswerCall(id, true, c.name == "/always", ""), nil
+}
+
+// AnswerCall answers a permission ask as the person.
+func AnswerCall(id string, approve, always bool, reason string) EngineCall {
+	return hintCall(func(ctx context.Context, eng Engine) (string, error) {
+		return eng.AnswerPermission(ctx, id, approve, always, reason)
+	})
+}
+
+// modelCall is /model: alone it lists what is configured, with a name it
+// switches the lead's model for the turns that follow.
+func modelCall(c command) (EngineCall, error) {
+	spec := c.rest
+	if spec == "" {
+		return func(_ context.Context, eng Engine) (Reply, error) {
+			cat, cur := eng.Models()
+			return Reply{Text: modelsText(cat, cur)}, nil
+		}, nil
+	}
+	if strings.ContainsAny(spec, " \t\n") {
+		return nil, errors.New("usage: /model [provider/]name (one word; /model alone lists the configured models)")
+	}
+	return func(_ context.Context, eng Engine) (Reply, error) {
+		label, err := eng.SetLeadModel(spec)
+		if err != nil {
+			return Reply{}, err
+		}
+		return Reply{Text: "the lead talks to " + label + " from its next turn", Hint: true, Model: label}, nil
+	}, nil
+}
+
+// sessionsText is /sessions: the lead's conversations, listed. It does not
+// switch: a running lead's conversation is not swapped under the teammates
+// reporting to it; the text says how to go back to one.
+func sessionsText(_ context.Context, eng Engine) (string, error) {
+	l, ok := eng.(sessionLister)
+	if !ok {
+		return "", errors.New("no sessions to list here")
+	}
+	list, err := l.Sessions()
+	if err != nil {
+		return "", err
+	}
+	return formatSessions(list), nil
+}
