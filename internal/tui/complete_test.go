@@ -313,7 +313,7 @@ func TestSlashPopUpListsCommandsAndNames(t *testing.T) {
 	hs := newHarness(t, 120, 40, Options{HasModel: true})
 	hs.send(members("alice:idle", "albert:working"))
 	hs.typeText("/")
-	hs.mustSee("/help", "this list of commands and keys", "/team", "more")
+	hs.mustSee("/help", "this list of commands (? lists the keys)", "/team", "more")
 	hs.typeText("fo")
 	hs.mustSee("/focus [name]", "a teammate's conversation, typing to its inbox")
 	hs.mustNotSee("/help")

@@ -124,7 +124,7 @@ func TestHintOfAnInterruptGoesWhenTheLeadIsIdle(t *testing.T) {
 func TestNotesWrapWithAHangingIndentAndAMargin(t *testing.T) {
 	hs := newHarness(t, 100, 60, Options{HasModel: true})
 	for _, w := range []int{80, 50} {
-		lines := hs.m.r.render(&entry{kind: entryNote, text: helpText()}, w)
+		lines := hs.m.r.render(&entry{kind: entryNote, text: helpText() + "\n" + keysText()}, w)
 		for i, l := range lines {
 			if width := lipgloss.Width(l); width > w-2 {
 				t.Errorf("width %d: line %d is %d wide, touching the divider: %q", w, i, width, l)
