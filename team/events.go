@@ -61,9 +61,8 @@ func (e Event) Kind() EventKind {
 
 // EventLog appends events to events.jsonl and hands them to a subscriber.
 type EventLog struct {
-	path string
-	app  *statefile.Appender // events emitted together share one write
-	sub  func(Event)
+	app EventLines // events.jsonl: events emitted together share one write
+	sub func(Event)
 	// onWriteError sees every failed write of the log (the team stops on a full disk).
 	onWriteError func(error)
 	failed       atomic.Bool // a write failed and the subscriber was told
@@ -71,7 +70,13 @@ type EventLog struct {
 
 // NewEventLog writes to path; sub (may be nil) sees every event after it is written.
 func NewEventLog(path string, sub func(Event)) *EventLog {
-	return &EventLog{path: path, app: statefile.NewAppender(path), sub: sub}
+	return &EventLog{app: statefile.NewAppender(path), sub: sub}
+}
+
+// NewEventLogTo writes to lines, another store than the file (a stream in
+// internal/natsstore); sub as for NewEventLog.
+func NewEventLogTo(lines EventLines, sub func(Event)) *EventLog {
+	return &EventLog{app: lines, sub: sub}
 }
 
 // Emit records e. A failure to write the log is not fatal to the team: the

@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -418,3 +420,32 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 	}()
 	return ch
 }
+
+// Names lists the inboxes that hold a message, sorted.
+func (mb *Mailbox) Names() ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	prefix := "agentteam." + mb.team + ".inbox."
+	info, err := mb.stream.Info(ctx, jetstream.WithSubjectFilter(prefix+"*"))
+	if err != nil {
+		return nil, fmt.Errorf("list the inboxes of %s: %w", mb.team, err)
+	}
+	names := make([]string, 0, len(info.State.Subjects))
+	for subj := range info.State.Subjects {
+		if name, ok := strings.CutPrefix(subj, prefix); ok && checkToken("inbox", name) == nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// Path names name's inbox for a person: its stream and subject.
+func (mb *Mailbox) Path(name string) string {
+	return StreamName(mb.team) + " " + Subject(mb.team, name)
+}
+
+// CheckTeamName refuses a team name that cannot prefix the team's streams,
+// bucket and subjects: it must be one NATS token of letters, digits, '-'
+// and '_'.
+func CheckTeamName(name string) error { return checkToken("team", name) }
