@@ -1,12 +1,12 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/config"
 	"github.com/agentteam/agentteam/internal/permission"
 )
@@ -50,7 +50,12 @@ func runApprove(opts *ApproveOptions) error {
 	if err != nil {
 		return err
 	}
-	store := inbox.NewStore(ws.InboxDir())
+	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	store := st.mail
 	a, err := findAsk(store, opts.ID, opts.Now())
 	if err != nil {
 		return err

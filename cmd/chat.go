@@ -102,6 +102,15 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			opts.ResumeID = id
 		}
 	}
+	// The TUI's views read the workspace's files; until they read through
+	// the stores, a team on another store is run with `agentteam run`.
+	if raw, err := storeURL(opts.GlobalOptions); err != nil {
+		return err
+	} else if spec, err := parseStore(raw); err != nil {
+		return err
+	} else if spec.server != "" {
+		return usageErrorf("chat keeps the team in the workspace's files for now: --store %s works with run, team, tasks, inbox, send, requests, approve, deny and merge", spec.shown)
+	}
 	bridge := tui.NewBridge()
 	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
 	var models team.Models

@@ -1,13 +1,12 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/agentteam/agentteam/inbox"
 )
 
 // DenyOptions are the inputs of `agentteam deny`.
@@ -46,7 +45,12 @@ func runDeny(opts *DenyOptions) error {
 	if err != nil {
 		return err
 	}
-	store := inbox.NewStore(ws.InboxDir())
+	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	store := st.mail
 	a, err := findAsk(store, opts.ID, opts.Now())
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -54,7 +55,12 @@ func runRequests(opts *RequestsOptions) error {
 	if err != nil {
 		return err
 	}
-	asks, err := waitingAsks(inbox.NewStore(ws.InboxDir()), opts.Now())
+	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	asks, err := waitingAsks(st.mail, opts.Now())
 	if err != nil {
 		return err
 	}
@@ -102,7 +108,7 @@ func printable(s string) string {
 
 // waitingAsks are the asks to the person and to the lead that have no
 // answer in the asker's inbox and whose deadline has not passed, oldest first.
-func waitingAsks(store *inbox.Store, now time.Time) ([]ask, error) {
+func waitingAsks(store mailStore, now time.Time) ([]ask, error) {
 	var out []ask
 	for _, to := range []string{workspace.UserName, workspace.LeadName} {
 		msgs, _, err := store.ReadAll(to)
@@ -133,7 +139,7 @@ func waitingAsks(store *inbox.Store, now time.Time) ([]ask, error) {
 	return out, nil
 }
 
-func hasPermissionResponse(store *inbox.Store, name, id string) (bool, error) {
+func hasPermissionResponse(store mailStore, name, id string) (bool, error) {
 	msgs, _, err := store.ReadAll(name)
 	if err != nil {
 		return false, err
@@ -147,7 +153,7 @@ func hasPermissionResponse(store *inbox.Store, name, id string) (bool, error) {
 }
 
 // findAsk is the waiting ask id that the person may answer.
-func findAsk(store *inbox.Store, id string, now time.Time) (ask, error) {
+func findAsk(store mailStore, id string, now time.Time) (ask, error) {
 	asks, err := waitingAsks(store, now)
 	if err != nil {
 		return ask{}, err
@@ -166,7 +172,7 @@ func findAsk(store *inbox.Store, id string, now time.Time) (ask, error) {
 
 // answerAsk appends the person's answer to the asker's inbox, where the
 // team's waiting call finds it.
-func answerAsk(store *inbox.Store, a ask, approve, always bool, reason string) error {
+func answerAsk(store mailStore, a ask, approve, always bool, reason string) error {
 	p := team.PermissionPayload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: workspace.UserName}
 	if always {
 		p.Rule = a.Rule

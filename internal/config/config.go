@@ -86,6 +86,10 @@ type Team struct {
 	// IdleTimeout is every provider's, unless the provider sets its own.
 	IdleTimeout Value[time.Duration]
 	Isolation   Value[string]
+	// Store is where the team's state lives: "" or "file" for the
+	// workspace's files, nats://HOST:PORT[/TEAM] for JetStream. Only the
+	// user file may set it.
+	Store Value[string]
 }
 
 // Sandbox holds the [sandbox] settings: the defaults of --sandbox and
@@ -250,6 +254,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	set(&t.MaxTurns, f.Team.MaxTurns, src)
 	set(&t.AutoClaim, f.Team.AutoClaim, src)
 	set(&t.Isolation, f.Team.Isolation, src)
+	set(&t.Store, f.Team.Store, src)
 	setDuration(&t.ShutdownTimeout, f.Team.ShutdownTimeout, src)
 	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)
 	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)
