@@ -102,15 +102,11 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			opts.ResumeID = id
 		}
 	}
-	// The TUI's views read the workspace's files; until they read through
-	// the stores, a team on another store is run with `agentteam run`.
-	if raw, err := storeURL(opts.GlobalOptions); err != nil {
+	st, err := openStores(ctx, opts.GlobalOptions, ws)
+	if err != nil {
 		return err
-	} else if spec, err := parseStore(raw); err != nil {
-		return err
-	} else if spec.server != "" {
-		return usageErrorf("chat keeps the team in the workspace's files for now: --store %s works with run, team, tasks, inbox, send, requests, approve, deny and merge", spec.shown)
 	}
+	defer st.close() // after tui.Run has closed the team
 	bridge := tui.NewBridge()
 	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
 	var models team.Models
@@ -138,6 +134,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	defer cleanup()
 	screen.Sandbox = "sandbox: " + sb.State()
 	topts.Sandbox = sb
+	st.apply(&topts)
 	return tui.Run(ctx, tui.Config{
 		Team:   topts,
 		Bridge: bridge,

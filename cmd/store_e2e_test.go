@@ -262,3 +262,41 @@ func TestStorePasswordIsNotPrinted(t *testing.T) {
 		}
 	}
 }
+
+// TestPermissionAnsweredFromAnotherDirectoryOnJetStream: a run on a NATS
+// store waits on a permission ask; `requests` and `approve` run in another
+// directory against the same store find it and answer it, and the waiting
+// run is woken through the stream and writes the file.
+func TestPermissionAnsweredFromAnotherDirectoryOnJetStream(t *testing.T) {
+	s, err := natsstore.StartLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Shutdown(); s.WaitForShutdown() }()
+	store := []string{"AGENTTEAM_STORE=" + s.ClientURL() + "/asks"}
+	srv := fakellm.New(permLeadScript(
+		fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"notes.txt","content":"hello\n"}`)}},
+		fakellm.Reply{Content: "wrote the notes"},
+	), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws, elsewhere := t.TempDir(), t.TempDir()
+
+	wait := startBin(t, ws, append(fakeEnv(srv), store...), "run", "--permission-mode", "ask", "--permission-delegate", "user", "write the notes")
+	a := waitForAsk(t, elsewhere, store)
+	if a.Agent != "lead" || a.Tool != "write_file" || a.Path != "notes.txt" {
+		t.Fatalf("the ask is %+v", a)
+	}
+	mustSucceed(t, runBin(t, elsewhere, store, "", "approve", a.RequestID), "approve")
+	r := wait()
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	if got, err := os.ReadFile(filepath.Join(ws, "notes.txt")); err != nil || string(got) != "hello\n" {
+		t.Fatalf("notes.txt = %q, %v after the approval", got, err)
+	}
+	if again := runBin(t, elsewhere, store, "", "deny", a.RequestID, "too late"); again.code == 0 {
+		t.Errorf("a second answer to %s was accepted", a.RequestID)
+	}
+	if logs, _ := filepath.Glob(filepath.Join(ws, ".agentteam", "inbox", "*.jsonl")); len(logs) > 0 {
+		t.Errorf("inbox files written beside the store: %v", logs)
+	}
+}

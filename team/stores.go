@@ -29,6 +29,8 @@ type Mailbox interface {
 	Watch(ctx context.Context, name string) <-chan struct{}
 	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
 	Stats(name string) (inbox.Stats, error)
+	// Names lists the inboxes that hold anything (the views list them).
+	Names() ([]string, error)
 }
 
 // mailAppender is all the request service needs of the inboxes.

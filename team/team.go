@@ -258,6 +258,10 @@ func (t *Team) Workspace() *workspace.Workspace { return t.ws }
 // Store is the inbox store the team uses, as files.
 func (t *Team) Store() *inbox.Store { return t.files.inbox }
 
+// Mailbox is the inboxes the team uses: the files (Store) unless
+// Options.Mailbox gave another store.
+func (t *Team) Mailbox() Mailbox { return t.store }
+
 // Registry is the team's registry (a file unless Options.Registry said).
 func (t *Team) Registry() *Registry { return t.files.reg }
 

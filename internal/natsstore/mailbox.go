@@ -449,3 +449,31 @@ func (mb *Mailbox) Path(name string) string {
 // bucket and subjects: it must be one NATS token of letters, digits, '-'
 // and '_'.
 func CheckTeamName(name string) error { return checkToken("team", name) }
+
+// Mark is what tells an inbox changed without reading it: the stream
+// sequence of its last message and its read position.
+type Mark struct{ Last, Read uint64 }
+
+// Mark returns name's mark: two requests, whatever the inbox's length.
+func (mb *Mailbox) Mark(name string) (Mark, error) {
+	if err := checkToken("inbox", name); err != nil {
+		return Mark{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	var m Mark
+	raw, err := mb.stream.GetLastMsgForSubject(ctx, Subject(mb.team, name))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+	case err != nil:
+		return Mark{}, fmt.Errorf("inbox %s: %w", name, err)
+	default:
+		m.Last = raw.Sequence
+	}
+	info, err := mb.floor(ctx, name)
+	if err != nil {
+		return Mark{}, err
+	}
+	m.Read = info.AckFloor.Stream
+	return m, nil
+}
