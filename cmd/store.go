@@ -68,15 +68,14 @@ func storeURL(g *GlobalOptions) (string, error) {
 	if g.Store != "" {
 		return g.Store, nil
 	}
-	cfg := g.Config
-	if cfg == nil {
-		c, err := config.Load(config.Options{Workspace: g.Workspace, Getenv: g.Getenv})
-		if err != nil {
-			return "", &ExitError{Code: ExitUsage, Err: err}
-		}
-		cfg = c
+	if g.Config != nil { // run and chat read both files (a project file may not say it)
+		return g.Config.Team.Store.V, nil
 	}
-	return cfg.Team.Store.V, nil
+	v, err := config.UserStore(g.Getenv)
+	if err != nil {
+		return "", &ExitError{Code: ExitUsage, Err: err}
+	}
+	return v.V, nil
 }
 
 // parseStore reads a store URL: "" or "file" for the files, or

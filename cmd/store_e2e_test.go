@@ -300,3 +300,31 @@ func TestPermissionAnsweredFromAnotherDirectoryOnJetStream(t *testing.T) {
 		t.Errorf("inbox files written beside the store: %v", logs)
 	}
 }
+
+// [team] store of the user's config file selects the store for every
+// command; a project file that says it is refused by run, and a broken
+// project file does not stop the commands that only read the team.
+func TestTheUserConfigSelectsTheStore(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	xdg := t.TempDir()
+	writeConfig(t, filepath.Join(xdg, "agentteam", "config.toml"), "[team]\nstore = \"nats://"+addr+"\"\n")
+	r := runBin(t, t.TempDir(), []string{"XDG_CONFIG_HOME=" + xdg}, "", "tasks")
+	if r.code != ExitFailure || !strings.Contains(r.stderr, "cannot reach the NATS server at nats://"+addr) {
+		t.Errorf("tasks with the store in the user file: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	ws := t.TempDir()
+	writeConfig(t, filepath.Join(ws, ".agentteam", "config.toml"), "[team]\nmax_workers = -1\n")
+	mustSucceed(t, runBin(t, ws, nil, "", "tasks"), "tasks with a broken project file")
+
+	writeConfig(t, filepath.Join(ws, ".agentteam", "config.toml"), "[team]\nstore = \"nats://"+addr+"\"\n")
+	r = runBin(t, ws, []string{"OPENAI_API_KEY=k"}, "", "run", "go")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "team.store is not read from a project file") {
+		t.Errorf("run with the store in the project file: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -350,3 +350,18 @@ func tildePath(path, home string) string {
 	}
 	return path
 }
+
+// UserStore is [team] store of the user file alone: the commands that read
+// no other setting take where the team's state lives from it, and a broken
+// project file does not stop them.
+func UserStore(getenv func(string) string) (Value[string], error) {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	path := UserPath(getenv)
+	raw, found, err := readFile(path, false)
+	if err != nil || !found || raw.Team.Store == nil {
+		return Value[string]{}, err
+	}
+	return Value[string]{*raw.Team.Store, Source("user " + tildePath(path, getenv("HOME")))}, nil
+}

@@ -531,4 +531,10 @@ func TestTheUserFileSaysTheStore(t *testing.T) {
 	if c.Team.Store.V != "nats://127.0.0.1:4222/web" || !c.Team.Store.IsSet() {
 		t.Fatalf("[team] store loaded as %+v", c.Team.Store)
 	}
+	// The commands that read nothing else read the user file alone: a
+	// broken project file does not stop them.
+	opts := setup(t, "[team]\nstore = \"nats://127.0.0.1:4222/web\"\n", "[team]\nmax_workers = -1\n", nil)
+	if v, err := UserStore(opts.Getenv); err != nil || v.V != "nats://127.0.0.1:4222/web" {
+		t.Fatalf("UserStore = %+v, %v", v, err)
+	}
 }
