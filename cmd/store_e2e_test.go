@@ -43,15 +43,16 @@ func storeScript() fakellm.Script {
 	})
 }
 
-// storeViews runs the script in a fresh workspace with env selecting the
-// store, then reads team --json, inbox --json and tasks --json from
-// another directory (another process, as on another host would).
-func storeViews(t *testing.T, env []string) (ws, elsewhere string, views map[string]string) {
+// storeViews runs the script in a fresh workspace with storeFlag
+// selecting the store (none: the files), then reads team --json, inbox
+// --json and tasks --json from another directory with env selecting it
+// (another process, as on another host would).
+func storeViews(t *testing.T, storeFlag, env []string) (ws, elsewhere string, views map[string]string) {
 	t.Helper()
 	srv := fakellm.New(storeScript(), fakellm.WithAPIKey("test-key"))
 	defer srv.Close()
 	ws = t.TempDir()
-	r := runBin(t, ws, append(fakeEnv(srv), env...), "", "run", "write a greeting and check it")
+	r := runBin(t, ws, fakeEnv(srv), "", append(append([]string{"run"}, storeFlag...), "write a greeting and check it")...)
 	mustSucceed(t, r, "run")
 	noViolations(t, srv)
 	// The other process: the same store, but the files of its own
@@ -84,7 +85,7 @@ func TestRunOnJetStreamThroughTheBinary(t *testing.T) {
 	url := s.ClientURL() + "/web"
 	env := []string{"AGENTTEAM_STORE=" + url}
 
-	ws, elsewhere, views := storeViews(t, env)
+	ws, elsewhere, views := storeViews(t, []string{"--store", url}, env)
 
 	var tj struct {
 		TeamName  string
@@ -124,7 +125,7 @@ func TestRunOnJetStreamThroughTheBinary(t *testing.T) {
 	}
 
 	// The same views on the files have the same shapes.
-	_, _, fileViews := storeViews(t, nil)
+	_, _, fileViews := storeViews(t, nil, nil)
 	for view, out := range views {
 		if got, want := jsonShape(t, out), jsonShape(t, fileViews[view]); !slices.Equal(got, want) {
 			t.Errorf("%s: the store's JSON has the keys\n%v\nthe files'\n%v", view, got, want)
