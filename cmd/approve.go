@@ -1,12 +1,12 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/config"
 	"github.com/agentteam/agentteam/internal/permission"
 )
@@ -50,7 +50,13 @@ func runApprove(opts *ApproveOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := findAsk(ws, opts.ID, opts.Now())
+	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	store := st.mail
+	a, err := findAsk(ws, store, opts.ID, opts.Now())
 	if err != nil {
 		return err
 	}
@@ -63,7 +69,7 @@ func runApprove(opts *ApproveOptions) error {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("add the rule: %w", err)}
 		}
 	}
-	if err := answerAsk(inbox.NewStore(ws.InboxDir()), a, true, opts.Always, ""); err != nil {
+	if err := answerAsk(store, a, true, opts.Always, ""); err != nil {
 		return err
 	}
 	if !opts.Quiet {

@@ -115,6 +115,11 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			opts.ResumeID = id
 		}
 	}
+	st, err := openStores(ctx, opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close() // after tui.Run has closed the team
 	bridge := tui.NewBridge()
 	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
 	retry, lines := bridge.Retry, linechat.New(opts.IO.Out, progressLine)
@@ -146,6 +151,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	defer cleanup()
 	screen.Sandbox = "sandbox: " + sb.State()
 	topts.Sandbox = sb
+	st.apply(&topts)
 	if lineMode != "" {
 		return runLineChat(ctx, opts, lines, lineMode, topts, screen)
 	}

@@ -1,13 +1,12 @@
 package cmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/agentteam/agentteam/inbox"
 )
 
 // DenyOptions are the inputs of `agentteam deny`.
@@ -46,11 +45,17 @@ func runDeny(opts *DenyOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := findAsk(ws, opts.ID, opts.Now())
+	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
 	if err != nil {
 		return err
 	}
-	if err := answerAsk(inbox.NewStore(ws.InboxDir()), a, false, false, opts.Reason); err != nil {
+	defer st.close()
+	store := st.mail
+	a, err := findAsk(ws, store, opts.ID, opts.Now())
+	if err != nil {
+		return err
+	}
+	if err := answerAsk(store, a, false, false, opts.Reason); err != nil {
 		return err
 	}
 	if !opts.Quiet {

@@ -45,7 +45,12 @@ func runDiff(c *cobra.Command, opts *DiffOptions) error {
 	if err != nil {
 		return err
 	}
-	wts := team.NewWorktrees(ws, team.NewRegistry(ws.RegistryPath(), ""), nil)
+	st, err := openStores(c.Context(), opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	wts := team.NewWorktrees(ws, st.registry, nil)
 	diff, uncommitted, err := wts.Diff(c.Context(), opts.Name, opts.Stat)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -53,14 +54,19 @@ func runInbox(opts *InboxOptions) error {
 	if err != nil {
 		return err
 	}
-	store := inbox.NewStore(ws.InboxDir())
+	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	store := st.mail
 	if opts.Name == "" {
 		return listInboxes(opts, store)
 	}
 	if err := workspace.ValidateName(opts.Name); err != nil {
 		return usageErrorf("%v", err)
 	}
-	if err := checkInboxName(ws, store, opts.Name); err != nil {
+	if err := checkInboxName(st.registry, store, opts.Name); err != nil {
 		return err
 	}
 	msgs, bad, err := store.ReadAll(opts.Name)
@@ -75,15 +81,15 @@ func runInbox(opts *InboxOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(msgs)
 	}
-	st, err := store.Stats(opts.Name)
+	stats, err := store.Stats(opts.Name)
 	if err != nil {
 		return err
 	}
 	if !opts.Quiet {
-		fmt.Fprintf(opts.IO.Err, "inbox %s: %d messages, %d unread\n", opts.Name, st.Total, st.Unread)
+		fmt.Fprintf(opts.IO.Err, "inbox %s: %d messages, %d unread\n", opts.Name, stats.Total, stats.Unread)
 	}
-	if st.Broken != "" {
-		fmt.Fprintf(opts.IO.Err, "broken: %s\n", st.Broken)
+	if stats.Broken != "" {
+		fmt.Fprintf(opts.IO.Err, "broken: %s\n", stats.Broken)
 	}
 	for _, m := range msgs {
 		head := fmt.Sprintf("%s  %s → %s  [%s]", m.Timestamp.Local().Format("2006-01-02 15:04:05"), m.From, m.To, m.Type)
@@ -100,7 +106,7 @@ func runInbox(opts *InboxOptions) error {
 
 // checkInboxName refuses a name that is neither the lead, a teammate the
 // registry knows, nor an inbox on disk: "0 messages" would hide a typo.
-func checkInboxName(ws *workspace.Workspace, store *inbox.Store, name string) error {
+func checkInboxName(reg *team.Registry, store mailStore, name string) error {
 	if name == workspace.LeadName {
 		return nil
 	}
@@ -113,7 +119,7 @@ func checkInboxName(ws *workspace.Workspace, store *inbox.Store, name string) er
 			return nil
 		}
 	}
-	c, err := team.NewRegistry(ws.RegistryPath(), "").Read()
+	c, err := reg.Read()
 	if err != nil {
 		return err
 	}
@@ -127,7 +133,7 @@ func checkInboxName(ws *workspace.Workspace, store *inbox.Store, name string) er
 	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("no agent named %s has an inbox here: the agents are %s", name, strings.Join(known, ", "))}
 }
 
-func listInboxes(opts *InboxOptions, store *inbox.Store) error {
+func listInboxes(opts *InboxOptions, store mailStore) error {
 	names, err := store.Names()
 	if err != nil {
 		return err

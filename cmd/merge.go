@@ -59,11 +59,14 @@ func runMerge(c *cobra.Command, opts *MergeOptions) error {
 	if err != nil {
 		return err
 	}
-	reg := team.NewRegistry(ws.RegistryPath(), "")
-	events := team.NewEventLog(ws.EventsPath(), nil)
-	store := inbox.NewStore(ws.InboxDir())
-	defer store.Close()
-	wts := team.NewWorktrees(ws, reg, events)
+	st, err := openStores(c.Context(), opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	events := st.events(ws, nil)
+	store := st.mail
+	wts := team.NewWorktrees(ws, st.registry, events)
 	// A conflict goes to the teammate's inbox from the person: it reads it
 	// now if its team runs, or when the team is resumed.
 	notify := func(text string) error {

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -69,7 +70,12 @@ func runRequests(opts *RequestsOptions) error {
 	if err != nil {
 		return err
 	}
-	all, err := openAsks(ws, opts.Now())
+	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	all, err := openAsks(ws, st.mail, opts.Now())
 	if err != nil {
 		return err
 	}
@@ -129,12 +135,12 @@ func printable(s string) string {
 // in the asker's inbox and whose deadline has not passed, oldest first:
 // waiting while the process that made them runs the team, abandoned once
 // it is gone (see team.WatchAsks).
-func openAsks(ws *workspace.Workspace, now time.Time) ([]ask, error) {
+func openAsks(ws *workspace.Workspace, store mailStore, now time.Time) ([]ask, error) {
 	watch, err := team.WatchAsks(ws.TeamDir())
 	if err != nil {
 		return nil, err
 	}
-	asks, err := unansweredAsks(inbox.NewStore(ws.InboxDir()), now)
+	asks, err := unansweredAsks(store, now)
 	for i := range asks {
 		asks[i].State = askAbandoned
 		if watch.Waits(asks[i].AskedAt) {
@@ -146,7 +152,7 @@ func openAsks(ws *workspace.Workspace, now time.Time) ([]ask, error) {
 
 // unansweredAsks are the asks with no answer in the asker's inbox whose
 // deadline has not passed.
-func unansweredAsks(store *inbox.Store, now time.Time) ([]ask, error) {
+func unansweredAsks(store mailStore, now time.Time) ([]ask, error) {
 	var out []ask
 	for _, to := range []string{workspace.UserName, workspace.LeadName} {
 		msgs, _, err := store.ReadAll(to)
@@ -177,7 +183,7 @@ func unansweredAsks(store *inbox.Store, now time.Time) ([]ask, error) {
 	return out, nil
 }
 
-func hasPermissionResponse(store *inbox.Store, name, id string) (bool, error) {
+func hasPermissionResponse(store mailStore, name, id string) (bool, error) {
 	msgs, _, err := store.ReadAll(name)
 	if err != nil {
 		return false, err
@@ -191,8 +197,8 @@ func hasPermissionResponse(store *inbox.Store, name, id string) (bool, error) {
 }
 
 // findAsk is the waiting ask id that the person may answer.
-func findAsk(ws *workspace.Workspace, id string, now time.Time) (ask, error) {
-	asks, err := openAsks(ws, now)
+func findAsk(ws *workspace.Workspace, store mailStore, id string, now time.Time) (ask, error) {
+	asks, err := openAsks(ws, store, now)
 	if err != nil {
 		return ask{}, err
 	}
@@ -213,7 +219,7 @@ func findAsk(ws *workspace.Workspace, id string, now time.Time) (ask, error) {
 
 // answerAsk appends the person's answer to the asker's inbox, where the
 // team's waiting call finds it.
-func answerAsk(store *inbox.Store, a ask, approve, always bool, reason string) error {
+func answerAsk(store mailStore, a ask, approve, always bool, reason string) error {
 	p := team.PermissionPayload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: workspace.UserName}
 	if always {
 		p.Rule = a.Rule

@@ -89,10 +89,15 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if err := opts.checkIsolation(); err != nil {
 		return err
 	}
-	// Retries go to events.jsonl and progress like the team's own events, but
-	// through a log of their own: with --resume, teammates start inside
+	st, err := openStores(ctx, opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close() // after tm.Close, which is deferred later
+	// Retries go to the event log and progress like the team's own events,
+	// but through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
-	retries := team.NewEventLog(ws.EventsPath(), progress.event)
+	retries := st.events(ws, progress.event)
 	models, _, err := newModels(opts.GlobalOptions, func(r loop.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
 		return err
@@ -115,6 +120,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		return err
 	}
 	topts.Sandbox = sb
+	st.apply(&topts)
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -87,12 +88,19 @@ func runSend(opts *SendOptions) error {
 	if err != nil {
 		return err
 	}
-	reg := team.NewRegistry(ws.RegistryPath(), "")
+	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	reg := st.registry
 	if err := checkSender(reg, opts.From); err != nil {
 		return err
 	}
-	if err := ws.Init(); err != nil {
-		return err
+	if !st.nats {
+		if err := ws.Init(); err != nil {
+			return err
+		}
 	}
 	if err := team.CheckRecipient(reg, opts.To); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
@@ -100,9 +108,9 @@ func runSend(opts *SendOptions) error {
 	if err := warnEnded(opts.IO.Err, reg, opts.To); err != nil {
 		return err
 	}
-	store := inbox.NewStore(ws.InboxDir())
+	store := st.mail
 	// The message is what counts; a log that cannot be written is said, once.
-	events := team.NewEventLog(ws.EventsPath(), func(e team.Event) {
+	events := st.events(ws, func(e team.Event) {
 		if f, ok := e.Payload.(team.Failure); ok {
 			fmt.Fprintf(opts.IO.Err, "warning: %s\n", f.Text)
 		}

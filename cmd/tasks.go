@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -37,7 +38,12 @@ func runTasks(opts *TasksOptions) error {
 	if err != nil {
 		return err
 	}
-	f, err := board.New(ws.TasksPath()).Read()
+	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close()
+	f, err := st.board.Read()
 	if err != nil {
 		return err
 	}

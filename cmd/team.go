@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -54,15 +54,24 @@ func runTeam(opts *TeamOptions) error {
 	if err != nil {
 		return err
 	}
-	reg := team.NewRegistry(ws.RegistryPath(), "")
-	if err := repairDead(ws, reg); err != nil {
+	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	if err != nil {
 		return err
+	}
+	defer st.close()
+	reg := st.registry
+	// The owner lock is a file of this workspace: only there can it tell a
+	// dead team from one run elsewhere, so a shared store is not repaired.
+	if !st.nats {
+		if err := repairDead(ws, reg); err != nil {
+			return err
+		}
 	}
 	cfg, err := reg.Read()
 	if err != nil {
 		return err
 	}
-	store := inbox.NewStore(ws.InboxDir())
+	store := st.mail
 	rows := make([]teamRow, 0, len(cfg.Teammates))
 	for _, m := range cfg.Teammates {
 		row := teamRow{Member: m}
@@ -85,7 +94,7 @@ func runTeam(opts *TeamOptions) error {
 // brokenInboxes says on stderr which teammates' inboxes could not be read
 // (one sentence each) and fails the command if any: the rest is shown, but
 // an unread count of 0 would hide messages nobody may ever read.
-func brokenInboxes(streams IOStreams, store *inbox.Store, rows []teamRow) error {
+func brokenInboxes(streams IOStreams, store mailStore, rows []teamRow) error {
 	var broken []string
 	for _, r := range rows {
 		if r.InboxError != "" {

@@ -59,10 +59,11 @@ func (e Event) Kind() EventKind {
 	return e.Payload.Kind()
 }
 
-// EventLog appends events to events.jsonl and hands them to a subscriber.
+// EventLog appends events to events.jsonl (or another store's lines) and
+// hands them to a subscriber.
 type EventLog struct {
-	path string
-	app  *statefile.Appender // events emitted together share one write
+	app  EventLines // events.jsonl: events emitted together share one write
+	name string     // the log in a sentence
 	sub  func(Event)
 	// onWriteError sees every failed write of the log (the team stops on a full disk).
 	onWriteError func(error)
@@ -71,7 +72,13 @@ type EventLog struct {
 
 // NewEventLog writes to path; sub (may be nil) sees every event after it is written.
 func NewEventLog(path string, sub func(Event)) *EventLog {
-	return &EventLog{path: path, app: statefile.NewAppender(path), sub: sub}
+	return &EventLog{app: statefile.NewAppender(path), name: "events.jsonl", sub: sub}
+}
+
+// NewEventLogTo writes to lines, another store than the file (a stream in
+// internal/natsstore); sub as for NewEventLog.
+func NewEventLogTo(lines EventLines, sub func(Event)) *EventLog {
+	return &EventLog{app: lines, name: "the event log", sub: sub}
 }
 
 // Emit records e. A failure to write the log is not fatal to the team: the
@@ -104,7 +111,7 @@ func (l *EventLog) writeFailed(err error) {
 	if l.failed.Swap(true) {
 		return
 	}
-	l.Notify(Event{Payload: failure(ClassStorage, "events.jsonl is not being written: ", err)})
+	l.Notify(Event{Payload: failure(ClassStorage, l.name+" is not being written: ", err)})
 }
 
 // Failed reports whether the last write failed, for a caller without a subscriber.

@@ -128,21 +128,51 @@ func (c *Config) Changed() {
 // read-modify-write under a lock that other processes respect, written
 // atomically, so no update is lost and no reader sees half a file.
 type Registry struct {
-	doc      *statefile.Doc[*Config]
+	doc      RegistryStore
+	file     *statefile.Doc[*Config] // nil when the registry is not a file
 	teamName string
 }
 
 // NewRegistry opens the registry at path; the file is created on first update.
 func NewRegistry(path, teamName string) *Registry {
-	if teamName == "" {
-		teamName = "default"
-	}
-	empty := func() *Config { return &Config{TeamName: teamName, Teammates: []Member{}} }
-	return &Registry{doc: statefile.NewDoc(path, "registry", empty), teamName: teamName}
+	teamName = registryTeamName(teamName)
+	file := statefile.NewDoc(path, "registry", EmptyConfig(teamName))
+	return &Registry{doc: file, file: file, teamName: teamName}
 }
 
-// Path is the registry file.
-func (r *Registry) Path() string { return r.doc.Path() }
+// NewRegistryOn is the registry kept in doc, another store than a file
+// (internal/natsstore); doc starts from EmptyConfig(teamName).
+func NewRegistryOn(doc RegistryStore, teamName string) *Registry {
+	return &Registry{doc: doc, teamName: registryTeamName(teamName)}
+}
+
+// EmptyConfig is the registry of a team nobody has changed yet.
+func EmptyConfig(teamName string) func() *Config {
+	teamName = registryTeamName(teamName)
+	return func() *Config { return &Config{TeamName: teamName, Teammates: []Member{}} }
+}
+
+func registryTeamName(name string) string {
+	if name == "" {
+		return "default"
+	}
+	return name
+}
+
+// Path is the registry file; "" when the registry is kept elsewhere.
+func (r *Registry) Path() string {
+	if r.file == nil {
+		return ""
+	}
+	return r.file.Path()
+}
+
+// onWriteError makes fn see every failed write of the registry file.
+func (r *Registry) onWriteError(fn func(error)) {
+	if r.file != nil {
+		r.file.OnWriteError = fn
+	}
+}
 
 // Read returns the registry as it is on disk; a missing file is an empty team.
 func (r *Registry) Read() (Config, error) {

@@ -9,8 +9,10 @@ import (
 
 // What the team needs of its storage, declared here where it is used.
 // The files are the default implementations (*inbox.Store, *Registry,
-// *board.Board, *EventLog); the inboxes may also be JetStream
-// (internal/natsstore, given as Options.Mailbox). The contract each must
+// *board.Board, *EventLog); each may also be kept in JetStream
+// (internal/natsstore): the inboxes given as Options.Mailbox, the
+// registry, the board and the event log as the documents and lines beneath
+// them (Options.Registry, Options.Board, Options.EventLines). The contract each must
 // keep is the conformance suite in internal/storetest, whose interfaces
 // these method sets hold. A batch's read position (inbox.Batch.Pos) is the
 // store's own token, so any store can commit it.
@@ -27,6 +29,8 @@ type Mailbox interface {
 	Watch(ctx context.Context, name string) <-chan struct{}
 	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
 	Stats(name string) (inbox.Stats, error)
+	// Names lists the inboxes that hold anything (the views list them).
+	Names() ([]string, error)
 }
 
 // mailAppender is all the request service needs of the inboxes.
@@ -61,6 +65,27 @@ type TaskDoc interface {
 	SetBlockers(ctx context.Context, id, agent string, blockedBy []string) (board.Task, error)
 	Update(ctx context.Context, id, agent string, status board.TaskStatus, note string) (task board.Task, unblocked []board.Task, err error)
 	HandOver(ctx context.Context, id, from, to string) (board.Task, error)
+}
+
+// RegistryStore is the document the registry is kept in: the file
+// (statefile.Doc, the default) or a KV entry changed by compare-and-set on
+// its revision (natsstore.Doc). Update, UpdateInPlace and Submit apply fn
+// to the current document, count the change (Config.Changed) and store it
+// unless fn returns statefile.ErrNoChange; Submit need not wait, Flush
+// waits for what was submitted. A missing document reads as the empty one.
+type RegistryStore interface {
+	Read() (*Config, error)
+	Update(fn func(**Config) error) (*Config, error)
+	UpdateInPlace(fn func(**Config) error) (*Config, error)
+	Submit(fn func(**Config) error, after func(error))
+	Flush()
+}
+
+// EventLines is where the event log's lines go: the file events.jsonl
+// (statefile.Appender, the default) or a stream (natsstore.EventLog). Each
+// call stores one whole JSON line (without its newline) or fails.
+type EventLines interface {
+	AppendLine(data []byte) error
 }
 
 // EventSink is the event log: Emit records an event (and hands it to the

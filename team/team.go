@@ -72,6 +72,13 @@ type Options struct {
 	// caller's to open and close. Store still returns the file store, so
 	// the views that read files do not see such a mailbox yet.
 	Mailbox Mailbox
+	// Registry, Board and EventLines keep the registry, the task board and
+	// the event log's lines in another store than the workspace's files
+	// (NewRegistryOn, board.NewOn, a stream); nil means the files. The
+	// owner lock stays a file in the workspace whatever the store.
+	Registry   *Registry
+	Board      *board.Board
+	EventLines EventLines
 }
 
 // Team is a running team in one workspace, owned by this process.
@@ -160,8 +167,14 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg := NewRegistry(ws.RegistryPath(), opts.TeamName)
+	reg := opts.Registry
+	if reg == nil {
+		reg = NewRegistry(ws.RegistryPath(), opts.TeamName)
+	}
 	events := NewEventLog(ws.EventsPath(), opts.OnEvent)
+	if opts.EventLines != nil {
+		events = NewEventLogTo(opts.EventLines, opts.OnEvent)
+	}
 	t := &Team{
 		owner:    owner,
 		opts:     opts,
@@ -195,7 +208,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	t.worktrees.inCycle = t.roster.inCycle
 	t.perms = newPermissions(t, opts.Permissions)
 	events.onWriteError = t.checkStorage
-	reg.doc.OnWriteError = t.checkStorage
+	reg.onWriteError(t.checkStorage)
 	fail := func(err error) (*Team, error) {
 		t.stopRun()
 		t.stopping.stop()
@@ -219,7 +232,10 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 			return fail(err)
 		}
 	}
-	t.files.board = board.New(ws.TasksPath())
+	t.files.board = opts.Board
+	if t.files.board == nil {
+		t.files.board = board.New(ws.TasksPath())
+	}
 	t.files.board.OnWriteError(t.checkStorage)
 	t.tasks = newTeamTasks(t, t.files.board)
 	lead, err := t.newLead()
@@ -242,7 +258,11 @@ func (t *Team) Workspace() *workspace.Workspace { return t.ws }
 // Store is the inbox store the team uses, as files.
 func (t *Team) Store() *inbox.Store { return t.files.inbox }
 
-// Registry is the team's registry, as a file.
+// Mailbox is the inboxes the team uses: the files (Store) unless
+// Options.Mailbox gave another store.
+func (t *Team) Mailbox() Mailbox { return t.store }
+
+// Registry is the team's registry (a file unless Options.Registry said).
 func (t *Team) Registry() *Registry { return t.files.reg }
 
 // Pool is the team's worker pool.

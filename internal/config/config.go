@@ -86,6 +86,10 @@ type Team struct {
 	// IdleTimeout is every provider's, unless the provider sets its own.
 	IdleTimeout Value[time.Duration]
 	Isolation   Value[string]
+	// Store is where the team's state lives: "" or "file" for the
+	// workspace's files, nats://HOST:PORT[/TEAM] for JetStream. Only the
+	// user file may set it.
+	Store Value[string]
 }
 
 // Sandbox holds the [sandbox] settings: the defaults of --sandbox and
@@ -257,6 +261,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	set(&t.MaxTurns, f.Team.MaxTurns, src)
 	set(&t.AutoClaim, f.Team.AutoClaim, src)
 	set(&t.Isolation, f.Team.Isolation, src)
+	set(&t.Store, f.Team.Store, src)
 	setDuration(&t.ShutdownTimeout, f.Team.ShutdownTimeout, src)
 	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)
 	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)
@@ -352,4 +357,19 @@ func tildePath(path, home string) string {
 		}
 	}
 	return path
+}
+
+// UserStore is [team] store of the user file alone: the commands that read
+// no other setting take where the team's state lives from it, and a broken
+// project file does not stop them.
+func UserStore(getenv func(string) string) (Value[string], error) {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	path := UserPath(getenv)
+	raw, found, err := readFile(path, false)
+	if err != nil || !found || raw.Team.Store == nil {
+		return Value[string]{}, err
+	}
+	return Value[string]{*raw.Team.Store, Source("user " + tildePath(path, getenv("HOME")))}, nil
 }

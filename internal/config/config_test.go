@@ -312,6 +312,8 @@ func TestBadFilesAreRefused(t *testing.T) {
 			text: "[sandbox]\nenv = [\"DATABASE_URL\"]\n", says: []string{"line 2", "sandbox.env is not read from a project file"}},
 		{name: "a project file that turns the network on", project: true,
 			text: "[sandbox]\nnetwork = \"on\"\n", says: []string{"line 2", "sandbox.network is not read from a project file"}},
+		{name: "a project file that says where the team's state goes", project: true,
+			text: "[team]\nstore = \"nats://collect.example:4222\"\n", says: []string{"line 2", "team.store is not read from a project file: a cloned repository could send the team's messages to its own server"}},
 		{name: "a literal key in the user file",
 			text: "[providers.openai]\napi_key = \"" + secret + "\"\n",
 			says: []string{"line 2", "providers.openai.api_key is not read", "api_key_env"}},
@@ -540,5 +542,22 @@ func TestLineOf(t *testing.T) {
 		if got := lineOf(text, tc.key); got != tc.line {
 			t.Errorf("lineOf(%v) = %d, want %d", tc.key, got, tc.line)
 		}
+	}
+}
+
+// Where the team's state lives is read from the user file.
+func TestTheUserFileSaysTheStore(t *testing.T) {
+	c, err := Load(setup(t, "[team]\nstore = \"nats://127.0.0.1:4222/web\"\n", "", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Team.Store.V != "nats://127.0.0.1:4222/web" || !c.Team.Store.IsSet() {
+		t.Fatalf("[team] store loaded as %+v", c.Team.Store)
+	}
+	// The commands that read nothing else read the user file alone: a
+	// broken project file does not stop them.
+	opts := setup(t, "[team]\nstore = \"nats://127.0.0.1:4222/web\"\n", "[team]\nmax_workers = -1\n", nil)
+	if v, err := UserStore(opts.Getenv); err != nil || v.V != "nats://127.0.0.1:4222/web" {
+		t.Fatalf("UserStore = %+v, %v", v, err)
 	}
 }

@@ -78,6 +78,7 @@ type rawTeam struct {
 	AutoClaim       *bool   `toml:"auto_claim"`
 	IdleTimeout     *string `toml:"idle_timeout"`
 	Isolation       *string `toml:"isolation"`
+	Store           *string `toml:"store"`
 }
 
 type rawSandbox struct {
@@ -145,6 +146,12 @@ func parse(path, data string, project bool) (*rawFile, error) {
 					"define the provider in your user file (%s) and pick it here with provider = \"%s\"", userPathHint, k[1])
 			}
 		}
+	}
+	// Nor where the team's messages go: a store named by a cloned
+	// repository would hand every message and task to its server.
+	if project && f.Team.Store != nil {
+		return nil, fail(toml.Key{"team", "store"}, "is not read from a project file: a cloned repository could send the team's messages to its own server; "+
+			"set it in your user file (%s), with --store or AGENTTEAM_STORE", userPathHint)
 	}
 	if project {
 		if err := f.Sandbox.checkProject(fail); err != nil {
@@ -457,7 +464,7 @@ func expected(path string) string {
 		return "true or false"
 	case "price_input_per_million", "price_output_per_million":
 		return "a number"
-	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort", "isolation", "network":
+	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort", "isolation", "network", "store":
 		return "a string in quotes"
 	case "models":
 		return "a list of model ids in quotes, like [\"gpt-4.1\"]"

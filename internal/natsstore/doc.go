@@ -8,6 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 // maxCASTries bounds how often Update reads again after losing a race; it
@@ -16,18 +18,32 @@ const maxCASTries = 1000
 
 // Doc is one JSON document (the registry, the task board) in the team's KV
 // bucket, changed only by compare-and-set on its revision: an Update that
-// raced another reads the new revision and applies its change again.
+// raced another reads the new revision and applies its change again. It is
+// the file document's contract (statefile.Doc): a missing document reads
+// as empty(), a change function returning statefile.ErrNoChange stores
+// nothing, and a stored change is counted first when T has a Changed
+// method (the registry's and the board's version and time).
 type Doc[T any] struct {
-	kv  jetstream.KeyValue
-	key string
+	kv    jetstream.KeyValue
+	key   string
+	empty func() T
 }
+
+// changer is a document that counts its changes.
+type changer interface{ Changed() }
 
 // BucketName is the name of team's KV bucket.
 func BucketName(team string) string { return "agentteam_" + team }
 
 // OpenDoc opens the document key of team on nc, creating the bucket if it
-// is not there. nc stays the caller's to close.
+// is not there; a missing document is T's zero value. nc stays the
+// caller's to close.
 func OpenDoc[T any](ctx context.Context, nc *nats.Conn, team, key string) (*Doc[T], error) {
+	return OpenDocWith(ctx, nc, team, key, func() T { var v T; return v })
+}
+
+// OpenDocWith is OpenDoc whose missing document is empty().
+func OpenDocWith[T any](ctx context.Context, nc *nats.Conn, team, key string, empty func() T) (*Doc[T], error) {
 	if err := checkToken("team", team); err != nil {
 		return nil, err
 	}
@@ -46,13 +62,13 @@ func OpenDoc[T any](ctx context.Context, nc *nats.Conn, team, key string) (*Doc[
 	if err != nil {
 		return nil, fmt.Errorf("open %s of %s: bucket: %w", key, team, err)
 	}
-	return &Doc[T]{kv: kv, key: key}, nil
+	return &Doc[T]{kv: kv, key: key, empty: empty}, nil
 }
 
-// get returns the document and its revision; a missing one is the zero
-// value at revision 0.
+// get returns the document and its revision; a missing one is empty() at
+// revision 0.
 func (d *Doc[T]) get(ctx context.Context) (T, uint64, error) {
-	var v T
+	v := d.empty()
 	e, err := d.kv.Get(ctx, d.key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return v, 0, nil
@@ -86,8 +102,16 @@ func (d *Doc[T]) Update(fn func(*T) error) (T, error) {
 		if err != nil {
 			return zero, err
 		}
-		if err := fn(&v); err != nil {
+		switch err := fn(&v); {
+		case errors.Is(err, statefile.ErrNoChange):
+			return v, nil
+		case err != nil:
 			return zero, err
+		}
+		if c, ok := any(v).(changer); ok {
+			c.Changed()
+		} else if c, ok := any(&v).(changer); ok {
+			c.Changed()
 		}
 		data, err := json.Marshal(v)
 		if err != nil {
@@ -108,3 +132,18 @@ func (d *Doc[T]) Update(fn func(*T) error) (T, error) {
 	}
 	return zero, fmt.Errorf("update %s: lost the race %d times in a row", d.key, maxCASTries)
 }
+
+// UpdateInPlace is Update: every try starts from a document of its own.
+func (d *Doc[T]) UpdateInPlace(fn func(*T) error) (T, error) { return d.Update(fn) }
+
+// Submit is Update, done before it returns; after is then called with its
+// outcome. (A file batches such changes; a KV entry has no batch to join.)
+func (d *Doc[T]) Submit(fn func(*T) error, after func(error)) {
+	_, err := d.Update(fn)
+	if after != nil {
+		after(err)
+	}
+}
+
+// Flush returns at once: Submit has stored every change before returning.
+func (d *Doc[T]) Flush() {}

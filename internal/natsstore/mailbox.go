@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -417,4 +419,61 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 		mu.Unlock()
 	}()
 	return ch
+}
+
+// Names lists the inboxes that hold a message, sorted.
+func (mb *Mailbox) Names() ([]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	prefix := "agentteam." + mb.team + ".inbox."
+	info, err := mb.stream.Info(ctx, jetstream.WithSubjectFilter(prefix+"*"))
+	if err != nil {
+		return nil, fmt.Errorf("list the inboxes of %s: %w", mb.team, err)
+	}
+	names := make([]string, 0, len(info.State.Subjects))
+	for subj := range info.State.Subjects {
+		if name, ok := strings.CutPrefix(subj, prefix); ok && checkToken("inbox", name) == nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// Path names name's inbox for a person: its stream and subject.
+func (mb *Mailbox) Path(name string) string {
+	return StreamName(mb.team) + " " + Subject(mb.team, name)
+}
+
+// CheckTeamName refuses a team name that cannot prefix the team's streams,
+// bucket and subjects: it must be one NATS token of letters, digits, '-'
+// and '_'.
+func CheckTeamName(name string) error { return checkToken("team", name) }
+
+// Mark is what tells an inbox changed without reading it: the stream
+// sequence of its last message and its read position.
+type Mark struct{ Last, Read uint64 }
+
+// Mark returns name's mark: two requests, whatever the inbox's length.
+func (mb *Mailbox) Mark(name string) (Mark, error) {
+	if err := checkToken("inbox", name); err != nil {
+		return Mark{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	var m Mark
+	raw, err := mb.stream.GetLastMsgForSubject(ctx, Subject(mb.team, name))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+	case err != nil:
+		return Mark{}, fmt.Errorf("inbox %s: %w", name, err)
+	default:
+		m.Last = raw.Sequence
+	}
+	info, err := mb.floor(ctx, name)
+	if err != nil {
+		return Mark{}, err
+	}
+	m.Read = info.AckFloor.Stream
+	return m, nil
 }

@@ -227,3 +227,21 @@ func BenchmarkJetStreamWatch(b *testing.B) {
 		return mb
 	})
 }
+
+// Names lists the inboxes that hold a message, of this team only, sorted.
+func TestNamesListsTheTeamsInboxes(t *testing.T) {
+	url := startServer(t)
+	mine, other := opener(url, "t9")(t), opener(url, "t10")(t)
+	for _, to := range []string{"zed", "alice", "alice"} {
+		if _, err := mine.Append(to, inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "x"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := other.Append("bob", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	names, err := mine.(*natsstore.Mailbox).Names()
+	if err != nil || strings.Join(names, ",") != "alice,zed" {
+		t.Fatalf("Names = %v, %v; want alice,zed", names, err)
+	}
+}

@@ -108,7 +108,7 @@ func (e *teamEngine) Describe(ctx context.Context) (string, error) {
 }
 
 func (e *teamEngine) Inbox(name string) (string, error) {
-	store := e.t.Store()
+	store := e.t.Mailbox()
 	var b strings.Builder
 	if name == "" {
 		names, err := store.Names()

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -33,21 +34,65 @@ type feedMsg struct {
 	msgs []inbox.Message
 }
 
-// poller reads the inbox files and the registry on a goroutine, never in
-// Update: it stats each file and rereads only those that changed.
+// poller reads the inboxes and the registry on a goroutine, never in
+// Update: it looks at each inbox's mark (a file's stat, a stream's last
+// sequence and read position) and rereads only those that changed.
 type poller struct {
-	store      *inbox.Store
+	store pollInboxes
+	// mark is what tells an inbox changed without reading it; regSig the
+	// registry file's, nil when the registry is not a file (it is then read
+	// at every poll and counts as changed when its version moves).
+	mark       func(name string) any
+	regSig     func() fileSig
 	reg        *team.Registry
 	leadTokens func() int
 	wake       chan struct{}
 
-	seen    map[string]int     // messages of each inbox already sent to the feed
-	sigs    map[string]fileSig // inbox + cursor signature at the last count
+	seen    map[string]int // messages of each inbox already sent to the feed
+	sigs    map[string]any // each inbox's mark at the last count
 	unread  map[string]int
-	regSig  fileSig
+	lastReg fileSig
 	config  team.Config
 	tokens  int
 	started bool
+}
+
+// pollInboxes is the inboxes as the poller and /inbox read them, on any
+// store (team.Mailbox).
+type pollInboxes interface {
+	Names() ([]string, error)
+	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
+	Stats(name string) (inbox.Stats, error)
+}
+
+// markedInboxes are inboxes in another store than files that tell cheaply
+// whether one changed (natsstore.Mailbox).
+type markedInboxes interface {
+	pollInboxes
+	Mark(name string) (natsstore.Mark, error)
+}
+
+// newTeamPoller polls tm's inboxes and registry, whichever store holds them.
+func newTeamPoller(tm *team.Team, leadTokens func() int) *poller {
+	if mb, ok := tm.Mailbox().(markedInboxes); ok {
+		return newMarkedPoller(mb, tm.Registry(), leadTokens)
+	}
+	return newPoller(tm.Store(), tm.Registry(), leadTokens)
+}
+
+// newMarkedPoller polls inboxes that are not files through their marks,
+// and reg whatever keeps it.
+func newMarkedPoller(mb markedInboxes, reg *team.Registry, leadTokens func() int) *poller {
+	p := newPoller(nil, reg, leadTokens)
+	p.store = mb
+	p.mark = func(name string) any {
+		m, err := mb.Mark(name)
+		if err != nil {
+			return err.Error() // looked at again once it reads
+		}
+		return m
+	}
+	return p
 }
 
 type fileSig struct {
@@ -56,8 +101,18 @@ type fileSig struct {
 }
 
 func newPoller(store *inbox.Store, reg *team.Registry, leadTokens func() int) *poller {
-	return &poller{store: store, reg: reg, leadTokens: leadTokens, wake: make(chan struct{}, 1),
-		seen: map[string]int{}, sigs: map[string]fileSig{}, unread: map[string]int{}}
+	p := &poller{reg: reg, leadTokens: leadTokens, wake: make(chan struct{}, 1),
+		seen: map[string]int{}, sigs: map[string]any{}, unread: map[string]int{}}
+	if store != nil {
+		p.store = store
+		p.mark = func(name string) any {
+			return statSig(store.Path(name), filepath.Join(store.Dir(), name+".cursor"))
+		}
+	}
+	if path := reg.Path(); path != "" {
+		p.regSig = func() fileSig { return statSig(path, "") }
+	}
+	return p
 }
 
 // poke asks for a look now (a message or status event happened); never blocks.
@@ -91,15 +146,23 @@ func (p *poller) poll() []tea.Msg {
 	changed := !p.started
 	p.started = true
 
-	if sig := statSig(p.reg.Path(), ""); sig != p.regSig {
+	switch {
+	case p.regSig == nil:
 		if c, err := p.reg.Read(); err == nil {
-			p.regSig, p.config, changed = sig, c, true
+			changed = changed || c.Version != p.config.Version || !c.UpdatedAt.Equal(p.config.UpdatedAt)
+			p.config = c
+		}
+	default:
+		if sig := p.regSig(); sig != p.lastReg {
+			if c, err := p.reg.Read(); err == nil {
+				p.lastReg, p.config, changed = sig, c, true
+			}
 		}
 	}
 	names, _ := p.store.Names()
 	var fresh []inbox.Message
 	for _, name := range names {
-		sig := statSig(p.store.Path(name), filepath.Join(p.store.Dir(), name+".cursor"))
+		sig := p.mark(name)
 		if sig == p.sigs[name] {
 			continue
 		}

@@ -66,7 +66,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	p := tea.NewProgram(m, popts...)
 
-	poll := newPoller(tm.Store(), tm.Registry(), func() int { return tm.Lead().Usage().TotalTokens })
+	poll := newTeamPoller(tm, func() int { return tm.Lead().Usage().TotalTokens })
 	b.setObserver(func(e team.Event) {
 		switch e.Payload.(type) {
 		case team.MessageDelivered, team.StatusChanged, team.Spawn, team.Answer:

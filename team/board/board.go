@@ -93,21 +93,47 @@ func (f *File) Find(id string) int {
 // read-modify-write under a cross-process lock, so a claim is a true
 // compare-and-set across all tasks at once (blockers included).
 type Board struct {
-	doc *statefile.Doc[*File]
+	doc  Store
+	file *statefile.Doc[*File] // nil when the board is not a file
 }
+
+// Store is the document the board is kept in: the file (statefile.Doc, the
+// default) or a KV entry changed by compare-and-set on its revision
+// (natsstore.Doc). Update applies fn to the current board, counts the
+// change (File.Changed) and stores it unless fn returns
+// statefile.ErrNoChange; a missing board reads as Empty().
+type Store interface {
+	Read() (*File, error)
+	Update(fn func(**File) error) (*File, error)
+}
+
+// Empty is the board before its first change.
+func Empty() *File { return &File{Tasks: []Task{}} }
 
 // New opens the board at path; the file is created on the first change.
 func New(path string) *Board {
-	empty := func() *File { return &File{Tasks: []Task{}} }
-	return &Board{doc: statefile.NewDoc(path, "task board", empty)}
+	file := statefile.NewDoc(path, "task board", Empty)
+	return &Board{doc: file, file: file}
 }
 
-// Path is the board file.
-func (b *Board) Path() string { return b.doc.Path() }
+// NewOn is the board kept in doc, another store than a file.
+func NewOn(doc Store) *Board { return &Board{doc: doc} }
+
+// Path is the board file; "" when the board is kept elsewhere.
+func (b *Board) Path() string {
+	if b.file == nil {
+		return ""
+	}
+	return b.file.Path()
+}
 
 // OnWriteError makes fn see every failed write of the board file (a full
 // disk stops the team); call it before the board's first use.
-func (b *Board) OnWriteError(fn func(error)) { b.doc.OnWriteError = fn }
+func (b *Board) OnWriteError(fn func(error)) {
+	if b.file != nil {
+		b.file.OnWriteError = fn
+	}
+}
 
 // Read returns the board as it is on disk; a missing file is an empty board.
 func (b *Board) Read() (File, error) {

@@ -1,0 +1,219 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// storeEnv selects the store when --store is not given.
+const storeEnv = "AGENTTEAM_STORE"
+
+// natsConnectTimeout bounds the dial of a NATS server; natsOpenTimeout the
+// creation of the team's streams and bucket once connected.
+const (
+	natsConnectTimeout = 3 * time.Second
+	natsOpenTimeout    = 10 * time.Second
+)
+
+// mailStore is the inboxes as the commands read and write them, on either
+// store: *inbox.Store or *natsstore.Mailbox.
+type mailStore interface {
+	Append(name string, m inbox.Message) (inbox.Message, error)
+	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
+	Stats(name string) (inbox.Stats, error)
+	Names() ([]string, error)
+	// Path names an inbox in a sentence: its file, or its stream and subject.
+	Path(name string) string
+}
+
+// stores are a workspace's shared state as one command opened it: the
+// workspace's files (the default) or a team on a NATS JetStream server.
+// The owner lock is a file in the workspace either way.
+type stores struct {
+	// where says in words where the state is ("files", the server).
+	where    string
+	mail     mailStore
+	registry *team.Registry
+	board    *board.Board
+	// lines are the event log's lines; nil for the file events.jsonl.
+	lines   team.EventLines
+	mailbox team.Mailbox // nil for the files: team.Open makes its own
+	close   func()
+	nats    bool
+}
+
+// storeSpec is a parsed --store: files, or a NATS server and a team.
+type storeSpec struct {
+	server string // nats://host:port, with any user info; "" for files
+	shown  string // the URL as said in sentences (no password)
+	team   string
+}
+
+// storeURL is what selects the store: --store, else AGENTTEAM_STORE
+// (the flag's default), else [team] store of the user's config file.
+func storeURL(g *GlobalOptions) (string, error) {
+	if g.Store != "" {
+		return g.Store, nil
+	}
+	if g.Config != nil { // run and chat read both files (a project file may not say it)
+		return g.Config.Team.Store.V, nil
+	}
+	v, err := config.UserStore(g.Getenv)
+	if err != nil {
+		return "", &ExitError{Code: ExitUsage, Err: err}
+	}
+	return v.V, nil
+}
+
+// parseStore reads a store URL: "" or "file" for the files, or
+// nats://HOST:PORT[/TEAM]; TEAM (default "default") prefixes the team's
+// streams, bucket and subjects, so it must be one NATS token.
+func parseStore(raw string) (storeSpec, error) {
+	if raw == "" || raw == "file" {
+		return storeSpec{}, nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "nats" || u.Host == "" || u.Opaque != "" {
+		return storeSpec{}, usageErrorf("--store %q: use file or nats://HOST:PORT[/TEAM]", redactStore(raw))
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return storeSpec{}, usageErrorf("--store %s: a NATS store takes no query or fragment", u.Redacted())
+	}
+	name := strings.Trim(u.Path, "/")
+	if name == "" {
+		name = "default"
+	}
+	if err := natsstore.CheckTeamName(name); err != nil {
+		return storeSpec{}, usageErrorf("--store %s: the team name %q must be one NATS token: letters, digits, '-' and '_'", u.Redacted(), name)
+	}
+	server := &url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host}
+	shown := &url.URL{Scheme: u.Scheme, Host: u.Host}
+	return storeSpec{server: server.String(), shown: shown.String(), team: name}, nil
+}
+
+// redactStore hides anything that may be a password in a store URL that
+// does not parse.
+func redactStore(raw string) string {
+	if i := strings.LastIndexByte(raw, '@'); i >= 0 {
+		return "…" + raw[i:]
+	}
+	return raw
+}
+
+// openStores opens the shared state of ws as --store says. The caller
+// closes it.
+func openStores(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) (*stores, error) {
+	raw, err := storeURL(g)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := parseStore(raw)
+	if err != nil {
+		return nil, err
+	}
+	if spec.server == "" {
+		files := inbox.NewStore(ws.InboxDir())
+		return &stores{
+			where:    "files",
+			mail:     files,
+			registry: team.NewRegistry(ws.RegistryPath(), ""),
+			board:    board.New(ws.TasksPath()),
+			close:    func() { _ = files.Close() },
+		}, nil
+	}
+	return openNATS(ctx, spec)
+}
+
+// openNATS connects to spec's server and opens its team's inboxes,
+// registry, board and event log.
+func openNATS(ctx context.Context, spec storeSpec) (*stores, error) {
+	nc, err := connectNATS(spec)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			nc.Close()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(ctx, natsOpenTimeout)
+	defer cancel()
+	fail := func(err error) error {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", spec.team, spec.shown, err)}
+	}
+	mb, err := natsstore.OpenMailbox(ctx, nc, spec.team)
+	if err != nil {
+		return nil, fail(err)
+	}
+	reg, err := natsstore.OpenDocWith(ctx, nc, spec.team, "registry", team.EmptyConfig(spec.team))
+	if err != nil {
+		return nil, fail(err)
+	}
+	bd, err := natsstore.OpenDocWith(ctx, nc, spec.team, "board", board.Empty)
+	if err != nil {
+		return nil, fail(err)
+	}
+	lines, err := natsstore.OpenEventLog(ctx, nc, spec.team)
+	if err != nil {
+		return nil, fail(err)
+	}
+	ok = true
+	return &stores{
+		where:    "team " + spec.team + " on " + spec.shown,
+		mail:     mb,
+		mailbox:  mb,
+		registry: team.NewRegistryOn(reg, spec.team),
+		board:    board.NewOn(bd),
+		lines:    lines,
+		close:    nc.Close,
+		nats:     true,
+	}, nil
+}
+
+// connectNATS dials spec's server within natsConnectTimeout; a server that
+// does not answer is one sentence.
+// TODO(coordinator): point this at natsstore's connect (credentials, TLS).
+func connectNATS(spec storeSpec) (*nats.Conn, error) {
+	nc, err := nats.Connect(spec.server, nats.Name("agentteam"), nats.Timeout(natsConnectTimeout),
+		nats.RetryOnFailedConnect(false))
+	if err != nil {
+		switch {
+		case errors.Is(err, nats.ErrNoServers):
+			err = errors.New("nothing answered (is the server running?)")
+		case errors.Is(err, nats.ErrTimeout):
+			err = fmt.Errorf("no answer within %s", natsConnectTimeout)
+		}
+		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("cannot reach the NATS server at %s: %w", spec.shown, err)}
+	}
+	return nc, nil
+}
+
+// events is the event log on these stores; sub (may be nil) sees each event.
+func (s *stores) events(ws *workspace.Workspace, sub func(team.Event)) *team.EventLog {
+	if s.lines != nil {
+		return team.NewEventLogTo(s.lines, sub)
+	}
+	return team.NewEventLog(ws.EventsPath(), sub)
+}
+
+// apply makes a team opened with o keep its state in these stores.
+func (s *stores) apply(o *team.Options) {
+	if !s.nats {
+		return
+	}
+	o.Mailbox, o.Registry, o.Board, o.EventLines = s.mailbox, s.registry, s.board, s.lines
+}

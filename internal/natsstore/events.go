@@ -1,0 +1,76 @@
+package natsstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// EventLog is a team's event log as a stream (agentteam_TEAM_events, one
+// subject agentteam.TEAM.events): each event one message whose data is the
+// line events.jsonl would hold. It is safe for concurrent use, and any
+// number of EventLogs (in any number of processes) may share a team.
+type EventLog struct {
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	subj   string
+}
+
+// EventStreamName is the name of team's event stream.
+func EventStreamName(team string) string { return "agentteam_" + team + "_events" }
+
+// EventSubject is the subject of team's events.
+func EventSubject(team string) string { return "agentteam." + team + ".events" }
+
+// OpenEventLog opens team's event log on nc, creating the stream if it is
+// not there. nc stays the caller's to close.
+func OpenEventLog(ctx context.Context, nc *nats.Conn, team string) (*EventLog, error) {
+	if err := checkToken("team", team); err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("open the event log of %s: %w", team, err)
+	}
+	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name:        EventStreamName(team),
+		Subjects:    []string{EventSubject(team)},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		AllowDirect: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open the event log of %s: stream: %w", team, err)
+	}
+	return &EventLog{js: js, stream: st, subj: EventSubject(team)}, nil
+}
+
+// AppendLine stores one event line (without its newline) and returns once
+// the server has it.
+func (l *EventLog) AppendLine(data []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	if _, err := l.js.Publish(ctx, l.subj, data); err != nil {
+		return fmt.Errorf("event log: %w", err)
+	}
+	return nil
+}
+
+// Lines returns every event line stored, oldest first.
+func (l *EventLog) Lines(ctx context.Context) ([][]byte, error) {
+	var out [][]byte
+	for seq := uint64(1); ; {
+		raw, err := l.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(l.subj))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("read the event log: %w", err)
+		}
+		out = append(out, raw.Data)
+		seq = raw.Sequence + 1
+	}
+}

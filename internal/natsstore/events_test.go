@@ -1,0 +1,98 @@
+package natsstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/storetest"
+)
+
+// The event stream keeps the event log contract: appends from many
+// goroutines on several connections are all there, each line whole.
+func TestEventStreamKeepsTheEventLogContract(t *testing.T) {
+	url := startServer(t)
+	open := func(t *testing.T) *natsstore.EventLog {
+		nc, err := nats.Connect(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		l, err := natsstore.OpenEventLog(context.Background(), nc, "t7")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	storetest.RunEventLog(t, storetest.EventLogOpener{
+		Open: func(t *testing.T) func(int) {
+			l := open(t)
+			return func(n int) {
+				if err := l.AppendLine(fmt.Appendf(nil, `{"n":%d}`, n)); err != nil {
+					t.Errorf("append event %d: %v", n, err)
+				}
+			}
+		},
+		Read: func(t *testing.T) ([]int, error) {
+			lines, err := open(t).Lines(context.Background())
+			if err != nil {
+				return nil, err
+			}
+			got := make([]int, 0, len(lines))
+			for i, line := range lines {
+				var e struct{ N int }
+				if err := json.Unmarshal(line, &e); err != nil {
+					return got, fmt.Errorf("line %d: %w", i+1, err)
+				}
+				got = append(got, e.N)
+			}
+			return got, nil
+		},
+	})
+}
+
+// Two teams on one server have separate logs.
+func TestEventStreamsOfTwoTeamsAreSeparate(t *testing.T) {
+	url := startServer(t)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	a, err := natsstore.OpenEventLog(context.Background(), nc, "alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := natsstore.OpenEventLog(context.Background(), nc, "beta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.AppendLine([]byte(`{"team":"alpha"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if lines, err := b.Lines(context.Background()); err != nil || len(lines) != 0 {
+		t.Fatalf("beta's log holds %q, %v; want nothing", lines, err)
+	}
+	if lines, err := a.Lines(context.Background()); err != nil || len(lines) != 1 || string(lines[0]) != `{"team":"alpha"}` {
+		t.Fatalf("alpha's log holds %q, %v; want its one line", lines, err)
+	}
+}
+
+// A team name that is no single token is refused before any stream exists.
+func TestEventStreamRefusesAHostileTeamName(t *testing.T) {
+	url := startServer(t)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	for _, name := range []string{"", "a.b", "*", ">", "a b"} {
+		if _, err := natsstore.OpenEventLog(context.Background(), nc, name); err == nil {
+			t.Errorf("team %q was accepted", name)
+		}
+	}
+}
