@@ -75,7 +75,7 @@ func runRequests(opts *RequestsOptions) error {
 		return err
 	}
 	defer st.close()
-	all, err := openAsks(ws, st.mail, opts.Now())
+	all, err := openAsks(ws, st, opts.Now())
 	if err != nil {
 		return err
 	}
@@ -134,13 +134,22 @@ func printable(s string) string {
 // openAsks are the asks to the person and to the lead that have no answer
 // in the asker's inbox and whose deadline has not passed, oldest first:
 // waiting while the process that made them runs the team, abandoned once
-// it is gone (see team.WatchAsks).
-func openAsks(ws *workspace.Workspace, store mailStore, now time.Time) ([]ask, error) {
+// it is gone (see team.WatchAsks). On a NATS store the asking process may
+// run on another host, whose owner lock this one cannot see: there an ask
+// waits until its deadline.
+func openAsks(ws *workspace.Workspace, st *stores, now time.Time) ([]ask, error) {
+	if st.nats {
+		asks, err := unansweredAsks(st.mail, now)
+		for i := range asks {
+			asks[i].State = askWaiting
+		}
+		return asks, err
+	}
 	watch, err := team.WatchAsks(ws.TeamDir())
 	if err != nil {
 		return nil, err
 	}
-	asks, err := unansweredAsks(store, now)
+	asks, err := unansweredAsks(st.mail, now)
 	for i := range asks {
 		asks[i].State = askAbandoned
 		if watch.Waits(asks[i].AskedAt) {
@@ -197,8 +206,8 @@ func hasPermissionResponse(store mailStore, name, id string) (bool, error) {
 }
 
 // findAsk is the waiting ask id that the person may answer.
-func findAsk(ws *workspace.Workspace, store mailStore, id string, now time.Time) (ask, error) {
-	asks, err := openAsks(ws, store, now)
+func findAsk(ws *workspace.Workspace, st *stores, id string, now time.Time) (ask, error) {
+	asks, err := openAsks(ws, st, now)
 	if err != nil {
 		return ask{}, err
 	}
