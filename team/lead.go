@@ -91,7 +91,7 @@ func (t *Team) agentEvent(e loop.Event) {
 		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: ToolCall{Tool: e.Tool, Args: e.Args,
 			Result: e.Result, IsError: e.IsError, Turn: e.Turn}})
 	case loop.EventReply:
-		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Reply{Text: e.Result, Tokens: e.Usage.TotalTokens, Turn: e.Turn}})
+		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Reply{Text: e.Result, Tokens: e.Usage.TotalTokens, Turn: e.Turn, Reasoning: e.Reasoning}})
 	case loop.EventBadLine:
 		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: BadLine{Reason: e.Err, Line: e.Result}})
 	case loop.EventError:
