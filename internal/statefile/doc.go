@@ -395,7 +395,13 @@ func (d *Doc[T]) putBack(v T, fi os.FileInfo) {
 // The JSON is compact: the registry is rewritten whole at every change, and
 // indenting it was a tenth of a large team's CPU (issue 8).
 func (d *Doc[T]) store(v T) error {
-	data, err := json.Marshal(v)
+	var data []byte
+	var err error
+	if a, ok := any(v).(jsonAppender); ok {
+		data, err = a.AppendJSON(nil)
+	} else {
+		data, err = json.Marshal(v)
+	}
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", d.what, err)
 	}
@@ -409,6 +415,12 @@ func (d *Doc[T]) store(v T) error {
 		d.putBack(v, fi) // v is the writer's own: callers were given copies
 	}
 	return nil
+}
+
+// jsonAppender is a document that writes its own JSON, the same bytes as
+// json.Marshal's but faster (the registry: its members' JSON is kept).
+type jsonAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
 }
 
 func (d *Doc[T]) remember(v T, fi os.FileInfo) {
