@@ -20,8 +20,8 @@ import (
 // member of the same name is only a miss, never a wrong answer.
 var memberJSONCache = struct {
 	sync.Mutex
-	byName map[string]memberJSON
-}{byName: map[string]memberJSON{}}
+	byName map[string]*memberJSON
+}{byName: map[string]*memberJSON{}}
 
 // memberJSON is a member (a deep copy) and its JSON.
 type memberJSON struct {
@@ -67,28 +67,37 @@ func (c *Config) AppendJSON(dst []byte) ([]byte, error) {
 		data, err := json.Marshal((*plain)(c))
 		return append(dst, data...), err
 	}
-	dst = append(dst, head[:i]...)
-	dst = append(dst, `"teammates":[`...)
 	cache := &memberJSONCache
 	cache.Lock()
 	defer cache.Unlock()
 	if len(cache.byName) > maxCachedMembers {
-		cache.byName = map[string]memberJSON{}
+		cache.byName = map[string]*memberJSON{}
 	}
+	// Each member's JSON first, then one buffer of the right size: growing
+	// it by appends cleared and copied ~100 KB several times per write.
+	parts := make([][]byte, len(c.Teammates))
+	size := len(head) + len(c.Teammates) + 2 + 1 // and the newline a file adds
 	for j := range c.Teammates {
 		m := &c.Teammates[j]
+		e := cache.byName[m.Name]
+		if e == nil || !reflect.DeepEqual(&e.m, m) {
+			data, err := json.Marshal(m)
+			if err != nil {
+				return dst, err
+			}
+			e = &memberJSON{m: copyMember(m), data: data}
+			cache.byName[m.Name] = e
+		}
+		parts[j] = e.data
+		size += len(e.data)
+	}
+	dst = slices.Grow(dst, size)
+	dst = append(dst, head[:i]...)
+	dst = append(dst, `"teammates":[`...)
+	for j, data := range parts {
 		if j > 0 {
 			dst = append(dst, ',')
 		}
-		if e, ok := cache.byName[m.Name]; ok && reflect.DeepEqual(&e.m, m) {
-			dst = append(dst, e.data...)
-			continue
-		}
-		data, err := json.Marshal(m)
-		if err != nil {
-			return dst, err
-		}
-		cache.byName[m.Name] = memberJSON{m: copyMember(m), data: data}
 		dst = append(dst, data...)
 	}
 	dst = append(dst, ']')

@@ -39,6 +39,8 @@ type Doc[T Document[T]] struct {
 	cached   T
 	cachedFI os.FileInfo
 
+	buf []byte // store's buffer, reused by the next write (jsonAppender)
+
 	qmu     sync.Mutex
 	queue   []*docUpdate[T] // changes waiting for the next write
 	writing bool            // a goroutine is writing (and will hand over the queue)
@@ -398,7 +400,13 @@ func (d *Doc[T]) store(v T) error {
 	var data []byte
 	var err error
 	if a, ok := any(v).(jsonAppender); ok {
-		data, err = a.AppendJSON(nil)
+		// The writer's buffer of the last write: a large new one each time
+		// cost more than the encoding it held. Only the writer, holding
+		// the lock, uses it, and ReplaceFile keeps none of it.
+		data, err = a.AppendJSON(d.buf[:0])
+		if cap(data) <= 8<<20 {
+			d.buf = data
+		}
 	} else {
 		data, err = json.Marshal(v)
 	}
