@@ -58,14 +58,14 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		a.claimCallIDs(&msg)
 		switch {
 		case resp.FinishReason == string(openai.FinishReasonLength) && len(msg.ToolCalls) > 0:
-			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})
+			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
 			return cyc, a.cutOff(turn, msg, ErrOutputLimit, outputLimitAnswer)
 		case resp.FinishReason == string(openai.FinishReasonContentFilter):
-			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})
+			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
 			return cyc, a.cutOff(turn, msg, ErrContentFilter, contentFilterAnswer)
 		}
 		recErr := sourced(SourceSession, a.record(msg))
-		a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage})
+		a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
 		if len(msg.ToolCalls) == 0 {
 			cyc.Final = msg.Content
 			return cyc, recErr

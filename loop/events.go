@@ -48,6 +48,9 @@ type Event struct {
 	Err                string
 	Source             ErrorSource // EventError: the step that failed
 	Dropped            int         // EventCompacted: how many earlier messages
+	// Reasoning is an EventReply's thinking, when the model sent some
+	// (reasoning_content or reasoning).
+	Reasoning string
 }
 
 func (a *Agent) emit(e Event) {

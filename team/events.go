@@ -146,7 +146,7 @@ func clipPayload(p Payload) Payload {
 		p.Args, p.Result = clip(p.Args, maxEventArgs), clip(p.Result, maxEventText)
 		return p
 	case Reply:
-		p.Text = clip(p.Text, maxEventText)
+		p.Text, p.Reasoning = clip(p.Text, maxEventText), clip(p.Reasoning, maxEventText)
 		return p
 	case Answer:
 		p.Text = clip(p.Text, maxEventText)

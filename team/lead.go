@@ -16,11 +16,13 @@ func (t *Team) newLead() (*loop.Agent, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the lead's model: %w", err)
 	}
-	// A resumed lead goes on counting where it stopped.
+	// A resumed lead goes on counting where it stopped, on the model it
+	// was last switched to (/model).
 	var used Usage
 	if t.opts.Resume {
 		if c, err := t.reg.Read(); err == nil && c.Lead != nil {
 			used = c.Lead.Usage
+			choice = t.resumeLeadModel(c.Lead.ModelRef, choice)
 		}
 	}
 	t.leadModel = newAgentModel(choice, used)
@@ -55,6 +57,29 @@ func (t *Team) newLead() (*loop.Agent, error) {
 	return lead, nil
 }
 
+// resumeLeadModel is the model the lead last talked to, as the registry
+// recorded it; one that is not configured any more (or was recorded before
+// models were) leaves the lead on def, and the first is said in one sentence.
+func (t *Team) resumeLeadModel(was ModelRef, def ModelChoice) ModelChoice {
+	if was.ModelName == "" || (was.Provider == def.Provider && was.ModelName == def.Name) {
+		return def
+	}
+	err := checkModelWord("provider", was.Provider) // the registry is a file anyone could have edited
+	if err == nil {
+		err = checkModelWord("model", was.ModelName)
+	}
+	var c ModelChoice
+	if err == nil {
+		c, err = t.models.Model(was.Provider, was.ModelName)
+	}
+	if err != nil {
+		t.events.Emit(Event{Agent: workspace.LeadName, Payload: failure(ClassModel, "resume: ",
+			fmt.Errorf("the lead's model when it stopped cannot be used now (%w); it goes on with %s", err, def.Label()))})
+		return def
+	}
+	return c
+}
+
 // agentEvent turns a loop event into a team event.
 func (t *Team) agentEvent(e loop.Event) {
 	switch e.Kind {
@@ -66,7 +91,7 @@ func (t *Team) agentEvent(e loop.Event) {
 		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: ToolCall{Tool: e.Tool, Args: e.Args,
 			Result: e.Result, IsError: e.IsError, Turn: e.Turn, Diff: e.Diff}})
 	case loop.EventReply:
-		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Reply{Text: e.Result, Tokens: e.Usage.TotalTokens, Turn: e.Turn}})
+		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Reply{Text: e.Result, Tokens: e.Usage.TotalTokens, Turn: e.Turn, Reasoning: e.Reasoning}})
 	case loop.EventBadLine:
 		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: BadLine{Reason: e.Err, Line: e.Result}})
 	case loop.EventError:

@@ -115,7 +115,8 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		ticket.Cancel()
 		return err
 	}
-	_, err = t.reg.Update(func(c *Config) error {
+	// The change fails, if at all, before it changes anything.
+	err = changeRegistry(t.reg, func(c *Config) error {
 		i := c.Find(name)
 		if spec.PlanMode {
 			entry.PlanState = PlanDrafting
@@ -261,7 +262,9 @@ func (r *roster) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 		if err != nil {
 			return
 		}
-		r.setStatus(m, StatusWorking, func(mb *Member) { mb.Activity = Activity{}.Words() })
+		// Nobody waits for this write (issue 8): the event follows once the
+		// registry shows it, and the next change of this teammate is written after.
+		r.setStatusLater(m, StatusWorking, "", func(mb *Member) { mb.Activity = Activity{}.Words() })
 		cctx, stop := context.WithCancel(ctx)
 		r.mu.Lock()
 		m.cycleCancel = stop
@@ -373,7 +376,7 @@ func (r *roster) markFailed(name string, cause error) {
 		m.status = StatusFailed
 	}
 	r.mu.Unlock()
-	_, _ = t.reg.SetStatus(name, StatusFailed, func(mb *Member) { mb.Error = cause.Error() })
+	_ = setStatusNow(t.reg, name, StatusFailed, func(mb *Member) { mb.Error = cause.Error() })
 	t.events.Emit(Event{Agent: name, Payload: StatusChanged{Status: StatusFailed, Reason: cause.Error(), PID: t.pid}})
 	t.notifyChanged()
 }
@@ -395,7 +398,7 @@ func (r *roster) setStatusWhy(m *member, status Status, why string, fn func(*Mem
 		t.reg.SetStatusLater(m.name, status, withUsage(m, fn), func(err error) { r.statusWritten(m, status, why, err) })
 		return
 	}
-	_, err := t.reg.SetStatus(m.name, status, withUsage(m, fn))
+	err := setStatusNow(t.reg, m.name, status, withUsage(m, fn))
 	r.statusWritten(m, status, why, err)
 }
 

@@ -64,6 +64,9 @@ type Reply struct {
 	Text   string `json:"detail,omitempty"`
 	Tokens int    `json:"tokens,omitempty"` // the turn's total token usage
 	Turn   int    `json:"turn,omitempty"`
+	// Reasoning is the model's thinking before this reply, when it sent
+	// some (DeepSeek's reasoning_content, OpenRouter's reasoning…).
+	Reasoning string `json:"reasoning,omitempty"`
 }
 
 // Answer: the lead's final reply to the person at the end of a chat cycle,

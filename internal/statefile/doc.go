@@ -39,6 +39,8 @@ type Doc[T Document[T]] struct {
 	cached   T
 	cachedFI os.FileInfo
 
+	buf []byte // store's buffer, reused by the next write (jsonAppender)
+
 	qmu     sync.Mutex
 	queue   []*docUpdate[T] // changes waiting for the next write
 	writing bool            // a goroutine is writing (and will hand over the queue)
@@ -78,6 +80,16 @@ func (d *Doc[T]) Read() (T, error) {
 		return v, nil
 	}
 	d.mu.Unlock()
+	v, err := d.parse()
+	if err != nil {
+		return v, err
+	}
+	d.remember(v, fi)
+	return v, nil
+}
+
+// parse reads and decodes the file; a missing file is empty().
+func (d *Doc[T]) parse() (T, error) {
 	data, err := ReadFile(d.path, math.MaxInt64)
 	if errors.Is(err, fs.ErrNotExist) {
 		return d.empty(), nil
@@ -89,7 +101,6 @@ func (d *Doc[T]) Read() (T, error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return d.empty(), fmt.Errorf("%s %s is not valid JSON (%v); fix or remove it", d.what, d.path, err)
 	}
-	d.remember(v, fi)
 	return v, nil
 }
 
@@ -108,6 +119,19 @@ func (d *Doc[T]) UpdateInPlace(fn func(*T) error) (T, error) {
 	return d.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1), inPlace: true})
 }
 
+// Change is UpdateInPlace for a caller that needs no copy of the result:
+// a change waited for that costs no copy of the document.
+func (d *Doc[T]) Change(fn func(*T) error) error { return d.ChangeKeyed("", fn) }
+
+// ChangeKeyed is Change for a change of key (say, one teammate's status):
+// two changes of one key never share a write, so the file holds each of
+// them in turn, and whoever is told of one after its write finds it there
+// (a later change of the same key is in a later write). "" is no key.
+func (d *Doc[T]) ChangeKeyed(key string, fn func(*T) error) error {
+	_, err := d.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1), inPlace: true, discard: true, key: key})
+	return err
+}
+
 func (d *Doc[T]) wait(u *docUpdate[T]) (T, error) {
 	if d.enqueue(u) {
 		<-u.wake // done, or handed the writer's role
@@ -124,8 +148,12 @@ func (d *Doc[T]) wait(u *docUpdate[T]) (T, error) {
 // change is on disk or has failed. fn must be fit for UpdateInPlace. The
 // next batch is written at the latest submitWindow after Submit, sooner
 // when a waiting change (Update, Flush) comes first or a write is under way.
-func (d *Doc[T]) Submit(fn func(*T) error, after func(error)) {
-	u := &docUpdate[T]{fn: fn, after: after, inPlace: true}
+func (d *Doc[T]) Submit(fn func(*T) error, after func(error)) { d.SubmitKeyed("", fn, after) }
+
+// SubmitKeyed is Submit for a change of key, which shares no write with
+// another change of that key (see ChangeKeyed).
+func (d *Doc[T]) SubmitKeyed(key string, fn func(*T) error, after func(error)) {
+	u := &docUpdate[T]{fn: fn, after: after, inPlace: true, key: key}
 	d.qmu.Lock()
 	d.queue = append(d.queue, u)
 	arm := !d.writing && !d.armed // a writer under way takes it
@@ -152,7 +180,7 @@ func (d *Doc[T]) writeSubmitted() {
 
 // Flush returns once every change submitted before it is on disk.
 func (d *Doc[T]) Flush() {
-	_, _ = d.Update(func(*T) error { return ErrNoChange })
+	_ = d.Change(func(*T) error { return ErrNoChange })
 }
 
 // enqueue adds u to the next batch and reports whether some goroutine is
@@ -173,7 +201,12 @@ func (d *Doc[T]) write(self *docUpdate[T]) {
 	for {
 		d.qmu.Lock()
 		batch := d.queue
-		d.queue = nil
+		if n := keysOnce(batch); n < len(batch) {
+			d.queue = append([]*docUpdate[T](nil), batch[n:]...)
+			batch = batch[:n:n]
+		} else {
+			d.queue = nil
+		}
 		d.qmu.Unlock()
 		d.applySafely(batch)
 		// Report while still the writer, so that outcomes (and the events
@@ -197,6 +230,8 @@ func (d *Doc[T]) write(self *docUpdate[T]) {
 		switch {
 		case next == nil:
 			return
+		case self != nil && !self.done:
+			continue // its own change was left for the next write (a key repeated)
 		case next.wake != nil:
 			next.wake <- struct{}{} // it writes the rest
 			return
@@ -205,6 +240,25 @@ func (d *Doc[T]) write(self *docUpdate[T]) {
 			return
 		}
 	}
+}
+
+// keysOnce is the length of the longest head of queue in which no key
+// repeats: the changes one write may carry.
+func keysOnce[T any](queue []*docUpdate[T]) int {
+	var seen map[string]bool
+	for i, u := range queue {
+		if u.key == "" {
+			continue
+		}
+		if seen[u.key] {
+			return i
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[u.key] = true
+	}
+	return len(queue)
 }
 
 // applySafely is apply that cannot leave the writer's role taken: a panic
@@ -230,24 +284,30 @@ type docUpdate[T any] struct {
 	wake    chan struct{} // a caller waits on it (Update)
 	after   func(error)   // or is called back (Submit)
 	inPlace bool          // fn fails before changing anything (UpdateInPlace)
+	discard bool          // the caller wants no copy of the result (Change)
+	key     string        // no two changes of one key share a write ("": none)
 	applied bool          // fn changed the document
 	done    bool
 	v       T
 	err     error
 }
 
-// apply runs a batch under the lock: each function on its own copy when
-// there are several, so one that fails leaves no trace, then one write.
+// apply runs a batch under the lock: each function that may fail after
+// changing something on its own copy, so one that fails leaves no trace,
+// then one write. The document is taken from the cache, not copied, and
+// put back once written: a large registry's copies were a tenth of a
+// 200-teammate run's CPU (issue 8), so the only copies left are the
+// results handed to callers that wait for one.
 func (d *Doc[T]) apply(batch []*docUpdate[T]) {
 	ran := false // past this point only applied changes share the write's error
 	finish := func(v T, err error) {
-		for i, b := range batch {
+		for _, b := range batch {
 			if !ran || b.applied {
 				b.err = err
 			}
-			b.v, b.done = v, true
-			if i < len(batch)-1 && b.after == nil {
-				b.v = v.Clone() // callers must not share one document
+			b.done = true
+			if b.after == nil && !b.discard {
+				b.v = v.Clone() // callers must not share one document, nor the cache's
 			}
 		}
 	}
@@ -265,7 +325,7 @@ func (d *Doc[T]) apply(batch []*docUpdate[T]) {
 		return
 	}
 	defer unlock()
-	v, err := d.Read()
+	v, fi, err := d.take()
 	if err != nil {
 		finish(v, err)
 		return
@@ -274,8 +334,8 @@ func (d *Doc[T]) apply(batch []*docUpdate[T]) {
 	ran = true
 	for _, b := range batch {
 		work := v
-		if len(batch) > 1 && !b.inPlace {
-			work = v.Clone()
+		if !b.inPlace {
+			work = v.Clone() // v is the cache's, and fn may fail half-way
 		}
 		switch err := b.fn(&work); {
 		case err == nil:
@@ -289,17 +349,67 @@ func (d *Doc[T]) apply(batch []*docUpdate[T]) {
 		}
 	}
 	if changes == 0 {
+		if fi != nil {
+			d.putBack(v, fi)
+		}
 		finish(v, nil)
 		return
 	}
 	finish(v, d.store(v))
 }
 
+// take returns the document as it is on disk for a change, with the file's
+// identity (nil for a missing file). The caller holds the lock: the cached
+// version, if it is still the file's, is handed over without a copy and
+// the cache is empty until putBack or store fills it again.
+func (d *Doc[T]) take() (T, os.FileInfo, error) {
+	fi, err := os.Stat(d.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return d.empty(), nil, nil
+	}
+	if err != nil {
+		return d.empty(), nil, fmt.Errorf("read %s: %w", d.what, err)
+	}
+	d.mu.Lock()
+	if d.cachedFI != nil && sameVersion(fi, d.cachedFI) {
+		v := d.cached
+		var zero T
+		d.cached, d.cachedFI = zero, nil
+		d.mu.Unlock()
+		return v, fi, nil
+	}
+	d.mu.Unlock()
+	v, err := d.parse()
+	if err != nil {
+		return v, nil, err
+	}
+	return v, fi, nil
+}
+
+// putBack caches v, unchanged since take, as the version fi.
+func (d *Doc[T]) putBack(v T, fi os.FileInfo) {
+	d.mu.Lock()
+	d.cached, d.cachedFI = v, fi
+	d.mu.Unlock()
+}
+
 // store replaces the file with v and remembers it as the cached version.
 // The JSON is compact: the registry is rewritten whole at every change, and
 // indenting it was a tenth of a large team's CPU (issue 8).
 func (d *Doc[T]) store(v T) error {
-	data, err := json.Marshal(v)
+	var data []byte
+	var err error
+	if a, ok := any(v).(jsonAppender); ok {
+		// The writer's buffer of the last write: a large new one each time
+		// cost more than the encoding it held. Only the writer, holding
+		// the lock, uses it, and ReplaceFile keeps none of it.
+		data, err = a.AppendJSON(d.buf[:0])
+		if cap(data) <= 8<<20 {
+			d.buf = data
+		}
+	} else {
+		data, err = json.Marshal(v)
+	}
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", d.what, err)
 	}
@@ -310,9 +420,15 @@ func (d *Doc[T]) store(v T) error {
 		return fmt.Errorf("write %s: %w", d.what, err)
 	}
 	if fi, err := os.Stat(d.path); err == nil {
-		d.remember(v, fi)
+		d.putBack(v, fi) // v is the writer's own: callers were given copies
 	}
 	return nil
+}
+
+// jsonAppender is a document that writes its own JSON, the same bytes as
+// json.Marshal's but faster (the registry: its members' JSON is kept).
+type jsonAppender interface {
+	AppendJSON(dst []byte) ([]byte, error)
 }
 
 func (d *Doc[T]) remember(v T, fi os.FileInfo) {

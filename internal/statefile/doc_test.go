@@ -1,6 +1,7 @@
 package statefile_test
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,5 +82,86 @@ func TestDocWritesASubmittedChangeAlone(t *testing.T) {
 	onDisk, err := statefile.NewDoc(path, "counter", func() *counter { return &counter{} }).Read()
 	if err != nil || onDisk.N != 2 || onDisk.Version != 2 {
 		t.Fatalf("on disk after both reports: %+v, %v; want 2 changes", onDisk, err)
+	}
+}
+
+// The document a change works on is the cached one, handed over without a
+// copy: a change that fails half-way must leave no trace in it, and what a
+// caller is handed must not be the cache (a caller that changes its copy
+// changes nothing else).
+func TestDocCacheIsNeverShared(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "counter.json")
+	d := statefile.NewDoc(path, "counter", func() *counter { return &counter{} })
+	got, err := d.Update(func(c **counter) error { (*c).N = 1; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.N = 99 // the caller's copy
+	if _, err := d.Update(func(c **counter) error { (*c).N = 42; return errors.New("refused half-way") }); err == nil {
+		t.Fatal("the failing change reported no error")
+	}
+	if err := d.Change(func(c **counter) error { return statefile.ErrNoChange }); err != nil {
+		t.Fatal(err)
+	}
+	c, err := d.Read()
+	if err != nil || c.N != 1 || c.Version != 1 {
+		t.Fatalf("after a change, a caller's edit of its copy and a failed change: %+v, %v; want n 1, version 1", c, err)
+	}
+	c.N = 77 // a reader's copy
+	if err := d.Change(func(c **counter) error { (*c).N++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	onDisk, err := statefile.NewDoc(path, "counter", func() *counter { return &counter{} }).Read()
+	if err != nil || onDisk.N != 2 || onDisk.Version != 2 {
+		t.Fatalf("on disk after Change: %+v, %v; want n 2, version 2", onDisk, err)
+	}
+	if c, err := d.Read(); err != nil || c.N != 2 {
+		t.Fatalf("read through the doc after Change: %+v, %v; want n 2", c, err)
+	}
+}
+
+// Two changes of one key never share a write: whoever is told of the first
+// (its callback, after its write) finds the file holding it, not the second
+// (issue 8: a teammate's working and idle, submitted a moment apart, each
+// have their event follow a registry that shows them).
+func TestDocKeyedChangesEachHaveTheirWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "counter.json")
+	d := statefile.NewDoc(path, "counter", func() *counter { return &counter{} })
+	other := func() *counter {
+		c, err := statefile.NewDoc(path, "counter", func() *counter { return &counter{} }).Read()
+		if err != nil {
+			t.Error(err)
+		}
+		return c
+	}
+	// A change that holds the writer's role until the others are queued,
+	// so that they would all share the next write.
+	hold, held := make(chan struct{}), make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- d.ChangeKeyed("b", func(c **counter) error { close(held); <-hold; (*c).N = 10; return nil })
+	}()
+	<-held
+	seen := make(chan int, 3)
+	d.SubmitKeyed("a", func(c **counter) error { (*c).N = 1; return nil }, func(error) { seen <- other().N })
+	d.SubmitKeyed("c", func(c **counter) error { return nil }, func(error) {})
+	d.SubmitKeyed("a", func(c **counter) error { (*c).N = 2; return nil }, func(error) { seen <- other().N })
+	close(hold)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []int{1, 2} {
+		select {
+		case got := <-seen:
+			if got != want {
+				t.Fatalf("told of the change to %d, the file holds %d", want, got)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the change to %d was never reported", want)
+		}
+	}
+	d.Flush()
+	if c := other(); c.N != 2 || c.Version != 4 {
+		t.Fatalf("on disk at the end: %+v; want n 2 after 4 changes", c)
 	}
 }

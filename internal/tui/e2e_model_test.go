@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
@@ -13,7 +14,8 @@ import (
 // TestChatModelCommandSwitchesTheLeadInTmux: in the real program, /model
 // moves the lead from the default provider's model to another provider's,
 // whose server and key its next turn then uses; the status line, the team
-// panel and the registry follow.
+// panel and the registry follow. The choice outlives the process: a chat
+// resumed after quitting talks to smart/big too (issue 8).
 func TestChatModelCommandSwitchesTheLeadInTmux(t *testing.T) {
 	bin := agentteamBinary(t)
 	answer := fakellm.Script(func(c fakellm.Call) fakellm.Reply {
@@ -70,5 +72,17 @@ model = "big"
 	// cheap's turn has a price, smart's none: the lead's cost is unknown, its tokens are not.
 	if c.Lead == nil || c.Lead.Model != "smart/big" || c.Lead.Tokens == 0 || c.Lead.Cost != nil {
 		t.Fatalf("the registry's lead entry %+v", c.Lead)
+	}
+
+	s.typeLine("HOME=" + home + " XDG_CONFIG_HOME= CHEAP_KEY=cheap-key SMART_KEY=smart-key " + bin + " chat --resume")
+	s.waitFor("the resumed TUI on smart/big", contains("Team", "lead · smart/big"))
+	s.typeLine("and after the resume")
+	s.waitFor("the answer from big after the resume", func(screen string) bool {
+		return smart.CallsFor("lead") == 2 && strings.Contains(screen, "answered by big")
+	})
+	s.run("send-keys", "-t", "e2e", "C-c")
+	s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
+	if cheap.CallsFor("lead") != 1 || smart.CallsFor("lead") != 2 {
+		t.Fatalf("after the resume the lead called cheap %d and smart %d times, want 1 and 2", cheap.CallsFor("lead"), smart.CallsFor("lead"))
 	}
 }

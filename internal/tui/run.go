@@ -51,6 +51,9 @@ func Run(ctx context.Context, cfg Config) error {
 		chat = tm.StartChat(runCtx, cfg.Screen.Auto)
 	}
 	cfg.Screen.MaxWorkers = tm.MaxWorkers()
+	if cfg.Screen.HasModel {
+		cfg.Screen.ModelName = tm.LeadModel() // a resumed lead's may differ from the default
+	}
 	for _, mod := range tm.Models().Models {
 		cfg.Screen.ModelLabels = append(cfg.Screen.ModelLabels, mod.Label)
 	}
