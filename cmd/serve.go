@@ -103,7 +103,11 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	defer s.Shutdown()
 	what := []string{"data " + so.DataDir}
 	if len(so.Users) > 0 {
-		what = append(what, fmt.Sprintf("%d users", len(so.Users)))
+		teams := map[string]bool{}
+		for _, u := range so.Users {
+			teams[u.Team] = true
+		}
+		what = append(what, fmt.Sprintf("credentials of %d user(s) in %d team(s)", len(so.Users), len(teams)))
 	} else {
 		what = append(what, "no credentials")
 	}

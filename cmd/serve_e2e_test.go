@@ -128,6 +128,45 @@ func TestServeRunsAndASecondOnTheSamePortFails(t *testing.T) {
 	}
 }
 
+// With a users file, serve asks each client for its team's credentials:
+// alice of alpha works in alpha, nobody gets in without credentials, and
+// alice cannot open beta's inboxes.
+func TestServeWithUsersAsksForCredentials(t *testing.T) {
+	dir := t.TempDir()
+	users := filepath.Join(dir, "users")
+	if err := os.WriteFile(users, []byte("# team user password\nalpha alice alpha-secret\nbeta bob beta-secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := startServe(t, dir, []string{"AGENTTEAM_NATS_USERS=" + users}, "--listen", "127.0.0.1:0")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	env := map[string]string{natsstore.EnvUser: "alice", natsstore.EnvPassword: "alpha-secret"}
+	o, err := natsstore.ConnectOptionsFromEnv(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := natsstore.Connect(ctx, s.url, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	mb, err := natsstore.OpenMailbox(ctx, nc, "alpha")
+	if err != nil {
+		t.Fatalf("alice opens alpha's inboxes: %v", err)
+	}
+	if _, err := mb.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	short, cancelShort := context.WithTimeout(ctx, 2*time.Second)
+	defer cancelShort()
+	if _, err := natsstore.OpenMailbox(short, nc, "beta"); err == nil {
+		t.Fatal("alice opened beta's inboxes")
+	}
+	if _, err := natsstore.Connect(ctx, s.url, natsstore.ConnectOptions{}); err == nil || !strings.Contains(err.Error(), "asks for credentials") {
+		t.Fatalf("without credentials: %v", err)
+	}
+}
+
 // What serve refuses before it starts, each in one sentence: a users file
 // others may read, a data directory that is a file, a route without a
 // cluster address, TLS without its key.
