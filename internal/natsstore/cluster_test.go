@@ -2,8 +2,11 @@ package natsstore_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -12,27 +15,30 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/internal/storetest"
 )
 
 // cluster is three nodes of one JetStream cluster on 127.0.0.1.
 type cluster struct {
-	nodes []*natsstore.Server
-	names []string
-	urls  string // every node's client URL, comma-separated
+	// client is how a client connects: with TLS files when the nodes use TLS.
+	client natsstore.ConnectOptions
+	nodes  []*natsstore.Server
+	names  []string
+	urls   string // every node's client URL, comma-separated
 }
 
 // startCluster starts three nodes, each routed to all three (a node
 // ignores its route to itself), as three hosts would be configured, then
 // waits for a JetStream leader. The cluster ports are picked free first; if
 // another program takes one meanwhile, the start is tried again.
-func startCluster(t *testing.T) *cluster {
+func startCluster(t *testing.T, tlsFiles ...natsstore.TLSFiles) *cluster {
 	t.Helper()
 	var c *cluster
 	var err error
 	for range 3 {
-		if c, err = tryCluster(t); err == nil {
+		if c, err = tryCluster(t, tlsFiles...); err == nil {
 			break
 		}
 		if !strings.Contains(err.Error(), "is taken") {
@@ -53,7 +59,7 @@ func startCluster(t *testing.T) *cluster {
 	}
 	c.urls = strings.Join(urls, ",")
 	// The cluster takes a stream once it has a meta leader: poll with a bound.
-	nc := connect(t, c.urls, natsstore.ConnectOptions{})
+	nc := connect(t, c.urls, c.client)
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +78,7 @@ func startCluster(t *testing.T) *cluster {
 	return c
 }
 
-func tryCluster(t *testing.T) (*cluster, error) {
+func tryCluster(t *testing.T, tlsFiles ...natsstore.TLSFiles) (*cluster, error) {
 	var routes, addrs []string
 	for range 3 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -86,10 +92,15 @@ func tryCluster(t *testing.T) (*cluster, error) {
 	c := &cluster{}
 	for i := range 3 {
 		name := fmt.Sprintf("n%d", i+1)
-		s, err := natsstore.Start(natsstore.ServerOptions{
+		o := natsstore.ServerOptions{
 			Listen: "127.0.0.1:0", DataDir: t.TempDir(), ServerName: name,
 			Cluster: addrs[i], ClusterName: "test", Routes: routes,
-		})
+		}
+		if len(tlsFiles) > 0 {
+			o.TLS = tlsFiles[0]
+			c.client = natsstore.ConnectOptions{CA: o.TLS.CA, Cert: o.TLS.Cert, Key: o.TLS.Key}
+		}
+		s, err := natsstore.Start(o)
 		if err != nil {
 			for _, s := range c.nodes {
 				s.Shutdown()
@@ -240,4 +251,70 @@ func consumerLedElsewhere(t *testing.T, nc *nats.Conn, js jetstream.JetStream, t
 	t.Logf("%s leads %s too: asking it to step down first", avoid, consumer)
 	_, _ = nc.Request("$JS.API.CONSUMER.LEADER.STEPDOWN."+natsstore.StreamName(team)+"."+consumer, nil, 2*time.Second)
 	return false
+}
+
+// With --tls-ca the nodes route to each other over mutual TLS: the cluster
+// forms, elects a leader and keeps a stream on all three.
+func TestClusterOverMutualTLS(t *testing.T) {
+	p := newPKI(t)
+	c := startCluster(t, natsstore.TLSFiles{Cert: p.ServerCert, Key: p.ServerKey, CA: p.CA})
+	nc := connect(t, c.urls, c.client)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	mb, err := natsstore.OpenMailbox(ctx, nc, "tls", natsstore.Replicas(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mb.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "over routes with TLS"}); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := jetstream.New(nc)
+	st, err := js.Stream(ctx, natsstore.StreamName("tls"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Cluster == nil || len(info.Cluster.Replicas) != 2 || info.State.Msgs != 1 {
+		t.Fatalf("stream over TLS routes: cluster %+v, %d messages", info.Cluster, info.State.Msgs)
+	}
+	if _, err := nc.TLSConnectionState(); err != nil {
+		t.Fatalf("the client is not on TLS: %v", err)
+	}
+	// A node's cluster port speaks TLS and wants a certificate of the CA:
+	// a handshake with one works, a plain read gets no INFO, and a
+	// handshake without a certificate is refused.
+	addr := strings.TrimPrefix(c.nodes[0].ClusterURL(), "nats://")
+	pool := x509.NewCertPool()
+	caPEM, err := os.ReadFile(p.CA)
+	if err != nil || !pool.AppendCertsFromPEM(caPEM) {
+		t.Fatalf("CA: %v", err)
+	}
+	cert, err := tls.LoadX509KeyPair(p.ServerCert, p.ServerKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handshake := func(certs []tls.Certificate) error {
+		conn, err := tls.DialWithDialer(&net.Dialer{Timeout: 5 * time.Second}, "tcp", addr,
+			&tls.Config{RootCAs: pool, Certificates: certs, ServerName: "127.0.0.1"})
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		// The server's verdict on a client certificate comes with its first bytes.
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err = conn.Read(make([]byte, 1))
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			return nil
+		}
+		return err
+	}
+	if err := handshake([]tls.Certificate{cert}); err != nil {
+		t.Fatalf("a node's certificate on the cluster port: %v", err)
+	}
+	if err := handshake(nil); err == nil {
+		t.Fatal("the cluster port took a TLS connection without a certificate")
+	}
 }
