@@ -140,7 +140,9 @@ func TestClusterKeepsTheMailboxContractWhileANodeGoesDown(t *testing.T) {
 	storetest.RunMailbox(t, func(t *testing.T) storetest.Mailbox {
 		t.Helper()
 		nc := connect(t, c.urls, natsstore.ConnectOptions{})
-		mb, err := natsstore.OpenMailbox(context.Background(), nc, team, natsstore.Replicas(3))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		mb, err := natsstore.OpenMailbox(ctx, nc, team, natsstore.Replicas(3))
 		if err != nil {
 			t.Fatal(err)
 		}

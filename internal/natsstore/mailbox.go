@@ -72,7 +72,8 @@ func Replicas(n int) MailboxOption {
 }
 
 // OpenMailbox opens team's inboxes on nc, creating the stream if it is not
-// there. nc stays the caller's to close.
+// there; while a cluster elects a leader it asks again until ctx ends. nc
+// stays the caller's to close.
 func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Mailbox, error) {
 	if err := checkToken("team", team); err != nil {
 		return nil, err
@@ -92,7 +93,9 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 	for _, o := range opts {
 		o(&cfg)
 	}
-	st, err := js.CreateOrUpdateStream(ctx, cfg)
+	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+		return js.CreateOrUpdateStream(ctx, cfg)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("open inboxes of %s: stream: %w", team, err)
 	}
