@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
 )
@@ -63,8 +64,9 @@ type TeamUser struct {
 
 // Server is a running embedded NATS server with JetStream.
 type Server struct {
-	ns  *server.Server
-	log *serverLog
+	ns   *server.Server
+	log  *serverLog
+	lock *flock.Flock
 }
 
 // AccountName is the NATS account holding team's streams when the server
@@ -116,6 +118,21 @@ func Start(o ServerOptions) (*Server, error) {
 	if err := usableDir(o.DataDir); err != nil {
 		return nil, err
 	}
+	// JetStream locks nothing: two servers on one directory would corrupt
+	// each other's streams. The lock is held until Shutdown.
+	lock := flock.New(filepath.Join(o.DataDir, "serve.lock"))
+	if locked, err := lock.TryLock(); err != nil || !locked {
+		if err == nil {
+			err = errors.New("held by another process")
+		}
+		return nil, fmt.Errorf("the NATS data directory %s is in use by another agentteam serve (%v)", o.DataDir, err)
+	}
+	started := false
+	defer func() {
+		if !started {
+			_ = lock.Unlock()
+		}
+	}()
 	for _, hp := range []struct{ what, addr string }{{"listen", o.Listen}, {"cluster", o.Cluster}} {
 		if err := portFree(hp.what, hp.addr); err != nil {
 			return nil, err
@@ -143,7 +160,14 @@ func Start(o ServerOptions) (*Server, error) {
 			return nil, fmt.Errorf("NATS server: not ready for clients after %s", readyTimeout)
 		}
 	}
-	return &Server{ns: ns, log: l}, nil
+	started = true
+	// However the server ends (Shutdown, or StartLocal's caller stopping
+	// the NATS server itself), the directory is free again after it.
+	go func() {
+		ns.WaitForShutdown()
+		_ = lock.Unlock()
+	}()
+	return &Server{ns: ns, log: l, lock: lock}, nil
 }
 
 // serverOptions turns o into NATS's options, checking each part.
@@ -368,10 +392,12 @@ func fatalSentence(msg string, o ServerOptions) string {
 	return "NATS server: " + msg
 }
 
-// Shutdown stops the server and waits until it has.
+// Shutdown stops the server and waits until it has; its data directory
+// is free for another server once it returns.
 func (s *Server) Shutdown() {
 	s.ns.Shutdown()
 	s.ns.WaitForShutdown()
+	_ = s.lock.Unlock()
 }
 
 // ClientURL is the nats:// address clients connect to.

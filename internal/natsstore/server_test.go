@@ -348,7 +348,8 @@ func TestTLSWithATestCA(t *testing.T) {
 // Each way serve cannot start is one sentence: the port taken, the data
 // directory unusable, TLS files bad, routes without a cluster address.
 func TestStartFailsWithASentence(t *testing.T) {
-	taken := start(t, natsstore.ServerOptions{})
+	busy := t.TempDir()
+	taken := start(t, natsstore.ServerOptions{DataDir: busy})
 	addr := strings.TrimPrefix(taken.ClientURL(), "nats://")
 	file := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
@@ -365,6 +366,7 @@ func TestStartFailsWithASentence(t *testing.T) {
 		says string
 	}{
 		{"port taken", natsstore.ServerOptions{Listen: addr}, "the listen address " + addr + " is taken by another program"},
+		{"data dir in use", natsstore.ServerOptions{DataDir: busy}, "the NATS data directory " + busy + " is in use by another agentteam serve"},
 		{"data dir is a file", natsstore.ServerOptions{DataDir: file}, "the NATS data directory " + file + " is unusable"},
 		{"bad certificate", natsstore.ServerOptions{TLS: natsstore.TLSFiles{Cert: garbage, Key: p.ServerKey}}, "TLS certificate " + garbage},
 		{"bad CA", natsstore.ServerOptions{TLS: natsstore.TLSFiles{Cert: p.ServerCert, Key: p.ServerKey, CA: garbage}}, "holds no PEM certificate"},
@@ -392,6 +394,37 @@ func TestStartFailsWithASentence(t *testing.T) {
 				t.Fatalf("err = %q, want one sentence saying %q", err, tc.says)
 			}
 		})
+	}
+}
+
+// Once a server is shut down, another may use its data directory at once
+// and finds its streams there.
+func TestADataDirectoryIsFreeAfterShutdown(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 2 {
+		s, err := natsstore.Start(natsstore.ServerOptions{Listen: "127.0.0.1:0", DataDir: dir})
+		if err != nil {
+			t.Fatalf("start %d: %v", i+1, err)
+		}
+		nc, err := natsstore.Connect(context.Background(), s.ClientURL(), natsstore.ConnectOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb, err := natsstore.OpenMailbox(context.Background(), nc, "again")
+		if err == nil && i == 0 {
+			_, err = mb.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "kept"})
+		}
+		if err == nil && i == 1 {
+			var all []inbox.Message
+			if all, _, err = mb.ReadAll("lead"); err == nil && (len(all) != 1 || all[0].Content != "kept") {
+				t.Errorf("after a restart read %+v, want the kept message", all)
+			}
+		}
+		nc.Close()
+		s.Shutdown()
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
