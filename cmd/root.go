@@ -70,6 +70,7 @@ type rootOpts struct {
 	approve  func(*ApproveOptions) error
 	deny     func(*DenyOptions) error
 	sessions func(*SessionsOptions) error
+	serve    func(*ServeOptions) error
 }
 
 func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
@@ -126,6 +127,7 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 		newApproveCmd(g, io, hooks.approve),
 		newDenyCmd(g, io, hooks.deny),
 		newSessionsCmd(g, io, hooks.sessions),
+		newServeCmd(g, io, hooks.serve),
 	)
 	return root
 }

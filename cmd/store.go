@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -134,13 +133,13 @@ func openStores(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) 
 			close:    func() { _ = files.Close() },
 		}, nil
 	}
-	return openNATS(ctx, spec)
+	return openNATS(ctx, g, spec)
 }
 
 // openNATS connects to spec's server and opens its team's inboxes,
 // registry, board and event log.
-func openNATS(ctx context.Context, spec storeSpec) (*stores, error) {
-	nc, err := connectNATS(spec)
+func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, error) {
+	nc, err := connectNATS(ctx, g, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -184,20 +183,18 @@ func openNATS(ctx context.Context, spec storeSpec) (*stores, error) {
 	}, nil
 }
 
-// connectNATS dials spec's server within natsConnectTimeout; a server that
-// does not answer is one sentence.
-// TODO(coordinator): point this at natsstore's connect (credentials, TLS).
-func connectNATS(spec storeSpec) (*nats.Conn, error) {
-	nc, err := nats.Connect(spec.server, nats.Name("agentteam"), nats.Timeout(natsConnectTimeout),
-		nats.RetryOnFailedConnect(false))
+// connectNATS dials spec's server within natsConnectTimeout, with the
+// credentials and TLS files the environment names (natsstore.ConnectOptionsFromEnv);
+// a server that does not answer, or refuses them, is one sentence.
+func connectNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*nats.Conn, error) {
+	o, err := natsstore.ConnectOptionsFromEnv(g.Getenv)
 	if err != nil {
-		switch {
-		case errors.Is(err, nats.ErrNoServers):
-			err = errors.New("nothing answered (is the server running?)")
-		case errors.Is(err, nats.ErrTimeout):
-			err = fmt.Errorf("no answer within %s", natsConnectTimeout)
-		}
-		return nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("cannot reach the NATS server at %s: %w", spec.shown, err)}
+		return nil, &ExitError{Code: ExitFailure, Err: err}
+	}
+	o.Name, o.DialTimeout = "agentteam", natsConnectTimeout
+	nc, err := natsstore.Connect(ctx, spec.server, o)
+	if err != nil {
+		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
 	return nc, nil
 }

@@ -1,34 +1,17 @@
 package natsstore
 
 import (
-	"fmt"
-	"time"
-
 	"github.com/nats-io/nats-server/v2/server"
 )
 
 // StartLocal starts an embedded NATS server with JetStream, listening on
-// 127.0.0.1 at a port the system picks and keeping its data under dir.
-// Stop it with Shutdown and WaitForShutdown. It is the server of tests and
-// of a team on one host; `agentteam serve` (listen address, routes,
-// credentials) is to come.
+// 127.0.0.1 at a port the system picks, asking no credentials and keeping
+// its data under dir. Stop it with Shutdown and WaitForShutdown. It is the
+// server of tests; `agentteam serve` runs Start with its flags.
 func StartLocal(dir string) (*server.Server, error) {
-	s, err := server.NewServer(&server.Options{
-		Host:      "127.0.0.1",
-		Port:      server.RANDOM_PORT,
-		JetStream: true,
-		StoreDir:  dir,
-		NoLog:     true,
-		NoSigs:    true,
-	})
+	s, err := Start(ServerOptions{Listen: "127.0.0.1:0", DataDir: dir})
 	if err != nil {
-		return nil, fmt.Errorf("embedded NATS server: %w", err)
+		return nil, err
 	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		s.Shutdown()
-		s.WaitForShutdown()
-		return nil, fmt.Errorf("embedded NATS server: not ready for connections after 10s")
-	}
-	return s, nil
+	return s.NATS(), nil
 }

@@ -59,9 +59,24 @@ func StreamName(team string) string { return "agentteam_" + team }
 // Subject is the subject of agent's inbox in team.
 func Subject(team, agent string) string { return "agentteam." + team + ".inbox." + agent }
 
+// MailboxOption changes how OpenMailbox creates the stream.
+type MailboxOption func(*jetstream.StreamConfig)
+
+// Replicas keeps n copies of the stream on n nodes of a cluster (1, 3 or
+// 5), so it outlives the loss of a minority of them. With copies, reads go
+// to the stream's leader, not to any copy (direct get): a copy a moment
+// behind would not yet hold the message its reader was just woken for.
+func Replicas(n int) MailboxOption {
+	return func(c *jetstream.StreamConfig) {
+		c.Replicas = n
+		c.AllowDirect = n <= 1
+	}
+}
+
 // OpenMailbox opens team's inboxes on nc, creating the stream if it is not
-// there. nc stays the caller's to close.
-func OpenMailbox(ctx context.Context, nc *nats.Conn, team string) (*Mailbox, error) {
+// there; while a cluster elects a leader it asks again until ctx ends. nc
+// stays the caller's to close.
+func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Mailbox, error) {
 	if err := checkToken("team", team); err != nil {
 		return nil, err
 	}
@@ -69,13 +84,19 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string) (*Mailbox, err
 	if err != nil {
 		return nil, fmt.Errorf("open inboxes of %s: %w", team, err)
 	}
-	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	cfg := jetstream.StreamConfig{
 		Name:        StreamName(team),
 		Subjects:    []string{"agentteam." + team + ".inbox.*"},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  2 * time.Minute,
 		AllowDirect: true,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+		return js.CreateOrUpdateStream(ctx, cfg)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open inboxes of %s: stream: %w", team, err)
@@ -107,14 +128,8 @@ func (mb *Mailbox) consumer(ctx context.Context, name string) (jetstream.Consume
 	if ok {
 		return c, nil
 	}
-	c, err := mb.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable:       "inbox_" + name,
-		FilterSubject: Subject(mb.team, name),
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		AckPolicy:     jetstream.AckAllPolicy,
-		AckWait:       ackWait,
-		MaxDeliver:    -1,
-		MaxAckPending: -1,
+	c, err := retried(ctx, func(ctx context.Context) (jetstream.Consumer, error) {
+		return mb.stream.CreateOrUpdateConsumer(ctx, consumerConfig(mb.team, name))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("inbox %s: consumer: %w", name, err)
@@ -123,6 +138,19 @@ func (mb *Mailbox) consumer(ctx context.Context, name string) (jetstream.Consume
 	mb.consumers[name] = c
 	mb.mu.Unlock()
 	return c, nil
+}
+
+// consumerConfig is name's durable consumer in team's stream.
+func consumerConfig(team, name string) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:       "inbox_" + name,
+		FilterSubject: Subject(team, name),
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckPolicy:     jetstream.AckAllPolicy,
+		AckWait:       ackWait,
+		MaxDeliver:    -1,
+		MaxAckPending: -1,
+	}
 }
 
 // Append publishes m to name's inbox, filling ID, Timestamp and To when
@@ -139,7 +167,7 @@ func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	if _, err := mb.js.Publish(ctx, Subject(mb.team, name), line, jetstream.WithMsgID(m.ID)); err != nil {
+	if err := publishOnce(ctx, mb.js, Subject(mb.team, name), line, m.ID); err != nil {
 		return inbox.Message{}, fmt.Errorf("message to %s: %w", name, err)
 	}
 	return m, nil
@@ -152,7 +180,7 @@ func (mb *Mailbox) floor(ctx context.Context, name string) (*jetstream.ConsumerI
 	if err != nil {
 		return nil, err
 	}
-	info, err := c.Info(ctx)
+	info, err := retried(ctx, c.Info)
 	if err != nil {
 		return nil, fmt.Errorf("inbox %s: read position: %w", name, err)
 	}
@@ -190,14 +218,22 @@ func (mb *Mailbox) ReadUnread(name string) (inbox.Batch, error) {
 }
 
 // scan hands fn the messages of name's inbox from stream sequence seq on,
-// at most limit of them (0: all), parsed or rejected, and returns the
-// sequence of the last one (0: none). They are read from the stream, so
-// nothing changes.
+// at most limit of them (0: all; fewer when reading is slow), parsed or
+// rejected, and returns the sequence of the last one (0: none). They are
+// read from the stream, so nothing changes.
 func (mb *Mailbox) scan(ctx context.Context, name string, seq uint64, limit int, fn func(seq uint64, m *inbox.Message, bad *inbox.BadLine)) (uint64, error) {
 	subj := Subject(mb.team, name)
 	var last uint64
+	// A batch stops growing halfway through the call's time (a cluster
+	// slow after losing a node): the rest comes in the next read.
+	batchEnd := time.Now().Add(opTimeout / 2)
 	for n := 0; limit == 0 || n < limit; n++ {
-		raw, err := mb.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		if limit > 0 && last > 0 && time.Now().After(batchEnd) {
+			break
+		}
+		raw, err := retried(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+			return mb.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		})
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			break
 		}
@@ -343,6 +379,14 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 			}
 		}
 		if err := batch.Error(); err != nil {
+			if n == 0 && unanswered(err) && ctx.Err() == nil {
+				// The consumer has no leader yet (a node lost): ask again.
+				select {
+				case <-ctx.Done():
+				case <-time.After(50 * time.Millisecond):
+				}
+				continue
+			}
 			return fmt.Errorf("commit %s: %w", name, err)
 		}
 		if n == 0 {
@@ -350,7 +394,7 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 		}
 	}
 	if upTo != nil {
-		if err := upTo.DoubleAck(ctx); err != nil {
+		if _, err := retried(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, upTo.DoubleAck(ctx) }); err != nil {
 			return fmt.Errorf("commit %s: acknowledge: %w", name, err)
 		}
 	}

@@ -1,0 +1,173 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/internal/natsstore"
+)
+
+// ServeOptions are the inputs of `agentteam serve`.
+type ServeOptions struct {
+	*GlobalOptions
+	IO IOStreams
+
+	Listen string
+	// Data is JetStream's directory; "" is .agentteam/nats in the workspace.
+	Data        string
+	Cluster     string
+	Routes      []string
+	ClusterName string
+	ServerName  string
+	// Users is the teams' credentials file (never the config file).
+	Users                  string
+	TLSCert, TLSKey, TLSCA string
+}
+
+// newServeCmd builds `agentteam serve`; runF, when not nil, replaces runServe.
+func newServeCmd(g *GlobalOptions, io IOStreams, runF func(*ServeOptions) error) *cobra.Command {
+	opts := &ServeOptions{GlobalOptions: g, IO: io}
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Run a NATS server with JetStream that teams on other hosts share",
+		Long: `Run an embedded NATS server with JetStream, the store teammates on several hosts share.
+It runs until interrupted (Ctrl-C, SIGTERM). With --users, each team's user reaches only its own
+team's subjects and streams (a NATS account per team); without it, anyone who reaches the port
+reaches every team, so keep the default 127.0.0.1 then.
+
+The users file has one user a line: "TEAM USER PASSWORD" or "TEAM NKEY" (a public nkey, U...),
+and may be read by its owner only (chmod 600). Clients give theirs in AGENTTEAM_NATS_CREDS (a file
+holding "USER PASSWORD" or an nkey seed) or AGENTTEAM_NATS_USER and AGENTTEAM_NATS_PASSWORD.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runServe(c.Context(), opts)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&opts.Listen, "listen", natsstore.DefaultListen, "HOST:PORT clients connect to")
+	f.StringVar(&opts.Data, "data", "", "JetStream's directory (default .agentteam/nats in the workspace)")
+	f.StringVar(&opts.Cluster, "cluster", "", "HOST:PORT the other nodes of a cluster route to")
+	f.StringSliceVar(&opts.Routes, "routes", nil, "the other nodes' cluster addresses, nats://HOST:PORT,...")
+	f.StringVar(&opts.ClusterName, "cluster-name", "", "the cluster's name, the same on every node (default agentteam)")
+	f.StringVar(&opts.ServerName, "server-name", "", "this node's name, unique in its cluster")
+	f.StringVar(&opts.Users, "users", envOr(g.Getenv, "AGENTTEAM_NATS_USERS", ""), "the teams' credentials file (env AGENTTEAM_NATS_USERS)")
+	f.StringVar(&opts.TLSCert, "tls-cert", "", "PEM certificate: clients connect over TLS")
+	f.StringVar(&opts.TLSKey, "tls-key", "", "PEM key of --tls-cert")
+	f.StringVar(&opts.TLSCA, "tls-ca", "", "PEM CA: clients and cluster nodes must show a certificate it signed")
+	return c
+}
+
+func runServe(ctx context.Context, opts *ServeOptions) error {
+	so := natsstore.ServerOptions{
+		Listen: opts.Listen, DataDir: opts.Data,
+		Cluster: opts.Cluster, Routes: opts.Routes, ClusterName: opts.ClusterName, ServerName: opts.ServerName,
+		TLS: natsstore.TLSFiles{Cert: opts.TLSCert, Key: opts.TLSKey, CA: opts.TLSCA},
+	}
+	if so.DataDir == "" {
+		dir, err := defaultDataDir(opts.GlobalOptions)
+		if err != nil {
+			return err
+		}
+		so.DataDir = dir
+	}
+	if opts.Users != "" {
+		users, err := natsstore.ReadUsersFile(opts.Users)
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		so.Users = users
+	}
+	var mu sync.Mutex
+	say := func(format string, a ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(opts.IO.Err, "agentteam serve: "+format+"\n", a...)
+	}
+	so.Warn = func(w string) { say("warning: %s", w) }
+	s, err := natsstore.Start(so)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	defer s.Shutdown()
+	what := []string{"data " + so.DataDir}
+	if len(so.Users) > 0 {
+		teams := map[string]bool{}
+		for _, u := range so.Users {
+			teams[u.Team] = true
+		}
+		what = append(what, fmt.Sprintf("credentials of %d user(s) in %d team(s)", len(so.Users), len(teams)))
+	} else {
+		what = append(what, "no credentials")
+	}
+	if so.TLS.Cert != "" {
+		what = append(what, "TLS")
+	}
+	if u := s.ClusterURL(); u != "" {
+		what = append(what, "cluster "+u)
+	}
+	say("listening on %s (%s)", s.ClientURL(), strings.Join(what, ", "))
+	if !loopback(opts.Listen) {
+		if len(so.Users) == 0 {
+			say("warning: %s is reachable from other hosts and asks no credentials: anyone who reaches it reads and writes every team (see --users)", opts.Listen)
+		} else if so.TLS.Cert == "" {
+			say("warning: %s is reachable from other hosts without TLS: passwords and messages cross the network in clear text (see --tls-cert)", opts.Listen)
+		}
+	}
+	<-ctx.Done()
+	say("stopping")
+	return nil
+}
+
+// defaultDataDir is .agentteam/nats in the workspace, created if missing
+// and refused if it (or .agentteam/) is a link.
+func defaultDataDir(g *GlobalOptions) (string, error) {
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return "", err
+	}
+	if err := ws.Init(); err != nil {
+		return "", &ExitError{Code: ExitFailure, Err: err}
+	}
+	dir := filepath.Join(ws.StatePath(), "nats")
+	err = os.Mkdir(dir, 0o700)
+	if errors.Is(err, fs.ErrExist) {
+		fi, lerr := os.Lstat(dir)
+		switch {
+		case lerr != nil:
+			err = lerr
+		case fi.Mode()&fs.ModeSymlink != 0:
+			err = fmt.Errorf("%s is a symbolic link; agentteam keeps its state only in real directories: remove it", dir)
+		default:
+			err = nil
+		}
+	}
+	if err != nil {
+		return "", &ExitError{Code: ExitFailure, Err: err}
+	}
+	return dir, nil
+}
+
+// loopback reports whether HOST:PORT only takes connections from this host.
+func loopback(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
