@@ -7,12 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"sync"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/agentteam/agentteam/internal/termbg"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -57,7 +56,7 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, mod := range tm.Models().Models {
 		cfg.Screen.ModelLabels = append(cfg.Screen.ModelLabels, mod.Label)
 	}
-	cfg.Screen.LightBackground = lightBackground()
+	cfg.Screen.LightBackground = termbg.Light()
 	if cfg.Screen.Clipboard == nil {
 		cfg.Screen.Clipboard = cfg.Out
 	}
@@ -98,21 +97,6 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("the terminal UI failed: %w", perr)
 	}
 	return cerr
-}
-
-// lightBackground guesses the terminal's background from COLORFGBG without
-// querying the terminal (a query races with the program's own input).
-func lightBackground() bool {
-	v := os.Getenv("COLORFGBG")
-	i := strings.LastIndexByte(v, ';')
-	if i < 0 {
-		return false
-	}
-	switch v[i+1:] {
-	case "7", "15":
-		return true
-	}
-	return false
 }
 
 // NoModelNotice is the first message when there is no key and no --demo;
