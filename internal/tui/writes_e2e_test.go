@@ -38,7 +38,8 @@ func TestATeammatesWriteShowsAsADiffInTmux(t *testing.T) {
 			defer srv.Close()
 			ws, home := t.TempDir(), t.TempDir()
 			s := startTmux(t, ws)
-			env := "HOME=" + home + " OPENAI_API_KEY=k OPENAI_BASE_URL=" + srv.URL() + " AGENTTEAM_MODEL=m TERM=xterm-256color "
+			// CI= : termenv takes a set CI for a terminal without colours, and CI runs these tests with CI=true.
+			env := "HOME=" + home + " CI= OPENAI_API_KEY=k OPENAI_BASE_URL=" + srv.URL() + " AGENTTEAM_MODEL=m TERM=xterm-256color "
 			if noColor {
 				env += "NO_COLOR=1 "
 			}
