@@ -166,6 +166,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.branchDiff(msg)
 	case historyMsg:
 		m.history(msg)
+	case sessionSwitchedMsg:
+		m.sessionSwitched(msg)
 	case noteMsg:
 		m.note(msg)
 	case hintMsg:

@@ -112,7 +112,7 @@ func TestSessionsCommandListsTheLeadsConversations(t *testing.T) {
 	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, &teamEngine{t: tm})
 	hs.enter("/sessions")
 	hs.flush()
-	hs.mustSee("20261120T090000.000", "the archived chat", "chat --resume ID")
+	hs.mustSee("20261120T090000.000", "the archived chat", "/sessions ID switches")
 }
 
 func TestSessionsCommandWithNoneSaysSo(t *testing.T) {
@@ -158,4 +158,53 @@ func TestSessionPickerScrollsALongList(t *testing.T) {
 	if !quits(cmd) || p.chosen != list[49].ID {
 		t.Fatalf("chose %q", p.chosen)
 	}
+}
+
+// /sessions ID switches a real team's lead to an archived conversation:
+// the pane shows it in place of the one it had, and the lead holds it.
+func TestSessionsCommandSwitchesTheLeadsConversation(t *testing.T) {
+	tm := openDemoTeam(t, NewBridge())
+	if err := tm.Lead().Say("today's question"); err != nil {
+		t.Fatal(err)
+	}
+	const old = "20261120T090000.000"
+	path := tm.Workspace().SessionPath("lead." + old)
+	if err := os.WriteFile(path, []byte(`{"role":"user","content":"the archived chat"}`+"\n"+
+		`{"role":"assistant","content":"the archived reply"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, &teamEngine{t: tm})
+	hs.flush()
+	hs.mustSee("today's question")
+
+	hs.enter("/sessions " + old + " more")
+	hs.mustSee("usage: /sessions [ID]")
+	hs.enter("/sessions 20991231T000000.000")
+	hs.mustSee("no session 20991231T000000.000")
+	hs.mustSee("today's question")
+
+	hs.enter("/sessions " + old)
+	hs.mustSee("the archived chat", "the archived reply", "switched the lead to conversation "+old, "untouched")
+	hs.mustNotSee("today's question")
+	msgs, _ := tm.Conversation("lead")
+	if len(msgs) != 2 || msgs[0].Content != "the archived chat" {
+		t.Fatalf("the lead's conversation after the switch: %+v", msgs)
+	}
+	list, err := team.ListSessions(tm.Workspace())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].Title != "the archived chat" || list[1].Title != "today's question" {
+		t.Fatalf("sessions after the switch: %+v", list)
+	}
+	// The conversation switched away from is one /sessions ID away.
+	hs.enter("/sessions " + list[1].ID)
+	hs.mustSee("today's question")
+	hs.mustNotSee("the archived chat")
+}
+
+func TestSessionsSwitchWithoutATeamSaysSo(t *testing.T) {
+	hs := newHarness(t, 120, 30, Options{})
+	hs.enter("/sessions 20261120T090000.000")
+	hs.mustSee("no sessions to switch to here")
 }
