@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -23,6 +24,8 @@ type Reply struct {
 	// Session is the id of the conversation /sessions ID switched the lead
 	// to: the screen shows that conversation in place of the one it had.
 	Session string
+	// Sessions, from /sessions alone, are the conversations it listed.
+	Sessions []team.SessionInfo
 }
 
 // EngineCall is one command's work against the engine; it may do file IO.
@@ -279,7 +282,7 @@ func modelCall(c command) (EngineCall, error) {
 func sessionsCall(c command) (EngineCall, error) {
 	id := c.rest
 	if id == "" {
-		return textCall(sessionsText), nil
+		return sessionsList, nil
 	}
 	if strings.ContainsAny(id, " \t\n") {
 		return nil, errors.New("usage: /sessions [ID] (one id; /sessions alone lists them)")
@@ -292,7 +295,11 @@ func sessionsCall(c command) (EngineCall, error) {
 		if err := s.SwitchSession(id); err != nil {
 			return Reply{}, err
 		}
-		return Reply{Text: switchedWords(id), Session: id}, nil
+		r := Reply{Text: switchedWords(id), Session: id}
+		if l, ok := eng.(sessionLister); ok {
+			r.Sessions, _ = l.Sessions() // the ids have moved: completion offers the new ones
+		}
+		return r, nil
 	}, nil
 }
 
@@ -302,16 +309,16 @@ func switchedWords(id string) string {
 		"the one before is kept as an earlier conversation (/sessions lists it). The teammates are the same team, untouched."
 }
 
-// sessionsText is /sessions alone: the lead's conversations, listed, and
+// sessionsList is /sessions alone: the lead's conversations, listed, and
 // how to switch to one.
-func sessionsText(_ context.Context, eng Engine) (string, error) {
+func sessionsList(_ context.Context, eng Engine) (Reply, error) {
 	l, ok := eng.(sessionLister)
 	if !ok {
-		return "", errors.New("no sessions to list here")
+		return Reply{}, errors.New("no sessions to list here")
 	}
 	list, err := l.Sessions()
 	if err != nil {
-		return "", err
+		return Reply{}, err
 	}
-	return formatSessions(list), nil
+	return Reply{Text: formatSessions(list), Sessions: list}, nil
 }

@@ -208,3 +208,37 @@ func TestSessionsSwitchWithoutATeamSaysSo(t *testing.T) {
 	hs.enter("/sessions 20261120T090000.000")
 	hs.mustSee("no sessions to switch to here")
 }
+
+// After /sessions has listed them, the earlier conversations' ids complete
+// /sessions ID: in the pop-up with their titles, and with tab.
+func TestSessionsIDsComplete(t *testing.T) {
+	tm := openDemoTeam(t, NewBridge())
+	for id, text := range map[string]string{"20261120T090000.000": "the older chat", "20261121T090000.000": "the newer chat"} {
+		if err := os.WriteFile(tm.Workspace().SessionPath("lead."+id), []byte(`{"role":"user","content":"`+text+`"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, &teamEngine{t: tm})
+	hs.typeText("/sessions 2026")
+	if c, _ := hs.m.popupOpen(); len(c.items) != 0 {
+		t.Fatalf("ids offered before any list: %+v", c.items)
+	}
+	hs.m.in.set("")
+	hs.enter("/sessions")
+	hs.typeText("/sessions 2026")
+	hs.mustSee("20261121T090000.000", "the newer chat", "the older chat")
+	hs.typeText("1120")
+	hs.key(tea.KeyTab)
+	if got := hs.m.in.value(); got != "/sessions 20261120T090000.000 " {
+		t.Fatalf("tab completed to %q", got)
+	}
+	hs.key(tea.KeyEnter)
+	hs.flush()
+	hs.mustSee("switched the lead to conversation 20261120T090000.000", "the older chat")
+	// The id switched to is no longer an earlier conversation.
+	hs.typeText("/sessions 2026")
+	c, _ := hs.m.popupOpen()
+	if len(c.items) != 1 || c.items[0].value != "20261121T090000.000" {
+		t.Fatalf("offered after the switch: %+v", c.items)
+	}
+}
