@@ -57,6 +57,7 @@ type Agent struct {
 	maxTurns     int
 	onEvent      func(Event)
 	onDelta      func(Delta)
+	recover      func(openai.ToolCall) (string, bool)
 
 	mu      sync.Mutex                     // guards the fields below
 	cycling bool                           // a RunCycle is under way
@@ -82,7 +83,7 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 	}
 	a := &Agent{
 		name: cfg.Name, system: cfg.System, model: cfg.Model, inbox: cfg.Inbox,
-		maxTurns: cfg.MaxTurns, onEvent: cfg.OnEvent, onDelta: cfg.OnDelta,
+		maxTurns: cfg.MaxTurns, onEvent: cfg.OnEvent, onDelta: cfg.OnDelta, recover: cfg.Recover,
 		tools: cfg.Tools, seen: map[string]bool{}, callIDs: map[string]bool{},
 	}
 	if cfg.SessionPath != "" {
@@ -91,15 +92,53 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 		if err != nil {
 			return nil, fmt.Errorf("restore agent %s: %w", cfg.Name, err)
 		}
-		a.msgs = repairPairing(msgs, cfg.Recover)
-		for _, m := range a.msgs {
-			markSeen(a.seen, m)
-			for _, tc := range m.ToolCalls {
-				a.callIDs[tc.ID] = true
-			}
-		}
+		a.setConversation(msgs)
 	}
 	return a, nil
+}
+
+// setConversation makes msgs, read from the session file, the conversation.
+func (a *Agent) setConversation(msgs []openai.ChatCompletionMessage) {
+	a.msgs = repairPairing(msgs, a.recover)
+	a.seen, a.callIDs = map[string]bool{}, map[string]bool{}
+	for _, m := range a.msgs {
+		markSeen(a.seen, m)
+		for _, tc := range m.ToolCalls {
+			a.callIDs[tc.ID] = true
+		}
+	}
+}
+
+// Reload swaps the conversation under an agent between cycles: with the
+// session file let go, replace runs (it may rename session files), then the
+// conversation is read again from the session file. During a cycle nothing
+// runs and the error is ErrCycleRunning; a cycle or Say asked for meanwhile
+// waits for the swap. The usage counted so far stays.
+func (a *Agent) Reload(replace func() error) error {
+	if a.session == nil {
+		return fmt.Errorf("agent %s keeps no session to reload", a.name)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cycling {
+		return ErrCycleRunning
+	}
+	a.session.mu.Lock()
+	defer a.session.mu.Unlock()
+	if a.session.f != nil {
+		_ = a.session.f.Close() // every write so far has gone through
+		a.session.f = nil
+	}
+	rerr := replace()
+	msgs, err := a.session.load()
+	if err != nil {
+		// The file may be half moved: the conversation in memory stays,
+		// and the next write goes to whatever the path holds now.
+		return errors.Join(rerr, fmt.Errorf("reload agent %s: %w", a.name, err))
+	}
+	a.setConversation(msgs)
+	a.pending = nil
+	return rerr
 }
 
 // Name is the agent's name.

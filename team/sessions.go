@@ -17,6 +17,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -263,4 +264,49 @@ func freeArchivePath(ws *workspace.Workspace, now time.Time) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("archive the current session: no free name")
+}
+
+// SwitchSession makes an archived session the lead's conversation while
+// the team runs: the current one is archived (stamped now), the chosen one
+// restored as RestoreSession does, and the lead reads it back, so its next
+// turn goes on from there. The teammates are left as they are. It refuses,
+// with a sentence, while the lead or a teammate of this process works: the
+// person waits or interrupts first.
+func (t *Team) SwitchSession(id string, now time.Time) error {
+	id = strings.TrimSpace(id)
+	if id == CurrentSessionID {
+		return errors.New("that is the conversation open now")
+	}
+	if _, err := sessionPath(t.ws, id); err != nil {
+		return err
+	}
+	if busy := t.roster.working(); len(busy) > 0 {
+		return fmt.Errorf("%s working: wait until the team is idle (or /shutdown), then switch", strings.Join(busy, ", ")+isOrAre(len(busy)))
+	}
+	err := t.lead.Reload(func() error { return RestoreSession(t.ws, id, now) })
+	if errors.Is(err, loop.ErrCycleRunning) {
+		return errors.New("the lead is working: wait for its answer or interrupt it (esc), then switch")
+	}
+	return err
+}
+
+func isOrAre(n int) string {
+	if n == 1 {
+		return " is"
+	}
+	return " are"
+}
+
+// working names the teammates of this process in a cycle or queued for one.
+func (r *roster) working() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for name, m := range r.members {
+		if m.cycleCancel != nil || m.status == StatusQueued {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -1,15 +1,18 @@
 package team
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -202,5 +205,139 @@ func TestRestoreSessionArchivesTheCurrentOne(t *testing.T) {
 	}
 	if err := RestoreSession(ws, "20261120T090000.000", now); err == nil || !strings.Contains(err.Error(), "no session") {
 		t.Fatalf("restoring it again: %v", err)
+	}
+}
+
+// /sessions ID in a running chat: the lead goes on from the chosen
+// conversation (its next request carries it), the one it had is archived,
+// and a switch is refused while the lead or a teammate works.
+func TestSwitchSessionGoesOnFromTheChosenConversation(t *testing.T) {
+	leadHold, aliceHold := make(chan struct{}), make(chan struct{})
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {{Content: "today's answer"}, {Content: "going on with the archived one"}},
+	}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "alice" {
+			<-aliceHold
+			return fakellm.Reply{Content: "alice done"}
+		}
+		<-leadHold
+		return fakellm.Reply{Content: "a late answer"}
+	})
+	srv := fakellm.New(script)
+	defer srv.Close()
+	releaseLead, releaseAlice := sync.OnceFunc(func() { close(leadHold) }), sync.OnceFunc(func() { close(aliceHold) })
+	defer releaseAlice()
+	defer releaseLead()
+	tm, events := chatTeam(t, srv)
+	const old = "20261120T090000.000"
+	writeSession(t, tm.ws.SessionPath("lead."+old), time.Now().Add(-time.Hour),
+		user("the archived question"), assistant("the archived answer"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	chat := tm.StartChat(ctx, false)
+	if err := chat.Say("today's question"); err != nil {
+		t.Fatal(err)
+	}
+	if a := nextAnswer(t, events); said(a) != "today's answer" {
+		t.Fatalf("first answer %q", said(a))
+	}
+
+	for _, bad := range []string{CurrentSessionID, "../../etc/passwd", "20991231T000000.000"} {
+		if err := tm.SwitchSession(bad, time.Now()); err == nil {
+			t.Fatalf("switching to %q was not refused", bad)
+		}
+	}
+	if got := convText(tm.Lead().Messages()); !strings.Contains(got, "today's question") {
+		t.Fatalf("a refused switch changed the conversation: %s", got)
+	}
+
+	if err := tm.SwitchSession(old, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	got := convText(tm.Lead().Messages())
+	if !strings.Contains(got, "the archived question") || strings.Contains(got, "today's question") {
+		t.Fatalf("the lead's conversation after the switch: %s", got)
+	}
+	list, err := ListSessions(tm.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, s := range list {
+		titles = append(titles, s.ID+"="+s.Title)
+		if s.ID == old {
+			t.Fatalf("the restored session is still listed as archived: %v", titles)
+		}
+	}
+	if len(list) != 2 || !list[0].Current || list[0].Title != "the archived question" || list[1].Title != "today's question" {
+		t.Fatalf("sessions after the switch: %v", titles)
+	}
+
+	if err := chat.Say("go on"); err != nil {
+		t.Fatal(err)
+	}
+	if a := nextAnswer(t, events); said(a) != "going on with the archived one" {
+		t.Fatalf("answer after the switch %q", said(a))
+	}
+	reqs := srv.Requests("lead")
+	last := reqs[len(reqs)-1]
+	sent := convText(last.Messages)
+	for _, want := range []string{"the archived question", "the archived answer", "go on"} {
+		if !strings.Contains(sent, want) {
+			t.Fatalf("the request after the switch lacks %q: %s", want, sent)
+		}
+	}
+	if strings.Contains(sent, "today's question") {
+		t.Fatalf("the request after the switch carries the conversation switched away from: %s", sent)
+	}
+
+	// While the lead works, the switch is refused and nothing moves.
+	if err := chat.Say("a long one"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the lead's request in flight", func() bool { return srv.InFlight() > 0 })
+	err = tm.SwitchSession(list[1].ID, time.Now())
+	if err == nil || !strings.Contains(err.Error(), "the lead is working") {
+		t.Fatalf("switch during the lead's turn: %v", err)
+	}
+	releaseLead()
+	if a := nextAnswer(t, events); said(a) != "a late answer" {
+		t.Fatalf("answer %q", said(a))
+	}
+
+	// While a teammate works, too.
+	if err := tm.Spawn(ctx, "alice", "r", "work"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "alice's request in flight", func() bool { return srv.InFlight() > 0 })
+	err = tm.SwitchSession(list[1].ID, time.Now())
+	if err == nil || !strings.Contains(err.Error(), "alice is working") {
+		t.Fatalf("switch while alice works: %v", err)
+	}
+	releaseAlice()
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatal(v)
+	}
+	cancel()
+	<-chat.Done()
+}
+
+func convText(msgs []openai.ChatCompletionMessage) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		b.WriteString(m.Role + ": " + m.Content + "\n")
+	}
+	return b.String()
+}
+
+// waitFor polls cond, bounded.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 20 s for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

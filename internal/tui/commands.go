@@ -35,7 +35,7 @@ var slashCommands = []slashCommand{
 	{"/model", "[provider/]name", "switch the lead's model for its next turns; alone: the configured models"},
 	{"/copy", "", "put the last reply (the focused teammate's last message) on the clipboard (OSC 52)"},
 	{"/mouse", "[on|off]", "capture the mouse for the wheel, or release it so the terminal selects text (default)"},
-	{"/sessions", "", "list the lead's conversations; chat --resume ID reopens one"},
+	{"/sessions", "[ID]", "list the lead's conversations; with an id, switch the lead to that one"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
 	{"/quit", "", "stop the teammates and leave"},
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -20,6 +21,11 @@ type Reply struct {
 	Hint bool
 	// Model is the lead's model label after /model switched it.
 	Model string
+	// Session is the id of the conversation /sessions ID switched the lead
+	// to: the screen shows that conversation in place of the one it had.
+	Session string
+	// Sessions, from /sessions alone, are the conversations it listed.
+	Sessions []team.SessionInfo
 }
 
 // EngineCall is one command's work against the engine; it may do file IO.
@@ -58,7 +64,7 @@ func engineCommand(c command, focus, firstAsk string) (EngineCall, error) {
 	case "/tasks":
 		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Tasks(ctx) }), nil
 	case "/sessions":
-		return textCall(sessionsText), nil
+		return sessionsCall(c)
 	case "/send":
 		return sendCall(c)
 	case "/broadcast":
@@ -271,17 +277,48 @@ func modelCall(c command) (EngineCall, error) {
 	}, nil
 }
 
-// sessionsText is /sessions: the lead's conversations, listed. It does not
-// switch: a running lead's conversation is not swapped under the teammates
-// reporting to it; the text says how to go back to one.
-func sessionsText(_ context.Context, eng Engine) (string, error) {
+// sessionsCall is /sessions: alone it lists the lead's conversations, with
+// an id it switches the lead to that one (the team stays as it is).
+func sessionsCall(c command) (EngineCall, error) {
+	id := c.rest
+	if id == "" {
+		return sessionsList, nil
+	}
+	if strings.ContainsAny(id, " \t\n") {
+		return nil, errors.New("usage: /sessions [ID] (one id; /sessions alone lists them)")
+	}
+	return func(_ context.Context, eng Engine) (Reply, error) {
+		s, ok := eng.(sessionSwitcher)
+		if !ok {
+			return Reply{}, errors.New("no sessions to switch to here")
+		}
+		if err := s.SwitchSession(id); err != nil {
+			return Reply{}, err
+		}
+		r := Reply{Text: switchedWords(id), Session: id}
+		if l, ok := eng.(sessionLister); ok {
+			r.Sessions, _ = l.Sessions() // the ids have moved: completion offers the new ones
+		}
+		return r, nil
+	}, nil
+}
+
+// switchedWords say what /sessions ID did.
+func switchedWords(id string) string {
+	return "switched the lead to conversation " + id + ": its next turn goes on from there; " +
+		"the one before is kept as an earlier conversation (/sessions lists it). The teammates are the same team, untouched."
+}
+
+// sessionsList is /sessions alone: the lead's conversations, listed, and
+// how to switch to one.
+func sessionsList(_ context.Context, eng Engine) (Reply, error) {
 	l, ok := eng.(sessionLister)
 	if !ok {
-		return "", errors.New("no sessions to list here")
+		return Reply{}, errors.New("no sessions to list here")
 	}
 	list, err := l.Sessions()
 	if err != nil {
-		return "", err
+		return Reply{}, err
 	}
-	return formatSessions(list), nil
+	return Reply{Text: formatSessions(list), Sessions: list}, nil
 }

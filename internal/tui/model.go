@@ -64,9 +64,12 @@ type Model struct {
 
 	lead *convPane
 	mate *mateView // the focused teammate's conversation; nil when the lead is focused
-	team *teamPanel
-	feed feedPane
-	in   input
+	// sessions are the lead's earlier conversations /sessions last listed,
+	// offered when /sessions ID is completed.
+	sessions []team.SessionInfo
+	team     *teamPanel
+	feed     feedPane
+	in       input
 
 	focus    string // "" is the lead
 	auto     bool
@@ -166,6 +169,11 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.branchDiff(msg)
 	case historyMsg:
 		m.history(msg)
+	case sessionSwitchedMsg:
+		m.sessionSwitched(msg)
+	case sessionsListedMsg:
+		m.sessions = msg.list
+		m.note(noteMsg{text: msg.text})
 	case noteMsg:
 		m.note(msg)
 	case hintMsg:

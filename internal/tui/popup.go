@@ -99,6 +99,10 @@ func (m *Model) slashCompletion(v string) completion {
 		}
 	case 2:
 		c.word = fields[1]
+		if strings.ToLower(fields[0]) == "/sessions" {
+			c.items = m.sessionItems(fields[1])
+			break
+		}
 		for _, cand := range argCandidates(fields[0], m.teammateNames(), m.planNames(), m.opts.ModelLabels) {
 			if strings.HasPrefix(cand, fields[1]) {
 				c.items = append(c.items, popItem{label: cand, desc: m.memberDesc(cand), value: cand, final: true})
@@ -207,7 +211,8 @@ func (m *Model) popupKey(k tea.KeyMsg) (tea.Cmd, bool) {
 // reports false when there is nothing to complete (tab moves the focus).
 func (m *Model) completeTab() bool {
 	v := m.in.value()
-	if strings.HasPrefix(v, "/") {
+	ids := strings.HasPrefix(strings.ToLower(v), "/sessions ") // ids complete as @paths do
+	if strings.HasPrefix(v, "/") && !ids {
 		nv, cands := complete(v, m.teammateNames(), m.planNames(), m.opts.ModelLabels)
 		m.in.set(nv)
 		if len(cands) > 1 {
@@ -216,7 +221,7 @@ func (m *Model) completeTab() bool {
 		return true
 	}
 	c := m.completion()
-	if !c.path {
+	if !c.path && !ids {
 		return false
 	}
 	switch {

@@ -91,6 +91,11 @@ func (m *Model) engineCommand(c command) {
 			return noteMsg{text: err.Error(), isErr: true}
 		case r.Model != "":
 			return modelMsg(r.Model)
+		case r.Session != "":
+			msgs, _ := m.eng.Conversation(workspace.LeadName)
+			return sessionSwitchedMsg{note: r.Text, msgs: msgs, list: r.Sessions}
+		case r.Sessions != nil:
+			return sessionsListedMsg{text: r.Text, list: r.Sessions}
 		case r.Hint:
 			return hintMsg(r.Text)
 		}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/team"
 )
@@ -134,6 +136,52 @@ func (e *teamEngine) Sessions() ([]team.SessionInfo, error) {
 	return team.ListSessions(e.t.Workspace())
 }
 
+// sessionSwitcher is the part of an engine that switches the lead to
+// another of its conversations.
+type sessionSwitcher interface {
+	SwitchSession(id string) error
+}
+
+func (e *teamEngine) SwitchSession(id string) error {
+	return e.t.SwitchSession(id, time.Now())
+}
+
+// sessionSwitchedMsg is the lead's conversation after /sessions ID.
+type sessionSwitchedMsg struct {
+	note string
+	msgs []openai.ChatCompletionMessage
+	list []team.SessionInfo // the sessions after the switch, for completion
+}
+
+// sessionsListedMsg is /sessions alone: the list as a note, and the ids
+// kept for completing /sessions ID.
+type sessionsListedMsg struct {
+	text string
+	list []team.SessionInfo
+}
+
+// sessionItems are the earlier conversations offered for /sessions ID.
+func (m *Model) sessionItems(prefix string) []popItem {
+	var out []popItem
+	for _, s := range m.sessions {
+		if !s.Current && strings.HasPrefix(s.ID, prefix) {
+			out = append(out, popItem{label: s.ID, desc: s.Title, value: s.ID, final: true})
+		}
+	}
+	return out
+}
+
+// sessionSwitched shows the conversation switched to in place of the lead's pane.
+func (m *Model) sessionSwitched(s sessionSwitchedMsg) {
+	if s.list != nil {
+		m.sessions = s.list
+	}
+	m.lead.clear()
+	m.history(historyMsg{msgs: s.msgs})
+	m.lead.add(&entry{kind: entryNote, text: s.note})
+	m.lead.follow = true
+}
+
 // formatSessions is the /sessions note: one line per conversation.
 func formatSessions(list []team.SessionInfo) string {
 	if len(list) == 0 {
@@ -144,6 +192,6 @@ func formatSessions(list []team.SessionInfo) string {
 	for _, s := range list {
 		fmt.Fprintf(&b, "%-19s  %-16s  %4d  %s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, s.Title)
 	}
-	b.WriteString("To go back to one: quit, then agentteam chat --resume ID (agentteam sessions show ID reads it).")
+	b.WriteString("/sessions ID switches the lead to one (agentteam sessions show ID reads it).")
 	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -117,4 +118,69 @@ func TestChatResumePickerAt80x24InTmux(t *testing.T) {
 	s.waitFor("the oldest at the end", contains("> 20261120T090000.000"))
 	s.run("send-keys", "-t", "e2e", "Escape")
 	s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
+}
+
+// TestChatSessionsCommandSwitchesInTmux: two earlier chats with the lead,
+// then in a third `/sessions` lists them and `/sessions ID` switches to the
+// first: its prompt shows, and the next request the model gets carries that
+// conversation, not the one in between.
+func TestChatSessionsCommandSwitchesInTmux(t *testing.T) {
+	bin := agentteamBinary(t)
+	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply {
+		last := c.Req.Messages[len(c.Req.Messages)-1]
+		return fakellm.Reply{Content: "answered: " + last.Content}
+	})
+	defer srv.Close()
+	home, ws := t.TempDir(), t.TempDir()
+	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=", "OPENAI_API_KEY=test-key", "OPENAI_BASE_URL=" + srv.URL(), "AGENTTEAM_MODEL=fake-model"}
+	for _, p := range []string{"alpha marker", "beta marker"} {
+		cmd := exec.Command(bin, "run", "--quiet", "--workspace", ws, p)
+		cmd.Env = append(os.Environ(), env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("run %q: %v\n%s", p, err, out)
+		}
+	}
+	before := agentteamSessions(t, bin, ws)
+	if len(before) != 2 || before[1].Title != "alpha marker" {
+		t.Fatalf("sessions before: %+v", before)
+	}
+	alpha := before[1].ID
+
+	s := startTmux(t, ws)
+	s.typeLine(strings.Join(env, " ") + " " + bin + " chat")
+	s.waitFor("the TUI", contains("Team", "lead · "))
+	s.typeLine("/sessions")
+	s.waitFor("the list", contains(alpha, "alpha marker", "beta marker", "/sessions ID switches"))
+	s.typeLine("/sessions " + alpha)
+	screen := s.waitFor("alpha's conversation", contains("switched the lead to conversation "+alpha, "answered: alpha marker"))
+	if strings.Contains(screen, "answered: beta marker") {
+		t.Fatalf("beta's conversation is still on screen:\n%s", screen)
+	}
+	s.typeLine("gamma marker")
+	s.waitFor("the answer", contains("answered: gamma marker"))
+	s.run("send-keys", "-t", "e2e", "C-c")
+	s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
+
+	reqs := srv.Requests("lead")
+	var sent strings.Builder
+	for _, m := range reqs[len(reqs)-1].Messages {
+		sent.WriteString(m.Role + ": " + m.Content + "\n")
+	}
+	for _, want := range []string{"alpha marker", "answered: alpha marker", "gamma marker"} {
+		if !strings.Contains(sent.String(), want) {
+			t.Fatalf("the request after the switch lacks %q:\n%s", want, sent.String())
+		}
+	}
+	if strings.Contains(sent.String(), "beta marker") {
+		t.Fatalf("the request after the switch carries beta's conversation:\n%s", sent.String())
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatal(v)
+	}
+	// The third chat's own conversation was empty when it switched: nothing
+	// to keep, so alpha is current and beta the one earlier conversation.
+	after := agentteamSessions(t, bin, ws)
+	if len(after) != 2 || !after[0].Current || after[0].Title != "alpha marker" || after[1].Title != "beta marker" {
+		t.Fatalf("sessions after: %+v", after)
+	}
 }
