@@ -26,7 +26,30 @@ func TestClusterKeepsTheDocAndEventContractsWhileTheBucketLeaderGoesDown(t *test
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	nc := connect(t, c.urls, natsstore.ConnectOptions{})
-	// The event stream is made with its three copies while all nodes are up.
+	// The team is first opened without copies, as an older client would:
+	// one copy each. Opened with Replicas(3), the event stream is changed to
+	// three (the bucket is, by the first open of the run below).
+	if _, err := natsstore.OpenEventLog(ctx, nc, team); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := natsstore.OpenDoc[counterDoc](ctx, nc, team, "registry"); err != nil {
+		t.Fatal(err)
+	}
+	js, _ := jetstream.New(nc)
+	streams := []string{"KV_" + natsstore.BucketName(team), natsstore.EventStreamName(team)}
+	replicas := func(name string) int {
+		t.Helper()
+		st, err := js.Stream(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.CachedInfo().Config.Replicas
+	}
+	for _, name := range streams {
+		if n := replicas(name); n != 1 {
+			t.Fatalf("%s opened without copies has %d", name, n)
+		}
+	}
 	if _, err := natsstore.OpenEventLog(ctx, nc, team, natsstore.Replicas(3)); err != nil {
 		t.Fatal(err)
 	}
@@ -108,15 +131,16 @@ func TestClusterKeepsTheDocAndEventContractsWhileTheBucketLeaderGoesDown(t *test
 			return got, nil
 		},
 	})
-	// Both keep three copies configured, and reads go to their leaders.
-	js, _ := jetstream.New(nc)
-	for _, name := range []string{"KV_" + natsstore.BucketName(team), natsstore.EventStreamName(team)} {
-		st, err := js.Stream(ctx, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cfg := st.CachedInfo().Config; cfg.Replicas != 3 {
-			t.Errorf("%s: %d replicas, want 3", name, cfg.Replicas)
+	// Opened again without a count (one node down), both keep three copies.
+	if _, err := natsstore.OpenEventLog(ctx, nc, team); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := natsstore.OpenDoc[counterDoc](ctx, nc, team, "registry"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range streams {
+		if n := replicas(name); n != 3 {
+			t.Errorf("%s: %d copies, want 3", name, n)
 		}
 	}
 }
