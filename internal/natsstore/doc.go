@@ -66,7 +66,11 @@ func OpenDocWith[T any](ctx context.Context, nc *nats.Conn, team, key string, em
 		return nil, fmt.Errorf("open %s of %s: %w", key, team, err)
 	}
 	stream := "KV_" + BucketName(team)
-	n := replicasOf(keepReplicas(ctx, js, stream, opts))
+	opts, err = keepReplicas(ctx, js, stream, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open %s of %s: %w", key, team, err)
+	}
+	n := replicasOf(opts)
 	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
 		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:   BucketName(team),

@@ -44,7 +44,11 @@ func OpenEventLog(ctx context.Context, nc *nats.Conn, team string, opts ...Mailb
 		Retention:   jetstream.LimitsPolicy,
 		AllowDirect: true,
 	}
-	for _, o := range keepReplicas(ctx, js, cfg.Name, opts) {
+	opts, err = keepReplicas(ctx, js, cfg.Name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open the event log of %s: %w", team, err)
+	}
+	for _, o := range opts {
 		o(&cfg)
 	}
 	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {

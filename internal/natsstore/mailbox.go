@@ -95,7 +95,11 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 		Duplicates:  2 * time.Minute,
 		AllowDirect: true,
 	}
-	for _, o := range keepReplicas(ctx, js, cfg.Name, opts) {
+	opts, err = keepReplicas(ctx, js, cfg.Name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open inboxes of %s: %w", team, err)
+	}
+	for _, o := range opts {
 		o(&cfg)
 	}
 	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {

@@ -19,21 +19,25 @@ func replicasOf(opts []MailboxOption) int {
 	return c.Replicas
 }
 
-// keepReplicas is opts, or, when they ask for no replica count, the count
-// of the stream already named name (so that a client that says nothing does
-// not scale a team's copies down to one).
-func keepReplicas(ctx context.Context, js jetstream.JetStream, name string, opts []MailboxOption) []MailboxOption {
+// keepReplicas is opts, or, when they ask for no replica count, opts with
+// the count of the stream already named name (so that a client that says
+// nothing does not scale a team's copies down to one). A stream that cannot
+// be looked up is an error: opening it with one copy might change it.
+func keepReplicas(ctx context.Context, js jetstream.JetStream, name string, opts []MailboxOption) ([]MailboxOption, error) {
 	if replicasOf(opts) > 0 {
-		return opts
+		return opts, nil
 	}
 	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) { return js.Stream(ctx, name) })
-	if err != nil {
-		return opts
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		return opts, nil
+	case err != nil:
+		return nil, fmt.Errorf("look up stream %s: %w", name, err)
 	}
 	if n := st.CachedInfo().Config.Replicas; n > 1 {
-		return append(opts, Replicas(n))
+		return append(opts, Replicas(n)), nil
 	}
-	return opts
+	return opts, nil
 }
 
 // JetStream's error codes for replicas a server cannot hold.
