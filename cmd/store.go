@@ -59,6 +59,9 @@ type storeSpec struct {
 	server string // nats://host:port, with any user info; "" for files
 	shown  string // the URL as said in sentences (no password)
 	team   string
+	// replicas is ?replicas=N: copies of each stream and the bucket (1, 3
+	// or 5); 0 when not given (new ones get one, existing ones keep theirs).
+	replicas int
 }
 
 // storeURL is what selects the store: --store, else AGENTTEAM_STORE
@@ -78,18 +81,22 @@ func storeURL(g *GlobalOptions) (string, error) {
 }
 
 // parseStore reads a store URL: "" or "file" for the files, or
-// nats://HOST:PORT[/TEAM]; TEAM (default "default") prefixes the team's
-// streams, bucket and subjects, so it must be one NATS token.
+// nats://HOST:PORT[/TEAM][?replicas=N]; TEAM (default "default") prefixes
+// the team's streams, bucket and subjects, so it must be one NATS token.
 func parseStore(raw string) (storeSpec, error) {
 	if raw == "" || raw == "file" {
 		return storeSpec{}, nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "nats" || u.Host == "" || u.Opaque != "" {
-		return storeSpec{}, usageErrorf("--store %q: use file or nats://HOST:PORT[/TEAM]", redactStore(raw))
+		return storeSpec{}, usageErrorf("--store %q: use file or nats://HOST:PORT[/TEAM][?replicas=N]", redactStore(raw))
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return storeSpec{}, usageErrorf("--store %s: a NATS store takes no query or fragment", u.Redacted())
+	if u.Fragment != "" {
+		return storeSpec{}, usageErrorf("--store %s: a NATS store takes no fragment", u.Redacted())
+	}
+	replicas, err := parseReplicas(u)
+	if err != nil {
+		return storeSpec{}, err
 	}
 	name := strings.Trim(u.Path, "/")
 	if name == "" {
@@ -100,7 +107,25 @@ func parseStore(raw string) (storeSpec, error) {
 	}
 	server := &url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host}
 	shown := &url.URL{Scheme: u.Scheme, Host: u.Host}
-	return storeSpec{server: server.String(), shown: shown.String(), team: name}, nil
+	return storeSpec{server: server.String(), shown: shown.String(), team: name, replicas: replicas}, nil
+}
+
+// parseReplicas reads the one query a NATS store takes, ?replicas=N with
+// N 1, 3 or 5 (a majority of N nodes must stay up); 0 without it.
+func parseReplicas(u *url.URL) (int, error) {
+	if u.RawQuery == "" {
+		return 0, nil
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil || len(q) != 1 || len(q["replicas"]) != 1 {
+		return 0, usageErrorf("--store %s: a NATS store takes one query, ?replicas=1, 3 or 5", u.Redacted())
+	}
+	switch v := q.Get("replicas"); v {
+	case "1", "3", "5":
+		return int(v[0] - '0'), nil
+	default:
+		return 0, usageErrorf("--store %s: replicas=%q: use 1, 3 or 5 copies (an odd count, so a majority survives)", u.Redacted(), v)
+	}
 }
 
 // redactStore hides anything that may be a password in a store URL that
@@ -154,19 +179,23 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 	fail := func(err error) error {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", spec.team, spec.shown, err)}
 	}
-	mb, err := natsstore.OpenMailbox(ctx, nc, spec.team)
+	var copies []natsstore.MailboxOption
+	if spec.replicas > 0 {
+		copies = append(copies, natsstore.Replicas(spec.replicas))
+	}
+	mb, err := natsstore.OpenMailbox(ctx, nc, spec.team, copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
-	reg, err := natsstore.OpenDocWith(ctx, nc, spec.team, "registry", team.EmptyConfig(spec.team))
+	reg, err := natsstore.OpenDocWith(ctx, nc, spec.team, "registry", team.EmptyConfig(spec.team), copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
-	bd, err := natsstore.OpenDocWith(ctx, nc, spec.team, "board", board.Empty)
+	bd, err := natsstore.OpenDocWith(ctx, nc, spec.team, "board", board.Empty, copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
-	lines, err := natsstore.OpenEventLog(ctx, nc, spec.team)
+	lines, err := natsstore.OpenEventLog(ctx, nc, spec.team, copies...)
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -329,3 +329,25 @@ func TestTheUserConfigSelectsTheStore(t *testing.T) {
 		t.Errorf("run with the store in the project file: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// ?replicas=N through the binary: a lone server cannot keep three copies,
+// which is one sentence saying what to do; one copy works; a count other
+// than 1, 3 or 5 is a usage error before any dial.
+func TestStoreReplicasThroughTheBinary(t *testing.T) {
+	s, err := natsstore.StartLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Shutdown(); s.WaitForShutdown() }()
+	url := s.ClientURL() + "/copies"
+	r := runBin(t, t.TempDir(), nil, "", "team", "--store", url+"?replicas=3")
+	if r.code != ExitFailure || !strings.Contains(r.stderr, "3 copies need a JetStream cluster") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("?replicas=3 on a lone server: exit %d, stderr %q; want exit %d and one sentence", r.code, r.stderr, ExitFailure)
+	}
+	t.Logf("?replicas=3 on a lone server: %s", r.stderr)
+	mustSucceed(t, runBin(t, t.TempDir(), nil, "", "tasks", "--store", url+"?replicas=1"), "tasks with one copy")
+	r = runBin(t, t.TempDir(), nil, "", "team", "--store", url+"?replicas=2")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "1, 3 or 5") {
+		t.Errorf("?replicas=2: exit %d, stderr %q; want a usage error naming 1, 3 or 5", r.code, r.stderr)
+	}
+}

@@ -11,17 +11,34 @@ func TestParseStore(t *testing.T) {
 	for _, c := range []struct {
 		in                  string
 		server, shown, team string
+		replicas            int
 	}{
-		{"", "", "", ""},
-		{"file", "", "", ""},
-		{"nats://127.0.0.1:4222", "nats://127.0.0.1:4222", "nats://127.0.0.1:4222", "default"},
-		{"nats://h:4222/", "nats://h:4222", "nats://h:4222", "default"},
-		{"nats://h:4222/web-1_a", "nats://h:4222", "nats://h:4222", "web-1_a"},
-		{"nats://me:pw@h:4222/web", "nats://me:pw@h:4222", "nats://h:4222", "web"},
+		{"", "", "", "", 0},
+		{"file", "", "", "", 0},
+		{"nats://127.0.0.1:4222", "nats://127.0.0.1:4222", "nats://127.0.0.1:4222", "default", 0},
+		{"nats://h:4222/", "nats://h:4222", "nats://h:4222", "default", 0},
+		{"nats://h:4222/web-1_a", "nats://h:4222", "nats://h:4222", "web-1_a", 0},
+		{"nats://me:pw@h:4222/web", "nats://me:pw@h:4222", "nats://h:4222", "web", 0},
+		{"nats://h:4222/web?replicas=1", "nats://h:4222", "nats://h:4222", "web", 1},
+		{"nats://h:4222/web?replicas=3", "nats://h:4222", "nats://h:4222", "web", 3},
+		{"nats://me:pw@h:4222?replicas=5", "nats://me:pw@h:4222", "nats://h:4222", "default", 5},
 	} {
 		got, err := parseStore(c.in)
-		if err != nil || got.server != c.server || got.shown != c.shown || got.team != c.team {
-			t.Errorf("parseStore(%q) = %+v, %v; want server %q shown %q team %q", c.in, got, err, c.server, c.shown, c.team)
+		if err != nil || got.server != c.server || got.shown != c.shown || got.team != c.team || got.replicas != c.replicas {
+			t.Errorf("parseStore(%q) = %+v, %v; want server %q shown %q team %q replicas %d", c.in, got, err, c.server, c.shown, c.team, c.replicas)
+		}
+	}
+	// A replica count other than 1, 3 or 5, or any other query, is one
+	// sentence that says what to write.
+	for _, in := range []string{"nats://h:4222?replicas=2", "nats://h:4222?replicas=0", "nats://h:4222?replicas=7", "nats://h:4222?replicas=03",
+		"nats://h:4222?replicas=", "nats://h:4222?replicas=three", "nats://h:4222?replicas=3&replicas=3", "nats://h:4222?replicas=3&x=1",
+		"nats://me:pw@h:4222/web?replicas=-1", "nats://h:4222?replicas=%zz"} {
+		_, err := parseStore(in)
+		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "1, 3 or 5") || strings.Count(err.Error(), "\n") > 0 {
+			t.Errorf("parseStore(%q): %v, want one usage sentence naming 1, 3 or 5", in, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "pw") {
+			t.Errorf("parseStore(%q) shows the password: %v", in, err)
 		}
 	}
 	for _, in := range []string{"nats://h:4222/a.b", "nats://h:4222/a/b", "nats://h:4222/*", "nats://h:4222/>", "nats://h:4222/" + strings.Repeat("x", 65),

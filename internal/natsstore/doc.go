@@ -1,7 +1,10 @@
 package natsstore
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +30,11 @@ type Doc[T any] struct {
 	kv    jetstream.KeyValue
 	key   string
 	empty func() T
+	// fromLeader: the bucket has copies, so reads go to its leader.
+	fromLeader bool
+	nc         *nats.Conn
+	js         jetstream.JetStream
+	stream     string // the bucket's stream
 }
 
 // changer is a document that counts its changes.
@@ -38,12 +46,15 @@ func BucketName(team string) string { return "agentteam_" + team }
 // OpenDoc opens the document key of team on nc, creating the bucket if it
 // is not there; a missing document is T's zero value. nc stays the
 // caller's to close.
-func OpenDoc[T any](ctx context.Context, nc *nats.Conn, team, key string) (*Doc[T], error) {
-	return OpenDocWith(ctx, nc, team, key, func() T { var v T; return v })
+func OpenDoc[T any](ctx context.Context, nc *nats.Conn, team, key string, opts ...MailboxOption) (*Doc[T], error) {
+	return OpenDocWith(ctx, nc, team, key, func() T { var v T; return v }, opts...)
 }
 
-// OpenDocWith is OpenDoc whose missing document is empty().
-func OpenDocWith[T any](ctx context.Context, nc *nats.Conn, team, key string, empty func() T) (*Doc[T], error) {
+// OpenDocWith is OpenDoc whose missing document is empty(). Replicas(n)
+// keeps n copies of the bucket (an existing one is changed to n); without
+// it a new bucket has one copy and an existing one keeps its count. With
+// copies, every read goes to the bucket's leader.
+func OpenDocWith[T any](ctx context.Context, nc *nats.Conn, team, key string, empty func() T, opts ...MailboxOption) (*Doc[T], error) {
 	if err := checkToken("team", team); err != nil {
 		return nil, err
 	}
@@ -54,21 +65,33 @@ func OpenDocWith[T any](ctx context.Context, nc *nats.Conn, team, key string, em
 	if err != nil {
 		return nil, fmt.Errorf("open %s of %s: %w", key, team, err)
 	}
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:  BucketName(team),
-		History: 1,
-		Storage: jetstream.FileStorage,
+	stream := "KV_" + BucketName(team)
+	opts, err = keepReplicas(ctx, js, stream, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open %s of %s: %w", key, team, err)
+	}
+	n := replicasOf(opts)
+	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:   BucketName(team),
+			History:  1,
+			Storage:  jetstream.FileStorage,
+			Replicas: n,
+		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open %s of %s: bucket: %w", key, team, err)
+		return nil, fmt.Errorf("open %s of %s: bucket: %w", key, team, replicaSentence(n, err))
 	}
-	return &Doc[T]{kv: kv, key: key, empty: empty}, nil
+	return &Doc[T]{kv: kv, key: key, empty: empty, fromLeader: n > 1, nc: nc, js: js, stream: stream}, nil
 }
 
 // get returns the document and its revision; a missing one is empty() at
 // revision 0.
 func (d *Doc[T]) get(ctx context.Context) (T, uint64, error) {
 	v := d.empty()
+	if d.fromLeader {
+		return d.getFromLeader(ctx, v)
+	}
 	e, err := d.kv.Get(ctx, d.key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return v, 0, nil
@@ -82,6 +105,54 @@ func (d *Doc[T]) get(ctx context.Context) (T, uint64, error) {
 	return v, e.Revision(), nil
 }
 
+// getFromLeader is get asking the bucket's leader.
+func (d *Doc[T]) getFromLeader(ctx context.Context, v T) (T, uint64, error) {
+	m, found, err := lastFromLeader(ctx, d.nc, d.stream, "$KV."+d.kv.Bucket()+"."+d.key)
+	if err != nil {
+		return v, 0, fmt.Errorf("read %s: %w", d.key, err)
+	}
+	if !found {
+		return v, 0, nil
+	}
+	if bytes.Contains(m.Header, []byte("KV-Operation")) { // deleted or purged: the next change follows the marker
+		return v, m.Seq, nil
+	}
+	if err := json.Unmarshal(m.Data, &v); err != nil {
+		return v, 0, fmt.Errorf("read %s: revision %d is not a document: %w", d.key, m.Seq, err)
+	}
+	return v, m.Seq, nil
+}
+
+// casFromLeader stores data as the document if its revision is still rev.
+// The write carries an id of its own and is sent again with it while the
+// cluster gives no answer (a leader lost mid-write): if the first one was
+// stored, the server says duplicate instead of storing it twice or calling
+// it a lost race.
+func (d *Doc[T]) casFromLeader(ctx context.Context, data []byte, rev uint64) error {
+	id := make([]byte, 16)
+	if _, err := rand.Read(id); err != nil {
+		return err
+	}
+	subj := "$KV." + d.kv.Bucket() + "." + d.key
+	for {
+		_, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
+			return d.js.Publish(ctx, subj, data, jetstream.WithMsgID(hex.EncodeToString(id)), jetstream.WithExpectLastSequencePerSubject(rev))
+		})
+		var api *jetstream.APIError
+		if errors.As(err, &api) && api.ErrorCode == codeDuplicateInFlight && ctx.Err() == nil {
+			continue // the first send is still being stored: ask again
+		}
+		return err
+	}
+}
+
+// wrongLastSeq is the server's answer to a compare-and-set that lost.
+func wrongLastSeq(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && (api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
+		api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
+
 // Read returns the document; a missing one is the zero value.
 func (d *Doc[T]) Read() (T, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
@@ -92,45 +163,63 @@ func (d *Doc[T]) Read() (T, error) {
 
 // Update applies fn to the current document and stores the result if no
 // one stored another revision meanwhile, else reads again and retries. An
-// error from fn stores nothing and is returned.
+// error from fn stores nothing and is returned. Each try has opTimeout of
+// its own: a lost race is another writer's progress, not a server gone.
 func (d *Doc[T]) Update(fn func(*T) error) (T, error) {
 	var zero T
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
-	defer cancel()
 	for range maxCASTries {
-		v, rev, err := d.get(ctx)
-		if err != nil {
-			return zero, err
-		}
-		switch err := fn(&v); {
-		case errors.Is(err, statefile.ErrNoChange):
-			return v, nil
-		case err != nil:
-			return zero, err
-		}
-		if c, ok := any(v).(changer); ok {
-			c.Changed()
-		} else if c, ok := any(&v).(changer); ok {
-			c.Changed()
-		}
-		data, err := json.Marshal(v)
-		if err != nil {
-			return zero, fmt.Errorf("update %s: %w", d.key, err)
-		}
-		if rev == 0 {
-			_, err = d.kv.Create(ctx, d.key, data)
-		} else {
-			_, err = d.kv.Update(ctx, d.key, data, rev)
-		}
-		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
+		v, lost, err := d.try(fn)
+		if lost {
 			continue // another writer won; apply the change to its revision
 		}
 		if err != nil {
-			return zero, fmt.Errorf("update %s: %w", d.key, err)
+			return zero, err
 		}
 		return v, nil
 	}
 	return zero, fmt.Errorf("update %s: lost the race %d times in a row", d.key, maxCASTries)
+}
+
+// try is one read, change and compare-and-set of Update; lost says another
+// revision was stored meanwhile.
+func (d *Doc[T]) try(fn func(*T) error) (v T, lost bool, err error) {
+	var zero T
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	v, rev, err := d.get(ctx)
+	if err != nil {
+		return zero, false, err
+	}
+	switch err := fn(&v); {
+	case errors.Is(err, statefile.ErrNoChange):
+		return v, false, nil
+	case err != nil:
+		return zero, false, err
+	}
+	if c, ok := any(v).(changer); ok {
+		c.Changed()
+	} else if c, ok := any(&v).(changer); ok {
+		c.Changed()
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return zero, false, fmt.Errorf("update %s: %w", d.key, err)
+	}
+	switch {
+	case d.fromLeader:
+		err = d.casFromLeader(ctx, data, rev)
+	case rev == 0:
+		_, err = d.kv.Create(ctx, d.key, data)
+	default:
+		_, err = d.kv.Update(ctx, d.key, data, rev)
+	}
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) || wrongLastSeq(err) {
+		return zero, true, nil
+	}
+	if err != nil {
+		return zero, false, fmt.Errorf("update %s: %w", d.key, err)
+	}
+	return v, false, nil
 }
 
 // UpdateInPlace is Update: every try starts from a document of its own.

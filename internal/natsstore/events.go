@@ -26,8 +26,10 @@ func EventStreamName(team string) string { return "agentteam_" + team + "_events
 func EventSubject(team string) string { return "agentteam." + team + ".events" }
 
 // OpenEventLog opens team's event log on nc, creating the stream if it is
-// not there. nc stays the caller's to close.
-func OpenEventLog(ctx context.Context, nc *nats.Conn, team string) (*EventLog, error) {
+// not there. Replicas(n) keeps n copies (an existing stream is changed to
+// n); without it a new stream has one and an existing one keeps its count.
+// nc stays the caller's to close.
+func OpenEventLog(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*EventLog, error) {
 	if err := checkToken("team", team); err != nil {
 		return nil, err
 	}
@@ -35,15 +37,25 @@ func OpenEventLog(ctx context.Context, nc *nats.Conn, team string) (*EventLog, e
 	if err != nil {
 		return nil, fmt.Errorf("open the event log of %s: %w", team, err)
 	}
-	st, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	cfg := jetstream.StreamConfig{
 		Name:        EventStreamName(team),
 		Subjects:    []string{EventSubject(team)},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		AllowDirect: true,
+	}
+	opts, err = keepReplicas(ctx, js, cfg.Name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open the event log of %s: %w", team, err)
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+		return js.CreateOrUpdateStream(ctx, cfg)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open the event log of %s: stream: %w", team, err)
+		return nil, fmt.Errorf("open the event log of %s: stream: %w", team, replicaSentence(cfg.Replicas, err))
 	}
 	return &EventLog{js: js, stream: st, subj: EventSubject(team)}, nil
 }

@@ -59,7 +59,8 @@ func StreamName(team string) string { return "agentteam_" + team }
 // Subject is the subject of agent's inbox in team.
 func Subject(team, agent string) string { return "agentteam." + team + ".inbox." + agent }
 
-// MailboxOption changes how OpenMailbox creates the stream.
+// MailboxOption changes how OpenMailbox, OpenDocWith and OpenEventLog
+// create their stream or bucket.
 type MailboxOption func(*jetstream.StreamConfig)
 
 // Replicas keeps n copies of the stream on n nodes of a cluster (1, 3 or
@@ -74,7 +75,9 @@ func Replicas(n int) MailboxOption {
 }
 
 // OpenMailbox opens team's inboxes on nc, creating the stream if it is not
-// there; while a cluster elects a leader it asks again until ctx ends. nc
+// there. Replicas(n) keeps n copies (an existing stream is changed to n);
+// without it a new stream has one and an existing one keeps its count;
+// while a cluster elects a leader it asks again until ctx ends. nc
 // stays the caller's to close.
 func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Mailbox, error) {
 	if err := checkToken("team", team); err != nil {
@@ -92,6 +95,10 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 		Duplicates:  2 * time.Minute,
 		AllowDirect: true,
 	}
+	opts, err = keepReplicas(ctx, js, cfg.Name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open inboxes of %s: %w", team, err)
+	}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -99,7 +106,7 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 		return js.CreateOrUpdateStream(ctx, cfg)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open inboxes of %s: stream: %w", team, err)
+		return nil, fmt.Errorf("open inboxes of %s: stream: %w", team, replicaSentence(cfg.Replicas, err))
 	}
 	return &Mailbox{nc: nc, js: js, stream: st, team: team, consumers: map[string]jetstream.Consumer{}}, nil
 }

@@ -59,6 +59,13 @@ func (v *violations) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
 	v.mu.Unlock()
 }
 
+// reset forgets the errors seen so far.
+func (v *violations) reset() {
+	v.mu.Lock()
+	v.errs = nil
+	v.mu.Unlock()
+}
+
 // waitFor polls v until one error says want, within a bound.
 func (v *violations) waitFor(t *testing.T, want string) {
 	t.Helper()
@@ -136,7 +143,14 @@ func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
 		t.Fatal("team alpha's user reached beta's stream")
 	}
 	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.INFO.agentteam_beta"`)
+	// Opening asks the stream's copies first (without ?replicas), then
+	// changes it: both are refused.
+	v.reset()
 	if _, err := natsstore.OpenMailbox(try(), ncA, "beta"); err == nil {
+		t.Fatal("team alpha's user opened beta's inboxes")
+	}
+	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.INFO.agentteam_beta"`)
+	if _, err := natsstore.OpenMailbox(try(), ncA, "beta", natsstore.Replicas(1)); err == nil {
 		t.Fatal("team alpha's user opened beta's inboxes")
 	}
 	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.UPDATE.agentteam_beta"`)

@@ -1,0 +1,112 @@
+package natsstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// replicasOf is the replica count opts ask for; 0 when none does.
+func replicasOf(opts []MailboxOption) int {
+	var c jetstream.StreamConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	return c.Replicas
+}
+
+// keepReplicas is opts, or, when they ask for no replica count, opts with
+// the count of the stream already named name (so that a client that says
+// nothing does not scale a team's copies down to one). A stream that cannot
+// be looked up is an error: opening it with one copy might change it.
+func keepReplicas(ctx context.Context, js jetstream.JetStream, name string, opts []MailboxOption) ([]MailboxOption, error) {
+	if replicasOf(opts) > 0 {
+		return opts, nil
+	}
+	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) { return js.Stream(ctx, name) })
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		return opts, nil
+	case err != nil:
+		return nil, fmt.Errorf("look up stream %s: %w", name, err)
+	}
+	if n := st.CachedInfo().Config.Replicas; n > 1 {
+		return append(opts, Replicas(n)), nil
+	}
+	return opts, nil
+}
+
+// JetStream's error codes for replicas a server cannot hold.
+const (
+	codeReplicasNotSupported jetstream.ErrorCode = 10074 // one server, not a cluster
+	codeInsufficientPeers    jetstream.ErrorCode = 10023 // fewer nodes than copies
+	codeDuplicateInFlight    jetstream.ErrorCode = 10158 // a message with this id is being stored
+)
+
+// replicaSentence turns the server's refusal of n copies into a sentence
+// that says what to do; any other error is returned as it is.
+func replicaSentence(n int, err error) error {
+	var api *jetstream.APIError
+	if err == nil || n <= 1 || !errors.As(err, &api) {
+		return err
+	}
+	switch api.ErrorCode {
+	case codeReplicasNotSupported:
+		return fmt.Errorf("%d copies need a JetStream cluster, and this server runs alone: drop ?replicas or join it to a cluster (agentteam serve --routes): %w", n, err)
+	case codeInsufficientPeers:
+		return fmt.Errorf("%d copies need a cluster of at least %d JetStream nodes up, and this one has fewer: use fewer copies or add nodes: %w", n, n, err)
+	}
+	return err
+}
+
+// storedMsg is one message as the stream's leader returns it.
+type storedMsg struct {
+	Seq    uint64 `json:"seq"`
+	Data   []byte `json:"data"`
+	Header []byte `json:"hdrs"`
+}
+
+// leaderMsg is the stored message the stream's leader answers a get with.
+type leaderMsg struct {
+	Message *storedMsg          `json:"message"`
+	Error   *jetstream.APIError `json:"error"`
+}
+
+// lastFromLeader reads the last message on subj of stream from the
+// stream's leader (no direct get: a copy a moment behind would answer with
+// an old revision, and a compare-and-set built on it would lose forever).
+// found is false when there is none; while the stream has no leader it
+// asks again until ctx ends.
+func lastFromLeader(ctx context.Context, nc *nats.Conn, stream, subj string) (m storedMsg, found bool, err error) {
+	req, err := json.Marshal(map[string]string{"last_by_subj": subj})
+	if err != nil {
+		return m, false, err
+	}
+	r, err := retried(ctx, func(ctx context.Context) (leaderMsg, error) {
+		var r leaderMsg
+		msg, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+stream, req)
+		if err != nil {
+			return r, err
+		}
+		if err := json.Unmarshal(msg.Data, &r); err != nil {
+			return r, fmt.Errorf("the server's answer is not JSON: %w", err)
+		}
+		if r.Error != nil && r.Error.ErrorCode != jetstream.JSErrCodeMessageNotFound {
+			return r, r.Error
+		}
+		return r, nil
+	})
+	switch {
+	case err != nil:
+		return m, false, err
+	case r.Error != nil: // not found
+		return m, false, nil
+	case r.Message == nil:
+		return m, false, errors.New("the server answered with no message")
+	}
+	return *r.Message, true, nil
+}
