@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -28,31 +29,7 @@ func TestEventStreamKeepsTheEventLogContract(t *testing.T) {
 		}
 		return l
 	}
-	storetest.RunEventLog(t, storetest.EventLogOpener{
-		Open: func(t *testing.T) func(int) {
-			l := open(t)
-			return func(n int) {
-				if err := l.AppendLine(fmt.Appendf(nil, `{"n":%d}`, n)); err != nil {
-					t.Errorf("append event %d: %v", n, err)
-				}
-			}
-		},
-		Read: func(t *testing.T) ([]int, error) {
-			lines, err := open(t).Lines(context.Background())
-			if err != nil {
-				return nil, err
-			}
-			got := make([]int, 0, len(lines))
-			for i, line := range lines {
-				var e struct{ N int }
-				if err := json.Unmarshal(line, &e); err != nil {
-					return got, fmt.Errorf("line %d: %w", i+1, err)
-				}
-				got = append(got, e.N)
-			}
-			return got, nil
-		},
-	})
+	eventLogContract(t, open)
 }
 
 // Two teams on one server have separate logs.
@@ -95,4 +72,35 @@ func TestEventStreamRefusesAHostileTeamName(t *testing.T) {
 			t.Errorf("team %q was accepted", name)
 		}
 	}
+}
+
+// eventLogContract runs storetest's event log suite on the logs open gives.
+func eventLogContract(t *testing.T, open func(t *testing.T) *natsstore.EventLog) {
+	storetest.RunEventLog(t, storetest.EventLogOpener{
+		Open: func(t *testing.T) func(int) {
+			l := open(t)
+			return func(n int) {
+				if err := l.AppendLine(fmt.Appendf(nil, `{"n":%d}`, n)); err != nil {
+					t.Errorf("append event %d: %v", n, err)
+				}
+			}
+		},
+		Read: func(t *testing.T) ([]int, error) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			lines, err := open(t).Lines(ctx)
+			if err != nil {
+				return nil, err
+			}
+			got := make([]int, 0, len(lines))
+			for i, line := range lines {
+				var e struct{ N int }
+				if err := json.Unmarshal(line, &e); err != nil {
+					return got, fmt.Errorf("line %d: %w", i+1, err)
+				}
+				got = append(got, e.N)
+			}
+			return got, nil
+		},
+	})
 }

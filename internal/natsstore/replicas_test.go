@@ -2,8 +2,6 @@ package natsstore_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -104,33 +102,7 @@ func TestClusterKeepsTheDocAndEventContractsWhileTheBucketLeaderGoesDown(t *test
 		}
 		return l
 	}
-	storetest.RunEventLog(t, storetest.EventLogOpener{
-		Open: func(t *testing.T) func(int) {
-			l := open(t)
-			return func(n int) {
-				if err := l.AppendLine(fmt.Appendf(nil, `{"n":%d}`, n)); err != nil {
-					t.Errorf("append event %d: %v", n, err)
-				}
-			}
-		},
-		Read: func(t *testing.T) ([]int, error) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			lines, err := open(t).Lines(ctx)
-			if err != nil {
-				return nil, err
-			}
-			got := make([]int, 0, len(lines))
-			for i, line := range lines {
-				var e struct{ N int }
-				if err := json.Unmarshal(line, &e); err != nil {
-					return got, fmt.Errorf("line %d: %w", i+1, err)
-				}
-				got = append(got, e.N)
-			}
-			return got, nil
-		},
-	})
+	eventLogContract(t, open)
 	// Opened again without a count (one node down), both keep three copies.
 	if _, err := natsstore.OpenEventLog(ctx, nc, team); err != nil {
 		t.Fatal(err)
