@@ -66,12 +66,16 @@ func OpenDocWith[T any](ctx context.Context, nc *nats.Conn, team, key string, em
 		return nil, fmt.Errorf("open %s of %s: %w", key, team, err)
 	}
 	stream := "KV_" + BucketName(team)
-	opts, err = keepReplicas(ctx, js, stream, opts)
+	opts, existing, err := keepReplicas(ctx, js, stream, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open %s of %s: %w", key, team, err)
 	}
 	n := replicasOf(opts)
 	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		// Opened as it is when it has the copies asked for (see openStream).
+		if existing != nil && max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1) {
+			return js.KeyValue(ctx, BucketName(team))
+		}
 		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:   BucketName(team),
 			History:  1,

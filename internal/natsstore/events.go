@@ -44,16 +44,14 @@ func OpenEventLog(ctx context.Context, nc *nats.Conn, team string, opts ...Mailb
 		Retention:   jetstream.LimitsPolicy,
 		AllowDirect: true,
 	}
-	opts, err = keepReplicas(ctx, js, cfg.Name, opts)
+	opts, existing, err := keepReplicas(ctx, js, cfg.Name, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open the event log of %s: %w", team, err)
 	}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
-		return js.CreateOrUpdateStream(ctx, cfg)
-	})
+	st, err := openStream(ctx, js, cfg, existing)
 	if err != nil {
 		return nil, fmt.Errorf("open the event log of %s: stream: %w", team, replicaSentence(cfg.Replicas, err))
 	}

@@ -95,16 +95,14 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 		Duplicates:  2 * time.Minute,
 		AllowDirect: true,
 	}
-	opts, err = keepReplicas(ctx, js, cfg.Name, opts)
+	opts, existing, err := keepReplicas(ctx, js, cfg.Name, opts)
 	if err != nil {
 		return nil, fmt.Errorf("open inboxes of %s: %w", team, err)
 	}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
-		return js.CreateOrUpdateStream(ctx, cfg)
-	})
+	st, err := openStream(ctx, js, cfg, existing)
 	if err != nil {
 		return nil, fmt.Errorf("open inboxes of %s: stream: %w", team, replicaSentence(cfg.Replicas, err))
 	}

@@ -21,23 +21,55 @@ func replicasOf(opts []MailboxOption) int {
 
 // keepReplicas is opts, or, when they ask for no replica count, opts with
 // the count of the stream already named name (so that a client that says
-// nothing does not scale a team's copies down to one). A stream that cannot
-// be looked up is an error: opening it with one copy might change it.
-func keepReplicas(ctx context.Context, js jetstream.JetStream, name string, opts []MailboxOption) ([]MailboxOption, error) {
-	if replicasOf(opts) > 0 {
-		return opts, nil
-	}
+// nothing does not scale a team's copies down to one); and that stream, nil
+// when there is none. A stream that cannot be looked up is an error:
+// opening it with one copy might change it.
+func keepReplicas(ctx context.Context, js jetstream.JetStream, name string, opts []MailboxOption) ([]MailboxOption, jetstream.Stream, error) {
 	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) { return js.Stream(ctx, name) })
 	switch {
 	case errors.Is(err, jetstream.ErrStreamNotFound):
-		return opts, nil
+		return opts, nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("look up stream %s: %w", name, err)
+		return nil, nil, fmt.Errorf("look up stream %s: %w", name, err)
+	}
+	if replicasOf(opts) > 0 {
+		return opts, st, nil
 	}
 	if n := st.CachedInfo().Config.Replicas; n > 1 {
-		return append(opts, Replicas(n)), nil
+		return append(opts, Replicas(n)), st, nil
 	}
-	return opts, nil
+	return opts, st, nil
+}
+
+// openStream is the stream cfg describes: the existing one as it is when
+// it already has cfg's subjects, copies and reads, else created or updated.
+// An update is not sent needlessly: every command opens the team's
+// streams, each update is a proposal to the cluster, and nats-server
+// v2.15.2 updates a stream's config unlocked while another client's
+// consumer is being created on it (a data race seen under -race).
+func openStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig, existing jetstream.Stream) (jetstream.Stream, error) {
+	if existing != nil && sameStream(existing.CachedInfo().Config, cfg) {
+		return existing, nil
+	}
+	return retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+		return js.CreateOrUpdateStream(ctx, cfg)
+	})
+}
+
+// sameStream reports whether have already is what want asks for, in the
+// settings agentteam sets.
+func sameStream(have, want jetstream.StreamConfig) bool {
+	if max(have.Replicas, 1) != max(want.Replicas, 1) || have.AllowDirect != want.AllowDirect ||
+		have.Storage != want.Storage || have.Retention != want.Retention ||
+		want.Duplicates != 0 && have.Duplicates != want.Duplicates || len(have.Subjects) != len(want.Subjects) {
+		return false
+	}
+	for i := range want.Subjects {
+		if have.Subjects[i] != want.Subjects[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // JetStream's error codes for replicas a server cannot hold.

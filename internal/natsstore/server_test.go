@@ -143,15 +143,22 @@ func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
 		t.Fatal("team alpha's user reached beta's stream")
 	}
 	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.INFO.agentteam_beta"`)
-	// Opening asks the stream's copies first (without ?replicas), then
-	// changes it: both are refused.
+	// Opening looks the stream up first, with or without ?replicas: refused.
 	v.reset()
 	if _, err := natsstore.OpenMailbox(try(), ncA, "beta"); err == nil {
 		t.Fatal("team alpha's user opened beta's inboxes")
 	}
 	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.INFO.agentteam_beta"`)
+	v.reset()
 	if _, err := natsstore.OpenMailbox(try(), ncA, "beta", natsstore.Replicas(1)); err == nil {
 		t.Fatal("team alpha's user opened beta's inboxes")
+	}
+	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.INFO.agentteam_beta"`)
+	// Changing it outright is refused too.
+	v.reset()
+	if _, err := js.UpdateStream(try(), jetstream.StreamConfig{Name: natsstore.StreamName("beta"),
+		Subjects: []string{"agentteam.beta.inbox.*"}, MaxMsgs: 1}); err == nil {
+		t.Fatal("team alpha's user changed beta's stream")
 	}
 	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.UPDATE.agentteam_beta"`)
 	if _, err := js.CreateStream(try(), jetstream.StreamConfig{Name: natsstore.StreamName("beta") + "_copy",
