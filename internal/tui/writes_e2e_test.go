@@ -38,8 +38,7 @@ func TestATeammatesWriteShowsAsADiffInTmux(t *testing.T) {
 			defer srv.Close()
 			ws, home := t.TempDir(), t.TempDir()
 			s := startTmux(t, ws)
-			// CI= : termenv takes a set CI for a terminal without colours, and CI runs these tests with CI=true.
-			env := "HOME=" + home + " CI= OPENAI_API_KEY=k OPENAI_BASE_URL=" + srv.URL() + " AGENTTEAM_MODEL=m TERM=xterm-256color "
+			env := "HOME=" + home + " OPENAI_API_KEY=k OPENAI_BASE_URL=" + srv.URL() + " AGENTTEAM_MODEL=m TERM=xterm-256color "
 			if noColor {
 				env += "NO_COLOR=1 "
 			}
