@@ -19,16 +19,12 @@ func (m *Model) command(c command) {
 	case "/clear":
 		m.pane().clear()
 	case "/reasoning":
-		switch strings.ToLower(c.rest) {
-		case "on":
-			m.r.thinking = false
-		case "off":
-			m.r.thinking = true
-		case "":
-		default:
-			m.note(noteMsg{text: "/reasoning takes on or off", isErr: true})
+		on, err := Toggle(c.name, c.rest, m.r.thinking)
+		if err != nil {
+			m.note(noteMsg{text: err.Error(), isErr: true})
 			return
 		}
+		m.r.thinking = !on
 		m.toggleThinking()
 	case "/diffs":
 		m.diffsCommand(c)

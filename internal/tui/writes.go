@@ -319,15 +319,11 @@ func (m *Model) toggleDiffs() {
 
 // diffsCommand is /diffs [on|off].
 func (m *Model) diffsCommand(c command) {
-	switch strings.ToLower(c.rest) {
-	case "on":
-		m.r.diffs = false
-	case "off":
-		m.r.diffs = true
-	case "":
-	default:
-		m.note(noteMsg{text: "/diffs takes on or off", isErr: true})
+	on, err := Toggle(c.name, c.rest, m.r.diffs)
+	if err != nil {
+		m.note(noteMsg{text: err.Error(), isErr: true})
 		return
 	}
+	m.r.diffs = !on
 	m.toggleDiffs()
 }
