@@ -202,21 +202,7 @@ func TestNetworkOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer ln.Close() // before the Wait: it ends the accept loop
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("hello\n"))
-			c.Close()
-		}
-	}()
+	defer serveHello(ln, "hello\n")()
 	port := ln.Addr().(*net.TCPAddr).Port
 	script := fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3", port)
 	if r := run(t, Policy{Dir: t.TempDir(), Network: true}, script); r.code != 0 || !strings.Contains(r.out, "hello") {
@@ -468,21 +454,7 @@ func TestAbstractSocketsOutsideAreOutOfReach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer ln.Close() // before the Wait: it ends the accept loop
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("hello"))
-			c.Close()
-		}
-	}()
+	defer serveHello(ln, "hello")()
 	// Outside the sandbox the socket answers, so the refusal below is the sandbox's.
 	if out, err := exec.Command(os.Args[0], abstractArg, name).CombinedOutput(); err != nil || !strings.Contains(string(out), "CONNECTED") {
 		t.Fatalf("outside the sandbox the socket does not answer: %v\n%s", err, out)
@@ -491,5 +463,27 @@ func TestAbstractSocketsOutsideAreOutOfReach(t *testing.T) {
 	r := run(t, Policy{Dir: t.TempDir(), Network: true}, script)
 	if r.code == 0 || strings.Contains(r.out, "CONNECTED") || !strings.Contains(r.out, "refused") {
 		t.Fatalf("a sandboxed command reached the abstract socket outside: exit %d\n%s", r.code, r.out)
+	}
+}
+
+// serveHello answers every connection to ln with hello until the returned
+// stop closes ln and waits for the accept loop to end.
+func serveHello(ln net.Listener, hello string) (stop func()) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte(hello))
+			c.Close()
+		}
+	}()
+	return func() {
+		ln.Close() // ends the accept loop
+		wg.Wait()
 	}
 }
