@@ -6,11 +6,89 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentteam/agentteam/internal/statefile"
 )
+
+// posAttr is the extended attribute of an inbox log that holds its read
+// position: a byte offset just after the last line committed as read, as
+// "OFFSET MILLIS CHECK". It lives on the log it is a position in, so it
+// costs no file (making files is what a teammate cost most on ext4), is
+// set in one call that readers see whole, and a log replaced by another
+// file brings no stale position with it. Where the file system keeps no
+// extended attributes (or off Linux), and in workspaces written before,
+// the position is the file NAME.cursor (cursorFile); the attribute, when
+// there, is read first, and the first commit carries a NAME.cursor over.
+const posAttr = "user.agentteam.read"
+
+// maxPosAttr bounds what is read of the attribute; a longer one is corrupt.
+const maxPosAttr = 64
+
+// posSource is where a read position was found.
+type posSource int
+
+const (
+	fromNothing posSource = iota // neither: position 0
+	fromAttr                     // the log's extended attribute
+	fromFile                     // NAME.cursor
+)
+
+// encodePos is the attribute's value for a read position.
+func encodePos(offset int64, at time.Time) []byte {
+	at = at.UTC().Truncate(time.Millisecond)
+	return fmt.Appendf(nil, "%d %d %s", offset, at.UnixMilli(), cursorCheck(offset, at))
+}
+
+// parsePos reads the attribute's value; ok is false for one that is corrupt.
+func parsePos(data []byte) (offset int64, ok bool) {
+	f := strings.Fields(string(data))
+	if len(f) != 3 {
+		return 0, false
+	}
+	off, err1 := strconv.ParseInt(f[0], 10, 64)
+	ms, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || off < 0 || f[2] != cursorCheck(off, time.UnixMilli(ms)) {
+		return 0, false
+	}
+	return off, true
+}
+
+// attrReader reads the position attribute of one log: through its held
+// lock, an open file or its path.
+type attrReader func(name string, buf []byte) (int, error)
+
+// readPosition returns name's read position from get (the log's
+// attribute), or else from NAME.cursor, and where it was found. locked
+// says the caller holds the inbox's lock. A position that cannot be
+// trusted is an error wrapping ErrCorruptCursor, with src saying which.
+func (s *Store) readPosition(name string, get attrReader, locked bool) (offset int64, src posSource, err error) {
+	if !s.fileCursors {
+		var buf [maxPosAttr]byte
+		n, err := get(posAttr, buf[:])
+		switch {
+		case err == nil:
+			if off, ok := parsePos(buf[:n]); ok {
+				return off, fromAttr, nil
+			}
+			return 0, fromAttr, corruptAttr(s.Path(name), buf[:n])
+		case errors.Is(err, statefile.ErrAttrTooLong):
+			return 0, fromAttr, &cursorError{path: attrPlace(s.Path(name)),
+				what: fmt.Sprintf("is corrupt: it is longer than %d bytes", maxPosAttr)}
+		case errors.Is(err, statefile.ErrNoAttr), errors.Is(err, errors.ErrUnsupported), errors.Is(err, fs.ErrNotExist):
+		default:
+			return 0, fromAttr, fmt.Errorf("read position of %s: %w", name, err)
+		}
+	}
+	off, found, err := s.readCursor(name, locked)
+	if !found {
+		return off, fromNothing, err
+	}
+	return off, fromFile, err
+}
 
 // cursorFile is the durable read position of one inbox: a byte offset just
 // after the last line that was committed as read. It is rewritten in place
@@ -64,25 +142,27 @@ func parseCursor(data []byte) (offset int64, ok bool) {
 	return c.Offset, true
 }
 
-// readCursor returns the read position of name; no cursor file means 0.
-// locked says the caller holds the inbox's lock, so no write is under way
-// and a bad record is corrupt, not torn. A read position that cannot be
-// trusted is an error wrapping ErrCorruptCursor.
-func (s *Store) readCursor(name string, locked bool) (int64, error) {
+// readCursor returns the read position of name kept in the file
+// NAME.cursor (an earlier version's layout, and where the file system keeps
+// no extended attributes); found says the file is there. locked says the
+// caller holds the inbox's lock, so no write is under way and a bad record
+// is corrupt, not torn. A read position that cannot be trusted is an error
+// wrapping ErrCorruptCursor.
+func (s *Store) readCursor(name string, locked bool) (offset int64, found bool, err error) {
 	path := s.cursorPath(name)
 	for try := 1; ; try++ {
 		data, err := statefile.ReadFile(path, maxCursorBytes)
 		if errors.Is(err, fs.ErrNotExist) {
-			return 0, nil
+			return 0, false, nil
 		}
 		if err != nil {
-			return 0, fmt.Errorf("read position of %s: %w", name, untrusted(path, err))
+			return 0, true, fmt.Errorf("read position of %s: %w", name, untrusted(path, err))
 		}
 		if off, ok := parseCursor(data); ok {
-			return off, nil
+			return off, true, nil
 		}
 		if locked || try == cursorReadTries {
-			return 0, corruptRecord(path, data)
+			return 0, true, corruptRecord(path, data)
 		}
 	}
 }
@@ -112,12 +192,20 @@ func (s *Store) Commit(name string, b Batch) error {
 func (s *Store) commit(name string, b filePos) (repaired, err error) {
 	// The log's own lock guards its read position too: no lock file to
 	// make, and making files is what costs most here.
-	h, err := statefile.Hold(s.Path(name))
+	h, err := statefile.HoldLog(s.Path(name), false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // the log is gone: no position in it to move
+	}
 	if err != nil {
 		return nil, fmt.Errorf("commit %s: %w", name, err)
 	}
 	defer h.Unlock()
-	cur, repaired, err := s.repairCursor(name)
+	if !h.SameFile(b.file) {
+		// The log was replaced since the batch was read: its offsets are no
+		// positions in the new one, whose lines are all unread.
+		return nil, nil
+	}
+	cur, src, repaired, err := s.repairPosition(name, h)
 	if err != nil {
 		return repaired, fmt.Errorf("commit %s: %w", name, err)
 	}
@@ -125,12 +213,37 @@ func (s *Store) commit(name string, b filePos) (repaired, err error) {
 	if (replaced && cur != b.base) || (!replaced && b.next <= cur) {
 		return repaired, nil
 	}
-	rec, err := encodeCursor(b.next, time.Now())
-	if err != nil {
-		return repaired, fmt.Errorf("commit %s: %w", name, err)
-	}
-	if err := h.WriteRecord(s.cursorPath(name), rec); err != nil {
+	if err := s.writePosition(name, h, src, b.next); err != nil {
 		return repaired, fmt.Errorf("commit %s: %w", name, err)
 	}
 	return repaired, nil
+}
+
+// writePosition writes name's read position, the caller holding the lock:
+// into the log's extended attribute, then, if the position was still in
+// NAME.cursor (src), that file is removed (carried over: the attribute,
+// once there, is read first, so a crash in between loses nothing). Where
+// the file system keeps no extended attributes, NAME.cursor is rewritten
+// in place instead.
+func (s *Store) writePosition(name string, h statefile.Held, src posSource, offset int64) error {
+	now := time.Now()
+	if !s.fileCursors {
+		err := h.SetAttr(posAttr, encodePos(offset, now))
+		if err == nil {
+			if src == fromFile {
+				if rerr := os.Remove(s.cursorPath(name)); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+					return fmt.Errorf("carrying the read position over from %s: %w", s.cursorPath(name), rerr)
+				}
+			}
+			return nil
+		}
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return err
+		}
+	}
+	rec, err := encodeCursor(offset, now)
+	if err != nil {
+		return err
+	}
+	return h.WriteRecord(s.cursorPath(name), rec)
 }

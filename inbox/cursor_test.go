@@ -1,7 +1,9 @@
 package inbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -9,10 +11,55 @@ import (
 	"time"
 )
 
-// A commit rewrites the read position in place: the same file, the same
-// length, a new modification time.
-func TestCommitWritesThePositionInPlace(t *testing.T) {
+// A commit keeps the read position on the log itself: no file is made
+// beside it (no lock file, no read position), the log stays the same file,
+// and the position is the new one.
+func TestCommitKeepsThePositionOnTheLog(t *testing.T) {
 	st := newTestStore(t)
+	mustAppend(t, st, "bob", "one")
+	fi1, err := os.Stat(st.Path("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"two", "three"} {
+		if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
+			t.Fatal(err)
+		}
+		mustAppend(t, st, "bob", c)
+	}
+	b := mustRead(t, st, "bob")
+	assertContents(t, b, "three")
+	if err := st.Commit("bob", b); err != nil {
+		t.Fatal(err)
+	}
+	fi2, err := os.Stat(st.Path("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off, ok := positionAttr(t, st, "bob"); !ok || off != fi2.Size() {
+		t.Errorf("read position %d (ok %v), want %d", off, ok, fi2.Size())
+	}
+	if !os.SameFile(fi1, fi2) {
+		t.Error("the log was replaced by a commit")
+	}
+	entries, err := os.ReadDir(st.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "bob.jsonl" {
+			t.Errorf("%s was made beside the log", e.Name())
+		}
+	}
+	if b := mustRead(t, st, "bob"); !b.Empty() {
+		t.Errorf("unread after commit: %q", contents(b))
+	}
+}
+
+// Where positions are kept in NAME.cursor files, a commit rewrites the
+// file in place: the same file, the same length, a new modification time.
+func TestCommitWritesTheCursorFileInPlace(t *testing.T) {
+	st := newFileCursorStore(t)
 	mustAppend(t, st, "bob", "one")
 	if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
 		t.Fatal(err)
@@ -40,10 +87,72 @@ func TestCommitWritesThePositionInPlace(t *testing.T) {
 	}
 }
 
+// oldWorkspace lays bob's inbox out as the version before this one did:
+// the log with "one" and "two", its lock file, and a read position file
+// (rec: the record for the offset just after "one") beside it.
+func oldWorkspace(t *testing.T, rec func(offset int64) []byte) *Store {
+	t.Helper()
+	st := newFileCursorStore(t)
+	mustAppend(t, st, "bob", "one")
+	first := mustRead(t, st, "bob").Pos.(filePos).next
+	mustAppend(t, st, "bob", "two")
+	writeFile(t, st.Path("bob")+".lock", "")
+	writeFile(t, st.cursorPath("bob"), string(rec(first)))
+	return NewStore(st.Dir())
+}
+
+// A workspace written by the version before keeps working: its read
+// position file is read (by readers with and without the lock), and the
+// first commit carries it over onto the log and removes the file; a new
+// store (another process) then reads on from there.
+func TestOldLayoutPositionIsCarriedOver(t *testing.T) {
+	records := map[string]func(int64) []byte{
+		"record": func(off int64) []byte {
+			rec, err := encodeCursor(off, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return rec
+		},
+		"earlier JSON": func(off int64) []byte {
+			return fmt.Appendf(nil, `{"offset":%d,"updatedAt":"2026-01-02T03:04:05.678Z"}`+"\n", off)
+		},
+	}
+	for what, rec := range records {
+		t.Run(what, func(t *testing.T) {
+			st := oldWorkspace(t, rec)
+			if has, err := st.HasUnread("bob"); err != nil || !has {
+				t.Errorf("HasUnread = %v, %v", has, err)
+			}
+			if s, err := st.Stats("bob"); err != nil || s != (Stats{Total: 2, Unread: 1}) {
+				t.Errorf("Stats = %+v, %v; want 1 of 2 unread", s, err)
+			}
+			b := mustRead(t, st, "bob")
+			assertContents(t, b, "two")
+			if err := st.Commit("bob", b); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Lstat(st.cursorPath("bob")); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the old read position file is still there: %v", err)
+			}
+			if off, ok := positionAttr(t, st, "bob"); !ok || off != b.Pos.(filePos).next {
+				t.Errorf("carried-over position %d (ok %v), want %d", off, ok, b.Pos.(filePos).next)
+			}
+			again := NewStore(st.Dir())
+			if b := mustRead(t, again, "bob"); !b.Empty() {
+				t.Errorf("unread after the carry-over: %q", contents(b))
+			}
+			mustAppend(t, again, "bob", "three")
+			assertContents(t, mustRead(t, again, "bob"), "three")
+		})
+	}
+}
+
 // A read position written by an earlier version (JSON, no check, any
-// length) is honoured and replaced whole by the first commit.
+// length) is honoured, and where positions stay in files, replaced whole by
+// the first commit.
 func TestOldCursorFileIsReadAndUpgraded(t *testing.T) {
-	st := newTestStore(t)
+	st := newFileCursorStore(t)
 	mustAppend(t, st, "bob", "one")
 	first := mustRead(t, st, "bob")
 	old := fmt.Sprintf(`{"offset":%d,"updatedAt":"2026-01-02T03:04:05.678Z"}`+"\n", first.Pos.(filePos).next)
@@ -121,7 +230,11 @@ func TestCorruptCursorIsReported(t *testing.T) {
 // Readers without the lock, as `agentteam inbox` and the watchers are, see
 // only positions that were committed, never a mix of two records.
 func TestCursorReadersSeeOnlyCommittedPositions(t *testing.T) {
-	st := newTestStore(t)
+	t.Run("attribute", func(t *testing.T) { readersSeeOnlyCommitted(t, newTestStore(t)) })
+	t.Run("file", func(t *testing.T) { readersSeeOnlyCommitted(t, newFileCursorStore(t)) })
+}
+
+func readersSeeOnlyCommitted(t *testing.T, st *Store) {
 	const n = 300
 	committed := sync.Map{}
 	committed.Store(int64(0), true)
@@ -136,7 +249,7 @@ func TestCursorReadersSeeOnlyCommittedPositions(t *testing.T) {
 					return
 				default:
 				}
-				off, err := st.readCursor("bob", false)
+				off, _, err := st.readPosition("bob", pathAttr(st.Path("bob")), false)
 				if err != nil {
 					t.Error(err)
 					return

@@ -3,33 +3,76 @@
 package inbox
 
 import (
-	"github.com/agentteam/agentteam/internal/testfs"
+	"errors"
+	"io/fs"
 	"os"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/internal/testfs"
 
 	"github.com/agentteam/agentteam/internal/statefile"
 )
 
 var tryFlock = testfs.TryFlock
 
-// An inbox is locked through gofrs/flock on a separate NAME.jsonl.lock
-// file; appends and commits hold it, and the log itself is never locked.
-func TestInboxLockIsOnASeparateLockFile(t *testing.T) {
+// An inbox is locked on the log itself: appends and commits hold a flock
+// of the log (another process taking one waits), and no lock file is made.
+func TestInboxLockIsTheLogsOwnFlock(t *testing.T) {
 	st := newTestStore(t)
 	mustAppend(t, st, "bob", "one")
-	unlock, err := statefile.Lock(st.Path("bob"))
+	h, err := statefile.HoldLog(st.Path("bob"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tryFlock(t, st.Path("bob")+".lock") {
-		t.Error("the lock file's flock is free while the inbox's lock is held")
+	if tryFlock(t, st.Path("bob")) {
+		t.Error("the log's flock is free while the inbox's lock is held")
 	}
+	h.Unlock()
 	if !tryFlock(t, st.Path("bob")) {
-		t.Error("the log itself is flocked")
+		t.Error("the log's flock is still held after unlock")
 	}
-	unlock()
-	if !tryFlock(t, st.Path("bob")+".lock") {
-		t.Error("the lock file's flock is still held after unlock")
+	if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(st.Path("bob") + ".lock"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a lock file was made: %v", err)
+	}
+}
+
+// Another process's flock of the log (an appender of this version) keeps
+// a commit waiting until it is released.
+func TestCommitWaitsForAnotherHoldersFlock(t *testing.T) {
+	st := newTestStore(t)
+	mustAppend(t, st, "bob", "one")
+	b := mustRead(t, st, "bob")
+	f, err := os.OpenFile(st.Path("bob"), os.O_RDONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- st.Commit("bob", b) }()
+	select {
+	case err := <-done:
+		t.Fatalf("Commit returned (%v) while another holder had the log's flock", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if has, _ := st.HasUnread("bob"); !has {
+		t.Error("the position moved while another holder had the lock")
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if has, _ := st.HasUnread("bob"); has {
+		t.Error("nothing committed once the lock was released")
 	}
 }
 
@@ -71,9 +114,10 @@ func TestKeptDescriptorsAreReleased(t *testing.T) {
 	if err := st.Commit("a", mustRead(t, st, "a")); err != nil {
 		t.Fatal(err)
 	}
-	// Each log, its lock file, and the read position.
-	if got := statefile.KeptFiles() - before; got != 7 {
-		t.Errorf("3 inboxes (their logs and lock files) and a read position keep %d descriptors, want 7", got)
+	// Each log's own descriptor, which is its lock too; the read position
+	// is on the log.
+	if got := statefile.KeptFiles() - before; got != 3 {
+		t.Errorf("3 inboxes and a read position keep %d descriptors, want 3", got)
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)

@@ -46,6 +46,9 @@ type filePos struct {
 	base  int64 // the read position when the batch was read
 	start int64 // where reading began: base, or 0 when the log was replaced
 	next  int64 // just after the last complete line read
+	// file is the log read: a commit moves the position of that file
+	// only, never of one that replaced it since.
+	file statefile.FileID
 }
 
 // Empty reports whether the batch has neither messages nor bad lines.
@@ -59,19 +62,19 @@ func (s *Store) ReadUnread(name string) (Batch, error) {
 	if err := checkName(name); err != nil {
 		return Batch{}, err
 	}
-	pos, err := s.position(name)
-	if err != nil {
-		return Batch{}, err
-	}
-	p := filePos{base: pos, start: pos, next: pos}
 	var b Batch
-	f, size, err := s.open(name)
+	f, fi, err := s.openStat(name)
 	if f == nil || err != nil {
-		b.Pos = p
+		b.Pos = filePos{}
 		return b, err
 	}
 	defer f.Close()
-	if size < pos {
+	pos, err := s.position(name, f)
+	if err != nil {
+		return Batch{}, err
+	}
+	p := filePos{base: pos, start: pos, next: pos, file: statefile.IDOf(fi)}
+	if fi.Size() < pos {
 		// The log is shorter than the position: it was replaced, so all of it is new.
 		p.start = 0
 	}
@@ -135,7 +138,15 @@ func (s *Store) Stats(name string) (Stats, error) {
 	if err := checkName(name); err != nil {
 		return st, err
 	}
-	pos, err := s.readCursor(name, false)
+	f, size, err := s.open(name)
+	if refusal := statefile.Refusal(err); refusal != nil {
+		return Stats{Broken: refusal.Error()}, nil
+	}
+	if f == nil || err != nil {
+		return st, err
+	}
+	defer f.Close()
+	pos, _, err := s.readPosition(name, fileAttr(f), false)
 	if errors.Is(err, ErrCorruptCursor) {
 		pos, err = s.confirmCorrupt(name, err)
 	}
@@ -146,14 +157,6 @@ func (s *Store) Stats(name string) (Stats, error) {
 	if err != nil {
 		return st, err
 	}
-	f, size, err := s.open(name)
-	if refusal := statefile.Refusal(err); refusal != nil {
-		return Stats{Broken: refusal.Error()}, nil
-	}
-	if f == nil || err != nil {
-		return st, err
-	}
-	defer f.Close()
 	if size < pos {
 		pos = 0 // replaced log, as in ReadUnread
 	}
@@ -181,11 +184,6 @@ func (s *Store) HasUnread(name string) (bool, error) {
 	if err := checkName(name); err != nil {
 		return false, err
 	}
-	pos, err := s.readCursor(name, false)
-	corrupt := errors.Is(err, ErrCorruptCursor)
-	if err != nil && !corrupt {
-		return false, err
-	}
 	path := s.Path(name)
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -197,8 +195,12 @@ func (s *Store) HasUnread(name string) (bool, error) {
 	if err := statefile.CheckRegular(path, fi); err != nil {
 		return false, fmt.Errorf("inbox %s: %w", name, err)
 	}
-	if corrupt {
+	pos, _, err := s.readPosition(name, pathAttr(path), false)
+	if errors.Is(err, ErrCorruptCursor) {
 		return fi.Size() > 0, nil
+	}
+	if err != nil {
+		return false, err
 	}
 	return fi.Size() > pos || (fi.Size() < pos && fi.Size() > 0), nil
 }
@@ -207,24 +209,35 @@ func (s *Store) HasUnread(name string) (bool, error) {
 // where no commit is under way: a record torn by one is not reported as
 // corrupt. It changes nothing; if the lock cannot be had, err stands.
 func (s *Store) confirmCorrupt(name string, err error) (int64, error) {
-	h, lerr := statefile.Hold(s.Path(name))
+	h, lerr := statefile.HoldLog(s.Path(name), false)
 	if lerr != nil {
 		return 0, err
 	}
 	defer h.Unlock()
-	return s.readCursor(name, true)
+	pos, _, err := s.readPosition(name, h.Attr, true)
+	return pos, err
 }
 
 // open opens name's inbox for reading; a missing file is (nil, 0, nil).
 func (s *Store) open(name string) (*os.File, int64, error) {
-	f, fi, err := statefile.OpenStat(s.Path(name), os.O_RDONLY, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("open inbox %s: %w", name, err)
+	f, fi, err := s.openStat(name)
+	if f == nil || err != nil {
+		return nil, 0, err
 	}
 	return f, fi.Size(), nil
+}
+
+// openStat opens name's inbox for reading with what it learnt of the file;
+// a missing file is (nil, nil, nil).
+func (s *Store) openStat(name string) (*os.File, fs.FileInfo, error) {
+	f, fi, err := statefile.OpenStat(s.Path(name), os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("open inbox %s: %w", name, err)
+	}
+	return f, fi, nil
 }
 
 // scanReaders are scan's buffers: a fresh 64 KiB for each read of an

@@ -3,6 +3,7 @@ package inbox
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -57,41 +58,82 @@ func untrusted(path string, err error) error {
 	return err
 }
 
-// position is name's read position for a reader. One that cannot be
-// trusted is set aside under the inbox's lock and reading starts from 0:
-// the messages are delivered again (readers drop ids they have seen)
-// rather than never. OnRepair is told, after the lock is released.
-func (s *Store) position(name string) (int64, error) {
-	pos, err := s.readCursor(name, false)
+// corruptAttr is the error of a position attribute that does not parse.
+func corruptAttr(logPath string, data []byte) error {
+	if len(data) > cursorShown {
+		data = data[:cursorShown]
+	}
+	return &cursorError{path: attrPlace(logPath), what: fmt.Sprintf("is corrupt: it holds %q", data)}
+}
+
+// attrPlace names the position attribute of the log logPath in a sentence.
+func attrPlace(logPath string) string {
+	return logPath + " (its extended attribute " + posAttr + ")"
+}
+
+// fileAttr reads an attribute of the open file f.
+func fileAttr(f *os.File) attrReader {
+	return func(name string, buf []byte) (int, error) { return statefile.FileAttr(f, name, buf) }
+}
+
+// pathAttr reads an attribute of the file path, a link not followed.
+func pathAttr(path string) attrReader {
+	return func(name string, buf []byte) (int, error) { return statefile.LinkAttr(path, name, buf) }
+}
+
+// position is name's read position for a reader of f, its log. One that
+// cannot be trusted is set aside under the inbox's lock and reading starts
+// from 0: the messages are delivered again (readers drop ids they have
+// seen) rather than never. OnRepair is told, after the lock is released.
+func (s *Store) position(name string, f *os.File) (int64, error) {
+	pos, _, err := s.readPosition(name, fileAttr(f), false)
 	if !errors.Is(err, ErrCorruptCursor) {
 		return pos, err
 	}
 	// Under the lock no commit is under way: what is still bad is corrupt.
-	h, lerr := statefile.Hold(s.Path(name))
+	h, lerr := statefile.HoldLog(s.Path(name), false)
+	if errors.Is(lerr, fs.ErrNotExist) {
+		return 0, nil // the log is gone since f was opened: read f whole
+	}
 	if lerr != nil {
 		return 0, fmt.Errorf("read position of %s: %w", name, lerr)
 	}
-	pos, repaired, err := s.repairCursor(name)
+	pos, _, repaired, err := s.repairPosition(name, h)
 	h.Unlock()
 	s.reportRepair(name, repaired)
 	return pos, err
 }
 
-// repairCursor reads name's read position; the caller holds the inbox's
-// lock. One that cannot be trusted is renamed to NAME.cursor.corrupt-TIME
-// (a link is moved, never followed), which makes the position 0; repaired
-// then says so in a sentence wrapping ErrCorruptCursor.
-func (s *Store) repairCursor(name string) (pos int64, repaired, err error) {
-	pos, err = s.readCursor(name, true)
+// repairPosition reads name's read position; the caller holds the inbox's
+// lock, h. One that cannot be trusted is set aside, which makes the
+// position 0: a NAME.cursor is renamed to NAME.cursor.corrupt-TIME (a link
+// is moved, never followed); an attribute's value is kept in a new file of
+// that name and the attribute set to 0. repaired then says so in a
+// sentence wrapping ErrCorruptCursor.
+func (s *Store) repairPosition(name string, h statefile.Held) (pos int64, src posSource, repaired, err error) {
+	pos, src, err = s.readPosition(name, h.Attr, true)
 	if !errors.Is(err, ErrCorruptCursor) {
-		return pos, nil, err
+		return pos, src, nil, err
 	}
 	path := s.cursorPath(name)
 	aside := path + ".corrupt-" + time.Now().UTC().Format("20060102T150405.000000000Z")
-	if rerr := os.Rename(path, aside); rerr != nil {
-		return 0, nil, fmt.Errorf("inbox %s: %w, and setting it aside failed: %w", name, err, rerr)
+	if src == fromAttr {
+		var buf [maxPosAttr]byte
+		n, _ := h.Attr(posAttr, buf[:])
+		if werr := statefile.ReplaceFile(aside, buf[:n], 0o644); werr != nil {
+			return 0, src, nil, fmt.Errorf("inbox %s: %w, and setting it aside failed: %w", name, err, werr)
+		}
+		if serr := h.SetAttr(posAttr, encodePos(0, time.Now())); serr != nil {
+			return 0, src, nil, fmt.Errorf("inbox %s: %w, and resetting it failed: %w", name, err, serr)
+		}
+		// A NAME.cursor left by a carry-over cut short is older still.
+		if rerr := os.Remove(path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			return 0, src, nil, fmt.Errorf("inbox %s: %w, and removing %s failed: %w", name, err, path, rerr)
+		}
+	} else if rerr := os.Rename(path, aside); rerr != nil {
+		return 0, src, nil, fmt.Errorf("inbox %s: %w, and setting it aside failed: %w", name, err, rerr)
 	}
-	return 0, fmt.Errorf("inbox %s: %w; set aside as %s, and the inbox's messages are delivered again from the start",
+	return 0, src, fmt.Errorf("inbox %s: %w; set aside as %s, and the inbox's messages are delivered again from the start",
 		name, err, aside), nil
 }
 

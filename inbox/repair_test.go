@@ -38,6 +38,30 @@ func newRepairStore(t *testing.T) (*Store, *repairs) {
 	return st, r
 }
 
+// newFileCursorRepairStore is newRepairStore keeping positions in files.
+func newFileCursorRepairStore(t *testing.T) (*Store, *repairs) {
+	t.Helper()
+	st, r := newRepairStore(t)
+	st.fileCursors = true
+	return st, r
+}
+
+// setAttr sets the read position attribute of name's log to value.
+func setAttr(t *testing.T, st *Store, name, value string) {
+	t.Helper()
+	h, err := statefile.HoldLog(st.Path(name), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Unlock()
+	if err := h.SetAttr(posAttr, []byte(value)); err != nil {
+		if errors.Is(err, errors.ErrUnsupported) {
+			t.Skipf("no extended attributes here: %v", err)
+		}
+		t.Fatal(err)
+	}
+}
+
 // setAside lists the files a repair kept beside the read position.
 func setAside(t *testing.T, st *Store, name string) []string {
 	t.Helper()
@@ -54,6 +78,80 @@ func setAside(t *testing.T, st *Store, name string) []string {
 // Before the repair, HasUnread says there is something to deliver and Stats
 // reports the inbox broken, changing nothing.
 func TestCorruptCursorIsSetAsideAndMessagesArrive(t *testing.T) {
+	t.Run("file", corruptCursorFileIsSetAside)
+	attrs := []struct{ name, value, says string }{
+		{"garbage", "not a read position at all", "is corrupt"},
+		{"wrong check", string(encodePos(5, time.Now())[:len(encodePos(5, time.Now()))-1]) + "x", "is corrupt"},
+		{"negative", "-1 0 " + cursorCheck(-1, time.UnixMilli(0)), "is corrupt"},
+		{"too long", strings.Repeat("7", 4*maxPosAttr), "is corrupt: it is longer than"},
+	}
+	for _, tc := range attrs {
+		t.Run("attribute "+tc.name, func(t *testing.T) {
+			corruptPositionIsSetAside(t, newRepairStore, func(st *Store) string { return attrPlace(st.Path("alice")) }, func(t *testing.T, st *Store) {
+				setAttr(t, st, "alice", tc.value)
+			}, tc.says, false)
+		})
+	}
+}
+
+// corruptPositionIsSetAside is the body of the tests above: place(log) is
+// where the position is, as the sentences name it; spoil breaks it.
+func corruptPositionIsSetAside(t *testing.T, newStore func(*testing.T) (*Store, *repairs),
+	place func(*Store) string, spoil func(*testing.T, *Store), says string, isDir bool) {
+	st, rep := newStore(t)
+	mustAppend(t, st, "alice", "one")
+	if err := st.Commit("alice", mustRead(t, st, "alice")); err != nil {
+		t.Fatal(err)
+	}
+	mustAppend(t, st, "alice", "two")
+	path := place(st)
+	spoil(t, st)
+
+	if has, err := st.HasUnread("alice"); err != nil || !has {
+		t.Errorf("HasUnread = %v, %v; want true: there is something to deliver", has, err)
+	}
+	stats, err := st.Stats("alice")
+	if err != nil || !strings.Contains(stats.Broken, path+" "+says) || stats.Total != 2 || stats.Unread != 2 {
+		t.Errorf("Stats = %+v, %v; want broken (%s %s), 2 of 2 unread", stats, err, path, says)
+	}
+	if len(setAside(t, st, "alice")) != 0 || len(rep.list()) != 0 {
+		t.Fatal("Stats repaired: read-only calls must not change anything")
+	}
+
+	b, err := st.ReadUnread("alice")
+	if err != nil {
+		t.Fatalf("ReadUnread with a corrupt read position: %v", err)
+	}
+	assertContents(t, b, "one", "two") // delivered again, never lost
+	if err := st.Commit("alice", b); err != nil {
+		t.Fatal(err)
+	}
+	if b := mustRead(t, st, "alice"); !b.Empty() {
+		t.Errorf("unread after commit: %q", contents(b))
+	}
+	if stats, _ := st.Stats("alice"); stats.Broken != "" || stats.Unread != 0 {
+		t.Errorf("Stats after the repair = %+v", stats)
+	}
+
+	aside := setAside(t, st, "alice")
+	if len(aside) != 1 {
+		t.Fatalf("set aside: %v, want one file", aside)
+	}
+	if fi, err := os.Lstat(aside[0]); err != nil || fi.IsDir() != isDir {
+		t.Errorf("the bad read position was not kept: %v %v", fi, err)
+	}
+	errs := rep.list()
+	if len(errs) != 1 {
+		t.Fatalf("OnRepair told %d times, want once: %v", len(errs), errs)
+	}
+	msg := errs[0].Error()
+	if !errors.Is(errs[0], ErrCorruptCursor) || !strings.Contains(msg, path+" "+says) ||
+		!strings.Contains(msg, aside[0]) {
+		t.Errorf("OnRepair told %q, want it to say %s %s and name %s", msg, path, says, aside[0])
+	}
+}
+
+func corruptCursorFileIsSetAside(t *testing.T) {
 	cases := []struct {
 		name  string
 		spoil func(t *testing.T, path string, good []byte)
@@ -77,61 +175,14 @@ func TestCorruptCursorIsSetAsideAndMessagesArrive(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			st, rep := newRepairStore(t)
-			mustAppend(t, st, "alice", "one")
-			if err := st.Commit("alice", mustRead(t, st, "alice")); err != nil {
-				t.Fatal(err)
-			}
-			mustAppend(t, st, "alice", "two")
-			path := st.cursorPath("alice")
-			good, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.spoil(t, path, good)
-
-			if has, err := st.HasUnread("alice"); err != nil || !has {
-				t.Errorf("HasUnread = %v, %v; want true: there is something to deliver", has, err)
-			}
-			stats, err := st.Stats("alice")
-			if err != nil || !strings.Contains(stats.Broken, path+" "+tc.says) || stats.Total != 2 || stats.Unread != 2 {
-				t.Errorf("Stats = %+v, %v; want broken (%s %s), 2 of 2 unread", stats, err, path, tc.says)
-			}
-			if len(setAside(t, st, "alice")) != 0 || len(rep.list()) != 0 {
-				t.Fatal("Stats repaired: read-only calls must not change anything")
-			}
-
-			b, err := st.ReadUnread("alice")
-			if err != nil {
-				t.Fatalf("ReadUnread with a corrupt read position: %v", err)
-			}
-			assertContents(t, b, "one", "two") // delivered again, never lost
-			if err := st.Commit("alice", b); err != nil {
-				t.Fatal(err)
-			}
-			if b := mustRead(t, st, "alice"); !b.Empty() {
-				t.Errorf("unread after commit: %q", contents(b))
-			}
-			if stats, _ := st.Stats("alice"); stats.Broken != "" || stats.Unread != 0 {
-				t.Errorf("Stats after the repair = %+v", stats)
-			}
-
-			aside := setAside(t, st, "alice")
-			if len(aside) != 1 {
-				t.Fatalf("set aside: %v, want one file", aside)
-			}
-			if fi, err := os.Lstat(aside[0]); err != nil || fi.IsDir() != tc.isDir {
-				t.Errorf("the bad read position was not kept: %v %v", fi, err)
-			}
-			errs := rep.list()
-			if len(errs) != 1 {
-				t.Fatalf("OnRepair told %d times, want once: %v", len(errs), errs)
-			}
-			msg := errs[0].Error()
-			if !errors.Is(errs[0], ErrCorruptCursor) || !strings.Contains(msg, path+" "+tc.says) ||
-				!strings.Contains(msg, aside[0]) {
-				t.Errorf("OnRepair told %q, want it to say %s %s and name %s", msg, path, tc.says, aside[0])
-			}
+			corruptPositionIsSetAside(t, newFileCursorRepairStore, func(st *Store) string { return st.cursorPath("alice") }, func(t *testing.T, st *Store) {
+				path := st.cursorPath("alice")
+				good, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tc.spoil(t, path, good)
+			}, tc.says, tc.isDir)
 		})
 	}
 }
@@ -139,25 +190,34 @@ func TestCorruptCursorIsSetAsideAndMessagesArrive(t *testing.T) {
 // Commit under the lock repairs as well: a read position broken between a
 // read and its commit does not stop the commit.
 func TestCommitRepairsACorruptCursor(t *testing.T) {
-	st, rep := newRepairStore(t)
-	mustAppend(t, st, "alice", "one")
-	b := mustRead(t, st, "alice")
-	writeFile(t, st.cursorPath("alice"), "{garbage")
-	if err := st.Commit("alice", b); err != nil {
-		t.Fatalf("Commit with a corrupt read position: %v", err)
+	spoil := map[string]func(*testing.T, *Store){
+		"file":      func(t *testing.T, st *Store) { writeFile(t, st.cursorPath("alice"), "{garbage") },
+		"attribute": func(t *testing.T, st *Store) { setAttr(t, st, "alice", "{garbage") },
 	}
-	if got := mustRead(t, st, "alice"); !got.Empty() {
-		t.Errorf("unread after commit: %q", contents(got))
-	}
-	if len(rep.list()) != 1 || len(setAside(t, st, "alice")) != 1 {
-		t.Errorf("repairs %v, set aside %v", rep.list(), setAside(t, st, "alice"))
+	for what, spoil := range spoil {
+		t.Run(what, func(t *testing.T) {
+			st, rep := newRepairStore(t)
+			st.fileCursors = what == "file"
+			mustAppend(t, st, "alice", "one")
+			b := mustRead(t, st, "alice")
+			spoil(t, st)
+			if err := st.Commit("alice", b); err != nil {
+				t.Fatalf("Commit with a corrupt read position: %v", err)
+			}
+			if got := mustRead(t, st, "alice"); !got.Empty() {
+				t.Errorf("unread after commit: %q", contents(got))
+			}
+			if len(rep.list()) != 1 || len(setAside(t, st, "alice")) != 1 {
+				t.Errorf("repairs %v, set aside %v", rep.list(), setAside(t, st, "alice"))
+			}
+		})
 	}
 }
 
 // A reader without the lock that sees a record torn by a write under way
 // reads again, and finally under the lock: never a repair, never an error.
 func TestTornCursorIsNotMistakenForCorruption(t *testing.T) {
-	st, rep := newRepairStore(t)
+	st, rep := newFileCursorRepairStore(t)
 	mustAppend(t, st, "alice", "one")
 	first := mustRead(t, st, "alice")
 	mustAppend(t, st, "alice", "two")
@@ -168,7 +228,7 @@ func TestTornCursorIsNotMistakenForCorruption(t *testing.T) {
 	torn := append(append([]byte(nil), good[:40]...), []byte(strings.Repeat("#", len(good)-40))...)
 
 	// A writer mid-commit: it holds the lock while the record is torn.
-	unlock, err := statefile.Lock(st.Path("alice"))
+	h, err := statefile.HoldLog(st.Path("alice"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +244,7 @@ func TestTornCursorIsNotMistakenForCorruption(t *testing.T) {
 	}()
 	time.Sleep(50 * time.Millisecond) // the reader's quick retries see the torn record
 	writeFile(t, st.cursorPath("alice"), string(good))
-	unlock()
+	h.Unlock()
 
 	r := <-done
 	if r.err != nil {
@@ -200,7 +260,7 @@ func TestTornCursorIsNotMistakenForCorruption(t *testing.T) {
 // there yet) is set aside like a corrupt one: the link is moved, never
 // followed, so the file outside stays as it was and none is created.
 func TestSymlinkedCursorIsSetAsideNotFollowed(t *testing.T) {
-	st, rep := newRepairStore(t)
+	st, rep := newFileCursorRepairStore(t)
 	outside, unchanged := outsideFile(t)
 	dangling := filepath.Join(t.TempDir(), "created-outside")
 	for _, target := range []string{outside, dangling} {

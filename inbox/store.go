@@ -54,6 +54,9 @@ type Store struct {
 	dir      string
 	poll     time.Duration
 	onRepair func(name string, err error)
+	// fileCursors keeps read positions in NAME.cursor files, as where the
+	// file system has no extended attributes (tests of that layout).
+	fileCursors bool
 
 	mu      sync.Mutex
 	subs    map[string]map[*subscriber]struct{} // by inbox name
@@ -187,9 +190,10 @@ func (s *Store) Names() ([]string, error) {
 }
 
 // appendLog writes line, which ends with '\n', at the end of the inbox
-// file path under its lock, through the descriptor kept open for it.
+// file path under its lock, through the descriptor kept open for it: the
+// log's own, which the lock is a flock of.
 func appendLog(path string, line []byte) error {
-	h, err := statefile.Hold(path)
+	h, err := statefile.HoldLog(path, true)
 	if err != nil {
 		return err
 	}

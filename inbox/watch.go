@@ -193,6 +193,11 @@ func (s *Store) startDirWatcher() *dirWatcher {
 				if !ok {
 					return
 				}
+				if ev.Op == fsnotify.Chmod {
+					// A read position set on a log (its extended attribute)
+					// or a chmod: no new line.
+					continue
+				}
 				base := filepath.Base(ev.Name)
 				if name, isLog := strings.CutSuffix(base, logExt); isLog && name != "" {
 					s.notify(name)

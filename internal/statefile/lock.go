@@ -6,6 +6,7 @@ package statefile
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,11 +19,14 @@ import (
 const maxHeldFiles = 1024
 
 // lockEntry is one locked path: its in-process mutex, its cross-process
-// lock on path+".lock" (a flock(2) on a descriptor kept open), and the
-// files kept open for it. lf and files are only touched while mu is held:
-// a flock is held by an open file, not by a goroutine, so the mutex comes first.
+// lock (a flock(2) on a descriptor kept open: of path+".lock", or, for a
+// log locked on itself (HoldLog), of the log's own append descriptor), and
+// the files kept open for it. lf and files are only touched while mu is
+// held: a flock is held by an open file, not by a goroutine, so the mutex
+// comes first.
 type lockEntry struct {
 	path  string // absolute
+	self  bool   // locked on the file itself (HoldLog), never through path+".lock"
 	mu    sync.Mutex
 	lf    lockFile  // guarded by mu
 	files heldFiles // guarded by mu
@@ -46,7 +50,7 @@ var locks lockTable
 // the unix systems), whose descriptor stays open from one lock to the next.
 // unlock is safe to call more than once.
 func Lock(path string) (unlock func(), err error) {
-	e, err := locks.lock(path)
+	e, err := locks.lock(path, false, true)
 	if err != nil {
 		return nil, err
 	}
@@ -54,24 +58,42 @@ func Lock(path string) (unlock func(), err error) {
 	return func() { once.Do(e.unlock) }, nil
 }
 
-// lock takes path's mutex and flock and returns its entry, held.
-func (t *lockTable) lock(path string) (*lockEntry, error) {
+// lock takes path's mutex and flock and returns its entry, held. self
+// locks the file itself (where the system allows, see selfLocking), which
+// create makes if it is missing; a lock file is always created.
+func (t *lockTable) lock(path string, self, create bool) (*lockEntry, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
+	self = self && selfLocking
 	v, ok := t.entries.Load(abs)
 	if !ok {
-		v, _ = t.entries.LoadOrStore(abs, &lockEntry{path: abs, lf: newLockFile(), files: newHeldFiles()})
+		v, _ = t.entries.LoadOrStore(abs, &lockEntry{path: abs, self: self, lf: newLockFile(), files: newHeldFiles()})
 	}
 	e := v.(*lockEntry)
+	if e.self != self {
+		// Two kinds of lock on one path would not exclude each other.
+		return nil, fmt.Errorf("lock %s: it is locked both on itself and through a lock file", path)
+	}
 	e.mu.Lock()
-	// A link at the lock file's path is refused, not created through.
-	opened, err := e.lf.lock(abs + ".lock")
+	var opened int
+	if self {
+		opened, err = e.files.lockSelf(abs, create)
+		if err != nil {
+			err = linkRefusal(abs, err)
+		}
+	} else {
+		// A link at the lock file's path is refused, not created through.
+		opened, err = e.lf.lock(abs + ".lock")
+		if err != nil {
+			err = linkRefusal(abs+".lock", err)
+		}
+	}
 	t.open.Add(int64(opened))
 	if err != nil {
 		e.mu.Unlock()
-		return nil, fmt.Errorf("lock %s: %w", path, linkRefusal(abs+".lock", err))
+		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	if opened > 0 && t.open.Load() > maxHeldFiles {
 		t.trim(e)
@@ -81,7 +103,11 @@ func (t *lockTable) lock(path string) (*lockEntry, error) {
 
 // unlock releases the flock, then the mutex.
 func (e *lockEntry) unlock() {
-	locks.open.Add(-int64(e.lf.unlock() + e.files.unlock()))
+	if e.self {
+		locks.open.Add(-int64(e.files.unlockSelf()))
+	} else {
+		locks.open.Add(-int64(e.lf.unlock() + e.files.unlock()))
+	}
 	e.mu.Unlock()
 }
 
@@ -98,11 +124,63 @@ type Held struct{ e *lockEntry }
 
 // Hold takes path's lock as Lock does and returns it held.
 func Hold(path string) (Held, error) {
-	e, err := locks.lock(path)
+	e, err := locks.lock(path, false, true)
 	if err != nil {
 		return Held{}, err
 	}
 	return Held{e}, nil
+}
+
+// HoldLog takes the lock of the append-only log path on the log itself:
+// flock(2) on its append descriptor, kept open from one hold to the next,
+// so a log costs one file and one descriptor, not a lock file besides.
+// Once the flock is held, an lstat checks that path still names that file;
+// a log removed or renamed over is locked anew, as a fresh open would be.
+// create makes a missing log (empty); without it a missing log is an error
+// wrapping fs.ErrNotExist and nothing is made. A link at path is refused,
+// and so is anything but a regular file (a FIFO is never waited on).
+// Every locker of path must use HoldLog: a lock through path+".lock" would
+// not exclude it. Off the unix systems it is Hold (a lock file).
+func HoldLog(path string, create bool) (Held, error) {
+	e, err := locks.lock(path, true, create)
+	if err != nil {
+		return Held{}, err
+	}
+	return Held{e}, nil
+}
+
+// SameFile reports whether id (IDOf an open file, or of an lstat) is the
+// file the lock is held on, or for a Hold, the file path names now: the
+// file was not replaced since id was taken. A zero id is taken as the same.
+func (h Held) SameFile(id FileID) bool {
+	if id == (FileID{}) {
+		return true
+	}
+	if !h.e.self {
+		now, err := os.Lstat(h.e.path)
+		return err == nil && IDOf(now) == id
+	}
+	return h.e.files.sameFile(id)
+}
+
+// Attr reads the extended attribute name of the log a HoldLog holds into
+// buf and returns its length: ErrNoAttr when it has none, an error wrapping
+// errors.ErrUnsupported where the file system (or the system) keeps none,
+// ErrAttrTooLong when it does not fit in buf.
+func (h Held) Attr(name string, buf []byte) (int, error) {
+	return h.e.files.attr(h.e.path, name, buf)
+}
+
+// SetAttr sets the extended attribute name of the log a HoldLog holds to
+// value, in one call that readers see whole (the old value or the new).
+func (h Held) SetAttr(name string, value []byte) error {
+	return h.e.files.setAttr(h.e.path, name, value)
+}
+
+// RemoveAttr removes the extended attribute name of the log a HoldLog
+// holds; one that is not there is no error.
+func (h Held) RemoveAttr(name string) error {
+	return h.e.files.removeAttr(h.e.path, name)
 }
 
 // Unlock releases the lock; the kept descriptors stay open for the next hold.
@@ -119,7 +197,7 @@ func (h Held) AppendLine(line []byte) error {
 		l[len(line)] = '\n'
 		line = l
 	}
-	opened, err := h.e.files.appendLine(h.e.path, line)
+	opened, err := h.e.files.appendLine(h.e.path, line, h.e.self)
 	locks.open.Add(int64(opened))
 	if opened > 0 && locks.open.Load() > maxHeldFiles {
 		locks.trim(h.e)

@@ -105,13 +105,20 @@ func Refusal(err error) error {
 
 // linkRefusal turns the error of an open with O_NOFOLLOW of a symbolic
 // link (ELOOP on Linux, EMLINK or EFTYPE on some BSDs) into a sentence
-// naming path; other errors pass unchanged. A missing file needs no look.
+// naming path, and that of a failed open of what is no regular file (a
+// directory opened for writing, a FIFO without a reader) into another;
+// other errors pass unchanged. A missing file needs no look.
 func linkRefusal(path string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || Refusal(err) != nil {
 		return err
 	}
-	if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	fi, lerr := os.Lstat(path)
+	switch {
+	case lerr != nil:
+	case fi.Mode()&fs.ModeSymlink != 0:
 		return &LinkError{path}
+	case !fi.Mode().IsRegular():
+		return &NotRegularError{path, fi.Mode()}
 	}
 	return err
 }
@@ -126,3 +133,25 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, limit))
 }
+
+// ErrNoAttr is the error of an extended attribute a file does not have.
+var ErrNoAttr = errors.New("no such extended attribute")
+
+// ErrAttrTooLong is wrapped by the error of an extended attribute longer
+// than the buffer given for it.
+var ErrAttrTooLong = errors.New("extended attribute too long")
+
+// errNotHeld is the error of an attribute call on a log whose descriptor
+// is not open (a Held that is not a HoldLog).
+var errNotHeld = errors.New("the file is not held open by its own lock")
+
+// FileAttr reads the extended attribute name of the open file f into buf
+// and returns its length; errors as Held.Attr's.
+func FileAttr(f *os.File, name string, buf []byte) (int, error) {
+	return fdAttr(int(f.Fd()), f.Name(), name, buf)
+}
+
+// FileID tells one file from another (device and inode): a path renamed
+// over, or removed and made anew, names a file with another. The zero
+// FileID is a file not told apart (off the unix systems).
+type FileID struct{ dev, ino uint64 }

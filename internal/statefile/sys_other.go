@@ -13,6 +13,10 @@ import (
 // oNoFollow is 0 where open has no O_NOFOLLOW; Open looks first instead.
 const oNoFollow = 0
 
+// selfLocking is false here: HoldLog takes a lock file, as Hold does (a
+// lock on the log itself would keep other processes from reading it).
+const selfLocking = false
+
 // openFile is os.OpenFile here.
 func openFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	return os.OpenFile(path, flag, perm)
@@ -27,7 +31,7 @@ func newHeldFiles() heldFiles { return heldFiles{} }
 func (h *heldFiles) unlock() (closed int) { return 0 }
 
 // appendLine opens path for appending, writes line in one call and closes it.
-func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error) {
+func (h *heldFiles) appendLine(path string, line []byte, _ bool) (opened int, err error) {
 	f, err := Open(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return 0, err
@@ -55,6 +59,25 @@ func (h *heldFiles) writeRecord(path string, rec []byte) (opened int, err error)
 }
 
 func (h *heldFiles) close() int { return 0 }
+
+// lockSelf is never called here (selfLocking is false).
+func (h *heldFiles) lockSelf(path string, create bool) (opened int, err error) {
+	return 0, &fs.PathError{Op: "lock", Path: path, Err: errNotHeld}
+}
+
+func (h *heldFiles) unlockSelf() (closed int) { return 0 }
+
+func (h *heldFiles) attr(path, name string, buf []byte) (int, error) {
+	return fdAttr(-1, path, name, buf)
+}
+
+func (h *heldFiles) setAttr(path, name string, value []byte) error {
+	return fdSetAttr(-1, path, name, value)
+}
+
+func (h *heldFiles) removeAttr(path, name string) error {
+	return fdRemoveAttr(-1, path, name)
+}
 
 // lockFile, off the unix systems, is gofrs/flock, which opens the lock
 // file at each lock and closes it at each unlock.
@@ -93,3 +116,9 @@ func writeNew(path string, data []byte, perm os.FileMode) error {
 	t := uniqueStamp()
 	return os.Chtimes(path, t, t)
 }
+
+// sameFile is not called here (no entry locks itself).
+func (h *heldFiles) sameFile(FileID) bool { return false }
+
+// IDOf is the zero FileID here: files are not told apart (SameFile says yes).
+func IDOf(fs.FileInfo) FileID { return FileID{} }

@@ -13,11 +13,20 @@ import (
 // oNoFollow makes open(2) refuse a symbolic link at the last component.
 const oNoFollow = syscall.O_NOFOLLOW
 
-// fileID tells one file from another: a path renamed over or removed and
-// made anew has a new one.
-type fileID struct{ dev, ino uint64 }
+// selfLocking: HoldLog flocks the log itself.
+const selfLocking = true
+
+type fileID = FileID
 
 func idOf(st *syscall.Stat_t) fileID { return fileID{uint64(st.Dev), uint64(st.Ino)} }
+
+// IDOf is the identity of the file fi describes (from a stat or an lstat).
+func IDOf(fi fs.FileInfo) FileID {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return idOf(st)
+	}
+	return FileID{}
+}
 
 // heldFiles are the descriptors kept open for one locked path between
 // calls: the path's own, for appends (O_APPEND puts every write at the
@@ -25,7 +34,7 @@ func idOf(st *syscall.Stat_t) fileID { return fileID{uint64(st.Dev), uint64(st.I
 // (an inbox's read position). Raw syscalls on purpose: os.OpenFile
 // registers a regular file with the poller, five more syscalls per open.
 type heldFiles struct {
-	appendFD int // -1 when closed
+	appendFD int // -1 when closed; for a log locked on itself, the flocked descriptor
 	appendID fileID
 	recordFD int // -1 when closed
 	recordID fileID
@@ -37,9 +46,13 @@ func newHeldFiles() heldFiles { return heldFiles{appendFD: -1, recordFD: -1} }
 func (h *heldFiles) unlock() (closed int) { return 0 }
 
 // appendLine writes line at the end of path in one write(2); the caller
-// holds path's lock. It returns how many descriptors it opened (or, when
-// negative, closed).
-func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error) {
+// holds path's lock. self says the lock is the append descriptor's own
+// flock (HoldLog), which checked that path names it. It returns how many
+// descriptors it opened (or, when negative, closed).
+func (h *heldFiles) appendLine(path string, line []byte, self bool) (opened int, err error) {
+	if self {
+		return 0, h.appendLocked(path, line)
+	}
 	if h.appendFD >= 0 {
 		var st syscall.Stat_t
 		if syscall.Lstat(path, &st) != nil || idOf(&st) != h.appendID {
@@ -54,8 +67,17 @@ func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error)
 		h.appendFD, h.appendID = fd, id
 		opened++
 	}
-	// One write in all but a short write, which writes the rest or learns
-	// why not (a full disk: ENOSPC).
+	if err := h.appendLocked(path, line); err != nil {
+		opened -= h.closeAppend() // start from a fresh descriptor next time
+		return opened, err
+	}
+	return opened, nil
+}
+
+// appendLocked writes line through the open append descriptor, in one
+// write(2) in all but a short write, which writes the rest or learns why
+// not (a full disk: ENOSPC). A torn tail is cut off again.
+func (h *heldFiles) appendLocked(path string, line []byte) error {
 	written, err := writeAll(h.appendFD, line)
 	if err != nil && written > 0 {
 		// A torn tail would glue itself to the next line; the caller holds the
@@ -66,10 +88,77 @@ func (h *heldFiles) appendLine(path string, line []byte) (opened int, err error)
 		}
 	}
 	if err != nil {
-		opened -= h.closeAppend() // start from a fresh descriptor next time
-		return opened, &fs.PathError{Op: "write", Path: path, Err: err}
+		return &fs.PathError{Op: "write", Path: path, Err: err}
 	}
-	return opened, nil
+	return nil
+}
+
+// lockSelf takes the flock of the log path on its own append descriptor,
+// opening it (and, with create, making the log) when it is not open. A
+// log removed or replaced since is noticed once the flock is held (the
+// path names another file, or none) and locked anew, as lockFile.lock does.
+func (h *heldFiles) lockSelf(path string, create bool) (opened int, err error) {
+	flag := syscall.O_APPEND | syscall.O_WRONLY
+	if create {
+		flag |= syscall.O_CREAT
+	}
+	for range 100 {
+		if h.appendFD < 0 {
+			fd, id, err := openID(path, flag, 0o644)
+			if err != nil {
+				return opened, err
+			}
+			h.appendFD, h.appendID = fd, id
+			opened++
+		}
+		if err := retryEINTR(func() error { return syscall.Flock(h.appendFD, syscall.LOCK_EX) }); err != nil {
+			opened -= h.closeAppend()
+			return opened, &fs.PathError{Op: "flock", Path: path, Err: err}
+		}
+		var st syscall.Stat_t
+		if syscall.Lstat(path, &st) == nil && idOf(&st) == h.appendID {
+			return opened, nil
+		}
+		opened -= h.closeAppend() // closing releases the flock
+	}
+	return opened, &fs.PathError{Op: "lock", Path: path, Err: errors.New("the file keeps being replaced")}
+}
+
+// unlockSelf releases a log's own flock; the descriptor stays open for the
+// next hold. If the release fails, the descriptor is closed, which
+// releases it too.
+func (h *heldFiles) unlockSelf() (closed int) {
+	if h.appendFD < 0 {
+		return 0
+	}
+	if syscall.Flock(h.appendFD, syscall.LOCK_UN) != nil {
+		return h.closeAppend()
+	}
+	return 0
+}
+
+// sameFile reports whether id is the file of the held append descriptor.
+func (h *heldFiles) sameFile(id FileID) bool { return h.appendFD >= 0 && id == h.appendID }
+
+func (h *heldFiles) attr(path, name string, buf []byte) (int, error) {
+	if h.appendFD < 0 {
+		return 0, &fs.PathError{Op: "getxattr", Path: path, Err: errNotHeld}
+	}
+	return fdAttr(h.appendFD, path, name, buf)
+}
+
+func (h *heldFiles) setAttr(path, name string, value []byte) error {
+	if h.appendFD < 0 {
+		return &fs.PathError{Op: "setxattr", Path: path, Err: errNotHeld}
+	}
+	return fdSetAttr(h.appendFD, path, name, value)
+}
+
+func (h *heldFiles) removeAttr(path, name string) error {
+	if h.appendFD < 0 {
+		return &fs.PathError{Op: "removexattr", Path: path, Err: errNotHeld}
+	}
+	return fdRemoveAttr(h.appendFD, path, name)
 }
 
 // writeRecord writes rec, a record of fixed length, over path in place:
@@ -92,6 +181,10 @@ func (h *heldFiles) writeRecord(path string, rec []byte) (opened int, err error)
 		if err := syscall.Fstat(fd, &st); err != nil {
 			_ = syscall.Close(fd)
 			return opened, &fs.PathError{Op: "stat", Path: path, Err: err}
+		}
+		if err := checkRegularStat(path, &st); err != nil {
+			_ = syscall.Close(fd)
+			return opened, err
 		}
 		if st.Size != 0 && st.Size != int64(len(rec)) {
 			_ = syscall.Close(fd)
@@ -196,7 +289,7 @@ func closeFD(fd *int) int {
 }
 
 // openID opens path close-on-exec and returns the descriptor with the
-// identity of the file it names.
+// identity of the file it names, which must be a regular file.
 func openID(path string, flag int, perm uint32) (int, fileID, error) {
 	fd, err := openFD(path, flag, perm)
 	if err != nil {
@@ -207,7 +300,39 @@ func openID(path string, flag int, perm uint32) (int, fileID, error) {
 		_ = syscall.Close(fd)
 		return -1, fileID{}, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
+	if err := checkRegularStat(path, &st); err != nil {
+		_ = syscall.Close(fd)
+		return -1, fileID{}, err
+	}
 	return fd, idOf(&st), nil
+}
+
+// checkRegularStat refuses what an open found at path unless it is a
+// regular file (a FIFO, a device, a directory).
+func checkRegularStat(path string, st *syscall.Stat_t) error {
+	if st.Mode&syscall.S_IFMT == syscall.S_IFREG {
+		return nil
+	}
+	return &NotRegularError{path, modeOf(st)}
+}
+
+// modeOf is the type bits of st as an fs.FileMode.
+func modeOf(st *syscall.Stat_t) fs.FileMode {
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+		return fs.ModeDir
+	case syscall.S_IFIFO:
+		return fs.ModeNamedPipe
+	case syscall.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFBLK:
+		return fs.ModeDevice
+	case syscall.S_IFSOCK:
+		return fs.ModeSocket
+	case syscall.S_IFLNK:
+		return fs.ModeSymlink
+	}
+	return fs.ModeIrregular
 }
 
 // openFD opens path close-on-exec with a raw open(2). Every file opened
@@ -220,13 +345,23 @@ func openFile(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Blocking again, as os.File expects of a file it does not poll (the
+	// caller refuses what is not a regular file before any read).
+	if _, _, e := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_SETFL, uintptr(flag&syscall.O_APPEND)); e != 0 {
+		_ = syscall.Close(fd)
+		return nil, &fs.PathError{Op: "fcntl", Path: path, Err: e}
+	}
 	return os.NewFile(uintptr(fd), path), nil
 }
 
+// openFD opens with O_NONBLOCK too, so that a FIFO at a state file's path
+// is refused (by the caller's check of what it opened, or ENXIO when it
+// has no reader) instead of blocking the open until a peer comes; on a
+// regular file the flag changes nothing.
 func openFD(path string, flag int, perm uint32) (int, error) {
 	var fd int
 	err := retryEINTR(func() (err error) {
-		fd, err = syscall.Open(path, flag|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, perm)
+		fd, err = syscall.Open(path, flag|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, perm)
 		return err
 	})
 	if err != nil {
