@@ -23,9 +23,7 @@ func TestCorruptReadPositionStillDelivers(t *testing.T) {
 	if r := runBin(t, ws, nil, "", "send", "--to", "alice", "also handle empty input"); r.code != 0 {
 		t.Fatalf("send: %s", r.stderr)
 	}
-	if err := os.WriteFile(state(ws, "inbox", "alice.cursor"), []byte("this is not a read position\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	spoilReadPosition(t, ws, "alice")
 
 	srv2 := fakellm.New(func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: c.Agent + ": handled"} })
 	defer srv2.Close()
@@ -41,7 +39,7 @@ func TestCorruptReadPositionStillDelivers(t *testing.T) {
 	if !got {
 		t.Fatalf("alice never got the message sent while her read position was corrupt:\n%s", r.stderr)
 	}
-	if !strings.Contains(r.stderr, "alice: repair") || !strings.Contains(r.stderr, "alice.cursor") {
+	if !strings.Contains(r.stderr, "alice: repair") || !strings.Contains(r.stderr, readPositionPlace("alice")) {
 		t.Errorf("the person is not told of the repair:\n%s", r.stderr)
 	}
 	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), team.EventRepair, "alice") {

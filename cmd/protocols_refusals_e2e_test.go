@@ -575,10 +575,10 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 // t1, and the request delivered late changes nothing.
 func TestHandoffTimeoutThroughTheBinary(t *testing.T) {
 	if runtime.GOOS == "windows" {
-		t.Skip("holds an inbox lock file, which appends wait for only on Unix")
+		t.Skip("flocks an inbox, which appends wait for only on Unix")
 	}
 	ws := t.TempDir()
-	bobInbox := flock.New(state(ws, "inbox", "bob.jsonl.lock")) // the lock file every appender takes
+	bobInbox := flock.New(state(ws, "inbox", "bob.jsonl")) // the log itself: every appender flocks it
 	released := make(chan struct{})
 	var holdOnce sync.Once
 	var held atomic.Bool
