@@ -4,8 +4,12 @@ package inbox
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"runtime"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -44,6 +48,9 @@ func TestInboxLockIsTheLogsOwnFlock(t *testing.T) {
 // Another process's flock of the log (an appender of this version) keeps
 // a commit waiting until it is released.
 func TestCommitWaitsForAnotherHoldersFlock(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("sees the waiting flock in /proc/locks")
+	}
 	st := newTestStore(t)
 	mustAppend(t, st, "bob", "one")
 	b := mustRead(t, st, "bob")
@@ -55,12 +62,34 @@ func TestCommitWaitsForAnotherHoldersFlock(t *testing.T) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- st.Commit("bob", b) }()
-	select {
-	case err := <-done:
-		t.Fatalf("Commit returned (%v) while another holder had the log's flock", err)
-	case <-time.After(100 * time.Millisecond):
+	// The commit is blocked in flock(2) once /proc/locks lists a waiter on the log.
+	waiter := fmt.Sprintf(":%d ", fi.Sys().(*syscall.Stat_t).Ino)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		data, err := os.ReadFile("/proc/locks")
+		if err != nil {
+			t.Skipf("no /proc/locks: %v", err)
+		}
+		if slices.ContainsFunc(strings.Split(string(data), "\n"), func(l string) bool {
+			return strings.Contains(l, "-> FLOCK") && strings.Contains(l, waiter)
+		}) {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Commit returned (%v) while another holder had the log's flock", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the commit never waited on the log's flock")
+		}
+		runtime.Gosched()
 	}
 	if has, _ := st.HasUnread("bob"); !has {
 		t.Error("the position moved while another holder had the lock")

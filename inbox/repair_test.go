@@ -260,11 +260,31 @@ func TestTornCursorIsNotMistakenForCorruption(t *testing.T) {
 // there yet) is set aside like a corrupt one: the link is moved, never
 // followed, so the file outside stays as it was and none is created.
 func TestSymlinkedCursorIsSetAsideNotFollowed(t *testing.T) {
-	st, rep := newFileCursorRepairStore(t)
+	t.Run("file", func(t *testing.T) { symlinkedCursorIsSetAside(t, true) })
+	// An earlier version's NAME.cursor that is a link, on a file system
+	// with attributes: set aside as well, and the position goes on the log.
+	t.Run("attribute", func(t *testing.T) { symlinkedCursorIsSetAside(t, false) })
+}
+
+func symlinkedCursorIsSetAside(t *testing.T, fileCursors bool) {
+	st, rep := newRepairStore(t)
+	st.fileCursors = fileCursors
 	outside, unchanged := outsideFile(t)
 	dangling := filepath.Join(t.TempDir(), "created-outside")
 	for _, target := range []string{outside, dangling} {
 		mustAppend(t, st, "alice", "hi")
+		if !fileCursors {
+			// No attribute yet, so the old file is the position.
+			h, err := statefile.HoldLog(st.Path("alice"), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = h.RemoveAttr(posAttr)
+			h.Unlock()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
 		symlink(t, target, st.cursorPath("alice"))
 		if has, err := st.HasUnread("alice"); err != nil || !has {
 			t.Errorf("HasUnread = %v, %v", has, err)
@@ -276,16 +296,25 @@ func TestSymlinkedCursorIsSetAsideNotFollowed(t *testing.T) {
 		if err := st.Commit("alice", b); err != nil {
 			t.Fatal(err)
 		}
-		if fi, err := os.Lstat(st.cursorPath("alice")); err != nil || !fi.Mode().IsRegular() {
-			t.Errorf("read position after the repair: %v %v", fi, err)
-		}
 		errs := rep.list()
 		want := st.cursorPath("alice") + " is a symbolic link"
 		if len(errs) == 0 || !strings.Contains(errs[len(errs)-1].Error(), want) {
 			t.Errorf("OnRepair told %v, want %q", errs, want)
 		}
-		if err := os.Remove(st.cursorPath("alice")); err != nil {
-			t.Fatal(err)
+		if fileCursors {
+			if fi, err := os.Lstat(st.cursorPath("alice")); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("read position after the repair: %v %v", fi, err)
+			}
+			if err := os.Remove(st.cursorPath("alice")); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			if _, err := os.Lstat(st.cursorPath("alice")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the link is still there after the repair: %v", err)
+			}
+			if off, ok := positionAttr(t, st, "alice"); !ok || off != b.Pos.(filePos).next {
+				t.Errorf("position on the log %d (ok %v), want %d", off, ok, b.Pos.(filePos).next)
+			}
 		}
 	}
 	unchanged()

@@ -15,7 +15,8 @@ import (
 
 // maxHeldFiles bounds the descriptors the lock table keeps open between
 // calls (lock files included); past it, files of paths nobody holds are
-// closed (and reopened on their next use). A 200-teammate team needs about 620.
+// closed (and reopened on their next use). A 200-teammate team needs about
+// 210: one per inbox (its log, which is its lock too), a few for the rest.
 const maxHeldFiles = 1024
 
 // lockEntry is one locked path: its in-process mutex, its cross-process
