@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -96,8 +95,8 @@ func newMarkedPoller(mb markedInboxes, reg *team.Registry, leadTokens func() int
 }
 
 type fileSig struct {
-	size, cursorSize int64
-	mod, cursorMod   time.Time
+	size int64
+	mod  time.Time
 }
 
 func newPoller(store *inbox.Store, reg *team.Registry, leadTokens func() int) *poller {
@@ -106,11 +105,15 @@ func newPoller(store *inbox.Store, reg *team.Registry, leadTokens func() int) *p
 	if store != nil {
 		p.store = store
 		p.mark = func(name string) any {
-			return statSig(store.Path(name), filepath.Join(store.Dir(), name+".cursor"))
+			m, err := store.Mark(name)
+			if err != nil {
+				return err.Error() // looked at again once it reads
+			}
+			return m
 		}
 	}
 	if path := reg.Path(); path != "" {
-		p.regSig = func() fileSig { return statSig(path, "") }
+		p.regSig = func() fileSig { return statSig(path) }
 	}
 	return p
 }
@@ -224,15 +227,10 @@ func feedBefore(a, b inbox.Message) bool {
 func isResponse(m inbox.Message) bool { return strings.HasSuffix(string(m.Type), "_response") }
 
 // statSig is what tells a file changed without reading it.
-func statSig(path, cursor string) fileSig {
+func statSig(path string) fileSig {
 	var s fileSig
 	if fi, err := os.Stat(path); err == nil {
 		s.size, s.mod = fi.Size(), fi.ModTime()
-	}
-	if cursor != "" {
-		if fi, err := os.Stat(cursor); err == nil {
-			s.cursorSize, s.cursorMod = fi.Size(), fi.ModTime()
-		}
 	}
 	return s
 }
