@@ -15,6 +15,7 @@ import (
 // beside it (no lock file, no read position), the log stays the same file,
 // and the position is the new one.
 func TestCommitKeepsThePositionOnTheLog(t *testing.T) {
+	needAttrs(t)
 	st := newTestStore(t)
 	mustAppend(t, st, "bob", "one")
 	fi1, err := os.Stat(st.Path("bob"))
@@ -106,6 +107,7 @@ func oldWorkspace(t *testing.T, rec func(offset int64) []byte) *Store {
 // first commit carries it over onto the log and removes the file; a new
 // store (another process) then reads on from there.
 func TestOldLayoutPositionIsCarriedOver(t *testing.T) {
+	needAttrs(t)
 	records := map[string]func(int64) []byte{
 		"record": func(off int64) []byte {
 			rec, err := encodeCursor(off, time.Now())

@@ -144,9 +144,13 @@ func TestKeptDescriptorsAreReleased(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Each log's own descriptor, which is its lock too; the read position
-	// is on the log.
-	if got := statefile.KeptFiles() - before; got != 3 {
-		t.Errorf("3 inboxes and a read position keep %d descriptors, want 3", got)
+	// is on the log (off Linux, a NAME.cursor file kept open too).
+	want := int64(3)
+	if runtime.GOOS != "linux" {
+		want = 4
+	}
+	if got := statefile.KeptFiles() - before; got != want {
+		t.Errorf("3 inboxes and a read position keep %d descriptors, want %d", got, want)
 	}
 	if err := st.Close(); err != nil {
 		t.Fatal(err)

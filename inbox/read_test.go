@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,15 @@ func newFileCursorStore(t *testing.T) *Store {
 	st := newTestStore(t)
 	st.fileCursors = true
 	return st
+}
+
+// needAttrs skips a test of read positions kept on the logs where they
+// are kept in NAME.cursor files instead (off Linux).
+func needAttrs(t *testing.T) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("read positions are NAME.cursor files here")
+	}
 }
 
 // positionAttr is the read position kept on name's log, and whether it

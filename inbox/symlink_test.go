@@ -5,6 +5,7 @@ import (
 	"github.com/agentteam/agentteam/internal/testfs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -45,6 +46,9 @@ func TestDanglingSymlinkedInboxIsNotCreated(t *testing.T) {
 // there (a dangling one would have been created through) is left alone,
 // nothing is made through it, and appends and commits work.
 func TestOldLockFileSymlinkIsNotFollowed(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("an inbox's lock is still NAME.jsonl.lock there")
+	}
 	st := newTestStore(t)
 	target := filepath.Join(t.TempDir(), "created-outside")
 	symlink(t, target, st.Path("alice")+".lock")
