@@ -3,7 +3,7 @@ package tui
 import (
 	"strconv"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
 
 	"github.com/agentteam/agentteam/team"
 )

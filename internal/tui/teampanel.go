@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
 
 	"github.com/agentteam/agentteam/internal/mdrender"
 	"github.com/agentteam/agentteam/team"
