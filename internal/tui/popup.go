@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 )
 
 // popupRows is the most items the pop-up shows at once.
@@ -282,7 +281,7 @@ func (m *Model) popupLines(w int) []string {
 	end := min(start+popupRows, len(c.items))
 	labelW := 0
 	for _, it := range c.items[start:end] {
-		labelW = max(labelW, lipgloss.Width(it.label))
+		labelW = max(labelW, cellWidth(it.label))
 	}
 	labelW = min(labelW, w/2)
 	var out []string
