@@ -8,8 +8,6 @@ import (
 
 	"github.com/agentteam/agentteam/cmd"
 	"github.com/agentteam/agentteam/internal/sandbox"
-	// Before Bubble Tea's init: no terminal query at start (see its doc).
-	_ "github.com/agentteam/agentteam/internal/termbg"
 )
 
 // gcPercent: a team's live heap is small (a few MB) and turns over fast, so

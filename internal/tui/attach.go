@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/workspace"

@@ -1,7 +1,7 @@
 package tui
 
 import (
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team"

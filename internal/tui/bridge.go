@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"

@@ -1,68 +1,63 @@
 package tui
 
 import (
-	"bytes"
-	"encoding/base64"
 	"fmt"
-	"slices"
-	"strings"
+	"reflect"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/team"
 )
 
-// osc52Payload is the text an OSC 52 sequence in out carries; it fails
-// the test unless out is exactly one well-formed sequence.
-func osc52Payload(t *testing.T, out string) string {
+// copied is the text the command asks Bubble Tea to put on the clipboard
+// (it writes the OSC 52 sequence itself); "" when it asks for none.
+func copied(t *testing.T, cmd tea.Cmd) string {
 	t.Helper()
-	const pre, post = "\x1b]52;c;", "\x07"
-	if !strings.HasPrefix(out, pre) || !strings.HasSuffix(out, post) || strings.Count(out, pre) != 1 {
-		t.Fatalf("not one OSC 52 sequence: %q", out)
+	var got []string
+	for _, msg := range cmdMsgList(cmd) {
+		if fmt.Sprintf("%T", msg) == "tea.setClipboardMsg" {
+			got = append(got, fmt.Sprint(msg))
+		}
 	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(out, pre), post))
-	if err != nil {
-		t.Fatalf("the payload is not base64: %v (%q)", err, out)
+	if len(got) > 1 {
+		t.Fatalf("%d clipboard writes for one command: %q", len(got), got)
 	}
-	return string(raw)
+	if len(got) == 0 {
+		return ""
+	}
+	return got[0]
 }
 
-// TestCopyPutsTheLastReplyOnTheClipboard: /copy writes the lead's last
-// finished reply (not the person's prompt, not a tool call) as an OSC 52
-// sequence whose base64 payload is the reply exactly, multi-byte text too.
+// TestCopyPutsTheLastReplyOnTheClipboard: /copy puts the lead's last
+// finished reply (not the person's prompt, not a tool call) on the
+// clipboard exactly, multi-byte text too.
 func TestCopyPutsTheLastReplyOnTheClipboard(t *testing.T) {
-	var clip bytes.Buffer
-	hs := newHarness(t, 100, 30, Options{HasModel: true, Clipboard: &clip})
-	hs.enter("first")
+	hs := newHarness(t, 100, 30, Options{HasModel: true})
+	if got := copied(t, hs.enter("first")); got != "" {
+		t.Fatalf("a message to the lead copied %q", got)
+	}
 	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "old answer"}}))
 	hs.enter("second")
 	reply := "Use `Vec<String>` — ünïcödé ✓\nline two"
 	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: reply}}))
 	hs.send(events(team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"ls"}`}}))
-	if clip.Len() != 0 {
-		t.Fatal("the clipboard was written before /copy")
-	}
-	hs.enter("/copy")
-	if got := osc52Payload(t, clip.String()); got != reply {
+	cmd := hs.enter("/copy")
+	hs.mustNotSee("copied the lead's last reply") // not before the clipboard is written
+	if got := copied(t, cmd); got != reply {
 		t.Fatalf("copied %q, want the last reply %q", got, reply)
 	}
-	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(reply)) + "\x07"
-	if clip.String() != want {
-		t.Fatalf("sequence %q, want %q", clip.String(), want)
-	}
+	hs.run(cmd)
 	hs.mustSee("copied the lead's last reply")
 }
 
 // TestCopyTheFocusedTeammatesLastMessage: with a teammate focused, /copy
 // takes its last message; with nothing to copy it says so and writes nothing.
 func TestCopyTheFocusedTeammatesLastMessage(t *testing.T) {
-	var clip bytes.Buffer
-	hs := newHarness(t, 100, 30, Options{HasModel: true, Clipboard: &clip})
-	hs.enter("/copy")
-	if clip.Len() != 0 {
-		t.Fatalf("an empty conversation wrote %q", clip.String())
+	hs := newHarness(t, 100, 30, Options{HasModel: true})
+	if got := copied(t, hs.enter("/copy")); got != "" {
+		t.Fatalf("an empty conversation copied %q", got)
 	}
 	hs.mustSee("nothing to copy yet")
 	hs.eng.convs["alice"] = []openai.ChatCompletionMessage{
@@ -71,10 +66,9 @@ func TestCopyTheFocusedTeammatesLastMessage(t *testing.T) {
 		{Role: openai.ChatMessageRoleAssistant, Content: "alice's report"},
 	}
 	hs.send(members("alice:working"))
-	hs.send(tea.KeyMsg{Type: tea.KeyTab})
+	hs.send(tea.KeyPressMsg{Code: tea.KeyTab})
 	hs.flush()
-	hs.enter("/copy")
-	if got := osc52Payload(t, clip.String()); got != "alice's report" {
+	if got := copied(t, hs.enter("/copy")); got != "alice's report" {
 		t.Fatalf("copied %q, want alice's last message", got)
 	}
 }
@@ -86,11 +80,16 @@ func TestMouseIsReleasedByDefaultAndToggles(t *testing.T) {
 	if hs.m.mouse {
 		t.Fatal("the mouse is captured by default")
 	}
-	if got := cmdMsgs(hs.enter("/mouse")); !hasMsgType(got, "tea.enableMouseCellMotionMsg") {
-		t.Fatalf("/mouse did not enable the mouse: %v", got)
+	if got := hs.m.View().MouseMode; got != tea.MouseModeNone {
+		t.Fatalf("the first frame captures the mouse (%v)", got)
+	}
+	hs.enter("/mouse")
+	if got := hs.m.View().MouseMode; got != tea.MouseModeCellMotion {
+		t.Fatalf("/mouse did not capture the mouse: %v", got)
 	}
 	hs.mustSee("mouse on")
-	if got := cmdMsgs(hs.enter("/mouse off")); !hasMsgType(got, "tea.disableMouseMsg") {
+	hs.enter("/mouse off")
+	if got := hs.m.View().MouseMode; got != tea.MouseModeNone {
 		t.Fatalf("/mouse off did not release the mouse: %v", got)
 	}
 	hs.enter("/mouse sideways")
@@ -100,23 +99,20 @@ func TestMouseIsReleasedByDefaultAndToggles(t *testing.T) {
 	}
 }
 
-// cmdMsgs runs a command, and a batch's commands, and returns the
-// messages' types. Only for commands that do not wait (no ticks).
-func cmdMsgs(cmd tea.Cmd) []string {
+// cmdMsgList runs a command, and a batch's or a sequence's commands, and
+// returns their messages. Only for commands that do not wait (no ticks).
+func cmdMsgList(cmd tea.Cmd) []tea.Msg {
 	if cmd == nil {
 		return nil
 	}
 	msg := cmd()
-	if b, ok := msg.(tea.BatchMsg); ok {
-		var out []string
-		for _, c := range b {
-			out = append(out, cmdMsgs(c)...)
+	// tea.BatchMsg, and Bubble Tea's unexported sequence, are lists of commands.
+	if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeFor[tea.Cmd]() {
+		var out []tea.Msg
+		for i := range v.Len() {
+			out = append(out, cmdMsgList(v.Index(i).Interface().(tea.Cmd))...)
 		}
 		return out
 	}
-	return []string{fmt.Sprintf("%T", msg)}
-}
-
-func hasMsgType(types []string, want string) bool {
-	return slices.Contains(types, want)
+	return []tea.Msg{msg}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/team"

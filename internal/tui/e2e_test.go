@@ -65,8 +65,8 @@ func startTmux(t *testing.T, dir string) *tmuxSession {
 		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
 		os.RemoveAll(sockDir)
 	})
-	// -u CI: the program sees a terminal as a person's is (termenv takes a
-	// set CI for one without colours, and CI runs these tests with CI=true).
+	// -u CI: the program sees a terminal as a person's is (a set CI is taken
+	// for one without colours, and CI runs these tests with CI=true).
 	s.run("new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "-c", dir,
 		"env -u CI -u OPENAI_API_KEY -u OPENAI_BASE_URL -u AGENTTEAM_WORKSPACE GORACE='atexit_sleep_ms=0' PS1='"+prompt+" ' bash --norc --noprofile")
 	s.waitFor("the shell prompt", func(screen string) bool { return strings.Contains(screen, prompt) })

@@ -3,24 +3,37 @@ package tui
 import (
 	"context"
 	"fmt"
-	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 )
 
-func TestMain(m *testing.M) {
-	// Deterministic screens: no colour codes whatever the terminal.
-	lipgloss.SetColorProfile(termenv.Ascii)
-	os.Exit(m.Run())
+// colourless is a frame with no escape sequence, as Lip Gloss v1 drew it
+// for the ASCII profile these tests set before v2 (v2 styles always carry
+// their sequences; Bubble Tea takes out what the terminal cannot show).
+func colourless(frame string) string {
+	var b strings.Builder
+	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.NoTTY}
+	_, _ = w.WriteString(frame)
+	return b.String()
+}
+
+// textKey is the key press that types s.
+func textKey(s string) tea.KeyPressMsg {
+	r := []rune(s)
+	if len(r) == 1 {
+		return tea.KeyPressMsg{Code: r[0], Text: s}
+	}
+	return tea.KeyPressMsg{Code: tea.KeyExtended, Text: s}
 }
 
 // fakeEngine records what the model asked of the team.
@@ -238,31 +251,33 @@ func (hs *harness) flush() {
 	}
 }
 
-// run runs a command the model returned, a batch's commands each, and
+// run runs a command the model returned, a batch's or a sequence's commands each, and
 // gives the model their messages back. Only for commands that do not
 // wait: no agent may be working (its spinner ticks).
 func (hs *harness) run(cmd tea.Cmd) {
 	if cmd == nil {
 		return
 	}
-	switch msg := cmd().(type) {
-	case nil:
-	case tea.BatchMsg:
-		for _, c := range msg {
-			hs.run(c)
+	msg := cmd()
+	// tea.BatchMsg, and Bubble Tea's unexported sequence, are lists of commands.
+	if v := reflect.ValueOf(msg); v.Kind() == reflect.Slice && v.Type().Elem() == reflect.TypeFor[tea.Cmd]() {
+		for i := range v.Len() {
+			hs.run(v.Index(i).Interface().(tea.Cmd))
 		}
-	default:
+		return
+	}
+	if msg != nil {
 		hs.run(hs.send(msg))
 	}
 }
 
 func (hs *harness) typeText(s string) {
 	for _, r := range s {
-		hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+		hs.send(textKey(string(r)))
 	}
 }
 
-func (hs *harness) key(t tea.KeyType) tea.Cmd { return hs.send(tea.KeyMsg{Type: t}) }
+func (hs *harness) key(code rune) tea.Cmd { return hs.send(tea.KeyPressMsg{Code: code}) }
 
 // enter types s and presses enter, then runs the jobs.
 func (hs *harness) enter(s string) tea.Cmd {
@@ -272,7 +287,7 @@ func (hs *harness) enter(s string) tea.Cmd {
 	return cmd
 }
 
-func (hs *harness) view() string { return hs.m.View() }
+func (hs *harness) view() string { return colourless(hs.m.View().Content) }
 
 func (hs *harness) mustSee(parts ...string) {
 	hs.t.Helper()

@@ -3,9 +3,9 @@ package tui
 import (
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/textarea"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/lipgloss/v2"
 )
 
 // inputHeight is the rows of the input box.
@@ -25,18 +25,24 @@ type input struct {
 	attach []string
 }
 
-// newInput is the box; root is the workspace @path completes in ("": none).
-func newInput(root string) input {
+// newInput is the box; root is the workspace @path completes in ("": none),
+// light picks the styles of a light background.
+func newInput(root string, light bool) input {
 	ta := textarea.New()
 	ta.ShowLineNumbers = false
 	ta.Prompt = "┃ "
 	ta.CharLimit = 0
 	ta.MaxHeight = 0
 	ta.SetHeight(inputHeight)
-	ta.FocusedStyle.CursorLine = lipgloss.NewStyle()
-	ta.FocusedStyle.Base = lipgloss.NewStyle()
-	ta.BlurredStyle.Base = lipgloss.NewStyle()
-	// enter sends; ctrl+j (and alt+enter, how many terminals send shift+enter) is a new line.
+	st := textarea.DefaultStyles(!light)
+	st.Focused.CursorLine = lipgloss.NewStyle()
+	st.Focused.Base = lipgloss.NewStyle()
+	st.Blurred.Base = lipgloss.NewStyle()
+	ta.SetStyles(st)
+	// enter sends; ctrl+j and alt+enter (how many terminals send shift+enter)
+	// make a new line, and shift+enter where the terminal tells it apart
+	// (Bubble Tea v2 asks for keyboard enhancements: the kitty protocol,
+	// xterm's modifyOtherKeys).
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter", "shift+enter"))
 	ta.Focus()
 	return input{ta: ta, pop: popup{sel: -1}, paths: pathCache{root: root}}

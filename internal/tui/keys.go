@@ -1,10 +1,6 @@
 package tui
 
-import (
-	"strings"
-
-	"github.com/charmbracelet/lipgloss"
-)
+import "strings"
 
 // allKeys is what `?` shows: key, what it does.
 var allKeys = [][2]string{
@@ -65,7 +61,7 @@ func (m *Model) helpBar(w int) string {
 				worst = i
 			}
 		}
-		if lipgloss.Width(line) <= w || len(keys) == 1 || keys[worst].rank == 0 {
+		if cellWidth(line) <= w || len(keys) == 1 || keys[worst].rank == 0 {
 			return line
 		}
 		keys = append(keys[:worst], keys[worst+1:]...)

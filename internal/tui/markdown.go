@@ -3,9 +3,6 @@ package tui
 import (
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
-
 	"github.com/agentteam/agentteam/internal/mdrender"
 )
 
@@ -13,7 +10,8 @@ import (
 // two of margin at the right. Without colour (NO_COLOR, a dumb terminal)
 // it writes no escape sequence and keeps emphasis markers as written.
 type markdown struct {
-	light bool // the terminal has a light background (asked once, before the program starts)
+	light  bool // the terminal has a light background (settled once, before the program starts)
+	colour bool // the terminal shows colours; false: no escape sequence at all
 }
 
 // render returns the lines of text rendered at width w.
@@ -32,7 +30,7 @@ func (md *markdown) render(text string, w int) []string {
 
 func (md *markdown) theme() *mdrender.Theme {
 	switch {
-	case lipgloss.ColorProfile() == termenv.Ascii:
+	case !md.colour:
 		return &mdrender.Plain
 	case md.light:
 		return &mdrender.Light

@@ -3,11 +3,10 @@ package tui
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/textarea"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team"
@@ -31,10 +30,11 @@ type Options struct {
 	Sandbox string
 	// LightBackground picks the light markdown style.
 	LightBackground bool
+	// Colour: the terminal shows colours and the markdown is styled; false
+	// (NO_COLOR, CI, a dumb terminal) keeps it plain, emphasis markers as written.
+	Colour bool
 	// ModelLabels are the configured models, for completing /model.
 	ModelLabels []string
-	// Clipboard is the terminal /copy writes its OSC 52 sequence to; nil: /copy cannot copy.
-	Clipboard io.Writer
 	// Mouse starts with the mouse captured (the wheel scrolls); off, the terminal selects text.
 	Mouse bool
 }
@@ -108,8 +108,8 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 	st := newStyles()
 	m := &Model{
 		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
-		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground}},
-		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(root),
+		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground, colour: opts.Colour}},
+		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(root, opts.LightBackground),
 		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
 		prog: newProgress(), mouse: opts.Mouse,
 	}
@@ -141,13 +141,16 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.w, m.h = msg.Width, msg.Height
 		m.in.setWidth(m.w)
 		return m, nil
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m, m.key(msg)
-	case tea.MouseMsg:
+	case tea.PasteMsg:
+		m.paste(msg.Content)
+		return m, nil
+	case tea.MouseWheelMsg:
 		switch msg.Button {
-		case tea.MouseButtonWheelUp:
+		case tea.MouseWheelUp:
 			m.scroll(-3)
-		case tea.MouseButtonWheelDown:
+		case tea.MouseWheelDown:
 			m.scroll(3)
 		}
 		return m, nil
@@ -195,8 +198,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // handleKey handles one key press the completion pop-up left (popup.go).
-func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
-	if k.Type != tea.KeyTab && k.Type != tea.KeyShiftTab {
+func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	if ks := k.String(); ks != "tab" && ks != "shift+tab" {
 		m.hint = ""
 	}
 	if m.askKey(k) {
@@ -219,9 +222,6 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	case "enter":
-		if k.Paste {
-			break
-		}
 		m.submit()
 		if m.quitting {
 			return tea.Quit
@@ -273,14 +273,6 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case "?":
 		if m.in.empty() {
 			m.showHelp = !m.showHelp
-			return nil
-		}
-	}
-	if k.Paste {
-		// A paste is one message whatever line endings it brought.
-		text := strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(k.Runes))
-		k.Runes = []rune(text)
-		if m.in.pasteLong(text) {
 			return nil
 		}
 	}

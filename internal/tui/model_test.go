@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/inbox"
@@ -48,7 +48,7 @@ func TestViewFitsEverySize(t *testing.T) {
 			checkScreen(t, hs.view(), sz[0], sz[1])
 			busyScreen(hs)
 			checkScreen(t, hs.view(), sz[0], sz[1])
-			hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})
+			hs.send(textKey("?"))
 			checkScreen(t, hs.view(), sz[0], sz[1])
 			hs.key(tea.KeyEsc)
 			hs.key(tea.KeyTab)
@@ -186,7 +186,7 @@ func TestFocusCyclesAndTypingGoesToTheInbox(t *testing.T) {
 	if hs.m.focus != "" {
 		t.Fatalf("focus %q after cycling past the last teammate, want the lead", hs.m.focus)
 	}
-	hs.key(tea.KeyShiftTab)
+	hs.send(tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift})
 	hs.flush()
 	if hs.m.focus != "bob" {
 		t.Fatalf("shift+tab from the lead focused %q, want bob", hs.m.focus)
@@ -291,7 +291,7 @@ func TestCompletion(t *testing.T) {
 
 func TestPasteKeepsOneMessage(t *testing.T) {
 	hs := newHarness(t, 100, 30, Options{HasModel: true})
-	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("line one\nline two\r\nline three"), Paste: true})
+	hs.send(tea.PasteMsg{Content: "line one\nline two\r\nline three"})
 	if len(hs.eng.said) != 0 {
 		t.Fatal("a paste with new lines was sent before enter")
 	}
@@ -305,9 +305,9 @@ func TestPasteKeepsOneMessage(t *testing.T) {
 func TestNewlineKeysDoNotSend(t *testing.T) {
 	hs := newHarness(t, 100, 30, Options{HasModel: true})
 	hs.typeText("a")
-	hs.key(tea.KeyCtrlJ)
+	hs.send(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
 	hs.typeText("b")
-	hs.send(tea.KeyMsg{Type: tea.KeyEnter, Alt: true})
+	hs.send(tea.KeyPressMsg{Code: tea.KeyEnter, Mod: tea.ModAlt})
 	hs.typeText("c")
 	if len(hs.eng.said) != 0 {
 		t.Fatalf("sent %v on a new-line key", hs.eng.said)
@@ -376,15 +376,15 @@ func TestScrollKeepsPlaceAndFollows(t *testing.T) {
 	if hs.view() != before {
 		t.Fatal("new output moved the text the person scrolled up to")
 	}
-	hs.send(tea.MouseMsg{Button: tea.MouseButtonWheelUp})
-	hs.send(tea.MouseMsg{Button: tea.MouseButtonWheelDown})
+	hs.send(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	hs.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 	hs.key(tea.KeyPgDown)
 	hs.key(tea.KeyPgDown)
 	hs.mustSee("new report")
 	hs.mustNotSee("more below")
-	hs.send(tea.KeyMsg{Type: tea.KeyHome})
+	hs.send(tea.KeyPressMsg{Code: tea.KeyHome})
 	hs.mustSee("note 00")
-	hs.send(tea.KeyMsg{Type: tea.KeyEnd})
+	hs.send(tea.KeyPressMsg{Code: tea.KeyEnd})
 	hs.mustSee("new report")
 }
 
@@ -415,7 +415,7 @@ func TestNoModelNamesTheProvidersKey(t *testing.T) {
 func TestHelpShowsAllKeys(t *testing.T) {
 	hs := newHarness(t, 120, 40, Options{HasModel: true})
 	hs.mustNotSee("home / end")
-	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})
+	hs.send(textKey("?"))
 	hs.mustSee("home / end", "shift+tab", "ctrl+c")
 	if hs.m.in.value() != "" {
 		t.Fatal("? was typed into the input")
@@ -444,9 +444,9 @@ func TestToolResultsExpand(t *testing.T) {
 	hs.send(events(team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"ls"}`, Result: "go.mod\nmain.go"}}))
 	hs.mustSee("⚙ bash ls  ✓")
 	hs.mustNotSee("main.go")
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlO})
+	hs.send(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	hs.mustSee("│ go.mod", "│ main.go")
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlO})
+	hs.send(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	hs.mustNotSee("main.go")
 }
 
@@ -461,7 +461,7 @@ func TestLeadHistoryIsRestored(t *testing.T) {
 	for _, j := range jobs {
 		m.Update(j())
 	}
-	v := m.View()
+	v := colourless(m.View().Content)
 	iq, ia, iw := strings.Index(v, "what did we do yesterday?"), strings.Index(v, "We wrote the parser."), strings.Index(v, "welcome")
 	if iq < 0 || ia < iq || iw < ia {
 		t.Fatalf("want the restored conversation above the welcome:\n%s", v)

@@ -3,6 +3,8 @@ package tui
 import (
 	"fmt"
 	"strings"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // A paste longer than these shows in the input as one short token, such as
@@ -60,4 +62,21 @@ func (in *input) expand(s string) string {
 		pairs = append(pairs, p.token, p.text)
 	}
 	return strings.NewReplacer(pairs...).Replace(s)
+}
+
+// paste takes a bracketed paste: one message whatever line endings it
+// brought, a long one collapsed to its token. Like a key, it clears the
+// hint and starts the pop-up over.
+func (m *Model) paste(text string) {
+	text = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(text)
+	m.hint = ""
+	before := m.in.value()
+	if !m.in.pasteLong(text) {
+		m.in.ta, _ = m.in.ta.Update(tea.PasteMsg{Content: text})
+	}
+	if m.in.value() != before {
+		m.in.pop.sel = -1
+		m.in.pop.closed = ""
+	}
+	m.wantListing()
 }

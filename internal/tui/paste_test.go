@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
-func pasteMsg(s string) tea.KeyMsg {
-	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s), Paste: true}
+func pasteMsg(s string) tea.PasteMsg {
+	return tea.PasteMsg{Content: s}
 }
 
 func numberedLines(n int, prefix string) string {

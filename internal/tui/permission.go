@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -45,7 +45,7 @@ func (m *Model) permissionEvent(e team.Event, p team.Permission) {
 
 // askKey answers the first ask with a key, when the input is empty: y
 // allows once, A allows always, n starts a denial whose reason is typed.
-func (m *Model) askKey(k tea.KeyMsg) bool {
+func (m *Model) askKey(k tea.KeyPressMsg) bool {
 	if len(m.asks) == 0 || !m.in.empty() {
 		return false
 	}

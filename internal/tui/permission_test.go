@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/team"
 )
@@ -19,7 +19,7 @@ func decided(agent, id, decision string) team.Event {
 }
 
 func (hs *harness) press(s string) {
-	hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)})
+	hs.send(textKey(s))
 	hs.flush()
 }
 
@@ -90,6 +90,6 @@ func TestAWritesDiffShowsInTheConversationWhenExpanded(t *testing.T) {
 	))
 	hs.mustSee("✎ wrote a.txt (+1 −0)")
 	hs.mustNotSee("+fresh line")
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlO})
+	hs.send(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	hs.mustSee("Wrote 11 bytes to a.txt.", "+fresh line")
 }

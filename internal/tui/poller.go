@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/natsstore"

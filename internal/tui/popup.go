@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
 )
 
 // popupRows is the most items the pop-up shows at once.
@@ -135,7 +134,7 @@ func (m *Model) popupOpen() (completion, bool) {
 
 // key handles one key press: the pop-up's keys first, then the screen's;
 // after it, a pop-up shown for a changed input starts with nothing chosen.
-func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	before := m.in.value()
 	cmd, done := m.popupKey(k)
 	if !done {
@@ -164,10 +163,7 @@ func (m *Model) wantListing() {
 
 // popupKey handles ↑/↓ (choose), tab and enter (take the chosen item) and
 // esc (close) while the pop-up shows; done is false for any other key.
-func (m *Model) popupKey(k tea.KeyMsg) (tea.Cmd, bool) {
-	if k.Paste {
-		return nil, false
-	}
+func (m *Model) popupKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	c, open := m.popupOpen()
 	if !open || len(c.items) == 0 {
 		if open && k.String() == "esc" {
@@ -261,7 +257,7 @@ func (m *Model) replaceWord(word, v string) {
 		return
 	}
 	for range []rune(word) {
-		m.in.ta, _ = m.in.ta.Update(tea.KeyMsg{Type: tea.KeyBackspace})
+		m.in.ta, _ = m.in.ta.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
 	}
 	m.in.ta.InsertString(v)
 }
@@ -285,7 +281,7 @@ func (m *Model) popupLines(w int) []string {
 	end := min(start+popupRows, len(c.items))
 	labelW := 0
 	for _, it := range c.items[start:end] {
-		labelW = max(labelW, lipgloss.Width(it.label))
+		labelW = max(labelW, cellWidth(it.label))
 	}
 	labelW = min(labelW, w/2)
 	var out []string

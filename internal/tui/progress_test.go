@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/team"
 )
@@ -116,7 +116,7 @@ func TestContextFullness(t *testing.T) {
 	if !strings.Contains(status, "lead ctx 25%") {
 		t.Fatalf("status line lacks the lead's context: %q", status)
 	}
-	hs.send(tea.KeyMsg{Type: tea.KeyTab})
+	hs.send(tea.KeyPressMsg{Code: tea.KeyTab})
 	hs.flush()
 	v = hs.view()
 	if status := v[strings.LastIndex(v, "\n")+1:]; !strings.Contains(status, "alice ctx 75%") {
@@ -149,7 +149,7 @@ func TestFocusedTeammateTitleShowsItsWork(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true})
 	c := withClock(hs)
 	hs.send(members("alice:working"))
-	hs.send(tea.KeyMsg{Type: tea.KeyTab})
+	hs.send(tea.KeyPressMsg{Code: tea.KeyTab})
 	hs.flush()
 	hs.send(batchMsg{activity: map[string]string{"alice": "running bash"}})
 	c.t = c.t.Add(9 * time.Second)

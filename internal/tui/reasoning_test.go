@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
@@ -35,7 +35,7 @@ func TestReasoningIsFoldedUntilAsked(t *testing.T) {
 	hs.mustSee("thinking… (3 lines)", "It is 42")
 	hs.mustNotSee("forty-two")
 
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlT})
+	hs.send(tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl})
 	hs.mustSee("Six sevens.", "That is forty-two.", "Check: 7*6=42.", "It is 42")
 	hs.mustNotSee("thinking… (3 lines)")
 
@@ -71,7 +71,7 @@ func TestReasoningOfATurnThatCalledTools(t *testing.T) {
 	hs.enter("again")
 	hs.send(batchMsg{items: []item{{delta: &deltaChunk{agent: "lead", reasoning: "half a thought"}}}})
 	hs.send(batchMsg{items: []item{{delta: &deltaChunk{agent: "lead", restart: true, reasoning: "a whole thought\nin two lines"}}}})
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlT})
+	hs.send(tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl})
 	hs.mustSee("a whole thought")
 	hs.mustNotSee("half a thought")
 }
@@ -91,7 +91,7 @@ func TestTeammatesReasoningFromItsSession(t *testing.T) {
 	hs.key(tea.KeyTab)
 	hs.flush()
 	hs.mustSee("thinking… (2 lines)", "read_file", "a.txt says hello")
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlT})
+	hs.send(tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl})
 	hs.mustSee("a.txt should exist.", "Read it first.")
 }
 

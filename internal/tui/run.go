@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 	"sync"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/agentteam/agentteam/internal/termbg"
 	"github.com/agentteam/agentteam/team"
@@ -57,16 +60,11 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.Screen.ModelLabels = append(cfg.Screen.ModelLabels, mod.Label)
 	}
 	cfg.Screen.LightBackground = termbg.Light()
-	if cfg.Screen.Clipboard == nil {
-		cfg.Screen.Clipboard = cfg.Out
-	}
+	profile := ColourProfile(cfg.Out, os.Environ())
+	cfg.Screen.Colour = profile > colorprofile.ASCII
 	act := newActor()
 	m := New(runCtx, cfg.Screen, NewEngine(tm, chat), act.do)
-	popts := []tea.ProgramOption{tea.WithAltScreen(), tea.WithContext(runCtx), tea.WithInput(cfg.In), tea.WithOutput(cfg.Out)}
-	if cfg.Screen.Mouse {
-		popts = append(popts, tea.WithMouseCellMotion())
-	}
-	p := tea.NewProgram(m, popts...)
+	p := tea.NewProgram(m, tea.WithContext(runCtx), tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithColorProfile(profile))
 
 	poll := newTeamPoller(tm, func() int { return tm.Lead().Usage().TotalTokens })
 	b.setObserver(func(e team.Event) {
@@ -97,6 +95,21 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("the terminal UI failed: %w", perr)
 	}
 	return cerr
+}
+
+// ColourProfile is what out shows, decided once: Bubble Tea's detection
+// (NO_COLOR, TERM, COLORTERM…), and, as termenv did for Bubble Tea v1, no
+// colour under CI (a set CI is a log, not a person's terminal). Lip Gloss v2
+// styles always carry their colours; the program takes them out on the way
+// to a terminal of this profile.
+func ColourProfile(out io.Writer, env []string) colorprofile.Profile {
+	p := colorprofile.Detect(out, env)
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "CI="); ok && v != "" && p > colorprofile.ASCII {
+			p = colorprofile.ASCII
+		}
+	}
+	return p
 }
 
 // NoModelNotice is the first message when there is no key and no --demo;

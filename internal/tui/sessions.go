@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/team"
@@ -33,7 +33,7 @@ func (p sessionPicker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		p.width, p.height = msg.Width, msg.Height
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		switch msg.String() {
 		case "up", "k", "shift+tab":
 			if p.cursor > 0 {
@@ -60,7 +60,13 @@ func (p sessionPicker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return p, nil
 }
 
-func (p sessionPicker) View() string {
+func (p sessionPicker) View() tea.View {
+	v := tea.NewView(p.render())
+	v.AltScreen = true
+	return v
+}
+
+func (p sessionPicker) render() string {
 	var b strings.Builder
 	b.WriteString(pickerCut("Resume which conversation with the lead?  ↑/↓ choose · enter opens · esc leaves", p.width) + "\n\n")
 	first, last := p.window()
@@ -117,8 +123,7 @@ func pickerCut(s string, w int) string {
 // PickSession shows the picker and returns the id chosen, or "" when the
 // person left without choosing.
 func PickSession(ctx context.Context, in io.Reader, out io.Writer, list []team.SessionInfo) (string, error) {
-	p := tea.NewProgram(newSessionPicker(list), tea.WithAltScreen(), tea.WithContext(ctx),
-		tea.WithInput(in), tea.WithOutput(out))
+	p := tea.NewProgram(newSessionPicker(list), tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out))
 	m, err := p.Run()
 	if err != nil {
 		return "", fmt.Errorf("session picker: %w", err)

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/team"
 )
@@ -26,15 +26,15 @@ func pickerKey(p sessionPicker, k string) (sessionPicker, tea.Cmd) {
 	var msg tea.KeyMsg
 	switch k {
 	case "up":
-		msg = tea.KeyMsg{Type: tea.KeyUp}
+		msg = tea.KeyPressMsg{Code: tea.KeyUp}
 	case "down":
-		msg = tea.KeyMsg{Type: tea.KeyDown}
+		msg = tea.KeyPressMsg{Code: tea.KeyDown}
 	case "enter":
-		msg = tea.KeyMsg{Type: tea.KeyEnter}
+		msg = tea.KeyPressMsg{Code: tea.KeyEnter}
 	case "esc":
-		msg = tea.KeyMsg{Type: tea.KeyEsc}
+		msg = tea.KeyPressMsg{Code: tea.KeyEsc}
 	default:
-		msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+		msg = textKey(k)
 	}
 	m, cmd := p.Update(msg)
 	return m.(sessionPicker), cmd
@@ -53,7 +53,7 @@ func TestSessionPickerChoosesWithTheKeys(t *testing.T) {
 	p := newSessionPicker(pickerList())
 	m, _ := p.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	p = m.(sessionPicker)
-	v := p.View()
+	v := p.View().Content
 	for _, want := range []string{"> current", "fix the build", "20261121T090000.000", "write the docs", "first chat", "esc leaves"} {
 		if !strings.Contains(v, want) {
 			t.Fatalf("the picker lacks %q:\n%s", want, v)
@@ -62,14 +62,14 @@ func TestSessionPickerChoosesWithTheKeys(t *testing.T) {
 	for _, k := range []string{"down", "down", "down", "up"} { // the end holds
 		p, _ = pickerKey(p, k)
 	}
-	if v := p.View(); !strings.Contains(v, "> 20261121T090000.000") {
+	if v := p.View().Content; !strings.Contains(v, "> 20261121T090000.000") {
 		t.Fatalf("the cursor is not on the second archive:\n%s", v)
 	}
 	p, cmd := pickerKey(p, "enter")
 	if !quits(cmd) || p.chosen != "20261121T090000.000" {
 		t.Fatalf("enter chose %q (quit %v)", p.chosen, quits(cmd))
 	}
-	for _, line := range strings.Split(p.View(), "\n") {
+	for _, line := range strings.Split(p.View().Content, "\n") {
 		if len([]rune(line)) > 80 {
 			t.Fatalf("a line wider than the terminal: %q", line)
 		}
@@ -91,7 +91,7 @@ func TestSessionPickerCutsLongLinesToTheWidth(t *testing.T) {
 	list := pickerList()
 	list[1].Title = strings.Repeat("long title ", 20)
 	m, _ := newSessionPicker(list).Update(tea.WindowSizeMsg{Width: 60, Height: 24})
-	for _, line := range strings.Split(m.View(), "\n")[2:] {
+	for _, line := range strings.Split(m.View().Content, "\n")[2:] {
 		if len([]rune(line)) > 60 {
 			t.Fatalf("a line wider than 60 cells: %q", line)
 		}
@@ -139,7 +139,7 @@ func TestSessionPickerScrollsALongList(t *testing.T) {
 	p := m.(sessionPicker)
 	check := func(wantCursor string) {
 		t.Helper()
-		v := p.View()
+		v := p.View().Content
 		if n := strings.Count(v, "\n") + 1; n > 24 || !strings.HasPrefix(v, "Resume which") {
 			t.Fatalf("%d lines on a 24-line terminal:\n%s", n, v)
 		}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
-
 	"github.com/agentteam/agentteam/internal/mdrender"
 	"github.com/agentteam/agentteam/team"
 )
@@ -136,13 +134,13 @@ func (p *teamPanel) marker(name string) string {
 // then what it does give way to the model and cost, then the time at work.
 func (p *teamPanel) row(st styles, m team.Member, w int) string {
 	line := p.rowWith(st, m, true, true, true)
-	if m.Model != "" && lipgloss.Width(line) > w {
+	if m.Model != "" && cellWidth(line) > w {
 		line = p.rowWith(st, m, true, false, true)
 	}
-	if m.Model != "" && lipgloss.Width(line) > w {
+	if m.Model != "" && cellWidth(line) > w {
 		line = p.rowWith(st, m, false, false, true)
 	}
-	if lipgloss.Width(line) > w {
+	if cellWidth(line) > w {
 		line = p.rowWith(st, m, m.Model == "", m.Model == "", false)
 	}
 	return clipLine(line, w)

@@ -2,8 +2,9 @@ package tui
 
 import (
 	"strings"
+	"unicode/utf8"
 
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agentteam/agentteam/internal/mdrender"
@@ -19,12 +20,49 @@ func fit(lines []string, w, h int) []string {
 	return out
 }
 
+// cellWidth is lipgloss.Width(s), the cells a styled line takes, without
+// segmenting ASCII into grapheme clusters: a printable ASCII byte before
+// another ASCII byte (or the end) is a cluster of one cell, and a CSI
+// sequence of parameters (the styles' SGR) takes none. The rest, a cluster at a time, is
+// measured as Lip Gloss does; anything unusual (other escapes, controls,
+// invalid UTF-8, several lines) goes to Lip Gloss whole.
+func cellWidth(s string) int {
+	w := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		switch {
+		case b >= 0x20 && b < 0x7f && (i+1 == len(s) || s[i+1] < 0x80):
+			w++
+			i++
+		case b == 0x1b && i+1 < len(s) && s[i+1] == '[':
+			j := i + 2
+			for j < len(s) && s[j] >= 0x30 && s[j] <= 0x3f { // parameters only; intermediates go to Lip Gloss
+				j++
+			}
+			if j == len(s) || s[j] < 0x40 || s[j] > 0x7e {
+				return lipgloss.Width(s)
+			}
+			i = j + 1
+		case b >= 0x20 && b != 0x7f:
+			if r, size := utf8.DecodeRuneInString(s[i:]); r == utf8.RuneError && size <= 1 || r >= 0x80 && r < 0xa0 {
+				return lipgloss.Width(s)
+			}
+			cluster, cw := ansi.FirstGraphemeCluster(s[i:], ansi.GraphemeWidth)
+			w += cw
+			i += len(cluster)
+		default:
+			return lipgloss.Width(s)
+		}
+	}
+	return w
+}
+
 // clipLine cuts a styled line to w cells.
 func clipLine(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if lipgloss.Width(s) <= w {
+	if cellWidth(s) <= w {
 		return s
 	}
 	return ansi.Truncate(s, w, "…")
@@ -33,7 +71,7 @@ func clipLine(s string, w int) string {
 // padLine pads a styled line with spaces to exactly w cells (cutting it if longer).
 func padLine(s string, w int) string {
 	s = clipLine(s, w)
-	if n := w - lipgloss.Width(s); n > 0 {
+	if n := w - cellWidth(s); n > 0 {
 		s += strings.Repeat(" ", n)
 	}
 	return s

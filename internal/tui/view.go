@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/agentteam/agentteam/internal/mdrender"
 	"github.com/agentteam/agentteam/team"
 )
@@ -51,8 +53,19 @@ func (m *Model) layout() layout {
 func (m *Model) convWidth() int  { return max(m.layout().convW, 10) }
 func (m *Model) convHeight() int { return m.layout().convH }
 
-// View renders the whole screen: exactly h lines of at most w cells.
-func (m *Model) View() string {
+// View is the frame: the screen, on the alternate screen, with the mouse
+// captured only after /mouse on (released, the terminal selects text).
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	if m.mouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
+	return v
+}
+
+// render draws the whole screen: exactly h lines of at most w cells.
+func (m *Model) render() string {
 	if m.w <= 0 || m.h <= 0 {
 		return ""
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/inbox"
@@ -40,7 +40,7 @@ func TestEveryWriteShowsAsAFoldedDiff(t *testing.T) {
 	hs.mustSee("✎ wrote a.txt (+1 −0) · ctrl+g shows it", "✎ alice edited notes.txt (+2 −1) · ctrl+g shows it")
 	hs.mustNotSee("+fresh line", "+LINE TWO", "-line two")
 
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlG})
+	hs.send(tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
 	hs.mustSee("✎ wrote a.txt (+1 −0)", "+fresh line", "✎ alice edited notes.txt (+2 −1)", "-line two", "+LINE TWO", "+line three", "@@ -1,2 +1,3 @@")
 	hs.mustNotSee("ctrl+g shows it")
 
@@ -56,7 +56,7 @@ func TestEveryWriteShowsAsAFoldedDiff(t *testing.T) {
 	hs.mustSee("/diffs takes on or off")
 
 	// ctrl+o, which expands every tool call's result, shows a write's too.
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlO})
+	hs.send(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	hs.mustSee("ok: write_file", "+fresh line")
 }
 
@@ -88,7 +88,7 @@ func TestWritesOfOneTurnKeepTheirOwnDiffs(t *testing.T) {
 		wrote("bob", "write_file", `{"path":"dir/two.txt","content":"second\nfile\n"}`),
 		wrote("bob", "write_file", `{"path":"one.txt","content":"first file\n"}`),
 	))
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlG})
+	hs.send(tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
 	v := hs.view()
 	two, one := strings.Index(v, "bob wrote dir/two.txt (+2 −0)"), strings.Index(v, "bob wrote one.txt (+1 −0)")
 	if two < 0 || one < 0 || two > one {
@@ -142,7 +142,7 @@ func TestAWritesDiffCannotDriveTheTerminal(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true})
 	evil := "--- /dev/null\n+++ b/x.txt\n@@ -0,0 +1 @@\n+\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07gotcha\n"
 	hs.send(events(allowedWrite("alice", "write_file", "x\x1b[31m.txt", evil), wrote("alice", "write_file", `{"path":"x\u001b[31m.txt","content":"x"}`)))
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlG})
+	hs.send(tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
 	v := hs.view()
 	if strings.ContainsRune(v, 0x1b) || strings.ContainsRune(v, 0x07) {
 		t.Fatalf("control characters of the diff reached the screen:\n%q", v)
@@ -160,7 +160,7 @@ func TestALongWriteDiffIsBounded(t *testing.T) {
 	}
 	hs.send(events(allowedWrite("lead", "write_file", "big.txt", b.String()), wrote("lead", "write_file", `{"path":"big.txt","content":"…"}`)))
 	hs.mustSee("✎ wrote big.txt (+500 −0)")
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlG})
+	hs.send(tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
 	hs.mustSee(fmt.Sprintf("… %d more lines", 503-maxWriteDiffLines))
 	hs.mustNotSee("+line 499")
 
@@ -192,7 +192,7 @@ func TestFocusedTeammatesWritesShowTheirDiffs(t *testing.T) {
 	hs.key(tea.KeyTab)
 	hs.flush()
 	hs.mustSee("alice · read-only", "✎ edited notes.txt (+2 −1)")
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlG})
+	hs.send(tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
 	hs.mustSee("+LINE TWO", "-line two")
 
 	// Read first, event after: the entry becomes the write it is.
@@ -329,7 +329,7 @@ func TestAWriteShowsTheDiffItsToolCallCarries(t *testing.T) {
 		edited,
 	))
 	hs.mustSee("✎ alice wrote a.txt (+1 −0)", "✎ bob edited notes.txt (+2 −1)")
-	hs.send(tea.KeyMsg{Type: tea.KeyCtrlG})
+	hs.send(tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
 	hs.mustSee("+fresh line", "+LINE TWO", "-line two")
 	hs.mustNotSee("+guess")
 }
