@@ -22,6 +22,9 @@ type printer struct {
 	reprompt bool
 	// streaming: a reply is being written; it ends with endReply.
 	streaming bool
+	// held are lines of other agents that came while the reply's line was
+	// open: written once that line ends, so a reply's line is never cut.
+	held []string
 }
 
 // prompt is what the chat shows when it waits for the person.
@@ -31,11 +34,27 @@ func (p *printer) line(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.endLine()
+	p.flushHeld()
 	io.WriteString(p.w, clean(s)+"\n")
 	p.promptAgain()
 }
 
-// text writes streamed text as it comes.
+// aside writes a line of another agent than the lead: at once, unless the
+// lead's reply is in the middle of a line, which it then waits for.
+func (p *printer) aside(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.streaming && p.midLine {
+		p.held = append(p.held, clean(s))
+		return
+	}
+	p.endLine()
+	io.WriteString(p.w, clean(s)+"\n")
+	p.promptAgain()
+}
+
+// text writes streamed text as it comes; lines held meanwhile follow the
+// first line it ends.
 func (p *printer) text(s string) {
 	s = clean(s)
 	if s == "" {
@@ -46,8 +65,25 @@ func (p *printer) text(s string) {
 	if p.atPrompt {
 		p.endLine()
 	}
-	io.WriteString(p.w, s)
-	p.midLine, p.streaming = !strings.HasSuffix(s, "\n"), true
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 && len(p.held) > 0 {
+		io.WriteString(p.w, s[:i+1])
+		p.flushHeld()
+		s = s[i+1:]
+	}
+	if s != "" {
+		io.WriteString(p.w, s)
+		p.midLine = !strings.HasSuffix(s, "\n")
+	}
+	p.streaming = true
+}
+
+// flushHeld writes the held lines; the reply's line has just ended.
+func (p *printer) flushHeld() {
+	for _, l := range p.held {
+		io.WriteString(p.w, l+"\n")
+	}
+	p.held = nil
+	p.midLine = false
 }
 
 // endReply ends the lead's reply: the line its streamed text left open,
@@ -57,6 +93,7 @@ func (p *printer) endReply(last string) {
 	defer p.mu.Unlock()
 	p.streaming = false
 	p.endLine()
+	p.flushHeld()
 	if last != "" {
 		io.WriteString(p.w, clean(last)+"\n")
 	}
@@ -68,6 +105,7 @@ func (p *printer) leave() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.endLine()
+	p.flushHeld()
 	p.reprompt = false
 }
 
@@ -80,6 +118,7 @@ func (p *printer) showPrompt() {
 		return
 	}
 	p.endLine()
+	p.flushHeld()
 	io.WriteString(p.w, prompt)
 	p.midLine, p.atPrompt, p.reprompt, p.streaming = true, true, false, false
 }

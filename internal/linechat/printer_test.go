@@ -33,3 +33,21 @@ func TestLeaveEndsTheLastLineWithoutAPrompt(t *testing.T) {
 		t.Fatalf("output %q, want %q", got, want)
 	}
 }
+
+func TestAnotherAgentsLineWaitsForTheRepliesLineToEnd(t *testing.T) {
+	var out bytes.Buffer
+	p := &printer{w: &out}
+	p.text("- spawn alice as pro")
+	p.aside("12:00:00 alice is working") // a teammate, mid-line of the lead's reply
+	p.aside("12:00:01 alice is idle")
+	p.text("grammer: done\n- list the")
+	p.aside("12:00:02 bob is working")
+	p.text(" team: alice")
+	p.endReply("")
+	p.aside("12:00:03 alice is shutdown")
+	want := "- spawn alice as programmer: done\n12:00:00 alice is working\n12:00:01 alice is idle\n" +
+		"- list the team: alice\n12:00:02 bob is working\n12:00:03 alice is shutdown\n"
+	if got := out.String(); got != want {
+		t.Fatalf("output\n%q\nwant\n%q", got, want)
+	}
+}

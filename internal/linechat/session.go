@@ -80,7 +80,11 @@ func (s *session) event(e team.Event) {
 		}
 	}
 	if l := s.line(e); l != "" {
-		s.out.line(stamp + l)
+		if e.Agent == workspace.LeadName {
+			s.out.line(stamp + l) // the lead's own step ends its text so far
+		} else {
+			s.out.aside(stamp + l) // never cuts a line of the lead's reply
+		}
 	}
 }
 
