@@ -53,6 +53,10 @@ func main() {
 			os.Exit(appendChild(os.Args[2:]))
 		case receiveFlag:
 			os.Exit(receiveChild())
+		case profiledFlag:
+			if len(os.Args) > 2 {
+				os.Exit(profiled(os.Args[2], os.Args[3:]))
+			}
 		}
 	}
 	bin := flag.String("bin", "", "the agentteam binary (its serve runs the JetStream servers; its run is scenario 3)")
@@ -69,6 +73,7 @@ func main() {
 	agents := flag.Int("agents", 200, "scenario 3: teammates per run")
 	workers := flag.Int("workers", 10, "scenario 3: --max-workers")
 	keep := flag.Bool("keep", false, "keep the workspaces and data directories")
+	profile := flag.String("cpuprofile", "", "scenario 3: after the loops, one more run per store with agentteam and each server node in a child of this program under pprof, profiles written to PREFIX.STORE.agentteam and PREFIX.STORE.nodeN")
 	flag.Parse()
 	if *bin == "" {
 		fmt.Fprintln(os.Stderr, "storebench: -bin is required")
@@ -76,7 +81,7 @@ func main() {
 	}
 	abs, err := filepath.Abs(*bin)
 	check(err)
-	h := &harness{bin: abs, natsDir: *natsDir, r3: *r3}
+	h := &harness{bin: abs, natsDir: *natsDir, r3: *r3, profile: *profile}
 	for _, d := range strings.Split(*files, ",") {
 		if d = strings.TrimSpace(d); d != "" {
 			h.fileDirs = append(h.fileDirs, d)
@@ -124,6 +129,7 @@ type harness struct {
 	fileDirs []string
 	natsDir  string
 	r3       bool
+	profile  string
 	dirs     []string // to remove at the end (not between runs: a fresh deletion makes ext4's next files dearer)
 	seq      int
 }
@@ -174,7 +180,7 @@ func (h *harness) startServers() ([]*natsServer, error) {
 		if err != nil {
 			return out, err
 		}
-		s, err := startNATS(h.bin, k.replicas, root)
+		s, err := startNATS(h.bin, nil, k.replicas, root)
 		if err != nil {
 			return out, fmt.Errorf("%s: %w", k.name, err)
 		}
@@ -218,7 +224,7 @@ func serverOf(c storeConf, servers []*natsServer) *natsServer {
 }
 
 func (h *harness) turnScenario(loops, agents, workers int) error {
-	b := &turnBench{bin: h.bin, agents: agents, workers: workers}
+	b := &turnBench{agents: agents, workers: workers}
 	b.srv = fakellm.New(b.script)
 	defer b.srv.Close()
 	fmt.Printf("\n## 3. CPU per model turn: agentteam run, %d teammates × 3 turns, %d workers, fakellm without latency\n", agents, workers)
@@ -229,52 +235,37 @@ func (h *harness) turnScenario(loops, agents, workers int) error {
 		if err != nil {
 			return err
 		}
-		s, err := startNATS(h.bin, k.replicas, root)
+		s, err := startNATS(h.bin, nil, k.replicas, root)
 		if err != nil {
 			return err
 		}
+		c0 := s.cpu()
+		time.Sleep(2 * time.Second)
+		idle := s.cpu() - c0
 		cpu, err := s.stop()
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%-24s started and stopped with no work: %.0f ms CPU\n", k.name, ms(cpu))
+		fmt.Printf("%-24s started, idle 2 s, stopped: %.0f ms CPU in all, %.0f ms CPU per second idle\n", k.name, ms(cpu), ms(idle)/2)
 	}
 	var all []turnResult
 	for i := range loops {
-		for _, d := range h.fileDirs {
-			dir, err := h.tempDir(d, "storebench-run-")
-			if err != nil {
-				return err
-			}
-			r, err := b.run(dir, "", func() time.Duration { return 0 })
-			if err != nil {
-				return fmt.Errorf("files %s: %w", d, err)
-			}
-			r.store = "files " + d
-			all = append(all, r)
-			printTurn(i, r)
+		rs, err := h.turnLoop(b, "")
+		if err != nil {
+			return err
 		}
-		for _, k := range h.natsKinds() {
-			root, err := h.tempDir(h.natsDir, "storebench-nats-")
-			if err != nil {
-				return err
-			}
-			s, err := startNATS(h.bin, k.replicas, root)
-			if err != nil {
-				return fmt.Errorf("%s: %w", k.name, err)
-			}
-			url := fmt.Sprintf("%s/%s?replicas=%d", s.url, h.team("t"), k.replicas)
-			r, err := b.run(root, url, s.cpu)
-			cpu, serr := s.stop()
-			if err != nil {
-				return fmt.Errorf("%s: %w", k.name, err)
-			}
-			if serr != nil {
-				return serr
-			}
-			r.store, r.serverCPU = k.name, cpu
-			all = append(all, r)
-			printTurn(i, r)
+		for _, r := range rs {
+			printTurn(fmt.Sprintf("loop %d", i+1), r)
+		}
+		all = append(all, rs...)
+	}
+	if h.profile != "" {
+		rs, err := h.turnLoop(b, h.profile)
+		if err != nil {
+			return err
+		}
+		for _, r := range rs {
+			printTurn("profiled", r)
 		}
 	}
 	if v := b.srv.Violations(); len(v) > 0 {
@@ -309,8 +300,71 @@ func (h *harness) turnScenario(loops, agents, workers int) error {
 	return nil
 }
 
-func printTurn(loop int, r turnResult) {
-	fmt.Printf("loop %d  %-24s turns %4d  agentteam cpu %7.1f ms (user %6.1f, sys %6.1f) = %.3f ms/turn  server %7.1f ms = %.3f ms/turn (%.0f ms while agentteam ran)  wall %5.2f s  maxrss %5.1f MB  load %.2f\n",
-		loop+1, r.store, r.turns, ms(r.at.cpu()), ms(r.at.User), ms(r.at.Sys), r.perTurn(), ms(r.serverCPU), r.serverPerTurn(), ms(r.serverRun),
+func printTurn(loop string, r turnResult) {
+	fmt.Printf("%s  %-24s turns %4d  agentteam cpu %7.1f ms (user %6.1f, sys %6.1f) = %.3f ms/turn  server %7.1f ms = %.3f ms/turn (%.0f ms while agentteam ran)  wall %5.2f s  maxrss %5.1f MB  load %.2f\n",
+		loop, r.store, r.turns, ms(r.at.cpu()), ms(r.at.User), ms(r.at.Sys), r.perTurn(), ms(r.serverCPU), r.serverPerTurn(), ms(r.serverRun),
 		r.at.Wall.Seconds(), float64(r.at.MaxRSSKB)/1024, r.load)
+}
+
+// turnLoop runs scenario 3 once on every store. With profile set, agentteam
+// and the server nodes run in children of this program under pprof.
+func (h *harness) turnLoop(b *turnBench, profile string) ([]turnResult, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	var out []turnResult
+	label := func(store string) string {
+		return strings.NewReplacer(" ", "", "/", "_", "(", "", ")", "").Replace(store)
+	}
+	binFor := func(store, what string) (string, []string) {
+		if profile == "" {
+			return h.bin, nil
+		}
+		return self, []string{profiledFlag, profile + "." + label(store) + "." + what}
+	}
+	for _, d := range h.fileDirs {
+		dir, err := h.tempDir(d, "storebench-run-")
+		if err != nil {
+			return nil, err
+		}
+		bin, pre := binFor("files "+d, "agentteam")
+		r, err := b.run(bin, pre, dir, "", func() time.Duration { return 0 })
+		if err != nil {
+			return nil, fmt.Errorf("files %s: %w", d, err)
+		}
+		r.store = "files " + d
+		out = append(out, r)
+	}
+	for _, k := range h.natsKinds() {
+		root, err := h.tempDir(h.natsDir, "storebench-nats-")
+		if err != nil {
+			return nil, err
+		}
+		serveBin, _ := binFor(k.name, "")
+		var pre func(int) []string
+		if profile != "" {
+			pre = func(i int) []string {
+				_, p := binFor(k.name, fmt.Sprintf("node%d", i+1))
+				return p
+			}
+		}
+		s, err := startNATS(serveBin, pre, k.replicas, root)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k.name, err)
+		}
+		url := fmt.Sprintf("%s/%s?replicas=%d", s.url, h.team("t"), k.replicas)
+		bin, binPre := binFor(k.name, "agentteam")
+		r, err := b.run(bin, binPre, root, url, s.cpu)
+		cpu, serr := s.stop()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k.name, err)
+		}
+		if serr != nil {
+			return nil, serr
+		}
+		r.store, r.serverCPU = k.name, cpu
+		out = append(out, r)
+	}
+	return out, nil
 }

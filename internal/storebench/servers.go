@@ -42,8 +42,9 @@ type serveProc struct {
 var listening = regexp.MustCompile(`listening on (nats://[0-9.:]+)`)
 
 // startNATS starts n nodes (1 or 3) of `bin serve` with their data under
-// root and returns once JetStream takes streams.
-func startNATS(bin string, n int, root string) (*natsServer, error) {
+// root and returns once JetStream takes streams. pre, when set, gives the
+// arguments put before serve's for node i (the profiled child's).
+func startNATS(bin string, pre func(i int) []string, n int, root string) (*natsServer, error) {
 	s := &natsServer{replicas: n}
 	var addrs, routes []string
 	if n > 1 {
@@ -63,6 +64,9 @@ func startNATS(bin string, n int, root string) (*natsServer, error) {
 		if n > 1 {
 			args = append(args, "--cluster", addrs[i], "--routes", strings.Join(routes, ","),
 				"--cluster-name", "bench", "--server-name", fmt.Sprintf("n%d", i+1))
+		}
+		if pre != nil {
+			args = append(pre(i), args...)
 		}
 		p, err := startServe(bin, root, args)
 		if err != nil {

@@ -28,7 +28,6 @@ const spawnBatch = 50
 // turnBench is scenario 3: `agentteam run` against one fake model server
 // in this process; each run is measured from wait4 by a launcher process.
 type turnBench struct {
-	bin             string
 	agents, workers int
 	srv             *fakellm.Server
 	turns           atomic.Int64
@@ -100,7 +99,9 @@ func (r turnResult) serverPerTurn() float64 {
 
 // run runs `agentteam run` once in a fresh workspace under dir, on the
 // files (storeURL "") or on storeURL, and checks the team's answer.
-func (b *turnBench) run(dir, storeURL string, serverCPU func() time.Duration) (turnResult, error) {
+// bin with pre before agentteam's arguments is what runs (the binary, or
+// this program's profiled child).
+func (b *turnBench) run(bin string, pre []string, dir, storeURL string, serverCPU func() time.Duration) (turnResult, error) {
 	ws, err := os.MkdirTemp(dir, "storebench-ws-")
 	if err != nil {
 		return turnResult{}, err
@@ -123,7 +124,7 @@ func (b *turnBench) run(dir, storeURL string, serverCPU func() time.Duration) (t
 		return turnResult{}, err
 	}
 	defer ruR.Close()
-	l := exec.Command(self, append([]string{launchFlag, b.bin}, args...)...)
+	l := exec.Command(self, append(append([]string{launchFlag, bin}, pre...), args...)...)
 	var out, errb bytes.Buffer
 	l.Dir, l.Stdout, l.Stderr, l.ExtraFiles = ws, &out, &errb, []*os.File{ruW}
 	l.Env = append(os.Environ(), "OPENAI_API_KEY=k", "XDG_CONFIG_HOME="+ws, "AGENTTEAM_STORE=")
