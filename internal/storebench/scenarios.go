@@ -89,6 +89,9 @@ func (h *harness) wakeScenario(sends int, pace time.Duration) error {
 			ms(quantile(r.InHand, .5)), ms(quantile(r.InHand, .99)), ms(quantile(r.InHand, 1)),
 			ms(quantile(appends, .5)), ms(quantile(appends, .99)),
 			float64(r.CPU.Microseconds())/float64(sends), float64(srvCPU.Microseconds())/float64(sends), load)
+		if r.CommitErrors > 0 {
+			fmt.Printf("  %d Commits failed (each batch was read again), the first: %s\n", r.CommitErrors, r.FirstCommitErr)
+		}
 	}
 	return nil
 }

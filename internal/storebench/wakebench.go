@@ -25,6 +25,11 @@ type wakeResult struct {
 	// sent (a coalesced signal of a message already read): not in Wake.
 	Stale int
 	CPU   time.Duration // the receiver's CPU while it received (getrusage)
+	// CommitErrors counts Commits that failed; the receiver then reads
+	// again at once, as the loop's next cycle would, and skips the ids it
+	// already has (the loop's dedupe).
+	CommitErrors   int
+	FirstCommitErr string
 }
 
 const rxInbox = "rx"
@@ -51,12 +56,16 @@ func receiveChild() int {
 	fmt.Println("ready")
 	var r wakeResult
 	before := rusageSelf()
+	seen := map[string]bool{}
+	again := false // the last Commit failed: read again without a wake
 	for done := false; !done; {
-		select {
-		case <-ch:
-		case <-time.After(60 * time.Second):
-			fmt.Fprintln(os.Stderr, "storebench: receiver: no wake for 60 s")
-			return 1
+		if !again {
+			select {
+			case <-ch:
+			case <-time.After(60 * time.Second):
+				fmt.Fprintln(os.Stderr, "storebench: receiver: no wake for 60 s")
+				return 1
+			}
 		}
 		woke := time.Now()
 		b, err := mb.ReadUnread(rxInbox)
@@ -65,7 +74,12 @@ func receiveChild() int {
 			return 1
 		}
 		inHand := time.Now()
-		for i, m := range b.Messages {
+		first := true
+		for _, m := range b.Messages {
+			if seen[m.ID] {
+				continue
+			}
+			seen[m.ID] = true
 			if m.Content == "stop" {
 				done = true
 				continue
@@ -78,18 +92,24 @@ func receiveChild() int {
 			}
 			sent := time.Unix(0, ns)
 			r.InHand = append(r.InHand, inHand.Sub(sent))
-			if i == 0 {
+			if first && !again {
 				if d := woke.Sub(sent); d >= 0 {
 					r.Wake = append(r.Wake, d)
 				} else {
 					r.Stale++
 				}
 			}
+			first = false
 		}
+		again = false
 		if !b.Empty() {
 			if err := mb.Commit(rxInbox, b); err != nil {
-				fmt.Fprintln(os.Stderr, "storebench: receiver: commit:", err)
-				return 1
+				r.CommitErrors++
+				if r.FirstCommitErr == "" {
+					r.FirstCommitErr = err.Error()
+				}
+				again = !done
+				time.Sleep(time.Millisecond)
 			}
 		}
 	}
