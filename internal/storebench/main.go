@@ -271,6 +271,9 @@ func (h *harness) turnScenario(loops, agents, workers int) error {
 	if v := b.srv.Violations(); len(v) > 0 {
 		return fmt.Errorf("the fake server saw %d protocol violations, first: %s", len(v), v[0])
 	}
+	if len(all) == 0 {
+		return nil
+	}
 	fmt.Println("medians [min to max] over the loops:")
 	var names []string
 	by := map[string][]turnResult{}
@@ -304,6 +307,9 @@ func printTurn(loop string, r turnResult) {
 	fmt.Printf("%s  %-24s turns %4d  agentteam cpu %7.1f ms (user %6.1f, sys %6.1f) = %.3f ms/turn  server %7.1f ms = %.3f ms/turn (%.0f ms while agentteam ran)  wall %5.2f s  maxrss %5.1f MB  load %.2f\n",
 		loop, r.store, r.turns, ms(r.at.cpu()), ms(r.at.User), ms(r.at.Sys), r.perTurn(), ms(r.serverCPU), r.serverPerTurn(), ms(r.serverRun),
 		r.at.Wall.Seconds(), float64(r.at.MaxRSSKB)/1024, r.load)
+	if r.streams != "" {
+		fmt.Printf("  stored: %s\n", r.streams)
+	}
 }
 
 // turnLoop runs scenario 3 once on every store. With profile set, agentteam
@@ -353,9 +359,13 @@ func (h *harness) turnLoop(b *turnBench, profile string) ([]turnResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k.name, err)
 		}
-		url := fmt.Sprintf("%s/%s?replicas=%d", s.url, h.team("t"), k.replicas)
+		team := h.team("t")
+		url := fmt.Sprintf("%s/%s?replicas=%d", s.url, team, k.replicas)
 		bin, binPre := binFor(k.name, "agentteam")
 		r, err := b.run(bin, binPre, root, url, s.cpu)
+		if err == nil {
+			r.streams = s.streamCounts(team)
+		}
 		cpu, serr := s.stop()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k.name, err)

@@ -221,3 +221,43 @@ func procCPU(pid int) time.Duration {
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(u+st) * 10 * time.Millisecond
 }
+
+// streamCounts says how many messages the team's streams took (the KV
+// bucket's stream counts every registry and board write) and how many
+// consumers its inbox stream has.
+func (s *natsServer) streamCounts(team string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	nc, err := natsstore.Connect(ctx, s.urls, natsstore.ConnectOptions{Name: "storebench"})
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	var parts []string
+	for _, st := range []struct{ what, name string }{
+		{"KV writes (registry, board)", "KV_" + natsstore.BucketName(team)},
+		{"inbox messages", natsstore.StreamName(team)},
+		{"events", natsstore.EventStreamName(team)},
+	} {
+		str, err := js.Stream(ctx, st.name)
+		if err != nil {
+			parts = append(parts, st.what+" ?")
+			continue
+		}
+		info, err := str.Info(ctx)
+		if err != nil {
+			parts = append(parts, st.what+" ?")
+			continue
+		}
+		p := fmt.Sprintf("%s %d", st.what, info.State.LastSeq)
+		if st.name == natsstore.StreamName(team) {
+			p += fmt.Sprintf(" (%d consumers)", info.State.Consumers)
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
+}

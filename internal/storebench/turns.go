@@ -90,6 +90,7 @@ type turnResult struct {
 	serverCPU time.Duration // 0 on the files; wait4, start-up and shutdown included
 	serverRun time.Duration // the servers' CPU while agentteam ran (/proc, 10 ms ticks)
 	load      float64       // 1-minute load average just before the run
+	streams   string        // JetStream: what the team's streams hold after the run
 }
 
 func (r turnResult) perTurn() float64 { return ms(r.at.cpu()) / float64(r.turns) }
