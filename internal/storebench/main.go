@@ -63,7 +63,8 @@ func main() {
 	files := flag.String("files", "/tmp,/dev/shm", "directories the files store is measured on, comma-separated")
 	natsDir := flag.String("nats-dir", os.TempDir(), "where JetStream keeps its data (and scenario 3's workspaces on JetStream)")
 	r3 := flag.Bool("r3", true, "also measure a 3-node cluster with replicas 3")
-	scen := flag.String("scenarios", "append,wake,turns", "which to run, comma-separated")
+	scen := flag.String("scenarios", "append,wake,commit,turns", "which to run, comma-separated")
+	rounds := flag.Int("commit-rounds", 2000, "rounds of the commit check, per store")
 	appendN := flag.String("append-n", "1,8,64", "concurrent appenders, comma-separated")
 	appendSecs := flag.Float64("append-secs", 1, "seconds each append measurement lasts")
 	shapes := flag.String("append-shapes", "one,own", "one: every appender to one inbox; own: each to its own")
@@ -109,6 +110,8 @@ func main() {
 			check(h.appendScenario(ns, strings.Split(*shapes, ","), *appendSecs))
 		case "wake":
 			check(h.wakeScenario(*sends, *pace))
+		case "commit":
+			check(h.commitScenario(*rounds))
 		case "turns":
 			check(h.turnScenario(*loops, *agents, *workers))
 		default:

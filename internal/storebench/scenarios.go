@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // appendScenario is scenario 1: for each shape and count of appenders,
@@ -168,4 +170,60 @@ func runAppend(self string, c storeConf, srv *natsServer, n int, shape string, s
 		return r, 0, fmt.Errorf("append %s: %w", c.name, decErr)
 	}
 	return r, srvCPU, nil
+}
+
+// commitScenario is a check beside the figures: rounds of Append, then
+// ReadUnread and Commit of that one message through a second opening of
+// the store, one after the other; a Commit should never fail here.
+func (h *harness) commitScenario(rounds int) error {
+	servers, err := h.startServers()
+	defer stopAll(servers)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\n## Commit right after a read: %d rounds of Append → ReadUnread → Commit, one at a time\n", rounds)
+	confs, err := h.confs(servers)
+	if err != nil {
+		return err
+	}
+	for _, c := range confs {
+		w, wclose, err := c.open()
+		if err != nil {
+			return err
+		}
+		rd, rclose, err := c.open()
+		if err != nil {
+			wclose()
+			return err
+		}
+		fails, first := 0, ""
+		start := time.Now()
+		for i := range rounds {
+			if _, err := w.Append("c", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: strconv.Itoa(i)}); err != nil {
+				wclose()
+				rclose()
+				return err
+			}
+			b, err := rd.ReadUnread("c")
+			if err != nil {
+				wclose()
+				rclose()
+				return err
+			}
+			if err := rd.Commit("c", b); err != nil {
+				fails++
+				if first == "" {
+					first = err.Error()
+				}
+			}
+		}
+		wall := time.Since(start)
+		wclose()
+		rclose()
+		fmt.Printf("%-24s %d of %d Commits failed  (%.0f µs a round)\n", c.name, fails, rounds, float64(wall.Microseconds())/float64(rounds))
+		if first != "" {
+			fmt.Printf("  the first: %s\n", first)
+		}
+	}
+	return nil
 }
