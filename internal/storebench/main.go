@@ -19,6 +19,7 @@
 //     internal/fakellm (no latency) in this process, on the files and with
 //     --store nats://…; whole-process CPU from wait4 of agentteam and of
 //     the server processes (each run gets a fresh server), per model turn.
+//     Each run must end with every teammate shutdown (`team --json`).
 //
 // Run it from the repository root:
 //
@@ -227,7 +228,7 @@ func serverOf(c storeConf, servers []*natsServer) *natsServer {
 }
 
 func (h *harness) turnScenario(loops, agents, workers int) error {
-	b := &turnBench{agents: agents, workers: workers}
+	b := &turnBench{teamBin: h.bin, agents: agents, workers: workers}
 	b.srv = fakellm.New(b.script)
 	defer b.srv.Close()
 	fmt.Printf("\n## 3. CPU per model turn: agentteam run, %d teammates × 3 turns, %d workers, fakellm without latency\n", agents, workers)

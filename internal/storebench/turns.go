@@ -28,6 +28,7 @@ const spawnBatch = 50
 // turnBench is scenario 3: `agentteam run` against one fake model server
 // in this process; each run is measured from wait4 by a launcher process.
 type turnBench struct {
+	teamBin         string // the binary whose `team --json` checks each run's end
 	agents, workers int
 	srv             *fakellm.Server
 	turns           atomic.Int64
@@ -149,7 +150,39 @@ func (b *turnBench) run(bin string, pre []string, dir, storeURL string, serverCP
 	if got := strings.TrimSpace(out.String()); got != "noted" {
 		return turnResult{}, fmt.Errorf("agentteam's final answer is %q, want \"noted\"\n%s", got, errb.String())
 	}
+	if err := b.checkTeam(ws, storeURL); err != nil {
+		return turnResult{}, err
+	}
 	return turnResult{turns: b.turns.Load(), at: u, load: load, serverRun: srvRun}, nil
+}
+
+// checkTeam reads `agentteam team --json` of the run's workspace and store:
+// every teammate must have ended shutdown.
+func (b *turnBench) checkTeam(ws, storeURL string) error {
+	args := []string{"--workspace", ws}
+	if storeURL != "" {
+		args = append(args, "--store", storeURL)
+	}
+	c := exec.Command(b.teamBin, append(args, "team", "--json")...)
+	c.Env = append(os.Environ(), "XDG_CONFIG_HOME="+ws, "AGENTTEAM_STORE=")
+	out, err := c.Output()
+	if err != nil {
+		return fmt.Errorf("team --json: %w", err)
+	}
+	var v struct {
+		Teammates []struct{ Name, Status string } `json:"teammates"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		return fmt.Errorf("team --json: %w", err)
+	}
+	by := map[string]int{}
+	for _, m := range v.Teammates {
+		by[m.Status]++
+	}
+	if len(v.Teammates) != b.agents || by["shutdown"] != b.agents {
+		return fmt.Errorf("after the run %d teammates, by status %v; want %d, all shutdown", len(v.Teammates), by, b.agents)
+	}
+	return nil
 }
 
 // script: the lead spawns w000… in turns of 50 spawn_teammate calls, then
