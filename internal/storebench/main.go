@@ -64,7 +64,7 @@ func main() {
 	files := flag.String("files", "/tmp,/dev/shm", "directories the files store is measured on, comma-separated")
 	natsDir := flag.String("nats-dir", os.TempDir(), "where JetStream keeps its data (and scenario 3's workspaces on JetStream)")
 	r3 := flag.Bool("r3", true, "also measure a 3-node cluster with replicas 3")
-	scen := flag.String("scenarios", "append,wake,commit,turns", "which to run, comma-separated")
+	scen := flag.String("scenarios", "append,wake,commit,turns", "which to run, comma-separated (also: consumers, the cost of creating -agents durable consumers)")
 	rounds := flag.Int("commit-rounds", 2000, "rounds of the commit check, per store")
 	appendN := flag.String("append-n", "1,8,64", "concurrent appenders, comma-separated")
 	appendSecs := flag.Float64("append-secs", 1, "seconds each append measurement lasts")
@@ -111,6 +111,8 @@ func main() {
 			check(h.appendScenario(ns, strings.Split(*shapes, ","), *appendSecs))
 		case "wake":
 			check(h.wakeScenario(*sends, *pace))
+		case "consumers":
+			check(h.consumerScenario(*agents))
 		case "commit":
 			check(h.commitScenario(*rounds))
 		case "turns":

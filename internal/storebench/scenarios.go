@@ -227,3 +227,46 @@ func (h *harness) commitScenario(rounds int) error {
 	}
 	return nil
 }
+
+// consumerScenario measures what a teammate's first look at its inbox
+// costs on JetStream: HasUnread creates the agent's durable consumer (on R3
+// a raft group on every node).
+func (h *harness) consumerScenario(n int) error {
+	servers, err := h.startServers()
+	defer stopAll(servers)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\n## Durable consumers: %d inboxes looked at for the first time (HasUnread creates each consumer)\n", n)
+	confs, err := h.confs(servers)
+	if err != nil {
+		return err
+	}
+	for _, c := range confs {
+		srv := serverOf(c, servers)
+		if srv == nil {
+			continue
+		}
+		mb, closeFn, err := c.open()
+		if err != nil {
+			return err
+		}
+		look, ok := mb.(interface{ HasUnread(string) (bool, error) })
+		if !ok {
+			closeFn()
+			return fmt.Errorf("%s: no HasUnread", c.name)
+		}
+		before, s0, start := rusageSelf(), srv.cpu(), time.Now()
+		for i := range n {
+			if _, err := look.HasUnread(fmt.Sprintf("w%03d", i)); err != nil {
+				closeFn()
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+		}
+		wall, client, server := time.Since(start), rusageSelf()-before, srv.cpu()-s0
+		closeFn()
+		fmt.Printf("%-24s %.2f ms a consumer; CPU a consumer: servers %.2f ms, this process %.2f ms\n",
+			c.name, ms(wall)/float64(n), ms(server)/float64(n), ms(client)/float64(n))
+	}
+	return nil
+}
