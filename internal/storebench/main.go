@@ -64,7 +64,7 @@ func main() {
 	files := flag.String("files", "/tmp,/dev/shm", "directories the files store is measured on, comma-separated")
 	natsDir := flag.String("nats-dir", os.TempDir(), "where JetStream keeps its data (and scenario 3's workspaces on JetStream)")
 	r3 := flag.Bool("r3", true, "also measure a 3-node cluster with replicas 3")
-	scen := flag.String("scenarios", "append,wake,commit,turns", "which to run, comma-separated (also: consumers, the cost of creating -agents durable consumers)")
+	scen := flag.String("scenarios", "append,wake,commit,turns", "which to run, comma-separated (also: consumers, the cost of creating -agents durable consumers; workers, -agents teammates on 1 → 3 worker processes, needs a binary with agentteam worker)")
 	rounds := flag.Int("commit-rounds", 2000, "rounds of the commit check, per store")
 	appendN := flag.String("append-n", "1,8,64", "concurrent appenders, comma-separated")
 	appendSecs := flag.Float64("append-secs", 1, "seconds each append measurement lasts")
@@ -74,6 +74,8 @@ func main() {
 	loops := flag.Int("loops", 3, "scenario 3: loops, each running every store once")
 	agents := flag.Int("agents", 200, "scenario 3: teammates per run")
 	workers := flag.Int("workers", 10, "scenario 3: --max-workers")
+	workerCounts := flag.String("worker-counts", "1,3", "workers: how many worker processes (the lead's run counts as one), compared by wall time")
+	modelDelay := flag.Duration("model-delay", 200*time.Millisecond, "workers: the fake model's latency per turn")
 	keep := flag.Bool("keep", false, "keep the workspaces and data directories")
 	profile := flag.String("cpuprofile", "", "scenario 3: after the loops, one more run per store with agentteam and each server node in a child of this program under pprof, profiles written to PREFIX.STORE.agentteam and PREFIX.STORE.nodeN")
 	flag.Parse()
@@ -111,6 +113,14 @@ func main() {
 			check(h.appendScenario(ns, strings.Split(*shapes, ","), *appendSecs))
 		case "wake":
 			check(h.wakeScenario(*sends, *pace))
+		case "workers":
+			var ns []int
+			for _, v := range strings.Split(*workerCounts, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				check(err)
+				ns = append(ns, n)
+			}
+			check(h.workerScenario(ns, *agents, *workers, *modelDelay, *loops))
 		case "consumers":
 			check(h.consumerScenario(*agents))
 		case "commit":
