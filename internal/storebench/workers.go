@@ -24,15 +24,16 @@ type workerProc struct {
 
 // startWorker starts `bin worker` on url in its own workspace and returns
 // once it says it takes spawns.
-func startWorker(bin, dir, id, url, baseURL string, slots, queue int) (*workerProc, error) {
+// pre goes before the worker's arguments (this program's profiled child).
+func startWorker(bin string, pre []string, dir, id, url, baseURL string, slots, queue int) (*workerProc, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "noop.txt"), []byte("ok\n"), 0o644); err != nil {
 		return nil, err
 	}
-	c := exec.Command(bin, "worker", "--store", url, "--id", id, "--workspace", dir, "--base-url", baseURL,
-		"--model", "fake-model", "--max-workers", strconv.Itoa(slots), "--max-queue", strconv.Itoa(queue))
+	c := exec.Command(bin, append(append([]string(nil), pre...), "worker", "--store", url, "--id", id, "--workspace", dir, "--base-url", baseURL,
+		"--model", "fake-model", "--max-workers", strconv.Itoa(slots), "--max-queue", strconv.Itoa(queue))...)
 	c.Dir = dir
 	c.Env = append(os.Environ(), "OPENAI_API_KEY=k", "XDG_CONFIG_HOME="+dir, "AGENTTEAM_STORE=")
 	r, w, err := os.Pipe()
@@ -96,6 +97,8 @@ func (p *workerProc) stop() (time.Duration, error) {
 // with a model latency, on JetStream R1, run by the lead's process alone
 // (it is a worker too) and by it with more `agentteam worker` processes,
 // each with slots places; the wall time of `agentteam run` is compared.
+// With -cpuprofile, the run and the workers run in this program's profiled
+// child (which must then be built from a tree that has agentteam worker).
 func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Duration, loops int) error {
 	b := &turnBench{teamBin: h.bin, agents: agents, workers: slots}
 	b.srv = fakellm.New(func(c fakellm.Call) fakellm.Reply {
@@ -117,9 +120,20 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 				return err
 			}
 			url := s.url + "/" + h.team("w")
+			bin, binFor := h.bin, func(string) []string { return nil }
+			if h.profile != "" {
+				self, err := os.Executable()
+				if err != nil {
+					return err
+				}
+				bin = self
+				binFor = func(what string) []string {
+					return []string{profiledFlag, fmt.Sprintf("%s.workers%d.loop%d.%s", h.profile, n, i+1, what)}
+				}
+			}
 			var ws []*workerProc
 			for k := 1; k < n; k++ {
-				w, err := startWorker(h.bin, filepath.Join(root, fmt.Sprintf("worker%d", k)), fmt.Sprintf("w%d", k), url, b.srv.URL(), slots, agents+spawnBatch)
+				w, err := startWorker(bin, binFor(fmt.Sprintf("worker%d", k)), filepath.Join(root, fmt.Sprintf("worker%d", k)), fmt.Sprintf("w%d", k), url, b.srv.URL(), slots, agents+spawnBatch)
 				if err != nil {
 					for _, w := range ws {
 						_, _ = w.stop()
@@ -129,7 +143,7 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 				}
 				ws = append(ws, w)
 			}
-			r, runErr := b.run(h.bin, nil, root, url, s.cpu)
+			r, runErr := b.run(bin, binFor("run"), root, url, s.cpu)
 			var workersCPU time.Duration
 			var errs []error
 			for _, w := range ws {
