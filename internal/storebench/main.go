@@ -352,6 +352,9 @@ func (h *harness) turnLoop(b *turnBench, profile string) ([]turnResult, error) {
 		}
 		bin, pre := binFor("files "+d, "agentteam")
 		r, err := b.run(bin, pre, dir, "", func() time.Duration { return 0 })
+		if err == nil {
+			err = r.check
+		}
 		if err != nil {
 			return nil, fmt.Errorf("files %s: %w", d, err)
 		}
@@ -383,6 +386,9 @@ func (h *harness) turnLoop(b *turnBench, profile string) ([]turnResult, error) {
 			r.streams = s.streamCounts(team)
 		}
 		cpu, serr := s.stop()
+		if err == nil {
+			err = r.check
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k.name, err)
 		}

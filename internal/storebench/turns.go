@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -92,6 +93,7 @@ type turnResult struct {
 	serverRun time.Duration // the servers' CPU while agentteam ran (/proc, 10 ms ticks)
 	load      float64       // 1-minute load average just before the run
 	streams   string        // JetStream: what the team's streams hold after the run
+	check     error         // what checkTeam found wrong with the team's end, or nil
 }
 
 func (r turnResult) perTurn() float64 { return ms(r.at.cpu()) / float64(r.turns) }
@@ -150,10 +152,8 @@ func (b *turnBench) run(bin string, pre []string, dir, storeURL string, serverCP
 	if got := strings.TrimSpace(out.String()); got != "noted" {
 		return turnResult{}, fmt.Errorf("agentteam's final answer is %q, want \"noted\"\n%s", got, errb.String())
 	}
-	if err := b.checkTeam(ws, storeURL); err != nil {
-		return turnResult{}, err
-	}
-	return turnResult{turns: b.turns.Load(), at: u, load: load, serverRun: srvRun}, nil
+	// The check's failure is the caller's to judge (see turnResult.check).
+	return turnResult{turns: b.turns.Load(), at: u, load: load, serverRun: srvRun, check: b.checkTeam(ws, storeURL)}, nil
 }
 
 // checkTeam reads `agentteam team --json` of the run's workspace and store:
@@ -167,6 +167,10 @@ func (b *turnBench) checkTeam(ws, storeURL string) error {
 	c.Env = append(os.Environ(), "XDG_CONFIG_HOME="+ws, "AGENTTEAM_STORE=")
 	out, err := c.Output()
 	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return fmt.Errorf("team --json: %w: %s", err, strings.TrimSpace(string(ee.Stderr)))
+		}
 		return fmt.Errorf("team --json: %w", err)
 	}
 	var v struct {

@@ -163,6 +163,10 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 			if len(errs) > 0 {
 				return errs[0]
 			}
+			if r.check != nil {
+				// Reported, not fatal: the wall time is still the run's.
+				fmt.Printf("  the team's end: %v\n", r.check)
+			}
 			walls[n] = append(walls[n], r.at.Wall.Seconds())
 			fmt.Printf("loop %d  %d worker(s)  wall %6.2f s  turns %d  CPU: run %6.0f ms, other workers %6.0f ms, server %6.0f ms  load %.2f\n",
 				i+1, n, r.at.Wall.Seconds(), r.turns, ms(r.at.cpu()), ms(workersCPU), ms(srvCPU), r.load)
