@@ -91,7 +91,7 @@ func main() {
 			h.fileDirs = append(h.fileDirs, d)
 		}
 	}
-	defer func() {
+	cleanup = func() {
 		for _, d := range h.dirs {
 			if *keep {
 				fmt.Println("kept", d)
@@ -99,7 +99,8 @@ func main() {
 				_ = os.RemoveAll(d)
 			}
 		}
-	}()
+	}
+	defer cleanup()
 	h.header()
 	for _, s := range strings.Split(*scen, ",") {
 		switch strings.TrimSpace(s) {
@@ -133,9 +134,14 @@ func main() {
 	}
 }
 
+// cleanup removes the directories made so far; check runs it before
+// exiting, since os.Exit skips main's deferred call.
+var cleanup = func() {}
+
 func check(err error) {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "storebench:", err)
+		cleanup()
 		os.Exit(1)
 	}
 }
