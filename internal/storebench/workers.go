@@ -1,0 +1,189 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+)
+
+// workerProc is one `agentteam worker` child.
+type workerProc struct {
+	cmd    *exec.Cmd
+	stderr chan string // whole once it ends
+}
+
+// startWorker starts `bin worker` on url in its own workspace and returns
+// once it says it takes spawns.
+// pre goes before the worker's arguments (this program's profiled child).
+func startWorker(bin string, pre []string, dir, id, url, baseURL string, slots, queue int) (*workerProc, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "noop.txt"), []byte("ok\n"), 0o644); err != nil {
+		return nil, err
+	}
+	c := exec.Command(bin, append(append([]string(nil), pre...), "worker", "--store", url, "--id", id, "--workspace", dir, "--base-url", baseURL,
+		"--model", "fake-model", "--max-workers", strconv.Itoa(slots), "--max-queue", strconv.Itoa(queue))...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "OPENAI_API_KEY=k", "XDG_CONFIG_HOME="+dir, "AGENTTEAM_STORE=")
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	c.Stderr = w
+	if err := c.Start(); err != nil {
+		_ = r.Close()
+		_ = w.Close()
+		return nil, err
+	}
+	_ = w.Close()
+	p := &workerProc{cmd: c, stderr: make(chan string, 1)}
+	ready := make(chan struct{}, 1)
+	// The reader ends when the worker closes its stderr (at its exit).
+	go func() {
+		defer r.Close()
+		var all strings.Builder
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), ": taking ") {
+				select {
+				case ready <- struct{}{}:
+				default:
+				}
+			}
+		}
+		p.stderr <- all.String()
+	}()
+	select {
+	case <-ready:
+		return p, nil
+	case <-time.After(60 * time.Second):
+	}
+	_ = c.Process.Kill()
+	_ = c.Wait()
+	return nil, fmt.Errorf("worker %s did not start: %s", id, <-p.stderr)
+}
+
+// stop ends the worker with SIGTERM and returns its whole CPU from wait4.
+func (p *workerProc) stop() (time.Duration, error) {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	err := p.cmd.Wait()
+	out := <-p.stderr
+	if p.cmd.ProcessState == nil {
+		return 0, fmt.Errorf("worker: %w", err)
+	}
+	var cpu time.Duration
+	if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	if err != nil && p.cmd.ProcessState.Exited() {
+		return cpu, fmt.Errorf("worker ended with %w: %s", err, out)
+	}
+	return cpu, nil
+}
+
+// workerScenario is issue 10's scaling figure: agents teammates × 3 turns
+// with a model latency, on JetStream R1, run by the lead's process alone
+// (it is a worker too) and by it with more `agentteam worker` processes,
+// each with slots places; the wall time of `agentteam run` is compared.
+// With -cpuprofile, the run and the workers run in this program's profiled
+// child (which must then be built from a tree that has agentteam worker).
+func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Duration, loops int) error {
+	b := &turnBench{teamBin: h.bin, agents: agents, workers: slots}
+	b.srv = fakellm.New(func(c fakellm.Call) fakellm.Reply {
+		r := b.script(c)
+		r.Delay = delay
+		return r
+	})
+	defer b.srv.Close()
+	fmt.Printf("\n## Workers: %d teammates × 3 turns, model latency %s, %d places per process, JetStream R1\n", agents, delay, slots)
+	walls := map[int][]float64{}
+	for i := range loops {
+		for _, n := range counts {
+			root, err := h.tempDir(h.natsDir, "storebench-workers-")
+			if err != nil {
+				return err
+			}
+			s, err := startNATS(h.bin, nil, 1, root)
+			if err != nil {
+				return err
+			}
+			url := s.url + "/" + h.team("w")
+			bin, binFor := h.bin, func(string) []string { return nil }
+			if h.profile != "" {
+				self, err := os.Executable()
+				if err != nil {
+					return err
+				}
+				bin = self
+				binFor = func(what string) []string {
+					return []string{profiledFlag, fmt.Sprintf("%s.workers%d.loop%d.%s", h.profile, n, i+1, what)}
+				}
+			}
+			var ws []*workerProc
+			for k := 1; k < n; k++ {
+				w, err := startWorker(bin, binFor(fmt.Sprintf("worker%d", k)), filepath.Join(root, fmt.Sprintf("worker%d", k)), fmt.Sprintf("w%d", k), url, b.srv.URL(), slots, agents+spawnBatch)
+				if err != nil {
+					for _, w := range ws {
+						_, _ = w.stop()
+					}
+					_, _ = s.stop()
+					return err
+				}
+				ws = append(ws, w)
+			}
+			r, runErr := b.run(bin, binFor("run"), root, url, s.cpu)
+			var workersCPU time.Duration
+			var errs []error
+			for _, w := range ws {
+				cpu, err := w.stop()
+				workersCPU += cpu
+				if err != nil {
+					errs = append(errs, err)
+				}
+			}
+			srvCPU, serr := s.stop()
+			if runErr != nil {
+				return fmt.Errorf("%d workers: %w", n, runErr)
+			}
+			if serr != nil {
+				return serr
+			}
+			if len(errs) > 0 {
+				return errs[0]
+			}
+			if r.check != nil {
+				// Reported, not fatal: the wall time is still the run's.
+				fmt.Printf("  the team's end: %v\n", r.check)
+			}
+			walls[n] = append(walls[n], r.at.Wall.Seconds())
+			fmt.Printf("loop %d  %d worker(s)  wall %6.2f s  turns %d  CPU: run %6.0f ms, other workers %6.0f ms, server %6.0f ms  load %.2f\n",
+				i+1, n, r.at.Wall.Seconds(), r.turns, ms(r.at.cpu()), ms(workersCPU), ms(srvCPU), r.load)
+		}
+	}
+	if len(counts) > 1 {
+		base := walls[counts[0]]
+		for _, n := range counts[1:] {
+			var ratios []float64
+			for i, w := range walls[n] {
+				if i < len(base) {
+					ratios = append(ratios, base[i]/w)
+				}
+			}
+			lo, hi := minMax(ratios)
+			fmt.Printf("wall with %d worker(s) / wall with %d: %.2f [%.2f to %.2f] over %d loops\n", counts[0], n, median(ratios), lo, hi, len(ratios))
+		}
+	}
+	return nil
+}
