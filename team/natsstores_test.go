@@ -16,7 +16,9 @@ import (
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 var (
@@ -220,4 +222,59 @@ func TestTeamRunsWithAllItsStateOnJetStream(t *testing.T) {
 	if entries, _ := os.ReadDir(ws.InboxDir()); len(entries) != 0 {
 		t.Errorf("inbox files written beside the stream: %d", len(entries))
 	}
+}
+
+var _ OwnerLock = (*natsstore.Owner)(nil)
+
+// natsOwner is team's owner lock on url.
+func natsOwner(t *testing.T, url, teamName string) *natsstore.Owner {
+	t.Helper()
+	ls, err := natsstore.OpenLeases(context.Background(), natsConn(t, url), teamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return natsstore.NewOwner(ls, teamName, url)
+}
+
+// Two Teams on one NATS store, in two workspaces (two hosts): the second
+// Open is refused while the first runs, naming its host and pid; the
+// lease is free again once the first closes; asks of the first count as
+// waiting only while it runs.
+func TestOneTeamOnJetStreamRunsInOneProcessAtATime(t *testing.T) {
+	url := natsURL(t)
+	const teamName = "owned"
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "hi"}))
+	defer srv.Close()
+	first := newTestTeam(t, srv, Options{TeamName: teamName, Owner: natsOwner(t, url, teamName)})
+	ws2, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Workspace: ws2, TeamName: teamName, Owner: natsOwner(t, url, teamName),
+		Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})}
+	host, _ := os.Hostname()
+	_, err = Open(context.Background(), opts)
+	if err == nil || !strings.Contains(err.Error(), "already running team owned") ||
+		!strings.Contains(err.Error(), fmt.Sprintf("host %s (pid %d", host, os.Getpid())) {
+		t.Fatalf("second Open on the same store: %v, want a refusal naming the host and pid", err)
+	}
+	watch, err := WatchAsksOn(context.Background(), natsOwner(t, url, teamName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !watch.Waits(time.Now()) || watch.Waits(time.Now().Add(-time.Hour)) {
+		t.Fatalf("with the first team running: an ask of now waits %v, one of an hour ago %v",
+			watch.Waits(time.Now()), watch.Waits(time.Now().Add(-time.Hour)))
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if watch, err := WatchAsksOn(context.Background(), natsOwner(t, url, teamName)); err != nil || watch.Waits(time.Now()) {
+		t.Fatalf("after Close an ask still waits (%v)", err)
+	}
+	second, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Open after the first closed: %v", err)
+	}
+	second.Close()
 }
