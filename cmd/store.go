@@ -12,6 +12,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/config"
 	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/workspace"
@@ -52,8 +53,11 @@ type stores struct {
 	mailbox team.Mailbox // nil for the files: team.Open makes its own
 	// owner is the team's owner lock: the workspace's file or the lease.
 	owner team.OwnerLock
-	close func()
-	nats  bool
+	// sessions keep the teammates' conversations; nil for the files (the
+	// lead's is a file either way).
+	sessions team.SessionStore
+	close    func()
+	nats     bool
 }
 
 // storeSpec is a parsed --store: files, or a NATS server and a team.
@@ -206,6 +210,10 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 	if err != nil {
 		return nil, fail(err)
 	}
+	sessions, err := natsstore.OpenSessions(ctx, nc, spec.team, copies...)
+	if err != nil {
+		return nil, fail(err)
+	}
 	ok = true
 	return &stores{
 		where:    "team " + spec.team + " on " + spec.shown,
@@ -215,6 +223,7 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 		board:    board.NewOn(bd),
 		lines:    lines,
 		owner:    natsstore.NewOwner(leases, spec.team, spec.shown),
+		sessions: natsSessions{sessions},
 		close:    nc.Close,
 		nats:     true,
 	}, nil
@@ -250,5 +259,10 @@ func (s *stores) apply(o *team.Options) {
 		return
 	}
 	o.Mailbox, o.Registry, o.Board, o.EventLines = s.mailbox, s.registry, s.board, s.lines
-	o.Owner = s.owner
+	o.Owner, o.Sessions = s.owner, s.sessions
 }
+
+// natsSessions is natsstore.Sessions as the team's SessionStore.
+type natsSessions struct{ *natsstore.Sessions }
+
+func (s natsSessions) SessionLog(name string) loop.SessionLog { return s.Log(name) }

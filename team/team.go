@@ -78,6 +78,11 @@ type Options struct {
 	Registry   *Registry
 	Board      *board.Board
 	EventLines EventLines
+	// Sessions keeps the teammates' conversations in another store than
+	// the workspace's sessions/NAME.jsonl (a stream, natsstore.Sessions),
+	// so that a teammate can resume on another host; nil means the files.
+	// The lead's conversation stays a file of the workspace it runs in.
+	Sessions SessionStore
 	// Owner is the team's owner lock; nil means the file in the workspace
 	// (FileOwnerLock). A team whose state is on a NATS server takes its
 	// lease there (natsstore.Owner). If it is lost while the team runs,
