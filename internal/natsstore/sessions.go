@@ -23,6 +23,7 @@ import (
 // stays readable (Archived). It is safe for concurrent use; each agent has
 // one writer.
 type Sessions struct {
+	nc     *nats.Conn
 	js     jetstream.JetStream
 	stream jetstream.Stream
 	team   string
@@ -71,7 +72,7 @@ func OpenSessions(ctx context.Context, nc *nats.Conn, team string, opts ...Mailb
 	if err != nil {
 		return nil, fmt.Errorf("open the sessions of %s: stream: %w", team, replicaSentence(cfg.Replicas, err))
 	}
-	return &Sessions{js: js, stream: st, team: team}, nil
+	return &Sessions{nc: nc, js: js, stream: st, team: team}, nil
 }
 
 // SessionLog is one agent's conversation in the stream (the method set of
@@ -87,7 +88,10 @@ func (s *Sessions) Log(agent string) *SessionLog { return &SessionLog{s: s, name
 
 // AppendLines stores lines as one message on the agent's subject and
 // returns once the server has it. The message carries an id of its own, so
-// a publish sent again after a lost answer is stored once.
+// a publish sent again after a lost answer is stored once. Lines over the
+// server's largest message go as several messages of whole lines (a crash
+// between them leaves the first part, as a torn write would); one line
+// over it is refused.
 func (l *SessionLog) AppendLines(lines [][]byte) error {
 	if len(lines) == 0 {
 		return nil
@@ -95,14 +99,26 @@ func (l *SessionLog) AppendLines(lines [][]byte) error {
 	if err := checkToken("agent", l.name); err != nil {
 		return err
 	}
-	id, err := newID()
-	if err != nil {
-		return err
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	if err := publishOnce(ctx, l.s.js, SessionSubject(l.s.team, l.name), bytes.Join(lines, []byte{'\n'}), id); err != nil {
-		return fmt.Errorf("record the session of %s: %w", l.name, err)
+	limit := int(l.s.nc.MaxPayload()) - 1024 // room for the headers
+	for len(lines) > 0 {
+		n, size := 0, 0
+		for n < len(lines) && (n == 0 || size+1+len(lines[n]) <= limit) {
+			size += 1 + len(lines[n])
+			n++
+		}
+		if len(lines[0]) > limit {
+			return fmt.Errorf("record the session of %s: a message of %d bytes is over the %d the NATS server takes (its max_payload)", l.name, len(lines[0]), limit)
+		}
+		id, err := newID()
+		if err != nil {
+			return err
+		}
+		if err := publishOnce(ctx, l.s.js, SessionSubject(l.s.team, l.name), bytes.Join(lines[:n], []byte{'\n'}), id); err != nil {
+			return fmt.Errorf("record the session of %s: %w", l.name, err)
+		}
+		lines = lines[n:]
 	}
 	return nil
 }

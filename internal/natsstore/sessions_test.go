@@ -2,6 +2,8 @@ package natsstore_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,5 +67,38 @@ func TestSessionsRefuseHostileNames(t *testing.T) {
 		if _, err := o.Open(t, name).Lines(); err == nil {
 			t.Errorf("read the session %q", name)
 		}
+	}
+}
+
+// An append larger than the server's largest message is stored as several
+// messages of whole lines, read back as one append; a single line over it
+// is refused with a sentence, and nothing of it is stored.
+func TestASessionAppendOverTheLargestMessageIsSplit(t *testing.T) {
+	url := startServer(t)
+	o := sessionsOpener(url, "big")
+	l := o.Open(t, "alice")
+	maxPayload := int(connect(t, url, natsstore.ConnectOptions{}).MaxPayload())
+	var lines [][]byte
+	for i := range 5 {
+		lines = append(lines, []byte(fmt.Sprintf(`{"role":"user","content":"%d %s"}`, i, strings.Repeat("x", maxPayload/3))))
+	}
+	if err := l.AppendLines(lines); err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.Open(t, "alice").Lines()
+	if err != nil || len(got) != len(lines) {
+		t.Fatalf("read back %d lines, %v; want %d", len(got), err, len(lines))
+	}
+	for i := range lines {
+		if string(got[i]) != string(lines[i]) {
+			t.Fatalf("line %d differs", i)
+		}
+	}
+	huge := []byte(`{"role":"user","content":"` + strings.Repeat("y", maxPayload) + `"}`)
+	if err := l.AppendLines([][]byte{huge}); err == nil || !strings.Contains(err.Error(), "max_payload") {
+		t.Fatalf("a line over the largest message: %v", err)
+	}
+	if got, _ := o.Open(t, "alice").Lines(); len(got) != len(lines) {
+		t.Fatalf("after the refused line the conversation has %d lines, want %d", len(got), len(lines))
 	}
 }
