@@ -405,7 +405,10 @@ type LeaseChange struct {
 // Watch reports the changes of the keys matching filter (a key, or with
 // NATS wildcards: "workers.>"), first the current value of each (gone
 // ones included while their marker lives), then every change. The channel
-// is closed once ctx ends; the watch's goroutine ends with it.
+// is closed once ctx ends; the watch's goroutine ends with it. An expiry
+// reaches a watch about the TTL after the last refresh; a watch whose node
+// is lost lags until its consumer is made again on another (its client
+// misses the heartbeats: seen up to 6 s more, TestClusterWatchOutlivesTheLossOfItsNode).
 func (ls *Leases) Watch(ctx context.Context, filter string) (<-chan LeaseChange, error) {
 	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) { return ls.js.KeyValue(ctx, ls.bucket) })
 	if err != nil {

@@ -330,7 +330,14 @@ func TestClusterLeaseOutlivesTheBucketLeadersLoss(t *testing.T) {
 		}
 	}
 	wantHeld(t, other, "owner", "host-a")
-	// A second lease, kept by a connection then closed, expires.
+	// A second lease, kept by a connection then closed, expires. A watch
+	// begun before the loss may sit on the stopped node's connection until
+	// its consumer is found gone (idle heartbeats, several seconds): this
+	// one begins on the nodes left.
+	changes, err = other.Watch(ctx, "workers.>")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ls2, nc2 := openLeases(t, c.urls, team)
 	w, err := ls2.Keep(ctx, "workers.w2", []byte("w2"), leaseTTL)
 	if err != nil {
@@ -402,4 +409,45 @@ func TestATeamsUserHoldsItsLeasesAndNotAnothersTeams(t *testing.T) {
 		t.Fatal("alpha's user opened beta's leases")
 	}
 	v.waitFor(t, `KV_agentteam_beta_leases"`)
+}
+
+// A watch served by a node that is then lost still reports a later expiry:
+// its client moves to a node left and its consumer is made again once its
+// heartbeats stop (seen 2 s or 8 s after the holder stopped, TTL 2 s).
+func TestClusterWatchOutlivesTheLossOfItsNode(t *testing.T) {
+	c := startCluster(t)
+	const team = "watch3"
+	ls, _ := openLeases(t, c.urls, team, natsstore.Replicas(3))
+	leader := streamLeader(t, c, "KV_"+natsstore.LeaseBucketName(team))
+	// The watcher's connection is to the bucket's leader first.
+	nc, err := nats.Connect(c.node(leader).ClientURL()+","+c.urls, nats.DontRandomize(), nats.MaxReconnects(-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wls, err := natsstore.OpenLeases(ctx, nc, team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, err := wls.Watch(ctx, "workers.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.node(leader).Shutdown()
+	ls2, nc2 := openLeases(t, c.urls, team)
+	w, err := ls2.Keep(ctx, "workers.w2", []byte("w2"), leaseTTL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Release(context.Background())
+	nc2.Close()
+	closed := time.Now()
+	waitGone(t, changes, "workers.w2", leaseTTL+30*time.Second)
+	t.Logf("the watch on the lost node's connection saw the expiry %v after its holder's connection closed (TTL %v)",
+		time.Since(closed).Round(time.Millisecond), leaseTTL)
+	if _, found, err := ls.Get(ctx, "workers.w2"); err != nil || found {
+		t.Fatalf("Get after the expiry: found %v, %v", found, err)
+	}
 }
