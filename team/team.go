@@ -74,11 +74,20 @@ type Options struct {
 	Mailbox Mailbox
 	// Registry, Board and EventLines keep the registry, the task board and
 	// the event log's lines in another store than the workspace's files
-	// (NewRegistryOn, board.NewOn, a stream); nil means the files. The
-	// owner lock stays a file in the workspace whatever the store.
+	// (NewRegistryOn, board.NewOn, a stream); nil means the files.
 	Registry   *Registry
 	Board      *board.Board
 	EventLines EventLines
+	// Sessions keeps the teammates' conversations in another store than
+	// the workspace's sessions/NAME.jsonl (a stream, natsstore.Sessions),
+	// so that a teammate can resume on another host; nil means the files.
+	// The lead's conversation stays a file of the workspace it runs in.
+	Sessions SessionStore
+	// Owner is the team's owner lock; nil means the file in the workspace
+	// (FileOwnerLock). A team whose state is on a NATS server takes its
+	// lease there (natsstore.Owner). If it is lost while the team runs,
+	// the team stops (Fault says why).
+	Owner OwnerLock
 }
 
 // Team is a running team in one workspace, owned by this process.
@@ -92,7 +101,8 @@ type Team struct {
 	tasks  *teamTasks
 	files  files // the same stores as files, for the accessors
 	pid    int
-	owner  *ownerLock
+	// releaseOwner gives the owner lock back (Close).
+	releaseOwner func()
 
 	// stopping ends the teammates' and handoffs' goroutines: Close, a full
 	// disk, or the end of the context given to Open stops it; stopRun
@@ -114,10 +124,10 @@ type Team struct {
 	perms     *permissions // permission.go; nil: every tool call runs
 	lead      *loop.Agent
 	models    Models
-	leadModel *agentModel                  // the lead's model now, and its meter
-	changed   chan struct{}                // coalesced signal: some status changed
-	fault     atomic.Pointer[StorageError] // the full disk that stopped the team
-	halted    chan struct{}                // closed when a full disk stops the team
+	leadModel *agentModel           // the lead's model now, and its meter
+	changed   chan struct{}         // coalesced signal: some status changed
+	fault     atomic.Pointer[error] // what stopped the team: a full disk, the owner lock lost
+	halted    chan struct{}         // closed when a fault stops the team
 }
 
 // Open prepares the team in a workspace: creates .agentteam/, repairs
@@ -163,7 +173,11 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if err := ws.Init(); err != nil {
 		return nil, err
 	}
-	owner, err := acquireOwner(ws.TeamDir())
+	lock := opts.Owner
+	if lock == nil {
+		lock = FileOwnerLock(ws.TeamDir())
+	}
+	releaseOwner, ownerLost, err := lock.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -176,23 +190,27 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		events = NewEventLogTo(opts.EventLines, opts.OnEvent)
 	}
 	t := &Team{
-		owner:    owner,
-		opts:     opts,
-		models:   opts.Models,
-		ws:       ws,
-		reg:      reg,
-		pool:     NewPool(opts.MaxWorkers, opts.MaxQueue),
-		events:   events,
-		pid:      os.Getpid(),
-		stopping: newStopper(),
-		changed:  make(chan struct{}, 1),
-		halted:   make(chan struct{}),
+		releaseOwner: releaseOwner,
+		opts:         opts,
+		models:       opts.Models,
+		ws:           ws,
+		reg:          reg,
+		pool:         NewPool(opts.MaxWorkers, opts.MaxQueue),
+		events:       events,
+		pid:          os.Getpid(),
+		stopping:     newStopper(),
+		changed:      make(chan struct{}, 1),
+		halted:       make(chan struct{}),
 	}
 	t.roster = &roster{t: t, members: map[string]*member{}}
 	t.messenger = &messenger{t: t}
 	t.inboxes = &inboxes{events: events, errs: map[string]string{}}
 	// The run's deadline (the ctx given to Open) stops the teammates too.
 	t.stopRun = context.AfterFunc(ctx, t.stopping.stop)
+	if ownerLost != nil {
+		t.wg.Add(1)
+		go t.watchOwner(ownerLost)
+	}
 	store := inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxes.repaired})
 	t.files = files{inbox: store, reg: reg}
 	t.store = store
@@ -212,7 +230,7 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	fail := func(err error) (*Team, error) {
 		t.stopRun()
 		t.stopping.stop()
-		owner.release()
+		releaseOwner()
 		return nil, AsStorageError(err)
 	}
 	// This process holds the owner lock, so whatever the registry shows
@@ -285,7 +303,7 @@ func (t *Team) Close() error {
 	t.worktrees.Cleanup(context.Background())
 	_ = t.lead.Close()
 	t.reg.Flush()
-	t.owner.release()
+	t.releaseOwner()
 	return t.files.inbox.Close()
 }
 

@@ -81,10 +81,13 @@ func TeamPermissions(team string) *server.Permissions {
 	pub := []string{
 		"agentteam." + team + ".>",
 		"$KV." + BucketName(team) + ".>",
+		"$KV." + LeaseBucketName(team) + ".>",
 		"$JS.API.INFO",
 	}
-	// The inboxes, the KV bucket (registry, board) and the event log.
-	for _, s := range []string{StreamName(team), "KV_" + BucketName(team), StreamName(team) + "_events"} {
+	// The inboxes, the KV bucket (registry, board), the event log, the
+	// leases (owner lock, heartbeats) and the sessions.
+	for _, s := range []string{StreamName(team), "KV_" + BucketName(team), StreamName(team) + "_events",
+		"KV_" + LeaseBucketName(team), SessionStreamName(team)} {
 		pub = append(pub,
 			"$JS.API.STREAM.*."+s,
 			"$JS.API.STREAM.MSG.*."+s,
@@ -95,6 +98,7 @@ func TeamPermissions(team string) *server.Permissions {
 			"$JS.API.CONSUMER.DURABLE.CREATE."+s+".*",
 			"$JS.API.CONSUMER.MSG.NEXT."+s+".*",
 			"$JS.ACK."+s+".>",
+			"$JS.FC."+s+".>", // a watch's flow control
 		)
 	}
 	return &server.Permissions{
@@ -102,6 +106,7 @@ func TeamPermissions(team string) *server.Permissions {
 		Subscribe: &server.SubjectPermission{Allow: []string{
 			"agentteam." + team + ".>",
 			"$KV." + BucketName(team) + ".>",
+			"$KV." + LeaseBucketName(team) + ".>",
 			"_INBOX.>",
 		}},
 	}
