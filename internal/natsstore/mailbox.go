@@ -32,6 +32,16 @@ const opTimeout = 10 * time.Second
 // server offers it again.
 const ackWait = 30 * time.Second
 
+// A commit whose pull finds nothing yet pulls again, waiting commitPullWait
+// each time, at most commitPullWaits times (see Commit).
+const (
+	commitPullWait  = 50 * time.Millisecond
+	commitPullWaits = 10
+)
+
+// maxInboxConsumers bounds the agents (and watchers) of one team's inboxes.
+const maxInboxConsumers = 1_000_000
+
 // maxBatch bounds the messages one ReadUnread returns; the rest come in
 // the next read.
 const maxBatch = 1024
@@ -94,6 +104,10 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  2 * time.Minute,
 		AllowDirect: true,
+		// A consumer per agent: the server's default bound (1,000 a
+		// stream) would cap a team's size; only a bound of its own on the
+		// stream lifts it (-1 counts as unset).
+		MaxConsumers: maxInboxConsumers,
 	}
 	opts, existing, err := keepReplicas(ctx, js, cfg.Name, opts)
 	if err != nil {
@@ -358,8 +372,16 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 	}
 	var upTo jetstream.Msg
 	var upToSeq uint64
-	for done := false; !done; {
-		batch, err := c.FetchNoWait(256)
+	for done, waits := false, 0; !done; {
+		// The stream stores a message before its consumer has taken note
+		// of it: a pull right after a read may find nothing yet. Such a
+		// pull waits a little, a few times, before calling the batch held.
+		var batch jetstream.MessageBatch
+		if waits == 0 {
+			batch, err = c.FetchNoWait(256)
+		} else {
+			batch, err = c.Fetch(256, jetstream.FetchMaxWait(commitPullWait))
+		}
 		if err != nil {
 			return fmt.Errorf("commit %s: %w", name, err)
 		}
@@ -395,7 +417,10 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 			return fmt.Errorf("commit %s: %w", name, err)
 		}
 		if n == 0 {
-			break
+			if waits == commitPullWaits {
+				break
+			}
+			waits++
 		}
 	}
 	if upTo != nil {

@@ -61,7 +61,8 @@ func openStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.Strea
 func sameStream(have, want jetstream.StreamConfig) bool {
 	if max(have.Replicas, 1) != max(want.Replicas, 1) || have.AllowDirect != want.AllowDirect ||
 		have.Storage != want.Storage || have.Retention != want.Retention ||
-		want.Duplicates != 0 && have.Duplicates != want.Duplicates || len(have.Subjects) != len(want.Subjects) {
+		want.Duplicates != 0 && have.Duplicates != want.Duplicates || len(have.Subjects) != len(want.Subjects) ||
+		want.MaxConsumers != 0 && have.MaxConsumers != want.MaxConsumers {
 		return false
 	}
 	for i := range want.Subjects {
