@@ -81,10 +81,13 @@ func TeamPermissions(team string) *server.Permissions {
 	pub := []string{
 		"agentteam." + team + ".>",
 		"$KV." + BucketName(team) + ".>",
+		"$KV." + WorkersBucket(team) + ".>",
 		"$JS.API.INFO",
 	}
-	// The inboxes, the KV bucket (registry, board) and the event log.
-	for _, s := range []string{StreamName(team), "KV_" + BucketName(team), StreamName(team) + "_events"} {
+	// The inboxes, the KV bucket (registry, board), the event log, the
+	// work queue of spawn requests and the workers' heartbeats.
+	for _, s := range []string{StreamName(team), "KV_" + BucketName(team), StreamName(team) + "_events",
+		QueueStreamName(team), "KV_" + WorkersBucket(team)} {
 		pub = append(pub,
 			"$JS.API.STREAM.*."+s,
 			"$JS.API.STREAM.MSG.*."+s,
@@ -102,6 +105,7 @@ func TeamPermissions(team string) *server.Permissions {
 		Subscribe: &server.SubjectPermission{Allow: []string{
 			"agentteam." + team + ".>",
 			"$KV." + BucketName(team) + ".>",
+			"$KV." + WorkersBucket(team) + ".>",
 			"_INBOX.>",
 		}},
 	}
