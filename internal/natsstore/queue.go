@@ -14,8 +14,8 @@ import (
 // answered for it (its process died) stays held before another may take it.
 const queueAckWait = 30 * time.Second
 
-// queueFetchWait bounds one wait of Next for a request, so that it looks at
-// its context again at least this often.
+// queueFetchWait bounds one pull request of Next: a pull the server lost
+// (a node gone) is asked again after this long.
 const queueFetchWait = 2 * time.Second
 
 // QueueStreamName is the name of team's work queue of spawn requests.
@@ -117,12 +117,10 @@ func (q *Queue) Next(ctx context.Context) (*Job, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		wait := queueFetchWait
-		if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
-			wait = max(time.Until(d), time.Millisecond)
-		}
-		batch, err := q.cons.Fetch(1, jetstream.FetchMaxWait(wait))
+		try, cancel := context.WithTimeout(ctx, queueFetchWait)
+		batch, err := q.cons.Fetch(1, jetstream.FetchContext(try))
 		if err != nil {
+			cancel()
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
@@ -135,10 +133,11 @@ func (q *Queue) Next(ctx context.Context) (*Job, error) {
 		for m := range batch.Messages() {
 			job = &Job{msg: m}
 		}
+		cancel()
 		if job != nil {
 			return job, nil
 		}
-		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !unanswered(err) {
+		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.Canceled) && !unanswered(err) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}

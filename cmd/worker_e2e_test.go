@@ -1,0 +1,267 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/team"
+)
+
+// natsTeam is an embedded JetStream server for one test and a client of it.
+type natsTeam struct {
+	url  string // the store URL, with the team
+	nc   *nats.Conn
+	team string
+}
+
+func startNATSTeam(t *testing.T, name string) natsTeam {
+	t.Helper()
+	s, err := natsstore.StartLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return natsTeam{url: s.ClientURL() + "/" + name, nc: nc, team: name}
+}
+
+// startWorker starts `agentteam worker` in its own directory and returns
+// once its heartbeat is on the server.
+func startWorker(t *testing.T, nt natsTeam, env []string, id string, args ...string) (dir string, wait func() result, pid func() int) {
+	t.Helper()
+	dir = t.TempDir()
+	wait, pid = startBinPID(t, dir, env, append([]string{"worker", "--store", nt.url, "--id", id}, args...)...)
+	beats, err := natsstore.OpenWorkers(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		alive, err := beats.Alive(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := alive[id]; ok {
+			return dir, wait, pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("worker %s never beat", id)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startBinPID is startBin that also gives the process's PID.
+func startBinPID(t *testing.T, dir string, env []string, args ...string) (func() result, func() int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	c := exec.CommandContext(ctx, binPath, args...)
+	c.Dir = dir
+	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := false
+	t.Cleanup(func() {
+		if !done {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+		cancel()
+	})
+	wait := func() result {
+		t.Helper()
+		err := c.Wait()
+		done = true
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("run %v: %v", args, err)
+		}
+		if s := errb.String(); strings.Contains(s, "panic:") || strings.Contains(s, "WARNING: DATA RACE") {
+			t.Fatalf("agentteam %v panicked or raced:\n%s", args, s)
+		}
+		return result{out.String(), errb.String(), c.ProcessState.ExitCode()}
+	}
+	return wait, func() int { return c.Process.Pid }
+}
+
+// teamJSON is what `team --json` says of the teammates, read from dir.
+func teamJSON(t *testing.T, dir string, env []string) []team.Member {
+	t.Helper()
+	r := runBin(t, dir, env, "", "team", "--json")
+	mustSucceed(t, r, "team --json")
+	var c struct{ Teammates []team.Member }
+	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
+		t.Fatalf("team --json: %v\n%s", err, r.stdout)
+	}
+	return c.Teammates
+}
+
+// assertEachOnceOnNATS checks that every message of name's inbox on the
+// store is in its conversation (a session file under ws) exactly once.
+func assertEachOnceOnNATS(t *testing.T, nt natsTeam, ws, name string) {
+	t.Helper()
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(ws, ".agentteam", "sessions", name+".jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) == 0 {
+		t.Fatalf("%s's inbox on the store is empty", name)
+	}
+	for _, m := range msgs {
+		tag := `id=\"` + m.ID + `\"`
+		if n := strings.Count(string(data), tag); n != 1 {
+			t.Errorf("%s's message %s (%q from %s) is in its conversation %d times, want once", name, m.ID, team.FirstLine(m.Content, 40), m.From, n)
+		}
+	}
+	if st, _ := mb.Stats(name); st.Unread != 0 {
+		t.Errorf("%s still has %d unread", name, st.Unread)
+	}
+}
+
+// TestTeammatesRunOnAWorkerProcess: the lead's run in one process and
+// `agentteam worker --labels remote` in another, with its own directory.
+// The lead's spawns ask for the label, so the worker runs them (the
+// registry says so); a teammate's message to another crosses to it, their
+// results reach the lead's answer, every teammate ends shutdown when the
+// run ends, and each message is in its conversation once. The worker then
+// ends cleanly on SIGTERM.
+func TestTeammatesRunOnAWorkerProcess(t *testing.T) {
+	nt := startNATSTeam(t, "hosts")
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{
+				call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the greeting","labels":["remote"]}`),
+				call("spawn_teammate", `{"name":"bob","role":"tester","prompt":"check the greeting","labels":["remote"]}`),
+			}},
+			{Content: "spawned both"},
+		},
+		"alice": {
+			{ToolCalls: []fakellm.ToolCall{call("send_message", `{"to":"bob","content":"the greeting is hello"}`)}},
+			{Content: "alice: greeting written"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "lead" {
+			return fakellm.Reply{Content: "lead: both reported"}
+		}
+		return fakellm.Reply{Content: c.Agent + ": done"}
+	}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+
+	wdir, waitWorker, workerPID := startWorker(t, nt, env, "w1", "--labels", "remote,linux")
+	lead := t.TempDir()
+	r := runBin(t, lead, env, "", "run", "--store", nt.url, "write a greeting and check it")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	if !strings.Contains(r.stdout, "lead: both reported") {
+		t.Fatalf("the lead's answer: %q", r.stdout)
+	}
+
+	storeEnv := []string{"AGENTTEAM_STORE=" + nt.url}
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	members := teamJSON(t, t.TempDir(), storeEnv)
+	if len(members) != 2 {
+		t.Fatalf("team --json: %+v", members)
+	}
+	for _, m := range members {
+		if m.Worker != "w1" || m.Host == "" || m.PID != workerPID() {
+			t.Errorf("%s ran on worker %q host %q pid %d, want w1 (pid %d)", m.Name, m.Worker, m.Host, m.PID, workerPID())
+		}
+		if m.Status != team.StatusShutdown || m.Cycles == 0 {
+			t.Errorf("%s: %s after %d cycles, want shutdown after some", m.Name, m.Status, m.Cycles)
+		}
+		if strings.Join(m.Labels, ",") != "remote" {
+			t.Errorf("%s asked for labels %v", m.Name, m.Labels)
+		}
+	}
+	// The teammates' conversations are on the worker's disk, not the lead's.
+	for _, name := range []string{"alice", "bob"} {
+		if _, err := os.Stat(filepath.Join(lead, ".agentteam", "sessions", name+".jsonl")); err == nil {
+			t.Errorf("%s's conversation is in the lead's directory", name)
+		}
+		assertEachOnceOnNATS(t, nt, wdir, name)
+	}
+	assertEachOnceOnNATS(t, nt, lead, "lead")
+
+	// The results reached the lead.
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := map[string]int{}
+	for _, m := range msgs {
+		if m.Type == "result" {
+			results[m.From]++
+		}
+	}
+	if results["alice"] == 0 || results["bob"] == 0 {
+		t.Errorf("results in the lead's inbox: %v", results)
+	}
+
+	if err := syscall.Kill(workerPID(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	w := waitWorker()
+	if w.code != 0 {
+		t.Fatalf("worker exit %d on SIGTERM\n%s", w.code, w.stderr)
+	}
+	for _, m := range teamJSON(t, t.TempDir(), storeEnv) {
+		if m.Status == team.StatusWorking || m.Status == team.StatusQueued {
+			t.Errorf("%s left %s by the stopped worker", m.Name, m.Status)
+		}
+	}
+}
+
+// dumpEvents logs the team's event log, to see what went wrong.
+func dumpEvents(t *testing.T, nt natsTeam) {
+	t.Helper()
+	ev, err := natsstore.OpenEventLog(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	lines, err := ev.Lines(context.Background())
+	if err != nil {
+		t.Log(err)
+	}
+	for _, l := range lines {
+		t.Log(string(l))
+	}
+}
