@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -263,5 +264,176 @@ func dumpEvents(t *testing.T, nt natsTeam) {
 	}
 	for _, l := range lines {
 		t.Log(string(l))
+	}
+}
+
+// withLabels is script whose spawns ask for labels.
+func withLabels(script fakellm.Script, labels ...string) fakellm.Script {
+	return func(c fakellm.Call) fakellm.Reply {
+		r := script(c)
+		for i, tc := range r.ToolCalls {
+			if tc.Name != "spawn_teammate" {
+				continue
+			}
+			var args map[string]any
+			if err := json.Unmarshal([]byte(tc.Args), &args); err != nil {
+				panic(err)
+			}
+			args["labels"] = labels
+			data, _ := json.Marshal(args)
+			r.ToolCalls[i].Args = string(data)
+		}
+		return r
+	}
+}
+
+// anyOrderPlans is script whose lead reviews a plan request wherever it is
+// in what it took in: across processes, alice's plan and her report that
+// she waits for it often reach the lead together, the report last.
+func anyOrderPlans(script fakellm.Script) fakellm.Script {
+	return func(c fakellm.Call) fakellm.Reply {
+		msgs := c.Req.Messages
+		if c.Agent == "lead" && called(msgs, "spawn_teammate") && !called(msgs, "review_plan") && msgs[len(msgs)-1].Role != "tool" {
+			for i := len(msgs) - 1; i >= 0; i-- {
+				if m := planRequestRe.FindAllStringSubmatch(msgs[i].Content, -1); len(m) > 0 {
+					return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{Name: "review_plan",
+						Args: fmt.Sprintf(`{"request_id":%q,"approve":true,"feedback":"fine"}`, m[len(m)-1][1])}}}
+				}
+			}
+		}
+		return script(c)
+	}
+}
+
+// TestPlanApprovalAndShutdownOfATeammateOnAWorker: the protocols of
+// TestPlanApprovalAndShutdownThroughTheBinary with alice on a worker
+// process: her write is refused until the lead, in another process,
+// approves her plan; she then writes in the worker's directory; the
+// lead's shutdown_teammate reaches her there and the runtime answers it.
+func TestPlanApprovalAndShutdownOfATeammateOnAWorker(t *testing.T) {
+	nt := startNATSTeam(t, "plans")
+	srv := fakellm.New(withLabels(anyOrderPlans(protocolScript), "remote"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	wdir, _, _ := startWorker(t, nt, env, "w1", "--labels", "remote")
+	lead := t.TempDir()
+	r := runBin(t, lead, env, "", "run", "--store", nt.url, "have alice write notes, with a plan first")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	if data, err := os.ReadFile(filepath.Join(wdir, "notes.txt")); err != nil || string(data) != "notes\n" {
+		t.Fatalf("notes.txt in the worker's directory: %q %v\n%s", data, err, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(lead, "notes.txt")); err == nil {
+		t.Fatal("alice wrote in the lead's directory")
+	}
+	reqs := srv.Requests("alice")
+	if len(reqs) < 2 {
+		t.Fatalf("alice made %d calls", len(reqs))
+	}
+	if refused := reqs[1].Messages[len(reqs[1].Messages)-1]; refused.Role != "tool" || !strings.Contains(refused.Content, "plan mode") {
+		t.Fatalf("the write before approval was not refused: %+v", refused)
+	}
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var planID, shutdownBy string
+	for _, m := range msgs {
+		switch m.Type {
+		case team.TypePlanApprovalRequest:
+			planID = m.CorrelationID
+		case team.TypeShutdownResponse:
+			var p struct {
+				Approve bool   `json:"approve"`
+				By      string `json:"by"`
+			}
+			if err := json.Unmarshal(m.Payload, &p); err != nil || !p.Approve {
+				t.Fatalf("shutdown response %+v (%v)", m, err)
+			}
+			shutdownBy = p.By
+		}
+	}
+	if planID == "" || shutdownBy != "runtime" {
+		t.Fatalf("the lead's inbox lacks the plan request or the runtime's shutdown answer: %+v", msgs)
+	}
+	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+	if len(members) != 1 || members[0].Worker != "w1" || members[0].Status != team.StatusShutdown || members[0].PlanState != team.PlanApproved {
+		t.Fatalf("alice in the registry: %+v", members)
+	}
+	assertEachOnceOnNATS(t, nt, wdir, "alice")
+	assertEachOnceOnNATS(t, nt, lead, "lead")
+}
+
+// TestSpawnsArePlacedByLabels: two workers with different labels each
+// take only the spawns that ask for theirs; a spawn asking for a label
+// no worker has fails with a sentence once its placement time is up, and
+// the lead hears of it.
+func TestSpawnsArePlacedByLabels(t *testing.T) {
+	nt := startNATSTeam(t, "labels")
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{
+				call("spawn_teammate", `{"name":"alice","role":"trainer","prompt":"train","labels":["gpu"]}`),
+				call("spawn_teammate", `{"name":"bob","role":"builder","prompt":"build","labels":["cpu"]}`),
+				call("spawn_teammate", `{"name":"carol","role":"oracle","prompt":"foresee","labels":["tpu"]}`),
+			}},
+			{Content: "spawned three"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "lead" {
+			return fakellm.Reply{Content: "lead: done"}
+		}
+		return fakellm.Reply{Content: c.Agent + ": done"}
+	}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	startWorker(t, nt, env, "wgpu", "--labels", "gpu,linux")
+	startWorker(t, nt, env, "wcpu", "--labels", "cpu")
+	r := runBin(t, t.TempDir(), env, "", "run", "--store", nt.url, "--placement-timeout", "10s", "place them")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	want := map[string]string{"alice": "wgpu", "bob": "wcpu"}
+	for _, m := range teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url}) {
+		switch m.Name {
+		case "carol":
+			if m.Status != team.StatusFailed || m.Worker != "" || !strings.Contains(m.Error, "no worker with the labels tpu") {
+				t.Errorf("carol: %s on %q: %q; want failed, unplaced", m.Status, m.Worker, m.Error)
+			}
+		default:
+			if m.Worker != want[m.Name] || m.Status != team.StatusShutdown {
+				t.Errorf("%s: %s on %q, want shutdown on %s", m.Name, m.Status, m.Worker, want[m.Name])
+			}
+		}
+	}
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := false
+	for _, m := range msgs {
+		if m.From == "carol" && m.Type == "error" && strings.Contains(m.Content, "no worker with the labels tpu") {
+			told = true
+		}
+	}
+	if !told {
+		t.Errorf("the lead was not told carol could not be placed: %+v", msgs)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -248,15 +249,26 @@ func (h *hosting) serve(ctx context.Context) {
 			continue
 		}
 		failing = false
-		if !h.take(ctx, job, release) {
+		taken, givenBack := h.take(ctx, job, release)
+		if !taken {
 			release()
+		}
+		if givenBack {
+			// The server offers a request given back to the first pull
+			// waiting: not pulling for a while lets another worker have it.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(placementRetry + rand.N(placementRetry)):
+			}
 		}
 	}
 }
 
 // take runs the request job holds with the pool's place release, or gives
-// it back; it reports whether the place went to a teammate.
-func (h *hosting) take(ctx context.Context, job QueueJob, release func()) bool {
+// it back; it reports whether the place went to a teammate, and whether
+// the request was given back for another worker.
+func (h *hosting) take(ctx context.Context, job QueueJob, release func()) (taken, givenBack bool) {
 	t := h.t
 	var req SpawnRequest
 	if err := json.Unmarshal(job.Data(), &req); err != nil || req.check() != nil {
@@ -265,31 +277,31 @@ func (h *hosting) take(ctx context.Context, job QueueJob, release func()) bool {
 		}
 		t.events.Emit(Event{Payload: failure(ClassInternal, "a spawn request on the work queue was dropped: ", err)})
 		_ = job.Term()
-		return false
+		return false, false
 	}
 	if !hasLabels(h.opts.Labels, req.Labels) {
 		if time.Now().After(req.Deadline) || job.Delivered() >= maxPlacementTries {
 			h.unplaced(req)
 			_ = job.Term()
-			return false
+			return false, false
 		}
 		_ = job.Nak(placementRetry)
-		return false
+		return false, true
 	}
 	claimed, err := h.claim(req)
 	if err != nil {
 		t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassRegistry, "take the spawn: ", err)})
 		_ = job.Nak(placementRetry)
-		return false
+		return false, true
 	}
 	if err := job.Ack(ctx); err != nil && claimed {
 		// The registry's claim is what counts: taken again, it is refused.
 		t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassInternal, "work queue: ", err)})
 	}
 	if !claimed {
-		return false // a request the lead no longer waits for (cancelled, respawned)
+		return false, false // a request the lead no longer waits for (cancelled, respawned)
 	}
-	return h.run(req, release)
+	return h.run(req, release), false
 }
 
 // hasLabels reports whether a worker with have may take a request asking want.
