@@ -56,7 +56,7 @@ func runApprove(opts *ApproveOptions) error {
 	}
 	defer st.close()
 	store := st.mail
-	a, err := findAsk(ws, st, opts.ID, opts.Now())
+	a, err := findAsk(st, opts.ID, opts.Now())
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func runDeny(opts *DenyOptions) error {
 	}
 	defer st.close()
 	store := st.mail
-	a, err := findAsk(ws, st, opts.ID, opts.Now())
+	a, err := findAsk(st, opts.ID, opts.Now())
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func runRequests(opts *RequestsOptions) error {
 		return err
 	}
 	defer st.close()
-	all, err := openAsks(ws, st, opts.Now())
+	all, err := openAsks(st, opts.Now())
 	if err != nil {
 		return err
 	}
@@ -134,18 +134,13 @@ func printable(s string) string {
 // openAsks are the asks to the person and to the lead that have no answer
 // in the asker's inbox and whose deadline has not passed, oldest first:
 // waiting while the process that made them runs the team, abandoned once
-// it is gone (see team.WatchAsks). On a NATS store the asking process may
-// run on another host, whose owner lock this one cannot see: there an ask
-// waits until its deadline.
-func openAsks(ws *workspace.Workspace, st *stores, now time.Time) ([]ask, error) {
-	if st.nats {
-		asks, err := unansweredAsks(st.mail, now)
-		for i := range asks {
-			asks[i].State = askWaiting
-		}
-		return asks, err
-	}
-	watch, err := team.WatchAsks(ws.TeamDir())
+// it is gone (see team.WatchAsksOn): its owner lock is free (a file lock
+// the kernel dropped, a lease on the NATS server that expired) or held by
+// a run that started after the ask.
+func openAsks(st *stores, now time.Time) ([]ask, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), natsOpenTimeout)
+	defer cancel()
+	watch, err := team.WatchAsksOn(ctx, st.owner)
 	if err != nil {
 		return nil, err
 	}
@@ -206,8 +201,8 @@ func hasPermissionResponse(store mailStore, name, id string) (bool, error) {
 }
 
 // findAsk is the waiting ask id that the person may answer.
-func findAsk(ws *workspace.Workspace, st *stores, id string, now time.Time) (ask, error) {
-	asks, err := openAsks(ws, st, now)
+func findAsk(st *stores, id string, now time.Time) (ask, error) {
+	asks, err := openAsks(st, now)
 	if err != nil {
 		return ask{}, err
 	}

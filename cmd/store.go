@@ -12,6 +12,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/config"
 	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/workspace"
@@ -40,7 +41,7 @@ type mailStore interface {
 
 // stores are a workspace's shared state as one command opened it: the
 // workspace's files (the default) or a team on a NATS JetStream server.
-// The owner lock is a file in the workspace either way.
+// The owner lock is a file in the workspace, or a lease on the server.
 type stores struct {
 	// where says in words where the state is ("files", the server).
 	where    string
@@ -50,8 +51,13 @@ type stores struct {
 	// lines are the event log's lines; nil for the file events.jsonl.
 	lines   team.EventLines
 	mailbox team.Mailbox // nil for the files: team.Open makes its own
-	close   func()
-	nats    bool
+	// owner is the team's owner lock: the workspace's file or the lease.
+	owner team.OwnerLock
+	// sessions keep the teammates' conversations; nil for the files (the
+	// lead's is a file either way).
+	sessions team.SessionStore
+	close    func()
+	nats     bool
 	// conn, spec and copies open the rest of a NATS team on demand (hosts).
 	conn   *nats.Conn
 	spec   storeSpec
@@ -159,6 +165,7 @@ func openStores(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) 
 			mail:     files,
 			registry: team.NewRegistry(ws.RegistryPath(), ""),
 			board:    board.New(ws.TasksPath()),
+			owner:    team.FileOwnerLock(ws.TeamDir()),
 			close:    func() { _ = files.Close() },
 		}, nil
 	}
@@ -203,6 +210,14 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 	if err != nil {
 		return nil, fail(err)
 	}
+	leases, err := natsstore.OpenLeases(ctx, nc, spec.team, copies...)
+	if err != nil {
+		return nil, fail(err)
+	}
+	sessions, err := natsstore.OpenSessions(ctx, nc, spec.team, copies...)
+	if err != nil {
+		return nil, fail(err)
+	}
 	ok = true
 	return &stores{
 		where:    "team " + spec.team + " on " + spec.shown,
@@ -211,6 +226,8 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 		registry: team.NewRegistryOn(reg, spec.team),
 		board:    board.NewOn(bd),
 		lines:    lines,
+		owner:    natsstore.NewOwner(leases, spec.team, spec.shown),
+		sessions: natsSessions{sessions},
 		close:    nc.Close,
 		nats:     true,
 		conn:     nc,
@@ -290,4 +307,10 @@ func (s *stores) apply(o *team.Options) {
 		return
 	}
 	o.Mailbox, o.Registry, o.Board, o.EventLines = s.mailbox, s.registry, s.board, s.lines
+	o.Owner, o.Sessions = s.owner, s.sessions
 }
+
+// natsSessions is natsstore.Sessions as the team's SessionStore.
+type natsSessions struct{ *natsstore.Sessions }
+
+func (s natsSessions) SessionLog(name string) loop.SessionLog { return s.Log(name) }

@@ -188,6 +188,23 @@ func TestRunOnJetStreamThroughTheBinary(t *testing.T) {
 		if logs, _ := filepath.Glob(filepath.Join(dir, ".agentteam", "inbox", "*.jsonl")); len(logs) > 0 {
 			t.Errorf("inbox files written in %s: %v", dir, logs)
 		}
+		// The teammates' conversations are in the session stream; only the
+		// lead's is a file, where it ran.
+		for _, name := range []string{"alice", "bob"} {
+			if logs, _ := filepath.Glob(filepath.Join(dir, ".agentteam", "sessions", name+"*.jsonl")); len(logs) > 0 {
+				t.Errorf("%s's session files written in %s: %v", name, dir, logs)
+			}
+		}
+	}
+	ss, err := natsstore.OpenSessions(context.Background(), nc, "web")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"alice", "bob"} {
+		lines, err := ss.Log(name).Lines()
+		if err != nil || len(lines) < 2 || !strings.Contains(string(lines[len(lines)-1]), name+" finished") {
+			t.Errorf("%s's conversation in the session stream: %d lines, %v", name, len(lines), err)
+		}
 	}
 }
 

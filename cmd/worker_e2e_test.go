@@ -119,7 +119,8 @@ func teamJSON(t *testing.T, dir string, env []string) []team.Member {
 }
 
 // assertEachOnceOnNATS checks that every message of name's inbox on the
-// store is in its conversation (a session file under ws) exactly once.
+// store is in its conversation exactly once: the lead's is a file under
+// ws, a teammate's in the team's session stream.
 func assertEachOnceOnNATS(t *testing.T, nt natsTeam, ws, name string) {
 	t.Helper()
 	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
@@ -130,9 +131,21 @@ func assertEachOnceOnNATS(t *testing.T, nt natsTeam, ws, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(ws, ".agentteam", "sessions", name+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
+	var data []byte
+	if name == "lead" {
+		if data, err = os.ReadFile(filepath.Join(ws, ".agentteam", "sessions", name+".jsonl")); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		sessions, err := natsstore.OpenSessions(context.Background(), nt.nc, nt.team)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := sessions.Log(name).Lines()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = bytes.Join(lines, []byte("\n"))
 	}
 	if len(msgs) == 0 {
 		t.Fatalf("%s's inbox on the store is empty", name)
@@ -208,10 +221,12 @@ func TestTeammatesRunOnAWorkerProcess(t *testing.T) {
 			t.Errorf("%s asked for labels %v", m.Name, m.Labels)
 		}
 	}
-	// The teammates' conversations are on the worker's disk, not the lead's.
+	// The teammates' conversations are in the store, on nobody's disk.
 	for _, name := range []string{"alice", "bob"} {
-		if _, err := os.Stat(filepath.Join(lead, ".agentteam", "sessions", name+".jsonl")); err == nil {
-			t.Errorf("%s's conversation is in the lead's directory", name)
+		for _, dir := range []string{lead, wdir} {
+			if _, err := os.Stat(filepath.Join(dir, ".agentteam", "sessions", name+".jsonl")); err == nil {
+				t.Errorf("%s's conversation is a file in %s", name, dir)
+			}
 		}
 		assertEachOnceOnNATS(t, nt, wdir, name)
 	}

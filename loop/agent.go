@@ -31,9 +31,12 @@ type AgentConfig struct {
 	// SessionPath is sessions/NAME.jsonl; every conversation message is
 	// appended as one JSON line. "" records nothing.
 	SessionPath string
-	MaxTurns    int         // per cycle, default 50
-	OnEvent     func(Event) // called synchronously from the cycle; must not block long
-	OnDelta     func(Delta) // streaming text
+	// Session, when not nil, keeps the conversation instead of the file at
+	// SessionPath: the same lines in another store.
+	Session  SessionLog
+	MaxTurns int         // per cycle, default 50
+	OnEvent  func(Event) // called synchronously from the cycle; must not block long
+	OnDelta  func(Delta) // streaming text
 	// Recover answers, on restore, a tool call that a crash left without
 	// an answer, when the call's effect can be checked (a message that
 	// did reach its inbox); ok false leaves it answered as interrupted.
@@ -86,8 +89,8 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 		maxTurns: cfg.MaxTurns, onEvent: cfg.OnEvent, onDelta: cfg.OnDelta, recover: cfg.Recover,
 		tools: cfg.Tools, seen: map[string]bool{}, callIDs: map[string]bool{},
 	}
-	if cfg.SessionPath != "" {
-		a.session = &session{path: cfg.SessionPath}
+	if cfg.SessionPath != "" || cfg.Session != nil {
+		a.session = &session{path: cfg.SessionPath, log: cfg.Session}
 		msgs, err := a.session.load()
 		if err != nil {
 			return nil, fmt.Errorf("restore agent %s: %w", cfg.Name, err)

@@ -16,12 +16,14 @@ import (
 	"github.com/agentteam/agentteam/internal/statefile"
 )
 
-// session is the append-only record of one agent's conversation. One writer
-// per agent, so O_APPEND with one write per step needs no file lock. The
-// file stays open between writes (opening it was a large part of a turn's
-// cost); Close lets it go, and the next write opens it again.
+// session is the append-only record of one agent's conversation: a file
+// (path), or another store (log, a SessionLog). One writer per agent, so
+// O_APPEND with one write per step needs no file lock. The file stays open
+// between writes (opening it was a large part of a turn's cost); Close lets
+// it go, and the next write opens it again.
 type session struct {
 	path string
+	log  SessionLog // nil: the file at path
 	mu   sync.Mutex
 	f    *os.File
 }
@@ -31,12 +33,29 @@ func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
 	if s == nil || len(msgs) == 0 {
 		return nil
 	}
-	var buf bytes.Buffer
+	lines := make([][]byte, 0, len(msgs))
 	for _, m := range msgs {
 		b, err := encodeMessage(m)
 		if err != nil {
 			return fmt.Errorf("encode session line: %w", err)
 		}
+		lines = append(lines, b)
+	}
+	if s.log != nil {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.log.AppendLines(lines)
+	}
+	return s.appendLines(lines)
+}
+
+// appendLines writes lines to the file, each ended by a newline, in a
+// single write. A file that does not end in a newline (a write torn by a
+// crash) gets one first, so the torn line stays alone and unread and the
+// new line whole.
+func (s *session) appendLines(lines [][]byte) error {
+	var buf bytes.Buffer
+	for _, b := range lines {
 		buf.Write(b)
 		buf.WriteByte('\n')
 	}
@@ -47,11 +66,17 @@ func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
 			return fmt.Errorf("record session: %w", err)
 		}
 		// Not through a link: a checked-out .agentteam/ could point it anywhere.
-		f, err := statefile.Open(s.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		f, err := statefile.Open(s.path, os.O_APPEND|os.O_CREATE|os.O_RDWR, 0o644)
 		if err != nil {
 			return fmt.Errorf("record session: %w", err)
 		}
 		s.f = f
+		if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
+			last := make([]byte, 1)
+			if _, err := f.ReadAt(last, fi.Size()-1); err == nil && last[0] != '\n' {
+				buf = *bytes.NewBuffer(append([]byte{'\n'}, buf.Bytes()...))
+			}
+		}
 	}
 	if n, err := s.f.Write(buf.Bytes()); err != nil {
 		if n > 0 {
@@ -68,13 +93,16 @@ func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
 	return nil
 }
 
-// close releases the open file, if any.
+// close releases the open file, if any, or the store's log.
 func (s *session) close() error {
 	if s == nil {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.log != nil {
+		return s.log.Close()
+	}
 	if s.f == nil {
 		return nil
 	}
@@ -84,8 +112,39 @@ func (s *session) close() error {
 }
 
 // load reads the recorded conversation. A line that does not parse (a write
-// cut short by a crash) is skipped, as is any system message.
+// cut short by a crash, garbage) is skipped, as is any system message.
 func (s *session) load() ([]openai.ChatCompletionMessage, error) {
+	var lines [][]byte
+	var err error
+	if s.log != nil {
+		lines, err = s.log.Lines()
+	} else {
+		lines, err = s.readLines()
+	}
+	if err != nil {
+		return nil, err
+	}
+	var msgs []openai.ChatCompletionMessage
+	for _, line := range lines {
+		if m, ok := parseSessionLine(line); ok {
+			msgs = append(msgs, m)
+		}
+	}
+	return msgs, nil
+}
+
+// parseSessionLine is one recorded line as a message of the conversation;
+// ok is false for a line that does not parse and for a system message.
+func parseSessionLine(line []byte) (openai.ChatCompletionMessage, bool) {
+	var m openai.ChatCompletionMessage
+	if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &m) != nil || m.Role == "" || m.Role == openai.ChatMessageRoleSystem {
+		return m, false
+	}
+	return m, true
+}
+
+// readLines reads the file's lines; a missing file has none.
+func (s *session) readLines() ([][]byte, error) {
 	f, err := statefile.Open(s.path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -94,24 +153,32 @@ func (s *session) load() ([]openai.ChatCompletionMessage, error) {
 		return nil, fmt.Errorf("read session: %w", err)
 	}
 	defer f.Close()
-	var msgs []openai.ChatCompletionMessage
+	var lines [][]byte
 	r := bufio.NewReader(f)
 	for {
 		line, err := r.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
-			var m openai.ChatCompletionMessage
-			if json.Unmarshal(line, &m) == nil && m.Role != "" && m.Role != openai.ChatMessageRoleSystem {
-				msgs = append(msgs, m)
-			}
+		if line = bytes.TrimSuffix(line, []byte{'\n'}); len(line) > 0 {
+			lines = append(lines, line)
 		}
 		if errors.Is(err, io.EOF) {
-			return msgs, nil
+			return lines, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("read session %s: %w", s.path, err)
 		}
 	}
 }
+
+// fileLog is the file session as a SessionLog.
+type fileLog struct{ s *session }
+
+// FileSession is the conversation kept in the file at path
+// (sessions/NAME.jsonl): one JSON line per message.
+func FileSession(path string) SessionLog { return fileLog{s: &session{path: path}} }
+
+func (l fileLog) AppendLines(lines [][]byte) error { return l.s.appendLines(lines) }
+func (l fileLog) Lines() ([][]byte, error)         { return l.s.readLines() }
+func (l fileLog) Close() error                     { return l.s.close() }
 
 // interruptedResult answers a tool call that a crash or cancel left without an answer.
 const interruptedResult = "error: interrupted: this tool call did not finish"

@@ -57,18 +57,41 @@ func (t *Team) checkStorage(err error) {
 	if !ok {
 		return
 	}
-	if !t.fault.CompareAndSwap(nil, se) {
+	t.halt(se)
+}
+
+// halt stops the team for good because of err (a full disk, the owner
+// lock lost): it records it for Fault, tells the subscriber, and stops
+// every agent at its next step. Only the first is told.
+func (t *Team) halt(err error) {
+	if !t.fault.CompareAndSwap(nil, &err) {
 		return // told once
 	}
-	t.events.Notify(Event{Payload: Failure{Class: ClassStorage, Text: se.Error()}})
+	t.events.Notify(Event{Payload: Failure{Class: ClassStorage, Text: err.Error()}})
 	close(t.halted)
 	t.stopping.stop()
 }
 
-// Fault is the storage error that stopped the team, or nil.
+// ErrOwnerLost is the fault of a team whose owner lock was lost while it
+// ran (a lease on a NATS server not refreshed in time): it stops, since
+// another process may now run the team.
+var ErrOwnerLost = errors.New("this process lost the team's owner lock (its lease on the store was not refreshed in time, or was taken): it stops so that two processes do not run the team at once; go on with --resume")
+
+// watchOwner halts the team if its owner lock is lost before the team stops.
+func (t *Team) watchOwner(lost <-chan struct{}) {
+	defer t.wg.Done()
+	select {
+	case <-lost:
+		t.halt(ErrOwnerLost)
+	case <-t.stopping.done:
+	}
+}
+
+// Fault is the error that stopped the team (a full disk, the owner lock
+// lost), or nil.
 func (t *Team) Fault() error {
-	if se := t.fault.Load(); se != nil {
-		return se
+	if p := t.fault.Load(); p != nil {
+		return *p
 	}
 	return nil
 }

@@ -146,7 +146,11 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		ticket.Cancel()
 		return err
 	}
-	archiveSession(t.ws.SessionPath(name), now)
+	if err := t.archiveTeammateSession(name, now); err != nil {
+		ticket.Cancel()
+		r.markFailed(name, err)
+		return err
+	}
 
 	mctx, cancel := t.stopping.context()
 	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode, root: where.root,
@@ -193,7 +197,8 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		System:      system,
 		Model:       m.model,
 		Inbox:       t.store,
-		SessionPath: t.ws.SessionPath(name),
+		SessionPath: t.teammateSessionPath(name),
+		Session:     t.teammateSession(name),
 		MaxTurns:    t.opts.MaxTurns,
 		OnEvent:     t.agentEvent,
 		OnDelta:     t.opts.OnDelta,

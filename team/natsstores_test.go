@@ -12,11 +12,16 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 var (
@@ -153,7 +158,8 @@ func TestTeamRunsWithAllItsStateOnJetStream(t *testing.T) {
 	srv := fakellm.New(script)
 	defer srv.Close()
 	tm := newTestTeam(t, srv, Options{MaxWorkers: 3, TeamName: teamName, Mailbox: mb,
-		Registry: natsRegistry(t, url, teamName), Board: board.NewOn(bdoc), EventLines: events})
+		Registry: natsRegistry(t, url, teamName), Board: board.NewOn(bdoc), EventLines: events,
+		Sessions: natsSessions(t, url, teamName), Owner: natsOwner(t, url, teamName)})
 
 	rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
@@ -220,4 +226,215 @@ func TestTeamRunsWithAllItsStateOnJetStream(t *testing.T) {
 	if entries, _ := os.ReadDir(ws.InboxDir()); len(entries) != 0 {
 		t.Errorf("inbox files written beside the stream: %d", len(entries))
 	}
+	// The teammates' conversations are in the session stream, not files;
+	// the lead's is a file of the workspace it ran in.
+	for i := range 3 {
+		name := fmt.Sprintf("w%d", i)
+		if _, err := os.Stat(ws.SessionPath(name)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s's session file was written beside the stream (stat: %v)", name, err)
+		}
+		lines, err := natsSessions(t, url, teamName).SessionLog(name).Lines()
+		if err != nil || len(lines) < 2 || !strings.Contains(string(lines[len(lines)-1]), name+" finished") {
+			t.Errorf("%s's conversation in the stream: %d lines, %v", name, len(lines), err)
+		}
+	}
+	if _, err := os.Stat(ws.SessionPath("lead")); err != nil {
+		t.Errorf("the lead's session file: %v", err)
+	}
+}
+
+// natsSessionStore is natsstore.Sessions as the team's SessionStore.
+type natsSessionStore struct{ *natsstore.Sessions }
+
+func (s natsSessionStore) SessionLog(name string) loop.SessionLog { return s.Log(name) }
+
+// natsSessions is team's session stream on url, through a new connection.
+func natsSessions(t *testing.T, url, teamName string) SessionStore {
+	t.Helper()
+	s, err := natsstore.OpenSessions(context.Background(), natsConn(t, url), teamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return natsSessionStore{s}
+}
+
+// The "resume on another host" case: a teammate's conversation written by
+// a Team in one workspace is resumed by a second Team opened in another
+// workspace directory on the same store. A message sent while no team ran
+// is delivered into the resumed conversation once (the inbox consumer's
+// ack floor), the model sees the earlier conversation, and no session file
+// is written in either directory.
+func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
+	url := natsURL(t)
+	const teamName = "moved"
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"alice": {{Content: "done one"}, {Content: "done two"}},
+	}, func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} }))
+	defer srv.Close()
+	open := func(resume bool, on func(Event)) *Team {
+		t.Helper()
+		nc := natsConn(t, url)
+		ctx := context.Background()
+		mb, err := natsstore.OpenMailbox(ctx, nc, teamName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bdoc, err := natsstore.OpenDocWith(ctx, nc, teamName, "board", board.Empty)
+		if err != nil {
+			t.Fatal(err)
+		}
+		events, err := natsstore.OpenEventLog(ctx, nc, teamName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws, err := workspace.Open(t.TempDir()) // each Team its own directory: another host
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm, err := Open(ctx, Options{Workspace: ws, TeamName: teamName, Resume: resume, OnEvent: on,
+			PollInterval: 50 * time.Millisecond, Mailbox: mb, Registry: natsRegistry(t, url, teamName),
+			Board: board.NewOn(bdoc), EventLines: events, Sessions: natsSessions(t, url, teamName),
+			Owner: natsOwner(t, url, teamName),
+			Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	w := newStatusWatcher()
+	first := open(false, w.on)
+	if err := first.SpawnTeammate(context.Background(), tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "first task"}); err != nil {
+		t.Fatal(err)
+	}
+	w.wait(t, "alice", string(StatusIdle))
+	first.Abort("the host went away")
+	firstDir := first.Workspace()
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// While no team runs, a message for alice (agentteam send elsewhere).
+	mb, err := natsstore.OpenMailbox(context.Background(), natsConn(t, url), teamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "second task"}); err != nil {
+		t.Fatal(err)
+	}
+
+	second := open(true, nil)
+	defer second.Close()
+	if second.Workspace().Root == firstDir.Root {
+		t.Fatal("the second team is in the first one's directory")
+	}
+	var conv []openai.ChatCompletionMessage
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		second.roster.mu.Lock()
+		m := second.roster.members["alice"]
+		second.roster.mu.Unlock()
+		if m != nil && m.agent != nil {
+			conv = m.agent.Messages()
+			if n := len(conv); n > 0 && conv[n-1].Content == "done two" {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the resumed alice never answered the second task; her conversation: %+v", conv)
+		}
+	}
+	count := func(text string) int {
+		n := 0
+		for _, m := range conv {
+			n += strings.Count(m.Content, text)
+		}
+		return n
+	}
+	for _, text := range []string{"first task", "done one", "second task", "done two"} {
+		if count(text) != 1 {
+			t.Errorf("%q is %d times in alice's resumed conversation, want once:\n%+v", text, count(text), conv)
+		}
+	}
+	// The model was asked with the conversation of the first host.
+	var last openai.ChatCompletionRequest
+	for _, c := range srv.Calls() {
+		if c.Agent == "alice" {
+			last = c.Req
+		}
+	}
+	saw := false
+	for _, m := range last.Messages {
+		saw = saw || m.Content == "done one"
+	}
+	if !saw {
+		t.Errorf("alice's request on the second host lacks her earlier answer: %+v", last.Messages)
+	}
+	if has, err := mb.HasUnread("alice"); err != nil || has {
+		t.Errorf("alice's inbox after the resume: unread %v, %v", has, err)
+	}
+	lines, err := natsSessions(t, url, teamName).SessionLog("alice").Lines()
+	if err != nil || len(lines) != len(conv) {
+		t.Errorf("alice's conversation in the stream has %d lines (%v), in memory %d", len(lines), err, len(conv))
+	}
+	for _, dir := range []string{firstDir.SessionPath("alice"), second.Workspace().SessionPath("alice")} {
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("a session file %s was written (stat: %v)", dir, err)
+		}
+	}
+	if v := srv.Violations(); len(v) > 0 {
+		t.Fatal(v)
+	}
+}
+
+var _ OwnerLock = (*natsstore.Owner)(nil)
+
+// natsOwner is team's owner lock on url.
+func natsOwner(t *testing.T, url, teamName string) *natsstore.Owner {
+	t.Helper()
+	ls, err := natsstore.OpenLeases(context.Background(), natsConn(t, url), teamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return natsstore.NewOwner(ls, teamName, url)
+}
+
+// Two Teams on one NATS store, in two workspaces (two hosts): the second
+// Open is refused while the first runs, naming its host and pid; the
+// lease is free again once the first closes; asks of the first count as
+// waiting only while it runs.
+func TestOneTeamOnJetStreamRunsInOneProcessAtATime(t *testing.T) {
+	url := natsURL(t)
+	const teamName = "owned"
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "hi"}))
+	defer srv.Close()
+	first := newTestTeam(t, srv, Options{TeamName: teamName, Owner: natsOwner(t, url, teamName)})
+	ws2, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Workspace: ws2, TeamName: teamName, Owner: natsOwner(t, url, teamName),
+		Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})}
+	host, _ := os.Hostname()
+	_, err = Open(context.Background(), opts)
+	if err == nil || !strings.Contains(err.Error(), "already running team owned") ||
+		!strings.Contains(err.Error(), fmt.Sprintf("host %s (pid %d", host, os.Getpid())) {
+		t.Fatalf("second Open on the same store: %v, want a refusal naming the host and pid", err)
+	}
+	watch, err := WatchAsksOn(context.Background(), natsOwner(t, url, teamName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !watch.Waits(time.Now()) || watch.Waits(time.Now().Add(-time.Hour)) {
+		t.Fatalf("with the first team running: an ask of now waits %v, one of an hour ago %v",
+			watch.Waits(time.Now()), watch.Waits(time.Now().Add(-time.Hour)))
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if watch, err := WatchAsksOn(context.Background(), natsOwner(t, url, teamName)); err != nil || watch.Waits(time.Now()) {
+		t.Fatalf("after Close an ask still waits (%v)", err)
+	}
+	second, err := Open(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Open after the first closed: %v", err)
+	}
+	second.Close()
 }

@@ -1,14 +1,52 @@
 package team
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gofrs/flock"
 )
+
+// OwnerLock makes one process at a time the runner of a team: two leads
+// sharing one lead inbox would steal each other's messages. The default is
+// a file lock in the workspace (FileOwnerLock); a team whose state is on a
+// NATS server takes a lease there (natsstore.Owner), so that two hosts
+// cannot both run it.
+type OwnerLock interface {
+	// Acquire makes this process the runner until release is called;
+	// lost (nil: never) is closed if it stops being the runner meanwhile.
+	// While another runs the team, the error is one sentence naming it.
+	Acquire(ctx context.Context) (release func(), lost <-chan struct{}, err error)
+	// Running says whether some process runs the team now and since when
+	// (zero when unknown): how another process tells a live ask from an
+	// abandoned one.
+	Running(ctx context.Context) (running bool, since time.Time, err error)
+}
+
+// FileOwnerLock is the owner lock of the team in teamDir: the file
+// owner.lock, which the kernel releases when its holder dies.
+func FileOwnerLock(teamDir string) OwnerLock { return fileOwner(teamDir) }
+
+// fileOwner is the owner lock as a file of the team's directory.
+type fileOwner string
+
+func (dir fileOwner) Acquire(context.Context) (func(), <-chan struct{}, error) {
+	o, err := acquireOwner(string(dir))
+	if err != nil {
+		return nil, nil, err
+	}
+	return o.release, nil, nil
+}
+
+func (dir fileOwner) Running(context.Context) (bool, time.Time, error) {
+	w, err := WatchAsks(string(dir))
+	return w.running, w.since, err
+}
 
 // ownerLock makes one process at a time the runner of a workspace's team:
 // two leads sharing one lead inbox would steal each other's messages. The

@@ -2,8 +2,11 @@ package team
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/loop"
@@ -62,5 +65,48 @@ func TestRunStartsAFreshLeadUnlessResumed(t *testing.T) {
 	}
 	if n := run(true, "three"); n != 4 {
 		t.Fatalf("a resumed run has %d messages, want the earlier 2 plus 2", n)
+	}
+}
+
+// lostLock is an owner lock the test takes away.
+type lostLock struct {
+	lost     chan struct{}
+	released chan struct{}
+	once     sync.Once
+}
+
+func (l *lostLock) Acquire(context.Context) (func(), <-chan struct{}, error) {
+	return func() { l.once.Do(func() { close(l.released) }) }, l.lost, nil
+}
+
+func (l *lostLock) Running(context.Context) (bool, time.Time, error) { return true, time.Time{}, nil }
+
+// A team whose owner lock is lost while it runs (a lease not refreshed in
+// time) stops: Fault and Run say so, and Close still gives the lock back.
+func TestATeamStopsWhenItLosesItsOwnerLock(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "hi"}))
+	defer srv.Close()
+	lock := &lostLock{lost: make(chan struct{}), released: make(chan struct{})}
+	tm := newTestTeam(t, srv, Options{Owner: lock})
+	if tm.Fault() != nil {
+		t.Fatalf("a fault before the lock was lost: %v", tm.Fault())
+	}
+	close(lock.lost)
+	for deadline := time.Now().Add(10 * time.Second); tm.Fault() == nil; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the team did not stop after losing its owner lock")
+		}
+	}
+	if !errors.Is(tm.Fault(), ErrOwnerLost) {
+		t.Fatalf("Fault = %v, want ErrOwnerLost", tm.Fault())
+	}
+	if _, err := tm.Run(context.Background(), "go on"); !errors.Is(err, ErrOwnerLost) {
+		t.Fatalf("Run after the loss: %v, want ErrOwnerLost", err)
+	}
+	tm.Close()
+	select {
+	case <-lock.released:
+	default:
+		t.Fatal("Close did not release the owner lock")
 	}
 }

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,7 +15,8 @@ import (
 // team's inboxes still has a caller waiting for its answer: an ask waits
 // only while the process that made it runs the team. That process holds
 // the owner lock from before its first ask until it ends; the kernel
-// drops the lock when it dies, even by SIGKILL.
+// drops a file lock when it dies, even by SIGKILL, and a lease on a NATS
+// server expires natsstore.OwnerTTL after its last refresh.
 type AskWatch struct {
 	running bool
 	since   time.Time // when the running owner took the lock; zero if unknown
@@ -44,6 +46,16 @@ func WatchAsks(teamDir string) (AskWatch, error) {
 		w.since = fi.ModTime()
 	}
 	return w, nil
+}
+
+// WatchAsksOn is WatchAsks for any owner lock: a file, or a lease on a
+// NATS server whose holder may run on another host.
+func WatchAsksOn(ctx context.Context, lock OwnerLock) (AskWatch, error) {
+	running, since, err := lock.Running(ctx)
+	if err != nil {
+		return AskWatch{}, err
+	}
+	return AskWatch{running: running, since: since}, nil
 }
 
 // Waits reports whether an ask made at asked still has its caller

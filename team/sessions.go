@@ -310,3 +310,45 @@ func (r *roster) working() []string {
 	sort.Strings(out)
 	return out
 }
+
+// SessionStore keeps the teammates' conversations when they are not files
+// of the workspace: a log per teammate (loop.SessionLog), and the archive
+// of an earlier conversation when a teammate is spawned afresh under a
+// name used before, which must stay readable.
+type SessionStore interface {
+	SessionLog(name string) loop.SessionLog
+	Archive(name string, now time.Time) error
+}
+
+// teammateSessionPath is name's session file; "" when Options.Sessions
+// keeps the conversation elsewhere.
+func (t *Team) teammateSessionPath(name string) string {
+	if t.opts.Sessions != nil {
+		return ""
+	}
+	return t.ws.SessionPath(name)
+}
+
+// teammateSession is name's conversation in Options.Sessions; nil for
+// the file.
+func (t *Team) teammateSession(name string) loop.SessionLog {
+	if t.opts.Sessions == nil {
+		return nil
+	}
+	return t.opts.Sessions.SessionLog(name)
+}
+
+// archiveTeammateSession sets name's earlier conversation aside before it
+// is spawned afresh. A file that cannot be moved is left (as before); a
+// store that cannot archive fails the spawn, which would otherwise
+// continue the earlier conversation.
+func (t *Team) archiveTeammateSession(name string, now time.Time) error {
+	if t.opts.Sessions == nil {
+		archiveSession(t.ws.SessionPath(name), now)
+		return nil
+	}
+	if err := t.opts.Sessions.Archive(name, now); err != nil {
+		return fmt.Errorf("start %s afresh: %w", name, err)
+	}
+	return nil
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -340,4 +343,46 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// The teammates' session files (the default store) keep the session
+// contract: loop.FileSession, archived by archiveSession as
+// sessions/NAME.<stamp>.jsonl.
+func TestFileSessionsKeepTheSessionContract(t *testing.T) {
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.RunSessions(t, storetest.SessionsOpener{
+		Open: func(t *testing.T, agent string) storetest.SessionLog {
+			return loop.FileSession(ws.SessionPath(agent))
+		},
+		Archive: func(t *testing.T, agent string, now time.Time) error {
+			archiveSession(ws.SessionPath(agent), now)
+			return nil
+		},
+		Archived: func(t *testing.T, agent string) ([][][]byte, error) {
+			paths, err := filepath.Glob(filepath.Join(filepath.Dir(ws.SessionPath(agent)), agent+".*.jsonl"))
+			sort.Strings(paths) // the stamps sort by time
+			var out [][][]byte
+			for _, p := range paths {
+				lines, err := loop.FileSession(p).Lines()
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, lines)
+			}
+			return out, err
+		},
+		Tear: func(t *testing.T, agent string, junk []byte) {
+			f, err := os.OpenFile(ws.SessionPath(agent), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.Write(junk); err != nil {
+				t.Fatal(err)
+			}
+		},
+	})
 }

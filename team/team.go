@@ -74,11 +74,20 @@ type Options struct {
 	Mailbox Mailbox
 	// Registry, Board and EventLines keep the registry, the task board and
 	// the event log's lines in another store than the workspace's files
-	// (NewRegistryOn, board.NewOn, a stream); nil means the files. The
-	// owner lock stays a file in the workspace whatever the store.
+	// (NewRegistryOn, board.NewOn, a stream); nil means the files.
 	Registry   *Registry
 	Board      *board.Board
 	EventLines EventLines
+	// Sessions keeps the teammates' conversations in another store than
+	// the workspace's sessions/NAME.jsonl (a stream, natsstore.Sessions),
+	// so that a teammate can resume on another host; nil means the files.
+	// The lead's conversation stays a file of the workspace it runs in.
+	Sessions SessionStore
+	// Owner is the team's owner lock; nil means the file in the workspace
+	// (FileOwnerLock). A team whose state is on a NATS server takes its
+	// lease there (natsstore.Owner). If it is lost while the team runs,
+	// the team stops (Fault says why).
+	Owner OwnerLock
 	// Queue, on a team across hosts, takes every spawn: the teammate is
 	// registered queued and runs on whichever worker takes its request
 	// (worker.go); this process is one of the workers, as Worker says.
@@ -102,7 +111,8 @@ type Team struct {
 	tasks  *teamTasks
 	files  files // the same stores as files, for the accessors
 	pid    int
-	owner  *ownerLock
+	// releaseOwner gives the owner lock back (Close).
+	releaseOwner func()
 
 	// stopping ends the teammates' and handoffs' goroutines: Close, a full
 	// disk, or the end of the context given to Open stops it; stopRun
@@ -125,10 +135,10 @@ type Team struct {
 	hosting   *hosting     // worker.go: this process as a worker; nil without a queue
 	lead      *loop.Agent  // nil in a worker's team (OpenWorker)
 	models    Models
-	leadModel *agentModel                  // the lead's model now, and its meter
-	changed   chan struct{}                // coalesced signal: some status changed
-	fault     atomic.Pointer[StorageError] // the full disk that stopped the team
-	halted    chan struct{}                // closed when a full disk stops the team
+	leadModel *agentModel           // the lead's model now, and its meter
+	changed   chan struct{}         // coalesced signal: some status changed
+	fault     atomic.Pointer[error] // what stopped the team: a full disk, the owner lock lost
+	halted    chan struct{}         // closed when a fault stops the team
 }
 
 // Open prepares the team in a workspace: creates .agentteam/, repairs
@@ -189,10 +199,15 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if err := ws.Init(); err != nil {
 		return nil, err
 	}
-	var owner *ownerLock
+	// A worker runs no lead: it takes no owner lock.
+	releaseOwner, ownerLost := func() {}, (<-chan struct{})(nil)
 	if !worker {
+		lock := opts.Owner
+		if lock == nil {
+			lock = FileOwnerLock(ws.TeamDir())
+		}
 		var err error
-		if owner, err = acquireOwner(ws.TeamDir()); err != nil {
+		if releaseOwner, ownerLost, err = lock.Acquire(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -205,23 +220,27 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		events = NewEventLogTo(opts.EventLines, opts.OnEvent)
 	}
 	t := &Team{
-		owner:    owner,
-		opts:     opts,
-		models:   opts.Models,
-		ws:       ws,
-		reg:      reg,
-		pool:     NewPool(opts.MaxWorkers, opts.MaxQueue),
-		events:   events,
-		pid:      os.Getpid(),
-		stopping: newStopper(),
-		changed:  make(chan struct{}, 1),
-		halted:   make(chan struct{}),
+		releaseOwner: releaseOwner,
+		opts:         opts,
+		models:       opts.Models,
+		ws:           ws,
+		reg:          reg,
+		pool:         NewPool(opts.MaxWorkers, opts.MaxQueue),
+		events:       events,
+		pid:          os.Getpid(),
+		stopping:     newStopper(),
+		changed:      make(chan struct{}, 1),
+		halted:       make(chan struct{}),
 	}
 	t.roster = &roster{t: t, members: map[string]*member{}}
 	t.messenger = &messenger{t: t}
 	t.inboxes = &inboxes{events: events, errs: map[string]string{}}
 	// The run's deadline (the ctx given to Open) stops the teammates too.
 	t.stopRun = context.AfterFunc(ctx, t.stopping.stop)
+	if ownerLost != nil {
+		t.wg.Add(1)
+		go t.watchOwner(ownerLost)
+	}
 	store := inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxes.repaired})
 	t.files = files{inbox: store, reg: reg}
 	t.store = store
@@ -244,7 +263,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	fail := func(err error) (*Team, error) {
 		t.stopRun()
 		t.stopping.stop()
-		owner.release()
+		releaseOwner()
 		return nil, AsStorageError(err)
 	}
 	if worker {
@@ -353,7 +372,7 @@ func (t *Team) Close() error {
 		_ = t.lead.Close()
 	}
 	t.reg.Flush()
-	t.owner.release()
+	t.releaseOwner()
 	return t.files.inbox.Close()
 }
 

@@ -101,6 +101,9 @@ type SpawnRequest struct {
 	Labels    []string `json:"labels,omitempty"`
 	// Deadline: a request nobody could take by then is failed.
 	Deadline time.Time `json:"deadline"`
+	// Resume: the teammate goes on with its conversation in the team's
+	// session store (its worker died), instead of starting afresh.
+	Resume bool `json:"resume,omitempty"`
 }
 
 // check refuses a request no lead of ours would send: it came off the
@@ -399,7 +402,11 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 		old.cancel()
 		<-old.done
 	}
-	archiveSession(t.ws.SessionPath(req.Name), time.Now().UTC())
+	if t.opts.Sessions == nil && !req.Resume {
+		// The lead archived it in a shared session store at its spawn; a
+		// file of this worker's workspace is archived here.
+		archiveSession(t.ws.SessionPath(req.Name), time.Now().UTC())
+	}
 	mctx, cancel := t.stopping.context()
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
 		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, Usage{})}
@@ -459,6 +466,10 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 		return nil
 	})
 	if err != nil {
+		return err
+	}
+	if err := t.archiveTeammateSession(name, now); err != nil {
+		r.markFailed(name, err)
 		return err
 	}
 	t.events.Emit(Event{Agent: name, Payload: Spawn{Role: role, Status: StatusQueued, From: from, PID: t.pid, Model: choice.Label()}})

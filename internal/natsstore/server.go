@@ -81,13 +81,15 @@ func TeamPermissions(team string) *server.Permissions {
 	pub := []string{
 		"agentteam." + team + ".>",
 		"$KV." + BucketName(team) + ".>",
+		"$KV." + LeaseBucketName(team) + ".>",
 		"$KV." + WorkersBucket(team) + ".>",
 		"$JS.API.INFO",
 	}
 	// The inboxes, the KV bucket (registry, board), the event log, the
-	// work queue of spawn requests and the workers' heartbeats.
+	// leases (owner lock, heartbeats), the sessions, the work queue of
+	// spawn requests and the workers' heartbeats.
 	for _, s := range []string{StreamName(team), "KV_" + BucketName(team), StreamName(team) + "_events",
-		QueueStreamName(team), "KV_" + WorkersBucket(team)} {
+		"KV_" + LeaseBucketName(team), SessionStreamName(team), QueueStreamName(team), "KV_" + WorkersBucket(team)} {
 		pub = append(pub,
 			"$JS.API.STREAM.*."+s,
 			"$JS.API.STREAM.MSG.*."+s,
@@ -98,6 +100,7 @@ func TeamPermissions(team string) *server.Permissions {
 			"$JS.API.CONSUMER.DURABLE.CREATE."+s+".*",
 			"$JS.API.CONSUMER.MSG.NEXT."+s+".*",
 			"$JS.ACK."+s+".>",
+			"$JS.FC."+s+".>", // a watch's flow control
 		)
 	}
 	return &server.Permissions{
@@ -105,6 +108,7 @@ func TeamPermissions(team string) *server.Permissions {
 		Subscribe: &server.SubjectPermission{Allow: []string{
 			"agentteam." + team + ".>",
 			"$KV." + BucketName(team) + ".>",
+			"$KV." + LeaseBucketName(team) + ".>",
 			"$KV." + WorkersBucket(team) + ".>",
 			"_INBOX.>",
 		}},

@@ -1,0 +1,268 @@
+package natsstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Sessions is the agents' conversations of a team in a stream
+// (agentteam_TEAM_sessions): a subject per agent,
+// agentteam.TEAM.session.NAME, one message per append holding its lines
+// (the JSON lines of sessions/NAME.jsonl, joined by newlines), so a
+// teammate's conversation can be resumed on another host. Archiving an
+// agent's session (a teammate spawned afresh under an earlier name) adds a
+// marker on agentteam.TEAM.session.NAME.archived saying where the current
+// session begins: nothing is moved or deleted, and each earlier session
+// stays readable (Archived). It is safe for concurrent use; each agent has
+// one writer.
+type Sessions struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream jetstream.Stream
+	team   string
+}
+
+// SessionSubject is the subject of agent's conversation in team.
+func SessionSubject(team, agent string) string { return "agentteam." + team + ".session." + agent }
+
+// archivedSubject holds agent's archive markers.
+func archivedSubject(team, agent string) string { return SessionSubject(team, agent) + ".archived" }
+
+// archiveMarker is one archive: the session up to stream sequence After
+// was set aside at At.
+type archiveMarker struct {
+	After uint64    `json:"after"`
+	At    time.Time `json:"at"`
+}
+
+// OpenSessions opens team's session stream on nc, creating it if it is not
+// there. Replicas(n) keeps n copies (see OpenMailbox). nc stays the
+// caller's to close.
+func OpenSessions(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Sessions, error) {
+	if err := checkToken("team", team); err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("open the sessions of %s: %w", team, err)
+	}
+	cfg := jetstream.StreamConfig{
+		Name:        SessionStreamName(team),
+		Subjects:    []string{"agentteam." + team + ".session.>"},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		Duplicates:  2 * time.Minute,
+		AllowDirect: true,
+	}
+	opts, existing, err := keepReplicas(ctx, js, cfg.Name, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open the sessions of %s: %w", team, err)
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	st, err := openStream(ctx, js, cfg, existing)
+	if err != nil {
+		return nil, fmt.Errorf("open the sessions of %s: stream: %w", team, replicaSentence(cfg.Replicas, err))
+	}
+	return &Sessions{nc: nc, js: js, stream: st, team: team}, nil
+}
+
+// SessionLog is one agent's conversation in the stream (the method set of
+// loop.SessionLog).
+type SessionLog struct {
+	s    *Sessions
+	name string
+}
+
+// Log is agent's conversation. A name that is no subject token is refused
+// by every call.
+func (s *Sessions) Log(agent string) *SessionLog { return &SessionLog{s: s, name: agent} }
+
+// AppendLines stores lines as one message on the agent's subject and
+// returns once the server has it. The message carries an id of its own, so
+// a publish sent again after a lost answer is stored once. Lines over the
+// server's largest message go as several messages of whole lines (a crash
+// between them leaves the first part, as a torn write would); one line
+// over it is refused.
+func (l *SessionLog) AppendLines(lines [][]byte) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if err := checkToken("agent", l.name); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	limit := int(l.s.nc.MaxPayload()) - 1024 // room for the headers
+	for len(lines) > 0 {
+		n, size := 0, 0
+		for n < len(lines) && (n == 0 || size+1+len(lines[n]) <= limit) {
+			size += 1 + len(lines[n])
+			n++
+		}
+		if len(lines[0]) > limit {
+			return fmt.Errorf("record the session of %s: a message of %d bytes is over the %d the NATS server takes (its max_payload)", l.name, len(lines[0]), limit)
+		}
+		id, err := newID()
+		if err != nil {
+			return err
+		}
+		if err := publishOnce(ctx, l.s.js, SessionSubject(l.s.team, l.name), bytes.Join(lines[:n], []byte{'\n'}), id); err != nil {
+			return fmt.Errorf("record the session of %s: %w", l.name, err)
+		}
+		lines = lines[n:]
+	}
+	return nil
+}
+
+// Lines returns the lines of the agent's current session (since its last
+// archive), oldest first.
+func (l *SessionLog) Lines() ([][]byte, error) {
+	if err := checkToken("agent", l.name); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	markers, err := l.s.markers(ctx, l.name)
+	if err != nil {
+		return nil, err
+	}
+	var from uint64
+	if len(markers) > 0 {
+		from = markers[len(markers)-1].After
+	}
+	lines, _, err := l.s.read(ctx, l.name, from+1, 0)
+	return lines, err
+}
+
+// Close holds nothing open: it returns nil.
+func (l *SessionLog) Close() error { return nil }
+
+// read returns the lines of agent's messages with stream sequences from
+// from to to (0: to the end), and the sequence of the last one read.
+func (s *Sessions) read(ctx context.Context, agent string, from, to uint64) ([][]byte, uint64, error) {
+	subj := SessionSubject(s.team, agent)
+	var lines [][]byte
+	var last uint64
+	for seq := from; to == 0 || seq <= to; {
+		raw, err := retried(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+			return s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		})
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			break
+		}
+		if err != nil {
+			return nil, 0, fmt.Errorf("read the session of %s: %w", agent, err)
+		}
+		if to != 0 && raw.Sequence > to {
+			break
+		}
+		for _, line := range bytes.Split(raw.Data, []byte{'\n'}) {
+			if len(line) > 0 {
+				lines = append(lines, line)
+			}
+		}
+		last, seq = raw.Sequence, raw.Sequence+1
+	}
+	return lines, last, nil
+}
+
+// markers are agent's archive markers, oldest first; a marker that does
+// not parse (written by someone else) is skipped.
+func (s *Sessions) markers(ctx context.Context, agent string) ([]archiveMarker, error) {
+	subj := archivedSubject(s.team, agent)
+	var out []archiveMarker
+	for seq := uint64(1); ; {
+		raw, err := retried(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+			return s.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
+		})
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the archives of %s: %w", agent, err)
+		}
+		var m archiveMarker
+		if json.Unmarshal(raw.Data, &m) == nil && m.After < raw.Sequence && (len(out) == 0 || m.After > out[len(out)-1].After) {
+			out = append(out, m)
+		}
+		seq = raw.Sequence + 1
+	}
+}
+
+// Archive sets agent's current session aside, if it holds anything: the
+// next Lines starts empty, and Archived lists it. The agent must not be
+// writing meanwhile (it is called before a teammate starts afresh).
+func (s *Sessions) Archive(agent string, now time.Time) error {
+	if err := checkToken("agent", agent); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	raw, err := retried(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+		return s.stream.GetLastMsgForSubject(ctx, SessionSubject(s.team, agent))
+	})
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil // no session yet
+	}
+	if err != nil {
+		return fmt.Errorf("archive the session of %s: %w", agent, err)
+	}
+	markers, err := s.markers(ctx, agent)
+	if err != nil {
+		return err
+	}
+	if len(markers) > 0 && markers[len(markers)-1].After >= raw.Sequence {
+		return nil // nothing written since the last archive
+	}
+	data, err := json.Marshal(archiveMarker{After: raw.Sequence, At: now.UTC()})
+	if err != nil {
+		return err
+	}
+	id, err := newID()
+	if err != nil {
+		return err
+	}
+	if err := publishOnce(ctx, s.js, archivedSubject(s.team, agent), data, id); err != nil {
+		return fmt.Errorf("archive the session of %s: %w", agent, err)
+	}
+	return nil
+}
+
+// ArchivedSession is one earlier session of an agent.
+type ArchivedSession struct {
+	At    time.Time // when it was set aside
+	Lines [][]byte
+}
+
+// Archived returns agent's earlier sessions, oldest first.
+func (s *Sessions) Archived(agent string) ([]ArchivedSession, error) {
+	if err := checkToken("agent", agent); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	markers, err := s.markers(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	var out []ArchivedSession
+	var from uint64
+	for _, m := range markers {
+		lines, _, err := s.read(ctx, agent, from+1, m.After)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ArchivedSession{At: m.At, Lines: lines})
+		from = m.After
+	}
+	return out, nil
+}
