@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -451,4 +452,116 @@ func TestSpawnsArePlacedByLabels(t *testing.T) {
 	if !told {
 		t.Errorf("the lead was not told carol could not be placed: %+v", msgs)
 	}
+}
+
+// TestAKilledWorkersTeammateIsRespawnedOnAnother: alice works on w1 when
+// w1 is killed with SIGKILL. Its heartbeat expires, the lead's process
+// marks her failed (an event, and the lead told), respawns her, and w2
+// takes her: she goes on from her conversation in the store, reports,
+// and ends shutdown, each message in her conversation once.
+func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
+	nt := startNATSTeam(t, "dead")
+	var mu sync.Mutex
+	aliceCalls := 0
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the parser","labels":["one"]}`)}},
+			{Content: "spawned alice"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent != "alice" {
+			return fakellm.Reply{Content: "lead: noted"}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		aliceCalls++
+		if aliceCalls == 1 { // on w1, which is killed meanwhile
+			return fakellm.Reply{Content: "never arrives", Delay: 2 * time.Minute}
+		}
+		return fakellm.Reply{Content: "alice: parser written"}
+	}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	_, _, w1 := startWorker(t, nt, env, "w1", "--labels", "one")
+	waitLead, _ := startBinPID(t, t.TempDir(), env, "run", "--store", nt.url, "write a parser")
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	reg, err := natsstore.OpenDocWith(context.Background(), nt.nc, nt.team, "registry", team.EmptyConfig(nt.team))
+	if err != nil {
+		t.Fatal(err)
+	}
+	registry := team.NewRegistryOn(reg, nt.team)
+	alice := func() team.Member {
+		c, err := registry.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := c.Find("alice"); i >= 0 {
+			return c.Teammates[i]
+		}
+		return team.Member{}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	// alice works on w1 and her model call is under way.
+	for m := alice(); m.Status != team.StatusWorking || m.Worker != "w1" || len(srv.Requests("alice")) == 0; m = alice() {
+		if time.Now().After(deadline) {
+			t.Fatalf("alice never worked on w1: %+v", m)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := syscall.Kill(w1(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// w2 starts after the kill: only it can take the respawn.
+	startWorker(t, nt, env, "w2", "--labels", "one")
+	r := waitLead()
+	mustSucceed(t, r, "run")
+	m := alice()
+	if m.Worker != "w2" || m.Status != team.StatusShutdown || m.Cycles == 0 {
+		t.Fatalf("alice after w1 died: %s on %q after %d cycles, want shutdown on w2", m.Status, m.Worker, m.Cycles)
+	}
+	ev, err := natsstore.OpenEventLog(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := ev.Lines(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := false
+	for _, l := range lines {
+		if strings.Contains(string(l), `"status":"failed"`) && strings.Contains(string(l), "its worker w1") {
+			failed = true
+		}
+	}
+	if !failed {
+		t.Error("no event says alice failed with w1")
+	}
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told, results int
+	for _, msg := range msgs {
+		switch {
+		case msg.From == "alice" && msg.Type == "error" && strings.Contains(msg.Content, "respawned"):
+			told++
+		case msg.From == "alice" && msg.Type == "result":
+			results++
+			if !strings.Contains(msg.Content, "parser written") {
+				t.Errorf("alice's result: %q", msg.Content)
+			}
+		}
+	}
+	if told != 1 || results != 1 {
+		t.Errorf("the lead was told %d times of the death and got %d results, want 1 and 1", told, results)
+	}
+	assertEachOnceOnNATS(t, nt, "", "alice")
 }

@@ -408,8 +408,17 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 		archiveSession(t.ws.SessionPath(req.Name), time.Now().UTC())
 	}
 	mctx, cancel := t.stopping.context()
+	var used Usage
+	if req.Resume {
+		// It goes on: its usage so far and its plan's approval stay.
+		if c, err := t.reg.Read(); err == nil {
+			if i := c.Find(req.Name); i >= 0 {
+				used = c.Teammates[i].Usage()
+			}
+		}
+	}
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
-		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, Usage{})}
+		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used)}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
 	agent, err := r.newTeammateAgent(m)
 	if err != nil {
@@ -567,14 +576,20 @@ func (h *hosting) beatLoop(ctx context.Context) {
 }
 
 // reapDead marks failed, in the lead's process, the teammates of workers
-// whose heartbeat is gone, and tells the lead.
+// whose heartbeat is gone, and tells the lead. With the teammates'
+// conversations in the team's session store, each is then respawned: a
+// request to resume it goes on the queue, and whichever worker takes it
+// goes on from its conversation, its inbox's read position keeping every
+// message delivered once. The registry goes from the dead worker's status
+// to queued in one change, so the team never looks settled in between.
 func (h *hosting) reapDead(alive map[string]bool) {
 	t := h.t
-	type lost struct{ name, role, worker, host string }
-	var dead []lost
+	respawn := t.opts.Sessions != nil
+	var dead []Member
+	var requests []SpawnRequest
 	now := time.Now().UTC()
 	_ = changeRegistry(t.reg, func(c *Config) error {
-		dead = dead[:0]
+		dead, requests = dead[:0], requests[:0]
 		for i := range c.Teammates {
 			m := &c.Teammates[i]
 			if m.Worker == "" || m.Worker == h.opts.ID || alive[m.Worker] || m.Ended {
@@ -583,20 +598,45 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			if m.Status != StatusQueued && m.Status != StatusWorking && m.Status != StatusIdle {
 				continue
 			}
+			dead = append(dead, *m)
 			why := fmt.Sprintf("its worker %s on %s stopped (no heartbeat)", m.Worker, m.Host)
-			m.Status, m.Error, m.Activity, m.UpdatedAt = StatusFailed, why, "", now
-			dead = append(dead, lost{m.Name, m.Role, m.Worker, m.Host})
+			m.Activity, m.UpdatedAt = "", now
+			if !respawn {
+				m.Status, m.Error = StatusFailed, why
+				continue
+			}
+			id := "spawn-" + m.Name + "-" + uuid.NewString()
+			requests = append(requests, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
+				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels,
+				Deadline: now.Add(h.opts.Placement), Resume: true})
+			m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", t.pid, id
 		}
 		if len(dead) == 0 {
 			return errNoChange
 		}
 		return nil
 	})
-	for _, d := range dead {
-		err := fmt.Errorf("its worker %s on %s stopped (no heartbeat)", d.worker, d.host)
-		t.events.Emit(Event{Agent: d.name, Payload: StatusChanged{Role: d.role, Status: StatusFailed, Reason: err.Error(), PID: t.pid}})
-		if _, derr := t.messenger.deliver(d.name, workspace.LeadName, inbox.TypeError, teammateFailedText(d.name, err)); derr != nil {
-			t.events.Emit(Event{Agent: d.name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
+	for i, d := range dead {
+		err := fmt.Errorf("its worker %s on %s stopped (no heartbeat)", d.Worker, d.Host)
+		t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusFailed, Reason: err.Error(), PID: t.pid}})
+		text := teammateFailedText(d.Name, err)
+		if respawn {
+			text += " It is respawned on another worker and goes on from its conversation."
+		}
+		if _, derr := t.messenger.deliver(d.Name, workspace.LeadName, inbox.TypeError, text); derr != nil {
+			t.events.Emit(Event{Agent: d.Name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
+		}
+		if !respawn {
+			continue
+		}
+		req := requests[i]
+		t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusQueued, Reason: "respawned: " + err.Error(), PID: t.pid}})
+		data, merr := json.Marshal(req)
+		if merr == nil {
+			merr = h.queue.Publish(context.Background(), req.ID, data)
+		}
+		if merr != nil {
+			t.roster.markFailed(d.Name, fmt.Errorf("respawn after %w: %w", err, merr))
 		}
 	}
 	if len(dead) > 0 {
