@@ -565,3 +565,64 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 	}
 	assertEachOnceOnNATS(t, nt, "", "alice")
 }
+
+// TestAStoppedWorkerShutsItsTeammatesDown: SIGTERM to a worker whose
+// teammate is mid-call ends the worker with exit 0; the teammate ends
+// shutdown, not working, and the lead is told and finishes its run.
+func TestAStoppedWorkerShutsItsTeammatesDown(t *testing.T) {
+	nt := startNATSTeam(t, "stop")
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the parser","labels":["one"]}`)}},
+			{Content: "spawned alice"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "alice" {
+			return fakellm.Reply{Content: "never arrives", Delay: 2 * time.Minute}
+		}
+		return fakellm.Reply{Content: "lead: alice stopped"}
+	}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	_, waitWorker, w1 := startWorker(t, nt, env, "w1", "--labels", "one")
+	waitLead, _ := startBinPID(t, t.TempDir(), env, "run", "--store", nt.url, "write a parser")
+	deadline := time.Now().Add(60 * time.Second)
+	for len(srv.Requests("alice")) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("alice never called her model")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := syscall.Kill(w1(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if w := waitWorker(); w.code != 0 {
+		t.Fatalf("worker exit %d on SIGTERM\n%s", w.code, w.stderr)
+	}
+	r := waitLead()
+	mustSucceed(t, r, "run")
+	if !strings.Contains(r.stdout, "lead: alice stopped") {
+		t.Errorf("the lead's answer: %q", r.stdout)
+	}
+	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+	if len(members) != 1 || members[0].Status != team.StatusShutdown || !strings.Contains(members[0].Error, "its worker w1 stopped") {
+		t.Fatalf("alice after her worker stopped: %+v", members)
+	}
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := 0
+	for _, m := range msgs {
+		if m.From == "alice" && m.Type == "error" && strings.Contains(m.Content, "its worker w1 stopped") {
+			told++
+		}
+	}
+	if told != 1 {
+		t.Errorf("the lead was told %d times that alice's worker stopped, want once", told)
+	}
+}
