@@ -128,7 +128,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if err := st.hosts(ctx, &topts); err != nil {
 		return err
 	}
-	topts.Worker.Placement = opts.Placement
+	topts.Worker.Placement, topts.RoleLabels = opts.Placement, roleLabels(opts.GlobalOptions)
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return err

@@ -138,3 +138,19 @@ func validWorkerID(id string) bool {
 	}
 	return id != ""
 }
+
+// roleLabels are the labels the config files give each role ([roles.NAME]
+// labels = […]): what a worker must have to run the role's teammates when
+// their spawn names none.
+func roleLabels(g *GlobalOptions) map[string][]string {
+	if g.Config == nil {
+		return nil
+	}
+	out := map[string][]string{}
+	for name, r := range g.Config.Roles {
+		if len(r.V.Labels) > 0 {
+			out[name] = r.V.Labels
+		}
+	}
+	return out
+}

@@ -390,16 +390,16 @@ func TestPlanApprovalAndShutdownOfATeammateOnAWorker(t *testing.T) {
 }
 
 // TestSpawnsArePlacedByLabels: two workers with different labels each
-// take only the spawns that ask for theirs; a spawn asking for a label
-// no worker has fails with a sentence once its placement time is up, and
-// the lead hears of it.
+// take only the spawns that ask for theirs (bob's by his role's labels in
+// the project's config); a spawn asking for a label no worker has fails
+// with a sentence once its placement time is up, and the lead hears of it.
 func TestSpawnsArePlacedByLabels(t *testing.T) {
 	nt := startNATSTeam(t, "labels")
 	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
 		"lead": {
 			{ToolCalls: []fakellm.ToolCall{
 				call("spawn_teammate", `{"name":"alice","role":"trainer","prompt":"train","labels":["gpu"]}`),
-				call("spawn_teammate", `{"name":"bob","role":"builder","prompt":"build","labels":["cpu"]}`),
+				call("spawn_teammate", `{"name":"bob","role":"builder","prompt":"build"}`),
 				call("spawn_teammate", `{"name":"carol","role":"oracle","prompt":"foresee","labels":["tpu"]}`),
 			}},
 			{Content: "spawned three"},
@@ -414,7 +414,9 @@ func TestSpawnsArePlacedByLabels(t *testing.T) {
 	env := fakeEnv(srv)
 	startWorker(t, nt, env, "wgpu", "--labels", "gpu,linux")
 	startWorker(t, nt, env, "wcpu", "--labels", "cpu")
-	r := runBin(t, t.TempDir(), env, "", "run", "--store", nt.url, "--placement-timeout", "10s", "place them")
+	lead := t.TempDir()
+	writeConfig(t, filepath.Join(lead, ".agentteam", "config.toml"), "[roles.builder]\nmodel = \"fake-model\"\nlabels = [\"cpu\"]\n")
+	r := runBin(t, lead, env, "", "run", "--store", nt.url, "--placement-timeout", "10s", "place them")
 	mustSucceed(t, r, "run")
 	noViolations(t, srv)
 	defer func() {
@@ -432,6 +434,9 @@ func TestSpawnsArePlacedByLabels(t *testing.T) {
 		default:
 			if m.Worker != want[m.Name] || m.Status != team.StatusShutdown {
 				t.Errorf("%s: %s on %q, want shutdown on %s", m.Name, m.Status, m.Worker, want[m.Name])
+			}
+			if m.Name == "bob" && strings.Join(m.Labels, ",") != "cpu" {
+				t.Errorf("bob, a builder, asked for %v, want his role's cpu", m.Labels)
 			}
 		}
 	}
