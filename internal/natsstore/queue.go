@@ -18,6 +18,10 @@ const queueAckWait = 30 * time.Second
 // (a node gone) is asked again after this long.
 const queueFetchWait = 2 * time.Second
 
+// minFetchWait is the least time left for which Next still sends a pull
+// request; with less, it waits for its context to end.
+const minFetchWait = 20 * time.Millisecond
+
 // QueueStreamName is the name of team's work queue of spawn requests.
 func QueueStreamName(team string) string { return "agentteam_" + team + "_spawn" }
 
@@ -116,6 +120,11 @@ func (q *Queue) Next(ctx context.Context) (*Job, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if d, ok := ctx.Deadline(); ok && time.Until(d) < minFetchWait {
+			// Too little time for a pull request the server would honour.
+			<-ctx.Done()
+			return nil, ctx.Err()
 		}
 		try, cancel := context.WithTimeout(ctx, queueFetchWait)
 		batch, err := q.cons.Fetch(1, jetstream.FetchContext(try))
