@@ -71,6 +71,7 @@ type rootOpts struct {
 	deny     func(*DenyOptions) error
 	sessions func(*SessionsOptions) error
 	serve    func(*ServeOptions) error
+	worker   func(*WorkerOptions) error
 }
 
 func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
@@ -111,6 +112,8 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 	// The commands that run a team read the config files under their flags.
 	withConfig(g, runCmd)
 	withConfig(g, chatCmd)
+	workerCmd := newWorkerCmd(g, io, hooks.worker)
+	withConfig(g, workerCmd)
 	root.AddCommand(
 		runCmd,
 		newTeamCmd(g, io, hooks.team),
@@ -128,6 +131,7 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 		newDenyCmd(g, io, hooks.deny),
 		newSessionsCmd(g, io, hooks.sessions),
 		newServeCmd(g, io, hooks.serve),
+		workerCmd,
 	)
 	return root
 }

@@ -30,6 +30,9 @@ type RunOptions struct {
 	Poll time.Duration
 	// AutoClaim gives idle teammates claimable tasks from the board.
 	AutoClaim bool
+	// Placement bounds, on a team across hosts, how long a spawn waits for
+	// a worker with its labels.
+	Placement time.Duration
 }
 
 // newRunCmd builds `agentteam run`; runF, when not nil, replaces runRun.
@@ -66,6 +69,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "bound the whole run (e.g. 10m); exit 3 when it expires")
 	addTeamFlags(c.Flags(), &opts.TeamFlags)
 	c.Flags().BoolVar(&opts.AutoClaim, "auto-claim", false, "give an idle teammate the next claimable task on the board that fits its role")
+	c.Flags().DurationVar(&opts.Placement, "placement-timeout", team.DefaultPlacement, "on a team across hosts (--store nats://…), how long a spawn waits for a worker with its labels before it fails")
 	return c
 }
 
@@ -121,6 +125,10 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	}
 	topts.Sandbox = sb
 	st.apply(&topts)
+	if err := st.hosts(ctx, &topts); err != nil {
+		return err
+	}
+	topts.Worker.Placement, topts.RoleLabels = opts.Placement, roleLabels(opts.GlobalOptions)
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return err

@@ -58,6 +58,10 @@ type stores struct {
 	sessions team.SessionStore
 	close    func()
 	nats     bool
+	// conn, spec and copies open the rest of a NATS team on demand (hosts).
+	conn   *nats.Conn
+	spec   storeSpec
+	copies []natsstore.MailboxOption
 }
 
 // storeSpec is a parsed --store: files, or a NATS server and a team.
@@ -226,7 +230,51 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 		sessions: natsSessions{sessions},
 		close:    nc.Close,
 		nats:     true,
+		conn:     nc,
+		spec:     spec,
+		copies:   copies,
 	}, nil
+}
+
+// hosts makes a team opened with o one across hosts when these stores are
+// a NATS server: its spawns go through the team's work queue, which this
+// process serves as one of the workers, with a heartbeat. The files need
+// neither: every teammate runs in the one process.
+func (s *stores) hosts(ctx context.Context, o *team.Options) error {
+	if !s.nats {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, natsOpenTimeout)
+	defer cancel()
+	fail := func(err error) error {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", s.spec.team, s.spec.shown, err)}
+	}
+	q, err := natsstore.OpenQueue(ctx, s.conn, s.spec.team, s.copies...)
+	if err != nil {
+		return fail(err)
+	}
+	beats, err := natsstore.OpenWorkers(ctx, s.conn, s.spec.team, s.copies...)
+	if err != nil {
+		return fail(err)
+	}
+	o.Queue, o.Heartbeats = spawnQueue{q}, beats
+	o.Worker.Beat = natsstore.WorkerTTL / 3
+	return nil
+}
+
+// spawnQueue is the team's work queue as the team takes it (team.SpawnQueue).
+type spawnQueue struct{ q *natsstore.Queue }
+
+func (s spawnQueue) Publish(ctx context.Context, id string, data []byte) error {
+	return s.q.Publish(ctx, id, data)
+}
+
+func (s spawnQueue) Next(ctx context.Context) (team.QueueJob, error) {
+	j, err := s.q.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return j, nil
 }
 
 // connectNATS dials spec's server within natsConnectTimeout, with the

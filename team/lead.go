@@ -224,7 +224,8 @@ func (r *roster) settled() bool {
 			}
 		}
 	}
-	return true
+	// Teammates on other workers of a team across hosts (worker.go).
+	return t.hosting == nil || t.hosting.remoteSettled()
 }
 
 // ShutdownAll stops every teammate of this process and marks the idle ones
@@ -235,6 +236,9 @@ func (t *Team) ShutdownAll(reason string) {
 			m.Status, m.Activity, m.Error = StatusShutdown, "", ""
 		}
 	}, reason)
+	if t.hosting != nil && t.lead != nil {
+		t.hosting.shutdownRemote(reason) // and those on other workers
+	}
 }
 
 // Abort stops every teammate after a timeout or interrupt. Statuses stay

@@ -30,6 +30,9 @@ type member struct {
 	// planMode teammates may write only once planApproved is set.
 	planMode     bool
 	planApproved atomic.Bool
+	// planFromRegistry, for a teammate whose plan another process reviews
+	// (a worker's), looks whether the registry says it was approved.
+	planFromRegistry func() bool
 
 	// Guarded by roster.mu: status mirrors the registry for this process's
 	// own decisions (settling); cycleCancel ends the running cycle;
@@ -93,6 +96,10 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	choice, err := t.resolveModel(spec.Provider, spec.Model, role)
 	if err != nil {
 		return err
+	}
+	if t.hosting != nil {
+		// A team across hosts: whichever worker takes the request runs it.
+		return r.spawnQueued(ctx, from, spec, role, choice)
 	}
 
 	r.mu.Lock()
@@ -169,7 +176,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		return err
 	}
 	t.wg.Add(1)
-	go r.runTeammate(mctx, m, ticket)
+	go r.runTeammate(mctx, m, ticket.Acquire)
 	return nil
 }
 
@@ -228,8 +235,9 @@ func archiveSession(path string, now time.Time) {
 
 // runTeammate is the life of one teammate: wait for messages, take a worker,
 // run a cycle, report to the lead, give the worker back, become idle. A
-// spawned teammate starts with its queue ticket; a resumed one has none.
-func (r *roster) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
+// spawned teammate's first cycle takes its worker with first (its queue
+// ticket, or the place a worker took its request with); a resumed one has none.
+func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.Context) (func(), error)) {
 	t := r.t
 	defer t.wg.Done()
 	defer close(m.done)
@@ -241,13 +249,13 @@ func (r *roster) runTeammate(ctx context.Context, m *member, ticket *Ticket) {
 		}
 	}()
 	wake := t.store.Watch(ctx, m.name)
-	for first := true; ; first = false {
+	for start := true; ; start = false {
 		var release func()
 		var err error
 		switch {
-		case first && ticket != nil:
-			release, err = ticket.Acquire(ctx)
-		case first && m.agent.HasNews():
+		case start && first != nil:
+			release, err = first(ctx)
+		case start && m.agent.HasNews():
 			// Resumed mid-cycle: finish answering what it had taken in.
 			release, err = t.pool.Acquire(ctx)
 		default:

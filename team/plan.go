@@ -54,6 +54,9 @@ func (m *member) WriteAllowed() (bool, string) {
 	if !m.planMode || m.planApproved.Load() {
 		return true, ""
 	}
+	if m.planFromRegistry != nil && m.planFromRegistry() {
+		return true, ""
+	}
 	return false, "you are in plan mode: you may not change anything until the lead approves your plan (submit_plan, then wait for the answer)"
 }
 
@@ -104,6 +107,10 @@ func (p *plans) review(from, id string, approve bool, feedback string) (string, 
 	}
 	r, ok := p.rq.table.Get(id)
 	if !ok || r.Kind != RequestPlanApproval {
+		// A plan of a teammate run by another process (remote.go).
+		if text, found, err := p.reviewRemote(from, id, approve, feedback); found || err != nil {
+			return text, err
+		}
 		return "", fmt.Errorf("there is no plan waiting for review with request id %q", id)
 	}
 	author := r.From

@@ -64,6 +64,15 @@ type Member struct {
 	Branch    string `json:"branch,omitempty"`
 	Diffstat  string `json:"diffstat,omitempty"`
 	Merged    bool   `json:"merged,omitempty"`
+	// On a team whose spawns go through a work queue (worker.go): the
+	// worker that runs the teammate (its id, the host it runs on), the
+	// labels a worker must have to take it, and the id of the spawn
+	// request that placed it ("" for a teammate run by the lead's process
+	// without a queue).
+	Worker  string   `json:"worker,omitempty"`
+	Host    string   `json:"host,omitempty"`
+	Labels  []string `json:"labels,omitempty"`
+	SpawnID string   `json:"spawnId,omitempty"`
 }
 
 // Config is the whole registry file, team/config.json.
@@ -108,6 +117,7 @@ func (c *Config) Clone() *Config {
 	cp.Teammates = append([]Member(nil), c.Teammates...)
 	for i := range cp.Teammates {
 		cp.Teammates[i].Handoffs = append([]HandoffState(nil), cp.Teammates[i].Handoffs...)
+		cp.Teammates[i].Labels = slices.Clone(cp.Teammates[i].Labels)
 	}
 	cp.LeadHandoffs = append([]HandoffState(nil), c.LeadHandoffs...)
 	if c.Lead != nil {
@@ -334,6 +344,12 @@ func statusChange(name string, status Status, fn func(*Member)) func(*Config) er
 // RepairDead marks members left queued or working by a process that no
 // longer runs as failed, so nobody is shown working forever.
 func (r *Registry) RepairDead(alive func(pid int) bool) ([]string, error) {
+	return r.repairDead(func(m *Member) bool { return m.PID > 0 && alive(m.PID) })
+}
+
+// repairDead marks members left queued or working as failed unless running
+// says they still run.
+func (r *Registry) repairDead(running func(*Member) bool) ([]string, error) {
 	var repaired []string
 	_, err := r.Update(func(c *Config) error {
 		repaired = repaired[:0]
@@ -342,7 +358,7 @@ func (r *Registry) RepairDead(alive func(pid int) bool) ([]string, error) {
 			if m.Status != StatusQueued && m.Status != StatusWorking {
 				continue
 			}
-			if m.PID > 0 && alive(m.PID) {
+			if running(m) {
 				continue
 			}
 			m.Error = fmt.Sprintf("the agentteam process (pid %d) that ran it is gone", m.PID)

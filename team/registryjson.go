@@ -37,6 +37,7 @@ const maxCachedMembers = 4096
 func copyMember(m *Member) Member {
 	cp := *m
 	cp.Handoffs = slices.Clone(m.Handoffs)
+	cp.Labels = slices.Clone(m.Labels)
 	if m.Cost != nil {
 		v := *m.Cost
 		cp.Cost = &v

@@ -58,7 +58,7 @@ func TestRegistryJSONIsMarshals(t *testing.T) {
 // a kind added to Member (or HandoffState) must be added there too, or the
 // cached copy would change with the member and its JSON would go stale.
 func TestCopyMemberCoversEveryReference(t *testing.T) {
-	copied := map[string]bool{"Handoffs": true, "Cost": true}
+	copied := map[string]bool{"Handoffs": true, "Cost": true, "Labels": true}
 	member := reflect.TypeFor[Member]()
 	for i := range member.NumField() {
 		f := member.Field(i)

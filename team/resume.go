@@ -24,9 +24,13 @@ func (r *roster) resumeTeammates() error {
 		ctx context.Context
 	}
 	var back []resumed
+	elsewhere := t.runsElsewhere()
 	for _, mb := range c.Teammates {
 		if mb.Ended {
 			continue
+		}
+		if (mb.Status == StatusIdle || mb.Status == StatusWorking || mb.Status == StatusQueued) && elsewhere(&mb) {
+			continue // a live worker runs it
 		}
 		choice, err := t.resumeModel(mb)
 		if err != nil {
@@ -69,6 +73,9 @@ func (r *roster) resumeTeammates() error {
 		for i := range c.Teammates {
 			if mb := &c.Teammates[i]; names[mb.Name] {
 				mb.Status, mb.PID, mb.Error, mb.Activity, mb.UpdatedAt = StatusIdle, t.pid, "", "", now
+				if t.hosting != nil {
+					mb.Worker, mb.Host = t.hosting.opts.ID, t.hosting.opts.Host
+				}
 			}
 		}
 		return nil

@@ -55,6 +55,9 @@ func (s *shutdowns) request(from, name, reason string) (string, error) {
 	}
 	m, err := s.t.roster.member(name)
 	if err != nil {
+		if mb, ok := s.t.remote(name); ok {
+			return s.requestRemote(from, mb, reason) // remote.go
+		}
 		return "", err
 	}
 	if st := s.t.roster.statusOf(m); st == StatusShutdown || st == StatusFailed {
@@ -89,6 +92,10 @@ func (s *shutdowns) respond(from, id string, approve bool, reason string) (strin
 		outcome = OutcomeRejected
 	}
 	ref, ok := s.rq.answer(id, RequestShutdown, from, outcome)
+	if !ok && s.t.hosting != nil {
+		s.adopt(m) // asked from another process (remote.go)
+		ref, ok = s.rq.answer(id, RequestShutdown, from, outcome)
+	}
 	if !ok {
 		return "", fmt.Errorf("there is no open shutdown request %q for you", id)
 	}
@@ -120,6 +127,12 @@ func (s *shutdowns) response(from, content, id string) inbox.Message {
 // conversation first, so none is lost, and it is shut down. It reports
 // whether the teammate stops.
 func (s *shutdowns) answerIfAsked(m *member) bool {
+	if s.t.hosting != nil { // requests asked from another process (remote.go)
+		s.adopt(m)
+		if m.planFromRegistry != nil && m.planMode && !m.planApproved.Load() {
+			m.planFromRegistry()
+		}
+	}
 	id := s.rq.openFor(RequestShutdown, m.name)
 	if id == "" {
 		return false

@@ -88,6 +88,16 @@ type Options struct {
 	// lease there (natsstore.Owner). If it is lost while the team runs,
 	// the team stops (Fault says why).
 	Owner OwnerLock
+	// Queue, on a team across hosts, takes every spawn: the teammate is
+	// registered queued and runs on whichever worker takes its request
+	// (worker.go); this process is one of the workers, as Worker says.
+	// Heartbeats (may be nil) keep each worker's liveness. RoleLabels are
+	// the labels a role's teammates ask of their worker when the spawn
+	// names none.
+	Queue      SpawnQueue
+	Heartbeats Heartbeats
+	Worker     WorkerOptions
+	RoleLabels map[string][]string
 }
 
 // Team is a running team in one workspace, owned by this process.
@@ -122,7 +132,8 @@ type Team struct {
 	handoffs  *handoffs    // handoff.go
 	worktrees *Worktrees   // worktree.go: teammates' git worktrees
 	perms     *permissions // permission.go; nil: every tool call runs
-	lead      *loop.Agent
+	hosting   *hosting     // worker.go: this process as a worker; nil without a queue
+	lead      *loop.Agent  // nil in a worker's team (OpenWorker)
 	models    Models
 	leadModel *agentModel           // the lead's model now, and its meter
 	changed   chan struct{}         // coalesced signal: some status changed
@@ -133,6 +144,21 @@ type Team struct {
 // Open prepares the team in a workspace: creates .agentteam/, repairs
 // members left working by a dead process, and builds the lead.
 func Open(ctx context.Context, opts Options) (*Team, error) {
+	return open(ctx, opts, false)
+}
+
+// OpenWorker prepares a worker's team (`agentteam worker`): the team's
+// stores, no lead and no owner lock; it runs the teammates it takes from
+// opts.Queue until Serve's context ends. The end of ctx stops them
+// without a word: give Serve the context a signal ends.
+func OpenWorker(ctx context.Context, opts Options) (*Team, error) {
+	if opts.Queue == nil {
+		return nil, fmt.Errorf("team: a worker needs a work queue")
+	}
+	return open(ctx, opts, true)
+}
+
+func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if opts.Workspace == nil {
 		return nil, fmt.Errorf("team: no workspace")
 	}
@@ -173,13 +199,17 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	if err := ws.Init(); err != nil {
 		return nil, err
 	}
-	lock := opts.Owner
-	if lock == nil {
-		lock = FileOwnerLock(ws.TeamDir())
-	}
-	releaseOwner, ownerLost, err := lock.Acquire(ctx)
-	if err != nil {
-		return nil, err
+	// A worker runs no lead: it takes no owner lock.
+	releaseOwner, ownerLost := func() {}, (<-chan struct{})(nil)
+	if !worker {
+		lock := opts.Owner
+		if lock == nil {
+			lock = FileOwnerLock(ws.TeamDir())
+		}
+		var err error
+		if releaseOwner, ownerLost, err = lock.Acquire(ctx); err != nil {
+			return nil, err
+		}
 	}
 	reg := opts.Registry
 	if reg == nil {
@@ -225,6 +255,9 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 	t.worktrees = NewWorktrees(ws, reg, events)
 	t.worktrees.inCycle = t.roster.inCycle
 	t.perms = newPermissions(t, opts.Permissions)
+	if opts.Queue != nil {
+		t.hosting = newHosting(t, opts.Worker, opts.Queue, opts.Heartbeats, !worker)
+	}
 	events.onWriteError = t.checkStorage
 	reg.onWriteError(t.checkStorage)
 	fail := func(err error) (*Team, error) {
@@ -233,9 +266,20 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 		releaseOwner()
 		return nil, AsStorageError(err)
 	}
+	if worker {
+		t.files.board = opts.Board
+		if t.files.board == nil {
+			t.files.board = board.New(ws.TasksPath())
+		}
+		t.files.board.OnWriteError(t.checkStorage)
+		t.tasks = newTeamTasks(t, t.files.board)
+		t.hosting.start()
+		return t, nil
+	}
 	// This process holds the owner lock, so whatever the registry shows
-	// queued or working was left by a process that is gone, whatever its PID.
-	repaired, err := reg.RepairDead(nobodyAlive)
+	// queued or working was left by a process that is gone, whatever its
+	// PID — unless a live worker of a team across hosts runs it.
+	repaired, err := reg.repairDead(t.runsElsewhere())
 	if err != nil {
 		return fail(err)
 	}
@@ -267,7 +311,30 @@ func Open(ctx context.Context, opts Options) (*Team, error) {
 			return nil, AsStorageError(err)
 		}
 	}
+	if t.hosting != nil {
+		t.hosting.start()
+	}
 	return t, nil
+}
+
+// runsElsewhere is, at the lead's Open, the test of a registry entry left
+// queued or working: still run by a live worker of a team across hosts
+// (heard of now), else left by a process that is gone.
+func (t *Team) runsElsewhere() func(*Member) bool {
+	if t.hosting == nil || t.hosting.beats == nil {
+		return func(*Member) bool { return false }
+	}
+	alive, err := t.hosting.beats.Alive(context.Background())
+	return func(m *Member) bool {
+		if m.Worker == "" {
+			return false
+		}
+		if err != nil {
+			return true // not known: the heartbeats' watch decides later
+		}
+		_, ok := alive[m.Worker]
+		return ok
+	}
 }
 
 // Workspace is the team's directory.
@@ -301,7 +368,9 @@ func (t *Team) Close() error {
 	t.wg.Wait()
 	// Merged worktrees go; unmerged branches stay, listed as events.
 	t.worktrees.Cleanup(context.Background())
-	_ = t.lead.Close()
+	if t.lead != nil {
+		_ = t.lead.Close()
+	}
 	t.reg.Flush()
 	t.releaseOwner()
 	return t.files.inbox.Close()

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/agentteam/agentteam/workspace"
@@ -18,6 +19,8 @@ type spawnTeammateArgs struct {
 	Provider string `json:"provider,omitempty" description:"Optional: the configured provider of model. Omitted: the provider named in model, else the default."`
 	// Isolation is optional too: "" is the team's default.
 	Isolation string `json:"isolation,omitempty" enum:"worktree,none" description:"Where the teammate works: 'worktree' gives it its own git worktree on branch agentteam/NAME, made from your HEAD (merge it back with merge_teammate); 'none' shares your working directory. Default: the team's setting."`
+	// Labels are optional: a team on one machine ignores them.
+	Labels []string `json:"labels,omitempty" description:"Optional, for a team with workers on several hosts: only a worker started with all these labels (e.g. gpu, linux) runs the teammate. Omitted: the role's configured labels, else any worker."`
 }
 
 // newSpawnTeammate spawns into team. Spawns only enqueue work, so several
@@ -39,11 +42,16 @@ func newSpawnTeammate(team TeamManager) Tool {
 			if a.Isolation != "" && a.Isolation != "worktree" && a.Isolation != "none" {
 				return Errorf("isolation %q is not one of worktree or none", a.Isolation), nil
 			}
+			for _, l := range a.Labels {
+				if err := CheckLabel(l); err != nil {
+					return Errorf("%v", err), nil
+				}
+			}
 			if team == nil {
 				return Result{}, errors.New("no team manager configured")
 			}
 			spec := SpawnSpec{Name: a.Name, Role: a.Role, Prompt: a.Prompt, PlanMode: a.PlanMode,
-				Model: strings.TrimSpace(a.Model), Provider: strings.TrimSpace(a.Provider), Isolation: a.Isolation}
+				Model: strings.TrimSpace(a.Model), Provider: strings.TrimSpace(a.Provider), Isolation: a.Isolation, Labels: a.Labels}
 			if err := team.SpawnTeammate(ctx, spec); err != nil {
 				return Errorf("could not spawn %s: %v", a.Name, err), nil
 			}
@@ -52,4 +60,18 @@ func newSpawnTeammate(team TeamManager) Tool {
 			}
 			return Text(sprintf("Spawned teammate %s (%s). It starts when a worker is free and will report its result to your inbox.", a.Name, a.Role)), nil
 		}, parallel)
+}
+
+// CheckLabel refuses a placement label that is not a short word of
+// letters, digits, '-', '_' or '.': labels are compared as given, and shown.
+func CheckLabel(l string) error {
+	if l == "" || len(l) > 32 {
+		return fmt.Errorf("label %q: use 1 to 32 letters, digits, '-', '_' or '.'", l)
+	}
+	for _, r := range l {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return fmt.Errorf("label %q: use 1 to 32 letters, digits, '-', '_' or '.'", l)
+		}
+	}
+	return nil
 }

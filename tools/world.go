@@ -36,6 +36,9 @@ type SpawnSpec struct {
 	// "" leaves it to the role's model, else the default. Model may be
 	// written "provider/model".
 	Model, Provider string
+	// Labels, on a team with workers on several hosts, are what a worker
+	// must have to run it (each checked by CheckLabel); nil: any worker.
+	Labels []string
 }
 
 // TeamManager is what the lead's team tools need.

@@ -64,10 +64,12 @@ type Provider struct {
 	from Source // the last file with a [providers.NAME] table
 }
 
-// Role is the model a [roles] entry gives a role.
+// Role is the model a [roles] entry gives a role, and the labels a worker
+// must have to run its teammates (a team across hosts).
 type Role struct {
 	// Provider is "" for the default provider.
 	Provider, Model string
+	Labels          []string
 }
 
 // String is the role as written: "provider/model" or "model".
@@ -253,7 +255,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	}
 	for role, model := range f.Roles {
 		// Split into provider and model once every provider is known.
-		c.Roles[role] = Value[Role]{Role{Model: model}, src}
+		c.Roles[role] = Value[Role]{Role{Model: model.Model, Labels: model.Labels}, src}
 	}
 	t := &c.Team
 	set(&t.MaxWorkers, f.Team.MaxWorkers, src)
@@ -324,7 +326,7 @@ func (c *Config) pickProvider(at location) error {
 func (c *Config) splitRoles() {
 	for name, v := range c.Roles {
 		if p, m, ok := strings.Cut(v.V.Model, "/"); ok && c.Providers[p] != nil {
-			v.V = Role{Provider: p, Model: m}
+			v.V = Role{Provider: p, Model: m, Labels: v.V.Labels}
 			c.Roles[name] = v
 		}
 	}

@@ -66,8 +66,9 @@ max_output_tokens = 4096
 reasoning_effort = "high"
 headers.X-Team = "project"
 
-[roles]
-tester = "local/qwen3-coder"
+[roles.tester]
+model = "local/qwen3-coder"
+labels = ["gpu", "linux"]
 
 [team]
 max_workers = 2
@@ -103,9 +104,9 @@ isolation = "worktree"
 			BaseURL: Value[string]{"http://localhost:11434/v1", userSrc}, APIKeyEnv: Value[string]{"OLLAMA_KEY", userSrc},
 			Model: Value[string]{"qwen3", userSrc}, Stream: Value[bool]{false, userSrc}}},
 		{"roles: provider/model, a model id with a slash, per role", c.Roles, map[string]Value[Role]{
-			"reviewer": {Role{"openai", "gpt-4.1"}, userSrc},
-			"writer":   {Role{"", "meta-llama/Llama-3-70b"}, userSrc},
-			"tester":   {Role{"local", "qwen3-coder"}, projectSrc}}},
+			"reviewer": {Role{Provider: "openai", Model: "gpt-4.1"}, userSrc},
+			"writer":   {Role{Model: "meta-llama/Llama-3-70b"}, userSrc},
+			"tester":   {Role{Provider: "local", Model: "qwen3-coder", Labels: []string{"gpu", "linux"}}, projectSrc}}},
 		{"role names", c.RoleNames(), []string{"reviewer", "tester", "writer"}},
 		{"team: the project wins", c.Team, Team{
 			MaxWorkers:      Value[int]{2, projectSrc},
@@ -375,9 +376,15 @@ func TestBadFilesAreRefused(t *testing.T) {
 		{name: "a role with an empty model",
 			text: "[roles]\nreviewer = \"openai/\"\n",
 			says: []string{"line 2", `roles.reviewer must be "provider/model" or "model"`}},
-		{name: "a role that is a table",
-			text: "[roles.reviewer]\nmodel = \"x\"\n",
-			says: []string{"line 1", "roles.reviewer must be a string in quotes"}},
+		{name: "a role's table with a setting it does not have",
+			text: "[roles.reviewer]\nmodel = \"x\"\nmodle = \"y\"\n",
+			says: []string{"roles.reviewer", "modle is not a setting of a role (model, labels)"}},
+		{name: "a role's label that is not a word",
+			text: "[roles.reviewer]\nmodel = \"x\"\nlabels = [\"a b\"]\n",
+			says: []string{"roles.reviewer", `label "a b" is not a word`}},
+		{name: "a role that is a number",
+			text: "[roles]\nreviewer = 3\n",
+			says: []string{"line 2", "roles.reviewer", "must be a string in quotes"}},
 		{name: "a negative price",
 			text: "[providers.x]\nprice_output_per_million = -1.5\n",
 			says: []string{"line 2", "providers.x.price_output_per_million must be a price of zero or more"}},
@@ -490,7 +497,7 @@ network = "off"
 		}
 		p := c.Provider()
 		if p == nil || p.BaseURL.V != "http://127.0.0.1:8080/v1" || p.Headers["HTTP-Referer"].V != "https://example.com" ||
-			c.Roles["code reviewer"].V != (Role{"x", "big"}) || c.Team.MaxQueue != (Value[int]{0, c.Team.MaxQueue.From}) ||
+			!reflect.DeepEqual(c.Roles["code reviewer"].V, Role{Provider: "x", Model: "big"}) || c.Team.MaxQueue != (Value[int]{0, c.Team.MaxQueue.From}) ||
 			!c.Team.MaxQueue.IsSet() || c.Team.ShutdownTimeout.V != 90*time.Second ||
 			p.IdleTimeout.V != 3*time.Minute || c.Team.IdleTimeout.V != 45*time.Second || p.Query["api-version"].V != "2024-10-21" ||
 			strings.Join(p.Models.V, ",") != "m-mini,m-large" {

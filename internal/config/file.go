@@ -35,11 +35,59 @@ func (e *Error) Error() string {
 	return where + ": " + e.Msg
 }
 
+// rawRole is one [roles] entry as written: "provider/model", or a table
+// [roles.NAME] with model and labels (what a worker must offer to run the
+// role's teammates on a team across hosts).
+type rawRole struct {
+	Model  string
+	Labels []string
+}
+
+// UnmarshalTOML takes a string or a table of model and labels; anything
+// else is an error the decoder reports at the role's key.
+func (r *rawRole) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		r.Model = x
+		return nil
+	case map[string]any:
+		for k, val := range x {
+			switch k {
+			case "model":
+				m, ok := val.(string)
+				if !ok {
+					return errors.New("model must be a string in quotes")
+				}
+				r.Model = m
+			case "labels":
+				list, ok := val.([]any)
+				if !ok {
+					return errors.New(`labels must be a list of words in quotes, like ["gpu"]`)
+				}
+				for _, l := range list {
+					s, ok := l.(string)
+					if !ok || !labelRE().MatchString(s) {
+						return fmt.Errorf("label %q is not a word of 1 to 32 letters, digits, '-', '_' or '.'", fmt.Sprint(l))
+					}
+					r.Labels = append(r.Labels, s)
+				}
+			default:
+				return fmt.Errorf("%s is not a setting of a role (model, labels)", k)
+			}
+		}
+		return nil
+	}
+	return errors.New(`must be a string in quotes, like "openai/gpt-4.1", or a table of model and labels`)
+}
+
+// labelRE is a placement label: a short word (tools.CheckLabel's rule).
+var labelRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]{1,32}$`) })
+
 // rawFile is one config file as written.
 type rawFile struct {
 	Provider  *string                `toml:"provider"`
 	Providers map[string]rawProvider `toml:"providers"`
-	Roles     map[string]string      `toml:"roles"`
+	Roles     map[string]rawRole     `toml:"roles"`
 	Team      rawTeam                `toml:"team"`
 	// Permissions is [permissions] (permissions.go).
 	Permissions rawPermissions `toml:"permissions"`
@@ -271,7 +319,7 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 		}
 	}
 	for _, role := range sortedKeys(f.Roles) {
-		m := f.Roles[role]
+		m := f.Roles[role].Model
 		if m == "" || strings.ContainsAny(m, " \t\r\n") || strings.HasPrefix(m, "/") || strings.HasSuffix(m, "/") {
 			return fail(toml.Key{"roles", role}, "must be \"provider/model\" or \"model\", like \"openai/gpt-4.1\"")
 		}
@@ -478,7 +526,7 @@ func expected(path string) string {
 		return "a list of strings in quotes, like [\"GOPATH\"]"
 	}
 	if strings.HasPrefix(path, "roles.") {
-		return "a string in quotes, like \"openai/gpt-4.1\""
+		return "a string in quotes, like \"openai/gpt-4.1\", or a table of model = \"…\" and labels = [\"gpu\"] (words of letters, digits, '-', '_', '.')"
 	}
 	if strings.Count(path, ".") == 1 && strings.HasPrefix(path, "providers.") {
 		return "a table"

@@ -42,6 +42,14 @@ const (
 // maxInboxConsumers bounds the agents (and watchers) of one team's inboxes.
 const maxInboxConsumers = 1_000_000
 
+// watchResignal is how long after a message's wake Watch signals again,
+// for a reader that looked before the stream stored it; watchBackstop is
+// how often it signals whatever it heard.
+const (
+	watchResignal = 200 * time.Millisecond
+	watchBackstop = 5 * time.Second
+)
+
 // maxBatch bounds the messages one ReadUnread returns; the rest come in
 // the next read.
 const maxBatch = 1024
@@ -474,16 +482,32 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 		return ch
 	}
 	// Subscribe before looking, so nothing published in between is missed.
-	sub, err := mb.nc.Subscribe(Subject(mb.team, name), func(*nats.Msg) { signal() })
+	// A subscriber may hear of a message before the stream has stored it,
+	// and a reader woken then finds nothing unread: each message signals
+	// again once the stream has surely caught up, and a slow backstop
+	// covers a later store (a cluster electing a leader).
+	sub, err := mb.nc.Subscribe(Subject(mb.team, name), func(*nats.Msg) {
+		signal()
+		time.AfterFunc(watchResignal, signal)
+	})
 	if err != nil {
-		// No subscription: wake once so the reader looks, then only on ctx.
+		// No subscription: wake once so the reader looks, then at the backstop.
 		signal()
 	}
 	if has, herr := mb.HasUnread(name); herr != nil || has {
 		signal()
 	}
 	go func() {
-		<-ctx.Done()
+		backstop := time.NewTicker(watchBackstop)
+		defer backstop.Stop()
+		for done := false; !done; {
+			select {
+			case <-ctx.Done():
+				done = true
+			case <-backstop.C:
+				signal()
+			}
+		}
 		if sub != nil {
 			_ = sub.Unsubscribe()
 		}

@@ -82,12 +82,14 @@ func TeamPermissions(team string) *server.Permissions {
 		"agentteam." + team + ".>",
 		"$KV." + BucketName(team) + ".>",
 		"$KV." + LeaseBucketName(team) + ".>",
+		"$KV." + WorkersBucket(team) + ".>",
 		"$JS.API.INFO",
 	}
 	// The inboxes, the KV bucket (registry, board), the event log, the
-	// leases (owner lock, heartbeats) and the sessions.
+	// leases (owner lock, heartbeats), the sessions, the work queue of
+	// spawn requests and the workers' heartbeats.
 	for _, s := range []string{StreamName(team), "KV_" + BucketName(team), StreamName(team) + "_events",
-		"KV_" + LeaseBucketName(team), SessionStreamName(team)} {
+		"KV_" + LeaseBucketName(team), SessionStreamName(team), QueueStreamName(team), "KV_" + WorkersBucket(team)} {
 		pub = append(pub,
 			"$JS.API.STREAM.*."+s,
 			"$JS.API.STREAM.MSG.*."+s,
@@ -107,6 +109,7 @@ func TeamPermissions(team string) *server.Permissions {
 			"agentteam." + team + ".>",
 			"$KV." + BucketName(team) + ".>",
 			"$KV." + LeaseBucketName(team) + ".>",
+			"$KV." + WorkersBucket(team) + ".>",
 			"_INBOX.>",
 		}},
 	}

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -223,7 +224,7 @@ func TestSlashCommands(t *testing.T) {
 		}},
 		{"/spawn carol tester write the tests for parse.go", func(t *testing.T, hs *harness, _ tea.Cmd) {
 			want := tools.SpawnSpec{Name: "carol", Role: "tester", Prompt: "write the tests for parse.go"}
-			if len(hs.eng.spawns) != 1 || hs.eng.spawns[0] != want {
+			if len(hs.eng.spawns) != 1 || !reflect.DeepEqual(hs.eng.spawns[0], want) {
 				t.Fatalf("spawns %v", hs.eng.spawns)
 			}
 		}},

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ func TestSpawnInPlanMode(t *testing.T) {
 	hs := newHarness(t, 140, 40, Options{HasModel: true})
 	hs.enter("/spawn --plan carol writer draft the docs for parse.go")
 	want := tools.SpawnSpec{Name: "carol", Role: "writer", Prompt: "draft the docs for parse.go", PlanMode: true}
-	if len(hs.eng.spawns) != 1 || hs.eng.spawns[0] != want {
+	if len(hs.eng.spawns) != 1 || !reflect.DeepEqual(hs.eng.spawns[0], want) {
 		t.Fatalf("spawns %+v, want %+v", hs.eng.spawns, want)
 	}
 	hs.mustSee("spawned carol (writer) in plan mode")

@@ -1,0 +1,156 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/tools"
+)
+
+// WorkerOptions are the inputs of `agentteam worker`.
+type WorkerOptions struct {
+	*GlobalOptions
+	IO IOStreams
+	TeamFlags
+	// Labels are what this worker offers: it takes only spawns whose labels it all has.
+	Labels []string
+	// ID names the worker in the registry; "" is HOST-PID.
+	ID string
+}
+
+// newWorkerCmd builds `agentteam worker`; runF, when not nil, replaces runWorker.
+func newWorkerCmd(g *GlobalOptions, streams IOStreams, runF func(*WorkerOptions) error) *cobra.Command {
+	opts := &WorkerOptions{GlobalOptions: g, IO: streams}
+	c := &cobra.Command{
+		Use:   "worker --store nats://HOST:PORT/TEAM --workspace DIR",
+		Short: "Run teammates of a team on a NATS server here, as the lead's spawns ask",
+		Long: `Take spawn requests from the work queue of a team on a NATS server (--store nats://HOST:PORT/TEAM)
+and run their teammates in this process, at most --max-workers model turns at once, in --workspace DIR
+(this host's clone of the work). Each teammate talks to its model with this host's own config and key,
+and shares the team's inboxes, registry, task board and events on the server. With --labels, only
+spawns asking for these labels (or none) are taken. It runs until interrupted (Ctrl-C, SIGTERM); its
+teammates then end shut down, and the lead is told.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runWorker(c.Context(), opts)
+		},
+	}
+	addTeamFlags(c.Flags(), &opts.TeamFlags)
+	c.Flags().StringSliceVar(&opts.Labels, "labels", nil, "what this worker offers, e.g. gpu,linux: it takes spawns whose labels it all has")
+	c.Flags().StringVar(&opts.ID, "id", "", "this worker's id in the registry (letters, digits, '-', '_'; default HOST-PID)")
+	return c
+}
+
+func runWorker(ctx context.Context, opts *WorkerOptions) error {
+	for _, l := range opts.Labels {
+		if err := tools.CheckLabel(l); err != nil {
+			return usageErrorf("--labels: %v", err)
+		}
+	}
+	if opts.ID != "" && !validWorkerID(opts.ID) {
+		return usageErrorf("--id %q: use 1 to 64 letters, digits, '-' and '_'", opts.ID)
+	}
+	if opts.Resume {
+		return usageErrorf("a worker takes no --resume: the lead's run resumes the team")
+	}
+	raw, err := storeURL(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	if spec, err := parseStore(raw); err != nil {
+		return err
+	} else if spec.server == "" {
+		return usageErrorf("a worker serves a team on a NATS server: give --store nats://HOST:PORT/TEAM (or AGENTTEAM_STORE)")
+	}
+	if err := checkPool(opts.GlobalOptions); err != nil {
+		return err
+	}
+	if err := opts.checkIsolation(); err != nil {
+		return err
+	}
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return err
+	}
+	st, err := openStores(ctx, opts.GlobalOptions, ws)
+	if err != nil {
+		return err
+	}
+	defer st.close() // after tm.Close, deferred later
+	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
+	retries := st.events(ws, progress.event)
+	models, _, err := newModels(opts.GlobalOptions, func(r loop.Retry) { retries.Emit(team.RetryEvent(r)) })
+	if err != nil {
+		return err
+	}
+	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	topts := opts.options(opts.GlobalOptions, ws, models)
+	topts.OnEvent = progress.event
+	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, false); err != nil {
+		return err
+	}
+	topts.Sandbox = sb
+	topts.TeamName = st.spec.team
+	st.apply(&topts)
+	if err := st.hosts(ctx, &topts); err != nil {
+		return err
+	}
+	topts.Worker.ID, topts.Worker.Labels = opts.ID, opts.Labels
+	// The signal ends Serve, which shuts the teammates down; the team's own
+	// context must outlive it, or they would stop without a word.
+	tm, err := team.OpenWorker(context.WithoutCancel(ctx), topts)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	defer tm.Close()
+	labels := "any spawn"
+	if len(opts.Labels) > 0 {
+		labels = "spawns labelled with at most " + strings.Join(opts.Labels, ", ")
+	}
+	if !opts.Quiet && !opts.JSON {
+		fmt.Fprintf(opts.IO.Err, "worker %s: taking %s of %s, at most %d at once; Ctrl-C stops it\n",
+			tm.WorkerID(), labels, st.where, opts.MaxWorkers)
+	}
+	return tm.Serve(ctx)
+}
+
+// validWorkerID reports whether id can name a worker's heartbeat key.
+func validWorkerID(id string) bool {
+	if len(id) > 64 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return id != ""
+}
+
+// roleLabels are the labels the config files give each role ([roles.NAME]
+// labels = […]): what a worker must have to run the role's teammates when
+// their spawn names none.
+func roleLabels(g *GlobalOptions) map[string][]string {
+	if g.Config == nil {
+		return nil
+	}
+	out := map[string][]string{}
+	for name, r := range g.Config.Roles {
+		if len(r.V.Labels) > 0 {
+			out[name] = r.V.Labels
+		}
+	}
+	return out
+}

@@ -1,0 +1,633 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/team"
+)
+
+// natsTeam is an embedded JetStream server for one test and a client of it.
+type natsTeam struct {
+	url  string // the store URL, with the team
+	nc   *nats.Conn
+	team string
+}
+
+func startNATSTeam(t *testing.T, name string) natsTeam {
+	t.Helper()
+	s, err := natsstore.StartLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return natsTeam{url: s.ClientURL() + "/" + name, nc: nc, team: name}
+}
+
+// startWorker starts `agentteam worker` in its own directory and returns
+// once its heartbeat is on the server.
+func startWorker(t *testing.T, nt natsTeam, env []string, id string, args ...string) (dir string, wait func() result, pid func() int) {
+	t.Helper()
+	dir = t.TempDir()
+	wait, pid = startBinPID(t, dir, env, append([]string{"worker", "--store", nt.url, "--id", id}, args...)...)
+	beats, err := natsstore.OpenWorkers(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		alive, err := beats.Alive(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := alive[id]; ok {
+			return dir, wait, pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("worker %s never beat", id)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startBinPID is startBin that also gives the process's PID.
+func startBinPID(t *testing.T, dir string, env []string, args ...string) (func() result, func() int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	c := exec.CommandContext(ctx, binPath, args...)
+	c.Dir = dir
+	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	if err := c.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := false
+	t.Cleanup(func() {
+		if !done {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+		cancel()
+	})
+	wait := func() result {
+		t.Helper()
+		err := c.Wait()
+		done = true
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatalf("run %v: %v", args, err)
+		}
+		if s := errb.String(); strings.Contains(s, "panic:") || strings.Contains(s, "WARNING: DATA RACE") {
+			t.Fatalf("agentteam %v panicked or raced:\n%s", args, s)
+		}
+		return result{out.String(), errb.String(), c.ProcessState.ExitCode()}
+	}
+	return wait, func() int { return c.Process.Pid }
+}
+
+// teamJSON is what `team --json` says of the teammates, read from dir.
+func teamJSON(t *testing.T, dir string, env []string) []team.Member {
+	t.Helper()
+	r := runBin(t, dir, env, "", "team", "--json")
+	mustSucceed(t, r, "team --json")
+	var c struct{ Teammates []team.Member }
+	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
+		t.Fatalf("team --json: %v\n%s", err, r.stdout)
+	}
+	return c.Teammates
+}
+
+// assertEachOnceOnNATS checks that every message of name's inbox on the
+// store is in its conversation exactly once: the lead's is a file under
+// ws, a teammate's in the team's session stream.
+func assertEachOnceOnNATS(t *testing.T, nt natsTeam, ws, name string) {
+	t.Helper()
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data []byte
+	if name == "lead" {
+		if data, err = os.ReadFile(filepath.Join(ws, ".agentteam", "sessions", name+".jsonl")); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		sessions, err := natsstore.OpenSessions(context.Background(), nt.nc, nt.team)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := sessions.Log(name).Lines()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = bytes.Join(lines, []byte("\n"))
+	}
+	if len(msgs) == 0 {
+		t.Fatalf("%s's inbox on the store is empty", name)
+	}
+	for _, m := range msgs {
+		tag := `id=\"` + m.ID + `\"`
+		if n := strings.Count(string(data), tag); n != 1 {
+			t.Errorf("%s's message %s (%q from %s) is in its conversation %d times, want once", name, m.ID, team.FirstLine(m.Content, 40), m.From, n)
+		}
+	}
+	if st, _ := mb.Stats(name); st.Unread != 0 {
+		t.Errorf("%s still has %d unread", name, st.Unread)
+	}
+}
+
+// TestTeammatesRunOnAWorkerProcess: the lead's run in one process and
+// `agentteam worker --labels remote` in another, with its own directory.
+// The lead's spawns ask for the label, so the worker runs them (the
+// registry says so); a teammate's message to another crosses to it, their
+// results reach the lead's answer, every teammate ends shutdown when the
+// run ends, and each message is in its conversation once. The worker then
+// ends cleanly on SIGTERM.
+func TestTeammatesRunOnAWorkerProcess(t *testing.T) {
+	nt := startNATSTeam(t, "hosts")
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{
+				call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the greeting","labels":["remote"]}`),
+				call("spawn_teammate", `{"name":"bob","role":"tester","prompt":"check the greeting","labels":["remote"]}`),
+			}},
+			{Content: "spawned both"},
+		},
+		"alice": {
+			{ToolCalls: []fakellm.ToolCall{call("send_message", `{"to":"bob","content":"the greeting is hello"}`)}},
+			{Content: "alice: greeting written"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "lead" {
+			return fakellm.Reply{Content: "lead: both reported"}
+		}
+		return fakellm.Reply{Content: c.Agent + ": done"}
+	}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+
+	wdir, waitWorker, workerPID := startWorker(t, nt, env, "w1", "--labels", "remote,linux")
+	lead := t.TempDir()
+	r := runBin(t, lead, env, "", "run", "--store", nt.url, "write a greeting and check it")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	if !strings.Contains(r.stdout, "lead: both reported") {
+		t.Fatalf("the lead's answer: %q", r.stdout)
+	}
+
+	storeEnv := []string{"AGENTTEAM_STORE=" + nt.url}
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	members := teamJSON(t, t.TempDir(), storeEnv)
+	if len(members) != 2 {
+		t.Fatalf("team --json: %+v", members)
+	}
+	for _, m := range members {
+		if m.Worker != "w1" || m.Host == "" || m.PID != workerPID() {
+			t.Errorf("%s ran on worker %q host %q pid %d, want w1 (pid %d)", m.Name, m.Worker, m.Host, m.PID, workerPID())
+		}
+		if m.Status != team.StatusShutdown || m.Cycles == 0 {
+			t.Errorf("%s: %s after %d cycles, want shutdown after some", m.Name, m.Status, m.Cycles)
+		}
+		if strings.Join(m.Labels, ",") != "remote" {
+			t.Errorf("%s asked for labels %v", m.Name, m.Labels)
+		}
+	}
+	// The teammates' conversations are in the store, on nobody's disk.
+	for _, name := range []string{"alice", "bob"} {
+		for _, dir := range []string{lead, wdir} {
+			if _, err := os.Stat(filepath.Join(dir, ".agentteam", "sessions", name+".jsonl")); err == nil {
+				t.Errorf("%s's conversation is a file in %s", name, dir)
+			}
+		}
+		assertEachOnceOnNATS(t, nt, wdir, name)
+	}
+	assertEachOnceOnNATS(t, nt, lead, "lead")
+
+	// The results reached the lead.
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := map[string]int{}
+	for _, m := range msgs {
+		if m.Type == "result" {
+			results[m.From]++
+		}
+	}
+	if results["alice"] == 0 || results["bob"] == 0 {
+		t.Errorf("results in the lead's inbox: %v", results)
+	}
+
+	if err := syscall.Kill(workerPID(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	w := waitWorker()
+	if w.code != 0 {
+		t.Fatalf("worker exit %d on SIGTERM\n%s", w.code, w.stderr)
+	}
+	for _, m := range teamJSON(t, t.TempDir(), storeEnv) {
+		if m.Status == team.StatusWorking || m.Status == team.StatusQueued {
+			t.Errorf("%s left %s by the stopped worker", m.Name, m.Status)
+		}
+	}
+}
+
+// dumpEvents logs the team's event log, to see what went wrong.
+func dumpEvents(t *testing.T, nt natsTeam) {
+	t.Helper()
+	ev, err := natsstore.OpenEventLog(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Log(err)
+		return
+	}
+	lines, err := ev.Lines(context.Background())
+	if err != nil {
+		t.Log(err)
+	}
+	for _, l := range lines {
+		t.Log(string(l))
+	}
+}
+
+// withLabels is script whose spawns ask for labels.
+func withLabels(script fakellm.Script, labels ...string) fakellm.Script {
+	return func(c fakellm.Call) fakellm.Reply {
+		r := script(c)
+		for i, tc := range r.ToolCalls {
+			if tc.Name != "spawn_teammate" {
+				continue
+			}
+			var args map[string]any
+			if err := json.Unmarshal([]byte(tc.Args), &args); err != nil {
+				panic(err)
+			}
+			args["labels"] = labels
+			data, _ := json.Marshal(args)
+			r.ToolCalls[i].Args = string(data)
+		}
+		return r
+	}
+}
+
+// anyOrderPlans is script whose lead reviews a plan request wherever it is
+// in what it took in: across processes, alice's plan and her report that
+// she waits for it often reach the lead together, the report last.
+func anyOrderPlans(script fakellm.Script) fakellm.Script {
+	return func(c fakellm.Call) fakellm.Reply {
+		msgs := c.Req.Messages
+		if c.Agent == "lead" && called(msgs, "spawn_teammate") && !called(msgs, "review_plan") && msgs[len(msgs)-1].Role != "tool" {
+			for i := len(msgs) - 1; i >= 0; i-- {
+				if m := planRequestRe.FindAllStringSubmatch(msgs[i].Content, -1); len(m) > 0 {
+					return fakellm.Reply{ToolCalls: []fakellm.ToolCall{{Name: "review_plan",
+						Args: fmt.Sprintf(`{"request_id":%q,"approve":true,"feedback":"fine"}`, m[len(m)-1][1])}}}
+				}
+			}
+		}
+		return script(c)
+	}
+}
+
+// TestPlanApprovalAndShutdownOfATeammateOnAWorker: the protocols of
+// TestPlanApprovalAndShutdownThroughTheBinary with alice on a worker
+// process: her write is refused until the lead, in another process,
+// approves her plan; she then writes in the worker's directory; the
+// lead's shutdown_teammate reaches her there and the runtime answers it.
+func TestPlanApprovalAndShutdownOfATeammateOnAWorker(t *testing.T) {
+	nt := startNATSTeam(t, "plans")
+	srv := fakellm.New(withLabels(anyOrderPlans(protocolScript), "remote"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	wdir, _, _ := startWorker(t, nt, env, "w1", "--labels", "remote")
+	lead := t.TempDir()
+	r := runBin(t, lead, env, "", "run", "--store", nt.url, "have alice write notes, with a plan first")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	if data, err := os.ReadFile(filepath.Join(wdir, "notes.txt")); err != nil || string(data) != "notes\n" {
+		t.Fatalf("notes.txt in the worker's directory: %q %v\n%s", data, err, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(lead, "notes.txt")); err == nil {
+		t.Fatal("alice wrote in the lead's directory")
+	}
+	reqs := srv.Requests("alice")
+	if len(reqs) < 2 {
+		t.Fatalf("alice made %d calls", len(reqs))
+	}
+	if refused := reqs[1].Messages[len(reqs[1].Messages)-1]; refused.Role != "tool" || !strings.Contains(refused.Content, "plan mode") {
+		t.Fatalf("the write before approval was not refused: %+v", refused)
+	}
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var planID, shutdownBy string
+	for _, m := range msgs {
+		switch m.Type {
+		case team.TypePlanApprovalRequest:
+			planID = m.CorrelationID
+		case team.TypeShutdownResponse:
+			var p struct {
+				Approve bool   `json:"approve"`
+				By      string `json:"by"`
+			}
+			if err := json.Unmarshal(m.Payload, &p); err != nil || !p.Approve {
+				t.Fatalf("shutdown response %+v (%v)", m, err)
+			}
+			shutdownBy = p.By
+		}
+	}
+	if planID == "" || shutdownBy != "runtime" {
+		t.Fatalf("the lead's inbox lacks the plan request or the runtime's shutdown answer: %+v", msgs)
+	}
+	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+	if len(members) != 1 || members[0].Worker != "w1" || members[0].Status != team.StatusShutdown || members[0].PlanState != team.PlanApproved {
+		t.Fatalf("alice in the registry: %+v", members)
+	}
+	assertEachOnceOnNATS(t, nt, wdir, "alice")
+	assertEachOnceOnNATS(t, nt, lead, "lead")
+}
+
+// TestSpawnsArePlacedByLabels: two workers with different labels each
+// take only the spawns that ask for theirs (bob's by his role's labels in
+// the project's config); a spawn asking for a label no worker has fails
+// with a sentence once its placement time is up, and the lead hears of it.
+func TestSpawnsArePlacedByLabels(t *testing.T) {
+	nt := startNATSTeam(t, "labels")
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{
+				call("spawn_teammate", `{"name":"alice","role":"trainer","prompt":"train","labels":["gpu"]}`),
+				call("spawn_teammate", `{"name":"bob","role":"builder","prompt":"build"}`),
+				call("spawn_teammate", `{"name":"carol","role":"oracle","prompt":"foresee","labels":["tpu"]}`),
+			}},
+			{Content: "spawned three"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "lead" {
+			return fakellm.Reply{Content: "lead: done"}
+		}
+		return fakellm.Reply{Content: c.Agent + ": done"}
+	}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	startWorker(t, nt, env, "wgpu", "--labels", "gpu,linux")
+	startWorker(t, nt, env, "wcpu", "--labels", "cpu")
+	lead := t.TempDir()
+	writeConfig(t, filepath.Join(lead, ".agentteam", "config.toml"), "[roles.builder]\nmodel = \"fake-model\"\nlabels = [\"cpu\"]\n")
+	r := runBin(t, lead, env, "", "run", "--store", nt.url, "--placement-timeout", "10s", "place them")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	want := map[string]string{"alice": "wgpu", "bob": "wcpu"}
+	for _, m := range teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url}) {
+		switch m.Name {
+		case "carol":
+			if m.Status != team.StatusFailed || m.Worker != "" || !strings.Contains(m.Error, "no worker with the labels tpu") {
+				t.Errorf("carol: %s on %q: %q; want failed, unplaced", m.Status, m.Worker, m.Error)
+			}
+		default:
+			if m.Worker != want[m.Name] || m.Status != team.StatusShutdown {
+				t.Errorf("%s: %s on %q, want shutdown on %s", m.Name, m.Status, m.Worker, want[m.Name])
+			}
+			if m.Name == "bob" && strings.Join(m.Labels, ",") != "cpu" {
+				t.Errorf("bob, a builder, asked for %v, want his role's cpu", m.Labels)
+			}
+		}
+	}
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := false
+	for _, m := range msgs {
+		if m.From == "carol" && m.Type == "error" && strings.Contains(m.Content, "no worker with the labels tpu") {
+			told = true
+		}
+	}
+	if !told {
+		t.Errorf("the lead was not told carol could not be placed: %+v", msgs)
+	}
+}
+
+// TestAKilledWorkersTeammateIsRespawnedOnAnother: alice works on w1 when
+// w1 is killed with SIGKILL. Its heartbeat expires, the lead's process
+// marks her failed (an event, and the lead told), respawns her, and w2
+// takes her: she goes on from her conversation in the store, reports,
+// and ends shutdown, each message in her conversation once.
+func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
+	nt := startNATSTeam(t, "dead")
+	var mu sync.Mutex
+	aliceCalls := 0
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the parser","labels":["one"]}`)}},
+			{Content: "spawned alice"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent != "alice" {
+			return fakellm.Reply{Content: "lead: noted"}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		aliceCalls++
+		if aliceCalls == 1 { // on w1, which is killed meanwhile
+			return fakellm.Reply{Content: "never arrives", Delay: 2 * time.Minute}
+		}
+		return fakellm.Reply{Content: "alice: parser written"}
+	}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	_, _, w1 := startWorker(t, nt, env, "w1", "--labels", "one")
+	waitLead, _ := startBinPID(t, t.TempDir(), env, "run", "--store", nt.url, "write a parser")
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	reg, err := natsstore.OpenDocWith(context.Background(), nt.nc, nt.team, "registry", team.EmptyConfig(nt.team))
+	if err != nil {
+		t.Fatal(err)
+	}
+	registry := team.NewRegistryOn(reg, nt.team)
+	alice := func() team.Member {
+		c, err := registry.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := c.Find("alice"); i >= 0 {
+			return c.Teammates[i]
+		}
+		return team.Member{}
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	// alice works on w1 and her model call is under way.
+	for m := alice(); m.Status != team.StatusWorking || m.Worker != "w1" || len(srv.Requests("alice")) == 0; m = alice() {
+		if time.Now().After(deadline) {
+			t.Fatalf("alice never worked on w1: %+v", m)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := syscall.Kill(w1(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// w2 starts after the kill: only it can take the respawn.
+	startWorker(t, nt, env, "w2", "--labels", "one")
+	r := waitLead()
+	mustSucceed(t, r, "run")
+	m := alice()
+	if m.Worker != "w2" || m.Status != team.StatusShutdown || m.Cycles == 0 {
+		t.Fatalf("alice after w1 died: %s on %q after %d cycles, want shutdown on w2", m.Status, m.Worker, m.Cycles)
+	}
+	ev, err := natsstore.OpenEventLog(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := ev.Lines(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := false
+	for _, l := range lines {
+		if strings.Contains(string(l), `"status":"failed"`) && strings.Contains(string(l), "its worker w1") {
+			failed = true
+		}
+	}
+	if !failed {
+		t.Error("no event says alice failed with w1")
+	}
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told, results int
+	for _, msg := range msgs {
+		switch {
+		case msg.From == "alice" && msg.Type == "error" && strings.Contains(msg.Content, "respawned"):
+			told++
+		case msg.From == "alice" && msg.Type == "result":
+			results++
+			if !strings.Contains(msg.Content, "parser written") {
+				t.Errorf("alice's result: %q", msg.Content)
+			}
+		}
+	}
+	if told != 1 || results != 1 {
+		t.Errorf("the lead was told %d times of the death and got %d results, want 1 and 1", told, results)
+	}
+	assertEachOnceOnNATS(t, nt, "", "alice")
+}
+
+// TestAStoppedWorkerShutsItsTeammatesDown: SIGTERM to a worker whose
+// teammate is mid-call ends the worker with exit 0; the teammate ends
+// shutdown, not working, and the lead is told and finishes its run.
+func TestAStoppedWorkerShutsItsTeammatesDown(t *testing.T) {
+	nt := startNATSTeam(t, "stop")
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the parser","labels":["one"]}`)}},
+			{Content: "spawned alice"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "alice" {
+			return fakellm.Reply{Content: "never arrives", Delay: 2 * time.Minute}
+		}
+		return fakellm.Reply{Content: "lead: alice stopped"}
+	}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	_, waitWorker, w1 := startWorker(t, nt, env, "w1", "--labels", "one")
+	waitLead, _ := startBinPID(t, t.TempDir(), env, "run", "--store", nt.url, "write a parser")
+	deadline := time.Now().Add(60 * time.Second)
+	for len(srv.Requests("alice")) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("alice never called her model")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := syscall.Kill(w1(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if w := waitWorker(); w.code != 0 {
+		t.Fatalf("worker exit %d on SIGTERM\n%s", w.code, w.stderr)
+	}
+	r := waitLead()
+	mustSucceed(t, r, "run")
+	if !strings.Contains(r.stdout, "lead: alice stopped") {
+		t.Errorf("the lead's answer: %q", r.stdout)
+	}
+	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+	if len(members) != 1 || members[0].Status != team.StatusShutdown || !strings.Contains(members[0].Error, "its worker w1 stopped") {
+		t.Fatalf("alice after her worker stopped: %+v", members)
+	}
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	told := 0
+	for _, m := range msgs {
+		if m.From == "alice" && m.Type == "error" && strings.Contains(m.Content, "its worker w1 stopped") {
+			told++
+		}
+	}
+	if told != 1 {
+		t.Errorf("the lead was told %d times that alice's worker stopped, want once", told)
+	}
+}

@@ -1,0 +1,153 @@
+package team
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// The protocols with a teammate another process runs (a team across
+// hosts, worker.go). A request's table lives in the process that runs the
+// teammate, so the lead's process only logs a request it sends and
+// delivers it; the teammate's process adopts it from the inboxes, with its
+// deadline counted from then, and answers, forces or expires it there.
+// Plan approval goes the other way: the lead finds the plan in its inbox,
+// records its review in the registry (PlanState), and the teammate's
+// process takes it from there.
+
+// requestRemote asks a teammate run elsewhere to shut down.
+func (s *shutdowns) requestRemote(from string, mb Member, reason string) (string, error) {
+	t := s.t
+	name := mb.Name
+	switch mb.Status {
+	case StatusShutdown, StatusFailed:
+		return "", fmt.Errorf("%s is already %s", name, mb.Status)
+	}
+	if mb.Status == StatusQueued && mb.Worker == "" {
+		t.hosting.cancelQueued(mb, reason)
+		if m, ok := t.remote(name); ok && m.Status == StatusShutdown {
+			return fmt.Sprintf("%s had not started yet: it is shut down.", name), nil
+		}
+	}
+	lead, _, err := t.store.ReadAll(workspace.LeadName)
+	if err != nil {
+		return "", err
+	}
+	mate, _, err := t.store.ReadAll(name)
+	if err != nil {
+		return "", err
+	}
+	if id := unanswered(mate, lead, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName); id != "" && from == workspace.LeadName {
+		return fmt.Sprintf("%s was already asked to shut down (request %s); its answer will arrive as a message.", name, id), nil
+	}
+	ref := RequestRef{ID: newRequestID(RequestShutdown), RequestKind: RequestShutdown, From: from, To: name}
+	t.events.Emit(Event{Agent: name, Payload: RequestOpened{RequestRef: ref, Deadline: time.Now().UTC().Add(s.timeout), Text: reason}})
+	msg := inbox.Message{Type: TypeShutdownRequest, From: from, To: name, Content: shutdownRequestText(reason, ref.ID), CorrelationID: ref.ID}
+	if err := s.rq.send(msg, shutdownPayload{RequestID: ref.ID, Reason: reason}); err != nil {
+		s.rq.answered(name, ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
+		return "", err
+	}
+	return fmt.Sprintf("Asked %s (on worker %s) to shut down (request %s). Its answer arrives as a shutdown_response message; with no answer within %s it is shut down by force.",
+		name, mb.Worker, ref.ID, s.timeout), nil
+}
+
+// adopt opens in this process's table the shutdown a teammate it runs
+// was asked from another process and has not answered.
+func (s *shutdowns) adopt(m *member) {
+	if s.t.hosting == nil || s.rq.openFor(RequestShutdown, m.name) != "" {
+		return
+	}
+	lead, _, err := s.t.store.ReadAll(workspace.LeadName)
+	if err != nil {
+		return
+	}
+	mate, _, err := s.t.store.ReadAll(m.name)
+	if err != nil {
+		return
+	}
+	s.reopen(m.name, lead, mate)
+}
+
+// reviewRemote reviews a plan whose request is not in this process's
+// table: one a teammate run elsewhere sent to the lead's inbox and nobody
+// has answered. ok is false when there is no such plan.
+func (p *plans) reviewRemote(from, id string, approve bool, feedback string) (string, bool, error) {
+	t := p.t
+	if t.hosting == nil {
+		return "", false, nil
+	}
+	lead, _, err := t.store.ReadAll(workspace.LeadName)
+	if err != nil {
+		return "", false, err
+	}
+	var author string
+	for _, m := range lead {
+		if m.Type == TypePlanApprovalRequest && m.CorrelationID == id {
+			author = m.From
+		}
+	}
+	if author == "" {
+		return "", false, nil
+	}
+	mb, ok := t.remote(author)
+	if !ok {
+		return "", false, nil
+	}
+	mate, _, err := t.store.ReadAll(author)
+	if err != nil {
+		return "", false, err
+	}
+	for _, m := range mate {
+		if m.Type == TypePlanApprovalResponse && m.CorrelationID == id {
+			return "", true, fmt.Errorf("the plan request %q was already answered", id)
+		}
+	}
+	state, outcome := PlanApproved, OutcomeApproved
+	if !approve {
+		state, outcome = PlanRejected, OutcomeRejected
+	}
+	ref := RequestRef{ID: id, RequestKind: RequestPlanApproval, From: author, To: workspace.LeadName}
+	p.rq.answered(author, ref, from, outcome, feedback)
+	// The registry says so before the teammate is told: its process reads it there.
+	p.setState(&member{name: author, role: mb.Role, status: mb.Status}, state)
+	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(approve, feedback), CorrelationID: id}
+	if err := p.rq.send(msg, planPayload{RequestID: id, Approve: boolp(approve), Feedback: feedback}); err != nil {
+		return "", true, err
+	}
+	if approve {
+		return fmt.Sprintf("Approved %s's plan; it may now change things.", author), true, nil
+	}
+	return fmt.Sprintf("Rejected %s's plan; it will revise and resubmit.", author), true, nil
+}
+
+// approvedElsewhere reports, for a plan-mode teammate this process runs,
+// whether the lead's process recorded its plan approved in the registry;
+// a review found there closes the plan's request here.
+func (p *plans) approvedElsewhere(m *member) bool {
+	c, err := p.t.reg.Read()
+	if err != nil {
+		return false
+	}
+	i := c.Find(m.name)
+	if i < 0 {
+		return false
+	}
+	state := c.Teammates[i].PlanState
+	if state != PlanApproved && state != PlanRejected {
+		return false
+	}
+	if id := p.rq.openFor(RequestPlanApproval, m.name); id != "" {
+		o := OutcomeApproved
+		if state == PlanRejected {
+			o = OutcomeRejected
+		}
+		p.rq.answer(id, RequestPlanApproval, m.name, o) // the lead's process logged the answer
+	}
+	if state == PlanApproved {
+		m.planApproved.Store(true)
+		return true
+	}
+	return false
+}

@@ -1,0 +1,827 @@
+package team
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Teammates on workers (issue 10, "Hosts"). On a team whose spawns go
+// through a work queue (Options.Queue, a JetStream stream in
+// internal/natsstore), the lead's spawn registers the teammate queued,
+// delivers its prompt to its inbox and publishes a SpawnRequest; any
+// worker process of the team — `agentteam worker` on any host, and the
+// lead's own process — takes it with a free place in its pool, claims it
+// in the registry (its id, host and PID) and runs it as the lead's
+// process would, with the team's inboxes, registry, board and events on
+// the store, and its own model client: no key crosses the wire. The
+// protocols' requests live in the process that runs the teammate: one
+// asked from another process is adopted from the inboxes (shutdown.go,
+// plan.go call in here).
+
+// SpawnQueue is the team's work queue of spawn requests, shared by every
+// worker (natsstore.Queue): a request is taken by one worker at a time.
+type SpawnQueue interface {
+	// Publish stores one request under id; the same id again is one request.
+	Publish(ctx context.Context, id string, data []byte) error
+	// Next waits for a request and takes it, until ctx ends.
+	Next(ctx context.Context) (QueueJob, error)
+}
+
+// QueueJob is a request taken from the queue.
+type QueueJob interface {
+	Data() []byte
+	Delivered() int // how often it was handed to a worker, this time included
+	Ack(ctx context.Context) error
+	Nak(delay time.Duration) error // back to the queue, offered again after delay
+	Term() error                   // dropped for good
+}
+
+// Heartbeats are the workers' heartbeats (natsstore.Workers): a key per
+// worker that expires unless renewed.
+type Heartbeats interface {
+	Beat(ctx context.Context, id string, info []byte) error
+	Gone(ctx context.Context, id string) error
+	Alive(ctx context.Context) (map[string][]byte, error)
+}
+
+// WorkerOptions say who this process is as one of a team's workers.
+type WorkerOptions struct {
+	// ID names the worker in the registry and its heartbeat (letters,
+	// digits, '-' and '_'); default HOST-PID.
+	ID string
+	// Host is where it runs; default the host name.
+	Host string
+	// Labels are what it offers: it takes only requests whose labels it all has.
+	Labels []string
+	// Placement bounds, in the lead's process, how long a spawn may wait
+	// for a worker with its labels; then it fails. Default DefaultPlacement.
+	Placement time.Duration
+	// Beat is how often the heartbeat is renewed (default 2s); a worker
+	// not heard of for the heartbeat's TTL is taken for dead.
+	Beat time.Duration
+}
+
+// DefaultPlacement bounds the wait of a spawn for a worker that may take it.
+const DefaultPlacement = time.Minute
+
+// placementRetry is how long a request a worker may not take waits before
+// it is offered again; maxPlacementTries bounds its offers whatever the time.
+const (
+	placementRetry    = 300 * time.Millisecond
+	maxPlacementTries = 2000
+)
+
+// SpawnRequest is one spawn on the work queue: who to run and how. The
+// prompt is not in it: the lead delivered it to the teammate's inbox
+// first (PromptID), so the worker finds it there like any message.
+type SpawnRequest struct {
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Role      string   `json:"role"`
+	From      string   `json:"from"`
+	PromptID  string   `json:"promptId,omitempty"`
+	Provider  string   `json:"provider,omitempty"`
+	Model     string   `json:"model,omitempty"`
+	PlanMode  bool     `json:"planMode,omitempty"`
+	Isolation string   `json:"isolation,omitempty"`
+	Labels    []string `json:"labels,omitempty"`
+	// Deadline: a request nobody could take by then is failed.
+	Deadline time.Time `json:"deadline"`
+	// Resume: the teammate goes on with its conversation in the team's
+	// session store (its worker died), instead of starting afresh.
+	Resume bool `json:"resume,omitempty"`
+}
+
+// check refuses a request no lead of ours would send: it came off the
+// wire and names a teammate, a model and a place.
+func (q *SpawnRequest) check() error {
+	if q.ID == "" || len(q.ID) > 200 {
+		return fmt.Errorf("no usable request id")
+	}
+	if err := workspace.ValidateTeammateName(q.Name); err != nil {
+		return err
+	}
+	if err := workspace.ValidateName(q.From); err != nil {
+		return fmt.Errorf("from: %w", err)
+	}
+	if q.Role = strings.TrimSpace(q.Role); q.Role == "" || len(q.Role) > 200 {
+		return fmt.Errorf("role: empty or over 200 bytes")
+	}
+	if len(q.Provider) > 200 || len(q.Model) > 200 {
+		return fmt.Errorf("model: over 200 bytes")
+	}
+	if err := CheckIsolation(q.Isolation); err != nil {
+		return err
+	}
+	for _, l := range q.Labels {
+		if err := tools.CheckLabel(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hosting is this process as a worker of the team: it takes spawn
+// requests from the queue, keeps its heartbeat, and, in the lead's
+// process, watches the others'.
+type hosting struct {
+	t      *Team
+	opts   WorkerOptions
+	queue  SpawnQueue
+	beats  Heartbeats // nil: no heartbeats; every worker is taken for alive
+	info   []byte     // what the heartbeat says of this worker
+	isLead bool
+
+	mu    sync.Mutex
+	alive map[string]bool // the workers heard of at the last look; nil before one
+}
+
+func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead bool) *hosting {
+	if o.Host == "" {
+		o.Host, _ = os.Hostname()
+		if o.Host == "" {
+			o.Host = "localhost"
+		}
+	}
+	if o.ID == "" {
+		o.ID = WorkerID(o.Host, t.pid)
+	}
+	if o.Placement <= 0 {
+		o.Placement = DefaultPlacement
+	}
+	if o.Beat <= 0 {
+		o.Beat = 2 * time.Second
+	}
+	o.Labels = normalLabels(o.Labels)
+	info, _ := json.Marshal(struct {
+		Host   string   `json:"host"`
+		PID    int      `json:"pid"`
+		Labels []string `json:"labels,omitempty"`
+		Lead   bool     `json:"lead,omitempty"`
+	}{o.Host, t.pid, o.Labels, isLead})
+	return &hosting{t: t, opts: o, queue: q, beats: beats, info: info, isLead: isLead}
+}
+
+// WorkerID is a worker's default id: its host and PID as one token.
+func WorkerID(host string, pid int) string {
+	var b strings.Builder
+	for _, r := range host {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	id := b.String()
+	if len(id) > 40 {
+		id = id[:40]
+	}
+	return id + "-" + strconv.Itoa(pid)
+}
+
+// normalLabels are labels sorted without repeats; nil for none.
+func normalLabels(ls []string) []string {
+	if len(ls) == 0 {
+		return nil
+	}
+	out := slices.Clone(ls)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// start runs the worker's goroutines until the team stops: the heartbeat
+// first (a worker is alive before it takes anything), then the queue.
+func (h *hosting) start() {
+	t := h.t
+	ctx, cancel := t.stopping.context()
+	if h.beats != nil {
+		h.beatOnce(ctx)
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
+			h.beatLoop(ctx)
+		}()
+	}
+	t.wg.Add(1)
+	go func() {
+		defer t.wg.Done()
+		defer cancel()
+		h.serve(ctx)
+	}()
+}
+
+// serve takes requests while the pool has a free place: at most
+// MaxWorkers teammates of this process run a cycle at once.
+func (h *hosting) serve(ctx context.Context) {
+	t := h.t
+	var failing bool
+	for {
+		release, err := t.pool.Acquire(ctx)
+		if err != nil {
+			return
+		}
+		job, err := h.queue.Next(ctx)
+		if err != nil {
+			release()
+			if ctx.Err() != nil {
+				return
+			}
+			if !failing { // said once per outage
+				t.events.Emit(Event{Payload: failure(ClassInternal, "work queue: ", err)})
+			}
+			failing = true
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		failing = false
+		taken, givenBack := h.take(ctx, job, release)
+		if !taken {
+			release()
+		}
+		if givenBack {
+			// The server offers a request given back to the first pull
+			// waiting: not pulling for a while lets another worker have it.
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(placementRetry + rand.N(placementRetry)):
+			}
+		}
+	}
+}
+
+// take runs the request job holds with the pool's place release, or gives
+// it back; it reports whether the place went to a teammate, and whether
+// the request was given back for another worker.
+func (h *hosting) take(ctx context.Context, job QueueJob, release func()) (taken, givenBack bool) {
+	t := h.t
+	var req SpawnRequest
+	if err := json.Unmarshal(job.Data(), &req); err != nil || req.check() != nil {
+		if err == nil {
+			err = req.check()
+		}
+		t.events.Emit(Event{Payload: failure(ClassInternal, "a spawn request on the work queue was dropped: ", err)})
+		_ = job.Term()
+		return false, false
+	}
+	if !hasLabels(h.opts.Labels, req.Labels) {
+		if time.Now().After(req.Deadline) || job.Delivered() >= maxPlacementTries {
+			h.unplaced(req)
+			_ = job.Term()
+			return false, false
+		}
+		_ = job.Nak(placementRetry)
+		return false, true
+	}
+	claimed, err := h.claim(req)
+	if err != nil {
+		t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassRegistry, "take the spawn: ", err)})
+		_ = job.Nak(placementRetry)
+		return false, true
+	}
+	if err := job.Ack(ctx); err != nil && claimed {
+		// The registry's claim is what counts: taken again, it is refused.
+		t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassInternal, "work queue: ", err)})
+	}
+	if !claimed {
+		return false, false // a request the lead no longer waits for (cancelled, respawned)
+	}
+	return h.run(req, release), false
+}
+
+// hasLabels reports whether a worker with have may take a request asking want.
+func hasLabels(have, want []string) bool {
+	for _, l := range want {
+		if !slices.Contains(have, l) {
+			return false
+		}
+	}
+	return true
+}
+
+// claim makes this worker the one that runs req's teammate, if the
+// registry still waits for this very request.
+func (h *hosting) claim(req SpawnRequest) (bool, error) {
+	t := h.t
+	var claimed bool
+	err := changeRegistry(t.reg, func(c *Config) error {
+		claimed = false
+		i := c.Find(req.Name)
+		if i < 0 {
+			return errNoChange
+		}
+		m := &c.Teammates[i]
+		if m.SpawnID != req.ID || m.Status != StatusQueued || m.Worker != "" {
+			return errNoChange
+		}
+		m.Worker, m.Host, m.PID, m.UpdatedAt = h.opts.ID, h.opts.Host, t.pid, time.Now().UTC()
+		claimed = true
+		return nil
+	})
+	return claimed, err
+}
+
+// unplaced fails a request no worker could take in time, and tells whoever asked.
+func (h *hosting) unplaced(req SpawnRequest) {
+	t := h.t
+	why := fmt.Sprintf("no worker with the labels %s took it within its placement time", strings.Join(req.Labels, ", "))
+	var failed bool
+	err := changeRegistry(t.reg, func(c *Config) error {
+		failed = false
+		i := c.Find(req.Name)
+		if i < 0 || c.Teammates[i].SpawnID != req.ID || c.Teammates[i].Status != StatusQueued || c.Teammates[i].Worker != "" {
+			return errNoChange
+		}
+		m := &c.Teammates[i]
+		m.Status, m.Error, m.UpdatedAt = StatusFailed, why, time.Now().UTC()
+		failed = true
+		return nil
+	})
+	if err != nil || !failed {
+		return
+	}
+	t.events.Emit(Event{Agent: req.Name, Payload: StatusChanged{Role: req.Role, Status: StatusFailed, Reason: why, PID: t.pid}})
+	if _, err := t.messenger.deliver(req.Name, req.From, inbox.TypeError, teammateFailedText(req.Name, fmt.Errorf("%s", why))); err != nil {
+		t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassInbox, "could not tell "+req.From+": ", err)})
+	}
+}
+
+// run starts the teammate req names in this process; the pool's place
+// is its first cycle's. It reports whether the teammate started.
+func (h *hosting) run(req SpawnRequest, release func()) bool {
+	t, r := h.t, h.t.roster
+	failed := func(class ErrorClass, err error) bool {
+		r.markFailed(req.Name, err)
+		t.events.Emit(Event{Agent: req.Name, Payload: failure(class, "", err)})
+		if _, derr := t.messenger.deliver(req.Name, workspace.LeadName, inbox.TypeError, teammateFailedText(req.Name, err)); derr != nil {
+			t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
+		}
+		return false
+	}
+	choice, err := t.resolveModel(req.Provider, req.Model, req.Role)
+	if err != nil {
+		return failed(ClassModel, fmt.Errorf("worker %s cannot run %s: %w", h.opts.ID, req.Name, err))
+	}
+	var entry Member
+	iso := req.Isolation
+	if iso == "" {
+		iso = t.isolationOf("")
+	}
+	where, err := t.place(context.Background(), req.Name, iso, &entry)
+	if err != nil {
+		return failed(ClassInternal, fmt.Errorf("worker %s cannot place %s: %w", h.opts.ID, req.Name, err))
+	}
+	if where.root != "" {
+		t.worktrees.record(req.Name, func(e *Member) {
+			e.Isolation, e.Worktree, e.Branch, e.Merged = entry.Isolation, entry.Worktree, entry.Branch, false
+		})
+	}
+	// An earlier teammate of this name run here (a respawn) ends first.
+	r.mu.Lock()
+	old := r.members[req.Name]
+	r.mu.Unlock()
+	if old != nil {
+		old.cancel()
+		<-old.done
+	}
+	if t.opts.Sessions == nil && !req.Resume {
+		// The lead archived it in a shared session store at its spawn; a
+		// file of this worker's workspace is archived here.
+		archiveSession(t.ws.SessionPath(req.Name), time.Now().UTC())
+	}
+	mctx, cancel := t.stopping.context()
+	var used Usage
+	if req.Resume {
+		// It goes on: its usage so far and its plan's approval stay.
+		if c, err := t.reg.Read(); err == nil {
+			if i := c.Find(req.Name); i >= 0 {
+				used = c.Teammates[i].Usage()
+			}
+		}
+	}
+	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
+		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used)}
+	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
+	agent, err := r.newTeammateAgent(m)
+	if err != nil {
+		cancel()
+		return failed(ClassSession, err)
+	}
+	m.agent = agent
+	r.mu.Lock()
+	r.members[req.Name] = m
+	r.mu.Unlock()
+	t.events.Emit(Event{Agent: req.Name, Payload: StatusChanged{Role: req.Role, Status: StatusQueued,
+		Reason: fmt.Sprintf("taken by worker %s on %s", h.opts.ID, h.opts.Host), PID: t.pid}})
+	t.wg.Add(1)
+	go r.runTeammate(mctx, m, func(context.Context) (func(), error) { return release, nil })
+	return true
+}
+
+// spawnQueued is spawn on a team with a work queue: the teammate is
+// registered queued, its prompt delivered, and the request published for
+// whichever worker may take it.
+func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnSpec, role string, choice ModelChoice) error {
+	t, h := r.t, r.t.hosting
+	name := spec.Name
+	labels := normalLabels(spec.Labels)
+	if len(labels) == 0 {
+		labels = normalLabels(t.opts.RoleLabels[role])
+	}
+	for _, l := range labels {
+		if err := tools.CheckLabel(l); err != nil {
+			return err
+		}
+	}
+	iso := spec.Isolation
+	if iso != "" {
+		iso = t.isolationOf(iso)
+	}
+	id := spawnRequestID(ctx, name)
+	now := time.Now().UTC()
+	entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid,
+		PlanMode: spec.PlanMode, ModelRef: modelRefOf(choice), Labels: labels, SpawnID: id}
+	if spec.PlanMode {
+		entry.PlanState = PlanDrafting
+	}
+	err := changeRegistry(t.reg, func(c *Config) error {
+		i := c.Find(name)
+		if i < 0 {
+			c.Teammates = append(c.Teammates, entry)
+			return nil
+		}
+		if old := c.Teammates[i]; h.liveElsewhere(old) {
+			return fmt.Errorf("a teammate named %s already exists (status %s): send it a message instead", name, old.Status)
+		}
+		c.Teammates[i] = entry
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := t.archiveTeammateSession(name, now); err != nil {
+		r.markFailed(name, err)
+		return err
+	}
+	t.events.Emit(Event{Agent: name, Payload: Spawn{Role: role, Status: StatusQueued, From: from, PID: t.pid, Model: choice.Label()}})
+	prompt, err := t.messenger.deliver(from, name, inbox.TypeMessage, spec.Prompt)
+	if err != nil {
+		r.markFailed(name, err)
+		return err
+	}
+	data, err := json.Marshal(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
+		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels,
+		Deadline: now.Add(h.opts.Placement)})
+	if err == nil {
+		err = h.queue.Publish(ctx, id, data)
+	}
+	if err != nil {
+		err = fmt.Errorf("queue the spawn of %s: %w", name, err)
+		r.markFailed(name, err)
+		return err
+	}
+	return nil
+}
+
+// spawnRequestID is the request's id: from the lead's tool call when there
+// is one, so the spawn sent again by a lead resumed after a crash is the
+// same request (Nats-Msg-Id), else new.
+func spawnRequestID(ctx context.Context, name string) string {
+	if call := tools.CallID(ctx); call != "" {
+		return "spawn-" + name + "-" + call
+	}
+	return "spawn-" + name + "-" + uuid.NewString()
+}
+
+// liveElsewhere reports whether a registry entry is a teammate some
+// worker still runs (or that waits for one): its name is taken.
+func (h *hosting) liveElsewhere(m Member) bool {
+	switch m.Status {
+	case StatusQueued, StatusWorking, StatusIdle:
+	default:
+		return false
+	}
+	if m.Worker == "" {
+		return m.Status == StatusQueued && m.PID == h.t.pid // waits for a worker
+	}
+	return h.workerAlive(m.Worker)
+}
+
+// workerAlive reports whether the worker id was heard of at the last look
+// (any worker is, before the first look or without heartbeats).
+func (h *hosting) workerAlive(id string) bool {
+	if id == h.opts.ID {
+		return true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.alive == nil || h.alive[id]
+}
+
+// beatOnce renews this worker's heartbeat and looks at the others'.
+func (h *hosting) beatOnce(ctx context.Context) {
+	t := h.t
+	if err := h.beats.Beat(ctx, h.opts.ID, h.info); err != nil && ctx.Err() == nil {
+		t.events.Emit(Event{Payload: failure(ClassInternal, "", err)})
+	}
+	alive, err := h.beats.Alive(ctx)
+	if err != nil {
+		return
+	}
+	seen := make(map[string]bool, len(alive))
+	for id := range alive {
+		seen[id] = true
+	}
+	h.mu.Lock()
+	h.alive = seen
+	h.mu.Unlock()
+	if h.isLead {
+		h.reapDead(seen)
+	}
+}
+
+func (h *hosting) beatLoop(ctx context.Context) {
+	tick := time.NewTicker(h.opts.Beat)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			// A worker that stops says so at once.
+			gone, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = h.beats.Gone(gone, h.opts.ID)
+			cancel()
+			return
+		case <-tick.C:
+			h.beatOnce(ctx)
+		}
+	}
+}
+
+// reapDead marks failed, in the lead's process, the teammates of workers
+// whose heartbeat is gone, and tells the lead. With the teammates'
+// conversations in the team's session store, each is then respawned: a
+// request to resume it goes on the queue, and whichever worker takes it
+// goes on from its conversation, its inbox's read position keeping every
+// message delivered once. The registry goes from the dead worker's status
+// to queued in one change, so the team never looks settled in between.
+func (h *hosting) reapDead(alive map[string]bool) {
+	t := h.t
+	respawn := t.opts.Sessions != nil
+	var dead []Member
+	var requests []SpawnRequest
+	now := time.Now().UTC()
+	_ = changeRegistry(t.reg, func(c *Config) error {
+		dead, requests = dead[:0], requests[:0]
+		for i := range c.Teammates {
+			m := &c.Teammates[i]
+			if m.Worker == "" || m.Worker == h.opts.ID || alive[m.Worker] || m.Ended {
+				continue
+			}
+			if m.Status != StatusQueued && m.Status != StatusWorking && m.Status != StatusIdle {
+				continue
+			}
+			dead = append(dead, *m)
+			why := fmt.Sprintf("its worker %s on %s stopped (no heartbeat)", m.Worker, m.Host)
+			m.Activity, m.UpdatedAt = "", now
+			if !respawn {
+				m.Status, m.Error = StatusFailed, why
+				continue
+			}
+			id := "spawn-" + m.Name + "-" + uuid.NewString()
+			requests = append(requests, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
+				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels,
+				Deadline: now.Add(h.opts.Placement), Resume: true})
+			m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", t.pid, id
+		}
+		if len(dead) == 0 {
+			return errNoChange
+		}
+		return nil
+	})
+	for i, d := range dead {
+		err := fmt.Errorf("its worker %s on %s stopped (no heartbeat)", d.Worker, d.Host)
+		t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusFailed, Reason: err.Error(), PID: t.pid}})
+		text := teammateFailedText(d.Name, err)
+		if respawn {
+			text += " It is respawned on another worker and goes on from its conversation."
+		}
+		if _, derr := t.messenger.deliver(d.Name, workspace.LeadName, inbox.TypeError, text); derr != nil {
+			t.events.Emit(Event{Agent: d.Name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
+		}
+		if !respawn {
+			continue
+		}
+		req := requests[i]
+		t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusQueued, Reason: "respawned: " + err.Error(), PID: t.pid}})
+		data, merr := json.Marshal(req)
+		if merr == nil {
+			merr = h.queue.Publish(context.Background(), req.ID, data)
+		}
+		if merr != nil {
+			t.roster.markFailed(d.Name, fmt.Errorf("respawn after %w: %w", err, merr))
+		}
+	}
+	if len(dead) > 0 {
+		t.notifyChanged()
+	}
+}
+
+// remote is the registry's entry of a teammate another process runs (or
+// that waits for a worker), on a team with a work queue.
+func (t *Team) remote(name string) (Member, bool) {
+	if t.hosting == nil || t.roster.runs(name) {
+		return Member{}, false
+	}
+	c, err := t.reg.Read()
+	if err != nil {
+		return Member{}, false
+	}
+	i := c.Find(name)
+	if i < 0 {
+		return Member{}, false
+	}
+	return c.Teammates[i], true
+}
+
+// remoteSettled reports, in the lead's process, whether no teammate run
+// elsewhere is queued or working or has unread messages.
+func (h *hosting) remoteSettled() bool {
+	t := h.t
+	c, err := t.reg.Read()
+	if err != nil {
+		return false
+	}
+	for _, m := range c.Teammates {
+		if t.roster.runs(m.Name) {
+			continue
+		}
+		switch m.Status {
+		case StatusQueued, StatusWorking:
+			return false
+		case StatusIdle:
+			if t.inboxes.hasUnread(m.Name) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// shutdownRemote asks every live teammate run elsewhere to shut down and
+// waits, within the shutdown timeout and a little more, for each to end;
+// one still waiting for a worker is shut down at once. Their answers are
+// then taken into the lead's conversation, so none is left unread.
+func (h *hosting) shutdownRemote(reason string) {
+	if h.askRemoteToStop(reason) {
+		if _, err := h.t.lead.Absorb(); err != nil {
+			h.t.events.Emit(Event{Agent: workspace.LeadName, Payload: failure(ClassInbox, "take the shutdown answers: ", err)})
+		}
+	}
+}
+
+// askRemoteToStop is shutdownRemote but for the answers; it reports
+// whether any teammate was asked.
+func (h *hosting) askRemoteToStop(reason string) bool {
+	t := h.t
+	c, err := t.reg.Read()
+	if err != nil {
+		t.events.Emit(Event{Payload: failure(ClassRegistry, "shut down the teammates on workers: ", err)})
+		return false
+	}
+	var waitFor []string
+	for _, m := range c.Teammates {
+		if t.roster.runs(m.Name) || m.Ended {
+			continue
+		}
+		switch m.Status {
+		case StatusQueued, StatusWorking, StatusIdle:
+		default:
+			continue
+		}
+		if m.Status == StatusQueued && m.Worker == "" {
+			h.cancelQueued(m, reason)
+			continue
+		}
+		if _, err := t.shutdowns.request(workspace.LeadName, m.Name, reason); err != nil {
+			t.events.Emit(Event{Agent: m.Name, Payload: failure(ClassInbox, "shutdown request: ", err)})
+			continue
+		}
+		waitFor = append(waitFor, m.Name)
+	}
+	if len(waitFor) == 0 {
+		return false
+	}
+	deadline := time.Now().Add(t.opts.ShutdownTimeout + 5*time.Second)
+	tick := time.NewTicker(t.opts.PollInterval)
+	defer tick.Stop()
+	for {
+		c, err := t.reg.Read()
+		if err == nil {
+			left := waitFor[:0:0]
+			for _, name := range waitFor {
+				if i := c.Find(name); i >= 0 && (c.Teammates[i].Status == StatusShutdown || c.Teammates[i].Status == StatusFailed) {
+					continue
+				}
+				left = append(left, name)
+			}
+			waitFor = left
+		}
+		if len(waitFor) == 0 {
+			return true
+		}
+		if time.Now().After(deadline) {
+			for _, name := range waitFor {
+				t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "",
+					fmt.Errorf("%s, run on another worker, did not shut down within %s", name, t.opts.ShutdownTimeout))})
+			}
+			return true
+		}
+		<-tick.C
+	}
+}
+
+// cancelQueued shuts down a teammate no worker has taken yet: a worker
+// that takes its request later finds it no longer queued.
+func (h *hosting) cancelQueued(m Member, reason string) {
+	t := h.t
+	var done bool
+	err := changeRegistry(t.reg, func(c *Config) error {
+		done = false
+		i := c.Find(m.Name)
+		if i < 0 || c.Teammates[i].Status != StatusQueued || c.Teammates[i].Worker != "" {
+			return errNoChange
+		}
+		e := &c.Teammates[i]
+		e.Status, e.Ended, e.UpdatedAt = StatusShutdown, true, time.Now().UTC()
+		done = true
+		return nil
+	})
+	if err == nil && done {
+		t.events.Emit(Event{Agent: m.Name, Payload: StatusChanged{Role: m.Role, Status: StatusShutdown, Reason: reason + " (before a worker took it)", PID: t.pid}})
+	}
+}
+
+// Serve runs a worker's team (OpenWorker) until ctx ends: it takes spawn
+// requests and runs their teammates. Then its teammates are stopped and
+// shut down, the lead told of each that was still live, and its
+// heartbeat removed; Close is still the caller's.
+func (t *Team) Serve(ctx context.Context) error {
+	if t.hosting == nil {
+		return fmt.Errorf("team: not a worker: no work queue")
+	}
+	<-ctx.Done()
+	t.StopWorker("its worker " + t.hosting.opts.ID + " stopped")
+	return nil
+}
+
+// WorkerID is this process's id as a worker ("" without a work queue).
+func (t *Team) WorkerID() string {
+	if t.hosting == nil {
+		return ""
+	}
+	return t.hosting.opts.ID
+}
+
+// StopWorker stops every teammate this worker runs: each ends shut down
+// (its conversation and inbox intact), never left working, and the lead
+// hears of each that was not shut down already.
+func (t *Team) StopWorker(reason string) {
+	var live []string
+	t.roster.mu.Lock()
+	for _, m := range t.roster.members {
+		if m.status == StatusQueued || m.status == StatusWorking || m.status == StatusIdle {
+			live = append(live, m.name)
+		}
+	}
+	t.roster.mu.Unlock()
+	t.roster.stopAll(func(m *Member) {
+		if m.Status == StatusQueued || m.Status == StatusWorking || m.Status == StatusIdle {
+			m.Status, m.Activity, m.Error = StatusShutdown, "", reason
+		}
+	}, reason)
+	t.reg.Flush()
+	for _, name := range live {
+		if _, err := t.messenger.deliver(name, workspace.LeadName, inbox.TypeError,
+			fmt.Sprintf("%s was shut down: %s. Spawn it again to go on.", name, reason)); err != nil {
+			t.events.Emit(Event{Agent: name, Payload: failure(ClassInbox, "could not tell the lead: ", err)})
+		}
+	}
+}

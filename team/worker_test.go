@@ -1,0 +1,150 @@
+package team
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// memQueue is a work queue in memory: what a worker takes and how it
+// answers for each request.
+type memQueue struct {
+	jobs chan *memJob
+	mu   sync.Mutex
+	done map[string]string // request data → "ack", "nak" or "term"
+}
+
+type memJob struct {
+	q    *memQueue
+	data []byte
+}
+
+func (q *memQueue) Publish(_ context.Context, _ string, data []byte) error {
+	q.jobs <- &memJob{q: q, data: data}
+	return nil
+}
+
+func (q *memQueue) Next(ctx context.Context) (QueueJob, error) {
+	select {
+	case j := <-q.jobs:
+		return j, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (j *memJob) answer(how string) error {
+	j.q.mu.Lock()
+	defer j.q.mu.Unlock()
+	j.q.done[string(j.data)] = how
+	return nil
+}
+
+func (j *memJob) Data() []byte              { return j.data }
+func (j *memJob) Delivered() int            { return 1 }
+func (j *memJob) Ack(context.Context) error { return j.answer("ack") }
+func (j *memJob) Nak(time.Duration) error   { return j.answer("nak") }
+func (j *memJob) Term() error               { return j.answer("term") }
+func (q *memQueue) answered(data string) string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.done[data]
+}
+
+// A spawn request comes off the wire: one that is not JSON, names a path
+// for a teammate, or claims a teammate the registry does not wait for is
+// dropped with an event or left alone; none starts a teammate or calls a
+// model, and the worker goes on taking requests.
+func TestAWorkerRefusesHostileSpawnRequests(t *testing.T) {
+	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: c.Agent + ": done"} })
+	defer srv.Close()
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &memQueue{jobs: make(chan *memJob, 8), done: map[string]string{}}
+	var mu sync.Mutex
+	var events []Event
+	tm, err := OpenWorker(context.Background(), Options{
+		Workspace: ws,
+		Model:     loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
+		Queue:     q,
+		OnEvent: func(e Event) {
+			mu.Lock()
+			events = append(events, e)
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	future := time.Now().Add(time.Hour)
+	forged, _ := json.Marshal(SpawnRequest{ID: "spawn-x", Name: "mallory", Role: "spy", From: "lead", Deadline: future})
+	hostile := []string{
+		`{not json`,
+		string(mustJSON(t, SpawnRequest{ID: "spawn-1", Name: "../etc", Role: "x", From: "lead", Deadline: future})),
+		string(mustJSON(t, SpawnRequest{ID: "spawn-2", Name: "eve", Role: "x", From: "lead", Isolation: "chroot", Deadline: future})),
+		string(mustJSON(t, SpawnRequest{ID: "spawn-3", Name: "eve", Role: "x", From: "lead", Labels: []string{"a b"}, Deadline: future})),
+		string(mustJSON(t, SpawnRequest{ID: "", Name: "eve", Role: "x", From: "lead", Deadline: future})),
+	}
+	for _, data := range append(hostile, string(forged)) {
+		if err := q.Publish(context.Background(), "", []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		all := true
+		for _, data := range append(hostile, string(forged)) {
+			all = all && q.answered(data) != ""
+		}
+		if all {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the worker did not answer for every request: %v", q.done)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, data := range hostile {
+		if how := q.answered(data); how != "term" {
+			t.Errorf("%s was %s, want dropped (term)", data, how)
+		}
+	}
+	// The forged request names nobody the registry waits for: taken off
+	// the queue, and nothing runs.
+	if how := q.answered(string(forged)); how != "ack" {
+		t.Errorf("the forged request was %s, want acknowledged and ignored", how)
+	}
+	if tm.roster.runs("mallory") || len(srv.Requests("mallory")) > 0 {
+		t.Error("a forged request started mallory")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	dropped := 0
+	for _, e := range events {
+		if strings.Contains(e.Sentence(), "a spawn request on the work queue was dropped") {
+			dropped++
+		}
+	}
+	if dropped != len(hostile) {
+		t.Errorf("%d events say a request was dropped, want %d", dropped, len(hostile))
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
