@@ -56,6 +56,9 @@ func holdLease(url string) int {
 // leaseTTL is the tests' time to live: beats every 2/3 s.
 const leaseTTL = 2 * time.Second
 
+// clusterLeaseTTL is the TTL of a lease that must outlive a node's loss.
+const clusterLeaseTTL = 5 * time.Second
+
 // expiryBound is how long after its TTL an expired lease may take to be
 // seen gone (the server checks expiries on a timer; a loaded machine).
 const expiryBound = 5 * time.Second
@@ -74,9 +77,15 @@ func openLeases(t *testing.T, url, team string, opts ...natsstore.MailboxOption)
 
 func acquire(t *testing.T, ls *natsstore.Leases, key, value string) *natsstore.Lease {
 	t.Helper()
+	return acquireFor(t, ls, key, value, leaseTTL)
+}
+
+// acquireFor is acquire with a TTL of its own.
+func acquireFor(t *testing.T, ls *natsstore.Leases, key, value string, ttl time.Duration) *natsstore.Lease {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	l, err := ls.Acquire(ctx, key, []byte(value), leaseTTL)
+	l, err := ls.Acquire(ctx, key, []byte(value), ttl)
 	if err != nil {
 		t.Fatalf("acquire %s: %v", key, err)
 	}
@@ -307,7 +316,11 @@ func TestClusterLeaseOutlivesTheBucketLeadersLoss(t *testing.T) {
 	const team = "lease3"
 	ls, _ := openLeases(t, c.urls, team, natsstore.Replicas(3))
 	other, _ := openLeases(t, c.urls, team)
-	l := acquire(t, ls, "owner", "host-a")
+	// The lease must outlive the election of the bucket's next leader,
+	// which on a loaded machine can take longer than the 2 s the other
+	// tests give a lease (the owner's is 10 s): it failed at load 10+.
+	const ttl = clusterLeaseTTL
+	l := acquireFor(t, ls, "owner", "host-a", ttl)
 	wantHeld(t, other, "owner", "host-a")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -318,7 +331,7 @@ func TestClusterLeaseOutlivesTheBucketLeadersLoss(t *testing.T) {
 	leader := streamLeader(t, c, "KV_"+natsstore.LeaseBucketName(team))
 	t.Logf("stopping %s, the bucket's leader", leader)
 	c.node(leader).Shutdown()
-	for end := time.Now().Add(3 * leaseTTL); time.Now().Before(end); {
+	for end := time.Now().Add(2 * ttl); time.Now().Before(end); {
 		select {
 		case ch := <-changes:
 			if ch.Gone {
@@ -339,13 +352,13 @@ func TestClusterLeaseOutlivesTheBucketLeadersLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	ls2, nc2 := openLeases(t, c.urls, team)
-	w, err := ls2.Keep(ctx, "workers.w2", []byte("w2"), leaseTTL)
+	w, err := ls2.Keep(ctx, "workers.w2", []byte("w2"), ttl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Release(context.Background())
 	nc2.Close()
-	waitGone(t, changes, "workers.w2", 2*leaseTTL+expiryBound)
+	waitGone(t, changes, "workers.w2", 2*ttl+expiryBound)
 	acquire(t, other, "workers.w2", "w2 again")
 }
 
