@@ -152,6 +152,9 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	screen.Sandbox = "sandbox: " + sb.State()
 	topts.Sandbox = sb
 	st.apply(&topts)
+	if err := st.hosts(ctx, &topts); err != nil { // on NATS, spawns go through the work queue
+		return err
+	}
 	if lineMode != "" {
 		return runLineChat(ctx, opts, lines, lineMode, topts, screen)
 	}

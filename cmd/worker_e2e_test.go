@@ -631,3 +631,35 @@ func TestAStoppedWorkerShutsItsTeammatesDown(t *testing.T) {
 		t.Errorf("the lead was told %d times that alice's worker stopped, want once", told)
 	}
 }
+
+// chat on a NATS store spawns through the team's work queue, as run does:
+// a teammate asking for a label only a worker has runs on that worker.
+func TestChatOnNATSPlacesATeammateOnAWorker(t *testing.T) {
+	nt := startNATSTeam(t, "chathosts")
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{
+				call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the greeting","labels":["remote"]}`),
+			}},
+			{Content: "spawned alice"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		return fakellm.Reply{Content: c.Agent + ": done"}
+	}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	_, _, workerPID := startWorker(t, nt, env, "w1", "--labels", "remote")
+	lead := t.TempDir()
+	r := runBin(t, lead, env, "spawn alice on the remote worker\n", "chat", "--store", nt.url)
+	mustSucceed(t, r, "chat in lines")
+	if !strings.Contains(r.stdout, "spawned alice") {
+		t.Fatalf("the lead's reply: %q", r.stdout)
+	}
+	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+	if len(members) != 1 || members[0].Worker != "w1" || members[0].PID != workerPID() {
+		t.Fatalf("team --json: %+v, want alice on worker w1 (pid %d)", members, workerPID())
+	}
+	if members[0].Status != team.StatusShutdown {
+		t.Fatalf("alice is %s after the chat ended, want shutdown", members[0].Status)
+	}
+}
