@@ -35,6 +35,7 @@ type Doc[T any] struct {
 	nc         *nats.Conn
 	js         jetstream.JetStream
 	stream     string // the bucket's stream
+	batch      *statefile.Batcher[T]
 }
 
 // changer is a document that counts its changes.
@@ -86,7 +87,9 @@ func OpenDocWith[T any](ctx context.Context, nc *nats.Conn, team, key string, em
 	if err != nil {
 		return nil, fmt.Errorf("open %s of %s: bucket: %w", key, team, replicaSentence(n, err))
 	}
-	return &Doc[T]{kv: kv, key: key, empty: empty, fromLeader: n > 1, nc: nc, js: js, stream: stream}, nil
+	d := &Doc[T]{kv: kv, key: key, empty: empty, fromLeader: n > 1, nc: nc, js: js, stream: stream}
+	d.batch = statefile.NewBatcher(key, empty, cloneOf[T], countChange[T], kvStorage[T]{d})
+	return d, nil
 }
 
 // get returns the document and its revision; a missing one is empty() at
@@ -166,48 +169,66 @@ func (d *Doc[T]) Read() (T, error) {
 }
 
 // Update applies fn to the current document and stores the result if no
-// one stored another revision meanwhile, else reads again and retries. An
-// error from fn stores nothing and is returned. Each try has opTimeout of
-// its own: a lost race is another writer's progress, not a server gone.
-func (d *Doc[T]) Update(fn func(*T) error) (T, error) {
-	var zero T
-	for range maxCASTries {
-		v, lost, err := d.try(fn)
-		if lost {
-			continue // another writer won; apply the change to its revision
-		}
-		if err != nil {
-			return zero, err
-		}
-		return v, nil
-	}
-	return zero, fmt.Errorf("update %s: lost the race %d times in a row", d.key, maxCASTries)
+// one stored another revision meanwhile, else reads again and applies it
+// again. An error from fn stores nothing and is returned. Changes made
+// meanwhile in this process share the compare-and-set (statefile.Batcher,
+// as the file's document does).
+func (d *Doc[T]) Update(fn func(*T) error) (T, error) { return d.batch.Update(fn) }
+
+// UpdateInPlace is Update for a fn that returns its error before changing
+// anything, so in a batch it needs no copy of its own to fail on.
+func (d *Doc[T]) UpdateInPlace(fn func(*T) error) (T, error) { return d.batch.UpdateInPlace(fn) }
+
+// ChangeKeyed is UpdateInPlace for a change of key that needs no copy of
+// the result; two changes of one key never share a compare-and-set.
+func (d *Doc[T]) ChangeKeyed(key string, fn func(*T) error) error {
+	return d.batch.ChangeKeyed(key, fn)
 }
 
-// try is one read, change and compare-and-set of Update; lost says another
-// revision was stored meanwhile.
-func (d *Doc[T]) try(fn func(*T) error) (v T, lost bool, err error) {
-	var zero T
+// Submit is Update without waiting: fn joins the next batch and after is
+// called (in submission order) once it is stored or has failed.
+func (d *Doc[T]) Submit(fn func(*T) error, after func(error)) { d.batch.Submit(fn, after) }
+
+// SubmitKeyed is Submit for a change of key (see ChangeKeyed).
+func (d *Doc[T]) SubmitKeyed(key string, fn func(*T) error, after func(error)) {
+	d.batch.SubmitKeyed(key, fn, after)
+}
+
+// Flush returns once every change submitted before it is stored.
+func (d *Doc[T]) Flush() { d.batch.Flush() }
+
+// kvStorage is the KV entry's step of a batch: read, change, compare-and-set,
+// and after a lost race the same again on the newer revision. Each try has
+// opTimeout of its own: a lost race is another writer's progress, not a
+// server gone.
+type kvStorage[T any] struct{ d *Doc[T] }
+
+func (s kvStorage[T]) Commit(change func(T) (T, bool)) (T, error) {
+	for range maxCASTries {
+		v, lost, err := s.d.try(change)
+		if !lost {
+			return v, err
+		}
+	}
+	return s.d.empty(), fmt.Errorf("update %s: lost the race %d times in a row", s.d.key, maxCASTries)
+}
+
+// try is one read, change and compare-and-set; lost says another revision
+// was stored meanwhile.
+func (d *Doc[T]) try(change func(T) (T, bool)) (v T, lost bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	v, rev, err := d.get(ctx)
 	if err != nil {
-		return zero, false, err
+		return v, false, err
 	}
-	switch err := fn(&v); {
-	case errors.Is(err, statefile.ErrNoChange):
+	v, changed := change(v)
+	if !changed {
 		return v, false, nil
-	case err != nil:
-		return zero, false, err
-	}
-	if c, ok := any(v).(changer); ok {
-		c.Changed()
-	} else if c, ok := any(&v).(changer); ok {
-		c.Changed()
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
-		return zero, false, fmt.Errorf("update %s: %w", d.key, err)
+		return v, false, fmt.Errorf("update %s: %w", d.key, err)
 	}
 	switch {
 	case d.fromLeader:
@@ -218,25 +239,37 @@ func (d *Doc[T]) try(fn func(*T) error) (v T, lost bool, err error) {
 		_, err = d.kv.Update(ctx, d.key, data, rev)
 	}
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) || wrongLastSeq(err) {
-		return zero, true, nil
+		return v, true, nil
 	}
 	if err != nil {
-		return zero, false, fmt.Errorf("update %s: %w", d.key, err)
+		return v, false, fmt.Errorf("update %s: %w", d.key, err)
 	}
 	return v, false, nil
 }
 
-// UpdateInPlace is Update: every try starts from a document of its own.
-func (d *Doc[T]) UpdateInPlace(fn func(*T) error) (T, error) { return d.Update(fn) }
-
-// Submit is Update, done before it returns; after is then called with its
-// outcome. (A file batches such changes; a KV entry has no batch to join.)
-func (d *Doc[T]) Submit(fn func(*T) error, after func(error)) {
-	_, err := d.Update(fn)
-	if after != nil {
-		after(err)
+// countChange counts a stored change when T has a Changed method (the
+// registry's and the board's version and time).
+func countChange[T any](v *T) {
+	if c, ok := any(*v).(changer); ok {
+		c.Changed()
+	} else if c, ok := any(v).(changer); ok {
+		c.Changed()
 	}
 }
 
-// Flush returns at once: Submit has stored every change before returning.
-func (d *Doc[T]) Flush() {}
+// cloneOf is a copy of v of its own for a caller: T's Clone when it has
+// one (the registry, the board), else a JSON round trip (a document is JSON).
+func cloneOf[T any](v T) T {
+	if c, ok := any(v).(interface{ Clone() T }); ok {
+		return c.Clone()
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var w T
+	if err := json.Unmarshal(data, &w); err != nil {
+		return v
+	}
+	return w
+}

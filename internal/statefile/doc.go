@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 )
 
 // ErrNoChange lets an update function decline to write.
@@ -41,24 +40,16 @@ type Doc[T Document[T]] struct {
 
 	buf []byte // store's buffer, reused by the next write (jsonAppender)
 
-	qmu     sync.Mutex
-	queue   []*docUpdate[T] // changes waiting for the next write
-	writing bool            // a goroutine is writing (and will hand over the queue)
-	armed   bool            // a timer will write the submitted changes (Submit)
+	batch *Batcher[T] // Update, Submit and the rest: see Batcher
 }
-
-// submitWindow is how long a submitted change (Submit) waits for company
-// before it is written: every change made meanwhile, submitted or waited
-// for, shares its write, and a change waited for writes it at once. A
-// large team's status changes come a few milliseconds apart, and each
-// write rewrites the whole document and makes a new file (issue 8).
-const submitWindow = 5 * time.Millisecond
 
 // NewDoc is the document in the file path, created by the first change;
 // what names it in error sentences ("registry"), and empty is the
 // document of a missing file.
 func NewDoc[T Document[T]](path, what string, empty func() T) *Doc[T] {
-	return &Doc[T]{path: path, what: what, empty: empty}
+	d := &Doc[T]{path: path, what: what, empty: empty}
+	d.batch = NewBatcher(what, empty, func(v T) T { return v.Clone() }, func(v *T) { (*v).Changed() }, fileStorage[T]{d})
+	return d
 }
 
 // Path is the document's file.
@@ -106,41 +97,23 @@ func (d *Doc[T]) parse() (T, error) {
 
 // Update applies fn under the lock and writes the result, counting the
 // change; ErrNoChange from fn writes nothing. Callers that arrive while a
-// write is under way are batched: the next writer applies all their
-// functions in arrival order in one read-modify-write, so each change is
-// still made exactly once and counted, but the file is written once.
-func (d *Doc[T]) Update(fn func(*T) error) (T, error) {
-	return d.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1)})
-}
+// write is under way are batched (see Batcher): the next writer applies
+// all their functions in arrival order in one read-modify-write.
+func (d *Doc[T]) Update(fn func(*T) error) (T, error) { return d.batch.Update(fn) }
 
 // UpdateInPlace is Update for a fn that returns its error before changing
 // anything, so in a batch it needs no copy of its own to fail on.
-func (d *Doc[T]) UpdateInPlace(fn func(*T) error) (T, error) {
-	return d.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1), inPlace: true})
-}
+func (d *Doc[T]) UpdateInPlace(fn func(*T) error) (T, error) { return d.batch.UpdateInPlace(fn) }
 
 // Change is UpdateInPlace for a caller that needs no copy of the result:
 // a change waited for that costs no copy of the document.
-func (d *Doc[T]) Change(fn func(*T) error) error { return d.ChangeKeyed("", fn) }
+func (d *Doc[T]) Change(fn func(*T) error) error { return d.batch.Change(fn) }
 
 // ChangeKeyed is Change for a change of key (say, one teammate's status):
 // two changes of one key never share a write, so the file holds each of
-// them in turn, and whoever is told of one after its write finds it there
-// (a later change of the same key is in a later write). "" is no key.
+// them in turn (see Batcher.ChangeKeyed). "" is no key.
 func (d *Doc[T]) ChangeKeyed(key string, fn func(*T) error) error {
-	_, err := d.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1), inPlace: true, discard: true, key: key})
-	return err
-}
-
-func (d *Doc[T]) wait(u *docUpdate[T]) (T, error) {
-	if d.enqueue(u) {
-		<-u.wake // done, or handed the writer's role
-		if u.done {
-			return u.v, u.err
-		}
-	}
-	d.write(u)
-	return u.v, u.err
+	return d.batch.ChangeKeyed(key, fn)
 }
 
 // Submit is Update without waiting: fn is applied with the next batch and
@@ -148,214 +121,49 @@ func (d *Doc[T]) wait(u *docUpdate[T]) (T, error) {
 // change is on disk or has failed. fn must be fit for UpdateInPlace. The
 // next batch is written at the latest submitWindow after Submit, sooner
 // when a waiting change (Update, Flush) comes first or a write is under way.
-func (d *Doc[T]) Submit(fn func(*T) error, after func(error)) { d.SubmitKeyed("", fn, after) }
+func (d *Doc[T]) Submit(fn func(*T) error, after func(error)) { d.batch.Submit(fn, after) }
 
 // SubmitKeyed is Submit for a change of key, which shares no write with
 // another change of that key (see ChangeKeyed).
 func (d *Doc[T]) SubmitKeyed(key string, fn func(*T) error, after func(error)) {
-	u := &docUpdate[T]{fn: fn, after: after, inPlace: true, key: key}
-	d.qmu.Lock()
-	d.queue = append(d.queue, u)
-	arm := !d.writing && !d.armed // a writer under way takes it
-	d.armed = d.armed || arm
-	d.qmu.Unlock()
-	if arm {
-		time.AfterFunc(submitWindow, d.writeSubmitted)
-	}
-}
-
-// writeSubmitted writes the changes submitted in the window, unless a
-// writer has taken them (or is under way and will).
-func (d *Doc[T]) writeSubmitted() {
-	d.qmu.Lock()
-	d.armed = false
-	if d.writing || len(d.queue) == 0 {
-		d.qmu.Unlock()
-		return
-	}
-	d.writing = true
-	d.qmu.Unlock()
-	d.write(nil)
+	d.batch.SubmitKeyed(key, fn, after)
 }
 
 // Flush returns once every change submitted before it is on disk.
-func (d *Doc[T]) Flush() {
-	_ = d.Change(func(*T) error { return ErrNoChange })
-}
+func (d *Doc[T]) Flush() { d.batch.Flush() }
 
-// enqueue adds u to the next batch and reports whether some goroutine is
-// already writing (and so will take it); otherwise the caller must write.
-func (d *Doc[T]) enqueue(u *docUpdate[T]) (taken bool) {
-	d.qmu.Lock()
-	defer d.qmu.Unlock()
-	d.queue = append(d.queue, u)
-	taken = d.writing
-	d.writing = true
-	return taken
-}
+// fileStorage is the file's step of a batch: under the lock, the document
+// is taken from the cache, not copied, and put back once written: a large
+// registry's copies were a tenth of a 200-teammate run's CPU (issue 8), so
+// the only copies left are the results handed to callers that wait for one.
+type fileStorage[T Document[T]] struct{ d *Doc[T] }
 
-// write applies batches until the queue is empty or its head is a caller
-// that waits (which is then woken to write the rest itself); self is the
-// waiting caller that writes, if any.
-func (d *Doc[T]) write(self *docUpdate[T]) {
-	for {
-		d.qmu.Lock()
-		batch := d.queue
-		if n := keysOnce(batch); n < len(batch) {
-			d.queue = append([]*docUpdate[T](nil), batch[n:]...)
-			batch = batch[:n:n]
-		} else {
-			d.queue = nil
-		}
-		d.qmu.Unlock()
-		d.applySafely(batch)
-		// Report while still the writer, so that outcomes (and the events
-		// they emit) come in the order of the changes, batch after batch.
-		for _, b := range batch {
-			switch {
-			case b.after != nil:
-				b.after(b.err)
-			case b != self:
-				b.wake <- struct{}{}
-			}
-		}
-		d.qmu.Lock()
-		var next *docUpdate[T]
-		if len(d.queue) > 0 {
-			next = d.queue[0]
-		} else {
-			d.writing = false
-		}
-		d.qmu.Unlock()
-		switch {
-		case next == nil:
-			return
-		case self != nil && !self.done:
-			continue // its own change was left for the next write (a key repeated)
-		case next.wake != nil:
-			next.wake <- struct{}{} // it writes the rest
-			return
-		case self != nil:
-			go d.write(nil) // submitted changes wait for no one: write them on
-			return
-		}
-	}
-}
-
-// keysOnce is the length of the longest head of queue in which no key
-// repeats: the changes one write may carry.
-func keysOnce[T any](queue []*docUpdate[T]) int {
-	var seen map[string]bool
-	for i, u := range queue {
-		if u.key == "" {
-			continue
-		}
-		if seen[u.key] {
-			return i
-		}
-		if seen == nil {
-			seen = map[string]bool{}
-		}
-		seen[u.key] = true
-	}
-	return len(queue)
-}
-
-// applySafely is apply that cannot leave the writer's role taken: a panic
-// (a bug in a change function) fails the batch instead, so no caller waits
-// forever for a write that will never come.
-func (d *Doc[T]) applySafely(batch []*docUpdate[T]) {
-	defer func() {
-		if r := recover(); r != nil {
-			err := fmt.Errorf("internal error while writing the %s: %v (please report this)", d.what, r)
-			for _, b := range batch {
-				if !b.done {
-					b.v, b.err, b.done = d.empty(), err, true
-				}
-			}
-		}
-	}()
-	d.apply(batch)
-}
-
-// docUpdate is one caller's change waiting in a batch, and its outcome.
-type docUpdate[T any] struct {
-	fn      func(*T) error
-	wake    chan struct{} // a caller waits on it (Update)
-	after   func(error)   // or is called back (Submit)
-	inPlace bool          // fn fails before changing anything (UpdateInPlace)
-	discard bool          // the caller wants no copy of the result (Change)
-	key     string        // no two changes of one key share a write ("": none)
-	applied bool          // fn changed the document
-	done    bool
-	v       T
-	err     error
-}
-
-// apply runs a batch under the lock: each function that may fail after
-// changing something on its own copy, so one that fails leaves no trace,
-// then one write. The document is taken from the cache, not copied, and
-// put back once written: a large registry's copies were a tenth of a
-// 200-teammate run's CPU (issue 8), so the only copies left are the
-// results handed to callers that wait for one.
-func (d *Doc[T]) apply(batch []*docUpdate[T]) {
-	ran := false // past this point only applied changes share the write's error
-	finish := func(v T, err error) {
-		for _, b := range batch {
-			if !ran || b.applied {
-				b.err = err
-			}
-			b.done = true
-			if b.after == nil && !b.discard {
-				b.v = v.Clone() // callers must not share one document, nor the cache's
-			}
-		}
-	}
+func (s fileStorage[T]) Commit(change func(T) (T, bool)) (T, error) {
+	d := s.d
 	unlock, err := Lock(d.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		// First write: make the directory, then lock again.
 		if err := os.MkdirAll(filepath.Dir(d.path), 0o755); err != nil {
-			finish(d.empty(), fmt.Errorf("create %s directory: %w", d.what, err))
-			return
+			return d.empty(), fmt.Errorf("create %s directory: %w", d.what, err)
 		}
 		unlock, err = Lock(d.path)
 	}
 	if err != nil {
-		finish(d.empty(), fmt.Errorf("lock %s: %w", d.what, err))
-		return
+		return d.empty(), fmt.Errorf("lock %s: %w", d.what, err)
 	}
 	defer unlock()
 	v, fi, err := d.take()
 	if err != nil {
-		finish(v, err)
-		return
+		return v, err
 	}
-	changes := 0
-	ran = true
-	for _, b := range batch {
-		work := v
-		if !b.inPlace {
-			work = v.Clone() // v is the cache's, and fn may fail half-way
-		}
-		switch err := b.fn(&work); {
-		case err == nil:
-			v = work
-			v.Changed()
-			changes++
-			b.applied = true
-		case errors.Is(err, ErrNoChange):
-		default:
-			b.err = err
-		}
-	}
-	if changes == 0 {
+	v, changed := change(v)
+	if !changed {
 		if fi != nil {
 			d.putBack(v, fi)
 		}
-		finish(v, nil)
-		return
+		return v, nil
 	}
-	finish(v, d.store(v))
+	return v, d.store(v)
 }
 
 // take returns the document as it is on disk for a change, with the file's
