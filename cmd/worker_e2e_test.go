@@ -649,11 +649,17 @@ func TestChatOnNATSPlacesATeammateOnAWorker(t *testing.T) {
 	defer srv.Close()
 	env := fakeEnv(srv)
 	_, _, workerPID := startWorker(t, nt, env, "w1", "--labels", "remote")
-	lead := t.TempDir()
-	r := runBin(t, lead, env, "spawn alice on the remote worker\n", "chat", "--store", nt.url)
-	mustSucceed(t, r, "chat in lines")
-	if !strings.Contains(r.stdout, "spawned alice") {
-		t.Fatalf("the lead's reply: %q", r.stdout)
+	lc := startLineChat(t, t.TempDir(), env, "chat", "--store", nt.url)
+	lc.send("spawn alice on the remote worker")
+	lc.waitFor("spawned alice", 1)
+	// The lead, woken by alice's report from the worker, answers again
+	// (the fake's fallback); only then does the input end.
+	lc.waitFor("lead: done", 1)
+	if err := lc.stdin.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if code := lc.exit(); code != 0 {
+		t.Fatalf("chat exit %d:\n%s", code, lc.output())
 	}
 	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
 	if len(members) != 1 || members[0].Worker != "w1" || members[0].PID != workerPID() {
