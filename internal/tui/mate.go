@@ -46,7 +46,7 @@ func (v *mateView) update(msgs []openai.ChatCompletionMessage, ok bool) {
 	if !ok {
 		if !v.missing {
 			v.missing = true
-			v.pane.add(&entry{kind: entryNote, text: v.name + " is not run by this agentteam process, so its conversation is not here; its file is .agentteam/sessions/" + v.name + ".jsonl."})
+			v.pane.add(&entry{kind: entryNote, text: v.name + " is not run by this agentteam process, so its conversation is not here; it is kept in .agentteam/sessions/" + v.name + ".jsonl, or on a NATS store in the team's session stream."})
 		}
 		return
 	}
