@@ -669,3 +669,40 @@ func TestChatOnNATSPlacesATeammateOnAWorker(t *testing.T) {
 		t.Fatalf("alice is %s after the chat ended, want shutdown", members[0].Status)
 	}
 }
+
+// A run that times out asks its teammates on other workers to shut down:
+// they must not go on working, or waiting, for a lead that is gone.
+func TestATimedOutRunShutsDownItsTeammatesOnWorkers(t *testing.T) {
+	nt := startNATSTeam(t, "abort")
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the parser","labels":["one"]}`)}},
+			// The lead never finishes: the run's --timeout ends it.
+			{Content: "never arrives", Delay: 2 * time.Minute},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "alice" {
+			return fakellm.Reply{Content: "parser written"}
+		}
+		return fakellm.Reply{Content: "never arrives", Delay: 2 * time.Minute}
+	}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	startWorker(t, nt, env, "w1", "--labels", "one")
+	r := runBin(t, t.TempDir(), env, "", "run", "--store", nt.url, "--timeout", "8s", "write a parser")
+	if r.code != 3 {
+		t.Fatalf("run exit %d, want 3 (timed out)\n%s", r.code, r.stderr)
+	}
+	// The worker still runs; alice, asked to stop, ends shut down there.
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+		if len(members) == 1 && members[0].Status == team.StatusShutdown {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("alice after the lead's run timed out: %+v, want shutdown", members)
+		}
+		time.Sleep(200 * time.Millisecond) // a poll with a bound
+	}
+}

@@ -244,12 +244,17 @@ func (t *Team) ShutdownAll(reason string) {
 // Abort stops every teammate after a timeout or interrupt. Statuses stay
 // true: a teammate cut off mid-work is marked failed with the reason, an idle
 // one stays idle (its conversation and inbox are intact).
+// Teammates on other workers are asked to shut down, not waited for: the
+// run is over, and they must not go on working for nobody.
 func (t *Team) Abort(reason string) {
 	t.roster.stopAll(func(m *Member) {
 		if m.Status == StatusQueued || m.Status == StatusWorking {
 			m.Status, m.Activity, m.Error = StatusFailed, "", reason
 		}
 	}, reason)
+	if t.hosting != nil && t.lead != nil {
+		t.hosting.sendRemoteStops(reason)
+	}
 }
 
 // stopAll cancels every teammate goroutine of this process, waits for it to

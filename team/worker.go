@@ -700,11 +700,23 @@ func (h *hosting) shutdownRemote(reason string) {
 // askRemoteToStop is shutdownRemote but for the answers; it reports
 // whether any teammate was asked.
 func (h *hosting) askRemoteToStop(reason string) bool {
+	waitFor := h.sendRemoteStops(reason)
+	if len(waitFor) == 0 {
+		return false
+	}
+	h.waitRemoteStops(waitFor)
+	return true
+}
+
+// sendRemoteStops asks every live teammate run on another worker to shut
+// down (one not yet taken is shut down at once) and returns the names
+// asked, without waiting for their answers.
+func (h *hosting) sendRemoteStops(reason string) []string {
 	t := h.t
 	c, err := t.reg.Read()
 	if err != nil {
 		t.events.Emit(Event{Payload: failure(ClassRegistry, "shut down the teammates on workers: ", err)})
-		return false
+		return nil
 	}
 	var waitFor []string
 	for _, m := range c.Teammates {
@@ -726,9 +738,13 @@ func (h *hosting) askRemoteToStop(reason string) bool {
 		}
 		waitFor = append(waitFor, m.Name)
 	}
-	if len(waitFor) == 0 {
-		return false
-	}
+	return waitFor
+}
+
+// waitRemoteStops waits, bounded by the shutdown timeout, until the
+// teammates asked have shut down (or failed).
+func (h *hosting) waitRemoteStops(waitFor []string) {
+	t := h.t
 	deadline := time.Now().Add(t.opts.ShutdownTimeout + 5*time.Second)
 	tick := time.NewTicker(t.opts.PollInterval)
 	defer tick.Stop()
@@ -745,14 +761,14 @@ func (h *hosting) askRemoteToStop(reason string) bool {
 			waitFor = left
 		}
 		if len(waitFor) == 0 {
-			return true
+			return
 		}
 		if time.Now().After(deadline) {
 			for _, name := range waitFor {
 				t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "",
 					fmt.Errorf("%s, run on another worker, did not shut down within %s", name, t.opts.ShutdownTimeout))})
 			}
-			return true
+			return
 		}
 		<-tick.C
 	}
