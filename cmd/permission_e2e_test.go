@@ -22,7 +22,15 @@ import (
 // startBin starts the binary in dir; wait returns what it did, bounded.
 func startBin(t *testing.T, dir string, env []string, args ...string) (wait func() result) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	wait, _ = startBinWithin(t, 90*time.Second, dir, env, args...)
+	return wait
+}
+
+// startBinWithin starts the binary in dir, killed after d; wait returns
+// what it did, pid its process id.
+func startBinWithin(t *testing.T, d time.Duration, dir string, env []string, args ...string) (wait func() result, pid func() int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	c := exec.CommandContext(ctx, binPath, args...)
 	c.Dir = dir
 	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
@@ -58,7 +66,7 @@ func startBin(t *testing.T, dir string, env []string, args ...string) (wait func
 			t.Fatalf("agentteam %v panicked or raced:\n%s", args, s)
 		}
 		return result{out.String(), errb.String(), code}
-	}
+	}, func() int { return c.Process.Pid }
 }
 
 // waitForAsk polls `agentteam requests --json` until an ask waits, and returns it.

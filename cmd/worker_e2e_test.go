@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -70,41 +68,10 @@ func startWorker(t *testing.T, nt natsTeam, env []string, id string, args ...str
 	}
 }
 
-// startBinPID is startBin that also gives the process's PID.
+// startBinPID is startBin that also gives the process's PID, bounded by 3 minutes.
 func startBinPID(t *testing.T, dir string, env []string, args ...string) (func() result, func() int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	c := exec.CommandContext(ctx, binPath, args...)
-	c.Dir = dir
-	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	if err := c.Start(); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := false
-	t.Cleanup(func() {
-		if !done {
-			_ = c.Process.Kill()
-			_ = c.Wait()
-		}
-		cancel()
-	})
-	wait := func() result {
-		t.Helper()
-		err := c.Wait()
-		done = true
-		var ee *exec.ExitError
-		if err != nil && !errors.As(err, &ee) {
-			t.Fatalf("run %v: %v", args, err)
-		}
-		if s := errb.String(); strings.Contains(s, "panic:") || strings.Contains(s, "WARNING: DATA RACE") {
-			t.Fatalf("agentteam %v panicked or raced:\n%s", args, s)
-		}
-		return result{out.String(), errb.String(), c.ProcessState.ExitCode()}
-	}
-	return wait, func() int { return c.Process.Pid }
+	return startBinWithin(t, 3*time.Minute, dir, env, args...)
 }
 
 // teamJSON is what `team --json` says of the teammates, read from dir.
