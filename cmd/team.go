@@ -175,7 +175,7 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 		if branches {
 			cost += "\t" + branchWords(r.Member)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Name, team.FirstLine(r.Role, 24), status, r.Turns, r.Tokens, unread,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Name, cell(team.FirstLine(r.Role, 24)), status, r.Turns, r.Tokens, unread,
 			orDash(team.FirstLine(r.Model, 40)), cost, last)
 	}
 	if err := tw.Flush(); err != nil {
@@ -202,6 +202,14 @@ func usageLine(cfg team.Config) string {
 		s += fmt.Sprintf("; lead: %s, %d tokens, cost %s", orDash(l.Model), l.Tokens, team.FormatCost(l.Cost))
 	}
 	return s
+}
+
+// cell is a registry field as one table cell: its control characters
+// (ESC, CR, a tab that would shift the columns…) shown as '?', as
+// `requests` shows a model's text, so a hostile or broken registry cannot
+// move the cursor or rewrite the screen.
+func cell(s string) string {
+	return strings.ReplaceAll(printable(s), "\t", "?")
 }
 
 func orDash(s string) string {

@@ -1,0 +1,64 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/team"
+)
+
+// TestTeamShowsAHostileRoleAsText: a role in the registry (written by a
+// model's spawn, another process or a person) that carries escape
+// sequences, a carriage return, a tab and a newline reaches the terminal as
+// one line of text in its cell: no ESC, CR or BEL, nothing past the
+// newline, and the columns after it where the header puts them.
+func TestTeamShowsAHostileRoleAsText(t *testing.T) {
+	ws := t.TempDir()
+	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
+	now := time.Now().UTC()
+	// On a terminal this would clear the screen, home the cursor and
+	// overwrite the row with "idle" under another name.
+	role := "dev\x1b[2J\x1b[H\rmallory\tX\x07\nsecond line"
+	_, err := reg.Update(func(c *team.Config) error {
+		c.Teammates = append(c.Teammates,
+			team.Member{Name: "alice", Role: role, Status: team.StatusIdle, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now},
+			team.Member{Name: "bob", Role: "reviewer", Status: team.StatusIdle, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, ws, nil, "", "team")
+	mustSucceed(t, r, "team")
+	if strings.ContainsAny(r.stdout, "\x1b\r\x07") {
+		t.Errorf("team prints the role's control characters raw:\n%q", r.stdout)
+	}
+	if strings.Contains(r.stdout, "second line") {
+		t.Errorf("team prints the role past its first line:\n%q", r.stdout)
+	}
+	lines := strings.Split(r.stdout, "\n")
+	// Cells are counted in runes (the role's cut ends in "…").
+	status := len([]rune(lines[0][:max(strings.Index(lines[0], "STATUS"), 0)]))
+	if !strings.HasPrefix(lines[0], "NAME") || status == 0 {
+		t.Fatalf("no table header first:\n%s", r.stdout)
+	}
+	var rows int
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "alice ") && !strings.HasPrefix(l, "bob ") {
+			continue
+		}
+		rows++
+		if strings.HasPrefix(l, "alice ") && !strings.Contains(l, "dev?[2J?[H?mallory?X?") {
+			t.Errorf("alice's role is not shown as text with '?' for its control characters:\n%q", l)
+		}
+		if rs := []rune(l); len(rs) < status || !strings.HasPrefix(string(rs[status:]), "idle ") {
+			t.Errorf("the status column is shifted in %q (header %q)", l, lines[0])
+		}
+	}
+	if rows != 2 {
+		t.Errorf("want one row each for alice and bob, got %d:\n%s", rows, r.stdout)
+	}
+}
