@@ -100,11 +100,13 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		}
 		switch {
 		case len(list) <= 1 && (len(list) == 0 || list[0].Current): // nothing earlier to pick from
-		case lineMode != "":
-			// No picker in lines: the current conversation goes on.
-			fmt.Fprintln(opts.IO.Err, "continuing the current conversation: agentteam sessions lists the others, agentteam chat --resume ID opens one")
 		default:
-			id, err := tui.PickSession(ctx, in, out, list)
+			var id string
+			if lineMode != "" { // a numbered choice in lines
+				id, err = linechat.PickSession(ctx, opts.IO.In, opts.IO.Out, list, !isTerminal(in) || !isTerminal(out))
+			} else {
+				id, err = tui.PickSession(ctx, in, out, list)
+			}
 			if err != nil {
 				return &ExitError{Code: ExitFailure, Err: err}
 			}

@@ -1,0 +1,47 @@
+package cmd
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestLineChatResumeOffersANumberedChoice: `chat --resume` with no id, in
+// lines (the input a pipe), lists the conversations numbered, asks again
+// after a wrong answer, opens the one chosen (it becomes the current one,
+// the one it replaces is kept) and leaves the lines after the answer to the
+// chat; q opens nothing and changes nothing.
+func TestLineChatResumeOffersANumberedChoice(t *testing.T) {
+	ws := t.TempDir()
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "list team"), "first run")
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "say hello"), "second run")
+	list := sessionsJSONOf(t, ws)
+	if len(list) != 2 || list[0].Title != "say hello" || list[1].Title != "list team" {
+		t.Fatalf("sessions before: %+v", list)
+	}
+
+	r := runBin(t, ws, nil, "zz\n2\n/quit\n", "chat", "--demo", "--plain", "--resume")
+	mustSucceed(t, r, "chat --resume in lines")
+	for _, want := range []string{
+		"  1  current ", "say hello",
+		"  2  " + list[1].ID, "list team",
+		`"zz" is not one of them`,
+		"lead> /quit", // the line after the answer went to the chat
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("chat --resume in lines: the output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	again := sessionsJSONOf(t, ws)
+	if len(again) != 2 || !again[0].Current || again[0].Title != "list team" || again[1].Title != "say hello" {
+		t.Fatalf("choosing 2 did not bring back %q as the current conversation: %+v", list[1].Title, again)
+	}
+
+	r = runBin(t, ws, nil, "q\n", "chat", "--demo", "--plain", "--resume")
+	mustSucceed(t, r, "chat --resume, q")
+	if !strings.Contains(r.stderr, "no conversation chosen") || strings.Contains(r.stdout, "lead> ") {
+		t.Errorf("q: want nothing opened; stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+	if after := sessionsJSONOf(t, ws); len(after) != 2 || after[0].Title != "list team" {
+		t.Errorf("q changed the sessions: %+v", after)
+	}
+}
