@@ -205,11 +205,17 @@ func usageLine(cfg team.Config) string {
 }
 
 // cell is a registry field as one table cell: its control characters
-// (ESC, CR, a tab that would shift the columns…) shown as '?', as
-// `requests` shows a model's text, so a hostile or broken registry cannot
-// move the cursor or rewrite the screen.
+// (ESC, CR, a tab that would shift the columns…) and bidirectional
+// overrides shown as '?', as `requests` shows a model's text, so a hostile
+// or broken registry cannot move the cursor, rewrite the screen or reverse
+// the rest of the row.
 func cell(s string) string {
-	return strings.ReplaceAll(printable(s), "\t", "?")
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 {
+			return '?'
+		}
+		return r
+	}, printable(s))
 }
 
 func orDash(s string) string {

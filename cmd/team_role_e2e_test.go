@@ -20,8 +20,9 @@ func TestTeamShowsAHostileRoleAsText(t *testing.T) {
 	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 	now := time.Now().UTC()
 	// On a terminal this would clear the screen, home the cursor and
-	// overwrite the row with "idle" under another name.
-	role := "dev\x1b[2J\x1b[H\rmallory\tX\x07\nsecond line"
+	// overwrite the row with "idle" under another name; U+202E would
+	// show the rest of the row reversed.
+	role := "dev\x1b[2J\x1b[H\rmallory\tX\x07\u202e\nsecond line"
 	_, err := reg.Update(func(c *team.Config) error {
 		c.Teammates = append(c.Teammates,
 			team.Member{Name: "alice", Role: role, Status: team.StatusIdle, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now},
@@ -33,7 +34,7 @@ func TestTeamShowsAHostileRoleAsText(t *testing.T) {
 	}
 	r := runBin(t, ws, nil, "", "team")
 	mustSucceed(t, r, "team")
-	if strings.ContainsAny(r.stdout, "\x1b\r\x07") {
+	if strings.ContainsAny(r.stdout, "\x1b\r\x07\u202e") {
 		t.Errorf("team prints the role's control characters raw:\n%q", r.stdout)
 	}
 	if strings.Contains(r.stdout, "second line") {
@@ -51,7 +52,7 @@ func TestTeamShowsAHostileRoleAsText(t *testing.T) {
 			continue
 		}
 		rows++
-		if strings.HasPrefix(l, "alice ") && !strings.Contains(l, "dev?[2J?[H?mallory?X?") {
+		if strings.HasPrefix(l, "alice ") && !strings.Contains(l, "dev?[2J?[H?mallory?X??") {
 			t.Errorf("alice's role is not shown as text with '?' for its control characters:\n%q", l)
 		}
 		if rs := []rune(l); len(rs) < status || !strings.HasPrefix(string(rs[status:]), "idle ") {
