@@ -22,9 +22,11 @@ const maxPickLine = 1024
 // number (enter takes the first, as the TUI's picker does), a session id,
 // or q to leave. A wrong answer is said and asked again. It returns the id
 // chosen, or "" when the person left: q, the end of the input, or ctx
-// ended (ctrl+c). echo writes the answer after the prompt, for an input
-// that no terminal echoes. It reads in one byte at a time up to the end of
-// the answer's line, so the lines after it are left for the chat.
+// ended (ctrl+c; a reader that is not an *os.File cannot be interrupted
+// and ends only with its answer). echo writes the answer after the
+// prompt, for an input that no terminal echoes. It reads one byte at a
+// time up to the end of the answer's line, so the lines after it are left
+// for the chat.
 func PickSession(ctx context.Context, in io.Reader, out io.Writer, list []team.SessionInfo, echo bool) (string, error) {
 	if len(list) == 0 {
 		return "", nil
