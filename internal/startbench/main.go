@@ -1,10 +1,10 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
 // Command startbench measures how long agentteam takes to start: wall time
-// from fork to exit and the child's CPU (user+sys from wait4) of a few
-// quick commands, for one or more binaries run alternately in the same loop
-// (old, new, old, new…) so that each sees the same load. Not part of
-// agentteam (BENCHMARKS.md, "Start-up").
+// from fork to exit, the child's CPU (user+sys from wait4), peak RSS and
+// minor page faults of a few quick commands, for one or more binaries run
+// alternately in the same loop (old, new, old, new…) so that each sees the
+// same load. Not part of agentteam (BENCHMARKS.md, "Start-up").
 //
 //	go build -o /tmp/new/agentteam . && git stash && go build -o /tmp/old/agentteam . && git stash pop
 //	go run ./internal/startbench -runs 40 old=/tmp/old/agentteam new=/tmp/new/agentteam
