@@ -336,3 +336,52 @@ func lastResult(msgs []openai.ChatCompletionMessage, name string) string {
 	}
 	return s
 }
+
+// TestAPushThatFailedIsRetriedWhenTheWorkerStops: the team's remote is
+// gone when carol reports, which her result says in a sentence; it is
+// back when the worker stops, and the worker pushes her branch then, so
+// the lead's `agentteam merge` after the run brings her file.
+func TestAPushThatFailedIsRetriedWhenTheWorkerStops(t *testing.T) {
+	bare, lead, worker := teamClones(t)
+	away := bare + ".away"
+	if err := os.Rename(bare, away); err != nil {
+		t.Fatal(err)
+	}
+	nt := startNATSTeam(t, "retry")
+	srv := fakellm.New(remoteScript([]string{"carol"}, nil, `,"isolation":"worktree"`), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	_, waitWorker, workerPID := startWorkerIn(t, nt, worker, env, "worker", "--store", nt.url, "--labels", "b")
+	r := runBin(t, lead, env, "", "run", "--store", nt.url, "one teammate on the worker")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	conv := srv.Requests("lead")
+	carol := lastResult(conv[len(conv)-1].Messages, "carol")
+	if !strings.Contains(carol, "carol: carol.txt written") ||
+		!strings.Contains(carol, "Its branch was not pushed to the team's git remote origin ("+bare+"): the remote could not be reached") {
+		t.Fatalf("carol's result:\n%s", carol)
+	}
+	storeEnv := []string{"AGENTTEAM_STORE=" + nt.url}
+	if m := teamJSON(t, t.TempDir(), storeEnv); len(m) != 1 || m[0].PushedCommit != "" {
+		t.Fatalf("a push is recorded though none was made: %+v", m)
+	}
+
+	if err := os.Rename(away, bare); err != nil {
+		t.Fatal(err)
+	}
+	stopWorker(t, waitWorker, workerPID)
+	onRemote := strings.TrimSpace(gitIn(t, bare, "rev-parse", "refs/heads/agentteam/carol"))
+	if m := teamJSON(t, t.TempDir(), storeEnv); len(m) != 1 || m[0].PushedCommit != onRemote {
+		t.Fatalf("the push at the worker's end is not recorded (remote has %s): %+v", onRemote, m)
+	}
+	mr := runBin(t, lead, nil, "", "merge", "--store", nt.url, "carol")
+	mustSucceed(t, mr, "merge")
+	if data, err := os.ReadFile(filepath.Join(lead, "carol.txt")); err != nil || string(data) != "by carol on the worker\n" {
+		t.Fatalf("carol.txt in the lead's checkout: %q, %v\n%s", data, err, mr.stdout)
+	}
+}
