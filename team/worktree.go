@@ -154,6 +154,17 @@ func (w *Worktrees) ensure(ctx context.Context, name string) (placed, bool, erro
 		if err := r.Exclude(workspace.StateDir + "/"); err != nil {
 			return placed{}, false, err
 		}
+		if m, err := w.member(name); err == nil && m.PushedCommit != "" && !r.BranchExists(ctx, m.Branch) {
+			// Respawned here after its worker on another host stopped: its
+			// branch goes on from the commit pushed there, so its work is
+			// kept and its next push is a fast-forward. Without it (the
+			// remote out of reach), it starts from HEAD and its push says why.
+			if err := w.fetchPushed(ctx, r, m); err != nil {
+				if w.events != nil {
+					w.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "its worktree starts from HEAD: ", err)})
+				}
+			}
+		}
 		if wt, err = r.Add(ctx, path, BranchPrefix+name); err != nil {
 			return placed{}, false, fmt.Errorf("make the worktree for %s: %w", name, err)
 		}
@@ -648,8 +659,8 @@ func (w *Worktrees) fetchPushed(ctx context.Context, r *gitwt.Repo, m Member) er
 		return fmt.Errorf("the registry names %.80q as the commit %s's branch was pushed at, which is no commit id: nothing was fetched", m.PushedCommit, m.Name)
 	}
 	local := r.BranchCommit(ctx, m.Branch)
-	if local == m.PushedCommit {
-		return nil // this clone is the worker's, or fetched it before
+	if local == m.PushedCommit || local != "" && r.IsAncestor(ctx, m.PushedCommit, local) {
+		return nil // this clone is the worker's, fetched it before, or went on from it
 	}
 	remote, err := w.remoteFor(ctx, r, m)
 	if err != nil {
