@@ -89,3 +89,34 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 		}
 	}
 }
+
+// A worker whose clone lacks the remote it was told to push to says so in
+// the result, and records no push.
+func TestAWorkerWithoutTheRemoteSaysSo(t *testing.T) {
+	ctx := context.Background()
+	ws := gitWorkspace(t) // no remote at all
+	reg := NewRegistry(ws.RegistryPath(), "")
+	if _, err := reg.Update(func(c *Config) error {
+		c.Teammates = []Member{{Name: "dave", Role: "programmer", Status: StatusWorking, CreatedAt: time.Now().UTC()}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wts := NewWorktrees(ws, reg, nil)
+	wts.PushTo("origin", "")
+	p, _, err := wts.ensure(ctx, "dave")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wts.record("dave", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.rel, p.wt.Branch })
+	if err := os.WriteFile(filepath.Join(p.root, "d.txt"), []byte("d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := wts.Report(ctx, "dave")
+	if !strings.Contains(rep, `Its branch was not pushed: this worker's clone has no git remote "origin"`) {
+		t.Fatalf("report: %s", rep)
+	}
+	if c, _ := reg.Read(); c.Teammates[0].PushedCommit != "" {
+		t.Fatalf("a push is recorded: %+v", c.Teammates[0])
+	}
+}

@@ -591,13 +591,13 @@ func (t *Team) Worktrees() *Worktrees { return t.worktrees }
 // went, or why it did not. Callers hold mu.
 func (w *Worktrees) pushBranch(ctx context.Context, r *gitwt.Repo, m Member) string {
 	commit := r.BranchCommit(ctx, m.Branch)
-	if commit == "" || commit == m.PushedCommit {
-		return ""
+	if commit == "" || commit == m.PushedCommit || gitwt.IsCommitID(m.PushedCommit) && r.IsAncestor(ctx, commit, m.PushedCommit) {
+		return "" // pushed already, here or by a worker that went on from it
 	}
 	url, err := r.PushURL(ctx, w.push)
 	if err != nil {
 		if errors.Is(err, gitwt.ErrNoRemote) {
-			return fmt.Sprintf("\nIts branch stays on this worker's host, whose clone has no git remote %q to push it to (start the worker with --git-remote NAME): the lead cannot merge it from there.", w.push)
+			return fmt.Sprintf("\nIts branch was not pushed: this worker's clone has no git remote %q (start the worker with --git-remote NAME), so a lead on another host cannot merge it.", w.push)
 		}
 		return fmt.Sprintf("\nIts branch was not pushed to the team's git remote %s: %v.", w.push, err)
 	}
