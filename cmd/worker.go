@@ -21,6 +21,9 @@ type WorkerOptions struct {
 	Labels []string
 	// ID names the worker in the registry; "" is HOST-PID.
 	ID string
+	// GitRemote is the remote of this clone that teammates' branches are
+	// pushed to; "" pushes none.
+	GitRemote string
 }
 
 // newWorkerCmd builds `agentteam worker`; runF, when not nil, replaces runWorker.
@@ -33,8 +36,10 @@ func newWorkerCmd(g *GlobalOptions, streams IOStreams, runF func(*WorkerOptions)
 and run their teammates in this process, at most --max-workers model turns at once, in --workspace DIR
 (this host's clone of the work). Each teammate talks to its model with this host's own config and key,
 and shares the team's inboxes, registry, task board and events on the server. With --labels, only
-spawns asking for these labels (or none) are taken. It runs until interrupted (Ctrl-C, SIGTERM); its
-teammates then end shut down, and the lead is told.`,
+spawns asking for these labels (or none) are taken. A teammate in a worktree (isolation worktree) works on
+the branch agentteam/NAME of this clone, which is pushed to the team's git remote (--git-remote, default
+origin) when it reports and when the worker stops, never forced; the lead's merge and diff fetch it from
+there. It runs until interrupted (Ctrl-C, SIGTERM); its teammates then end shut down, and the lead is told.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if runF != nil {
@@ -46,6 +51,8 @@ teammates then end shut down, and the lead is told.`,
 	addTeamFlags(c.Flags(), &opts.TeamFlags)
 	c.Flags().StringSliceVar(&opts.Labels, "labels", nil, "what this worker offers, e.g. gpu,linux: it takes spawns whose labels it all has")
 	c.Flags().StringVar(&opts.ID, "id", "", "this worker's id in the registry (letters, digits, '-', '_'; default HOST-PID)")
+	c.Flags().StringVar(&opts.GitRemote, "git-remote", "origin",
+		`the git remote of this clone that a worktree teammate's branch is pushed to when it reports, for the lead to merge ("" keeps branches here)`)
 	return c
 }
 
@@ -60,6 +67,9 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	}
 	if opts.Resume {
 		return usageErrorf("a worker takes no --resume: the lead's run resumes the team")
+	}
+	if g := opts.GitRemote; g != "" && (g[0] == '-' || strings.ContainsAny(g, " \t\n\x00:")) {
+		return usageErrorf("--git-remote %q: give the name of one of this clone's remotes (git remote -v lists them)", g)
 	}
 	raw, err := storeURL(opts.GlobalOptions)
 	if err != nil {
@@ -108,6 +118,7 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 		return err
 	}
 	topts.Worker.ID, topts.Worker.Labels = opts.ID, opts.Labels
+	topts.Worker.GitRemote, topts.Worker.KeyEnv = opts.GitRemote, opts.KeyEnv
 	// The signal ends Serve, which shuts the teammates down; the team's own
 	// context must outlive it, or they would stop without a word.
 	tm, err := team.OpenWorker(context.WithoutCancel(ctx), topts)

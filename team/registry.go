@@ -64,6 +64,13 @@ type Member struct {
 	Branch    string `json:"branch,omitempty"`
 	Diffstat  string `json:"diffstat,omitempty"`
 	Merged    bool   `json:"merged,omitempty"`
+	// A worker on another host pushed the branch to the team's git remote
+	// (worktree.go): PushRemote as the worker's clone names it, PushURL its
+	// URL without credentials, PushedCommit the commit pushed last. The
+	// lead fetches it from its own remote of that URL (or name).
+	PushRemote   string `json:"pushRemote,omitempty"`
+	PushURL      string `json:"pushUrl,omitempty"`
+	PushedCommit string `json:"pushedCommit,omitempty"`
 	// On a team whose spawns go through a work queue (worker.go): the
 	// worker that runs the teammate (its id, the host it runs on), the
 	// labels a worker must have to take it, and the id of the spawn

@@ -73,6 +73,10 @@ type WorkerOptions struct {
 	// Beat is how often the heartbeat is renewed (default 2s); a worker
 	// not heard of for the heartbeat's TTL is taken for dead.
 	Beat time.Duration
+	// GitRemote, on a worker that is not the lead's process, is the remote
+	// of its clone that each teammate's branch is pushed to (worktree.go);
+	// KeyEnv names the model API key's variable, which git never gets.
+	GitRemote, KeyEnv string
 }
 
 // DefaultPlacement bounds the wait of a spawn for a worker that may take it.
@@ -167,6 +171,9 @@ func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead
 		o.Beat = 2 * time.Second
 	}
 	o.Labels = normalLabels(o.Labels)
+	if !isLead && o.GitRemote != "" {
+		t.worktrees.PushTo(o.GitRemote, o.KeyEnv)
+	}
 	info, _ := json.Marshal(struct {
 		Host   string   `json:"host"`
 		PID    int      `json:"pid"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,29 @@ type Worktrees struct {
 	// registry lags: a teammate's result reaches the lead before its status
 	// turns idle, and a lead woken by that result must be able to merge.
 	inCycle func(name string) (busy, known bool)
+
+	// push, on a worker's team, is the git remote (as this clone names it)
+	// each teammate's branch is pushed to when it reports, for a lead on
+	// another host to fetch; "" pushes nothing. keyEnv names the variable
+	// of the model API key, kept out of git's push and fetch.
+	push, keyEnv string
+}
+
+// PushTo makes w push each teammate's branch to the git remote named
+// remote when it reports and at the end (a worker's team); keyEnv names
+// the variable holding the model API key, which git never gets.
+func (w *Worktrees) PushTo(remote, keyEnv string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.push, w.keyEnv = remote, keyEnv
+}
+
+// dropEnv are the variables git's push and fetch must not have.
+func (w *Worktrees) dropEnv() []string {
+	if w.keyEnv == "" {
+		return []string{"OPENAI_API_KEY"}
+	}
+	return []string{"OPENAI_API_KEY", w.keyEnv}
 }
 
 // NewWorktrees gives the worktrees of ws, recorded in reg; events may be nil.
@@ -129,6 +153,17 @@ func (w *Worktrees) ensure(ctx context.Context, name string) (placed, bool, erro
 		}
 		if err := r.Exclude(workspace.StateDir + "/"); err != nil {
 			return placed{}, false, err
+		}
+		if m, err := w.member(name); err == nil && m.PushedCommit != "" && !r.BranchExists(ctx, m.Branch) {
+			// Respawned here after its worker on another host stopped: its
+			// branch goes on from the commit pushed there, so its work is
+			// kept and its next push is a fast-forward. Without it (the
+			// remote out of reach), it starts from HEAD and its push says why.
+			if err := w.fetchPushed(ctx, r, m); err != nil {
+				if w.events != nil {
+					w.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "its worktree starts from HEAD: ", err)})
+				}
+			}
 		}
 		if wt, err = r.Add(ctx, path, BranchPrefix+name); err != nil {
 			return placed{}, false, fmt.Errorf("make the worktree for %s: %w", name, err)
@@ -220,6 +255,9 @@ func (w *Worktrees) Report(ctx context.Context, name string) string {
 		return fmt.Sprintf("Branch %s: %v%s", m.Branch, err, note)
 	}
 	w.record(name, func(mb *Member) { mb.Diffstat, mb.Merged = sum, sum == "" && r.IsMerged(ctx, m.Branch) })
+	if w.push != "" {
+		note += w.pushBranch(ctx, r, m)
+	}
 	if sum == "" {
 		return fmt.Sprintf("Branch %s (worktree %s): no changes against %s.%s", m.Branch, m.Worktree, into, note)
 	}
@@ -310,7 +348,7 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 			busy = b
 		}
 	}
-	if busy {
+	if busy && !w.pushedElsewhere(m) {
 		return MergeReport{}, fmt.Errorf("%s is %s: merge its branch once it has reported its result", name, m.Status)
 	}
 	w.mu.Lock()
@@ -320,7 +358,13 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 		return MergeReport{}, err
 	}
 	rep := MergeReport{Name: name, Branch: m.Branch, Into: r.CurrentBranch(ctx)}
+	if err := w.fetchPushed(ctx, r, m); err != nil {
+		return rep, err
+	}
 	if !r.BranchExists(ctx, m.Branch) {
+		if err := w.notPushed(m); err != nil {
+			return rep, err
+		}
 		return rep, fmt.Errorf("the branch %s no longer exists", m.Branch)
 	}
 	dirty, err := r.Dirty(ctx)
@@ -378,7 +422,13 @@ func (w *Worktrees) Diff(ctx context.Context, name string, stat bool) (diff stri
 	if err != nil {
 		return "", nil, err
 	}
+	if err := w.fetchPushed(ctx, r, m); err != nil {
+		return "", nil, err
+	}
 	if !r.BranchExists(ctx, m.Branch) {
+		if err := w.notPushed(m); err != nil {
+			return "", nil, err
+		}
 		return "", nil, fmt.Errorf("the branch %s no longer exists (merged and removed)", m.Branch)
 	}
 	if wt := w.find(ctx, r, m); wt != nil {
@@ -417,6 +467,11 @@ func (w *Worktrees) Cleanup(ctx context.Context) {
 		wt := w.find(ctx, r, m)
 		if !r.BranchExists(ctx, m.Branch) {
 			continue
+		}
+		if w.push != "" {
+			// A worker's commits not pushed yet (a teammate stopped before
+			// it reported) go to the team's remote; a failure is an event.
+			w.pushBranch(ctx, r, m)
 		}
 		if !r.IsMerged(ctx, m.Branch) {
 			w.record(m.Name, func(mb *Member) { mb.Merged = false })
@@ -529,3 +584,133 @@ func (t *Team) MergeTeammate(ctx context.Context, name string) (string, error) {
 
 // Worktrees are the team's teammate worktrees.
 func (t *Team) Worktrees() *Worktrees { return t.worktrees }
+
+// pushBranch pushes m's branch to the team's git remote (w.push) unless
+// the registry says that commit is pushed already, and records where it
+// is. It returns a sentence for the teammate's result: where the branch
+// went, or why it did not. Callers hold mu.
+func (w *Worktrees) pushBranch(ctx context.Context, r *gitwt.Repo, m Member) string {
+	commit := r.BranchCommit(ctx, m.Branch)
+	if commit == "" || commit == m.PushedCommit || gitwt.IsCommitID(m.PushedCommit) && r.IsAncestor(ctx, commit, m.PushedCommit) {
+		return "" // pushed already, here or by a worker that went on from it
+	}
+	url, err := r.PushURL(ctx, w.push)
+	if err != nil {
+		if errors.Is(err, gitwt.ErrNoRemote) {
+			return fmt.Sprintf("\nIts branch was not pushed: this worker's clone has no git remote %q (start the worker with --git-remote NAME), so a lead on another host cannot merge it.", w.push)
+		}
+		return fmt.Sprintf("\nIts branch was not pushed to the team's git remote %s: %v.", w.push, err)
+	}
+	shown := gitwt.RedactURL(url)
+	if _, err := r.Push(ctx, w.push, m.Branch, w.dropEnv()); err != nil {
+		w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Path: m.Worktree,
+			Reason: fmt.Sprintf("the push to %s (%s) failed: %v", w.push, shown, err)})
+		return fmt.Sprintf("\nIts branch was not pushed to the team's git remote %s (%s): %v; the lead cannot merge it until it is.", w.push, shown, err)
+	}
+	w.record(m.Name, func(mb *Member) { mb.PushRemote, mb.PushURL, mb.PushedCommit = w.push, shown, commit })
+	return fmt.Sprintf("\nPushed to the team's git remote %s (%s) at %.12s: the lead's merge fetches it from there.", w.push, shown, commit)
+}
+
+// notPushed says why the branch of m, which this repository lacks, is
+// not here: it ran on a worker of another process that recorded no push
+// (nil when that is not the case).
+func (w *Worktrees) notPushed(m Member) error {
+	if m.Worker == "" || m.PushedCommit != "" || m.Merged {
+		return nil
+	}
+	if w.inCycle != nil {
+		if _, known := w.inCycle(m.Name); known {
+			return nil
+		}
+	}
+	return fmt.Errorf("the branch %s is not in this repository: %s ran on the worker %s (host %s), and no push of it is recorded (its result says why)",
+		m.Branch, m.Name, m.Worker, m.Host)
+}
+
+// pushedElsewhere reports whether m's branch is one a worker of another
+// process pushed: the lead merges the commit pushed, whatever the
+// teammate does now, so its status need not be idle (the registry lags
+// the result).
+func (w *Worktrees) pushedElsewhere(m Member) bool {
+	if m.PushedCommit == "" {
+		return false
+	}
+	if w.inCycle != nil {
+		if _, known := w.inCycle(m.Name); known {
+			return false
+		}
+	}
+	return true
+}
+
+// fetchPushed brings into this repository the branch a worker on another
+// host pushed for m (the registry's PushedCommit), so the lead's merge and
+// diff find it as a local branch. The registry is a document any process
+// of the team can write: its commit id is checked, its remote is only
+// looked up among this repository's own remotes (by URL, else by name)
+// and never handed to git, and its branch is agentteam/NAME (member).
+// The local branch moves only forward, or from a commit already merged.
+// Callers hold mu.
+func (w *Worktrees) fetchPushed(ctx context.Context, r *gitwt.Repo, m Member) error {
+	if m.PushedCommit == "" {
+		return nil
+	}
+	if !gitwt.IsCommitID(m.PushedCommit) {
+		return fmt.Errorf("the registry names %.80q as the commit %s's branch was pushed at, which is no commit id: nothing was fetched", m.PushedCommit, m.Name)
+	}
+	local := r.BranchCommit(ctx, m.Branch)
+	if local == m.PushedCommit || local != "" && r.IsAncestor(ctx, m.PushedCommit, local) {
+		return nil // this clone is the worker's, fetched it before, or went on from it
+	}
+	remote, err := w.remoteFor(ctx, r, m)
+	if err != nil {
+		return err
+	}
+	tip, err := r.Fetch(ctx, remote, m.Branch, w.dropEnv())
+	if err != nil {
+		return fmt.Errorf("could not fetch %s's branch %s from the git remote %s: %w", m.Name, m.Branch, remote, err)
+	}
+	if !r.IsAncestor(ctx, m.PushedCommit, tip) {
+		return fmt.Errorf("the git remote %s's branch %s does not hold the commit %.12s that %s's worker pushed: was it pushed over?", remote, m.Branch, m.PushedCommit, m.Name)
+	}
+	if local != "" && !r.IsAncestor(ctx, local, m.PushedCommit) && !r.IsAncestor(ctx, local, "HEAD") {
+		return fmt.Errorf("this repository's own branch %s has commits that the one %s's worker pushed lacks: rename it (git branch -m %s OTHER) and try again", m.Branch, m.Name, m.Branch)
+	}
+	if local != "" {
+		if _, err := r.Find(ctx, w.ws.WorktreePath(m.Name)); err == nil {
+			return fmt.Errorf("this repository has a worktree of %s on %s, which the pushed branch would move under it: remove it (git worktree remove %s) and try again", m.Name, m.Branch, w.ws.WorktreePath(m.Name))
+		}
+	}
+	// As when a worktree is made here: agentteam's state stays out of git.
+	if err := r.Exclude(workspace.StateDir + "/"); err != nil {
+		return err
+	}
+	if err := r.SetBranch(ctx, m.Branch, m.PushedCommit, local); err != nil {
+		return fmt.Errorf("could not set %s to the commit %s's worker pushed: %w", m.Branch, m.Name, err)
+	}
+	return nil
+}
+
+// remoteFor is the remote of this repository that m's branch was pushed
+// to: the one whose URL is the registry's, else the one of its name.
+func (w *Worktrees) remoteFor(ctx context.Context, r *gitwt.Repo, m Member) (string, error) {
+	remotes, err := r.Remotes(ctx)
+	if err != nil {
+		return "", err
+	}
+	var byURL []string
+	for name, url := range remotes {
+		if gitwt.SameRepoURL(url, m.PushURL) {
+			byURL = append(byURL, name)
+		}
+	}
+	if len(byURL) > 0 {
+		slices.Sort(byURL)
+		return byURL[0], nil
+	}
+	if _, ok := remotes[m.PushRemote]; ok && m.PushRemote != "" {
+		return m.PushRemote, nil
+	}
+	return "", fmt.Errorf("%s's branch %s was pushed to the git remote %.80q (%.200q), which this repository has none of: add it (git remote add NAME URL) and try again",
+		m.Name, m.Branch, m.PushRemote, m.PushURL)
+}

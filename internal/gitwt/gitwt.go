@@ -445,9 +445,14 @@ func identityEnv(ctx context.Context, dir string) []string {
 // run runs git with args in dir and returns its stdout; a failure is an
 // error holding git's own message.
 func run(ctx context.Context, dir string, env []string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), safety...), args...)...)
+	return runGit(ctx, dir, append(gitEnv(), env...), safety, args, 6)
+}
+
+// runGit runs git with the settings pre, then args, in dir with exactly env.
+func runGit(ctx context.Context, dir string, env, pre, args []string, lines int) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), pre...), args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(gitEnv(), env...)
+	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
@@ -458,7 +463,7 @@ func run(ctx context.Context, dir string, env []string, args ...string) (string,
 		if msg == "" {
 			msg = err.Error()
 		}
-		return out.String(), fmt.Errorf("git %s: %s", args[0], firstLines(msg, 6))
+		return out.String(), fmt.Errorf("git %s: %s", args[0], firstLines(msg, lines))
 	}
 	return out.String(), nil
 }
@@ -513,4 +518,228 @@ func firstLines(s string, n int) string {
 		lines = lines[:n]
 	}
 	return strings.Join(lines, "; ")
+}
+
+// A teammate run by a worker on another host has its branch in the
+// worker's clone: the worker pushes it to the team's git remote, and the
+// lead fetches it from there into its own repository. Both ends name the
+// remote as configured in their own repository, never a URL handed over
+// by another process; network commands run with the safety settings, no
+// ext:: transport, no submodules, and without the model API key's
+// variables in their environment.
+
+// netSafety are the -c settings of push and fetch, on top of safety.
+var netSafety = []string{"-c", "protocol.ext.allow=never", "-c", "submodule.recurse=false"}
+
+// ErrNoRemote is returned for a remote name the repository does not configure.
+var ErrNoRemote = errors.New("no such git remote")
+
+// Remotes are the repository's remotes and their fetch URLs, by name.
+func (r *Repo) Remotes(ctx context.Context) (map[string]string, error) {
+	out, err := run(ctx, r.Top, nil, "config", "--null", "--get-regexp", `^remote\..*\.url$`)
+	if err != nil {
+		if strings.TrimSpace(out) == "" && !strings.Contains(err.Error(), "fatal") {
+			return map[string]string{}, nil // exit 1: none configured
+		}
+		return nil, err
+	}
+	remotes := map[string]string{}
+	for _, rec := range strings.Split(out, "\x00") {
+		key, url, ok := strings.Cut(rec, "\n")
+		if !ok {
+			continue
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(key, "remote."), ".url")
+		if validRemoteName(name) {
+			remotes[name] = url
+		}
+	}
+	return remotes, nil
+}
+
+// validRemoteName: a name git could take for an option is never used.
+func validRemoteName(name string) bool {
+	return name != "" && name[0] != '-' && !strings.ContainsAny(name, "\x00\n")
+}
+
+// PushURL is the URL a push to the named remote goes to.
+func (r *Repo) PushURL(ctx context.Context, remote string) (string, error) {
+	if !validRemoteName(remote) {
+		return "", fmt.Errorf("%w %q", ErrNoRemote, remote)
+	}
+	remotes, err := r.Remotes(ctx)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := remotes[remote]; !ok {
+		return "", fmt.Errorf("%w %q", ErrNoRemote, remote)
+	}
+	out, err := run(ctx, r.Top, nil, "remote", "get-url", "--push", remote)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// BranchCommit is the commit refs/heads/branch names ("" when none).
+func (r *Repo) BranchCommit(ctx context.Context, branch string) string {
+	out, err := run(ctx, r.Top, nil, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch+"^{commit}")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(out)
+}
+
+// IsAncestor reports whether commit a is b or an ancestor of b.
+func (r *Repo) IsAncestor(ctx context.Context, a, b string) bool {
+	_, err := run(ctx, r.Top, nil, "merge-base", "--is-ancestor", a, b)
+	return err == nil
+}
+
+// Push pushes refs/heads/branch to the same branch on the named remote,
+// never forced, and returns the commit pushed. dropEnv names variables
+// (the model API key's) the git process must not have.
+func (r *Repo) Push(ctx context.Context, remote, branch string, dropEnv []string) (string, error) {
+	url, err := r.PushURL(ctx, remote)
+	if err != nil {
+		return "", err
+	}
+	commit := r.BranchCommit(ctx, branch)
+	if commit == "" {
+		return "", fmt.Errorf("no branch %s to push", branch)
+	}
+	ref := "refs/heads/" + branch
+	_, err = runNet(ctx, r.Top, dropEnv, "push", "--quiet", "--no-verify", "--recurse-submodules=no",
+		remote, commit+":"+ref)
+	if err != nil {
+		return "", errors.New(RedactIn(pushFailure(err.Error()), url))
+	}
+	return commit, nil
+}
+
+// pushFailure is what went wrong with a push, in a clause.
+func pushFailure(msg string) string {
+	switch {
+	case strings.Contains(msg, "non-fast-forward") || strings.Contains(msg, "fetch first") || strings.Contains(msg, "[rejected]"):
+		return "the remote's branch has commits this one lacks (not a fast-forward)"
+	case strings.Contains(msg, "does not appear to be a git repository") || strings.Contains(msg, "Could not read from remote") ||
+		strings.Contains(msg, "unable to access") || strings.Contains(msg, "Could not resolve host"):
+		return "the remote could not be reached (" + lastGitLine(msg) + ")"
+	}
+	return lastGitLine(msg)
+}
+
+// lastGitLine is the most telling line of git's message: its first
+// fatal: or error: line, without the prefix.
+func lastGitLine(msg string) string {
+	msg = strings.TrimPrefix(msg, "git push: ")
+	msg = strings.TrimPrefix(msg, "git fetch: ")
+	for _, l := range strings.Split(msg, "; ") {
+		for _, p := range []string{"fatal: ", "error: "} {
+			if strings.HasPrefix(l, p) {
+				return strings.TrimSpace(strings.TrimPrefix(l, p))
+			}
+		}
+	}
+	return strings.TrimSpace(msg)
+}
+
+// Fetch fetches branch from the named remote into the remote-tracking
+// ref refs/remotes/REMOTE/branch and returns the commit it names.
+func (r *Repo) Fetch(ctx context.Context, remote, branch string, dropEnv []string) (string, error) {
+	remotes, err := r.Remotes(ctx)
+	if err != nil {
+		return "", err
+	}
+	url, ok := remotes[remote]
+	if !ok || !validRemoteName(remote) {
+		return "", fmt.Errorf("%w %q", ErrNoRemote, remote)
+	}
+	track := "refs/remotes/" + remote + "/" + branch
+	if _, err := run(ctx, r.Top, nil, "check-ref-format", track); err != nil {
+		return "", fmt.Errorf("the remote %q and branch %q make no usable ref name", remote, branch)
+	}
+	_, err = runNet(ctx, r.Top, dropEnv, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
+		remote, "+refs/heads/"+branch+":"+track)
+	if err != nil {
+		return "", errors.New(RedactIn(lastGitLine(err.Error()), url))
+	}
+	out, err := run(ctx, r.Top, nil, "rev-parse", "--verify", "--quiet", track+"^{commit}")
+	if err != nil {
+		return "", fmt.Errorf("the fetch of %s from %s brought no commit", branch, remote)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// SetBranch points refs/heads/branch at commit if it still names old
+// ("" for a branch that must not exist yet).
+func (r *Repo) SetBranch(ctx context.Context, branch, commit, old string) error {
+	if old == "" {
+		old = strings.Repeat("0", len(commit))
+	}
+	_, err := run(ctx, r.Top, nil, "update-ref", "-m", "agentteam: fetched "+branch, "refs/heads/"+branch, commit, old)
+	return err
+}
+
+// IsCommitID reports whether s is a full hexadecimal object id (SHA-1 or SHA-256).
+func IsCommitID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// RedactURL is url without the user and password a URL may carry
+// (https://user:token@host/x → https://host/x); an scp-like address
+// (git@host:x) has no password and is kept.
+func RedactURL(url string) string {
+	scheme, rest, ok := strings.Cut(url, "://")
+	if !ok {
+		return url
+	}
+	host, path, _ := strings.Cut(rest, "/")
+	if at := strings.LastIndex(host, "@"); at >= 0 {
+		host = host[at+1:]
+	}
+	if path != "" || strings.Contains(rest, "/") {
+		return scheme + "://" + host + "/" + path
+	}
+	return scheme + "://" + host
+}
+
+// RedactIn replaces url in msg with RedactURL(url).
+func RedactIn(msg, url string) string {
+	if url == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, url, RedactURL(url))
+}
+
+// SameRepoURL reports whether two remote URLs name the same repository,
+// credentials and a trailing ".git" or "/" aside.
+func SameRepoURL(a, b string) bool {
+	norm := func(u string) string {
+		u = strings.TrimSuffix(strings.TrimSuffix(RedactURL(u), "/"), ".git")
+		return strings.TrimSuffix(u, "/")
+	}
+	return a != "" && norm(a) == norm(b)
+}
+
+// runNet is run for push and fetch: netSafety on, no prompt, and the
+// variables dropEnv names (and any *_API_KEY) left out of git's environment.
+func runNet(ctx context.Context, dir string, dropEnv []string, args ...string) (string, error) {
+	var env []string
+	for _, kv := range gitEnv() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasSuffix(strings.ToUpper(k), "API_KEY") || slices.Contains(dropEnv, k) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return runGit(ctx, dir, env, append(append([]string(nil), safety...), netSafety...), args, 8)
 }

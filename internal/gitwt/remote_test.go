@@ -1,0 +1,186 @@
+package gitwt
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// remoteSetup is a bare repository as the team's remote, the worker's
+// clone (with a commit on agentteam/alice) and the lead's clone.
+func remoteSetup(t *testing.T) (bare string, worker, lead *Repo, commit string) {
+	t.Helper()
+	src, _ := newRepo(t)
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare = filepath.Join(base, "team.git")
+	git(t, base, "clone", "--quiet", "--bare", src, bare)
+	open := func(name string) *Repo {
+		dir := filepath.Join(base, name)
+		git(t, base, "clone", "--quiet", bare, dir)
+		git(t, dir, "config", "user.name", "Tester")
+		git(t, dir, "config", "user.email", "tester@example.com")
+		r, err := Open(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	worker, lead = open("worker"), open("lead")
+	git(t, worker.Top, "checkout", "--quiet", "-b", "agentteam/alice")
+	write(t, filepath.Join(worker.Top, "alice.txt"), "by alice\n")
+	git(t, worker.Top, "add", "-A")
+	git(t, worker.Top, "commit", "--quiet", "-m", "alice")
+	git(t, worker.Top, "checkout", "--quiet", "main")
+	return bare, worker, lead, strings.TrimSpace(git(t, worker.Top, "rev-parse", "agentteam/alice"))
+}
+
+// TestPushThenFetchThroughTheTeamsRemote: the worker's push of its
+// branch reaches the bare remote, and the lead's fetch brings that very
+// commit, which SetBranch makes the lead's own branch.
+func TestPushThenFetchThroughTheTeamsRemote(t *testing.T) {
+	ctx := context.Background()
+	bare, worker, lead, commit := remoteSetup(t)
+	got, err := worker.Push(ctx, "origin", "agentteam/alice", nil)
+	if err != nil || got != commit {
+		t.Fatalf("Push = %q, %v; want %s", got, err, commit)
+	}
+	if onRemote := strings.TrimSpace(git(t, bare, "rev-parse", "refs/heads/agentteam/alice")); onRemote != commit {
+		t.Fatalf("the remote's agentteam/alice is %s, want %s", onRemote, commit)
+	}
+	remotes, err := lead.Remotes(ctx)
+	if err != nil || !SameRepoURL(remotes["origin"], bare) {
+		t.Fatalf("lead's remotes = %v, %v", remotes, err)
+	}
+	tip, err := lead.Fetch(ctx, "origin", "agentteam/alice", nil)
+	if err != nil || tip != commit {
+		t.Fatalf("Fetch = %q, %v; want %s", tip, err, commit)
+	}
+	if lead.BranchExists(ctx, "agentteam/alice") {
+		t.Fatal("the fetch made a local branch: it goes to refs/remotes only")
+	}
+	if err := lead.SetBranch(ctx, "agentteam/alice", commit, ""); err != nil {
+		t.Fatal(err)
+	}
+	if lead.BranchCommit(ctx, "agentteam/alice") != commit {
+		t.Fatal("SetBranch did not make the branch")
+	}
+	// SetBranch with a stale old value changes nothing.
+	head, _ := lead.Head(ctx)
+	if err := lead.SetBranch(ctx, "agentteam/alice", head, head); err == nil || lead.BranchCommit(ctx, "agentteam/alice") != commit {
+		t.Fatalf("SetBranch from a stale old value: %v", err)
+	}
+	if res, err := lead.Merge(ctx, "agentteam/alice", "merge alice"); err != nil || res.UpToDate {
+		t.Fatalf("Merge = %+v, %v", res, err)
+	}
+	if read(t, filepath.Join(lead.Top, "alice.txt")) != "by alice\n" {
+		t.Fatal("alice.txt did not come with the merge")
+	}
+}
+
+// TestPushRefusedSaysWhyInAClause: a remote whose branch has other
+// commits is not pushed over; a remote gone and a remote the clone does
+// not have are each a short reason, never a forced push.
+func TestPushRefusedSaysWhyInAClause(t *testing.T) {
+	ctx := context.Background()
+	bare, worker, lead, _ := remoteSetup(t)
+
+	// Someone else's agentteam/alice on the remote first.
+	git(t, lead.Top, "checkout", "--quiet", "-b", "agentteam/alice")
+	write(t, filepath.Join(lead.Top, "other.txt"), "other\n")
+	git(t, lead.Top, "add", "-A")
+	git(t, lead.Top, "commit", "--quiet", "-m", "other")
+	git(t, lead.Top, "push", "--quiet", "origin", "agentteam/alice")
+	theirs := strings.TrimSpace(git(t, lead.Top, "rev-parse", "HEAD"))
+	_, err := worker.Push(ctx, "origin", "agentteam/alice", nil)
+	if err == nil || !strings.Contains(err.Error(), "not a fast-forward") {
+		t.Fatalf("a non-fast-forward push: %v", err)
+	}
+	if onRemote := strings.TrimSpace(git(t, bare, "rev-parse", "refs/heads/agentteam/alice")); onRemote != theirs {
+		t.Fatal("the remote's branch was pushed over")
+	}
+
+	if _, err := worker.Push(ctx, "nosuch", "agentteam/alice", nil); !errors.Is(err, ErrNoRemote) {
+		t.Fatalf("a push to a remote the clone lacks: %v", err)
+	}
+	if _, err := worker.Push(ctx, "--upload-pack=touch pwned", "agentteam/alice", nil); !errors.Is(err, ErrNoRemote) {
+		t.Fatalf("a push to an option: %v", err)
+	}
+
+	if err := os.RemoveAll(bare); err != nil {
+		t.Fatal(err)
+	}
+	_, err = worker.Push(ctx, "origin", "agentteam/alice", nil)
+	if err == nil || !strings.Contains(err.Error(), "could not be reached") || strings.Count(err.Error(), "\n") > 0 {
+		t.Fatalf("a push to a remote gone: %v", err)
+	}
+	if _, err := lead.Fetch(ctx, "origin", "agentteam/alice", nil); err == nil {
+		t.Fatal("a fetch from a remote gone succeeded")
+	}
+}
+
+// TestPushAndFetchRunWithoutTheAPIKey: git's transport (here an ssh
+// command that records its environment and runs the remote end itself)
+// never sees the model API key's variables, nor a URL's password in
+// what is said.
+func TestPushAndFetchRunWithoutTheAPIKey(t *testing.T) {
+	ctx := context.Background()
+	bare, worker, lead, commit := remoteSetup(t)
+	dump := filepath.Join(t.TempDir(), "env")
+	ssh := filepath.Join(t.TempDir(), "fakessh")
+	write(t, ssh, "#!/bin/sh\nfor a; do last=$a; done\nenv >> '"+dump+"'\nexec sh -c \"$last\"\n")
+	if err := os.Chmod(ssh, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_SSH_COMMAND", ssh)
+	t.Setenv("GIT_SSH_VARIANT", "simple")
+	t.Setenv("OPENAI_API_KEY", "sk-openai-secret")
+	t.Setenv("MY_MODEL_TOKEN", "my-model-secret")
+	url := "ssh://alice@example.invalid" + bare
+	git(t, worker.Top, "remote", "set-url", "origin", url)
+	git(t, lead.Top, "remote", "set-url", "origin", url)
+	if _, err := worker.Push(ctx, "origin", "agentteam/alice", []string{"MY_MODEL_TOKEN"}); err != nil {
+		t.Fatal(err)
+	}
+	if tip, err := lead.Fetch(ctx, "origin", "agentteam/alice", []string{"MY_MODEL_TOKEN"}); err != nil || tip != commit {
+		t.Fatalf("Fetch = %q, %v", tip, err)
+	}
+	env := read(t, dump)
+	if !strings.Contains(env, "GIT_SSH_VARIANT") {
+		t.Fatalf("the fake ssh never ran:\n%s", env)
+	}
+	if strings.Contains(env, "secret") {
+		t.Fatalf("git's transport got the key:\n%s", env)
+	}
+}
+
+func TestRedactAndCompareURLs(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://bob:tok3n@git.example.com/o/r.git": "https://git.example.com/o/r.git",
+		"https://git.example.com/o/r":               "https://git.example.com/o/r",
+		"ssh://git@host:22/o/r":                     "ssh://host:22/o/r",
+		"git@host:o/r.git":                          "git@host:o/r.git",
+		"/srv/git/team.git":                         "/srv/git/team.git",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if !SameRepoURL("https://bob:x@h/o/r.git", "https://h/o/r/") || SameRepoURL("https://h/o/r", "https://h/o/s") || SameRepoURL("", "") {
+		t.Error("SameRepoURL")
+	}
+	if msg := RedactIn("unable to access 'https://bob:tok3n@h/r'", "https://bob:tok3n@h/r"); strings.Contains(msg, "tok3n") {
+		t.Errorf("RedactIn left the password: %s", msg)
+	}
+	for s, ok := range map[string]bool{strings.Repeat("a", 40): true, strings.Repeat("0", 64): true,
+		"HEAD": false, strings.Repeat("A", 40): false, "--upload-pack=x" + strings.Repeat("a", 25): false} {
+		if IsCommitID(s) != ok {
+			t.Errorf("IsCommitID(%q) != %v", s, ok)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package team
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// cloneWorkspace is a workspace that is a clone of bare, with an identity.
+func cloneWorkspace(t *testing.T, bare string) *workspace.Workspace {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "clone")
+	gitT(t, filepath.Dir(dir), "clone", "--quiet", bare, dir)
+	gitT(t, dir, "config", "user.name", "T")
+	gitT(t, dir, "config", "user.email", "t@example.com")
+	ws, err := workspace.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ws.Init(); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// TestARespawnedTeammateGoesOnFromItsPushedBranch: carol's branch, pushed
+// by the worker that ran her, is where her worktree starts on the worker
+// she is respawned on (her file is there, and that worker's push is a
+// fast-forward); the lead's merge then fetches both commits.
+func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
+	ctx := context.Background()
+	src := gitWorkspace(t)
+	bare := filepath.Join(t.TempDir(), "team.git")
+	gitT(t, filepath.Dir(bare), "clone", "--quiet", "--bare", src.Root, bare)
+	wsA, wsB, lead := cloneWorkspace(t, bare), cloneWorkspace(t, bare), cloneWorkspace(t, bare)
+	reg := NewRegistry(filepath.Join(t.TempDir(), "config.json"), "") // the team's, shared
+	now := time.Now().UTC()
+	if _, err := reg.Update(func(c *Config) error {
+		c.Teammates = []Member{{Name: "carol", Role: "programmer", Status: StatusWorking, CreatedAt: now, Worker: "a", Host: "a"}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	work := func(ws *workspace.Workspace, file string) string {
+		wts := NewWorktrees(ws, reg, nil)
+		wts.PushTo("origin", "")
+		p, _, err := wts.ensure(ctx, "carol")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wts.record("carol", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.rel, p.wt.Branch })
+		if err := os.WriteFile(filepath.Join(p.root, file), []byte(file+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return wts.Report(ctx, "carol")
+	}
+	if rep := work(wsA, "first.txt"); !strings.Contains(rep, "Pushed to the team's git remote origin") {
+		t.Fatalf("worker a's report: %s", rep)
+	}
+	// Worker a dies; carol is respawned on worker b, whose clone never had her branch.
+	rep := work(wsB, "second.txt")
+	if !strings.Contains(rep, "Pushed to the team's git remote origin") || !strings.Contains(rep, "2 files changed") {
+		t.Fatalf("worker b's report (her branch should hold both files): %s", rep)
+	}
+	c, err := reg.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onRemote := strings.TrimSpace(gitT(t, bare, "rev-parse", "refs/heads/agentteam/carol"))
+	if pushed := c.Teammates[0].PushedCommit; pushed != onRemote {
+		t.Fatalf("registry's pushed commit %s, remote's %s", pushed, onRemote)
+	}
+
+	if _, err := reg.Update(func(c *Config) error { c.Teammates[0].Status = StatusIdle; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	mr, err := NewWorktrees(lead, reg, nil).Merge(ctx, "carol", nil)
+	if err != nil || mr.Stat == "" {
+		t.Fatalf("the lead's merge: %+v, %v", mr, err)
+	}
+	for _, f := range []string{"first.txt", "second.txt"} {
+		if _, err := os.Stat(filepath.Join(lead.Root, f)); err != nil {
+			t.Errorf("%s did not reach the lead: %v", f, err)
+		}
+	}
+}
+
+// A worker whose clone lacks the remote it was told to push to says so in
+// the result, and records no push.
+func TestAWorkerWithoutTheRemoteSaysSo(t *testing.T) {
+	ctx := context.Background()
+	ws := gitWorkspace(t) // no remote at all
+	reg := NewRegistry(ws.RegistryPath(), "")
+	if _, err := reg.Update(func(c *Config) error {
+		c.Teammates = []Member{{Name: "dave", Role: "programmer", Status: StatusWorking, CreatedAt: time.Now().UTC()}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wts := NewWorktrees(ws, reg, nil)
+	wts.PushTo("origin", "")
+	p, _, err := wts.ensure(ctx, "dave")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wts.record("dave", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.rel, p.wt.Branch })
+	if err := os.WriteFile(filepath.Join(p.root, "d.txt"), []byte("d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := wts.Report(ctx, "dave")
+	if !strings.Contains(rep, `Its branch was not pushed: this worker's clone has no git remote "origin"`) {
+		t.Fatalf("report: %s", rep)
+	}
+	if c, _ := reg.Read(); c.Teammates[0].PushedCommit != "" {
+		t.Fatalf("a push is recorded: %+v", c.Teammates[0])
+	}
+}
