@@ -32,6 +32,9 @@ const (
 	DelegateUser = "user" // the person: the TUI, or `agentteam approve` from another terminal
 	DelegateLead = "lead" // the lead model answers teammates' asks (review_permission)
 	DelegateNone = "none" // nobody: an ask is denied at once, saying what would allow it
+	// DelegateTeam: on a worker, whoever the lead's process says in each
+	// teammate's spawn request (SpawnRequest.Asks) answers its asks.
+	DelegateTeam = "team"
 )
 
 // PermissionOptions say what an agent's tool call may do without asking,
@@ -66,6 +69,9 @@ type PermissionPayload struct {
 	Always  bool   `json:"always,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	By      string `json:"by,omitempty"` // the person, the lead, or runtime
+	// Worker is the worker process whose teammate asks, when it is not the
+	// lead's: the ask waits only while that worker's heartbeat lives.
+	Worker string `json:"worker,omitempty"`
 }
 
 // permissions decide every tool call of the team's agents: the policy,
@@ -79,6 +85,12 @@ type permissions struct {
 	always []permission.Entry
 	// pending are the asks waiting for an answer, by request id.
 	pending map[string]PermissionPayload
+	// asks is, on a worker following the team (DelegateTeam), who answers
+	// each teammate's asks, as its spawn request said.
+	asks map[string]string
+	// remote are, in the lead's process, the asks of teammates on workers
+	// waiting for the person (permission_remote.go), by request id.
+	remote map[string]PermissionPayload
 }
 
 func (p *permissions) ruleOf(id string) string {
@@ -90,6 +102,9 @@ func (p *permissions) pendingAsk(id string) (PermissionPayload, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.pending[id]
+	if !ok {
+		r, ok = p.remote[id]
+	}
 	return r, ok
 }
 
@@ -112,14 +127,14 @@ func newPermissions(t *Team, o *PermissionOptions) *permissions {
 		opts.Timeout = DefaultPermissionTimeout
 	}
 	switch opts.Delegate {
-	case DelegateUser, DelegateLead, DelegateNone:
+	case DelegateUser, DelegateLead, DelegateNone, DelegateTeam:
 	default:
 		opts.Delegate = DelegateNone
 		if opts.Person {
 			opts.Delegate = DelegateUser
 		}
 	}
-	return &permissions{t: t, opts: opts, pending: map[string]PermissionPayload{}}
+	return &permissions{t: t, opts: opts, pending: map[string]PermissionPayload{}, asks: map[string]string{}, remote: map[string]PermissionPayload{}}
 }
 
 func (p *permissions) policy() permission.Policy {
@@ -143,6 +158,10 @@ func (p *permissions) addAlways(rule string) {
 // answerer is who answers agent's asks, "" when nobody can.
 func (p *permissions) answerer(agent string) string {
 	switch {
+	case p.opts.Delegate == DelegateTeam:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.asks[agent]
 	case p.opts.Delegate == DelegateLead && agent != workspace.LeadName:
 		return workspace.LeadName
 	case p.opts.Delegate == DelegateUser || (p.opts.Delegate == DelegateLead && p.opts.Person):
@@ -224,6 +243,9 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 	deadline := time.Now().Add(p.opts.Timeout)
 	req := PermissionPayload{RequestID: id, Agent: g.agent, Tool: c.Tool, Args: clip(c.args, maxEventText),
 		Diff: c.diff, Rule: permission.Suggest(c.Call).String(), Why: v.Why, Deadline: deadline.UTC()}
+	if h := t.hosting; h != nil && !h.isLead {
+		req.Worker = h.opts.ID
+	}
 	if c.Kind == permission.Exec {
 		req.Command = c.Subject
 	} else {
