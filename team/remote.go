@@ -151,3 +151,20 @@ func (p *plans) approvedElsewhere(m *member) bool {
 	}
 	return false
 }
+
+// queueRoom refuses a spawn on a team with a work queue when max spawns
+// already wait for a worker to take them (--max-queue, as the pool bounds
+// one process's queue): the registry, changed by compare-and-set, counts
+// them for every process that spawns.
+func queueRoom(c *Config, name string, max int) error {
+	waiting := 0
+	for _, m := range c.Teammates {
+		if m.Name != name && m.Status == StatusQueued && m.Worker == "" && !m.Ended {
+			waiting++
+		}
+	}
+	if waiting >= max {
+		return fmt.Errorf("%w: %d spawns already wait for a worker to take them (--max-queue %d)", ErrQueueFull, waiting, max)
+	}
+	return nil
+}

@@ -482,6 +482,9 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 		entry.PlanState = PlanDrafting
 	}
 	err := changeRegistry(t.reg, func(c *Config) error {
+		if err := queueRoom(c, name, t.opts.MaxQueue); err != nil {
+			return err
+		}
 		i := c.Find(name)
 		if i < 0 {
 			c.Teammates = append(c.Teammates, entry)
