@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/team"
 )
 
 // remoteWriter is a script whose lead spawns alice on a worker labelled
@@ -71,6 +72,13 @@ func TestPermissionAskOfATeammateOnAWorkerApprovedFromAnotherHost(t *testing.T) 
 	}
 	if again := runBin(t, other, storeEnv, "", "deny", a.RequestID, "too late"); again.code == 0 {
 		t.Errorf("a second answer to %s was accepted", a.RequestID)
+	}
+	// `team` says where each teammate ran.
+	tr := runBin(t, other, storeEnv, "", "team")
+	mustSucceed(t, tr, "team")
+	host, _ := os.Hostname()
+	if !strings.Contains(tr.stdout, "WORKER") || !strings.Contains(tr.stdout, " w1@"+team.FirstLine(host, 24)) {
+		t.Errorf("team does not say alice ran on worker w1:\n%s", tr.stdout)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/workspace"
@@ -168,6 +169,26 @@ func queueRoom(c *Config, name string, max int) error {
 		return fmt.Errorf("%w: %d spawns already wait for a worker to take them (--max-queue %d)", ErrQueueFull, waiting, max)
 	}
 	return nil
+}
+
+// WorkerPlace is, shortly, where a worker runs a teammate: its id, and
+// "@HOST" unless the id names the host already (the default HOST-PID).
+// Both come from the registry, which any worker writes: each is cut to 24
+// bytes and shown without control characters.
+func WorkerPlace(worker, host string) string {
+	shown := func(s string) string {
+		return FirstLine(strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) || r == 0x7f {
+				return '?'
+			}
+			return r
+		}, s), 24)
+	}
+	worker, host = shown(worker), shown(host)
+	if host == "" || strings.HasPrefix(worker, host) {
+		return worker
+	}
+	return worker + "@" + host
 }
 
 // remoteVerdict is the receiver runtime's answer to a handoff for a
