@@ -192,3 +192,34 @@ func TestPermissionAskOfAKilledWorkerIsAbandoned(t *testing.T) {
 		t.Errorf("approve of the killed worker's ask: exit %d, want %d saying the asking process is gone:\n%s", r.code, ExitFailure, r.stderr)
 	}
 }
+
+// An ask of a teammate on a worker nobody answers is denied at the
+// deadline of the lead's --permission-timeout (the worker follows the
+// team's), as on one host: the teammate is told, and nothing waits.
+func TestPermissionAskOfATeammateOnAWorkerExpiresAtTheTeamsDeadline(t *testing.T) {
+	nt := startNATSTeam(t, "askexpires")
+	srv := fakellm.New(remoteWriter("could not write"), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	wdir, _, _ := startWorker(t, nt, env, "w1", "--labels", "remote", "--permission-mode", "ask")
+	lead := t.TempDir()
+	r := runBin(t, lead, env, "", "run", "--store", nt.url, "--permission-delegate", "user", "--permission-timeout", "2s", "have alice write notes")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	if _, err := os.Stat(filepath.Join(wdir, "notes.txt")); err == nil {
+		t.Fatal("the unanswered write ran")
+	}
+	var told bool
+	for _, req := range srv.Requests("alice") {
+		for _, m := range req.Messages {
+			told = told || (m.Role == "tool" && strings.Contains(m.Content, "who did not answer within 2s"))
+		}
+	}
+	if !told {
+		t.Error("alice was not told her ask expired at the team's 2s deadline")
+	}
+	storeEnv := append([]string{"AGENTTEAM_STORE=" + nt.url}, env...)
+	if asks := requestsJSON(t, t.TempDir(), storeEnv, "--all"); len(asks) != 0 {
+		t.Errorf("requests --all lists the expired ask: %+v", asks)
+	}
+}

@@ -86,8 +86,8 @@ type permissions struct {
 	// pending are the asks waiting for an answer, by request id.
 	pending map[string]PermissionPayload
 	// asks is, on a worker following the team (DelegateTeam), who answers
-	// each teammate's asks, as its spawn request said.
-	asks map[string]string
+	// each teammate's asks and how long it waits, as its spawn request said.
+	asks map[string]teamAsks
 	// remote are, in the lead's process, the asks of teammates on workers
 	// waiting for the person (permission_remote.go), by request id.
 	remote map[string]PermissionPayload
@@ -134,7 +134,7 @@ func newPermissions(t *Team, o *PermissionOptions) *permissions {
 			opts.Delegate = DelegateUser
 		}
 	}
-	return &permissions{t: t, opts: opts, pending: map[string]PermissionPayload{}, asks: map[string]string{}, remote: map[string]PermissionPayload{}}
+	return &permissions{t: t, opts: opts, pending: map[string]PermissionPayload{}, asks: map[string]teamAsks{}, remote: map[string]PermissionPayload{}}
 }
 
 func (p *permissions) policy() permission.Policy {
@@ -161,7 +161,7 @@ func (p *permissions) answerer(agent string) string {
 	case p.opts.Delegate == DelegateTeam:
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		return p.asks[agent]
+		return p.asks[agent].to
 	case p.opts.Delegate == DelegateLead && agent != workspace.LeadName:
 		return workspace.LeadName
 	case p.opts.Delegate == DelegateUser || (p.opts.Delegate == DelegateLead && p.opts.Person):
@@ -235,12 +235,13 @@ func (g *permissionGate) decided(c classified, decision, by, why, id string) {
 func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Verdict, to string) (bool, string) {
 	p, t := g.p, g.p.t
 	rq := t.requests
-	ref, err := rq.open(RequestRef{RequestKind: RequestPermission, From: g.agent, To: to}, c.what(), p.opts.Timeout, nil)
+	timeout := p.timeoutFor(g.agent)
+	ref, err := rq.open(RequestRef{RequestKind: RequestPermission, From: g.agent, To: to}, c.what(), timeout, nil)
 	if err != nil {
 		return false, "permission denied: the ask could not be made: " + err.Error()
 	}
 	id := ref.ID
-	deadline := time.Now().Add(p.opts.Timeout)
+	deadline := time.Now().Add(timeout)
 	req := PermissionPayload{RequestID: id, Agent: g.agent, Tool: c.Tool, Args: clip(c.args, maxEventText),
 		Diff: c.diff, Rule: permission.Suggest(c.Call).String(), Why: v.Why, Deadline: deadline.UTC()}
 	if h := t.hosting; h != nil && !h.isLead {
@@ -274,11 +275,11 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 		g.decided(c, "denied", ByRuntime, why, id)
 		return false, "permission denied: " + why
 	case outcome == OutcomeExpired:
-		why := fmt.Sprintf("no answer within %s", p.opts.Timeout)
+		why := fmt.Sprintf("no answer within %s", timeout)
 		rq.expired(g.agent, ref, outcome, why)
 		g.respondForRuntime(id, to, why)
 		g.decided(c, "denied", ByRuntime, why, id)
-		return false, fmt.Sprintf("permission denied: %s asked %s, who did not answer within %s. Do not retry it unasked; say in your reply what you needed.", c.what(), answererWords(to), p.opts.Timeout)
+		return false, fmt.Sprintf("permission denied: %s asked %s, who did not answer within %s. Do not retry it unasked; say in your reply what you needed.", c.what(), answererWords(to), timeout)
 	}
 	by := resp.By
 	// Deny rules never change while the team runs, and a call one refuses is

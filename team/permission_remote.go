@@ -35,24 +35,54 @@ func (p *permissions) askerOf(name string) string {
 	return ""
 }
 
-// follow records, on a worker, who answers the asks of teammate name, as
-// its spawn request said.
-func (p *permissions) follow(name, asks string) {
+// teamAsks is, on a worker that follows the team, who answers a
+// teammate's asks and how long each waits (0: this worker's own timeout).
+type teamAsks struct {
+	to      string
+	timeout time.Duration
+}
+
+// follow records, on a worker, who answers the asks of teammate name and
+// how long each waits, as its spawn request said.
+func (p *permissions) follow(name, asks string, timeout time.Duration) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.asks[name] = asks
+	p.asks[name] = teamAsks{to: asks, timeout: timeout}
 }
 
-// checkAsks refuses who-answers values no lead of ours would send.
-func checkAsks(asks string) error {
+// timeoutFor is how long an ask of agent waits for its answer: the team's
+// on a worker that follows it, else this process's.
+func (p *permissions) timeoutFor(agent string) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if a, ok := p.asks[agent]; ok && p.opts.Delegate == DelegateTeam && a.timeout > 0 {
+		return a.timeout
+	}
+	return p.opts.Timeout
+}
+
+// askTimeout is the lead's process's wait for an answer, for spawn requests.
+func (p *permissions) askTimeout() time.Duration {
+	if p == nil {
+		return 0
+	}
+	return p.opts.Timeout
+}
+
+// checkAsks refuses who-answers values and waits no lead of ours would send.
+func checkAsks(asks string, timeout time.Duration) error {
 	switch asks {
 	case "", workspace.UserName, workspace.LeadName:
-		return nil
+	default:
+		return fmt.Errorf("asks: %q is not user, lead or empty", asks)
 	}
-	return fmt.Errorf("asks: %q is not user, lead or empty", asks)
+	if timeout < 0 || timeout > 24*time.Hour {
+		return fmt.Errorf("askTimeout: %s is not between 0 and 24h", timeout)
+	}
+	return nil
 }
 
 // remoteAsk is an unanswered ask in to's inbox made by a teammate on

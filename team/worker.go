@@ -107,6 +107,8 @@ type SpawnRequest struct {
 	// Asks: who answers the teammate's permission asks (user, lead, or ""
 	// for nobody), for a worker that follows the team (permission_remote.go).
 	Asks string `json:"asks,omitempty"`
+	// AskTimeout: how long each of those asks waits for its answer.
+	AskTimeout time.Duration `json:"askTimeout,omitempty"`
 }
 
 // check refuses a request no lead of ours would send: it came off the
@@ -130,7 +132,7 @@ func (q *SpawnRequest) check() error {
 	if err := CheckIsolation(q.Isolation); err != nil {
 		return err
 	}
-	if err := checkAsks(q.Asks); err != nil {
+	if err := checkAsks(q.Asks, q.AskTimeout); err != nil {
 		return err
 	}
 	for _, l := range q.Labels {
@@ -438,7 +440,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
 		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used)}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
-	t.perms.follow(req.Name, req.Asks)
+	t.perms.follow(req.Name, req.Asks, req.AskTimeout)
 	agent, err := r.newTeammateAgent(m)
 	if err != nil {
 		cancel()
@@ -511,7 +513,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	}
 	data, err := json.Marshal(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
 		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels,
-		Deadline: now.Add(h.opts.Placement), Asks: t.perms.askerOf(name)})
+		Deadline: now.Add(h.opts.Placement), Asks: t.perms.askerOf(name), AskTimeout: t.perms.askTimeout()})
 	if err == nil {
 		err = h.queue.Publish(ctx, id, data)
 	}
@@ -630,7 +632,7 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			id := "spawn-" + m.Name + "-" + uuid.NewString()
 			requests = append(requests, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
 				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels,
-				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name)})
+				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name), AskTimeout: t.perms.askTimeout()})
 			m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", t.pid, id
 		}
 		if len(dead) == 0 {
