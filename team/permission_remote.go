@@ -170,8 +170,9 @@ func (p *permissions) relayRemoteAsks(ctx context.Context) {
 	wake := t.store.Watch(ctx, workspace.UserName) // before the first look
 	tick := time.NewTicker(t.opts.PollInterval)    // answers in other inboxes, deadlines, heartbeats
 	defer tick.Stop()
+	closed := map[string]bool{} // asks found answered or gone: never looked at again
 	for {
-		p.lookRemoteAsks(time.Now())
+		p.lookRemoteAsks(time.Now(), closed)
 		select {
 		case <-ctx.Done():
 			return
@@ -183,7 +184,7 @@ func (p *permissions) relayRemoteAsks(ctx context.Context) {
 
 // lookRemoteAsks tells the chat of each new ask made of the person on
 // another worker, and of each shown before that nobody waits for now.
-func (p *permissions) lookRemoteAsks(now time.Time) {
+func (p *permissions) lookRemoteAsks(now time.Time, closed map[string]bool) {
 	t := p.t
 	asks, err := t.remoteAsks(workspace.UserName)
 	if err != nil {
@@ -196,10 +197,11 @@ func (p *permissions) lookRemoteAsks(now time.Time) {
 	}
 	p.mu.Unlock()
 	for id, a := range asks {
-		if _, ok := shown[id]; ok {
+		if _, ok := shown[id]; ok || closed[id] {
 			continue
 		}
 		if _, answered := findAnyPermissionResponse(t.store, a.req.Agent, id); answered || t.askGone(a.req, now) != "" {
+			closed[id] = true
 			continue
 		}
 		p.mu.Lock()
@@ -224,6 +226,7 @@ func (p *permissions) lookRemoteAsks(now time.Time) {
 		} else {
 			continue
 		}
+		closed[id] = true
 		p.mu.Lock()
 		delete(p.remote, id)
 		p.mu.Unlock()
