@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -104,7 +106,11 @@ func runRequests(opts *RequestsOptions) error {
 		if what == "" {
 			what = a.Path
 		}
-		fmt.Fprintf(opts.IO.Out, "%s  %s asks %s: %s %s\n", printable(a.RequestID), a.Agent, a.To, printable(a.Tool), printable(what))
+		where := ""
+		if a.Worker != "" {
+			where = " (on worker " + printable(a.Worker) + ")"
+		}
+		fmt.Fprintf(opts.IO.Out, "%s  %s%s asks %s: %s %s\n", printable(a.RequestID), a.Agent, where, a.To, printable(a.Tool), printable(what))
 		if a.State == askAbandoned {
 			fmt.Fprintf(opts.IO.Out, "    abandoned: the agentteam process that asked is gone (asked at %s); nobody waits for an answer\n", a.AskedAt.Local().Format("15:04:05"))
 		} else {
@@ -145,13 +151,49 @@ func openAsks(st *stores, now time.Time) ([]ask, error) {
 		return nil, err
 	}
 	asks, err := unansweredAsks(st.mail, now)
+	if err != nil {
+		return nil, err
+	}
+	workers, err := workersOf(ctx, st, asks)
+	if err != nil {
+		return nil, err
+	}
 	for i := range asks {
 		asks[i].State = askAbandoned
-		if watch.Waits(asks[i].AskedAt) {
+		waits := watch.Waits(asks[i].AskedAt)
+		if w := asks[i].Worker; w != "" {
+			// A teammate on a worker asked: its call waits while that worker lives.
+			info, alive := workers[w]
+			waits = alive && (info.Since.IsZero() || !asks[i].AskedAt.Before(info.Since.Truncate(time.Millisecond)))
+		}
+		if waits {
 			asks[i].State = askWaiting
 		}
 	}
-	return asks, err
+	return asks, nil
+}
+
+// workersOf are the live workers of the team, by id, when an ask was made
+// on one (a team across hosts, on a NATS server); nil otherwise.
+func workersOf(ctx context.Context, st *stores, asks []ask) (map[string]team.WorkerInfo, error) {
+	if !st.nats || !slices.ContainsFunc(asks, func(a ask) bool { return a.Worker != "" }) {
+		return nil, nil
+	}
+	beats, err := natsstore.OpenWorkers(ctx, st.conn, st.spec.team, st.copies...)
+	if err != nil {
+		return nil, err
+	}
+	alive, err := beats.Alive(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]team.WorkerInfo, len(alive))
+	for id, raw := range alive {
+		var info team.WorkerInfo
+		_ = json.Unmarshal(raw, &info) // alive, whatever it says of itself
+		out[id] = info
+	}
+	return out, nil
 }
 
 // unansweredAsks are the asks with no answer in the asker's inbox whose

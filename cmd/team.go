@@ -153,6 +153,11 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 	if branches {
 		branchHead = "BRANCH\t"
 	}
+	// A team across hosts: where each teammate runs (or ran).
+	workers := slices.ContainsFunc(rows, func(r teamRow) bool { return r.Worker != "" })
+	if workers {
+		branchHead += "WORKER\t"
+	}
 	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tTOKENS\tUNREAD\tMODEL\tCOST\t"+branchHead+"LAST ACTIVITY")
 	now := opts.Now()
 	for _, r := range rows {
@@ -174,6 +179,9 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 		cost := team.FormatCost(r.Cost)
 		if branches {
 			cost += "\t" + branchWords(r.Member)
+		}
+		if workers {
+			cost += "\t" + orDash(team.WorkerPlace(r.Worker, r.Host))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Name, cell(team.FirstLine(r.Role, 24)), status, r.Turns, r.Tokens, unread,
 			orDash(team.FirstLine(r.Model, 40)), cost, last)

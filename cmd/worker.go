@@ -111,6 +111,9 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, false); err != nil {
 		return err
 	}
+	if opts.PermissionDelegate == "" {
+		topts.Permissions.Delegate = team.DelegateTeam // whoever the lead's process says answers
+	}
 	topts.Sandbox = sb
 	topts.TeamName = st.spec.team
 	st.apply(&topts)

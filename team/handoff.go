@@ -413,7 +413,10 @@ func (hs *handoffs) prepare(ctx context.Context, from string, spec tools.Handoff
 	}
 	if to != workspace.LeadName {
 		if _, err := t.roster.member(to); err != nil {
-			return nil, err
+			if _, elsewhere := t.remote(to); !elsewhere {
+				return nil, err
+			}
+			// Run on another worker: its runtime's part is played here (remote.go).
 		}
 	}
 	if t.stopping.stopped() {
@@ -479,6 +482,9 @@ func (hs *handoffs) verdict(h *handoff) string {
 	}
 	m, err := t.roster.member(h.to)
 	if err != nil {
+		if mb, elsewhere := t.remote(h.to); elsewhere {
+			return hs.remoteVerdict(h, mb)
+		}
 		return err.Error()
 	}
 	switch st := t.roster.statusOf(m); st {

@@ -32,6 +32,9 @@ const (
 	DelegateUser = "user" // the person: the TUI, or `agentteam approve` from another terminal
 	DelegateLead = "lead" // the lead model answers teammates' asks (review_permission)
 	DelegateNone = "none" // nobody: an ask is denied at once, saying what would allow it
+	// DelegateTeam: on a worker, whoever the lead's process says in each
+	// teammate's spawn request (SpawnRequest.Asks) answers its asks.
+	DelegateTeam = "team"
 )
 
 // PermissionOptions say what an agent's tool call may do without asking,
@@ -66,6 +69,9 @@ type PermissionPayload struct {
 	Always  bool   `json:"always,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	By      string `json:"by,omitempty"` // the person, the lead, or runtime
+	// Worker is the worker process whose teammate asks, when it is not the
+	// lead's: the ask waits only while that worker's heartbeat lives.
+	Worker string `json:"worker,omitempty"`
 }
 
 // permissions decide every tool call of the team's agents: the policy,
@@ -79,6 +85,12 @@ type permissions struct {
 	always []permission.Entry
 	// pending are the asks waiting for an answer, by request id.
 	pending map[string]PermissionPayload
+	// asks is, on a worker following the team (DelegateTeam), who answers
+	// each teammate's asks and how long it waits, as its spawn request said.
+	asks map[string]teamAsks
+	// remote are, in the lead's process, the asks of teammates on workers
+	// waiting for the person (permission_remote.go), by request id.
+	remote map[string]PermissionPayload
 }
 
 func (p *permissions) ruleOf(id string) string {
@@ -90,6 +102,9 @@ func (p *permissions) pendingAsk(id string) (PermissionPayload, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.pending[id]
+	if !ok {
+		r, ok = p.remote[id]
+	}
 	return r, ok
 }
 
@@ -112,14 +127,14 @@ func newPermissions(t *Team, o *PermissionOptions) *permissions {
 		opts.Timeout = DefaultPermissionTimeout
 	}
 	switch opts.Delegate {
-	case DelegateUser, DelegateLead, DelegateNone:
+	case DelegateUser, DelegateLead, DelegateNone, DelegateTeam:
 	default:
 		opts.Delegate = DelegateNone
 		if opts.Person {
 			opts.Delegate = DelegateUser
 		}
 	}
-	return &permissions{t: t, opts: opts, pending: map[string]PermissionPayload{}}
+	return &permissions{t: t, opts: opts, pending: map[string]PermissionPayload{}, asks: map[string]teamAsks{}, remote: map[string]PermissionPayload{}}
 }
 
 func (p *permissions) policy() permission.Policy {
@@ -143,6 +158,10 @@ func (p *permissions) addAlways(rule string) {
 // answerer is who answers agent's asks, "" when nobody can.
 func (p *permissions) answerer(agent string) string {
 	switch {
+	case p.opts.Delegate == DelegateTeam:
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.asks[agent].to
 	case p.opts.Delegate == DelegateLead && agent != workspace.LeadName:
 		return workspace.LeadName
 	case p.opts.Delegate == DelegateUser || (p.opts.Delegate == DelegateLead && p.opts.Person):
@@ -216,14 +235,18 @@ func (g *permissionGate) decided(c classified, decision, by, why, id string) {
 func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Verdict, to string) (bool, string) {
 	p, t := g.p, g.p.t
 	rq := t.requests
-	ref, err := rq.open(RequestRef{RequestKind: RequestPermission, From: g.agent, To: to}, c.what(), p.opts.Timeout, nil)
+	timeout := p.timeoutFor(g.agent)
+	ref, err := rq.open(RequestRef{RequestKind: RequestPermission, From: g.agent, To: to}, c.what(), timeout, nil)
 	if err != nil {
 		return false, "permission denied: the ask could not be made: " + err.Error()
 	}
 	id := ref.ID
-	deadline := time.Now().Add(p.opts.Timeout)
+	deadline := time.Now().Add(timeout)
 	req := PermissionPayload{RequestID: id, Agent: g.agent, Tool: c.Tool, Args: clip(c.args, maxEventText),
 		Diff: c.diff, Rule: permission.Suggest(c.Call).String(), Why: v.Why, Deadline: deadline.UTC()}
+	if h := t.hosting; h != nil && !h.isLead {
+		req.Worker = h.opts.ID
+	}
 	if c.Kind == permission.Exec {
 		req.Command = c.Subject
 	} else {
@@ -252,11 +275,11 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 		g.decided(c, "denied", ByRuntime, why, id)
 		return false, "permission denied: " + why
 	case outcome == OutcomeExpired:
-		why := fmt.Sprintf("no answer within %s", p.opts.Timeout)
+		why := fmt.Sprintf("no answer within %s", timeout)
 		rq.expired(g.agent, ref, outcome, why)
 		g.respondForRuntime(id, to, why)
 		g.decided(c, "denied", ByRuntime, why, id)
-		return false, fmt.Sprintf("permission denied: %s asked %s, who did not answer within %s. Do not retry it unasked; say in your reply what you needed.", c.what(), answererWords(to), p.opts.Timeout)
+		return false, fmt.Sprintf("permission denied: %s asked %s, who did not answer within %s. Do not retry it unasked; say in your reply what you needed.", c.what(), answererWords(to), timeout)
 	}
 	by := resp.By
 	// Deny rules never change while the team runs, and a call one refuses is

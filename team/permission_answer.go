@@ -36,6 +36,9 @@ func (t *Team) AnswerPermission(from, id string, approve, always bool, reason st
 	}
 	r, ok := t.requests.table.Get(id)
 	if !ok || r.Kind != RequestPermission {
+		if text, found, err := t.answerRemote(from, id, approve, always, reason); found {
+			return text, err
+		}
 		return "", fmt.Errorf("there is no permission ask waiting with request id %q", id)
 	}
 	if r.To != from {
@@ -69,5 +72,5 @@ func (t *Team) PendingPermissions() []PermissionPayload {
 			out = append(out, p)
 		}
 	}
-	return out
+	return append(out, t.perms.remotePending()...)
 }

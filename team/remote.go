@@ -2,7 +2,9 @@ package team
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/workspace"
@@ -150,4 +152,65 @@ func (p *plans) approvedElsewhere(m *member) bool {
 		return true
 	}
 	return false
+}
+
+// queueRoom refuses a spawn on a team with a work queue when max spawns
+// already wait for a worker to take them (--max-queue, as the pool bounds
+// one process's queue): the registry, changed by compare-and-set, counts
+// them for every process that spawns.
+func queueRoom(c *Config, name string, max int) error {
+	waiting := 0
+	for _, m := range c.Teammates {
+		if m.Name != name && m.Status == StatusQueued && m.Worker == "" && !m.Ended {
+			waiting++
+		}
+	}
+	if waiting >= max {
+		return fmt.Errorf("%w: %d spawns already wait for a worker to take them (--max-queue %d)", ErrQueueFull, waiting, max)
+	}
+	return nil
+}
+
+// WorkerPlace is, shortly, where a worker runs a teammate: its id, and
+// "@HOST" unless the id names the host already (the default HOST-PID).
+// Both come from the registry, which any worker writes: each is cut to 24
+// bytes and shown without control characters.
+func WorkerPlace(worker, host string) string {
+	shown := func(s string) string {
+		return FirstLine(strings.Map(func(r rune) rune {
+			if unicode.IsControl(r) || r == 0x7f {
+				return '?'
+			}
+			return r
+		}, s), 24)
+	}
+	worker, host = shown(worker), shown(host)
+	if host == "" || strings.HasPrefix(worker, host) {
+		return worker
+	}
+	return worker + "@" + host
+}
+
+// remoteVerdict is the receiver runtime's answer to a handoff for a
+// teammate another worker runs, played in the sender's process from the
+// registry: the answer needs no model, and everything it changes (the
+// inboxes, the registry, the board) is shared by every worker. The context
+// then reaches the receiver through its inbox, on whichever worker runs it.
+func (hs *handoffs) remoteVerdict(h *handoff, mb Member) string {
+	switch mb.Status {
+	case StatusQueued, StatusWorking:
+		return fmt.Sprintf("busy: %s is already working at its limit (%s)", h.to, mb.Status)
+	case StatusShutdown, StatusFailed:
+		return fmt.Sprintf("%s is %s", h.to, mb.Status)
+	}
+	if mb.Ended {
+		return fmt.Sprintf("%s has ended", h.to)
+	}
+	if mb.Worker != "" && !hs.t.hosting.workerAlive(mb.Worker) {
+		return fmt.Sprintf("%s's worker %s is gone", h.to, mb.Worker)
+	}
+	if h.role != "" && !strings.EqualFold(h.role, mb.Role) {
+		return fmt.Sprintf("its role does not fit: %s asks for a %s, %s is a %s", h.taskID, h.role, h.to, mb.Role)
+	}
+	return ""
 }

@@ -108,6 +108,11 @@ type SpawnRequest struct {
 	// Resume: the teammate goes on with its conversation in the team's
 	// session store (its worker died), instead of starting afresh.
 	Resume bool `json:"resume,omitempty"`
+	// Asks: who answers the teammate's permission asks (user, lead, or ""
+	// for nobody), for a worker that follows the team (permission_remote.go).
+	Asks string `json:"asks,omitempty"`
+	// AskTimeout: how long each of those asks waits for its answer.
+	AskTimeout time.Duration `json:"askTimeout,omitempty"`
 }
 
 // check refuses a request no lead of ours would send: it came off the
@@ -129,6 +134,9 @@ func (q *SpawnRequest) check() error {
 		return fmt.Errorf("model: over 200 bytes")
 	}
 	if err := CheckIsolation(q.Isolation); err != nil {
+		return err
+	}
+	if err := checkAsks(q.Asks, q.AskTimeout); err != nil {
 		return err
 	}
 	for _, l := range q.Labels {
@@ -174,13 +182,18 @@ func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead
 	if !isLead && o.GitRemote != "" {
 		t.worktrees.PushTo(o.GitRemote, o.KeyEnv)
 	}
-	info, _ := json.Marshal(struct {
-		Host   string   `json:"host"`
-		PID    int      `json:"pid"`
-		Labels []string `json:"labels,omitempty"`
-		Lead   bool     `json:"lead,omitempty"`
-	}{o.Host, t.pid, o.Labels, isLead})
+	info, _ := json.Marshal(WorkerInfo{o.Host, t.pid, o.Labels, isLead, time.Now().UTC()})
 	return &hosting{t: t, opts: o, queue: q, beats: beats, info: info, isLead: isLead}
+}
+
+// WorkerInfo is what a worker's heartbeat says of it.
+type WorkerInfo struct {
+	Host   string   `json:"host"`
+	PID    int      `json:"pid"`
+	Labels []string `json:"labels,omitempty"`
+	Lead   bool     `json:"lead,omitempty"`
+	// Since is when it started: an ask older than that is not its to wait for.
+	Since time.Time `json:"since,omitzero"`
 }
 
 // WorkerID is a worker's default id: its host and PID as one token.
@@ -229,6 +242,13 @@ func (h *hosting) start() {
 		defer cancel()
 		h.serve(ctx)
 	}()
+	if h.isLead && h.t.perms != nil {
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
+			h.t.perms.relayRemoteAsks(ctx)
+		}()
+	}
 }
 
 // serve takes requests while the pool has a free place: at most
@@ -427,6 +447,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
 		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used)}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
+	t.perms.follow(req.Name, req.Asks, req.AskTimeout)
 	agent, err := r.newTeammateAgent(m)
 	if err != nil {
 		cancel()
@@ -470,6 +491,9 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 		entry.PlanState = PlanDrafting
 	}
 	err := changeRegistry(t.reg, func(c *Config) error {
+		if err := queueRoom(c, name, t.opts.MaxQueue); err != nil {
+			return err
+		}
 		i := c.Find(name)
 		if i < 0 {
 			c.Teammates = append(c.Teammates, entry)
@@ -496,7 +520,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	}
 	data, err := json.Marshal(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
 		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels,
-		Deadline: now.Add(h.opts.Placement)})
+		Deadline: now.Add(h.opts.Placement), Asks: t.perms.askerOf(name), AskTimeout: t.perms.askTimeout()})
 	if err == nil {
 		err = h.queue.Publish(ctx, id, data)
 	}
@@ -615,7 +639,7 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			id := "spawn-" + m.Name + "-" + uuid.NewString()
 			requests = append(requests, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
 				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels,
-				Deadline: now.Add(h.opts.Placement), Resume: true})
+				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name), AskTimeout: t.perms.askTimeout()})
 			m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", t.pid, id
 		}
 		if len(dead) == 0 {

@@ -37,6 +37,9 @@ type Options struct {
 	ModelLabels []string
 	// Mouse starts with the mouse captured (the wheel scrolls); off, the terminal selects text.
 	Mouse bool
+	// WorkerID is this process's id as a worker of a team across hosts: a
+	// teammate another worker runs shows where ("" on one host).
+	WorkerID string
 }
 
 // noteMsg is a command's output or a failed job, for the conversation.
@@ -114,6 +117,7 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 		prog: newProgress(), mouse: opts.Mouse,
 	}
 	m.team.prog = &m.prog
+	m.team.self = opts.WorkerID
 	if opts.HasModel {
 		m.team.leadModel = opts.ModelName
 	}

@@ -53,6 +53,7 @@ func Run(ctx context.Context, cfg Config) error {
 		chat = tm.StartChat(runCtx, cfg.Screen.Auto)
 	}
 	cfg.Screen.MaxWorkers = tm.MaxWorkers()
+	cfg.Screen.WorkerID = tm.WorkerID()
 	if cfg.Screen.HasModel {
 		cfg.Screen.ModelName = tm.LeadModel() // a resumed lead's may differ from the default
 	}

@@ -24,6 +24,8 @@ type teamPanel struct {
 	// wrote sums each teammate's writes this screen saw (writes.go): the
 	// change of one that works in the workspace itself, with no branch.
 	wrote map[string]*writeStat
+	// self is this process's worker id: teammates run by another say where.
+	self string
 }
 
 func newTeamPanel(maxWorkers int) *teamPanel {
@@ -168,6 +170,9 @@ func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns, elapsed bool
 			b.WriteString(ss.Render(" " + e))
 		}
 	}
+	if where := p.where(m); where != "" {
+		b.WriteString(st.dim.Render(" on " + where))
+	}
 	plan := planLabel(m)
 	if plan != "" {
 		b.WriteString(" · " + st.plan.Render(plan))
@@ -204,6 +209,15 @@ func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns, elapsed bool
 		b.WriteString(st.dim.Render(" · " + strings.Join(nums, " · ")))
 	}
 	return b.String()
+}
+
+// where is the worker that runs a teammate, when it is not this process:
+// its id, and its host unless the id names it already (HOST-PID).
+func (p *teamPanel) where(m team.Member) string {
+	if m.Worker == "" || m.Worker == p.self {
+		return ""
+	}
+	return team.WorkerPlace(m.Worker, m.Host)
 }
 
 // branchLabel is a worktree teammate's branch (agentteam/NAME) and its

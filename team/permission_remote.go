@@ -1,0 +1,272 @@
+package team
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Permission asks of teammates run on workers (a team across hosts,
+// worker.go). The ask is made where the teammate runs, with that
+// process's policy; who answers is the team's choice, which the lead's
+// process puts in each spawn request (SpawnRequest.Asks). The ask and its
+// answer travel through the inboxes as on one host: the person answers
+// with `agentteam approve` from any host on the store or in the lead's
+// chat, which shows the ask (relayRemoteAsks); the lead's model with
+// review_permission. The lead's process, which has no request of its own
+// for it, checks the ask in the inboxes (answerRemote). The ask carries
+// its worker's id: once that worker's heartbeat is gone it is abandoned.
+
+// askerOf is who the lead's process has answer name's asks, for its spawn
+// request: the person, the lead, or "" (nobody: asks are denied at once).
+func (p *permissions) askerOf(name string) string {
+	if p == nil {
+		return ""
+	}
+	switch to := p.answerer(name); to {
+	case workspace.UserName, workspace.LeadName:
+		return to
+	}
+	return ""
+}
+
+// teamAsks is, on a worker that follows the team, who answers a
+// teammate's asks and how long each waits (0: this worker's own timeout).
+type teamAsks struct {
+	to      string
+	timeout time.Duration
+}
+
+// follow records, on a worker, who answers the asks of teammate name and
+// how long each waits, as its spawn request said.
+func (p *permissions) follow(name, asks string, timeout time.Duration) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.asks[name] = teamAsks{to: asks, timeout: timeout}
+}
+
+// timeoutFor is how long an ask of agent waits for its answer: the team's
+// on a worker that follows it, else this process's.
+func (p *permissions) timeoutFor(agent string) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if a, ok := p.asks[agent]; ok && p.opts.Delegate == DelegateTeam && a.timeout > 0 {
+		return a.timeout
+	}
+	return p.opts.Timeout
+}
+
+// askTimeout is the lead's process's wait for an answer, for spawn requests.
+func (p *permissions) askTimeout() time.Duration {
+	if p == nil {
+		return 0
+	}
+	return p.opts.Timeout
+}
+
+// checkAsks refuses who-answers values and waits no lead of ours would send.
+func checkAsks(asks string, timeout time.Duration) error {
+	switch asks {
+	case "", workspace.UserName, workspace.LeadName:
+	default:
+		return fmt.Errorf("asks: %q is not user, lead or empty", asks)
+	}
+	if timeout < 0 || timeout > 24*time.Hour {
+		return fmt.Errorf("askTimeout: %s is not between 0 and 24h", timeout)
+	}
+	return nil
+}
+
+// remoteAsk is an unanswered ask in to's inbox made by a teammate on
+// another worker: the request message and its payload.
+type remoteAsk struct {
+	msg inbox.Message
+	req PermissionPayload
+}
+
+// remoteAsks are the asks in to's inbox made on other workers, by request id.
+func (t *Team) remoteAsks(to string) (map[string]remoteAsk, error) {
+	msgs, _, err := t.store.ReadAll(to)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]remoteAsk{}
+	for _, m := range msgs {
+		if m.Type != TypePermissionRequest || m.CorrelationID == "" {
+			continue
+		}
+		var r PermissionPayload
+		if json.Unmarshal(m.Payload, &r) != nil || r.RequestID != m.CorrelationID || r.Worker == "" || r.Worker == t.hosting.opts.ID {
+			continue
+		}
+		if workspace.ValidateTeammateName(m.From) != nil || t.roster.runs(m.From) {
+			continue
+		}
+		r.Agent = m.From
+		out[r.RequestID] = remoteAsk{msg: m, req: r}
+	}
+	return out, nil
+}
+
+// askGone says why an ask made on another worker waits for nobody, "" while it waits.
+func (t *Team) askGone(r PermissionPayload, now time.Time) string {
+	switch {
+	case !now.Before(r.Deadline):
+		return fmt.Sprintf("no answer by its deadline %s", r.Deadline.Local().Format("15:04:05"))
+	case !t.hosting.workerAlive(r.Worker):
+		return fmt.Sprintf("the worker %s that asked is gone", r.Worker)
+	}
+	return ""
+}
+
+// answerRemote is AnswerPermission for an ask made on another worker; ok
+// is false when there is no such ask in from's inbox.
+func (t *Team) answerRemote(from, id string, approve, always bool, reason string) (string, bool, error) {
+	if t.hosting == nil || (from != workspace.UserName && from != workspace.LeadName) {
+		return "", false, nil
+	}
+	asks, err := t.remoteAsks(from)
+	if err != nil {
+		return "", true, err
+	}
+	a, ok := asks[id]
+	if !ok {
+		return "", false, nil
+	}
+	if _, answered := findAnyPermissionResponse(t.store, a.req.Agent, id); answered {
+		return "", true, fmt.Errorf("the ask %s was already answered", id)
+	}
+	if why := t.askGone(a.req, time.Now()); why != "" {
+		return "", true, fmt.Errorf("nobody waits for the ask %s any more: %s", id, why)
+	}
+	p := PermissionPayload{RequestID: id, Approve: boolp(approve), Always: always && from == workspace.UserName, Reason: reason, By: from}
+	if p.Always {
+		p.Rule = a.req.Rule
+	}
+	msg := inbox.Message{Type: TypePermissionResponse, From: from, To: a.req.Agent, CorrelationID: id, Content: permissionAnswerText(approve, from, reason)}
+	if err := t.requests.send(msg, p); err != nil {
+		return "", true, err
+	}
+	if approve {
+		return fmt.Sprintf("Allowed %s's call on worker %s (request %s); it runs now.", a.req.Agent, a.req.Worker, id), true, nil
+	}
+	return fmt.Sprintf("Denied %s's call on worker %s (request %s); it is told why.", a.req.Agent, a.req.Worker, id), true, nil
+}
+
+// relayRemoteAsks shows the person, in the lead's process, the asks
+// teammates on workers make of them, as permission events to the chat only
+// (the worker logged them), and closes each once answered, expired or
+// abandoned, until ctx ends.
+func (p *permissions) relayRemoteAsks(ctx context.Context) {
+	t := p.t
+	wake := t.store.Watch(ctx, workspace.UserName) // before the first look
+	tick := time.NewTicker(t.opts.PollInterval)    // answers in other inboxes, deadlines, heartbeats
+	defer tick.Stop()
+	closed := map[string]bool{} // asks found answered or gone: never looked at again
+	for {
+		p.lookRemoteAsks(time.Now(), closed)
+		select {
+		case <-ctx.Done():
+			return
+		case <-wake:
+		case <-tick.C:
+		}
+	}
+}
+
+// lookRemoteAsks tells the chat of each new ask made of the person on
+// another worker, and of each shown before that nobody waits for now.
+func (p *permissions) lookRemoteAsks(now time.Time, closed map[string]bool) {
+	t := p.t
+	asks, err := t.remoteAsks(workspace.UserName)
+	if err != nil {
+		return // the next look tries again
+	}
+	p.mu.Lock()
+	shown := make(map[string]PermissionPayload, len(p.remote))
+	for id, r := range p.remote {
+		shown[id] = r
+	}
+	p.mu.Unlock()
+	for id, a := range asks {
+		if _, ok := shown[id]; ok || closed[id] {
+			continue
+		}
+		if _, answered := findAnyPermissionResponse(t.store, a.req.Agent, id); answered || t.askGone(a.req, now) != "" {
+			closed[id] = true
+			continue
+		}
+		p.mu.Lock()
+		p.remote[id] = a.req
+		p.mu.Unlock()
+		subject := a.req.Command
+		if subject == "" {
+			subject = a.req.Path
+		}
+		t.events.Notify(Event{Agent: a.req.Agent, Payload: Permission{Tool: a.req.Tool, Subject: subject, Decision: "asked",
+			By: workspace.UserName, Why: a.req.Why + " · on worker " + a.req.Worker, RequestID: id, Diff: a.req.Diff}})
+	}
+	for id, r := range shown {
+		decision, by, why := "", "", ""
+		if resp, answered := findAnyPermissionResponse(t.store, r.Agent, id); answered {
+			decision, by, why = "denied", resp.By, resp.Reason
+			if resp.Approve != nil && *resp.Approve {
+				decision = "allowed"
+			}
+		} else if gone := t.askGone(r, now); gone != "" {
+			decision, by, why = "denied", ByRuntime, gone
+		} else {
+			continue
+		}
+		closed[id] = true
+		p.mu.Lock()
+		delete(p.remote, id)
+		p.mu.Unlock()
+		t.events.Notify(Event{Agent: r.Agent, Payload: Permission{Tool: r.Tool, Decision: decision, By: by, Why: why, RequestID: id}})
+	}
+}
+
+// remotePending are the asks of teammates on workers the person was shown, oldest first.
+func (p *permissions) remotePending() []PermissionPayload {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]PermissionPayload, 0, len(p.remote))
+	for _, r := range p.remote {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b PermissionPayload) int { return a.Deadline.Compare(b.Deadline) })
+	return out
+}
+
+// findAnyPermissionResponse is the first answer to request id in name's
+// inbox, whoever wrote it.
+func findAnyPermissionResponse(store interface {
+	ReadAll(string) ([]inbox.Message, []inbox.BadLine, error)
+}, name, id string) (PermissionPayload, bool) {
+	msgs, _, err := store.ReadAll(name)
+	if err != nil {
+		return PermissionPayload{}, false
+	}
+	for _, m := range msgs {
+		if m.Type != TypePermissionResponse || m.CorrelationID != id {
+			continue
+		}
+		var r PermissionPayload
+		if json.Unmarshal(m.Payload, &r) != nil || r.RequestID != id {
+			continue
+		}
+		if r.By != ByRuntime {
+			r.By = m.From
+		}
+		return r, true
+	}
+	return PermissionPayload{}, false
+}
