@@ -203,20 +203,25 @@ func (e *Entries) Sync() error {
 // message, which the server finds without looking at the others.
 func (e *Entries) newest(ctx context.Context) (uint64, error) {
 	if !e.fromLeader {
-		m, err := retried(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
-			st, err := e.js.Stream(ctx, e.stream)
-			if err != nil {
-				return nil, err
-			}
-			return st.GetLastMsgForSubject(ctx, ">")
+		// A direct get, answered by the stream without the API's JSON.
+		m, err := retried(ctx, func(ctx context.Context) (*nats.Msg, error) {
+			return e.nc.RequestWithContext(ctx, "$JS.API.DIRECT.GET."+e.stream, []byte(`{"last_by_subj":">"}`))
 		})
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return 0, nil
-		}
 		if err != nil {
 			return 0, err
 		}
-		return m.Sequence, nil
+		switch m.Header.Get("Status") {
+		case "":
+		case "404":
+			return 0, nil
+		default:
+			return 0, fmt.Errorf("the newest revision: the server answered %s %s", m.Header.Get("Status"), m.Header.Get("Description"))
+		}
+		seq, err := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("the newest revision: the server's answer has no sequence: %w", err)
+		}
+		return seq, nil
 	}
 	m, found, err := lastFromLeader(ctx, e.nc, e.stream, ">")
 	if err != nil || !found {
