@@ -18,10 +18,10 @@ import (
 // server: freshness round trips, and each write's keys and size.
 type countingEntries struct {
 	RegistryEntries
-	syncs       atomic.Int64
-	mu          sync.Mutex
-	puts        [][]string
-	bytes       []int
+	syncs atomic.Int64
+	mu    sync.Mutex
+	puts  [][]string
+	bytes []int
 }
 
 func (c *countingEntries) Sync() error {
