@@ -239,7 +239,8 @@ func (s *natsServer) streamCounts(team string) string {
 	}
 	var parts []string
 	for _, st := range []struct{ what, name string }{
-		{"KV writes (registry, board)", "KV_" + natsstore.BucketName(team)},
+		{"KV writes (board)", "KV_" + natsstore.BucketName(team)},
+		{"registry writes", "KV_" + natsstore.EntriesBucket(team, "registry")},
 		{"inbox messages", natsstore.StreamName(team)},
 		{"events", natsstore.EventStreamName(team)},
 	} {

@@ -92,6 +92,7 @@ type turnResult struct {
 	serverCPU time.Duration // 0 on the files; wait4, start-up and shutdown included
 	serverRun time.Duration // the servers' CPU while agentteam ran (/proc, 10 ms ticks)
 	load      float64       // 1-minute load average just before the run
+	started   time.Time     // when the launcher was started
 	streams   string        // JetStream: what the team's streams hold after the run
 	check     error         // what checkTeam found wrong with the team's end, or nil
 }
@@ -135,6 +136,7 @@ func (b *turnBench) run(bin string, pre []string, dir, storeURL string, serverCP
 	b.turns.Store(0)
 	load := loadavg()
 	s0 := serverCPU()
+	started := time.Now()
 	err = l.Start()
 	_ = ruW.Close()
 	if err != nil {
@@ -153,7 +155,7 @@ func (b *turnBench) run(bin string, pre []string, dir, storeURL string, serverCP
 		return turnResult{}, fmt.Errorf("agentteam's final answer is %q, want \"noted\"\n%s", got, errb.String())
 	}
 	// The check's failure is the caller's to judge (see turnResult.check).
-	return turnResult{turns: b.turns.Load(), at: u, load: load, serverRun: srvRun, check: b.checkTeam(ws, storeURL)}, nil
+	return turnResult{turns: b.turns.Load(), at: u, load: load, started: started, serverRun: srvRun, check: b.checkTeam(ws, storeURL)}, nil
 }
 
 // checkTeam reads `agentteam team --json` of the run's workspace and store:

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // workerProc is one `agentteam worker` child.
@@ -101,14 +103,18 @@ func (p *workerProc) stop() (time.Duration, error) {
 // child (which must then be built from a tree that has agentteam worker).
 func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Duration, loops int) error {
 	b := &turnBench{teamBin: h.bin, agents: agents, workers: slots}
+	var span turnSpan
 	b.srv = fakellm.New(func(c fakellm.Call) fakellm.Reply {
+		if c.Agent != workspace.LeadName {
+			span.saw(time.Now())
+		}
 		r := b.script(c)
 		r.Delay = delay
 		return r
 	})
 	defer b.srv.Close()
 	fmt.Printf("\n## Workers: %d teammates × 3 turns, model latency %s, %d places per process, JetStream R1\n", agents, delay, slots)
-	walls := map[int][]float64{}
+	walls, works := map[int][]float64{}, map[int][]float64{}
 	for i := range loops {
 		for _, n := range counts {
 			root, err := h.tempDir(h.natsDir, "storebench-workers-")
@@ -143,6 +149,7 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 				}
 				ws = append(ws, w)
 			}
+			span.reset()
 			r, runErr := b.run(bin, binFor("run"), root, url, s.cpu)
 			var workersCPU time.Duration
 			var errs []error
@@ -168,8 +175,12 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 				fmt.Printf("  the team's end: %v\n", r.check)
 			}
 			walls[n] = append(walls[n], r.at.Wall.Seconds())
+			first, last := span.get()
+			works[n] = append(works[n], last.Sub(first).Seconds())
 			fmt.Printf("loop %d  %d worker(s)  wall %6.2f s  turns %d  CPU: run %6.0f ms, other workers %6.0f ms, server %6.0f ms  load %.2f\n",
 				i+1, n, r.at.Wall.Seconds(), r.turns, ms(r.at.cpu()), ms(workersCPU), ms(srvCPU), r.load)
+			fmt.Printf("        teammates' model calls from %.2f s to %.2f s of the run (%.2f s); after the last, %.2f s to the run's end (shutting the team down)\n",
+				first.Sub(r.started).Seconds(), last.Sub(r.started).Seconds(), last.Sub(first).Seconds(), r.started.Add(r.at.Wall).Sub(last).Seconds())
 		}
 	}
 	if len(counts) > 1 {
@@ -183,7 +194,42 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 			}
 			lo, hi := minMax(ratios)
 			fmt.Printf("wall with %d worker(s) / wall with %d: %.2f [%.2f to %.2f] over %d loops\n", counts[0], n, median(ratios), lo, hi, len(ratios))
+			ratios = ratios[:0]
+			for i, w := range works[n] {
+				if i < len(works[counts[0]]) && w > 0 {
+					ratios = append(ratios, works[counts[0]][i]/w)
+				}
+			}
+			lo, hi = minMax(ratios)
+			fmt.Printf("teammates' span of model calls with %d worker(s) / with %d: %.2f [%.2f to %.2f]\n", counts[0], n, median(ratios), lo, hi)
 		}
 	}
 	return nil
+}
+
+// turnSpan is when the teammates' first and last model calls of a run came.
+type turnSpan struct {
+	mu          sync.Mutex
+	first, last time.Time
+}
+
+func (s *turnSpan) saw(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.first.IsZero() {
+		s.first = t
+	}
+	s.last = t
+}
+
+func (s *turnSpan) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.first, s.last = time.Time{}, time.Time{}
+}
+
+func (s *turnSpan) get() (first, last time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.first, s.last
 }
