@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,23 +10,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/benchproc"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// workerProc is one `agentteam worker` child.
-type workerProc struct {
-	cmd    *exec.Cmd
-	stderr chan string // whole once it ends
-}
-
 // startWorker starts `bin worker` on url in its own workspace and returns
 // once it says it takes spawns.
 // pre goes before the worker's arguments (this program's profiled child).
-func startWorker(bin string, pre []string, dir, id, url, baseURL string, slots, queue int) (*workerProc, error) {
+func startWorker(bin string, pre []string, dir, id, url, baseURL string, slots, queue int) (*benchproc.Proc, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -38,61 +31,13 @@ func startWorker(bin string, pre []string, dir, id, url, baseURL string, slots, 
 		"--model", "fake-model", "--max-workers", strconv.Itoa(slots), "--max-queue", strconv.Itoa(queue))...)
 	c.Dir = dir
 	c.Env = append(os.Environ(), "OPENAI_API_KEY=k", "XDG_CONFIG_HOME="+dir, "AGENTTEAM_STORE=")
-	r, w, err := os.Pipe()
+	p, _, err := benchproc.Start(c, 60*time.Second, func(line string) (string, bool) {
+		return "", strings.Contains(line, ": taking ")
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("worker %s: %w", id, err)
 	}
-	c.Stderr = w
-	if err := c.Start(); err != nil {
-		_ = r.Close()
-		_ = w.Close()
-		return nil, err
-	}
-	_ = w.Close()
-	p := &workerProc{cmd: c, stderr: make(chan string, 1)}
-	ready := make(chan struct{}, 1)
-	// The reader ends when the worker closes its stderr (at its exit).
-	go func() {
-		defer r.Close()
-		var all strings.Builder
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
-			all.WriteString(sc.Text() + "\n")
-			if strings.Contains(sc.Text(), ": taking ") {
-				select {
-				case ready <- struct{}{}:
-				default:
-				}
-			}
-		}
-		p.stderr <- all.String()
-	}()
-	select {
-	case <-ready:
-		return p, nil
-	case <-time.After(60 * time.Second):
-	}
-	_ = c.Process.Kill()
-	_ = c.Wait()
-	return nil, fmt.Errorf("worker %s did not start: %s", id, <-p.stderr)
-}
-
-// stop ends the worker with SIGTERM and returns its whole CPU from wait4.
-func (p *workerProc) stop() (time.Duration, error) {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	err := p.cmd.Wait()
-	out := <-p.stderr
-	if p.cmd.ProcessState == nil {
-		return 0, fmt.Errorf("worker: %w", err)
-	}
-	var cpu time.Duration
-	if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	if err != nil && p.cmd.ProcessState.Exited() {
-		return cpu, fmt.Errorf("worker ended with %w: %s", err, out)
-	}
-	return cpu, nil
+	return p, nil
 }
 
 // workerScenario is issue 10's scaling figure: agents teammates × 3 turns
@@ -137,12 +82,12 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 					return []string{profiledFlag, fmt.Sprintf("%s.workers%d.loop%d.%s", h.profile, n, i+1, what)}
 				}
 			}
-			var ws []*workerProc
+			var ws []*benchproc.Proc
 			for k := 1; k < n; k++ {
 				w, err := startWorker(bin, binFor(fmt.Sprintf("worker%d", k)), filepath.Join(root, fmt.Sprintf("worker%d", k)), fmt.Sprintf("w%d", k), url, b.srv.URL(), slots, agents+spawnBatch)
 				if err != nil {
 					for _, w := range ws {
-						_, _ = w.stop()
+						_, _ = w.Stop()
 					}
 					_, _ = s.stop()
 					return err
@@ -154,7 +99,7 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 			var workersCPU time.Duration
 			var errs []error
 			for _, w := range ws {
-				cpu, err := w.stop()
+				cpu, err := w.Stop()
 				workersCPU += cpu
 				if err != nil {
 					errs = append(errs, err)
@@ -178,7 +123,7 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 			first, last := span.get()
 			works[n] = append(works[n], last.Sub(first).Seconds())
 			fmt.Printf("loop %d  %d worker(s)  wall %6.2f s  turns %d  CPU: run %6.0f ms, other workers %6.0f ms, server %6.0f ms  load %.2f\n",
-				i+1, n, r.at.Wall.Seconds(), r.turns, ms(r.at.cpu()), ms(workersCPU), ms(srvCPU), r.load)
+				i+1, n, r.at.Wall.Seconds(), r.turns, ms(r.at.CPU()), ms(workersCPU), ms(srvCPU), r.load)
 			fmt.Printf("        teammates' model calls from %.2f s to %.2f s of the run (%.2f s); after the last, %.2f s to the run's end (shutting the team down)\n",
 				first.Sub(r.started).Seconds(), last.Sub(r.started).Seconds(), last.Sub(first).Seconds(), r.started.Add(r.at.Wall).Sub(last).Seconds())
 		}
