@@ -250,3 +250,52 @@ func TestRegistryEntriesCarryOverAWholeRegistry(t *testing.T) {
 		t.Fatal("opening again carried the old registry over the entries' newer one")
 	}
 }
+
+// sameMember must tell apart two members that differ in any one field,
+// including one added to Member after it was written.
+func TestSameMemberComparesEveryField(t *testing.T) {
+	var setOne func(v reflect.Value, path string, check func(string))
+	setOne = func(v reflect.Value, path string, check func(string)) {
+		for i := range v.NumField() {
+			f, name := v.Field(i), path+v.Type().Field(i).Name
+			old := reflect.New(f.Type()).Elem()
+			old.Set(f)
+			switch {
+			case f.Type() == reflect.TypeOf(time.Time{}):
+				f.Set(reflect.ValueOf(time.Unix(1, 0)))
+			case f.Kind() == reflect.Struct:
+				setOne(f, name+".", check)
+				continue
+			case f.Kind() == reflect.String:
+				f.SetString("x")
+			case f.Kind() == reflect.Int || f.Kind() == reflect.Int64:
+				f.SetInt(1)
+			case f.Kind() == reflect.Bool:
+				f.SetBool(true)
+			case f.Kind() == reflect.Pointer:
+				f.Set(reflect.New(f.Type().Elem()))
+			case f.Kind() == reflect.Slice:
+				f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+			default:
+				t.Fatalf("%s: no test value for a %s", name, f.Kind())
+			}
+			check(name)
+			f.Set(old)
+		}
+	}
+	var a, b Member
+	setOne(reflect.ValueOf(&b).Elem(), "", func(field string) {
+		if sameMember(&a, &b) {
+			t.Errorf("sameMember does not see a change of %s", field)
+		}
+	})
+	cost1, cost2 := 1.0, 2.0
+	a.Cost, b.Cost = &cost1, &cost2
+	if sameMember(&a, &b) {
+		t.Error("sameMember does not see a change of the cost's value")
+	}
+	b = copyMember(&a)
+	if !sameMember(&a, &b) {
+		t.Error("a copy is not the same member")
+	}
+}

@@ -38,6 +38,7 @@ type Entries struct {
 
 	mu      sync.Mutex
 	entries map[string]entry
+	order   []string // the keys in the order the copy first held them (View's order)
 	seen    uint64        // the newest revision the watch delivered (it delivers in order)
 	moved   chan struct{} // closed (and replaced) when seen moves
 	gone    error         // set when the watch ended: Sync fails from then on
@@ -161,6 +162,9 @@ func (e *Entries) apply(key string, data []byte, rev uint64, stored time.Time, d
 	if !deleted {
 		en.v = e.decode(key, data)
 	}
+	if _, ok := e.entries[key]; !ok {
+		e.order = append(e.order, key)
+	}
 	e.entries[key] = en
 }
 
@@ -231,12 +235,14 @@ func (e *Entries) newest(ctx context.Context) (uint64, error) {
 }
 
 // View calls fn with every entry the copy holds (deleted ones left out),
-// under the copy's lock: fn must neither keep nor change a value, nor
-// call e. stored is when the newest revision was stored.
+// in the order the copy first held them (so the registry's teammates come
+// about in the order they were made), under the copy's lock: fn must not
+// change a value nor call e. stored is when the newest revision was stored.
 func (e *Entries) View(fn func(key string, v any, rev uint64)) (newest uint64, stored time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for k, en := range e.entries {
+	for _, k := range e.order {
+		en := e.entries[k]
 		if en.rev > newest {
 			newest, stored = en.rev, en.stored
 		}
