@@ -38,7 +38,7 @@ type Entries struct {
 
 	mu      sync.Mutex
 	entries map[string]entry
-	order   []string // the keys in the order the copy first held them (View's order)
+	order   []string      // the keys in the order the copy first held them (View's order)
 	seen    uint64        // the newest revision the watch delivered (it delivers in order)
 	moved   chan struct{} // closed (and replaced) when seen moves
 	gone    error         // set when the watch ended: Sync fails from then on
