@@ -82,9 +82,11 @@ func OpenEntries(ctx context.Context, nc *nats.Conn, team, name string, decode f
 		return nil, fmt.Errorf("open %s of %s: %w", name, team, err)
 	}
 	n := replicasOf(opts)
+	// Opened as it is when it has the copies asked for and takes batches.
+	ready := existing != nil && existing.CachedInfo().Config.AllowAtomicPublish &&
+		max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1)
 	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		if existing != nil && existing.CachedInfo().Config.AllowAtomicPublish &&
-			max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1) {
+		if ready {
 			return js.KeyValue(ctx, bucket)
 		}
 		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
@@ -94,8 +96,10 @@ func OpenEntries(ctx context.Context, nc *nats.Conn, team, name string, decode f
 	if err != nil {
 		return nil, fmt.Errorf("open %s of %s: bucket: %w", name, team, replicaSentence(n, err))
 	}
-	if err := allowAtomic(ctx, js, stream); err != nil {
-		return nil, fmt.Errorf("open %s of %s: %w", name, team, err)
+	if !ready {
+		if err := allowAtomic(ctx, js, stream); err != nil {
+			return nil, fmt.Errorf("open %s of %s: %w", name, team, err)
+		}
 	}
 	e := &Entries{nc: nc, js: js, kv: kv, stream: stream, fromLeader: n > 1, decode: decode,
 		entries: map[string]entry{}, moved: make(chan struct{}), ended: make(chan struct{})}
