@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -98,7 +99,14 @@ func Measure(launchFlag string, c *exec.Cmd) (Usage, error) {
 		return Usage{}, err
 	}
 	defer ruR.Close()
-	l := exec.Command(self, append([]string{launchFlag, c.Path}, c.Args[1:]...)...)
+	path := c.Path
+	if strings.Contains(path, "/") && !filepath.IsAbs(path) {
+		// The launcher runs in c.Dir: a path like ./agentteam means this directory's.
+		if path, err = filepath.Abs(path); err != nil {
+			return Usage{}, err
+		}
+	}
+	l := exec.Command(self, append([]string{launchFlag, path}, c.Args[1:]...)...)
 	l.Dir, l.Env, l.Stdin, l.Stdout, l.Stderr, l.ExtraFiles = c.Dir, c.Env, c.Stdin, c.Stdout, c.Stderr, []*os.File{ruW}
 	err = l.Start()
 	_ = ruW.Close()
