@@ -198,7 +198,22 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 	if err != nil {
 		return nil, fail(err)
 	}
-	reg, err := natsstore.OpenDocWith(ctx, nc, spec.team, "registry", team.EmptyConfig(spec.team), copies...)
+	// The registry is an entry per teammate (issue 10); one kept whole by
+	// an earlier version is carried over.
+	entries, err := natsstore.OpenEntries(ctx, nc, spec.team, "registry", team.DecodeRegistryEntry, copies...)
+	if err != nil {
+		return nil, fail(err)
+	}
+	defer func() {
+		if !ok {
+			entries.Close()
+		}
+	}()
+	whole, err := natsstore.OpenDocWith(ctx, nc, spec.team, "registry", team.EmptyConfig(spec.team), copies...)
+	if err != nil {
+		return nil, fail(err)
+	}
+	reg, err := team.NewRegistryOnEntries(entries, spec.team, whole)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -223,12 +238,12 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 		where:    "team " + spec.team + " on " + spec.shown,
 		mail:     mb,
 		mailbox:  mb,
-		registry: team.NewRegistryOn(reg, spec.team),
+		registry: reg,
 		board:    board.NewOn(bd),
 		lines:    lines,
 		owner:    natsstore.NewOwner(leases, spec.team, spec.shown),
 		sessions: natsSessions{sessions},
-		close:    nc.Close,
+		close:    func() { entries.Close(); nc.Close() },
 		nats:     true,
 		conn:     nc,
 		spec:     spec,

@@ -461,11 +461,15 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 			dumpEvents(t, nt)
 		}
 	}()
-	reg, err := natsstore.OpenDocWith(context.Background(), nt.nc, nt.team, "registry", team.EmptyConfig(nt.team))
+	entries, err := natsstore.OpenEntries(context.Background(), nt.nc, nt.team, "registry", team.DecodeRegistryEntry)
 	if err != nil {
 		t.Fatal(err)
 	}
-	registry := team.NewRegistryOn(reg, nt.team)
+	defer entries.Close()
+	registry, err := team.NewRegistryOnEntries(entries, nt.team, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	alice := func() team.Member {
 		c, err := registry.Read()
 		if err != nil {

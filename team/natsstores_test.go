@@ -52,13 +52,27 @@ func natsConn(t *testing.T, url string) *nats.Conn {
 	return nc
 }
 
+// natsRegistry is the registry of teamName on url as a process opens it:
+// an entry per teammate (registry_entries.go), on a connection of its own.
 func natsRegistry(t *testing.T, url, teamName string) *Registry {
 	t.Helper()
-	doc, err := natsstore.OpenDocWith(context.Background(), natsConn(t, url), teamName, "registry", EmptyConfig(teamName))
+	return entriesRegistry(t, natsConn(t, url), teamName, nil)
+}
+
+// entriesRegistry is the registry of teamName in entries on nc, carrying
+// old over.
+func entriesRegistry(t *testing.T, nc *nats.Conn, teamName string, old RegistryStore) *Registry {
+	t.Helper()
+	e, err := natsstore.OpenEntries(context.Background(), nc, teamName, "registry", DecodeRegistryEntry)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewRegistryOn(doc, teamName)
+	t.Cleanup(e.Close)
+	r, err := NewRegistryOnEntries(e, teamName, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // The registry on a KV entry keeps the same contract as on a file.

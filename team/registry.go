@@ -284,6 +284,9 @@ type keyedDoc interface {
 // registry. No other status change of the member shares its write, so when
 // it returns the registry shows this status (until the member's next change).
 func (r *Registry) ChangeStatus(name string, status Status, fn func(*Member)) error {
+	if d, ok := r.doc.(memberChanger); ok {
+		return d.ChangeMember(name, memberStatusChange(status, fn))
+	}
 	change := r.change(statusChange(name, status, fn))
 	if d, ok := any(r.doc).(keyedDoc); ok {
 		return d.ChangeKeyed(name, change)
@@ -305,6 +308,12 @@ func setStatusNow(reg RegistryDoc, name string, status Status, fn func(*Member))
 
 // SetStatus changes one member's status (and optional fields via fn).
 func (r *Registry) SetStatus(name string, status Status, fn func(*Member)) (Config, error) {
+	if d, ok := r.doc.(memberChanger); ok {
+		if err := d.ChangeMember(name, memberStatusChange(status, fn)); err != nil {
+			return Config{}, err
+		}
+		return r.Read()
+	}
 	c, err := r.doc.UpdateInPlace(r.change(statusChange(name, status, fn)))
 	if c == nil {
 		return Config{}, err
@@ -318,6 +327,10 @@ func (r *Registry) SetStatus(name string, status Status, fn func(*Member)) (Conf
 // on disk. after runs on the writing goroutine and must not change the
 // registry itself. Flush waits for such changes.
 func (r *Registry) SetStatusLater(name string, status Status, fn func(*Member), after func(error)) {
+	if d, ok := r.doc.(memberChanger); ok {
+		after(d.ChangeMember(name, memberStatusChange(status, fn)))
+		return
+	}
 	change := r.change(statusChange(name, status, fn))
 	if d, ok := any(r.doc).(keyedDoc); ok {
 		// Never in one write with another status change of the member: each
@@ -330,6 +343,24 @@ func (r *Registry) SetStatusLater(name string, status Status, fn func(*Member), 
 
 // Flush returns once every change made through this Registry is on disk.
 func (r *Registry) Flush() { r.doc.Flush() }
+
+// memberChanger is a store of the registry that keeps each teammate apart
+// (entryRegistry): a change of one teammate reads and writes it alone.
+type memberChanger interface {
+	ChangeMember(name string, fn func(*Member) error) error
+}
+
+// memberStatusChange is statusChange for one teammate's entry.
+func memberStatusChange(status Status, fn func(*Member)) func(*Member) error {
+	return func(m *Member) error {
+		m.Status = status
+		m.UpdatedAt = time.Now().UTC()
+		if fn != nil {
+			fn(m)
+		}
+		return nil
+	}
+}
 
 // statusChange fails, if at all, before it changes anything.
 func statusChange(name string, status Status, fn func(*Member)) func(*Config) error {

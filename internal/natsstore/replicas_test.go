@@ -125,6 +125,11 @@ func TestClusterKeepsTheDocAndEventContractsWhileTheBucketLeaderGoesDown(t *test
 // then shuts down the node leading it and returns its name ("" if it never
 // got there within a bound).
 func stopBucketLeaderAfter(t *testing.T, c *cluster, team string, n uint64) string {
+	return stopStreamLeaderAfter(t, c, "KV_"+natsstore.BucketName(team), n)
+}
+
+// stopStreamLeaderAfter is stopBucketLeaderAfter for any stream.
+func stopStreamLeaderAfter(t *testing.T, c *cluster, stream string, n uint64) string {
 	nc := connect(t, c.urls, natsstore.ConnectOptions{})
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -133,7 +138,7 @@ func stopBucketLeaderAfter(t *testing.T, c *cluster, team string, n uint64) stri
 	}
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		st, err := js.Stream(ctx, "KV_"+natsstore.BucketName(team))
+		st, err := js.Stream(ctx, stream)
 		var info *jetstream.StreamInfo
 		if err == nil {
 			info, err = st.Info(ctx)
@@ -151,7 +156,7 @@ func stopBucketLeaderAfter(t *testing.T, c *cluster, team string, n uint64) stri
 		node.Shutdown()
 		return info.Cluster.Leader
 	}
-	t.Errorf("the bucket never took %d updates", n)
+	t.Errorf("%s never took %d updates", stream, n)
 	return ""
 }
 

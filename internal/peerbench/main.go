@@ -35,12 +35,12 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/cmd"
+	"github.com/agentteam/agentteam/internal/benchproc"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -60,7 +60,7 @@ func main() {
 		os.Exit(child(os.Args[2], os.Args[3:]))
 	}
 	if len(os.Args) > 2 && os.Args[1] == launchFlag {
-		os.Exit(launch(os.Args[2:]))
+		os.Exit(benchproc.Launch("peerbench", os.Args[2:]))
 	}
 	bin := flag.String("bin", "", "the agentteam binary to measure")
 	before := flag.String("before", "", "another agentteam binary (say, built before a change) run in the same loop")
@@ -175,69 +175,14 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // measure runs c in dir to its end, through the launcher, and reads its rusage.
 func (b *bench) measure(name string, c *exec.Cmd, dir string) (result, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return result{}, err
-	}
-	ruR, ruW, err := os.Pipe()
-	if err != nil {
-		return result{}, err
-	}
-	defer ruR.Close()
-	l := exec.Command(self, append([]string{launchFlag, c.Path}, c.Args[1:]...)...)
 	var out, errb bytes.Buffer
-	l.Dir, l.Env, l.Stdout, l.Stderr, l.ExtraFiles = dir, c.Env, &out, &errb, []*os.File{ruW}
+	c.Dir, c.Stdout, c.Stderr = dir, &out, &errb
 	b.turns.Store(0)
-	err = l.Start()
-	ruW.Close()
+	u, err := benchproc.Measure(launchFlag, c)
 	if err != nil {
-		return result{}, err
-	}
-	var u usage
-	decErr := json.NewDecoder(ruR).Decode(&u)
-	if err := l.Wait(); err != nil {
-		return result{}, fmt.Errorf("%s: %w\n%s", name, err, errb.String())
-	}
-	if decErr != nil {
-		return result{}, fmt.Errorf("%s: no rusage from the launcher: %w", name, decErr)
+		return result{}, fmt.Errorf("%s: %w", name, err)
 	}
 	return result{name: name, turns: b.turns.Load(), user: u.User, sys: u.Sys, wall: u.Wall, maxRSSKB: u.MaxRSSKB, stdout: out.String()}, nil
-}
-
-// usage is what the launcher reports of its child.
-type usage struct {
-	User, Sys, Wall time.Duration
-	MaxRSSKB        int64
-}
-
-// launch runs args[0] with args[1:] and writes its rusage (from wait4) as
-// JSON to descriptor 3. The child's peak RSS is its own: Linux starts a
-// child's ru_maxrss at the RSS of the process that forked it (exec records
-// the old memory's peak), so children are not started by the harness,
-// whose fake server holds every request, but by this small process.
-func launch(args []string) int {
-	report := os.NewFile(3, "rusage")
-	c := exec.Command(args[0], args[1:]...)
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
-	start := time.Now()
-	err := c.Run()
-	wall := time.Since(start)
-	if c.ProcessState == nil {
-		fmt.Fprintln(os.Stderr, "peerbench: launch:", err)
-		return 1
-	}
-	ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		fmt.Fprintln(os.Stderr, "peerbench: launch: no rusage on this system")
-		return 1
-	}
-	_ = json.NewEncoder(report).Encode(usage{User: time.Duration(ru.Utime.Nano()), Sys: time.Duration(ru.Stime.Nano()),
-		Wall: wall, MaxRSSKB: ru.Maxrss})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "peerbench: launch:", err)
-		return 1
-	}
-	return 0
 }
 
 // runAgentteam runs `agentteam run` in a fresh workspace and checks the team's result.

@@ -36,6 +36,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/benchproc"
 	"github.com/agentteam/agentteam/internal/fakellm"
 )
 
@@ -49,7 +50,7 @@ func main() {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case launchFlag:
-			os.Exit(launch(os.Args[2:]))
+			os.Exit(benchproc.Launch("storebench", os.Args[2:]))
 		case appendFlag:
 			os.Exit(appendChild(os.Args[2:]))
 		case receiveFlag:
@@ -327,7 +328,7 @@ func (h *harness) turnScenario(loops, agents, workers int) error {
 
 func printTurn(loop string, r turnResult) {
 	fmt.Printf("%s  %-24s turns %4d  agentteam cpu %7.1f ms (user %6.1f, sys %6.1f) = %.3f ms/turn  server %7.1f ms = %.3f ms/turn (%.0f ms while agentteam ran)  wall %5.2f s  maxrss %5.1f MB  load %.2f\n",
-		loop, r.store, r.turns, ms(r.at.cpu()), ms(r.at.User), ms(r.at.Sys), r.perTurn(), ms(r.serverCPU), r.serverPerTurn(), ms(r.serverRun),
+		loop, r.store, r.turns, ms(r.at.CPU()), ms(r.at.User), ms(r.at.Sys), r.perTurn(), ms(r.serverCPU), r.serverPerTurn(), ms(r.serverRun),
 		r.at.Wall.Seconds(), float64(r.at.MaxRSSKB)/1024, r.load)
 	if r.streams != "" {
 		fmt.Printf("  stored: %s\n", r.streams)

@@ -3,23 +3,20 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentteam/agentteam/internal/benchproc"
 	"github.com/agentteam/agentteam/internal/natsstore"
 )
 
@@ -32,11 +29,10 @@ type natsServer struct {
 	replicas int
 }
 
-// serveProc is one `agentteam serve` child.
+// serveProc is one `agentteam serve` child and where it listens.
 type serveProc struct {
-	cmd    *exec.Cmd
-	url    string
-	stderr chan string // its stderr once it said where it listens, whole at its end
+	*benchproc.Proc
+	url string
 }
 
 var listening = regexp.MustCompile(`listening on (nats://[0-9.:]+)`)
@@ -94,48 +90,16 @@ func startServe(bin, dir string, args []string) (*serveProc, error) {
 	c := exec.Command(bin, args...)
 	c.Dir = dir
 	c.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
-	r, w, err := os.Pipe()
+	p, url, err := benchproc.Start(c, 30*time.Second, func(line string) (string, bool) {
+		if m := listening.FindStringSubmatch(line); m != nil {
+			return m[1], true
+		}
+		return "", false
+	})
 	if err != nil {
 		return nil, err
 	}
-	c.Stderr = w
-	if err := c.Start(); err != nil {
-		_ = r.Close()
-		_ = w.Close()
-		return nil, err
-	}
-	_ = w.Close()
-	p := &serveProc{cmd: c, stderr: make(chan string, 1)}
-	found := make(chan string, 1)
-	// The reader ends when the server closes its stderr (at its exit).
-	go func() {
-		defer r.Close()
-		var all strings.Builder
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
-			all.WriteString(sc.Text() + "\n")
-			if m := listening.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case found <- m[1]:
-				default:
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, r)
-		close(found)
-		p.stderr <- all.String()
-	}()
-	select {
-	case u, ok := <-found:
-		if ok {
-			p.url = u
-			return p, nil
-		}
-	case <-time.After(30 * time.Second):
-	}
-	_ = c.Process.Kill()
-	_ = c.Wait()
-	return nil, fmt.Errorf("agentteam %s did not say where it listens: %s", strings.Join(args, " "), <-p.stderr)
+	return &serveProc{Proc: p, url: url}, nil
 }
 
 // waitJetStream polls, with a bound, until the server or cluster answers
@@ -171,7 +135,7 @@ func (s *natsServer) waitJetStream() error {
 func (s *natsServer) cpu() time.Duration {
 	var t time.Duration
 	for _, p := range s.nodes {
-		t += procCPU(p.cmd.Process.Pid)
+		t += p.CPU()
 	}
 	return t
 }
@@ -181,45 +145,13 @@ func (s *natsServer) stop() (time.Duration, error) {
 	var total time.Duration
 	var errs []error
 	for _, p := range s.nodes {
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		err := p.cmd.Wait()
-		out := <-p.stderr
-		if p.cmd.ProcessState == nil {
-			errs = append(errs, fmt.Errorf("serve: %w", err))
-			continue
-		}
-		if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		}
-		if err != nil && !p.cmd.ProcessState.Exited() {
-			// Ended by the signal rather than on it: fine, measured all the same.
-			continue
-		}
+		cpu, err := p.Stop()
+		total += cpu
 		if err != nil {
-			errs = append(errs, fmt.Errorf("serve ended with %w: %s", err, out))
+			errs = append(errs, err)
 		}
 	}
 	return total, errors.Join(errs...)
-}
-
-// procCPU is the user+sys time of a running process from /proc/PID/stat
-// (clock ticks of 10 ms), or 0 if it cannot be read.
-func procCPU(pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+st) * 10 * time.Millisecond
 }
 
 // streamCounts says how many messages the team's streams took (the KV
@@ -239,7 +171,8 @@ func (s *natsServer) streamCounts(team string) string {
 	}
 	var parts []string
 	for _, st := range []struct{ what, name string }{
-		{"KV writes (registry, board)", "KV_" + natsstore.BucketName(team)},
+		{"KV writes (board)", "KV_" + natsstore.BucketName(team)},
+		{"registry writes", "KV_" + natsstore.EntriesBucket(team, "registry")},
 		{"inbox messages", natsstore.StreamName(team)},
 		{"events", natsstore.EventStreamName(team)},
 	} {

@@ -9,16 +9,15 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/internal/benchproc"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -35,68 +34,20 @@ type turnBench struct {
 	turns           atomic.Int64
 }
 
-// usage is what the launcher reports of its child.
-type usage struct {
-	User, Sys, Wall time.Duration
-	MaxRSSKB        int64
-}
-
-func (u usage) cpu() time.Duration { return u.User + u.Sys }
-
-// launch runs args[0] with args[1:] and writes its rusage (wait4) as JSON
-// to descriptor 3. Children are started by this small process rather than
-// the harness because Linux starts a child's ru_maxrss at the RSS of the
-// process that forked it, and the harness's fake server keeps every
-// request. SIGTERM is handed on to the child.
-func launch(args []string) int {
-	report := os.NewFile(3, "rusage")
-	c := exec.Command(args[0], args[1:]...)
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
-	start := time.Now()
-	if err := c.Start(); err != nil {
-		fmt.Fprintln(os.Stderr, "storebench: launch:", err)
-		return 1
-	}
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-sig:
-			_ = c.Process.Signal(s)
-		case <-done:
-		}
-	}()
-	err := c.Wait()
-	close(done)
-	wall := time.Since(start)
-	ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		fmt.Fprintln(os.Stderr, "storebench: launch: no rusage on this system")
-		return 1
-	}
-	_ = json.NewEncoder(report).Encode(usage{User: time.Duration(ru.Utime.Nano()), Sys: time.Duration(ru.Stime.Nano()),
-		Wall: wall, MaxRSSKB: ru.Maxrss})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "storebench: launch:", err)
-		return 1
-	}
-	return 0
-}
-
 // turnResult is one `agentteam run`.
 type turnResult struct {
 	store     string
 	turns     int64
-	at        usage
+	at        benchproc.Usage
 	serverCPU time.Duration // 0 on the files; wait4, start-up and shutdown included
 	serverRun time.Duration // the servers' CPU while agentteam ran (/proc, 10 ms ticks)
 	load      float64       // 1-minute load average just before the run
+	started   time.Time     // when the launcher was started
 	streams   string        // JetStream: what the team's streams hold after the run
 	check     error         // what checkTeam found wrong with the team's end, or nil
 }
 
-func (r turnResult) perTurn() float64 { return ms(r.at.cpu()) / float64(r.turns) }
+func (r turnResult) perTurn() float64 { return ms(r.at.CPU()) / float64(r.turns) }
 func (r turnResult) serverPerTurn() float64 {
 	return ms(r.serverCPU) / float64(r.turns)
 }
@@ -119,41 +70,24 @@ func (b *turnBench) run(bin string, pre []string, dir, storeURL string, serverCP
 		args = append(args, "--store", storeURL)
 	}
 	args = append(args, "run", "spawn the workers and collect their reports")
-	self, err := os.Executable()
-	if err != nil {
-		return turnResult{}, err
-	}
-	ruR, ruW, err := os.Pipe()
-	if err != nil {
-		return turnResult{}, err
-	}
-	defer ruR.Close()
-	l := exec.Command(self, append(append([]string{launchFlag, bin}, pre...), args...)...)
+	c := exec.Command(bin, append(append([]string(nil), pre...), args...)...)
 	var out, errb bytes.Buffer
-	l.Dir, l.Stdout, l.Stderr, l.ExtraFiles = ws, &out, &errb, []*os.File{ruW}
-	l.Env = append(os.Environ(), "OPENAI_API_KEY=k", "XDG_CONFIG_HOME="+ws, "AGENTTEAM_STORE=")
+	c.Dir, c.Stdout, c.Stderr = ws, &out, &errb
+	c.Env = append(os.Environ(), "OPENAI_API_KEY=k", "XDG_CONFIG_HOME="+ws, "AGENTTEAM_STORE=")
 	b.turns.Store(0)
 	load := loadavg()
 	s0 := serverCPU()
-	err = l.Start()
-	_ = ruW.Close()
-	if err != nil {
-		return turnResult{}, err
-	}
-	var u usage
-	decErr := json.NewDecoder(ruR).Decode(&u)
+	started := time.Now()
+	u, err := benchproc.Measure(launchFlag, c)
 	srvRun := serverCPU() - s0
-	if err := l.Wait(); err != nil {
-		return turnResult{}, fmt.Errorf("agentteam run: %w\n%s", err, errb.String())
-	}
-	if decErr != nil {
-		return turnResult{}, fmt.Errorf("no rusage from the launcher: %w", decErr)
+	if err != nil {
+		return turnResult{}, fmt.Errorf("agentteam run: %w", err)
 	}
 	if got := strings.TrimSpace(out.String()); got != "noted" {
 		return turnResult{}, fmt.Errorf("agentteam's final answer is %q, want \"noted\"\n%s", got, errb.String())
 	}
 	// The check's failure is the caller's to judge (see turnResult.check).
-	return turnResult{turns: b.turns.Load(), at: u, load: load, serverRun: srvRun, check: b.checkTeam(ws, storeURL)}, nil
+	return turnResult{turns: b.turns.Load(), at: u, load: load, started: started, serverRun: srvRun, check: b.checkTeam(ws, storeURL)}, nil
 }
 
 // checkTeam reads `agentteam team --json` of the run's workspace and store:

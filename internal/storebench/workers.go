@@ -3,29 +3,24 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/benchproc"
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/workspace"
 )
-
-// workerProc is one `agentteam worker` child.
-type workerProc struct {
-	cmd    *exec.Cmd
-	stderr chan string // whole once it ends
-}
 
 // startWorker starts `bin worker` on url in its own workspace and returns
 // once it says it takes spawns.
 // pre goes before the worker's arguments (this program's profiled child).
-func startWorker(bin string, pre []string, dir, id, url, baseURL string, slots, queue int) (*workerProc, error) {
+func startWorker(bin string, pre []string, dir, id, url, baseURL string, slots, queue int) (*benchproc.Proc, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -36,61 +31,13 @@ func startWorker(bin string, pre []string, dir, id, url, baseURL string, slots, 
 		"--model", "fake-model", "--max-workers", strconv.Itoa(slots), "--max-queue", strconv.Itoa(queue))...)
 	c.Dir = dir
 	c.Env = append(os.Environ(), "OPENAI_API_KEY=k", "XDG_CONFIG_HOME="+dir, "AGENTTEAM_STORE=")
-	r, w, err := os.Pipe()
+	p, _, err := benchproc.Start(c, 60*time.Second, func(line string) (string, bool) {
+		return "", strings.Contains(line, ": taking ")
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("worker %s: %w", id, err)
 	}
-	c.Stderr = w
-	if err := c.Start(); err != nil {
-		_ = r.Close()
-		_ = w.Close()
-		return nil, err
-	}
-	_ = w.Close()
-	p := &workerProc{cmd: c, stderr: make(chan string, 1)}
-	ready := make(chan struct{}, 1)
-	// The reader ends when the worker closes its stderr (at its exit).
-	go func() {
-		defer r.Close()
-		var all strings.Builder
-		sc := bufio.NewScanner(r)
-		for sc.Scan() {
-			all.WriteString(sc.Text() + "\n")
-			if strings.Contains(sc.Text(), ": taking ") {
-				select {
-				case ready <- struct{}{}:
-				default:
-				}
-			}
-		}
-		p.stderr <- all.String()
-	}()
-	select {
-	case <-ready:
-		return p, nil
-	case <-time.After(60 * time.Second):
-	}
-	_ = c.Process.Kill()
-	_ = c.Wait()
-	return nil, fmt.Errorf("worker %s did not start: %s", id, <-p.stderr)
-}
-
-// stop ends the worker with SIGTERM and returns its whole CPU from wait4.
-func (p *workerProc) stop() (time.Duration, error) {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	err := p.cmd.Wait()
-	out := <-p.stderr
-	if p.cmd.ProcessState == nil {
-		return 0, fmt.Errorf("worker: %w", err)
-	}
-	var cpu time.Duration
-	if ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	if err != nil && p.cmd.ProcessState.Exited() {
-		return cpu, fmt.Errorf("worker ended with %w: %s", err, out)
-	}
-	return cpu, nil
+	return p, nil
 }
 
 // workerScenario is issue 10's scaling figure: agents teammates × 3 turns
@@ -101,14 +48,18 @@ func (p *workerProc) stop() (time.Duration, error) {
 // child (which must then be built from a tree that has agentteam worker).
 func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Duration, loops int) error {
 	b := &turnBench{teamBin: h.bin, agents: agents, workers: slots}
+	var span turnSpan
 	b.srv = fakellm.New(func(c fakellm.Call) fakellm.Reply {
+		if c.Agent != workspace.LeadName {
+			span.saw(time.Now())
+		}
 		r := b.script(c)
 		r.Delay = delay
 		return r
 	})
 	defer b.srv.Close()
 	fmt.Printf("\n## Workers: %d teammates × 3 turns, model latency %s, %d places per process, JetStream R1\n", agents, delay, slots)
-	walls := map[int][]float64{}
+	walls, works := map[int][]float64{}, map[int][]float64{}
 	for i := range loops {
 		for _, n := range counts {
 			root, err := h.tempDir(h.natsDir, "storebench-workers-")
@@ -131,23 +82,24 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 					return []string{profiledFlag, fmt.Sprintf("%s.workers%d.loop%d.%s", h.profile, n, i+1, what)}
 				}
 			}
-			var ws []*workerProc
+			var ws []*benchproc.Proc
 			for k := 1; k < n; k++ {
 				w, err := startWorker(bin, binFor(fmt.Sprintf("worker%d", k)), filepath.Join(root, fmt.Sprintf("worker%d", k)), fmt.Sprintf("w%d", k), url, b.srv.URL(), slots, agents+spawnBatch)
 				if err != nil {
 					for _, w := range ws {
-						_, _ = w.stop()
+						_, _ = w.Stop()
 					}
 					_, _ = s.stop()
 					return err
 				}
 				ws = append(ws, w)
 			}
+			span.reset()
 			r, runErr := b.run(bin, binFor("run"), root, url, s.cpu)
 			var workersCPU time.Duration
 			var errs []error
 			for _, w := range ws {
-				cpu, err := w.stop()
+				cpu, err := w.Stop()
 				workersCPU += cpu
 				if err != nil {
 					errs = append(errs, err)
@@ -168,8 +120,12 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 				fmt.Printf("  the team's end: %v\n", r.check)
 			}
 			walls[n] = append(walls[n], r.at.Wall.Seconds())
+			first, last := span.get()
+			works[n] = append(works[n], last.Sub(first).Seconds())
 			fmt.Printf("loop %d  %d worker(s)  wall %6.2f s  turns %d  CPU: run %6.0f ms, other workers %6.0f ms, server %6.0f ms  load %.2f\n",
-				i+1, n, r.at.Wall.Seconds(), r.turns, ms(r.at.cpu()), ms(workersCPU), ms(srvCPU), r.load)
+				i+1, n, r.at.Wall.Seconds(), r.turns, ms(r.at.CPU()), ms(workersCPU), ms(srvCPU), r.load)
+			fmt.Printf("        teammates' model calls from %.2f s to %.2f s of the run (%.2f s); after the last, %.2f s to the run's end (shutting the team down)\n",
+				first.Sub(r.started).Seconds(), last.Sub(r.started).Seconds(), last.Sub(first).Seconds(), r.started.Add(r.at.Wall).Sub(last).Seconds())
 		}
 	}
 	if len(counts) > 1 {
@@ -183,7 +139,42 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 			}
 			lo, hi := minMax(ratios)
 			fmt.Printf("wall with %d worker(s) / wall with %d: %.2f [%.2f to %.2f] over %d loops\n", counts[0], n, median(ratios), lo, hi, len(ratios))
+			ratios = ratios[:0]
+			for i, w := range works[n] {
+				if i < len(works[counts[0]]) && w > 0 {
+					ratios = append(ratios, works[counts[0]][i]/w)
+				}
+			}
+			lo, hi = minMax(ratios)
+			fmt.Printf("teammates' span of model calls with %d worker(s) / with %d: %.2f [%.2f to %.2f]\n", counts[0], n, median(ratios), lo, hi)
 		}
 	}
 	return nil
+}
+
+// turnSpan is when the teammates' first and last model calls of a run came.
+type turnSpan struct {
+	mu          sync.Mutex
+	first, last time.Time
+}
+
+func (s *turnSpan) saw(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.first.IsZero() {
+		s.first = t
+	}
+	s.last = t
+}
+
+func (s *turnSpan) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.first, s.last = time.Time{}, time.Time{}
+}
+
+func (s *turnSpan) get() (first, last time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.first, s.last
 }

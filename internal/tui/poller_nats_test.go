@@ -31,11 +31,16 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		doc, err := natsstore.OpenDocWith(context.Background(), nc, "tui", "registry", team.EmptyConfig("tui"))
+		entries, err := natsstore.OpenEntries(context.Background(), nc, "tui", "registry", team.DecodeRegistryEntry)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return mb, team.NewRegistryOn(doc, "tui")
+		t.Cleanup(entries.Close)
+		reg, err := team.NewRegistryOnEntries(entries, "tui", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mb, reg
 	}
 	mb, reg := open()
 	p := newMarkedPoller(mb, reg, nil)

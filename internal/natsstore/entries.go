@@ -1,0 +1,415 @@
+package natsstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Entries is a document kept as many small KV entries (the registry: one
+// per teammate and one for the team), in a bucket of its own, so that a
+// change costs what it changes and not what the whole document weighs
+// (issue 10: the registry as one entry was read and rewritten whole at
+// every status change, O(N) each, and every process's writes raced for
+// it). A change of one entry is a compare-and-set on that entry's
+// revision; a change of several is one atomic batch in which each entry
+// expects its revision, stored whole or not at all.
+//
+// Reads come from a copy in memory that a watch of the bucket keeps in
+// step. Sync makes it fresh: it asks the server for the bucket's newest
+// revision only (one small request, not the document) and waits until the
+// watch has brought that much; what was stored before Sync began is then
+// in the copy, as a read of the file would see it.
+type Entries struct {
+	nc         *nats.Conn
+	js         jetstream.JetStream
+	kv         jetstream.KeyValue
+	stream     string
+	fromLeader bool // the bucket has copies: its newest revision is asked of its leader
+	decode     func(key string, data []byte) any
+
+	mu      sync.Mutex
+	entries map[string]entry
+	order   []string      // the keys in the order the copy first held them (View's order)
+	seen    uint64        // the newest revision the watch delivered (it delivers in order)
+	moved   chan struct{} // closed (and replaced) when seen moves
+	gone    error         // set when the watch ended: Sync fails from then on
+
+	watcher jetstream.KeyWatcher
+	stop    context.CancelFunc
+	ended   chan struct{} // closed when the watching goroutine returns
+}
+
+// entry is one key's value as decoded, and its revision (a deleted key
+// keeps its revision, so that it can be made again by compare-and-set).
+type entry struct {
+	v       any
+	rev     uint64
+	stored  time.Time
+	deleted bool
+}
+
+// EntriesBucket is the name of team's bucket named name.
+func EntriesBucket(team, name string) string { return "agentteam_" + team + "_" + name }
+
+// OpenEntries opens team's bucket named name (made if missing, with atomic
+// batches allowed) and starts watching it; decode turns an entry's data
+// into the value the copy keeps (it must not fail: a broken entry is a
+// value that says so). Close stops the watch; nc stays the caller's.
+func OpenEntries(ctx context.Context, nc *nats.Conn, team, name string, decode func(key string, data []byte) any, opts ...MailboxOption) (*Entries, error) {
+	if err := checkToken("team", team); err != nil {
+		return nil, err
+	}
+	if err := checkToken("bucket", name); err != nil {
+		return nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("open %s of %s: %w", name, team, err)
+	}
+	bucket := EntriesBucket(team, name)
+	stream := "KV_" + bucket
+	opts, existing, err := keepReplicas(ctx, js, stream, opts)
+	if err != nil {
+		return nil, fmt.Errorf("open %s of %s: %w", name, team, err)
+	}
+	n := replicasOf(opts)
+	// Opened as it is when it has the copies asked for and takes batches.
+	ready := existing != nil && existing.CachedInfo().Config.AllowAtomicPublish &&
+		max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1)
+	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		if ready {
+			return js.KeyValue(ctx, bucket)
+		}
+		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: bucket, History: 1, Storage: jetstream.FileStorage, Replicas: n,
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open %s of %s: bucket: %w", name, team, replicaSentence(n, err))
+	}
+	if !ready {
+		if err := allowAtomic(ctx, js, stream); err != nil {
+			return nil, fmt.Errorf("open %s of %s: %w", name, team, err)
+		}
+	}
+	e := &Entries{nc: nc, js: js, kv: kv, stream: stream, fromLeader: n > 1, decode: decode,
+		entries: map[string]entry{}, moved: make(chan struct{}), ended: make(chan struct{})}
+	wctx, stop := context.WithCancel(context.Background())
+	w, err := kv.WatchAll(wctx)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("open %s of %s: watch: %w", name, team, err)
+	}
+	e.watcher, e.stop = w, stop
+	go e.watch(w.Updates())
+	return e, nil
+}
+
+// allowAtomic lets the bucket's stream take atomic batches (a change of
+// several entries), unless it already does.
+func allowAtomic(ctx context.Context, js jetstream.JetStream, stream string) error {
+	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) { return js.Stream(ctx, stream) })
+	if err != nil {
+		return fmt.Errorf("look up stream %s: %w", stream, err)
+	}
+	cfg := st.CachedInfo().Config
+	if cfg.AllowAtomicPublish {
+		return nil
+	}
+	cfg.AllowAtomicPublish = true
+	if _, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) { return js.UpdateStream(ctx, cfg) }); err != nil {
+		return fmt.Errorf("allow atomic batches on %s: %w", stream, err)
+	}
+	return nil
+}
+
+// watch applies the watch's entries to the copy until the watch ends.
+func (e *Entries) watch(updates <-chan jetstream.KeyValueEntry) {
+	defer close(e.ended)
+	for u := range updates {
+		if u == nil {
+			continue // the end of the initial values: the revisions say the rest
+		}
+		e.mu.Lock()
+		e.apply(u.Key(), u.Value(), u.Revision(), u.Created(), u.Operation() != jetstream.KeyValuePut)
+		if u.Revision() > e.seen {
+			e.seen = u.Revision()
+			close(e.moved)
+			e.moved = make(chan struct{})
+		}
+		e.mu.Unlock()
+	}
+	e.mu.Lock()
+	e.gone = errors.New("the watch of the bucket ended")
+	close(e.moved)
+	e.moved = make(chan struct{})
+	e.mu.Unlock()
+}
+
+// apply puts one stored revision of key in the copy, unless the copy
+// already holds a newer one (its own write, put there at once). The
+// caller holds e.mu.
+func (e *Entries) apply(key string, data []byte, rev uint64, stored time.Time, deleted bool) {
+	if old, ok := e.entries[key]; ok && old.rev >= rev {
+		return
+	}
+	en := entry{rev: rev, stored: stored, deleted: deleted}
+	if !deleted {
+		en.v = e.decode(key, data)
+	}
+	if _, ok := e.entries[key]; !ok {
+		e.order = append(e.order, key)
+	}
+	e.entries[key] = en
+}
+
+// Close stops the watch and waits for its goroutine.
+func (e *Entries) Close() {
+	_ = e.watcher.Stop()
+	e.stop()
+	<-e.ended
+}
+
+// Sync returns once the copy holds every entry stored before it was
+// called: it asks for the bucket's newest revision and waits for the watch
+// to reach it.
+func (e *Entries) Sync() error {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	newest, err := e.newest(ctx)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", e.kv.Bucket(), err)
+	}
+	for {
+		e.mu.Lock()
+		seen, moved, gone := e.seen, e.moved, e.gone
+		e.mu.Unlock()
+		if seen >= newest {
+			return nil
+		}
+		if gone != nil {
+			return fmt.Errorf("read %s: %w", e.kv.Bucket(), gone)
+		}
+		select {
+		case <-moved:
+		case <-ctx.Done():
+			return fmt.Errorf("read %s: the watch did not bring revision %d within %s (it is at %d)", e.kv.Bucket(), newest, opTimeout, seen)
+		}
+	}
+}
+
+// newest is the bucket's newest revision (0: empty): the stream's last
+// message, which the server finds without looking at the others.
+func (e *Entries) newest(ctx context.Context) (uint64, error) {
+	if !e.fromLeader {
+		// A direct get, answered by the stream without the API's JSON.
+		m, err := retried(ctx, func(ctx context.Context) (*nats.Msg, error) {
+			return e.nc.RequestWithContext(ctx, "$JS.API.DIRECT.GET."+e.stream, []byte(`{"last_by_subj":">"}`))
+		})
+		if err != nil {
+			return 0, err
+		}
+		switch m.Header.Get("Status") {
+		case "":
+		case "404":
+			return 0, nil
+		default:
+			return 0, fmt.Errorf("the newest revision: the server answered %s %s", m.Header.Get("Status"), m.Header.Get("Description"))
+		}
+		seq, err := strconv.ParseUint(m.Header.Get(jetstream.SequenceHeader), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("the newest revision: the server's answer has no sequence: %w", err)
+		}
+		return seq, nil
+	}
+	m, found, err := lastFromLeader(ctx, e.nc, e.stream, ">")
+	if err != nil || !found {
+		return 0, err
+	}
+	return m.Seq, nil
+}
+
+// View calls fn with every entry the copy holds (deleted ones left out),
+// in the order the copy first held them (so the registry's teammates come
+// about in the order they were made), under the copy's lock: fn must not
+// change a value nor call e. stored is when the newest revision was stored.
+func (e *Entries) View(fn func(key string, v any, rev uint64)) (newest uint64, stored time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, k := range e.order {
+		en := e.entries[k]
+		if en.rev > newest {
+			newest, stored = en.rev, en.stored
+		}
+		if !en.deleted {
+			fn(k, en.v, en.rev)
+		}
+	}
+	return newest, stored
+}
+
+// Get is key's value and revision in the copy (rev 0: never stored; ok
+// false: none now).
+func (e *Entries) Get(key string) (v any, rev uint64, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	en, found := e.entries[key]
+	return en.v, en.rev, found && !en.deleted
+}
+
+// Fetch reads key from the server into the copy and returns it as Get does.
+func (e *Entries) Fetch(key string) (v any, rev uint64, ok bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	subj := "$KV." + e.kv.Bucket() + "." + key
+	var data []byte
+	var stored time.Time
+	var deleted, found bool
+	if e.fromLeader {
+		m, f, err := lastFromLeader(ctx, e.nc, e.stream, subj)
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("read %s: %w", key, err)
+		}
+		found, rev, data, stored = f, m.Seq, m.Data, time.Now()
+		deleted = f && len(m.Header) > 0 && containsKVOp(m.Header)
+	} else {
+		en, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValueEntry, error) { return e.kv.Get(ctx, key) })
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			// Deleted or never stored: the copy keeps what it knows of it.
+		case err != nil:
+			return nil, 0, false, fmt.Errorf("read %s: %w", key, err)
+		default:
+			found, rev, data, stored = true, en.Revision(), en.Value(), en.Created()
+		}
+	}
+	e.mu.Lock()
+	if found {
+		e.apply(key, data, rev, stored, deleted)
+	}
+	e.mu.Unlock()
+	v, rev, ok = e.Get(key)
+	return v, rev, ok, nil
+}
+
+// containsKVOp reports whether a raw header block marks a delete or purge.
+func containsKVOp(h []byte) bool {
+	return bytes.Contains(h, []byte("KV-Operation")) || bytes.Contains(h, []byte("Nats-Marker-Reason"))
+}
+
+// Put stores data[i] as keys[i] if its revision is still revs[i] (0: it
+// does not exist); nil data deletes the key. Several keys are one atomic
+// batch: all stored or none. lost says some revision had moved (nothing
+// was stored). It returns the newest revision stored; the copy holds what
+// was stored once Put returns.
+func (e *Entries) Put(keys []string, data [][]byte, revs []uint64) (rev uint64, lost bool, err error) {
+	if len(keys) == 0 {
+		return 0, false, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	var last uint64
+	if len(keys) == 1 {
+		last, err = e.putOne(ctx, keys[0], data[0], revs[0])
+	} else {
+		last, err = e.putBatch(ctx, keys, data, revs)
+	}
+	if err != nil {
+		if wrongLastSeq(err) || errors.Is(err, jetstream.ErrKeyExists) {
+			return 0, true, nil
+		}
+		return 0, false, fmt.Errorf("update %s: %w", e.kv.Bucket(), err)
+	}
+	// The batch's messages have the revisions up to last, in order.
+	now := time.Now()
+	e.mu.Lock()
+	for i, k := range keys {
+		e.apply(k, data[i], last-uint64(len(keys)-1-i), now, data[i] == nil)
+	}
+	e.mu.Unlock()
+	return last, false, nil
+}
+
+// putOne is a compare-and-set of one key. It carries an id of its own and
+// is sent again with it while the cluster gives no answer: if the first
+// one was stored, the server says duplicate instead of storing it twice or
+// calling it a lost race.
+func (e *Entries) putOne(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
+	m := nats.NewMsg("$KV." + e.kv.Bucket() + "." + key)
+	m.Data = data
+	if data == nil {
+		m.Header.Set("KV-Operation", "DEL")
+	}
+	id, err := newID()
+	if err != nil {
+		return 0, err
+	}
+	for {
+		ack, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
+			return e.js.PublishMsg(ctx, m, jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(rev))
+		})
+		var api *jetstream.APIError
+		if errors.As(err, &api) && api.ErrorCode == codeDuplicateInFlight && ctx.Err() == nil {
+			continue // the first send is still being stored: ask again
+		}
+		if err != nil {
+			return 0, err
+		}
+		return ack.Sequence, nil
+	}
+}
+
+// putBatch is an atomic batch: every message but the last is sent without
+// waiting, the last commits and is answered for the whole batch.
+func (e *Entries) putBatch(ctx context.Context, keys []string, data [][]byte, revs []uint64) (uint64, error) {
+	id, err := newID()
+	if err != nil {
+		return 0, err
+	}
+	for i, k := range keys {
+		m := nats.NewMsg("$KV." + e.kv.Bucket() + "." + k)
+		m.Data = data[i]
+		if data[i] == nil {
+			m.Header.Set("KV-Operation", "DEL")
+		}
+		m.Header.Set("Nats-Batch-Id", id)
+		m.Header.Set("Nats-Batch-Sequence", strconv.Itoa(i+1))
+		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(revs[i], 10))
+		if i < len(keys)-1 {
+			if err := e.nc.PublishMsg(m); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		m.Header.Set("Nats-Batch-Commit", "1")
+		reply, err := e.nc.RequestMsgWithContext(ctx, m)
+		if err != nil {
+			return 0, err
+		}
+		var ack struct {
+			Seq   uint64              `json:"seq"`
+			Count int                 `json:"count"`
+			Error *jetstream.APIError `json:"error"`
+		}
+		if err := json.Unmarshal(reply.Data, &ack); err != nil {
+			return 0, fmt.Errorf("the server's answer to a batch is not JSON: %w", err)
+		}
+		if ack.Error != nil {
+			return 0, ack.Error
+		}
+		if ack.Count != len(keys) {
+			return 0, fmt.Errorf("the server stored %d of a batch of %d", ack.Count, len(keys))
+		}
+		return ack.Seq, nil
+	}
+	return 0, nil
+}

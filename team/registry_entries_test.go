@@ -1,0 +1,301 @@
+package team
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/internal/natsstore"
+)
+
+// countingEntries is a process's entries that count what it asks of the
+// server: freshness round trips, and each write's keys and size.
+type countingEntries struct {
+	RegistryEntries
+	syncs atomic.Int64
+	mu    sync.Mutex
+	puts  [][]string
+	bytes []int
+}
+
+func (c *countingEntries) Sync() error {
+	c.syncs.Add(1)
+	return c.RegistryEntries.Sync()
+}
+
+func (c *countingEntries) Put(keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
+	rev, lost, err := c.RegistryEntries.Put(keys, data, revs)
+	n := 0
+	for _, d := range data {
+		n += len(d)
+	}
+	c.mu.Lock()
+	c.puts, c.bytes = append(c.puts, keys), append(c.bytes, n)
+	c.mu.Unlock()
+	return rev, lost, err
+}
+
+func (c *countingEntries) reset() {
+	c.syncs.Store(0)
+	c.mu.Lock()
+	c.puts, c.bytes = nil, nil
+	c.mu.Unlock()
+}
+
+// countedRegistry is the registry of teamName on url as a process opens
+// it, with its entries counted.
+func countedRegistry(t *testing.T, url, teamName string) (*Registry, *countingEntries) {
+	t.Helper()
+	e, err := natsstore.OpenEntries(context.Background(), natsConn(t, url), teamName, "registry", DecodeRegistryEntry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	c := &countingEntries{RegistryEntries: e}
+	r, err := NewRegistryOnEntries(c, teamName, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, c
+}
+
+func addMembers(t *testing.T, r *Registry, names ...string) {
+	t.Helper()
+	if _, err := r.Update(func(c *Config) error {
+		for _, n := range names {
+			c.Teammates = append(c.Teammates, Member{Name: n, Role: "worker", Status: StatusIdle, CreatedAt: time.Now().UTC()})
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Two processes changing different teammates at once each write their
+// teammate's entry alone (so they never race for one entry) and keep every
+// change; both changing one teammate lose nothing either; a third process
+// reads both.
+func TestRegistryEntriesTwoProcessesChangeTeammatesAtOnce(t *testing.T) {
+	url := natsURL(t)
+	p1, c1 := countedRegistry(t, url, "two")
+	p2, c2 := countedRegistry(t, url, "two")
+	addMembers(t, p1, "alice", "bob", "carol")
+	const each = 60
+	bump := func(r *Registry, name string, via string) error {
+		if via == "status" {
+			return r.ChangeStatus(name, StatusWorking, func(m *Member) { m.Turns++ })
+		}
+		_, err := r.Update(func(c *Config) error {
+			c.Teammates[c.Find(name)].Turns++
+			return nil
+		})
+		return err
+	}
+	run := func(jobs map[*Registry][]string) {
+		var wg sync.WaitGroup
+		for r, names := range jobs {
+			for _, spec := range names {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var name, via string
+					fmt.Sscanf(spec, "%s %s", &name, &via)
+					for range each {
+						if err := bump(r, name, via); err != nil {
+							t.Errorf("%s: %v", spec, err)
+							return
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+	}
+	// Different teammates: p1 alice, p2 bob, each by status change and by a
+	// whole-registry update.
+	c1.reset()
+	c2.reset()
+	run(map[*Registry][]string{p1: {"alice status", "alice update"}, p2: {"bob status", "bob update"}})
+	reader, _ := countedRegistry(t, url, "two")
+	c, err := reader.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"alice", "bob"} {
+		if got := c.Teammates[c.Find(name)].Turns; got != 2*each {
+			t.Fatalf("%s has %d turns after %d changes: %d lost", name, got, 2*each, 2*each-got)
+		}
+	}
+	for _, keys := range append(c1.puts, c2.puts...) {
+		if len(keys) != 1 || (keys[0] != "m.alice" && keys[0] != "m.bob") {
+			t.Fatalf("a change of one teammate wrote %v, want its entry alone", keys)
+		}
+	}
+	// One teammate from both processes: no lost update.
+	run(map[*Registry][]string{p1: {"carol status", "carol update"}, p2: {"carol status", "carol update"}})
+	if c, err = reader.Read(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Teammates[c.Find("carol")].Turns; got != 4*each {
+		t.Fatalf("carol has %d turns after %d changes from two processes: %d lost", got, 4*each, 4*each-got)
+	}
+}
+
+// A status change in a team of 200 costs one small write and no read of
+// the team: what the file's rewrite of the whole registry cost grows with
+// the team, this does not.
+func TestRegistryEntriesStatusChangeWritesItsTeammateAlone(t *testing.T) {
+	url := natsURL(t)
+	r, c := countedRegistry(t, url, "big")
+	var names []string
+	for i := range 200 {
+		names = append(names, fmt.Sprintf("w%03d", i))
+	}
+	addMembers(t, r, names...)
+	c.reset()
+	for _, n := range names[:50] {
+		if err := r.ChangeStatus(n, StatusWorking, func(m *Member) { m.Activity = "thinking" }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := c.syncs.Load(); n != 0 {
+		t.Fatalf("50 status changes asked the server for the registry's newest revision %d times, want 0", n)
+	}
+	if len(c.puts) != 50 {
+		t.Fatalf("50 status changes made %d writes", len(c.puts))
+	}
+	for i, keys := range c.puts {
+		if len(keys) != 1 || keys[0] != memberKey(names[i]) || c.bytes[i] > 1024 {
+			t.Fatalf("status change %d wrote %v (%d bytes), want %s alone in under 1 KiB", i, keys, c.bytes[i], memberKey(names[i]))
+		}
+	}
+	got, err := r.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Teammates[0].Status != StatusWorking || got.Teammates[0].Activity != "thinking" || got.Teammates[199].Status != StatusIdle {
+		t.Fatalf("read back: %+v … %+v", got.Teammates[0], got.Teammates[199])
+	}
+	if got.State != DeriveState(got.Teammates) || got.Version == 0 || got.UpdatedAt.IsZero() {
+		t.Fatalf("derived fields: state %q version %d updated %v", got.State, got.Version, got.UpdatedAt)
+	}
+}
+
+// A registry kept whole by an earlier version (one KV entry) is carried
+// over into the entries when they have none, read as it was, and not
+// carried again once the entries have moved on.
+func TestRegistryEntriesCarryOverAWholeRegistry(t *testing.T) {
+	url := natsURL(t)
+	nc := natsConn(t, url)
+	whole, err := natsstore.OpenDocWith(context.Background(), nc, "old", "registry", EmptyConfig("old"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldReg := NewRegistryOn(whole, "old")
+	cost := 0.25
+	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	if _, err := oldReg.Update(func(c *Config) error {
+		c.Teammates = append(c.Teammates,
+			Member{Name: "alice", Role: "coder", Status: StatusIdle, CreatedAt: t0, Turns: 3, Cost: &cost, Labels: []string{"gpu"}},
+			Member{Name: "bob", Role: "tester", Status: StatusShutdown, CreatedAt: t0.Add(time.Second), Ended: true})
+		c.Lead = &LeadEntry{ModelRef: ModelRef{Model: "p/m"}}
+		c.Sandbox = &SandboxState{On: true, State: "on"}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := oldReg.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := entriesRegistry(t, natsConn(t, url), "old", whole)
+	after, err := reg.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the whole document derived (version, time) is the entries' own.
+	before.Version, before.UpdatedAt, after.Version, after.UpdatedAt = 0, time.Time{}, 0, time.Time{}
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("carried over:\n%+v\nwant\n%+v", after, before)
+	}
+	// The shape of `team --json` is Config's: the same keys either way.
+	keysOf := func(c Config) []string {
+		data, _ := json.Marshal(c)
+		var m map[string]any
+		_ = json.Unmarshal(data, &m)
+		var ks []string
+		for k := range m {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		return ks
+	}
+	if a, b := keysOf(after), keysOf(before); !reflect.DeepEqual(a, b) {
+		t.Fatalf("JSON keys %v, want %v", a, b)
+	}
+	if err := reg.ChangeStatus("alice", StatusWorking, nil); err != nil {
+		t.Fatal(err)
+	}
+	again, err := entriesRegistry(t, natsConn(t, url), "old", whole).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Teammates[again.Find("alice")].Status != StatusWorking {
+		t.Fatal("opening again carried the old registry over the entries' newer one")
+	}
+}
+
+// sameMember must tell apart two members that differ in any one field,
+// including one added to Member after it was written.
+func TestSameMemberComparesEveryField(t *testing.T) {
+	var setOne func(v reflect.Value, path string, check func(string))
+	setOne = func(v reflect.Value, path string, check func(string)) {
+		for i := range v.NumField() {
+			f, name := v.Field(i), path+v.Type().Field(i).Name
+			old := reflect.New(f.Type()).Elem()
+			old.Set(f)
+			switch {
+			case f.Type() == reflect.TypeOf(time.Time{}):
+				f.Set(reflect.ValueOf(time.Unix(1, 0)))
+			case f.Kind() == reflect.Struct:
+				setOne(f, name+".", check)
+				continue
+			case f.Kind() == reflect.String:
+				f.SetString("x")
+			case f.Kind() == reflect.Int || f.Kind() == reflect.Int64:
+				f.SetInt(1)
+			case f.Kind() == reflect.Bool:
+				f.SetBool(true)
+			case f.Kind() == reflect.Pointer:
+				f.Set(reflect.New(f.Type().Elem()))
+			case f.Kind() == reflect.Slice:
+				f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+			default:
+				t.Fatalf("%s: no test value for a %s", name, f.Kind())
+			}
+			check(name)
+			f.Set(old)
+		}
+	}
+	var a, b Member
+	setOne(reflect.ValueOf(&b).Elem(), "", func(field string) {
+		if sameMember(&a, &b) {
+			t.Errorf("sameMember does not see a change of %s", field)
+		}
+	})
+	cost1, cost2 := 1.0, 2.0
+	a.Cost, b.Cost = &cost1, &cost2
+	if sameMember(&a, &b) {
+		t.Error("sameMember does not see a change of the cost's value")
+	}
+	b = copyMember(&a)
+	if !sameMember(&a, &b) {
+		t.Error("a copy is not the same member")
+	}
+}
