@@ -114,6 +114,9 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	if opts.PermissionDelegate == "" {
 		topts.Permissions.Delegate = team.DelegateTeam // whoever the lead's process says answers
 	}
+	// With no mode set here, a teammate runs in the lead's: a chat that asks
+	// is not bypassed by this worker's default (yolo, as run's).
+	topts.Permissions.FollowMode = opts.PermissionMode == "" && (opts.Config == nil || opts.Config.Permissions.Mode.V == "")
 	topts.Sandbox = sb
 	topts.TeamName = st.spec.team
 	st.apply(&topts)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -221,5 +222,55 @@ func TestPermissionAskOfATeammateOnAWorkerExpiresAtTheTeamsDeadline(t *testing.T
 	storeEnv := append([]string{"AGENTTEAM_STORE=" + nt.url}, env...)
 	if asks := requestsJSON(t, t.TempDir(), storeEnv, "--all"); len(asks) != 0 {
 		t.Errorf("requests --all lists the expired ask: %+v", asks)
+	}
+}
+
+// A worker whose person set no permission mode runs each teammate in the
+// lead's: a lead that asks (here run --permission-mode ask) is not
+// bypassed by the worker's own default, which would run alice's write at
+// once (yolo, as run's).
+func TestAWorkerWithNoModeFollowsTheLeads(t *testing.T) {
+	nt := startNATSTeam(t, "askmode")
+	srv := fakellm.New(remoteWriter("wrote the notes"), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	wdir, _, _ := startWorker(t, nt, env, "w1", "--labels", "remote") // no --permission-mode, no config
+	lead := t.TempDir()
+	wait := startBin(t, lead, env, "run", "--store", nt.url, "--permission-mode", "ask", "--permission-delegate", "user", "have alice write notes")
+	other := t.TempDir()
+	storeEnv := append([]string{"AGENTTEAM_STORE=" + nt.url}, env...)
+	notes := filepath.Join(wdir, "notes.txt")
+	var a ask
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if _, err := os.Stat(notes); err == nil {
+			t.Fatal("alice's write ran on the worker without asking, though the lead runs in ask mode")
+		}
+		r := runBin(t, other, storeEnv, "", "requests", "--json")
+		mustSucceed(t, r, "requests")
+		var asks []ask
+		if err := json.Unmarshal([]byte(r.stdout), &asks); err != nil {
+			t.Fatalf("requests --json printed %q: %v", r.stdout, err)
+		}
+		if len(asks) > 0 {
+			a = asks[0]
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no permission ask appeared in agentteam requests")
+		}
+		time.Sleep(50 * time.Millisecond) // a poll with a bound, not a synchronisation
+	}
+	if a.Agent != "alice" || a.Tool != "write_file" || a.Worker != "w1" {
+		t.Fatalf("the ask is %+v", a)
+	}
+	mustSucceed(t, runBin(t, other, storeEnv, "", "approve", a.RequestID), "approve")
+	mustSucceed(t, wait(), "run")
+	if got, err := os.ReadFile(notes); err != nil || string(got) != "from the worker\n" {
+		t.Fatalf("notes.txt in the worker's directory = %q, %v after the approval", got, err)
 	}
 }

@@ -48,6 +48,11 @@ type PermissionOptions struct {
 	Person bool
 	// Timeout bounds each wait for an answer (default DefaultPermissionTimeout).
 	Timeout time.Duration
+	// FollowMode: on a worker whose person set no mode, each teammate runs
+	// in the mode its spawn request carries (the lead's), so a chat that
+	// asks is not bypassed by a worker's default; Policy.Mode is used for a
+	// request that carries none.
+	FollowMode bool
 }
 
 // PermissionPayload is the payload of permission_request and
@@ -137,10 +142,15 @@ func newPermissions(t *Team, o *PermissionOptions) *permissions {
 	return &permissions{t: t, opts: opts, pending: map[string]PermissionPayload{}, asks: map[string]teamAsks{}, remote: map[string]PermissionPayload{}}
 }
 
-func (p *permissions) policy() permission.Policy {
+// policy is agent's policy: the process's, in the lead's mode on a worker
+// that follows it (PermissionOptions.FollowMode).
+func (p *permissions) policy(agent string) permission.Policy {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pol := p.opts.Policy
+	if a, ok := p.asks[agent]; ok && p.opts.FollowMode && a.mode != "" {
+		pol.Mode = a.mode
+	}
 	pol.Allow = append(append([]permission.Entry(nil), pol.Allow...), p.always...)
 	return pol
 }
@@ -197,7 +207,7 @@ func (g *permissionGate) Permit(ctx context.Context, tool string, args json.RawM
 	if !ok {
 		return true, "" // arguments the tool itself will refuse
 	}
-	v := p.policy().Decide(c.Call)
+	v := p.policy(g.agent).Decide(c.Call)
 	switch v.Decision {
 	case permission.Allow:
 		if c.Kind != permission.Read {

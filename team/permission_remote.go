@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/permission"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -40,17 +41,26 @@ func (p *permissions) askerOf(name string) string {
 type teamAsks struct {
 	to      string
 	timeout time.Duration
+	mode    permission.Mode // the lead's mode, "" when the request carried none
 }
 
 // follow records, on a worker, who answers the asks of teammate name and
 // how long each waits, as its spawn request said.
-func (p *permissions) follow(name, asks string, timeout time.Duration) {
+func (p *permissions) follow(name, asks string, timeout time.Duration, mode permission.Mode) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.asks[name] = teamAsks{to: asks, timeout: timeout}
+	p.asks[name] = teamAsks{to: asks, timeout: timeout, mode: mode}
+}
+
+// modeOf is the lead's process's permission mode, for spawn requests.
+func (p *permissions) modeOf() permission.Mode {
+	if p == nil {
+		return ""
+	}
+	return p.opts.Policy.Mode
 }
 
 // timeoutFor is how long an ask of agent waits for its answer: the team's
@@ -73,11 +83,16 @@ func (p *permissions) askTimeout() time.Duration {
 }
 
 // checkAsks refuses who-answers values and waits no lead of ours would send.
-func checkAsks(asks string, timeout time.Duration) error {
+func checkAsks(asks string, timeout time.Duration, mode permission.Mode) error {
 	switch asks {
 	case "", workspace.UserName, workspace.LeadName:
 	default:
 		return fmt.Errorf("asks: %q is not user, lead or empty", asks)
+	}
+	if mode != "" {
+		if _, err := permission.ParseMode(string(mode)); err != nil {
+			return fmt.Errorf("mode: %w", err)
+		}
 	}
 	if timeout < 0 || timeout > 24*time.Hour {
 		return fmt.Errorf("askTimeout: %s is not between 0 and 24h", timeout)

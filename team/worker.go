@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/permission"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -113,6 +114,9 @@ type SpawnRequest struct {
 	Asks string `json:"asks,omitempty"`
 	// AskTimeout: how long each of those asks waits for its answer.
 	AskTimeout time.Duration `json:"askTimeout,omitempty"`
+	// Mode: the lead's permission mode, which a worker whose person set
+	// none runs the teammate in (PermissionOptions.FollowMode).
+	Mode permission.Mode `json:"mode,omitempty"`
 }
 
 // check refuses a request no lead of ours would send: it came off the
@@ -136,7 +140,7 @@ func (q *SpawnRequest) check() error {
 	if err := CheckIsolation(q.Isolation); err != nil {
 		return err
 	}
-	if err := checkAsks(q.Asks, q.AskTimeout); err != nil {
+	if err := checkAsks(q.Asks, q.AskTimeout, q.Mode); err != nil {
 		return err
 	}
 	for _, l := range q.Labels {
@@ -447,7 +451,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
 		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used)}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
-	t.perms.follow(req.Name, req.Asks, req.AskTimeout)
+	t.perms.follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
 	agent, err := r.newTeammateAgent(m)
 	if err != nil {
 		cancel()
@@ -520,7 +524,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	}
 	data, err := json.Marshal(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
 		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels,
-		Deadline: now.Add(h.opts.Placement), Asks: t.perms.askerOf(name), AskTimeout: t.perms.askTimeout()})
+		Deadline: now.Add(h.opts.Placement), Asks: t.perms.askerOf(name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf()})
 	if err == nil {
 		err = h.queue.Publish(ctx, id, data)
 	}
@@ -639,7 +643,7 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			id := "spawn-" + m.Name + "-" + uuid.NewString()
 			requests = append(requests, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
 				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels,
-				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name), AskTimeout: t.perms.askTimeout()})
+				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf()})
 			m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", t.pid, id
 		}
 		if len(dead) == 0 {
