@@ -112,6 +112,10 @@ func parseStore(raw string) (storeSpec, error) {
 	if name == "" {
 		name = "default"
 	}
+	if s := natsstore.ReservedSuffix(name); s != "" {
+		return storeSpec{}, usageErrorf("--store %s: the team name %q may not end with %q: that names a stream of team %s; choose another name",
+			u.Redacted(), name, s, strings.TrimSuffix(name, s))
+	}
 	if err := natsstore.CheckTeamName(name); err != nil {
 		return storeSpec{}, usageErrorf("--store %s: the team name %q must be one NATS token: letters, digits, '-' and '_'", u.Redacted(), name)
 	}

@@ -59,7 +59,7 @@ func (e *HeldError) Is(target error) bool { return target == ErrHeld }
 // there. Replicas(n) keeps n copies (see OpenMailbox). nc stays the
 // caller's to close.
 func OpenLeases(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Leases, error) {
-	if err := checkToken("team", team); err != nil {
+	if err := checkTeam(team); err != nil {
 		return nil, err
 	}
 	js, err := jetstream.New(nc)

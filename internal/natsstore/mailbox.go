@@ -101,7 +101,7 @@ func Replicas(n int) MailboxOption {
 // while a cluster elects a leader it asks again until ctx ends. nc
 // stays the caller's to close.
 func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Mailbox, error) {
-	if err := checkToken("team", team); err != nil {
+	if err := checkTeam(team); err != nil {
 		return nil, err
 	}
 	js, err := jetstream.New(nc)
@@ -551,11 +551,6 @@ func (mb *Mailbox) Names() ([]string, error) {
 func (mb *Mailbox) Path(name string) string {
 	return StreamName(mb.team) + " " + Subject(mb.team, name)
 }
-
-// CheckTeamName refuses a team name that cannot prefix the team's streams,
-// bucket and subjects: it must be one NATS token of letters, digits, '-'
-// and '_'.
-func CheckTeamName(name string) error { return checkToken("team", name) }
 
 // Mark is what tells an inbox changed without reading it: the stream
 // sequence of its last message and its read position.

@@ -251,7 +251,7 @@ func accountsConfig(users []TeamUser) (string, error) {
 	b.WriteString("accounts {\n")
 	seen := map[string]bool{}
 	for _, u := range users {
-		if err := checkToken("team", u.Team); err != nil {
+		if err := checkTeam(u.Team); err != nil {
 			return "", err
 		}
 		if seen[u.Team] {

@@ -46,7 +46,7 @@ type archiveMarker struct {
 // there. Replicas(n) keeps n copies (see OpenMailbox). nc stays the
 // caller's to close.
 func OpenSessions(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Sessions, error) {
-	if err := checkToken("team", team); err != nil {
+	if err := checkTeam(team); err != nil {
 		return nil, err
 	}
 	js, err := jetstream.New(nc)

@@ -29,7 +29,7 @@ type Workers struct {
 // OpenWorkers opens team's heartbeat bucket on nc, creating it if it is
 // not there. nc stays the caller's to close.
 func OpenWorkers(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Workers, error) {
-	if err := checkToken("team", team); err != nil {
+	if err := checkTeam(team); err != nil {
 		return nil, err
 	}
 	js, err := jetstream.New(nc)
