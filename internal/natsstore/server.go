@@ -82,14 +82,13 @@ func TeamPermissions(team string) *server.Permissions {
 		"agentteam." + team + ".>",
 		"$KV." + BucketName(team) + ".>",
 		"$KV." + LeaseBucketName(team) + ".>",
-		"$KV." + WorkersBucket(team) + ".>",
 		"$JS.API.INFO",
 	}
 	// The inboxes, the KV bucket (registry, board), the event log, the
 	// leases (owner lock, heartbeats), the sessions, the work queue of
-	// spawn requests and the workers' heartbeats.
+	// spawn requests.
 	for _, s := range []string{StreamName(team), "KV_" + BucketName(team), StreamName(team) + "_events",
-		"KV_" + LeaseBucketName(team), SessionStreamName(team), QueueStreamName(team), "KV_" + WorkersBucket(team)} {
+		"KV_" + LeaseBucketName(team), SessionStreamName(team), QueueStreamName(team)} {
 		pub = append(pub,
 			"$JS.API.STREAM.*."+s,
 			"$JS.API.STREAM.MSG.*."+s,
@@ -109,8 +108,7 @@ func TeamPermissions(team string) *server.Permissions {
 			"agentteam." + team + ".>",
 			"$KV." + BucketName(team) + ".>",
 			"$KV." + LeaseBucketName(team) + ".>",
-			"$KV." + WorkersBucket(team) + ".>",
-			"_INBOX.>",
+				"_INBOX.>",
 		}},
 	}
 }
