@@ -297,17 +297,25 @@ func TestACutOffWorkerIsFencedAndItsLateWritesAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := 0
+	// From alice, the lead has the news of her respawn, w2's result and
+	// her answer to the run's shutdown: nothing from w1, early or late.
+	var results, respawned int
 	for _, msg := range msgs {
-		if strings.Contains(msg.Content, "LATE ANSWER") {
-			t.Errorf("the lead got w1's late answer: %q", msg.Content)
+		if msg.From != "alice" {
+			continue
 		}
-		if msg.From == "alice" && msg.Type == "result" {
+		switch {
+		case msg.Type == "result" && strings.Contains(msg.Content, "parser written"):
 			results++
+		case msg.Type == "error" && strings.Contains(msg.Content, "respawned"):
+			respawned++
+		case msg.Type == "shutdown_response":
+		default:
+			t.Errorf("the lead got from alice a %s message that is not the respawn's: %q", msg.Type, msg.Content)
 		}
 	}
-	if results != 1 {
-		t.Errorf("the lead got %d results from alice, want 1", results)
+	if results != 1 || respawned != 1 {
+		t.Errorf("the lead got %d results from alice and %d news of her respawn, want 1 and 1", results, respawned)
 	}
 	if m := alice(); m.Worker != "w2" || m.Status != team.StatusShutdown {
 		t.Errorf("alice after w1 came back: %s on %q, want shutdown on w2", m.Status, m.Worker)

@@ -935,7 +935,7 @@ func (t *Team) StopWorker(reason string) {
 	var live []string
 	t.roster.mu.Lock()
 	for _, m := range t.roster.members {
-		if m.status == StatusQueued || m.status == StatusWorking || m.status == StatusIdle {
+		if (m.status == StatusQueued || m.status == StatusWorking || m.status == StatusIdle) && !m.fenced.Load() {
 			live = append(live, m.name)
 		}
 	}
