@@ -322,5 +322,3 @@ func TestACutOffWorkerIsFencedAndItsLateWritesAreRefused(t *testing.T) {
 	}
 	assertEachOnceOnNATS(t, nt, "", "alice")
 }
-
-

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -168,6 +169,10 @@ type hosting struct {
 
 	mu    sync.Mutex
 	alive map[string]bool // the workers heard of at the last look; nil before one
+
+	// unheld is set while this worker holds no heartbeat (lost, not yet
+	// taken again): it takes no spawn then, as the lead may take it for dead.
+	unheld atomic.Bool
 }
 
 func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead bool) *hosting {
@@ -257,6 +262,14 @@ func (h *hosting) serve(ctx context.Context) {
 	t := h.t
 	var failing bool
 	for {
+		if h.unheld.Load() {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(h.opts.Beat):
+			}
+			continue
+		}
 		release, err := t.pool.Acquire(ctx)
 		if err != nil {
 			return
@@ -315,6 +328,10 @@ func (h *hosting) take(ctx context.Context, job QueueJob, release func()) (taken
 			_ = job.Term()
 			return false, false
 		}
+		_ = job.Nak(placementRetry)
+		return false, true
+	}
+	if h.unheld.Load() { // lost its heartbeat while waiting: not now
 		_ = job.Nak(placementRetry)
 		return false, true
 	}
@@ -601,8 +618,14 @@ func (h *hosting) beatLoop(ctx context.Context, beat Heartbeat) {
 			cancel()
 			return
 		case <-beat.Lost():
-			h.fence(beat.Err())
+			h.unheld.Store(true)
+			if !h.isLead {
+				// Only the lead's process respawns, never its own
+				// teammates: only a worker's need fencing.
+				h.fence(beat.Err())
+			}
 			beat = h.hold(ctx)
+			h.unheld.Store(false)
 		}
 	}
 }

@@ -108,7 +108,7 @@ func TeamPermissions(team string) *server.Permissions {
 			"agentteam." + team + ".>",
 			"$KV." + BucketName(team) + ".>",
 			"$KV." + LeaseBucketName(team) + ".>",
-				"_INBOX.>",
+			"_INBOX.>",
 		}},
 	}
 }
