@@ -112,6 +112,10 @@ func parseStore(raw string) (storeSpec, error) {
 	if name == "" {
 		name = "default"
 	}
+	if s := natsstore.ReservedSuffix(name); s != "" {
+		return storeSpec{}, usageErrorf("--store %s: the team name %q may not end with %q: that names a stream of team %s; choose another name",
+			u.Redacted(), name, s, strings.TrimSuffix(name, s))
+	}
 	if err := natsstore.CheckTeamName(name); err != nil {
 		return storeSpec{}, usageErrorf("--store %s: the team name %q must be one NATS token: letters, digits, '-' and '_'", u.Redacted(), name)
 	}
@@ -272,10 +276,52 @@ func (s *stores) hosts(ctx context.Context, o *team.Options) error {
 	if err != nil {
 		return fail(err)
 	}
-	o.Queue, o.Heartbeats = spawnQueue{q}, beats
+	o.Queue, o.Heartbeats = spawnQueue{q}, workerBeats{beats}
 	o.Worker.Beat = natsstore.WorkerTTL / 3
 	return nil
 }
+
+// workerBeats are the workers' heartbeats as the team takes them (team.Heartbeats).
+type workerBeats struct{ w *natsstore.Workers }
+
+func (b workerBeats) Hold(ctx context.Context, id string, info []byte) (team.Heartbeat, error) {
+	l, err := b.w.Hold(ctx, id, info)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (b workerBeats) Watch(ctx context.Context) (<-chan team.WorkerChange, <-chan struct{}, error) {
+	in, current, err := b.w.Watch(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	// One goroutine passes both on, in order: current is closed here only
+	// after every change given before it was passed on (out is unbuffered).
+	out, cur := make(chan team.WorkerChange), make(chan struct{})
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case c, ok := <-in:
+				if !ok {
+					return
+				}
+				select {
+				case out <- team.WorkerChange{ID: c.ID, Gone: c.Gone}:
+				case <-ctx.Done():
+				}
+			case <-current:
+				current = nil
+				close(cur)
+			}
+		}
+	}()
+	return out, cur, nil
+}
+
+func (b workerBeats) Alive(ctx context.Context) (map[string][]byte, error) { return b.w.Alive(ctx) }
 
 // spawnQueue is the team's work queue as the team takes it (team.SpawnQueue).
 type spawnQueue struct{ q *natsstore.Queue }

@@ -41,6 +41,14 @@ func TestParseStore(t *testing.T) {
 			t.Errorf("parseStore(%q) shows the password: %v", in, err)
 		}
 	}
+	// A team name ending with a suffix of another team's streams would
+	// share them: refused, saying why.
+	for _, in := range []string{"nats://h:4222/web_sessions", "nats://h:4222/web_leases", "nats://me:pw@h:4222/x_events"} {
+		_, err := parseStore(in)
+		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "may not end with") || strings.Contains(err.Error(), "pw") {
+			t.Errorf("parseStore(%q): %v, want bad usage saying the name may not end so", in, err)
+		}
+	}
 	for _, in := range []string{"nats://h:4222/a.b", "nats://h:4222/a/b", "nats://h:4222/*", "nats://h:4222/>", "nats://h:4222/" + strings.Repeat("x", 65),
 		"http://h:4222", "nats:h", "nats://", "nats://h:4222?x=1", "nats://h:4222#f", "tls://me:pw@h", "nats://me:pw@h:4222/a.b", "nats://me:pw@h:4222?q=1"} {
 		_, err := parseStore(in)

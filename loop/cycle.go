@@ -70,6 +70,11 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 			cyc.Final = msg.Content
 			return cyc, recErr
 		}
+		if recErr != nil && (ctx.Err() != nil || fenced(recErr)) {
+			// Stopped, or the conversation goes on elsewhere (a respawn
+			// claimed it): its tools must not run here.
+			return cyc, recErr
+		}
 		if err := errors.Join(recErr, a.runTools(ctx, turn, msg.ToolCalls)); err != nil {
 			return cyc, err
 		}
@@ -121,3 +126,10 @@ func (a *Agent) request() Request {
 // HasNews reports whether the conversation ends in something the model has
 // not answered yet (e.g. a resumed agent that was stopped mid-cycle).
 func (a *Agent) HasNews() bool { return a.hasNews() }
+
+// fenced reports whether err is a session store's refusal of a writer
+// whose conversation another writer claimed (natsstore.FencedError).
+func fenced(err error) bool {
+	var f interface{ Fenced() bool }
+	return errors.As(err, &f) && f.Fenced()
+}

@@ -40,6 +40,15 @@ type member struct {
 	status       Status
 	cycleCancel  context.CancelFunc
 	stopApproved bool
+
+	// claim, for a teammate a worker took from the queue, is the spawn
+	// request it took (the registry entry's SpawnID): each status write
+	// checks, in the store's compare-and-set, that the entry is still this
+	// worker's claim, and is refused once a respawn took it. fenced is set
+	// once this process knows it lost the teammate (its heartbeat lost, or
+	// a write refused): it then ends without writing or telling anyone.
+	claim  string
+	fenced atomic.Bool
 }
 
 // roster is the teammates this process runs: their spawn, their lives
@@ -192,13 +201,21 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		}
 		ws, system = wt, teammateSystemPrompt(t.teamName(), wt.Root, name, m.role, m.planMode)+worktreePrompt(BranchPrefix+name)
 	}
+	session := t.teammateSession(name)
+	if c, ok := session.(interface{ Claim() error }); ok && m.claim != "" {
+		// A worker's teammate is its conversation's one writer from now on:
+		// an earlier run of it (on a worker cut off) may no longer write it.
+		if err := c.Claim(); err != nil {
+			return nil, fmt.Errorf("start %s: %w", name, err)
+		}
+	}
 	agent, err := loop.NewAgent(loop.AgentConfig{
 		Name:        name,
 		System:      system,
 		Model:       m.model,
 		Inbox:       t.store,
 		SessionPath: t.teammateSessionPath(name),
-		Session:     t.teammateSession(name),
+		Session:     session,
 		MaxTurns:    t.opts.MaxTurns,
 		OnEvent:     t.agentEvent,
 		OnDelta:     t.opts.OnDelta,
@@ -293,7 +310,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 		case approved:
 			r.setStatusWhy(m, StatusShutdown, "approved a shutdown request", func(mb *Member) { mb.Activity, mb.Ended = "", true })
 			return
-		case ctx.Err() != nil:
+		case ctx.Err() != nil || m.fenced.Load():
 			return
 		case errors.Is(err, loop.ErrNothingToDo):
 			if t.shutdowns.answerIfAsked(m) {
@@ -369,9 +386,47 @@ func (r *roster) setIdle(ctx context.Context, m *member, c loop.Cycle) {
 	})
 }
 
+// guarded is fn for a write of m's entry that is refused (errTakenOver)
+// once the entry is no longer this worker's claim.
+func (r *roster) guarded(m *member, fn func(*Member)) func(*Member) {
+	if m.claim == "" || r.t.hosting == nil {
+		return fn
+	}
+	worker := r.t.hosting.opts.ID
+	return func(mb *Member) {
+		if mb.SpawnID != m.claim || mb.Worker != worker {
+			mb.notOurs = true
+			return
+		}
+		if fn != nil {
+			fn(mb)
+		}
+	}
+}
+
+// fenceOff ends m as one this process no longer runs: nothing more of it is
+// written or said.
+func (r *roster) fenceOff(m *member, why error) {
+	if m.fenced.Swap(true) {
+		return
+	}
+	r.t.events.Notify(Event{Agent: m.name, Payload: failure(ClassInternal, "stopped here, run elsewhere now: ", why)})
+	m.cancel()
+}
+
+// fenced reports whether err says another writer took the teammate over.
+func fencedError(err error) bool {
+	var f interface{ Fenced() bool }
+	return errors.Is(err, errTakenOver) || errors.As(err, &f) && f.Fenced()
+}
+
 // fail marks a teammate failed after a step of class failed, and tells the lead.
 func (r *roster) fail(m *member, class ErrorClass, err error) {
 	t := r.t
+	if m.fenced.Load() || fencedError(err) {
+		r.fenceOff(m, err)
+		return
+	}
 	t.checkStorage(err)
 	r.setStatus(m, StatusFailed, func(mb *Member) { mb.Error = err.Error(); mb.Activity = "" })
 	if !loop.Told(err) { // the loop's own error event already said it
@@ -403,15 +458,18 @@ func (r *roster) setStatus(m *member, status Status, fn func(*Member)) {
 // setStatusWhy is setStatus with a reason for the event log.
 func (r *roster) setStatusWhy(m *member, status Status, why string, fn func(*Member)) {
 	t := r.t
+	if m.fenced.Load() {
+		return
+	}
 	r.mu.Lock()
 	m.status = status
 	later := r.writeLater(m, status)
 	r.mu.Unlock()
 	if later {
-		t.reg.SetStatusLater(m.name, status, withUsage(m, fn), func(err error) { r.statusWritten(m, status, why, err) })
+		t.reg.SetStatusLater(m.name, status, r.guarded(m, withUsage(m, fn)), func(err error) { r.statusWritten(m, status, why, err) })
 		return
 	}
-	err := setStatusNow(t.reg, m.name, status, withUsage(m, fn))
+	err := setStatusNow(t.reg, m.name, status, r.guarded(m, withUsage(m, fn)))
 	r.statusWritten(m, status, why, err)
 }
 

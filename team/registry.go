@@ -1,6 +1,7 @@
 package team
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -80,7 +81,16 @@ type Member struct {
 	Host    string   `json:"host,omitempty"`
 	Labels  []string `json:"labels,omitempty"`
 	SpawnID string   `json:"spawnId,omitempty"`
+
+	// notOurs is set by a status change's fn that finds the entry no longer
+	// its writer's (a respawn took it): the change is then refused whole.
+	notOurs bool
 }
+
+// errTakenOver refuses a status change of a teammate whose entry its
+// writer no longer holds: its worker was taken for dead and it was
+// respawned elsewhere.
+var errTakenOver = errors.New("the teammate was taken over by its respawn on another worker")
 
 // Config is the whole registry file, team/config.json.
 type Config struct {
@@ -370,10 +380,15 @@ func statusChange(name string, status Status, fn func(*Member)) func(*Config) er
 			return fmt.Errorf("no teammate named %q in the registry", name)
 		}
 		m := &c.Teammates[i]
+		orig := *m
 		m.Status = status
 		m.UpdatedAt = time.Now().UTC()
 		if fn != nil {
 			fn(m)
+		}
+		if m.notOurs {
+			*m = orig
+			return fmt.Errorf("status of %s: %w", name, errTakenOver)
 		}
 		return nil
 	}

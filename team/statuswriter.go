@@ -31,11 +31,14 @@ func (r *roster) writeLater(m *member, status Status) bool {
 // the write through t.wg, whose count that goroutine keeps above zero.
 func (r *roster) setStatusLater(m *member, status Status, why string, fn func(*Member)) {
 	t := r.t
+	if m.fenced.Load() {
+		return
+	}
 	r.mu.Lock()
 	m.status = status
 	r.mu.Unlock()
 	t.wg.Add(1)
-	t.reg.SetStatusLater(m.name, status, withUsage(m, fn), func(err error) {
+	t.reg.SetStatusLater(m.name, status, r.guarded(m, withUsage(m, fn)), func(err error) {
 		defer t.wg.Done()
 		r.statusWritten(m, status, why, err)
 	})
@@ -45,6 +48,10 @@ func (r *roster) setStatusLater(m *member, status Status, why string, fn func(*M
 // that a reader in another process who sees the event finds it there too.
 func (r *roster) statusWritten(m *member, status Status, why string, err error) {
 	t := r.t
+	if fencedError(err) {
+		r.fenceOff(m, err)
+		return
+	}
 	t.checkStorage(err)
 	if err != nil && t.Fault() == nil { // a full disk is told once, by checkStorage
 		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassRegistry, "registry: ", err)})

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -51,12 +52,32 @@ type QueueJob interface {
 	Term() error                   // dropped for good
 }
 
-// Heartbeats are the workers' heartbeats (natsstore.Workers): a key per
+// Heartbeats are the workers' heartbeats (natsstore.Workers): a lease per
 // worker that expires unless renewed.
 type Heartbeats interface {
-	Beat(ctx context.Context, id string, info []byte) error
-	Gone(ctx context.Context, id string) error
+	// Hold takes worker id's heartbeat and keeps it alive until Release,
+	// or until it is lost (not renewed within a bound shorter than its
+	// time to live: this worker may be cut off). It fails while another
+	// holds id or its heartbeat has not expired yet.
+	Hold(ctx context.Context, id string, info []byte) (Heartbeat, error)
+	// Watch reports each present heartbeat, then every change; current
+	// is closed once the present ones are all given.
+	Watch(ctx context.Context) (changes <-chan WorkerChange, current <-chan struct{}, err error)
+	// Alive lists the workers whose heartbeat is alive now.
 	Alive(ctx context.Context) (map[string][]byte, error)
+}
+
+// Heartbeat is this worker's, held.
+type Heartbeat interface {
+	Lost() <-chan struct{}
+	Err() error
+	Release(ctx context.Context) error
+}
+
+// WorkerChange is a worker's heartbeat seen, or gone (expired, released).
+type WorkerChange struct {
+	ID   string
+	Gone bool
 }
 
 // WorkerOptions say who this process is as one of a team's workers.
@@ -164,6 +185,10 @@ type hosting struct {
 
 	mu    sync.Mutex
 	alive map[string]bool // the workers heard of at the last look; nil before one
+
+	// unheld is set while this worker holds no heartbeat (lost, not yet
+	// taken again): it takes no spawn then, as the lead may take it for dead.
+	unheld atomic.Bool
 }
 
 func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead bool) *hosting {
@@ -233,12 +258,19 @@ func (h *hosting) start() {
 	t := h.t
 	ctx, cancel := t.stopping.context()
 	if h.beats != nil {
-		h.beatOnce(ctx)
+		beat := h.hold(ctx)
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
-			h.beatLoop(ctx)
+			h.beatLoop(ctx, beat)
 		}()
+		if h.isLead {
+			t.wg.Add(1)
+			go func() {
+				defer t.wg.Done()
+				h.watchWorkers(ctx)
+			}()
+		}
 	}
 	t.wg.Add(1)
 	go func() {
@@ -261,6 +293,14 @@ func (h *hosting) serve(ctx context.Context) {
 	t := h.t
 	var failing bool
 	for {
+		if h.unheld.Load() {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(h.opts.Beat):
+			}
+			continue
+		}
 		release, err := t.pool.Acquire(ctx)
 		if err != nil {
 			return
@@ -319,6 +359,10 @@ func (h *hosting) take(ctx context.Context, job QueueJob, release func()) (taken
 			_ = job.Term()
 			return false, false
 		}
+		_ = job.Nak(placementRetry)
+		return false, true
+	}
+	if h.unheld.Load() { // lost its heartbeat while waiting: not now
 		_ = job.Nak(placementRetry)
 		return false, true
 	}
@@ -449,7 +493,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 		}
 	}
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
-		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used)}
+		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used), claim: req.ID}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
 	t.perms.follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
 	agent, err := r.newTeammateAgent(m)
@@ -571,41 +615,132 @@ func (h *hosting) workerAlive(id string) bool {
 	return h.alive == nil || h.alive[id]
 }
 
-// beatOnce renews this worker's heartbeat and looks at the others'.
-func (h *hosting) beatOnce(ctx context.Context) {
+// hold takes this worker's heartbeat, trying again every Beat while it
+// cannot (the server unreachable, or this id's last heartbeat not yet
+// expired), until ctx ends (nil).
+func (h *hosting) hold(ctx context.Context) Heartbeat {
 	t := h.t
-	if err := h.beats.Beat(ctx, h.opts.ID, h.info); err != nil && ctx.Err() == nil {
-		t.events.Emit(Event{Payload: failure(ClassInternal, "", err)})
-	}
-	alive, err := h.beats.Alive(ctx)
-	if err != nil {
-		return
-	}
-	seen := make(map[string]bool, len(alive))
-	for id := range alive {
-		seen[id] = true
-	}
-	h.mu.Lock()
-	h.alive = seen
-	h.mu.Unlock()
-	if h.isLead {
-		h.reapDead(seen)
+	for said := false; ; said = true {
+		beat, err := h.beats.Hold(ctx, h.opts.ID, h.info)
+		if err == nil {
+			return beat
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !said { // once per outage
+			t.events.Emit(Event{Payload: failure(ClassInternal, "", err)})
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(h.opts.Beat):
+		}
 	}
 }
 
-func (h *hosting) beatLoop(ctx context.Context) {
-	tick := time.NewTicker(h.opts.Beat)
-	defer tick.Stop()
-	for {
+// beatLoop keeps this worker's heartbeat until ctx ends, then releases it
+// (a worker that stops says so at once). A heartbeat lost fences this
+// worker: it stops its teammates at once, without a word to the store —
+// it cannot prove it still runs them, and the lead respawns them
+// elsewhere once the heartbeat expires — then takes a new heartbeat.
+func (h *hosting) beatLoop(ctx context.Context, beat Heartbeat) {
+	for beat != nil {
 		select {
 		case <-ctx.Done():
-			// A worker that stops says so at once.
 			gone, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			_ = h.beats.Gone(gone, h.opts.ID)
+			_ = beat.Release(gone)
 			cancel()
 			return
-		case <-tick.C:
-			h.beatOnce(ctx)
+		case <-beat.Lost():
+			h.unheld.Store(true)
+			if !h.isLead {
+				// Only the lead's process respawns, never its own
+				// teammates: only a worker's need fencing.
+				h.fence(beat.Err())
+			}
+			beat = h.hold(ctx)
+			h.unheld.Store(false)
+		}
+	}
+}
+
+// fence stops every teammate this worker runs, as no longer its own.
+func (h *hosting) fence(why error) {
+	r := h.t.roster
+	err := fmt.Errorf("worker %s lost its heartbeat (%w); its teammates are respawned elsewhere", h.opts.ID, why)
+	r.mu.Lock()
+	list := make([]*member, 0, len(r.members))
+	for _, m := range r.members {
+		list = append(list, m)
+	}
+	r.mu.Unlock()
+	for _, m := range list {
+		r.fenceOff(m, err)
+	}
+	for _, m := range list {
+		<-m.done
+		r.mu.Lock()
+		if r.members[m.name] == m {
+			delete(r.members, m.name)
+		}
+		r.mu.Unlock()
+	}
+}
+
+// watchWorkers follows, in the lead's process, the workers' heartbeats:
+// once the present ones are known and on every heartbeat gone, the
+// teammates of workers without one are marked failed and respawned
+// (reapDead); again every Beat, for claims made since.
+func (h *hosting) watchWorkers(ctx context.Context) {
+	tick := time.NewTicker(h.opts.Beat)
+	defer tick.Stop()
+	for ctx.Err() == nil {
+		changes, current, err := h.beats.Watch(ctx)
+		if err != nil {
+			select {
+			case <-ctx.Done():
+			case <-tick.C:
+			}
+			continue
+		}
+		seen := map[string]bool{}
+		known := false
+		publish := func(reap bool) {
+			alive := make(map[string]bool, len(seen))
+			for id := range seen {
+				alive[id] = true
+			}
+			h.mu.Lock()
+			h.alive = alive
+			h.mu.Unlock()
+			if reap {
+				h.reapDead(alive)
+			}
+		}
+		for open := true; open; {
+			select {
+			case c, ok := <-changes:
+				if !ok {
+					open = false
+					break
+				}
+				if c.Gone {
+					delete(seen, c.ID)
+				} else {
+					seen[c.ID] = true
+				}
+				if known {
+					publish(c.Gone)
+				}
+			case <-current:
+				current, known = nil, true
+				publish(true)
+			case <-tick.C:
+				if known {
+					publish(true)
+				}
+			}
 		}
 	}
 }
@@ -858,7 +993,7 @@ func (t *Team) StopWorker(reason string) {
 	var live []string
 	t.roster.mu.Lock()
 	for _, m := range t.roster.members {
-		if m.status == StatusQueued || m.status == StatusWorking || m.status == StatusIdle {
+		if (m.status == StatusQueued || m.status == StatusWorking || m.status == StatusIdle) && !m.fenced.Load() {
 			live = append(live, m.name)
 		}
 	}

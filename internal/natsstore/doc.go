@@ -56,7 +56,7 @@ func OpenDoc[T any](ctx context.Context, nc *nats.Conn, team, key string, opts .
 // it a new bucket has one copy and an existing one keeps its count. With
 // copies, every read goes to the bucket's leader.
 func OpenDocWith[T any](ctx context.Context, nc *nats.Conn, team, key string, empty func() T, opts ...MailboxOption) (*Doc[T], error) {
-	if err := checkToken("team", team); err != nil {
+	if err := checkTeam(team); err != nil {
 		return nil, err
 	}
 	if err := checkToken("document", key); err != nil {

@@ -65,7 +65,7 @@ func EntriesBucket(team, name string) string { return "agentteam_" + team + "_" 
 // into the value the copy keeps (it must not fail: a broken entry is a
 // value that says so). Close stops the watch; nc stays the caller's.
 func OpenEntries(ctx context.Context, nc *nats.Conn, team, name string, decode func(key string, data []byte) any, opts ...MailboxOption) (*Entries, error) {
-	if err := checkToken("team", team); err != nil {
+	if err := checkTeam(team); err != nil {
 		return nil, err
 	}
 	if err := checkToken("bucket", name); err != nil {

@@ -30,7 +30,7 @@ func EventSubject(team string) string { return "agentteam." + team + ".events" }
 // n); without it a new stream has one and an existing one keeps its count.
 // nc stays the caller's to close.
 func OpenEventLog(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*EventLog, error) {
-	if err := checkToken("team", team); err != nil {
+	if err := checkTeam(team); err != nil {
 		return nil, err
 	}
 	js, err := jetstream.New(nc)

@@ -59,7 +59,7 @@ func (e *HeldError) Is(target error) bool { return target == ErrHeld }
 // there. Replicas(n) keeps n copies (see OpenMailbox). nc stays the
 // caller's to close.
 func OpenLeases(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Leases, error) {
-	if err := checkToken("team", team); err != nil {
+	if err := checkTeam(team); err != nil {
 		return nil, err
 	}
 	js, err := jetstream.New(nc)
@@ -181,6 +181,17 @@ func newID() (string, error) {
 // The lease is then kept alive every ttl/3 by a goroutine of its own until
 // Release, or until it is lost (Lost is closed). ttl is whole seconds.
 func (ls *Leases) Acquire(ctx context.Context, key string, value []byte, ttl time.Duration) (*Lease, error) {
+	return ls.AcquireFenced(ctx, key, value, ttl, ttl)
+}
+
+// AcquireFenced is Acquire whose lease counts as lost once fence (at most
+// ttl) has passed since the last refresh the server confirmed: a holder
+// cut off from the server knows it before its key expires there, and so
+// before anyone else may take what the lease guards.
+func (ls *Leases) AcquireFenced(ctx context.Context, key string, value []byte, ttl, fence time.Duration) (*Lease, error) {
+	if fence <= 0 || fence > ttl {
+		return nil, fmt.Errorf("a lease's fence is over 0 and at most its time to live %v, not %v", ttl, fence)
+	}
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
@@ -203,7 +214,7 @@ func (ls *Leases) Acquire(ctx context.Context, key string, value []byte, ttl tim
 		if err != nil {
 			return nil, fmt.Errorf("acquire %s: %w", key, err)
 		}
-		return ls.hold(key, value, ttl, nrev, start), nil
+		return ls.hold(key, value, ttl, fence, nrev, start), nil
 	}
 	return nil, fmt.Errorf("acquire %s: lost the race %d times in a row", key, maxCASTries)
 }
@@ -231,7 +242,7 @@ func (ls *Leases) Keep(ctx context.Context, key string, value []byte, ttl time.D
 		if err != nil {
 			return nil, fmt.Errorf("keep %s: %w", key, err)
 		}
-		return ls.hold(key, value, ttl, nrev, start), nil
+		return ls.hold(key, value, ttl, ttl, nrev, start), nil
 	}
 	return nil, fmt.Errorf("keep %s: lost the race %d times in a row", key, maxCASTries)
 }
@@ -239,9 +250,10 @@ func (ls *Leases) Keep(ctx context.Context, key string, value []byte, ttl time.D
 // Lease is a key held by this process. Its goroutine refreshes it every
 // ttl/3 by compare-and-set on its revision; Release ends it.
 type Lease struct {
-	ls  *Leases
-	key string
-	ttl time.Duration
+	ls    *Leases
+	key   string
+	ttl   time.Duration
+	fence time.Duration // lost once no refresh is confirmed for this long
 
 	mu    sync.Mutex
 	value []byte
@@ -255,8 +267,8 @@ type Lease struct {
 }
 
 // hold starts keeping key alive from revision rev, written at start.
-func (ls *Leases) hold(key string, value []byte, ttl time.Duration, rev uint64, start time.Time) *Lease {
-	l := &Lease{ls: ls, key: key, ttl: ttl, value: value, rev: rev,
+func (ls *Leases) hold(key string, value []byte, ttl, fence time.Duration, rev uint64, start time.Time) *Lease {
+	l := &Lease{ls: ls, key: key, ttl: ttl, fence: fence, value: value, rev: rev,
 		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	go l.beat(start)
 	return l
@@ -284,7 +296,8 @@ func (l *Lease) SetValue(v []byte) {
 }
 
 // beat refreshes the lease every ttl/3 until Release or its loss. The
-// lease counts as lost once ttl has passed since the last refresh that the
+// lease counts as lost once its fence (ttl unless AcquireFenced says less)
+// has passed since the last refresh that the
 // server confirmed was sent (the entry may have expired there), or at once
 // when its revision is no longer the last (another wrote the key, or it
 // expired and was taken).
@@ -299,7 +312,7 @@ func (l *Lease) beat(lastOK time.Time) {
 			return
 		case <-t.C:
 		}
-		deadline := lastOK.Add(l.ttl)
+		deadline := lastOK.Add(l.fence)
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		go func() { // Release cuts a refresh short
 			select {
@@ -330,7 +343,7 @@ func (l *Lease) beat(lastOK time.Time) {
 			default:
 			}
 			if !time.Now().Before(deadline) {
-				l.lose(fmt.Errorf("%w: %s not refreshed within %v: %v", ErrLost, l.key, l.ttl, err))
+				l.lose(fmt.Errorf("%w: %s not refreshed within %v: %v", ErrLost, l.key, l.fence, err))
 				return
 			}
 		}
@@ -400,6 +413,8 @@ type LeaseChange struct {
 	Value    []byte
 	Revision uint64
 	Gone     bool
+
+	current bool // watch's mark: the current values are all given
 }
 
 // Watch reports the changes of the keys matching filter (a key, or with
@@ -410,6 +425,12 @@ type LeaseChange struct {
 // is lost lags until its consumer is made again on another (its client
 // misses the heartbeats: seen up to 6 s more, TestClusterWatchOutlivesTheLossOfItsNode).
 func (ls *Leases) Watch(ctx context.Context, filter string) (<-chan LeaseChange, error) {
+	return ls.watch(ctx, filter, false)
+}
+
+// watch is Watch; with markCurrent, a change with current set (and no
+// key) follows the current values, once they are all given.
+func (ls *Leases) watch(ctx context.Context, filter string, markCurrent bool) (<-chan LeaseChange, error) {
 	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) { return ls.js.KeyValue(ctx, ls.bucket) })
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", filter, err)
@@ -421,6 +442,7 @@ func (ls *Leases) Watch(ctx context.Context, filter string) (<-chan LeaseChange,
 	out := make(chan LeaseChange, 64)
 	go func() {
 		defer close(out)
+		marked := !markCurrent
 		updates := w.Updates()
 		for {
 			select {
@@ -434,8 +456,15 @@ func (ls *Leases) Watch(ctx context.Context, filter string) (<-chan LeaseChange,
 					<-ctx.Done()
 					return
 				}
-				if e == nil {
-					continue // the current values are all given
+				if e == nil { // the current values are all given
+					if !marked {
+						marked = true
+						select {
+						case out <- LeaseChange{current: true}:
+						case <-ctx.Done():
+						}
+					}
+					continue
 				}
 				c := LeaseChange{Key: e.Key(), Value: e.Value(), Revision: e.Revision(),
 					Gone: e.Operation() != jetstream.KeyValuePut}

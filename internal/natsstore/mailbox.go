@@ -50,6 +50,9 @@ const (
 	watchBackstop = 5 * time.Second
 )
 
+// afterFunc is time.AfterFunc; a test counts the timers Watch makes.
+var afterFunc = time.AfterFunc
+
 // maxBatch bounds the messages one ReadUnread returns; the rest come in
 // the next read.
 const maxBatch = 1024
@@ -98,7 +101,7 @@ func Replicas(n int) MailboxOption {
 // while a cluster elects a leader it asks again until ctx ends. nc
 // stays the caller's to close.
 func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Mailbox, error) {
-	if err := checkToken("team", team); err != nil {
+	if err := checkTeam(team); err != nil {
 		return nil, err
 	}
 	js, err := jetstream.New(nc)
@@ -486,9 +489,14 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 	// and a reader woken then finds nothing unread: each message signals
 	// again once the stream has surely caught up, and a slow backstop
 	// covers a later store (a cluster electing a leader).
+	// One timer for the second signals, re-armed by each message heard: it
+	// fires watchResignal after the last of a burst, which is after every
+	// message of it (a subscription's handler runs on one goroutine).
+	resignal := afterFunc(time.Hour, signal)
+	resignal.Stop()
 	sub, err := mb.nc.Subscribe(Subject(mb.team, name), func(*nats.Msg) {
 		signal()
-		time.AfterFunc(watchResignal, signal)
+		resignal.Reset(watchResignal)
 	})
 	if err != nil {
 		// No subscription: wake once so the reader looks, then at the backstop.
@@ -511,6 +519,7 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 		if sub != nil {
 			_ = sub.Unsubscribe()
 		}
+		resignal.Stop()
 		mu.Lock()
 		closed = true
 		close(ch)
@@ -542,11 +551,6 @@ func (mb *Mailbox) Names() ([]string, error) {
 func (mb *Mailbox) Path(name string) string {
 	return StreamName(mb.team) + " " + Subject(mb.team, name)
 }
-
-// CheckTeamName refuses a team name that cannot prefix the team's streams,
-// bucket and subjects: it must be one NATS token of letters, digits, '-'
-// and '_'.
-func CheckTeamName(name string) error { return checkToken("team", name) }
 
 // Mark is what tells an inbox changed without reading it: the stream
 // sequence of its last message and its read position.

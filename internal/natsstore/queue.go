@@ -50,7 +50,7 @@ type Queue struct {
 // consumer if they are not there. Replicas(n) is as for OpenMailbox. nc
 // stays the caller's to close.
 func OpenQueue(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Queue, error) {
-	if err := checkToken("team", team); err != nil {
+	if err := checkTeam(team); err != nil {
 		return nil, err
 	}
 	js, err := jetstream.New(nc)

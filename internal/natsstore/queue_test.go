@@ -129,8 +129,10 @@ func TestQueueRefusesAHostileTeamName(t *testing.T) {
 	}
 }
 
-// A worker's heartbeat is listed while it beats, and gone at once when it
-// says so; a worker that stops beating is gone within WorkerTTL.
+// A worker's heartbeat (a lease) is listed while it beats, held by one
+// process at a time, and gone at once when released; a worker cut off
+// from the server loses its lease within WorkerFence and is gone from the
+// list within about WorkerTTL.
 func TestWorkersHeartbeats(t *testing.T) {
 	url := startServer(t)
 	nc, err := nats.Connect(url)
@@ -138,16 +140,29 @@ func TestWorkersHeartbeats(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
+	cut, err := nats.Connect(url) // two's connection, closed to cut it off
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cut.Close()
 	ctx := context.Background()
 	w, err := natsstore.OpenWorkers(ctx, nc, "w1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"one", "two"} {
-		if err := w.Beat(ctx, id, []byte("host-"+id)); err != nil {
-			t.Fatal(err)
-		}
+	w2, err := natsstore.OpenWorkers(ctx, cut, "w1")
+	if err != nil {
+		t.Fatal(err)
 	}
+	one, err := w.Hold(ctx, "one", []byte("host-one"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := w2.Hold(ctx, "two", []byte("host-two"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = two.Release(ctx) }()
 	alive, err := w.Alive(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -155,13 +170,26 @@ func TestWorkersHeartbeats(t *testing.T) {
 	if len(alive) != 2 || string(alive["one"]) != "host-one" {
 		t.Fatalf("alive = %q, want one and two", alive)
 	}
-	if err := w.Gone(ctx, "one"); err != nil {
+	if _, err := w.Hold(ctx, "one", nil); !errors.Is(err, natsstore.ErrHeld) {
+		t.Fatalf("a second holder of one: %v, want ErrHeld", err)
+	}
+	if err := one.Release(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Beat(ctx, "a.b", nil); err == nil {
+	if _, err := w.Hold(ctx, "a.b", nil); err == nil {
 		t.Fatal("a worker id with a dot was taken")
 	}
-	// two stops beating: gone within the TTL (polled with a bound).
+	cutAt := time.Now()
+	cut.Close()
+	select {
+	case <-two.Lost():
+		if d := time.Since(cutAt); d > natsstore.WorkerFence+time.Second {
+			t.Errorf("two knew itself cut off after %v, want within its fence %v", d, natsstore.WorkerFence)
+		}
+	case <-time.After(4 * natsstore.WorkerTTL):
+		t.Fatal("two never knew itself cut off")
+	}
+	// two is gone within the TTL (polled with a bound).
 	deadline := time.Now().Add(4 * natsstore.WorkerTTL)
 	for {
 		alive, err := w.Alive(ctx)

@@ -82,14 +82,13 @@ func TeamPermissions(team string) *server.Permissions {
 		"agentteam." + team + ".>",
 		"$KV." + BucketName(team) + ".>",
 		"$KV." + LeaseBucketName(team) + ".>",
-		"$KV." + WorkersBucket(team) + ".>",
 		"$JS.API.INFO",
 	}
 	// The inboxes, the KV bucket (registry, board), the event log, the
 	// leases (owner lock, heartbeats), the sessions, the work queue of
-	// spawn requests and the workers' heartbeats.
+	// spawn requests.
 	for _, s := range []string{StreamName(team), "KV_" + BucketName(team), StreamName(team) + "_events",
-		"KV_" + LeaseBucketName(team), SessionStreamName(team), QueueStreamName(team), "KV_" + WorkersBucket(team)} {
+		"KV_" + LeaseBucketName(team), SessionStreamName(team), QueueStreamName(team)} {
 		pub = append(pub,
 			"$JS.API.STREAM.*."+s,
 			"$JS.API.STREAM.MSG.*."+s,
@@ -109,7 +108,6 @@ func TeamPermissions(team string) *server.Permissions {
 			"agentteam." + team + ".>",
 			"$KV." + BucketName(team) + ".>",
 			"$KV." + LeaseBucketName(team) + ".>",
-			"$KV." + WorkersBucket(team) + ".>",
 			"_INBOX.>",
 		}},
 	}
@@ -251,7 +249,7 @@ func accountsConfig(users []TeamUser) (string, error) {
 	b.WriteString("accounts {\n")
 	seen := map[string]bool{}
 	for _, u := range users {
-		if err := checkToken("team", u.Team); err != nil {
+		if err := checkTeam(u.Team); err != nil {
 			return "", err
 		}
 		if seen[u.Team] {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -46,7 +47,7 @@ type archiveMarker struct {
 // there. Replicas(n) keeps n copies (see OpenMailbox). nc stays the
 // caller's to close.
 func OpenSessions(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Sessions, error) {
-	if err := checkToken("team", team); err != nil {
+	if err := checkTeam(team); err != nil {
 		return nil, err
 	}
 	js, err := jetstream.New(nc)
@@ -76,10 +77,94 @@ func OpenSessions(ctx context.Context, nc *nats.Conn, team string, opts ...Mailb
 }
 
 // SessionLog is one agent's conversation in the stream (the method set of
-// loop.SessionLog).
+// loop.SessionLog). A log that Claims the conversation is its one writer:
+// each of its appends expects the subject's last message to be its own,
+// so once another writer claims it (a respawn elsewhere), an append of
+// this one — even one held up in the network and delivered late — is
+// refused by the server (a *FencedError).
 type SessionLog struct {
 	s    *Sessions
 	name string
+
+	mu      sync.Mutex
+	claimed bool
+	last    uint64 // the subject's last message, this log's own, once claimed
+}
+
+// claimHeader marks a claim: a message of no lines on the agent's subject.
+const claimHeader = "Agentteam-Claim"
+
+// FencedError is an append refused because another writer claimed the
+// conversation since this log did.
+type FencedError struct{ Agent string }
+
+func (e *FencedError) Error() string {
+	return fmt.Sprintf("the session of %s was claimed by another writer (its respawn): this one may no longer write it", e.Agent)
+}
+
+// Fenced tells the agent loop to stop: its conversation goes on elsewhere.
+func (e *FencedError) Fenced() bool { return true }
+
+// Claim makes this log the conversation's one writer: it stores an empty
+// message after the subject's last, so that every earlier writer's next
+// append, expecting its own last message, is refused.
+func (l *SessionLog) Claim() error {
+	if err := checkToken("agent", l.name); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	subj := SessionSubject(l.s.team, l.name)
+	for range maxCASTries {
+		var last uint64
+		raw, err := retried(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+			return l.s.stream.GetLastMsgForSubject(ctx, subj)
+		})
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+		case err != nil:
+			return fmt.Errorf("claim the session of %s: %w", l.name, err)
+		default:
+			last = raw.Sequence
+		}
+		m := nats.NewMsg(subj)
+		m.Header.Set(claimHeader, "1")
+		seq, err := l.publishAfter(ctx, m, last)
+		if wrongLastSeq(err) {
+			continue // written meanwhile (or a stale read): look again
+		}
+		if err != nil {
+			return fmt.Errorf("claim the session of %s: %w", l.name, err)
+		}
+		l.mu.Lock()
+		l.claimed, l.last = true, seq
+		l.mu.Unlock()
+		return nil
+	}
+	return fmt.Errorf("claim the session of %s: lost the race %d times in a row", l.name, maxCASTries)
+}
+
+// publishAfter stores m if the subject's last message is last, with an id
+// of its own sent again while the server does not answer, and returns its
+// sequence.
+func (l *SessionLog) publishAfter(ctx context.Context, m *nats.Msg, last uint64) (uint64, error) {
+	id, err := newID()
+	if err != nil {
+		return 0, err
+	}
+	for {
+		ack, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
+			return l.s.js.PublishMsg(ctx, m, jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(last))
+		})
+		var api *jetstream.APIError
+		if errors.As(err, &api) && api.ErrorCode == codeDuplicateInFlight && ctx.Err() == nil {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		return ack.Sequence, nil
+	}
 }
 
 // Log is agent's conversation. A name that is no subject token is refused
@@ -111,12 +196,31 @@ func (l *SessionLog) AppendLines(lines [][]byte) error {
 		if len(lines[0]) > limit {
 			return fmt.Errorf("record the session of %s: a message of %d bytes is over the %d the NATS server takes (its max_payload)", l.name, len(lines[0]), limit)
 		}
-		id, err := newID()
-		if err != nil {
-			return err
-		}
-		if err := publishOnce(ctx, l.s.js, SessionSubject(l.s.team, l.name), bytes.Join(lines[:n], []byte{'\n'}), id); err != nil {
-			return fmt.Errorf("record the session of %s: %w", l.name, err)
+		data := bytes.Join(lines[:n], []byte{'\n'})
+		l.mu.Lock()
+		claimed, last := l.claimed, l.last
+		l.mu.Unlock()
+		if claimed {
+			m := nats.NewMsg(SessionSubject(l.s.team, l.name))
+			m.Data = data
+			seq, err := l.publishAfter(ctx, m, last)
+			if wrongLastSeq(err) {
+				return fmt.Errorf("record the session of %s: %w", l.name, &FencedError{Agent: l.name})
+			}
+			if err != nil {
+				return fmt.Errorf("record the session of %s: %w", l.name, err)
+			}
+			l.mu.Lock()
+			l.last = seq
+			l.mu.Unlock()
+		} else {
+			id, err := newID()
+			if err != nil {
+				return err
+			}
+			if err := publishOnce(ctx, l.s.js, SessionSubject(l.s.team, l.name), data, id); err != nil {
+				return fmt.Errorf("record the session of %s: %w", l.name, err)
+			}
 		}
 		lines = lines[n:]
 	}

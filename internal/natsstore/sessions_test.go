@@ -1,11 +1,15 @@
 package natsstore_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/internal/storetest"
@@ -100,5 +104,48 @@ func TestASessionAppendOverTheLargestMessageIsSplit(t *testing.T) {
 	}
 	if got, _ := o.Open(t, "alice").Lines(); len(got) != len(lines) {
 		t.Fatalf("after the refused line the conversation has %d lines, want %d", len(got), len(lines))
+	}
+}
+
+// TestAClaimedSessionRefusesTheEarlierWriter: a conversation claimed by a
+// second writer (a respawn) refuses every later append of the first, even
+// one it sends after the claim; the second goes on, and the conversation
+// has the first's lines up to the claim and then only the second's.
+func TestAClaimedSessionRefusesTheEarlierWriter(t *testing.T) {
+	url := startServer(t)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx := context.Background()
+	s, err := natsstore.OpenSessions(ctx, nc, "fence")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, respawn := s.Log("alice"), s.Log("alice")
+	if err := old.Claim(); err != nil {
+		t.Fatal(err)
+	}
+	if err := old.AppendLines([][]byte{[]byte(`"one"`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := respawn.Claim(); err != nil {
+		t.Fatal(err)
+	}
+	err = old.AppendLines([][]byte{[]byte(`"stale"`)})
+	var fenced *natsstore.FencedError
+	if !errors.As(err, &fenced) {
+		t.Fatalf("the earlier writer's append after the claim: %v, want refused as fenced", err)
+	}
+	if err := respawn.AppendLines([][]byte{[]byte(`"two"`)}); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := s.Log("alice").Lines()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(bytes.Join(lines, []byte(","))); got != `"one","two"` {
+		t.Fatalf("the conversation: %s, want \"one\",\"two\"", got)
 	}
 }

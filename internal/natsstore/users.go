@@ -45,7 +45,7 @@ func ReadUsersFile(path string) ([]TeamUser, error) {
 			// The line may hold a password: never echo it.
 			return nil, fmt.Errorf("users file %s, line %d: want TEAM USER PASSWORD or TEAM NKEY (%d fields)", path, n, len(f))
 		}
-		if err := checkToken("team", u.Team); err != nil {
+		if err := checkTeam(u.Team); err != nil {
 			return nil, fmt.Errorf("users file %s, line %d: %w", path, n, err)
 		}
 		if u.User != "" {

@@ -2,107 +2,130 @@ package natsstore
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
-// WorkerTTL is how long a worker's heartbeat key lives without being
-// renewed: a worker that stops beating for this long is taken for dead.
-// Workers renew theirs every WorkerTTL/3.
+// WorkerTTL is how long a worker's heartbeat lives without being renewed:
+// a worker that stops beating for this long is taken for dead, and its
+// teammates are respawned elsewhere. Workers renew theirs every
+// WorkerTTL/3.
 const WorkerTTL = 6 * time.Second
 
-// WorkersBucket is the name of team's KV bucket of worker heartbeats.
-func WorkersBucket(team string) string { return "agentteam_" + team + "_workers" }
+// WorkerFence is how long a worker goes on without a renewal the server
+// confirmed before it takes itself for cut off and stops its teammates:
+// shorter than WorkerTTL, so it has stopped them before its heartbeat
+// expires and they are respawned elsewhere.
+const WorkerFence = 4 * time.Second
 
-// Workers are the heartbeats of a team's workers: one KV key per worker
-// (its id), kept alive by Beat; a key not renewed within WorkerTTL expires
-// with its bucket's age limit, so Alive no longer lists that worker.
+// Workers are the heartbeats of a team's workers: a lease per worker in
+// the team's lease bucket (key workers.ID, valued with what the worker
+// says of itself), held by Hold and followed by Watch. One worker id is
+// held by one process at a time.
 type Workers struct {
-	kv   jetstream.KeyValue
-	team string
+	ls *Leases
 }
 
-// OpenWorkers opens team's heartbeat bucket on nc, creating it if it is
-// not there. nc stays the caller's to close.
+// workerPrefix prefixes the heartbeat keys in the lease bucket.
+const workerPrefix = "workers."
+
+// OpenWorkers opens team's heartbeats: its lease bucket on nc (OpenLeases).
 func OpenWorkers(ctx context.Context, nc *nats.Conn, team string, opts ...MailboxOption) (*Workers, error) {
-	if err := checkToken("team", team); err != nil {
+	ls, err := OpenLeases(ctx, nc, team, opts...)
+	if err != nil {
 		return nil, err
 	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, fmt.Errorf("open the workers of %s: %w", team, err)
+	return &Workers{ls: ls}, nil
+}
+
+// NewWorkers are the heartbeats kept in ls.
+func NewWorkers(ls *Leases) *Workers { return &Workers{ls: ls} }
+
+// Hold takes worker id's heartbeat with info (its host, its labels) and
+// keeps it alive (every WorkerTTL/3) until Release, or until it is lost:
+// no renewal confirmed within WorkerFence, or the key written by another.
+// While another process holds id (or its heartbeat has not yet expired)
+// the error is ErrHeld.
+func (w *Workers) Hold(ctx context.Context, id string, info []byte) (*Lease, error) {
+	if err := checkToken("worker", id); err != nil {
+		return nil, err
 	}
-	n := replicasOf(opts)
-	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		if kv, err := js.KeyValue(ctx, WorkersBucket(team)); err == nil {
-			return kv, nil
+	l, err := w.ls.AcquireFenced(ctx, workerPrefix+id, info, WorkerTTL, WorkerFence)
+	if err != nil {
+		return nil, fmt.Errorf("heartbeat of worker %s: %w", id, err)
+	}
+	return l, nil
+}
+
+// WorkerChange is a worker's heartbeat seen (Info) or gone (expired or
+// released).
+type WorkerChange struct {
+	ID   string
+	Info []byte
+	Gone bool
+}
+
+// Watch reports the workers' heartbeats: first each present one, then
+// every change; current is closed once the present ones are all given.
+// The channel is closed once ctx ends.
+func (w *Workers) Watch(ctx context.Context) (changes <-chan WorkerChange, current <-chan struct{}, err error) {
+	in, err := w.ls.watch(ctx, workerPrefix+">", true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("watch the workers: %w", err)
+	}
+	out := make(chan WorkerChange)
+	cur := make(chan struct{})
+	go func() {
+		defer close(out)
+		for c := range in {
+			if c.current {
+				// out is unbuffered: every earlier change has been taken.
+				close(cur)
+				continue
+			}
+			id, ok := strings.CutPrefix(c.Key, workerPrefix)
+			if !ok {
+				continue
+			}
+			select {
+			case out <- WorkerChange{ID: id, Info: c.Value, Gone: c.Gone}:
+			case <-ctx.Done():
+			}
 		}
-		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:   WorkersBucket(team),
-			TTL:      WorkerTTL,
-			History:  1,
-			Storage:  jetstream.MemoryStorage,
-			Replicas: max(n, 1),
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("open the workers of %s: %w", team, replicaSentence(n, err))
-	}
-	return &Workers{kv: kv, team: team}, nil
+	}()
+	return out, cur, nil
 }
 
-// Beat renews worker id's heartbeat with info (what the worker says of
-// itself: its host, its labels).
-func (w *Workers) Beat(ctx context.Context, id string, info []byte) error {
-	if err := checkToken("worker", id); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
-	if _, err := w.kv.Put(ctx, id, info); err != nil {
-		return fmt.Errorf("heartbeat of worker %s: %w", id, err)
-	}
-	return nil
-}
-
-// Gone removes worker id's heartbeat at once: a worker that stops cleanly
-// says so instead of letting it expire.
-func (w *Workers) Gone(ctx context.Context, id string) error {
-	if err := checkToken("worker", id); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, opTimeout)
-	defer cancel()
-	if err := w.kv.Delete(ctx, id); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
-		return fmt.Errorf("heartbeat of worker %s: %w", id, err)
-	}
-	return nil
-}
-
-// Alive lists the workers whose heartbeat has not expired, with what each
+// Alive lists the workers whose heartbeat is alive now, with what each
 // said of itself.
 func (w *Workers) Alive(ctx context.Context) (map[string][]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	lister, err := w.kv.ListKeys(ctx)
+	changes, current, err := w.Watch(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list the workers of %s: %w", w.team, err)
+		return nil, err
 	}
-	defer func() { _ = lister.Stop() }()
 	alive := map[string][]byte{}
-	for key := range lister.Keys() {
-		e, err := w.kv.Get(ctx, key)
-		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
-			continue
+	for {
+		select {
+		case c, ok := <-changes:
+			if !ok {
+				return nil, fmt.Errorf("list the workers: %w", ctx.Err())
+			}
+			if c.Gone {
+				delete(alive, c.ID)
+			} else {
+				alive[c.ID] = c.Info
+			}
+		case <-current:
+			// What came before current is the present; drain nothing more.
+			cancel()
+			for range changes {
+			}
+			return alive, nil
 		}
-		if err != nil {
-			return nil, fmt.Errorf("list the workers of %s: %w", w.team, err)
-		}
-		alive[key] = e.Value()
 	}
-	return alive, nil
 }
