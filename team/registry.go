@@ -360,13 +360,18 @@ type memberChanger interface {
 	ChangeMember(name string, fn func(*Member) error) error
 }
 
-// memberStatusChange is statusChange for one teammate's entry.
+// memberStatusChange is statusChange for one teammate's entry: refused
+// (errTakenOver), with nothing stored, when fn finds the entry no longer
+// its writer's claim.
 func memberStatusChange(status Status, fn func(*Member)) func(*Member) error {
 	return func(m *Member) error {
 		m.Status = status
 		m.UpdatedAt = time.Now().UTC()
 		if fn != nil {
 			fn(m)
+		}
+		if m.notOurs {
+			return fmt.Errorf("status of %s: %w", m.Name, errTakenOver)
 		}
 		return nil
 	}

@@ -1,0 +1,57 @@
+package team
+
+import (
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+// A status write made for a teammate whose entry is no longer its
+// writer's claim (its respawn on another worker took it over: roster.guarded
+// marks it notOurs) is refused with errTakenOver and stores nothing, on the
+// file and on the registry's entries alike: on entries a status change takes
+// another path (memberChanger), which must keep the refusal.
+func TestAStatusWriteOfATakenOverTeammateIsRefused(t *testing.T) {
+	stores := map[string]func(t *testing.T) *Registry{
+		"file":    func(t *testing.T) *Registry { return NewRegistry(filepath.Join(t.TempDir(), "config.json"), "tk") },
+		"entries": func(t *testing.T) *Registry { return natsRegistry(t, natsURL(t), "tk") },
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) {
+			reg := open(t)
+			if _, err := reg.Update(func(c *Config) error {
+				c.Teammates = append(c.Teammates, Member{Name: "alice", Role: "r", Status: StatusWorking, SpawnID: "s2", Worker: "w2"})
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			// The zombie's guard: its claim was s1 on w1.
+			late := func(m *Member) {
+				if m.SpawnID != "s1" || m.Worker != "w1" {
+					m.notOurs = true
+					return
+				}
+				m.Error = "written by the zombie"
+			}
+			if err := reg.ChangeStatus("alice", StatusIdle, late); !errors.Is(err, errTakenOver) {
+				t.Errorf("ChangeStatus = %v, want errTakenOver", err)
+			}
+			if _, err := reg.SetStatus("alice", StatusFailed, late); !errors.Is(err, errTakenOver) {
+				t.Errorf("SetStatus = %v, want errTakenOver", err)
+			}
+			done := make(chan error, 1)
+			reg.SetStatusLater("alice", StatusShutdown, late, func(err error) { done <- err })
+			reg.Flush()
+			if err := <-done; !errors.Is(err, errTakenOver) {
+				t.Errorf("SetStatusLater = %v, want errTakenOver", err)
+			}
+			c, err := reg.Read()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i := c.Find("alice"); i < 0 || c.Teammates[i].Status != StatusWorking || c.Teammates[i].Error != "" || c.Teammates[i].Worker != "w2" {
+				t.Fatalf("alice after the refused writes: %+v", c.Teammates)
+			}
+		})
+	}
+}
