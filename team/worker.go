@@ -148,6 +148,9 @@ type hosting struct {
 
 	mu    sync.Mutex
 	alive map[string]bool // the workers heard of at the last look; nil before one
+	// offers are the labels of each worker alive at the last look (this
+	// one's included), from their heartbeats.
+	offers [][]string
 }
 
 func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead bool) *hosting {
@@ -283,7 +286,9 @@ func (h *hosting) take(ctx context.Context, job QueueJob, release func()) (taken
 		return false, false
 	}
 	if !hasLabels(h.opts.Labels, req.Labels) {
-		if time.Now().After(req.Deadline) || job.Delivered() >= maxPlacementTries {
+		// A live worker that offers the labels takes it once it has a
+		// free place: a busy pool is no reason to fail the spawn.
+		if !h.offeredAlive(req.Labels) && (time.Now().After(req.Deadline) || job.Delivered() >= maxPlacementTries) {
 			h.unplaced(req)
 			_ = job.Term()
 			return false, false
@@ -525,6 +530,19 @@ func (h *hosting) liveElsewhere(m Member) bool {
 	return h.workerAlive(m.Worker)
 }
 
+// offeredAlive reports whether a worker alive at the last look offers
+// every label of want.
+func (h *hosting) offeredAlive(want []string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, have := range h.offers {
+		if hasLabels(have, want) {
+			return true
+		}
+	}
+	return false
+}
+
 // workerAlive reports whether the worker id was heard of at the last look
 // (any worker is, before the first look or without heartbeats).
 func (h *hosting) workerAlive(id string) bool {
@@ -547,11 +565,18 @@ func (h *hosting) beatOnce(ctx context.Context) {
 		return
 	}
 	seen := make(map[string]bool, len(alive))
-	for id := range alive {
+	offers := [][]string{h.opts.Labels}
+	for id, info := range alive {
 		seen[id] = true
+		var w struct {
+			Labels []string `json:"labels"`
+		}
+		if json.Unmarshal(info, &w) == nil && id != h.opts.ID {
+			offers = append(offers, w.Labels)
+		}
 	}
 	h.mu.Lock()
-	h.alive = seen
+	h.alive, h.offers = seen, offers
 	h.mu.Unlock()
 	if h.isLead {
 		h.reapDead(seen)
