@@ -51,9 +51,6 @@ const (
 	// label is what the workers offer and every spawn asks for: the
 	// teammates run on the three workers, not in the lead's process.
 	label = "pool"
-	// within bounds every process and wait of the test: generous, for a
-	// loaded 2-core machine with -race.
-	within = 8 * time.Minute
 )
 
 // cluster is three nodes of one JetStream cluster on 127.0.0.1.
@@ -165,6 +162,10 @@ var teammates = func() int {
 	}
 	return defaultTeammates
 }()
+
+// within bounds every process and wait of the test: generous, for a
+// loaded 2-core machine with -race, and longer for more teammates.
+var within = time.Duration(max(1, teammates/defaultTeammates)) * 8 * time.Minute
 
 // name is teammate i's name; partner is who it greets (and is greeted by).
 func name(i int) string { return fmt.Sprintf("t%03d", i) }
