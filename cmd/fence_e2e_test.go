@@ -215,11 +215,7 @@ func TestACutOffWorkerIsFencedAndItsLateWritesAreRefused(t *testing.T) {
 			dumpEvents(t, nt)
 		}
 	}()
-	reg, err := natsstore.OpenDocWith(context.Background(), nt.nc, nt.team, "registry", team.EmptyConfig(nt.team))
-	if err != nil {
-		t.Fatal(err)
-	}
-	registry := team.NewRegistryOn(reg, nt.team)
+	registry := nt.registry(t)
 	alice := func() team.Member {
 		c, err := registry.Read()
 		if err != nil {

@@ -93,6 +93,9 @@ func storeURL(g *GlobalOptions) (string, error) {
 // parseStore reads a store URL: "" or "file" for the files, or
 // nats://HOST:PORT[/TEAM][?replicas=N]; TEAM (default "default") prefixes
 // the team's streams, bucket and subjects, so it must be one NATS token.
+// HOST:PORT may be every node of a cluster, comma-separated
+// (nats://a:4222,b:4222,c:4222/TEAM): the client starts on any that
+// answers and moves to another when its node goes down.
 func parseStore(raw string) (storeSpec, error) {
 	if raw == "" || raw == "file" {
 		return storeSpec{}, nil

@@ -22,6 +22,9 @@ func TestParseStore(t *testing.T) {
 		{"nats://h:4222/web?replicas=1", "nats://h:4222", "nats://h:4222", "web", 1},
 		{"nats://h:4222/web?replicas=3", "nats://h:4222", "nats://h:4222", "web", 3},
 		{"nats://me:pw@h:4222?replicas=5", "nats://me:pw@h:4222", "nats://h:4222", "default", 5},
+		// Every node of a cluster, so a client starts on whichever
+		// answers (the failover test, internal/failover, runs on this).
+		{"nats://a:4222,b:4223,c:4224/web?replicas=3", "nats://a:4222,b:4223,c:4224", "nats://a:4222,b:4223,c:4224", "web", 3},
 	} {
 		got, err := parseStore(c.in)
 		if err != nil || got.server != c.server || got.shown != c.shown || got.team != c.team || got.replicas != c.replicas {

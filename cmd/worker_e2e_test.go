@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/team"
@@ -39,7 +40,44 @@ func startNATSTeam(t *testing.T, name string) natsTeam {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	return natsTeam{url: s.ClientURL() + "/" + name, nc: nc, team: name}
+	nt := natsTeam{url: s.ClientURL() + "/" + name, nc: nc, team: name}
+	// Run before the server stops: the event log says what went wrong.
+	t.Cleanup(func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	})
+	return nt
+}
+
+// fakeModel starts the fake model server with script for one test and
+// returns the environment that points the binary at it.
+func fakeModel(t *testing.T, script fakellm.Script) (*fakellm.Server, []string) {
+	t.Helper()
+	srv := fakellm.New(script, fakellm.WithAPIKey("test-key"))
+	t.Cleanup(srv.Close)
+	return srv, fakeEnv(srv)
+}
+
+// members is what `team --json` says of the team's teammates, run in a
+// directory of its own with the store in its environment.
+func (nt natsTeam) members(t *testing.T) []team.Member {
+	t.Helper()
+	return teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+}
+
+// inbox is every message of name's inbox on the store.
+func (nt natsTeam) inbox(t *testing.T, name string) []inbox.Message {
+	t.Helper()
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs, _, err := mb.ReadAll(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
 }
 
 // startWorker starts `agentteam worker` in its own directory and returns
@@ -91,15 +129,9 @@ func teamJSON(t *testing.T, dir string, env []string) []team.Member {
 // ws, a teammate's in the team's session stream.
 func assertEachOnceOnNATS(t *testing.T, nt natsTeam, ws, name string) {
 	t.Helper()
-	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, _, err := mb.ReadAll(name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := nt.inbox(t, name)
 	var data []byte
+	var err error
 	if name == "lead" {
 		if data, err = os.ReadFile(filepath.Join(ws, ".agentteam", "sessions", name+".jsonl")); err != nil {
 			t.Fatal(err)
@@ -124,6 +156,10 @@ func assertEachOnceOnNATS(t *testing.T, nt natsTeam, ws, name string) {
 			t.Errorf("%s's message %s (%q from %s) is in its conversation %d times, want once", name, m.ID, team.FirstLine(m.Content, 40), m.From, n)
 		}
 	}
+	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if st, _ := mb.Stats(name); st.Unread != 0 {
 		t.Errorf("%s still has %d unread", name, st.Unread)
 	}
@@ -138,7 +174,7 @@ func assertEachOnceOnNATS(t *testing.T, nt natsTeam, ws, name string) {
 // ends cleanly on SIGTERM.
 func TestTeammatesRunOnAWorkerProcess(t *testing.T) {
 	nt := startNATSTeam(t, "hosts")
-	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+	srv, env := fakeModel(t, fakellm.Queue(map[string][]fakellm.Reply{
 		"lead": {
 			{ToolCalls: []fakellm.ToolCall{
 				call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the greeting","labels":["remote"]}`),
@@ -155,9 +191,7 @@ func TestTeammatesRunOnAWorkerProcess(t *testing.T) {
 			return fakellm.Reply{Content: "lead: both reported"}
 		}
 		return fakellm.Reply{Content: c.Agent + ": done"}
-	}), fakellm.WithAPIKey("test-key"))
-	defer srv.Close()
-	env := fakeEnv(srv)
+	}))
 
 	wdir, waitWorker, workerPID := startWorker(t, nt, env, "w1", "--labels", "remote,linux")
 	lead := t.TempDir()
@@ -168,13 +202,7 @@ func TestTeammatesRunOnAWorkerProcess(t *testing.T) {
 		t.Fatalf("the lead's answer: %q", r.stdout)
 	}
 
-	storeEnv := []string{"AGENTTEAM_STORE=" + nt.url}
-	defer func() {
-		if t.Failed() {
-			dumpEvents(t, nt)
-		}
-	}()
-	members := teamJSON(t, t.TempDir(), storeEnv)
+	members := nt.members(t)
 	if len(members) != 2 {
 		t.Fatalf("team --json: %+v", members)
 	}
@@ -201,14 +229,7 @@ func TestTeammatesRunOnAWorkerProcess(t *testing.T) {
 	assertEachOnceOnNATS(t, nt, lead, "lead")
 
 	// The results reached the lead.
-	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, _, err := mb.ReadAll("lead")
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := nt.inbox(t, "lead")
 	results := map[string]int{}
 	for _, m := range msgs {
 		if m.Type == "result" {
@@ -226,7 +247,7 @@ func TestTeammatesRunOnAWorkerProcess(t *testing.T) {
 	if w.code != 0 {
 		t.Fatalf("worker exit %d on SIGTERM\n%s", w.code, w.stderr)
 	}
-	for _, m := range teamJSON(t, t.TempDir(), storeEnv) {
+	for _, m := range nt.members(t) {
 		if m.Status == team.StatusWorking || m.Status == team.StatusQueued {
 			t.Errorf("%s left %s by the stopped worker", m.Name, m.Status)
 		}
@@ -295,19 +316,12 @@ func anyOrderPlans(script fakellm.Script) fakellm.Script {
 // lead's shutdown_teammate reaches her there and the runtime answers it.
 func TestPlanApprovalAndShutdownOfATeammateOnAWorker(t *testing.T) {
 	nt := startNATSTeam(t, "plans")
-	srv := fakellm.New(withLabels(anyOrderPlans(protocolScript), "remote"))
-	defer srv.Close()
-	env := fakeEnv(srv)
+	srv, env := fakeModel(t, withLabels(anyOrderPlans(protocolScript), "remote"))
 	wdir, _, _ := startWorker(t, nt, env, "w1", "--labels", "remote")
 	lead := t.TempDir()
 	r := runBin(t, lead, env, "", "run", "--store", nt.url, "have alice write notes, with a plan first")
 	mustSucceed(t, r, "run")
 	noViolations(t, srv)
-	defer func() {
-		if t.Failed() {
-			dumpEvents(t, nt)
-		}
-	}()
 	if data, err := os.ReadFile(filepath.Join(wdir, "notes.txt")); err != nil || string(data) != "notes\n" {
 		t.Fatalf("notes.txt in the worker's directory: %q %v\n%s", data, err, r.stderr)
 	}
@@ -321,14 +335,7 @@ func TestPlanApprovalAndShutdownOfATeammateOnAWorker(t *testing.T) {
 	if refused := reqs[1].Messages[len(reqs[1].Messages)-1]; refused.Role != "tool" || !strings.Contains(refused.Content, "plan mode") {
 		t.Fatalf("the write before approval was not refused: %+v", refused)
 	}
-	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, _, err := mb.ReadAll("lead")
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := nt.inbox(t, "lead")
 	var planID, shutdownBy string
 	for _, m := range msgs {
 		switch m.Type {
@@ -348,7 +355,7 @@ func TestPlanApprovalAndShutdownOfATeammateOnAWorker(t *testing.T) {
 	if planID == "" || shutdownBy != "runtime" {
 		t.Fatalf("the lead's inbox lacks the plan request or the runtime's shutdown answer: %+v", msgs)
 	}
-	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+	members := nt.members(t)
 	if len(members) != 1 || members[0].Worker != "w1" || members[0].Status != team.StatusShutdown || members[0].PlanState != team.PlanApproved {
 		t.Fatalf("alice in the registry: %+v", members)
 	}
@@ -362,7 +369,7 @@ func TestPlanApprovalAndShutdownOfATeammateOnAWorker(t *testing.T) {
 // with a sentence once its placement time is up, and the lead hears of it.
 func TestSpawnsArePlacedByLabels(t *testing.T) {
 	nt := startNATSTeam(t, "labels")
-	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+	srv, env := fakeModel(t, fakellm.Queue(map[string][]fakellm.Reply{
 		"lead": {
 			{ToolCalls: []fakellm.ToolCall{
 				call("spawn_teammate", `{"name":"alice","role":"trainer","prompt":"train","labels":["gpu"]}`),
@@ -376,9 +383,7 @@ func TestSpawnsArePlacedByLabels(t *testing.T) {
 			return fakellm.Reply{Content: "lead: done"}
 		}
 		return fakellm.Reply{Content: c.Agent + ": done"}
-	}), fakellm.WithAPIKey("test-key"))
-	defer srv.Close()
-	env := fakeEnv(srv)
+	}))
 	startWorker(t, nt, env, "wgpu", "--labels", "gpu,linux")
 	startWorker(t, nt, env, "wcpu", "--labels", "cpu")
 	lead := t.TempDir()
@@ -386,13 +391,8 @@ func TestSpawnsArePlacedByLabels(t *testing.T) {
 	r := runBin(t, lead, env, "", "run", "--store", nt.url, "--placement-timeout", "10s", "place them")
 	mustSucceed(t, r, "run")
 	noViolations(t, srv)
-	defer func() {
-		if t.Failed() {
-			dumpEvents(t, nt)
-		}
-	}()
 	want := map[string]string{"alice": "wgpu", "bob": "wcpu"}
-	for _, m := range teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url}) {
+	for _, m := range nt.members(t) {
 		switch m.Name {
 		case "carol":
 			if m.Status != team.StatusFailed || m.Worker != "" || !strings.Contains(m.Error, "no worker with the labels tpu") {
@@ -407,14 +407,7 @@ func TestSpawnsArePlacedByLabels(t *testing.T) {
 			}
 		}
 	}
-	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, _, err := mb.ReadAll("lead")
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := nt.inbox(t, "lead")
 	told := false
 	for _, m := range msgs {
 		if m.From == "carol" && m.Type == "error" && strings.Contains(m.Content, "no worker with the labels tpu") {
@@ -435,7 +428,7 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 	nt := startNATSTeam(t, "dead")
 	var mu sync.Mutex
 	aliceCalls := 0
-	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+	srv, env := fakeModel(t, fakellm.Queue(map[string][]fakellm.Reply{
 		"lead": {
 			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the parser","labels":["one"]}`)}},
 			{Content: "spawned alice"},
@@ -451,9 +444,7 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 			return fakellm.Reply{Content: "never arrives", Delay: 2 * time.Minute}
 		}
 		return fakellm.Reply{Content: "alice: parser written"}
-	}), fakellm.WithAPIKey("test-key"))
-	defer srv.Close()
-	env := fakeEnv(srv)
+	}))
 	_, _, w1 := startWorker(t, nt, env, "w1", "--labels", "one")
 	waitLead, _ := startBinPID(t, t.TempDir(), env, "run", "--store", nt.url, "write a parser")
 	defer func() {
@@ -461,15 +452,7 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 			dumpEvents(t, nt)
 		}
 	}()
-	entries, err := natsstore.OpenEntries(context.Background(), nt.nc, nt.team, "registry", team.DecodeRegistryEntry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer entries.Close()
-	registry, err := team.NewRegistryOnEntries(entries, nt.team, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	registry := nt.registry(t)
 	alice := func() team.Member {
 		c, err := registry.Read()
 		if err != nil {
@@ -516,14 +499,7 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 	if !failed {
 		t.Error("no event says alice failed with w1")
 	}
-	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, _, err := mb.ReadAll("lead")
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := nt.inbox(t, "lead")
 	var told, results int
 	for _, msg := range msgs {
 		switch {
@@ -547,7 +523,7 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 // shutdown, not working, and the lead is told and finishes its run.
 func TestAStoppedWorkerShutsItsTeammatesDown(t *testing.T) {
 	nt := startNATSTeam(t, "stop")
-	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+	srv, env := fakeModel(t, fakellm.Queue(map[string][]fakellm.Reply{
 		"lead": {
 			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the parser","labels":["one"]}`)}},
 			{Content: "spawned alice"},
@@ -557,9 +533,7 @@ func TestAStoppedWorkerShutsItsTeammatesDown(t *testing.T) {
 			return fakellm.Reply{Content: "never arrives", Delay: 2 * time.Minute}
 		}
 		return fakellm.Reply{Content: "lead: alice stopped"}
-	}), fakellm.WithAPIKey("test-key"))
-	defer srv.Close()
-	env := fakeEnv(srv)
+	}))
 	_, waitWorker, w1 := startWorker(t, nt, env, "w1", "--labels", "one")
 	waitLead, _ := startBinPID(t, t.TempDir(), env, "run", "--store", nt.url, "write a parser")
 	deadline := time.Now().Add(60 * time.Second)
@@ -580,18 +554,11 @@ func TestAStoppedWorkerShutsItsTeammatesDown(t *testing.T) {
 	if !strings.Contains(r.stdout, "lead: alice stopped") {
 		t.Errorf("the lead's answer: %q", r.stdout)
 	}
-	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+	members := nt.members(t)
 	if len(members) != 1 || members[0].Status != team.StatusShutdown || !strings.Contains(members[0].Error, "its worker w1 stopped") {
 		t.Fatalf("alice after her worker stopped: %+v", members)
 	}
-	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msgs, _, err := mb.ReadAll("lead")
-	if err != nil {
-		t.Fatal(err)
-	}
+	msgs := nt.inbox(t, "lead")
 	told := 0
 	for _, m := range msgs {
 		if m.From == "alice" && m.Type == "error" && strings.Contains(m.Content, "its worker w1 stopped") {
@@ -607,7 +574,7 @@ func TestAStoppedWorkerShutsItsTeammatesDown(t *testing.T) {
 // a teammate asking for a label only a worker has runs on that worker.
 func TestChatOnNATSPlacesATeammateOnAWorker(t *testing.T) {
 	nt := startNATSTeam(t, "chathosts")
-	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+	_, env := fakeModel(t, fakellm.Queue(map[string][]fakellm.Reply{
 		"lead": {
 			{ToolCalls: []fakellm.ToolCall{
 				call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the greeting","labels":["remote"]}`),
@@ -616,9 +583,7 @@ func TestChatOnNATSPlacesATeammateOnAWorker(t *testing.T) {
 		},
 	}, func(c fakellm.Call) fakellm.Reply {
 		return fakellm.Reply{Content: c.Agent + ": done"}
-	}), fakellm.WithAPIKey("test-key"))
-	defer srv.Close()
-	env := fakeEnv(srv)
+	}))
 	_, _, workerPID := startWorker(t, nt, env, "w1", "--labels", "remote")
 	lc := startLineChat(t, t.TempDir(), env, "chat", "--store", nt.url)
 	lc.send("spawn alice on the remote worker")
@@ -632,7 +597,7 @@ func TestChatOnNATSPlacesATeammateOnAWorker(t *testing.T) {
 	if code := lc.exit(); code != 0 {
 		t.Fatalf("chat exit %d:\n%s", code, lc.output())
 	}
-	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+	members := nt.members(t)
 	if len(members) != 1 || members[0].Worker != "w1" || members[0].PID != workerPID() {
 		t.Fatalf("team --json: %+v, want alice on worker w1 (pid %d)", members, workerPID())
 	}
@@ -645,7 +610,7 @@ func TestChatOnNATSPlacesATeammateOnAWorker(t *testing.T) {
 // they must not go on working, or waiting, for a lead that is gone.
 func TestATimedOutRunShutsDownItsTeammatesOnWorkers(t *testing.T) {
 	nt := startNATSTeam(t, "abort")
-	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+	_, env := fakeModel(t, fakellm.Queue(map[string][]fakellm.Reply{
 		"lead": {
 			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"programmer","prompt":"write the parser","labels":["one"]}`)}},
 			// The lead never finishes: the run's --timeout ends it.
@@ -656,9 +621,7 @@ func TestATimedOutRunShutsDownItsTeammatesOnWorkers(t *testing.T) {
 			return fakellm.Reply{Content: "parser written"}
 		}
 		return fakellm.Reply{Content: "never arrives", Delay: 2 * time.Minute}
-	}), fakellm.WithAPIKey("test-key"))
-	defer srv.Close()
-	env := fakeEnv(srv)
+	}))
 	startWorker(t, nt, env, "w1", "--labels", "one")
 	r := runBin(t, t.TempDir(), env, "", "run", "--store", nt.url, "--timeout", "8s", "write a parser")
 	if r.code != 3 {
@@ -667,7 +630,7 @@ func TestATimedOutRunShutsDownItsTeammatesOnWorkers(t *testing.T) {
 	// The worker still runs; alice, asked to stop, ends shut down there.
 	deadline := time.Now().Add(45 * time.Second)
 	for {
-		members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+		members := nt.members(t)
 		if len(members) == 1 && members[0].Status == team.StatusShutdown {
 			return
 		}
@@ -676,4 +639,20 @@ func TestATimedOutRunShutsDownItsTeammatesOnWorkers(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond) // a poll with a bound
 	}
+}
+
+// registry is the team's registry as a process opens it (an entry per
+// teammate, team/registry_entries.go), on the test's connection.
+func (nt natsTeam) registry(t *testing.T) *team.Registry {
+	t.Helper()
+	entries, err := natsstore.OpenEntries(context.Background(), nt.nc, nt.team, "registry", team.DecodeRegistryEntry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(entries.Close)
+	registry, err := team.NewRegistryOnEntries(entries, nt.team, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return registry
 }

@@ -189,6 +189,11 @@ type hosting struct {
 	// unheld is set while this worker holds no heartbeat (lost, not yet
 	// taken again): it takes no spawn then, as the lead may take it for dead.
 	unheld atomic.Bool
+	// offers are the labels of each worker alive at offersAt (this one's
+	// included), from their heartbeats: read again when a spawn would fail
+	// for want of a worker (offeredAlive), at most once a Beat.
+	offers   [][]string
+	offersAt time.Time
 }
 
 func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead bool) *hosting {
@@ -354,7 +359,9 @@ func (h *hosting) take(ctx context.Context, job QueueJob, release func()) (taken
 		return false, false
 	}
 	if !hasLabels(h.opts.Labels, req.Labels) {
-		if time.Now().After(req.Deadline) || job.Delivered() >= maxPlacementTries {
+		// A live worker that offers the labels takes it once it has a
+		// free place: a busy pool is no reason to fail the spawn.
+		if (time.Now().After(req.Deadline) || job.Delivered() >= maxPlacementTries) && !h.offeredAlive(ctx, req.Labels) {
 			h.unplaced(req)
 			_ = job.Term()
 			return false, false
@@ -602,6 +609,40 @@ func (h *hosting) liveElsewhere(m Member) bool {
 		return m.Status == StatusQueued && m.PID == h.t.pid // waits for a worker
 	}
 	return h.workerAlive(m.Worker)
+}
+
+// offeredAlive reports whether a worker whose heartbeat lives offers every
+// label of want. The heartbeats are read again at most once a Beat; without
+// heartbeats, or when they cannot be read, none is taken to offer them.
+func (h *hosting) offeredAlive(ctx context.Context, want []string) bool {
+	if h.beats == nil {
+		return false
+	}
+	h.mu.Lock()
+	offers, fresh := h.offers, time.Since(h.offersAt) < h.opts.Beat
+	h.mu.Unlock()
+	if !fresh {
+		alive, err := h.beats.Alive(ctx)
+		if err != nil {
+			return false
+		}
+		offers = [][]string{h.opts.Labels}
+		for id, info := range alive {
+			var w WorkerInfo
+			if id != h.opts.ID && json.Unmarshal(info, &w) == nil {
+				offers = append(offers, w.Labels)
+			}
+		}
+		h.mu.Lock()
+		h.offers, h.offersAt = offers, time.Now()
+		h.mu.Unlock()
+	}
+	for _, have := range offers {
+		if hasLabels(have, want) {
+			return true
+		}
+	}
+	return false
 }
 
 // workerAlive reports whether the worker id was heard of at the last look

@@ -320,3 +320,49 @@ func TestClusterOverMutualTLS(t *testing.T) {
 		t.Fatal("the cluster port took a TLS connection without a certificate")
 	}
 }
+
+// A message published again while the cluster still applies its first
+// publish (the server's 409 "duplicate message id is in process", which a
+// try given up after attemptTimeout meets) is stored once and the second
+// publish succeeds: here several connections append the same message at
+// once, round after round, on a stream kept on three nodes.
+func TestClusterStoresAMessagePublishedTwiceAtOnceOnce(t *testing.T) {
+	c := startCluster(t)
+	const team, rounds, senders = "twice", 40, 6
+	var mbs []*natsstore.Mailbox
+	for range senders {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		mb, err := natsstore.OpenMailbox(ctx, connect(t, c.urls, natsstore.ConnectOptions{}), team, natsstore.Replicas(3))
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mbs = append(mbs, mb)
+	}
+	for r := range rounds {
+		m := inbox.Message{ID: fmt.Sprintf("m%03d", r), Type: inbox.TypeMessage, From: "bob", Content: "once"}
+		var wg sync.WaitGroup
+		errs := make(chan error, senders)
+		for _, mb := range mbs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := mb.Append("alice", m); err != nil {
+					errs <- err
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", r, err)
+		}
+	}
+	msgs, _, err := mbs[0].ReadAll("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != rounds {
+		t.Fatalf("alice's inbox holds %d messages, want %d", len(msgs), rounds)
+	}
+}

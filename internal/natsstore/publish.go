@@ -28,7 +28,28 @@ func retried[T any](ctx context.Context, op func(context.Context) (T, error)) (T
 		if err == nil || ctx.Err() != nil || !unanswered(err) {
 			return v, err
 		}
+		if inProcess(err) {
+			// The first try is still being applied: give it a moment.
+			select {
+			case <-ctx.Done():
+				return v, err
+			case <-time.After(inProcessWait):
+			}
+		}
 	}
+}
+
+// inProcessWait is the pause before a publish tried again finds its
+// first try still being applied.
+const inProcessWait = 50 * time.Millisecond
+
+// inProcess is the server's answer to a publish whose Nats-Msg-Id an
+// earlier try still being applied holds (409, "duplicate message id is
+// in process"): that try may or may not be stored yet. Tried again once
+// it is applied, the publish is a duplicate of it, or stores the message.
+func inProcess(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.ErrorCode == jetstream.ErrorCode(10158)
 }
 
 // publishOnce stores data on subj with Nats-Msg-Id id, trying again with
@@ -47,5 +68,5 @@ func unanswered(err error) bool {
 	var api *jetstream.APIError
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
-		(errors.As(err, &api) && api.Code == 503)
+		(errors.As(err, &api) && api.Code == 503) || inProcess(err)
 }
