@@ -348,7 +348,7 @@ func (g *permissionGate) respondForRuntime(id, to, why string) {
 }
 
 // findPermissionResponse is the first answer to request id in name's
-// inbox from the one asked, to.
+// inbox from the one asked, to ("" for anyone).
 func findPermissionResponse(store interface {
 	ReadAll(string) ([]inbox.Message, []inbox.BadLine, error)
 }, name, id, to string) (PermissionPayload, bool) {
@@ -357,7 +357,7 @@ func findPermissionResponse(store interface {
 		return PermissionPayload{}, false
 	}
 	for _, m := range msgs {
-		if m.Type != TypePermissionResponse || m.CorrelationID != id || m.From != to {
+		if m.Type != TypePermissionResponse || m.CorrelationID != id || (to != "" && m.From != to) {
 			continue
 		}
 		var r PermissionPayload

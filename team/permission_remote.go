@@ -266,22 +266,5 @@ func (p *permissions) remotePending() []PermissionPayload {
 func findAnyPermissionResponse(store interface {
 	ReadAll(string) ([]inbox.Message, []inbox.BadLine, error)
 }, name, id string) (PermissionPayload, bool) {
-	msgs, _, err := store.ReadAll(name)
-	if err != nil {
-		return PermissionPayload{}, false
-	}
-	for _, m := range msgs {
-		if m.Type != TypePermissionResponse || m.CorrelationID != id {
-			continue
-		}
-		var r PermissionPayload
-		if json.Unmarshal(m.Payload, &r) != nil || r.RequestID != id {
-			continue
-		}
-		if r.By != ByRuntime {
-			r.By = m.From
-		}
-		return r, true
-	}
-	return PermissionPayload{}, false
+	return findPermissionResponse(store, name, id, "")
 }
