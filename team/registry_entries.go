@@ -112,6 +112,7 @@ func sameMember(a, b *Member) bool {
 		a.PlanMode == b.PlanMode && a.PlanState == b.PlanState && a.Ended == b.Ended &&
 		slices.Equal(a.Handoffs, b.Handoffs) && a.Isolation == b.Isolation && a.Worktree == b.Worktree &&
 		a.Branch == b.Branch && a.Diffstat == b.Diffstat && a.Merged == b.Merged &&
+		a.PushRemote == b.PushRemote && a.PushURL == b.PushURL && a.PushedCommit == b.PushedCommit &&
 		a.Worker == b.Worker && a.Host == b.Host && slices.Equal(a.Labels, b.Labels) && a.SpawnID == b.SpawnID
 }
 
@@ -337,13 +338,25 @@ func (s *entryRegistry) changes(sn snapshot, c *Config) (keys []string, data [][
 			}
 		}
 	}
+	// The team's entry goes with every change, changed or not: fn may have
+	// decided on teammates it did not change (a bound on spawns waiting,
+	// queueRoom; a name already taken), and a whole-registry change made
+	// meanwhile elsewhere has written it, so this batch is refused and fn
+	// runs again on what is stored now. Updates stay serial, as on the
+	// file; a status change (ChangeMember) writes its teammate alone.
 	h := headOf(c)
-	if old, ok := sn.from[registryTeamKey].v.(*registryHead); !ok || !reflect.DeepEqual(old, &h) {
+	if len(keys) > 0 || !sameHead(sn.from[registryTeamKey].v, &h) {
 		if err := add(registryTeamKey, &h); err != nil {
 			return nil, nil, nil, err
 		}
 	}
 	return keys, data, revs, nil
+}
+
+// sameHead reports whether the stored team entry v holds h.
+func sameHead(v any, h *registryHead) bool {
+	old, ok := v.(*registryHead)
+	return ok && reflect.DeepEqual(old, h)
 }
 
 // UpdateInPlace is Update: every change is made on a copy of its own.

@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -132,9 +133,12 @@ func TestRegistryEntriesTwoProcessesChangeTeammatesAtOnce(t *testing.T) {
 			t.Fatalf("%s has %d turns after %d changes: %d lost", name, got, 2*each, 2*each-got)
 		}
 	}
+	// A status change writes its teammate's entry alone; a whole-registry
+	// update writes it and the team's entry, which keeps updates serial.
 	for _, keys := range append(c1.puts, c2.puts...) {
-		if len(keys) != 1 || (keys[0] != "m.alice" && keys[0] != "m.bob") {
-			t.Fatalf("a change of one teammate wrote %v, want its entry alone", keys)
+		member := keys[0]
+		if len(keys) == 2 && keys[1] != registryTeamKey || len(keys) > 2 || (member != "m.alice" && member != "m.bob") {
+			t.Fatalf("a change of one teammate wrote %v, want its entry (and the team's, for an update)", keys)
 		}
 	}
 	// One teammate from both processes: no lost update.
@@ -257,6 +261,9 @@ func TestSameMemberComparesEveryField(t *testing.T) {
 	var setOne func(v reflect.Value, path string, check func(string))
 	setOne = func(v reflect.Value, path string, check func(string)) {
 		for i := range v.NumField() {
+			if !v.Type().Field(i).IsExported() {
+				continue // not stored (Member.notOurs)
+			}
 			f, name := v.Field(i), path+v.Type().Field(i).Name
 			old := reflect.New(f.Type()).Elem()
 			old.Set(f)
@@ -297,5 +304,64 @@ func TestSameMemberComparesEveryField(t *testing.T) {
 	b = copyMember(&a)
 	if !sameMember(&a, &b) {
 		t.Error("a copy is not the same member")
+	}
+}
+
+// Whole-registry updates stay serial on entries: two processes that each
+// add a teammate only while none waits (as queueRoom bounds the spawns
+// waiting for a worker) cannot both succeed, though each writes a
+// different teammate's entry.
+func TestRegistryEntriesUpdatesDecideOnWhatOthersChanged(t *testing.T) {
+	url := natsURL(t)
+	for round := range 10 {
+		teamName := fmt.Sprintf("skew%d", round)
+		p1, p2 := natsRegistry(t, url, teamName), natsRegistry(t, url, teamName)
+		addMembers(t, p1, "idle") // the team's entry is stored: only the new teammates' differ
+		errFull := errors.New("one already waits")
+		// Both read the registry before either writes: each first try
+		// waits for the other's.
+		var read sync.WaitGroup
+		read.Add(2)
+		add := func(r *Registry, name string) error {
+			first := true
+			_, err := r.Update(func(c *Config) error {
+				if first {
+					first = false
+					read.Done()
+					read.Wait()
+				}
+				for _, m := range c.Teammates {
+					if m.Status == StatusQueued {
+						return errFull
+					}
+				}
+				c.Teammates = append(c.Teammates, Member{Name: name, Role: "r", Status: StatusQueued})
+				return nil
+			})
+			return err
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		start := make(chan struct{})
+		for i, r := range []*Registry{p1, p2} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				errs[i] = add(r, fmt.Sprintf("t%d", i))
+			}()
+		}
+		close(start)
+		wg.Wait()
+		c, err := natsRegistry(t, url, teamName).Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Teammates) != 2 {
+			t.Fatalf("round %d: %d teammates (one idle) (%v), want 2: an update decided on a registry another had changed", round, len(c.Teammates), errs)
+		}
+		if (errs[0] == nil) == (errs[1] == nil) || !errors.Is(errs[0], errFull) && !errors.Is(errs[1], errFull) {
+			t.Fatalf("round %d: the two updates returned %v, want one refused", round, errs)
+		}
 	}
 }
