@@ -163,14 +163,14 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 	for _, r := range rows {
 		status := string(r.Status)
 		if r.Activity != "" && r.Status == team.StatusWorking {
-			status += " (" + r.Activity + ")"
+			status += " (" + cell(team.FirstLine(r.Activity, 40)) + ")"
 		}
 		if r.PlanMode && r.PlanState != team.PlanApproved {
 			status += " [plan " + strings.ReplaceAll(string(r.PlanState), "_", " ") + "]"
 		}
 		last := ago(now.Sub(r.UpdatedAt)) + " ago"
 		if r.Error != "" {
-			last += ": " + team.FirstLine(r.Error, 60)
+			last += ": " + cell(team.FirstLine(r.Error, 60))
 		}
 		unread := fmt.Sprint(r.Unread)
 		if r.InboxError != "" {
@@ -184,7 +184,7 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 			cost += "\t" + orDash(team.WorkerPlace(r.Worker, r.Host))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Name, cell(team.FirstLine(r.Role, 24)), status, r.Turns, r.Tokens, unread,
-			orDash(team.FirstLine(r.Model, 40)), cost, last)
+			orDash(cell(team.FirstLine(r.Model, 40))), cost, last)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

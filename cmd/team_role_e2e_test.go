@@ -63,3 +63,35 @@ func TestTeamShowsAHostileRoleAsText(t *testing.T) {
 		t.Errorf("want one row each for alice and bob, got %d:\n%s", rows, r.stdout)
 	}
 }
+
+// TestTeamShowsHostileModelAndErrorAsText: a teammate's model and a
+// failed one's error come from the registry too (any worker writes it);
+// neither reaches the terminal with its control characters, nor past its
+// first line. (A working teammate's activity goes through the same cell;
+// with no team running, `team` shows it failed, so it is not shown here.)
+func TestTeamShowsHostileModelAndErrorAsText(t *testing.T) {
+	ws := t.TempDir()
+	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
+	now := time.Now().UTC()
+	hostile := "x\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\r\u202emallory\nsecond line"
+	_, err := reg.Update(func(c *team.Config) error {
+		c.Teammates = append(c.Teammates,
+			team.Member{Name: "alice", Role: "dev", Status: team.StatusIdle, ModelRef: team.ModelRef{Model: hostile}, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now},
+			team.Member{Name: "bob", Role: "dev", Status: team.StatusFailed, Error: hostile, CreatedAt: now, UpdatedAt: now})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, ws, nil, "", "team")
+	mustSucceed(t, r, "team")
+	if strings.ContainsAny(r.stdout, "\x1b\r\x07\u202e") {
+		t.Errorf("team prints a model's or an error's control characters raw:\n%q", r.stdout)
+	}
+	if strings.Contains(r.stdout, "second line") {
+		t.Errorf("team prints a model or an error past its first line:\n%q", r.stdout)
+	}
+	if strings.Count(r.stdout, "mallory") != 2 {
+		t.Errorf("want the model and the error shown as text, once each:\n%s", r.stdout)
+	}
+}
