@@ -24,6 +24,13 @@ var ErrTooLarge = errors.New("message content too large")
 // ErrInvalid is returned (wrapped) for a message or inbox name that cannot be written.
 var ErrInvalid = errors.New("invalid message")
 
+// ErrHeld is a Commit that could not move the read position yet: another
+// reader's unfinished commit holds the batch's last message (a store across
+// hosts, when a node was lost mid-commit) until its time runs out. What was
+// read stays unread and comes again; a reader that recorded it by id drops
+// it then, and the next commit moves the position.
+var ErrHeld = errors.New("the read position is held by an unfinished commit elsewhere")
+
 const (
 	logExt          = ".jsonl"
 	cursorExt       = ".cursor"

@@ -187,6 +187,34 @@ func TestRedeliveredMessageIsTakenOnce(t *testing.T) {
 	}
 }
 
+// A commit held by an unfinished commit elsewhere (a store across hosts
+// that lost a node mid-commit) is no failure of the agent: the message is
+// in its conversation, comes again, is dropped by id, and that read's
+// commit moves the position.
+func TestAHeldCommitIsReadAgainNotAFailure(t *testing.T) {
+	in := &fakeInbox{held: 1}
+	in.push(msg("m1", "lead", "hello"))
+	m := &fakeModel{t: t, steps: []step{final("ok"), final("again")}}
+	a := newAgent(t, AgentConfig{Model: m, Inbox: in})
+	if _, err := a.RunCycle(context.Background()); err != nil {
+		t.Fatalf("a held commit failed the cycle: %v", err)
+	}
+	// m1 comes again: dropped by id, committed, and nothing new to do.
+	if _, err := a.RunCycle(context.Background()); !errors.Is(err, ErrNothingToDo) {
+		t.Errorf("second cycle err = %v, want ErrNothingToDo", err)
+	}
+	n := 0
+	for _, msg := range a.Messages() {
+		n += strings.Count(msg.Content, `id="m1"`)
+	}
+	if n != 1 {
+		t.Errorf("m1 appears %d times:\n%s", n, dump(a.Messages()))
+	}
+	if b, _ := in.ReadUnread("alice"); !b.Empty() {
+		t.Errorf("m1 is still unread after the second read's commit")
+	}
+}
+
 func TestNothingToDoWithoutMessages(t *testing.T) {
 	m := &fakeModel{t: t}
 	a := newAgent(t, AgentConfig{Model: m, Inbox: &fakeInbox{}})

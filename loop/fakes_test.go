@@ -143,6 +143,7 @@ type fakeInbox struct {
 	log         []string
 	sessionPath string
 	commitErrs  []string // what a commit found missing from the session file
+	held        int      // the next commits that fail with inbox.ErrHeld (position unmoved)
 }
 
 func (f *fakeInbox) ReadUnread(name string) (inbox.Batch, error) {
@@ -159,6 +160,10 @@ func (f *fakeInbox) Commit(name string, b inbox.Batch) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.log = append(f.log, "commit")
+	if f.held > 0 {
+		f.held--
+		return fmt.Errorf("commit %s: %w", name, inbox.ErrHeld)
+	}
 	if f.sessionPath != "" {
 		data, _ := os.ReadFile(f.sessionPath)
 		for _, m := range b.Messages {

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -191,7 +192,10 @@ func (a *Agent) takeInboxMessages() ([]inbox.Message, error) {
 	if err := a.record(msgs...); err != nil {
 		return nil, err
 	}
-	if err := a.inbox.Commit(a.name, b); err != nil {
+	if err := a.inbox.Commit(a.name, b); err != nil && !errors.Is(err, inbox.ErrHeld) {
+		// Held: the messages are in the conversation; they come again
+		// once the other commit times out, are dropped by id, and that
+		// read's commit moves the position.
 		return nil, fmt.Errorf("mark the inbox of %s read: %w", a.name, err)
 	}
 	if len(ids) > 0 {
@@ -227,7 +231,7 @@ func (a *Agent) ReadInbox(ctx context.Context) (string, func() error, error) {
 	}
 	commit := func() error {
 		a.markIDs(ids)
-		if err := a.inbox.Commit(a.name, b); err != nil {
+		if err := a.inbox.Commit(a.name, b); err != nil && !errors.Is(err, inbox.ErrHeld) {
 			return fmt.Errorf("mark the inbox of %s read: %w", a.name, err)
 		}
 		if len(ids) > 0 {

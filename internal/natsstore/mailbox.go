@@ -440,7 +440,7 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 		}
 	}
 	if upToSeq < p.last {
-		return fmt.Errorf("commit %s: messages up to %d are held by an unfinished commit elsewhere; they are read again once it times out", name, p.last)
+		return fmt.Errorf("commit %s: messages up to %d: %w; they are read again once it times out", name, p.last, inbox.ErrHeld)
 	}
 	return nil
 }
