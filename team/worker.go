@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -185,6 +186,9 @@ type hosting struct {
 
 	mu    sync.Mutex
 	alive map[string]bool // the workers heard of at the last look; nil before one
+	// ran are the requests of the teammates this worker runs, by name:
+	// what a teammate fenced off is handed back with (handBack).
+	ran map[string]SpawnRequest
 
 	// unheld is set while this worker holds no heartbeat (lost, not yet
 	// taken again): it takes no spawn then, as the lead may take it for dead.
@@ -512,6 +516,12 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	r.mu.Lock()
 	r.members[req.Name] = m
 	r.mu.Unlock()
+	h.mu.Lock()
+	if h.ran == nil {
+		h.ran = map[string]SpawnRequest{}
+	}
+	h.ran[req.Name] = req
+	h.mu.Unlock()
 	t.events.Emit(Event{Agent: req.Name, Payload: StatusChanged{Role: req.Role, Status: StatusQueued,
 		Reason: fmt.Sprintf("taken by worker %s on %s", h.opts.ID, h.opts.Host), PID: t.pid}})
 	t.wg.Add(1)
@@ -695,19 +705,31 @@ func (h *hosting) beatLoop(ctx context.Context, beat Heartbeat) {
 			return
 		case <-beat.Lost():
 			h.unheld.Store(true)
+			var fenced []fencedMate
 			if !h.isLead {
 				// Only the lead's process respawns, never its own
 				// teammates: only a worker's need fencing.
-				h.fence(beat.Err())
+				fenced = h.fence(beat.Err())
 			}
 			beat = h.hold(ctx)
 			h.unheld.Store(false)
+			if beat != nil && len(fenced) > 0 {
+				h.handBack(fenced)
+			}
 		}
 	}
 }
 
-// fence stops every teammate this worker runs, as no longer its own.
-func (h *hosting) fence(why error) {
+// fencedMate is a teammate a worker stopped when it lost its heartbeat:
+// its name and the request it was run for.
+type fencedMate struct {
+	name string
+	req  SpawnRequest
+}
+
+// fence stops every teammate this worker runs, as no longer its own, and
+// returns them.
+func (h *hosting) fence(why error) []fencedMate {
 	r := h.t.roster
 	err := fmt.Errorf("worker %s lost its heartbeat (%w); its teammates are respawned elsewhere", h.opts.ID, why)
 	r.mu.Lock()
@@ -719,6 +741,7 @@ func (h *hosting) fence(why error) {
 	for _, m := range list {
 		r.fenceOff(m, err)
 	}
+	out := make([]fencedMate, 0, len(list))
 	for _, m := range list {
 		<-m.done
 		r.mu.Lock()
@@ -726,6 +749,89 @@ func (h *hosting) fence(why error) {
 			delete(r.members, m.name)
 		}
 		r.mu.Unlock()
+		h.mu.Lock()
+		req, ok := h.ran[m.name]
+		delete(h.ran, m.name)
+		h.mu.Unlock()
+		if ok && req.ID == m.claim {
+			out = append(out, fencedMate{name: m.name, req: req})
+		}
+	}
+	return out
+}
+
+// handBack puts back on the queue, once this worker holds a heartbeat
+// again, each teammate it fenced that the registry still gives it: the
+// lead respawns a teammate only when its worker's heartbeat is gone, and a
+// lease lost to a slow renewal may come back before anyone saw it gone,
+// which left such a teammate working on no worker at all. Whoever changes
+// the entry first wins (the lead's reap or this), so it is respawned once.
+func (h *hosting) handBack(fenced []fencedMate) {
+	t := h.t
+	respawn := t.opts.Sessions != nil
+	now := time.Now().UTC()
+	claims := make(map[string]string, len(fenced))
+	for _, f := range fenced {
+		claims[f.name] = f.req.ID
+	}
+	var back []fencedMate
+	err := changeRegistry(t.reg, func(c *Config) error {
+		back = back[:0]
+		for _, f := range fenced {
+			i := c.Find(f.name)
+			if i < 0 {
+				continue
+			}
+			m := &c.Teammates[i]
+			if m.Worker != h.opts.ID || m.SpawnID != claims[f.name] || m.Ended {
+				continue // respawned already, or ended
+			}
+			if m.Status != StatusQueued && m.Status != StatusWorking && m.Status != StatusIdle {
+				continue
+			}
+			why := fmt.Sprintf("its worker %s on %s lost its heartbeat", h.opts.ID, h.opts.Host)
+			m.Activity, m.UpdatedAt = "", now
+			if !respawn {
+				m.Status, m.Error = StatusFailed, why
+			} else {
+				id := "spawn-" + f.name + "-" + uuid.NewString()
+				m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", t.pid, id
+				f.req.ID = id
+			}
+			back = append(back, f)
+		}
+		if len(back) == 0 {
+			return errNoChange
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errNoChange) {
+		t.events.Emit(Event{Payload: failure(ClassRegistry, "hand back the teammates this worker stopped: ", err)})
+		return
+	}
+	for _, f := range back {
+		reason := fmt.Sprintf("its worker %s on %s lost its heartbeat", h.opts.ID, h.opts.Host)
+		t.events.Emit(Event{Agent: f.name, Payload: StatusChanged{Role: f.req.Role, Status: StatusFailed, Reason: reason, PID: t.pid}})
+		text := teammateFailedText(f.name, errors.New(reason))
+		if respawn {
+			text += " It is respawned on a worker and goes on from its conversation."
+		}
+		if _, derr := t.messenger.deliver(f.name, workspace.LeadName, inbox.TypeError, text); derr != nil {
+			t.events.Emit(Event{Agent: f.name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
+		}
+		if !respawn {
+			continue
+		}
+		req := f.req
+		req.Resume, req.Deadline = true, now.Add(h.opts.Placement)
+		t.events.Emit(Event{Agent: f.name, Payload: StatusChanged{Role: req.Role, Status: StatusQueued, Reason: "respawned: " + reason, PID: t.pid}})
+		data, merr := json.Marshal(req)
+		if merr == nil {
+			merr = h.queue.Publish(context.Background(), req.ID, data)
+		}
+		if merr != nil {
+			t.roster.markFailed(f.name, fmt.Errorf("respawn after %s: %w", reason, merr))
+		}
 	}
 }
 

@@ -282,6 +282,7 @@ func TestClusterFailover(t *testing.T) {
 		"--max-queue", queue, "--placement-timeout", placement, "greet in pairs and report")
 	defer func() {
 		if t.Failed() {
+			t.Logf("the lead's failed calls and errors:\n%s", failures(run.stderr(), 40))
 			t.Logf("the lead's stderr:\n%s", tail(run.stderr(), 4000))
 			for id, w := range workers {
 				t.Logf("worker %s's stderr:\n%s", id, tail(w.stderr(), 2000))
@@ -493,6 +494,21 @@ func waitFor(t *testing.T, what string, cond func() bool, procs map[string]*proc
 }
 
 // tail is the last n bytes of s.
+// failures are the first n lines of a process's stderr that say a tool
+// call failed or an error: what the tail, all shutdowns, leaves out.
+func failures(s string, n int) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, "✗") || strings.Contains(l, "error") || strings.Contains(l, "failed") {
+			out = append(out, l)
+			if len(out) == n {
+				break
+			}
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 func tail(s string, n int) string {
 	if len(s) > n {
 		return "…" + s[len(s)-n:]
