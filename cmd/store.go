@@ -22,10 +22,13 @@ import (
 const storeEnv = "AGENTTEAM_STORE"
 
 // natsConnectTimeout bounds the dial of a NATS server; natsOpenTimeout the
-// creation of the team's streams and bucket once connected.
+// creation of the team's streams and buckets once connected: on a cluster
+// each is agreed by its nodes, and several processes started at once
+// (a lead and its workers) create them together; on loaded nodes that took
+// over 10 s (the failover test under -race: a worker failed to start).
 const (
 	natsConnectTimeout = 3 * time.Second
-	natsOpenTimeout    = 10 * time.Second
+	natsOpenTimeout    = 30 * time.Second
 )
 
 // mailStore is the inboxes as the commands read and write them, on either
