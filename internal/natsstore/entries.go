@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -189,6 +190,8 @@ func (e *Entries) Sync() error {
 	if err != nil {
 		return fmt.Errorf("read %s: %w", e.kv.Bucket(), err)
 	}
+	lag := time.NewTimer(watchLag)
+	defer lag.Stop()
 	for {
 		e.mu.Lock()
 		seen, moved, gone := e.seen, e.moved, e.gone
@@ -201,10 +204,51 @@ func (e *Entries) Sync() error {
 		}
 		select {
 		case <-moved:
+		case <-lag.C:
+			// The watch lags: its consumer was on a node that went away
+			// (it is made again only after missed heartbeats, over 10 s),
+			// or the process is starved. Read the rest from the stream.
+			if err := e.readOn(ctx, seen, newest); err != nil {
+				return fmt.Errorf("read %s: the watch did not bring revision %d (it is at %d), nor could it be read: %w", e.kv.Bucket(), newest, seen, err)
+			}
+			return nil
 		case <-ctx.Done():
 			return fmt.Errorf("read %s: the watch did not bring revision %d within %s (it is at %d)", e.kv.Bucket(), newest, opTimeout, seen)
 		}
 	}
+}
+
+// watchLag is how long Sync waits for the watch before it reads the
+// revisions the watch has not brought from the stream's leader itself.
+const watchLag = 2 * time.Second
+
+// readOn puts in the copy the revisions after seen up to newest, read one
+// by one from the stream's leader (one replaced since by a newer revision
+// is gone from the stream: that one is read instead), and moves the copy's
+// position there; the watch, once back, brings them again and changes
+// nothing (apply keeps the newer revision).
+func (e *Entries) readOn(ctx context.Context, seen, newest uint64) error {
+	prefix := "$KV." + e.kv.Bucket() + "."
+	for seq := seen + 1; seq <= newest; seq++ {
+		m, found, err := seqFromLeader(ctx, e.nc, e.stream, seq)
+		if err != nil {
+			return err
+		}
+		if !found || !strings.HasPrefix(m.Subject, prefix) {
+			continue
+		}
+		e.mu.Lock()
+		e.apply(strings.TrimPrefix(m.Subject, prefix), m.Data, m.Seq, m.Time, containsKVOp(m.Header))
+		e.mu.Unlock()
+	}
+	e.mu.Lock()
+	if newest > e.seen {
+		e.seen = newest
+		close(e.moved)
+		e.moved = make(chan struct{})
+	}
+	e.mu.Unlock()
+	return nil
 }
 
 // newest is the bucket's newest revision (0: empty): the stream's last

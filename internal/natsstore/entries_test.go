@@ -185,3 +185,61 @@ func TestClusterKeepsTheEntriesContractWhileTheBucketLeaderGoesDown(t *testing.T
 		t.Fatalf("the counter is %v after %d increments", v, instances*workers*each)
 	}
 }
+
+// The watch that keeps a copy fresh ran on the node that leads the
+// bucket's stream; once that node stops, the watch brings nothing until
+// its consumer is made again after missed heartbeats, and Sync, which
+// waited for it alone, failed ("the watch did not bring revision …":
+// spawns failed this way in TestClusterFailover). Sync now reads what the
+// watch has not brought from the stream's new leader.
+func TestClusterSyncReadsOnWhenTheWatchsNodeStops(t *testing.T) {
+	c := startCluster(t)
+	const team = "watchlag"
+	stream := "KV_" + natsstore.EntriesBucket(team, "reg")
+	open := func(url string) *natsstore.Entries {
+		nc := connect(t, url, natsstore.ConnectOptions{})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		e, err := natsstore.OpenEntries(ctx, nc, team, "reg", func(_ string, data []byte) any { return string(data) }, natsstore.Replicas(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(e.Close)
+		return e
+	}
+	first := open(c.urls)
+	if _, lost, err := first.Put([]string{"k"}, [][]byte{[]byte("before")}, []uint64{0}); err != nil || lost {
+		t.Fatalf("put: lost %v, %v", lost, err)
+	}
+	leader := streamLeader(t, c, stream)
+	var others []string
+	for i, name := range c.names {
+		if name != leader {
+			others = append(others, c.nodes[i].ClientURL())
+		}
+	}
+	reader, writer := open(others[0]), open(others[1])
+	if err := reader.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := reader.Get("k"); v != "before" {
+		t.Fatalf("the reader has %v, want before", v)
+	}
+	c.node(leader).Shutdown()
+	_, rev, _, err := writer.Fetch("k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, lost, err := writer.Put([]string{"k", "j"}, [][]byte{[]byte("after"), []byte("new")}, []uint64{rev, 0}); err != nil || lost {
+		t.Fatalf("put after the stop: lost %v, %v", lost, err)
+	}
+	if err := reader.Sync(); err != nil {
+		t.Fatalf("Sync after the watch's node stopped: %v", err)
+	}
+	if k, _, _ := reader.Get("k"); k != "after" {
+		t.Errorf("k is %v after Sync, want after", k)
+	}
+	if j, _, ok := reader.Get("j"); !ok || j != "new" {
+		t.Errorf("j is %v (ok %v) after Sync, want new", j, ok)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -98,9 +99,11 @@ func replicaSentence(n int, err error) error {
 
 // storedMsg is one message as the stream's leader returns it.
 type storedMsg struct {
-	Seq    uint64 `json:"seq"`
-	Data   []byte `json:"data"`
-	Header []byte `json:"hdrs"`
+	Subject string    `json:"subject"`
+	Seq     uint64    `json:"seq"`
+	Data    []byte    `json:"data"`
+	Header  []byte    `json:"hdrs"`
+	Time    time.Time `json:"time"`
 }
 
 // leaderMsg is the stored message the stream's leader answers a get with.
@@ -115,7 +118,18 @@ type leaderMsg struct {
 // found is false when there is none; while the stream has no leader it
 // asks again until ctx ends.
 func lastFromLeader(ctx context.Context, nc *nats.Conn, stream, subj string) (m storedMsg, found bool, err error) {
-	req, err := json.Marshal(map[string]string{"last_by_subj": subj})
+	return getFromLeader(ctx, nc, stream, map[string]any{"last_by_subj": subj})
+}
+
+// seqFromLeader reads stream's message seq from its leader; found is
+// false when there is none (never stored, or removed since).
+func seqFromLeader(ctx context.Context, nc *nats.Conn, stream string, seq uint64) (m storedMsg, found bool, err error) {
+	return getFromLeader(ctx, nc, stream, map[string]any{"seq": seq})
+}
+
+// getFromLeader asks stream's leader for the message the request names.
+func getFromLeader(ctx context.Context, nc *nats.Conn, stream string, get map[string]any) (m storedMsg, found bool, err error) {
+	req, err := json.Marshal(get)
 	if err != nil {
 		return m, false, err
 	}
