@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/gitwt"
 	"github.com/agentteam/agentteam/internal/permission"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -125,6 +127,10 @@ type SpawnRequest struct {
 	PlanMode  bool     `json:"planMode,omitempty"`
 	Isolation string   `json:"isolation,omitempty"`
 	Labels    []string `json:"labels,omitempty"`
+	// Base, for isolation worktree, is the lead's HEAD commit: the worker
+	// starts the teammate's branch there (fetched from the team's git
+	// remote), not at its own clone's HEAD, which may be behind.
+	Base string `json:"base,omitempty"`
 	// Deadline: a request nobody could take by then is failed.
 	Deadline time.Time `json:"deadline"`
 	// Resume: the teammate goes on with its conversation in the team's
@@ -160,6 +166,9 @@ func (q *SpawnRequest) check() error {
 	}
 	if err := CheckIsolation(q.Isolation); err != nil {
 		return err
+	}
+	if q.Base != "" && !gitwt.IsCommitID(q.Base) {
+		return fmt.Errorf("base: %.80q is no commit id", q.Base)
 	}
 	if err := checkAsks(q.Asks, q.AskTimeout, q.Mode); err != nil {
 		return err
@@ -213,8 +222,17 @@ func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead
 		o.Beat = 2 * time.Second
 	}
 	o.Labels = normalLabels(o.Labels)
-	if !isLead && o.GitRemote != "" {
+	switch {
+	case !isLead && o.GitRemote != "":
 		t.worktrees.PushTo(o.GitRemote, o.KeyEnv)
+	case isLead:
+		// The lead's commit goes where the workers fetch it from: the
+		// team's remote, as this clone names it (origin unless told).
+		remote := o.GitRemote
+		if remote == "" {
+			remote = "origin"
+		}
+		t.worktrees.ShareBasesTo(remote, o.KeyEnv)
 	}
 	info, _ := json.Marshal(WorkerInfo{o.Host, t.pid, o.Labels, isLead, time.Now().UTC()})
 	return &hosting{t: t, opts: o, queue: q, beats: beats, info: info, isLead: isLead}
@@ -464,16 +482,19 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	}
 	var entry Member
 	iso := req.Isolation
-	if iso == "" {
+	if iso == "" || !h.isLead && t.opts.Isolation == IsolationWorktree {
+		// The request says the lead's choice (an older lead's says none);
+		// a worker whose person asked for worktrees keeps its clone's
+		// checkout out of reach whatever the lead says: the stricter wins.
 		iso = t.isolationOf("")
 	}
-	where, err := t.place(context.Background(), req.Name, iso, &entry)
+	where, err := t.placeFrom(context.Background(), req.Name, iso, &entry, start{base: req.Base, fresh: !req.Resume})
 	if err != nil {
 		return failed(ClassInternal, fmt.Errorf("worker %s cannot place %s: %w", h.opts.ID, req.Name, err))
 	}
 	if where.root != "" {
 		t.worktrees.record(req.Name, func(e *Member) {
-			e.Isolation, e.Worktree, e.Branch, e.Merged = entry.Isolation, entry.Worktree, entry.Branch, false
+			e.Isolation, e.Worktree, e.Branch, e.Merged, e.BaseNote = entry.Isolation, entry.Worktree, entry.Branch, false, entry.BaseNote
 		})
 	}
 	// An earlier teammate of this name run here (a respawn) ends first.
@@ -534,9 +555,16 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 			return err
 		}
 	}
-	iso := spec.Isolation
-	if iso != "" {
-		iso = t.isolationOf(iso)
+	// The lead's default travels with the spawn: a lead started with
+	// --isolation worktree expects its teammates in worktrees wherever they
+	// run, not in a worker's checkout because the model did not say.
+	iso, base := t.isolationOf(spec.Isolation), ""
+	if iso == IsolationWorktree {
+		// The teammate starts from the lead's work, not the worker's clone.
+		var err error
+		if base, err = t.worktrees.ShareBase(ctx, name); err != nil && !errors.Is(err, gitwt.ErrNoRemote) && base != "" {
+			t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", err)})
+		}
 	}
 	id := spawnRequestID(ctx, name)
 	now := time.Now().UTC()
@@ -574,7 +602,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 		return err
 	}
 	data, err := json.Marshal(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
-		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels,
+		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels, Base: base,
 		Deadline: now.Add(h.opts.Placement), Asks: t.perms.askerOf(name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf()})
 	if err == nil {
 		err = h.queue.Publish(ctx, id, data)
