@@ -42,6 +42,13 @@ func runQueued(t *testing.T, ws *workspace.Workspace, isolation string, req Spaw
 	t.Helper()
 	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: c.Agent + ": done"} })
 	defer srv.Close()
+	return runQueuedOn(t, ws, srv, req, base, func(o *Options) { o.Isolation = isolation })
+}
+
+// runQueuedOn is runQueued with the teammate's model srv and the worker's
+// options changed by with.
+func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req SpawnRequest, base string, with func(*Options)) (string, Member, string) {
+	t.Helper()
 	reg := NewRegistry(ws.RegistryPath(), "")
 	now := time.Now().UTC()
 	if _, err := reg.Update(func(c *Config) error {
@@ -55,13 +62,14 @@ func runQueued(t *testing.T, ws *workspace.Workspace, isolation string, req Spaw
 		t.Fatal(err)
 	}
 	q := &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}}
-	tm, err := OpenWorker(context.Background(), Options{
+	opts := Options{
 		Workspace: ws,
 		Model:     loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
 		Queue:     q,
-		Isolation: isolation,
 		Worker:    WorkerOptions{GitRemote: "origin"},
-	})
+	}
+	with(&opts)
+	tm, err := OpenWorker(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -144,6 +144,9 @@ type SpawnRequest struct {
 	// Mode: the lead's permission mode, which a worker whose person set
 	// none runs the teammate in (PermissionOptions.FollowMode).
 	Mode permission.Mode `json:"mode,omitempty"`
+	// Deny: the lead's deny rules, added to the worker's own for this
+	// teammate (permission_deny.go); its allow rules never travel.
+	Deny []string `json:"deny,omitempty"`
 }
 
 // check refuses a request no lead of ours would send: it came off the
@@ -171,6 +174,9 @@ func (q *SpawnRequest) check() error {
 		return fmt.Errorf("base: %.80q is no commit id", q.Base)
 	}
 	if err := checkAsks(q.Asks, q.AskTimeout, q.Mode); err != nil {
+		return err
+	}
+	if err := checkDeny(q.Deny); err != nil {
 		return err
 	}
 	for _, l := range q.Labels {
@@ -524,6 +530,9 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used), claim: req.ID}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
 	t.perms.follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
+	if !h.isLead { // the lead's own process has its rules already
+		t.perms.followDeny(req.Name, req.Deny)
+	}
 	agent, err := r.newTeammateAgent(m)
 	if err != nil {
 		cancel()
@@ -603,7 +612,8 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	}
 	data, err := json.Marshal(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
 		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels, Base: base,
-		Deadline: now.Add(h.opts.Placement), Asks: t.perms.askerOf(name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf()})
+		Deadline: now.Add(h.opts.Placement), Asks: t.perms.askerOf(name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf(),
+		Deny: t.perms.denyRules()})
 	if err == nil {
 		err = h.queue.Publish(ctx, id, data)
 	}
