@@ -113,7 +113,7 @@ func TestAWorkerStartsATeammateFromTheLeadsCommit(t *testing.T) {
 	bare, lead, worker, head := teamRemote(t)
 	leadW := NewWorktrees(lead, NewRegistry(lead.RegistryPath(), ""), nil)
 	leadW.ShareBasesTo("origin", "")
-	base, err := leadW.ShareBase(context.Background(), "carol")
+	base, err := leadW.ShareBase(context.Background(), "carol", true)
 	if err != nil || base != head {
 		t.Fatalf("ShareBase = %q, %v; want the lead's HEAD %s", base, err, head)
 	}
@@ -138,7 +138,7 @@ func TestAWorkerStartsATeammateFromTheLeadsCommit(t *testing.T) {
 
 	// Once the remote's branches hold the lead's commit, nothing is pushed.
 	gitT(t, lead.Root, "push", "--quiet", "origin", "main")
-	if base, err := leadW.ShareBase(context.Background(), "dave"); err != nil || base != head {
+	if base, err := leadW.ShareBase(context.Background(), "dave", true); err != nil || base != head {
 		t.Fatalf("ShareBase = %q, %v", base, err)
 	}
 	if refs := gitT(t, bare, "for-each-ref", "refs/agentteam/base/dave"); refs != "" {
@@ -191,7 +191,7 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	}
 	leadW := NewWorktrees(lead, reg, nil)
 	leadW.ShareBasesTo("origin", "")
-	base, err := leadW.ShareBase(ctx, "carol")
+	base, err := leadW.ShareBase(ctx, "carol", true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	}
 	gitT(t, lead.Root, "add", "later.txt")
 	gitT(t, lead.Root, "commit", "--quiet", "-m", "later")
-	base2, err := leadW.ShareBase(ctx, "carol")
+	base2, err := leadW.ShareBase(ctx, "carol", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -567,14 +567,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	// The lead's default travels with the spawn: a lead started with
 	// --isolation worktree expects its teammates in worktrees wherever they
 	// run, not in a worker's checkout because the model did not say.
-	iso, base := t.isolationOf(spec.Isolation), ""
-	if iso == IsolationWorktree {
-		// The teammate starts from the lead's work, not the worker's clone.
-		var err error
-		if base, err = t.worktrees.ShareBase(ctx, name); err != nil && !errors.Is(err, gitwt.ErrNoRemote) && base != "" {
-			t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", err)})
-		}
-	}
+	iso := t.isolationOf(spec.Isolation)
 	id := spawnRequestID(ctx, name)
 	now := time.Now().UTC()
 	entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid,
@@ -609,6 +602,15 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	if err != nil {
 		r.markFailed(name, err)
 		return err
+	}
+	// A worktree teammate starts from the lead's work, not the worker's
+	// clone: the commit is put on the team's remote for it. One of
+	// isolation none carries it too, for a worker whose own isolation is
+	// worktree (it then says when it could not start there). After the
+	// registry took the name: a refused spawn overwrites no live base.
+	base, berr := t.worktrees.ShareBase(ctx, name, iso == IsolationWorktree)
+	if berr != nil && base != "" && !errors.Is(berr, gitwt.ErrNoRemote) {
+		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", berr)})
 	}
 	data, err := json.Marshal(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
 		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels, Base: base,

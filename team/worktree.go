@@ -84,10 +84,10 @@ func (w *Worktrees) ShareBasesTo(remote, keyEnv string) {
 func baseRef(name string) string { return "refs/agentteam/base/" + name }
 
 // ShareBase is the lead's HEAD commit, for a worker to start name's
-// worktree from; when no branch of the team's remote (as last fetched)
-// holds it, it is pushed there under baseRef(name). The commit is given
-// with an error too when only the push failed: a worker may have it.
-func (w *Worktrees) ShareBase(ctx context.Context, name string) (string, error) {
+// worktree from; with push, when no branch of the team's remote (as last
+// fetched) holds it, it is pushed there under baseRef(name). The commit
+// is given with an error too when only the push failed: a worker may have it.
+func (w *Worktrees) ShareBase(ctx context.Context, name string, push bool) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
 	if err := workspace.ValidateTeammateName(name); err != nil {
@@ -103,7 +103,7 @@ func (w *Worktrees) ShareBase(ctx context.Context, name string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	if w.share == "" || r.RemoteHas(ctx, w.share, head) {
+	if !push || w.share == "" || r.RemoteHas(ctx, w.share, head) {
 		return head, nil
 	}
 	if err := r.PushCommit(ctx, w.share, head, baseRef(name), w.dropEnv()); err != nil {
