@@ -157,6 +157,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if err := st.hosts(ctx, &topts); err != nil { // on NATS, spawns go through the work queue
 		return err
 	}
+	topts.Worker.KeyEnv = opts.keyEnv() // kept out of git's push of the lead's commit for workers
 	if lineMode != "" {
 		return runLineChat(ctx, opts, lines, lineMode, topts, screen)
 	}

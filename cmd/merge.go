@@ -107,5 +107,6 @@ func mergeJSON(r team.MergeReport) any {
 		UpToDate  bool     `json:"upToDate,omitempty"`
 		Conflicts []string `json:"conflicts,omitempty"`
 		NotifyErr string   `json:"notifyError,omitempty"`
-	}{r.Name, r.Branch, r.Into, r.Stat, r.UpToDate, r.Conflicts, notifyErr}
+		Remote    string   `json:"remote,omitempty"`
+	}{r.Name, r.Branch, r.Into, r.Stat, r.UpToDate, r.Conflicts, notifyErr, r.Remote}
 }

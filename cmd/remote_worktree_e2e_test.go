@@ -385,3 +385,63 @@ func TestAPushThatFailedIsRetriedWhenTheWorkerStops(t *testing.T) {
 		t.Fatalf("carol.txt in the lead's checkout: %q, %v\n%s", data, err, mr.stdout)
 	}
 }
+
+// TestALeadsWorktreeTeammateOnAWorkerStartsFromTheLeadsCommit: a lead
+// started with --isolation worktree whose model spawns without saying
+// gets a worktree teammate on a worker started without --isolation (the
+// lead's default travels in the request), and that teammate starts from
+// the lead's commit, made after the worker's clone and pushed nowhere:
+// the lead pushes it under refs/agentteam/base/NAME, the worker fetches
+// it. The lead's `agentteam merge` then deletes the merged branch and the
+// base ref from the team's remote. Fails without each: no worktree, no
+// lead.txt in it, the refs left on the remote.
+func TestALeadsWorktreeTeammateOnAWorkerStartsFromTheLeadsCommit(t *testing.T) {
+	bare, lead, worker := teamClones(t)
+	if err := os.WriteFile(filepath.Join(lead, "lead.txt"), []byte("the lead's newer work\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, lead, "add", "lead.txt")
+	gitIn(t, lead, "commit", "--quiet", "-m", "lead's work since the worker cloned")
+	head := strings.TrimSpace(gitIn(t, lead, "rev-parse", "HEAD"))
+
+	nt := startNATSTeam(t, "base")
+	srv := fakellm.New(remoteScript([]string{"alice"}, nil, ""), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	wid, waitWorker, workerPID := startWorkerIn(t, nt, worker, env, "worker", "--store", nt.url, "--labels", "b")
+	r := runBin(t, lead, env, "", "run", "--store", nt.url, "--isolation", "worktree", "one teammate on the worker")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+	if len(members) != 1 || members[0].Worker != wid || members[0].Isolation != team.IsolationWorktree || members[0].PushedCommit == "" {
+		t.Fatalf("alice did not run in a worktree on the worker, pushed: %+v", members)
+	}
+	if m := members[0]; m.BaseNote != "" {
+		t.Fatalf("alice did not start from the lead's commit: %s", m.BaseNote)
+	}
+	if data, err := os.ReadFile(filepath.Join(worker, ".agentteam", "worktrees", "alice", "lead.txt")); err != nil || string(data) != "the lead's newer work\n" {
+		t.Fatalf("alice's worktree on the worker lacks the lead's newer file: %q, %v", data, err)
+	}
+	if got := strings.TrimSpace(gitIn(t, bare, "rev-parse", "refs/agentteam/base/alice")); got != head {
+		t.Fatalf("the remote's base ref for alice is %s, want the lead's HEAD %s", got, head)
+	}
+
+	m := runBin(t, lead, nil, "", "merge", "--store", nt.url, "alice")
+	mustSucceed(t, m, "merge")
+	if !strings.Contains(m.stdout, "Merged agentteam/alice into main: 1 file changed") ||
+		!strings.Contains(m.stdout, "agentteam/alice was deleted from the git remote origin.") {
+		t.Fatalf("merge alice: %q %q", m.stdout, m.stderr)
+	}
+	if refs := gitIn(t, bare, "for-each-ref", "refs/heads/agentteam/", "refs/agentteam/"); refs != "" {
+		t.Fatalf("the remote keeps alice's merged branch or her base:\n%s", refs)
+	}
+	if data, err := os.ReadFile(filepath.Join(lead, "alice.txt")); err != nil || string(data) != "by alice on the worker\n" {
+		t.Fatalf("alice.txt in the lead's checkout: %q, %v", data, err)
+	}
+	stopWorker(t, waitWorker, workerPID)
+}

@@ -129,6 +129,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		return err
 	}
 	topts.Worker.Placement, topts.RoleLabels = opts.Placement, roleLabels(opts.GlobalOptions)
+	topts.Worker.KeyEnv = opts.keyEnv() // kept out of git's push of the lead's commit for workers
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return err

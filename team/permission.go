@@ -96,6 +96,9 @@ type permissions struct {
 	// remote are, in the lead's process, the asks of teammates on workers
 	// waiting for the person (permission_remote.go), by request id.
 	remote map[string]PermissionPayload
+	// leadDeny are, on a worker, the lead's deny rules each teammate's
+	// spawn request carried, added to this worker's (permission_deny.go).
+	leadDeny map[string][]permission.Entry
 }
 
 func (p *permissions) ruleOf(id string) string {
@@ -139,7 +142,8 @@ func newPermissions(t *Team, o *PermissionOptions) *permissions {
 			opts.Delegate = DelegateUser
 		}
 	}
-	return &permissions{t: t, opts: opts, pending: map[string]PermissionPayload{}, asks: map[string]teamAsks{}, remote: map[string]PermissionPayload{}}
+	return &permissions{t: t, opts: opts, pending: map[string]PermissionPayload{}, asks: map[string]teamAsks{}, remote: map[string]PermissionPayload{},
+		leadDeny: map[string][]permission.Entry{}}
 }
 
 // policy is agent's policy: the process's, in the lead's mode on a worker
@@ -152,6 +156,9 @@ func (p *permissions) policy(agent string) permission.Policy {
 		pol.Mode = a.mode
 	}
 	pol.Allow = append(append([]permission.Entry(nil), pol.Allow...), p.always...)
+	if d := p.leadDeny[agent]; len(d) > 0 {
+		pol.Deny = append(append([]permission.Entry(nil), pol.Deny...), d...)
+	}
 	return pol
 }
 

@@ -72,6 +72,9 @@ type Member struct {
 	PushRemote   string `json:"pushRemote,omitempty"`
 	PushURL      string `json:"pushUrl,omitempty"`
 	PushedCommit string `json:"pushedCommit,omitempty"`
+	// BaseNote says, in a sentence, why a worker started the teammate's
+	// branch from its own HEAD rather than the lead's commit (stale code).
+	BaseNote string `json:"baseNote,omitempty"`
 	// On a team whose spawns go through a work queue (worker.go): the
 	// worker that runs the teammate (its id, the host it runs on), the
 	// labels a worker must have to take it, and the id of the spawn

@@ -49,7 +49,7 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 	work := func(ws *workspace.Workspace, file string) string {
 		wts := NewWorktrees(ws, reg, nil)
 		wts.PushTo("origin", "")
-		p, _, err := wts.ensure(ctx, "carol")
+		p, _, _, err := wts.ensure(ctx, "carol", start{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func TestAWorkerWithoutTheRemoteSaysSo(t *testing.T) {
 	}
 	wts := NewWorktrees(ws, reg, nil)
 	wts.PushTo("origin", "")
-	p, _, err := wts.ensure(ctx, "dave")
+	p, _, _, err := wts.ensure(ctx, "dave", start{})
 	if err != nil {
 		t.Fatal(err)
 	}

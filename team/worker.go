@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/gitwt"
 	"github.com/agentteam/agentteam/internal/permission"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -126,6 +127,10 @@ type SpawnRequest struct {
 	PlanMode  bool     `json:"planMode,omitempty"`
 	Isolation string   `json:"isolation,omitempty"`
 	Labels    []string `json:"labels,omitempty"`
+	// Base, for isolation worktree, is the lead's HEAD commit: the worker
+	// starts the teammate's branch there (fetched from the team's git
+	// remote), not at its own clone's HEAD, which may be behind.
+	Base string `json:"base,omitempty"`
 	// Deadline: a request nobody could take by then is failed.
 	Deadline time.Time `json:"deadline"`
 	// Resume: the teammate goes on with its conversation in the team's
@@ -139,6 +144,9 @@ type SpawnRequest struct {
 	// Mode: the lead's permission mode, which a worker whose person set
 	// none runs the teammate in (PermissionOptions.FollowMode).
 	Mode permission.Mode `json:"mode,omitempty"`
+	// Deny: the lead's deny rules, added to the worker's own for this
+	// teammate (permission_deny.go); its allow rules never travel.
+	Deny []string `json:"deny,omitempty"`
 }
 
 // check refuses a request no lead of ours would send: it came off the
@@ -162,7 +170,13 @@ func (q *SpawnRequest) check() error {
 	if err := CheckIsolation(q.Isolation); err != nil {
 		return err
 	}
+	if q.Base != "" && !gitwt.IsCommitID(q.Base) {
+		return fmt.Errorf("base: %.80q is no commit id", q.Base)
+	}
 	if err := checkAsks(q.Asks, q.AskTimeout, q.Mode); err != nil {
+		return err
+	}
+	if err := checkDeny(q.Deny); err != nil {
 		return err
 	}
 	for _, l := range q.Labels {
@@ -217,8 +231,17 @@ func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead
 		o.Beat = 2 * time.Second
 	}
 	o.Labels = normalLabels(o.Labels)
-	if !isLead && o.GitRemote != "" {
+	switch {
+	case !isLead && o.GitRemote != "":
 		t.worktrees.PushTo(o.GitRemote, o.KeyEnv)
+	case isLead:
+		// The lead's commit goes where the workers fetch it from: the
+		// team's remote, as this clone names it (origin unless told).
+		remote := o.GitRemote
+		if remote == "" {
+			remote = "origin"
+		}
+		t.worktrees.ShareBasesTo(remote, o.KeyEnv)
 	}
 	info, _ := json.Marshal(WorkerInfo{o.Host, t.pid, o.Labels, isLead, time.Now().UTC()})
 	return &hosting{t: t, opts: o, queue: q, beats: beats, info: info, isLead: isLead}
@@ -468,16 +491,19 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	}
 	var entry Member
 	iso := req.Isolation
-	if iso == "" {
+	if iso == "" || !h.isLead && t.opts.Isolation == IsolationWorktree {
+		// The request says the lead's choice (an older lead's says none);
+		// a worker whose person asked for worktrees keeps its clone's
+		// checkout out of reach whatever the lead says: the stricter wins.
 		iso = t.isolationOf("")
 	}
-	where, err := t.place(context.Background(), req.Name, iso, &entry)
+	where, err := t.placeFrom(context.Background(), req.Name, iso, &entry, start{base: req.Base, fresh: !req.Resume})
 	if err != nil {
 		return failed(ClassInternal, fmt.Errorf("worker %s cannot place %s: %w", h.opts.ID, req.Name, err))
 	}
 	if where.root != "" {
 		t.worktrees.record(req.Name, func(e *Member) {
-			e.Isolation, e.Worktree, e.Branch, e.Merged = entry.Isolation, entry.Worktree, entry.Branch, false
+			e.Isolation, e.Worktree, e.Branch, e.Merged, e.BaseNote = entry.Isolation, entry.Worktree, entry.Branch, false, entry.BaseNote
 		})
 	}
 	// An earlier teammate of this name run here (a respawn) ends first.
@@ -507,6 +533,9 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used), claim: req.ID}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
 	t.perms.follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
+	if !h.isLead { // the lead's own process has its rules already
+		t.perms.followDeny(req.Name, req.Deny)
+	}
 	agent, err := r.newTeammateAgent(m)
 	if err != nil {
 		cancel()
@@ -544,10 +573,10 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 			return err
 		}
 	}
-	iso := spec.Isolation
-	if iso != "" {
-		iso = t.isolationOf(iso)
-	}
+	// The lead's default travels with the spawn: a lead started with
+	// --isolation worktree expects its teammates in worktrees wherever they
+	// run, not in a worker's checkout because the model did not say.
+	iso := t.isolationOf(spec.Isolation)
 	id := spawnRequestID(ctx, name)
 	now := time.Now().UTC()
 	entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid,
@@ -583,9 +612,19 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 		r.markFailed(name, err)
 		return err
 	}
+	// A worktree teammate starts from the lead's work, not the worker's
+	// clone: the commit is put on the team's remote for it. One of
+	// isolation none carries it too, for a worker whose own isolation is
+	// worktree (it then says when it could not start there). After the
+	// registry took the name: a refused spawn overwrites no live base.
+	base, berr := t.worktrees.ShareBase(ctx, name, iso == IsolationWorktree)
+	if berr != nil && base != "" && !errors.Is(berr, gitwt.ErrNoRemote) {
+		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", berr)})
+	}
 	data, err := json.Marshal(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
-		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels,
-		Deadline: now.Add(h.opts.Placement), Asks: t.perms.askerOf(name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf()})
+		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels, Base: base,
+		Deadline: now.Add(h.opts.Placement), Asks: t.perms.askerOf(name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf(),
+		Deny: t.perms.denyRules()})
 	if err == nil {
 		err = h.queue.Publish(ctx, id, data)
 	}
@@ -925,7 +964,8 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			id := "spawn-" + m.Name + "-" + uuid.NewString()
 			requests = append(requests, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
 				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels,
-				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf()})
+				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf(),
+				Deny: t.perms.denyRules()})
 			m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", t.pid, id
 		}
 		if len(dead) == 0 {

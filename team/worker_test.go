@@ -98,6 +98,9 @@ func TestAWorkerRefusesHostileSpawnRequests(t *testing.T) {
 		string(mustJSON(t, SpawnRequest{ID: "spawn-2", Name: "eve", Role: "x", From: "lead", Isolation: "chroot", Deadline: future})),
 		string(mustJSON(t, SpawnRequest{ID: "spawn-3", Name: "eve", Role: "x", From: "lead", Labels: []string{"a b"}, Deadline: future})),
 		string(mustJSON(t, SpawnRequest{ID: "", Name: "eve", Role: "x", From: "lead", Deadline: future})),
+		string(mustJSON(t, SpawnRequest{ID: "spawn-4", Name: "eve", Role: "x", From: "lead", Isolation: IsolationWorktree, Base: "--upload-pack=touch /tmp/x", Deadline: future})),
+		string(mustJSON(t, SpawnRequest{ID: "spawn-5", Name: "eve", Role: "x", From: "lead", Isolation: IsolationWorktree, Base: "main", Deadline: future})),
+		string(mustJSON(t, SpawnRequest{ID: "spawn-6", Name: "eve", Role: "x", From: "lead", Deny: []string{"not a rule ("}, Deadline: future})),
 	}
 	for _, data := range append(hostile, string(forged)) {
 		if err := q.Publish(context.Background(), "", []byte(data)); err != nil {

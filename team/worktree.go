@@ -64,6 +64,63 @@ type Worktrees struct {
 	// another host to fetch; "" pushes nothing. keyEnv names the variable
 	// of the model API key, kept out of git's push and fetch.
 	push, keyEnv string
+	// share, in the lead's process of a team across hosts, is the git
+	// remote the lead's commit goes to for a worker to start a teammate
+	// from (ShareBase); "" shares nothing.
+	share string
+}
+
+// ShareBasesTo makes w, in the lead's process, put the commit a queued
+// worktree teammate starts from on the git remote named remote when that
+// remote lacks it (ShareBase); keyEnv as for PushTo.
+func (w *Worktrees) ShareBasesTo(remote, keyEnv string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.share, w.keyEnv = remote, keyEnv
+}
+
+// baseRef is the ref of the team's remote that holds the commit name's
+// worktree starts from, while no branch there holds it.
+func baseRef(name string) string { return "refs/agentteam/base/" + name }
+
+// ShareBase is the lead's HEAD commit, for a worker to start name's
+// worktree from; with push, when no branch of the team's remote (as last
+// fetched) holds it, it is pushed there under baseRef(name). The commit
+// is given with an error too when only the push failed: a worker may have it.
+func (w *Worktrees) ShareBase(ctx context.Context, name string, push bool) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	if err := workspace.ValidateTeammateName(name); err != nil {
+		return "", err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, err := w.openRepo(ctx)
+	if err != nil {
+		return "", err
+	}
+	head, err := r.Head(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !push || w.share == "" || r.RemoteHas(ctx, w.share, head) {
+		return head, nil
+	}
+	if err := r.PushCommit(ctx, w.share, head, baseRef(name), w.dropEnv()); err != nil {
+		return head, fmt.Errorf("the lead's commit %.12s for %s to start from was not pushed to the git remote %s: %w", head, name, w.share, err)
+	}
+	return head, nil
+}
+
+// start is where a teammate's new branch begins.
+type start struct {
+	// base is the lead's commit (SpawnRequest.Base), fetched from the
+	// team's remote when this clone lacks it; "" is this clone's HEAD.
+	base string
+	// fresh: a new spawn, not a resume. A branch left by an earlier
+	// teammate of its name that base holds (merged) moves up to base, so
+	// the new one does not start from old code.
+	fresh bool
 }
 
 // PushTo makes w push each teammate's branch to the git remote named
@@ -128,31 +185,45 @@ type placed struct {
 }
 
 // ensure finds name's worktree, or makes it: on the branch that exists
-// already (its unmerged work), else on a new branch from the lead's HEAD.
+// already (its unmerged work), else on a new branch from the lead's HEAD
+// (from.base, or this clone's HEAD; note then says why not from.base).
 // The first one also keeps .agentteam/ out of git (info/exclude), so the
 // lead's `git status` stays clean and no state is ever committed or merged.
-func (w *Worktrees) ensure(ctx context.Context, name string) (placed, bool, error) {
+func (w *Worktrees) ensure(ctx context.Context, name string, from start) (placed, bool, string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r, err := w.openRepo(ctx)
 	if err != nil {
-		return placed{}, false, err
+		return placed{}, false, "", err
 	}
 	if err := workspace.ValidateTeammateName(name); err != nil {
-		return placed{}, false, err
+		return placed{}, false, "", err
 	}
 	path := w.ws.WorktreePath(name)
-	made := false
+	branch := BranchPrefix + name
+	made, note := false, ""
+	if from.base != "" && !r.HasCommit(ctx, from.base) {
+		if err := w.fetchBase(ctx, r, from.base); err != nil {
+			note, from.base = err.Error(), ""
+		}
+	}
 	wt, ferr := r.Find(ctx, path)
+	if ferr == nil && from.fresh && from.base != "" {
+		// An earlier teammate's worktree of this name, merged: it goes on
+		// from the lead's commit (a worktree with work of its own stays).
+		if tip := r.BranchCommit(ctx, wt.Branch); wt.Branch == branch && tip != from.base && r.IsAncestor(ctx, tip, from.base) {
+			_ = r.FastForward(ctx, wt, from.base)
+		}
+	}
 	if ferr != nil {
 		if _, err := os.Lstat(path); err == nil {
-			return placed{}, false, fmt.Errorf("%s exists but git knows no worktree there: move it away", path)
+			return placed{}, false, "", fmt.Errorf("%s exists but git knows no worktree there: move it away", path)
 		}
 		if err := w.ws.MakeWorktreesDir(); err != nil {
-			return placed{}, false, err
+			return placed{}, false, "", err
 		}
 		if err := r.Exclude(workspace.StateDir + "/"); err != nil {
-			return placed{}, false, err
+			return placed{}, false, "", err
 		}
 		if m, err := w.member(name); err == nil && m.PushedCommit != "" && !r.BranchExists(ctx, m.Branch) {
 			// Respawned here after its worker on another host stopped: its
@@ -165,20 +236,41 @@ func (w *Worktrees) ensure(ctx context.Context, name string) (placed, bool, erro
 				}
 			}
 		}
-		if wt, err = r.Add(ctx, path, BranchPrefix+name); err != nil {
-			return placed{}, false, fmt.Errorf("make the worktree for %s: %w", name, err)
+		if tip := r.BranchCommit(ctx, branch); from.fresh && from.base != "" && tip != "" && r.IsAncestor(ctx, tip, from.base) {
+			// An earlier teammate's branch of this name, merged: the new one
+			// starts from the lead's commit, not from that old code.
+			if err := r.SetBranch(ctx, branch, from.base, tip); err != nil {
+				return placed{}, false, "", fmt.Errorf("move %s's merged branch to the lead's commit: %w", name, err)
+			}
+		}
+		if wt, err = r.AddFrom(ctx, path, branch, from.base); err != nil {
+			return placed{}, false, "", fmt.Errorf("make the worktree for %s: %w", name, err)
 		}
 		made = true
 	}
-	if wt.Branch != BranchPrefix+name {
-		return placed{}, false, fmt.Errorf("the worktree %s is on %q, not on %s: move it away", path, wt.Branch, BranchPrefix+name)
+	if wt.Branch != branch {
+		return placed{}, false, "", fmt.Errorf("the worktree %s is on %q, not on %s: move it away", path, wt.Branch, branch)
 	}
 	root := wt.Path
 	if sub, err := filepath.Rel(r.Top, w.ws.Root); err == nil && sub != "." && !strings.HasPrefix(sub, "..") {
 		root = filepath.Join(wt.Path, sub)
 	}
 	rel, _ := filepath.Rel(w.ws.Root, wt.Path)
-	return placed{wt: wt, root: root, rel: rel}, made, nil
+	return placed{wt: wt, root: root, rel: rel}, made, note, nil
+}
+
+// fetchBase brings the lead's commit base into this clone from the
+// team's git remote (w.push); its error is the sentence that says why the
+// teammate does not start from the lead's commit. Callers hold mu.
+func (w *Worktrees) fetchBase(ctx context.Context, r *gitwt.Repo, base string) error {
+	why := fmt.Sprintf("its worktree does not start from the lead's commit %.12s but from this worker's clone, which may be behind", base)
+	if w.push == "" {
+		return fmt.Errorf("%s: this worker has no git remote to fetch it from (--git-remote \"\")", why)
+	}
+	if err := r.FetchCommit(ctx, w.push, base, w.dropEnv()); err != nil {
+		return fmt.Errorf("%s: the fetch from the git remote %s failed (%v)", why, w.push, err)
+	}
+	return nil
 }
 
 // find is name's worktree as git knows it, or nil when it was removed.
@@ -258,6 +350,9 @@ func (w *Worktrees) Report(ctx context.Context, name string) string {
 	if w.push != "" {
 		note += w.pushBranch(ctx, r, m)
 	}
+	if m.BaseNote != "" {
+		note += "\nNote: " + m.BaseNote + "."
+	}
 	if sum == "" {
 		return fmt.Sprintf("Branch %s (worktree %s): no changes against %s.%s", m.Branch, m.Worktree, into, note)
 	}
@@ -286,6 +381,9 @@ type MergeReport struct {
 	// its conflicts left marked in the files for the teammate to resolve
 	// (MarkedNone: that merge went through without a conflict there).
 	Marked, MarkedNone bool
+	// Remote says what became of the branch a worker pushed to the team's
+	// git remote once merged: deleted, or why not ("" for none pushed).
+	Remote string
 }
 
 // Text is the report as the lead's model (and `agentteam merge`) reads it.
@@ -299,9 +397,16 @@ func (r MergeReport) Text() string {
 		return fmt.Sprintf("Merging %s into %s conflicts in %s. The merge was aborted and %s is as it was. %s",
 			r.Branch, r.Into, strings.Join(r.Conflicts, ", "), r.Into, told)
 	case r.UpToDate:
-		return fmt.Sprintf("%s has nothing that %s lacks: already merged.", r.Branch, r.Into)
+		return fmt.Sprintf("%s has nothing that %s lacks: already merged.", r.Branch, r.Into) + r.remoteText()
 	}
-	return fmt.Sprintf("Merged %s into %s: %s.", r.Branch, r.Into, orNoChange(r.Stat))
+	return fmt.Sprintf("Merged %s into %s: %s.", r.Branch, r.Into, orNoChange(r.Stat)) + r.remoteText()
+}
+
+func (r MergeReport) remoteText() string {
+	if r.Remote == "" {
+		return ""
+	}
+	return " " + r.Remote
 }
 
 func orNoChange(stat string) string {
@@ -403,7 +508,30 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 	if !res.UpToDate {
 		w.emit(name, WorktreeChanged{Action: WorktreeMerged, Branch: m.Branch, Into: rep.Into, Stat: res.Stat})
 	}
+	rep.Remote = w.dropPushed(ctx, r, m)
 	return rep, nil
+}
+
+// dropPushed deletes m's branch, which a worker pushed, from the team's
+// git remote once the lead's branch holds it, with the ref that held the
+// commit it started from: a later teammate of its name neither starts
+// from nor pushes onto that old work. A branch that moved on since is
+// left. Best effort: it returns a sentence for the merge's report.
+// Callers hold mu.
+func (w *Worktrees) dropPushed(ctx context.Context, r *gitwt.Repo, m Member) string {
+	if !w.pushedElsewhere(m) || !gitwt.IsCommitID(m.PushedCommit) || !r.IsAncestor(ctx, m.PushedCommit, "HEAD") {
+		return ""
+	}
+	remote, err := w.remoteFor(ctx, r, m)
+	if err != nil {
+		return fmt.Sprintf("Its branch on the team's git remote was not deleted: %v.", err)
+	}
+	_ = r.DeleteRemoteRef(ctx, remote, baseRef(m.Name), "", w.dropEnv()) // often none: the lead's commit was on a branch there
+	if err := r.DeleteRemoteRef(ctx, remote, "refs/heads/"+m.Branch, m.PushedCommit, w.dropEnv()); err != nil {
+		w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Reason: fmt.Sprintf("it was not deleted from the git remote %s: %v", remote, err)})
+		return fmt.Sprintf("%s was not deleted from the git remote %s: %v.", m.Branch, remote, err)
+	}
+	return fmt.Sprintf("%s was deleted from the git remote %s.", m.Branch, remote)
 }
 
 // Diff is name's change against the merge base of its branch and the
@@ -539,6 +667,12 @@ func (t *Team) isolationOf(asked string) string {
 // made) and records it in the entry; a teammate of isolation none works
 // in the workspace and gets a zero placed.
 func (t *Team) place(ctx context.Context, name, iso string, entry *Member) (placed, error) {
+	return t.placeFrom(ctx, name, iso, entry, start{})
+}
+
+// placeFrom is place with a new branch begun where from says (a worker's
+// spawn: the lead's commit); the entry's BaseNote says why not.
+func (t *Team) placeFrom(ctx context.Context, name, iso string, entry *Member, from start) (placed, error) {
 	if err := CheckIsolation(iso); err != nil {
 		return placed{}, err
 	}
@@ -547,11 +681,14 @@ func (t *Team) place(ctx context.Context, name, iso string, entry *Member) (plac
 		entry.Isolation = ""
 		return placed{}, nil
 	}
-	p, made, err := t.worktrees.ensure(ctx, name)
+	p, made, note, err := t.worktrees.ensure(ctx, name, from)
 	if err != nil {
 		return placed{}, err
 	}
-	entry.Worktree, entry.Branch, entry.Merged = p.rel, p.wt.Branch, false
+	entry.Worktree, entry.Branch, entry.Merged, entry.BaseNote = p.rel, p.wt.Branch, false, note
+	if note != "" {
+		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", errors.New(note))})
+	}
 	if made {
 		t.events.Emit(Event{Agent: name, Payload: WorktreeChanged{Action: WorktreeCreated, Branch: p.wt.Branch, Path: p.rel}})
 	}

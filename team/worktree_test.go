@@ -56,7 +56,7 @@ func TestMergeRefusals(t *testing.T) {
 	ctx := context.Background()
 	reg := NewRegistry(ws.RegistryPath(), "")
 	wts := NewWorktrees(ws, reg, nil)
-	p, _, err := wts.ensure(ctx, "alice")
+	p, _, _, err := wts.ensure(ctx, "alice", start{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestMergeRefusals(t *testing.T) {
 // state directory inside refused, the lead's files out of reach.
 func TestAWorktreeIsTheTeammatesWorkspace(t *testing.T) {
 	ws := gitWorkspace(t)
-	p, _, err := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil).ensure(context.Background(), "alice")
+	p, _, _, err := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil).ensure(context.Background(), "alice", start{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestAWorkspaceInASubdirectoryOfTheRepository(t *testing.T) {
 	if err := ws.Init(); err != nil {
 		t.Fatal(err)
 	}
-	p, _, err := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil).ensure(context.Background(), "alice")
+	p, _, _, err := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil).ensure(context.Background(), "alice", start{})
 	if err != nil {
 		t.Fatal(err)
 	}

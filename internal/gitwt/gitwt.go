@@ -152,14 +152,25 @@ func (r *Repo) BranchExists(ctx context.Context, branch string) bool {
 // branch as it is when it exists already (a teammate back after its
 // worktree was removed keeps its unmerged work).
 func (r *Repo) Add(ctx context.Context, path, branch string) (*Worktree, error) {
+	return r.AddFrom(ctx, path, branch, "")
+}
+
+// AddFrom is Add with a new branch made from the commit start ("" for
+// HEAD); start must be a full commit id (IsCommitID) this repository has.
+func (r *Repo) AddFrom(ctx context.Context, path, branch, start string) (*Worktree, error) {
 	if _, err := r.Head(ctx); err != nil {
 		return nil, err
+	}
+	if start == "" {
+		start = "HEAD"
+	} else if !IsCommitID(start) {
+		return nil, fmt.Errorf("%.80q is no commit id to start a branch from", start)
 	}
 	args := []string{"worktree", "add", "--quiet"}
 	if r.BranchExists(ctx, branch) {
 		args = append(args, path, branch)
 	} else {
-		args = append(args, "-b", branch, path, "HEAD")
+		args = append(args, "-b", branch, path, start)
 	}
 	if _, err := run(ctx, r.Top, nil, args...); err != nil {
 		return nil, err
@@ -742,4 +753,119 @@ func runNet(ctx context.Context, dir string, dropEnv []string, args ...string) (
 		env = append(env, kv)
 	}
 	return runGit(ctx, dir, env, append(append([]string(nil), safety...), netSafety...), args, 8)
+}
+
+// A teammate on a worker starts from the lead's commit, not from the
+// worker's clone, which may be behind: the lead makes sure the team's
+// remote has that commit (PushCommit to a ref of agentteam's own when no
+// branch it knows of there holds it), the worker fetches it by id
+// (FetchCommit). A merged teammate's pushed branch is then deleted from
+// the remote (DeleteRemoteRef), unless it moved on since.
+
+// HasCommit reports whether id is a commit this repository has.
+func (r *Repo) HasCommit(ctx context.Context, id string) bool {
+	if !IsCommitID(id) {
+		return false
+	}
+	_, err := run(ctx, r.Top, nil, "cat-file", "-e", id+"^{commit}")
+	return err == nil
+}
+
+// RemoteHas reports whether a remote-tracking branch of remote holds
+// commit: the remote had it when it was last fetched from.
+func (r *Repo) RemoteHas(ctx context.Context, remote, commit string) bool {
+	if !validRemoteName(remote) || !IsCommitID(commit) {
+		return false
+	}
+	out, err := run(ctx, r.Top, nil, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit, "refs/remotes/"+remote+"/")
+	return err == nil && strings.TrimSpace(out) != ""
+}
+
+// PushCommit sets ref (a full ref name outside refs/heads and refs/tags,
+// agentteam's own) on the named remote to commit, forced: the ref is
+// agentteam's, only there to keep the commit on the remote.
+func (r *Repo) PushCommit(ctx context.Context, remote, commit, ref string, dropEnv []string) error {
+	if !IsCommitID(commit) || !strings.HasPrefix(ref, "refs/agentteam/") {
+		return fmt.Errorf("push %.80q to %.80q: not a commit id and a ref of agentteam's", commit, ref)
+	}
+	url, err := r.PushURL(ctx, remote)
+	if err != nil {
+		return err
+	}
+	if _, err := run(ctx, r.Top, nil, "check-ref-format", ref); err != nil {
+		return fmt.Errorf("%.80q is no usable ref name", ref)
+	}
+	_, err = runNet(ctx, r.Top, dropEnv, "push", "--quiet", "--no-verify", "--recurse-submodules=no", remote, "+"+commit+":"+ref)
+	if err != nil {
+		return errors.New(RedactIn(pushFailure(err.Error()), url))
+	}
+	return nil
+}
+
+// FetchCommit fetches the commit id from the named remote (by id: the
+// remote must hold it under some ref), writing no ref here.
+func (r *Repo) FetchCommit(ctx context.Context, remote, id string, dropEnv []string) error {
+	if !IsCommitID(id) {
+		return fmt.Errorf("%.80q is no commit id", id)
+	}
+	remotes, err := r.Remotes(ctx)
+	if err != nil {
+		return err
+	}
+	url, ok := remotes[remote]
+	if !ok || !validRemoteName(remote) {
+		return fmt.Errorf("%w %q", ErrNoRemote, remote)
+	}
+	_, err = runNet(ctx, r.Top, dropEnv, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", remote, id)
+	if err != nil {
+		msg := lastGitLine(err.Error())
+		if strings.Contains(msg, "not our ref") {
+			msg = "the remote has no such commit"
+		}
+		return errors.New(RedactIn(msg, url))
+	}
+	if !r.HasCommit(ctx, id) {
+		return fmt.Errorf("the fetch from %s brought no commit %.12s", remote, id)
+	}
+	return nil
+}
+
+// DeleteRemoteRef deletes ref on the named remote if it still names
+// expect (a full commit id): one that moved on since is left alone. An
+// expect of "" deletes whatever it names, for agentteam's own refs only.
+func (r *Repo) DeleteRemoteRef(ctx context.Context, remote, ref, expect string, dropEnv []string) error {
+	own := expect == "" && strings.HasPrefix(ref, "refs/agentteam/")
+	if !own && !IsCommitID(expect) || !strings.HasPrefix(ref, "refs/") {
+		return fmt.Errorf("delete %.80q at %.80q: not a ref and a commit id", ref, expect)
+	}
+	url, err := r.PushURL(ctx, remote)
+	if err != nil {
+		return err
+	}
+	if _, err := run(ctx, r.Top, nil, "check-ref-format", ref); err != nil {
+		return fmt.Errorf("%.80q is no usable ref name", ref)
+	}
+	args := []string{"push", "--quiet", "--no-verify", "--recurse-submodules=no"}
+	if !own {
+		args = append(args, "--force-with-lease="+ref+":"+expect)
+	}
+	_, err = runNet(ctx, r.Top, dropEnv, append(args, remote, ":"+ref)...)
+	if err != nil {
+		msg := err.Error()
+		if strings.Contains(msg, "stale info") {
+			return errors.New("it has moved on since (or is gone)")
+		}
+		return errors.New(RedactIn(pushFailure(msg), url))
+	}
+	return nil
+}
+
+// FastForward moves the worktree's branch forward to commit (git merge
+// --ff-only); it fails, changing nothing, when that is no fast-forward.
+func (r *Repo) FastForward(ctx context.Context, w *Worktree, commit string) error {
+	if !IsCommitID(commit) {
+		return fmt.Errorf("%.80q is no commit id", commit)
+	}
+	_, err := r.wt(ctx, w, nil, "merge", "--ff-only", "--quiet", commit)
+	return err
 }

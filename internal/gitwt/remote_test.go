@@ -150,6 +150,17 @@ func TestPushAndFetchRunWithoutTheAPIKey(t *testing.T) {
 	if tip, err := lead.Fetch(ctx, "origin", "agentteam/alice", []string{"MY_MODEL_TOKEN"}); err != nil || tip != commit {
 		t.Fatalf("Fetch = %q, %v", tip, err)
 	}
+	// The lead's base for a worker, and the deletion after a merge, too.
+	leadHead, _ := lead.Head(ctx)
+	if err := lead.PushCommit(ctx, "origin", leadHead, "refs/agentteam/base/alice", []string{"MY_MODEL_TOKEN"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := worker.FetchCommit(ctx, "origin", leadHead, []string{"MY_MODEL_TOKEN"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := lead.DeleteRemoteRef(ctx, "origin", "refs/heads/agentteam/alice", commit, []string{"MY_MODEL_TOKEN"}); err != nil {
+		t.Fatal(err)
+	}
 	env := read(t, dump)
 	if !strings.Contains(env, "GIT_SSH_VARIANT") {
 		t.Fatalf("the fake ssh never ran:\n%s", env)
@@ -182,5 +193,72 @@ func TestRedactAndCompareURLs(t *testing.T) {
 		if IsCommitID(s) != ok {
 			t.Errorf("IsCommitID(%q) != %v", s, ok)
 		}
+	}
+}
+
+// TestTheLeadsBaseAndAMergedBranchOnTheRemote: the lead's commit that no
+// remote-tracking branch holds is pushed to agentteam's own ref (never a
+// branch), the worker fetches it by id (a commit the remote lacks is a
+// clause), and a branch's deletion leaves one that moved on since.
+func TestTheLeadsBaseAndAMergedBranchOnTheRemote(t *testing.T) {
+	ctx := context.Background()
+	bare, worker, lead, commit := remoteSetup(t)
+	shared, _ := lead.Head(ctx)
+	write(t, filepath.Join(lead.Top, "lead.txt"), "newer\n")
+	git(t, lead.Top, "add", "-A")
+	git(t, lead.Top, "commit", "--quiet", "-m", "newer")
+	head, _ := lead.Head(ctx)
+	if !lead.RemoteHas(ctx, "origin", shared) || lead.RemoteHas(ctx, "origin", head) || lead.RemoteHas(ctx, "--all", shared) {
+		t.Fatal("RemoteHas does not tell the commit origin/main holds from the lead's own")
+	}
+	if err := lead.PushCommit(ctx, "origin", head, "refs/heads/main", nil); err == nil {
+		t.Fatal("PushCommit forced a branch")
+	}
+	if err := lead.PushCommit(ctx, "origin", head, "refs/agentteam/base/alice", nil); err != nil {
+		t.Fatal(err)
+	}
+	if worker.HasCommit(ctx, head) {
+		t.Fatal("the worker has the lead's commit before any fetch")
+	}
+	if err := worker.FetchCommit(ctx, "origin", head, nil); err != nil || !worker.HasCommit(ctx, head) {
+		t.Fatalf("FetchCommit = %v", err)
+	}
+	missing := strings.Repeat("1", 40)
+	if err := worker.FetchCommit(ctx, "origin", missing, nil); err == nil || err.Error() != "the remote has no such commit" {
+		t.Fatalf("FetchCommit of a commit the remote lacks: %v", err)
+	}
+	if err := worker.FetchCommit(ctx, "origin", "HEAD", nil); err == nil {
+		t.Fatal("FetchCommit took a name for a commit id")
+	}
+
+	if _, err := worker.Push(ctx, "origin", "agentteam/alice", nil); err != nil {
+		t.Fatal(err)
+	}
+	// The branch moves on after the commit the lead merged.
+	git(t, worker.Top, "checkout", "--quiet", "agentteam/alice")
+	write(t, filepath.Join(worker.Top, "more.txt"), "more\n")
+	git(t, worker.Top, "add", "-A")
+	git(t, worker.Top, "commit", "--quiet", "-m", "more")
+	newer, err := worker.Push(ctx, "origin", "agentteam/alice", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lead.DeleteRemoteRef(ctx, "origin", "refs/heads/agentteam/alice", commit, nil); err == nil || !strings.Contains(err.Error(), "moved on") {
+		t.Fatalf("DeleteRemoteRef of a branch that moved on: %v", err)
+	}
+	if got := strings.TrimSpace(git(t, bare, "rev-parse", "refs/heads/agentteam/alice")); got != newer {
+		t.Fatal("a branch that moved on was deleted")
+	}
+	if err := lead.DeleteRemoteRef(ctx, "origin", "refs/heads/agentteam/alice", newer, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := lead.DeleteRemoteRef(ctx, "origin", "refs/heads/main", "", nil); err == nil {
+		t.Fatal("DeleteRemoteRef deleted a branch without a commit to expect")
+	}
+	if err := lead.DeleteRemoteRef(ctx, "origin", "refs/agentteam/base/alice", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if refs := git(t, bare, "for-each-ref", "refs/heads/agentteam/", "refs/agentteam/"); refs != "" {
+		t.Fatalf("left on the remote:\n%s", refs)
 	}
 }
