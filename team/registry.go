@@ -308,6 +308,46 @@ func (r *Registry) ChangeStatus(name string, status Status, fn func(*Member)) er
 	return err
 }
 
+// noTeammateError is a change of one teammate the registry does not hold.
+type noTeammateError struct{ name string }
+
+func (e noTeammateError) Error() string {
+	return fmt.Sprintf("no teammate named %q in the registry", e.name)
+}
+
+// ChangeTeammate applies fn, which fails (if at all) before it changes
+// anything, to the teammate named name alone: on entries a compare-and-set
+// of its entry, not a whole-registry update (those write the team's entry
+// and are serial). A teammate not held is a noTeammateError.
+func (r *Registry) ChangeTeammate(name string, fn func(*Member) error) error {
+	if d, ok := r.doc.(memberChanger); ok {
+		return d.ChangeMember(name, fn)
+	}
+	return r.Change(func(c *Config) error {
+		i := c.Find(name)
+		if i < 0 {
+			return noTeammateError{name}
+		}
+		return fn(&c.Teammates[i])
+	})
+}
+
+// changeTeammate is Registry.ChangeTeammate on any registry.
+func changeTeammate(reg RegistryDoc, name string, fn func(*Member) error) error {
+	if r, ok := reg.(interface {
+		ChangeTeammate(string, func(*Member) error) error
+	}); ok {
+		return r.ChangeTeammate(name, fn)
+	}
+	return changeRegistry(reg, func(c *Config) error {
+		i := c.Find(name)
+		if i < 0 {
+			return noTeammateError{name}
+		}
+		return fn(&c.Teammates[i])
+	})
+}
+
 // setStatusNow is SetStatus for a caller that needs no copy of the registry.
 func setStatusNow(reg RegistryDoc, name string, status Status, fn func(*Member)) error {
 	if r, ok := reg.(interface {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -97,6 +98,11 @@ type entryRegistry struct {
 	e        RegistryEntries
 	teamName string
 	size     atomic.Int64 // teammates at the last snapshot: the next one's capacity
+	// whole serialises this process's whole-registry updates: each writes
+	// the team's entry, so concurrent ones only lost races (50 parallel
+	// spawns tried ~9 atomic batches each, every one a file store made and
+	// removed on the server).
+	whole sync.Mutex
 }
 
 // sameMember reports whether a and b are the same entry, field by field
@@ -262,6 +268,8 @@ func (s *entryRegistry) Read() (*Config, error) {
 // Update applies fn to the registry as stored now and stores the entries
 // it changed; after a lost race it reads again and applies fn again.
 func (s *entryRegistry) Update(fn func(**Config) error) (*Config, error) {
+	s.whole.Lock()
+	defer s.whole.Unlock()
 	for range maxEntryTries {
 		if err := s.e.Sync(); err != nil {
 			return nil, err
@@ -386,7 +394,7 @@ func (s *entryRegistry) ChangeMember(name string, fn func(*Member) error) error 
 				return err
 			}
 			if !ok {
-				return fmt.Errorf("no teammate named %q in the registry", name)
+				return noTeammateError{name}
 			}
 		}
 		var m Member
@@ -396,7 +404,7 @@ func (s *entryRegistry) ChangeMember(name string, fn func(*Member) error) error 
 		case badEntry:
 			return v.err
 		default:
-			return fmt.Errorf("no teammate named %q in the registry", name)
+			return noTeammateError{name}
 		}
 		if err := fn(&m); err != nil {
 			if err == errNoChange {

@@ -365,3 +365,81 @@ func TestRegistryEntriesUpdatesDecideOnWhatOthersChanged(t *testing.T) {
 		}
 	}
 }
+
+// Whole-registry updates made at once in one process (the lead's parallel
+// spawns) each write once: every one writes the team's entry, so run
+// together they only lost races to each other, and each lost try was an
+// atomic batch the server stored in a file store of its own and removed.
+func TestRegistryEntriesUpdatesOfOneProcessDoNotRace(t *testing.T) {
+	url := natsURL(t)
+	r, c := countedRegistry(t, url, "par")
+	const n = 24
+	c.reset()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := r.Update(func(c *Config) error {
+				c.Teammates = append(c.Teammates, Member{Name: fmt.Sprintf("p%02d", i), Role: "worker", Status: StatusQueued, CreatedAt: time.Now().UTC()})
+				return nil
+			}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	got, err := r.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Teammates) != n {
+		t.Fatalf("%d teammates after %d spawns", len(got.Teammates), n)
+	}
+	if len(c.puts) != n {
+		t.Fatalf("%d whole-registry updates at once tried %d writes, want %d (one each)", n, len(c.puts), n)
+	}
+}
+
+// A worker's claim of a spawned teammate writes that teammate's entry
+// alone: it decides on nothing else, and as a whole-registry update (which
+// writes the team's entry) it raced every spawn and every other worker's
+// claim. A claim of a request the registry no longer waits for writes
+// nothing and takes nothing.
+func TestAWorkerClaimWritesItsTeammateAlone(t *testing.T) {
+	url := natsURL(t)
+	r, c := countedRegistry(t, url, "claim")
+	if _, err := r.Update(func(cf *Config) error {
+		cf.Teammates = append(cf.Teammates,
+			Member{Name: "alice", Role: "worker", Status: StatusQueued, SpawnID: "spawn-a", CreatedAt: time.Now().UTC()},
+			Member{Name: "bob", Role: "worker", Status: StatusQueued, SpawnID: "spawn-b", CreatedAt: time.Now().UTC()})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h := &hosting{t: &Team{reg: r, pid: 4242}, opts: WorkerOptions{ID: "w1", Host: "h1"}}
+	c.reset()
+	claimed, err := h.claim(SpawnRequest{ID: "spawn-a", Name: "alice"})
+	if err != nil || !claimed {
+		t.Fatalf("claim of alice: %v, %v", claimed, err)
+	}
+	if len(c.puts) != 1 || len(c.puts[0]) != 1 || c.puts[0][0] != memberKey("alice") {
+		t.Fatalf("a claim wrote %v, want alice's entry alone", c.puts)
+	}
+	for _, req := range []SpawnRequest{{ID: "spawn-a", Name: "alice"}, {ID: "spawn-old", Name: "bob"}, {ID: "spawn-x", Name: "mallory"}} {
+		if claimed, err := h.claim(req); err != nil || claimed {
+			t.Fatalf("claim of %s (%s): %v, %v; want not claimed, no error", req.Name, req.ID, claimed, err)
+		}
+	}
+	if len(c.puts) != 1 {
+		t.Fatalf("claims the registry does not wait for wrote %v", c.puts[1:])
+	}
+	got, err := r.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := got.Teammates[got.Find("alice")], got.Teammates[got.Find("bob")]
+	if a.Worker != "w1" || a.Host != "h1" || a.PID != 4242 || a.Status != StatusQueued || b.Worker != "" {
+		t.Fatalf("after the claim: alice %+v, bob %+v", a, b)
+	}
+}

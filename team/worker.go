@@ -431,13 +431,10 @@ func hasLabels(have, want []string) bool {
 func (h *hosting) claim(req SpawnRequest) (bool, error) {
 	t := h.t
 	var claimed bool
-	err := changeRegistry(t.reg, func(c *Config) error {
+	// The teammate's entry alone: a claim decides on nothing else, and as a
+	// whole-registry update it raced every spawn for the team's entry.
+	err := changeTeammate(t.reg, req.Name, func(m *Member) error {
 		claimed = false
-		i := c.Find(req.Name)
-		if i < 0 {
-			return errNoChange
-		}
-		m := &c.Teammates[i]
 		if m.SpawnID != req.ID || m.Status != StatusQueued || m.Worker != "" {
 			return errNoChange
 		}
@@ -445,6 +442,9 @@ func (h *hosting) claim(req SpawnRequest) (bool, error) {
 		claimed = true
 		return nil
 	})
+	if errors.As(err, new(noTeammateError)) {
+		return false, nil
+	}
 	return claimed, err
 }
 

@@ -68,6 +68,11 @@ type Mailbox struct {
 
 	mu        sync.Mutex
 	consumers map[string]jetstream.Consumer
+
+	// direct: the stream answers direct gets (one copy, as GetMsg finds
+	// it at open), so reads ask for many messages at a time through gets.
+	direct bool
+	gets   *batchGets
 }
 
 // pos is the Mailbox's inbox.Position: the stream sequence of the last
@@ -131,7 +136,8 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 	if err != nil {
 		return nil, fmt.Errorf("open inboxes of %s: stream: %w", team, replicaSentence(cfg.Replicas, err))
 	}
-	return &Mailbox{nc: nc, js: js, stream: st, team: team, consumers: map[string]jetstream.Consumer{}}, nil
+	return &Mailbox{nc: nc, js: js, stream: st, team: team, consumers: map[string]jetstream.Consumer{},
+		direct: st.CachedInfo().Config.AllowDirect, gets: newBatchGets(nc, cfg.Name)}, nil
 }
 
 // checkToken refuses a name that cannot be one token of a subject or part
@@ -150,24 +156,44 @@ func checkToken(what, name string) error {
 
 // consumer returns name's durable consumer, creating it the first time.
 // It acknowledges all up to a sequence at once (AckAll), so its ack floor
-// is one number: the read position.
-func (mb *Mailbox) consumer(ctx context.Context, name string) (jetstream.Consumer, error) {
+// is one number: the read position. The first call in this Mailbox looks
+// the consumer up (made by another process, it is not updated unless its
+// settings differ: an update is a write of its state on the server) and
+// returns that info too, fresh; later calls return nil info.
+func (mb *Mailbox) consumer(ctx context.Context, name string) (jetstream.Consumer, *jetstream.ConsumerInfo, error) {
 	mb.mu.Lock()
 	c, ok := mb.consumers[name]
 	mb.mu.Unlock()
 	if ok {
-		return c, nil
+		return c, nil, nil
 	}
+	want := consumerConfig(mb.team, name)
 	c, err := retried(ctx, func(ctx context.Context) (jetstream.Consumer, error) {
-		return mb.stream.CreateOrUpdateConsumer(ctx, consumerConfig(mb.team, name))
+		return mb.stream.Consumer(ctx, want.Durable)
 	})
+	if err == nil && !sameConsumer(c.CachedInfo().Config, want) {
+		c, err = nil, jetstream.ErrConsumerNotFound
+	}
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		c, err = retried(ctx, func(ctx context.Context) (jetstream.Consumer, error) {
+			return mb.stream.CreateOrUpdateConsumer(ctx, want)
+		})
+	}
 	if err != nil {
-		return nil, fmt.Errorf("inbox %s: consumer: %w", name, err)
+		return nil, nil, fmt.Errorf("inbox %s: consumer: %w", name, err)
 	}
 	mb.mu.Lock()
 	mb.consumers[name] = c
 	mb.mu.Unlock()
-	return c, nil
+	return c, c.CachedInfo(), nil
+}
+
+// sameConsumer reports whether have holds every setting consumerConfig
+// gives (the server fills in the others).
+func sameConsumer(have, want jetstream.ConsumerConfig) bool {
+	return have.Durable == want.Durable && have.FilterSubject == want.FilterSubject && len(have.FilterSubjects) == 0 &&
+		have.DeliverPolicy == want.DeliverPolicy && have.AckPolicy == want.AckPolicy && have.AckWait == want.AckWait &&
+		have.MaxDeliver == want.MaxDeliver && have.MaxAckPending == want.MaxAckPending
 }
 
 // consumerConfig is name's durable consumer in team's stream.
@@ -206,11 +232,11 @@ func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
 // floor is name's read position: the stream sequence up to which its
 // consumer has acknowledged.
 func (mb *Mailbox) floor(ctx context.Context, name string) (*jetstream.ConsumerInfo, error) {
-	c, err := mb.consumer(ctx, name)
-	if err != nil {
-		return nil, err
+	c, info, err := mb.consumer(ctx, name)
+	if err != nil || info != nil {
+		return info, err
 	}
-	info, err := retried(ctx, c.Info)
+	info, err = retried(ctx, c.Info)
 	if err != nil {
 		return nil, fmt.Errorf("inbox %s: read position: %w", name, err)
 	}
@@ -250,16 +276,47 @@ func (mb *Mailbox) ReadUnread(name string) (inbox.Batch, error) {
 // scan hands fn the messages of name's inbox from stream sequence seq on,
 // at most limit of them (0: all; fewer when reading is slow), parsed or
 // rejected, and returns the sequence of the last one (0: none). They are
-// read from the stream, so nothing changes.
+// read from the stream, so nothing changes: many at a time by batched
+// direct gets where the stream answers them, else one by one.
 func (mb *Mailbox) scan(ctx context.Context, name string, seq uint64, limit int, fn func(seq uint64, m *inbox.Message, bad *inbox.BadLine)) (uint64, error) {
 	subj := Subject(mb.team, name)
 	var last uint64
+	hand := func(raw *jetstream.RawStreamMsg) {
+		if m, bad := parse(raw); bad != nil {
+			fn(raw.Sequence, nil, bad)
+		} else {
+			fn(raw.Sequence, &m, nil)
+		}
+		last, seq = raw.Sequence, raw.Sequence+1
+	}
 	// A batch stops growing halfway through the call's time (a cluster
 	// slow after losing a node): the rest comes in the next read.
 	batchEnd := time.Now().Add(opTimeout / 2)
-	for n := 0; limit == 0 || n < limit; n++ {
+	for n := 0; limit == 0 || n < limit; {
 		if limit > 0 && last > 0 && time.Now().After(batchEnd) {
 			break
+		}
+		if mb.direct {
+			want := directBatch
+			if limit > 0 {
+				want = min(want, limit-n)
+			}
+			var more bool
+			raws, err := retried(ctx, func(ctx context.Context) ([]*jetstream.RawStreamMsg, error) {
+				raws, m, err := mb.gets.get(ctx, subj, seq, want)
+				more = m
+				return raws, err
+			})
+			if err != nil {
+				return 0, fmt.Errorf("read inbox %s: %w", name, err)
+			}
+			for _, raw := range raws {
+				hand(raw)
+			}
+			if n += len(raws); len(raws) == 0 || !more {
+				break
+			}
+			continue
 		}
 		raw, err := retried(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
 			return mb.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
@@ -270,12 +327,8 @@ func (mb *Mailbox) scan(ctx context.Context, name string, seq uint64, limit int,
 		if err != nil {
 			return 0, fmt.Errorf("read inbox %s: %w", name, err)
 		}
-		if m, bad := parse(raw); bad != nil {
-			fn(raw.Sequence, nil, bad)
-		} else {
-			fn(raw.Sequence, &m, nil)
-		}
-		last, seq = raw.Sequence, raw.Sequence+1
+		hand(raw)
+		n++
 	}
 	return last, nil
 }
@@ -370,16 +423,19 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	info, err := mb.floor(ctx, name)
+	c, _, err := mb.consumer(ctx, name)
 	if err != nil {
 		return fmt.Errorf("commit %s: %w", name, err)
 	}
-	if info.AckFloor.Stream >= p.last {
-		return nil
-	}
-	c, err := mb.consumer(ctx, name)
-	if err != nil {
-		return fmt.Errorf("commit %s: %w", name, err)
+	// The position is asked only when the pull does not reach the batch
+	// (it may be there already): a commit that finds its messages costs a
+	// pull and an ack, not a request more.
+	committed := func() (bool, error) {
+		info, err := mb.floor(ctx, name)
+		if err != nil {
+			return false, fmt.Errorf("commit %s: %w", name, err)
+		}
+		return info.AckFloor.Stream >= p.last, nil
 	}
 	var upTo jetstream.Msg
 	var upToSeq uint64
@@ -428,10 +484,22 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 			return fmt.Errorf("commit %s: %w", name, err)
 		}
 		if n == 0 {
+			if waits == 0 && upTo == nil {
+				if at, err := committed(); err != nil || at {
+					return err
+				}
+			}
 			if waits == commitPullWaits {
 				break
 			}
 			waits++
+		}
+	}
+	if upTo == nil {
+		// Only messages past the batch came: it is at or below the position,
+		// or a dead commit holds it.
+		if at, err := committed(); err != nil || at {
+			return err
 		}
 	}
 	if upTo != nil {

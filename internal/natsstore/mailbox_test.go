@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -278,6 +279,153 @@ func TestATeamHoldsMoreThanAThousandInboxes(t *testing.T) {
 	for i := range 1010 {
 		if _, err := mb.HasUnread(fmt.Sprintf("a%d", i)); err != nil {
 			t.Fatalf("inbox %d: %v", i, err)
+		}
+	}
+}
+
+// Reading an inbox and committing what was read asks the server little:
+// another process's first read looks the inbox's consumer up (its info is
+// the read position) and gets every message in one batched direct get;
+// the commit is a pull and an acknowledgement. It was create, info and a
+// get per message plus one finding nothing, then info, pull and ack: 6 +
+// the messages' count requests for the first read and commit.
+func TestReadAndCommitAskTheServerLittle(t *testing.T) {
+	url := startServer(t)
+	w := opener(url, "few")(t)
+	if _, err := w.HasUnread("alice"); err != nil { // the consumer, made by another process
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := w.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	r, err := natsstore.OpenMailbox(context.Background(), nc, "few")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := func() uint64 { return nc.Stats().OutMsgs }
+	before := sent()
+	b, err := r.ReadUnread("alice")
+	if err != nil || len(b.Messages) != 3 {
+		t.Fatalf("read %d, %v", len(b.Messages), err)
+	}
+	for i, m := range b.Messages {
+		if m.Content != fmt.Sprint(i) {
+			t.Fatalf("message %d is %q", i, m.Content)
+		}
+	}
+	if n := sent() - before; n > 2 {
+		t.Errorf("the first read of 3 messages sent %d requests, want 2 (consumer's info, one batched get)", n)
+	}
+	// A commit is a pull and an ack; a pull that comes before the consumer
+	// has taken note of the messages (rare) asks the position and pulls
+	// again, so the count is over rounds: it was 3 each, at least.
+	const rounds = 20
+	var commits uint64
+	for i := range rounds {
+		if i > 0 {
+			for range 2 {
+				if _, err := w.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "m"}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if b, err = r.ReadUnread("alice"); err != nil || len(b.Messages) != 2 {
+				t.Fatalf("round %d: read %d, %v", i, len(b.Messages), err)
+			}
+		}
+		before = sent()
+		if err := r.Commit("alice", b); err != nil {
+			t.Fatal(err)
+		}
+		commits += sent() - before
+	}
+	if commits > rounds*5/2 {
+		t.Errorf("%d commits sent %d requests, want about 2 each (a pull, an acknowledgement)", rounds, commits)
+	}
+	if has, err := w.HasUnread("alice"); err != nil || has {
+		t.Fatalf("after the commit another process sees unread = %v, %v", has, err)
+	}
+	// A commit of a batch already at the position is still a no-op.
+	if err := r.Commit("alice", b); err != nil {
+		t.Fatalf("the same commit again: %v", err)
+	}
+}
+
+// A consumer made with other settings (an earlier version, another
+// client) is brought to the inbox's own at its first use in a process;
+// one with the same settings is used as it is.
+func TestAnInboxConsumerWithOtherSettingsIsUpdated(t *testing.T) {
+	url := startServer(t)
+	mb := opener(url, "cfg")(t)
+	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := js.CreateOrUpdateConsumer(ctx, natsstore.StreamName("cfg"), jetstream.ConsumerConfig{
+		Durable: "inbox_alice", FilterSubject: natsstore.Subject("cfg", "alice"), AckPolicy: jetstream.AckAllPolicy, AckWait: 5 * time.Second,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := opener(url, "cfg")(t).ReadUnread("alice")
+	if err != nil || len(b.Messages) != 1 {
+		t.Fatalf("read %d, %v", len(b.Messages), err)
+	}
+	c, err := js.Consumer(ctx, natsstore.StreamName("cfg"), "inbox_alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg := c.CachedInfo().Config; cfg.AckWait != 30*time.Second || cfg.MaxAckPending != -1 {
+		t.Fatalf("the consumer kept AckWait %s, MaxAckPending %d", cfg.AckWait, cfg.MaxAckPending)
+	}
+}
+
+// A read of more messages than one batched get brings (and a read of all)
+// hands every one once, in order.
+func TestAReadOfManyMessagesTakesEveryOneInOrder(t *testing.T) {
+	url := startServer(t)
+	mb := opener(url, "many")(t).(*natsstore.Mailbox)
+	const n = 700
+	for i := range n {
+		if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: fmt.Sprint(i)}); err != nil {
+			t.Fatal(err)
+		}
+		if i%100 == 0 { // another inbox's messages between
+			if _, err := mb.Append("bob", inbox.Message{Type: inbox.TypeMessage, From: "x", Content: "y"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	b, err := opener(url, "many")(t).ReadUnread("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, bad, err := mb.ReadAll("alice")
+	if err != nil || len(bad) > 0 {
+		t.Fatal(err, bad)
+	}
+	for _, got := range [][]inbox.Message{b.Messages, all} {
+		if len(got) != n {
+			t.Fatalf("read %d messages, want %d", len(got), n)
+		}
+		for i, m := range got {
+			if m.Content != fmt.Sprint(i) || m.From != "bob" {
+				t.Fatalf("message %d is %+v", i, m)
+			}
 		}
 	}
 }

@@ -66,12 +66,8 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 			if err != nil {
 				return err
 			}
-			s, err := startNATS(h.bin, nil, 1, root)
-			if err != nil {
-				return err
-			}
-			url := s.url + "/" + h.team("w")
 			bin, binFor := h.bin, func(string) []string { return nil }
+			var srvPre func(int) []string
 			if h.profile != "" {
 				self, err := os.Executable()
 				if err != nil {
@@ -81,7 +77,13 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 				binFor = func(what string) []string {
 					return []string{profiledFlag, fmt.Sprintf("%s.workers%d.loop%d.%s", h.profile, n, i+1, what)}
 				}
+				srvPre = func(int) []string { return binFor("server") }
 			}
+			s, err := startNATS(bin, srvPre, 1, root)
+			if err != nil {
+				return err
+			}
+			url := s.url + "/" + h.team("w")
 			var ws []*benchproc.Proc
 			for k := 1; k < n; k++ {
 				w, err := startWorker(bin, binFor(fmt.Sprintf("worker%d", k)), filepath.Join(root, fmt.Sprintf("worker%d", k)), fmt.Sprintf("w%d", k), url, b.srv.URL(), slots, agents+spawnBatch)
