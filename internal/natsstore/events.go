@@ -63,7 +63,13 @@ func OpenEventLog(ctx context.Context, nc *nats.Conn, team string, opts ...Mailb
 func (l *EventLog) AppendLine(data []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	if _, err := l.js.Publish(ctx, l.subj, data); err != nil {
+	id, err := newID()
+	if err != nil {
+		return fmt.Errorf("event log: %w", err)
+	}
+	// Sent again with its id while the cluster gives no answer (a node
+	// lost, a leader being elected): one try was a lost line then.
+	if err := publishOnce(ctx, l.js, l.subj, data, id); err != nil {
 		return fmt.Errorf("event log: %w", err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -103,4 +104,65 @@ func eventLogContract(t *testing.T, open func(t *testing.T) *natsstore.EventLog)
 			return got, nil
 		},
 	})
+}
+
+// Appends to a three-copy event log while the node leading its stream is
+// stopped: each append returns once stored, none fails, and each line is
+// in the log once. An append was one publish: the one sent to the leader
+// as it went away waited for an answer that never came and the line was
+// lost ("the event log is not being written", then TestClusterFailover
+// missed a respawn's event).
+func TestClusterEventLogKeepsEveryLineWhileItsLeaderStops(t *testing.T) {
+	c := startCluster(t)
+	const team, writers, each = "eventlag", 4, 60
+	open := func() *natsstore.EventLog {
+		nc := connect(t, c.urls, natsstore.ConnectOptions{})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		l, err := natsstore.OpenEventLog(ctx, nc, team, natsstore.Replicas(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	logs := make([]*natsstore.EventLog, writers)
+	for i := range logs {
+		logs[i] = open()
+	}
+	killed := make(chan string, 1)
+	go func() { killed <- stopStreamLeaderAfter(t, c, natsstore.EventStreamName(team), writers*each/4) }()
+	var wg sync.WaitGroup
+	for w, l := range logs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				if err := l.AppendLine([]byte(fmt.Sprintf(`{"w":%d,"i":%d}`, w, i))); err != nil {
+					t.Errorf("append %d of writer %d: %v", i, w, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if name := <-killed; name == "" {
+		t.Fatal("no node was stopped mid-run")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lines, err := open().Lines(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, l := range lines {
+		seen[string(l)]++
+	}
+	for w := range writers {
+		for i := range each {
+			if n := seen[fmt.Sprintf(`{"w":%d,"i":%d}`, w, i)]; n != 1 {
+				t.Errorf("line %d of writer %d is in the log %d times, want once", i, w, n)
+			}
+		}
+	}
 }
