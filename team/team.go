@@ -247,6 +247,10 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if opts.Mailbox != nil {
 		t.store = opts.Mailbox
 	}
+	if opts.Queue != nil {
+		// Teammates run by workers: what each says carries its claim.
+		t.store = withSenderClaims(t.store, t.roster)
+	}
 	t.inboxes.store = t.store
 	t.requests = newRequests(t.events, t.store, t.notifyChanged)
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}

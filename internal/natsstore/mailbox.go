@@ -110,7 +110,9 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 	}
 	cfg := jetstream.StreamConfig{
 		Name:        StreamName(team),
-		Subjects:    []string{"agentteam." + team + ".inbox.*"},
+		// The senders' claims live beside the inboxes, so that a message's
+		// store can check its sender's (senders.go).
+		Subjects:    []string{"agentteam." + team + ".inbox.*", senderSubject(team, "*")},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  2 * time.Minute,

@@ -94,12 +94,12 @@ type SessionLog struct {
 // claimHeader marks a claim: a message of no lines on the agent's subject.
 const claimHeader = "Agentteam-Claim"
 
-// FencedError is an append refused because another writer claimed the
-// conversation since this log did.
+// FencedError is a write refused because another writer claimed the
+// agent (its conversation, or the messages it sends) since this one did.
 type FencedError struct{ Agent string }
 
 func (e *FencedError) Error() string {
-	return fmt.Sprintf("the session of %s was claimed by another writer (its respawn): this one may no longer write it", e.Agent)
+	return fmt.Sprintf("%s was claimed by another writer (its respawn): this one may no longer write for it", e.Agent)
 }
 
 // Fenced tells the agent loop to stop: its conversation goes on elsewhere.

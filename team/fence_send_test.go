@@ -1,0 +1,169 @@
+package team
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// A teammate taken over sends nothing. Worker w1 runs alice, whose model
+// asks for a command (that waits) and then a send_message to bob; while
+// the command runs, alice is taken over as the lead's process does for a
+// worker it takes for dead (registry entry queued for a new request), and
+// worker w2 runs her on from her conversation: w2's alice says the same to
+// bob again (her earlier call was interrupted) and reports. Then w1's
+// command ends and w1's alice, who knows nothing of it, sends: the server
+// refuses it (her sending was claimed by w2), w1 stops her, and bob has
+// the message once — w2's.
+func TestATeammateTakenOverSendsNothing(t *testing.T) {
+	url := natsURL(t)
+	const teamName = "fs"
+	dir := t.TempDir()
+	started, goOn := filepath.Join(dir, "started"), filepath.Join(dir, "go")
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"alice": {
+			{ToolCalls: []fakellm.ToolCall{ // on w1
+				{ID: "call_wait", Name: "bash", Args: mustString(t, map[string]string{
+					"command": "touch " + started + "; while [ ! -e " + goOn + " ]; do sleep 0.02; done"})},
+				{ID: "call_send", Name: "send_message", Args: `{"to":"bob","content":"the parser is done"}`},
+			}},
+			{ToolCalls: []fakellm.ToolCall{ // on w2, after the interrupted calls
+				{ID: "call_send_again", Name: "send_message", Args: `{"to":"bob","content":"the parser is done"}`},
+			}},
+			{Content: "alice: parser written"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} }))
+	defer srv.Close()
+	ctx := context.Background()
+	mb, err := natsstore.OpenMailbox(ctx, natsConn(t, url), teamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := natsRegistry(t, url, teamName)
+	if _, err := reg.Update(func(c *Config) error {
+		now := time.Now().UTC()
+		c.Teammates = append(c.Teammates,
+			Member{Name: "alice", Role: "programmer", Status: StatusQueued, SpawnID: "s1", CreatedAt: now, UpdatedAt: now},
+			Member{Name: "bob", Role: "reviewer", Status: StatusIdle, CreatedAt: now, UpdatedAt: now})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "write the parser"}); err != nil {
+		t.Fatal(err)
+	}
+	worker := func(id string, q *memQueue) *Team {
+		t.Helper()
+		ws, err := workspace.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wmb, err := natsstore.OpenMailbox(ctx, natsConn(t, url), teamName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm, err := OpenWorker(ctx, Options{
+			Workspace:    ws,
+			TeamName:     teamName,
+			Model:        loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
+			PollInterval: 50 * time.Millisecond,
+			Mailbox:      wmb,
+			Registry:     natsRegistry(t, url, teamName),
+			Sessions:     natsSessions(t, url, teamName),
+			Queue:        q,
+			Worker:       WorkerOptions{ID: id, Host: id},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tm.Close() })
+		return tm
+	}
+	request := func(q *memQueue, id string, resume bool) {
+		t.Helper()
+		data := mustJSON(t, SpawnRequest{ID: id, Name: "alice", Role: "programmer", From: workspace.LeadName,
+			Deadline: time.Now().Add(time.Hour), Resume: resume})
+		if err := q.Publish(ctx, id, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s after 60s", what)
+			}
+		}
+	}
+	fromAlice := func(to string, typ inbox.MessageType) int {
+		msgs, _, err := mb.ReadAll(to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range msgs {
+			if m.From == "alice" && m.Type == typ {
+				n++
+			}
+		}
+		return n
+	}
+
+	q1 := &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}}
+	w1 := worker("w1", q1)
+	request(q1, "s1", false)
+	waitFor("command of alice's on w1", func() bool { _, err := os.Stat(started); return err == nil })
+
+	// Taken over: the registry waits for a new request, which w2 takes.
+	if _, err := reg.Update(func(c *Config) error {
+		m := &c.Teammates[c.Find("alice")]
+		m.Status, m.SpawnID, m.Worker, m.Host = StatusQueued, "s2", "", ""
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	q2 := &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}}
+	worker("w2", q2)
+	request(q2, "s2", true)
+	waitFor("report of alice's from w2", func() bool { return fromAlice(workspace.LeadName, inbox.TypeResult) == 1 })
+
+	// w1's alice goes on: her command ends, and she sends.
+	w1.roster.mu.Lock()
+	old := w1.roster.members["alice"]
+	w1.roster.mu.Unlock()
+	if err := os.WriteFile(goOn, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-old.done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("w1's alice still runs 60s after her command ended")
+	}
+	if n := fromAlice("bob", inbox.TypeMessage); n != 1 {
+		t.Errorf("bob got %d messages from alice, want 1 (w2's): w1's, sent after the takeover, was delivered", n)
+	}
+	if !old.fenced.Load() {
+		t.Error("w1 did not stop its alice as run elsewhere")
+	}
+	if n := fromAlice(workspace.LeadName, inbox.TypeResult); n != 1 {
+		t.Errorf("the lead got %d reports from alice, want 1 (w2's)", n)
+	}
+}
+
+func mustString(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
