@@ -109,7 +109,7 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 		return nil, fmt.Errorf("open inboxes of %s: %w", team, err)
 	}
 	cfg := jetstream.StreamConfig{
-		Name:        StreamName(team),
+		Name: StreamName(team),
 		// The senders' claims live beside the inboxes, so that a message's
 		// store can check its sender's (senders.go).
 		Subjects:    []string{"agentteam." + team + ".inbox.*", senderSubject(team, "*")},
