@@ -49,6 +49,9 @@ type member struct {
 	// a write refused): it then ends without writing or telling anyone.
 	claim  string
 	fenced atomic.Bool
+	// request is the spawn request it was taken with, given back to the
+	// queue if this worker stops it and nobody respawned it (giveBack).
+	request SpawnRequest
 	// sendClaim, for such a teammate on a store that fences senders, is
 	// its claim of what it sends (claimedMailbox); 0 for none.
 	sendClaim uint64

@@ -500,7 +500,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 		}
 	}
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
-		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used), claim: req.ID}
+		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used), claim: req.ID, request: req}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
 	t.perms.follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
 	agent, err := r.newTeammateAgent(m)
@@ -695,19 +695,24 @@ func (h *hosting) beatLoop(ctx context.Context, beat Heartbeat) {
 			return
 		case <-beat.Lost():
 			h.unheld.Store(true)
+			var fenced []*member
 			if !h.isLead {
 				// Only the lead's process respawns, never its own
 				// teammates: only a worker's need fencing.
-				h.fence(beat.Err())
+				fenced = h.fence(beat.Err())
 			}
 			beat = h.hold(ctx)
 			h.unheld.Store(false)
+			if beat != nil {
+				h.giveBack(fenced)
+			}
 		}
 	}
 }
 
-// fence stops every teammate this worker runs, as no longer its own.
-func (h *hosting) fence(why error) {
+// fence stops every teammate this worker runs, as no longer its own, and
+// returns them.
+func (h *hosting) fence(why error) []*member {
 	r := h.t.roster
 	err := fmt.Errorf("worker %s lost its heartbeat (%w); its teammates are respawned elsewhere", h.opts.ID, why)
 	r.mu.Lock()
@@ -727,6 +732,65 @@ func (h *hosting) fence(why error) {
 		}
 		r.mu.Unlock()
 	}
+	return list
+}
+
+// giveBack, once this worker holds a heartbeat again, hands on the
+// teammates it fenced that the registry still shows live here: nobody runs
+// them, and the lead's process, which respawns a dead worker's, may never
+// have seen this one's heartbeat gone (a blip shorter than its look, or
+// its own watch cut meanwhile). Each is respawned (or failed) as reapDead
+// does, in one change guarded by its claim, so a respawn the lead made
+// first is left alone and only one is made.
+func (h *hosting) giveBack(fenced []*member) {
+	t := h.t
+	respawn := t.opts.Sessions != nil
+	now := time.Now().UTC()
+	for _, fm := range fenced {
+		if fm.claim == "" {
+			continue
+		}
+		why := fmt.Errorf("its worker %s on %s lost its heartbeat and stopped it", h.opts.ID, h.opts.Host)
+		var d Member
+		var req SpawnRequest
+		err := changeRegistry(t.reg, func(c *Config) error {
+			i := c.Find(fm.name)
+			if i < 0 {
+				return errNoChange
+			}
+			m := &c.Teammates[i]
+			if m.SpawnID != fm.claim || m.Worker != h.opts.ID || m.Ended ||
+				m.Status != StatusQueued && m.Status != StatusWorking && m.Status != StatusIdle {
+				return errNoChange // respawned already, or it ended
+			}
+			d = *m
+			req = fm.request
+			req.ID, req.Resume, req.Deadline = "spawn-"+m.Name+"-"+uuid.NewString(), true, now.Add(h.opts.Placement)
+			h.requeue(m, req.ID, why.Error(), respawn, now)
+			return nil
+		})
+		if err != nil {
+			t.events.Emit(Event{Agent: fm.name, Payload: failure(ClassRegistry, "give back after a lost heartbeat: ", err)})
+			continue
+		}
+		if d.Name != "" {
+			h.announceRespawn(d, req, why, respawn)
+		}
+	}
+	if len(fenced) > 0 {
+		t.notifyChanged()
+	}
+}
+
+// requeue changes a dead teammate's entry m: queued for request id when
+// it is respawned, failed otherwise.
+func (h *hosting) requeue(m *Member, id, why string, respawn bool, now time.Time) {
+	m.Activity, m.UpdatedAt = "", now
+	if !respawn {
+		m.Status, m.Error = StatusFailed, why
+		return
+	}
+	m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", h.t.pid, id
 }
 
 // watchWorkers follows, in the lead's process, the workers' heartbeats:
@@ -811,16 +875,11 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			}
 			dead = append(dead, *m)
 			why := fmt.Sprintf("its worker %s on %s stopped (no heartbeat)", m.Worker, m.Host)
-			m.Activity, m.UpdatedAt = "", now
-			if !respawn {
-				m.Status, m.Error = StatusFailed, why
-				continue
-			}
 			id := "spawn-" + m.Name + "-" + uuid.NewString()
 			requests = append(requests, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
 				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels,
 				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf()})
-			m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", t.pid, id
+			h.requeue(m, id, why, respawn, now)
 		}
 		if len(dead) == 0 {
 			return errNoChange
@@ -828,30 +887,35 @@ func (h *hosting) reapDead(alive map[string]bool) {
 		return nil
 	})
 	for i, d := range dead {
-		err := fmt.Errorf("its worker %s on %s stopped (no heartbeat)", d.Worker, d.Host)
-		t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusFailed, Reason: err.Error(), PID: t.pid}})
-		text := teammateFailedText(d.Name, err)
-		if respawn {
-			text += " It is respawned on another worker and goes on from its conversation."
-		}
-		if _, derr := t.messenger.deliver(d.Name, workspace.LeadName, inbox.TypeError, text); derr != nil {
-			t.events.Emit(Event{Agent: d.Name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
-		}
-		if !respawn {
-			continue
-		}
-		req := requests[i]
-		t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusQueued, Reason: "respawned: " + err.Error(), PID: t.pid}})
-		data, merr := json.Marshal(req)
-		if merr == nil {
-			merr = h.queue.Publish(context.Background(), req.ID, data)
-		}
-		if merr != nil {
-			t.roster.markFailed(d.Name, fmt.Errorf("respawn after %w: %w", err, merr))
-		}
+		h.announceRespawn(d, requests[i], fmt.Errorf("its worker %s on %s stopped (no heartbeat)", d.Worker, d.Host), respawn)
 	}
 	if len(dead) > 0 {
 		t.notifyChanged()
+	}
+}
+
+// announceRespawn, after its entry was requeued, logs that teammate d
+// failed for err, tells the lead, and, when it is respawned, publishes req.
+func (h *hosting) announceRespawn(d Member, req SpawnRequest, err error, respawn bool) {
+	t := h.t
+	t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusFailed, Reason: err.Error(), PID: t.pid}})
+	text := teammateFailedText(d.Name, err)
+	if respawn {
+		text += " It is respawned on another worker and goes on from its conversation."
+	}
+	if _, derr := t.messenger.deliver(d.Name, workspace.LeadName, inbox.TypeError, text); derr != nil {
+		t.events.Emit(Event{Agent: d.Name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
+	}
+	if !respawn {
+		return
+	}
+	t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusQueued, Reason: "respawned: " + err.Error(), PID: t.pid}})
+	data, merr := json.Marshal(req)
+	if merr == nil {
+		merr = h.queue.Publish(context.Background(), req.ID, data)
+	}
+	if merr != nil {
+		t.roster.markFailed(d.Name, fmt.Errorf("respawn after %w: %w", err, merr))
 	}
 }
 

@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -166,4 +167,156 @@ func mustString(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// cutBeats are heartbeats a test cuts: each Hold is told on held, and
+// its heartbeat is lost when the test closes the channel it was given.
+type cutBeats struct{ held chan chan struct{} }
+
+type cutBeat struct{ lost chan struct{} }
+
+func (b *cutBeats) Hold(ctx context.Context, _ string, _ []byte) (Heartbeat, error) {
+	beat := &cutBeat{lost: make(chan struct{})}
+	select {
+	case b.held <- beat.lost:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return beat, nil
+}
+
+func (b *cutBeats) Watch(ctx context.Context) (<-chan WorkerChange, <-chan struct{}, error) {
+	return nil, nil, errors.New("not the lead's process")
+}
+
+func (b *cutBeats) Alive(context.Context) (map[string][]byte, error) { return nil, nil }
+
+func (b *cutBeat) Lost() <-chan struct{}         { return b.lost }
+func (b *cutBeat) Err() error                    { return errors.New("cut off") }
+func (b *cutBeat) Release(context.Context) error { return nil }
+
+// A teammate fenced by a network blip does not stay working. Worker w1
+// runs alice, working (her model has not answered yet), when it loses its
+// heartbeat: it stops her without a word to the store, and takes a new
+// heartbeat once it can. No lead's process saw the heartbeat gone (it
+// came back before anyone looked), so nobody else would respawn her: the
+// registry must not go on saying w1 runs her. w1 gives her back to the
+// queue, guarded by its claim: she is respawned from her conversation
+// (here on w1 again), reports once, and ends idle under the new request.
+func TestATeammateFencedByABlipDoesNotStayWorking(t *testing.T) {
+	url := natsURL(t)
+	const teamName = "fb"
+	answer := make(chan struct{})
+	defer func() {
+		select {
+		case <-answer:
+		default:
+			close(answer)
+		}
+	}()
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{}, func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "alice" && c.N == 0 {
+			<-answer // w1 is cut off meanwhile; this answer is never used
+			return fakellm.Reply{Content: "alice: too late"}
+		}
+		return fakellm.Reply{Content: c.Agent + ": parser written"}
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	mb, err := natsstore.OpenMailbox(ctx, natsConn(t, url), teamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := natsRegistry(t, url, teamName)
+	if _, err := reg.Update(func(c *Config) error {
+		now := time.Now().UTC()
+		c.Teammates = append(c.Teammates, Member{Name: "alice", Role: "programmer", Status: StatusQueued, SpawnID: "s1", CreatedAt: now, UpdatedAt: now})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "write the parser"}); err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wmb, err := natsstore.OpenMailbox(ctx, natsConn(t, url), teamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beats := &cutBeats{held: make(chan chan struct{})}
+	q := &memQueue{jobs: make(chan *memJob, 4), done: map[string]string{}}
+	opened := make(chan *Team, 1)
+	go func() {
+		tm, err := OpenWorker(ctx, Options{
+			Workspace:    ws,
+			TeamName:     teamName,
+			Model:        loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
+			PollInterval: 50 * time.Millisecond,
+			Mailbox:      wmb,
+			Registry:     natsRegistry(t, url, teamName),
+			Sessions:     natsSessions(t, url, teamName),
+			Queue:        q,
+			Heartbeats:   beats,
+			Worker:       WorkerOptions{ID: "w1", Host: "w1", Beat: 20 * time.Millisecond},
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- tm
+	}()
+	first := <-beats.held // OpenWorker holds its heartbeat before it returns
+	w1 := <-opened
+	if w1 == nil {
+		t.FailNow()
+	}
+	t.Cleanup(func() { _ = w1.Close() })
+	if err := q.Publish(ctx, "s1", mustJSON(t, SpawnRequest{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
+		Deadline: time.Now().Add(time.Hour)})); err != nil {
+		t.Fatal(err)
+	}
+	alice := func() Member {
+		c, err := reg.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Teammates[c.Find("alice")]
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not after 30s; alice is %+v", what, alice())
+			}
+		}
+	}
+	waitFor("alice working on w1", func() bool {
+		m := alice()
+		return m.Status == StatusWorking && m.Worker == "w1" && len(srv.Requests("alice")) == 1
+	})
+	close(first) // the blip: w1 stops alice, then holds a heartbeat again
+	<-beats.held
+	close(answer)
+	waitFor("alice respawned and idle", func() bool {
+		m := alice()
+		return m.Status == StatusIdle && m.SpawnID != "s1" && m.Worker == "w1"
+	})
+	msgs, _, err := mb.ReadAll(workspace.LeadName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := 0
+	for _, m := range msgs {
+		if m.From == "alice" && m.Type == inbox.TypeResult {
+			results++
+			if m.Content != "alice: parser written" {
+				t.Errorf("alice reported %q", m.Content)
+			}
+		}
+	}
+	if results != 1 {
+		t.Errorf("alice reported %d times, want once", results)
+	}
 }
