@@ -42,15 +42,16 @@ func (mb *Mailbox) ClaimSender(agent string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	m := nats.NewMsg(senderSubject(mb.team, agent))
-	m.Header.Set(claimHeader, "1")
-	ack, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
-		return mb.js.PublishMsg(ctx, m, jetstream.WithMsgID(id))
-	})
+	subj := senderSubject(mb.team, agent)
+	seq, err := publishHedged(ctx, mb.js, func() *nats.Msg {
+		m := nats.NewMsg(subj)
+		m.Header.Set(claimHeader, "1")
+		return m
+	}, id, attemptTimeout, nil)
 	if err != nil {
 		return 0, fmt.Errorf("claim the messages of %s: %w", agent, err)
 	}
-	return ack.Sequence, nil
+	return seq, nil
 }
 
 // AppendAs is Append for a message from m.From that holds claim (its
@@ -70,13 +71,12 @@ func (mb *Mailbox) AppendAs(name string, m inbox.Message, claim uint64) (inbox.M
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	msg := nats.NewMsg(Subject(mb.team, name))
-	msg.Data = line
-	from := senderSubject(mb.team, m.From)
+	subj, from := Subject(mb.team, name), senderSubject(mb.team, m.From)
+	msg := func() *nats.Msg { return &nats.Msg{Subject: subj, Data: line} }
 	for {
-		_, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
-			return mb.js.PublishMsg(ctx, msg, jetstream.WithMsgID(m.ID), jetstream.WithExpectLastSequenceForSubject(claim, from))
-		})
+		// A try refused for the claim is refused: this sender's messages
+		// do not move it, so none of them can be what refused it.
+		_, err := publishHedged(ctx, mb.js, msg, m.ID, attemptTimeout, nil, jetstream.WithExpectLastSequenceForSubject(claim, from))
 		var api *jetstream.APIError
 		switch {
 		case err == nil:
