@@ -121,6 +121,9 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 
 	q1 := &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}}
 	w1 := worker("w1", q1)
+	if _, ok := w1.Mailbox().(*natsstore.Mailbox); !ok {
+		t.Errorf("the team's Mailbox is %T: the views lose what the store offers more (Mark)", w1.Mailbox())
+	}
 	request(q1, "s1", false)
 	waitFor("command of alice's on w1", func() bool { _, err := os.Stat(started); return err == nil })
 
@@ -204,6 +207,17 @@ func (b *cutBeat) Release(context.Context) error { return nil }
 // queue, guarded by its claim: she is respawned from her conversation
 // (here on w1 again), reports once, and ends idle under the new request.
 func TestATeammateFencedByABlipDoesNotStayWorking(t *testing.T) {
+	fencedByABlip(t, false)
+}
+
+// The same blip, but the lead's process saw the heartbeat gone and
+// respawned alice first: w1, holding a heartbeat again, leaves her entry
+// alone (its claim is no longer hers), so she is respawned once.
+func TestAGivenBackTeammateTheLeadRespawnedIsLeftAlone(t *testing.T) {
+	fencedByABlip(t, true)
+}
+
+func fencedByABlip(t *testing.T, leadFirst bool) {
 	url := natsURL(t)
 	const teamName = "fb"
 	answer := make(chan struct{})
@@ -297,6 +311,25 @@ func TestATeammateFencedByABlipDoesNotStayWorking(t *testing.T) {
 		return m.Status == StatusWorking && m.Worker == "w1" && len(srv.Requests("alice")) == 1
 	})
 	close(first) // the blip: w1 stops alice, then holds a heartbeat again
+	if leadFirst {
+		waitFor("w1 to stop alice", func() bool { return !w1.roster.runs("alice") })
+		// As reapDead: queued for a request of the lead's, on no worker yet.
+		if _, err := reg.Update(func(c *Config) error {
+			m := &c.Teammates[c.Find("alice")]
+			m.Status, m.SpawnID, m.Worker, m.Host = StatusQueued, "s2", "", ""
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		second := <-beats.held
+		close(second) // once w1 holds a third, it has given back what it would
+		<-beats.held
+		close(answer)
+		if m := alice(); m.Status != StatusQueued || m.SpawnID != "s2" || m.Worker != "" {
+			t.Fatalf("w1 changed alice after the lead respawned her: %+v", m)
+		}
+		return
+	}
 	<-beats.held
 	close(answer)
 	waitFor("alice respawned and idle", func() bool {

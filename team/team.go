@@ -349,7 +349,12 @@ func (t *Team) Store() *inbox.Store { return t.files.inbox }
 
 // Mailbox is the inboxes the team uses: the files (Store) unless
 // Options.Mailbox gave another store.
-func (t *Team) Mailbox() Mailbox { return t.store }
+func (t *Team) Mailbox() Mailbox {
+	if cm, ok := t.store.(*claimedMailbox); ok {
+		return cm.Mailbox // the store itself, with whatever more it offers (Mark)
+	}
+	return t.store
+}
 
 // Registry is the team's registry (a file unless Options.Registry said).
 func (t *Team) Registry() *Registry { return t.files.reg }

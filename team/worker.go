@@ -754,6 +754,7 @@ func (h *hosting) giveBack(fenced []*member) {
 		var d Member
 		var req SpawnRequest
 		err := changeRegistry(t.reg, func(c *Config) error {
+			d = Member{} // a change tried again decides afresh
 			i := c.Find(fm.name)
 			if i < 0 {
 				return errNoChange
