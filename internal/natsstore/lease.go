@@ -169,7 +169,7 @@ func newID() (string, error) {
 // Acquire takes key for the caller alone, with value, if no one holds it
 // (it is absent, expired or released): the owner lock. While someone else
 // holds it the error is a *HeldError with their value (errors.Is ErrHeld).
-// The lease is then kept alive every ttl/3 by a goroutine of its own until
+// The lease is then kept alive every ttl/4 by a goroutine of its own until
 // Release, or until it is lost (Lost is closed). ttl is whole seconds.
 func (ls *Leases) Acquire(ctx context.Context, key string, value []byte, ttl time.Duration) (*Lease, error) {
 	return ls.AcquireFenced(ctx, key, value, ttl, ttl)
@@ -239,7 +239,7 @@ func (ls *Leases) Keep(ctx context.Context, key string, value []byte, ttl time.D
 }
 
 // Lease is a key held by this process. Its goroutine refreshes it every
-// ttl/3 by compare-and-set on its revision; Release ends it.
+// fence/4 by compare-and-set on its revision; Release ends it.
 type Lease struct {
 	ls    *Leases
 	key   string
