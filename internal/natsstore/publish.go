@@ -60,8 +60,9 @@ func publishOnce(ctx context.Context, js jetstream.JetStream, subj string, data 
 	return err
 }
 
-// maxTries bounds the tries of one publish.
-const maxTries = 8
+// maxWaiting bounds the tries of one publish waiting for their answers
+// at once.
+const maxWaiting = 8
 
 // publishHedged stores the message msg makes (afresh for each try) with
 // Nats-Msg-Id id and opts, and returns its sequence. A try not answered
@@ -81,7 +82,7 @@ func publishHedged(ctx context.Context, js jetstream.JetStream, msg func() *nats
 		ack *jetstream.PubAck
 		err error
 	}
-	answers := make(chan answer, maxTries)
+	answers := make(chan answer, maxWaiting) // each try waiting has room for its answer
 	opts = append(opts, jetstream.WithMsgID(id))
 	tries, waiting := 0, 0
 	send := func() {
@@ -121,10 +122,7 @@ func publishHedged(ctx context.Context, js jetstream.JetStream, msg func() *nats
 				}
 				return 0, refused
 			}
-			if tries == maxTries {
-				return 0, last
-			}
-			select {
+			select { // every try failed at once: again in a moment, until ctx ends
 			case <-ctx.Done():
 				return 0, last
 			case <-time.After(inProcessWait):
@@ -132,10 +130,10 @@ func publishHedged(ctx context.Context, js jetstream.JetStream, msg func() *nats
 			send()
 			next.Reset(attempt)
 		case <-next.C:
-			if tries < maxTries {
+			if waiting < maxWaiting {
 				send()
-				next.Reset(attempt)
 			}
+			next.Reset(attempt)
 		case <-ctx.Done():
 			if last == nil {
 				last = ctx.Err()
