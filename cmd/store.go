@@ -251,7 +251,11 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 		registry: reg,
 		board:    board.NewOn(bd),
 		lines:    lines,
-		owner:    natsstore.NewOwner(leases, spec.team, spec.shown),
+		// The owner lease renews on a connection of its own: the team's
+		// traffic on nc must not make it late.
+		owner: natsstore.NewOwner(leases, spec.team, spec.shown).RenewOn(func(ctx context.Context) (*nats.Conn, error) {
+			return connectNATS(ctx, g, spec)
+		}),
 		sessions: natsSessions{sessions},
 		close:    func() { entries.Close(); nc.Close() },
 		nats:     true,

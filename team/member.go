@@ -49,6 +49,12 @@ type member struct {
 	// a write refused): it then ends without writing or telling anyone.
 	claim  string
 	fenced atomic.Bool
+	// request is the spawn request it was taken with, given back to the
+	// queue if this worker stops it and nobody respawned it (giveBack).
+	request SpawnRequest
+	// sendClaim, for such a teammate on a store that fences senders, is
+	// its claim of what it sends (claimedMailbox); 0 for none.
+	sendClaim uint64
 }
 
 // roster is the teammates this process runs: their spawn, their lives
@@ -202,11 +208,18 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		ws, system = wt, teammateSystemPrompt(t.teamName(), wt.Root, name, m.role, m.planMode)+worktreePrompt(BranchPrefix+name)
 	}
 	session := t.teammateSession(name)
-	if c, ok := session.(interface{ Claim() error }); ok && m.claim != "" {
-		// A worker's teammate is its conversation's one writer from now on:
-		// an earlier run of it (on a worker cut off) may no longer write it.
-		if err := c.Claim(); err != nil {
+	if m.claim != "" {
+		// A worker's teammate is the one sender of its messages and the one
+		// writer of its conversation from now on: an earlier run of it (on a
+		// worker cut off) may no longer send or write. Its sending is
+		// claimed first, so a conversation claimed has its sending claimed.
+		if err := r.claimSending(m); err != nil {
 			return nil, fmt.Errorf("start %s: %w", name, err)
+		}
+		if c, ok := session.(interface{ Claim() error }); ok {
+			if err := c.Claim(); err != nil {
+				return nil, fmt.Errorf("start %s: %w", name, err)
+			}
 		}
 	}
 	agent, err := loop.NewAgent(loop.AgentConfig{

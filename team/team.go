@@ -247,6 +247,10 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if opts.Mailbox != nil {
 		t.store = opts.Mailbox
 	}
+	if opts.Queue != nil {
+		// Teammates run by workers: what each says carries its claim.
+		t.store = withSenderClaims(t.store, t.roster)
+	}
 	t.inboxes.store = t.store
 	t.requests = newRequests(t.events, t.store, t.notifyChanged)
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
@@ -345,7 +349,12 @@ func (t *Team) Store() *inbox.Store { return t.files.inbox }
 
 // Mailbox is the inboxes the team uses: the files (Store) unless
 // Options.Mailbox gave another store.
-func (t *Team) Mailbox() Mailbox { return t.store }
+func (t *Team) Mailbox() Mailbox {
+	if cm, ok := t.store.(*claimedMailbox); ok {
+		return cm.Mailbox // the store itself, with whatever more it offers (Mark)
+	}
+	return t.store
+}
 
 // Registry is the team's registry (a file unless Options.Registry said).
 func (t *Team) Registry() *Registry { return t.files.reg }

@@ -200,9 +200,6 @@ type hosting struct {
 
 	mu    sync.Mutex
 	alive map[string]bool // the workers heard of at the last look; nil before one
-	// ran are the requests of the teammates this worker runs, by name:
-	// what a teammate fenced off is handed back with (handBack).
-	ran map[string]SpawnRequest
 
 	// unheld is set while this worker holds no heartbeat (lost, not yet
 	// taken again): it takes no spawn then, as the lead may take it for dead.
@@ -530,7 +527,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 		}
 	}
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
-		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used), claim: req.ID}
+		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used), claim: req.ID, request: req}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
 	t.perms.follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
 	if !h.isLead { // the lead's own process has its rules already
@@ -545,12 +542,6 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	r.mu.Lock()
 	r.members[req.Name] = m
 	r.mu.Unlock()
-	h.mu.Lock()
-	if h.ran == nil {
-		h.ran = map[string]SpawnRequest{}
-	}
-	h.ran[req.Name] = req
-	h.mu.Unlock()
 	t.events.Emit(Event{Agent: req.Name, Payload: StatusChanged{Role: req.Role, Status: StatusQueued,
 		Reason: fmt.Sprintf("taken by worker %s on %s", h.opts.ID, h.opts.Host), PID: t.pid}})
 	t.wg.Add(1)
@@ -744,7 +735,7 @@ func (h *hosting) beatLoop(ctx context.Context, beat Heartbeat) {
 			return
 		case <-beat.Lost():
 			h.unheld.Store(true)
-			var fenced []fencedMate
+			var fenced []*member
 			if !h.isLead {
 				// Only the lead's process respawns, never its own
 				// teammates: only a worker's need fencing.
@@ -752,23 +743,16 @@ func (h *hosting) beatLoop(ctx context.Context, beat Heartbeat) {
 			}
 			beat = h.hold(ctx)
 			h.unheld.Store(false)
-			if beat != nil && len(fenced) > 0 {
-				h.handBack(fenced)
+			if beat != nil {
+				h.giveBack(fenced)
 			}
 		}
 	}
 }
 
-// fencedMate is a teammate a worker stopped when it lost its heartbeat:
-// its name and the request it was run for.
-type fencedMate struct {
-	name string
-	req  SpawnRequest
-}
-
 // fence stops every teammate this worker runs, as no longer its own, and
 // returns them.
-func (h *hosting) fence(why error) []fencedMate {
+func (h *hosting) fence(why error) []*member {
 	r := h.t.roster
 	err := fmt.Errorf("worker %s lost its heartbeat (%w); its teammates are respawned elsewhere", h.opts.ID, why)
 	r.mu.Lock()
@@ -780,7 +764,6 @@ func (h *hosting) fence(why error) []fencedMate {
 	for _, m := range list {
 		r.fenceOff(m, err)
 	}
-	out := make([]fencedMate, 0, len(list))
 	for _, m := range list {
 		<-m.done
 		r.mu.Lock()
@@ -788,90 +771,67 @@ func (h *hosting) fence(why error) []fencedMate {
 			delete(r.members, m.name)
 		}
 		r.mu.Unlock()
-		h.mu.Lock()
-		req, ok := h.ran[m.name]
-		delete(h.ran, m.name)
-		h.mu.Unlock()
-		if ok && req.ID == m.claim {
-			out = append(out, fencedMate{name: m.name, req: req})
-		}
 	}
-	return out
+	return list
 }
 
-// handBack puts back on the queue, once this worker holds a heartbeat
-// again, each teammate it fenced that the registry still gives it: the
-// lead respawns a teammate only when its worker's heartbeat is gone, and a
-// lease lost to a slow renewal may come back before anyone saw it gone,
-// which left such a teammate working on no worker at all. Whoever changes
-// the entry first wins (the lead's reap or this), so it is respawned once.
-func (h *hosting) handBack(fenced []fencedMate) {
+// giveBack, once this worker holds a heartbeat again, hands on the
+// teammates it fenced that the registry still shows live here: nobody runs
+// them, and the lead's process, which respawns a dead worker's, may never
+// have seen this one's heartbeat gone (a blip shorter than its look, or
+// its own watch cut meanwhile). Each is respawned (or failed) as reapDead
+// does, in one change guarded by its claim, so a respawn the lead made
+// first is left alone and only one is made.
+func (h *hosting) giveBack(fenced []*member) {
 	t := h.t
 	respawn := t.opts.Sessions != nil
 	now := time.Now().UTC()
-	claims := make(map[string]string, len(fenced))
-	for _, f := range fenced {
-		claims[f.name] = f.req.ID
-	}
-	var back []fencedMate
-	err := changeRegistry(t.reg, func(c *Config) error {
-		back = back[:0]
-		for _, f := range fenced {
-			i := c.Find(f.name)
-			if i < 0 {
-				continue
-			}
-			m := &c.Teammates[i]
-			if m.Worker != h.opts.ID || m.SpawnID != claims[f.name] || m.Ended {
-				continue // respawned already, or ended
-			}
-			if m.Status != StatusQueued && m.Status != StatusWorking && m.Status != StatusIdle {
-				continue
-			}
-			why := fmt.Sprintf("its worker %s on %s lost its heartbeat", h.opts.ID, h.opts.Host)
-			m.Activity, m.UpdatedAt = "", now
-			if !respawn {
-				m.Status, m.Error = StatusFailed, why
-			} else {
-				id := "spawn-" + f.name + "-" + uuid.NewString()
-				m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", t.pid, id
-				f.req.ID = id
-			}
-			back = append(back, f)
-		}
-		if len(back) == 0 {
-			return errNoChange
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errNoChange) {
-		t.events.Emit(Event{Payload: failure(ClassRegistry, "hand back the teammates this worker stopped: ", err)})
-		return
-	}
-	for _, f := range back {
-		reason := fmt.Sprintf("its worker %s on %s lost its heartbeat", h.opts.ID, h.opts.Host)
-		t.events.Emit(Event{Agent: f.name, Payload: StatusChanged{Role: f.req.Role, Status: StatusFailed, Reason: reason, PID: t.pid}})
-		text := teammateFailedText(f.name, errors.New(reason))
-		if respawn {
-			text += " It is respawned on a worker and goes on from its conversation."
-		}
-		if _, derr := t.messenger.deliver(f.name, workspace.LeadName, inbox.TypeError, text); derr != nil {
-			t.events.Emit(Event{Agent: f.name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
-		}
-		if !respawn {
+	for _, fm := range fenced {
+		if fm.claim == "" {
 			continue
 		}
-		req := f.req
-		req.Resume, req.Deadline = true, now.Add(h.opts.Placement)
-		t.events.Emit(Event{Agent: f.name, Payload: StatusChanged{Role: req.Role, Status: StatusQueued, Reason: "respawned: " + reason, PID: t.pid}})
-		data, merr := json.Marshal(req)
-		if merr == nil {
-			merr = h.queue.Publish(context.Background(), req.ID, data)
+		why := fmt.Errorf("its worker %s on %s lost its heartbeat and stopped it", h.opts.ID, h.opts.Host)
+		var d Member
+		var req SpawnRequest
+		err := changeRegistry(t.reg, func(c *Config) error {
+			d = Member{} // a change tried again decides afresh
+			i := c.Find(fm.name)
+			if i < 0 {
+				return errNoChange
+			}
+			m := &c.Teammates[i]
+			if m.SpawnID != fm.claim || m.Worker != h.opts.ID || m.Ended ||
+				m.Status != StatusQueued && m.Status != StatusWorking && m.Status != StatusIdle {
+				return errNoChange // respawned already, or it ended
+			}
+			d = *m
+			req = fm.request
+			req.ID, req.Resume, req.Deadline = "spawn-"+m.Name+"-"+uuid.NewString(), true, now.Add(h.opts.Placement)
+			h.requeue(m, req.ID, why.Error(), respawn, now)
+			return nil
+		})
+		if err != nil {
+			t.events.Emit(Event{Agent: fm.name, Payload: failure(ClassRegistry, "give back after a lost heartbeat: ", err)})
+			continue
 		}
-		if merr != nil {
-			t.roster.markFailed(f.name, fmt.Errorf("respawn after %s: %w", reason, merr))
+		if d.Name != "" {
+			h.announceRespawn(d, req, why, respawn)
 		}
 	}
+	if len(fenced) > 0 {
+		t.notifyChanged()
+	}
+}
+
+// requeue changes a dead teammate's entry m: queued for request id when
+// it is respawned, failed otherwise.
+func (h *hosting) requeue(m *Member, id, why string, respawn bool, now time.Time) {
+	m.Activity, m.UpdatedAt = "", now
+	if !respawn {
+		m.Status, m.Error = StatusFailed, why
+		return
+	}
+	m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", h.t.pid, id
 }
 
 // watchWorkers follows, in the lead's process, the workers' heartbeats:
@@ -956,17 +916,12 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			}
 			dead = append(dead, *m)
 			why := fmt.Sprintf("its worker %s on %s stopped (no heartbeat)", m.Worker, m.Host)
-			m.Activity, m.UpdatedAt = "", now
-			if !respawn {
-				m.Status, m.Error = StatusFailed, why
-				continue
-			}
 			id := "spawn-" + m.Name + "-" + uuid.NewString()
 			requests = append(requests, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
 				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels,
 				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf(),
 				Deny: t.perms.denyRules()})
-			m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", t.pid, id
+			h.requeue(m, id, why, respawn, now)
 		}
 		if len(dead) == 0 {
 			return errNoChange
@@ -974,30 +929,35 @@ func (h *hosting) reapDead(alive map[string]bool) {
 		return nil
 	})
 	for i, d := range dead {
-		err := fmt.Errorf("its worker %s on %s stopped (no heartbeat)", d.Worker, d.Host)
-		t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusFailed, Reason: err.Error(), PID: t.pid}})
-		text := teammateFailedText(d.Name, err)
-		if respawn {
-			text += " It is respawned on another worker and goes on from its conversation."
-		}
-		if _, derr := t.messenger.deliver(d.Name, workspace.LeadName, inbox.TypeError, text); derr != nil {
-			t.events.Emit(Event{Agent: d.Name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
-		}
-		if !respawn {
-			continue
-		}
-		req := requests[i]
-		t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusQueued, Reason: "respawned: " + err.Error(), PID: t.pid}})
-		data, merr := json.Marshal(req)
-		if merr == nil {
-			merr = h.queue.Publish(context.Background(), req.ID, data)
-		}
-		if merr != nil {
-			t.roster.markFailed(d.Name, fmt.Errorf("respawn after %w: %w", err, merr))
-		}
+		h.announceRespawn(d, requests[i], fmt.Errorf("its worker %s on %s stopped (no heartbeat)", d.Worker, d.Host), respawn)
 	}
 	if len(dead) > 0 {
 		t.notifyChanged()
+	}
+}
+
+// announceRespawn, after its entry was requeued, logs that teammate d
+// failed for err, tells the lead, and, when it is respawned, publishes req.
+func (h *hosting) announceRespawn(d Member, req SpawnRequest, err error, respawn bool) {
+	t := h.t
+	t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusFailed, Reason: err.Error(), PID: t.pid}})
+	text := teammateFailedText(d.Name, err)
+	if respawn {
+		text += " It is respawned on another worker and goes on from its conversation."
+	}
+	if _, derr := t.messenger.deliver(d.Name, workspace.LeadName, inbox.TypeError, text); derr != nil {
+		t.events.Emit(Event{Agent: d.Name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
+	}
+	if !respawn {
+		return
+	}
+	t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusQueued, Reason: "respawned: " + err.Error(), PID: t.pid}})
+	data, merr := json.Marshal(req)
+	if merr == nil {
+		merr = h.queue.Publish(context.Background(), req.ID, data)
+	}
+	if merr != nil {
+		t.roster.markFailed(d.Name, fmt.Errorf("respawn after %w: %w", err, merr))
 	}
 }
 

@@ -19,7 +19,6 @@ type memQueue struct {
 	jobs chan *memJob
 	mu   sync.Mutex
 	done map[string]string // request data → "ack", "nak" or "term"
-	last string            // the last request published
 }
 
 type memJob struct {
@@ -28,9 +27,6 @@ type memJob struct {
 }
 
 func (q *memQueue) Publish(_ context.Context, _ string, data []byte) error {
-	q.mu.Lock()
-	q.last = string(data)
-	q.mu.Unlock()
 	q.jobs <- &memJob{q: q, data: data}
 	return nil
 }

@@ -144,27 +144,18 @@ func (ls *Leases) Get(ctx context.Context, key string) (value []byte, found bool
 
 // put stores value as key with ttl if key's revision is still rev (0: key
 // absent), and returns the new revision. Each write carries an id of its
-// own, sent again while the cluster does not answer, so a write stored
-// whose answer was lost is a duplicate, not a lost race.
-func (ls *Leases) put(ctx context.Context, key string, value []byte, ttl time.Duration, rev uint64) (uint64, error) {
+// own, sent again (hedged) while the cluster does not answer within
+// attempt, so a write stored whose answer was lost or late is ours, not
+// a lost race.
+func (ls *Leases) put(ctx context.Context, key string, value []byte, ttl time.Duration, rev uint64, attempt time.Duration) (uint64, error) {
 	id, err := newID()
 	if err != nil {
 		return 0, err
 	}
-	for {
-		ack, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
-			return ls.js.Publish(ctx, ls.subject(key), value, jetstream.WithMsgID(id),
-				jetstream.WithExpectLastSequencePerSubject(rev), jetstream.WithMsgTTL(ttl))
-		})
-		var api *jetstream.APIError
-		if errors.As(err, &api) && api.ErrorCode == codeDuplicateInFlight && ctx.Err() == nil {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		return ack.Sequence, nil
-	}
+	subj := ls.subject(key)
+	return publishHedged(ctx, ls.js, func() *nats.Msg { return &nats.Msg{Subject: subj, Data: value} }, id, attempt,
+		func(ctx context.Context) (uint64, bool) { return ownLast(ctx, ls.nc, ls.stream, subj, id) },
+		jetstream.WithExpectLastSequencePerSubject(rev), jetstream.WithMsgTTL(ttl))
 }
 
 func newID() (string, error) {
@@ -178,7 +169,7 @@ func newID() (string, error) {
 // Acquire takes key for the caller alone, with value, if no one holds it
 // (it is absent, expired or released): the owner lock. While someone else
 // holds it the error is a *HeldError with their value (errors.Is ErrHeld).
-// The lease is then kept alive every ttl/3 by a goroutine of its own until
+// The lease is then kept alive every ttl/4 by a goroutine of its own until
 // Release, or until it is lost (Lost is closed). ttl is whole seconds.
 func (ls *Leases) Acquire(ctx context.Context, key string, value []byte, ttl time.Duration) (*Lease, error) {
 	return ls.AcquireFenced(ctx, key, value, ttl, ttl)
@@ -207,7 +198,7 @@ func (ls *Leases) AcquireFenced(ctx context.Context, key string, value []byte, t
 			return nil, &HeldError{Key: key, Value: v}
 		}
 		start := time.Now()
-		nrev, err := ls.put(ctx, key, value, ttl, rev)
+		nrev, err := ls.put(ctx, key, value, ttl, rev, attemptTimeout)
 		if wrongLastSeq(err) {
 			continue // someone wrote it meanwhile: look again
 		}
@@ -235,7 +226,7 @@ func (ls *Leases) Keep(ctx context.Context, key string, value []byte, ttl time.D
 			return nil, fmt.Errorf("keep %s: %w", key, err)
 		}
 		start := time.Now()
-		nrev, err := ls.put(ctx, key, value, ttl, rev)
+		nrev, err := ls.put(ctx, key, value, ttl, rev, attemptTimeout)
 		if wrongLastSeq(err) {
 			continue
 		}
@@ -248,7 +239,7 @@ func (ls *Leases) Keep(ctx context.Context, key string, value []byte, ttl time.D
 }
 
 // Lease is a key held by this process. Its goroutine refreshes it every
-// ttl/3 by compare-and-set on its revision; Release ends it.
+// fence/4 by compare-and-set on its revision; Release ends it.
 type Lease struct {
 	ls    *Leases
 	key   string
@@ -259,6 +250,8 @@ type Lease struct {
 	value []byte
 	rev   uint64
 	err   error // why it was lost
+
+	longest time.Duration // the longest wait for a refresh yet (LongestWait)
 
 	lost chan struct{} // closed once lost
 	stop chan struct{} // closed by Release
@@ -287,6 +280,15 @@ func (l *Lease) Err() error {
 	return l.err
 }
 
+// LongestWait is the longest time yet from a confirmed refresh's sending
+// to the next one's confirmation: the lease is lost once a wait reaches
+// its fence.
+func (l *Lease) LongestWait() time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.longest
+}
+
 // SetValue changes the value the next refresh writes (a worker's free
 // slots).
 func (l *Lease) SetValue(v []byte) {
@@ -295,15 +297,19 @@ func (l *Lease) SetValue(v []byte) {
 	l.mu.Unlock()
 }
 
-// beat refreshes the lease every ttl/3 until Release or its loss. The
-// lease counts as lost once its fence (ttl unless AcquireFenced says less)
-// has passed since the last refresh that the
-// server confirmed was sent (the entry may have expired there), or at once
-// when its revision is no longer the last (another wrote the key, or it
-// expired and was taken).
+// beat refreshes the lease every fence/4 (ttl/4 unless AcquireFenced says
+// less), counted from the last refresh's sending, until Release or its
+// loss. The lease counts as lost once its fence has passed since the last
+// refresh that the server confirmed was sent (the entry may have expired
+// there), or at once when its revision is no longer the last (another
+// wrote the key, or it expired and was taken). A process whose work takes
+// its CPU answers late: each try waits for its answer half the time a
+// refresh has left, not the store's usual attemptTimeout, and a write
+// sent again whose first try was stored is its own (put).
 func (l *Lease) beat(lastOK time.Time) {
 	defer close(l.done)
-	every := l.ttl / 3
+	every := l.fence / 4
+	attempt := max(attemptTimeout, (l.fence-every)/2)
 	t := time.NewTimer(every)
 	defer t.Stop()
 	for {
@@ -325,12 +331,13 @@ func (l *Lease) beat(lastOK time.Time) {
 		value, rev := l.value, l.rev
 		l.mu.Unlock()
 		sent := time.Now()
-		nrev, err := l.ls.put(ctx, l.key, value, l.ttl, rev)
+		nrev, err := l.ls.put(ctx, l.key, value, l.ttl, rev, attempt)
 		cancel()
 		switch {
 		case err == nil:
 			l.mu.Lock()
 			l.rev = nrev
+			l.longest = max(l.longest, time.Since(lastOK))
 			l.mu.Unlock()
 			lastOK = sent
 		case wrongLastSeq(err):
@@ -347,12 +354,13 @@ func (l *Lease) beat(lastOK time.Time) {
 				return
 			}
 		}
-		// The next beat every/3 after this one, or sooner when it failed.
-		next := every
+		// The next beat every after this one was sent (at once if that
+		// is past), or every/3 after a failed one.
+		next := time.Until(sent.Add(every))
 		if err != nil {
 			next = every / 3
 		}
-		t.Reset(next)
+		t.Reset(max(next, 0))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -23,11 +24,58 @@ import (
 // and waits to be killed.
 const envLeaseURL = "NATSSTORE_TEST_LEASE_URL"
 
+// With envServeDir set, it is instead a NATS server kept in that
+// directory: it says its URL on stdout and serves until stdin closes.
+const envServeDir = "NATSSTORE_TEST_SERVE_DIR"
+
 func TestMain(m *testing.M) {
 	if url := os.Getenv(envLeaseURL); url != "" {
 		os.Exit(holdLease(url))
 	}
+	if dir := os.Getenv(envServeDir); dir != "" {
+		os.Exit(serve(dir))
+	}
 	os.Exit(m.Run())
+}
+
+// serve is the helper process that runs a server until stdin closes.
+func serve(dir string) int {
+	s, err := natsstore.StartLocal(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
+		return 1
+	}
+	fmt.Println(s.ClientURL())
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	s.Shutdown()
+	s.WaitForShutdown()
+	return 0
+}
+
+// startServerProcess runs a server in a process of its own (one whose
+// CPU the test's own work does not take) and returns its URL.
+func startServerProcess(t testing.TB) string {
+	t.Helper()
+	child := exec.Command(os.Args[0], "-test.run=^$")
+	child.Env = append(os.Environ(), envServeDir+"="+t.TempDir())
+	child.Stderr = os.Stderr
+	in, err := child.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = in.Close(); _ = child.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "nats://") {
+		t.Fatalf("the server process said %q, %v", line, err)
+	}
+	return strings.TrimSpace(line)
 }
 
 // holdLease is the helper process: it holds the lease until killed.

@@ -114,8 +114,10 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 		return nil, fmt.Errorf("open inboxes of %s: %w", team, err)
 	}
 	cfg := jetstream.StreamConfig{
-		Name:        StreamName(team),
-		Subjects:    []string{"agentteam." + team + ".inbox.*"},
+		Name: StreamName(team),
+		// The senders' claims live beside the inboxes, so that a message's
+		// store can check its sender's (senders.go).
+		Subjects:    []string{"agentteam." + team + ".inbox.*", senderSubject(team, "*")},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  2 * time.Minute,

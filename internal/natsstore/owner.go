@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/nats-io/nats.go"
 )
 
 // OwnerTTL is how long a team's owner lock outlives a holder that stopped
@@ -34,6 +36,18 @@ type Owner struct {
 	team  string
 	where string // the server, as said in sentences
 	ttl   time.Duration
+	// dial, if set, makes the connection the lease is held on (RenewOn).
+	dial func(context.Context) (*nats.Conn, error)
+}
+
+// RenewOn makes Acquire hold the lease on a connection of its own, made by
+// dial and closed at release: its refreshes and their answers never wait
+// behind the team's traffic on the shared connection (a lead's process
+// running hundreds of teammates), nor go with it when the server drops it
+// as a slow consumer.
+func (o *Owner) RenewOn(dial func(context.Context) (*nats.Conn, error)) *Owner {
+	o.dial = dial
+	return o
 }
 
 // NewOwner is team's owner lock in ls; where names the server in
@@ -52,7 +66,22 @@ func (o *Owner) Acquire(ctx context.Context) (release func(), lost <-chan struct
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := o.ls.Acquire(ctx, ownerKey, info, o.ttl)
+	ls, closeConn := o.ls, func() {}
+	if o.dial != nil {
+		nc, err := o.dial(ctx)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the owner lock of team %s on %s: %w", o.team, o.where, err)
+		}
+		closeConn = nc.Close
+		if ls, err = OpenLeases(ctx, nc, o.team); err != nil {
+			nc.Close()
+			return nil, nil, fmt.Errorf("the owner lock of team %s on %s: %w", o.team, o.where, err)
+		}
+	}
+	l, err := ls.Acquire(ctx, ownerKey, info, o.ttl)
+	if err != nil {
+		closeConn()
+	}
 	var held *HeldError
 	if errors.As(err, &held) {
 		return nil, nil, fmt.Errorf("%s is already running team %s on %s: use agentteam send, inbox and team to join in from here",
@@ -65,6 +94,7 @@ func (o *Owner) Acquire(ctx context.Context) (release func(), lost <-chan struct
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 		defer cancel()
 		_ = l.Release(ctx)
+		closeConn()
 	}
 	return release, l.Lost(), nil
 }

@@ -1,6 +1,7 @@
 package natsstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -55,10 +56,101 @@ func inProcess(err error) bool {
 // publishOnce stores data on subj with Nats-Msg-Id id, trying again with
 // the same id while the cluster has no answer.
 func publishOnce(ctx context.Context, js jetstream.JetStream, subj string, data []byte, id string) error {
-	_, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
-		return js.Publish(ctx, subj, data, jetstream.WithMsgID(id))
-	})
+	_, err := publishHedged(ctx, js, func() *nats.Msg { return &nats.Msg{Subject: subj, Data: data} }, id, attemptTimeout, nil)
 	return err
+}
+
+// maxWaiting bounds the tries of one publish waiting for their answers
+// at once.
+const maxWaiting = 8
+
+// publishHedged stores the message msg makes (afresh for each try) with
+// Nats-Msg-Id id and opts, and returns its sequence. A try not answered
+// within attempt is sent again while the earlier ones still wait for
+// theirs (hedged): a request lost with a node is answered by the next,
+// and the late answer of a busy process (its CPU taken by its work, its
+// reads late) still counts, which a try given up would not. The server
+// checks an expected sequence before it drops a duplicate, so a try
+// refused for the sequence when another was sent may be refused because
+// that other was stored: own, if not nil, then says whether the last
+// message is this one, and its sequence.
+func publishHedged(ctx context.Context, js jetstream.JetStream, msg func() *nats.Msg, id string, attempt time.Duration,
+	own func(context.Context) (uint64, bool), opts ...jetstream.PublishOpt) (uint64, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the tries still waiting
+	type answer struct {
+		ack *jetstream.PubAck
+		err error
+	}
+	answers := make(chan answer, maxWaiting) // each try waiting has room for its answer
+	opts = append(opts, jetstream.WithMsgID(id))
+	tries, waiting := 0, 0
+	send := func() {
+		tries++
+		waiting++
+		go func() {
+			ack, err := js.PublishMsg(ctx, msg(), opts...)
+			answers <- answer{ack, err}
+		}()
+	}
+	send()
+	next := time.NewTimer(attempt)
+	defer next.Stop()
+	var refused, last error
+	for {
+		select {
+		case a := <-answers:
+			waiting--
+			switch {
+			case a.err == nil:
+				return a.ack.Sequence, nil
+			case wrongLastSeq(a.err) && tries > 1:
+				refused = a.err
+			case unanswered(a.err) && ctx.Err() == nil:
+				last = a.err // no answer (a node lost, a leader elected, a try in process)
+			default:
+				return 0, a.err
+			}
+			if waiting > 0 {
+				continue
+			}
+			if refused != nil {
+				if own != nil {
+					if seq, ok := own(ctx); ok {
+						return seq, nil
+					}
+				}
+				return 0, refused
+			}
+			select { // every try failed at once: again in a moment, until ctx ends
+			case <-ctx.Done():
+				return 0, last
+			case <-time.After(inProcessWait):
+			}
+			send()
+			next.Reset(attempt)
+		case <-next.C:
+			if waiting < maxWaiting {
+				send()
+			}
+			next.Reset(attempt)
+		case <-ctx.Done():
+			if last == nil {
+				last = ctx.Err()
+			}
+			return 0, last
+		}
+	}
+}
+
+// ownLast reports whether the last message on subj in stream is the one
+// published with Nats-Msg-Id id, and its sequence.
+func ownLast(ctx context.Context, nc *nats.Conn, stream, subj, id string) (uint64, bool) {
+	m, found, err := lastFromLeader(ctx, nc, stream, subj)
+	if err != nil || !found || !bytes.Contains(m.Header, []byte(jetstream.MsgIDHeader+": "+id+"\r\n")) {
+		return 0, false
+	}
+	return m.Seq, true
 }
 
 // unanswered is an error after which the request may or may not have been

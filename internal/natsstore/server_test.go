@@ -36,7 +36,7 @@ func start(t *testing.T, o natsstore.ServerOptions) *natsstore.Server {
 	return s
 }
 
-func connect(t *testing.T, url string, o natsstore.ConnectOptions) *nats.Conn {
+func connect(t testing.TB, url string, o natsstore.ConnectOptions) *nats.Conn {
 	t.Helper()
 	nc, err := natsstore.Connect(context.Background(), url, o)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -94,12 +95,12 @@ type SessionLog struct {
 // claimHeader marks a claim: a message of no lines on the agent's subject.
 const claimHeader = "Agentteam-Claim"
 
-// FencedError is an append refused because another writer claimed the
-// conversation since this log did.
+// FencedError is a write refused because another writer claimed the
+// agent (its conversation, or the messages it sends) since this one did.
 type FencedError struct{ Agent string }
 
 func (e *FencedError) Error() string {
-	return fmt.Sprintf("the session of %s was claimed by another writer (its respawn): this one may no longer write it", e.Agent)
+	return fmt.Sprintf("%s was claimed by another writer (its respawn): this one may no longer write for it", e.Agent)
 }
 
 // Fenced tells the agent loop to stop: its conversation goes on elsewhere.
@@ -144,27 +145,19 @@ func (l *SessionLog) Claim() error {
 	return fmt.Errorf("claim the session of %s: lost the race %d times in a row", l.name, maxCASTries)
 }
 
-// publishAfter stores m if the subject's last message is last, with an id
-// of its own sent again while the server does not answer, and returns its
-// sequence.
+// publishAfter stores a message like m if the subject's last message is
+// last, with an id of its own sent again (hedged) while the server does
+// not answer, and returns its sequence.
 func (l *SessionLog) publishAfter(ctx context.Context, m *nats.Msg, last uint64) (uint64, error) {
 	id, err := newID()
 	if err != nil {
 		return 0, err
 	}
-	for {
-		ack, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
-			return l.s.js.PublishMsg(ctx, m, jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(last))
-		})
-		var api *jetstream.APIError
-		if errors.As(err, &api) && api.ErrorCode == codeDuplicateInFlight && ctx.Err() == nil {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		return ack.Sequence, nil
+	msg := func() *nats.Msg { return &nats.Msg{Subject: m.Subject, Data: m.Data, Header: maps.Clone(m.Header)} }
+	own := func(ctx context.Context) (uint64, bool) {
+		return ownLast(ctx, l.s.nc, SessionStreamName(l.s.team), m.Subject, id)
 	}
+	return publishHedged(ctx, l.s.js, msg, id, attemptTimeout, own, jetstream.WithExpectLastSequencePerSubject(last))
 }
 
 // Log is agent's conversation. A name that is no subject token is refused

@@ -12,7 +12,7 @@ import (
 // WorkerTTL is how long a worker's heartbeat lives without being renewed:
 // a worker that stops beating for this long is taken for dead, and its
 // teammates are respawned elsewhere. Workers renew theirs every
-// WorkerTTL/3.
+// WorkerFence/4.
 const WorkerTTL = 6 * time.Second
 
 // WorkerFence is how long a worker goes on without a renewal the server
@@ -45,7 +45,7 @@ func OpenWorkers(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 func NewWorkers(ls *Leases) *Workers { return &Workers{ls: ls} }
 
 // Hold takes worker id's heartbeat with info (its host, its labels) and
-// keeps it alive (every WorkerTTL/3) until Release, or until it is lost:
+// keeps it alive (every WorkerFence/4) until Release, or until it is lost:
 // no renewal confirmed within WorkerFence, or the key written by another.
 // While another process holds id (or its heartbeat has not yet expired)
 // the error is ErrHeld.

@@ -1,0 +1,97 @@
+package natsstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentteam/agentteam/inbox"
+)
+
+// Senders' claims. A teammate that a worker runs is the one writer of what
+// it sends: ClaimSender stores a marker on agentteam.TEAM.sender.NAME, in
+// the inbox stream itself, and each message it then sends (AppendAs)
+// expects that subject's last message to be its claim. The server checks
+// it as it stores the message, so once a respawn elsewhere claims the
+// sender, every message of the earlier writer — even one held up in the
+// network and delivered late — is refused (a *FencedError), never
+// delivered beside the respawn's.
+
+// senderSubject holds agent's sender claims in team's inbox stream.
+func senderSubject(team, agent string) string { return "agentteam." + team + ".sender." + agent }
+
+// inProcessPause is the wait before a message is sent again that a
+// cluster refused because another message of the same sender was still
+// being stored.
+const inProcessPause = 5 * time.Millisecond
+
+// ClaimSender makes the caller the one sender of agent's messages and
+// returns its claim, for AppendAs: every earlier claim's messages are
+// refused from now on.
+func (mb *Mailbox) ClaimSender(agent string) (uint64, error) {
+	if err := checkToken("agent", agent); err != nil {
+		return 0, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	id, err := newID()
+	if err != nil {
+		return 0, err
+	}
+	subj := senderSubject(mb.team, agent)
+	seq, err := publishHedged(ctx, mb.js, func() *nats.Msg {
+		m := nats.NewMsg(subj)
+		m.Header.Set(claimHeader, "1")
+		return m
+	}, id, attemptTimeout, nil)
+	if err != nil {
+		return 0, fmt.Errorf("claim the messages of %s: %w", agent, err)
+	}
+	return seq, nil
+}
+
+// AppendAs is Append for a message from m.From that holds claim (its
+// ClaimSender): the server stores it only while the claim is m.From's
+// last, and refuses it with a *FencedError once another writer claimed
+// m.From since.
+func (mb *Mailbox) AppendAs(name string, m inbox.Message, claim uint64) (inbox.Message, error) {
+	if err := checkToken("inbox", name); err != nil {
+		return inbox.Message{}, err
+	}
+	if err := checkToken("agent", m.From); err != nil {
+		return inbox.Message{}, err
+	}
+	m, line, err := inbox.Encode(name, m)
+	if err != nil {
+		return inbox.Message{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	subj, from := Subject(mb.team, name), senderSubject(mb.team, m.From)
+	msg := func() *nats.Msg { return &nats.Msg{Subject: subj, Data: line} }
+	for {
+		// A try refused for the claim is refused: this sender's messages
+		// do not move it, so none of them can be what refused it.
+		_, err := publishHedged(ctx, mb.js, msg, m.ID, attemptTimeout, nil, jetstream.WithExpectLastSequenceForSubject(claim, from))
+		var api *jetstream.APIError
+		switch {
+		case err == nil:
+			return m, nil
+		case errors.As(err, &api) && api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant && ctx.Err() == nil:
+			// A cluster checks one message of a sender at a time: another
+			// of its messages (or a claim) was being stored. Look again.
+			select {
+			case <-ctx.Done():
+			case <-time.After(inProcessPause):
+			}
+		case errors.As(err, &api) && api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence:
+			return inbox.Message{}, fmt.Errorf("message to %s: %w", name, &FencedError{Agent: m.From})
+		default:
+			return inbox.Message{}, fmt.Errorf("message to %s: %w", name, err)
+		}
+	}
+}

@@ -1,0 +1,79 @@
+package team
+
+import (
+	"fmt"
+
+	"github.com/agentteam/agentteam/inbox"
+)
+
+// senderClaims is a mailbox whose messages can be fenced by their sender
+// (natsstore.Mailbox): a worker's teammate claims its sending, and each
+// of its messages is stored only while that claim is its sender's last.
+type senderClaims interface {
+	ClaimSender(agent string) (uint64, error)
+	AppendAs(name string, m inbox.Message, claim uint64) (inbox.Message, error)
+}
+
+// claimedMailbox is the team's mailbox on a team across hosts: a message
+// from a teammate this process runs for a claim carries that claim, so
+// that once its respawn elsewhere claims it, nothing this process still
+// says for it (a send_message, a report, a protocol's answer) is
+// delivered — refused here once this process knows, by the server before.
+type claimedMailbox struct {
+	Mailbox
+	claims senderClaims
+	r      *roster
+}
+
+// withSenderClaims wraps mb when it can fence senders; else it is mb.
+func withSenderClaims(mb Mailbox, r *roster) Mailbox {
+	claims, ok := mb.(senderClaims)
+	if !ok {
+		return mb
+	}
+	return &claimedMailbox{Mailbox: mb, claims: claims, r: r}
+}
+
+// Append stores m in name's inbox, with its sender's claim when this
+// process runs the sender for one.
+func (cm *claimedMailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
+	cm.r.mu.Lock()
+	s := cm.r.members[m.From]
+	cm.r.mu.Unlock()
+	if s == nil || s.sendClaim == 0 || s.ended() {
+		return cm.Mailbox.Append(name, m)
+	}
+	if s.fenced.Load() {
+		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, errTakenOver)
+	}
+	out, err := cm.claims.AppendAs(name, m, s.sendClaim)
+	if err != nil && fencedError(err) {
+		cm.r.fenceOff(s, err)
+	}
+	return out, err
+}
+
+// claimSending makes m's messages from now on carry a claim of its
+// sending, which refuses every earlier one's (its run on a worker cut off).
+func (r *roster) claimSending(m *member) error {
+	cm, ok := r.t.store.(*claimedMailbox)
+	if !ok {
+		return nil
+	}
+	seq, err := cm.claims.ClaimSender(m.name)
+	if err != nil {
+		return err
+	}
+	m.sendClaim = seq
+	return nil
+}
+
+// ended reports whether m's life in this process is over.
+func (m *member) ended() bool {
+	select {
+	case <-m.done:
+		return true
+	default:
+		return false
+	}
+}
