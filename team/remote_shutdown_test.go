@@ -173,3 +173,62 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 		t.Errorf("the shutdown read %d messages of the lead's inbox, over 8 × %d teammates: the inbox is read whole per teammate", read, k)
 	}
 }
+
+// unreadAsking counts HasUnread calls.
+type unreadAsking struct {
+	Mailbox
+	n *atomic.Int64
+}
+
+func (u unreadAsking) HasUnread(name string) (bool, error) {
+	u.n.Add(1)
+	return u.Mailbox.HasUnread(name)
+}
+
+// While a teammate on another worker works, the lead's look at whether the
+// team settled asks no inbox: the registry's statuses say no. The old look
+// asked the inbox of every idle teammate listed before the working one, at
+// every wake of the lead (K requests to the store each, 40 here).
+func TestRemoteSettledAsksNoInboxWhileOneWorks(t *testing.T) {
+	const k = 40
+	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "done"} })
+	defer srv.Close()
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int64
+	tm := newTestTeam(t, srv, Options{Workspace: ws, Queue: &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}},
+		Mailbox: unreadAsking{Mailbox: inbox.NewStore(ws.InboxDir()), n: &asked}})
+	now := time.Now().UTC()
+	if err := changeRegistry(tm.reg, func(c *Config) error {
+		for i := range k {
+			c.Teammates = append(c.Teammates, Member{Name: fmt.Sprintf("m%02d", i), Role: "far", Status: StatusIdle,
+				CreatedAt: now, UpdatedAt: now, Worker: "far1", Host: "far"})
+		}
+		c.Teammates = append(c.Teammates, Member{Name: "busy", Role: "far", Status: StatusWorking, CreatedAt: now, UpdatedAt: now, Worker: "far1", Host: "far"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	asked.Store(0)
+	if tm.hosting.remoteSettled() {
+		t.Fatal("settled while a teammate on another worker works")
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the look asked %d inboxes whether they hold unread messages while a teammate works, want none", n)
+	}
+	// Once none works, each idle one's inbox is asked (a message may wait there).
+	if err := changeRegistry(tm.reg, func(c *Config) error {
+		c.Teammates[c.Find("busy")].Status = StatusIdle
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tm.store.Append("m07", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "one more"}); err != nil {
+		t.Fatal(err)
+	}
+	if tm.hosting.remoteSettled() {
+		t.Error("settled while an idle teammate on another worker has an unread message")
+	}
+}

@@ -873,13 +873,16 @@ func (t *Team) remote(name string) (Member, bool) {
 }
 
 // remoteSettled reports, in the lead's process, whether no teammate run
-// elsewhere is queued or working or has unread messages.
+// elsewhere is queued or working or has unread messages. The statuses are
+// looked at first, all of them: an inbox is asked (a request to the store
+// each) only once none works, not for every idle teammate at every look.
 func (h *hosting) remoteSettled() bool {
 	t := h.t
 	c, err := t.reg.Read()
 	if err != nil {
 		return false
 	}
+	var idle []string
 	for _, m := range c.Teammates {
 		if t.roster.runs(m.Name) {
 			continue
@@ -888,9 +891,12 @@ func (h *hosting) remoteSettled() bool {
 		case StatusQueued, StatusWorking:
 			return false
 		case StatusIdle:
-			if t.inboxes.hasUnread(m.Name) {
-				return false
-			}
+			idle = append(idle, m.Name)
+		}
+	}
+	for _, name := range idle {
+		if t.inboxes.hasUnread(name) {
+			return false
 		}
 	}
 	return true
