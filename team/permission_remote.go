@@ -107,14 +107,16 @@ type remoteAsk struct {
 	req PermissionPayload
 }
 
-// remoteAsks are the asks in to's inbox made on other workers, by request id.
+// remoteAsks are the asks in to's inbox made on other workers, by request
+// id; the inbox is read on from the last look (index.go), not whole at
+// every poll.
 func (t *Team) remoteAsks(to string) (map[string]remoteAsk, error) {
-	msgs, _, err := t.store.ReadAll(to)
+	ix, err := t.indexes.read(to)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]remoteAsk{}
-	for _, m := range msgs {
+	for _, m := range ix.all() {
 		if m.Type != TypePermissionRequest || m.CorrelationID == "" {
 			continue
 		}

@@ -33,15 +33,13 @@ func (s *shutdowns) requestRemote(from string, mb Member, reason string) (string
 			return fmt.Sprintf("%s had not started yet: it is shut down.", name), nil
 		}
 	}
-	lead, _, err := t.store.ReadAll(workspace.LeadName)
+	// Asked before and not answered: the teammate's inbox, and the lead's
+	// read on from where this process left it (index.go), never whole.
+	id, err := t.indexes.unansweredIn(name, workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
 	if err != nil {
 		return "", err
 	}
-	mate, _, err := t.store.ReadAll(name)
-	if err != nil {
-		return "", err
-	}
-	if id := unanswered(mate, lead, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName); id != "" && from == workspace.LeadName {
+	if id != "" && from == workspace.LeadName {
 		return fmt.Sprintf("%s was already asked to shut down (request %s); its answer will arrive as a message.", name, id), nil
 	}
 	ref := RequestRef{ID: newRequestID(RequestShutdown), RequestKind: RequestShutdown, From: from, To: name}
@@ -56,20 +54,19 @@ func (s *shutdowns) requestRemote(from string, mb Member, reason string) (string
 }
 
 // adopt opens in this process's table the shutdown a teammate it runs
-// was asked from another process and has not answered.
+// was asked from another process and has not answered. It runs at every
+// idle point of every teammate: the teammate's inbox is read on from the
+// last look, and the lead's only while a request there is not known
+// answered (index.go).
 func (s *shutdowns) adopt(m *member) {
 	if s.t.hosting == nil || s.rq.openFor(RequestShutdown, m.name) != "" {
 		return
 	}
-	lead, _, err := s.t.store.ReadAll(workspace.LeadName)
-	if err != nil {
+	id, err := s.t.indexes.unansweredIn(m.name, workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
+	if err != nil || id == "" {
 		return
 	}
-	mate, _, err := s.t.store.ReadAll(m.name)
-	if err != nil {
-		return
-	}
-	s.reopen(m.name, lead, mate)
+	s.rq.reopen(RequestRef{ID: id, RequestKind: RequestShutdown, From: workspace.LeadName, To: m.name}, s.timeout, s.force)
 }
 
 // reviewRemote reviews a plan whose request is not in this process's
@@ -80,31 +77,25 @@ func (p *plans) reviewRemote(from, id string, approve bool, feedback string) (st
 	if t.hosting == nil {
 		return "", false, nil
 	}
-	lead, _, err := t.store.ReadAll(workspace.LeadName)
+	lead, err := t.indexes.read(workspace.LeadName)
 	if err != nil {
 		return "", false, err
 	}
-	var author string
-	for _, m := range lead {
-		if m.Type == TypePlanApprovalRequest && m.CorrelationID == id {
-			author = m.From
-		}
-	}
-	if author == "" {
+	asked, ok := lead.find(id, func(m inbox.Message) bool { return m.Type == TypePlanApprovalRequest })
+	if !ok {
 		return "", false, nil
 	}
+	author := asked.From
 	mb, ok := t.remote(author)
 	if !ok {
 		return "", false, nil
 	}
-	mate, _, err := t.store.ReadAll(author)
+	mate, err := t.indexes.read(author)
 	if err != nil {
 		return "", false, err
 	}
-	for _, m := range mate {
-		if m.Type == TypePlanApprovalResponse && m.CorrelationID == id {
-			return "", true, fmt.Errorf("the plan request %q was already answered", id)
-		}
+	if mate.has(id, TypePlanApprovalResponse) {
+		return "", true, fmt.Errorf("the plan request %q was already answered", id)
 	}
 	state, outcome := PlanApproved, OutcomeApproved
 	if !approve {

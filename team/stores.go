@@ -20,7 +20,8 @@ import (
 // Mailbox is the agents' inboxes as the team uses them: the loop reads
 // what is unread and commits it once recorded (loop.Inbox); the team
 // appends, looks cheaply, is woken, reads a whole log (resume, recovery)
-// and counts it (Describe).
+// or on from where it last read one (the protocols' indexes, index.go) and
+// counts it (Describe).
 type Mailbox interface {
 	mailAppender
 	ReadUnread(name string) (inbox.Batch, error)
@@ -28,6 +29,7 @@ type Mailbox interface {
 	HasUnread(name string) (bool, error)
 	Watch(ctx context.Context, name string) <-chan struct{}
 	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
+	ReadSince(name string, since inbox.Since) ([]inbox.Message, inbox.Since, error)
 	Stats(name string) (inbox.Stats, error)
 	// Names lists the inboxes that hold anything (the views list them).
 	Names() ([]string, error)

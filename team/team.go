@@ -126,7 +126,11 @@ type Team struct {
 	inboxes   *inboxes   // unread.go: the inboxes' health
 	// requests are the open protocol requests, each with its deadline's
 	// timer; the protocols run on them.
-	requests  *requests
+	requests *requests
+	// indexes are the inboxes read on, not again, by the protocols
+	// across processes (index.go).
+	indexes *inboxIndexes
+
 	shutdowns *shutdowns   // shutdown.go
 	plans     *plans       // plan.go
 	handoffs  *handoffs    // handoff.go
@@ -253,6 +257,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	}
 	t.inboxes.store = t.store
 	t.requests = newRequests(t.events, t.store, t.notifyChanged)
+	t.indexes = newInboxIndexes(t.store)
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
 	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
 	t.handoffs = newHandoffs(t)

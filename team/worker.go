@@ -979,13 +979,16 @@ func (t *Team) remote(name string) (Member, bool) {
 }
 
 // remoteSettled reports, in the lead's process, whether no teammate run
-// elsewhere is queued or working or has unread messages.
+// elsewhere is queued or working or has unread messages. The statuses are
+// looked at first, all of them: an inbox is asked (a request to the store
+// each) only once none works, not for every idle teammate at every look.
 func (h *hosting) remoteSettled() bool {
 	t := h.t
 	c, err := t.reg.Read()
 	if err != nil {
 		return false
 	}
+	var idle []string
 	for _, m := range c.Teammates {
 		if t.roster.runs(m.Name) {
 			continue
@@ -994,9 +997,12 @@ func (h *hosting) remoteSettled() bool {
 		case StatusQueued, StatusWorking:
 			return false
 		case StatusIdle:
-			if t.inboxes.hasUnread(m.Name) {
-				return false
-			}
+			idle = append(idle, m.Name)
+		}
+	}
+	for _, name := range idle {
+		if t.inboxes.hasUnread(name) {
+			return false
 		}
 	}
 	return true
@@ -1025,9 +1031,14 @@ func (h *hosting) askRemoteToStop(reason string) bool {
 	return true
 }
 
+// remoteStopsAtOnce bounds the shutdown requests sendRemoteStops has
+// under way at once: each is a few round trips to the store.
+const remoteStopsAtOnce = 8
+
 // sendRemoteStops asks every live teammate run on another worker to shut
 // down (one not yet taken is shut down at once) and returns the names
-// asked, without waiting for their answers.
+// asked, without waiting for their answers. The requests go out a few at
+// a time, each with the registry entry read here (no read per teammate).
 func (h *hosting) sendRemoteStops(reason string) []string {
 	t := h.t
 	c, err := t.reg.Read()
@@ -1035,7 +1046,7 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 		t.events.Emit(Event{Payload: failure(ClassRegistry, "shut down the teammates on workers: ", err)})
 		return nil
 	}
-	var waitFor []string
+	var ask []Member
 	for _, m := range c.Teammates {
 		if t.roster.runs(m.Name) || m.Ended {
 			continue
@@ -1049,21 +1060,49 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 			h.cancelQueued(m, reason)
 			continue
 		}
-		if _, err := t.shutdowns.request(workspace.LeadName, m.Name, reason); err != nil {
-			t.events.Emit(Event{Agent: m.Name, Payload: failure(ClassInbox, "shutdown request: ", err)})
-			continue
+		ask = append(ask, m)
+	}
+	asked := make([]bool, len(ask))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, remoteStopsAtOnce)
+	for i, m := range ask {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			if _, err := t.shutdowns.requestRemote(workspace.LeadName, m, reason); err != nil {
+				t.events.Emit(Event{Agent: m.Name, Payload: failure(ClassInbox, "shutdown request: ", err)})
+				return
+			}
+			asked[i] = true
+		}()
+	}
+	wg.Wait()
+	var waitFor []string
+	for i, m := range ask {
+		if asked[i] {
+			waitFor = append(waitFor, m.Name)
 		}
-		waitFor = append(waitFor, m.Name)
 	}
 	return waitFor
 }
+
+// remoteStopsPoll is how often waitRemoteStops reads the registry between
+// wake-ups: every teammate answers in the lead's inbox before its status
+// changes, so the inbox's watch wakes it first, and the poll finds the
+// status soon after.
+const remoteStopsPoll = 100 * time.Millisecond
 
 // waitRemoteStops waits, bounded by the shutdown timeout, until the
 // teammates asked have shut down (or failed).
 func (h *hosting) waitRemoteStops(waitFor []string) {
 	t := h.t
 	deadline := time.Now().Add(t.opts.ShutdownTimeout + 5*time.Second)
-	tick := time.NewTicker(t.opts.PollInterval)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	answers := t.store.Watch(ctx, workspace.LeadName)
+	tick := time.NewTicker(min(t.opts.PollInterval, remoteStopsPoll))
 	defer tick.Stop()
 	for {
 		c, err := t.reg.Read()
@@ -1087,7 +1126,10 @@ func (h *hosting) waitRemoteStops(waitFor []string) {
 			}
 			return
 		}
-		<-tick.C
+		select {
+		case <-answers:
+		case <-tick.C:
+		}
 	}
 }
 

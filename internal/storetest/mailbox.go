@@ -23,6 +23,7 @@ func RunMailbox(t *testing.T, open MailboxOpener) {
 	t.Run("CommitNeverMovesBack", func(t *testing.T) { commitNeverMovesBack(t, open) })
 	t.Run("WatchWakesOnAnotherInstancesAppend", func(t *testing.T) { watchWakes(t, open) })
 	t.Run("InboxesAreSeparate", func(t *testing.T) { separate(t, open) })
+	t.Run("ReadSinceReadsEachMessageOnce", func(t *testing.T) { readSince(t, open) })
 }
 
 func send(t *testing.T, mb Mailbox, to, from, content string) inbox.Message {
@@ -232,6 +233,55 @@ func separate(t *testing.T, open MailboxOpener) {
 	}
 	if got := drain(t, mb, "grace"); len(got) != 1 || got[0].Content != "for grace" {
 		t.Fatalf("grace read %+v", got)
+	}
+}
+
+// readSince: reading on from where the last ReadSince left gives only the
+// messages appended since (by any instance), in order, whatever the read
+// position; nothing new is none; a new instance reading from nil (a process
+// after a crash) gets them all.
+func readSince(t *testing.T, open MailboxOpener) {
+	reader, writer := open(t), open(t)
+	ids := func(ms []inbox.Message) []string {
+		var out []string
+		for _, m := range ms {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	got, since, err := reader.ReadSince("heidi", nil)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("an empty inbox read %v, %v", ids(got), err)
+	}
+	var want []string
+	for i := range 3 {
+		want = append(want, send(t, writer, "heidi", "lead", fmt.Sprintf("m%d", i)).ID)
+	}
+	send(t, writer, "ivan", "lead", "not heidi's")
+	got, since, err = reader.ReadSince("heidi", since)
+	if err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(want) {
+		t.Fatalf("first read gave %v, %v; want %v", ids(got), err, want)
+	}
+	// The read position is not ReadSince's: a commit moves it, ReadSince reads on.
+	drain(t, writer, "heidi")
+	got, since, err = reader.ReadSince("heidi", since)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("with nothing new ReadSince gave %v, %v", ids(got), err)
+	}
+	var more []string
+	for i := range 2 {
+		more = append(more, send(t, writer, "heidi", "lead", fmt.Sprintf("n%d", i)).ID)
+	}
+	got, since, err = reader.ReadSince("heidi", since)
+	if err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(more) {
+		t.Fatalf("after two more ReadSince gave %v, %v; want only %v", ids(got), err, more)
+	}
+	if got, _, err = reader.ReadSince("heidi", since); err != nil || len(got) != 0 {
+		t.Fatalf("read again from the same place gave %v, %v; want none", ids(got), err)
+	}
+	got, _, err = open(t).ReadSince("heidi", nil)
+	if all := append(want, more...); err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(all) {
+		t.Fatalf("a new instance from the start read %v, %v; want %v", ids(got), err, all)
 	}
 }
 

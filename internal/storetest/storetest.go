@@ -18,6 +18,10 @@ type Mailbox interface {
 	Commit(name string, b inbox.Batch) error
 	HasUnread(name string) (bool, error)
 	Watch(ctx context.Context, name string) <-chan struct{}
+	// ReadSince reads an inbox on from where an earlier call left it
+	// (nil: its start), read or not: the protocols' indexes of requests
+	// and answers read each message once.
+	ReadSince(name string, since inbox.Since) ([]inbox.Message, inbox.Since, error)
 }
 
 // Doc is a document changed only by compare-and-set (read, change, write
