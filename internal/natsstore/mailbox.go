@@ -475,11 +475,14 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 			}
 		}
 		if err := batch.Error(); err != nil {
-			if n == 0 && unanswered(err) && ctx.Err() == nil {
-				// The consumer has no leader yet (a node lost): ask again.
-				select {
-				case <-ctx.Done():
-				case <-time.After(50 * time.Millisecond):
+			if unanswered(err) && ctx.Err() == nil {
+				// The consumer has no leader yet (a node lost), or its node
+				// shut down under the pull: ask again; what came is noted.
+				if n == 0 {
+					select {
+					case <-ctx.Done():
+					case <-time.After(50 * time.Millisecond):
+					}
 				}
 				continue
 			}
