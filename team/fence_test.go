@@ -45,44 +45,14 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 	}, func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} }))
 	defer srv.Close()
 	ctx := context.Background()
-	mb, err := natsstore.OpenMailbox(ctx, natsConn(t, url), teamName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := natsRegistry(t, url, teamName)
-	if _, err := reg.Update(func(c *Config) error {
-		now := time.Now().UTC()
-		c.Teammates = append(c.Teammates,
-			Member{Name: "alice", Role: "programmer", Status: StatusQueued, SpawnID: "s1", CreatedAt: now, UpdatedAt: now},
-			Member{Name: "bob", Role: "reviewer", Status: StatusIdle, CreatedAt: now, UpdatedAt: now})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "write the parser"}); err != nil {
-		t.Fatal(err)
-	}
+	mb, reg := fenceTeam(t, url, teamName, Member{Name: "bob", Role: "reviewer", Status: StatusIdle})
 	worker := func(id string, q *memQueue) *Team {
 		t.Helper()
 		ws, err := workspace.Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
-		wmb, err := natsstore.OpenMailbox(ctx, natsConn(t, url), teamName)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tm, err := OpenWorker(ctx, Options{
-			Workspace:    ws,
-			TeamName:     teamName,
-			Model:        loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
-			PollInterval: 50 * time.Millisecond,
-			Mailbox:      wmb,
-			Registry:     natsRegistry(t, url, teamName),
-			Sessions:     natsSessions(t, url, teamName),
-			Queue:        q,
-			Worker:       WorkerOptions{ID: id, Host: id},
-		})
+		tm, err := OpenWorker(ctx, fenceWorker(t, url, teamName, srv.URL(), ws, q, WorkerOptions{ID: id, Host: id}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,45 +207,18 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 	}))
 	defer srv.Close()
 	ctx := context.Background()
-	mb, err := natsstore.OpenMailbox(ctx, natsConn(t, url), teamName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := natsRegistry(t, url, teamName)
-	if _, err := reg.Update(func(c *Config) error {
-		now := time.Now().UTC()
-		c.Teammates = append(c.Teammates, Member{Name: "alice", Role: "programmer", Status: StatusQueued, SpawnID: "s1", CreatedAt: now, UpdatedAt: now})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "write the parser"}); err != nil {
-		t.Fatal(err)
-	}
+	mb, reg := fenceTeam(t, url, teamName)
 	ws, err := workspace.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	wmb, err := natsstore.OpenMailbox(ctx, natsConn(t, url), teamName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	beats := &cutBeats{held: make(chan chan struct{})}
 	q := &memQueue{jobs: make(chan *memJob, 4), done: map[string]string{}}
+	opts := fenceWorker(t, url, teamName, srv.URL(), ws, q, WorkerOptions{ID: "w1", Host: "w1", Beat: 20 * time.Millisecond})
+	opts.Heartbeats = beats
 	opened := make(chan *Team, 1)
 	go func() {
-		tm, err := OpenWorker(ctx, Options{
-			Workspace:    ws,
-			TeamName:     teamName,
-			Model:        loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
-			PollInterval: 50 * time.Millisecond,
-			Mailbox:      wmb,
-			Registry:     natsRegistry(t, url, teamName),
-			Sessions:     natsSessions(t, url, teamName),
-			Queue:        q,
-			Heartbeats:   beats,
-			Worker:       WorkerOptions{ID: "w1", Host: "w1", Beat: 20 * time.Millisecond},
-		})
+		tm, err := OpenWorker(ctx, opts)
 		if err != nil {
 			t.Error(err)
 		}
@@ -351,5 +294,52 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 	}
 	if results != 1 {
 		t.Errorf("alice reported %d times, want once", results)
+	}
+}
+
+// fenceTeam is a team on url whose registry has alice queued for request
+// s1 (and others), with her prompt in her inbox.
+func fenceTeam(t *testing.T, url, teamName string, others ...Member) (*natsstore.Mailbox, *Registry) {
+	t.Helper()
+	mb, err := natsstore.OpenMailbox(context.Background(), natsConn(t, url), teamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := natsRegistry(t, url, teamName)
+	if _, err := reg.Update(func(c *Config) error {
+		now := time.Now().UTC()
+		c.Teammates = append(c.Teammates, Member{Name: "alice", Role: "programmer", Status: StatusQueued, SpawnID: "s1", CreatedAt: now, UpdatedAt: now})
+		for _, m := range others {
+			m.CreatedAt, m.UpdatedAt = now, now
+			c.Teammates = append(c.Teammates, m)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "write the parser"}); err != nil {
+		t.Fatal(err)
+	}
+	return mb, reg
+}
+
+// fenceWorker are the options of a worker of teamName on url, in ws, with
+// every store on JetStream and the fake model at model.
+func fenceWorker(t *testing.T, url, teamName, model string, ws *workspace.Workspace, q *memQueue, w WorkerOptions) Options {
+	t.Helper()
+	mb, err := natsstore.OpenMailbox(context.Background(), natsConn(t, url), teamName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{
+		Workspace:    ws,
+		TeamName:     teamName,
+		Model:        loop.NewClient(loop.ClientConfig{BaseURL: model, APIKey: "k", Model: "fake"}),
+		PollInterval: 50 * time.Millisecond,
+		Mailbox:      mb,
+		Registry:     natsRegistry(t, url, teamName),
+		Sessions:     natsSessions(t, url, teamName),
+		Queue:        q,
+		Worker:       w,
 	}
 }
