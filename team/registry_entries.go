@@ -387,6 +387,7 @@ func (s *entryRegistry) Flush() {}
 func (s *entryRegistry) ChangeMember(name string, fn func(*Member) error) error {
 	key := memberKey(name)
 	v, rev, ok := s.e.Get(key)
+	fresh := false // v was read from the server, not the copy
 	for range maxEntryTries {
 		if !ok {
 			var err error
@@ -396,6 +397,7 @@ func (s *entryRegistry) ChangeMember(name string, fn func(*Member) error) error 
 			if !ok {
 				return noTeammateError{name}
 			}
+			fresh = true
 		}
 		var m Member
 		switch v := v.(type) {
@@ -407,6 +409,14 @@ func (s *entryRegistry) ChangeMember(name string, fn func(*Member) error) error 
 			return noTeammateError{name}
 		}
 		if err := fn(&m); err != nil {
+			if err == errNoChange && !fresh {
+				// Nothing is written, so no compare-and-set checks the
+				// copy: a copy behind (its watch lagging) decided it. A
+				// worker ignored the respawn of a teammate whose old request
+				// its copy still held, which then stayed queued for good.
+				ok = false
+				continue
+			}
 			if err == errNoChange {
 				return nil
 			}

@@ -443,3 +443,48 @@ func TestAWorkerClaimWritesItsTeammateAlone(t *testing.T) {
 		t.Fatalf("after the claim: alice %+v, bob %+v", a, b)
 	}
 }
+
+// A worker's claim decides on its registry copy; when it decides to write
+// nothing (the entry waits for another request), no compare-and-set checks
+// that copy. A copy behind the server (its watch lagging after a node was
+// lost) so ignored a respawn's request, and the teammate stayed queued for
+// good (the 300-teammate failover run). The decision is made again on the
+// entry read from the server.
+func TestAClaimIsNotRefusedOnAStaleCopy(t *testing.T) {
+	url := natsURL(t)
+	const teamName = "stale"
+	e, err := natsstore.OpenEntries(context.Background(), natsConn(t, url), teamName, "registry", DecodeRegistryEntry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale, err := NewRegistryOnEntries(e, teamName, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead := natsRegistry(t, url, teamName)
+	if _, err := lead.Update(func(c *Config) error {
+		c.Teammates = append(c.Teammates, Member{Name: "alice", Role: "worker", Status: StatusQueued, SpawnID: "s1", CreatedAt: time.Now().UTC()})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := stale.Read(); err != nil || c.Find("alice") < 0 {
+		t.Fatalf("the worker's copy before its watch stops: %v, %v", c.Teammates, err)
+	}
+	e.Close() // its watch stops: the copy keeps alice's request s1
+	if err := lead.ChangeTeammate("alice", func(m *Member) error { m.SpawnID = "s2"; return nil }); err != nil {
+		t.Fatal(err) // the lead respawns her under a new request
+	}
+	h := &hosting{t: &Team{reg: stale, pid: 4242}, opts: WorkerOptions{ID: "w1", Host: "h1"}}
+	claimed, err := h.claim(SpawnRequest{ID: "s2", Name: "alice"})
+	if err != nil || !claimed {
+		t.Fatalf("the claim of alice's new request on a copy behind: claimed %v, %v; want claimed", claimed, err)
+	}
+	c, err := lead.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Teammates[c.Find("alice")]; a.Worker != "w1" || a.SpawnID != "s2" {
+		t.Fatalf("alice after the claim: worker %q, request %q; want w1, s2", a.Worker, a.SpawnID)
+	}
+}

@@ -287,6 +287,14 @@ func TestClusterFailover(t *testing.T) {
 			for id, w := range workers {
 				t.Logf("worker %s's stderr:\n%s", id, tail(w.stderr(), 2000))
 			}
+			// AGENTTEAM_FAILOVER_LOGS=DIR keeps every process's whole stderr.
+			if dir := os.Getenv("AGENTTEAM_FAILOVER_LOGS"); dir != "" {
+				for who, p := range map[string]*proc{"lead": run, "w1": workers["w1"], "w2": workers["w2"], "w3": workers["w3"]} {
+					if err := os.WriteFile(filepath.Join(dir, who+".stderr"), []byte(p.stderr()), 0o644); err != nil {
+						t.Log(err)
+					}
+				}
+			}
 		}
 	}()
 	registry := openRegistry(ctx, t, nc)
