@@ -190,13 +190,23 @@ func script(teammateCalls *atomic.Int64) fakellm.Script {
 			}
 		}
 		if c.Agent == "lead" {
-			if n*spawnBatch >= teammates {
-				return fakellm.Reply{Content: "noted"}
-			}
+			// As a model would, the lead spawns again a teammate whose
+			// spawn failed (a registry write unanswered while a node went
+			// down is an error it is told), with the next batch.
+			spawned, failed := spawns(c.Req.Messages)
 			var r fakellm.Reply
-			for i := n * spawnBatch; i < min((n+1)*spawnBatch, teammates); i++ {
+			for i := range teammates {
+				if len(r.ToolCalls) == spawnBatch {
+					break
+				}
+				if _, tried := spawned[name(i)]; tried && !failed[name(i)] {
+					continue
+				}
 				r.ToolCalls = append(r.ToolCalls, fakellm.ToolCall{Name: "spawn_teammate",
 					Args: fmt.Sprintf(`{"name":%q,"role":"worker","prompt":"greet %s, then report","labels":[%q]}`, name(i), name(partner(i)), label)})
+			}
+			if len(r.ToolCalls) == 0 {
+				return fakellm.Reply{Content: "noted"}
 			}
 			return r
 		}
@@ -218,6 +228,29 @@ func script(teammateCalls *atomic.Int64) fakellm.Script {
 		}
 		return r
 	}
+}
+
+// spawns are the teammates the lead's conversation spawned, and those
+// whose last spawn was answered with an error.
+func spawns(msgs []openai.ChatCompletionMessage) (spawned map[string]string, failed map[string]bool) {
+	spawned, failed = map[string]string{}, map[string]bool{}
+	for _, m := range msgs {
+		for _, tc := range m.ToolCalls {
+			var args struct{ Name string }
+			if tc.Function.Name == "spawn_teammate" && json.Unmarshal([]byte(tc.Function.Arguments), &args) == nil {
+				spawned[args.Name] = tc.ID
+			}
+		}
+		if m.Role != openai.ChatMessageRoleTool {
+			continue
+		}
+		for who, id := range spawned {
+			if id == m.ToolCallID {
+				failed[who] = strings.HasPrefix(m.Content, "error")
+			}
+		}
+	}
+	return spawned, failed
 }
 
 // done reports whether the conversation has a call of tool answered
