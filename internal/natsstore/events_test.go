@@ -115,19 +115,9 @@ func eventLogContract(t *testing.T, open func(t *testing.T) *natsstore.EventLog)
 func TestClusterEventLogKeepsEveryLineWhileItsLeaderStops(t *testing.T) {
 	c := startCluster(t)
 	const team, writers, each = "eventlag", 4, 60
-	open := func() *natsstore.EventLog {
-		nc := connect(t, c.urls, natsstore.ConnectOptions{})
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		l, err := natsstore.OpenEventLog(ctx, nc, team, natsstore.Replicas(3))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
 	logs := make([]*natsstore.EventLog, writers)
 	for i := range logs {
-		logs[i] = open()
+		logs[i] = openEventLogR3(t, c, team)
 	}
 	killed := make(chan string, 1)
 	go func() { killed <- stopStreamLeaderAfter(t, c, natsstore.EventStreamName(team), writers*each/4) }()
@@ -150,7 +140,7 @@ func TestClusterEventLogKeepsEveryLineWhileItsLeaderStops(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	lines, err := open().Lines(ctx)
+	lines, err := openEventLogR3(t, c, team).Lines(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,17 +92,7 @@ func TestClusterKeepsTheDocAndEventContractsWhileTheBucketLeaderGoesDown(t *test
 	} else {
 		t.Logf("stopped %s, the bucket's leader, during the racing updates", name)
 	}
-	open := func(t *testing.T) *natsstore.EventLog {
-		nc := connect(t, c.urls, natsstore.ConnectOptions{})
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		l, err := natsstore.OpenEventLog(ctx, nc, team, natsstore.Replicas(3))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
-	eventLogContract(t, open)
+	eventLogContract(t, func(t *testing.T) *natsstore.EventLog { return openEventLogR3(t, c, team) })
 	// Opened again without a count (one node down), both keep three copies.
 	// A context of its own: the run above may have outlived the first one
 	// on a loaded machine.
@@ -174,4 +164,18 @@ func TestReplicasOnALoneServerSaySoInOneSentence(t *testing.T) {
 			t.Errorf("open %d with 3 copies on one server: %v", i, err)
 		}
 	}
+}
+
+// openEventLogR3 is team's event log kept on the cluster's three nodes, on
+// a connection of its own, as another process opens it.
+func openEventLogR3(t *testing.T, c *cluster, team string) *natsstore.EventLog {
+	t.Helper()
+	nc := connect(t, c.urls, natsstore.ConnectOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	l, err := natsstore.OpenEventLog(ctx, nc, team, natsstore.Replicas(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
