@@ -180,11 +180,13 @@ func TestChatPlanApprovalAndShutdownInTmux(t *testing.T) {
 	bin := agentteamBinary(t)
 	ws := t.TempDir()
 	s := startTmux(t, ws)
-	// Without auto the lead leaves the plan to the person.
+	// Without auto the lead does not wake for carol's plan, so it waits for
+	// the person. The person spawns her: a lead that spawned her would still
+	// be in its turn when her plan may arrive, and review it there.
 	s.typeLine(bin + " chat --demo --no-auto")
 	s.waitFor("the TUI", contains("Team", "initializing", "Messages"))
 
-	s.typeLine("spawn carol as writer with a plan")
+	s.typeLine("/spawn --plan carol writer draft the notes")
 	s.waitFor("carol's plan in the conversation", contains("⏸ carol asks to approve a plan", "/approve carol [feedback]"))
 
 	s.typeLine("/approve carol go ahead")
