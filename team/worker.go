@@ -384,11 +384,16 @@ func (h *hosting) take(ctx context.Context, job QueueJob, release func()) (taken
 	}
 	if !hasLabels(h.opts.Labels, req.Labels) {
 		// A live worker that offers the labels takes it once it has a
-		// free place: a busy pool is no reason to fail the spawn.
-		if (time.Now().After(req.Deadline) || job.Delivered() >= maxPlacementTries) && !h.offeredAlive(ctx, req.Labels) {
-			h.unplaced(req)
-			_ = job.Term()
-			return false, false
+		// free place: a busy pool is no reason to fail the spawn. Nor is a
+		// look at the heartbeats that failed (a node going away): it says
+		// nothing of the workers, so the spawn waits on, to the tries' bound.
+		if time.Now().After(req.Deadline) || job.Delivered() >= maxPlacementTries {
+			offered, err := h.offeredAlive(ctx, req.Labels)
+			if !offered && (err == nil || job.Delivered() >= maxPlacementTries) {
+				h.unplaced(req)
+				_ = job.Term()
+				return false, false
+			}
 		}
 		_ = job.Nak(placementRetry)
 		return false, true
@@ -653,10 +658,11 @@ func (h *hosting) liveElsewhere(m Member) bool {
 
 // offeredAlive reports whether a worker whose heartbeat lives offers every
 // label of want. The heartbeats are read again at most once a Beat; without
-// heartbeats, or when they cannot be read, none is taken to offer them.
-func (h *hosting) offeredAlive(ctx context.Context, want []string) bool {
+// heartbeats none is taken to offer them; when they cannot be read, the
+// error says so (and nothing is known).
+func (h *hosting) offeredAlive(ctx context.Context, want []string) (bool, error) {
 	if h.beats == nil {
-		return false
+		return false, nil
 	}
 	h.mu.Lock()
 	offers, fresh := h.offers, time.Since(h.offersAt) < h.opts.Beat
@@ -664,7 +670,7 @@ func (h *hosting) offeredAlive(ctx context.Context, want []string) bool {
 	if !fresh {
 		alive, err := h.beats.Alive(ctx)
 		if err != nil {
-			return false
+			return false, err
 		}
 		offers = [][]string{h.opts.Labels}
 		for id, info := range alive {
@@ -679,10 +685,10 @@ func (h *hosting) offeredAlive(ctx context.Context, want []string) bool {
 	}
 	for _, have := range offers {
 		if hasLabels(have, want) {
-			return true
+			return true, nil
 		}
 	}
-	return false
+	return false, nil
 }
 
 // workerAlive reports whether the worker id was heard of at the last look
