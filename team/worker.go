@@ -436,6 +436,10 @@ func (h *hosting) claim(req SpawnRequest) (bool, error) {
 			return errNoChange
 		}
 		m.Worker, m.Host, m.PID, m.UpdatedAt = h.opts.ID, h.opts.Host, t.pid, time.Now().UTC()
+		if req.Base != "" {
+			// Kept for a respawn: reapDead makes its request from this entry.
+			m.Base = req.Base
+		}
 		claimed = true
 		return nil
 	})
@@ -917,8 +921,15 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			dead = append(dead, *m)
 			why := fmt.Sprintf("its worker %s on %s stopped (no heartbeat)", m.Worker, m.Host)
 			id := "spawn-" + m.Name + "-" + uuid.NewString()
+			// A respawn goes on with the teammate's own work: its pushed
+			// branch when it pushed one (ensure), else a new branch from the
+			// lead's commit its first run started from, not the new worker's HEAD.
+			base := m.Base
+			if !gitwt.IsCommitID(base) {
+				base = "" // an edited registry's: a worker would drop the whole request
+			}
 			requests = append(requests, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
-				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels,
+				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels, Base: base,
 				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf(),
 				Deny: t.perms.denyRules()})
 			h.requeue(m, id, why, respawn, now)
