@@ -97,9 +97,11 @@ type WorkerOptions struct {
 	// Beat is how often the heartbeat is renewed (default 2s); a worker
 	// not heard of for the heartbeat's TTL is taken for dead.
 	Beat time.Duration
-	// GitRemote, on a worker that is not the lead's process, is the remote
-	// of its clone that each teammate's branch is pushed to (worktree.go);
-	// KeyEnv names the model API key's variable, which git never gets.
+	// GitRemote is the remote of this clone the team's work goes through
+	// (worktree.go): on a worker that is not the lead's process each
+	// teammate's branch is pushed there; in the lead's, the commit a
+	// worktree teammate starts from ("" for both: none). KeyEnv names the
+	// model API key's variable, which git never gets.
 	GitRemote, KeyEnv string
 }
 
@@ -233,12 +235,8 @@ func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead
 		t.worktrees.PushTo(o.GitRemote, o.KeyEnv)
 	case isLead:
 		// The lead's commit goes where the workers fetch it from: the
-		// team's remote, as this clone names it (origin unless told).
-		remote := o.GitRemote
-		if remote == "" {
-			remote = "origin"
-		}
-		t.worktrees.ShareBasesTo(remote, o.KeyEnv)
+		// team's remote, as this clone names it (--git-remote).
+		t.worktrees.ShareBasesTo(o.GitRemote, o.KeyEnv)
 	}
 	info, _ := json.Marshal(WorkerInfo{o.Host, t.pid, o.Labels, isLead, time.Now().UTC()})
 	return &hosting{t: t, opts: o, queue: q, beats: beats, info: info, isLead: isLead}
