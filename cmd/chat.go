@@ -89,6 +89,9 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if err := opts.checkIsolation(); err != nil {
 		return err
 	}
+	if err := opts.checkGitRemote(); err != nil {
+		return err
+	}
 	ws, err := openWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err

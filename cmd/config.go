@@ -190,6 +190,7 @@ func loadConfig(c *cobra.Command, g *GlobalOptions) ([]setting, error) {
 		{"team.handoff_timeout", "handoff-timeout", t.HandoffTimeout.V.String(), t.HandoffTimeout.From},
 		{"team.auto_claim", "auto-claim", strconv.FormatBool(t.AutoClaim.V), t.AutoClaim.From},
 		{"team.isolation", "isolation", t.Isolation.V, t.Isolation.From},
+		{"team.git_remote", "git-remote", t.GitRemote.V, t.GitRemote.From},
 		{"sandbox.mode", "sandbox", cfg.Sandbox.Mode.V, cfg.Sandbox.Mode.From},
 		{"sandbox.network", "sandbox-network", cfg.Sandbox.Network.V, cfg.Sandbox.Network.From},
 		{"ui.plain", "plain", strconv.FormatBool(cfg.UI.Plain.V), cfg.UI.Plain.From},

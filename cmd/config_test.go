@@ -41,6 +41,7 @@ max_workers = 3
 max_turns = 9
 shutdown_timeout = "7s"
 auto_claim = true
+git_remote = "team"
 `
 	projectConfig = `
 [providers.main]
@@ -84,7 +85,7 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 	today := layered{Model: DefaultModel, MaxWorkers: 5, MaxQueue: 50, Team: teamDefaults}
 	fromUser := layered{Model: "user-model", BaseURL: "http://user.example/v1", KeyEnv: "USER_KEY",
 		MaxWorkers: 3, MaxQueue: 50, AutoClaim: true, HasConfig: true,
-		Team: TeamFlags{MaxTurns: 9, ShutdownTimeout: 7 * time.Second, PlanTimeout: team.DefaultPlanTimeout, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationNone, Sandbox: "auto", SandboxNetwork: "on"}}
+		Team: TeamFlags{MaxTurns: 9, ShutdownTimeout: 7 * time.Second, PlanTimeout: team.DefaultPlanTimeout, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationNone, GitRemote: "team", Sandbox: "auto", SandboxNetwork: "on"}}
 	fromBoth := fromUser
 	fromBoth.Model, fromBoth.NoStream, fromBoth.MaxWorkers, fromBoth.Team.PlanTimeout = "project-model", true, 2, 8*time.Second
 	fromBoth.Team.Isolation = team.IsolationWorktree
@@ -103,7 +104,7 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 			user: userConfig, project: projectConfig, args: []string{"run", "go"}, want: fromBoth},
 		{name: "the project file alone", project: projectConfig, args: []string{"run", "go"},
 			want: layered{Model: "project-model", NoStream: true, MaxWorkers: 2, MaxQueue: 50, HasConfig: true,
-				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree, Sandbox: "auto", SandboxNetwork: "on"}}},
+				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree, GitRemote: "origin", Sandbox: "auto", SandboxNetwork: "on"}}},
 		{name: "the environment wins over the files",
 			user: userConfig, project: projectConfig,
 			env:  map[string]string{"AGENTTEAM_MODEL": "env-model", "OPENAI_BASE_URL": "http://env.example/v1"},
@@ -113,9 +114,9 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 			user: userConfig, project: projectConfig,
 			env: map[string]string{"AGENTTEAM_MODEL": "env-model"},
 			args: []string{"run", "--model", "flag-model", "--base-url", "http://flag.example/v1", "--max-workers", "4", "--max-queue", "1",
-				"--max-turns", "5", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s", "--auto-claim=false", "--no-stream=false", "--isolation", "none", "go"},
+				"--max-turns", "5", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s", "--auto-claim=false", "--no-stream=false", "--isolation", "none", "--git-remote", "flag-remote", "go"},
 			want: layered{Model: "flag-model", BaseURL: "http://flag.example/v1", KeyEnv: "USER_KEY", MaxWorkers: 4, MaxQueue: 1, HasConfig: true,
-				Team: TeamFlags{MaxTurns: 5, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone, Sandbox: "auto", SandboxNetwork: "on"}}},
+				Team: TeamFlags{MaxTurns: 5, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone, GitRemote: "flag-remote", Sandbox: "auto", SandboxNetwork: "on"}}},
 		{name: "--demo ignores the providers but keeps the team defaults",
 			user: userConfig, project: projectConfig, args: []string{"run", "--demo", "go"},
 			want: func() layered {
@@ -126,7 +127,7 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 		{name: "AGENTTEAM_WORKSPACE finds the project file",
 			project: projectConfig, noWorkspace: true, args: []string{"run", "go"},
 			want: layered{Model: "project-model", NoStream: true, MaxWorkers: 2, MaxQueue: 50, HasConfig: true,
-				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree, Sandbox: "auto", SandboxNetwork: "on"}}},
+				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree, GitRemote: "origin", Sandbox: "auto", SandboxNetwork: "on"}}},
 		{name: "chat layers the same way (it has no --auto-claim)",
 			user: userConfig, project: projectConfig, args: []string{"chat"},
 			want: func() layered { l := fromBoth; l.AutoClaim = false; return l }()},
@@ -248,6 +249,7 @@ func TestConfigPrintsEachSettingAndItsSource(t *testing.T) {
 		"team.handoff_timeout":     {team.DefaultHandoffTimeout.String(), "default"},
 		"team.auto_claim":          {"true", userSrc},
 		"team.isolation":           {"worktree", projectSrc},
+		"team.git_remote":          {"team", userSrc},
 		"sandbox.mode":             {"auto", "default"},
 		"sandbox.network":          {"on", "default"},
 		"sandbox.env":              {"(not set)", "default"},

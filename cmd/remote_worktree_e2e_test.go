@@ -445,3 +445,51 @@ func TestALeadsWorktreeTeammateOnAWorkerStartsFromTheLeadsCommit(t *testing.T) {
 	}
 	stopWorker(t, waitWorker, workerPID)
 }
+
+// TestTheLeadPushesItsCommitToTheRemoteItIsTold: the team's git remote is
+// named team in both clones (no origin at all); the lead's run and the
+// worker are given --git-remote team. The lead's commit, made after the
+// worker's clone, reaches the remote under refs/agentteam/base/alice and
+// alice's worktree on the worker starts from it. Fails without the lead's
+// --git-remote wired to the base push (pushed to origin, which the lead's
+// clone lacks: alice starts from the worker's HEAD, her BaseNote says why).
+func TestTheLeadPushesItsCommitToTheRemoteItIsTold(t *testing.T) {
+	bare, lead, worker := teamClones(t)
+	for _, dir := range []string{lead, worker} {
+		gitIn(t, dir, "remote", "rename", "origin", "team")
+	}
+	if err := os.WriteFile(filepath.Join(lead, "lead.txt"), []byte("the lead's newer work\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, lead, "add", "lead.txt")
+	gitIn(t, lead, "commit", "--quiet", "-m", "lead's work since the worker cloned")
+	head := strings.TrimSpace(gitIn(t, lead, "rev-parse", "HEAD"))
+
+	nt := startNATSTeam(t, "named")
+	srv := fakellm.New(remoteScript([]string{"alice"}, nil, ""), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := fakeEnv(srv)
+	wid, waitWorker, workerPID := startWorkerIn(t, nt, worker, env, "worker", "--store", nt.url, "--labels", "b", "--git-remote", "team")
+	r := runBin(t, lead, env, "", "run", "--store", nt.url, "--isolation", "worktree", "--git-remote", "team", "one teammate on the worker")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	defer func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	}()
+	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+	if len(members) != 1 || members[0].Worker != wid || members[0].Isolation != team.IsolationWorktree {
+		t.Fatalf("alice did not run in a worktree on the worker: %+v", members)
+	}
+	if m := members[0]; m.BaseNote != "" || m.PushRemote != "team" {
+		t.Fatalf("alice did not start from the lead's commit (%q), or was pushed to %q, not team", m.BaseNote, m.PushRemote)
+	}
+	if got := strings.TrimSpace(gitIn(t, bare, "rev-parse", "refs/agentteam/base/alice")); got != head {
+		t.Fatalf("the remote's base ref for alice is %s, want the lead's HEAD %s", got, head)
+	}
+	if data, err := os.ReadFile(filepath.Join(worker, ".agentteam", "worktrees", "alice", "lead.txt")); err != nil || string(data) != "the lead's newer work\n" {
+		t.Fatalf("alice's worktree on the worker lacks the lead's newer file: %q, %v", data, err)
+	}
+	stopWorker(t, waitWorker, workerPID)
+}

@@ -93,6 +93,9 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if err := opts.checkIsolation(); err != nil {
 		return err
 	}
+	if err := opts.checkGitRemote(); err != nil {
+		return err
+	}
 	st, err := openStores(ctx, opts.GlobalOptions, ws)
 	if err != nil {
 		return err

@@ -28,6 +28,10 @@ type TeamFlags struct {
 	ShutdownTimeout, PlanTimeout, HandoffTimeout time.Duration
 	// Isolation is where teammates work unless their spawn says: worktree or none.
 	Isolation string
+	// GitRemote is the remote of this clone the team's work travels
+	// through: a worker pushes teammates' branches there, the lead the
+	// commit they start from; "" is none.
+	GitRemote string
 	// Permissions: the mode ("" for the command's default), rules added
 	// by flag, who answers asks ("" for the command's default) and how
 	// long an ask waits.
@@ -45,6 +49,8 @@ func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 	fs.DurationVar(&f.PlanTimeout, "plan-timeout", team.DefaultPlanTimeout, "how long a submitted plan waits for the lead's review before it comes back rejected")
 	fs.DurationVar(&f.HandoffTimeout, "handoff-timeout", team.DefaultHandoffTimeout, "how long each step of a handoff may take before the handoff fails")
 	fs.StringVar(&f.Isolation, "isolation", team.IsolationNone, "where teammates work unless their spawn says: worktree (each its own git worktree and branch agentteam/NAME) or none (the shared workspace)")
+	fs.StringVar(&f.GitRemote, "git-remote", "origin",
+		`on a team across hosts, the git remote of this clone that worktree teammates' work goes through: a worker pushes each one's branch there when it reports, the lead the commit they start from ("" pushes nothing)`)
 	fs.StringVar(&f.PermissionMode, "permission-mode", "", "what runs without asking: ask (commands and writes ask), auto-edit (writes in the agent's root run, commands ask), yolo (all runs); default ask for chat, yolo for run, unless [permissions] mode says")
 	fs.StringArrayVar(&f.Allow, "allow", nil, "allow tool calls matching RULE without asking, e.g. 'bash(go test *)' or 'write_file(docs/**)' (repeatable)")
 	fs.StringArrayVar(&f.Deny, "deny", nil, "refuse tool calls matching RULE, whatever the mode (repeatable)")
@@ -58,6 +64,14 @@ func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 func (f TeamFlags) checkIsolation() error {
 	if err := team.CheckIsolation(f.Isolation); err != nil {
 		return usageErrorf("--isolation: %v", err)
+	}
+	return nil
+}
+
+// checkGitRemote refuses a --git-remote git could take for an option or a URL (bad usage).
+func (f TeamFlags) checkGitRemote() error {
+	if !config.ValidGitRemote(f.GitRemote) {
+		return usageErrorf("--git-remote %q: give the name of one of this clone's remotes (git remote -v lists them)", f.GitRemote)
 	}
 	return nil
 }
@@ -216,5 +230,6 @@ func (f TeamFlags) options(g *GlobalOptions, ws *workspace.Workspace, models tea
 		PlanTimeout:     f.PlanTimeout,
 		HandoffTimeout:  f.HandoffTimeout,
 		Isolation:       f.Isolation,
+		Worker:          team.WorkerOptions{GitRemote: f.GitRemote},
 	}
 }

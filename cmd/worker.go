@@ -21,9 +21,6 @@ type WorkerOptions struct {
 	Labels []string
 	// ID names the worker in the registry; "" is HOST-PID.
 	ID string
-	// GitRemote is the remote of this clone that teammates' branches are
-	// pushed to; "" pushes none.
-	GitRemote string
 }
 
 // newWorkerCmd builds `agentteam worker`; runF, when not nil, replaces runWorker.
@@ -51,8 +48,6 @@ there. It runs until interrupted (Ctrl-C, SIGTERM); its teammates then end shut 
 	addTeamFlags(c.Flags(), &opts.TeamFlags)
 	c.Flags().StringSliceVar(&opts.Labels, "labels", nil, "what this worker offers, e.g. gpu,linux: it takes spawns whose labels it all has")
 	c.Flags().StringVar(&opts.ID, "id", "", "this worker's id in the registry (letters, digits, '-', '_'; default HOST-PID)")
-	c.Flags().StringVar(&opts.GitRemote, "git-remote", "origin",
-		`the git remote of this clone that a worktree teammate's branch is pushed to when it reports, for the lead to merge ("" keeps branches here)`)
 	return c
 }
 
@@ -68,8 +63,8 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	if opts.Resume {
 		return usageErrorf("a worker takes no --resume: the lead's run resumes the team")
 	}
-	if g := opts.GitRemote; g != "" && (g[0] == '-' || strings.ContainsAny(g, " \t\n\x00:")) {
-		return usageErrorf("--git-remote %q: give the name of one of this clone's remotes (git remote -v lists them)", g)
+	if err := opts.checkGitRemote(); err != nil {
+		return err
 	}
 	raw, err := storeURL(opts.GlobalOptions)
 	if err != nil {

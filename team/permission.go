@@ -328,7 +328,7 @@ func (g *permissionGate) wait(ctx context.Context, id, to string, deadline time.
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	for {
-		if r, ok := findPermissionResponse(t.store, g.agent, id, to); ok {
+		if r, ok := findPermissionResponse(t.indexes, g.agent, id, to); ok {
 			if r.Approve != nil && *r.Approve {
 				return r, OutcomeApproved, nil
 			}
@@ -355,28 +355,32 @@ func (g *permissionGate) respondForRuntime(id, to, why string) {
 }
 
 // findPermissionResponse is the first answer to request id in name's
-// inbox from the one asked, to ("" for anyone).
-func findPermissionResponse(store interface {
-	ReadAll(string) ([]inbox.Message, []inbox.BadLine, error)
-}, name, id, to string) (PermissionPayload, bool) {
-	msgs, _, err := store.ReadAll(name)
+// inbox from the one asked, to ("" for anyone). The inbox is read through
+// this process's index (index.go), on from the last look: a wait woken
+// many times, or a relay polling many asks, reads each message once.
+func findPermissionResponse(x *inboxIndexes, name, id, to string) (PermissionPayload, bool) {
+	ix, err := x.read(name)
 	if err != nil {
 		return PermissionPayload{}, false
 	}
-	for _, m := range msgs {
-		if m.Type != TypePermissionResponse || m.CorrelationID != id || (to != "" && m.From != to) {
-			continue
+	var first PermissionPayload
+	found := false
+	// find walks id's messages newest first; refusing each keeps the oldest answer.
+	ix.find(id, func(m inbox.Message) bool {
+		if m.Type != TypePermissionResponse || (to != "" && m.From != to) {
+			return false
 		}
 		var r PermissionPayload
 		if json.Unmarshal(m.Payload, &r) != nil || r.RequestID != id {
-			continue
+			return false
 		}
 		if r.By != ByRuntime {
 			r.By = m.From
 		}
-		return r, true
-	}
-	return PermissionPayload{}, false
+		first, found = r, true
+		return false
+	})
+	return first, found
 }
 
 func answererWords(name string) string {

@@ -158,7 +158,7 @@ func (t *Team) answerRemote(from, id string, approve, always bool, reason string
 	if !ok {
 		return "", false, nil
 	}
-	if _, answered := findAnyPermissionResponse(t.store, a.req.Agent, id); answered {
+	if _, answered := findPermissionResponse(t.indexes, a.req.Agent, id, ""); answered {
 		return "", true, fmt.Errorf("the ask %s was already answered", id)
 	}
 	if why := t.askGone(a.req, time.Now()); why != "" {
@@ -217,7 +217,7 @@ func (p *permissions) lookRemoteAsks(now time.Time, closed map[string]bool) {
 		if _, ok := shown[id]; ok || closed[id] {
 			continue
 		}
-		if _, answered := findAnyPermissionResponse(t.store, a.req.Agent, id); answered || t.askGone(a.req, now) != "" {
+		if _, answered := findPermissionResponse(t.indexes, a.req.Agent, id, ""); answered || t.askGone(a.req, now) != "" {
 			closed[id] = true
 			continue
 		}
@@ -233,7 +233,7 @@ func (p *permissions) lookRemoteAsks(now time.Time, closed map[string]bool) {
 	}
 	for id, r := range shown {
 		decision, by, why := "", "", ""
-		if resp, answered := findAnyPermissionResponse(t.store, r.Agent, id); answered {
+		if resp, answered := findPermissionResponse(t.indexes, r.Agent, id, ""); answered {
 			decision, by, why = "denied", resp.By, resp.Reason
 			if resp.Approve != nil && *resp.Approve {
 				decision = "allowed"
@@ -261,12 +261,4 @@ func (p *permissions) remotePending() []PermissionPayload {
 	}
 	slices.SortFunc(out, func(a, b PermissionPayload) int { return a.Deadline.Compare(b.Deadline) })
 	return out
-}
-
-// findAnyPermissionResponse is the first answer to request id in name's
-// inbox, whoever wrote it.
-func findAnyPermissionResponse(store interface {
-	ReadAll(string) ([]inbox.Message, []inbox.BadLine, error)
-}, name, id string) (PermissionPayload, bool) {
-	return findPermissionResponse(store, name, id, "")
 }

@@ -75,6 +75,9 @@ type Member struct {
 	// BaseNote says, in a sentence, why a worker started the teammate's
 	// branch from its own HEAD rather than the lead's commit (stale code).
 	BaseNote string `json:"baseNote,omitempty"`
+	// Base is the lead's commit a worker was asked to start the teammate's
+	// branch from (SpawnRequest.Base), kept so a respawn starts there too.
+	Base string `json:"base,omitempty"`
 	// On a team whose spawns go through a work queue (worker.go): the
 	// worker that runs the teammate (its id, the host it runs on), the
 	// labels a worker must have to take it, and the id of the spawn

@@ -119,7 +119,7 @@ func sameMember(a, b *Member) bool {
 		slices.Equal(a.Handoffs, b.Handoffs) && a.Isolation == b.Isolation && a.Worktree == b.Worktree &&
 		a.Branch == b.Branch && a.Diffstat == b.Diffstat && a.Merged == b.Merged &&
 		a.PushRemote == b.PushRemote && a.PushURL == b.PushURL && a.PushedCommit == b.PushedCommit &&
-		a.BaseNote == b.BaseNote &&
+		a.BaseNote == b.BaseNote && a.Base == b.Base &&
 		a.Worker == b.Worker && a.Host == b.Host && slices.Equal(a.Labels, b.Labels) && a.SpawnID == b.SpawnID
 }
 

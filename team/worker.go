@@ -97,9 +97,11 @@ type WorkerOptions struct {
 	// Beat is how often the heartbeat is renewed (default 2s); a worker
 	// not heard of for the heartbeat's TTL is taken for dead.
 	Beat time.Duration
-	// GitRemote, on a worker that is not the lead's process, is the remote
-	// of its clone that each teammate's branch is pushed to (worktree.go);
-	// KeyEnv names the model API key's variable, which git never gets.
+	// GitRemote is the remote of this clone the team's work goes through
+	// (worktree.go): on a worker that is not the lead's process each
+	// teammate's branch is pushed there; in the lead's, the commit a
+	// worktree teammate starts from ("" for both: none). KeyEnv names the
+	// model API key's variable, which git never gets.
 	GitRemote, KeyEnv string
 }
 
@@ -233,12 +235,8 @@ func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead
 		t.worktrees.PushTo(o.GitRemote, o.KeyEnv)
 	case isLead:
 		// The lead's commit goes where the workers fetch it from: the
-		// team's remote, as this clone names it (origin unless told).
-		remote := o.GitRemote
-		if remote == "" {
-			remote = "origin"
-		}
-		t.worktrees.ShareBasesTo(remote, o.KeyEnv)
+		// team's remote, as this clone names it (--git-remote).
+		t.worktrees.ShareBasesTo(o.GitRemote, o.KeyEnv)
 	}
 	info, _ := json.Marshal(WorkerInfo{o.Host, t.pid, o.Labels, isLead, time.Now().UTC()})
 	return &hosting{t: t, opts: o, queue: q, beats: beats, info: info, isLead: isLead}
@@ -441,6 +439,10 @@ func (h *hosting) claim(req SpawnRequest) (bool, error) {
 			return errNoChange
 		}
 		m.Worker, m.Host, m.PID, m.UpdatedAt = h.opts.ID, h.opts.Host, t.pid, time.Now().UTC()
+		if req.Base != "" {
+			// Kept for a respawn: reapDead makes its request from this entry.
+			m.Base = req.Base
+		}
 		claimed = true
 		return nil
 	})
@@ -923,8 +925,15 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			dead = append(dead, *m)
 			why := fmt.Sprintf("its worker %s on %s stopped (no heartbeat)", m.Worker, m.Host)
 			id := "spawn-" + m.Name + "-" + uuid.NewString()
+			// A respawn goes on with the teammate's own work: its pushed
+			// branch when it pushed one (ensure), else a new branch from the
+			// lead's commit its first run started from, not the new worker's HEAD.
+			base := m.Base
+			if !gitwt.IsCommitID(base) {
+				base = "" // an edited registry's: a worker would drop the whole request
+			}
 			requests = append(requests, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
-				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels,
+				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels, Base: base,
 				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf(),
 				Deny: t.perms.denyRules()})
 			h.requeue(m, id, why, respawn, now)

@@ -88,6 +88,9 @@ type Team struct {
 	// IdleTimeout is every provider's, unless the provider sets its own.
 	IdleTimeout Value[time.Duration]
 	Isolation   Value[string]
+	// GitRemote is the git remote the team's work travels through (the
+	// default of --git-remote); "" is none.
+	GitRemote Value[string]
 	// Store is where the team's state lives: "" or "file" for the
 	// workspace's files, nats://HOST:PORT[/TEAM] for JetStream. Only the
 	// user file may set it.
@@ -263,6 +266,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	set(&t.MaxTurns, f.Team.MaxTurns, src)
 	set(&t.AutoClaim, f.Team.AutoClaim, src)
 	set(&t.Isolation, f.Team.Isolation, src)
+	set(&t.GitRemote, f.Team.GitRemote, src)
 	set(&t.Store, f.Team.Store, src)
 	setDuration(&t.ShutdownTimeout, f.Team.ShutdownTimeout, src)
 	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)

@@ -243,7 +243,7 @@ func TestBadFilesAreRefused(t *testing.T) {
 	}{
 		{name: "unknown key in [team], with the keys it may have",
 			text: "[team]\nmax_workers = 2\nmax_worker = 3\n",
-			says: []string{"line 3", "team.max_worker is not a setting agentteam knows", "in [team]: auto_claim, handoff_timeout, idle_timeout, isolation, max_queue, max_turns, max_workers"}},
+			says: []string{"line 3", "team.max_worker is not a setting agentteam knows", "in [team]: auto_claim, git_remote, handoff_timeout, idle_timeout, isolation, max_queue, max_turns, max_workers"}},
 		{name: "an idle timeout that is no duration",
 			text: "[providers.x]\nidle_timeout = \"soon\"\n",
 			says: []string{"line 2", "providers.x.idle_timeout must be a positive duration", `not "soon"`}},
@@ -268,6 +268,9 @@ func TestBadFilesAreRefused(t *testing.T) {
 		{name: "an isolation that is neither worktree nor none",
 			text: "[team]\nisolation = \"docker\"\n",
 			says: []string{"line 2", `team.isolation must be "worktree" or "none", not "docker"`}},
+		{name: "a git remote git would take for an option",
+			text: "[team]\ngit_remote = \"--upload-pack=x\"\n",
+			says: []string{"line 2", `team.git_remote must name one of the clone's git remotes, like "origin", not "--upload-pack=x"`}},
 		{name: "a top-level key written after a table header",
 			text: "[team]\nmax_workers = 2\nprovider = \"x\"\n",
 			says: []string{"line 3", "team.provider is not a setting agentteam knows (provider goes at the top of the file, before the first [table])"}},

@@ -126,6 +126,7 @@ type rawTeam struct {
 	AutoClaim       *bool   `toml:"auto_claim"`
 	IdleTimeout     *string `toml:"idle_timeout"`
 	Isolation       *string `toml:"isolation"`
+	GitRemote       *string `toml:"git_remote"`
 	Store           *string `toml:"store"`
 }
 
@@ -337,6 +338,9 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 	if t.Isolation != nil && *t.Isolation != "worktree" && *t.Isolation != "none" {
 		return fail(toml.Key{"team", "isolation"}, "must be \"worktree\" or \"none\", not %q", *t.Isolation)
 	}
+	if t.GitRemote != nil && !ValidGitRemote(*t.GitRemote) {
+		return fail(toml.Key{"team", "git_remote"}, "must name one of the clone's git remotes, like \"origin\", not %q", *t.GitRemote)
+	}
 	for _, c := range []struct {
 		key string
 		v   *string
@@ -512,7 +516,7 @@ func expected(path string) string {
 		return "true or false"
 	case "price_input_per_million", "price_output_per_million":
 		return "a number"
-	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort", "isolation", "network", "store":
+	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort", "isolation", "git_remote", "network", "store":
 		return "a string in quotes"
 	case "models":
 		return "a list of model ids in quotes, like [\"gpt-4.1\"]"
@@ -563,4 +567,10 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// ValidGitRemote reports whether name may name a git remote ("" for none):
+// nothing git could take for an option or a URL reaches its command line.
+func ValidGitRemote(name string) bool {
+	return name == "" || name[0] != '-' && !strings.ContainsAny(name, " \t\n\x00:")
 }
