@@ -204,14 +204,14 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		return nil, err
 	}
 	// A worker runs no lead: it takes no owner lock.
-	releaseOwner, ownerLost := func() {}, (<-chan struct{})(nil)
+	releaseOwner, ownerLost, leadClaim := func() {}, (<-chan struct{})(nil), uint64(0)
 	if !worker {
 		lock := opts.Owner
 		if lock == nil {
 			lock = FileOwnerLock(ws.TeamDir())
 		}
 		var err error
-		if releaseOwner, ownerLost, err = lock.Acquire(ctx); err != nil {
+		if releaseOwner, ownerLost, leadClaim, err = acquireLead(ctx, lock, opts.Mailbox); err != nil {
 			return nil, err
 		}
 	}
@@ -251,9 +251,9 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if opts.Mailbox != nil {
 		t.store = opts.Mailbox
 	}
-	if opts.Queue != nil {
-		// Teammates run by workers: what each says carries its claim.
-		t.store = withSenderClaims(t.store, t.roster)
+	if opts.Queue != nil || leadClaim != 0 {
+		// Teammates run by workers, and the lead: what each says carries its claim.
+		t.store = withSenderClaims(t.store, t.roster, leadClaim, ownerLost)
 	}
 	t.inboxes.store = t.store
 	t.requests = newRequests(t.events, t.store, t.notifyChanged)
