@@ -12,6 +12,8 @@ import (
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -41,7 +43,11 @@ func leadTeam(t *testing.T, url, teamName string, srv *fakellm.Server, owner Own
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Workspace: ws, TeamName: teamName, Owner: owner, Mailbox: mb,
+	bdoc, err := natsstore.OpenDocWith(context.Background(), natsConn(t, url), teamName, "board", board.Empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Workspace: ws, TeamName: teamName, Owner: owner, Mailbox: mb, Board: board.NewOn(bdoc),
 		Registry: natsRegistry(t, url, teamName), PollInterval: 50 * time.Millisecond}
 	opts.Model = loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"})
 	tm, err := Open(context.Background(), opts)
@@ -64,20 +70,8 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 	const teamName = "leadfence"
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
 	defer srv.Close()
-	reg := natsRegistry(t, url, teamName)
-	if _, err := reg.Update(func(c *Config) error {
-		now := time.Now().UTC()
-		c.Teammates = append(c.Teammates, Member{Name: "bob", Role: "reviewer", Status: StatusIdle, CreatedAt: now, UpdatedAt: now})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	var renew *nats.Conn
-	ownerA := natsOwner(t, url, teamName).RenewOn(func(context.Context) (*nats.Conn, error) {
-		nc, err := nats.Connect(url)
-		renew = nc
-		return nc, err
-	})
+	withBob(t, url, teamName)
+	ownerA, renew := cuttableOwner(t, url, teamName)
 	a, err := leadTeam(t, url, teamName, srv, lateOwner{ownerA})
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +81,7 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 		t.Fatalf("A's message while it holds the lock: %v", err)
 	}
 
-	renew.Close() // A's lease is refreshed no more; A is not told
+	(*renew).Close() // A's lease is refreshed no more; A is not told
 	var b *Team
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		if b, err = leadTeam(t, url, teamName, srv, natsOwner(t, url, teamName)); err == nil {
@@ -108,6 +102,9 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 	if !errors.Is(a.Fault(), ErrOwnerLost) {
 		t.Errorf("A's fault after its refused message: %v, want ErrOwnerLost", a.Fault())
 	}
+	if err := a.Registry().ChangeStatus("bob", StatusFailed, nil); !errors.Is(err, ErrOwnerLost) {
+		t.Errorf("A's status change of bob after its refused message: %v, want ErrOwnerLost", err)
+	}
 	msgs, _, err := b.Mailbox().ReadAll("bob")
 	if err != nil {
 		t.Fatal(err)
@@ -120,5 +117,92 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 	}
 	if len(got) != 2 || got[0] != "first from A" || got[1] != "from B" {
 		t.Errorf("bob's messages from the lead: %q, want A's first and B's", got)
+	}
+}
+
+// withBob registers bob, idle, in teamName's registry on url.
+func withBob(t *testing.T, url, teamName string) {
+	t.Helper()
+	if _, err := natsRegistry(t, url, teamName).Update(func(c *Config) error {
+		now := time.Now().UTC()
+		c.Teammates = append(c.Teammates, Member{Name: "bob", Role: "reviewer", Status: StatusIdle, CreatedAt: now, UpdatedAt: now})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cuttableOwner is teamName's owner lock on url, renewed on a connection
+// of its own that *renew is once acquired: closing it cuts the renewals.
+func cuttableOwner(t *testing.T, url, teamName string) (*natsstore.Owner, **nats.Conn) {
+	t.Helper()
+	renew := new(*nats.Conn)
+	o := natsOwner(t, url, teamName).RenewOn(func(context.Context) (*nats.Conn, error) {
+		nc, err := nats.Connect(url)
+		*renew = nc
+		return nc, err
+	})
+	return o, renew
+}
+
+// A lead's process that knows it lost its owner lock writes nothing more:
+// neither a message of its lead's, nor the registry, nor the task board
+// (what it could still do while its halt goes on). Its lock's renewals are
+// cut; once its lease is lost it halts with ErrOwnerLost, and then each
+// write is refused with ErrOwnerLost and none reaches the server.
+func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
+	url := natsURL(t)
+	const teamName = "leadgone"
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
+	defer srv.Close()
+	withBob(t, url, teamName)
+	owner, renew := cuttableOwner(t, url, teamName)
+	a, err := leadTeam(t, url, teamName, srv, owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	(*renew).Close()
+	select {
+	case <-a.halted:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the team did not halt 60s after its lease's renewals were cut")
+	}
+	if !errors.Is(a.Fault(), ErrOwnerLost) {
+		t.Fatalf("fault: %v, want ErrOwnerLost", a.Fault())
+	}
+	ctx := context.Background()
+	if err := a.messenger.Send(ctx, workspace.LeadName, "bob", "after the loss"); !errors.Is(err, ErrOwnerLost) {
+		t.Errorf("the lead's message: %v, want ErrOwnerLost", err)
+	}
+	if err := a.Registry().ChangeStatus("bob", StatusFailed, nil); !errors.Is(err, ErrOwnerLost) {
+		t.Errorf("a status change: %v, want ErrOwnerLost", err)
+	}
+	if _, err := a.Registry().Update(func(c *Config) error { c.Sandbox = &SandboxState{State: "off"}; return nil }); !errors.Is(err, ErrOwnerLost) {
+		t.Errorf("a registry update: %v, want ErrOwnerLost", err)
+	}
+	if _, err := a.tasks.CreateTask(ctx, workspace.LeadName, tools.TaskSpec{Subject: "write the parser"}); !errors.Is(err, ErrOwnerLost) {
+		t.Errorf("a new task: %v, want ErrOwnerLost", err)
+	}
+
+	c, err := natsRegistry(t, url, teamName).Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := c.Find("bob"); i < 0 || c.Teammates[i].Status != StatusIdle || c.Sandbox != nil {
+		t.Errorf("the registry on the server changed: %+v", c)
+	}
+	msgs, _, err := a.Mailbox().ReadAll("bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 0 {
+		t.Errorf("bob's inbox: %+v, want nothing", msgs)
+	}
+	bdoc, err := natsstore.OpenDocWith(ctx, natsConn(t, url), teamName, "board", board.Empty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tasks, err := board.NewOn(bdoc).List(ctx); err != nil || len(tasks) != 0 {
+		t.Errorf("the board on the server: %v, %v, want no task", tasks, err)
 	}
 }

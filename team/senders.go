@@ -28,19 +28,16 @@ type claimedMailbox struct {
 	Mailbox
 	claims senderClaims
 	r      *roster
-	// lead is the lead's claim (0: none); ownerLost closes when this
-	// process knows it lost the owner lock (nil: never).
-	lead      uint64
-	ownerLost <-chan struct{}
+	lead   uint64 // the lead's claim (0: none)
 }
 
 // withSenderClaims wraps mb when it can fence senders; else it is mb.
-func withSenderClaims(mb Mailbox, r *roster, lead uint64, ownerLost <-chan struct{}) Mailbox {
+func withSenderClaims(mb Mailbox, r *roster, lead uint64) Mailbox {
 	claims, ok := mb.(senderClaims)
 	if !ok {
 		return mb
 	}
-	return &claimedMailbox{Mailbox: mb, claims: claims, r: r, lead: lead, ownerLost: ownerLost}
+	return &claimedMailbox{Mailbox: mb, claims: claims, r: r, lead: lead}
 }
 
 // Append stores m in name's inbox, with its sender's claim when this
@@ -48,6 +45,12 @@ func withSenderClaims(mb Mailbox, r *roster, lead uint64, ownerLost <-chan struc
 func (cm *claimedMailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
 	if m.From == workspace.LeadName && cm.lead != 0 {
 		return cm.appendLead(name, m)
+	}
+	if m.From != workspace.UserName && cm.lead != 0 {
+		// The lead's process no longer runs the team: nor do its teammates.
+		if err := cm.r.t.ownerFence(); err != nil {
+			return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, err)
+		}
 	}
 	cm.r.mu.Lock()
 	s := cm.r.members[m.From]
@@ -69,11 +72,9 @@ func (cm *claimedMailbox) Append(name string, m inbox.Message) (inbox.Message, e
 // once this process knows it lost the owner lock, by the server once
 // another process claimed the lead's sending since; either stops the team.
 func (cm *claimedMailbox) appendLead(name string, m inbox.Message) (inbox.Message, error) {
-	select {
-	case <-cm.ownerLost:
-		cm.r.t.halt(ErrOwnerLost)
-		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, ErrOwnerLost)
-	default:
+	if err := cm.r.t.ownerFence(); err != nil {
+		cm.r.t.halt(err)
+		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, err)
 	}
 	out, err := cm.claims.AppendAs(name, m, cm.lead)
 	if err != nil && fencedError(err) {
