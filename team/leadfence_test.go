@@ -3,6 +3,8 @@ package team
 import (
 	"context"
 	"errors"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,10 +148,12 @@ func cuttableOwner(t *testing.T, url, teamName string) (*natsstore.Owner, **nats
 }
 
 // A lead's process that knows it lost its owner lock writes nothing more:
-// neither a message of its lead's, nor the registry, nor the task board
-// (what it could still do while its halt goes on). Its lock's renewals are
-// cut; once its lease is lost it halts with ErrOwnerLost, and then each
-// write is refused with ErrOwnerLost and none reaches the server.
+// neither a message of its lead's, nor the registry, nor the task board,
+// nor the lead's session file (what it could still do while its halt goes
+// on; another process may now run the team in the same workspace). Its
+// lock's renewals are cut; once its lease is lost it halts with
+// ErrOwnerLost, and then each write is refused with ErrOwnerLost and none
+// reaches the server or the file.
 func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	url := natsURL(t)
 	const teamName = "leadgone"
@@ -183,6 +187,14 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	if _, err := a.tasks.CreateTask(ctx, workspace.LeadName, tools.TaskSpec{Subject: "write the parser"}); !errors.Is(err, ErrOwnerLost) {
 		t.Errorf("a new task: %v, want ErrOwnerLost", err)
 	}
+	session := a.ws.SessionPath(workspace.LeadName)
+	before, _ := os.ReadFile(session)
+	if err := a.lead.Say("after the loss"); !errors.Is(err, ErrOwnerLost) {
+		t.Errorf("an append to the lead's session: %v, want ErrOwnerLost", err)
+	}
+	if after, _ := os.ReadFile(session); string(after) != string(before) {
+		t.Errorf("the lead's session file changed after the loss: %q", after)
+	}
 
 	c, err := natsRegistry(t, url, teamName).Read()
 	if err != nil {
@@ -204,5 +216,34 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	}
 	if tasks, err := board.NewOn(bdoc).List(ctx); err != nil || len(tasks) != 0 {
 		t.Errorf("the board on the server: %v, %v, want no task", tasks, err)
+	}
+}
+
+// The lead's session file is written through a fence (fencedSession),
+// which keeps the file open between appends: after a switch to an
+// archived conversation (SwitchSession renames the files), the next
+// append goes to the current file, not to the one archived by the switch.
+func TestTheLeadWritesTheCurrentSessionFileAfterASwitch(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
+	defer srv.Close()
+	tm := newTestTeam(t, srv, Options{})
+	if err := tm.Lead().Say("today's question"); err != nil {
+		t.Fatal(err)
+	}
+	const old = "20261120T090000.000"
+	writeSession(t, tm.ws.SessionPath("lead."+old), time.Now().Add(-time.Hour), user("the archived question"))
+	if err := tm.SwitchSession(old, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.Lead().Say("after the switch"); err != nil {
+		t.Fatal(err)
+	}
+	current, err := os.ReadFile(tm.ws.SessionPath(workspace.LeadName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(current); !strings.Contains(got, "the archived question") || !strings.Contains(got, "after the switch") ||
+		strings.Contains(got, "today's question") {
+		t.Errorf("the current session file after the switch: %q", got)
 	}
 }
