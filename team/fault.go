@@ -87,6 +87,23 @@ func (t *Team) watchOwner(lost <-chan struct{}) {
 	}
 }
 
+// ownerFence refuses the writes of a lead's process that no longer runs
+// the team: its owner lock lost, or a message of its lead refused by the
+// store because another process claimed the lead's sending. Checked
+// before each write here, it bounds what a halt still running lets
+// through; the store refuses the lead's messages by itself (appendLead).
+func (t *Team) ownerFence() error {
+	if p := t.fault.Load(); p != nil && errors.Is(*p, ErrOwnerLost) {
+		return ErrOwnerLost
+	}
+	select {
+	case <-t.ownerLost:
+		return ErrOwnerLost
+	default:
+		return nil
+	}
+}
+
 // Fault is the error that stopped the team (a full disk, the owner lock
 // lost), or nil.
 func (t *Team) Fault() error {

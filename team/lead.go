@@ -32,6 +32,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Model:       t.leadModel,
 		Inbox:       t.store,
 		SessionPath: t.ws.SessionPath(workspace.LeadName),
+		Session:     fencedSession{SessionLog: loop.FileSession(t.ws.SessionPath(workspace.LeadName)), fence: t.ownerFence},
 		MaxTurns:    t.opts.MaxTurns,
 		OnEvent:     t.agentEvent,
 		OnDelta:     t.opts.OnDelta,
@@ -55,6 +56,28 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Sandbox:     t.opts.Sandbox,
 	}))
 	return lead, nil
+}
+
+// fencedSession is the lead's session file, to which its process appends
+// nothing once it no longer runs the team (Team.ownerFence): a lead run
+// again in the same workspace by another process writes it now.
+type fencedSession struct {
+	loop.SessionLog
+	fence func() error
+}
+
+func (s fencedSession) AppendLines(lines [][]byte) error {
+	if err := s.fence(); err != nil {
+		return fmt.Errorf("record the session of %s: %w", workspace.LeadName, err)
+	}
+	return s.SessionLog.AppendLines(lines)
+}
+
+// Lines reads the file afresh, letting go of the one kept open for
+// appends: a reload (SwitchSession) may have renamed it meanwhile.
+func (s fencedSession) Lines() ([][]byte, error) {
+	_ = s.SessionLog.Close()
+	return s.SessionLog.Lines()
 }
 
 // resumeLeadModel is the model the lead last talked to, as the registry

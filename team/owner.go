@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // OwnerLock makes one process at a time the runner of a team: two leads
@@ -120,4 +122,35 @@ func emitRepairs(events EventSink, names []string) {
 		events.Emit(Event{Agent: name, Payload: Repair{Status: StatusFailed,
 			Reason: "left queued or working by an agentteam process that is gone"}})
 	}
+}
+
+// claimingOwner is an owner lock that makes claims as it is acquired and
+// keeps the lock only if it still held it once they were stored
+// (natsstore.Owner): the runners' claims are then in the order they ran.
+type claimingOwner interface {
+	AcquireThen(ctx context.Context, then func() error) (release func(), lost <-chan struct{}, err error)
+}
+
+// acquireLead takes the owner lock for the lead's process and, where the
+// lock and the mailbox can (a team on NATS), claims the lead's sending
+// with it: every message the lead then sends carries leadClaim (0: none),
+// and the server refuses it once a later runner of the team has claimed
+// the lead's sending in turn — even if this process does not know yet
+// that it lost the lock.
+func acquireLead(ctx context.Context, lock OwnerLock, mb Mailbox) (release func(), lost <-chan struct{}, leadClaim uint64, err error) {
+	co, ok := lock.(claimingOwner)
+	claims, can := mb.(senderClaims)
+	if !ok || !can {
+		release, lost, err = lock.Acquire(ctx)
+		return release, lost, 0, err
+	}
+	release, lost, err = co.AcquireThen(ctx, func() error {
+		var err error
+		leadClaim, err = claims.ClaimSender(workspace.LeadName)
+		return err
+	})
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return release, lost, leadClaim, nil
 }

@@ -164,6 +164,30 @@ type Registry struct {
 	doc      RegistryStore
 	file     *statefile.Doc[*Config] // nil when the registry is not a file
 	teamName string
+	// fence, if set, refuses every change before it is written (a lead's
+	// process that lost the owner lock: another runs the team now).
+	fence func() error
+}
+
+// fencedBy is r whose every change is refused while fence says so: checked
+// inside the change, after its read and just before its write.
+func (r *Registry) fencedBy(fence func() error) *Registry {
+	cp := *r
+	cp.fence = fence
+	return &cp
+}
+
+// fenced is fn refused while r's fence says so.
+func (r *Registry) fenced(fn func(*Member) error) func(*Member) error {
+	if r.fence == nil {
+		return fn
+	}
+	return func(m *Member) error {
+		if err := r.fence(); err != nil {
+			return err
+		}
+		return fn(m)
+	}
 }
 
 // NewRegistry opens the registry at path; the file is created on first update.
@@ -240,6 +264,11 @@ func (r *Registry) Update(fn func(*Config) error) (Config, error) {
 // and the members in the order they were created.
 func (r *Registry) change(fn func(*Config) error) func(**Config) error {
 	return func(c **Config) error {
+		if r.fence != nil {
+			if err := r.fence(); err != nil {
+				return err
+			}
+		}
 		if err := fn(*c); err != nil {
 			return err
 		}
@@ -301,7 +330,7 @@ type keyedDoc interface {
 // it returns the registry shows this status (until the member's next change).
 func (r *Registry) ChangeStatus(name string, status Status, fn func(*Member)) error {
 	if d, ok := r.doc.(memberChanger); ok {
-		return d.ChangeMember(name, memberStatusChange(status, fn))
+		return d.ChangeMember(name, r.fenced(memberStatusChange(status, fn)))
 	}
 	change := r.change(statusChange(name, status, fn))
 	if d, ok := any(r.doc).(keyedDoc); ok {
@@ -324,7 +353,7 @@ func (e noTeammateError) Error() string {
 // and are serial). A teammate not held is a noTeammateError.
 func (r *Registry) ChangeTeammate(name string, fn func(*Member) error) error {
 	if d, ok := r.doc.(memberChanger); ok {
-		return d.ChangeMember(name, fn)
+		return d.ChangeMember(name, r.fenced(fn))
 	}
 	return r.Change(func(c *Config) error {
 		i := c.Find(name)
@@ -365,7 +394,7 @@ func setStatusNow(reg RegistryDoc, name string, status Status, fn func(*Member))
 // SetStatus changes one member's status (and optional fields via fn).
 func (r *Registry) SetStatus(name string, status Status, fn func(*Member)) (Config, error) {
 	if d, ok := r.doc.(memberChanger); ok {
-		if err := d.ChangeMember(name, memberStatusChange(status, fn)); err != nil {
+		if err := d.ChangeMember(name, r.fenced(memberStatusChange(status, fn))); err != nil {
 			return Config{}, err
 		}
 		return r.Read()
@@ -384,7 +413,7 @@ func (r *Registry) SetStatus(name string, status Status, fn func(*Member)) (Conf
 // registry itself. Flush waits for such changes.
 func (r *Registry) SetStatusLater(name string, status Status, fn func(*Member), after func(error)) {
 	if d, ok := r.doc.(memberChanger); ok {
-		after(d.ChangeMember(name, memberStatusChange(status, fn)))
+		after(d.ChangeMember(name, r.fenced(memberStatusChange(status, fn))))
 		return
 	}
 	change := r.change(statusChange(name, status, fn))

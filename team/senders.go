@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // senderClaims is a mailbox whose messages can be fenced by their sender
@@ -19,24 +20,38 @@ type senderClaims interface {
 // that once its respawn elsewhere claims it, nothing this process still
 // says for it (a send_message, a report, a protocol's answer) is
 // delivered — refused here once this process knows, by the server before.
+// The lead's messages carry the claim its process took with the owner
+// lock (acquireLead), so a lead whose lock passed to another process says
+// nothing more either. Messages from the person (user) are never fenced:
+// any terminal may send them.
 type claimedMailbox struct {
 	Mailbox
 	claims senderClaims
 	r      *roster
+	lead   uint64 // the lead's claim (0: none)
 }
 
 // withSenderClaims wraps mb when it can fence senders; else it is mb.
-func withSenderClaims(mb Mailbox, r *roster) Mailbox {
+func withSenderClaims(mb Mailbox, r *roster, lead uint64) Mailbox {
 	claims, ok := mb.(senderClaims)
 	if !ok {
 		return mb
 	}
-	return &claimedMailbox{Mailbox: mb, claims: claims, r: r}
+	return &claimedMailbox{Mailbox: mb, claims: claims, r: r, lead: lead}
 }
 
 // Append stores m in name's inbox, with its sender's claim when this
 // process runs the sender for one.
 func (cm *claimedMailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
+	if m.From == workspace.LeadName && cm.lead != 0 {
+		return cm.appendLead(name, m)
+	}
+	if m.From != workspace.UserName && cm.lead != 0 {
+		// The lead's process no longer runs the team: nor do its teammates.
+		if err := cm.r.t.ownerFence(); err != nil {
+			return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, err)
+		}
+	}
 	cm.r.mu.Lock()
 	s := cm.r.members[m.From]
 	cm.r.mu.Unlock()
@@ -49,6 +64,22 @@ func (cm *claimedMailbox) Append(name string, m inbox.Message) (inbox.Message, e
 	out, err := cm.claims.AppendAs(name, m, s.sendClaim)
 	if err != nil && fencedError(err) {
 		cm.r.fenceOff(s, err)
+	}
+	return out, err
+}
+
+// appendLead stores a message of the lead with its claim: refused here
+// once this process knows it lost the owner lock, by the server once
+// another process claimed the lead's sending since; either stops the team.
+func (cm *claimedMailbox) appendLead(name string, m inbox.Message) (inbox.Message, error) {
+	if err := cm.r.t.ownerFence(); err != nil {
+		cm.r.t.halt(err)
+		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, err)
+	}
+	out, err := cm.claims.AppendAs(name, m, cm.lead)
+	if err != nil && fencedError(err) {
+		cm.r.t.halt(ErrOwnerLost)
+		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, ErrOwnerLost)
 	}
 	return out, err
 }

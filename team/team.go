@@ -143,6 +143,7 @@ type Team struct {
 	changed   chan struct{}         // coalesced signal: some status changed
 	fault     atomic.Pointer[error] // what stopped the team: a full disk, the owner lock lost
 	halted    chan struct{}         // closed when a fault stops the team
+	ownerLost <-chan struct{}       // closed when the owner lock is lost (nil: never)
 }
 
 // Open prepares the team in a workspace: creates .agentteam/, repairs
@@ -204,14 +205,14 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		return nil, err
 	}
 	// A worker runs no lead: it takes no owner lock.
-	releaseOwner, ownerLost := func() {}, (<-chan struct{})(nil)
+	releaseOwner, ownerLost, leadClaim := func() {}, (<-chan struct{})(nil), uint64(0)
 	if !worker {
 		lock := opts.Owner
 		if lock == nil {
 			lock = FileOwnerLock(ws.TeamDir())
 		}
 		var err error
-		if releaseOwner, ownerLost, err = lock.Acquire(ctx); err != nil {
+		if releaseOwner, ownerLost, leadClaim, err = acquireLead(ctx, lock, opts.Mailbox); err != nil {
 			return nil, err
 		}
 	}
@@ -236,6 +237,13 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		changed:      make(chan struct{}, 1),
 		halted:       make(chan struct{}),
 	}
+	if !worker {
+		// Once this process no longer runs the team, it changes neither
+		// the registry nor the task board.
+		t.ownerLost = ownerLost
+		reg = reg.fencedBy(t.ownerFence)
+		t.reg = reg
+	}
 	t.roster = &roster{t: t, members: map[string]*member{}}
 	t.messenger = &messenger{t: t}
 	t.inboxes = &inboxes{events: events, errs: map[string]string{}}
@@ -251,9 +259,9 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if opts.Mailbox != nil {
 		t.store = opts.Mailbox
 	}
-	if opts.Queue != nil {
-		// Teammates run by workers: what each says carries its claim.
-		t.store = withSenderClaims(t.store, t.roster)
+	if opts.Queue != nil || leadClaim != 0 {
+		// Teammates run by workers, and the lead: what each says carries its claim.
+		t.store = withSenderClaims(t.store, t.roster, leadClaim)
 	}
 	t.inboxes.store = t.store
 	t.requests = newRequests(t.events, t.store, t.notifyChanged)
@@ -308,7 +316,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		t.files.board = board.New(ws.TasksPath())
 	}
 	t.files.board.OnWriteError(t.checkStorage)
-	t.tasks = newTeamTasks(t, t.files.board)
+	t.tasks = newTeamTasks(t, fencedTasks{TaskDoc: t.files.board, fence: t.ownerFence})
 	lead, err := t.newLead()
 	if err != nil {
 		return fail(err)

@@ -14,3 +14,6 @@ func CountWatchTimers(n *atomic.Int64) (restore func()) {
 	}
 	return func() { afterFunc = time.AfterFunc }
 }
+
+// SetOwnerTTL makes o's lease live ttl instead of OwnerTTL.
+func SetOwnerTTL(o *Owner, ttl time.Duration) { o.ttl = ttl }

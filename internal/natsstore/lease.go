@@ -252,6 +252,7 @@ type Lease struct {
 	err   error // why it was lost
 
 	longest time.Duration // the longest wait for a refresh yet (LongestWait)
+	sentOK  time.Time     // the sending of the last refresh the server confirmed (Held)
 
 	lost chan struct{} // closed once lost
 	stop chan struct{} // closed by Release
@@ -261,7 +262,7 @@ type Lease struct {
 
 // hold starts keeping key alive from revision rev, written at start.
 func (ls *Leases) hold(key string, value []byte, ttl, fence time.Duration, rev uint64, start time.Time) *Lease {
-	l := &Lease{ls: ls, key: key, ttl: ttl, fence: fence, value: value, rev: rev,
+	l := &Lease{ls: ls, key: key, ttl: ttl, fence: fence, value: value, rev: rev, sentOK: start,
 		lost: make(chan struct{}), stop: make(chan struct{}), done: make(chan struct{})}
 	go l.beat(start)
 	return l
@@ -287,6 +288,19 @@ func (l *Lease) LongestWait() time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.longest
+}
+
+// Held reports whether the lease is still this holder's now, judged here
+// without asking the server: not lost, and its last confirmed refresh sent
+// less than its fence ago. Each refresh is a compare-and-set on the
+// holder's revision, so the key was the holder's from its acquisition to
+// that refresh and stays so for the TTL after it: no one else can have
+// taken it before now. A write made before a true Held is thus ordered
+// before any later holder's.
+func (l *Lease) Held() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err == nil && time.Since(l.sentOK) < l.fence
 }
 
 // SetValue changes the value the next refresh writes (a worker's free
@@ -338,6 +352,7 @@ func (l *Lease) beat(lastOK time.Time) {
 			l.mu.Lock()
 			l.rev = nrev
 			l.longest = max(l.longest, time.Since(lastOK))
+			l.sentOK = sent
 			l.mu.Unlock()
 			lastOK = sent
 		case wrongLastSeq(err):

@@ -216,10 +216,7 @@ func consumerConfig(team, name string) jetstream.ConsumerConfig {
 // message's Nats-Msg-Id, so a publish repeated after a lost reply is stored
 // once.
 func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
-	if err := checkToken("inbox", name); err != nil {
-		return inbox.Message{}, err
-	}
-	m, line, err := inbox.Encode(name, m)
+	m, line, err := encodeAppend(name, m, false)
 	if err != nil {
 		return inbox.Message{}, err
 	}
@@ -229,6 +226,21 @@ func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
 		return inbox.Message{}, fmt.Errorf("message to %s: %w", name, err)
 	}
 	return m, nil
+}
+
+// encodeAppend is the first steps of Append and AppendAs: name checked
+// (a subject token), and with claimed m.From too (its claim's subject),
+// then m given its id and time and encoded as its line.
+func encodeAppend(name string, m inbox.Message, claimed bool) (inbox.Message, []byte, error) {
+	if err := checkToken("inbox", name); err != nil {
+		return inbox.Message{}, nil, err
+	}
+	if claimed {
+		if err := checkToken("agent", m.From); err != nil {
+			return inbox.Message{}, nil, err
+		}
+	}
+	return inbox.Encode(name, m)
 }
 
 // floor is name's read position: the stream sequence up to which its

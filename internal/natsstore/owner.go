@@ -61,6 +61,19 @@ func NewOwner(ls *Leases, team, where string) *Owner {
 // (not refreshed in time, or taken). While another process holds it, the
 // error is one sentence naming its host and pid.
 func (o *Owner) Acquire(ctx context.Context) (release func(), lost <-chan struct{}, err error) {
+	return o.AcquireThen(ctx, nil)
+}
+
+// ErrClaimedLate is the error of an AcquireThen whose claims were made
+// after the lease may have ended: a later runner's claims may come first.
+var ErrClaimedLate = errors.New("the owner lock was not held for sure once its claims were made (this process was too slow): run again")
+
+// AcquireThen is Acquire that makes claims (then, if not nil) once it
+// holds the lease, and keeps the lease only if it still held it for sure
+// once they were stored (Lease.Held). So the claims of the team's runners
+// are stored in the order they held the lock: a claim that refuses every
+// earlier writer (Mailbox.ClaimSender) then fences every earlier runner.
+func (o *Owner) AcquireThen(ctx context.Context, then func() error) (release func(), lost <-chan struct{}, err error) {
 	host, _ := os.Hostname()
 	info, err := json.Marshal(OwnerInfo{Host: host, PID: os.Getpid(), Started: time.Now().UTC()})
 	if err != nil {
@@ -95,6 +108,16 @@ func (o *Owner) Acquire(ctx context.Context) (release func(), lost <-chan struct
 		defer cancel()
 		_ = l.Release(ctx)
 		closeConn()
+	}
+	if then != nil {
+		if err := then(); err != nil {
+			release()
+			return nil, nil, fmt.Errorf("the owner lock of team %s on %s: %w", o.team, o.where, err)
+		}
+		if !l.Held() {
+			release()
+			return nil, nil, fmt.Errorf("the owner lock of team %s on %s: %w", o.team, o.where, ErrClaimedLate)
+		}
 	}
 	return release, l.Lost(), nil
 }
