@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -44,14 +45,30 @@ const maxInboxConsumers = 1_000_000
 
 // watchResignal is how long after a message's wake Watch signals again,
 // for a reader that looked before the stream stored it; watchBackstop is
-// how often it signals whatever it heard.
+// how often it checks whether it may have missed one. A backstop signals
+// (and its reader asks the server) only within watchNewsBackstops of one
+// that had news (a message heard, a reconnect, a dropped notification, the
+// start) and every watchFullBackstops: each signal of 1,000 idle teammates
+// was a consumer info request, 200 a second for nothing.
 const (
-	watchResignal = 200 * time.Millisecond
-	watchBackstop = 5 * time.Second
+	watchResignal      = 200 * time.Millisecond
+	watchBackstop      = 5 * time.Second
+	watchNewsBackstops = 3                            // 15 s: a store delayed by a leader's election
+	watchFullBackstops = int(ackWait / watchBackstop) // 30 s: a message a dead commit held is offered again
 )
 
 // afterFunc is time.AfterFunc; a test counts the timers Watch makes.
 var afterFunc = time.AfterFunc
+
+// backstopTicks gives Watch's backstop ticks and their stop, and
+// backstopDone hears whether each signalled: a test drives them.
+var (
+	backstopTicks = func(d time.Duration) (<-chan time.Time, func()) {
+		t := time.NewTicker(d)
+		return t.C, t.Stop
+	}
+	backstopDone = func(signalled bool) {}
+)
 
 // maxBatch bounds the messages one ReadUnread returns; the rest come in
 // the next read.
@@ -567,7 +584,10 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 	// message of it (a subscription's handler runs on one goroutine).
 	resignal := afterFunc(time.Hour, signal)
 	resignal.Stop()
+	var heard atomic.Bool
+	heard.Store(true) // the start is news: a message may be on its way
 	sub, err := mb.nc.Subscribe(Subject(mb.team, name), func(*nats.Msg) {
+		heard.Store(true)
 		signal()
 		resignal.Reset(watchResignal)
 	})
@@ -578,15 +598,41 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 	if has, herr := mb.HasUnread(name); herr != nil || has {
 		signal()
 	}
+	// What a backstop may have missed since the last: a message heard (its
+	// store may come late), or a notification lost to a reconnect or to
+	// the subscription falling behind.
+	reconnects, dropped := mb.nc.Stats().Reconnects, 0
+	news := func() bool {
+		n := heard.Swap(false) || sub == nil
+		if r := mb.nc.Stats().Reconnects; r != reconnects {
+			reconnects, n = r, true
+		}
+		if sub != nil {
+			if d, err := sub.Dropped(); err != nil || d != dropped {
+				dropped, n = d, true
+			}
+		}
+		return n
+	}
 	go func() {
-		backstop := time.NewTicker(watchBackstop)
-		defer backstop.Stop()
-		for done := false; !done; {
+		ticks, stopTicks := backstopTicks(watchBackstop)
+		defer stopTicks()
+		for n, quiet, done := 0, 0, false; !done; {
 			select {
 			case <-ctx.Done():
 				done = true
-			case <-backstop.C:
-				signal()
+			case <-ticks:
+				n++
+				if news() {
+					quiet = 0
+				} else {
+					quiet++
+				}
+				due := quiet < watchNewsBackstops || n%watchFullBackstops == 0
+				if due {
+					signal()
+				}
+				backstopDone(due)
 			}
 		}
 		if sub != nil {
