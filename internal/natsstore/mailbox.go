@@ -85,6 +85,7 @@ type Mailbox struct {
 
 	mu        sync.Mutex
 	consumers map[string]jetstream.Consumer
+	floors    map[string]uint64 // the highest read position seen of each inbox (sawFloor)
 
 	// direct: the stream answers direct gets (one copy, as GetMsg finds
 	// it at open), so reads ask for many messages at a time through gets.
@@ -155,7 +156,7 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 	if err != nil {
 		return nil, fmt.Errorf("open inboxes of %s: stream: %w", team, replicaSentence(cfg.Replicas, err))
 	}
-	return &Mailbox{nc: nc, js: js, stream: st, team: team, consumers: map[string]jetstream.Consumer{},
+	return &Mailbox{nc: nc, js: js, stream: st, team: team, consumers: map[string]jetstream.Consumer{}, floors: map[string]uint64{},
 		direct: st.CachedInfo().Config.AllowDirect, gets: newBatchGets(nc, cfg.Name)}, nil
 }
 
@@ -252,14 +253,26 @@ func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
 // consumer has acknowledged.
 func (mb *Mailbox) floor(ctx context.Context, name string) (*jetstream.ConsumerInfo, error) {
 	c, info, err := mb.consumer(ctx, name)
-	if err != nil || info != nil {
-		return info, err
-	}
-	info, err = retried(ctx, c.Info)
 	if err != nil {
-		return nil, fmt.Errorf("inbox %s: read position: %w", name, err)
+		return nil, err
 	}
+	if info == nil {
+		if info, err = retried(ctx, c.Info); err != nil {
+			return nil, fmt.Errorf("inbox %s: read position: %w", name, err)
+		}
+	}
+	mb.sawFloor(name, info.AckFloor.Stream)
 	return info, nil
+}
+
+// sawFloor notes that name's read position is at least seq. A position
+// only moves on, so the highest seen is never past the server's.
+func (mb *Mailbox) sawFloor(name string, seq uint64) {
+	mb.mu.Lock()
+	defer mb.mu.Unlock()
+	if old, ok := mb.floors[name]; !ok || seq > old {
+		mb.floors[name] = seq
+	}
 }
 
 // ReadUnread returns the messages after name's read position, up to
@@ -528,6 +541,7 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 		if _, err := retried(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, upTo.DoubleAck(ctx) }); err != nil {
 			return fmt.Errorf("commit %s: acknowledge: %w", name, err)
 		}
+		mb.sawFloor(name, upToSeq) // AckAll: the position is there, confirmed
 	}
 	if upToSeq < p.last {
 		return fmt.Errorf("commit %s: messages up to %d: %w; they are read again once it times out", name, p.last, inbox.ErrHeld)
@@ -542,6 +556,22 @@ func (mb *Mailbox) HasUnread(name string) (bool, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
+	// Nothing stored after a position seen here is nothing unread: one
+	// small direct get, not the consumer's info (its JSON built and
+	// parsed), answers a reader woken for nothing. Something there may be
+	// read already elsewhere: the info says.
+	mb.mu.Lock()
+	known, ok := mb.floors[name]
+	mb.mu.Unlock()
+	if ok && mb.direct {
+		raws, err := retried(ctx, func(ctx context.Context) ([]*jetstream.RawStreamMsg, error) {
+			raws, _, err := mb.gets.get(ctx, Subject(mb.team, name), known+1, 1)
+			return raws, err
+		})
+		if err == nil && len(raws) == 0 {
+			return false, nil
+		}
+	}
 	info, err := mb.floor(ctx, name)
 	if err != nil {
 		return false, err
