@@ -64,8 +64,8 @@ func callKind(subj, reply string) string {
 	switch {
 	case strings.HasPrefix(subj, "$JS.API.DIRECT.GET."):
 		k = "direct get"
-	case strings.HasPrefix(subj, "$JS.API.") && len(t) >= 4:
-		k = "api " + t[2] + "." + t[3]
+	case strings.HasPrefix(subj, "$JS.API.") && len(t) >= 3:
+		k = "api " + strings.Join(t[2:min(4, len(t))], ".")
 	case strings.HasPrefix(subj, "$JS.ACK."):
 		k = "ack"
 	case strings.HasPrefix(subj, "$KV.") && len(t) >= 2:
