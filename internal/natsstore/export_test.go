@@ -17,3 +17,16 @@ func CountWatchTimers(n *atomic.Int64) (restore func()) {
 
 // SetOwnerTTL makes o's lease live ttl instead of OwnerTTL.
 func SetOwnerTTL(o *Owner, ttl time.Duration) { o.ttl = ttl }
+
+// DriveWatchBackstops gives every Watch made until restore the backstop
+// ticks sent on ticks, and sends on done whether each signalled.
+func DriveWatchBackstops(ticks <-chan time.Time, done chan<- bool) (restore func()) {
+	oldTicks, oldDone := backstopTicks, backstopDone
+	backstopTicks = func(time.Duration) (<-chan time.Time, func()) { return ticks, func() {} }
+	backstopDone = func(s bool) { done <- s }
+	return func() { backstopTicks, backstopDone = oldTicks, oldDone }
+}
+
+// WatchBackstops are the backstops signalled after news and the period of
+// the full ones.
+const WatchBackstops, WatchFullBackstops = watchNewsBackstops, watchFullBackstops

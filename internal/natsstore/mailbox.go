@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -44,14 +45,30 @@ const maxInboxConsumers = 1_000_000
 
 // watchResignal is how long after a message's wake Watch signals again,
 // for a reader that looked before the stream stored it; watchBackstop is
-// how often it signals whatever it heard.
+// how often it checks whether it may have missed one. A backstop signals
+// (and its reader asks the server) only within watchNewsBackstops of one
+// that had news (a message heard, a reconnect, a dropped notification, the
+// start) and every watchFullBackstops: each signal of 1,000 idle teammates
+// was a consumer info request, 200 a second for nothing.
 const (
-	watchResignal = 200 * time.Millisecond
-	watchBackstop = 5 * time.Second
+	watchResignal      = 200 * time.Millisecond
+	watchBackstop      = 5 * time.Second
+	watchNewsBackstops = 3                            // 15 s: a store delayed by a leader's election
+	watchFullBackstops = int(ackWait / watchBackstop) // 30 s: a message a dead commit held is offered again
 )
 
 // afterFunc is time.AfterFunc; a test counts the timers Watch makes.
 var afterFunc = time.AfterFunc
+
+// backstopTicks gives Watch's backstop ticks and their stop, and
+// backstopDone hears whether each signalled: a test drives them.
+var (
+	backstopTicks = func(d time.Duration) (<-chan time.Time, func()) {
+		t := time.NewTicker(d)
+		return t.C, t.Stop
+	}
+	backstopDone = func(signalled bool) {}
+)
 
 // maxBatch bounds the messages one ReadUnread returns; the rest come in
 // the next read.
@@ -68,6 +85,7 @@ type Mailbox struct {
 
 	mu        sync.Mutex
 	consumers map[string]jetstream.Consumer
+	floors    map[string]uint64 // the highest read position seen of each inbox (sawFloor)
 
 	// direct: the stream answers direct gets (one copy, as GetMsg finds
 	// it at open), so reads ask for many messages at a time through gets.
@@ -138,7 +156,7 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 	if err != nil {
 		return nil, fmt.Errorf("open inboxes of %s: stream: %w", team, replicaSentence(cfg.Replicas, err))
 	}
-	return &Mailbox{nc: nc, js: js, stream: st, team: team, consumers: map[string]jetstream.Consumer{},
+	return &Mailbox{nc: nc, js: js, stream: st, team: team, consumers: map[string]jetstream.Consumer{}, floors: map[string]uint64{},
 		direct: st.CachedInfo().Config.AllowDirect, gets: newBatchGets(nc, cfg.Name)}, nil
 }
 
@@ -247,14 +265,26 @@ func encodeAppend(name string, m inbox.Message, claimed bool) (inbox.Message, []
 // consumer has acknowledged.
 func (mb *Mailbox) floor(ctx context.Context, name string) (*jetstream.ConsumerInfo, error) {
 	c, info, err := mb.consumer(ctx, name)
-	if err != nil || info != nil {
-		return info, err
-	}
-	info, err = retried(ctx, c.Info)
 	if err != nil {
-		return nil, fmt.Errorf("inbox %s: read position: %w", name, err)
+		return nil, err
 	}
+	if info == nil {
+		if info, err = retried(ctx, c.Info); err != nil {
+			return nil, fmt.Errorf("inbox %s: read position: %w", name, err)
+		}
+	}
+	mb.sawFloor(name, info.AckFloor.Stream)
 	return info, nil
+}
+
+// sawFloor notes that name's read position is at least seq. A position
+// only moves on, so the highest seen is never past the server's.
+func (mb *Mailbox) sawFloor(name string, seq uint64) {
+	mb.mu.Lock()
+	defer mb.mu.Unlock()
+	if old, ok := mb.floors[name]; !ok || seq > old {
+		mb.floors[name] = seq
+	}
 }
 
 // ReadUnread returns the messages after name's read position, up to
@@ -523,6 +553,7 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 		if _, err := retried(ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, upTo.DoubleAck(ctx) }); err != nil {
 			return fmt.Errorf("commit %s: acknowledge: %w", name, err)
 		}
+		mb.sawFloor(name, upToSeq) // AckAll: the position is there, confirmed
 	}
 	if upToSeq < p.last {
 		return fmt.Errorf("commit %s: messages up to %d: %w; they are read again once it times out", name, p.last, inbox.ErrHeld)
@@ -537,6 +568,22 @@ func (mb *Mailbox) HasUnread(name string) (bool, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
+	// Nothing stored after a position seen here is nothing unread: one
+	// small direct get, not the consumer's info (its JSON built and
+	// parsed), answers a reader woken for nothing. Something there may be
+	// read already elsewhere: the info says.
+	mb.mu.Lock()
+	known, ok := mb.floors[name]
+	mb.mu.Unlock()
+	if ok && mb.direct {
+		raws, err := retried(ctx, func(ctx context.Context) ([]*jetstream.RawStreamMsg, error) {
+			raws, _, err := mb.gets.get(ctx, Subject(mb.team, name), known+1, 1)
+			return raws, err
+		})
+		if err == nil && len(raws) == 0 {
+			return false, nil
+		}
+	}
 	info, err := mb.floor(ctx, name)
 	if err != nil {
 		return false, err
@@ -579,7 +626,10 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 	// message of it (a subscription's handler runs on one goroutine).
 	resignal := afterFunc(time.Hour, signal)
 	resignal.Stop()
+	var heard atomic.Bool
+	heard.Store(true) // the start is news: a message may be on its way
 	sub, err := mb.nc.Subscribe(Subject(mb.team, name), func(*nats.Msg) {
+		heard.Store(true)
 		signal()
 		resignal.Reset(watchResignal)
 	})
@@ -590,15 +640,41 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 	if has, herr := mb.HasUnread(name); herr != nil || has {
 		signal()
 	}
+	// What a backstop may have missed since the last: a message heard (its
+	// store may come late), or a notification lost to a reconnect or to
+	// the subscription falling behind.
+	reconnects, dropped := mb.nc.Stats().Reconnects, 0
+	news := func() bool {
+		n := heard.Swap(false) || sub == nil
+		if r := mb.nc.Stats().Reconnects; r != reconnects {
+			reconnects, n = r, true
+		}
+		if sub != nil {
+			if d, err := sub.Dropped(); err != nil || d != dropped {
+				dropped, n = d, true
+			}
+		}
+		return n
+	}
 	go func() {
-		backstop := time.NewTicker(watchBackstop)
-		defer backstop.Stop()
-		for done := false; !done; {
+		ticks, stopTicks := backstopTicks(watchBackstop)
+		defer stopTicks()
+		for n, quiet, done := 0, 0, false; !done; {
 			select {
 			case <-ctx.Done():
 				done = true
-			case <-backstop.C:
-				signal()
+			case <-ticks:
+				n++
+				if news() {
+					quiet = 0
+				} else {
+					quiet++
+				}
+				due := quiet < watchNewsBackstops || n%watchFullBackstops == 0
+				if due {
+					signal()
+				}
+				backstopDone(due)
 			}
 		}
 		if sub != nil {

@@ -429,3 +429,113 @@ func TestAReadOfManyMessagesTakesEveryOneInOrder(t *testing.T) {
 		}
 	}
 }
+
+// apiSpy counts the JetStream API requests whose subject starts with a
+// prefix (such as "$JS.API.CONSUMER.INFO.") that cross the server.
+type apiSpy struct {
+	count chan struct{}
+}
+
+// spyMark ends a spy's count; one subscription for both keeps them in order.
+const spyMark = "$JS.API.SPY.MARK"
+
+func spyOn(t *testing.T, url, prefix string) *apiSpy {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	s := &apiSpy{count: make(chan struct{}, 1<<16)}
+	marked := false // the handler runs on one goroutine
+	if _, err := nc.Subscribe("$JS.API.>", func(m *nats.Msg) {
+		switch {
+		case marked:
+		case m.Subject == spyMark:
+			marked = true
+			close(s.count)
+		case strings.HasPrefix(m.Subject, prefix):
+			s.count <- struct{}{}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// seen is how many requests the spy saw that conn sent before now: a mark
+// published on conn comes after them. The spy counts no more after it.
+func (s *apiSpy) seen(t *testing.T, conn *nats.Conn) int {
+	t.Helper()
+	if err := conn.Publish(spyMark, nil); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for range s.count {
+		n++
+	}
+	return n
+}
+
+// TestHasUnreadOfAReadInboxAsksNoConsumerInfo: once a process has seen an
+// inbox's read position, HasUnread with nothing after it is one direct get,
+// no consumer info request (a teammate woken for nothing asked one each
+// time). It stays exact: a message after the position is unread, and one
+// read meanwhile by another process is not.
+func TestHasUnreadOfAReadInboxAsksNoConsumerInfo(t *testing.T) {
+	url := startServer(t)
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	mb, err := natsstore.OpenMailbox(context.Background(), nc, "quietinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := opener(url, "quietinfo")(t)
+	send := func() {
+		t.Helper()
+		if _, err := mb.Append("bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readAll := func(m storetest.Mailbox) {
+		t.Helper()
+		b, err := m.ReadUnread("bob")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Commit("bob", b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hasUnread := func(want bool) {
+		t.Helper()
+		has, err := mb.HasUnread("bob")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has != want {
+			t.Fatalf("HasUnread = %v, want %v", has, want)
+		}
+	}
+	send()
+	send()
+	readAll(mb)
+	spy := spyOn(t, url, "$JS.API.CONSUMER.INFO.")
+	for range 10 {
+		hasUnread(false)
+	}
+	if n := spy.seen(t, nc); n != 0 {
+		t.Fatalf("10 HasUnread of a read inbox asked %d consumer infos, want 0", n)
+	}
+	send()
+	hasUnread(true)
+	readAll(other) // another process reads it: this one's position is behind
+	hasUnread(false)
+	hasUnread(false) // and now knows the new position
+}

@@ -78,6 +78,7 @@ func main() {
 	workerCounts := flag.String("worker-counts", "1,3", "workers: how many worker processes (the lead's run counts as one), compared by wall time")
 	modelDelay := flag.Duration("model-delay", 200*time.Millisecond, "workers: the fake model's latency per turn")
 	keep := flag.Bool("keep", false, "keep the workspaces and data directories")
+	countAPI := flag.Bool("count-calls", false, "workers: count the messages through the server by kind (API requests, acks, publishes, replies) per model turn; the counting client loads the server, so that run's times are not comparable")
 	profile := flag.String("cpuprofile", "", "scenario 3: after the loops, one more run per store with agentteam and each server node in a child of this program under pprof, profiles written to PREFIX.STORE.agentteam and PREFIX.STORE.nodeN")
 	flag.Parse()
 	if *bin == "" {
@@ -86,7 +87,7 @@ func main() {
 	}
 	abs, err := filepath.Abs(*bin)
 	check(err)
-	h := &harness{bin: abs, natsDir: *natsDir, r3: *r3, profile: *profile}
+	h := &harness{bin: abs, natsDir: *natsDir, r3: *r3, profile: *profile, countCalls: *countAPI}
 	for _, d := range strings.Split(*files, ",") {
 		if d = strings.TrimSpace(d); d != "" {
 			h.fileDirs = append(h.fileDirs, d)
@@ -153,8 +154,10 @@ type harness struct {
 	natsDir  string
 	r3       bool
 	profile  string
-	dirs     []string // to remove at the end (not between runs: a fresh deletion makes ext4's next files dearer)
-	seq      int
+	// countCalls: the workers scenario counts the server's messages by kind.
+	countCalls bool
+	dirs       []string // to remove at the end (not between runs: a fresh deletion makes ext4's next files dearer)
+	seq        int
 }
 
 func (h *harness) tempDir(in, prefix string) (string, error) {

@@ -3,10 +3,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/natsstore"
 )
 
@@ -91,5 +95,53 @@ func TestAppendChildCountsWhatItStored(t *testing.T) {
 	// Each inbox also holds the one line appended before the clock started.
 	if total != r.Count+4 {
 		t.Errorf("the inboxes hold %d lines; the child reported %d appends plus 4 warm-up lines", total, r.Count)
+	}
+}
+
+// The call counter, through a real server: two messages appended to an
+// inbox are two publishes of kind "publish inbox" and two stream replies,
+// and a KV put is "kv registry" (a watch would add its deliveries).
+func TestCallCounterCountsByKind(t *testing.T) {
+	c := localNATS(t)
+	calls, err := countCalls(c.urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(c.urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	mb, err := natsstore.OpenMailbox(context.Background(), nc, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if _, err := mb.Append("bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := nc.Publish("$KV.agentteam_t_registry.m.bob", nil); err != nil {
+		t.Fatal(err)
+	}
+	// A request the counter sees after the others (its connection's
+	// order) ends the wait for them.
+	if _, err := nc.Request("$JS.API.INFO", nil, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	var n map[string]int
+	for {
+		calls.mu.Lock()
+		done := calls.n["api INFO"] > 0
+		calls.mu.Unlock()
+		if done || time.Now().After(deadline) {
+			n = calls.stop()
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n["publish inbox"] != 2 || n["kv registry"] != 1 || n["api INFO"] != 1 {
+		t.Fatalf("counted %v, want 2 publish inbox, 1 kv registry, 1 api INFO", n)
 	}
 }

@@ -84,6 +84,13 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 				return err
 			}
 			url := s.url + "/" + h.team("w")
+			var calls *callCounter
+			if h.countCalls {
+				if calls, err = countCalls(s.url); err != nil {
+					_, _ = s.stop()
+					return err
+				}
+			}
 			var ws []*benchproc.Proc
 			for k := 1; k < n; k++ {
 				w, err := startWorker(bin, binFor(fmt.Sprintf("worker%d", k)), filepath.Join(root, fmt.Sprintf("worker%d", k)), fmt.Sprintf("w%d", k), url, b.srv.URL(), slots, agents+spawnBatch)
@@ -107,6 +114,10 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 					errs = append(errs, err)
 				}
 			}
+			var counted map[string]int
+			if calls != nil {
+				counted = calls.stop()
+			}
 			srvCPU, serr := s.stop()
 			if runErr != nil {
 				return fmt.Errorf("%d workers: %w", n, runErr)
@@ -128,6 +139,9 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 				i+1, n, r.at.Wall.Seconds(), r.turns, ms(r.at.CPU()), ms(workersCPU), ms(srvCPU), r.load)
 			fmt.Printf("        teammates' model calls from %.2f s to %.2f s of the run (%.2f s); after the last, %.2f s to the run's end (shutting the team down)\n",
 				first.Sub(r.started).Seconds(), last.Sub(r.started).Seconds(), last.Sub(first).Seconds(), r.started.Add(r.at.Wall).Sub(last).Seconds())
+			if counted != nil {
+				printCalls(counted, int(r.turns))
+			}
 		}
 	}
 	if len(counts) > 1 {
