@@ -219,7 +219,7 @@ func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
 	if err := checkToken("inbox", name); err != nil {
 		return inbox.Message{}, err
 	}
-	m, line, err := inbox.Encode(name, m)
+	m, line, err := mb.encode(name, m)
 	if err != nil {
 		return inbox.Message{}, err
 	}

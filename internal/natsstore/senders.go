@@ -65,7 +65,7 @@ func (mb *Mailbox) AppendAs(name string, m inbox.Message, claim uint64) (inbox.M
 	if err := checkToken("agent", m.From); err != nil {
 		return inbox.Message{}, err
 	}
-	m, line, err := inbox.Encode(name, m)
+	m, line, err := mb.encode(name, m)
 	if err != nil {
 		return inbox.Message{}, err
 	}
