@@ -133,6 +133,8 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	}
 	topts.Worker.Placement, topts.RoleLabels = opts.Placement, roleLabels(opts.GlobalOptions)
 	topts.Worker.KeyEnv = opts.keyEnv() // kept out of git's push of the lead's commit for workers
+	// Stopped after tm.Close: a NATS server gone away does not hold the run's ending.
+	defer st.cutWhenGone(runCtx, storeGoneGrace)()
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return err

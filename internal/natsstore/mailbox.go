@@ -234,7 +234,7 @@ func consumerConfig(team, name string) jetstream.ConsumerConfig {
 // message's Nats-Msg-Id, so a publish repeated after a lost reply is stored
 // once.
 func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
-	m, line, err := encodeAppend(name, m, false)
+	m, line, err := mb.encodeAppend(name, m, false)
 	if err != nil {
 		return inbox.Message{}, err
 	}
@@ -248,8 +248,9 @@ func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
 
 // encodeAppend is the first steps of Append and AppendAs: name checked
 // (a subject token), and with claimed m.From too (its claim's subject),
-// then m given its id and time and encoded as its line.
-func encodeAppend(name string, m inbox.Message, claimed bool) (inbox.Message, []byte, error) {
+// then m given its id and time and encoded as its line, refused when
+// over what the server takes (encode).
+func (mb *Mailbox) encodeAppend(name string, m inbox.Message, claimed bool) (inbox.Message, []byte, error) {
 	if err := checkToken("inbox", name); err != nil {
 		return inbox.Message{}, nil, err
 	}
@@ -258,7 +259,7 @@ func encodeAppend(name string, m inbox.Message, claimed bool) (inbox.Message, []
 			return inbox.Message{}, nil, err
 		}
 	}
-	return inbox.Encode(name, m)
+	return mb.encode(name, m)
 }
 
 // floor is name's read position: the stream sequence up to which its

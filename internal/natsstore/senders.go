@@ -59,7 +59,7 @@ func (mb *Mailbox) ClaimSender(agent string) (uint64, error) {
 // last, and refuses it with a *FencedError once another writer claimed
 // m.From since.
 func (mb *Mailbox) AppendAs(name string, m inbox.Message, claim uint64) (inbox.Message, error) {
-	m, line, err := encodeAppend(name, m, true)
+	m, line, err := mb.encodeAppend(name, m, true)
 	if err != nil {
 		return inbox.Message{}, err
 	}

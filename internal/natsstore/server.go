@@ -202,6 +202,7 @@ func serverOptions(o ServerOptions) (*server.Options, error) {
 	opts.JetStream, opts.StoreDir = true, o.DataDir
 	opts.ServerName = o.ServerName
 	opts.NoLog, opts.NoSigs = true, true
+	opts.MaxPayload = MaxPayload
 	if o.Cluster != "" {
 		if opts.Cluster.Host, opts.Cluster.Port, err = splitHostPort("cluster", o.Cluster); err != nil {
 			return nil, err

@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/natsstore"
+)
+
+// startNATSAt runs agentteam's embedded server on addr with its data in dir,
+// so that a test can stop it and start it again where clients look for it.
+func startNATSAt(t *testing.T, addr, dir string) *natsstore.Server {
+	t.Helper()
+	s, err := natsstore.Start(natsstore.ServerOptions{Listen: addr, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// freeAddr is a 127.0.0.1 address nobody listens on now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// The NATS server goes away while `agentteam run` waits for its model and
+// stays away: the run ends with its --timeout's sentence and exit code soon
+// after its deadline, not after a store call's own bound (10 s) for each of
+// the lead's next steps and of its ending, one after another (80 s past a
+// 20 s --timeout before the fix). The server back, what was written is there.
+func TestARunWhoseNATSServerWentAwayEndsByItsTimeout(t *testing.T) {
+	addr, dir := freeAddr(t), t.TempDir()
+	s := startNATSAt(t, addr, dir)
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			s.Shutdown()
+		}
+	})
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {{Content: "too late", Delay: time.Minute}},
+	}, nil), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	url := "nats://" + addr + "/gone"
+	const timeout = 10 * time.Second
+	start := time.Now()
+	wait, _ := startBinWithin(t, 3*time.Minute, t.TempDir(), fakeEnv(srv), "run", "--store", url, "--timeout", timeout.String(), "say done")
+	for srv.CallsFor("lead") == 0 {
+		if time.Since(start) > time.Minute {
+			t.Fatal("the lead never asked its model")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.Shutdown()
+	stopped = true
+	r := wait()
+	took := time.Since(start)
+	if r.code != ExitTimeout || !strings.Contains(r.stderr, "the run timed out after 10s") {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	// Its deadline, storeGoneGrace and room for a loaded host; a store call
+	// per step of the ending took minutes.
+	if took > timeout+30*time.Second {
+		t.Fatalf("the run ended %s after it started, with a --timeout of %s; stderr:\n%s", took.Round(time.Second), timeout, r.stderr)
+	}
+
+	s = startNATSAt(t, addr, dir)
+	defer s.Shutdown()
+	env := []string{"AGENTTEAM_STORE=" + url}
+	tj := runBin(t, t.TempDir(), env, "", "team", "--json")
+	mustSucceed(t, tj, "team --json once the server is back")
+	var c struct{ TeamName string }
+	if err := json.Unmarshal([]byte(tj.stdout), &c); err != nil || c.TeamName != "gone" {
+		t.Errorf("team --json once the server is back: %v\n%s", err, tj.stdout)
+	}
+}
