@@ -66,6 +66,11 @@ func DecodeRegistryEntry(key string, data []byte) any {
 		if m.Name != strings.TrimPrefix(key, "m.") {
 			return badEntry{fmt.Errorf("the registry's entry %s holds a teammate named %q", key, m.Name)}
 		}
+		// A key may hold what no teammate's name can ("a/b"): said here,
+		// not as a refusal of every later update of the registry.
+		if err := workspace.ValidateName(m.Name); err != nil {
+			return badEntry{fmt.Errorf("the registry's entry %.80q names no teammate: %w", key, err)}
+		}
 		return &m
 	}
 	return nil

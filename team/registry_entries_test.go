@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -486,5 +487,26 @@ func TestAClaimIsNotRefusedOnAStaleCopy(t *testing.T) {
 	}
 	if a := c.Teammates[c.Find("alice")]; a.Worker != "w1" || a.SpawnID != "s2" {
 		t.Fatalf("alice after the claim: worker %q, request %q; want w1, s2", a.Worker, a.SpawnID)
+	}
+}
+
+// An entry another host wrote under a key no teammate's name can have
+// (a path, a dot) is a bad entry with a sentence naming it, not a
+// teammate every later whole-registry update refuses to write back.
+func TestARegistryEntryWithAHostileNameIsBad(t *testing.T) {
+	for _, name := range []string{"a/b", "..", "a.b"} {
+		data := mustJSON(t, Member{Name: name, Role: "x", Status: StatusIdle})
+		v := DecodeRegistryEntry("m."+name, data)
+		bad, ok := v.(badEntry)
+		if !ok {
+			t.Errorf("entry m.%s decoded as %T, want a bad entry", name, v)
+			continue
+		}
+		if !strings.Contains(bad.err.Error(), "names no teammate") {
+			t.Errorf("entry m.%s: %v", name, bad.err)
+		}
+	}
+	if v, ok := DecodeRegistryEntry("m.alice", mustJSON(t, Member{Name: "alice"})).(*Member); !ok || v.Name != "alice" {
+		t.Errorf("a good entry decoded as %#v", v)
 	}
 }
