@@ -14,3 +14,9 @@ func CountWatchTimers(n *atomic.Int64) (restore func()) {
 	}
 	return func() { afterFunc = time.AfterFunc }
 }
+
+// PutAfter is Put of a batch whose earlier tries were sent under the batch
+// ids tried (their answers lost).
+func (e *Entries) PutAfter(tried []string, keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
+	return e.put(tried, keys, data, revs)
+}

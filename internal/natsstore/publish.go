@@ -105,6 +105,13 @@ func publishHedged(ctx context.Context, js jetstream.JetStream, msg func() *nats
 			case a.err == nil:
 				return a.ack.Sequence, nil
 			case wrongLastSeq(a.err) && tries > 1:
+				// Another try's answer may be lost for good (its node
+				// gone): whether this one is ours is asked now.
+				if own != nil {
+					if seq, ok := own(ctx); ok {
+						return seq, nil
+					}
+				}
 				refused = a.err
 			case unanswered(a.err) && ctx.Err() == nil:
 				last = a.err // no answer (a node lost, a leader elected, a try in process)
@@ -135,6 +142,9 @@ func publishHedged(ctx context.Context, js jetstream.JetStream, msg func() *nats
 			}
 			next.Reset(attempt)
 		case <-ctx.Done():
+			if refused != nil {
+				return 0, refused // a lost race, not a silent cluster
+			}
 			if last == nil {
 				last = ctx.Err()
 			}
@@ -146,11 +156,27 @@ func publishHedged(ctx context.Context, js jetstream.JetStream, msg func() *nats
 // ownLast reports whether the last message on subj in stream is the one
 // published with Nats-Msg-Id id, and its sequence.
 func ownLast(ctx context.Context, nc *nats.Conn, stream, subj, id string) (uint64, bool) {
+	return landed(ctx, nc, stream, subj, jetstream.MsgIDHeader, id)
+}
+
+// landed is the one check of "did my write land" for a write whose answer
+// was lost or that a resend found refused: whether the last message on
+// subj in stream, read from the stream's leader, carries header with one
+// of ids (each try's), and its sequence. A later writer's message on subj
+// hides ours: then it says no, and the caller's compare-and-set decides
+// again on what is stored.
+func landed(ctx context.Context, nc *nats.Conn, stream, subj, header string, ids ...string) (uint64, bool) {
 	m, found, err := lastFromLeader(ctx, nc, stream, subj)
-	if err != nil || !found || !bytes.Contains(m.Header, []byte(jetstream.MsgIDHeader+": "+id+"\r\n")) {
+	if err != nil || !found {
 		return 0, false
 	}
-	return m.Seq, true
+	for _, id := range ids {
+		// Each header line follows a CRLF (the first follows "NATS/1.0").
+		if bytes.Contains(m.Header, []byte("\r\n"+header+": "+id+"\r\n")) {
+			return m.Seq, true
+		}
+	}
+	return 0, false
 }
 
 // unanswered is an error after which the request may or may not have been
