@@ -130,21 +130,12 @@ func (d *Doc[T]) getFromLeader(ctx context.Context, v T) (T, uint64, error) {
 	return v, m.Seq, nil
 }
 
-// cas stores data as the document if its revision is still rev. The
-// write carries an id of its own and is sent again with it while the
-// cluster gives no answer (a leader lost mid-write): if the first one was
-// stored, the server says duplicate instead of storing it twice, and a try
-// refused for the revision because another of its tries was stored is
-// found to be its own (landed), not a lost race.
+// cas stores data as the document if its revision is still rev, sent
+// again while the cluster gives no answer (a leader lost mid-write) and
+// checked as its own when a resend is refused (casPublish).
 func (d *Doc[T]) cas(ctx context.Context, data []byte, rev uint64) error {
-	id, err := newID()
-	if err != nil {
-		return err
-	}
 	subj := "$KV." + d.kv.Bucket() + "." + d.key
-	msg := func() *nats.Msg { return &nats.Msg{Subject: subj, Data: data} }
-	own := func(ctx context.Context) (uint64, bool) { return ownLast(ctx, d.nc, d.stream, subj, id) }
-	_, err = publishHedged(ctx, d.js, msg, id, attemptTimeout, own, jetstream.WithExpectLastSequencePerSubject(rev))
+	_, err := casPublish(ctx, d.js, d.nc, d.stream, func() *nats.Msg { return &nats.Msg{Subject: subj, Data: data} }, rev)
 	return err
 }
 

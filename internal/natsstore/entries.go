@@ -389,17 +389,11 @@ func (e *Entries) put(tried []string, keys []string, data [][]byte, revs []uint6
 	return last, false, nil
 }
 
-// putOne is a compare-and-set of one key. It carries an id of its own and
-// is sent again with it while the cluster gives no answer: if the first one
-// was stored, the server says duplicate instead of storing it twice, and a
-// try refused for the revision because another of its tries was stored is
-// found to be its own (landed), not a lost race.
+// putOne is a compare-and-set of one key, sent again while the cluster
+// gives no answer and checked as its own when a resend is refused
+// (casPublish).
 func (e *Entries) putOne(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
 	subj := "$KV." + e.kv.Bucket() + "." + key
-	id, err := newID()
-	if err != nil {
-		return 0, err
-	}
 	msg := func() *nats.Msg {
 		m := nats.NewMsg(subj)
 		m.Data = data
@@ -408,8 +402,7 @@ func (e *Entries) putOne(ctx context.Context, key string, data []byte, rev uint6
 		}
 		return m
 	}
-	own := func(ctx context.Context) (uint64, bool) { return ownLast(ctx, e.nc, e.stream, subj, id) }
-	return publishHedged(ctx, e.js, msg, id, attemptTimeout, own, jetstream.WithExpectLastSequencePerSubject(rev))
+	return casPublish(ctx, e.js, e.nc, e.stream, msg, rev)
 }
 
 // batchIDHeader names an atomic batch; the server stores it with each of

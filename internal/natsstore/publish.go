@@ -105,13 +105,6 @@ func publishHedged(ctx context.Context, js jetstream.JetStream, msg func() *nats
 			case a.err == nil:
 				return a.ack.Sequence, nil
 			case wrongLastSeq(a.err) && tries > 1:
-				// Another try's answer may be lost for good (its node
-				// gone): whether this one is ours is asked now.
-				if own != nil {
-					if seq, ok := own(ctx); ok {
-						return seq, nil
-					}
-				}
 				refused = a.err
 			case unanswered(a.err) && ctx.Err() == nil:
 				last = a.err // no answer (a node lost, a leader elected, a try in process)
@@ -142,15 +135,40 @@ func publishHedged(ctx context.Context, js jetstream.JetStream, msg func() *nats
 			}
 			next.Reset(attempt)
 		case <-ctx.Done():
-			if refused != nil {
-				return 0, refused // a lost race, not a silent cluster
-			}
 			if last == nil {
 				last = ctx.Err()
 			}
 			return 0, last
 		}
 	}
+}
+
+// casPublish stores the message msg makes (afresh for each try) if the
+// last sequence of its subject in stream is still rev, and returns its
+// sequence. It carries an id of its own and is sent again with it while the
+// cluster gives no answer (retried): a try stored before is then a
+// duplicate, not stored twice; and a resend refused for the revision is
+// asked whether a try of its own is what moved it (landed), which is
+// success, not a lost race.
+func casPublish(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, stream string, msg func() *nats.Msg, rev uint64) (uint64, error) {
+	id, err := newID()
+	if err != nil {
+		return 0, err
+	}
+	subj, sent := msg().Subject, 0
+	ack, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
+		sent++
+		return js.PublishMsg(ctx, msg(), jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(rev))
+	})
+	if err == nil {
+		return ack.Sequence, nil
+	}
+	if wrongLastSeq(err) && sent > 1 {
+		if seq, ok := ownLast(ctx, nc, stream, subj, id); ok {
+			return seq, nil
+		}
+	}
+	return 0, err
 }
 
 // ownLast reports whether the last message on subj in stream is the one
