@@ -194,6 +194,9 @@ func TestClusterBatchWhoseAnswerIsLostWithItsLeaderIsStoredOnce(t *testing.T) {
 	e := open(nc)
 	keys := []string{"m.x", "m.y", "team"}
 	data := [][]byte{[]byte("working"), []byte("queued"), []byte("v2")}
+	if got := nc.ConnectedUrl(); got != p.url() {
+		t.Fatalf("before the batch the client is on %s (%d reconnects), not the proxy %s", got, nc.Stats().Reconnects, p.url())
+	}
 	rev, lost, err := e.Put(keys, data, []uint64{rx, 0, 0})
 	if err != nil || lost {
 		t.Fatalf("a batch whose answer was lost with its node: lost %v, %v", lost, err)
