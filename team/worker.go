@@ -583,10 +583,20 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 		entry.PlanState = PlanDrafting
 	}
 	err := changeRegistry(t.reg, func(c *Config) error {
+		i := c.Find(name)
+		if i >= 0 {
+			// This spawn's own entry, queued by this process or since taken
+			// by a worker: an earlier try of this change was stored though
+			// its answer was lost, and the store decides again on it.
+			old := c.Teammates[i]
+			live := old.Status == StatusQueued || old.Status == StatusWorking || old.Status == StatusIdle
+			if old.SpawnID == id && live && !old.Ended && (old.PID == t.pid || old.Worker != "") {
+				return nil
+			}
+		}
 		if err := queueRoom(c, name, t.opts.MaxQueue); err != nil {
 			return err
 		}
-		i := c.Find(name)
 		if i < 0 {
 			c.Teammates = append(c.Teammates, entry)
 			return nil

@@ -3,8 +3,6 @@ package natsstore
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,9 +97,11 @@ func (d *Doc[T]) get(ctx context.Context) (T, uint64, error) {
 	if d.fromLeader {
 		return d.getFromLeader(ctx, v)
 	}
-	e, err := d.kv.Get(ctx, d.key)
+	e, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValueEntry, error) { return d.kv.Get(ctx, d.key) })
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return v, 0, nil
+		// Never stored, or deleted: a compare-and-set then expects the
+		// revision of the deletion's marker, which the leader says.
+		return d.getFromLeader(ctx, v)
 	}
 	if err != nil {
 		return v, 0, fmt.Errorf("read %s: %w", d.key, err)
@@ -130,27 +130,13 @@ func (d *Doc[T]) getFromLeader(ctx context.Context, v T) (T, uint64, error) {
 	return v, m.Seq, nil
 }
 
-// casFromLeader stores data as the document if its revision is still rev.
-// The write carries an id of its own and is sent again with it while the
-// cluster gives no answer (a leader lost mid-write): if the first one was
-// stored, the server says duplicate instead of storing it twice or calling
-// it a lost race.
-func (d *Doc[T]) casFromLeader(ctx context.Context, data []byte, rev uint64) error {
-	id := make([]byte, 16)
-	if _, err := rand.Read(id); err != nil {
-		return err
-	}
+// cas stores data as the document if its revision is still rev, sent
+// again while the cluster gives no answer (a leader lost mid-write) and
+// checked as its own when a resend is refused (casPublish).
+func (d *Doc[T]) cas(ctx context.Context, data []byte, rev uint64) error {
 	subj := "$KV." + d.kv.Bucket() + "." + d.key
-	for {
-		_, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
-			return d.js.Publish(ctx, subj, data, jetstream.WithMsgID(hex.EncodeToString(id)), jetstream.WithExpectLastSequencePerSubject(rev))
-		})
-		var api *jetstream.APIError
-		if errors.As(err, &api) && api.ErrorCode == codeDuplicateInFlight && ctx.Err() == nil {
-			continue // the first send is still being stored: ask again
-		}
-		return err
-	}
+	_, err := casPublish(ctx, d.js, d.nc, d.stream, func() *nats.Msg { return &nats.Msg{Subject: subj, Data: data} }, rev)
+	return err
 }
 
 // wrongLastSeq is the server's answer to a compare-and-set that lost.
@@ -230,18 +216,9 @@ func (d *Doc[T]) try(change func(T) (T, bool)) (v T, lost bool, err error) {
 	if err != nil {
 		return v, false, fmt.Errorf("update %s: %w", d.key, err)
 	}
-	switch {
-	case d.fromLeader:
-		err = d.casFromLeader(ctx, data, rev)
-	case rev == 0:
-		_, err = d.kv.Create(ctx, d.key, data)
-	default:
-		_, err = d.kv.Update(ctx, d.key, data, rev)
-	}
-	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) || wrongLastSeq(err) {
+	if err := d.cas(ctx, data, rev); wrongLastSeq(err) {
 		return v, true, nil
-	}
-	if err != nil {
+	} else if err != nil {
 		return v, false, fmt.Errorf("update %s: %w", d.key, err)
 	}
 	return v, false, nil

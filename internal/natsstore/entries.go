@@ -356,6 +356,12 @@ func containsKVOp(h []byte) bool {
 // was stored). It returns the newest revision stored; the copy holds what
 // was stored once Put returns.
 func (e *Entries) Put(keys []string, data [][]byte, revs []uint64) (rev uint64, lost bool, err error) {
+	return e.put(nil, keys, data, revs)
+}
+
+// put is Put of a batch whose earlier tries, sent under the batch ids
+// tried, may have been stored (none for a first send).
+func (e *Entries) put(tried []string, keys []string, data [][]byte, revs []uint64) (rev uint64, lost bool, err error) {
 	if len(keys) == 0 {
 		return 0, false, nil
 	}
@@ -365,7 +371,7 @@ func (e *Entries) Put(keys []string, data [][]byte, revs []uint64) (rev uint64, 
 	if len(keys) == 1 {
 		last, err = e.putOne(ctx, keys[0], data[0], revs[0])
 	} else {
-		last, err = e.putBatch(ctx, keys, data, revs)
+		last, err = e.putBatch(ctx, tried, keys, data, revs)
 	}
 	if err != nil {
 		if wrongLastSeq(err) || errors.Is(err, jetstream.ErrKeyExists) {
@@ -383,49 +389,110 @@ func (e *Entries) Put(keys []string, data [][]byte, revs []uint64) (rev uint64, 
 	return last, false, nil
 }
 
-// putOne is a compare-and-set of one key. It carries an id of its own and
-// is sent again with it while the cluster gives no answer: if the first
-// one was stored, the server says duplicate instead of storing it twice or
-// calling it a lost race.
+// putOne is a compare-and-set of one key, sent again while the cluster
+// gives no answer and checked as its own when a resend is refused
+// (casPublish).
 func (e *Entries) putOne(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
-	m := nats.NewMsg("$KV." + e.kv.Bucket() + "." + key)
-	m.Data = data
-	if data == nil {
-		m.Header.Set("KV-Operation", "DEL")
-	}
-	id, err := newID()
-	if err != nil {
-		return 0, err
-	}
-	for {
-		ack, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
-			return e.js.PublishMsg(ctx, m, jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(rev))
-		})
-		var api *jetstream.APIError
-		if errors.As(err, &api) && api.ErrorCode == codeDuplicateInFlight && ctx.Err() == nil {
-			continue // the first send is still being stored: ask again
+	subj := "$KV." + e.kv.Bucket() + "." + key
+	msg := func() *nats.Msg {
+		m := nats.NewMsg(subj)
+		m.Data = data
+		if data == nil {
+			m.Header.Set("KV-Operation", "DEL")
 		}
+		return m
+	}
+	return casPublish(ctx, e.js, e.nc, e.stream, msg, rev)
+}
+
+// batchIDHeader names an atomic batch; the server stores it with each of
+// the batch's messages, which is how a try whose answer was lost is found.
+const batchIDHeader = "Nats-Batch-Id"
+
+// putBatch stores an atomic batch. A batch has no Nats-Msg-Id that makes
+// its resend a duplicate, so when its answer is lost (the node answering
+// it gone, the 300-teammate failover run's "update …registry: context
+// deadline exceeded") it looks whether one of its tries was stored
+// (batchLanded) before it sends the batch again under a fresh batch id with
+// the same expected revisions: at most one try can pass those.
+func (e *Entries) putBatch(ctx context.Context, tried []string, keys []string, data [][]byte, revs []uint64) (uint64, error) {
+	ids := append([]string(nil), tried...)
+	for {
+		id, err := newID()
 		if err != nil {
 			return 0, err
 		}
-		return ack.Sequence, nil
+		ids = append(ids, id)
+		try, cancel := context.WithTimeout(ctx, attemptTimeout)
+		seq, err := e.sendBatch(try, id, keys, data, revs)
+		cancel()
+		switch {
+		case err == nil:
+			return seq, nil
+		case len(ids) == 1 && wrongLastSeq(err):
+			return 0, err // a first try refused: another writer's, nothing of ours is stored
+		case !unanswered(err) && !wrongLastSeq(err) && !incompleteBatch(err):
+			return 0, err
+		}
+		// No answer, or a resend refused: one of the tries may be stored.
+		if seq, ok := e.batchLanded(ctx, keys, ids); ok {
+			return seq, nil
+		}
+		if ctx.Err() != nil || (wrongLastSeq(err) && !inFlight(err)) {
+			return 0, err // a lost race: a revision moved, and not by us
+		}
+		select { // a try still being applied makes a resend wait for it
+		case <-ctx.Done():
+			return 0, err
+		case <-time.After(inProcessWait):
+		}
 	}
 }
 
-// putBatch is an atomic batch: every message but the last is sent without
-// waiting, the last commits and is answered for the whole batch.
-func (e *Entries) putBatch(ctx context.Context, keys []string, data [][]byte, revs []uint64) (uint64, error) {
-	id, err := newID()
-	if err != nil {
-		return 0, err
+// batchLanded reports whether one of the tries ids of the batch of keys
+// was stored, and the revision of its last message: a batch is stored
+// whole with consecutive revisions, so any of its keys whose last message
+// is still the batch's says so (each is looked at, in order: the
+// registry's team entry, which every whole-registry update writes, comes
+// last).
+func (e *Entries) batchLanded(ctx context.Context, keys []string, ids []string) (uint64, bool) {
+	for i := range keys {
+		if seq, ok := landed(ctx, e.nc, e.stream, "$KV."+e.kv.Bucket()+"."+keys[i], batchIDHeader, ids...); ok {
+			return seq + uint64(len(keys)-1-i), true
+		}
+		if ctx.Err() != nil {
+			break
+		}
 	}
+	return 0, false
+}
+
+// incompleteBatch is the server's answer to a batch it did not get whole
+// (a connection moved to another node between its messages): nothing of it
+// is stored.
+func incompleteBatch(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.ErrorCode == codeIncompleteBatch
+}
+
+// inFlight is a refusal for the revision because another message on the
+// subject is still being applied (it may be a try of this write).
+func inFlight(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant
+}
+
+// sendBatch sends the batch once under batch id id: every message but the
+// last is sent without waiting, the last commits and is answered for the
+// whole batch.
+func (e *Entries) sendBatch(ctx context.Context, id string, keys []string, data [][]byte, revs []uint64) (uint64, error) {
 	for i, k := range keys {
 		m := nats.NewMsg("$KV." + e.kv.Bucket() + "." + k)
 		m.Data = data[i]
 		if data[i] == nil {
 			m.Header.Set("KV-Operation", "DEL")
 		}
-		m.Header.Set("Nats-Batch-Id", id)
+		m.Header.Set(batchIDHeader, id)
 		m.Header.Set("Nats-Batch-Sequence", strconv.Itoa(i+1))
 		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(revs[i], 10))
 		if i < len(keys)-1 {

@@ -30,3 +30,9 @@ func DriveWatchBackstops(ticks <-chan time.Time, done chan<- bool) (restore func
 // WatchBackstops are the backstops signalled after news and the period of
 // the full ones.
 const WatchBackstops, WatchFullBackstops = watchNewsBackstops, watchFullBackstops
+
+// PutAfter is Put of a batch whose earlier tries were sent under the batch
+// ids tried (their answers lost).
+func (e *Entries) PutAfter(tried []string, keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
+	return e.put(tried, keys, data, revs)
+}

@@ -143,14 +143,58 @@ func publishHedged(ctx context.Context, js jetstream.JetStream, msg func() *nats
 	}
 }
 
+// casPublish stores the message msg makes (afresh for each try) if the
+// last sequence of its subject in stream is still rev, and returns its
+// sequence. It carries an id of its own and is sent again with it while the
+// cluster gives no answer (retried): a try stored before is then a
+// duplicate, not stored twice; and a resend refused for the revision is
+// asked whether a try of its own is what moved it (landed), which is
+// success, not a lost race.
+func casPublish(ctx context.Context, js jetstream.JetStream, nc *nats.Conn, stream string, msg func() *nats.Msg, rev uint64) (uint64, error) {
+	id, err := newID()
+	if err != nil {
+		return 0, err
+	}
+	subj, sent := msg().Subject, 0
+	ack, err := retried(ctx, func(ctx context.Context) (*jetstream.PubAck, error) {
+		sent++
+		return js.PublishMsg(ctx, msg(), jetstream.WithMsgID(id), jetstream.WithExpectLastSequencePerSubject(rev))
+	})
+	if err == nil {
+		return ack.Sequence, nil
+	}
+	if wrongLastSeq(err) && sent > 1 {
+		if seq, ok := ownLast(ctx, nc, stream, subj, id); ok {
+			return seq, nil
+		}
+	}
+	return 0, err
+}
+
 // ownLast reports whether the last message on subj in stream is the one
 // published with Nats-Msg-Id id, and its sequence.
 func ownLast(ctx context.Context, nc *nats.Conn, stream, subj, id string) (uint64, bool) {
+	return landed(ctx, nc, stream, subj, jetstream.MsgIDHeader, id)
+}
+
+// landed is the one check of "did my write land" for a write whose answer
+// was lost or that a resend found refused: whether the last message on
+// subj in stream, read from the stream's leader, carries header with one
+// of ids (each try's), and its sequence. A later writer's message on subj
+// hides ours: then it says no, and the caller's compare-and-set decides
+// again on what is stored.
+func landed(ctx context.Context, nc *nats.Conn, stream, subj, header string, ids ...string) (uint64, bool) {
 	m, found, err := lastFromLeader(ctx, nc, stream, subj)
-	if err != nil || !found || !bytes.Contains(m.Header, []byte(jetstream.MsgIDHeader+": "+id+"\r\n")) {
+	if err != nil || !found {
 		return 0, false
 	}
-	return m.Seq, true
+	for _, id := range ids {
+		// Each header line follows a CRLF (the first follows "NATS/1.0").
+		if bytes.Contains(m.Header, []byte("\r\n"+header+": "+id+"\r\n")) {
+			return m.Seq, true
+		}
+	}
+	return 0, false
 }
 
 // unanswered is an error after which the request may or may not have been

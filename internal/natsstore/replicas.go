@@ -79,6 +79,7 @@ const (
 	codeReplicasNotSupported jetstream.ErrorCode = 10074 // one server, not a cluster
 	codeInsufficientPeers    jetstream.ErrorCode = 10023 // fewer nodes than copies
 	codeDuplicateInFlight    jetstream.ErrorCode = 10158 // a message with this id is being stored
+	codeIncompleteBatch      jetstream.ErrorCode = 10176 // an atomic batch the server did not get whole
 )
 
 // replicaSentence turns the server's refusal of n copies into a sentence
