@@ -58,6 +58,37 @@ type entry struct {
 	deleted bool
 }
 
+// openBucket opens the bucket, made if missing with atomic batches
+// allowed; n is its copies.
+func openBucket(ctx context.Context, js jetstream.JetStream, bucket string, opts []MailboxOption) (jetstream.KeyValue, int, error) {
+	stream := "KV_" + bucket
+	opts, existing, err := keepReplicas(ctx, js, stream, opts)
+	if err != nil {
+		return nil, 0, err
+	}
+	n := replicasOf(opts)
+	// Opened as it is when it has the copies asked for and takes batches.
+	ready := existing != nil && existing.CachedInfo().Config.AllowAtomicPublish &&
+		max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1)
+	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
+		if ready {
+			return js.KeyValue(ctx, bucket)
+		}
+		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket: bucket, History: 1, Storage: jetstream.FileStorage, Replicas: n,
+		})
+	})
+	if err != nil {
+		return nil, n, fmt.Errorf("bucket: %w", replicaSentence(n, err))
+	}
+	if !ready {
+		if err := allowAtomic(ctx, js, stream); err != nil {
+			return nil, n, err
+		}
+	}
+	return kv, n, nil
+}
+
 // EntriesBucket is the name of team's bucket named name.
 func EntriesBucket(team, name string) string { return "agentteam_" + team + "_" + name }
 
@@ -78,29 +109,14 @@ func OpenEntries(ctx context.Context, nc *nats.Conn, team, name string, decode f
 	}
 	bucket := EntriesBucket(team, name)
 	stream := "KV_" + bucket
-	opts, existing, err := keepReplicas(ctx, js, stream, opts)
+	kv, n, err := openBucket(ctx, js, bucket, opts)
+	for errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) && ctx.Err() == nil {
+		// Another process made the bucket between our look and our create
+		// (and allowed batches, so its config differs): open it as it is.
+		kv, n, err = openBucket(ctx, js, bucket, opts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open %s of %s: %w", name, team, err)
-	}
-	n := replicasOf(opts)
-	// Opened as it is when it has the copies asked for and takes batches.
-	ready := existing != nil && existing.CachedInfo().Config.AllowAtomicPublish &&
-		max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1)
-	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		if ready {
-			return js.KeyValue(ctx, bucket)
-		}
-		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket: bucket, History: 1, Storage: jetstream.FileStorage, Replicas: n,
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("open %s of %s: bucket: %w", name, team, replicaSentence(n, err))
-	}
-	if !ready {
-		if err := allowAtomic(ctx, js, stream); err != nil {
-			return nil, fmt.Errorf("open %s of %s: %w", name, team, err)
-		}
 	}
 	e := &Entries{nc: nc, js: js, kv: kv, stream: stream, fromLeader: n > 1, decode: decode,
 		entries: map[string]entry{}, moved: make(chan struct{}), ended: make(chan struct{})}

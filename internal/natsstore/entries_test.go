@@ -243,3 +243,39 @@ func TestClusterSyncReadsOnWhenTheWatchsNodeStops(t *testing.T) {
 		t.Errorf("j is %v (ok %v) after Sync, want new", j, ok)
 	}
 }
+
+// Processes that open a team's new bucket at once all open it: one makes
+// it and allows batches, and the others' create of the plain bucket is
+// refused as "stream name already in use" (seen once in cmd's
+// TestAskOfAKilledRunOnJetStreamIsAbandoned); they open it as it is.
+func TestEntriesOpenedAtOnceByManyProcesses(t *testing.T) {
+	url := startServer(t)
+	for round := range 20 {
+		team := fmt.Sprintf("once%d", round)
+		var wg sync.WaitGroup
+		errs := make(chan error, 4)
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				nc, err := nats.Connect(url)
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer nc.Close()
+				e, err := natsstore.OpenEntries(context.Background(), nc, team, "reg", func(_ string, data []byte) any { return string(data) })
+				if err != nil {
+					errs <- err
+					return
+				}
+				e.Close()
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("round %d: %v", round, err)
+		}
+	}
+}
