@@ -190,16 +190,16 @@ func script(teammateCalls *atomic.Int64) fakellm.Script {
 			}
 		}
 		if c.Agent == "lead" {
-			// As a model would, the lead spawns again a teammate whose
-			// spawn failed (a registry write unanswered while a node went
-			// down is an error it is told), with the next batch.
-			spawned, failed := spawns(c.Req.Messages)
+			// Each teammate is spawned once: a spawn answered with an
+			// error (a registry write unanswered while a node went down)
+			// is the store's fault, and the test fails on it (spawnErrors).
+			spawned := spawns(c.Req.Messages)
 			var r fakellm.Reply
 			for i := range teammates {
 				if len(r.ToolCalls) == spawnBatch {
 					break
 				}
-				if _, tried := spawned[name(i)]; tried && !failed[name(i)] {
+				if _, tried := spawned[name(i)]; tried {
 					continue
 				}
 				r.ToolCalls = append(r.ToolCalls, fakellm.ToolCall{Name: "spawn_teammate",
@@ -230,10 +230,10 @@ func script(teammateCalls *atomic.Int64) fakellm.Script {
 	}
 }
 
-// spawns are the teammates the lead's conversation spawned, and those
-// whose last spawn was answered with an error.
-func spawns(msgs []openai.ChatCompletionMessage) (spawned map[string]string, failed map[string]bool) {
-	spawned, failed = map[string]string{}, map[string]bool{}
+// spawns are the teammates the lead's conversation spawned, by the id
+// of their spawn_teammate call.
+func spawns(msgs []openai.ChatCompletionMessage) map[string]string {
+	spawned := map[string]string{}
 	for _, m := range msgs {
 		for _, tc := range m.ToolCalls {
 			var args struct{ Name string }
@@ -241,16 +241,24 @@ func spawns(msgs []openai.ChatCompletionMessage) (spawned map[string]string, fai
 				spawned[args.Name] = tc.ID
 			}
 		}
-		if m.Role != openai.ChatMessageRoleTool {
-			continue
-		}
-		for who, id := range spawned {
-			if id == m.ToolCallID {
-				failed[who] = strings.HasPrefix(m.Content, "error")
-			}
+	}
+	return spawned
+}
+
+// spawnErrors are the spawns the lead's conversation had answered with
+// an error, each as "NAME: the answer".
+func spawnErrors(msgs []openai.ChatCompletionMessage) []string {
+	byID := map[string]string{}
+	for name, id := range spawns(msgs) {
+		byID[id] = name
+	}
+	var errs []string
+	for _, m := range msgs {
+		if who, ok := byID[m.ToolCallID]; ok && m.Role == openai.ChatMessageRoleTool && strings.HasPrefix(m.Content, "error") {
+			errs = append(errs, who+": "+m.Content)
 		}
 	}
-	return spawned, failed
+	return errs
 }
 
 // done reports whether the conversation has a call of tool answered
@@ -403,6 +411,15 @@ func TestClusterFailover(t *testing.T) {
 	}
 	if teammateCalls.Load() <= atStop {
 		t.Fatalf("no teammate turn after the node stopped: the run was over already")
+	}
+	seen := map[string]bool{}
+	for _, req := range srv.Requests("lead") {
+		for _, e := range spawnErrors(req.Messages) {
+			if !seen[e] {
+				seen[e] = true
+				t.Errorf("a spawn failed: %s", e)
+			}
+		}
 	}
 	// The workers left end cleanly on SIGTERM.
 	for _, id := range []string{"w1", "w3"} {
