@@ -68,6 +68,12 @@ type Worktrees struct {
 	// remote the lead's commit goes to for a worker to start a teammate
 	// from (ShareBase); "" shares nothing.
 	share string
+	// noRepo, noRepoAt: why ShareBase found no commit to share, and when.
+	// A spawn that only carries the base along asks git again at most
+	// every noRepoAsk: in a workspace that is no repository every spawn
+	// ran git for nothing (14 ms of CPU each, 1,000 in a storebench run).
+	noRepo   error
+	noRepoAt time.Time
 }
 
 // ShareBasesTo makes w, in the lead's process, put the commit a queued
@@ -78,6 +84,10 @@ func (w *Worktrees) ShareBasesTo(remote, keyEnv string) {
 	defer w.mu.Unlock()
 	w.share, w.keyEnv = remote, keyEnv
 }
+
+// noRepoAsk is how long ShareBase takes a workspace found without a
+// commit to share for one, for spawns that do not need it.
+const noRepoAsk = 5 * time.Second
 
 // baseRef is the ref of the team's remote that holds the commit name's
 // worktree starts from, while no branch there holds it.
@@ -95,10 +105,15 @@ func (w *Worktrees) ShareBase(ctx context.Context, name string, push bool) (stri
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if !push && w.noRepo != nil && time.Since(w.noRepoAt) < noRepoAsk {
+		return "", w.noRepo
+	}
 	r, err := w.openRepo(ctx)
 	if err != nil {
+		w.noRepo, w.noRepoAt = err, time.Now()
 		return "", err
 	}
+	w.noRepo = nil
 	head, err := r.Head(ctx)
 	if err != nil {
 		return "", err
