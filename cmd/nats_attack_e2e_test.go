@@ -84,3 +84,43 @@ func TestARunWhoseNATSServerWentAwayEndsByItsTimeout(t *testing.T) {
 		t.Errorf("team --json once the server is back: %v\n%s", err, tj.stdout)
 	}
 }
+
+// The same, with no --timeout: the run's owner lease is lost with the
+// server, which halts the team, and the run ends with that sentence soon
+// after, not after a store call's own bound for each step of the lead and
+// of the ending.
+func TestARunWhoseNATSServerWentAwayEndsWhenItsOwnerLeaseIsLost(t *testing.T) {
+	addr, dir := freeAddr(t), t.TempDir()
+	s := startNATSAt(t, addr, dir)
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			s.Shutdown()
+		}
+	})
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {{Content: "too late", Delay: time.Minute}},
+	}, nil), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	start := time.Now()
+	wait, _ := startBinWithin(t, 4*time.Minute, t.TempDir(), fakeEnv(srv), "run", "--store", "nats://"+addr+"/lost", "say done")
+	for srv.CallsFor("lead") == 0 {
+		if time.Since(start) > time.Minute {
+			t.Fatal("the lead never asked its model")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.Shutdown()
+	stopped = true
+	gone := time.Now()
+	r := wait()
+	took := time.Since(gone)
+	if r.code == 0 || !strings.Contains(r.stderr, "lost the team's owner lock") {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	// The lease's 10 s, storeGoneGrace and room for a loaded host.
+	if took > 45*time.Second {
+		t.Fatalf("the run ended %s after its server went away; stderr:\n%s", took.Round(time.Second), r.stderr)
+	}
+	t.Logf("the run ended %s after its server went away", took.Round(time.Second))
+}

@@ -133,13 +133,24 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	}
 	topts.Worker.Placement, topts.RoleLabels = opts.Placement, roleLabels(opts.GlobalOptions)
 	topts.Worker.KeyEnv = opts.keyEnv() // kept out of git's push of the lead's commit for workers
-	// Stopped after tm.Close: a NATS server gone away does not hold the run's ending.
-	defer st.cutWhenGone(runCtx, storeGoneGrace)()
+	// Stopped after tm.Close: a NATS server gone away does not hold the
+	// run's ending, whether its deadline ended it or a fault (the owner
+	// lease lost with the server) halted the team.
+	ending, endNow := context.WithCancel(runCtx)
+	defer endNow()
+	defer st.cutWhenGone(ending, storeGoneGrace)()
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return err
 	}
 	defer tm.Close()
+	go func() {
+		select {
+		case <-tm.Halted():
+			endNow()
+		case <-ending.Done():
+		}
+	}()
 
 	final, err := tm.Run(runCtx, opts.Prompt)
 	if err != nil {

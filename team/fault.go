@@ -104,6 +104,9 @@ func (t *Team) ownerFence() error {
 	}
 }
 
+// Halted is closed once a fault stopped the team (Fault says which).
+func (t *Team) Halted() <-chan struct{} { return t.halted }
+
 // Fault is the error that stopped the team (a full disk, the owner lock
 // lost), or nil.
 func (t *Team) Fault() error {
