@@ -33,13 +33,12 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// The NATS server goes away while `agentteam run` waits for its model and
-// stays away: the run ends with its --timeout's sentence and exit code soon
-// after its deadline, not after a store call's own bound (10 s) for each of
-// the lead's next steps and of its ending, one after another (80 s past a
-// 20 s --timeout before the fix). The server back, what was written is there.
-func TestARunWhoseNATSServerWentAwayEndsByItsTimeout(t *testing.T) {
-	addr, dir := freeAddr(t), t.TempDir()
+// runUntilTheServerGoes starts `agentteam run` with args on a team of the
+// embedded server at addr (data in dir), whose lead's model answers after a
+// minute; once the lead asks it, the server is stopped for good. It returns
+// the run's result and how long it ran after the server went away.
+func runUntilTheServerGoes(t *testing.T, addr, dir string, args ...string) (result, time.Duration) {
+	t.Helper()
 	s := startNATSAt(t, addr, dir)
 	stopped := false
 	t.Cleanup(func() {
@@ -50,11 +49,9 @@ func TestARunWhoseNATSServerWentAwayEndsByItsTimeout(t *testing.T) {
 	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
 		"lead": {{Content: "too late", Delay: time.Minute}},
 	}, nil), fakellm.WithAPIKey("test-key"))
-	defer srv.Close()
-	url := "nats://" + addr + "/gone"
-	const timeout = 10 * time.Second
+	t.Cleanup(srv.Close)
 	start := time.Now()
-	wait, _ := startBinWithin(t, 3*time.Minute, t.TempDir(), fakeEnv(srv), "run", "--store", url, "--timeout", timeout.String(), "say done")
+	wait, _ := startBinWithin(t, 4*time.Minute, t.TempDir(), fakeEnv(srv), append([]string{"run"}, args...)...)
 	for srv.CallsFor("lead") == 0 {
 		if time.Since(start) > time.Minute {
 			t.Fatal("the lead never asked its model")
@@ -63,18 +60,32 @@ func TestARunWhoseNATSServerWentAwayEndsByItsTimeout(t *testing.T) {
 	}
 	s.Shutdown()
 	stopped = true
+	gone := time.Now()
 	r := wait()
-	took := time.Since(start)
+	return r, time.Since(gone)
+}
+
+// The NATS server goes away while `agentteam run` waits for its model and
+// stays away: the run ends with its --timeout's sentence and exit code soon
+// after its deadline, not after a store call's own bound (10 s) for each of
+// the lead's next steps and of its ending, one after another (80 s past a
+// 20 s --timeout before the fix). The server back, what was written is there.
+func TestARunWhoseNATSServerWentAwayEndsByItsTimeout(t *testing.T) {
+	addr, dir := freeAddr(t), t.TempDir()
+	url := "nats://" + addr + "/gone"
+	const timeout = 10 * time.Second
+	r, took := runUntilTheServerGoes(t, addr, dir, "--store", url, "--timeout", timeout.String(), "say done")
 	if r.code != ExitTimeout || !strings.Contains(r.stderr, "the run timed out after 10s") {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
-	// Its deadline, storeGoneGrace and room for a loaded host; a store call
-	// per step of the ending took minutes.
+	// storeGoneGrace and room for a loaded host past the deadline (the
+	// server went away before it); a store call per step of the ending
+	// took minutes.
 	if took > timeout+30*time.Second {
-		t.Fatalf("the run ended %s after it started, with a --timeout of %s; stderr:\n%s", took.Round(time.Second), timeout, r.stderr)
+		t.Fatalf("the run ended %s after its server went away, with a --timeout of %s; stderr:\n%s", took.Round(time.Second), timeout, r.stderr)
 	}
 
-	s = startNATSAt(t, addr, dir)
+	s := startNATSAt(t, addr, dir)
 	defer s.Shutdown()
 	env := []string{"AGENTTEAM_STORE=" + url}
 	tj := runBin(t, t.TempDir(), env, "", "team", "--json")
@@ -87,34 +98,11 @@ func TestARunWhoseNATSServerWentAwayEndsByItsTimeout(t *testing.T) {
 
 // The same, with no --timeout: the run's owner lease is lost with the
 // server, which halts the team, and the run ends with that sentence soon
-// after, not after a store call's own bound for each step of the lead and
-// of the ending.
+// after (17 s here), not after a store call's own bound for each step of
+// the lead and of the ending (67 s before the fix).
 func TestARunWhoseNATSServerWentAwayEndsWhenItsOwnerLeaseIsLost(t *testing.T) {
 	addr, dir := freeAddr(t), t.TempDir()
-	s := startNATSAt(t, addr, dir)
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			s.Shutdown()
-		}
-	})
-	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
-		"lead": {{Content: "too late", Delay: time.Minute}},
-	}, nil), fakellm.WithAPIKey("test-key"))
-	defer srv.Close()
-	start := time.Now()
-	wait, _ := startBinWithin(t, 4*time.Minute, t.TempDir(), fakeEnv(srv), "run", "--store", "nats://"+addr+"/lost", "say done")
-	for srv.CallsFor("lead") == 0 {
-		if time.Since(start) > time.Minute {
-			t.Fatal("the lead never asked its model")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	s.Shutdown()
-	stopped = true
-	gone := time.Now()
-	r := wait()
-	took := time.Since(gone)
+	r, took := runUntilTheServerGoes(t, addr, dir, "--store", "nats://"+addr+"/lost", "say done")
 	if r.code == 0 || !strings.Contains(r.stderr, "lost the team's owner lock") {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
@@ -122,5 +110,4 @@ func TestARunWhoseNATSServerWentAwayEndsWhenItsOwnerLeaseIsLost(t *testing.T) {
 	if took > 45*time.Second {
 		t.Fatalf("the run ended %s after its server went away; stderr:\n%s", took.Round(time.Second), r.stderr)
 	}
-	t.Logf("the run ended %s after its server went away", took.Round(time.Second))
 }
