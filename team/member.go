@@ -150,8 +150,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		// Only this process (the owner) runs teammates: an entry of another
 		// PID is left from an earlier run and may be spawned anew.
 		old := c.Teammates[i]
-		live := old.Status == StatusQueued || old.Status == StatusWorking || old.Status == StatusIdle
-		if live && old.PID == t.pid {
+		if old.Status.live() && old.PID == t.pid {
 			return fmt.Errorf("a teammate named %s already exists (status %s): send it a message instead", name, old.Status)
 		}
 		c.Teammates[i] = entry

@@ -23,6 +23,14 @@ import (
 // for it, checks the ask in the inboxes (answerRemote). The ask carries
 // its worker's id: once that worker's heartbeat is gone it is abandoned.
 
+// rulesFor is q with the lead's rules for its teammate, which travel in
+// every spawn request: who answers its asks and how long each waits, the
+// lead's permission mode and its deny rules.
+func (p *permissions) rulesFor(q SpawnRequest) SpawnRequest {
+	q.Asks, q.AskTimeout, q.Mode, q.Deny = p.askerOf(q.Name), p.askTimeout(), p.modeOf(), p.denyRules()
+	return q
+}
+
 // askerOf is who the lead's process has answer name's asks, for its spawn
 // request: the person, the lead, or "" (nobody: asks are denied at once).
 func (p *permissions) askerOf(name string) string {

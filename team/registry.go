@@ -25,6 +25,12 @@ const (
 	StatusFailed   Status = "failed"
 )
 
+// live reports whether a teammate in status s is still in its life
+// (waiting, working or idle), not ended.
+func (s Status) live() bool {
+	return s == StatusQueued || s == StatusWorking || s == StatusIdle
+}
+
 // Member is one teammate's entry in the registry.
 type Member struct {
 	Name      string    `json:"name"`
@@ -355,13 +361,19 @@ func (r *Registry) ChangeTeammate(name string, fn func(*Member) error) error {
 	if d, ok := r.doc.(memberChanger); ok {
 		return d.ChangeMember(name, r.fenced(fn))
 	}
-	return r.Change(func(c *Config) error {
+	return r.Change(teammateChange(name, fn))
+}
+
+// teammateChange is fn, a change of the teammate named name, as a change
+// of the whole registry: one not held is a noTeammateError.
+func teammateChange(name string, fn func(*Member) error) func(*Config) error {
+	return func(c *Config) error {
 		i := c.Find(name)
 		if i < 0 {
 			return noTeammateError{name}
 		}
 		return fn(&c.Teammates[i])
-	})
+	}
 }
 
 // changeTeammate is Registry.ChangeTeammate on any registry.
@@ -371,13 +383,7 @@ func changeTeammate(reg RegistryDoc, name string, fn func(*Member) error) error 
 	}); ok {
 		return r.ChangeTeammate(name, fn)
 	}
-	return changeRegistry(reg, func(c *Config) error {
-		i := c.Find(name)
-		if i < 0 {
-			return noTeammateError{name}
-		}
-		return fn(&c.Teammates[i])
-	})
+	return changeRegistry(reg, teammateChange(name, fn))
 }
 
 // setStatusNow is SetStatus for a caller that needs no copy of the registry.

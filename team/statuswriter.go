@@ -18,7 +18,7 @@ func (r *roster) writeLater(m *member, status Status) bool {
 		return false
 	}
 	for _, o := range r.members {
-		if o != m && (o.status == StatusQueued || o.status == StatusWorking || o.status == StatusIdle) {
+		if o != m && o.status.live() {
 			return true
 		}
 	}

@@ -589,8 +589,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 			// by a worker: an earlier try of this change was stored though
 			// its answer was lost, and the store decides again on it.
 			old := c.Teammates[i]
-			live := old.Status == StatusQueued || old.Status == StatusWorking || old.Status == StatusIdle
-			if old.SpawnID == id && live && !old.Ended && (old.PID == t.pid || old.Worker != "") {
+			if old.SpawnID == id && old.Status.live() && !old.Ended && (old.PID == t.pid || old.Worker != "") {
 				return nil
 			}
 		}
@@ -629,10 +628,9 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	if berr != nil && base != "" && !errors.Is(berr, gitwt.ErrNoRemote) {
 		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", berr)})
 	}
-	data, err := json.Marshal(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
+	data, err := json.Marshal(t.perms.rulesFor(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
 		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels, Base: base,
-		Deadline: now.Add(h.opts.Placement), Asks: t.perms.askerOf(name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf(),
-		Deny: t.perms.denyRules()})
+		Deadline: now.Add(h.opts.Placement)}))
 	if err == nil {
 		err = h.queue.Publish(ctx, id, data)
 	}
@@ -657,9 +655,7 @@ func spawnRequestID(ctx context.Context, name string) string {
 // liveElsewhere reports whether a registry entry is a teammate some
 // worker still runs (or that waits for one): its name is taken.
 func (h *hosting) liveElsewhere(m Member) bool {
-	switch m.Status {
-	case StatusQueued, StatusWorking, StatusIdle:
-	default:
+	if !m.Status.live() {
 		return false
 	}
 	if m.Worker == "" {
@@ -942,10 +938,9 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			if !gitwt.IsCommitID(base) {
 				base = "" // an edited registry's: a worker would drop the whole request
 			}
-			requests = append(requests, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
+			requests = append(requests, t.perms.rulesFor(SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
 				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels, Base: base,
-				Deadline: now.Add(h.opts.Placement), Resume: true, Asks: t.perms.askerOf(m.Name), AskTimeout: t.perms.askTimeout(), Mode: t.perms.modeOf(),
-				Deny: t.perms.denyRules()})
+				Deadline: now.Add(h.opts.Placement), Resume: true}))
 			h.requeue(m, id, why, respawn, now)
 		}
 		if len(dead) == 0 {
@@ -1076,9 +1071,7 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 		if t.roster.runs(m.Name) || m.Ended {
 			continue
 		}
-		switch m.Status {
-		case StatusQueued, StatusWorking, StatusIdle:
-		default:
+		if !m.Status.live() {
 			continue
 		}
 		if m.Status == StatusQueued && m.Worker == "" {
@@ -1207,13 +1200,13 @@ func (t *Team) StopWorker(reason string) {
 	var live []string
 	t.roster.mu.Lock()
 	for _, m := range t.roster.members {
-		if (m.status == StatusQueued || m.status == StatusWorking || m.status == StatusIdle) && !m.fenced.Load() {
+		if m.status.live() && !m.fenced.Load() {
 			live = append(live, m.name)
 		}
 	}
 	t.roster.mu.Unlock()
 	t.roster.stopAll(func(m *Member) {
-		if m.Status == StatusQueued || m.Status == StatusWorking || m.Status == StatusIdle {
+		if m.Status.live() {
 			m.Status, m.Activity, m.Error = StatusShutdown, "", reason
 		}
 	}, reason)
