@@ -244,7 +244,7 @@ const watchLag = 2 * time.Second
 // position there; the watch, once back, brings them again and changes
 // nothing (apply keeps the newer revision).
 func (e *Entries) readOn(ctx context.Context, seen, newest uint64) error {
-	prefix := "$KV." + e.kv.Bucket() + "."
+	prefix := e.subject("")
 	for seq := seen + 1; seq <= newest; seq++ {
 		m, found, err := seqFromLeader(ctx, e.nc, e.stream, seq)
 		if err != nil {
@@ -330,7 +330,7 @@ func (e *Entries) Get(key string) (v any, rev uint64, ok bool) {
 func (e *Entries) Fetch(key string) (v any, rev uint64, ok bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	subj := "$KV." + e.kv.Bucket() + "." + key
+	subj := e.subject(key)
 	var data []byte
 	var stored time.Time
 	var deleted, found bool
@@ -409,16 +409,20 @@ func (e *Entries) put(tried []string, keys []string, data [][]byte, revs []uint6
 // gives no answer and checked as its own when a resend is refused
 // (casPublish).
 func (e *Entries) putOne(ctx context.Context, key string, data []byte, rev uint64) (uint64, error) {
-	subj := "$KV." + e.kv.Bucket() + "." + key
-	msg := func() *nats.Msg {
-		m := nats.NewMsg(subj)
-		m.Data = data
-		if data == nil {
-			m.Header.Set("KV-Operation", "DEL")
-		}
-		return m
+	return casPublish(ctx, e.js, e.nc, e.stream, func() *nats.Msg { return e.msg(key, data) }, rev)
+}
+
+// subject is key's subject in the bucket's stream.
+func (e *Entries) subject(key string) string { return "$KV." + e.kv.Bucket() + "." + key }
+
+// msg is a message that stores data as key (nil: deletes it).
+func (e *Entries) msg(key string, data []byte) *nats.Msg {
+	m := nats.NewMsg(e.subject(key))
+	m.Data = data
+	if data == nil {
+		m.Header.Set("KV-Operation", "DEL")
 	}
-	return casPublish(ctx, e.js, e.nc, e.stream, msg, rev)
+	return m
 }
 
 // batchIDHeader names an atomic batch; the server stores it with each of
@@ -473,7 +477,7 @@ func (e *Entries) putBatch(ctx context.Context, tried []string, keys []string, d
 // last).
 func (e *Entries) batchLanded(ctx context.Context, keys []string, ids []string) (uint64, bool) {
 	for i := range keys {
-		if seq, ok := landed(ctx, e.nc, e.stream, "$KV."+e.kv.Bucket()+"."+keys[i], batchIDHeader, ids...); ok {
+		if seq, ok := landed(ctx, e.nc, e.stream, e.subject(keys[i]), batchIDHeader, ids...); ok {
 			return seq + uint64(len(keys)-1-i), true
 		}
 		if ctx.Err() != nil {
@@ -503,11 +507,7 @@ func inFlight(err error) bool {
 // whole batch.
 func (e *Entries) sendBatch(ctx context.Context, id string, keys []string, data [][]byte, revs []uint64) (uint64, error) {
 	for i, k := range keys {
-		m := nats.NewMsg("$KV." + e.kv.Bucket() + "." + k)
-		m.Data = data[i]
-		if data[i] == nil {
-			m.Header.Set("KV-Operation", "DEL")
-		}
+		m := e.msg(k, data[i])
 		m.Header.Set(batchIDHeader, id)
 		m.Header.Set("Nats-Batch-Sequence", strconv.Itoa(i+1))
 		m.Header.Set(jetstream.ExpectedLastSubjSeqHeader, strconv.FormatUint(revs[i], 10))

@@ -248,8 +248,10 @@ func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
 
 // encodeAppend is the first steps of Append and AppendAs: name checked
 // (a subject token), and with claimed m.From too (its claim's subject),
-// then m given its id and time and encoded as its line, refused when
-// over what the server takes (encode).
+// then m given its id and time and encoded as its line. A line over what
+// the server takes is refused as inbox.ErrTooLarge with what to do: NATS's
+// client says only "maximum payload exceeded", and the same message goes
+// in on another server.
 func (mb *Mailbox) encodeAppend(name string, m inbox.Message, claimed bool) (inbox.Message, []byte, error) {
 	if err := checkToken("inbox", name); err != nil {
 		return inbox.Message{}, nil, err
@@ -259,7 +261,15 @@ func (mb *Mailbox) encodeAppend(name string, m inbox.Message, claimed bool) (inb
 			return inbox.Message{}, nil, err
 		}
 	}
-	return mb.encode(name, m)
+	m, line, err := inbox.Encode(name, m)
+	if err != nil {
+		return m, nil, err
+	}
+	if limit := int(mb.nc.MaxPayload()) - headerRoom; len(line) > limit {
+		return inbox.Message{}, nil, fmt.Errorf("message to %s: it is %d bytes as JSON, over the %d the NATS server takes (its max_payload): put large content in a file in the workspace and send its path: %w",
+			name, len(line), limit, inbox.ErrTooLarge)
+	}
+	return m, line, nil
 }
 
 // floor is name's read position: the stream sequence up to which its

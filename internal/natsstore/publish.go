@@ -50,7 +50,7 @@ const inProcessWait = 50 * time.Millisecond
 // it is applied, the publish is a duplicate of it, or stores the message.
 func inProcess(err error) bool {
 	var api *jetstream.APIError
-	return errors.As(err, &api) && api.ErrorCode == jetstream.ErrorCode(10158)
+	return errors.As(err, &api) && api.ErrorCode == codeDuplicateInFlight
 }
 
 // publishOnce stores data on subj with Nats-Msg-Id id, trying again with
