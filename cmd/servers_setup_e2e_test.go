@@ -12,27 +12,23 @@ import (
 	"github.com/agentteam/agentteam/team"
 )
 
-// serverSetup is one row of README's Servers table.
+// serverSetup is one row of the Servers table in docs/servers.md.
 type serverSetup struct {
 	server, line, test string
 }
 
 // readmeSetups reads the provider line and test name of each row of the
-// Servers table in README.md.
+// Servers table in docs/servers.md.
 func readmeSetups(t *testing.T) []serverSetup {
 	t.Helper()
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../docs/servers.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(b)
-	start := strings.Index(text, "\n## Servers\n")
-	if start < 0 {
-		t.Fatal("README.md has no Servers section")
-	}
-	section := text[start+1:]
-	if end := strings.Index(section[3:], "\n## "); end >= 0 {
-		section = section[:end+3]
+	// The page is the Servers table and the notes under it.
+	section := string(b)
+	if !strings.HasPrefix(section, "# Servers\n") {
+		t.Fatal("docs/servers.md does not start with its Servers heading")
 	}
 	row := regexp.MustCompile("^\\| ([^|`]+) \\| `(providers\\.[^`]+)` \\|.*\\| `TestServerSetups/([a-z.]+)` \\|$")
 	var out []serverSetup
@@ -44,7 +40,7 @@ func readmeSetups(t *testing.T) []serverSetup {
 	return out
 }
 
-// setupPlayback is a server's quirks, for the run of its README line.
+// setupPlayback is a server's quirks, for the run of its docs line.
 type setupPlayback struct {
 	opts  []fakellm.Option
 	lead  []fakellm.Reply
@@ -111,7 +107,7 @@ func compacted(t *testing.T, ws string, srv *fakellm.Server) {
 	}
 }
 
-// TestServerSetups runs each provider line of README's Servers table, as
+// TestServerSetups runs each provider line of the Servers table in docs/servers.md, as
 // written but for base_url's address, against its server's playback.
 func TestServerSetups(t *testing.T) {
 	setups := readmeSetups(t)
@@ -122,7 +118,7 @@ func TestServerSetups(t *testing.T) {
 	for _, server := range []string{"OpenAI", "Ollama", "vLLM", "llama.cpp", "LM Studio", "DeepSeek", "Gemini", "OpenRouter",
 		"Groq", "Mistral", "Azure OpenAI", "TGI", "LiteLLM"} {
 		if !named[server] {
-			t.Errorf("README's Servers table has no tested line for %s", server)
+			t.Errorf("docs/servers.md's table has no tested line for %s", server)
 		}
 	}
 	for _, s := range setups {
@@ -139,7 +135,7 @@ func TestServerSetups(t *testing.T) {
 				} `toml:"providers"`
 			}
 			if _, err := toml.Decode(s.line, &file); err != nil || len(file.Providers) != 1 {
-				t.Fatalf("README's line for %s is not one provider: %v", s.server, err)
+				t.Fatalf("the docs line for %s is not one provider: %v", s.server, err)
 			}
 			var base, keyEnv string
 			for _, p := range file.Providers {
