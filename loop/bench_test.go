@@ -34,7 +34,7 @@ func BenchmarkStreamAssembly(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		a := newAssembler("alice", func(Delta) {})
+		a := newAssembler("alice", func(Delta) {}, bounds{})
 		for i := range chunks {
 			a.add(&chunks[i])
 		}

@@ -59,6 +59,9 @@ type ClientConfig struct {
 	BaseDelay, MaxDelay time.Duration
 	// OnRetry is called before each wait, for progress lines and the TUI.
 	OnRetry func(Retry)
+	// MaxCallArgs and MaxReplyText bound one tool call's arguments and a
+	// reply's text, in bytes (0: DefaultMaxCallArgs, DefaultMaxReplyText).
+	MaxCallArgs, MaxReplyText int
 }
 
 // Request is one model turn.
@@ -86,7 +89,10 @@ type Response struct {
 	Message      openai.ChatCompletionMessage
 	Usage        openai.Usage
 	FinishReason string
-	signatures   []string // Gemini's thought signature per tool call ("" none)
+	// Cut, when set, is the bound the reply passed: it was read no further
+	// and none of its tool calls may run.
+	Cut        *ReplyCut
+	signatures []string // Gemini's thought signature per tool call ("" none)
 }
 
 // Model answers one turn of a conversation.
@@ -107,6 +113,7 @@ type Client struct {
 	stream    bool
 	maxOutput int
 	idle      time.Duration
+	bounds    bounds
 	// graces of a stream after its finish chunk (see streamReader).
 	usageGrace, doneGrace time.Duration
 	policy                *retryPolicy
@@ -163,7 +170,7 @@ func NewClient(cfg ClientConfig) *Client {
 		hc: &wrapped, url: completionsURL(cfg.BaseURL, cfg.Query),
 		key: cfg.APIKey, keyEnv: cfg.KeyEnv, keyHeader: cfg.KeyHeader, effort: cfg.ReasoningEffort,
 		headers: cfg.Headers, model: cfg.Model, stream: cfg.Stream, maxOutput: cfg.MaxOutputTokens,
-		idle: cfg.IdleTimeout, usageGrace: time.Second, doneGrace: 250 * time.Millisecond, policy: policy,
+		idle: cfg.IdleTimeout, bounds: bounds{cfg.MaxCallArgs, cfg.MaxReplyText}.orDefaults(), usageGrace: time.Second, doneGrace: 250 * time.Millisecond, policy: policy,
 	}
 }
 
@@ -395,7 +402,7 @@ func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions b
 		br := readers.Get().(*bufio.Reader)
 		br.Reset(r)
 		defer func() { br.Reset(nil); readers.Put(br) }()
-		sr := &streamReader{br: br, body: r, asm: newAssembler(req.Agent, req.OnDelta),
+		sr := &streamReader{br: br, body: r, asm: newAssembler(req.Agent, req.OnDelta, c.bounds), maxLine: c.bounds.line(),
 			wantUsage: withOptions, usageGrace: c.usageGrace, doneGrace: c.doneGrace}
 		resp, err := sr.read(ctx)
 		if err != nil && ctx.Err() != nil {
@@ -403,8 +410,10 @@ func (c *Client) attempt(ctx context.Context, req Request, stream, withOptions b
 		}
 		return resp, err
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxBody))
+	b, err := io.ReadAll(io.LimitReader(r, int64(c.bounds.line())+1))
 	switch {
+	case len(b) > c.bounds.line():
+		return cutWhole(c.bounds.line()), nil
 	case ctx.Err() != nil:
 		return Response{}, ctx.Err()
 	case dog.fired.Load():

@@ -50,12 +50,23 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		a.addUsage(resp.Usage)
 		msg := resp.Message
 		msg.Role = openai.ChatMessageRoleAssistant
+		if resp.Cut != nil {
+			keepCut(&msg, resp.Cut)
+		}
 		if msg.Content == "" && len(msg.ToolCalls) == 0 {
 			// An empty reply would make the next request invalid (an
 			// assistant message needs content or tool calls).
 			msg.Content = "(no reply)"
 		}
 		a.claimCallIDs(&msg)
+		if resp.Cut != nil {
+			final, done, err := a.replyCut(turn, msg, resp)
+			if done || err != nil {
+				cyc.Final = final
+				return cyc, err
+			}
+			continue
+		}
 		switch {
 		case resp.FinishReason == string(openai.FinishReasonLength) && len(msg.ToolCalls) > 0:
 			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})

@@ -25,6 +25,13 @@ const contentFilterAnswer = "error: not run: the server's content filter stopped
 // content filter) with every call answered unrun, so that the conversation
 // stays valid and the model reads why, and ends the cycle with why.
 func (a *Agent) cutOff(turn int, msg openai.ChatCompletionMessage, why error, answer string) error {
+	recErr := a.answerUnrun(turn, msg, answer)
+	a.emit(Event{Kind: EventError, Turn: turn, Err: why.Error(), Source: SourceModel})
+	return errors.Join(told(SourceModel, why), sourced(SourceSession, recErr))
+}
+
+// answerUnrun records msg with each of its calls answered, unrun, by answer.
+func (a *Agent) answerUnrun(turn int, msg openai.ChatCompletionMessage, answer string) error {
 	answers := make([]openai.ChatCompletionMessage, 0, len(msg.ToolCalls)+1)
 	answers = append(answers, msg)
 	for _, tc := range msg.ToolCalls {
@@ -35,6 +42,21 @@ func (a *Agent) cutOff(turn int, msg openai.ChatCompletionMessage, why error, an
 		a.emit(Event{Kind: EventToolCall, Turn: turn, Tool: tc.Function.Name, Args: tc.Function.Arguments,
 			Result: answer, IsError: true})
 	}
-	a.emit(Event{Kind: EventError, Turn: turn, Err: why.Error(), Source: SourceModel})
-	return errors.Join(told(SourceModel, why), sourced(SourceSession, recErr))
+	return recErr
+}
+
+// replyCut records a reply that passed a bound (see ReplyCut) and tells the
+// person. Its calls are answered unrun and the cycle goes on, so the model
+// can try smaller ones; a reply of text alone ends the cycle with what
+// was kept and a line saying it was cut.
+func (a *Agent) replyCut(turn int, msg openai.ChatCompletionMessage, resp Response) (final string, done bool, err error) {
+	a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
+	a.emit(Event{Kind: EventError, Turn: turn, Err: resp.Cut.Sentence(), Source: SourceModel})
+	if len(msg.ToolCalls) > 0 {
+		return "", false, sourced(SourceSession, a.answerUnrun(turn, msg, resp.Cut.answer()))
+	}
+	if said := "(" + resp.Cut.Sentence() + ")"; msg.Content != said {
+		msg.Content += "\n\n" + said
+	}
+	return msg.Content, true, sourced(SourceSession, a.record(msg))
 }

@@ -74,9 +74,6 @@ func (r *idleReader) setAllow(d time.Duration) {
 	r.dog.timer.Reset(d)
 }
 
-// maxBody bounds a whole answer read into memory.
-const maxBody = 64 << 20
-
 // streamReader reads one SSE answer into an assembler.
 type streamReader struct {
 	br        *bufio.Reader
@@ -88,6 +85,7 @@ type streamReader struct {
 	// connection can be reused).
 	usageGrace, doneGrace time.Duration
 	long                  []byte // a line longer than the buffer
+	maxLine               int    // bound on one line, and on one event's data
 	// data holds the data lines of an event whose JSON is not whole yet,
 	// joined with "\n" as the SSE spec joins them.
 	data     []byte
@@ -113,11 +111,15 @@ func (s *streamReader) read(ctx context.Context) (Response, error) {
 	)
 	for {
 		line, err := s.line()
+		if errors.Is(err, errLineTooLong) || len(s.data)+len(line) > s.maxLine {
+			s.asm.cut = &ReplyCut{What: "one event of its stream", Bound: s.maxLine}
+			return s.asm.response(), nil
+		}
 		line = bytes.TrimSpace(line)
 		switch {
 		case len(line) == 0: // the end of an event
 			if len(s.data) > 0 {
-				if done, _, herr := s.handle(s.data, string(event), true); done || herr != nil {
+				if done, _, herr := s.handle(s.data, string(event), true); done || herr != nil || s.asm.cut != nil {
 					return s.result(herr)
 				}
 			}
@@ -131,7 +133,7 @@ func (s *streamReader) read(ctx context.Context) (Response, error) {
 				break // an empty data line is no event
 			}
 			done, more, herr := s.handle(payload, string(event), false)
-			if done || herr != nil {
+			if done || herr != nil || s.asm.cut != nil {
 				return s.result(herr)
 			}
 			switch {
@@ -157,7 +159,7 @@ func (s *streamReader) read(ctx context.Context) (Response, error) {
 			// The stream ended inside an event: its data is all there is.
 			data := s.data
 			s.data = nil
-			if done, _, herr := s.handle(data, string(event), true); done || herr != nil {
+			if done, _, herr := s.handle(data, string(event), true); done || herr != nil || s.asm.cut != nil {
 				return s.result(herr)
 			}
 		}
@@ -236,7 +238,10 @@ func cutShort(err error, payload []byte) bool {
 	return errors.As(err, &se) && se.Offset == int64(len(payload)) && se.Error() == "unexpected end of JSON input"
 }
 
-// line returns the next line, however long, and the read error after it.
+// errLineTooLong is a line past the stream's bound; it was not read whole.
+var errLineTooLong = errors.New("a line of the stream passed its bound")
+
+// line returns the next line up to maxLine bytes, and the read error after it.
 func (s *streamReader) line() ([]byte, error) {
 	line, err := s.br.ReadSlice('\n')
 	if !errors.Is(err, bufio.ErrBufferFull) {
@@ -244,6 +249,9 @@ func (s *streamReader) line() ([]byte, error) {
 	}
 	s.long = append(s.long[:0], line...)
 	for errors.Is(err, bufio.ErrBufferFull) {
+		if len(s.long) > s.maxLine {
+			return nil, errLineTooLong
+		}
 		line, err = s.br.ReadSlice('\n')
 		s.long = append(s.long, line...)
 	}
@@ -253,7 +261,10 @@ func (s *streamReader) line() ([]byte, error) {
 // wholeBody reads a JSON body sent instead of a stream: an error (HTTP 200
 // with an error object), or a whole answer from a server that ignored stream.
 func (s *streamReader) wholeBody() (Response, error) {
-	b, err := io.ReadAll(io.LimitReader(s.br, maxBody))
+	b, err := io.ReadAll(io.LimitReader(s.br, int64(s.maxLine)+1))
+	if len(b) > s.maxLine {
+		return cutWhole(s.maxLine), nil
+	}
 	if err != nil {
 		if s.body.dog.fired.Load() {
 			err = &idleTimeoutError{d: s.body.allow}
@@ -297,4 +308,9 @@ func decodeWhole(b []byte) (Response, error) {
 		resp.Usage = *u
 	}
 	return resp, nil
+}
+
+// cutWhole is a whole (unstreamed) answer past its bound: none of it is read.
+func cutWhole(bound int) Response {
+	return Response{Cut: &ReplyCut{What: "its whole answer", Bound: bound}, FinishReason: "cut"}
 }

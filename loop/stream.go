@@ -2,6 +2,7 @@ package loop
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -26,10 +27,23 @@ type assembler struct {
 	finish    string
 	usage     openai.Usage
 	gotUsage  bool
+	bounds    bounds
+	text      int       // bytes of content and reasoning so far
+	cut       *ReplyCut // a bound passed: nothing more is taken
 }
 
-func newAssembler(agent string, onDelta func(Delta)) *assembler {
-	return &assembler{agent: agent, onDelta: onDelta, byIndex: map[int]int{}, byID: map[string]int{}}
+func newAssembler(agent string, onDelta func(Delta), b bounds) *assembler {
+	return &assembler{agent: agent, onDelta: onDelta, byIndex: map[int]int{}, byID: map[string]int{}, bounds: b.orDefaults()}
+}
+
+// takeText counts n more bytes of text; false once they pass the bound.
+func (a *assembler) takeText(n int) bool {
+	if a.text+n > a.bounds.text {
+		a.cut = &ReplyCut{What: "its text", Bound: a.bounds.text}
+		return false
+	}
+	a.text += n
+	return true
 }
 
 func (a *assembler) add(chunk *wireChunk) {
@@ -37,6 +51,9 @@ func (a *assembler) add(chunk *wireChunk) {
 		a.usage, a.gotUsage = *u, true
 	}
 	for i := range chunk.Choices {
+		if a.cut != nil {
+			return
+		}
 		ch := &chunk.Choices[i]
 		if ch.Index != 0 {
 			continue // we ask for one choice
@@ -45,15 +62,23 @@ func (a *assembler) add(chunk *wireChunk) {
 			a.finish = ch.FinishReason
 		}
 		if r := ch.Delta.reasoning(); r != "" {
+			if !a.takeText(len(r)) {
+				return
+			}
 			a.reasoning.WriteString(r)
 			a.emit(Delta{Reasoning: r})
 		}
 		if ch.Delta.Content != "" {
+			if !a.takeText(len(ch.Delta.Content)) {
+				return
+			}
 			a.content.WriteString(ch.Delta.Content)
 			a.emit(Delta{Content: ch.Delta.Content})
 		}
 		for j := range ch.Delta.ToolCalls {
-			a.addCall(&ch.Delta.ToolCalls[j])
+			if a.addCall(&ch.Delta.ToolCalls[j]); a.cut != nil {
+				return
+			}
 		}
 	}
 }
@@ -84,6 +109,15 @@ func (a *assembler) addCall(tc *wireToolCall) {
 	// Servers that resend the whole name each chunk send the same name: keep one.
 	if name := tc.Function.Name; name != "" && call.Function.Name == "" {
 		call.Function.Name = name
+	}
+	if a.args[pos].Len()+len(tc.Function.Arguments) > a.bounds.callArgs {
+		name := call.Function.Name
+		if name == "" {
+			name = "tool"
+		}
+		a.cut = &ReplyCut{What: fmt.Sprintf("the arguments of its %s call", name), Bound: a.bounds.callArgs}
+		a.args[pos] = &strings.Builder{} // nothing of them is kept
+		return
 	}
 	a.args[pos].WriteString(string(tc.Function.Arguments))
 	if !a.named[pos] && call.Function.Name != "" {
@@ -149,5 +183,5 @@ func (a *assembler) response() Response {
 	if len(a.calls) > 0 {
 		msg.ToolCalls = a.calls
 	}
-	return Response{Message: msg, Usage: a.usage, FinishReason: a.finish, signatures: a.sigs}
+	return Response{Message: msg, Usage: a.usage, FinishReason: a.finish, signatures: a.sigs, Cut: a.cut}
 }
