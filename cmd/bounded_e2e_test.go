@@ -2,10 +2,15 @@ package cmd
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 )
@@ -75,4 +80,103 @@ func TestAToolCallPastItsBoundIsCutAndTheModelIsTold(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// chatty answers every call with a hundred tool calls whose progress lines
+// are long, so that a stderr nobody reads fills within a few turns.
+func chatty() fakellm.Script {
+	return func(c fakellm.Call) fakellm.Reply {
+		var calls []fakellm.ToolCall
+		for i := range 100 {
+			calls = append(calls, call("read_file", fmt.Sprintf(`{"path":"%s-%d.txt"}`, strings.Repeat("p", 150), i)))
+		}
+		return fakellm.Reply{ToolCalls: calls}
+	}
+}
+
+// startUnread starts the binary with its stderr a pipe nobody reads.
+func startUnread(t *testing.T, srv *fakellm.Server, args ...string) (*exec.Cmd, time.Time) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	c := exec.Command(binPath, args...)
+	c.Dir = t.TempDir()
+	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0"), fakeEnv(srv)...)
+	c.Stdout, c.Stderr = io.Discard, w
+	start := time.Now()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { c.Process.Kill() })
+	return c, start
+}
+
+// waitExit waits at most limit for c to end, and returns its exit code.
+func waitExit(t *testing.T, c *exec.Cmd, limit time.Duration) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(limit):
+		c.Process.Kill()
+		<-done
+		t.Fatalf("agentteam %v had not ended after %s", c.Args[1:], limit)
+		return -1
+	}
+}
+
+// A --timeout is a promise even when the run is stuck writing progress to a
+// stderr nobody reads.
+func TestRunTimeoutHoldsWithAStderrNobodyReads(t *testing.T) {
+	srv := fakellm.New(chatty(), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	c, start := startUnread(t, srv, "run", "--timeout", "5s", "--sandbox", "off", "read everything")
+	// 5 s, the grace, and room for a race-built binary's start on a busy machine.
+	code := waitExit(t, c, 10*time.Second)
+	if code != ExitTimeout {
+		t.Errorf("exit %d after %s, want %d (timeout)", code, time.Since(start).Round(time.Millisecond), ExitTimeout)
+	}
+	if srv.CallsFor("lead") < 2 {
+		t.Errorf("the lead made %d model calls: the run never got going", srv.CallsFor("lead"))
+	}
+}
+
+// A second Ctrl-C ends the process at once, even when the clean end the
+// first asked for is stuck.
+func TestASecondInterruptStopsAStuckRunAtOnce(t *testing.T) {
+	srv := fakellm.New(chatty(), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	c, _ := startUnread(t, srv, "run", "--sandbox", "off", "read everything")
+	// Stuck: the lead's calls have stopped, its progress lines filling the pipe.
+	deadline := time.Now().Add(30 * time.Second)
+	for last, since := -1, time.Now(); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if n := srv.CallsFor("lead"); n != last {
+			last, since = n, time.Now()
+		} else if n >= 2 && time.Since(since) > time.Second {
+			break
+		}
+	}
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // the first interrupt's clean end gets its chance
+	if err := c.Process.Signal(os.Interrupt); err != nil {
+		t.Fatalf("the run had ended at the first interrupt (%v): nothing was stuck, so this test proves nothing", err)
+	}
+	if code := waitExit(t, c, 3*time.Second); code != ExitFailure {
+		t.Errorf("exit %d after the second interrupt, want %d", code, ExitFailure)
+	}
 }

@@ -119,6 +119,9 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	cancel := func() {}
 	if opts.Timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
+		defer hardStop(opts.Timeout+hardGrace, ExitTimeout, fmt.Sprintf(
+			"the run timed out after %s and had not ended %s later: stopped at once; the team's files under %s show where it stopped",
+			opts.Timeout, hardGrace, ws.StatePath()))()
 	}
 	defer cancel()
 	topts := opts.options(opts.GlobalOptions, ws, models)
