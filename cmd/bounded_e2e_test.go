@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -9,9 +10,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
 )
 
@@ -179,4 +182,123 @@ func TestASecondInterruptStopsAStuckRunAtOnce(t *testing.T) {
 	if code := waitExit(t, c, 3*time.Second); code != ExitFailure {
 		t.Errorf("exit %d after the second interrupt, want %d", code, ExitFailure)
 	}
+}
+
+// pingPongScript has the lead spawn alice and bob, who then answer every
+// message of the other's with the same one: a loop only a bound ends.
+func pingPongScript() fakellm.Script {
+	return func(c fakellm.Call) fakellm.Reply {
+		msgs := c.Req.Messages
+		last := msgs[len(msgs)-1]
+		switch {
+		case c.Agent == "lead" && c.N == 0:
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{
+				call("spawn_teammate", `{"name":"alice","role":"player","prompt":"play ping with bob"}`),
+				call("spawn_teammate", `{"name":"bob","role":"player","prompt":"wait for alice"}`),
+			}}
+		case c.Agent == "lead":
+			return fakellm.Reply{Content: "noted"}
+		case last.Role == "tool":
+			return fakellm.Reply{Content: "sent"}
+		case c.Agent == "alice":
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("send_message", `{"to":"bob","content":"ping, your turn"}`)}}
+		default:
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("send_message", `{"to":"alice","content":"pong, your turn"}`)}}
+		}
+	}
+}
+
+// Two teammates bouncing messages: the lead is told, and the run ends at
+// its budget of model calls with its own exit code, having made no more.
+func TestAPingPongIsToldAndStopsAtTheBudget(t *testing.T) {
+	srv := fakellm.New(pingPongScript(), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws := t.TempDir()
+	r := runBin(t, ws, fakeEnv(srv), "", "run", "--sandbox", "off", "--max-model-calls", "60", "play")
+	if r.code != ExitBudget {
+		t.Fatalf("exit %d, want %d (budget)\nstderr:\n%s", r.code, ExitBudget, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "reached its budget of 60 model calls (--max-model-calls)") {
+		t.Errorf("stderr does not say the budget was reached:\n%s", r.stderr)
+	}
+	if n := len(srv.Calls()); n > 60 {
+		t.Errorf("%d model calls were made, over the budget of 60", n)
+	}
+	lead, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var told int
+	for _, m := range lead {
+		if strings.Contains(m.Content, "near-identical messages") {
+			told++
+		}
+	}
+	if told != 1 {
+		t.Errorf("the lead was told of the loop %d times, want once", told)
+	}
+}
+
+func TestBoundsFlagsRefuseWhatNoRunCanHave(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--demo", "--max-turns", "0", "hi"},
+		{"run", "--demo", "--max-turns", "-1", "hi"},
+		{"run", "--demo", "--max-model-calls", "-3", "hi"},
+	} {
+		r := runBin(t, t.TempDir(), nil, "", args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, "must") {
+			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+}
+
+// In chat the budget ends the team as in run, with the sentence; the
+// input stays open, as a person's would.
+func TestAChatStopsAtItsBudget(t *testing.T) {
+	srv := fakellm.New(pingPongScript(), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	c := exec.Command(binPath, "chat", "--plain", "--sandbox", "off", "--permission-mode", "yolo", "--max-model-calls", "40")
+	c.Dir = t.TempDir()
+	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0", "TERM=dumb"), fakeEnv(srv)...)
+	in, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out lockedBuffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill() })
+	fmt.Fprintln(in, "play")
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(out.String(), "reached its budget of 40 model calls") && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	in.Close()
+	waitExit(t, c, 30*time.Second)
+	if !strings.Contains(out.String(), "reached its budget of 40 model calls") {
+		t.Errorf("the chat does not say the budget was reached:\n%s", out.String())
+	}
+	if n := len(srv.Calls()); n > 40 {
+		t.Errorf("%d model calls were made, over the budget of 40", n)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer a process and the test share.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

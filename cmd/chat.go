@@ -86,6 +86,9 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if err := checkPool(opts.GlobalOptions); err != nil {
 		return err
 	}
+	if err := opts.checkBounds(); err != nil {
+		return err
+	}
 	if err := opts.checkIsolation(); err != nil {
 		return err
 	}

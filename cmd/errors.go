@@ -11,6 +11,7 @@ const (
 	ExitFailure = 1
 	ExitUsage   = 2
 	ExitTimeout = 3
+	ExitBudget  = 4 // the run's --max-model-calls, --max-tokens or --max-cost is spent
 )
 
 // ExitError is an error with the exit code main should use. Its message is

@@ -90,6 +90,9 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if err := checkPool(opts.GlobalOptions); err != nil {
 		return err
 	}
+	if err := opts.checkBounds(); err != nil {
+		return err
+	}
 	if err := opts.checkIsolation(); err != nil {
 		return err
 	}
@@ -166,6 +169,9 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		case ctx.Err() != nil:
 			tm.Abort("the run was interrupted")
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("interrupted")}
+		case errors.As(err, new(*team.BudgetError)):
+			tm.Abort(err.Error())
+			return &ExitError{Code: ExitBudget, Err: err}
 		case errors.As(err, new(*team.StorageError)):
 			tm.Abort(err.Error())
 			return &ExitError{Code: ExitFailure, Err: err}
@@ -185,7 +191,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 }
 
 // runEnd is the closing line of a `run --json` that ended without an
-// answer: why (timeout, interrupted, error), the exit code and the sentence.
+// answer: why (timeout, budget, interrupted, error), the exit code and the sentence.
 type runEnd struct {
 	Time     time.Time `json:"time"`
 	Kind     string    `json:"kind"` // "end"
@@ -199,6 +205,8 @@ func endEvent(ctx context.Context, err error) runEnd {
 	switch {
 	case e.ExitCode == ExitTimeout:
 		e.Outcome = "timeout"
+	case e.ExitCode == ExitBudget:
+		e.Outcome = "budget"
 	case ctx.Err() != nil:
 		e.Outcome = "interrupted"
 	}

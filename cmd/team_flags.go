@@ -40,6 +40,8 @@ type TeamFlags struct {
 	PermissionTimeout                  time.Duration
 	// Sandbox is auto, required or off; SandboxNetwork on or off.
 	Sandbox, SandboxNetwork string
+	// Budget bounds the run's or chat's model calls, tokens and cost.
+	Budget team.Budget
 }
 
 func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
@@ -58,6 +60,20 @@ func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 	fs.DurationVar(&f.PermissionTimeout, "permission-timeout", 0, "how long an ask waits for its answer before the call is denied (default 5m, or [permissions] timeout)")
 	fs.StringVar(&f.Sandbox, "sandbox", string(sandbox.ModeAuto), "run each command in a sandbox (own processes only, writes only in the workspace and its temp dir): auto (where the kernel can), required (refuse to start without), off")
 	fs.StringVar(&f.SandboxNetwork, "sandbox-network", "on", "whether sandboxed commands may reach the network: on or off")
+	fs.IntVar(&f.Budget.MaxCalls, "max-model-calls", 0, "stop the team once its agents have made this many model calls in this run or chat (0: no bound)")
+	fs.IntVar(&f.Budget.MaxTokens, "max-tokens", 0, "stop the team once its model calls have used this many tokens in this run or chat (0: no bound)")
+	fs.Float64Var(&f.Budget.MaxCost, "max-cost", 0, "stop the team once its model calls cost this much at the configured prices, in this run or chat (0: no bound)")
+}
+
+// checkBounds refuses a turn limit or budget no run can have (bad usage).
+func (f TeamFlags) checkBounds() error {
+	switch {
+	case f.MaxTurns < 1:
+		return usageErrorf("--max-turns must be at least 1 (got %d)", f.MaxTurns)
+	case f.Budget.MaxCalls < 0 || f.Budget.MaxTokens < 0 || f.Budget.MaxCost < 0:
+		return usageErrorf("--max-model-calls, --max-tokens and --max-cost must not be negative (0 bounds nothing)")
+	}
+	return nil
 }
 
 // checkIsolation refuses an --isolation that is neither worktree nor none (bad usage).
@@ -231,5 +247,6 @@ func (f TeamFlags) options(g *GlobalOptions, ws *workspace.Workspace, models tea
 		HandoffTimeout:  f.HandoffTimeout,
 		Isolation:       f.Isolation,
 		Worker:          team.WorkerOptions{GitRemote: f.GitRemote},
+		Budget:          f.Budget,
 	}
 }

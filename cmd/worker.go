@@ -78,6 +78,9 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	if err := checkPool(opts.GlobalOptions); err != nil {
 		return err
 	}
+	if err := opts.checkBounds(); err != nil {
+		return err
+	}
 	if err := opts.checkIsolation(); err != nil {
 		return err
 	}

@@ -67,7 +67,11 @@ func (t *Team) halt(err error) {
 	if !t.fault.CompareAndSwap(nil, &err) {
 		return // told once
 	}
-	t.events.Notify(Event{Payload: Failure{Class: ClassStorage, Text: err.Error()}})
+	class := ClassStorage
+	if errors.As(err, new(*BudgetError)) {
+		class = ClassBudget
+	}
+	t.events.Notify(Event{Payload: Failure{Class: class, Text: err.Error()}})
 	close(t.halted)
 	t.stopping.stop()
 }

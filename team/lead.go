@@ -25,7 +25,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 			choice = t.resumeLeadModel(c.Lead.ModelRef, choice)
 		}
 	}
-	t.leadModel = newAgentModel(choice, used)
+	t.leadModel = t.newAgentModel(choice, used)
 	lead, err := loop.NewAgent(loop.AgentConfig{
 		Name:        workspace.LeadName,
 		System:      leadSystemPrompt(t.teamName(), t.ws.Root, t.models.Catalog()),

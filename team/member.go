@@ -168,7 +168,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 
 	mctx, cancel := t.stopping.context()
 	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode, root: where.root,
-		model: newAgentModel(choice, Usage{})}
+		model: r.t.newAgentModel(choice, Usage{})}
 	agent, err := r.newTeammateAgent(m)
 	if err != nil {
 		cancel()

@@ -15,7 +15,8 @@ import (
 // messenger delivers the agents' messages: it is the tools' Messenger and
 // TeamManager, and every message of the team goes through it.
 type messenger struct {
-	t *Team // the roster (who is run here), the registry, the inboxes, the log
+	t     *Team // the roster (who is run here), the registry, the inboxes, the log
+	loops pingPong
 }
 
 // Send delivers a message to one agent for the person (the TUI).
@@ -55,8 +56,13 @@ func (ms *messenger) Send(ctx context.Context, from, to, content string) error {
 	if call := tools.CallID(ctx); call != "" {
 		m.ID = sentMessageID(from, call, to)
 	}
-	_, err := ms.deliverMessage(m)
-	return err
+	if _, err := ms.deliverMessage(m); err != nil {
+		return err
+	}
+	if ms.loops.observe(from, to, content) {
+		ms.tellPingPong(from, to, content)
+	}
+	return nil
 }
 
 // Broadcast sends a broadcast message to every registered teammate but the

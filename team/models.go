@@ -166,6 +166,7 @@ func (m *meter) usage() Usage {
 type agentModel struct {
 	cur   atomic.Pointer[ModelChoice]
 	meter *meter
+	spend *spend // the process's budget; nil spends freely
 }
 
 func newAgentModel(c ModelChoice, u Usage) *agentModel {
@@ -174,11 +175,22 @@ func newAgentModel(c ModelChoice, u Usage) *agentModel {
 	return a
 }
 
+// newAgentModel is an agent's model, counted against the team's budget.
+func (t *Team) newAgentModel(c ModelChoice, u Usage) *agentModel {
+	a := newAgentModel(c, u)
+	a.spend = t.spend
+	return a
+}
+
 func (a *agentModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
+	if err := a.spend.take(); err != nil {
+		return loop.Response{}, err
+	}
 	c := a.cur.Load()
 	resp, err := c.Model.Complete(ctx, req)
 	// A call that failed may still have been paid for (a usage chunk before a cut).
 	a.meter.add(resp.Usage, c.Price)
+	a.spend.add(resp.Usage, c.Price)
 	return resp, err
 }
 

@@ -110,6 +110,7 @@ const (
 	ClassRegistry ErrorClass = "registry" // team/config.json
 	ClassBoard    ErrorClass = "board"    // the task board
 	ClassStorage  ErrorClass = "storage"  // a full or read-only disk, or events.jsonl that cannot be written
+	ClassBudget   ErrorClass = "budget"   // the run's budget of calls, tokens or cost is spent
 	ClassInternal ErrorClass = "internal" // a bug, caught
 )
 

@@ -39,7 +39,7 @@ func (r *roster) resumeTeammates() error {
 		}
 		mctx, cancel := t.stopping.context()
 		m := &member{name: mb.Name, role: mb.Role, cancel: cancel, done: make(chan struct{}),
-			status: StatusIdle, planMode: mb.PlanMode, model: newAgentModel(choice, mb.Usage())}
+			status: StatusIdle, planMode: mb.PlanMode, model: t.newAgentModel(choice, mb.Usage())}
 		m.planApproved.Store(mb.PlanState == PlanApproved)
 		if mb.Isolation == IsolationWorktree {
 			// Its worktree again: found, or made anew if it was removed.

@@ -60,6 +60,9 @@ type Options struct {
 	// teammates back idle with theirs; otherwise the lead's is archived
 	// (sessions/lead.<time>.jsonl) and the lead starts fresh.
 	Resume bool
+	// Budget bounds the model calls of this process's agents together;
+	// once spent, the team stops with a *BudgetError as its Fault.
+	Budget Budget
 	// RestoreSession, with Resume, first makes that archived session
 	// (an id from ListSessions) the lead's conversation, archiving the
 	// current one; it happens once this process owns the workspace.
@@ -140,6 +143,7 @@ type Team struct {
 	lead      *loop.Agent  // nil in a worker's team (OpenWorker)
 	models    Models
 	leadModel *agentModel           // the lead's model now, and its meter
+	spend     *spend                // the budget's count; nil: none
 	changed   chan struct{}         // coalesced signal: some status changed
 	fault     atomic.Pointer[error] // what stopped the team: a full disk, the owner lock lost
 	halted    chan struct{}         // closed when a fault stops the team
@@ -172,6 +176,9 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	}
 	if opts.Models == nil {
 		opts.Models = OneModel(opts.Model, "")
+	}
+	if err := checkPrices(opts.Budget, opts.Models.Catalog()); err != nil {
+		return nil, err
 	}
 	if opts.MaxWorkers <= 0 {
 		opts.MaxWorkers = DefaultMaxWorkers
@@ -237,6 +244,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		changed:      make(chan struct{}, 1),
 		halted:       make(chan struct{}),
 	}
+	t.spend = newSpend(opts.Budget, t.halt)
 	if !worker {
 		// Once this process no longer runs the team, it changes neither
 		// the registry nor the task board.

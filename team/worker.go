@@ -534,7 +534,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 		}
 	}
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
-		planMode: req.PlanMode, root: where.root, model: newAgentModel(choice, used), claim: req.ID, request: req}
+		planMode: req.PlanMode, root: where.root, model: t.newAgentModel(choice, used), claim: req.ID, request: req}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
 	t.perms.follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
 	if !h.isLead { // the lead's own process has its rules already

@@ -1,0 +1,88 @@
+package team
+
+import (
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+func TestPingPongIsSeenOnceAfterARunOfRepeats(t *testing.T) {
+	var p pingPong
+	seen := 0
+	for i := range 20 {
+		from, to, text := "alice", "bob", "ping 1"
+		if i%2 == 1 {
+			from, to, text = "bob", "alice", "PONG  2"
+		}
+		if p.observe(from, to, text) {
+			seen++
+			if i+1 != pingPongRun {
+				t.Errorf("seen at message %d, want %d", i+1, pingPongRun)
+			}
+		}
+	}
+	if seen != 1 {
+		t.Errorf("seen %d times in one run, want once", seen)
+	}
+	// Something new breaks the run; a new run is told again.
+	p.observe("alice", "bob", "here is the parser")
+	for i := range pingPongRun {
+		from, to := "bob", "alice"
+		if i%2 == 1 {
+			from, to = "alice", "bob"
+		}
+		if p.observe(from, to, "ok") && i+2 < pingPongRun {
+			t.Errorf("seen too early, at %d", i)
+		}
+	}
+}
+
+func TestPingPongIgnoresWorkAndThePeople(t *testing.T) {
+	var p pingPong
+	for i := range 40 {
+		if p.observe("alice", "bob", "same") { // one way only: not a bounce
+			t.Fatalf("a one-way stream was taken for a loop at %d", i)
+		}
+		if p.observe("lead", "bob", "same") || p.observe("bob", "lead", "same") {
+			t.Fatal("the lead's messages were counted")
+		}
+	}
+	for i := range 40 {
+		from, to := "carol", "dave"
+		if i%2 == 1 {
+			from, to = to, from
+		}
+		if p.observe(from, to, "step "+string(rune('a'+i%26))) {
+			t.Fatalf("an exchange that moves on was taken for a loop at %d", i)
+		}
+	}
+}
+
+func TestSpendRefusesOnceABoundIsReached(t *testing.T) {
+	var told []error
+	s := newSpend(Budget{MaxCalls: 3}, func(err error) { told = append(told, err) })
+	for i := range 3 {
+		if err := s.take(); err != nil {
+			t.Fatalf("call %d refused: %v", i+1, err)
+		}
+	}
+	for range 2 {
+		if err := s.take(); err == nil {
+			t.Fatal("a fourth call was allowed")
+		}
+	}
+	if len(told) != 1 {
+		t.Errorf("told %d times, want once", len(told))
+	}
+	if newSpend(Budget{}, nil) != nil || (*spend)(nil).take() != nil {
+		t.Error("no budget should spend freely")
+	}
+	c := newSpend(Budget{MaxCost: 0.01}, nil)
+	c.add(openai.Usage{PromptTokens: 10000}, &Price{InputPerMillion: 2})
+	if err := c.take(); err == nil {
+		t.Error("a call past the cost budget was allowed")
+	}
+	if err := checkPrices(Budget{MaxCost: 1}, Catalog{Models: []CatalogModel{{Label: "m"}}}); err == nil {
+		t.Error("a cost budget with an unpriced model was taken")
+	}
+}
