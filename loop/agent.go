@@ -41,6 +41,11 @@ type AgentConfig struct {
 	// an answer, when the call's effect can be checked (a message that
 	// did reach its inbox); ok false leaves it answered as interrupted.
 	Recover func(tc openai.ToolCall) (answer string, ok bool)
+	// ContextWindow is the model's context window in tokens, where it is
+	// configured (0: learned from the server's first refusal); ReplyReserve
+	// the tokens a compacted conversation leaves for the reply (0: a
+	// quarter of the window).
+	ContextWindow, ReplyReserve int
 }
 
 // Cycle is the outcome of one work cycle.
@@ -70,6 +75,7 @@ type Agent struct {
 	seen    map[string]bool                // inbox message ids already in the conversation
 	callIDs map[string]bool                // tool call ids already in the conversation
 	usage   openai.Usage
+	win     window // the model's context window, as known
 }
 
 // NewAgent builds an agent; an existing non-empty session file is restored,
@@ -88,6 +94,7 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 		name: cfg.Name, system: cfg.System, model: cfg.Model, inbox: cfg.Inbox,
 		maxTurns: cfg.MaxTurns, onEvent: cfg.OnEvent, onDelta: cfg.OnDelta, recover: cfg.Recover,
 		tools: cfg.Tools, seen: map[string]bool{}, callIDs: map[string]bool{},
+		win: window{size: cfg.ContextWindow, reserve: cfg.ReplyReserve},
 	}
 	if cfg.SessionPath != "" || cfg.Session != nil {
 		a.session = &session{path: cfg.SessionPath, log: cfg.Session}

@@ -1,56 +1,242 @@
 package loop
 
-import openai "github.com/sashabaranov/go-openai"
+import (
+	"fmt"
+	"slices"
+	"strings"
 
-// compactedNote stands where earlier messages were dropped.
-const compactedNote = "[earlier conversation compacted]"
+	openai "github.com/sashabaranov/go-openai"
+)
 
-// compact drops the older half of the conversation, keeping the first user
-// message (the task) and a tail that starts at a user message, or at least
-// not at a tool message, so no tool answer loses its call. The session file
-// keeps everything; only the model's view shrinks. It returns how many
-// messages were dropped.
+// compactedNote begins the message that stands where earlier messages were
+// dropped; a summary of what they held follows it.
+const compactedNote = "[earlier conversation compacted to fit the model's context window"
+
+// maxSummary bounds the summary of what was dropped, in bytes.
+const maxSummary = 3000
+
+// stateTools are the calls whose effect the team's state depends on: a
+// compacted conversation keeps each one in its summary, so the agent does
+// not spawn alice twice or forget a task it made.
+var stateTools = map[string]bool{
+	"spawn_teammate": true, "shutdown_teammate": true, "merge_teammate": true, "handoff": true,
+	"task_create": true, "task_update": true, "task_claim": true,
+	"submit_plan": true, "review_plan": true, "review_permission": true, "respond_shutdown": true,
+}
+
+// compact drops about the older half of the conversation (the window is
+// not known). It returns how many messages were dropped.
 func (a *Agent) compact() int {
+	a.mu.Lock()
+	total := a.fixedTokens() + a.msgTokens(a.msgs)
+	a.mu.Unlock()
+	dropped, _ := a.compactTo(total / 2)
+	return dropped
+}
+
+// compactTo shrinks the model's view of the conversation to at most target
+// tokens, as estimated: the first user message (the task) stays, the
+// oldest messages after it go, replaced by one message saying what they
+// held, and the tail starts at a message that is not a tool answer, so no
+// answer loses its call. When even the task and the last turn are too
+// long, the longest of their texts are cut. The session keeps everything;
+// only the model's view shrinks. ok is false when nothing could fit.
+func (a *Agent) compactTo(target int) (dropped int, ok bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	msgs := a.msgs
-	if len(msgs) < 4 {
-		return 0
-	}
 	head := 0
-	if msgs[0].Role == openai.ChatMessageRoleUser {
+	if len(msgs) > 0 && msgs[0].Role == openai.ChatMessageRoleUser {
 		head = 1
 	}
-	start := tailStart(msgs, max(head+1, len(msgs)/2))
-	if start <= head {
-		return 0
+	last := len(msgs) - 1
+	for last > head && msgs[last].Role == openai.ChatMessageRoleTool {
+		last--
+	}
+	if last <= head {
+		// Nothing to drop: the task, or one turn, is all there is.
+		out := slices.Clone(msgs)
+		ok = a.shrinkTexts(out, target)
+		a.msgs = out
+		return 0, ok
+	}
+	sizes := make([]int, len(msgs))
+	for i, m := range msgs {
+		sizes[i] = a.win.tokens(estimateMessage(m))
+	}
+	fixed := a.fixedTokens() + a.msgTokens(msgs[:head]) + a.win.tokens(maxSummary/4)
+	tail := 0
+	for _, n := range sizes[last:] {
+		tail += n
+	}
+	// The earliest start whose tail fits; else the last turn alone.
+	start := last
+	for s, rest := head+1, tail+sum(sizes[head+1:last]); s <= last; s++ {
+		if msgs[s].Role != openai.ChatMessageRoleTool && fixed+rest <= target {
+			start = s
+			break
+		}
+		rest -= sizes[s]
 	}
 	out := make([]openai.ChatCompletionMessage, 0, len(msgs)-start+head+1)
 	out = append(out, msgs[:head]...)
-	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: compactedNote})
+	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: summarize(msgs[head:start])})
 	out = append(out, msgs[start:]...)
+	ok = a.shrinkTexts(out, target)
 	a.msgs = out
-	return start - head
+	return start - head, ok
 }
 
-// tailStart finds where the kept tail begins: a user message at or after
-// from if there is one, else the nearest message that is not a tool answer
-// (forwards, then backwards); 0 if there is none.
-func tailStart(msgs []openai.ChatCompletionMessage, from int) int {
-	for i := from; i < len(msgs); i++ {
-		if msgs[i].Role == openai.ChatMessageRoleUser {
-			return i
+func sum(ns []int) int {
+	t := 0
+	for _, n := range ns {
+		t += n
+	}
+	return t
+}
+
+// shrinkTexts cuts the longest texts of msgs until they fit target tokens
+// with the fixed part; false when even cut they do not.
+func (a *Agent) shrinkTexts(msgs []openai.ChatCompletionMessage, target int) bool {
+	over := a.fixedTokens() + a.msgTokens(msgs) - target
+	if over <= 0 {
+		return true
+	}
+	order := make([]int, len(msgs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int { return len(msgs[y].Content) - len(msgs[x].Content) })
+	const keep = 512 // bytes of a text that stay however it is cut
+	for _, i := range order {
+		m := &msgs[i]
+		if over <= 0 || len(m.Content) <= keep || strings.HasPrefix(m.Content, compactedNote) {
+			continue
+		}
+		cutBytes := min(len(m.Content)-keep, a.bytesFor(over)+64)
+		m.Content = cutText(m.Content, len(m.Content)-cutBytes)
+		over -= a.win.tokens(cutBytes / 4)
+	}
+	return over <= 0
+}
+
+// bytesFor is about how many bytes of text make n tokens.
+func (a *Agent) bytesFor(n int) int {
+	if a.win.ratio > 0 {
+		return int(float64(n*4)/a.win.ratio) + 1
+	}
+	return n * 4
+}
+
+// cutText keeps the first n bytes of s (on a rune boundary) and says so.
+func cutText(s string, n int) string {
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + fmt.Sprintf("\n[… %d bytes cut to fit the model's context window]", len(s)-n)
+}
+
+// estimateMessage is about how many tokens m is: a token is about four
+// bytes of text; the servers' own count scales it (window.ratio).
+func estimateMessage(m openai.ChatCompletionMessage) int {
+	n := len(m.Content) + 16
+	if len(m.ToolCalls) > 0 {
+		n += len(m.ReasoningContent) // sent back only with tool calls
+	}
+	for _, tc := range m.ToolCalls {
+		n += len(tc.Function.Name) + len(tc.Function.Arguments) + 24
+	}
+	return n / 4
+}
+
+// msgTokens is the estimate of msgs, scaled.
+func (a *Agent) msgTokens(msgs []openai.ChatCompletionMessage) int {
+	n := 0
+	for _, m := range msgs {
+		n += estimateMessage(m)
+	}
+	return a.win.tokens(n)
+}
+
+// fixedTokens is the estimate of what every request carries besides the
+// conversation: the system prompt and the tools' schemas.
+func (a *Agent) fixedTokens() int {
+	n := len(a.system)
+	if a.tools != nil {
+		n += a.tools.SchemaBytes()
+	}
+	return a.win.tokens(n / 4)
+}
+
+// summarize says what dropped held: every call the team's state depends
+// on with its result, the rest counted by tool, and the messages taken in.
+func summarize(dropped []openai.ChatCompletionMessage) string {
+	results := map[string]string{}
+	for _, m := range dropped {
+		if m.Role == openai.ChatMessageRoleTool {
+			results[m.ToolCallID] = m.Content
 		}
 	}
-	for i := from; i < len(msgs); i++ {
-		if msgs[i].Role != openai.ChatMessageRoleTool {
-			return i
+	var lines []string
+	others := map[string]int{}
+	messages := 0
+	for _, m := range dropped {
+		switch {
+		case strings.HasPrefix(m.Content, compactedNote):
+			// An earlier summary: what it said still holds.
+			if _, rest, ok := strings.Cut(m.Content, "\n"); ok {
+				lines = append(lines, strings.Split(strings.TrimSuffix(rest, "]"), "\n")...)
+			}
+		case m.Role == openai.ChatMessageRoleUser:
+			messages++
+		case m.Role == openai.ChatMessageRoleAssistant:
+			for _, tc := range m.ToolCalls {
+				if !stateTools[tc.Function.Name] {
+					others[tc.Function.Name]++
+					continue
+				}
+				lines = append(lines, fmt.Sprintf("- you called %s %s → %s", tc.Function.Name,
+					oneLine(tc.Function.Arguments, 200), oneLine(results[tc.ID], 160)))
+			}
 		}
 	}
-	for i := min(from, len(msgs)) - 1; i > 0; i-- {
-		if msgs[i].Role != openai.ChatMessageRoleTool {
-			return i
+	if len(others) > 0 {
+		names := make([]string, 0, len(others))
+		for name := range others {
+			names = append(names, name)
 		}
+		slices.Sort(names)
+		var parts []string
+		for _, name := range names {
+			parts = append(parts, fmt.Sprintf("%s ×%d", name, others[name]))
+		}
+		lines = append(lines, "- other tool calls: "+strings.Join(parts, ", "))
 	}
-	return 0
+	if messages > 0 {
+		lines = append(lines, fmt.Sprintf("- %d messages you had read", messages))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d earlier messages were dropped. What they held:", compactedNote, len(dropped))
+	for i, l := range lines {
+		if b.Len()+len(l) > maxSummary {
+			fmt.Fprintf(&b, "\n- … and %d more lines", len(lines)-i)
+			break
+		}
+		b.WriteString("\n" + l)
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+// oneLine is s on one line, cut to n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		cut := n
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
 }

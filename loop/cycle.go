@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -105,18 +106,98 @@ func (a *Agent) hasNews() bool {
 	return last.Role != openai.ChatMessageRoleAssistant || len(last.ToolCalls) > 0
 }
 
-// callModel makes one turn; a context-length error compacts and retries once.
+// callModel makes one turn. A request the server refuses as longer than
+// the context window, or a reply cut at the window's end, compacts the
+// conversation to leave room for the reply and asks again, twice at most.
 func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
-	resp, err := a.model.Complete(ctx, a.request())
-	if !errors.Is(err, ErrContextLength) {
-		return resp, err
+	for try := 0; ; try++ {
+		req := a.request()
+		if w := a.window(); try == 0 && w.size > 0 && w.tokens(estimateRequest(req)) > w.target() {
+			// Known not to fit with room for the reply: compact before asking.
+			if dropped, _ := a.compactTo(w.target()); dropped > 0 {
+				a.emit(Event{Kind: EventCompacted, Turn: turn, Dropped: dropped})
+				req = a.request()
+			}
+		}
+		resp, err := a.model.Complete(ctx, req)
+		full := err == nil && resp.FinishReason == string(openai.FinishReasonLength) &&
+			a.window().full(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
+		if err == nil && !full {
+			a.measure(resp.Usage.PromptTokens, req)
+			return resp, nil
+		}
+		if !full && !errors.Is(err, ErrContextLength) {
+			return resp, err
+		}
+		if try == 2 {
+			if full {
+				return resp, ErrContextFull
+			}
+			return resp, fmt.Errorf("%w (%w)", ErrContextFull, err)
+		}
+		var ce *ContextError
+		if errors.As(err, &ce) {
+			a.learnWindow(ce, req)
+		} else if full {
+			a.measure(resp.Usage.PromptTokens, req)
+		}
+		dropped, ok := a.compactForReply()
+		if dropped == 0 && !ok {
+			if err == nil {
+				err = ErrContextFull
+			}
+			return resp, err
+		}
+		a.emit(Event{Kind: EventCompacted, Turn: turn, Dropped: dropped})
 	}
-	dropped := a.compact()
-	if dropped == 0 {
-		return resp, err
+}
+
+func (a *Agent) window() window {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.win
+}
+
+// measure takes the prompt tokens the server counted for req.
+func (a *Agent) measure(prompt int, req Request) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.win.size > 0 { // only a known window needs the estimates
+		a.win.measure(prompt, estimateRequest(req))
 	}
-	a.emit(Event{Kind: EventCompacted, Turn: turn, Dropped: dropped})
-	return a.model.Complete(ctx, a.request())
+}
+
+func (a *Agent) learnWindow(ce *ContextError, req Request) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.win.learn(ce, estimateRequest(req))
+}
+
+// compactForReply compacts to what the window holds with room for the
+// reply, or by half where the window is not known.
+func (a *Agent) compactForReply() (dropped int, ok bool) {
+	w := a.window()
+	if w.size == 0 {
+		return a.compact(), true
+	}
+	return a.compactTo(w.target())
+}
+
+// estimateRequest is the request's size in unscaled tokens.
+func estimateRequest(req Request) int {
+	n := 0
+	for _, m := range req.Messages {
+		n += estimateMessage(m)
+	}
+	for _, t := range req.Tools {
+		if t.Function != nil {
+			n += (len(t.Function.Name) + len(t.Function.Description) + 32) / 4
+			if raw, ok := t.Function.Parameters.(json.RawMessage); ok {
+				n += len(raw) / 4
+			}
+		}
+	}
+	return n
 }
 
 func (a *Agent) request() Request {

@@ -58,6 +58,9 @@ type apiError struct {
 	Code    string // the body's code ("context_length_exceeded", "502"…)
 	Type    string // the body's type ("exceed_context_size_error"…)
 	Message string
+	// Window and Prompt are the context window and the request's tokens,
+	// where the server says them (llama.cpp's n_ctx and n_prompt_tokens).
+	Window, Prompt int
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -113,6 +116,7 @@ func parseErrorBody(status int, body []byte) (e *apiError, ok bool) {
 		e.Type, _ = jsonString(fields["status"]) // Gemini's
 	}
 	e.Code = codeText(fields["code"])
+	e.Window, e.Prompt = jsonInt(fields["n_ctx"]), jsonInt(fields["n_prompt_tokens"])
 	if e.Message == "" {
 		e.Message = snippet(string(body))
 	}
@@ -221,7 +225,7 @@ func classifyAPI(e *apiError) error {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		return &authError{status: status, keyEnv: "OPENAI_API_KEY"}
 	case isContextLength(e):
-		return fmt.Errorf("%w: %s", ErrContextLength, e.Message)
+		return contextError(e)
 	case status < 300:
 		return &quietError{msg: "the model server reported an error: " + e.Message, err: e}
 	default:

@@ -108,6 +108,19 @@ func (s *Set) Definitions() []openai.Tool {
 	return out
 }
 
+// SchemaBytes is about how many bytes the definitions take in a request,
+// for estimating its size.
+func (s *Set) SchemaBytes() int {
+	n := 0
+	for _, d := range s.defs {
+		n += len(d.Function.Name) + len(d.Function.Description) + 32
+		if raw, ok := d.Function.Parameters.(json.RawMessage); ok {
+			n += len(raw)
+		}
+	}
+	return n
+}
+
 // Names lists the tools in the order they were given.
 func (s *Set) Names() []string {
 	names := make([]string, len(s.tools))

@@ -1,0 +1,102 @@
+package loop
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+)
+
+// ContextError is a request longer than the model's context window; it is
+// ErrContextLength. Window and Prompt are 0 where the server did not say.
+type ContextError struct {
+	Window, Prompt int
+	msg            string
+}
+
+func (e *ContextError) Error() string { return ErrContextLength.Error() + ": " + e.msg }
+func (e *ContextError) Unwrap() error { return ErrContextLength }
+
+// openAIWindow reads "maximum context length is 8192 tokens. However, your
+// messages resulted in 9000 tokens" (OpenAI, vLLM, LiteLLM, Groq…).
+var openAIWindow = regexp.MustCompile(`(?i)maximum context length is (\d+) tokens.*?(?:resulted in|requested) (\d+) tokens`)
+
+func contextError(e *apiError) error {
+	c := &ContextError{Window: e.Window, Prompt: e.Prompt, msg: e.Message}
+	if m := openAIWindow.FindStringSubmatch(e.Message); m != nil && c.Window == 0 {
+		c.Window, _ = strconv.Atoi(m[1])
+		c.Prompt, _ = strconv.Atoi(m[2])
+	}
+	return c
+}
+
+// jsonInt is a JSON number's value, or 0.
+func jsonInt(raw json.RawMessage) int {
+	var n float64
+	if json.Unmarshal(raw, &n) != nil || n < 0 || n > 1<<31 {
+		return 0
+	}
+	return int(n)
+}
+
+// ErrContextFull ends a cycle whose conversation could not be made to fit.
+var ErrContextFull = errors.New("the conversation does not fit the model's context window even compacted to its task and last turn: use a model with a larger window, or start a new conversation")
+
+// window is what an agent knows of its model's context: the window's size
+// (configured, or learned from the server's refusal), the tokens to leave
+// for the reply, and how many tokens a byte of request is, measured from
+// the servers' usage.
+type window struct {
+	size    int     // 0: not known
+	reserve int     // tokens kept free for the reply; 0: a quarter of the window
+	ratio   float64 // tokens per estimated token; 0: not measured yet
+}
+
+// target is how many tokens a request may have.
+func (w window) target() int {
+	reserve := w.reserve
+	if reserve <= 0 || reserve > w.size/2 {
+		reserve = w.size / 4
+	}
+	return w.size - reserve
+}
+
+// learn takes what a refusal said of the window.
+func (w *window) learn(c *ContextError, estimate int) {
+	if c.Window > 0 {
+		w.size = c.Window
+	}
+	if c.Prompt > 0 && estimate > 0 {
+		w.ratio = float64(c.Prompt) / float64(estimate)
+	}
+}
+
+// measure takes the prompt tokens a server counted for a request of estimate.
+func (w *window) measure(prompt, estimate int) {
+	if prompt > 0 && estimate > 0 {
+		w.ratio = float64(prompt) / float64(estimate)
+	}
+}
+
+// full reports whether a reply that ended at "length" stopped at the end of
+// the context window rather than at an output limit.
+func (w window) full(prompt, completion int) bool {
+	return w.size > 0 && prompt+completion >= w.size-max(16, w.size/100)
+}
+
+// tokens is the window's estimate of est, scaled by what servers counted.
+func (w window) tokens(est int) int {
+	if w.ratio > 0 {
+		return int(float64(est)*w.ratio) + 1
+	}
+	return est
+}
+
+// describeWindow is the window for a sentence.
+func describeWindow(w window) string {
+	if w.size == 0 {
+		return "an unknown window"
+	}
+	return fmt.Sprintf("a window of %d tokens", w.size)
+}
