@@ -98,24 +98,21 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 	}
 	if cfg.SessionPath != "" || cfg.Session != nil {
 		a.session = &session{path: cfg.SessionPath, log: cfg.Session}
-		msgs, err := a.session.load()
+		r, err := a.session.load()
 		if err != nil {
 			return nil, fmt.Errorf("restore agent %s: %w", cfg.Name, err)
 		}
-		a.setConversation(msgs)
+		a.setConversation(r)
 	}
 	return a, nil
 }
 
 // setConversation makes msgs, read from the session file, the conversation.
-func (a *Agent) setConversation(msgs []openai.ChatCompletionMessage) {
-	a.msgs = repairPairing(msgs, a.recover)
-	a.seen, a.callIDs = map[string]bool{}, map[string]bool{}
-	for _, m := range a.msgs {
+func (a *Agent) setConversation(r *restored) {
+	a.msgs = repairPairing(r.msgs, a.recover)
+	a.seen, a.callIDs = r.seen, r.callIDs
+	for _, m := range a.msgs { // answers repairPairing made
 		markSeen(a.seen, m)
-		for _, tc := range m.ToolCalls {
-			a.callIDs[tc.ID] = true
-		}
 	}
 }
 
@@ -140,13 +137,13 @@ func (a *Agent) Reload(replace func() error) error {
 		a.session.f = nil
 	}
 	rerr := replace()
-	msgs, err := a.session.load()
+	r, err := a.session.load()
 	if err != nil {
 		// The file may be half moved: the conversation in memory stays,
 		// and the next write goes to whatever the path holds now.
 		return errors.Join(rerr, fmt.Errorf("reload agent %s: %w", a.name, err))
 	}
-	a.setConversation(msgs)
+	a.setConversation(r)
 	a.pending = nil
 	return rerr
 }

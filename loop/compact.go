@@ -171,6 +171,12 @@ func (a *Agent) fixedTokens() int {
 // summarize says what dropped held: every call the team's state depends
 // on with its result, the rest counted by tool, and the messages taken in.
 func summarize(dropped []openai.ChatCompletionMessage) string {
+	return summarizeCount(dropped, len(dropped))
+}
+
+// summarizeCount is summarize saying count messages were dropped (an
+// earlier summary among them stands for those it dropped).
+func summarizeCount(dropped []openai.ChatCompletionMessage, count int) string {
 	results := map[string]string{}
 	for _, m := range dropped {
 		if m.Role == openai.ChatMessageRoleTool {
@@ -216,7 +222,7 @@ func summarize(dropped []openai.ChatCompletionMessage) string {
 		lines = append(lines, fmt.Sprintf("- %d messages you had read", messages))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d earlier messages were dropped. What they held:", compactedNote, len(dropped))
+	fmt.Fprintf(&b, "%s: %d earlier messages were dropped. What they held:", compactedNote, count)
 	for i, l := range lines {
 		if b.Len()+len(l) > maxSummary {
 			fmt.Fprintf(&b, "\n- … and %d more lines", len(lines)-i)

@@ -106,7 +106,8 @@ var messageTag = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 
 // markSeen adds the inbox ids quoted in m (user messages and read_inbox results).
 func markSeen(seen map[string]bool, m openai.ChatCompletionMessage) {
-	if m.Role != openai.ChatMessageRoleUser && m.Role != openai.ChatMessageRoleTool {
+	if m.Role != openai.ChatMessageRoleUser && m.Role != openai.ChatMessageRoleTool ||
+		!strings.Contains(m.Content, "<message from=") { // the regexp is slow on long results
 		return
 	}
 	for _, sub := range messageTag().FindAllStringSubmatch(m.Content, -1) {

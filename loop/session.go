@@ -113,24 +113,18 @@ func (s *session) close() error {
 
 // load reads the recorded conversation. A line that does not parse (a write
 // cut short by a crash, garbage) is skipped, as is any system message.
-func (s *session) load() ([]openai.ChatCompletionMessage, error) {
-	var lines [][]byte
-	var err error
+func (s *session) load() (*restored, error) {
+	v := newView()
 	if s.log != nil {
-		lines, err = s.log.Lines()
-	} else {
-		lines, err = s.readLines()
+		if err := EachLine(s.log, v.line); err != nil {
+			return nil, err
+		}
+		return v.done(), nil
 	}
-	if err != nil {
+	if err := s.eachLine(v.line); err != nil {
 		return nil, err
 	}
-	var msgs []openai.ChatCompletionMessage
-	for _, line := range lines {
-		if m, ok := parseSessionLine(line); ok {
-			msgs = append(msgs, m)
-		}
-	}
-	return msgs, nil
+	return v.done(), nil
 }
 
 // parseSessionLine is one recorded line as a message of the conversation;
@@ -145,26 +139,55 @@ func parseSessionLine(line []byte) (openai.ChatCompletionMessage, bool) {
 
 // readLines reads the file's lines; a missing file has none.
 func (s *session) readLines() ([][]byte, error) {
+	var lines [][]byte
+	err := s.eachLine(func(line []byte) { lines = append(lines, bytes.Clone(line)) })
+	return lines, err
+}
+
+// maxSessionLine bounds a line read back: a longer one (written before
+// replies were bounded) is read through and skipped, never held whole. (A
+// variable for the tests.)
+var maxSessionLine = 16 << 20
+
+// eachLine calls fn with each line of the file, without its newline; the
+// slice is fn's only during the call. A missing file has none.
+func (s *session) eachLine(fn func([]byte)) error {
 	f, err := statefile.Open(s.path, os.O_RDONLY, 0)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read session: %w", err)
+		return fmt.Errorf("read session: %w", err)
 	}
 	defer f.Close()
-	var lines [][]byte
-	r := bufio.NewReader(f)
+	r := bufio.NewReaderSize(f, 64<<10)
+	var long []byte
 	for {
-		line, err := r.ReadBytes('\n')
+		chunk, err := r.ReadSlice('\n')
+		line := chunk
+		if errors.Is(err, bufio.ErrBufferFull) || long != nil {
+			if long == nil {
+				long = []byte{}
+			}
+			if len(long) <= maxSessionLine {
+				long = append(long, chunk...)
+			}
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue
+			}
+			line, long = long, nil
+			if len(line) > maxSessionLine {
+				line = nil // too long to be a line of ours: skipped
+			}
+		}
 		if line = bytes.TrimSuffix(line, []byte{'\n'}); len(line) > 0 {
-			lines = append(lines, line)
+			fn(line)
 		}
 		if errors.Is(err, io.EOF) {
-			return lines, nil
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read session %s: %w", s.path, err)
+			return fmt.Errorf("read session %s: %w", s.path, err)
 		}
 	}
 }
@@ -178,6 +201,7 @@ func FileSession(path string) SessionLog { return fileLog{s: &session{path: path
 
 func (l fileLog) AppendLines(lines [][]byte) error { return l.s.appendLines(lines) }
 func (l fileLog) Lines() ([][]byte, error)         { return l.s.readLines() }
+func (l fileLog) EachLine(fn func([]byte)) error   { return l.s.eachLine(fn) }
 func (l fileLog) Close() error                     { return l.s.close() }
 
 // interruptedResult answers a tool call that a crash or cancel left without an answer.

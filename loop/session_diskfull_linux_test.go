@@ -32,10 +32,11 @@ func TestSessionOnFullDisk(t *testing.T) {
 	if err := s.append(last); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.load()
+	r, err := s.load()
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := r.msgs
 	if len(got) != 2 || got[0].Content != "task" || got[1].Content != "done" {
 		t.Errorf("session after the full disk: %+v", got)
 	}

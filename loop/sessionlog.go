@@ -17,3 +17,23 @@ type SessionLog interface {
 	// it again.
 	Close() error
 }
+
+// LineReader is a SessionLog that hands its lines over one at a time, so
+// a long conversation is never held whole while it is read back.
+type LineReader interface {
+	// EachLine calls fn with each line, oldest first; the slice is fn's
+	// only during the call.
+	EachLine(fn func([]byte)) error
+}
+
+// EachLine reads log's lines one at a time where it can, else all at once.
+func EachLine(log SessionLog, fn func([]byte)) error {
+	if lr, ok := log.(LineReader); ok {
+		return lr.EachLine(fn)
+	}
+	lines, err := log.Lines()
+	for _, l := range lines {
+		fn(l)
+	}
+	return err
+}

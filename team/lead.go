@@ -80,6 +80,12 @@ func (s fencedSession) Lines() ([][]byte, error) {
 	return s.SessionLog.Lines()
 }
 
+// EachLine is Lines one line at a time (loop.LineReader).
+func (s fencedSession) EachLine(fn func([]byte)) error {
+	_ = s.SessionLog.Close()
+	return loop.EachLine(s.SessionLog, fn)
+}
+
 // resumeLeadModel is the model the lead last talked to, as the registry
 // recorded it; one that is not configured any more (or was recorded before
 // models were) leaves the lead on def, and the first is said in one sentence.
