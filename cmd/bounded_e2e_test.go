@@ -302,3 +302,35 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// A teammate's reply longer than a message reaches the lead cut, with
+// where the whole of it is; the teammate does not fail for it.
+func TestATeammatesLongReplyReachesTheLeadCut(t *testing.T) {
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"writer","prompt":"write a lot"}`)}},
+			{Content: "got it"},
+		},
+		"alice": {{Content: strings.Repeat("word ", 300<<10)}},
+	}, func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} })
+	srv := fakellm.New(script, fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws := t.TempDir()
+	r := runBin(t, ws, fakeEnv(srv), "", "run", "--sandbox", "off", "go")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	lead, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll("lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range lead {
+		if m.From == "alice" && m.Type == inbox.TypeResult {
+			if !strings.Contains(m.Content, "the whole of it is the last reply in") {
+				t.Errorf("alice's result does not say it was cut: ...%q", m.Content[max(0, len(m.Content)-200):])
+			}
+			return
+		}
+	}
+	t.Fatalf("alice's result never reached the lead; stderr:\n%s", r.stderr)
+}

@@ -344,7 +344,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 			// Its work, committed on its branch, and what merging it brings.
 			final += "\n\n" + t.worktrees.Report(ctx, m.name)
 		}
-		if _, err := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeResult, final); err != nil {
+		if _, err := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeResult, fitMessage(final, t.ws.SessionPath(m.name))); err != nil {
 			r.fail(m, ClassInbox, fmt.Errorf("report to the lead: %w", err))
 			return
 		}

@@ -185,3 +185,17 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// fitMessage cuts a report longer than a message may be, saying where the
+// whole of it is, so a long reply reaches the lead instead of failing.
+func fitMessage(content, wholeIn string) string {
+	if len(content) <= inbox.MaxContentBytes {
+		return content
+	}
+	note := fmt.Sprintf("\n\n[… cut: the reply was %d bytes, over a message's %d; the whole of it is the last reply in %s]", len(content), inbox.MaxContentBytes, wholeIn)
+	cut := inbox.MaxContentBytes - len(note)
+	for cut > 0 && content[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return content[:cut] + note
+}

@@ -1,7 +1,11 @@
 package team
 
 import (
+	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/agentteam/agentteam/inbox"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -84,5 +88,16 @@ func TestSpendRefusesOnceABoundIsReached(t *testing.T) {
 	}
 	if err := checkPrices(Budget{MaxCost: 1}, Catalog{Models: []CatalogModel{{Label: "m"}}}); err == nil {
 		t.Error("a cost budget with an unpriced model was taken")
+	}
+}
+
+func TestALongReportIsCutToAMessage(t *testing.T) {
+	long := strings.Repeat("é", inbox.MaxContentBytes)
+	got := fitMessage(long, "sessions/alice.jsonl")
+	if len(got) > inbox.MaxContentBytes || !utf8.ValidString(got) || !strings.Contains(got, "sessions/alice.jsonl") {
+		t.Errorf("cut to %d bytes, valid %v, ends %q", len(got), utf8.ValidString(got), got[len(got)-80:])
+	}
+	if fitMessage("short", "x") != "short" {
+		t.Error("a short report was changed")
 	}
 }
