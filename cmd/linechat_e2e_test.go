@@ -255,3 +255,19 @@ func TestChatInLinesByFlagOrConfig(t *testing.T) {
 		t.Fatalf("[ui] plain = true: stdout:\n%s", r.stdout)
 	}
 }
+
+// A /quit at the end of a piped script comes after the lines before it,
+// although it is read while the lead still answers the first.
+func TestChatInLinesQuitWaitsForTheLinesBeforeIt(t *testing.T) {
+	ws := t.TempDir()
+	r := runBin(t, ws, nil, "spawn alice as programmer\nlist team\n/quit\n", "chat", "--demo")
+	mustSucceed(t, r, "chat in lines")
+	for _, want := range []string{"lead> list team\n", "- list the team:"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Fatalf("stdout lacks %q: the line before /quit was dropped:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Index(r.stdout, "- list the team:") > strings.Index(r.stdout, "lead> /quit") {
+		t.Fatalf("/quit came before the answer to the line above it:\n%s", r.stdout)
+	}
+}

@@ -147,7 +147,6 @@ func Execute() (code int) {
 	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	defer interruptTwice(ctx)()
 	root := NewRootCmd(streams, nil)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

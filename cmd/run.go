@@ -118,6 +118,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		return err
 	}
 	defer cleanup() // after tm.Close, which is deferred later
+	defer interruptTwice(ctx)() // chat's second ctrl+c is its own: it leaves
 	runCtx := ctx
 	cancel := func() {}
 	if opts.Timeout > 0 {

@@ -321,6 +321,9 @@ func (s *session) now(ctx context.Context, eng tui.Engine, l string) bool {
 		if name[0] != '/' && s.firstAsk() == "" {
 			break
 		}
+		if (name == "/quit" || name == "/exit") && len(s.pending) > 0 {
+			break // lines before it were read first: they go first
+		}
 		if s.echo {
 			s.out.line(prompt + l)
 		}
