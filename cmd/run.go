@@ -117,7 +117,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	defer cleanup() // after tm.Close, which is deferred later
+	defer cleanup()             // after tm.Close, which is deferred later
 	defer interruptTwice(ctx)() // chat's second ctrl+c is its own: it leaves
 	runCtx := ctx
 	cancel := func() {}
