@@ -96,6 +96,7 @@ type rawFile struct {
 
 	path         string
 	providerLine int
+	sha256       string // of the file's bytes, which trust is bound to
 }
 
 type rawProvider struct {
@@ -158,7 +159,11 @@ func readFile(path string, project bool) (f *rawFile, found bool, err error) {
 		return nil, false, &Error{Path: path, Msg: fmt.Sprintf("cannot be read: %v", err)}
 	}
 	f, err = parse(path, string(data), project)
-	return f, err == nil, err
+	if err != nil {
+		return nil, false, err
+	}
+	f.sha256 = sum(data)
+	return f, true, nil
 }
 
 // parse decodes and checks one file's text.
@@ -233,7 +238,7 @@ func parse(path, data string, project bool) (*rawFile, error) {
 	if err := f.check(fail); err != nil {
 		return nil, err
 	}
-	if err := f.Permissions.check(fail, project); err != nil {
+	if err := f.Permissions.check(fail); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -413,18 +418,11 @@ func checkDuration(fail func(toml.Key, string, ...any) error, key toml.Key, v *s
 }
 
 // checkProject refuses what a project file may not say about the sandbox:
-// a cloned repository may make it stricter, never looser.
+// a cloned repository may make it stricter, never turn it off. (What
+// widens it, env, writable and network = "on", waits for trust: held.go.)
 func (s rawSandbox) checkProject(fail func(toml.Key, string, ...any) error) error {
-	why := "is not read from a project file: a cloned repository could loosen the sandbox; set it in your user file (" + userPathHint + ")"
-	switch {
-	case s.Env != nil:
-		return fail(toml.Key{"sandbox", "env"}, "%s", why)
-	case s.Writable != nil:
-		return fail(toml.Key{"sandbox", "writable"}, "%s", why)
-	case s.Mode != nil && *s.Mode != "required":
-		return fail(toml.Key{"sandbox", "mode"}, "%s (a project file may only say \"required\")", why)
-	case s.Network != nil && *s.Network != "off":
-		return fail(toml.Key{"sandbox", "network"}, "%s (a project file may only say \"off\")", why)
+	if s.Mode != nil && *s.Mode != "required" {
+		return fail(toml.Key{"sandbox", "mode"}, "is not read from a project file: a cloned repository could loosen the sandbox; set it in your user file (%s) (a project file may only say \"required\")", userPathHint)
 	}
 	return nil
 }
