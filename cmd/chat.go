@@ -149,6 +149,13 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, true); err != nil {
 		return err
 	}
+	if note := opts.untrustedNote(opts.GlobalOptions, true); note != "" {
+		// Before the screen takes the terminal, and on it, which hides this line.
+		fmt.Fprintln(opts.IO.Err, note)
+		if lineMode == "" {
+			screen.Notice += "\n" + note
+		}
+	}
 	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
 	if err != nil {
 		return err

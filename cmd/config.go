@@ -213,6 +213,7 @@ func loadConfig(c *cobra.Command, g *GlobalOptions) ([]setting, error) {
 		r.add("roles."+name, role.V.String(), role.From)
 	}
 	addPermissions(r, cfg.Permissions)
+	addHeld(r, cfg.Held)
 	return r.out, r.err
 }
 
