@@ -139,3 +139,34 @@ func TestTrustWithoutAProjectFileSaysSo(t *testing.T) {
 		t.Errorf("trust wrote state for nothing: %v", err)
 	}
 }
+
+// TestAnUntrustedProjectGivesCommandsNothing: a project file's [sandbox]
+// env hands commands a variable of the person's only once trusted.
+func TestAnUntrustedProjectGivesCommandsNothing(t *testing.T) {
+	ws := t.TempDir()
+	writeConfig(t, filepath.Join(ws, ".agentteam", "config.toml"), "[sandbox]\nenv = [\"PROJECT_SEES\"]\n")
+	env := configHome(t, "", "PROJECT_SEES=the-persons-value")
+	sees := func() (result, string) {
+		t.Helper()
+		srv := fakellm.New(permLeadScript(
+			fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("bash", `{"command":"echo \"v=$PROJECT_SEES.\""}`)}},
+			fakellm.Reply{Content: "done"},
+		), fakellm.WithAPIKey("test-key"))
+		defer srv.Close()
+		r := runBin(t, ws, append(fakeEnv(srv), env...), "", "run", "--sandbox", "off", "--permission-mode", "yolo", "go")
+		mustSucceed(t, r, "run")
+		res := toolResults(t, ws, "lead")
+		if len(res) != 1 {
+			t.Fatalf("tool results %q", res)
+		}
+		return r, res[0]
+	}
+	r, res := sees()
+	if !strings.HasSuffix(res, "\nv=.\n") || !strings.Contains(r.stderr, untrustedSays+`sandbox.env = ["PROJECT_SEES"]`) {
+		t.Errorf("untrusted: the command saw %q; stderr:\n%s", res, r.stderr)
+	}
+	mustSucceed(t, runBin(t, ws, env, "", "trust"), "trust")
+	if _, res := sees(); !strings.HasSuffix(res, "\nv=the-persons-value.\n") {
+		t.Errorf("trusted: the command saw %q", res)
+	}
+}
