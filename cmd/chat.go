@@ -120,6 +120,11 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			opts.ResumeID = id
 		}
 	}
+	if isTerminal(in) && isTerminal(out) {
+		if err := askTrust(opts.GlobalOptions, in, out); err != nil {
+			return err
+		}
+	}
 	st, err := openStores(ctx, opts.GlobalOptions, ws)
 	if err != nil {
 		return err
