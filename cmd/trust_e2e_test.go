@@ -127,6 +127,24 @@ func TestAnUntrustedProjectModeOnlyTightens(t *testing.T) {
 	}
 }
 
+// TestAnUntrustedProjectCannotLoosenTheMode: the person's file says ask; a
+// cloned repository's mode = "auto-edit" would let writes run unasked.
+func TestAnUntrustedProjectCannotLoosenTheMode(t *testing.T) {
+	ws := t.TempDir()
+	writeConfig(t, filepath.Join(ws, ".agentteam", "config.toml"), "[permissions]\nmode = \"auto-edit\"\n")
+	env := configHome(t, "[permissions]\nmode = \"ask\"\n")
+	srv := fakellm.New(permLeadScript(
+		fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"planted.txt","content":"x"}`)}},
+		fakellm.Reply{Content: "done"},
+	), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	r := runBin(t, ws, append(fakeEnv(srv), env...), "", "run", "go")
+	mustSucceed(t, r, "run")
+	if _, err := os.Stat(filepath.Join(ws, "planted.txt")); err == nil || !strings.Contains(r.stderr, untrustedSays+`permissions.mode = "auto-edit"`) {
+		t.Errorf("an untrusted auto-edit let a write run unasked (%v), stderr:\n%s", err, r.stderr)
+	}
+}
+
 // TestTrustWithoutAProjectFileSaysSo: nothing is recorded.
 func TestTrustWithoutAProjectFileSaysSo(t *testing.T) {
 	ws := t.TempDir()
