@@ -60,12 +60,13 @@ func runApprove(opts *ApproveOptions) error {
 	if err != nil {
 		return err
 	}
+	applies := true // the rule added applies to later runs
 	if opts.Always {
 		r, err := permission.ParseRule(a.Rule)
 		if err != nil {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the ask %s carries no rule to add: %w", a.RequestID, err)}
 		}
-		if err := config.AddAllowRule(ws.Root, r); err != nil {
+		if applies, err = config.AddAllowRule(opts.Getenv, ws.Root, r); err != nil {
 			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("add the rule: %w", err)}
 		}
 	}
@@ -76,6 +77,9 @@ func runApprove(opts *ApproveOptions) error {
 		fmt.Fprintf(opts.IO.Err, "allowed %s's %s (request %s)\n", a.Agent, a.Tool, a.RequestID)
 		if opts.Always {
 			fmt.Fprintf(opts.IO.Err, "added %s to [permissions] allow in %s\n", a.Rule, config.ProjectPath(ws.Root))
+			if !applies {
+				fmt.Fprintf(opts.IO.Err, "the project file is not trusted, so later runs allow it only after agentteam trust\n")
+			}
 		}
 	}
 	return nil

@@ -123,6 +123,11 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			opts.ResumeID = id
 		}
 	}
+	if isTerminal(in) && isTerminal(out) {
+		if err := askTrust(opts.GlobalOptions, in, out); err != nil {
+			return err
+		}
+	}
 	st, err := openStores(ctx, opts.GlobalOptions, ws)
 	if err != nil {
 		return err
@@ -151,6 +156,13 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	}
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, true); err != nil {
 		return err
+	}
+	if note := opts.untrustedNote(opts.GlobalOptions, true); note != "" {
+		// Before the screen takes the terminal, and on it, which hides this line.
+		fmt.Fprintln(opts.IO.Err, note)
+		if lineMode == "" {
+			screen.Notice += "\n" + note
+		}
 	}
 	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
 	if err != nil {

@@ -57,6 +57,8 @@ func newConfigCmd(g *GlobalOptions, streams IOStreams, runF func(*ConfigOptions)
 flag, env NAME, project .agentteam/config.toml, user ~/.config/agentteam/config.toml, or default.
 A flag wins over the environment, which wins over the project file, which wins over the user file.
 The API key is never printed: only the name of the variable that holds it and whether it is set.
+A project file's allow rules, a looser mode and sandbox env, writable and network = "on" apply
+only once you trust the project (agentteam trust); until then they are listed as ignored.
 --path prints where the two files are looked for. Nothing is written.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -213,6 +215,7 @@ func loadConfig(c *cobra.Command, g *GlobalOptions) ([]setting, error) {
 		r.add("roles."+name, role.V.String(), role.From)
 	}
 	addPermissions(r, cfg.Permissions)
+	addHeld(r, cfg.Held)
 	return r.out, r.err
 }
 

@@ -39,6 +39,7 @@ func executeHooked(t *testing.T, env map[string]string, stdin string, args ...st
 		version: func(o *VersionOptions) error { return record(o) },
 		merge:   func(o *MergeOptions) error { return record(o) },
 		diff:    func(o *DiffOptions) error { return record(o) },
+		trust:   func(o *TrustOptions) error { return record(o) },
 	})
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())

@@ -72,6 +72,7 @@ type rootOpts struct {
 	sessions func(*SessionsOptions) error
 	serve    func(*ServeOptions) error
 	worker   func(*WorkerOptions) error
+	trust    func(*TrustOptions) error
 }
 
 func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
@@ -132,6 +133,7 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 		newSessionsCmd(g, io, hooks.sessions),
 		newServeCmd(g, io, hooks.serve),
 		workerCmd,
+		newTrustCmd(g, io, hooks.trust),
 	)
 	return root
 }

@@ -133,6 +133,9 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, false); err != nil {
 		return err
 	}
+	if note := opts.untrustedNote(opts.GlobalOptions, false); note != "" {
+		fmt.Fprintln(opts.IO.Err, note)
+	}
 	topts.Sandbox = sb
 	st.apply(&topts)
 	if err := st.hosts(ctx, &topts); err != nil {

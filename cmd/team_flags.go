@@ -120,14 +120,9 @@ func (f TeamFlags) permissions(g *GlobalOptions, chat bool) (*team.PermissionOpt
 		file = g.Config.Permissions
 	}
 	o := &team.PermissionOptions{Person: chat, Timeout: f.PermissionTimeout, Delegate: f.PermissionDelegate}
-	mode := string(file.Mode.V)
-	switch {
-	case f.PermissionMode != "":
-		mode = f.PermissionMode
-	case mode == "" && chat:
-		mode = string(permission.ModeAsk)
-	case mode == "":
-		mode = string(permission.ModeYolo)
+	mode := f.baseMode(g, chat)
+	if f.heldModeApplies(g, chat) {
+		mode = string(g.Config.Held.Mode.V)
 	}
 	m, err := permission.ParseMode(mode)
 	if err != nil {

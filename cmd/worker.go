@@ -109,6 +109,9 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, false); err != nil {
 		return err
 	}
+	if note := opts.untrustedNote(opts.GlobalOptions, false); note != "" {
+		fmt.Fprintln(opts.IO.Err, note)
+	}
 	if opts.PermissionDelegate == "" {
 		topts.Permissions.Delegate = team.DelegateTeam // whoever the lead's process says answers
 	}

@@ -142,7 +142,7 @@ func headlessHint(c classified, v permission.Verdict) string {
 	if v.Entry != nil {
 		return s + fmt.Sprintf(" To let it run, remove the ask rule %s, or run with --permission-delegate user and answer with `agentteam approve`.", v.Entry.Rule)
 	}
-	s += fmt.Sprintf(" To allow it, run with --allow '%s' (or a pattern such as '%s'), or add that rule to allow under [permissions] in .agentteam/config.toml", rule, patternHint(c))
+	s += fmt.Sprintf(" To allow it, run with --allow '%s' (or a pattern such as '%s'), or add that rule to allow under [permissions] in .agentteam/config.toml (then agentteam trust)", rule, patternHint(c))
 	if c.Kind == permission.Write {
 		s += ", or use --permission-mode auto-edit"
 	} else {

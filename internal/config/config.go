@@ -121,6 +121,9 @@ type File struct {
 	Found bool
 	// Source names it in `agentteam config`'s output.
 	Source Source
+	// Trusted says, of the project file, whether the person trusts its
+	// bytes (held.go); the user file needs no trust.
+	Trusted bool
 }
 
 // Config is what the files say, merged: the project file's values win over
@@ -136,6 +139,8 @@ type Config struct {
 	Permissions  Permissions
 	Sandbox      Sandbox
 	UI           UI
+	// Held is what the project file says that waits for the person's trust.
+	Held Held
 }
 
 // Found reports whether either file exists.
@@ -196,7 +201,7 @@ func Load(opts Options) (*Config, error) {
 	}
 	c := &Config{
 		User:      File{Path: UserPath(getenv)},
-		Project:   File{Path: ProjectPath(opts.Workspace), Source: "project .agentteam/config.toml"},
+		Project:   File{Path: ProjectPath(opts.Workspace), Source: projectSource},
 		Providers: map[string]*Provider{},
 		Roles:     map[string]Value[Role]{},
 	}
@@ -209,6 +214,9 @@ func Load(opts Options) (*Config, error) {
 		}
 		f.Found = found
 		if found {
+			if f == &c.Project {
+				c.holdUntrusted(raw, getenv, opts.Workspace)
+			}
 			c.merge(raw, f.Source, &provLine)
 		}
 	}
@@ -218,6 +226,9 @@ func Load(opts Options) (*Config, error) {
 	c.splitRoles()
 	return c, nil
 }
+
+// projectSource names the project file.
+const projectSource Source = "project .agentteam/config.toml"
 
 // location is where a key was set.
 type location struct {

@@ -310,12 +310,6 @@ func TestBadFilesAreRefused(t *testing.T) {
 			text: "[sandbox]\nwritable = [\"/\"]\n", says: []string{"line 2", "must not list /"}},
 		{name: "a project file that turns the sandbox off", project: true,
 			text: "[sandbox]\nmode = \"off\"\n", says: []string{"line 2", "sandbox.mode is not read from a project file: a cloned repository could loosen the sandbox", `may only say "required"`}},
-		{name: "a project file that widens what commands may write", project: true,
-			text: "[sandbox]\nwritable = [\"~/\"]\n", says: []string{"line 2", "sandbox.writable is not read from a project file"}},
-		{name: "a project file that hands commands a variable", project: true,
-			text: "[sandbox]\nenv = [\"DATABASE_URL\"]\n", says: []string{"line 2", "sandbox.env is not read from a project file"}},
-		{name: "a project file that turns the network on", project: true,
-			text: "[sandbox]\nnetwork = \"on\"\n", says: []string{"line 2", "sandbox.network is not read from a project file"}},
 		{name: "a project file that says where the team's state goes", project: true,
 			text: "[team]\nstore = \"nats://collect.example:4222\"\n", says: []string{"line 2", "team.store is not read from a project file: a cloned repository could send the team's messages to its own server"}},
 		{name: "a literal key in the user file",
@@ -486,7 +480,8 @@ mode = "required"
 network = "off"
 `
 	for _, project := range []bool{false, true} {
-		// What commands get besides the defaults comes only from the user file.
+		// What commands get besides the defaults comes from the user file (a
+		// project file's waits for trust).
 		widen := "env = [\"GOPATH\"]\nwritable = [\"~/.cache/go-build\", \"/var/cache/x\"]\n"
 		user, proj := text+widen, ""
 		if project {

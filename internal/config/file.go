@@ -96,6 +96,7 @@ type rawFile struct {
 
 	path         string
 	providerLine int
+	sha256       string // of the file's bytes, which trust is bound to
 }
 
 type rawProvider struct {
@@ -158,7 +159,11 @@ func readFile(path string, project bool) (f *rawFile, found bool, err error) {
 		return nil, false, &Error{Path: path, Msg: fmt.Sprintf("cannot be read: %v", err)}
 	}
 	f, err = parse(path, string(data), project)
-	return f, err == nil, err
+	if err != nil {
+		return nil, false, err
+	}
+	f.sha256 = sum(data)
+	return f, true, nil
 }
 
 // parse decodes and checks one file's text.
@@ -176,30 +181,40 @@ func parse(path, data string, project bool) (*rawFile, error) {
 	}
 
 	// A key in the file is refused before anything else is said about it.
-	for _, k := range md.Keys() {
-		if last := k[len(k)-1]; last == "api_key" || last == "apikey" {
-			if project {
-				return nil, fail(k, "would put an API key in the project's files, which get committed: keep the key in an environment variable and name that variable with api_key_env = \"NAME\"")
-			}
-			return nil, fail(k, "is not read: keep the key in an environment variable and name that variable with api_key_env = \"NAME\"")
+	keys := md.Keys()
+	for _, k := range keys {
+		if last := k[len(k)-1]; strings.EqualFold(last, "api_key") || strings.EqualFold(last, "apikey") {
+			return nil, refuseAPIKey(fail, k, project)
+		}
+	}
+	for _, name := range sortedKeys(f.Providers) {
+		if f.Providers[name].APIKey != nil {
+			return nil, refuseAPIKey(fail, keyAs(keys, toml.Key{"providers", name, "api_key"}), project)
 		}
 	}
 	// A project file comes with a repository someone else may have written:
 	// it may pick a provider, a model and team settings, never where
 	// requests go nor which key they carry, or a cloned repository could
-	// send the person's key to its own server.
+	// send the person's key to its own server. What the decoder filled is
+	// checked, whatever the key's spelling.
 	if project {
-		for _, k := range md.Keys() {
-			if len(k) == 3 && k[0] == "providers" && (k[2] == "base_url" || k[2] == "api_key_env" || k[2] == "api_key_header") {
-				return nil, fail(k, "is not read from a project file: a cloned repository could send your key to its own server; "+
-					"define the provider in your user file (%s) and pick it here with provider = \"%s\"", userPathHint, k[1])
+		for _, name := range sortedKeys(f.Providers) {
+			p := f.Providers[name]
+			for _, c := range []struct {
+				key string
+				set bool
+			}{{"base_url", p.BaseURL != nil}, {"api_key_env", p.APIKeyEnv != nil}, {"api_key_header", p.APIKeyHeader != nil}} {
+				if c.set {
+					return nil, fail(keyAs(keys, toml.Key{"providers", name, c.key}), "is not read from a project file: a cloned repository could send your key to its own server; "+
+						"define the provider in your user file (%s) and pick it here with provider = \"%s\"", userPathHint, name)
+				}
 			}
 		}
 	}
 	// Nor where the team's messages go: a store named by a cloned
 	// repository would hand every message and task to its server.
 	if project && f.Team.Store != nil {
-		return nil, fail(toml.Key{"team", "store"}, "is not read from a project file: a cloned repository could send the team's messages to its own server; "+
+		return nil, fail(keyAs(keys, toml.Key{"team", "store"}), "is not read from a project file: a cloned repository could send the team's messages to its own server; "+
 			"set it in your user file (%s), with --store or AGENTTEAM_STORE", userPathHint)
 	}
 	if project {
@@ -214,16 +229,27 @@ func parse(path, data string, project bool) (*rawFile, error) {
 			return nil, fail(k, "must be a table")
 		}
 	}
+	if k, want, ok := miscased(keys); ok {
+		return nil, fail(k, "is not a setting agentteam knows: keys are case-sensitive, and this one is written %s", want)
+	}
 	if u := md.Undecoded(); len(u) > 0 {
 		return nil, fail(u[0], "is not a setting agentteam knows%s", misplacedHint(u[0], knownHint(u[0])))
 	}
 	if err := f.check(fail); err != nil {
 		return nil, err
 	}
-	if err := f.Permissions.check(fail, project); err != nil {
+	if err := f.Permissions.check(fail); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// refuseAPIKey says why a key in a file is never read.
+func refuseAPIKey(fail func(toml.Key, string, ...any) error, k toml.Key, project bool) error {
+	if project {
+		return fail(k, "would put an API key in the project's files, which get committed: keep the key in an environment variable and name that variable with api_key_env = \"NAME\"")
+	}
+	return fail(k, "is not read: keep the key in an environment variable and name that variable with api_key_env = \"NAME\"")
 }
 
 // tableKeys are the keys that must be tables if present.
@@ -392,18 +418,11 @@ func checkDuration(fail func(toml.Key, string, ...any) error, key toml.Key, v *s
 }
 
 // checkProject refuses what a project file may not say about the sandbox:
-// a cloned repository may make it stricter, never looser.
+// a cloned repository may make it stricter, never turn it off. (What
+// widens it, env, writable and network = "on", waits for trust: held.go.)
 func (s rawSandbox) checkProject(fail func(toml.Key, string, ...any) error) error {
-	why := "is not read from a project file: a cloned repository could loosen the sandbox; set it in your user file (" + userPathHint + ")"
-	switch {
-	case s.Env != nil:
-		return fail(toml.Key{"sandbox", "env"}, "%s", why)
-	case s.Writable != nil:
-		return fail(toml.Key{"sandbox", "writable"}, "%s", why)
-	case s.Mode != nil && *s.Mode != "required":
-		return fail(toml.Key{"sandbox", "mode"}, "%s (a project file may only say \"required\")", why)
-	case s.Network != nil && *s.Network != "off":
-		return fail(toml.Key{"sandbox", "network"}, "%s (a project file may only say \"off\")", why)
+	if s.Mode != nil && *s.Mode != "required" {
+		return fail(toml.Key{"sandbox", "mode"}, "is not read from a project file: a cloned repository could loosen the sandbox; set it in your user file (%s) (a project file may only say \"required\")", userPathHint)
 	}
 	return nil
 }

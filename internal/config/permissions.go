@@ -52,18 +52,13 @@ func (p *Permissions) merge(f *rawPermissions, src Source) {
 	add(&p.Deny, f.Deny)
 }
 
-// check refuses rules and modes no run can use, and what a project file
-// must not grant itself: a cloned repository may not turn every ask off
-// (mode yolo, or an allow rule that matches every command).
-func (f *rawPermissions) check(fail func(toml.Key, string, ...any) error, project bool) error {
+// check refuses rules and modes no run can use. (A project file's allow
+// rules and looser mode wait for the person's trust: held.go.)
+func (f *rawPermissions) check(fail func(toml.Key, string, ...any) error) error {
 	key := func(k string) toml.Key { return toml.Key{"permissions", k} }
 	if f.Mode != nil {
-		m, err := permission.ParseMode(*f.Mode)
-		if err != nil {
+		if _, err := permission.ParseMode(*f.Mode); err != nil {
 			return fail(key("mode"), "must be \"ask\", \"auto-edit\" or \"yolo\", not %q", *f.Mode)
-		}
-		if project && m == permission.ModeYolo {
-			return fail(key("mode"), "= \"yolo\" is not read from a project file: a cloned repository could turn every ask off; set it in your user file (%s) or pass --permission-mode yolo", userPathHint)
 		}
 	}
 	if f.Timeout != nil {
@@ -76,12 +71,8 @@ func (f *rawPermissions) check(fail func(toml.Key, string, ...any) error, projec
 		rules []string
 	}{{"allow", f.Allow}, {"ask", f.Ask}, {"deny", f.Deny}} {
 		for _, s := range l.rules {
-			r, err := permission.ParseRule(s)
-			if err != nil {
+			if _, err := permission.ParseRule(s); err != nil {
 				return fail(key(l.name), "%v", err)
-			}
-			if project && l.name == "allow" && r.Tool == "bash" && r.MatchesEverything() {
-				return fail(key(l.name), "holds %q, which allows every command; a project file may not: a cloned repository could turn every ask off", s)
 			}
 		}
 	}
@@ -91,35 +82,55 @@ func (f *rawPermissions) check(fail func(toml.Key, string, ...any) error, projec
 // AddAllowRule adds rule to the allow list of the project file in
 // workspace, creating the file or the table if needed, and keeps every
 // other line as it was. The file is checked again before it is replaced.
-func AddAllowRule(workspace string, rule permission.Rule) error {
+// The person's own rule keeps the file trusted if it was, or if it said
+// nothing that waits for trust; otherwise applies is false: the rule
+// waits for agentteam trust with the rest.
+func AddAllowRule(getenv func(string) string, workspace string, rule permission.Rule) (applies bool, err error) {
 	path := ProjectPath(workspace)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return false, err
 	}
 	unlock, err := statefile.Lock(path)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer unlock()
 	data, err := statefile.ReadFile(path, 1<<20)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("read %s: %w", path, statefile.Refusal(err))
+		return false, fmt.Errorf("read %s: %w", path, statefile.Refusal(err))
 	}
 	text := string(data)
-	if f, err := parse(path, text, true); err != nil {
-		return err
-	} else if slices.Contains(f.Permissions.Allow, rule.String()) {
-		return nil
+	f, err := parse(path, text, true)
+	if err != nil {
+		return false, err
+	}
+	trusted, _ := isTrusted(getenv, workspace, sum(data))
+	keepTrust := trusted || f.held(projectSource, Value[permission.Mode]{}).IsEmpty()
+	if slices.Contains(f.Permissions.Allow, rule.String()) {
+		return trusted, nil
 	}
 	updated, err := insertAllow(text, rule.String())
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return false, fmt.Errorf("%s: %w", path, err)
 	}
-	f, err := parse(path, updated, true)
+	f, err = parse(path, updated, true)
 	if err != nil || !slices.Contains(f.Permissions.Allow, rule.String()) {
-		return fmt.Errorf("%s: could not add %q to [permissions] allow without breaking the file; add it by hand", path, rule.String())
+		return false, fmt.Errorf("%s: could not add %q to [permissions] allow without breaking the file; add it by hand", path, rule.String())
 	}
-	return statefile.WriteFileAtomic(path, []byte(updated), 0o644)
+	if err := statefile.WriteFileAtomic(path, []byte(updated), 0o644); err != nil {
+		return false, err
+	}
+	if !keepTrust {
+		return false, nil
+	}
+	key, err := workspaceKey(workspace)
+	if err == nil {
+		err = Trust(getenv, &Project{Workspace: key, SHA256: sum([]byte(updated))})
+	}
+	if err != nil {
+		return false, fmt.Errorf("added %q to %s, but %w", rule.String(), path, err)
+	}
+	return true, nil
 }
 
 var (

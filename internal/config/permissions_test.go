@@ -21,7 +21,9 @@ func rules(es []permission.Entry) []string {
 func TestPermissionsMergeBothFiles(t *testing.T) {
 	user := "[permissions]\nmode = \"yolo\"\ntimeout = \"2m\"\nallow = [\"bash(go test *)\"]\ndeny = [\"bash(rm *)\"]\n"
 	project := "[permissions]\nmode = \"auto-edit\"\nallow = [\"write_file(docs/**)\"]\nask = [\"bash(git push *)\"]\n"
-	c, err := Load(setup(t, user, project, nil))
+	o := setup(t, user, project, nil)
+	trust(t, o)
+	c, err := Load(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +57,7 @@ func TestBadPermissionsAreRefused(t *testing.T) {
 		{"a rule that is not a string", "[permissions]\ndeny = [1]\n", false, "permissions.deny"},
 		{"a bad timeout", "[permissions]\ntimeout = \"soon\"\n", false, "permissions.timeout must be a positive duration"},
 		{"an unknown key, with the keys it may have", "[permissions]\nmodes = \"ask\"\n", false, "in [permissions]: allow, ask, deny, mode, timeout"},
-		{"yolo from a project file", "[permissions]\nmode = \"yolo\"\n", true, "is not read from a project file"},
-		{"allowing every command from a project file", "[permissions]\nallow = [\"bash(*)\"]\n", true, "allows every command"},
-		{"allowing bash from a project file", "[permissions]\nallow = [\"bash\"]\n", true, "allows every command"},
+		{"a bad rule in a project file", "[permissions]\ndeny = [\"bash(\"]\n", true, "permissions.deny rule"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			user, project := tc.text, ""
@@ -88,10 +88,12 @@ func TestAddAllowRuleKeepsTheFile(t *testing.T) {
 			o := setup(t, "", tc.before, nil)
 			if tc.before == "" {
 				_ = os.Remove(ProjectPath(o.Workspace))
+			} else {
+				trust(t, o)
 			}
 			for range 2 { // the second time changes nothing
-				if err := AddAllowRule(o.Workspace, rule); err != nil {
-					t.Fatal(err)
+				if applies, err := AddAllowRule(o.Getenv, o.Workspace, rule); err != nil || !applies {
+					t.Fatalf("AddAllowRule: %v, %v; want it to apply in a trusted file", applies, err)
 				}
 			}
 			data, err := os.ReadFile(ProjectPath(o.Workspace))
@@ -123,7 +125,7 @@ func TestAddAllowRuleRefusesALinkedFile(t *testing.T) {
 	outside, unchanged := testfs.OutsideFile(t)
 	_ = os.Remove(ProjectPath(o.Workspace))
 	testfs.Symlink(t, outside, ProjectPath(o.Workspace))
-	if err := AddAllowRule(o.Workspace, permission.MustParseRule("bash(ls)")); err == nil {
+	if _, err := AddAllowRule(o.Getenv, o.Workspace, permission.MustParseRule("bash(ls)")); err == nil {
 		t.Fatal("a rule was written through a link")
 	}
 	unchanged()

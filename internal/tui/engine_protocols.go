@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/agentteam/agentteam/internal/config"
@@ -38,8 +39,16 @@ func (e *teamEngine) AnswerPermission(_ context.Context, id string, approve, alw
 		if err != nil {
 			return "", fmt.Errorf("there is no permission ask waiting with request id %q", id)
 		}
-		if err := config.AddAllowRule(e.t.Workspace().Root, r); err != nil {
+		applies, err := config.AddAllowRule(os.Getenv, e.t.Workspace().Root, r)
+		if err != nil {
 			return "", err
+		}
+		if !applies {
+			msg, err := e.t.AnswerPermission(workspace.UserName, id, approve, always, reason)
+			if err != nil {
+				return "", err
+			}
+			return msg + "; later runs allow it only once you trust the project file (agentteam trust)", nil
 		}
 	}
 	return e.t.AnswerPermission(workspace.UserName, id, approve, always, reason)
