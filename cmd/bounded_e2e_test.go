@@ -334,3 +334,20 @@ func TestATeammatesLongReplyReachesTheLeadCut(t *testing.T) {
 	}
 	t.Fatalf("alice's result never reached the lead; stderr:\n%s", r.stderr)
 }
+
+// [team] max_model_calls in the user file bounds a run; a project file's
+// larger one does not raise it.
+func TestTheBudgetFromTheUserFileHoldsOverAProjectsLargerOne(t *testing.T) {
+	srv := fakellm.New(pingPongScript(), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws := t.TempDir()
+	writeConfig(t, filepath.Join(ws, ".agentteam", "config.toml"), "[team]\nmax_model_calls = 1000\n")
+	env := append(fakeEnv(srv), configHome(t, "[team]\nmax_model_calls = 30\n")...)
+	r := runBin(t, ws, env, "", "run", "--sandbox", "off", "play")
+	if r.code != ExitBudget || !strings.Contains(r.stderr, "budget of 30 model calls") {
+		t.Fatalf("exit %d, want %d with the user file's budget of 30\nstderr:\n%s", r.code, ExitBudget, r.stderr)
+	}
+	if n := len(srv.Calls()); n > 30 {
+		t.Errorf("%d model calls were made, over the budget of 30", n)
+	}
+}

@@ -110,6 +110,9 @@ func (s *modelSet) client(provider, model string, build func() (loop.Model, *tea
 		return team.ModelChoice{}, err
 	}
 	c := team.ModelChoice{Model: m, Provider: provider, Name: model, Price: price}
+	if p := s.cfg().Providers[provider]; p != nil {
+		c.ContextWindow, c.ReplyReserve = p.ContextWindow.V, p.MaxOutputTokens.V
+	}
 	s.clients[label] = c
 	return c, nil
 }

@@ -37,6 +37,10 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		OnEvent:     t.agentEvent,
 		OnDelta:     t.opts.OnDelta,
 		Recover:     t.messenger.recoverCall(workspace.LeadName),
+		// The window of the lead's first model; a switch (/model) keeps
+		// what the loop learned of it.
+		ContextWindow: choice.ContextWindow,
+		ReplyReserve:  choice.ReplyReserve,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the lead: %w", err)

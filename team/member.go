@@ -232,6 +232,10 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		OnEvent:     t.agentEvent,
 		OnDelta:     t.opts.OnDelta,
 		Recover:     t.messenger.recoverCall(name),
+		// The model at the teammate's start; a later /model of the lead's
+		// does not concern it.
+		ContextWindow: m.model.choice().ContextWindow,
+		ReplyReserve:  m.model.choice().ReplyReserve,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)

@@ -34,6 +34,10 @@ type ModelChoice struct {
 	Provider, Name string
 	// Price is nil when the provider has no prices configured.
 	Price *Price
+	// ContextWindow is the model's context window in tokens (0: learned
+	// from the server); ReplyReserve the tokens to leave for a reply (the
+	// provider's max_output_tokens; 0: a quarter of the window).
+	ContextWindow, ReplyReserve int
 }
 
 // Label is how the model is shown and written: "provider/model", or the

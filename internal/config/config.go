@@ -60,6 +60,9 @@ type Provider struct {
 	IdleTimeout Value[time.Duration]
 	// Prices in currency units per million tokens.
 	PriceInputPerMillion, PriceOutputPerMillion Value[float64]
+	// ContextWindow is the model's context window in tokens (0: learned
+	// from the server's first refusal).
+	ContextWindow Value[int]
 
 	from Source // the last file with a [providers.NAME] table
 }
@@ -95,6 +98,10 @@ type Team struct {
 	// workspace's files, nats://HOST:PORT[/TEAM] for JetStream. Only the
 	// user file may set it.
 	Store Value[string]
+	// The budget of a run or chat (0: none). Where both files set one, the
+	// smaller holds: a project file never raises the person's.
+	MaxModelCalls, MaxTokens Value[int]
+	MaxCost                  Value[float64]
 }
 
 // Sandbox holds the [sandbox] settings: the defaults of --sandbox and
@@ -260,6 +267,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 		setDuration(&p.IdleTimeout, rp.IdleTimeout, src)
 		set(&p.PriceInputPerMillion, rp.PriceInputPerMillion, src)
 		set(&p.PriceOutputPerMillion, rp.PriceOutputPerMillion, src)
+		set(&p.ContextWindow, rp.ContextWindow, src)
 		for k, v := range rp.Headers {
 			p.Headers[k] = Value[string]{v, src}
 		}
@@ -279,6 +287,9 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	set(&t.Isolation, f.Team.Isolation, src)
 	set(&t.GitRemote, f.Team.GitRemote, src)
 	set(&t.Store, f.Team.Store, src)
+	tighter(&t.MaxModelCalls, f.Team.MaxModelCalls, src)
+	tighter(&t.MaxTokens, f.Team.MaxTokens, src)
+	tighter(&t.MaxCost, f.Team.MaxCost, src)
 	setDuration(&t.ShutdownTimeout, f.Team.ShutdownTimeout, src)
 	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)
 	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)
@@ -294,6 +305,13 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 		sb.Writable = Value[[]string]{f.Sandbox.Writable, src}
 	}
 	set(&c.UI.Plain, f.UI.Plain, src)
+}
+
+// tighter sets a budget's bound unless one already set is smaller (0 is none).
+func tighter[T int | float64](dst *Value[T], v *T, src Source) {
+	if v != nil && *v > 0 && (!dst.IsSet() || dst.V <= 0 || *v < dst.V) {
+		*dst = Value[T]{*v, src}
+	}
 }
 
 func set[T any](dst *Value[T], v *T, src Source) {

@@ -115,6 +115,7 @@ type rawProvider struct {
 	IdleTimeout           *string           `toml:"idle_timeout"`
 	PriceInputPerMillion  *float64          `toml:"price_input_per_million"`
 	PriceOutputPerMillion *float64          `toml:"price_output_per_million"`
+	ContextWindow         *int              `toml:"context_window"`
 }
 
 type rawTeam struct {
@@ -129,6 +130,10 @@ type rawTeam struct {
 	Isolation       *string `toml:"isolation"`
 	GitRemote       *string `toml:"git_remote"`
 	Store           *string `toml:"store"`
+	// The budget of a run or chat; a project file's only tightens (merge).
+	MaxModelCalls *int     `toml:"max_model_calls"`
+	MaxTokens     *int     `toml:"max_tokens"`
+	MaxCost       *float64 `toml:"max_cost"`
 }
 
 type rawSandbox struct {
@@ -356,10 +361,14 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 		key string
 		v   *int
 		min int
-	}{{"max_workers", t.MaxWorkers, 1}, {"max_queue", t.MaxQueue, 0}, {"max_turns", t.MaxTurns, 1}} {
+	}{{"max_workers", t.MaxWorkers, 1}, {"max_queue", t.MaxQueue, 0}, {"max_turns", t.MaxTurns, 1},
+		{"max_model_calls", t.MaxModelCalls, 0}, {"max_tokens", t.MaxTokens, 0}} {
 		if c.v != nil && *c.v < c.min {
 			return fail(toml.Key{"team", c.key}, "must be at least %d, not %d", c.min, *c.v)
 		}
+	}
+	if t.MaxCost != nil && *t.MaxCost < 0 {
+		return fail(toml.Key{"team", "max_cost"}, "must not be negative, not %v", *t.MaxCost)
 	}
 	if t.Isolation != nil && *t.Isolation != "worktree" && *t.Isolation != "none" {
 		return fail(toml.Key{"team", "isolation"}, "must be \"worktree\" or \"none\", not %q", *t.Isolation)
@@ -527,13 +536,13 @@ func redactQuoted(s string) string { return quotedRE().ReplaceAllString(s, `"…
 func expected(path string) string {
 	i := strings.LastIndexByte(path, '.')
 	switch last := path[i+1:]; last {
-	case "max_workers", "max_queue", "max_turns", "max_output_tokens":
+	case "max_workers", "max_queue", "max_turns", "max_output_tokens", "max_model_calls", "max_tokens", "context_window":
 		return "a whole number"
 	case "shutdown_timeout", "plan_timeout", "handoff_timeout", "idle_timeout":
 		return "a duration in quotes, like \"90s\""
 	case "stream", "auto_claim", "plain":
 		return "true or false"
-	case "price_input_per_million", "price_output_per_million":
+	case "price_input_per_million", "price_output_per_million", "max_cost":
 		return "a number"
 	case "provider", "base_url", "api_key_env", "api_key_header", "model", "reasoning_effort", "isolation", "git_remote", "network", "store":
 		return "a string in quotes"
