@@ -147,19 +147,40 @@ func newPermissions(t *Team, o *PermissionOptions) *permissions {
 }
 
 // policy is agent's policy: the process's, in the lead's mode on a worker
-// that follows it (PermissionOptions.FollowMode).
+// that follows it (PermissionOptions.FollowMode), else in the stricter of
+// the two.
 func (p *permissions) policy(agent string) permission.Policy {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pol := p.opts.Policy
-	if a, ok := p.asks[agent]; ok && p.opts.FollowMode && a.mode != "" {
-		pol.Mode = a.mode
+	if a, ok := p.asks[agent]; ok && a.mode != "" {
+		if p.opts.FollowMode {
+			pol.Mode = a.mode
+		} else {
+			// A worker's own mode never loosens the lead's: the stricter holds.
+			pol.Mode = stricterMode(pol.Mode, a.mode)
+		}
 	}
 	pol.Allow = append(append([]permission.Entry(nil), pol.Allow...), p.always...)
 	if d := p.leadDeny[agent]; len(d) > 0 {
 		pol.Deny = append(append([]permission.Entry(nil), pol.Deny...), d...)
 	}
 	return pol
+}
+
+// stricterMode is whichever of a and b asks more (ask, then auto-edit,
+// then yolo); an empty or unknown one is the other.
+func stricterMode(a, b permission.Mode) permission.Mode {
+	rank := map[permission.Mode]int{permission.ModeAsk: 0, permission.ModeAutoEdit: 1, permission.ModeYolo: 2}
+	ra, oka := rank[a]
+	rb, okb := rank[b]
+	switch {
+	case !oka:
+		return b
+	case !okb || ra <= rb:
+		return a
+	}
+	return b
 }
 
 func (p *permissions) addAlways(rule string) {
