@@ -759,6 +759,14 @@ func SameRepoURL(a, b string) bool {
 // agent and proxies in git's environment, and the variables hide names
 // (the model API key's) left out.
 func (r *Repo) runNet(ctx context.Context, hide []string, args ...string) (string, error) {
+	// git takes the first remote.NAME.uploadpack (or receivepack) it reads,
+	// the repository's own: only the command line wins over it.
+	switch args[0] {
+	case "fetch":
+		args = slices.Insert(args, 1, "--upload-pack=git-upload-pack")
+	case "push":
+		args = slices.Insert(args, 1, "--receive-pack=git-receive-pack")
+	}
 	return runGit(ctx, r.Top, r.where(), nil, true, hide, args)
 }
 

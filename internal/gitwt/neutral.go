@@ -63,8 +63,6 @@ var programKeys = []struct {
 	{`core\.askpass`, ""},
 	{`core\.alternaterefscommand`, "true"},
 	{`credential\..*helper`, ""},
-	{`remote\..+\.uploadpack`, "git-upload-pack"},
-	{`remote\..+\.receivepack`, "git-receive-pack"},
 	{`protocol\.ext\.allow`, "never"},
 	{`protocol\..*allow`, "user"},
 }
