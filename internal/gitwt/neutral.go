@@ -16,7 +16,9 @@ import (
 // git from running any of it:
 //
 //   - safety: fixed settings on every command (no hooks, fsmonitor,
-//     pager, editor, external diff, signing, submodule recursion, ext::);
+//     pager, editor, external diff, signing, submodule recursion, ext::;
+//     status and diff pass --ignore-submodules=all: a commit with it as
+//     config would refuse a new gitlink);
 //   - overrides: before a command that may run a program, the
 //     program-running keys the repository itself sets (any scope but the
 //     person's global and system config, include files followed) are read
@@ -39,7 +41,6 @@ var safety = []string{
 	"-c", "merge.verifySignatures=false",
 	"-c", "log.showSignature=false",
 	"-c", "submodule.recurse=false",
-	"-c", "diff.ignoreSubmodules=all",
 	"-c", "status.submoduleSummary=false",
 	// A lazy fetch (a partial clone's missing object) is a network command too.
 	"-c", "protocol.ext.allow=never",
