@@ -634,7 +634,7 @@ func (r *Repo) Push(ctx context.Context, remote, branch string, dropEnv []string
 		return "", fmt.Errorf("no branch %s to push", branch)
 	}
 	ref := "refs/heads/" + branch
-	_, err = r.runNet(ctx, dropEnv, "push", "--quiet", "--no-verify", "--recurse-submodules=no",
+	_, err = r.runNet(ctx, dropEnv, url, "push", "--quiet", "--no-verify", "--recurse-submodules=no",
 		remote, commit+":"+ref)
 	if err != nil {
 		return "", errors.New(RedactIn(pushFailure(err.Error()), url))
@@ -684,7 +684,7 @@ func (r *Repo) Fetch(ctx context.Context, remote, branch string, dropEnv []strin
 	if _, err := r.top(ctx, nil, "check-ref-format", track); err != nil {
 		return "", fmt.Errorf("the remote %q and branch %q make no usable ref name", remote, branch)
 	}
-	_, err = r.runNet(ctx, dropEnv, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
+	_, err = r.runNet(ctx, dropEnv, "", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
 		remote, "+refs/heads/"+branch+":"+track)
 	if err != nil {
 		return "", errors.New(RedactIn(lastGitLine(err.Error()), url))
@@ -757,17 +757,39 @@ func SameRepoURL(a, b string) bool {
 
 // runNet is run for push and fetch: netSafety on, the person's ssh
 // agent and proxies in git's environment, and the variables hide names
-// (the model API key's) left out.
-func (r *Repo) runNet(ctx context.Context, hide []string, args ...string) (string, error) {
+// (the model API key's) left out. url is where a push goes.
+func (r *Repo) runNet(ctx context.Context, hide []string, url string, args ...string) (string, error) {
 	// git takes the first remote.NAME.uploadpack (or receivepack) it reads,
 	// the repository's own: only the command line wins over it.
 	switch args[0] {
 	case "fetch":
 		args = slices.Insert(args, 1, "--upload-pack=git-upload-pack")
 	case "push":
-		args = slices.Insert(args, 1, "--receive-pack=git-receive-pack")
+		rp := "git-receive-pack"
+		if localURL(url) {
+			rp = localReceivePack
+		}
+		args = slices.Insert(args, 1, "--receive-pack="+rp)
 	}
 	return runGit(ctx, r.Top, r.where(), nil, true, hide, args)
+}
+
+// localReceivePack receives a push into a repository on this machine,
+// which a model may have made (and pointed the remote's URL at): its hooks
+// and a checkout of its own (updateInstead) would run as the person.
+const localReceivePack = "git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c receive.denyCurrentBranch=refuse receive-pack"
+
+// localURL reports whether git reaches url on this machine, by path: a
+// file:// URL, or no scheme and no host: before the first slash.
+func localURL(url string) bool {
+	if strings.HasPrefix(url, "file://") {
+		return true
+	}
+	if strings.Contains(url, "://") {
+		return false
+	}
+	colon, slash := strings.Index(url, ":"), strings.Index(url, "/")
+	return colon < 0 || slash >= 0 && slash < colon
 }
 
 // A teammate on a worker starts from the lead's commit, not from the
@@ -810,7 +832,7 @@ func (r *Repo) PushCommit(ctx context.Context, remote, commit, ref string, dropE
 	if _, err := r.top(ctx, nil, "check-ref-format", ref); err != nil {
 		return fmt.Errorf("%.80q is no usable ref name", ref)
 	}
-	_, err = r.runNet(ctx, dropEnv, "push", "--quiet", "--no-verify", "--recurse-submodules=no", remote, "+"+commit+":"+ref)
+	_, err = r.runNet(ctx, dropEnv, url, "push", "--quiet", "--no-verify", "--recurse-submodules=no", remote, "+"+commit+":"+ref)
 	if err != nil {
 		return errors.New(RedactIn(pushFailure(err.Error()), url))
 	}
@@ -831,7 +853,7 @@ func (r *Repo) FetchCommit(ctx context.Context, remote, id string, dropEnv []str
 	if !ok || !validRemoteName(remote) {
 		return fmt.Errorf("%w %q", ErrNoRemote, remote)
 	}
-	_, err = r.runNet(ctx, dropEnv, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", remote, id)
+	_, err = r.runNet(ctx, dropEnv, "", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", remote, id)
 	if err != nil {
 		msg := lastGitLine(err.Error())
 		if strings.Contains(msg, "not our ref") {
@@ -864,7 +886,7 @@ func (r *Repo) DeleteRemoteRef(ctx context.Context, remote, ref, expect string, 
 	if !own {
 		args = append(args, "--force-with-lease="+ref+":"+expect)
 	}
-	_, err = r.runNet(ctx, dropEnv, append(args, remote, ":"+ref)...)
+	_, err = r.runNet(ctx, dropEnv, url, append(args, remote, ":"+ref)...)
 	if err != nil {
 		msg := err.Error()
 		if strings.Contains(msg, "stale info") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,5 +65,52 @@ func TestPushAndFetchRunNoProgramOfTheRepositorys(t *testing.T) {
 			}
 			noMarks(t, marks)
 		})
+	}
+}
+
+// A model that points the remote's URL at a repository of its own on this
+// machine does not get that repository's hooks run by agentteam's push.
+func TestAPushIntoALocalRepositoryRunsNoHookOfItsOwn(t *testing.T) {
+	for _, scheme := range []string{"", "file://"} {
+		t.Run("url "+scheme+"PATH", func(t *testing.T) {
+			hostileEnv(t)
+			_, worker, _, commit := remoteSetup(t)
+			prog, marks := evilProgram(t)
+			defer noMarks(t, marks) // also when a step fails the test
+			made := filepath.Join(t.TempDir(), "made.git")
+			git(t, worker.Top, "init", "--quiet", "--bare", made)
+			for _, h := range []string{"pre-receive", "update", "post-receive", "post-update", "reference-transaction", "proc-receive"} {
+				path := filepath.Join(made, "hooks", h)
+				write(t, path, "#!/bin/sh\nexec '"+prog+"' hook-"+h+"\n")
+				if err := os.Chmod(path, 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			git(t, worker.Top, "config", "remote.origin.url", scheme+made)
+			ctx := context.Background()
+			if _, err := worker.Push(ctx, "origin", "agentteam/alice", nil); err != nil {
+				t.Errorf("Push: %v", err)
+			}
+			if err := worker.PushCommit(ctx, "origin", commit, "refs/agentteam/base/x", nil); err != nil {
+				t.Errorf("PushCommit: %v", err)
+			}
+			if err := worker.DeleteRemoteRef(ctx, "origin", "refs/agentteam/base/x", "", nil); err != nil {
+				t.Errorf("DeleteRemoteRef: %v", err)
+			}
+			if got := strings.TrimSpace(git(t, made, "rev-parse", "refs/heads/agentteam/alice")); got != commit {
+				t.Errorf("the push did not land: %s", got)
+			}
+		})
+	}
+}
+
+func TestLocalURL(t *testing.T) {
+	for url, want := range map[string]bool{
+		"/srv/team.git": true, "../team.git": true, "team.git": true, "file:///srv/team.git": true, "./a:b": true,
+		"git@host:team.git": false, "host:team": false, "ssh://host/team.git": false, "https://host/team.git": false,
+	} {
+		if got := localURL(url); got != want {
+			t.Errorf("localURL(%q) = %v, want %v", url, got, want)
+		}
 	}
 }
