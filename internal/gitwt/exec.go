@@ -70,7 +70,7 @@ func runGit(ctx context.Context, dir string, where, env []string, net bool, hide
 		if err != nil {
 			return "", err
 		}
-		base = append(base, ov...)
+		base = append(base, configEnv(ov)...)
 	}
 	return execGit(ctx, dir, append(base, env...), append(pre, args...), lines)
 }

@@ -27,24 +27,35 @@ import (
 //     person's own value if they have one. A driver name thus never runs
 //     a command the repository chose, whatever the attributes say.
 
-// safety are the settings every command gets.
-var safety = []string{
-	"--no-pager",
-	"-c", "core.hooksPath=" + os.DevNull,
-	"-c", "core.fsmonitor=false",
-	"-c", "core.pager=cat",
-	"-c", "core.editor=true",
-	"-c", "sequence.editor=true",
-	"-c", "diff.external=",
-	"-c", "commit.gpgSign=false",
-	"-c", "tag.gpgSign=false",
-	"-c", "merge.verifySignatures=false",
-	"-c", "log.showSignature=false",
-	"-c", "submodule.recurse=false",
-	"-c", "status.submoduleSummary=false",
+// setting is one config key and its value.
+type setting struct{ key, value string }
+
+// fixed are the settings every command gets.
+var fixed = []setting{
+	{"core.hooksPath", os.DevNull},
+	{"core.fsmonitor", "false"},
+	{"core.pager", "cat"},
+	{"core.editor", "true"},
+	{"sequence.editor", "true"},
+	{"diff.external", ""},
+	{"commit.gpgSign", "false"},
+	{"tag.gpgSign", "false"},
+	{"merge.verifySignatures", "false"},
+	{"log.showSignature", "false"},
+	{"submodule.recurse", "false"},
+	{"status.submoduleSummary", "false"},
 	// A lazy fetch (a partial clone's missing object) is a network command too.
-	"-c", "protocol.ext.allow=never",
+	{"protocol.ext.allow", "never"},
 }
+
+// safety are fixed as git's first arguments.
+var safety = func() []string {
+	args := []string{"--no-pager"}
+	for _, s := range fixed {
+		args = append(args, "-c", s.key+"="+s.value)
+	}
+	return args
+}()
 
 // programKeys are the keys whose value git runs as a program (or that let
 // it run one), each with the value that runs nothing of the repository's.
@@ -60,6 +71,10 @@ var programKeys = []struct {
 	{`diff\..+\.command`, "true"},
 	{`merge\..+\.driver`, "git merge-file --marker-size=%L %A %O %B"},
 	{`merge\..+\.recursive`, "text"},
+	{`gpg\.(openpgp\.)?program`, "gpg"},
+	{`gpg\.x509\.program`, "gpgsm"},
+	{`gpg\.ssh\.program`, "ssh-keygen"},
+	{`gpg\.ssh\.defaultkeycommand`, ""},
 	{`core\.sshcommand`, "ssh"},
 	{`core\.askpass`, ""},
 	{`core\.alternaterefscommand`, "true"},
@@ -111,9 +126,9 @@ func runsNoProgram(args []string) bool {
 	return false
 }
 
-// overrides are the GIT_CONFIG_COUNT variables that set back every
-// program-running key the repository at dir (as pre addresses it) sets.
-func overrides(ctx context.Context, dir string, env, pre []string) ([]string, error) {
+// overrides are the settings that set back every program-running key
+// the repository at dir (as pre addresses it) sets.
+func overrides(ctx context.Context, dir string, env, pre []string) ([]setting, error) {
 	argv := append(slices.Clone(pre), "config", "--null", "--show-scope", "--get-regexp", programKeysRegexp)
 	out, err := execGit(ctx, dir, env, argv, 6)
 	if err != nil {
@@ -122,9 +137,8 @@ func overrides(ctx context.Context, dir string, env, pre []string) ([]string, er
 		}
 		return nil, err
 	}
-	type entry struct{ key, value string }
 	var untrusted []string
-	var trusted []entry
+	var trusted []setting
 	fields := strings.Split(out, "\x00")
 	for i := 0; i+1 < len(fields); i += 2 {
 		scope := fields[i]
@@ -133,14 +147,14 @@ func overrides(ctx context.Context, dir string, env, pre []string) ([]string, er
 		case scope == "command":
 			// agentteam's own -c settings
 		case trustedScope(scope):
-			trusted = append(trusted, entry{key, value})
+			trusted = append(trusted, setting{key, value})
 		case !slices.Contains(untrusted, key):
 			untrusted = append(untrusted, key)
 		}
 	}
-	set := make([]entry, 0, len(untrusted))
+	set := make([]setting, 0, len(untrusted))
 	for _, k := range untrusted {
-		set = append(set, entry{k, neutral(k)})
+		set = append(set, setting{k, neutral(k)})
 	}
 	// The person's values come after every reset: an empty credential
 	// helper empties the list, and a single value's last setting wins.
@@ -149,13 +163,32 @@ func overrides(ctx context.Context, dir string, env, pre []string) ([]string, er
 			set = append(set, e)
 		}
 	}
+	return set, nil
+}
+
+// configEnv are the GIT_CONFIG_COUNT variables that give git set (keys
+// in any form, even with "=" in a subsection, which -c would misread).
+func configEnv(set []setting) []string {
 	if len(set) == 0 {
-		return nil, nil
+		return nil
 	}
 	vars := []string{"GIT_CONFIG_COUNT=" + strconv.Itoa(len(set))}
 	for i, e := range set {
 		n := strconv.Itoa(i)
 		vars = append(vars, "GIT_CONFIG_KEY_"+n+"="+e.key, "GIT_CONFIG_VALUE_"+n+"="+e.value)
 	}
-	return vars, nil
+	return vars
+}
+
+// CommandEnv is what a model's own read-only git command needs in its
+// environment to run none of the repository's programs when nothing else
+// confines it (plan mode without the sandbox, where an allowlist lets
+// git status, diff, log and show run): the fixed settings, submodules
+// left alone, and the overrides for the repository found from dir.
+func CommandEnv(ctx context.Context, dir string) []string {
+	set := append(slices.Clone(fixed), setting{"diff.ignoreSubmodules", "all"})
+	if ov, err := overrides(ctx, dir, gitEnv(false, nil), safety); err == nil {
+		set = append(set, ov...)
+	}
+	return append(configEnv(set), "GIT_PAGER=cat", "GIT_NO_LAZY_FETCH=1")
 }
