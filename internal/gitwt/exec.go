@@ -70,7 +70,13 @@ func runGit(ctx context.Context, dir string, where, env []string, net bool, hide
 		if err != nil {
 			return "", err
 		}
-		base = append(base, configEnv(ov)...)
+		for _, o := range ov {
+			if strings.Contains(o.key, "=") {
+				// git would read -c a.b=c.d=x as the key a.b
+				return "", fmt.Errorf("the repository's git config sets %.100q, which agentteam cannot switch off: remove it", o.key)
+			}
+			pre = append(pre, "-c", o.key+"="+o.value)
+		}
 	}
 	return execGit(ctx, dir, append(base, env...), append(pre, args...), lines)
 }
@@ -102,9 +108,31 @@ func execGit(ctx context.Context, dir string, env, argv []string, lines int) (st
 		case msg == "":
 			msg = err.Error()
 		}
-		return out.String(), fmt.Errorf("git %s: %s", subcommand(argv), firstLines(msg, lines))
+		code := -1
+		if cmd.ProcessState != nil {
+			code = cmd.ProcessState.ExitCode()
+		}
+		return out.String(), &gitError{sub: subcommand(argv), msg: firstLines(msg, lines), code: code}
 	}
 	return out.String(), nil
+}
+
+// gitError is a git command's failure in git's words, with its exit code.
+type gitError struct {
+	sub, msg string
+	code     int
+}
+
+func (e *gitError) Error() string { return "git " + e.sub + ": " + e.msg }
+
+// exitCode is the exit code of the git command err is the failure of (-1
+// when it did not exit).
+func exitCode(err error) int {
+	var ge *gitError
+	if errors.As(err, &ge) {
+		return ge.code
+	}
+	return -1
 }
 
 // subcommand is the first argument of argv that is not a global option.

@@ -23,9 +23,15 @@ import (
 //     program-running keys the repository itself sets (any scope but the
 //     person's global and system config, include files followed) are read
 //     by `git config` (which runs nothing) in the very same git directory
-//     and work tree, and each is set back to a harmless value, then to the
+//     and work tree, and each is set back with -c (git's own 2.26 to 2.30
+//     would ignore GIT_CONFIG_COUNT) to a harmless value, then to the
 //     person's own value if they have one. A driver name thus never runs
-//     a command the repository chose, whatever the attributes say.
+//     a command the repository chose, whatever the attributes say; a key
+//     -c cannot name (a subsection with "=") stops the command.
+//
+// A change to the config between the read and the command is not seen:
+// a model must not be able to write the repository's config while
+// agentteam's git runs (the sandbox keeps .git/config read-only).
 
 // setting is one config key and its value.
 type setting struct{ key, value string }
@@ -129,21 +135,38 @@ func runsNoProgram(args []string) bool {
 // overrides are the settings that set back every program-running key
 // the repository at dir (as pre addresses it) sets.
 func overrides(ctx context.Context, dir string, env, pre []string) ([]setting, error) {
+	scoped := true
 	argv := append(slices.Clone(pre), "config", "--null", "--show-scope", "--get-regexp", programKeysRegexp)
 	out, err := execGit(ctx, dir, env, argv, 6)
-	if err != nil {
-		if strings.TrimSpace(out) == "" && !strings.Contains(err.Error(), "fatal") {
-			return nil, nil // exit 1: no such key
-		}
+	if exitCode(err) == 129 {
+		// git before 2.26 cannot tell whose file a value is from: then every
+		// value is set back, the person's too.
+		scoped = false
+		argv = slices.Delete(argv, len(argv)-3, len(argv)-2)
+		out, err = execGit(ctx, dir, env, argv, 6)
+	}
+	switch {
+	case exitCode(err) == 1 && out == "":
+		return nil, nil // no such key
+	case err != nil:
 		return nil, err
+	}
+	// scope NUL key NL value NUL …, or without scopes key NL value NUL …
+	records := strings.Split(out, "\x00")
+	if !scoped {
+		var withScope []string
+		for _, r := range records {
+			withScope = append(withScope, "unknown", r)
+		}
+		records = withScope
 	}
 	var untrusted []string
 	var trusted []setting
-	fields := strings.Split(out, "\x00")
-	for i := 0; i+1 < len(fields); i += 2 {
-		scope := fields[i]
-		key, value, _ := strings.Cut(fields[i+1], "\n")
+	for i := 0; i+1 < len(records); i += 2 {
+		scope := records[i]
+		key, value, _ := strings.Cut(records[i+1], "\n")
 		switch {
+		case key == "":
 		case scope == "command":
 			// agentteam's own -c settings
 		case trustedScope(scope):
@@ -166,8 +189,8 @@ func overrides(ctx context.Context, dir string, env, pre []string) ([]setting, e
 	return set, nil
 }
 
-// configEnv are the GIT_CONFIG_COUNT variables that give git set (keys
-// in any form, even with "=" in a subsection, which -c would misread).
+// configEnv are the GIT_CONFIG_COUNT variables (git 2.31 or later) that
+// give git set, keys with "=" in a subsection too.
 func configEnv(set []setting) []string {
 	if len(set) == 0 {
 		return nil
