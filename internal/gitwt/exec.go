@@ -19,9 +19,13 @@ import (
 const waitDelay = time.Second
 
 // gitVars are what git may have of the person's environment beyond the
-// commands' allowlist: where the person's own config is, and a ceiling on
-// repository discovery.
-var gitVars = []string{"XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CEILING_DIRECTORIES"}
+// commands' allowlist: where the person's own config is, bounds on
+// repository discovery, and who they are.
+var gitVars = []string{
+	"XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
+	"GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+	"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL",
+}
 
 // netVars reach the person's remote on push and fetch only: their ssh
 // agent (its socket signs, it never hands out a key), ssh and proxy
