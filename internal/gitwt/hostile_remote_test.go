@@ -24,9 +24,12 @@ func TestPushAndFetchRunNoProgramOfTheRepositorys(t *testing.T) {
 	cases := []struct {
 		name, remote, config string
 		works                bool // the push and fetch still succeed
+		alternate            bool // the lead borrows the worker's objects
 	}{
 		{name: "upload-pack and receive-pack", remote: "origin", works: true,
 			config: "[remote \"origin\"]\n\tuploadpack = PROG upload-pack\n\treceivepack = PROG receive-pack\n"},
+		{name: "alternate refs command", remote: "origin", works: true, alternate: true,
+			config: "[core]\n\talternateRefsCommand = PROG alternate-refs\n"},
 		{name: "signed push", remote: "origin", works: true,
 			config: "[push]\n\tgpgSign = true\n[gpg]\n\tprogram = PROG-gpg\n"},
 		{name: "ssh command", remote: "hostile",
@@ -47,6 +50,9 @@ func TestPushAndFetchRunNoProgramOfTheRepositorys(t *testing.T) {
 			cfg := strings.NewReplacer("PROG", prog, "URL", asks.URL).Replace(c.config)
 			for _, r := range []*Repo{worker, lead} {
 				appendFile(t, filepath.Join(r.CommonDir, "config"), cfg)
+			}
+			if c.alternate {
+				write(t, filepath.Join(lead.CommonDir, "objects", "info", "alternates"), filepath.Join(worker.CommonDir, "objects")+"\n")
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
