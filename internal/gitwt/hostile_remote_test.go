@@ -23,11 +23,14 @@ func TestPushAndFetchRunNoProgramOfTheRepositorys(t *testing.T) {
 	defer asks.Close()
 	cases := []struct {
 		name, remote, config string
-		works                bool // the push and fetch still succeed
-		alternate            bool // the lead borrows the worker's objects
+		works                bool   // the push and fetch still succeed
+		alternate            bool   // the lead borrows the worker's objects
+		refused              string // what each call's error says instead
 	}{
-		{name: "upload-pack and receive-pack", remote: "origin", works: true,
-			config: "[remote \"origin\"]\n\tuploadpack = PROG upload-pack\n\treceivepack = PROG receive-pack\n"},
+		{name: "receive-pack", remote: "origin", works: true,
+			config: "[remote \"origin\"]\n\treceivepack = PROG receive-pack\n"},
+		{name: "upload-pack", remote: "origin", refused: `"remote.origin.uploadpack", which agentteam cannot switch off`,
+			config: "[remote \"origin\"]\n\tuploadpack = PROG upload-pack\n"},
 		{name: "alternate refs command", remote: "origin", works: true, alternate: true,
 			config: "[core]\n\talternateRefsCommand = PROG alternate-refs\n"},
 		{name: "signed push", remote: "origin", works: true,
@@ -65,7 +68,10 @@ func TestPushAndFetchRunNoProgramOfTheRepositorys(t *testing.T) {
 			errs = append(errs, worker.PushCommit(ctx, c.remote, commit, "refs/agentteam/base/x", nil))
 			errs = append(errs, worker.DeleteRemoteRef(ctx, c.remote, "refs/agentteam/base/x", "", nil))
 			for i, err := range errs {
-				if c.works && err != nil {
+				switch {
+				case c.refused != "" && (err == nil || !strings.Contains(err.Error(), c.refused)):
+					t.Errorf("call %d: %v, want it refused", i, err)
+				case c.works && err != nil:
 					t.Errorf("call %d: %v", i, err)
 				}
 			}

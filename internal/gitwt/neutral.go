@@ -2,6 +2,7 @@ package gitwt
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -85,6 +86,10 @@ var programKeys = []struct {
 	{`core\.askpass`, ""},
 	{`core\.alternaterefscommand`, "true"},
 	{`credential\..*helper`, ""},
+	// git keeps the first of these it reads, the repository's: push and
+	// fetch name git's own on the command line, but a partial clone's lazy
+	// fetch would still run it, so one set by the repository stops git.
+	{`remote\..+\.uploadpack`, refuse},
 	{`protocol\.ext\.allow`, "never"},
 	{`protocol\..*allow`, "user"},
 }
@@ -105,6 +110,9 @@ var (
 		return res
 	}()
 )
+
+// refuse is the neutral value of a key no later setting overrides.
+const refuse = "\x00refuse"
 
 // neutral is the harmless value of a program-running key.
 func neutral(key string) string {
@@ -177,7 +185,11 @@ func overrides(ctx context.Context, dir string, env, pre []string) ([]setting, e
 	}
 	set := make([]setting, 0, len(untrusted))
 	for _, k := range untrusted {
-		set = append(set, setting{k, neutral(k)})
+		v := neutral(k)
+		if v == refuse {
+			return nil, fmt.Errorf("the repository's git config sets %.100q, which agentteam cannot switch off: remove it", k)
+		}
+		set = append(set, setting{k, v})
 	}
 	// The person's values come after every reset: an empty credential
 	// helper empties the list, and a single value's last setting wins.
