@@ -4,13 +4,14 @@
 //
 // agentteam's own git never runs what a model wrote (neutral.go): hooks,
 // fsmonitor, pagers, editors, signing and external diffs are off on every
-// command, and each filter, diff or merge driver, credential helper, ssh
-// command or upload/receive-pack the repository configures is set back to
-// a harmless value. Git's environment is an allowlist without the model's
-// key or any secret, and git runs in a process group killed at its
-// deadline (exec.go). Every repository is addressed by its recorded git
-// directory and work tree (--git-dir, --work-tree), never through a .git
-// file a teammate could rewrite nor a core.worktree it could set.
+// command, and each filter, diff or merge driver, credential helper or ssh
+// command the repository configures is set back to a harmless value;
+// push and fetch name git's own upload and receive-pack. Git's
+// environment is an allowlist without the model's key or any secret, and
+// git runs in a process group killed at its deadline (exec.go). Every
+// repository is addressed by its recorded git directory and work tree
+// (--git-dir, --work-tree), never through a .git file a teammate could
+// rewrite nor a core.worktree it could set.
 package gitwt
 
 import (
@@ -303,6 +304,7 @@ func (r *Repo) Remove(ctx context.Context, wt *Worktree, force bool) error {
 	return err
 }
 
+// firstN is s cut to its first n elements.
 func firstN(s []string, n int) []string {
 	if len(s) > n {
 		return s[:n]
