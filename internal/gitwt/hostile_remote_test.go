@@ -38,12 +38,12 @@ func TestPushAndFetchRunNoProgramOfTheRepositorys(t *testing.T) {
 		{name: "ssh command", remote: "hostile",
 			config: "[remote \"hostile\"]\n\turl = ssh://127.0.0.1:9/x.git\n[core]\n\tsshCommand = PROG ssh-command\n"},
 		{name: "git proxy", remote: "hostile",
-			config: "[remote \"hostile\"]\n\turl = git://127.0.0.1:9/x.git\n[core]\n\tgitProxy = PROG git-proxy\n"},
+			config: "[remote \"hostile\"]\n\turl = git://127.0.0.1:9/x.git\n[core]\n\tgitProxy = PROG-git-proxy\n"},
 		{name: "ext transport", remote: "hostile",
 			config: "[remote \"hostile\"]\n\turl = ext::PROG ext\n[protocol \"ext\"]\n\tallow = always\n[protocol]\n\tallow = always\n"},
 		{name: "credential helper and askpass", remote: "hostile",
 			config: "[remote \"hostile\"]\n\turl = URL/x.git\n[credential]\n\thelper = PROG credential-helper\n" +
-				"[credential \"URL\"]\n\thelper = PROG credential-url-helper\n[core]\n\taskPass = PROG askpass\n"},
+				"[credential \"URL\"]\n\thelper = PROG credential-url-helper\n[core]\n\taskPass = PROG-askpass\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

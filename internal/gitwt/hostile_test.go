@@ -31,7 +31,7 @@ func evilProgram(t *testing.T) (prog, marks string) {
 	if err := os.Chmod(prog, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"gpg", "ssh-sign", "fsmonitor"} {
+	for _, name := range []string{"gpg", "ssh-sign", "fsmonitor", "git-proxy", "askpass"} {
 		path := prog + "-" + name
 		write(t, path, "#!/bin/sh\nexec '"+prog+"' "+name+"\n")
 		if err := os.Chmod(path, 0o755); err != nil {
