@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/gitwt"
 	"github.com/agentteam/agentteam/internal/sandbox"
 )
 
@@ -109,6 +110,11 @@ func (b *bash) call(ctx context.Context, a bashArgs) (Result, error) {
 	env, err := b.env()
 	if err != nil {
 		return Errorf("could not run command: %v", err), nil
+	}
+	if why != "" && !b.sandbox.On {
+		// The git the allowlist lets run must not run the repository's
+		// programs (filters, textconv, fsmonitor…) unconfined either.
+		env = append(env, gitwt.CommandEnv(ctx, b.root)...)
 	}
 	start := func(ctx context.Context) *exec.Cmd {
 		if !b.sandbox.On {

@@ -2,12 +2,16 @@
 // and branch per teammate, made from the lead's HEAD, committed, merged
 // back with --no-ff, and removed once merged. It knows nothing of agents.
 //
-// Every command runs with hooks and fsmonitor switched off: a teammate
-// could have written a hook, and agentteam's own commits and merges must
-// not run what a model wrote. A teammate's worktree is always addressed by
-// its recorded git directory and work tree (--git-dir, --work-tree), never
-// through the .git file inside it, which the teammate could rewrite to
-// point at the lead's repository.
+// agentteam's own git never runs what a model wrote (neutral.go): hooks,
+// fsmonitor, pagers, editors, signing and external diffs are off on every
+// command, and each filter, diff or merge driver, credential helper or ssh
+// command the repository configures is set back to a harmless value;
+// push and fetch name git's own upload and receive-pack. Git's
+// environment is an allowlist without the model's key or any secret, and
+// git runs in a process group killed at its deadline (exec.go). Every
+// repository is addressed by its recorded git directory and work tree
+// (--git-dir, --work-tree), never through a .git file a teammate could
+// rewrite nor a core.worktree it could set.
 package gitwt
 
 import (
@@ -31,9 +35,6 @@ var ErrNotRepo = errors.New("not a git repository")
 // ErrNoCommit is returned for a repository whose HEAD has no commit yet.
 var ErrNoCommit = errors.New("the repository has no commit yet")
 
-// safety are the -c settings every command gets (see the package comment).
-var safety = []string{"-c", "core.hooksPath=" + os.DevNull, "-c", "core.fsmonitor=false"}
-
 // identity is the author and committer agentteam uses where git has none
 // configured, so a commit never fails for want of a user.email.
 var identity = []string{
@@ -46,6 +47,7 @@ type Repo struct {
 	// Top is the main work tree's root (symlinks resolved); CommonDir is
 	// the repository's git directory shared by all its worktrees.
 	Top, CommonDir string
+	gitDir         string // Top's own git directory
 }
 
 // Worktree is one linked worktree of a Repo.
@@ -60,7 +62,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, ErrNoGit
 	}
-	out, err := run(ctx, dir, nil, "rev-parse", "--show-toplevel", "--git-common-dir")
+	out, err := run(ctx, dir, nil, "rev-parse", "--show-toplevel", "--git-common-dir", "--absolute-git-dir")
 	if err != nil {
 		if strings.Contains(err.Error(), "not a git repository") {
 			return nil, ErrNotRepo
@@ -68,7 +70,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, err
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 || lines[0] == "" {
+	if len(lines) != 3 || lines[0] == "" {
 		return nil, ErrNotRepo // a bare repository, or the inside of .git
 	}
 	top, err := filepath.EvalSymlinks(lines[0])
@@ -82,12 +84,51 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if common, err = filepath.EvalSymlinks(common); err != nil {
 		return nil, fmt.Errorf("git directory: %w", err)
 	}
-	return &Repo{Top: top, CommonDir: common}, nil
+	gitDir, err := filepath.EvalSymlinks(lines[2])
+	if err != nil {
+		return nil, fmt.Errorf("git directory: %w", err)
+	}
+	if err := ownsWorkTree(top, gitDir); err != nil {
+		return nil, err
+	}
+	return &Repo{Top: top, CommonDir: common, gitDir: gitDir}, nil
+}
+
+// ownsWorkTree checks that top's .git is gitDir: a core.worktree in the
+// repository's config must not have moved the work tree git writes to
+// (merges, checkouts) somewhere else.
+func ownsWorkTree(top, gitDir string) error {
+	dotgit := filepath.Join(top, ".git")
+	target := dotgit
+	if fi, err := os.Stat(dotgit); err == nil && fi.Mode().IsRegular() {
+		data, err := os.ReadFile(dotgit)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", dotgit, err)
+		}
+		target = strings.TrimSpace(strings.TrimPrefix(string(data), "gitdir:"))
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(top, target)
+		}
+	}
+	if real, err := filepath.EvalSymlinks(target); err != nil || real != gitDir {
+		return fmt.Errorf("the work tree git names, %s, is not the one of its git directory %s (core.worktree?); agentteam will not use it", top, gitDir)
+	}
+	return nil
+}
+
+// where addresses the main work tree by its recorded directories.
+func (r *Repo) where() []string {
+	return []string{"--git-dir=" + r.gitDir, "--work-tree=" + r.Top}
+}
+
+// top runs git in the main work tree.
+func (r *Repo) top(ctx context.Context, env []string, args ...string) (string, error) {
+	return runGit(ctx, r.Top, r.where(), env, false, nil, args)
 }
 
 // Head is the commit HEAD names in the main work tree.
 func (r *Repo) Head(ctx context.Context) (string, error) {
-	out, err := run(ctx, r.Top, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	out, err := r.top(ctx, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if err != nil || strings.TrimSpace(out) == "" {
 		return "", ErrNoCommit
 	}
@@ -97,11 +138,11 @@ func (r *Repo) Head(ctx context.Context) (string, error) {
 // CurrentBranch is the main work tree's branch, or its commit's short
 // hash when HEAD is detached (a name a teammate can merge from too).
 func (r *Repo) CurrentBranch(ctx context.Context) string {
-	out, err := run(ctx, r.Top, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
+	out, err := r.top(ctx, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
 	if err == nil {
 		return strings.TrimSpace(out)
 	}
-	if out, err = run(ctx, r.Top, nil, "rev-parse", "--short", "HEAD"); err == nil {
+	if out, err = r.top(ctx, nil, "rev-parse", "--short", "HEAD"); err == nil {
 		return strings.TrimSpace(out)
 	}
 	return "HEAD"
@@ -144,7 +185,7 @@ func (r *Repo) Exclude(pattern string) error {
 
 // BranchExists reports whether refs/heads/branch exists.
 func (r *Repo) BranchExists(ctx context.Context, branch string) bool {
-	_, err := run(ctx, r.Top, nil, "show-ref", "--verify", "--quiet", "refs/heads/"+branch)
+	_, err := r.top(ctx, nil, "show-ref", "--verify", "--quiet", "refs/heads/"+branch)
 	return err == nil
 }
 
@@ -166,16 +207,25 @@ func (r *Repo) AddFrom(ctx context.Context, path, branch, start string) (*Worktr
 	} else if !IsCommitID(start) {
 		return nil, fmt.Errorf("%.80q is no commit id to start a branch from", start)
 	}
-	args := []string{"worktree", "add", "--quiet"}
+	// No checkout here: git would check out under config conditions
+	// (includeIf onbranch) read for the new branch, not for the lead's.
+	args := []string{"worktree", "add", "--quiet", "--no-checkout"}
 	if r.BranchExists(ctx, branch) {
 		args = append(args, path, branch)
 	} else {
 		args = append(args, "-b", branch, path, start)
 	}
-	if _, err := run(ctx, r.Top, nil, args...); err != nil {
+	if _, err := r.top(ctx, nil, args...); err != nil {
 		return nil, err
 	}
-	return r.Find(ctx, path)
+	w, err := r.Find(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := r.wt(ctx, w, nil, "reset", "--hard", "--quiet"); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 // Find returns the worktree registered at path, or an error when git knows
@@ -185,7 +235,7 @@ func (r *Repo) Find(ctx context.Context, path string) (*Worktree, error) {
 	if err != nil {
 		return nil, fmt.Errorf("worktree %s: %w", path, err)
 	}
-	out, err := run(ctx, r.Top, nil, "worktree", "list", "--porcelain")
+	out, err := r.top(ctx, nil, "worktree", "list", "--porcelain")
 	if err != nil {
 		return nil, err
 	}
@@ -238,31 +288,46 @@ func (r *Repo) adminDir(path string) (string, error) {
 }
 
 // Remove removes the worktree (refusing one with changes unless force).
+// The check is agentteam's own: git's would run status in every
+// repository nested in the worktree.
 func (r *Repo) Remove(ctx context.Context, wt *Worktree, force bool) error {
-	args := []string{"worktree", "remove"}
-	if force {
-		args = append(args, "--force")
+	if !force {
+		changes, err := r.Changes(ctx, wt)
+		if err != nil {
+			return err
+		}
+		if len(changes) > 0 {
+			return fmt.Errorf("git worktree remove: %s has changes (%s)", wt.Path, strings.Join(firstN(changes, 5), ", "))
+		}
 	}
-	_, err := run(ctx, r.Top, nil, append(args, wt.Path)...)
+	_, err := r.top(ctx, nil, "worktree", "remove", "--force", wt.Path)
 	return err
+}
+
+// firstN is s cut to its first n elements.
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }
 
 // DeleteBranch deletes a branch that is merged into HEAD (git branch -d).
 func (r *Repo) DeleteBranch(ctx context.Context, branch string) error {
-	_, err := run(ctx, r.Top, nil, "branch", "-d", branch)
+	_, err := r.top(ctx, nil, "branch", "-d", branch)
 	return err
 }
 
 // IsMerged reports whether branch's tip is reachable from the main work
 // tree's HEAD.
 func (r *Repo) IsMerged(ctx context.Context, branch string) bool {
-	_, err := run(ctx, r.Top, nil, "merge-base", "--is-ancestor", "refs/heads/"+branch, "HEAD")
+	_, err := r.top(ctx, nil, "merge-base", "--is-ancestor", "refs/heads/"+branch, "HEAD")
 	return err == nil
 }
 
 // Dirty lists the main work tree's tracked files with uncommitted changes.
 func (r *Repo) Dirty(ctx context.Context) ([]string, error) {
-	out, err := run(ctx, r.Top, nil, "status", "--porcelain", "--untracked-files=no", "-z")
+	out, err := r.top(ctx, nil, "status", "--porcelain", "--untracked-files=no", "--ignore-submodules=all", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -290,12 +355,12 @@ func (r *Repo) Merge(ctx context.Context, branch, message string) (MergeResult, 
 	if err != nil {
 		return MergeResult{}, err
 	}
-	_, merr := run(ctx, r.Top, identityEnv(ctx, r.Top), "merge", "--no-ff", "--no-edit", "-m", message, "refs/heads/"+branch)
+	_, merr := r.top(ctx, r.identityEnv(ctx), "merge", "--no-ff", "--no-edit", "-m", message, "refs/heads/"+branch)
 	if merr == nil {
 		stat, _ := r.ShortStat(ctx, before, "HEAD")
 		return MergeResult{Stat: stat}, nil
 	}
-	out, err := run(ctx, r.Top, nil, "diff", "--name-only", "--diff-filter=U", "-z")
+	out, err := r.top(ctx, nil, "diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "--name-only", "--diff-filter=U", "-z")
 	conflicts := splitZ(out)
 	if err != nil || len(conflicts) == 0 {
 		r.abortMerge(ctx)
@@ -313,11 +378,11 @@ func (r *Repo) Merge(ctx context.Context, branch, message string) (MergeResult, 
 // marked, for the teammate to resolve: its next commit (CommitAll)
 // concludes the merge. Any other failure is aborted and an error.
 func (r *Repo) MergeInto(ctx context.Context, w *Worktree, rev, message string) (conflicts []string, err error) {
-	_, merr := r.wt(ctx, w, identityEnv(ctx, r.Top), "merge", "--no-ff", "--no-edit", "-m", message, rev)
+	_, merr := r.wt(ctx, w, r.identityEnv(ctx), "merge", "--no-ff", "--no-edit", "-m", message, rev)
 	if merr == nil {
 		return nil, nil
 	}
-	out, err := r.wt(ctx, w, nil, "diff", "--name-only", "--diff-filter=U", "-z")
+	out, err := r.wt(ctx, w, nil, "diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "--name-only", "--diff-filter=U", "-z")
 	if conflicts = splitZ(out); err == nil && len(conflicts) > 0 {
 		return conflicts, nil
 	}
@@ -328,24 +393,16 @@ func (r *Repo) MergeInto(ctx context.Context, w *Worktree, rev, message string) 
 }
 
 func (r *Repo) abortMerge(ctx context.Context) error {
-	if _, err := os.Stat(filepath.Join(r.gitDirOfTop(ctx), "MERGE_HEAD")); err != nil {
+	if _, err := os.Stat(filepath.Join(r.gitDir, "MERGE_HEAD")); err != nil {
 		return nil
 	}
-	_, err := run(ctx, r.Top, nil, "merge", "--abort")
+	_, err := r.top(ctx, nil, "merge", "--abort")
 	return err
-}
-
-func (r *Repo) gitDirOfTop(ctx context.Context) string {
-	out, err := run(ctx, r.Top, nil, "rev-parse", "--absolute-git-dir")
-	if err != nil {
-		return r.CommonDir
-	}
-	return strings.TrimSpace(out)
 }
 
 // ShortStat is git diff --shortstat from..to ("" when nothing differs).
 func (r *Repo) ShortStat(ctx context.Context, from, to string) (string, error) {
-	out, err := run(ctx, r.Top, nil, "diff", "--shortstat", from, to)
+	out, err := r.top(ctx, nil, "diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "--shortstat", from, to)
 	return strings.TrimSpace(out), err
 }
 
@@ -355,7 +412,7 @@ const maxStatFiles = 40
 // BranchStat is the diffstat of branch against its merge base with HEAD
 // (what merging it would bring): the summary line and the per-file lines.
 func (r *Repo) BranchStat(ctx context.Context, branch string) (summary, files string, err error) {
-	out, err := run(ctx, r.Top, nil, "diff", "--stat", "HEAD...refs/heads/"+branch)
+	out, err := r.top(ctx, nil, "diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "--stat", "HEAD...refs/heads/"+branch)
 	if err != nil {
 		return "", "", err
 	}
@@ -373,22 +430,22 @@ func (r *Repo) BranchStat(ctx context.Context, branch string) (summary, files st
 
 // BranchDiff is the patch of branch against its merge base with HEAD.
 func (r *Repo) BranchDiff(ctx context.Context, branch string, stat bool) (string, error) {
-	args := []string{"diff", "--no-color"}
+	args := []string{"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all"}
 	if stat {
 		args = append(args, "--stat")
 	}
-	return run(ctx, r.Top, nil, append(args, "HEAD...refs/heads/"+branch)...)
+	return r.top(ctx, nil, append(args, "HEAD...refs/heads/"+branch)...)
 }
 
 // wt runs git in a teammate's worktree by its recorded directories.
 func (r *Repo) wt(ctx context.Context, w *Worktree, env []string, args ...string) (string, error) {
-	pre := []string{"--git-dir=" + w.GitDir, "--work-tree=" + w.Path}
-	return run(ctx, w.Path, env, append(pre, args...)...)
+	where := []string{"--git-dir=" + w.GitDir, "--work-tree=" + w.Path}
+	return runGit(ctx, w.Path, where, env, false, nil, args)
 }
 
 // Changes lists the worktree's uncommitted changes, untracked files included.
 func (r *Repo) Changes(ctx context.Context, w *Worktree) ([]string, error) {
-	out, err := r.wt(ctx, w, nil, "status", "--porcelain", "-z")
+	out, err := r.wt(ctx, w, nil, "status", "--porcelain", "--ignore-submodules=all", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +476,7 @@ func (r *Repo) CommitAll(ctx context.Context, w *Worktree, message string) (bool
 	if _, err := r.wt(ctx, w, nil, "add", "-A"); err != nil {
 		return false, err
 	}
-	if _, err := r.wt(ctx, w, identityEnv(ctx, r.Top), "commit", "--quiet", "--no-verify", "-m", message); err != nil {
+	if _, err := r.wt(ctx, w, r.identityEnv(ctx), "commit", "--quiet", "--no-verify", "-m", message); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -444,54 +501,13 @@ func withMarkers(dir string, paths []string) []string {
 	return marked
 }
 
-// identityEnv is the author and committer for a commit in dir where git
-// has none configured (an unset user.email would fail the commit).
-func identityEnv(ctx context.Context, dir string) []string {
-	if out, err := run(ctx, dir, nil, "config", "user.email"); err == nil && strings.TrimSpace(out) != "" {
+// identityEnv is the author and committer for a commit where git has
+// none configured (an unset user.email would fail the commit).
+func (r *Repo) identityEnv(ctx context.Context) []string {
+	if out, err := r.top(ctx, nil, "config", "user.email"); err == nil && strings.TrimSpace(out) != "" {
 		return nil
 	}
 	return identity
-}
-
-// run runs git with args in dir and returns its stdout; a failure is an
-// error holding git's own message.
-func run(ctx context.Context, dir string, env []string, args ...string) (string, error) {
-	return runGit(ctx, dir, append(gitEnv(), env...), safety, args, 6)
-}
-
-// runGit runs git with the settings pre, then args, in dir with exactly env.
-func runGit(ctx context.Context, dir string, env, pre, args []string, lines int) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append(append([]string(nil), pre...), args...)...)
-	cmd.Dir = dir
-	cmd.Env = env
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		if errors.Is(err, exec.ErrNotFound) {
-			return "", ErrNoGit
-		}
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return out.String(), fmt.Errorf("git %s: %s", args[0], firstLines(msg, lines))
-	}
-	return out.String(), nil
-}
-
-// gitEnv is the process's environment without the variables that would
-// point git at another repository, and without prompts.
-func gitEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY":
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, "GIT_TERMINAL_PROMPT=0", "GIT_EDITOR=true", "LC_ALL=C")
 }
 
 // porcelainPaths are the paths of `git status --porcelain -z` output (the
@@ -540,14 +556,14 @@ func firstLines(s string, n int) string {
 // variables in their environment.
 
 // netSafety are the -c settings of push and fetch, on top of safety.
-var netSafety = []string{"-c", "protocol.ext.allow=never", "-c", "submodule.recurse=false"}
+var netSafety = []string{"-c", "protocol.ext.allow=never", "-c", "submodule.recurse=false", "-c", "push.gpgSign=false"}
 
 // ErrNoRemote is returned for a remote name the repository does not configure.
 var ErrNoRemote = errors.New("no such git remote")
 
 // Remotes are the repository's remotes and their fetch URLs, by name.
 func (r *Repo) Remotes(ctx context.Context) (map[string]string, error) {
-	out, err := run(ctx, r.Top, nil, "config", "--null", "--get-regexp", `^remote\..*\.url$`)
+	out, err := r.top(ctx, nil, "config", "--null", "--get-regexp", `^remote\..*\.url$`)
 	if err != nil {
 		if strings.TrimSpace(out) == "" && !strings.Contains(err.Error(), "fatal") {
 			return map[string]string{}, nil // exit 1: none configured
@@ -585,7 +601,7 @@ func (r *Repo) PushURL(ctx context.Context, remote string) (string, error) {
 	if _, ok := remotes[remote]; !ok {
 		return "", fmt.Errorf("%w %q", ErrNoRemote, remote)
 	}
-	out, err := run(ctx, r.Top, nil, "remote", "get-url", "--push", remote)
+	out, err := r.top(ctx, nil, "remote", "get-url", "--push", remote)
 	if err != nil {
 		return "", err
 	}
@@ -594,7 +610,7 @@ func (r *Repo) PushURL(ctx context.Context, remote string) (string, error) {
 
 // BranchCommit is the commit refs/heads/branch names ("" when none).
 func (r *Repo) BranchCommit(ctx context.Context, branch string) string {
-	out, err := run(ctx, r.Top, nil, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch+"^{commit}")
+	out, err := r.top(ctx, nil, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch+"^{commit}")
 	if err != nil {
 		return ""
 	}
@@ -603,7 +619,7 @@ func (r *Repo) BranchCommit(ctx context.Context, branch string) string {
 
 // IsAncestor reports whether commit a is b or an ancestor of b.
 func (r *Repo) IsAncestor(ctx context.Context, a, b string) bool {
-	_, err := run(ctx, r.Top, nil, "merge-base", "--is-ancestor", a, b)
+	_, err := r.top(ctx, nil, "merge-base", "--is-ancestor", a, b)
 	return err == nil
 }
 
@@ -620,7 +636,7 @@ func (r *Repo) Push(ctx context.Context, remote, branch string, dropEnv []string
 		return "", fmt.Errorf("no branch %s to push", branch)
 	}
 	ref := "refs/heads/" + branch
-	_, err = runNet(ctx, r.Top, dropEnv, "push", "--quiet", "--no-verify", "--recurse-submodules=no",
+	_, err = r.runNet(ctx, dropEnv, url, "push", "--quiet", "--no-verify", "--recurse-submodules=no",
 		remote, commit+":"+ref)
 	if err != nil {
 		return "", errors.New(RedactIn(pushFailure(err.Error()), url))
@@ -667,15 +683,15 @@ func (r *Repo) Fetch(ctx context.Context, remote, branch string, dropEnv []strin
 		return "", fmt.Errorf("%w %q", ErrNoRemote, remote)
 	}
 	track := "refs/remotes/" + remote + "/" + branch
-	if _, err := run(ctx, r.Top, nil, "check-ref-format", track); err != nil {
+	if _, err := r.top(ctx, nil, "check-ref-format", track); err != nil {
 		return "", fmt.Errorf("the remote %q and branch %q make no usable ref name", remote, branch)
 	}
-	_, err = runNet(ctx, r.Top, dropEnv, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
+	_, err = r.runNet(ctx, dropEnv, "", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
 		remote, "+refs/heads/"+branch+":"+track)
 	if err != nil {
 		return "", errors.New(RedactIn(lastGitLine(err.Error()), url))
 	}
-	out, err := run(ctx, r.Top, nil, "rev-parse", "--verify", "--quiet", track+"^{commit}")
+	out, err := r.top(ctx, nil, "rev-parse", "--verify", "--quiet", track+"^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("the fetch of %s from %s brought no commit", branch, remote)
 	}
@@ -688,7 +704,7 @@ func (r *Repo) SetBranch(ctx context.Context, branch, commit, old string) error 
 	if old == "" {
 		old = strings.Repeat("0", len(commit))
 	}
-	_, err := run(ctx, r.Top, nil, "update-ref", "-m", "agentteam: fetched "+branch, "refs/heads/"+branch, commit, old)
+	_, err := r.top(ctx, nil, "update-ref", "-m", "agentteam: fetched "+branch, "refs/heads/"+branch, commit, old)
 	return err
 }
 
@@ -741,18 +757,41 @@ func SameRepoURL(a, b string) bool {
 	return a != "" && norm(a) == norm(b)
 }
 
-// runNet is run for push and fetch: netSafety on, no prompt, and the
-// variables dropEnv names (and any *_API_KEY) left out of git's environment.
-func runNet(ctx context.Context, dir string, dropEnv []string, args ...string) (string, error) {
-	var env []string
-	for _, kv := range gitEnv() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasSuffix(strings.ToUpper(k), "API_KEY") || slices.Contains(dropEnv, k) {
-			continue
+// runNet is run for push and fetch: netSafety on, the person's ssh
+// agent and proxies in git's environment, and the variables hide names
+// (the model API key's) left out. url is where a push goes.
+func (r *Repo) runNet(ctx context.Context, hide []string, url string, args ...string) (string, error) {
+	// git takes the first remote.NAME.uploadpack (or receivepack) it reads,
+	// the repository's own: only the command line wins over it.
+	switch args[0] {
+	case "fetch":
+		args = slices.Insert(args, 1, "--upload-pack=git-upload-pack")
+	case "push":
+		rp := "git-receive-pack"
+		if localURL(url) {
+			rp = localReceivePack
 		}
-		env = append(env, kv)
+		args = slices.Insert(args, 1, "--receive-pack="+rp)
 	}
-	return runGit(ctx, dir, env, append(append([]string(nil), safety...), netSafety...), args, 8)
+	return runGit(ctx, r.Top, r.where(), nil, true, hide, args)
+}
+
+// localReceivePack receives a push into a repository on this machine,
+// which a model may have made (and pointed the remote's URL at): its hooks
+// and a checkout of its own (updateInstead) would run as the person.
+const localReceivePack = "git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c receive.denyCurrentBranch=refuse receive-pack"
+
+// localURL reports whether git reaches url on this machine, by path: a
+// file:// URL, or no scheme and no host: before the first slash.
+func localURL(url string) bool {
+	if strings.HasPrefix(url, "file://") {
+		return true
+	}
+	if strings.Contains(url, "://") {
+		return false
+	}
+	colon, slash := strings.Index(url, ":"), strings.Index(url, "/")
+	return colon < 0 || slash >= 0 && slash < colon
 }
 
 // A teammate on a worker starts from the lead's commit, not from the
@@ -767,7 +806,7 @@ func (r *Repo) HasCommit(ctx context.Context, id string) bool {
 	if !IsCommitID(id) {
 		return false
 	}
-	_, err := run(ctx, r.Top, nil, "cat-file", "-e", id+"^{commit}")
+	_, err := r.top(ctx, nil, "cat-file", "-e", id+"^{commit}")
 	return err == nil
 }
 
@@ -777,7 +816,7 @@ func (r *Repo) RemoteHas(ctx context.Context, remote, commit string) bool {
 	if !validRemoteName(remote) || !IsCommitID(commit) {
 		return false
 	}
-	out, err := run(ctx, r.Top, nil, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit, "refs/remotes/"+remote+"/")
+	out, err := r.top(ctx, nil, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit, "refs/remotes/"+remote+"/")
 	return err == nil && strings.TrimSpace(out) != ""
 }
 
@@ -792,10 +831,10 @@ func (r *Repo) PushCommit(ctx context.Context, remote, commit, ref string, dropE
 	if err != nil {
 		return err
 	}
-	if _, err := run(ctx, r.Top, nil, "check-ref-format", ref); err != nil {
+	if _, err := r.top(ctx, nil, "check-ref-format", ref); err != nil {
 		return fmt.Errorf("%.80q is no usable ref name", ref)
 	}
-	_, err = runNet(ctx, r.Top, dropEnv, "push", "--quiet", "--no-verify", "--recurse-submodules=no", remote, "+"+commit+":"+ref)
+	_, err = r.runNet(ctx, dropEnv, url, "push", "--quiet", "--no-verify", "--recurse-submodules=no", remote, "+"+commit+":"+ref)
 	if err != nil {
 		return errors.New(RedactIn(pushFailure(err.Error()), url))
 	}
@@ -816,7 +855,7 @@ func (r *Repo) FetchCommit(ctx context.Context, remote, id string, dropEnv []str
 	if !ok || !validRemoteName(remote) {
 		return fmt.Errorf("%w %q", ErrNoRemote, remote)
 	}
-	_, err = runNet(ctx, r.Top, dropEnv, "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", remote, id)
+	_, err = r.runNet(ctx, dropEnv, "", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", remote, id)
 	if err != nil {
 		msg := lastGitLine(err.Error())
 		if strings.Contains(msg, "not our ref") {
@@ -842,14 +881,14 @@ func (r *Repo) DeleteRemoteRef(ctx context.Context, remote, ref, expect string, 
 	if err != nil {
 		return err
 	}
-	if _, err := run(ctx, r.Top, nil, "check-ref-format", ref); err != nil {
+	if _, err := r.top(ctx, nil, "check-ref-format", ref); err != nil {
 		return fmt.Errorf("%.80q is no usable ref name", ref)
 	}
 	args := []string{"push", "--quiet", "--no-verify", "--recurse-submodules=no"}
 	if !own {
 		args = append(args, "--force-with-lease="+ref+":"+expect)
 	}
-	_, err = runNet(ctx, r.Top, dropEnv, append(args, remote, ":"+ref)...)
+	_, err = r.runNet(ctx, dropEnv, url, append(args, remote, ":"+ref)...)
 	if err != nil {
 		msg := err.Error()
 		if strings.Contains(msg, "stale info") {
