@@ -171,6 +171,9 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	defer cleanup()
 	screen.Sandbox = "sandbox: " + sb.State()
 	topts.Sandbox = sb
+	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
+	defer mcpServers.Close()
+	topts.MCP = mcpServers
 	st.apply(&topts)
 	if err := st.hosts(ctx, &topts); err != nil { // on NATS, spawns go through the work queue
 		return err

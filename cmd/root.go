@@ -73,6 +73,7 @@ type rootOpts struct {
 	serve    func(*ServeOptions) error
 	worker   func(*WorkerOptions) error
 	trust    func(*TrustOptions) error
+	mcp      func(*MCPOptions) error
 }
 
 func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
@@ -134,6 +135,7 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 		newServeCmd(g, io, hooks.serve),
 		workerCmd,
 		newTrustCmd(g, io, hooks.trust),
+		newMCPCmd(g, io, hooks.mcp),
 	)
 	return root
 }

@@ -137,6 +137,9 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		fmt.Fprintln(opts.IO.Err, note)
 	}
 	topts.Sandbox = sb
+	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
+	defer mcpServers.Close()
+	topts.MCP = mcpServers
 	st.apply(&topts)
 	if err := st.hosts(ctx, &topts); err != nil {
 		return err

@@ -119,6 +119,9 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	// is not bypassed by this worker's default (yolo, as run's).
 	topts.Permissions.FollowMode = opts.PermissionMode == "" && (opts.Config == nil || opts.Config.Permissions.Mode.V == "")
 	topts.Sandbox = sb
+	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
+	defer mcpServers.Close()
+	topts.MCP = mcpServers
 	topts.TeamName = st.spec.team
 	st.apply(&topts)
 	if err := st.hosts(ctx, &topts); err != nil {

@@ -58,6 +58,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Permission:  t.perms.gate(workspace.LeadName, t.ws),
 		Reviewer:    t.perms.reviewer(),
 		Sandbox:     t.opts.Sandbox,
+		Extra:       t.opts.MCP.Tools(workspace.LeadName, "lead", tools.DefaultOutputCap),
 	}))
 	return lead, nil
 }

@@ -252,6 +252,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		BashTimeout: t.opts.BashTimeout,
 		Permission:  t.perms.gate(name, ws),
 		Sandbox:     t.opts.Sandbox,
+		Extra:       t.opts.MCP.Tools(name, m.role, tools.DefaultOutputCap),
 	}))
 	return agent, nil
 }

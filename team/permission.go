@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/mcp"
 	"github.com/agentteam/agentteam/internal/permission"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -234,6 +235,10 @@ func (g *permissionGate) Permit(ctx context.Context, tool string, args json.RawM
 	c, ok := classify(g.ws, g.ws.Root, tool, args)
 	if !ok {
 		return true, "" // arguments the tool itself will refuse
+	}
+	if mcp.IsToolName(tool) && !p.t.opts.MCP.ReadOnly(tool) {
+		// A server's tool may do anything: asked about as a command is.
+		c.Kind, c.Subject = permission.Exec, FirstLine(string(args), 400)
 	}
 	v := p.policy(g.agent).Decide(c.Call)
 	switch v.Decision {

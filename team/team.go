@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/mcp"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
@@ -60,6 +61,9 @@ type Options struct {
 	// teammates back idle with theirs; otherwise the lead's is archived
 	// (sessions/lead.<time>.jsonl) and the lead starts fresh.
 	Resume bool
+	// MCP gives agents the tools of the person's MCP servers (nil: none);
+	// the caller starts and closes it.
+	MCP *mcp.Manager
 	// Budget bounds the model calls of this process's agents together;
 	// once spent, the team stops with a *BudgetError as its Fault.
 	Budget Budget

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -43,6 +45,10 @@ type Env struct {
 	Root string
 	// Sandbox confines bash; the zero value runs commands plainly.
 	Sandbox Sandbox
+	// Extra are tools from outside, the person's MCP servers' among them.
+	// In plan mode, before approval, only those that say they are
+	// read-only (ReadOnly() true) run.
+	Extra []Tool
 }
 
 func (e Env) withDefaults() Env {
@@ -87,7 +93,7 @@ func ForLead(env Env) *Set {
 			newBroadcast(env.Messenger, env.Agent),
 			newReadInbox(env.Inbox),
 		},
-		workTools(env), taskTools(env), leadProtocolTools(env), mergeTools(env), review)...).guarded(env.Permission)
+		workTools(env), taskTools(env), leadProtocolTools(env), mergeTools(env), review, extraTools(env))...).guarded(env.Permission)
 }
 
 // mergeTools are the lead's merge_teammate, given a Merger.
@@ -106,7 +112,7 @@ func ForTeammate(env Env) *Set {
 			newSendMessage(env.Messenger, env.Agent),
 			newReadInbox(env.Inbox),
 		},
-		workTools(env), taskTools(env), teammateProtocolTools(env))...).guarded(env.Permission)
+		workTools(env), taskTools(env), teammateProtocolTools(env), extraTools(env))...).guarded(env.Permission)
 }
 
 // workTools are the shell and the file tools, the same for every agent.
@@ -159,4 +165,30 @@ func taskTools(env Env) []Tool {
 		newTaskClaim(env.Tasks, env.Agent),
 		newTaskUpdate(env.Tasks, env.Agent),
 	}
+}
+
+// extraTools are env.Extra, closed by the write gate unless read-only.
+func extraTools(env Env) []Tool {
+	out := make([]Tool, 0, len(env.Extra))
+	for _, t := range env.Extra {
+		if ro, ok := t.(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
+			out = append(out, t)
+			continue
+		}
+		out = append(out, gatedTool{Tool: t, gate: env.Gate})
+	}
+	return out
+}
+
+// gatedTool runs only while its agent may change things.
+type gatedTool struct {
+	Tool
+	gate WriteGate
+}
+
+func (g gatedTool) Run(ctx context.Context, args json.RawMessage) (Result, error) {
+	if why := writeRefusal(g.gate); why != "" {
+		return Errorf("%s", why), nil
+	}
+	return g.Tool.Run(ctx, args)
 }

@@ -67,6 +67,9 @@ var schemas sync.Map // reflect.Type → json.RawMessage
 // schemaJSON renders the schema once as bytes, so marshalling it later is
 // read-only and safe from many goroutines.
 func schemaJSON(params any) (json.RawMessage, error) {
+	if raw, ok := params.(json.RawMessage); ok {
+		return raw, nil // a schema given whole (an MCP server's)
+	}
 	key := reflect.TypeOf(params)
 	if v, ok := schemas.Load(key); ok {
 		return v.(json.RawMessage), nil

@@ -148,6 +148,8 @@ type Config struct {
 	UI           UI
 	// Held is what the project file says that waits for the person's trust.
 	Held Held
+	// MCP are the MCP servers, by name (the project's once trusted).
+	MCP map[string]MCPServer
 }
 
 // Found reports whether either file exists.
@@ -305,6 +307,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 		sb.Writable = Value[[]string]{f.Sandbox.Writable, src}
 	}
 	set(&c.UI.Plain, f.UI.Plain, src)
+	c.mergeMCP(f, src)
 }
 
 // tighter sets a budget's bound unless one already set is smaller (0 is none).

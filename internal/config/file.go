@@ -93,6 +93,7 @@ type rawFile struct {
 	Permissions rawPermissions `toml:"permissions"`
 	Sandbox     rawSandbox     `toml:"sandbox"`
 	UI          rawUI          `toml:"ui"`
+	MCP         rawMCP         `toml:"mcp"`
 
 	path         string
 	providerLine int
@@ -383,6 +384,9 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 		if err := checkDuration(fail, toml.Key{"team", c.key}, c.v); err != nil {
 			return err
 		}
+	}
+	if err := f.checkMCP(fail); err != nil {
+		return err
 	}
 	return f.Sandbox.check(fail)
 }

@@ -21,13 +21,15 @@ type Held struct {
 	Env, Writable Value[[]string]
 	// Network is "on" when the project file says so.
 	Network Value[string]
+	// MCP names the project's MCP servers: programs that run as the person.
+	MCP []string
 	// Problem is why the trust could not be read, when it could not.
 	Problem error
 }
 
 // IsEmpty reports whether nothing is held back.
 func (h Held) IsEmpty() bool {
-	return len(h.Allow) == 0 && !h.Mode.IsSet() && !h.Env.IsSet() && !h.Writable.IsSet() && !h.Network.IsSet()
+	return len(h.Allow) == 0 && !h.Mode.IsSet() && !h.Env.IsSet() && !h.Writable.IsSet() && !h.Network.IsSet() && len(h.MCP) == 0
 }
 
 // Lines are the held settings as the file says them, one each; the mode
@@ -51,7 +53,7 @@ func (h Held) Lines(withMode bool) []string {
 	if h.Network.IsSet() {
 		out = append(out, fmt.Sprintf("sandbox.network = %q", h.Network.V))
 	}
-	return out
+	return append(out, heldMCP(h.MCP)...)
 }
 
 func (h Held) lines() []string { return h.Lines(true) }
@@ -94,6 +96,7 @@ func (f *rawFile) held(src Source, userMode Value[permission.Mode]) Held {
 	if sb.Network != nil && *sb.Network == "on" {
 		h.Network = Value[string]{*sb.Network, src}
 	}
+	h.MCP = sortedKeys(f.MCP.Servers)
 	return h
 }
 
@@ -113,6 +116,7 @@ func (f *rawFile) holdBack(src Source, userMode Value[permission.Mode]) Held {
 	if h.Network.IsSet() {
 		f.Sandbox.Network = nil
 	}
+	f.MCP.Servers = nil
 	return h
 }
 
