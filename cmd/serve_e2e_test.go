@@ -23,7 +23,7 @@ type server struct {
 	url   string
 }
 
-var listening = regexp.MustCompile(`listening on (nats://\S+)`)
+var listening = regexp.MustCompile(`listening on ((?:nats|tls)://\S+)`)
 
 // startServe runs the binary's serve in dir and waits (bounded) for the
 // line saying where it listens. The process is killed when t ends if it

@@ -45,6 +45,9 @@ type ConnectOptions struct {
 	DialTimeout time.Duration
 	// Name is the connection's name, shown in the server's monitoring.
 	Name string
+	// Refused, when not nil, is told of each request the server refused
+	// for lack of permission: the request itself only times out.
+	Refused func(error)
 }
 
 // ConnectOptionsFromEnv reads a client's credentials and TLS files from
@@ -141,7 +144,11 @@ func Connect(ctx context.Context, url string, o ConnectOptions) (*nats.Conn, err
 		nats.Name(o.Name),
 		// The library's default prints to stderr; a violation is seen by
 		// the call that caused it.
-		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			if o.Refused != nil && errors.Is(err, nats.ErrPermissionViolation) {
+				o.Refused(err)
+			}
+		}),
 	}
 	switch {
 	case o.NKeySeed != "":

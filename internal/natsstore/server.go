@@ -75,20 +75,30 @@ type Server struct {
 func AccountName(team string) string { return "agentteam_" + team }
 
 // TeamPermissions are what team's users may publish and subscribe to: the
-// team's own subjects and the JetStream API of its own stream and KV
-// bucket, nothing of another team even within one account.
+// team's own subjects and the JetStream API of its own streams and KV
+// buckets, nothing of another team even within one account.
 func TeamPermissions(team string) *server.Permissions {
+	buckets := []string{BucketName(team), EntriesBucket(team, "registry"), LeaseBucketName(team)}
 	pub := []string{
 		"agentteam." + team + ".>",
-		"$KV." + BucketName(team) + ".>",
-		"$KV." + LeaseBucketName(team) + ".>",
 		"$JS.API.INFO",
+		// Who the credentials are: a client told to open another team
+		// says so at once instead of waiting for refused requests.
+		userInfoSubject,
 	}
-	// The inboxes, the KV bucket (registry, board), the event log, the
-	// leases (owner lock, heartbeats), the sessions, the work queue of
-	// spawn requests.
-	for _, s := range []string{StreamName(team), "KV_" + BucketName(team), StreamName(team) + "_events",
-		"KV_" + LeaseBucketName(team), SessionStreamName(team), QueueStreamName(team)} {
+	sub := []string{"agentteam." + team + ".>", "_INBOX.>"}
+	for _, b := range buckets {
+		pub = append(pub, "$KV."+b+".>")
+		sub = append(sub, "$KV."+b+".>")
+	}
+	// The inboxes, the KV buckets (board, registry, leases and
+	// heartbeats), the event log, the sessions, the work queue of spawn
+	// requests.
+	streams := []string{StreamName(team), EventStreamName(team), SessionStreamName(team), QueueStreamName(team)}
+	for _, b := range buckets {
+		streams = append(streams, "KV_"+b)
+	}
+	for _, s := range streams {
 		pub = append(pub,
 			"$JS.API.STREAM.*."+s,
 			"$JS.API.STREAM.MSG.*."+s,
@@ -103,15 +113,13 @@ func TeamPermissions(team string) *server.Permissions {
 		)
 	}
 	return &server.Permissions{
-		Publish: &server.SubjectPermission{Allow: pub},
-		Subscribe: &server.SubjectPermission{Allow: []string{
-			"agentteam." + team + ".>",
-			"$KV." + BucketName(team) + ".>",
-			"$KV." + LeaseBucketName(team) + ".>",
-			"_INBOX.>",
-		}},
+		Publish:   &server.SubjectPermission{Allow: pub},
+		Subscribe: &server.SubjectPermission{Allow: sub},
 	}
 }
+
+// userInfoSubject answers a client with its own account and permissions.
+const userInfoSubject = "$SYS.REQ.USER.INFO"
 
 // Start runs an embedded NATS server with JetStream as o says and returns
 // once it takes clients. Each way it can fail is one sentence: the port
