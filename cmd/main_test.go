@@ -93,7 +93,7 @@ func cleanEnv() []string {
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTTEAM_MODEL", "AGENTTEAM_WORKSPACE", "HOME", "XDG_CONFIG_HOME":
+		case "OPENAI_API_KEY", "OPENAI_BASE_URL", "AGENTTEAM_MODEL", "AGENTTEAM_WORKSPACE", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME":
 			continue
 		}
 		env = append(env, kv)

@@ -369,12 +369,46 @@ func connectNATS(ctx context.Context, g *GlobalOptions, spec storeSpec, refused 
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
+	if o.User == "" && o.NKeySeed == "" {
+		if o, err = localCreds(g, spec, o); err != nil {
+			return nil, &ExitError{Code: ExitFailure, Err: err}
+		}
+	}
 	o.Name, o.DialTimeout, o.Refused = "agentteam", natsConnectTimeout, refused
 	nc, err := natsstore.Connect(ctx, spec.server, o)
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
 	return nc, nil
+}
+
+// localCreds adds to o the credentials `agentteam serve` made in this
+// user's state directory when spec's server is on this host. Never for a
+// server elsewhere: one could relay the nkey's signature to this host's.
+func localCreds(g *GlobalOptions, spec storeSpec, o natsstore.ConnectOptions) (natsstore.ConnectOptions, error) {
+	u, err := url.Parse(spec.server)
+	if err != nil || u.User != nil {
+		return o, nil
+	}
+	for _, hp := range strings.Split(u.Host, ",") {
+		if !loopback(hp) {
+			return o, nil
+		}
+	}
+	dir, err := natsstore.CredsDir(g.Getenv)
+	if err != nil {
+		return o, nil
+	}
+	path := natsstore.FindCreds(dir, spec.team)
+	if path == "" {
+		return o, nil
+	}
+	f, err := natsstore.ReadCredsFile(path)
+	if err != nil {
+		return o, err
+	}
+	o.User, o.Password, o.NKeySeed, o.CredsFrom, o.Found = f.User, f.Password, f.NKeySeed, f.CredsFrom, true
+	return o, nil
 }
 
 // events is the event log on these stores; sub (may be nil) sees each event.

@@ -42,6 +42,11 @@ type ServerOptions struct {
 	// Users are the teams' credentials; none means no credentials are asked
 	// (fit for 127.0.0.1 only).
 	Users []TeamUser
+	// Owners are the public nkeys of users who reach every team: the
+	// credentials serve makes for its own user when given no users file.
+	// They share the global account, as clients of a server without
+	// credentials do, so the teams such a server kept stay theirs.
+	Owners []string
 	// TLS, when Cert is set, makes clients connect over TLS; with CA also
 	// set, clients and the other nodes must show a certificate signed by it.
 	TLS TLSFiles
@@ -198,6 +203,12 @@ func serverOptions(o ServerOptions) (*server.Options, error) {
 		if err := addUsers(opts, o.Users); err != nil {
 			return nil, err
 		}
+	}
+	for _, pub := range o.Owners {
+		if !nkeys.IsValidPublicUserKey(pub) {
+			return nil, fmt.Errorf("%q is not an nkey user's public key (it starts with U)", pub)
+		}
+		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: pub})
 	}
 	host, port, err := splitHostPort("listen", o.Listen)
 	if err != nil {
