@@ -156,6 +156,9 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		}
 		say("agentteam on this host, as this user, finds them; on another host, copy the file there (chmod 600) and set %s to it%s",
 			natsstore.EnvCreds, ca)
+		if so.Cluster != "" {
+			say("every node of a cluster must take the same credentials: copy the file to the same place on the other nodes before they first start")
+		}
 	}
 	if !loopback(opts.Listen) {
 		if len(so.Users) == 0 && len(so.Owners) == 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
 
@@ -224,5 +225,35 @@ func TestServeWithUsersAndTLSTakesCommands(t *testing.T) {
 	r := quick(t, t.TempDir(), tlsEnv, "team")
 	if r.code != ExitFailure || !strings.Contains(r.stderr, "TLS with the NATS server") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Fatalf("team without a client certificate: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// On a NATS server not agentteam's, whose user may not use JetStream's
+// API, every command says the server's refusal in one sentence within
+// seconds, not after the open's bound (30 s) of requests that only time
+// out.
+func TestAUserWithoutPermissionsIsRefusedAtOnce(t *testing.T) {
+	ns, err := natsserver.NewServer(&natsserver.Options{
+		Host: "127.0.0.1", Port: natsserver.RANDOM_PORT, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+		Users: []*natsserver.User{{Username: "limited", Password: "pw", Permissions: &natsserver.Permissions{
+			Publish:   &natsserver.SubjectPermission{Allow: []string{"agentteam.alpha.>"}},
+			Subscribe: &natsserver.SubjectPermission{Allow: []string{"_INBOX.>"}},
+		}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	t.Cleanup(func() { ns.Shutdown(); ns.WaitForShutdown() })
+	if !ns.ReadyForConnections(30 * time.Second) {
+		t.Fatal("the NATS server did not start")
+	}
+	env := []string{"AGENTTEAM_STORE=" + ns.ClientURL() + "/alpha", natsstore.EnvUser + "=limited", natsstore.EnvPassword + "=pw"}
+	for _, args := range [][]string{{"team"}, {"send", "--to", "lead", "hi"}, {"inbox", "lead"}} {
+		r := quick(t, t.TempDir(), env, args...)
+		if r.code != ExitFailure || !strings.Contains(r.stderr, "these credentials may not reach it") ||
+			!strings.Contains(r.stderr, "Permissions Violation for Publish") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d\n%s", args, r.code, r.stderr)
+		}
 	}
 }
