@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -391,7 +392,7 @@ func localCreds(g *GlobalOptions, spec storeSpec, o natsstore.ConnectOptions) (n
 		return o, nil
 	}
 	for _, hp := range strings.Split(u.Host, ",") {
-		if !loopback(hp) {
+		if !onThisHost(hp) {
 			return o, nil
 		}
 	}
@@ -409,6 +410,30 @@ func localCreds(g *GlobalOptions, spec storeSpec, o natsstore.ConnectOptions) (n
 	}
 	o.User, o.Password, o.NKeySeed, o.CredsFrom, o.Found = f.User, f.Password, f.NKeySeed, f.CredsFrom, true
 	return o, nil
+}
+
+// onThisHost reports whether HOST:PORT is this host: a loopback address,
+// localhost, or the literal address of one of its interfaces (a name is
+// not looked up: DNS may say anything).
+func onThisHost(hostport string) bool {
+	if loopback(hostport) {
+		return true
+	}
+	host, _, err := net.SplitHostPort(hostport)
+	ip := net.ParseIP(host)
+	if err != nil || ip == nil || ip.IsUnspecified() {
+		return false
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // events is the event log on these stores; sub (may be nil) sees each event.
