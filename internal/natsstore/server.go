@@ -44,8 +44,8 @@ type ServerOptions struct {
 	Users []TeamUser
 	// Owners are the public nkeys of users who reach every team: the
 	// credentials serve makes for its own user when given no users file.
-	// They share the global account, as clients of a server without
-	// credentials do, so the teams such a server kept stay theirs.
+	// They share the global account with the clients of a server that
+	// asks no credentials: its teams are the same either way.
 	Owners []string
 	// TLS, when Cert is set, makes clients connect over TLS; with CA also
 	// set, clients and the other nodes must show a certificate signed by it.
