@@ -124,3 +124,25 @@ func TestAnotherUserCannotReachAPlainServe(t *testing.T) {
 		}
 	}
 }
+
+// serve --team alpha --team beta makes one credential per team, each its
+// own account: alpha's client finds alpha's file with no flag, and
+// beta's file does not reach alpha.
+func TestServeMakesACredentialPerTeam(t *testing.T) {
+	state := t.TempDir()
+	env := []string{"XDG_STATE_HOME=" + state}
+	s := startServe(t, t.TempDir(), env, "--listen", "127.0.0.1:0", "--data", t.TempDir(), "--team", "alpha", "--team", "beta")
+	beta := filepath.Join(state, "agentteam", "nats-beta.creds")
+	s.waitLine(t, regexp.MustCompile(`credentials of team beta: `+regexp.QuoteMeta(beta)+`$`), 10*time.Second)
+	alpha := append([]string{"AGENTTEAM_STORE=" + s.url + "/alpha"}, env...)
+	mustSucceed(t, quick(t, t.TempDir(), alpha, "send", "--to", "lead", "alpha's secret"), "send with alpha's file found")
+	r := quick(t, t.TempDir(), append(alpha, "AGENTTEAM_NATS_CREDS="+beta), "inbox", "lead")
+	if r.code != ExitFailure || !strings.Contains(r.stderr, "are team beta's: they do not reach team alpha") || strings.Contains(r.stdout, "secret") {
+		t.Fatalf("inbox of alpha with beta's credentials: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// A team serve made no credential for: the one of every team is not there.
+	r = quick(t, t.TempDir(), append([]string{"AGENTTEAM_STORE=" + s.url + "/gamma"}, env...), "inbox", "lead")
+	if r.code != ExitFailure || !strings.Contains(r.stderr, "asks for credentials") {
+		t.Fatalf("inbox of gamma: exit %d\n%s", r.code, r.stderr)
+	}
+}

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"net"
 	"testing"
 
@@ -52,4 +53,34 @@ func TestLocalCredsOnlyForThisHost(t *testing.T) {
 			t.Errorf("%s: credentials used %v, want %v", raw, got, want)
 		}
 	}
+}
+
+// Credentials found on this host, not given, are left out for a server
+// that asks none (serve --insecure, an embedded test server): nats.go
+// refuses to offer an nkey to a server that sends no nonce.
+func TestFoundCredentialsAreLeftOutForAServerThatAsksNone(t *testing.T) {
+	s, err := natsstore.StartLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { s.Shutdown(); s.WaitForShutdown() }()
+	state := t.TempDir()
+	env := map[string]string{"XDG_STATE_HOME": state}
+	dir, err := natsstore.CredsDir(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := natsstore.MakeCreds(natsstore.CredsFile(dir, "")); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := parseStore(s.ClientURL() + "/alpha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &GlobalOptions{Getenv: func(k string) string { return env[k] }}
+	nc, err := connectNATS(context.Background(), g, spec, nil)
+	if err != nil {
+		t.Fatalf("a server that asks no credentials, with credentials found: %v", err)
+	}
+	nc.Close()
 }
