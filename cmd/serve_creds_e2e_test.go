@@ -146,3 +146,22 @@ func TestServeMakesACredentialPerTeam(t *testing.T) {
 		t.Fatalf("inbox of gamma: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// What serve tells a client on another host works: with TLS, a copy of
+// the credentials file (0600) in AGENTTEAM_NATS_CREDS and the CA in
+// AGENTTEAM_NATS_CA, from a state directory of its own.
+func TestAnotherHostUsesACopyOfServesCredentials(t *testing.T) {
+	pki := newPKI(t)
+	state := t.TempDir()
+	s := startServe(t, t.TempDir(), []string{"XDG_STATE_HOME=" + state}, "--listen", "127.0.0.1:0", "--data", t.TempDir(),
+		"--tls-cert", pki.ServerCert, "--tls-key", pki.ServerKey)
+	s.waitLine(t, regexp.MustCompile(`set AGENTTEAM_NATS_CREDS to it, and AGENTTEAM_NATS_CA to the CA of its certificate`), 10*time.Second)
+	copied := filepath.Join(t.TempDir(), "team.creds")
+	copyFile(t, filepath.Join(state, "agentteam", "nats.creds"), copied, 0o600)
+	hostB := []string{"AGENTTEAM_STORE=" + strings.Replace(s.url, "tls://", "nats://", 1) + "/alpha", "XDG_STATE_HOME=" + t.TempDir(),
+		"AGENTTEAM_NATS_CREDS=" + copied, "AGENTTEAM_NATS_CA=" + pki.CA}
+	mustSucceed(t, runBin(t, t.TempDir(), hostB, "", "run", "--demo", "spawn bob as writer to write hi"), "run from another host")
+	if members := teamJSON(t, t.TempDir(), hostB); len(members) != 1 || members[0].Name != "bob" {
+		t.Fatalf("team --json from another host: %+v", members)
+	}
+}
