@@ -160,13 +160,15 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 			say("every node of a cluster must take the same credentials: copy the file to the same place on the other nodes before they first start")
 		}
 	}
-	if !loopback(opts.Listen) {
-		if len(so.Users) == 0 && len(so.Owners) == 0 {
-			say("warning: %s is reachable from other hosts and asks no credentials: anyone who reaches it reads and writes every team", opts.Listen)
+	if len(so.Users) == 0 && len(so.Owners) == 0 {
+		who := "any user of this host"
+		if !loopback(opts.Listen) {
+			who = "anyone who reaches it"
 		}
-		if so.TLS.Cert == "" {
-			say("warning: %s is reachable from other hosts without TLS: credentials and messages cross the network in clear text", opts.Listen)
-		}
+		say("warning: %s asks no credentials (--insecure): %s reads and writes every team", opts.Listen, who)
+	}
+	if !loopback(opts.Listen) && so.TLS.Cert == "" {
+		say("warning: %s is reachable from other hosts without TLS: credentials and messages cross the network in clear text", opts.Listen)
 	}
 	<-ctx.Done()
 	say("stopping")

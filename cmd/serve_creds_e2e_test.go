@@ -165,3 +165,15 @@ func TestAnotherHostUsesACopyOfServesCredentials(t *testing.T) {
 		t.Fatalf("team --json from another host: %+v", members)
 	}
 }
+
+// serve --insecure makes no credentials, says what that means, and takes
+// a client without any.
+func TestServeInsecureAsksNoCredentialsAndSaysSo(t *testing.T) {
+	state := t.TempDir()
+	s := startServe(t, t.TempDir(), []string{"XDG_STATE_HOME=" + state}, "--listen", "127.0.0.1:0", "--data", t.TempDir(), "--insecure")
+	s.waitLine(t, regexp.MustCompile(`warning: 127\.0\.0\.1:0 asks no credentials \(--insecure\): any user of this host reads and writes every team`), 10*time.Second)
+	if _, err := os.Stat(filepath.Join(state, "agentteam", "nats.creds")); !os.IsNotExist(err) {
+		t.Fatalf("serve --insecure made credentials: %v", err)
+	}
+	mustSucceed(t, quick(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + s.url + "/alpha", "XDG_STATE_HOME=" + t.TempDir()}, "send", "--to", "lead", "hi"), "send without credentials")
+}
