@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
@@ -90,7 +89,7 @@ func TestATeamAcrossTwoMachinesInFiveCommands(t *testing.T) {
 	// 1. host A: agentteam serve
 	s := startServe(t, t.TempDir(), nil, "--listen", "127.0.0.1:0", "--data", t.TempDir())
 	store := s.url + "/app"
-	nc, err := nats.Connect(s.url)
+	nc, err := natsstore.Connect(context.Background(), s.url, serveCreds(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,12 @@ type ServeOptions struct {
 	// Users is the teams' credentials file (never the config file).
 	Users                  string
 	TLSCert, TLSKey, TLSCA string
+	// Teams get a credential each, in an account of their own; none: one
+	// credential reaches every team.
+	Teams []string
+	// Insecure serves without the credentials serve makes, and beyond
+	// this host without TLS.
+	Insecure bool
 }
 
 // newServeCmd builds `agentteam serve`; runF, when not nil, replaces runServe.
@@ -40,13 +46,20 @@ func newServeCmd(g *GlobalOptions, io IOStreams, runF func(*ServeOptions) error)
 		Use:   "serve",
 		Short: "Run a NATS server with JetStream that teams on other hosts share",
 		Long: `Run an embedded NATS server with JetStream, the store teammates on several hosts share.
-It runs until interrupted (Ctrl-C, SIGTERM). With --users, each team's user reaches only its own
-team's subjects and streams (a NATS account per team); without it, anyone who reaches the port
-reaches every team, so keep the default 127.0.0.1 then.
+It runs until interrupted (Ctrl-C, SIGTERM).
+
+Clients need credentials. Unless given --users, serve makes them at its first start in its user's
+state directory ($XDG_STATE_HOME/agentteam, else ~/.local/state/agentteam; 0700, files 0600): an
+nkey seed, nats.creds, that reaches every team, or with --team NAME (repeatable) one per team,
+nats-NAME.creds, each team in a NATS account of its own. agentteam finds them there when its
+server is on this host; on another host, copy the file (chmod 600) and set AGENTTEAM_NATS_CREDS.
 
 The users file has one user a line: "TEAM USER PASSWORD" or "TEAM NKEY" (a public nkey, U...),
 and may be read by its owner only (chmod 600). Clients give theirs in AGENTTEAM_NATS_CREDS (a file
-holding "USER PASSWORD" or an nkey seed) or AGENTTEAM_NATS_USER and AGENTTEAM_NATS_PASSWORD.`,
+holding "USER PASSWORD" or an nkey seed) or AGENTTEAM_NATS_USER and AGENTTEAM_NATS_PASSWORD.
+
+Beyond 127.0.0.1, serve asks for TLS (--tls-cert, --tls-key); --insecure serves without it, and
+without the credentials serve makes (anyone who reaches the port then reaches every team).`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if runF != nil {
@@ -66,10 +79,15 @@ holding "USER PASSWORD" or an nkey seed) or AGENTTEAM_NATS_USER and AGENTTEAM_NA
 	f.StringVar(&opts.TLSCert, "tls-cert", "", "PEM certificate: clients connect over TLS")
 	f.StringVar(&opts.TLSKey, "tls-key", "", "PEM key of --tls-cert")
 	f.StringVar(&opts.TLSCA, "tls-ca", "", "PEM CA: clients and cluster nodes must show a certificate it signed")
+	f.StringSliceVar(&opts.Teams, "team", nil, "make credentials for team NAME alone, an account of its own (repeatable; default: one for every team)")
+	f.BoolVar(&opts.Insecure, "insecure", false, "serve without the credentials serve makes, and beyond this host without TLS")
 	return c
 }
 
 func runServe(ctx context.Context, opts *ServeOptions) error {
+	if err := checkServeSafety(opts); err != nil {
+		return err
+	}
 	so := natsstore.ServerOptions{
 		Listen: opts.Listen, DataDir: opts.Data,
 		Cluster: opts.Cluster, Routes: opts.Routes, ClusterName: opts.ClusterName, ServerName: opts.ServerName,
@@ -89,6 +107,13 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		}
 		so.Users = users
 	}
+	var made []madeCreds
+	if opts.Users == "" && !opts.Insecure {
+		var err error
+		if made, err = makeServeCreds(opts, &so); err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+	}
 	var mu sync.Mutex
 	say := func(format string, a ...any) {
 		mu.Lock()
@@ -102,13 +127,16 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	}
 	defer s.Shutdown()
 	what := []string{"data " + so.DataDir}
-	if len(so.Users) > 0 {
+	switch {
+	case len(so.Users) > 0 && len(made) == 0:
 		teams := map[string]bool{}
 		for _, u := range so.Users {
 			teams[u.Team] = true
 		}
 		what = append(what, fmt.Sprintf("credentials of %d user(s) in %d team(s)", len(so.Users), len(teams)))
-	} else {
+	case len(made) > 0:
+		what = append(what, "credentials made by serve")
+	default:
 		what = append(what, "no credentials")
 	}
 	if so.TLS.Cert != "" {
@@ -118,16 +146,87 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		what = append(what, "cluster "+u)
 	}
 	say("listening on %s (%s)", s.ClientURL(), strings.Join(what, ", "))
-	if !loopback(opts.Listen) {
-		if len(so.Users) == 0 {
-			say("warning: %s is reachable from other hosts and asks no credentials: anyone who reaches it reads and writes every team (see --users)", opts.Listen)
-		} else if so.TLS.Cert == "" {
-			say("warning: %s is reachable from other hosts without TLS: passwords and messages cross the network in clear text (see --tls-cert)", opts.Listen)
+	for _, m := range made {
+		say("credentials of %s: %s", m.teams, m.path)
+	}
+	if len(made) > 0 {
+		ca := ""
+		if so.TLS.Cert != "" {
+			ca = ", and AGENTTEAM_NATS_CA to the CA of its certificate"
 		}
+		say("agentteam on this host, as this user, finds them; on another host, copy the file there (chmod 600) and set %s to it%s",
+			natsstore.EnvCreds, ca)
+		if so.Cluster != "" {
+			say("every node of a cluster must take the same credentials: copy the file to the same place on the other nodes before they first start")
+		}
+	}
+	if len(so.Users) == 0 && len(so.Owners) == 0 {
+		who := "any user of this host"
+		if !loopback(opts.Listen) {
+			who = "anyone who reaches it"
+		}
+		say("warning: %s asks no credentials (--insecure): %s reads and writes every team", opts.Listen, who)
+	}
+	if !loopback(opts.Listen) && so.TLS.Cert == "" {
+		say("warning: %s is reachable from other hosts without TLS: credentials and messages cross the network in clear text", opts.Listen)
 	}
 	<-ctx.Done()
 	say("stopping")
 	return nil
+}
+
+// checkServeSafety refuses, before anything starts, a serve reachable
+// from other hosts without TLS unless --insecure says so, and --team
+// with --users (the file already names the teams).
+func checkServeSafety(opts *ServeOptions) error {
+	if len(opts.Teams) > 0 && opts.Users != "" {
+		return usageErrorf("--team makes credentials and --users gives them: use one")
+	}
+	if len(opts.Teams) > 0 && opts.Insecure {
+		return usageErrorf("--team makes credentials and --insecure serves without them: use one")
+	}
+	if !loopback(opts.Listen) && opts.TLSCert == "" && !opts.Insecure {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf(
+			"%s is reachable from other hosts: give --tls-cert and --tls-key, so credentials and messages do not cross the network in clear text (--insecure serves without TLS)",
+			opts.Listen)}
+	}
+	return nil
+}
+
+// madeCreds is a credentials file serve made (or found made) and whom it
+// lets in.
+type madeCreds struct{ teams, path string }
+
+// makeServeCreds makes, once per user, the credentials of so's clients in
+// the state directory: one for every team, or one per --team.
+func makeServeCreds(opts *ServeOptions, so *natsstore.ServerOptions) ([]madeCreds, error) {
+	dir, err := natsstore.CredsDir(opts.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("%w (or give --users FILE)", err)
+	}
+	if len(opts.Teams) == 0 {
+		path := natsstore.CredsFile(dir, "")
+		pub, err := natsstore.MakeCreds(path)
+		if err != nil {
+			return nil, err
+		}
+		so.Owners = []string{pub}
+		return []madeCreds{{"every team", path}}, nil
+	}
+	var made []madeCreds
+	for _, team := range opts.Teams {
+		if err := natsstore.CheckTeamName(team); err != nil {
+			return nil, fmt.Errorf("--team %q: %w", team, err)
+		}
+		path := natsstore.CredsFile(dir, team)
+		pub, err := natsstore.MakeCreds(path)
+		if err != nil {
+			return nil, err
+		}
+		so.Users = append(so.Users, natsstore.TeamUser{Team: team, NKey: pub})
+		made = append(made, madeCreds{"team " + team, path})
+	}
+	return made, nil
 }
 
 // defaultDataDir is .agentteam/nats in the workspace, created if missing

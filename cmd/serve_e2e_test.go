@@ -23,7 +23,7 @@ type server struct {
 	url   string
 }
 
-var listening = regexp.MustCompile(`listening on (nats://\S+)`)
+var listening = regexp.MustCompile(`listening on ((?:nats|tls)://\S+)`)
 
 // startServe runs the binary's serve in dir and waits (bounded) for the
 // line saying where it listens. The process is killed when t ends if it
@@ -58,6 +58,26 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *server 
 	return s
 }
 
+// serveCreds are the credentials a serve of the tests made for every
+// team, in the state directory of their HOME.
+func serveCreds(t *testing.T) natsstore.ConnectOptions {
+	t.Helper()
+	dir, err := natsstore.CredsDir(func(k string) string {
+		if k == "HOME" {
+			return testHome
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := natsstore.ReadCredsFile(natsstore.CredsFile(dir, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
 // waitLine returns the submatches of the first stderr line matching re.
 func (s *server) waitLine(t *testing.T, re *regexp.Regexp, bound time.Duration) []string {
 	t.Helper()
@@ -88,7 +108,7 @@ func TestServeRunsAndASecondOnTheSamePortFails(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	nc, err := natsstore.Connect(ctx, s.url, natsstore.ConnectOptions{})
+	nc, err := natsstore.Connect(ctx, s.url, serveCreds(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +189,7 @@ func TestServeWithUsersAsksForCredentials(t *testing.T) {
 
 // What serve refuses before it starts, each in one sentence: a users file
 // others may read, a data directory that is a file, a route without a
-// cluster address, TLS without its key.
+// cluster address, TLS without its key, other hosts without TLS.
 func TestServeRefusesBadSetupsWithASentence(t *testing.T) {
 	dir := t.TempDir()
 	users := filepath.Join(dir, "users")
@@ -188,6 +208,7 @@ func TestServeRefusesBadSetupsWithASentence(t *testing.T) {
 		{[]string{"--data", file}, "is unusable"},
 		{[]string{"--routes", "nats://127.0.0.1:6222"}, "need --cluster"},
 		{[]string{"--tls-cert", file}, "needs both --tls-cert and --tls-key"},
+		{[]string{"--listen", "0.0.0.0:0"}, "reachable from other hosts: give --tls-cert and --tls-key"},
 	} {
 		r := runBin(t, dir, nil, "", append([]string{"serve", "--listen", "127.0.0.1:0"}, tc.args...)...)
 		if r.code != ExitFailure || !strings.Contains(r.stderr, tc.says) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {

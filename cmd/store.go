@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -185,7 +187,11 @@ func openStores(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) 
 // openNATS connects to spec's server and opens its team's inboxes,
 // registry, board and event log.
 func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, error) {
-	nc, err := connectNATS(ctx, g, spec)
+	// A request the server refuses for lack of permission would only time
+	// out: the refusal ends the opening at once, and is its sentence.
+	ctx, refuse := context.WithCancelCause(ctx)
+	defer refuse(nil)
+	nc, err := connectNATS(ctx, g, spec, func(err error) { refuse(err) })
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +204,13 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 	ctx, cancel := context.WithTimeout(ctx, natsOpenTimeout)
 	defer cancel()
 	fail := func(err error) error {
+		if cause := context.Cause(ctx); cause != nil && errors.Is(cause, nats.ErrPermissionViolation) {
+			err = fmt.Errorf("these credentials may not reach it: %w", cause)
+		}
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", spec.team, spec.shown, err)}
+	}
+	if err := natsstore.CheckAccess(ctx, nc, spec.team); err != nil {
+		return nil, fail(err)
 	}
 	var copies []natsstore.MailboxOption
 	if spec.replicas > 0 {
@@ -254,7 +266,7 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 		// The owner lease renews on a connection of its own: the team's
 		// traffic on nc must not make it late.
 		owner: natsstore.NewOwner(leases, spec.team, spec.shown).RenewOn(func(ctx context.Context) (*nats.Conn, error) {
-			return connectNATS(ctx, g, spec)
+			return connectNATS(ctx, g, spec, nil)
 		}),
 		sessions: natsSessions{sessions},
 		close:    func() { entries.Close(); nc.Close() },
@@ -350,18 +362,78 @@ func (s spawnQueue) Next(ctx context.Context) (team.QueueJob, error) {
 
 // connectNATS dials spec's server within natsConnectTimeout, with the
 // credentials and TLS files the environment names (natsstore.ConnectOptionsFromEnv);
-// a server that does not answer, or refuses them, is one sentence.
-func connectNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*nats.Conn, error) {
+// a server that does not answer, or refuses them, is one sentence;
+// refused (may be nil) is told of each request refused for lack of
+// permission.
+func connectNATS(ctx context.Context, g *GlobalOptions, spec storeSpec, refused func(error)) (*nats.Conn, error) {
 	o, err := natsstore.ConnectOptionsFromEnv(g.Getenv)
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
-	o.Name, o.DialTimeout = "agentteam", natsConnectTimeout
+	if o.User == "" && o.NKeySeed == "" {
+		if o, err = localCreds(g, spec, o); err != nil {
+			return nil, &ExitError{Code: ExitFailure, Err: err}
+		}
+	}
+	o.Name, o.DialTimeout, o.Refused = "agentteam", natsConnectTimeout, refused
 	nc, err := natsstore.Connect(ctx, spec.server, o)
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
 	return nc, nil
+}
+
+// localCreds adds to o the credentials `agentteam serve` made in this
+// user's state directory when spec's server is on this host. Never for a
+// server elsewhere: one could relay the nkey's signature to this host's.
+func localCreds(g *GlobalOptions, spec storeSpec, o natsstore.ConnectOptions) (natsstore.ConnectOptions, error) {
+	u, err := url.Parse(spec.server)
+	if err != nil || u.User != nil {
+		return o, nil
+	}
+	for _, hp := range strings.Split(u.Host, ",") {
+		if !onThisHost(hp) {
+			return o, nil
+		}
+	}
+	dir, err := natsstore.CredsDir(g.Getenv)
+	if err != nil {
+		return o, nil
+	}
+	path := natsstore.FindCreds(dir, spec.team)
+	if path == "" {
+		return o, nil
+	}
+	f, err := natsstore.ReadCredsFile(path)
+	if err != nil {
+		return o, err
+	}
+	o.User, o.Password, o.NKeySeed, o.CredsFrom, o.Found = f.User, f.Password, f.NKeySeed, f.CredsFrom, true
+	return o, nil
+}
+
+// onThisHost reports whether HOST:PORT is this host: a loopback address,
+// localhost, or the literal address of one of its interfaces (a name is
+// not looked up: DNS may say anything).
+func onThisHost(hostport string) bool {
+	if loopback(hostport) {
+		return true
+	}
+	host, _, err := net.SplitHostPort(hostport)
+	ip := net.ParseIP(host)
+	if err != nil || ip == nil || ip.IsUnspecified() {
+		return false
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // events is the event log on these stores; sub (may be nil) sees each event.

@@ -38,6 +38,9 @@ type ConnectOptions struct {
 	// CredsFrom says where the credentials came from, for error sentences
 	// ("the file /x/team.creds"); it never holds a secret.
 	CredsFrom string
+	// Found says the credentials were found on this host, not given: a
+	// server that asks for none takes the client without them.
+	Found bool
 	// CA verifies the server's certificate; Cert and Key are the client's
 	// own, for a server that asks for one.
 	CA, Cert, Key string
@@ -45,6 +48,9 @@ type ConnectOptions struct {
 	DialTimeout time.Duration
 	// Name is the connection's name, shown in the server's monitoring.
 	Name string
+	// Refused, when not nil, is told of each request the server refused
+	// for lack of permission: the request itself only times out.
+	Refused func(error)
 }
 
 // ConnectOptionsFromEnv reads a client's credentials and TLS files from
@@ -141,7 +147,11 @@ func Connect(ctx context.Context, url string, o ConnectOptions) (*nats.Conn, err
 		nats.Name(o.Name),
 		// The library's default prints to stderr; a violation is seen by
 		// the call that caused it.
-		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			if o.Refused != nil && errors.Is(err, nats.ErrPermissionViolation) {
+				o.Refused(err)
+			}
+		}),
 	}
 	switch {
 	case o.NKeySeed != "":
@@ -165,6 +175,10 @@ func Connect(ctx context.Context, url string, o ConnectOptions) (*nats.Conn, err
 		opts = append(opts, nats.Secure(tlsOpt))
 	}
 	nc, err := nats.Connect(url, opts...)
+	if err != nil && o.Found && errors.Is(err, nats.ErrNkeysNotSupported) {
+		o.NKeySeed, o.User, o.Password, o.CredsFrom, o.Found = "", "", "", "", false
+		return Connect(ctx, url, o)
+	}
 	if err != nil {
 		return nil, connectSentence(url, o, err)
 	}
@@ -216,7 +230,8 @@ func connectSentence(raw string, o ConnectOptions, err error) error {
 	switch {
 	case errors.Is(err, nats.ErrAuthorization), strings.Contains(strings.ToLower(err.Error()), "authorization violation"):
 		if o.User == "" && o.NKeySeed == "" {
-			return fmt.Errorf("the NATS server at %s asks for credentials: set %s, or %s and %s: %w", url, EnvCreds, EnvUser, EnvPassword, err)
+			return fmt.Errorf("the NATS server at %s asks for credentials: set %s to a credentials file (agentteam serve makes one in its user's ~/.local/state/agentteam), or %s and %s: %w",
+				url, EnvCreds, EnvUser, EnvPassword, err)
 		}
 		return fmt.Errorf("the NATS server at %s refused %s: %w", url, o.credsFrom(), err)
 	case errors.Is(err, nats.ErrSecureConnRequired):

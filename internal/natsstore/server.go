@@ -42,6 +42,11 @@ type ServerOptions struct {
 	// Users are the teams' credentials; none means no credentials are asked
 	// (fit for 127.0.0.1 only).
 	Users []TeamUser
+	// Owners are the public nkeys of users who reach every team: the
+	// credentials serve makes for its own user when given no users file.
+	// They share the global account with the clients of a server that
+	// asks no credentials: its teams are the same either way.
+	Owners []string
 	// TLS, when Cert is set, makes clients connect over TLS; with CA also
 	// set, clients and the other nodes must show a certificate signed by it.
 	TLS TLSFiles
@@ -75,20 +80,30 @@ type Server struct {
 func AccountName(team string) string { return "agentteam_" + team }
 
 // TeamPermissions are what team's users may publish and subscribe to: the
-// team's own subjects and the JetStream API of its own stream and KV
-// bucket, nothing of another team even within one account.
+// team's own subjects and the JetStream API of its own streams and KV
+// buckets, nothing of another team even within one account.
 func TeamPermissions(team string) *server.Permissions {
+	buckets := []string{BucketName(team), EntriesBucket(team, "registry"), LeaseBucketName(team)}
 	pub := []string{
 		"agentteam." + team + ".>",
-		"$KV." + BucketName(team) + ".>",
-		"$KV." + LeaseBucketName(team) + ".>",
 		"$JS.API.INFO",
+		// Who the credentials are: a client told to open another team
+		// says so at once instead of waiting for refused requests.
+		userInfoSubject,
 	}
-	// The inboxes, the KV bucket (registry, board), the event log, the
-	// leases (owner lock, heartbeats), the sessions, the work queue of
-	// spawn requests.
-	for _, s := range []string{StreamName(team), "KV_" + BucketName(team), StreamName(team) + "_events",
-		"KV_" + LeaseBucketName(team), SessionStreamName(team), QueueStreamName(team)} {
+	sub := []string{"agentteam." + team + ".>", "_INBOX.>"}
+	for _, b := range buckets {
+		pub = append(pub, "$KV."+b+".>")
+		sub = append(sub, "$KV."+b+".>")
+	}
+	// The inboxes, the KV buckets (board, registry, leases and
+	// heartbeats), the event log, the sessions, the work queue of spawn
+	// requests.
+	streams := []string{StreamName(team), EventStreamName(team), SessionStreamName(team), QueueStreamName(team)}
+	for _, b := range buckets {
+		streams = append(streams, "KV_"+b)
+	}
+	for _, s := range streams {
 		pub = append(pub,
 			"$JS.API.STREAM.*."+s,
 			"$JS.API.STREAM.MSG.*."+s,
@@ -103,15 +118,13 @@ func TeamPermissions(team string) *server.Permissions {
 		)
 	}
 	return &server.Permissions{
-		Publish: &server.SubjectPermission{Allow: pub},
-		Subscribe: &server.SubjectPermission{Allow: []string{
-			"agentteam." + team + ".>",
-			"$KV." + BucketName(team) + ".>",
-			"$KV." + LeaseBucketName(team) + ".>",
-			"_INBOX.>",
-		}},
+		Publish:   &server.SubjectPermission{Allow: pub},
+		Subscribe: &server.SubjectPermission{Allow: sub},
 	}
 }
+
+// userInfoSubject answers a client with its own account and permissions.
+const userInfoSubject = "$SYS.REQ.USER.INFO"
 
 // Start runs an embedded NATS server with JetStream as o says and returns
 // once it takes clients. Each way it can fail is one sentence: the port
@@ -190,6 +203,12 @@ func serverOptions(o ServerOptions) (*server.Options, error) {
 		if err := addUsers(opts, o.Users); err != nil {
 			return nil, err
 		}
+	}
+	for _, pub := range o.Owners {
+		if !nkeys.IsValidPublicUserKey(pub) {
+			return nil, fmt.Errorf("%q is not an nkey user's public key (it starts with U)", pub)
+		}
+		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: pub})
 	}
 	host, port, err := splitHostPort("listen", o.Listen)
 	if err != nil {
