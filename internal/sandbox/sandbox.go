@@ -20,9 +20,16 @@ type Policy struct {
 	// Writable are more directories the command may write: its temp dir,
 	// and what the person configured.
 	Writable []string
-	// Protect are directories that stay read-only even inside Dir (the
-	// team's own .agentteam state), except a writable one inside them.
+	// Protect are directories and files that stay read-only even inside
+	// Dir (the team's own .agentteam state), except a writable directory
+	// inside them. The git repository Dir lies in is guarded besides,
+	// always: its config, hooks and info, and a worktree's .git file.
 	Protect []string
+	// Hidden are files and directories the command cannot read: each is
+	// masked by an empty read-only one (credentials: ~/.ssh, the NATS
+	// creds file). Missing ones are skipped; one that cannot be masked
+	// fails the command.
+	Hidden []string
 	// ReadOnly gives the command no write access at all (a plan-mode
 	// teammate before approval): only /dev/null and the like.
 	ReadOnly bool

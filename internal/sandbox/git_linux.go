@@ -1,0 +1,138 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// gitReadOnly are the entries of a git dir a person's later git runs
+// commands from: hooks; config and config.worktree (core.hooksPath,
+// core.fsmonitor, filters, aliases); info/attributes (which filters
+// apply); commondir (which config and hooks a worktree takes).
+var gitReadOnly = []string{"config", "config.worktree", "hooks", "info", "commondir"}
+
+// guardGit keeps what of each git dir in dirs a person's later git runs
+// read-only (gitReadOnly), in the git dir itself and in each of its
+// worktrees' (worktrees/NAME), while the rest (objects, refs, index, HEAD)
+// stays as writable as it was: a command's git add, commit, checkout and
+// stash work. A git dir is guarded whatever it holds: one a command
+// emptied (no HEAD) is still the person's. Each directory on the way is a mount point, so a command can
+// neither rename nor remove it to put one of its own in its place (the
+// kernel answers EBUSY).
+func guardGit(dirs, writable []string) error {
+	done := map[string]bool{}
+	var guard func(gd string) error
+	guard = func(gd string) error {
+		if fi, err := os.Stat(gd); done[gd] || err != nil || !fi.IsDir() {
+			return nil
+		}
+		done[gd] = true
+		if err := pin(gd); err != nil {
+			return err
+		}
+		if anyWithin(gd, writable) {
+			// A missing one the command could make itself; made empty now,
+			// it is bound read-only below like the others.
+			if err := makeMissing(gd); err != nil {
+				return err
+			}
+		}
+		for _, name := range gitReadOnly {
+			p := filepath.Join(gd, name)
+			if _, err := os.Lstat(p); err != nil {
+				continue
+			}
+			if err := bindReadOnly(p); err != nil {
+				return fmt.Errorf("cannot protect %s: %w", p, err)
+			}
+		}
+		wts := filepath.Join(gd, "worktrees")
+		entries, err := os.ReadDir(wts)
+		if err != nil {
+			return nil // no linked worktrees
+		}
+		if err := pin(wts); err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.IsDir() {
+				if err := guard(filepath.Join(wts, e.Name())); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for _, gd := range dirs {
+		if err := guard(gd); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// makeMissing makes the hooks and info directories of the git dir gd when
+// it has none, and an empty config.worktree when its config mentions
+// extensions.worktreeConfig (with it on, git reads that file too).
+func makeMissing(gd string) error {
+	if _, err := os.Stat(filepath.Join(gd, "commondir")); err != nil {
+		// A worktree's git dir takes hooks and info from its common dir.
+		for _, name := range []string{"hooks", "info"} {
+			if err := os.Mkdir(filepath.Join(gd, name), 0o755); err != nil && !os.IsExist(err) {
+				return fmt.Errorf("cannot make %s to protect it: %w", filepath.Join(gd, name), err)
+			}
+		}
+	}
+	if !worktreeConfig(gd) {
+		return nil
+	}
+	p := filepath.Join(gd, "config.worktree")
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err == nil {
+		return f.Close()
+	}
+	if !os.IsExist(err) {
+		return fmt.Errorf("cannot make %s to protect it: %w", p, err)
+	}
+	return nil
+}
+
+// worktreeConfig reports whether the config of gd's repository may turn on
+// extensions.worktreeConfig: it names it at all.
+func worktreeConfig(gd string) bool {
+	config := filepath.Join(gd, "config")
+	if b, err := os.ReadFile(filepath.Join(gd, "commondir")); err == nil {
+		common := string(bytes.TrimSpace(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gd, common)
+		}
+		config = filepath.Join(common, "config")
+	}
+	b, _ := os.ReadFile(config)
+	return bytes.Contains(bytes.ToLower(b), []byte("worktreeconfig"))
+}
+
+// pin makes dir a mount point of itself, writable as it was: rename(2) and
+// rmdir(2) of a mount point fail with EBUSY.
+func pin(dir string) error {
+	if err := unix.Mount(dir, dir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("cannot protect %s: %w", dir, err)
+	}
+	return nil
+}
+
+// anyWithin reports whether path is inside any of dirs.
+func anyWithin(path string, dirs []string) bool {
+	for _, d := range dirs {
+		if within(path, d) {
+			return true
+		}
+	}
+	return false
+}
