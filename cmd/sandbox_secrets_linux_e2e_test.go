@@ -1,0 +1,83 @@
+//go:build linux
+
+package cmd
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+)
+
+// A command reads nothing of the person's credentials: ssh and cloud
+// keys, agentteam's own user config, a NATS creds file agentteam was given,
+// what [sandbox] read_hidden adds. Nothing of them is in its result nor in
+// any file of the workspace, though it reads the rest of the home.
+func TestBashCannotReadCredentialsThroughTheBinary(t *testing.T) {
+	needSandbox(t)
+	for _, who := range sandboxUsers() {
+		t.Run(who.name, func(t *testing.T) {
+			u := newSandboxUser(t, who.uid)
+			n := rand.Int64()
+			secret := func(name string) string { return fmt.Sprintf("%s-secret-%d", name, n) }
+			creds := filepath.Join(u.home, "nats", "team.creds")
+			files := map[string]string{
+				".ssh/id_rsa":                   secret("ssh"),
+				".aws/credentials":              secret("aws"),
+				".netrc":                        secret("netrc"),
+				".git-credentials":              secret("gitcreds"),
+				".docker/config.json":           secret("docker"),
+				".config/gcloud/credentials":    secret("gcloud"),
+				"vault/token":                   secret("vault"),
+				"nats/team.creds":               "alice " + secret("nats"),
+				".config/agentteam/config.toml": "# " + secret("agentteam") + "\n[sandbox]\nread_hidden = [\"~/vault\"]\n",
+				"visible.txt":                   fmt.Sprintf("visible-%d", n),
+			}
+			for rel, content := range files {
+				p := filepath.Join(u.home, rel)
+				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				testWriteFile(t, p, content+"\n")
+			}
+			u.own(t)
+			var paths []string
+			for rel := range files {
+				paths = append(paths, filepath.Join(u.home, rel))
+			}
+			steal := "cat " + strings.Join(paths, " ") + "; cp " + filepath.Join(u.home, ".ssh/id_rsa") + " stolen; " +
+				"grep -rs secret- " + u.home + "; echo END"
+			srv := fakellm.New(bashLead(steal))
+			defer srv.Close()
+			r := u.run(t, append(fakeEnv(srv), "AGENTTEAM_NATS_CREDS="+creds), "run", "--sandbox", sandboxFlag(), "read the keys")
+			mustSucceed(t, r, "run")
+			noViolations(t, srv)
+			res := toolResults(t, u.ws, "lead")
+			if len(res) != 1 || !strings.Contains(res[0], fmt.Sprintf("visible-%d", n)) || !strings.Contains(res[0], "END") {
+				t.Fatalf("the command did not run as planned: %q", res)
+			}
+			names := []string{"ssh", "aws", "netrc", "gitcreds", "docker", "gcloud", "vault", "nats", "agentteam"}
+			leaked := func(where string, data []byte) {
+				for _, name := range names {
+					if bytes.Contains(data, []byte(secret(name))) {
+						t.Errorf("%s holds the %s secret", where, name)
+					}
+				}
+			}
+			leaked("the command's result", []byte(res[0]))
+			_ = filepath.WalkDir(u.ws, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && d.Type().IsRegular() {
+					data, _ := os.ReadFile(p)
+					leaked(p, data)
+				}
+				return err
+			})
+		})
+	}
+}
