@@ -11,9 +11,9 @@ import (
 // person's own git later runs what these files say (hooks, filters,
 // core.hooksPath, core.fsmonitor).
 type repo struct {
-	// file is a linked worktree's .git file, which names its git dir; ""
-	// when .git is a directory.
-	file string
+	// files are the .git files that name a git dir: a linked worktree's
+	// own, and its submodules' (by the paths .gitmodules gives).
+	files []string
 	// dirs are the git dir and, for a linked worktree, its common dir
 	// (first), whose config and hooks every worktree shares.
 	dirs []string
@@ -25,10 +25,12 @@ func findRepo(dir string) repo {
 	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
 		dotgit := filepath.Join(d, ".git")
 		if fi, err := os.Stat(dotgit); err == nil {
+			r := repo{files: submoduleFiles(d)}
 			if fi.IsDir() {
-				return repo{dirs: gitDirs(dotgit)}
+				r.dirs = gitDirs(dotgit)
+				return r
 			}
-			r := repo{file: dotgit}
+			r.files = append([]string{dotgit}, r.files...)
 			if gd := readGitFile(dotgit); gd != "" {
 				r.dirs = gitDirs(gd)
 			}
@@ -55,6 +57,29 @@ func gitDirs(gd string) []string {
 		common = filepath.Join(gd, common)
 	}
 	return []string{filepath.Clean(common), gd}
+}
+
+// submoduleFiles are the .git files of the submodules .gitmodules in the
+// work tree top names ("path = lib/x"), those there.
+func submoduleFiles(top string) []string {
+	b, err := os.ReadFile(filepath.Join(top, ".gitmodules"))
+	if err != nil {
+		return nil
+	}
+	var files []string
+	for _, line := range strings.Split(string(b), "\n") {
+		key, val, ok := strings.Cut(line, "=")
+		if !ok || strings.TrimSpace(key) != "path" {
+			continue
+		}
+		f := filepath.Join(top, strings.TrimSpace(val), ".git")
+		if within(f, top) {
+			if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() {
+				files = append(files, f)
+			}
+		}
+	}
+	return files
 }
 
 // readGitFile is the git dir a .git file names ("gitdir: PATH", relative to

@@ -11,6 +11,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// maxModuleDepth bounds how deep guardGit looks for submodules' git dirs
+// (modules/a/b/c is depth 3).
+const maxModuleDepth = 8
+
 // gitReadOnly are the entries of a git dir a person's later git runs
 // commands from: hooks; config and config.worktree (core.hooksPath,
 // core.fsmonitor, filters, aliases); info/attributes (which filters
@@ -19,10 +23,11 @@ var gitReadOnly = []string{"config", "config.worktree", "hooks", "info", "common
 
 // guardGit keeps what of each git dir in dirs a person's later git runs
 // read-only (gitReadOnly), in the git dir itself and in each of its
-// worktrees' (worktrees/NAME), while the rest (objects, refs, index, HEAD)
-// stays as writable as it was: a command's git add, commit, checkout and
-// stash work. A git dir is guarded whatever it holds: one a command
-// emptied (no HEAD) is still the person's. Each directory on the way is a mount point, so a command can
+// worktrees' (worktrees/NAME) and submodules' (modules/PATH), while the
+// rest (objects, refs, index, HEAD) stays as writable as it was: a
+// command's git add, commit, checkout and stash work. A git dir is guarded
+// whatever it holds: one a command emptied (no HEAD) is still the
+// person's. Each directory on the way is a mount point, so a command can
 // neither rename nor remove it to put one of its own in its place (the
 // kernel answers EBUSY).
 func guardGit(dirs, writable []string) error {
@@ -52,22 +57,19 @@ func guardGit(dirs, writable []string) error {
 				return fmt.Errorf("cannot protect %s: %w", p, err)
 			}
 		}
+		// Each linked worktree's git dir is one as well.
 		wts := filepath.Join(gd, "worktrees")
-		entries, err := os.ReadDir(wts)
-		if err != nil {
-			return nil // no linked worktrees
-		}
-		if err := pin(wts); err != nil {
-			return err
-		}
-		for _, e := range entries {
-			if e.IsDir() {
+		if entries, err := os.ReadDir(wts); err == nil {
+			if err := pin(wts); err != nil {
+				return err
+			}
+			for _, e := range entries {
 				if err := guard(filepath.Join(wts, e.Name())); err != nil {
 					return err
 				}
 			}
 		}
-		return nil
+		return guardModules(filepath.Join(gd, "modules"), guard, maxModuleDepth)
 	}
 	for _, gd := range dirs {
 		if err := guard(gd); err != nil {
@@ -75,6 +77,45 @@ func guardGit(dirs, writable []string) error {
 		}
 	}
 	return nil
+}
+
+// guardModules guards each submodule's git dir below dir, where it lies
+// by the submodule's path (modules/lib/x), after pinning each directory on
+// the way; depth bounds the search.
+func guardModules(dir string, guard func(string) error, depth int) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil || depth == 0 {
+		return nil // none there
+	}
+	if err := pin(dir); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		sub := filepath.Join(dir, e.Name())
+		if looksLikeGitDir(sub) {
+			err = guard(sub)
+		} else {
+			err = guardModules(sub, guard, depth-1)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// looksLikeGitDir reports whether dir holds any of what a git dir does:
+// one a command emptied of its HEAD still has the hooks bound there.
+func looksLikeGitDir(dir string) bool {
+	for _, name := range []string{"HEAD", "config", "hooks", "objects"} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // makeMissing makes the hooks and info directories of the git dir gd when

@@ -184,3 +184,34 @@ func TestMissingGitEntriesCannotBeMade(t *testing.T) {
 		t.Fatalf("core.hooksPath is set: %q", out)
 	}
 }
+
+// A submodule's git dir, under .git/modules by its path, is guarded the
+// same, even after a command removed its HEAD.
+func TestSubmoduleGitDirStaysProtected(t *testing.T) {
+	needSandbox(t)
+	other, root := newRepo(t), newRepo(t)
+	gitIn(t, root, "-c", "protocol.file.allow=always", "submodule", "add", "-q", other, "lib/x")
+	gitIn(t, root, "commit", "-qm", "submodule")
+	mod := filepath.Join(root, ".git", "modules", "lib", "x")
+	config, _ := os.ReadFile(filepath.Join(mod, "config"))
+	p := Policy{Dir: root, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}}
+	if r := run(t, p, "cd lib/x && git status --short && git log --oneline | wc -l"); r.code != 0 || strings.TrimSpace(r.out) != "1" {
+		t.Fatalf("git in the submodule failed: exit %d\n%s", r.code, r.out)
+	}
+	for _, attack := range []string{
+		"echo x > " + mod + "/hooks/pre-commit",
+		"cd lib/x && git config core.hooksPath /tmp/evil",
+		"mv " + filepath.Join(root, ".git", "modules", "lib") + " " + filepath.Join(root, ".git", "modules", "moved"),
+		"rm -f " + mod + "/HEAD; echo x > " + mod + "/hooks/pre-commit",
+		"echo x > " + mod + "/hooks/pre-commit", // again, with no HEAD there
+		"echo 'gitdir: /tmp/evil' > lib/x/.git",
+	} {
+		if r := run(t, p, attack); r.code == 0 {
+			t.Errorf("%q succeeded:\n%s", attack, r.out)
+		}
+	}
+	checkGitIntact(t, mod, config)
+	if b, _ := os.ReadFile(filepath.Join(root, "lib", "x", ".git")); !strings.Contains(string(b), "modules/lib/x") {
+		t.Fatalf("the submodule's .git file changed: %q", b)
+	}
+}

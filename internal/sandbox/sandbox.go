@@ -9,6 +9,7 @@ package sandbox
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -68,4 +69,10 @@ func ParseNetwork(s string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("%q is not a sandbox network setting: use on or off", s)
+}
+
+// within reports whether path is dir or beneath it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -61,9 +60,7 @@ func Command(ctx context.Context, p Policy, argv ...string) *exec.Cmd {
 	// Found for each command: one may have made the repository since.
 	r := findRepo(p.Dir)
 	s.Git = r.dirs
-	if r.file != "" {
-		s.Protect = append(slices.Clone(p.Protect), r.file)
-	}
+	s.Protect = append(slices.Clone(p.Protect), r.files...)
 	if !p.ReadOnly {
 		s.Writable = append([]string{p.Dir}, p.Writable...)
 	}
@@ -341,12 +338,6 @@ func remount(path string, flags uintptr) error {
 		}
 	}
 	return unix.Mount("", path, "", unix.MS_BIND|unix.MS_REMOUNT|flags, "")
-}
-
-// within reports whether path is dir or beneath it.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // restrict applies Landlock to every thread of this process (go-landlock
