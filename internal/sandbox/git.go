@@ -17,6 +17,9 @@ type repo struct {
 	// dirs are the git dir and, for a linked worktree, its common dir
 	// (first), whose config and hooks every worktree shares.
 	dirs []string
+	// hooks are the directories core.hooksPath names, in the repository's
+	// config or the person's own: often in the work tree (.husky).
+	hooks []string
 }
 
 // findRepo walks up from dir to the first .git, as git does; the zero repo
@@ -28,12 +31,13 @@ func findRepo(dir string) repo {
 			r := repo{files: submoduleFiles(d)}
 			if fi.IsDir() {
 				r.dirs = gitDirs(dotgit)
-				return r
+			} else {
+				r.files = append([]string{dotgit}, r.files...)
+				if gd := readGitFile(dotgit); gd != "" {
+					r.dirs = gitDirs(gd)
+				}
 			}
-			r.files = append([]string{dotgit}, r.files...)
-			if gd := readGitFile(dotgit); gd != "" {
-				r.dirs = gitDirs(gd)
-			}
+			r.hooks = hooksPaths(d, r.dirs)
 			return r
 		}
 		if filepath.Dir(d) == d {
@@ -57,6 +61,68 @@ func gitDirs(gd string) []string {
 		common = filepath.Join(gd, common)
 	}
 	return []string{filepath.Clean(common), gd}
+}
+
+// hooksPaths are the directories core.hooksPath names in the repository's
+// config and the person's global ones, relative to the work tree top;
+// husky's "_" runs the hooks one directory up, so that one too.
+func hooksPaths(top string, dirs []string) []string {
+	home, _ := os.UserHomeDir()
+	configs := []string{}
+	if len(dirs) > 0 {
+		configs = append(configs, filepath.Join(dirs[0], "config"))
+	}
+	if home != "" {
+		configs = append(configs, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		configs = append(configs, filepath.Join(x, "git", "config"))
+	}
+	var out []string
+	for _, c := range configs {
+		p := configValue(c, "core", "hookspath")
+		switch {
+		case p == "":
+			continue
+		case strings.HasPrefix(p, "~/") && home != "":
+			p = filepath.Join(home, p[2:])
+		case !filepath.IsAbs(p):
+			p = filepath.Join(top, p)
+		}
+		if p = filepath.Clean(p); p == "/" {
+			continue
+		}
+		out = append(out, p)
+		if filepath.Base(p) == "_" {
+			out = append(out, filepath.Dir(p))
+		}
+	}
+	return out
+}
+
+// configValue is the last value of section.key in the git config file at
+// path ("" when unset): a plain reading of what git would, without the
+// includes.
+func configValue(path, section, key string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	var in bool
+	var val string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			name, _, _ := strings.Cut(strings.Trim(line, "[]"), " ")
+			in = strings.EqualFold(strings.TrimSpace(name), section)
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if in && ok && strings.EqualFold(strings.TrimSpace(k), key) {
+			val = strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return val
 }
 
 // submoduleFiles are the .git files of the submodules .gitmodules in the

@@ -215,3 +215,28 @@ func TestSubmoduleGitDirStaysProtected(t *testing.T) {
 		t.Fatalf("the submodule's .git file changed: %q", b)
 	}
 }
+
+// Hooks kept in the work tree (core.hooksPath = .husky/_, as husky sets
+// it) stay read-only too: the person's next commit runs them.
+func TestHooksPathInTheWorkTreeStaysReadOnly(t *testing.T) {
+	needSandbox(t)
+	root := newRepo(t)
+	if err := os.MkdirAll(filepath.Join(root, ".husky", "_"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, root, "config", "core.hooksPath", ".husky/_")
+	p := Policy{Dir: root, Env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}}
+	for _, attack := range []string{"echo x > .husky/pre-commit", "echo x > .husky/_/pre-commit", "mv .husky .h", "rm -rf .husky"} {
+		if r := run(t, p, attack); r.code == 0 {
+			t.Errorf("%q succeeded:\n%s", attack, r.out)
+		}
+	}
+	for _, name := range []string{".husky/pre-commit", ".husky/_/pre-commit"} {
+		if _, err := os.Lstat(filepath.Join(root, name)); err == nil {
+			t.Errorf("%s was written", name)
+		}
+	}
+	if r := run(t, p, "echo ok > other.txt && cat other.txt"); r.code != 0 {
+		t.Fatalf("the rest of the work tree is not writable: exit %d\n%s", r.code, r.out)
+	}
+}

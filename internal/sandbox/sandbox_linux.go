@@ -60,7 +60,7 @@ func Command(ctx context.Context, p Policy, argv ...string) *exec.Cmd {
 	// Found for each command: one may have made the repository since.
 	r := findRepo(p.Dir)
 	s.Git = r.dirs
-	s.Protect = append(slices.Clone(p.Protect), r.files...)
+	s.Protect = slices.Concat(p.Protect, r.files, r.hooks)
 	if !p.ReadOnly {
 		s.Writable = append([]string{p.Dir}, p.Writable...)
 	}
