@@ -41,12 +41,10 @@ func guardGit(dirs, writable []string) error {
 		if err := pin(gd); err != nil {
 			return err
 		}
-		if anyWithin(gd, writable) {
-			// A missing one the command could make itself; made empty now,
-			// it is bound read-only below like the others.
-			if err := makeMissing(gd); err != nil {
-				return err
-			}
+		// A missing one the command could make itself; made empty now,
+		// it is bound read-only below like the others.
+		if err := makeMissing(gd, writable); err != nil {
+			return err
 		}
 		for _, name := range gitReadOnly {
 			p := filepath.Join(gd, name)
@@ -64,6 +62,9 @@ func guardGit(dirs, writable []string) error {
 				return err
 			}
 			for _, e := range entries {
+				if !e.IsDir() {
+					continue // a link a command made: not git's
+				}
 				if err := guard(filepath.Join(wts, e.Name())); err != nil {
 					return err
 				}
@@ -120,12 +121,24 @@ func looksLikeGitDir(dir string) bool {
 
 // makeMissing makes the hooks and info directories of the git dir gd when
 // it has none, and an empty config.worktree when its config mentions
-// extensions.worktreeConfig (with it on, git reads that file too).
-func makeMissing(gd string) error {
+// extensions.worktreeConfig (with it on, git reads that file too); only
+// where a command could make them itself (in writable), and never through
+// a symbolic link one may have put on the way.
+func makeMissing(gd string, writable []string) error {
+	real, err := filepath.EvalSymlinks(gd)
+	if err != nil || !anyWithin(real, resolved(writable)) {
+		return nil
+	}
+	fd, err := unix.Openat2(unix.AT_FDCWD, real, &unix.OpenHow{
+		Flags: unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS})
+	if err != nil {
+		return fmt.Errorf("cannot protect %s: %w", gd, err)
+	}
+	defer unix.Close(fd)
 	if _, err := os.Stat(filepath.Join(gd, "commondir")); err != nil {
 		// A worktree's git dir takes hooks and info from its common dir.
 		for _, name := range []string{"hooks", "info"} {
-			if err := os.Mkdir(filepath.Join(gd, name), 0o755); err != nil && !os.IsExist(err) {
+			if err := unix.Mkdirat(fd, name, 0o755); err != nil && err != unix.EEXIST {
 				return fmt.Errorf("cannot make %s to protect it: %w", filepath.Join(gd, name), err)
 			}
 		}
@@ -133,15 +146,25 @@ func makeMissing(gd string) error {
 	if !worktreeConfig(gd) {
 		return nil
 	}
-	p := filepath.Join(gd, "config.worktree")
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err == nil {
-		return f.Close()
+	f, err := unix.Openat(fd, "config.worktree", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	switch {
+	case err == nil:
+		return unix.Close(f)
+	case err == unix.EEXIST:
+		return nil
 	}
-	if !os.IsExist(err) {
-		return fmt.Errorf("cannot make %s to protect it: %w", p, err)
+	return fmt.Errorf("cannot make %s to protect it: %w", filepath.Join(gd, "config.worktree"), err)
+}
+
+// resolved is dirs with their symbolic links resolved, those there.
+func resolved(dirs []string) []string {
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			out = append(out, r)
+		}
 	}
-	return nil
+	return out
 }
 
 // worktreeConfig reports whether the config of gd's repository may turn on

@@ -240,3 +240,27 @@ func TestHooksPathInTheWorkTreeStaysReadOnly(t *testing.T) {
 		t.Fatalf("the rest of the work tree is not writable: exit %d\n%s", r.code, r.out)
 	}
 }
+
+// A git dir named through a symbolic link to a place the command cannot
+// write gets nothing made there: not hooks, not info.
+func TestGitDirThroughALinkMakesNothingOutside(t *testing.T) {
+	needSandbox(t)
+	root, outside := t.TempDir(), t.TempDir()
+	for _, name := range []string{"HEAD", "config"} {
+		if err := os.WriteFile(filepath.Join(outside, name), []byte("extensions.worktreeConfig\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, ".git"), []byte("gitdir: link\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, Policy{Dir: root}, "echo ran"); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.out)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 2 {
+		t.Fatalf("the sandbox made %v outside the writable dirs", entries)
+	}
+}
