@@ -81,3 +81,26 @@ func TestBashCannotReadCredentialsThroughTheBinary(t *testing.T) {
 		})
 	}
 }
+
+// A path the sandbox cannot hide (here one holding the workspace) fails
+// each command with one sentence instead of running it unmasked; the run
+// goes on.
+func TestUnmaskablePathFailsTheCommandThroughTheBinary(t *testing.T) {
+	needSandbox(t)
+	u := newSandboxUser(t, os.Geteuid())
+	if err := os.MkdirAll(filepath.Join(u.home, ".config", "agentteam"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testWriteFile(t, filepath.Join(u.home, ".config", "agentteam", "config.toml"), fmt.Sprintf("[sandbox]\nread_hidden = [%q]\n", filepath.Dir(u.ws)))
+	srv := fakellm.New(bashLead("echo RAN > ran.txt; echo RAN"))
+	defer srv.Close()
+	r := u.run(t, fakeEnv(srv), "run", "--sandbox", sandboxFlag(), "run one command")
+	mustSucceed(t, r, "run")
+	res := toolResults(t, u.ws, "lead")
+	if len(res) != 1 || !strings.Contains(res[0], "sandbox: cannot hide "+filepath.Dir(u.ws)+": the command's directory") || strings.Contains(res[0], "RAN") {
+		t.Fatalf("the command's result: %q", res)
+	}
+	if _, err := os.Stat(filepath.Join(u.ws, "ran.txt")); err == nil {
+		t.Fatal("the command ran")
+	}
+}
