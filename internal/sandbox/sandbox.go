@@ -3,8 +3,11 @@
 // Init) in new user, PID and mount namespaces, and optionally a network
 // namespace: it sees only its own processes (a fresh /proc), every process
 // it starts ends with it, and Landlock lets it read everywhere but write
-// only where its Policy says. Elsewhere, and where the kernel refuses,
-// Check says why and the caller falls back to running commands plainly.
+// only where its Policy says. What a person's own tools later run from the
+// repository it works in (git's hooks and config) stays read-only to it,
+// and the credentials its Policy hides read as empty. Elsewhere, and where
+// the kernel refuses, Check says why and the caller falls back to running
+// commands plainly.
 package sandbox
 
 import (
