@@ -150,3 +150,31 @@ func TestTeammateCannotRewriteItsGitFileThroughTheBinary(t *testing.T) {
 		})
 	}
 }
+
+// A repository whose .git the user may not write, without hooks/, does not
+// keep the user's commands from running: the sandbox makes nothing there,
+// and the command could not either.
+func TestUnwritableGitDirStillRunsCommandsThroughTheBinary(t *testing.T) {
+	needSandbox(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to give the repository to one user and the run to another")
+	}
+	u := newSandboxUser(t, nobody)
+	initRepo(t, u)
+	gd := filepath.Join(u.ws, ".git")
+	if err := os.RemoveAll(filepath.Join(gd, "hooks")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(gd, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	srv := fakellm.New(bashLead("echo RAN"))
+	defer srv.Close()
+	mustSucceed(t, u.run(t, fakeEnv(srv), "run", "--sandbox", sandboxFlag(), "run one command"), "run")
+	if res := toolResults(t, u.ws, "lead"); len(res) != 1 || !strings.Contains(res[0], "exit code: 0\nRAN") {
+		t.Fatalf("the command did not run: %q", res)
+	}
+	if _, err := os.Stat(filepath.Join(gd, "hooks")); err == nil {
+		t.Fatal("hooks/ was made in a git dir the user may not write")
+	}
+}

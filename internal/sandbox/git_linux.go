@@ -138,7 +138,7 @@ func makeMissing(gd string, writable []string) error {
 	if _, err := os.Stat(filepath.Join(gd, "commondir")); err != nil {
 		// A worktree's git dir takes hooks and info from its common dir.
 		for _, name := range []string{"hooks", "info"} {
-			if err := unix.Mkdirat(fd, name, 0o755); err != nil && err != unix.EEXIST {
+			if err := unix.Mkdirat(fd, name, 0o755); err != nil && err != unix.EEXIST && !cannotWrite(err) {
 				return fmt.Errorf("cannot make %s to protect it: %w", filepath.Join(gd, name), err)
 			}
 		}
@@ -150,10 +150,16 @@ func makeMissing(gd string, writable []string) error {
 	switch {
 	case err == nil:
 		return unix.Close(f)
-	case err == unix.EEXIST:
+	case err == unix.EEXIST || cannotWrite(err):
 		return nil
 	}
 	return fmt.Errorf("cannot make %s to protect it: %w", filepath.Join(gd, "config.worktree"), err)
+}
+
+// cannotWrite reports whether err says the person may not write there, nor
+// then may the command.
+func cannotWrite(err error) bool {
+	return err == unix.EACCES || err == unix.EPERM || err == unix.EROFS
 }
 
 // resolved is dirs with their symbolic links resolved, those there.
