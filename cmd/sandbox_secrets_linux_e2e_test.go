@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,7 @@ import (
 
 // A command reads nothing of the person's credentials: ssh and cloud
 // keys, agentteam's own user config, a NATS creds file agentteam was given,
-// what [sandbox] read_hidden adds. Nothing of them is in its result nor in
+// what [sandbox] read_hidden adds; nor does it reach ssh-agent's socket. Nothing of them is in its result nor in
 // any file of the workspace, though it reads the rest of the home.
 func TestBashCannotReadCredentialsThroughTheBinary(t *testing.T) {
 	needSandbox(t)
@@ -46,16 +47,23 @@ func TestBashCannotReadCredentialsThroughTheBinary(t *testing.T) {
 				}
 				testWriteFile(t, p, content+"\n")
 			}
+			// ssh-agent's socket: a command that reached it would sign as the person.
+			sock := filepath.Join(u.home, "agent.sock")
+			ln, err := net.Listen("unix", sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
 			u.own(t)
 			var paths []string
 			for rel := range files {
 				paths = append(paths, filepath.Join(u.home, rel))
 			}
 			steal := "cat " + strings.Join(paths, " ") + "; cp " + filepath.Join(u.home, ".ssh/id_rsa") + " stolen; " +
-				"grep -rs secret- " + u.home + "; echo END"
+				"grep -rs secret- " + u.home + "; [ -S " + sock + " ] && echo AGENT-REACHABLE; echo END"
 			srv := fakellm.New(bashLead(steal))
 			defer srv.Close()
-			r := u.run(t, append(fakeEnv(srv), "AGENTTEAM_NATS_CREDS="+creds), "run", "--sandbox", sandboxFlag(), "read the keys")
+			r := u.run(t, append(fakeEnv(srv), "AGENTTEAM_NATS_CREDS="+creds, "SSH_AUTH_SOCK="+sock), "run", "--sandbox", sandboxFlag(), "read the keys")
 			mustSucceed(t, r, "run")
 			noViolations(t, srv)
 			res := toolResults(t, u.ws, "lead")
@@ -71,6 +79,9 @@ func TestBashCannotReadCredentialsThroughTheBinary(t *testing.T) {
 				}
 			}
 			leaked("the command's result", []byte(res[0]))
+			if strings.Contains(res[0], "AGENT-REACHABLE") {
+				t.Error("the command sees ssh-agent's socket")
+			}
 			_ = filepath.WalkDir(u.ws, func(p string, d fs.DirEntry, err error) error {
 				if err == nil && d.Type().IsRegular() {
 					data, _ := os.ReadFile(p)

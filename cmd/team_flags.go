@@ -214,7 +214,7 @@ const usersEnv = "AGENTTEAM_NATS_USERS"
 // the NATS credentials and TLS key files agentteam is told of, and what
 // [sandbox] read_hidden adds.
 func (g *GlobalOptions) hidden() []string {
-	hidden := sandbox.Credentials(g.Getenv("HOME"))
+	hidden := sandbox.Credentials(g.Getenv)
 	if p := config.UserPath(g.Getenv); p != "" {
 		hidden = append(hidden, filepath.Dir(p))
 	}
