@@ -25,22 +25,19 @@ type sandboxUser struct {
 	bin, ws, home string
 }
 
+// testUser is who a sandbox test runs the binary as.
+type testUser struct {
+	name string
+	uid  int
+}
+
 // sandboxUsers are the users a sandbox test runs as: the person running
 // the tests and, when that is root, nobody too, so each attack is tried
 // both with and without root's ids.
-func sandboxUsers() []struct {
-	name string
-	uid  int
-} {
-	users := []struct {
-		name string
-		uid  int
-	}{{"person", os.Geteuid()}}
+func sandboxUsers() []testUser {
+	users := []testUser{{"person", os.Geteuid()}}
 	if os.Geteuid() == 0 {
-		users = append(users, struct {
-			name string
-			uid  int
-		}{"nobody", nobody})
+		users = append(users, testUser{"nobody", nobody})
 	}
 	return users
 }
