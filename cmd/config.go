@@ -205,6 +205,7 @@ func loadConfig(c *cobra.Command, g *GlobalOptions) ([]setting, error) {
 	if r.fs.Lookup("sandbox") != nil {
 		optional(r, "sandbox.env", cfg.Sandbox.Env)
 		optional(r, "sandbox.writable", cfg.Sandbox.Writable)
+		optional(r, "sandbox.read_hidden", cfg.Sandbox.ReadHidden)
 	}
 	if !g.Demo {
 		if d, src, err := idleTimeout(g); err != nil {

@@ -254,6 +254,7 @@ func TestConfigPrintsEachSettingAndItsSource(t *testing.T) {
 		"sandbox.network":          {"on", "default"},
 		"sandbox.env":              {"(not set)", "default"},
 		"sandbox.writable":         {"(not set)", "default"},
+		"sandbox.read_hidden":      {"(not set)", "default"},
 		"roles.reviewer":           {"main/big-model", userSrc},
 	}
 	for name, w := range want {

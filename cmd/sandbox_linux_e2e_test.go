@@ -197,44 +197,15 @@ func TestSandboxKeepsSecretsFromCommandsAsANormalUser(t *testing.T) {
 		// Already a normal user: the test above is this test.
 		t.Skip("not root: TestSandboxKeepsSecretsFromCommandsThroughTheBinary already runs as a normal user")
 	}
-	const nobody = 65534
-	// Everything the binary needs, where nobody can reach it.
-	dir, err := os.MkdirTemp("", "agentteam-nobody-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	bin, ws, home := filepath.Join(dir, "agentteam"), filepath.Join(dir, "ws"), filepath.Join(dir, "home")
-	copyFile(t, binPath, bin, 0o755)
-	for _, d := range []string{ws, home} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chown(d, nobody, nobody); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-
+	u := newSandboxUser(t, nobody)
+	u.own(t)
 	s := newSecrets()
 	srv := fakellm.New(bashLead(leakCommand, whoCommand), fakellm.WithAPIKey(s.key))
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	c := exec.CommandContext(ctx, bin, "run", "--sandbox", sandboxFlag(), "show me the environment")
-	c.Dir = ws
-	c.Env = append(append(cleanEnv(), "HOME="+home, "GORACE=atexit_sleep_ms=0 halt_on_error=1"), s.env(srv)...)
-	c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-	var stdout, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &stdout, &stderr
-	if err := c.Run(); err != nil {
-		t.Fatalf("run as nobody: %v\nstderr:\n%s", err, stderr.String())
-	}
+	mustSucceed(t, u.run(t, s.env(srv), "run", "--sandbox", sandboxFlag(), "show me the environment"), "run as nobody")
 	noViolations(t, srv)
-	checkNoLeak(t, ws, s)
-	checkWho(t, ws, nobody, nobody)
+	checkNoLeak(t, u.ws, s)
+	checkWho(t, u.ws, nobody, nobody)
 }
 
 func copyFile(t *testing.T, from, to string, mode os.FileMode) {

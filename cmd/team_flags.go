@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/internal/permission"
 	"github.com/agentteam/agentteam/internal/sandbox"
 	"github.com/agentteam/agentteam/team"
@@ -183,10 +184,7 @@ func (f TeamFlags) sandbox(ctx context.Context, g *GlobalOptions, errOut io.Writ
 	if g.Config != nil {
 		extraEnv = g.Config.Sandbox.Env.V
 		for _, dir := range g.Config.Sandbox.Writable.V {
-			if rest, ok := strings.CutPrefix(dir, "~/"); ok {
-				dir = filepath.Join(g.Getenv("HOME"), rest)
-			}
-			writable = append(writable, dir)
+			writable = append(writable, g.expandHome(dir))
 		}
 	}
 	tmp, err := os.MkdirTemp("", "agentteam-")
@@ -198,6 +196,7 @@ func (f TeamFlags) sandbox(ctx context.Context, g *GlobalOptions, errOut io.Writ
 		Network:  network,
 		Env:      sandbox.Environ(os.Environ(), extraEnv, []string{g.keyEnv(), defaultKeyEnv}),
 		Writable: writable,
+		Hidden:   g.hidden(),
 		TempDir:  tmp,
 	}
 	if mode == sandbox.ModeOff {
@@ -215,6 +214,42 @@ func (f TeamFlags) sandbox(ctx context.Context, g *GlobalOptions, errOut io.Writ
 	}
 	sb.On = true
 	return sb, cleanup, nil
+}
+
+// usersEnv names the users file of serve's --users; on a machine that
+// runs both, the team's commands cannot read it.
+const usersEnv = "AGENTTEAM_NATS_USERS"
+
+// hidden are the files and directories commands cannot read: the
+// person's credentials, agentteam's own user config (it may hold keys),
+// the NATS credentials and TLS key files agentteam is told of, and what
+// [sandbox] read_hidden adds.
+func (g *GlobalOptions) hidden() []string {
+	hidden := sandbox.Credentials(g.Getenv)
+	if p := config.UserPath(g.Getenv); p != "" {
+		hidden = append(hidden, filepath.Dir(p))
+	}
+	for _, name := range []string{natsstore.EnvCreds, natsstore.EnvKey, usersEnv} {
+		if p := g.Getenv(name); p != "" {
+			if abs, err := filepath.Abs(p); err == nil {
+				hidden = append(hidden, abs)
+			}
+		}
+	}
+	if g.Config != nil {
+		for _, p := range g.Config.Sandbox.ReadHidden.V {
+			hidden = append(hidden, g.expandHome(p))
+		}
+	}
+	return hidden
+}
+
+// expandHome is path with a leading ~/ the person's home.
+func (g *GlobalOptions) expandHome(path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		return filepath.Join(g.Getenv("HOME"), rest)
+	}
+	return path
 }
 
 // checkPool refuses pool bounds no team can run with (bad usage).

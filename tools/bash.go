@@ -41,6 +41,9 @@ type Sandbox struct {
 	Env []string
 	// Writable are more directories every agent's commands may write.
 	Writable []string
+	// Hidden are files and directories sandboxed commands cannot read
+	// (credentials): each is masked by an empty one.
+	Hidden []string
 	// TempDir holds each agent's temp dir, made at its first command;
 	// "" makes one under the system's temp dir (sandbox on only).
 	TempDir string
@@ -87,7 +90,7 @@ func newBash(agent, root string, protect []string, gate WriteGate, sb Sandbox, t
 	desc := sprintf("Run a shell command with bash -c in the workspace root, with empty stdin and a %gs timeout. "+
 		"Returns the exit code and combined stdout+stderr; long output is cut in the middle. ", timeout.Seconds())
 	if sb.On {
-		desc += "The command is sandboxed: it may write only in the workspace (not .agentteam/) and in $TMPDIR, " +
+		desc += "The command is sandboxed: it may write only in the workspace (not .agentteam/ nor .git's config, hooks and info) and in $TMPDIR, " +
 			"and every process it starts ends when it ends, so start a server and use it in the same command."
 	} else {
 		desc += "Start long-running servers in the background with output redirected to a file."
@@ -124,7 +127,7 @@ func (b *bash) call(ctx context.Context, a bashArgs) (Result, error) {
 			return cmd
 		}
 		p := sandbox.Policy{Dir: b.root, Writable: append([]string{b.tmp}, b.sandbox.Writable...), Protect: b.protect,
-			ReadOnly: why != "", Network: b.sandbox.Network, Env: env}
+			Hidden: b.sandbox.Hidden, ReadOnly: why != "", Network: b.sandbox.Network, Env: env}
 		return sandbox.Command(ctx, p, shell(), "-c", a.Command)
 	}
 	r := runCommand(ctx, start, b.timeout, b.outputCap)

@@ -146,9 +146,20 @@ func TestWriteFileRefusals(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, "adir"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(root, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, ".git", "hooks"), filepath.Join(root, "h")); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, path, want string
 	}{
+		{"git hook", ".git/hooks/pre-commit", "is git's own"},
+		{"git config", ".git/config", "is git's own"},
+		{"hook via symlink", "h/pre-commit", "is git's own"},
+		{"a worktree's .git file", ".git", "is git's own"},
+		{"a nested repository's, in another case", "sub/.GIT/config", "is git's own"},
 		{"state dir file", ".agentteam/inbox/lead.jsonl", "inside .agentteam/"},
 		{"state dir itself", ".agentteam", "inside .agentteam/"},
 		{"state via symlink", "state/team/config.json", "inside .agentteam/"},
@@ -166,6 +177,9 @@ func TestWriteFileRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, ".agentteam/inbox/lead.jsonl")); !os.IsNotExist(err) {
 		t.Fatalf("a file was written in .agentteam (stat err %v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".git/hooks/pre-commit")); !os.IsNotExist(err) {
+		t.Fatalf("a hook was written (stat err %v)", err)
 	}
 	mustErr(t, ForTeammate(env).Call(context.Background(), "write_file", `{"path":"a.txt"}`), `missing required argument "content"`)
 }
@@ -191,6 +205,7 @@ func TestEditFileRefusals(t *testing.T) {
 	writeTestFile(t, filepath.Join(root, "f.txt"), orig)
 	writeTestFile(t, filepath.Join(root, "bin"), "a\x00b")
 	writeTestFile(t, filepath.Join(root, ".agentteam", "team", "config.json"), `{"version":1}`)
+	writeTestFile(t, filepath.Join(root, ".git", "config"), "[core]\n")
 	tests := []struct {
 		name string
 		args map[string]string
@@ -203,6 +218,7 @@ func TestEditFileRefusals(t *testing.T) {
 		{"missing file", map[string]string{"path": "g.txt", "old_text": "a", "new_text": "b"}, "g.txt does not exist"},
 		{"binary", map[string]string{"path": "bin", "old_text": "a", "new_text": "b"}, "binary file"},
 		{"state dir", map[string]string{"path": ".agentteam/team/config.json", "old_text": "1", "new_text": "2"}, "inside .agentteam/"},
+		{"git config", map[string]string{"path": ".git/config", "old_text": "[core]", "new_text": "[core]\nhooksPath = /tmp"}, "is git's own"},
 		{"escape", map[string]string{"path": "../f.txt", "old_text": "a", "new_text": "b"}, "outside the workspace"},
 	}
 	for _, tc := range tests {

@@ -117,7 +117,8 @@ func clipDiff(d string, max int) string {
 
 // writableTarget makes the checks of both write tools before they touch a
 // file: the gate is open, the call is not canceled, and the path lies in
-// the workspace but outside .agentteam/. The error is a refusal for the model.
+// the workspace but outside .agentteam/ and any .git. The error is a
+// refusal for the model.
 func writableTarget(ctx context.Context, ws *workspace.Workspace, gate WriteGate, tool, p string) (string, error) {
 	if why := writeRefusal(gate); why != "" {
 		return "", errors.New(why)
@@ -132,5 +133,24 @@ func writableTarget(ctx context.Context, ws *workspace.Workspace, gate WriteGate
 	if ws.IsState(abs) {
 		return "", fmt.Errorf("%s is inside %s/, which holds agentteam's own state and cannot be written by tools", p, workspace.StateDir)
 	}
+	if inGitDir(ws.Root, abs) {
+		return "", fmt.Errorf("%s is git's own (.git): the file tools do not write there, where a hook or config would run in the person's next git command; use git in bash", p)
+	}
 	return abs, nil
+}
+
+// inGitDir reports whether abs, a resolved path in the workspace at root,
+// is a .git (a repository's directory, a worktree's file) or inside one,
+// in any case: macOS and Windows take .GIT for .git.
+func inGitDir(root, abs string) bool {
+	rel, err := filepath.Rel(root, abs)
+	if err != nil {
+		return false
+	}
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if strings.EqualFold(part, ".git") {
+			return true
+		}
+	}
+	return false
 }

@@ -8,6 +8,7 @@ package config
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -112,6 +113,11 @@ type Sandbox struct {
 	Env Value[[]string]
 	// Writable are more directories commands may write (~/ allowed).
 	Writable Value[[]string]
+	// ReadHidden are more files and directories commands cannot read (~/
+	// allowed), besides the credentials they never read: the user file's
+	// and then the project file's, which may add to them but take nothing
+	// away.
+	ReadHidden Value[[]string]
 }
 
 // UI holds the [ui] settings: how `agentteam chat` shows itself.
@@ -305,6 +311,9 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	}
 	if f.Sandbox.Writable != nil {
 		sb.Writable = Value[[]string]{f.Sandbox.Writable, src}
+	}
+	if f.Sandbox.ReadHidden != nil {
+		sb.ReadHidden = Value[[]string]{slices.Concat(sb.ReadHidden.V, f.Sandbox.ReadHidden), src}
 	}
 	set(&c.UI.Plain, f.UI.Plain, src)
 	c.mergeMCP(f, src)

@@ -308,6 +308,10 @@ func TestBadFilesAreRefused(t *testing.T) {
 			text: "[sandbox]\nwritable = [\"cache\"]\n", says: []string{"line 2", "sandbox.writable must list absolute directories"}},
 		{name: "the root as a writable dir",
 			text: "[sandbox]\nwritable = [\"/\"]\n", says: []string{"line 2", "must not list /"}},
+		{name: "a relative hidden path",
+			text: "[sandbox]\nread_hidden = [\".ssh\"]\n", says: []string{"line 2", "sandbox.read_hidden must list absolute paths"}},
+		{name: "the root as a hidden path", project: true,
+			text: "[sandbox]\nread_hidden = [\"/\"]\n", says: []string{"line 2", "sandbox.read_hidden must not list /"}},
 		{name: "a project file that turns the sandbox off", project: true,
 			text: "[sandbox]\nmode = \"off\"\n", says: []string{"line 2", "sandbox.mode is not read from a project file: a cloned repository could loosen the sandbox", `may only say "required"`}},
 		{name: "a project file that says where the team's state goes", project: true,
@@ -505,6 +509,18 @@ network = "off"
 			!reflect.DeepEqual(s.Writable.V, []string{"~/.cache/go-build", "/var/cache/x"}) {
 			t.Errorf("project %v: [sandbox] loaded as %+v", project, s)
 		}
+	}
+}
+
+// A project file adds to the paths commands cannot read; the user file's
+// stay.
+func TestReadHiddenAddsUp(t *testing.T) {
+	c, err := Load(setup(t, "[sandbox]\nread_hidden = [\"~/.vault\"]\n", "[sandbox]\nread_hidden = [\"/srv/keys\"]\n", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Sandbox.ReadHidden.V; !reflect.DeepEqual(got, []string{"~/.vault", "/srv/keys"}) {
+		t.Fatalf("read_hidden = %q", got)
 	}
 }
 

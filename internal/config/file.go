@@ -142,6 +142,8 @@ type rawSandbox struct {
 	Network  *string  `toml:"network"`
 	Env      []string `toml:"env"`
 	Writable []string `toml:"writable"`
+	// ReadHidden adds to the credentials commands cannot read.
+	ReadHidden []string `toml:"read_hidden"`
 }
 
 type rawUI struct {
@@ -416,6 +418,14 @@ func (s rawSandbox) check(fail func(toml.Key, string, ...any) error) error {
 			return fail(key("writable"), "must not list /: that would let commands write everywhere")
 		}
 	}
+	for _, path := range s.ReadHidden {
+		if !filepath.IsAbs(path) && !strings.HasPrefix(path, "~/") {
+			return fail(key("read_hidden"), "must list absolute paths (or ~/...), and %q is not one", path)
+		}
+		if c := filepath.Clean(path); c == "/" || c == "~" {
+			return fail(key("read_hidden"), "must not list %s: commands could read nothing and run nothing", path)
+		}
+	}
 	return nil
 }
 
@@ -558,7 +568,7 @@ func expected(path string) string {
 		return "a list of rules in quotes, like [\"bash(go test *)\"]"
 	case "providers", "roles", "team", "headers", "permissions", "query", "sandbox", "ui":
 		return "a table"
-	case "env", "writable":
+	case "env", "writable", "read_hidden":
 		return "a list of strings in quotes, like [\"GOPATH\"]"
 	}
 	if strings.HasPrefix(path, "roles.") {

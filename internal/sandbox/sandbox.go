@@ -3,12 +3,16 @@
 // Init) in new user, PID and mount namespaces, and optionally a network
 // namespace: it sees only its own processes (a fresh /proc), every process
 // it starts ends with it, and Landlock lets it read everywhere but write
-// only where its Policy says. Elsewhere, and where the kernel refuses,
-// Check says why and the caller falls back to running commands plainly.
+// only where its Policy says. What a person's own tools later run from the
+// repository it works in (git's hooks and config) stays read-only to it,
+// and the credentials its Policy hides read as empty. Elsewhere, and where
+// the kernel refuses, Check says why and the caller falls back to running
+// commands plainly.
 package sandbox
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -20,9 +24,16 @@ type Policy struct {
 	// Writable are more directories the command may write: its temp dir,
 	// and what the person configured.
 	Writable []string
-	// Protect are directories that stay read-only even inside Dir (the
-	// team's own .agentteam state), except a writable one inside them.
+	// Protect are directories and files that stay read-only even inside
+	// Dir (the team's own .agentteam state), except a writable directory
+	// inside them. The git repository Dir lies in is guarded besides,
+	// always: its config, hooks and info, and a worktree's .git file.
 	Protect []string
+	// Hidden are files and directories the command cannot read: each is
+	// masked by an empty read-only one (credentials: ~/.ssh, the NATS
+	// creds file). Missing ones are skipped; one that cannot be masked
+	// fails the command.
+	Hidden []string
 	// ReadOnly gives the command no write access at all (a plan-mode
 	// teammate before approval): only /dev/null and the like.
 	ReadOnly bool
@@ -61,4 +72,10 @@ func ParseNetwork(s string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("%q is not a sandbox network setting: use on or off", s)
+}
+
+// within reports whether path is dir or beneath it.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }

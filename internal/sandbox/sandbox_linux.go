@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -42,6 +42,8 @@ var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/d
 type spec struct {
 	Writable []string `json:"writable,omitempty"` // Dir included unless ReadOnly
 	Protect  []string `json:"protect,omitempty"`
+	Git      []string `json:"git,omitempty"` // the git dirs to guard (guardGit)
+	Hidden   []string `json:"hidden,omitempty"`
 	Network  bool     `json:"network,omitempty"`
 	// Probe: build the sandbox, then exit 0 without running anything.
 	Probe bool `json:"probe,omitempty"`
@@ -54,7 +56,11 @@ type spec struct {
 // kernel's rule for a PID namespace, every process the command started.
 // The caller sets Stdout and Stderr.
 func Command(ctx context.Context, p Policy, argv ...string) *exec.Cmd {
-	s := spec{Network: p.Network, Protect: p.Protect}
+	s := spec{Network: p.Network, Protect: p.Protect, Hidden: p.Hidden}
+	// Found for each command: one may have made the repository since.
+	r := findRepo(p.Dir)
+	s.Git = r.dirs
+	s.Protect = slices.Concat(p.Protect, r.files, r.hooks)
 	if !p.ReadOnly {
 		s.Writable = append([]string{p.Dir}, p.Writable...)
 	}
@@ -217,6 +223,13 @@ func confine(s spec) error {
 	if err := protect(s.Protect, s.Writable); err != nil {
 		return err
 	}
+	if err := guardGit(s.Git, s.Writable); err != nil {
+		return err
+	}
+	wd, _ := os.Getwd()
+	if err := hide(s.Hidden, append([]string{wd}, s.Writable...)); err != nil {
+		return err
+	}
 	// No user namespace can be made inside this one: a command that made
 	// one would be its root, with every capability there.
 	if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0\n"), 0); err != nil {
@@ -267,22 +280,24 @@ func dropCaps() error {
 	return nil
 }
 
-// protect makes each dir read-only in this mount namespace (a read-only
-// bind mount over itself), then a writable dir inside one writable again.
-// Landlock, applied next, forbids the command to undo either.
-func protect(dirs, writable []string) error {
-	for _, dir := range dirs {
-		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+// protect makes each path, a directory or a file, read-only in this mount
+// namespace (a read-only bind mount over itself), then a writable dir
+// inside one writable again. Landlock, applied next, forbids the command
+// to undo either.
+func protect(paths, writable []string) error {
+	for _, path := range paths {
+		fi, err := os.Stat(path)
+		if err != nil {
 			continue // nothing there to protect yet
 		}
-		if err := unix.Mount(dir, dir, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
-			return fmt.Errorf("cannot protect %s: %w", dir, err)
+		if err := bindReadOnly(path); err != nil {
+			return fmt.Errorf("cannot protect %s: %w", path, err)
 		}
-		if err := unix.Mount("", dir, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
-			return fmt.Errorf("cannot make %s read-only: %w", dir, err)
+		if !fi.IsDir() {
+			continue
 		}
 		for _, w := range writable {
-			if !within(w, dir) {
+			if !within(w, path) {
 				continue
 			}
 			// The bind copies the read-only flag of the mount it comes
@@ -290,7 +305,7 @@ func protect(dirs, writable []string) error {
 			if err := unix.Mount(w, w, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
 				return fmt.Errorf("cannot keep %s writable: %w", w, err)
 			}
-			if err := unix.Mount("", w, "", unix.MS_BIND|unix.MS_REMOUNT, ""); err != nil {
+			if err := remount(w, 0); err != nil {
 				return fmt.Errorf("cannot keep %s writable: %w", w, err)
 			}
 		}
@@ -298,10 +313,31 @@ func protect(dirs, writable []string) error {
 	return nil
 }
 
-// within reports whether path is dir or beneath it.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+// bindReadOnly mounts path, a directory or a file, read-only over itself.
+func bindReadOnly(path string) error {
+	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	return remount(path, unix.MS_RDONLY)
+}
+
+// remount sets the flags of the bind mount at path to flags, keeping those
+// of the mount it came from that a user namespace may not clear (nosuid,
+// nodev, noexec and the atime ones): the kernel refuses the remount else.
+func remount(path string, flags uintptr) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return err
+	}
+	for _, f := range []struct{ st, ms uintptr }{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if uintptr(st.Flags)&f.st != 0 {
+			flags |= f.ms
+		}
+	}
+	return unix.Mount("", path, "", unix.MS_BIND|unix.MS_REMOUNT|flags, "")
 }
 
 // restrict applies Landlock to every thread of this process (go-landlock
