@@ -319,6 +319,10 @@ func flagValue(f *pflag.Flag) any {
 		if b, err := strconv.ParseBool(s); err == nil {
 			return b
 		}
+	case "float64":
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return f
+		}
 	}
 	return s
 }
