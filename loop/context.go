@@ -3,7 +3,6 @@ package loop
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
 	"strconv"
 )
@@ -91,12 +90,4 @@ func (w window) tokens(est int) int {
 		return int(float64(est)*w.ratio) + 1
 	}
 	return est
-}
-
-// describeWindow is the window for a sentence.
-func describeWindow(w window) string {
-	if w.size == 0 {
-		return "an unknown window"
-	}
-	return fmt.Sprintf("a window of %d tokens", w.size)
 }
