@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -67,8 +66,13 @@ func classify(ws *workspace.Workspace, root, tool string, raw json.RawMessage) (
 		if json.Unmarshal(raw, &a) != nil {
 			return c, false
 		}
-		abs, err := ws.Resolve(a.Path)
-		if err != nil || (tool != tools.ReadFileName && ws.IsState(abs)) {
+		pl, err := ws.Place(a.Path)
+		if err != nil {
+			return c, false
+		}
+		defer pl.Close()
+		abs := pl.Abs()
+		if tool != tools.ReadFileName && ws.IsState(abs) {
 			return c, false
 		}
 		rel, err := filepath.Rel(ws.Root, abs)
@@ -81,10 +85,12 @@ func classify(ws *workspace.Workspace, root, tool string, raw json.RawMessage) (
 		}
 		c.Kind = permission.Write
 		c.InRoot = within(root, abs)
-		old, exists, readable := readForDiff(abs)
+		// A file that is not a regular one is still asked about: its type
+		// can change before the tool runs.
+		old, exists, hidden := readForDiff(pl)
 		switch {
-		case !readable:
-			c.diff = fmt.Sprintf("(%s: not shown, the file is binary or larger than %d bytes)", c.Subject, maxDiffInput)
+		case hidden != "":
+			c.diff = fmt.Sprintf("(%s: not shown, %s)", c.Subject, hidden)
 		case tool == tools.WriteFileName:
 			c.diff = unified(c.Subject, old, a.Content, exists)
 		case a.OldText != nil && *a.OldText != "" && strings.Count(old, *a.OldText) == 1:
@@ -94,25 +100,26 @@ func classify(ws *workspace.Workspace, root, tool string, raw json.RawMessage) (
 	return c, true
 }
 
-// readForDiff reads the file a write would change: its text, whether it
-// exists, and whether it is text small enough to show.
-func readForDiff(abs string) (text string, exists, readable bool) {
-	f, err := os.Open(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, true
-	}
-	if err != nil {
-		return "", true, false
+// readForDiff reads the file a write would change: its text and whether
+// it exists, or why no diff can be shown. Anything but a regular file is
+// opened without waiting and left unread.
+func readForDiff(pl *workspace.Place) (text string, exists bool, hidden string) {
+	f, _, err := pl.OpenRegular()
+	var nr *workspace.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", false, ""
+	case errors.As(err, &nr):
+		return "", true, "it " + nr.Error()
+	case err != nil:
+		return "", true, "the file cannot be read"
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", true, false
-	}
 	data, err := io.ReadAll(io.LimitReader(f, maxDiffInput+1))
 	if err != nil || len(data) > maxDiffInput || bytes.IndexByte(data, 0) >= 0 {
-		return "", true, false
+		return "", true, fmt.Sprintf("the file is binary or larger than %d bytes", maxDiffInput)
 	}
-	return string(data), true, true
+	return string(data), true, ""
 }
 
 // unified is the diff from old to new of path, as git shows it.
