@@ -9,19 +9,6 @@ import (
 	"strings"
 )
 
-// A Place is a file a model named, reached beneath the workspace's root:
-// the directory that holds it is open, and every later step (stat, open,
-// create, rename) is by the file's name in that directory. A link swapped
-// in after Place returns cannot lead the step elsewhere, and no link ever
-// leads above the root (links are read, not followed by the kernel, so
-// /proc's magic links are never taken).
-//
-// Place follows links inside the workspace, relative or absolute, as the
-// model would expect; a directory that does not exist yet is remembered
-// and made by MakeDirs.
-//
-// Close it when done.
-
 // ErrOutside refuses a path or link that leads out of the workspace.
 var ErrOutside = errors.New("leads outside the workspace")
 

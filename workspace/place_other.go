@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 )
 
-// Place is a file a model named (see place.go). Without openat, each step
-// goes by the path Place found: a link swapped in between can still lead
-// a step elsewhere.
+// Place is a file a model named, links in the workspace followed.
+// Without openat each step goes by the path Place found: a link swapped
+// in between can still lead a step elsewhere.
 type Place struct {
 	abs string
 }
