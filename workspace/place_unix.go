@@ -106,6 +106,11 @@ func (w *Workspace) Place(p string) (*Place, error) {
 				return nil, fmt.Errorf("path %q goes through too many symbolic links", p)
 			}
 			target, err := readlinkat(top.fd, c)
+			if errors.Is(err, unix.EINVAL) {
+				// Not a link any more: look again.
+				parts = append([]string{c}, parts...)
+				continue
+			}
 			if err != nil {
 				return nil, fmt.Errorf("path %q: %w", p, err)
 			}
