@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -191,5 +193,44 @@ func TestReadFileRefusesProcLinks(t *testing.T) {
 				t.Fatalf("read_file %s: %q, want a refusal as outside the workspace", p, r.Content)
 			}
 		})
+	}
+}
+
+// The same as a normal user: CI runs as root, so the test runs itself
+// again as nobody (uid 65534), whose timing the race found easier.
+func TestFileToolsCannotBeRacedOutOfTheWorkspaceAsANormalUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: TestFileToolsCannotBeRacedOutOfTheWorkspace already runs as a normal user")
+	}
+	const nobody = 65534
+	dir, err := os.MkdirTemp("", "agentteam-nobody-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin, tmp := filepath.Join(dir, "tools.test"), filepath.Join(dir, "tmp")
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(tmp, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(bin, "-test.run", "^TestFileToolsCannotBeRacedOutOfTheWorkspace$", "-test.count=1", "-test.v")
+	c.Dir = tmp
+	c.Env = append(os.Environ(), "TMPDIR="+tmp, "HOME="+tmp)
+	c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestFileToolsCannotBeRacedOutOfTheWorkspace") {
+		t.Fatalf("as nobody: %v\n%s", err, out)
 	}
 }
