@@ -23,6 +23,9 @@ type classified struct {
 	permission.Call
 	args string // the call's arguments as given
 	diff string // the unified diff a write would make ("" for other calls)
+	// refused is the tool's own refusal of a path that names no file it
+	// may read or write, when classify is not ok.
+	refused string
 }
 
 // what is the call in a few words: "bash `go test ./...`", "write_file docs/a.md".
@@ -43,8 +46,8 @@ func (c classified) what() string {
 const maxDiffInput = 1 << 20
 
 // classify reads a call's arguments the way its tool will; ok is false
-// when they do not parse or name a path the tool will refuse, so the tool
-// refuses them itself.
+// when they do not parse, so the tool refuses them itself, or name a path
+// the tool would refuse now (refused says why).
 func classify(ws *workspace.Workspace, root, tool string, raw json.RawMessage) (classified, bool) {
 	c := classified{Call: permission.Call{Tool: tool, Kind: permission.Read}, args: string(raw)}
 	switch tool {
@@ -66,15 +69,19 @@ func classify(ws *workspace.Workspace, root, tool string, raw json.RawMessage) (
 		if json.Unmarshal(raw, &a) != nil {
 			return c, false
 		}
-		pl, err := ws.Place(a.Path)
+		place := tools.PlaceWritable
+		if tool == tools.ReadFileName {
+			place = (*workspace.Workspace).Place
+		}
+		pl, err := place(ws, a.Path)
 		if err != nil {
+			// Refused here, not left to the tool: a link swapped before
+			// the tool looks would let it run unasked.
+			c.refused = err.Error()
 			return c, false
 		}
 		defer pl.Close()
 		abs := pl.Abs()
-		if tool != tools.ReadFileName && ws.IsState(abs) {
-			return c, false
-		}
 		rel, err := filepath.Rel(ws.Root, abs)
 		if err != nil {
 			return c, false

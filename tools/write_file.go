@@ -116,9 +116,9 @@ func clipDiff(d string, max int) string {
 }
 
 // writableTarget makes the checks of both write tools before they touch a
-// file: the gate is open, the call is not canceled, and the path lies in
-// the workspace but outside .agentteam/, links followed. The error is a
-// refusal for the model; the caller closes the Place.
+// file: the gate is open, the call is not canceled, and PlaceWritable
+// takes the path. The error is a refusal for the model; the caller
+// closes the Place.
 func writableTarget(ctx context.Context, ws *workspace.Workspace, gate WriteGate, tool, p string) (*workspace.Place, error) {
 	if why := writeRefusal(gate); why != "" {
 		return nil, errors.New(why)
@@ -126,6 +126,13 @@ func writableTarget(ctx context.Context, ws *workspace.Workspace, gate WriteGate
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%s was canceled (%v)", tool, err)
 	}
+	return PlaceWritable(ws, p)
+}
+
+// PlaceWritable is the file a write tool would change at p: in the
+// workspace, links followed, but outside .agentteam/. The error is the
+// refusal the model reads; the caller closes the Place.
+func PlaceWritable(ws *workspace.Workspace, p string) (*workspace.Place, error) {
 	pl, err := ws.Place(p)
 	if err != nil {
 		return nil, err
