@@ -15,11 +15,6 @@ func (w *Workspace) IsState(abs string) bool {
 	return ok && strings.EqualFold(first, StateDir)
 }
 
-func (w *Workspace) within(abs string) bool {
-	_, ok := w.relative(abs)
-	return ok
-}
-
 // relative is abs cleaned and made relative to the root ("." for the root
 // itself); ok is false when abs lies outside the workspace.
 func (w *Workspace) relative(abs string) (rel string, ok bool) {

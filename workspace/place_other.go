@@ -45,7 +45,7 @@ func (w *Workspace) Place(p string) (*Place, error) {
 		return nil, fmt.Errorf("path %q: %w", p, err)
 	}
 	full := filepath.Join(real, rest)
-	if !w.within(full) {
+	if _, ok := w.relative(full); !ok {
 		return nil, leadsOut(p)
 	}
 	return &Place{abs: full}, nil
