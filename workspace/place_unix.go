@@ -129,19 +129,29 @@ func (w *Workspace) Place(p string) (*Place, error) {
 			return nil, fmt.Errorf("path %q: %s is not a directory", p, filepath.Join(append(names(stack), c)...))
 		default:
 			fd, err := unix.Openat(top.fd, c, unix.O_RDONLY|unix.O_DIRECTORY|openFlags, 0)
-			if err != nil {
-				// Swapped since the stat: a link now, say. Look again.
+			if swapped(err) {
+				// A link or a file now, or gone: look again.
 				if links++; links > maxLinks {
 					return nil, fmt.Errorf("path %q: %w", p, err)
 				}
 				parts = append([]string{c}, parts...)
 				continue
 			}
+			if err != nil {
+				return nil, fmt.Errorf("path %q: %w", p, err)
+			}
 			stack = append(stack, frame{fd: fd, name: c})
 		}
 	}
 	// The path names a directory by "." or "..", a link's target's last word.
 	return w.place(&stack, ".", nil), nil
+}
+
+// swapped reports whether an open of what a stat found a directory failed
+// because it is no longer one (O_NOFOLLOW on a link: ELOOP, or EMLINK on
+// FreeBSD).
+func swapped(err error) bool {
+	return errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EMLINK) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ENOENT)
 }
 
 // place takes the top of the walk's stack for the Place it returns.
