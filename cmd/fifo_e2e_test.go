@@ -37,7 +37,7 @@ func TestEditOfAFIFOEndsAtOnceWithASentence(t *testing.T) {
 			wait, _ := startBinWithin(t, 30*time.Second, ws, fakeEnv(srv), "run", "--timeout", "10s", "--permission-mode", tc.mode, "edit the notes")
 			r := wait()
 			if took := time.Since(start); took > 8*time.Second {
-				t.Fatalf("the run took %s of its 10s timeout: it waited on the FIFO", took.Round(time.Second))
+				t.Fatalf("the run took %s (--timeout 10s): it waited on the FIFO", took.Round(time.Second))
 			}
 			mustSucceed(t, r, "run")
 			noViolations(t, srv)
