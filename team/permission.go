@@ -233,7 +233,10 @@ type permissionGate struct {
 func (g *permissionGate) Permit(ctx context.Context, tool string, args json.RawMessage) (bool, string) {
 	p := g.p
 	c, ok := classify(g.ws, g.ws.Root, tool, args)
-	if !ok {
+	switch {
+	case !ok && c.refused != "":
+		return false, c.refused
+	case !ok:
 		return true, "" // arguments the tool itself will refuse
 	}
 	if mcp.IsToolName(tool) && !p.t.opts.MCP.ReadOnly(tool) {

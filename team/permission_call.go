@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -24,6 +23,9 @@ type classified struct {
 	permission.Call
 	args string // the call's arguments as given
 	diff string // the unified diff a write would make ("" for other calls)
+	// refused is the tool's own refusal of a path that names no file it
+	// may read or write, when classify is not ok.
+	refused string
 }
 
 // what is the call in a few words: "bash `go test ./...`", "write_file docs/a.md".
@@ -44,8 +46,8 @@ func (c classified) what() string {
 const maxDiffInput = 1 << 20
 
 // classify reads a call's arguments the way its tool will; ok is false
-// when they do not parse or name a path the tool will refuse, so the tool
-// refuses them itself.
+// when they do not parse, so the tool refuses them itself, or name a path
+// the tool would refuse now (refused says why).
 func classify(ws *workspace.Workspace, root, tool string, raw json.RawMessage) (classified, bool) {
 	c := classified{Call: permission.Call{Tool: tool, Kind: permission.Read}, args: string(raw)}
 	switch tool {
@@ -67,10 +69,19 @@ func classify(ws *workspace.Workspace, root, tool string, raw json.RawMessage) (
 		if json.Unmarshal(raw, &a) != nil {
 			return c, false
 		}
-		abs, err := ws.Resolve(a.Path)
-		if err != nil || (tool != tools.ReadFileName && ws.IsState(abs)) {
+		place := tools.PlaceWritable
+		if tool == tools.ReadFileName {
+			place = (*workspace.Workspace).Place
+		}
+		pl, err := place(ws, a.Path)
+		if err != nil {
+			// Refused here, not left to the tool: a link swapped before
+			// the tool looks would let it run unasked.
+			c.refused = err.Error()
 			return c, false
 		}
+		defer pl.Close()
+		abs := pl.Abs()
 		rel, err := filepath.Rel(ws.Root, abs)
 		if err != nil {
 			return c, false
@@ -81,10 +92,12 @@ func classify(ws *workspace.Workspace, root, tool string, raw json.RawMessage) (
 		}
 		c.Kind = permission.Write
 		c.InRoot = within(root, abs)
-		old, exists, readable := readForDiff(abs)
+		// A file that is not a regular one is still asked about: its type
+		// can change before the tool runs.
+		old, exists, hidden := readForDiff(pl)
 		switch {
-		case !readable:
-			c.diff = fmt.Sprintf("(%s: not shown, the file is binary or larger than %d bytes)", c.Subject, maxDiffInput)
+		case hidden != "":
+			c.diff = fmt.Sprintf("(%s: not shown, %s)", c.Subject, hidden)
 		case tool == tools.WriteFileName:
 			c.diff = unified(c.Subject, old, a.Content, exists)
 		case a.OldText != nil && *a.OldText != "" && strings.Count(old, *a.OldText) == 1:
@@ -94,25 +107,26 @@ func classify(ws *workspace.Workspace, root, tool string, raw json.RawMessage) (
 	return c, true
 }
 
-// readForDiff reads the file a write would change: its text, whether it
-// exists, and whether it is text small enough to show.
-func readForDiff(abs string) (text string, exists, readable bool) {
-	f, err := os.Open(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", false, true
-	}
-	if err != nil {
-		return "", true, false
+// readForDiff reads the file a write would change: its text and whether
+// it exists, or why no diff can be shown. Anything but a regular file is
+// opened without waiting and left unread.
+func readForDiff(pl *workspace.Place) (text string, exists bool, hidden string) {
+	f, _, err := pl.OpenRegular()
+	var nr *workspace.NotRegularError
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", false, ""
+	case errors.As(err, &nr):
+		return "", true, "it " + nr.Error()
+	case err != nil:
+		return "", true, "the file cannot be read"
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return "", true, false
-	}
 	data, err := io.ReadAll(io.LimitReader(f, maxDiffInput+1))
 	if err != nil || len(data) > maxDiffInput || bytes.IndexByte(data, 0) >= 0 {
-		return "", true, false
+		return "", true, fmt.Sprintf("the file is binary or larger than %d bytes", maxDiffInput)
 	}
-	return string(data), true, true
+	return string(data), true, ""
 }
 
 // unified is the diff from old to new of path, as git shows it.

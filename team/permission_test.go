@@ -47,10 +47,15 @@ func TestClassifyShowsTheDiffAWriteWouldMake(t *testing.T) {
 	if c.Kind != permission.Exec || c.Subject != "go test ./..." || c.diff != "" {
 		t.Errorf("bash classified %+v", c)
 	}
-	// Arguments the tool will refuse are left to the tool.
-	for _, args := range []string{`{"path":"../outside.txt","content":"x"}`, `{"path":".agentteam/inbox/lead.jsonl","content":"x"}`, `{"path":`} {
-		if _, ok := classify(ws, ws.Root, "write_file", json.RawMessage(args)); ok {
-			t.Errorf("classify took %s", args)
+	// Arguments that do not parse are left to the tool; a path it would
+	// refuse is refused with its words.
+	for args, want := range map[string]string{
+		`{"path":"../outside.txt","content":"x"}`:              `path "../outside.txt" is outside the workspace`,
+		`{"path":".agentteam/inbox/lead.jsonl","content":"x"}`: ".agentteam/inbox/lead.jsonl is inside .agentteam/",
+		`{"path":`: "",
+	} {
+		if c, ok := classify(ws, ws.Root, "write_file", json.RawMessage(args)); ok || !strings.Contains(c.refused, want) || (want == "") != (c.refused == "") {
+			t.Errorf("classify %s: ok %v, refused %q, want %q", args, ok, c.refused, want)
 		}
 	}
 }

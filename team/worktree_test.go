@@ -140,7 +140,16 @@ func TestAWorktreeIsTheTeammatesWorkspace(t *testing.T) {
 	if abs, err := wt.Resolve(".agentteam/inbox/lead.jsonl"); err != nil || !wt.IsState(abs) {
 		t.Fatalf(".agentteam inside the worktree is not state: %s, %v", abs, err)
 	}
-	for _, out := range []string{"../../inbox/lead.jsonl", filepath.Join(ws.Root, "a.txt"), "../bob/a.txt"} {
+	// Links in the worktree to the lead's files, by either kind of target.
+	for link, to := range map[string]string{"lead-abs": filepath.Join(ws.Root, "a.txt"), "lead-rel": "../../../a.txt"} {
+		if err := os.Symlink(to, filepath.Join(p.root, link)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(p.root, link)); err != nil {
+			t.Fatalf("%s leads nowhere: %v", link, err)
+		}
+	}
+	for _, out := range []string{"../../inbox/lead.jsonl", filepath.Join(ws.Root, "a.txt"), "../bob/a.txt", "lead-abs", "lead-rel"} {
 		if abs, err := wt.Resolve(out); err == nil {
 			t.Errorf("Resolve(%s) = %s, want a refusal", out, abs)
 		}

@@ -3,20 +3,19 @@ package tools
 import (
 	"errors"
 	"io/fs"
-	"os"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/workspace"
 )
 
-// writeAtomic replaces path with data so a reader never sees half a file
-// (statefile.WriteFileAtomic: temp file, fsync, rename). An existing file keeps
-// its permission bits.
-func writeAtomic(path string, data []byte) error {
+// writeAtomic replaces the file with data so a reader never sees half a
+// file (temp file, fsync, rename, all in the directory Place holds open).
+// An existing file keeps its permission bits.
+func writeAtomic(pl *workspace.Place, data []byte) error {
 	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		perm = fi.Mode().Perm()
+	if m, err := pl.Mode(); err == nil && m.IsRegular() {
+		perm = m.Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return statefile.WriteFileAtomic(path, data, perm)
+	return pl.WriteAtomic(data, perm)
 }

@@ -29,11 +29,12 @@ func newEditFile(ws *workspace.Workspace, gate WriteGate) Tool {
 			if ws == nil {
 				return Result{}, errors.New("no workspace configured")
 			}
-			abs, err := writableTarget(ctx, ws, gate, EditFileName, a.Path)
+			pl, err := writableTarget(ctx, ws, gate, EditFileName, a.Path)
 			if err != nil {
 				return Errorf("%v", err), nil
 			}
-			data, err := readRegular(abs)
+			defer pl.Close()
+			data, err := readRegular(pl)
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 				return Errorf("file %s does not exist; use write_file to create it", a.Path), nil
@@ -54,18 +55,18 @@ func newEditFile(ws *workspace.Workspace, gate WriteGate) Tool {
 				return Errorf("old_text occurs %d times in %s; include more surrounding text so it matches exactly once", n, a.Path), nil
 			}
 			updated := strings.Replace(text, a.OldText, a.NewText, 1)
-			if err := writeAtomic(abs, []byte(updated)); err != nil {
+			if err := writeAtomic(pl, []byte(updated)); err != nil {
 				return Errorf("cannot write %s: %v", a.Path, err), nil
 			}
 			res := Text(sprintf("Replaced 1 occurrence in %s (%d bytes now).", a.Path, len(updated)))
-			res.Diff = writeDiff(ws, abs, data, []byte(updated), true, true)
+			res.Diff = writeDiff(ws, pl.Abs(), data, []byte(updated), true, true)
 			return res, nil
 		})
 }
 
 // readRegular reads a whole regular file without blocking on anything else.
-func readRegular(abs string) ([]byte, error) {
-	f, _, err := openRegular(abs)
+func readRegular(pl *workspace.Place) ([]byte, error) {
+	f, _, err := pl.OpenRegular()
 	if err != nil {
 		return nil, err
 	}

@@ -28,11 +28,12 @@ func newReadFile(ws *workspace.Workspace, outputCap int) Tool {
 			if err := ctx.Err(); err != nil {
 				return Errorf("read_file was canceled (%v)", err), nil
 			}
-			abs, err := ws.Resolve(a.Path)
+			pl, err := ws.Place(a.Path)
 			if err != nil {
 				return Errorf("%v", err), nil
 			}
-			f, fi, err := openRegular(abs)
+			defer pl.Close()
+			f, fi, err := pl.OpenRegular()
 			switch {
 			case errors.Is(err, fs.ErrNotExist):
 				return Errorf("file %s does not exist", a.Path), nil

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -29,25 +28,26 @@ func newWriteFile(ws *workspace.Workspace, gate WriteGate) Tool {
 			if ws == nil {
 				return Result{}, errors.New("no workspace configured")
 			}
-			abs, err := writableTarget(ctx, ws, gate, WriteFileName, a.Path)
+			pl, err := writableTarget(ctx, ws, gate, WriteFileName, a.Path)
 			if err != nil {
 				return Errorf("%v", err), nil
 			}
-			switch err := checkReplaceable(abs); {
+			defer pl.Close()
+			switch err := checkReplaceable(pl); {
 			case isDir(err):
 				return Errorf("%s is a directory; give a file path", a.Path), nil
 			case err != nil:
 				return refusal(a.Path, "write", err), nil
 			}
-			if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			if err := pl.MakeDirs(0o755); err != nil {
 				return Errorf("cannot create the directory for %s: %v", a.Path, err), nil
 			}
-			old, existed, readable := readBefore(abs)
-			if err := writeAtomic(abs, []byte(a.Content)); err != nil {
+			old, existed, readable := readBefore(pl)
+			if err := writeAtomic(pl, []byte(a.Content)); err != nil {
 				return Errorf("cannot write %s: %v", a.Path, err), nil
 			}
 			res := Text(sprintf("Wrote %d bytes to %s.", len(a.Content), a.Path))
-			res.Diff = writeDiff(ws, abs, old, []byte(a.Content), existed, readable)
+			res.Diff = writeDiff(ws, pl.Abs(), old, []byte(a.Content), existed, readable)
 			return res, nil
 		})
 }
@@ -62,8 +62,8 @@ const (
 
 // readBefore reads the file a write is about to replace: its content,
 // whether it existed, and whether it could be read whole for a diff.
-func readBefore(abs string) (data []byte, existed, readable bool) {
-	f, _, err := openRegular(abs)
+func readBefore(pl *workspace.Place) (data []byte, existed, readable bool) {
+	f, _, err := pl.OpenRegular()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, true
 	}
@@ -116,27 +116,36 @@ func clipDiff(d string, max int) string {
 }
 
 // writableTarget makes the checks of both write tools before they touch a
-// file: the gate is open, the call is not canceled, and the path lies in
-// the workspace but outside .agentteam/ and any .git. The error is a
-// refusal for the model.
-func writableTarget(ctx context.Context, ws *workspace.Workspace, gate WriteGate, tool, p string) (string, error) {
+// file: the gate is open, the call is not canceled, and PlaceWritable
+// takes the path. The error is a refusal for the model; the caller
+// closes the Place.
+func writableTarget(ctx context.Context, ws *workspace.Workspace, gate WriteGate, tool, p string) (*workspace.Place, error) {
 	if why := writeRefusal(gate); why != "" {
-		return "", errors.New(why)
+		return nil, errors.New(why)
 	}
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("%s was canceled (%v)", tool, err)
+		return nil, fmt.Errorf("%s was canceled (%v)", tool, err)
 	}
-	abs, err := ws.Resolve(p)
+	return PlaceWritable(ws, p)
+}
+
+// PlaceWritable is the file a write tool would change at p: in the
+// workspace, links followed, but outside .agentteam/ and any .git. The
+// error is the refusal the model reads; the caller closes the Place.
+func PlaceWritable(ws *workspace.Workspace, p string) (*workspace.Place, error) {
+	pl, err := ws.Place(p)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	if ws.IsState(abs) {
-		return "", fmt.Errorf("%s is inside %s/, which holds agentteam's own state and cannot be written by tools", p, workspace.StateDir)
+	if ws.IsState(pl.Abs()) {
+		pl.Close()
+		return nil, fmt.Errorf("%s is inside %s/, which holds agentteam's own state and cannot be written by tools", p, workspace.StateDir)
 	}
-	if inGitDir(ws.Root, abs) {
-		return "", fmt.Errorf("%s is git's own (.git): the file tools do not write there, where a hook or config would run in the person's next git command; use git in bash", p)
+	if inGitDir(ws.Root, pl.Abs()) {
+		pl.Close()
+		return nil, fmt.Errorf("%s is git's own (.git): the file tools do not write there, where a hook or config would run in the person's next git command; use git in bash", p)
 	}
-	return abs, nil
+	return pl, nil
 }
 
 // inGitDir reports whether abs, a resolved path in the workspace at root,

@@ -19,7 +19,7 @@ func TestResolve(t *testing.T) {
 	mustLink(t, filepath.Join(outside, "secret.txt"), filepath.Join(root, "leak"))      // file link leading out
 	mustLink(t, filepath.Join(root, "src"), filepath.Join(root, "srclink"))             // absolute link staying in
 	mustLink(t, "src/a.go", filepath.Join(root, "alias.go"))                            // relative link staying in
-	mustLink(t, "../"+filepath.Base(root)+"/src", filepath.Join(root, "roundtrip"))     // out and back in
+	mustLink(t, "../"+filepath.Base(root)+"/src", filepath.Join(root, "roundtrip"))     // out and back in: never looked up above the root
 	mustLink(t, filepath.Join(outside, "nothing.txt"), filepath.Join(root, "dangling")) // dangling, leading out
 
 	tests := []struct {
@@ -47,7 +47,7 @@ func TestResolve(t *testing.T) {
 		{"absolute link inside", "srclink/a.go", filepath.Join(root, "src/a.go")},
 		{"new file under inside link", "srclink/new.go", filepath.Join(root, "src/new.go")},
 		{"relative link inside", "alias.go", filepath.Join(root, "src/a.go")},
-		{"link out and back in", "roundtrip/a.go", filepath.Join(root, "src/a.go")},
+		{"link out and back in", "roundtrip/a.go", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
@@ -36,31 +35,26 @@ type regularFile struct {
 	size int64
 }
 
-var errNotRegular = errors.New("not a regular file")
-
-// readRegular reads at most limit bytes of the regular file at p. Nothing
-// else is ever read: the last part of p must not be a link, and a FIFO is
-// opened without blocking, found to be one and closed unread.
-func readRegular(p string, limit int64) (regularFile, error) {
-	if fi, err := os.Lstat(p); err != nil {
+// readRegular reads at most limit bytes of the regular file ws has at
+// p, reached beneath its root (workspace.Place): a link cannot lead
+// elsewhere, and a FIFO is opened without blocking, found to be one and
+// closed unread (a *workspace.NotRegularError).
+func readRegular(ws *workspace.Workspace, p string, limit int64) (regularFile, error) {
+	pl, err := ws.Place(p)
+	if err != nil {
 		return regularFile{}, err
-	} else if !fi.Mode().IsRegular() {
-		return regularFile{}, errNotRegular
 	}
-	// The file could be swapped between the Lstat and the open: open it so
-	// that neither a link nor a FIFO can make the open wait or lead elsewhere.
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	defer pl.Close()
+	return readPlace(pl, limit)
+}
+
+// readPlace reads at most limit bytes of the regular file at pl.
+func readPlace(pl *workspace.Place, limit int64) (regularFile, error) {
+	f, fi, err := pl.OpenRegular()
 	if err != nil {
 		return regularFile{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return regularFile{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return regularFile{}, errNotRegular
-	}
 	data, err := io.ReadAll(io.LimitReader(f, limit))
 	if err != nil {
 		return regularFile{}, err
@@ -100,7 +94,7 @@ type attachment struct {
 // At most limit bytes of it are read.
 func attachFile(ws *workspace.Workspace, token string, limit int64) (a attachment, ok bool) {
 	a.path = token
-	abs, err := ws.Resolve(token)
+	pl, err := ws.Place(token)
 	if err != nil {
 		// Trailing punctuation is the sentence's, not the name's: "see @a.go."
 		if t := strings.TrimRight(token, ".,;:!?)'\""); t != token && t != "" {
@@ -111,7 +105,9 @@ func attachFile(ws *workspace.Workspace, token string, limit int64) (a attachmen
 		a.refused = fmt.Sprintf("@%s is not attached: %v.", token, err)
 		return a, true
 	}
-	f, err := readRegular(abs, limit)
+	f, err := readPlace(pl, limit)
+	pl.Close()
+	var nr *workspace.NotRegularError
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		if t := strings.TrimRight(token, ".,;:!?)'\""); t != token && t != "" {
@@ -123,8 +119,8 @@ func attachFile(ws *workspace.Workspace, token string, limit int64) (a attachmen
 			return a, false
 		}
 		a.refused = fmt.Sprintf("@%s is not attached: there is no such file in the workspace.", token)
-	case errors.Is(err, errNotRegular):
-		if fi, serr := os.Stat(abs); serr == nil && fi.IsDir() {
+	case errors.As(err, &nr):
+		if nr.Mode.IsDir() {
 			a.refused = fmt.Sprintf("@%s is not attached: it is a directory (name a file in it).", token)
 		} else {
 			a.refused = fmt.Sprintf("@%s is not attached: it is not a regular file.", token)
@@ -155,8 +151,14 @@ func attachFile(ws *workspace.Workspace, token string, limit int64) (a attachmen
 	return a, true
 }
 
-func exists(p string) bool {
-	_, err := os.Lstat(p)
+// exists reports whether p names a file of ws.
+func exists(ws *workspace.Workspace, p string) bool {
+	pl, err := ws.Place(p)
+	if err != nil {
+		return false
+	}
+	defer pl.Close()
+	_, err = pl.Mode()
 	return err == nil
 }
 
@@ -212,7 +214,7 @@ func withAttachments(root, text string, tokens []string, budget int) (string, at
 	var frames []string
 	for _, tok := range tokens {
 		if budget <= 0 || len(frames) == maxAttachments {
-			if abs, err := ws.Resolve(tok); err == nil && exists(abs) {
+			if exists(ws, tok) {
 				am.refused = append(am.refused, fmt.Sprintf("@%s is not attached: a message carries at most %d files and %s of them.", tok, maxAttachments, humanBytes(maxAttachTotal)))
 			}
 			continue

@@ -3,6 +3,7 @@ package tui
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -137,13 +138,15 @@ func listDir(root, dir string) dirListing {
 	if err != nil {
 		return dirListing{err: err.Error()}
 	}
-	abs := ws.Root
-	if dir != "" {
-		if abs, err = ws.Resolve(dir); err != nil {
-			return dirListing{err: err.Error()}
-		}
+	if dir == "" {
+		dir = "."
 	}
-	rel, err := filepath.Rel(ws.Root, abs)
+	pl, err := ws.Place(dir)
+	if err != nil {
+		return dirListing{err: err.Error()}
+	}
+	defer pl.Close()
+	rel, err := filepath.Rel(ws.Root, pl.Abs())
 	if err != nil {
 		return dirListing{err: err.Error()}
 	}
@@ -154,7 +157,7 @@ func listDir(root, dir string) dirListing {
 	if hiddenPath(rel) {
 		return dirListing{}
 	}
-	rules := loadIgnore(ws.Root, rel)
+	rules := loadIgnore(ws, rel)
 	if rel != "" {
 		parts := strings.Split(rel, "/")
 		for i := range parts {
@@ -163,7 +166,7 @@ func listDir(root, dir string) dirListing {
 			}
 		}
 	}
-	f, err := os.Open(abs)
+	f, err := pl.OpenDir()
 	if err != nil {
 		return dirListing{err: "cannot read " + dir + ": " + errText(err)}
 	}
@@ -181,7 +184,6 @@ func listDir(root, dir string) dirListing {
 		if isHiddenName(name) || !plainName(name) {
 			continue
 		}
-		full := filepath.Join(abs, name)
 		var isDir bool
 		switch t := de.Type(); {
 		case t.IsDir():
@@ -189,14 +191,11 @@ func listDir(root, dir string) dirListing {
 		case t.IsRegular():
 		case t&os.ModeSymlink != 0:
 			// A link is offered for what it leads to, only if that is inside.
-			if _, err := ws.Resolve(full); err != nil {
+			m, ok := linkTarget(ws, path.Join(rel, name))
+			if !ok || !(m.IsDir() || m.IsRegular()) {
 				continue
 			}
-			fi, err := os.Stat(full)
-			if err != nil || !(fi.IsDir() || fi.Mode().IsRegular()) {
-				continue
-			}
-			isDir = fi.IsDir()
+			isDir = m.IsDir()
 		default:
 			continue // a FIFO, socket or device is never attached
 		}
@@ -207,6 +206,17 @@ func listDir(root, dir string) dirListing {
 	}
 	sort.Slice(l.entries, func(i, j int) bool { return l.entries[i].name < l.entries[j].name })
 	return l
+}
+
+// linkTarget is the type of what the link at rel leads to, if that is inside the workspace.
+func linkTarget(ws *workspace.Workspace, rel string) (fs.FileMode, bool) {
+	pl, err := ws.Place(rel)
+	if err != nil {
+		return 0, false
+	}
+	defer pl.Close()
+	m, err := pl.Mode()
+	return m, err == nil
 }
 
 // plainName reports whether a file's name can be offered: a control
@@ -233,9 +243,9 @@ func hiddenPath(rel string) bool {
 
 // loadIgnore reads the rules for the directory rel: .git/info/exclude and
 // the .gitignore of the root and of each directory down to rel.
-func loadIgnore(root, rel string) ignoreRules {
+func loadIgnore(ws *workspace.Workspace, rel string) ignoreRules {
 	var rules ignoreRules
-	if text, err := readRegular(filepath.Join(root, ".git", "info", "exclude"), maxIgnoreBytes); err == nil {
+	if text, err := readRegular(ws, ".git/info/exclude", maxIgnoreBytes); err == nil {
 		rules = append(rules, parseIgnore("", string(text.data))...)
 	}
 	dirs := []string{""}
@@ -246,7 +256,7 @@ func loadIgnore(root, rel string) ignoreRules {
 		}
 	}
 	for _, d := range dirs {
-		if text, err := readRegular(filepath.Join(root, filepath.FromSlash(d), ".gitignore"), maxIgnoreBytes); err == nil {
+		if text, err := readRegular(ws, path.Join(d, ".gitignore"), maxIgnoreBytes); err == nil {
 			rules = append(rules, parseIgnore(d, string(text.data))...)
 		}
 	}

@@ -521,3 +521,22 @@ func TestAPasteAttachesNothing(t *testing.T) {
 	hs.mustSee("attached REVIEW.txt (1 line)")
 	hs.mustNotSee("attached README.md")
 }
+
+// TestAtPathNeverWaitsOnAFIFO: a FIFO typed as a directory ("@pipe/") is
+// not listed, and its open does not wait for a writer.
+func TestAtPathNeverWaitsOnAFIFO(t *testing.T) {
+	ws, _ := completionWorkspace(t)
+	done := make(chan dirListing, 1)
+	go func() { done <- listDir(ws, "pipe") }()
+	select {
+	case l := <-done:
+		if len(l.entries) != 0 || l.err == "" {
+			t.Fatalf("the FIFO was listed as a directory: %+v", l)
+		}
+	case <-time.After(5 * time.Second):
+		if w, err := os.OpenFile(filepath.Join(ws, "pipe"), os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("listing @pipe/ did not end within 5s: it waits on the FIFO")
+	}
+}

@@ -1,0 +1,86 @@
+//go:build unix
+
+package team
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/tools"
+)
+
+// The gate reads the file a write would change to show its diff; on a
+// FIFO that read must not wait for a writer. Asked about, the call is
+// refused at once (nobody to answer); allowed, the tool refuses the FIFO.
+func TestTheGateNeverWaitsOnAFIFO(t *testing.T) {
+	for _, tc := range []struct {
+		mode permission.Mode
+		want string
+	}{
+		{permission.ModeAsk, "needs approval"},
+		{permission.ModeAutoEdit, "notes is a named pipe (FIFO), not a regular file"},
+	} {
+		for _, call := range []struct{ tool, args string }{
+			{tools.EditFileName, `{"path":"notes","old_text":"a","new_text":"b"}`},
+			{tools.WriteFileName, `{"path":"notes","content":"x"}`},
+		} {
+			t.Run(string(tc.mode)+"/"+call.tool, func(t *testing.T) {
+				srv := fakellm.New(func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "done"} })
+				t.Cleanup(srv.Close)
+				tm := newTestTeam(t, srv, Options{Permissions: &PermissionOptions{Policy: permission.Policy{Mode: tc.mode}}})
+				fifo := filepath.Join(tm.ws.Root, "notes")
+				if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				set := tools.ForTeammate(tools.Env{Agent: "alice", Workspace: tm.ws, Permission: tm.perms.gate("alice", tm.ws)})
+				r := boundedOnFIFO(t, fifo, func() tools.Result { return set.Call(context.Background(), call.tool, call.args) })
+				if !r.IsError || !strings.Contains(r.Content, tc.want) {
+					t.Fatalf("%s on a FIFO: %q, want a refusal saying %q", call.tool, r.Content, tc.want)
+				}
+				if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+					t.Errorf("the FIFO was replaced (err %v)", err)
+				}
+			})
+		}
+	}
+	// What the person would be asked names the FIFO.
+	ws := testWorkspace(t, nil)
+	fifo := filepath.Join(ws.Root, "notes")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ok bool
+	c := boundedOnFIFO(t, fifo, func() (c classified) {
+		c, ok = classify(ws, ws.Root, tools.WriteFileName, []byte(`{"path":"notes","content":"x"}`))
+		return c
+	})
+	if !ok || c.diff != "(notes: not shown, it is a named pipe (FIFO), not a regular file)" {
+		t.Errorf("classified %+v (%v), diff %q", c.Call, ok, c.diff)
+	}
+}
+
+// boundedOnFIFO runs fn and fails the test if it has not returned within 5s; it
+// then opens the FIFO for writing, so the stuck read (and the test) ends.
+func boundedOnFIFO[T any](t *testing.T, fifo string, fn func() T) T {
+	t.Helper()
+	done := make(chan T, 1)
+	go func() { done <- fn() }()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(5 * time.Second):
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		t.Fatalf("a call on the FIFO %s did not end within 5s: it waits on it", fifo)
+		var zero T
+		return zero
+	}
+}
