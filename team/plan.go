@@ -90,14 +90,17 @@ func (p *plans) submit(from, plan string) (string, error) {
 		return "", err
 	}
 	id := ref.ID
+	// The registry says so before the lead is told: a lead that reviews at
+	// once must not have its approval overwritten by this later write.
+	p.setState(m, PlanAwaitingApproval)
 	msg := inbox.Message{Type: TypePlanApprovalRequest, From: from, To: workspace.LeadName, Content: planRequestText(from, text, id), CorrelationID: id}
 	if err := p.rq.send(msg, planPayload{RequestID: id, Plan: plan}); err != nil {
 		if _, open := p.rq.answer(id, RequestPlanApproval, from, OutcomeFailed); open {
 			p.rq.answered(from, ref, ByRuntime, OutcomeFailed, "the plan could not be delivered: "+err.Error())
 		}
+		p.setState(m, PlanDrafting)
 		return "", err
 	}
-	p.setState(m, PlanAwaitingApproval)
 	return fmt.Sprintf("Plan submitted (request %s). End your turn now: the lead's answer arrives as a plan_approval_response message.", id), nil
 }
 
