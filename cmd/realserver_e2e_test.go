@@ -118,22 +118,32 @@ func TestARealLlamaServerRunsATeam(t *testing.T) {
 	}
 }
 
-// A context the conversation outgrows: the refusal is compacted with room
-// for the reply, the lead does not spawn alice twice, and the run ends with
-// its answer or a sentence that names the context window, never one that
-// blames max_output_tokens.
+// A context the conversation outgrows (llama.cpp rounds -c up to 256s:
+// 3,328 tokens, of which the system prompt and the tools take about
+// 3,100; a padded task makes the lead's third request refused): the
+// refusal is compacted, the lead does not spawn alice twice, and the run
+// ends with its answer or a sentence that names the context window,
+// never one that blames max_output_tokens.
 func TestARealServersContextOverflowIsCompacted(t *testing.T) {
-	base := startLlama(t, "-c", "3300", "-n", "256")
+	base := startLlama(t, "-c", "3328", "-n", "256")
 	ws := t.TempDir()
-	r := runBin(t, ws, llamaEnv(base, "any"), "", "run", "--sandbox", "off", "--timeout", "80s", "spawn alice")
+	task := "spawn alice" + strings.Repeat(" now", 60)
+	r := runBin(t, ws, llamaEnv(base, "any"), "", "run", "--sandbox", "off", "--timeout", "80s", task)
 	if strings.Contains(r.stderr, "max_output_tokens") {
 		t.Errorf("a full context was blamed on the output limit:\n%s", r.stderr)
 	}
 	if r.code != 0 && !strings.Contains(r.stderr, "context window") {
 		t.Errorf("exit %d without a sentence about the context window:\n%s", r.code, r.stderr)
 	}
-	if n := spawns(t, ws); n > 1 {
-		t.Errorf("the lead spawned alice %d times: compaction lost its first spawn", n)
+	events, err := os.ReadFile(filepath.Join(ws, ".agentteam", "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(events), `"kind":"compacted"`) {
+		t.Errorf("the server never refused the conversation, so nothing was compacted: the test proves nothing\n%s", r.stderr)
+	}
+	if n := spawns(t, ws); n != 1 {
+		t.Errorf("the lead spawned alice %d times", n)
 	}
 }
 

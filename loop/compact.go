@@ -12,8 +12,13 @@ import (
 // dropped; a summary of what they held follows it.
 const compactedNote = "[earlier conversation compacted to fit the model's context window"
 
-// maxSummary bounds the summary of what was dropped, in bytes.
-const maxSummary = 3000
+// maxSummary bounds the summary of what was dropped, in bytes;
+// summaryAllowance is the room compaction leaves for it when choosing
+// what to keep.
+const (
+	maxSummary       = 3000
+	summaryAllowance = 800
+)
 
 // stateTools are the calls whose effect the team's state depends on: a
 // compacted conversation keeps each one in its summary, so the agent does
@@ -32,6 +37,18 @@ func (a *Agent) compact() int {
 	a.mu.Unlock()
 	dropped, _ := a.compactTo(total / 2)
 	return dropped
+}
+
+// leastTokens is what a compacted request cannot go below: the fixed part,
+// the task and the summary's room.
+func (a *Agent) leastTokens() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := a.fixedTokens() + a.win.tokens(summaryAllowance/4)
+	if len(a.msgs) > 0 && a.msgs[0].Role == openai.ChatMessageRoleUser {
+		n += a.msgTokens(a.msgs[:1])
+	}
+	return n
 }
 
 // compactTo shrinks the model's view of the conversation to at most target
@@ -64,7 +81,9 @@ func (a *Agent) compactTo(target int) (dropped int, ok bool) {
 	for i, m := range msgs {
 		sizes[i] = a.win.tokens(estimateMessage(m))
 	}
-	fixed := a.fixedTokens() + a.msgTokens(msgs[:head]) + a.win.tokens(maxSummary/4)
+	// The summary's room: most summaries are a few lines; a longer one
+	// is cut to fit by shrinkTexts' turn of the others.
+	fixed := a.fixedTokens() + a.msgTokens(msgs[:head]) + a.win.tokens(summaryAllowance/4)
 	tail := 0
 	for _, n := range sizes[last:] {
 		tail += n

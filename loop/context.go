@@ -61,6 +61,12 @@ func (w window) target() int {
 	return w.size - reserve
 }
 
+// tightTarget is the last try: the window less the least room a reply can
+// have (a tool call or a short answer).
+func (w window) tightTarget() int {
+	return w.size - max(128, w.size/32)
+}
+
 // learn takes what a refusal said of the window.
 func (w *window) learn(c *ContextError, estimate int) {
 	if c.Window > 0 {

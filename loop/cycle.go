@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -68,8 +69,11 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 			}
 			continue
 		}
+		cutCall := len(msg.ToolCalls) > 0 || resp.Message.Content == "" || strings.Contains(resp.Message.Content, "<tool_call>")
 		switch {
-		case resp.FinishReason == string(openai.FinishReasonLength) && len(msg.ToolCalls) > 0:
+		case resp.FinishReason == string(openai.FinishReasonLength) && cutCall:
+			// Calls cut mid-way, or a reply cut before its call could be
+			// parsed (llama.cpp streams nothing of a call it holds back).
 			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
 			return cyc, a.cutOff(turn, msg, ErrOutputLimit, outputLimitAnswer)
 		case resp.FinishReason == string(openai.FinishReasonContentFilter):
@@ -112,9 +116,9 @@ func (a *Agent) hasNews() bool {
 func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
 	for try := 0; ; try++ {
 		req := a.request()
-		if w := a.window(); try == 0 && w.size > 0 && w.tokens(estimateRequest(req)) > w.target() {
+		if w := a.window(); try == 0 && w.size > 0 && w.tokens(estimateRequest(req)) > max(w.target(), min(a.leastTokens(), w.tightTarget())) {
 			// Known not to fit with room for the reply: compact before asking.
-			if dropped, _ := a.compactTo(w.target()); dropped > 0 {
+			if dropped, _ := a.compactForReply(); dropped > 0 {
 				a.emit(Event{Kind: EventCompacted, Turn: turn, Dropped: dropped})
 				req = a.request()
 			}
@@ -180,7 +184,13 @@ func (a *Agent) compactForReply() (dropped int, ok bool) {
 	if w.size == 0 {
 		return a.compact(), true
 	}
-	return a.compactTo(w.target())
+	target := w.target()
+	if a.leastTokens() > target {
+		// The system prompt, the tools and the task leave less than the
+		// usual room: compact to the least room a reply can have.
+		target = w.tightTarget()
+	}
+	return a.compactTo(target)
 }
 
 // estimateRequest is the request's size in unscaled tokens.
