@@ -54,4 +54,5 @@ require (
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
