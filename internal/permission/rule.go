@@ -113,7 +113,7 @@ func commandMatch(pattern, command string) bool {
 	command = strings.TrimSpace(command)
 	toks := patternTokens(strings.TrimSpace(pattern))
 	var b strings.Builder
-	b.WriteString(`^`)
+	b.WriteString(`(?s)^`)
 	for i, t := range toks {
 		switch {
 		case t.wild && i == len(toks)-1 && i > 0 && strings.HasSuffix(toks[i-1].text, " "):
@@ -203,7 +203,7 @@ func pathMatch(pattern, path string) bool {
 
 func globRegexp(p string) string {
 	var b strings.Builder
-	b.WriteString(`^`)
+	b.WriteString(`(?s)^`)
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; {
 		case c == '\\' && i+1 < len(p) && strings.IndexByte(escapable, p[i+1]) >= 0:

@@ -145,6 +145,7 @@ func (l *line) run(s *simple, words []word, allow bool, depth int) {
 		if !ok {
 			return
 		}
+		s.deny = append(s.deny, suffixes(words[1:])...)
 		allow = allow && harmless && base == name.value
 		if allow && len(next) > 0 {
 			s.allow = append(s.allow, joinWords(next))
@@ -345,6 +346,24 @@ func options(args []word, withValue string) (rest []word, opts []string) {
 		}
 	}
 	return nil, opts
+}
+
+// maxSuffixes bounds the words after a wrapper tried as its command.
+const maxSuffixes = 16
+
+// suffixes are the words after a wrapper from each place on, each place's
+// word without a directory: whatever the wrapper's options, a deny rule
+// sees the command it runs (and some that it does not, which only denies
+// more).
+func suffixes(args []word) []string {
+	var out []string
+	for i := range min(len(args), maxSuffixes) {
+		if !args[i].lit {
+			continue
+		}
+		out = append(out, strings.TrimSpace(path.Base(args[i].value)+" "+joinWords(args[i+1:])))
+	}
+	return out
 }
 
 func skipDashDash(args []word) []word {
