@@ -416,9 +416,7 @@ func readWord(src string, w *syntax.Word) word {
 			if strings.ContainsAny(p.Value, "\\") {
 				bare = false
 			}
-			if strings.ContainsAny(unescaped(p.Value), "*?[{") {
-				out.glob = true
-			}
+			out.glob = out.glob || globby(unescaped(p.Value))
 			v.WriteString(unquote(p.Value, ""))
 		case *syntax.SglQuoted:
 			bare = false
@@ -465,6 +463,20 @@ func unquote(s, only string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// globby reports whether the shell may expand s as a glob or braces: a
+// `*`, a `?`, or a `[` or `{` closed later (a lone `[` is the test command).
+func globby(s string) bool {
+	if strings.ContainsAny(s, "*?") {
+		return true
+	}
+	for _, p := range []string{"[]", "{}"} {
+		if i := strings.IndexByte(s, p[0]); i >= 0 && strings.IndexByte(s[i:], p[1]) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // unescaped is s without the characters a backslash quotes.

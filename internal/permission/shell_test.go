@@ -83,6 +83,9 @@ func TestDenyRulesSeeTheCommandsALineRuns(t *testing.T) {
 		{`grep -r 'rm -rf' .`, Allow},
 		{`git rm --cached x`, Allow},
 		{`command -v rm`, Allow},
+		{`[ -f x ] && ls`, Allow},
+		{`[ -f x ] && rm x`, Deny},
+		{`/bin/[r]m x`, Ask},
 	} {
 		if v := deny.Decide(Call{Tool: "bash", Kind: Exec, Subject: tc.cmd}); v.Decision != tc.want {
 			t.Errorf("deny bash(rm *): %q is %s (%s), want %s", tc.cmd, v.Decision, v.Why, tc.want)
