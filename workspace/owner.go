@@ -23,11 +23,11 @@ import (
 //     in a record of this user's, $XDG_STATE_HOME/agentteam/workspaces/
 //     (else ~/.local/state/…), named by the workspace's real path, mode 0600;
 //   - a .agentteam/ whose id matches the record is this user's; one that
-//     holds no state (no file in inbox/, team/, sessions/, tasks/) is
-//     claimed as it is opened; a state directory of an earlier agentteam
-//     (no id) is adopted when this user owns every file in it and an inbox
-//     log carries the read position agentteam keeps in an extended
-//     attribute, which no clone can carry;
+//     holds no state (no file in inbox/, team/, sessions/, tasks/, no
+//     events.jsonl) is claimed as it is opened; a state directory of an
+//     earlier agentteam (no id) is adopted when this user owns every file
+//     in it and an inbox log carries the read position agentteam keeps in
+//     an extended attribute, which no clone can carry;
 //   - anything else is foreign: refused with ForeignError, until the person
 //     adopts it (Adopt, `agentteam adopt`) or moves it aside.
 //
@@ -195,20 +195,20 @@ func (w *Workspace) recordPath() (string, error) {
 	return filepath.Join(dir, "agentteam", "workspaces", hex.EncodeToString(sum[:16])), nil
 }
 
-// modelDirs are the directories whose files reach a model.
-func (w *Workspace) modelDirs() []string {
-	return []string{w.InboxDir(), w.TeamDir(), w.SessionsDir(), w.TasksDir()}
+// guarded are the directories whose files reach a model, and the event log.
+func (w *Workspace) guarded() []string {
+	return []string{w.InboxDir(), w.TeamDir(), w.SessionsDir(), w.TasksDir(), w.EventsPath()}
 }
 
 // stateFound is a few of the state files, for the refusal.
 func (w *Workspace) stateFound() ([]string, error) { return w.modelFiles(3) }
 
-// modelFiles lists the files under the state directories, at most limit
-// of them (0: all), skipping empty regular files (locks).
+// modelFiles lists the files under the guarded paths, at most limit of
+// them (0: all), skipping empty regular files (locks).
 func (w *Workspace) modelFiles(limit int) ([]string, error) {
 	var found []string
 	errFull := errors.New("enough")
-	for _, d := range w.modelDirs() {
+	for _, d := range w.guarded() {
 		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -244,7 +244,7 @@ func (w *Workspace) modelFiles(limit int) ([]string, error) {
 // a read position in its extended attribute.
 func (w *Workspace) earlierAgentteam() bool {
 	positioned := false
-	for _, d := range w.modelDirs() {
+	for _, d := range w.guarded() {
 		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return err

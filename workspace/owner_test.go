@@ -146,3 +146,13 @@ func TestStatelessDirIsClaimed(t *testing.T) {
 		t.Fatalf("Init did not claim the directory: %v", err)
 	}
 }
+
+// A planted event log is refused like the rest.
+func TestForeignEventLogIsRefused(t *testing.T) {
+	ws := openTemp(t)
+	writeFile(t, ws.EventsPath(), `{"kind":"message"}`+"\n")
+	var fe *ForeignError
+	if err := ws.Init(); !errors.As(err, &fe) || !strings.Contains(err.Error(), "(events.jsonl)") {
+		t.Fatalf("Init = %v, want a ForeignError naming events.jsonl", err)
+	}
+}
