@@ -25,6 +25,7 @@ require (
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.47.0
 	kernel.org/pub/linux/libs/security/libcap/psx v1.2.77
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
@@ -54,5 +55,4 @@ require (
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
-	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
