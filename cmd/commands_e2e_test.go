@@ -17,6 +17,7 @@ import (
 // registerTeammate puts a teammate in a workspace's registry, as a run would.
 func registerTeammate(t *testing.T, ws, name string, status team.Status) {
 	t.Helper()
+	ownState(t, ws)
 	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 	_, err := reg.Update(func(c *team.Config) error {
 		c.Teammates = append(c.Teammates, team.Member{Name: name, Role: "programmer", Status: status, PID: os.Getpid(), CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})

@@ -18,11 +18,30 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // state is a path under a workspace's .agentteam directory.
 func state(ws string, elem ...string) string {
 	return filepath.Join(append([]string{ws, ".agentteam"}, elem...)...)
+}
+
+// ownState makes ws's .agentteam/ this user's, for a test that writes
+// state there by hand: as a first run would, or, for a copy of another
+// workspace's, as the person would with agentteam adopt --yes.
+func ownState(t *testing.T, ws string) {
+	t.Helper()
+	w, err := workspace.Open(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fe *workspace.ForeignError
+	if err = w.Init(); errors.As(err, &fe) {
+		err = w.Adopt()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func readRegistry(t *testing.T, ws string) team.Config {
@@ -280,6 +299,7 @@ func TestTeammateOfAKilledRunIsShownFailed(t *testing.T) {
 	_ = c.Wait() // reaped: the pid is gone
 	ws2 := t.TempDir()
 	copyDir(t, state(ws), state(ws2))
+	ownState(t, ws2)
 
 	// (a) `team` repairs before showing the registry.
 	r := runBin(t, ws, nil, "", "team", "--json")
@@ -328,6 +348,7 @@ func TestTeamCommandCreatesNothingInAnEmptyWorkspace(t *testing.T) {
 // lead, the line is kept and reported.
 func TestCorruptInboxLineIsSetAsideNotFatal(t *testing.T) {
 	ws := t.TempDir()
+	ownState(t, ws)
 	store := inbox.NewStore(state(ws, "inbox"))
 	const garbage = `{"id": "torn", "type": "mess`
 	if _, err := store.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "user", Content: "first note"}); err != nil {

@@ -41,6 +41,7 @@ func TestLivenessIsTheOwnerLockNotAPID(t *testing.T) {
 		t.Fatalf("send: %s", r.stderr)
 	}
 	copyDir(t, state(ws), state(ws+"-copy"))
+	ownState(t, ws+"-copy")
 	t.Cleanup(func() { os.RemoveAll(ws + "-copy") })
 
 	r := runBin(t, ws, nil, "", "team", "--json")
@@ -86,6 +87,7 @@ func TestLivenessIsTheOwnerLockNotAPID(t *testing.T) {
 func TestTeamLeavesAnOwnedTeamAlone(t *testing.T) {
 	ws := t.TempDir()
 	dead := 1 << 22 // above any pid_max: certainly not a live process
+	ownState(t, ws)
 	reg := team.NewRegistry(state(ws, "team", "config.json"), "")
 	if _, err := reg.Update(func(c *team.Config) error {
 		now := time.Now().UTC()

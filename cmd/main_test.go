@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	// Whose workspaces are whose: in-process tests record them where the
+	// binary does, under testHome, never in the developer's own.
+	os.Setenv("XDG_STATE_HOME", filepath.Join(testHome, ".local", "state"))
 	args := []string{"build", "-o", binPath}
 	if raceEnabled {
 		args = append(args, "-race")

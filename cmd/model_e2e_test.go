@@ -186,7 +186,7 @@ func TestRunGivesEachTeammateItsModel(t *testing.T) {
 	}
 	checkUsage("run --json", answer.Usage)
 
-	r = runBin(t, ws, nil, "", "team", "--json")
+	r = runBin(t, ws, env, "", "team", "--json")
 	mustSucceed(t, r, "team --json")
 	var shown struct {
 		Teammates []team.Member   `json:"teammates"`
@@ -206,7 +206,7 @@ func TestRunGivesEachTeammateItsModel(t *testing.T) {
 		t.Errorf("team --json: lead %+v", shown.Lead)
 	}
 
-	r = runBin(t, ws, nil, "", "team")
+	r = runBin(t, ws, env, "", "team")
 	mustSucceed(t, r, "team")
 	for _, want := range []string{"MODEL", "COST", "smart/big", "local/free", "total: ", "no price configured for carol", "lead: cheap/small"} {
 		if !strings.Contains(r.stdout, want) {

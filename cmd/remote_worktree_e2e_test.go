@@ -258,6 +258,7 @@ func TestHostileRemoteInTheRegistryIsRefused(t *testing.T) {
 			if m.Host == "on-remote" {
 				gitIn(t, lead, "push", "--quiet", "origin", "HEAD:refs/heads/agentteam/alice")
 			}
+			ownState(t, lead) // a registry of this user's that a model or a worker wrote
 			reg := team.NewRegistry(state(lead, "team", "config.json"), "")
 			if _, err := reg.Update(func(c *team.Config) error { c.Teammates = []team.Member{m}; return nil }); err != nil {
 				t.Fatal(err)

@@ -74,6 +74,7 @@ type rootOpts struct {
 	worker   func(*WorkerOptions) error
 	trust    func(*TrustOptions) error
 	mcp      func(*MCPOptions) error
+	adopt    func(*AdoptOptions) error
 }
 
 func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra.Command {
@@ -133,6 +134,7 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 		newDenyCmd(g, io, hooks.deny),
 		newSessionsCmd(g, io, hooks.sessions),
 		newServeCmd(g, io, hooks.serve),
+		newAdoptCmd(g, io, hooks.adopt),
 		workerCmd,
 		newTrustCmd(g, io, hooks.trust),
 		newMCPCmd(g, io, hooks.mcp),

@@ -17,6 +17,7 @@ import (
 // newline, and the columns after it where the header puts them.
 func TestTeamShowsAHostileRoleAsText(t *testing.T) {
 	ws := t.TempDir()
+	ownState(t, ws) // a registry of this user's that a model filled
 	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 	now := time.Now().UTC()
 	// On a terminal this would clear the screen, home the cursor and
@@ -71,6 +72,7 @@ func TestTeamShowsAHostileRoleAsText(t *testing.T) {
 // with no team running, `team` shows it failed, so it is not shown here.)
 func TestTeamShowsHostileModelAndErrorAsText(t *testing.T) {
 	ws := t.TempDir()
+	ownState(t, ws) // a registry of this user's that a model filled
 	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 	now := time.Now().UTC()
 	hostile := "x\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\r\u202emallory\nsecond line"

@@ -121,7 +121,10 @@ func TestAnUntrustedProjectModeOnlyTightens(t *testing.T) {
 	}
 
 	writeConfig(t, project, "[permissions]\nmode = \"ask\"\n")
-	r, res = runEchoes(t, ws, configHome(t, ""))
+	other := configHome(t, "")
+	// Another HOME has no record of the workspace's state: it adopts it.
+	mustSucceed(t, runBin(t, ws, other, "", "adopt", "--yes"), "adopt")
+	r, res = runEchoes(t, ws, other)
 	if !strings.Contains(res, "permission denied") || strings.Contains(r.stderr, "not trusted") {
 		t.Errorf("an untrusted ask over run's yolo: tool result %q, stderr:\n%s", res, r.stderr)
 	}

@@ -31,7 +31,16 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// Whose workspaces are whose: recorded in a temporary state directory.
+	state, err := os.MkdirTemp("", "agentteam-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
 }
 
 // bumpTurns makes n status updates, each incrementing alice's turns.

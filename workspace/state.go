@@ -21,9 +21,20 @@ func (w *Workspace) stateFiles() []string {
 // CheckState refuses a .agentteam/ that agentteam must not trust: the
 // directory or one of its directories is a symbolic link (a cloned
 // repository could point it at any place, and agentteam would write there)
-// or not a directory, or a fixed state file is a link. What does not exist
-// yet is fine. It changes nothing, so read-only commands can call it.
+// or not a directory, a fixed state file is a link, or the state is not
+// this user's (ForeignError, see owner.go). What does not exist yet is
+// fine. It changes nothing, so read-only commands can call it.
 func (w *Workspace) CheckState() error {
+	if err := w.checkLinks(); err != nil {
+		return err
+	}
+	_, err := w.checkOwner()
+	return err
+}
+
+// checkLinks is CheckState's refusal of links and of what is not a
+// directory or a regular file.
+func (w *Workspace) checkLinks() error {
 	for _, d := range append(w.stateDirs(), w.WorktreesDir()) {
 		fi, err := os.Lstat(d)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -45,12 +45,23 @@ func Open(dir string) (*Workspace, error) {
 }
 
 // Init creates the .agentteam/ layout if it is missing, and refuses one
-// that agentteam must not trust, as CheckState does.
+// that agentteam must not trust, as CheckState does; one it may trust but
+// has not claimed yet it claims (owner.go).
 func (w *Workspace) Init() error {
 	if err := w.makeStateDirs(); err != nil {
 		return err
 	}
-	return w.CheckState()
+	if err := w.checkLinks(); err != nil {
+		return err
+	}
+	own, err := w.checkOwner()
+	if err != nil {
+		return err
+	}
+	if own != ownMine {
+		return w.claim()
+	}
+	return w.writeIgnore()
 }
 
 // StatePath is .agentteam/ inside the workspace.

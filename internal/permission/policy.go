@@ -2,9 +2,8 @@ package permission
 
 import (
 	"fmt"
-	"regexp"
+	"path"
 	"strings"
-	"sync"
 )
 
 // Mode is what happens to a call no rule speaks of.
@@ -90,13 +89,28 @@ type Verdict struct {
 
 // Decide says whether c may run.
 func (p Policy) Decide(c Call) Verdict {
-	if e := find(p.Deny, c, true); e != nil {
+	var ln *line
+	if c.Kind == Exec {
+		l := parseLine(c.Subject)
+		ln = &l
+	}
+	if e := find(p.Deny, c, ln); e != nil {
 		return Verdict{Decision: Deny, Entry: e, Why: ruleWhy("deny", e)}
 	}
-	if e := find(p.AskRules, c, true); e != nil {
+	if e := find(p.AskRules, c, ln); e != nil {
 		return Verdict{Decision: Ask, Entry: e, Why: ruleWhy("ask", e)}
 	}
-	if e := allowed(p.Allow, c); e != nil {
+	if ln != nil && ln.opaque != "" {
+		// A deny rule that cannot see the command asks rather than lets it pass.
+		e, list := patternFor(p.Deny, c.Tool), "deny"
+		if e == nil {
+			e, list = patternFor(p.AskRules, c.Tool), "ask"
+		}
+		if e != nil {
+			return Verdict{Decision: Ask, Why: fmt.Sprintf("the command holds %s, which the %s cannot see into", ln.opaque, ruleWhy(list, e))}
+		}
+	}
+	if e := allowed(p.Allow, c, ln); e != nil {
 		return Verdict{Decision: Allow, Entry: e, Why: ruleWhy("allow", e)}
 	}
 	mode := p.Mode
@@ -131,18 +145,22 @@ func kindWords(k Kind) string {
 	return "writes"
 }
 
-// find returns the first entry matching c. For a command, broad also
-// matches any piece of it, so a deny rule `bash(rm *)` catches
-// `ls; rm -rf x` and `echo $(rm x)`.
-func find(es []Entry, c Call, broad bool) *Entry {
+// find returns the first entry matching c. For a command it also matches
+// each simple command the line runs (see line), so a deny rule `bash(rm *)`
+// catches `ls; rm -rf x`, `echo $(rm x)`, `\\rm x`, `/bin/rm x` and
+// `sudo rm x`.
+func find(es []Entry, c Call, ln *line) *Entry {
 	for i := range es {
 		e := &es[i]
 		if e.Rule.matches(c) {
 			return e
 		}
-		if broad && c.Kind == Exec && e.Rule.Tool == c.Tool {
-			for _, piece := range pieces(c.Subject) {
-				if e.Rule.matches(Call{Tool: c.Tool, Kind: Exec, Subject: piece}) {
+		if ln == nil || e.Rule.Tool != c.Tool {
+			continue
+		}
+		for _, s := range ln.cmds {
+			for _, text := range s.deny {
+				if denyMatch(e.Rule.Pattern, text) {
 					return e
 				}
 			}
@@ -151,14 +169,38 @@ func find(es []Entry, c Call, broad bool) *Entry {
 	return nil
 }
 
+// denyMatch is commandMatch, and a pattern naming a command by its path
+// (`/bin/rm *`) also matches it by its name alone.
+func denyMatch(pattern, text string) bool {
+	if commandMatch(pattern, text) {
+		return true
+	}
+	head, rest, _ := strings.Cut(strings.TrimSpace(pattern), " ")
+	if !strings.Contains(head, "/") || strings.ContainsAny(head, "*\\") {
+		return false
+	}
+	return commandMatch(strings.TrimSpace(path.Base(head)+" "+rest), text)
+}
+
+// patternFor is the first rule of es for tool that has a pattern.
+func patternFor(es []Entry, tool string) *Entry {
+	for i := range es {
+		if es[i].Rule.Tool == tool && !es[i].Rule.Any {
+			return &es[i]
+		}
+	}
+	return nil
+}
+
 // allowed returns the allow entry that lets c run. A command is allowed
-// by a rule without wildcards only when it is exactly that command; by
-// patterns only when each of its pieces matches one and it holds no
-// substitution or redirection (`go test * ` must not allow
-// `go test x; rm -rf ~` nor `go test $(rm x)` nor `go test > ~/.bashrc`).
-func allowed(es []Entry, c Call) *Entry {
+// by a rule without wildcards when it is exactly that command; otherwise
+// only when each of its simple commands matches a rule and the parser
+// pins all of them down: no eval, no computed argument, no write to a
+// file (`go test *` must not allow `go test x; rm -rf ~` nor
+// `go test $(rm x)` nor `go test > ~/.bashrc`).
+func allowed(es []Entry, c Call, ln *line) *Entry {
 	if c.Kind != Exec {
-		return find(es, c, false)
+		return find(es, c, nil)
 	}
 	cmd := strings.TrimSpace(c.Subject)
 	for i := range es {
@@ -166,16 +208,19 @@ func allowed(es []Entry, c Call) *Entry {
 		if e.Rule.Tool != c.Tool {
 			continue
 		}
-		if e.Rule.Any || (!strings.Contains(e.Rule.Pattern, "*") && strings.TrimSpace(e.Rule.Pattern) == cmd) {
+		if text, ok := exact(e.Rule.Pattern); e.Rule.Any || ok && text == cmd {
 			return e
 		}
 	}
-	if risky().MatchString(cmd) {
+	if ln.opaque != "" || ln.writes || len(ln.cmds) == 0 {
 		return nil
 	}
 	var first *Entry
-	for _, piece := range pieces(cmd) {
-		e := find(es, Call{Tool: c.Tool, Kind: Exec, Subject: piece}, false)
+	for _, s := range ln.cmds {
+		if s.script {
+			continue
+		}
+		e := allowOne(es, c.Tool, s)
 		if e == nil {
 			return nil
 		}
@@ -186,32 +231,26 @@ func allowed(es []Entry, c Call) *Entry {
 	return first
 }
 
-// risky are the shell constructs that run or write more than the command's
-// words say.
-var risky = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`|\\$\\(|<\\(|>\\(|>|\\\\\n") })
-
-// separators split a command line into the commands it runs.
-var separators = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[;&|\n()`{}]|\\$\\(") })
-
-// pieces are the simple commands of a command line, split on the shell's
-// separators (quotes are not understood: a quoted ";" splits too, which
-// only makes allowing stricter and denying broader).
-func pieces(cmd string) []string {
-	var out []string
-	for _, p := range separators().Split(cmd, -1) {
-		p = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(p), "!$"))
-		if p != "" {
-			out = append(out, p)
+// allowOne is the first rule of es that allows one simple command.
+func allowOne(es []Entry, tool string, s simple) *Entry {
+	for i := range es {
+		if es[i].Rule.Tool != tool {
+			continue
+		}
+		for _, text := range s.allow {
+			if commandMatch(es[i].Rule.Pattern, text) {
+				return &es[i]
+			}
 		}
 	}
-	return out
+	return nil
 }
 
 // Suggest is the narrowest rule that would allow c: the exact command, or
-// the exact path.
+// the exact path, its wildcard characters escaped.
 func Suggest(c Call) Rule {
 	if c.Subject == "" {
 		return Rule{Tool: c.Tool, Any: true}
 	}
-	return Rule{Tool: c.Tool, Pattern: c.Subject}
+	return Rule{Tool: c.Tool, Pattern: Escape(c.Subject)}
 }

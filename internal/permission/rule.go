@@ -2,6 +2,29 @@
 // asked about, or is denied: rules (allow / ask / deny per tool and
 // argument pattern) over a mode. It is pure: it reads no file and knows
 // no agent; the team gives it each call's tool, kind and subject.
+//
+// In a pattern `*` is a wildcard (within one directory for paths, `**`
+// across them; `?` one character of a path), and `\*`, `\?` and `\\` are
+// a literal `*`, `?` and `\`; any other backslash is itself. "Allow
+// always" records the approved call with its wildcard characters escaped:
+// `rm -f *.log` becomes `bash(rm -f \*.log)`, which allows that command
+// and no other.
+//
+// A command is parsed as bash parses it and rules apply to each simple
+// command it runs, its name freed of quotes, backslashes, a directory and
+// wrappers (env, command, sudo, xargs, find -exec…). What the parser cannot
+// pin down (eval, source, sh -c "$X", a computed command name, find
+// -delete, a line that does not parse) no allow rule allows, and a deny or
+// ask rule of the tool asks about. Rules still cannot see:
+//   - a script file or program a command runs (`bash build.sh`, `make`,
+//     `npm test`, git hooks and aliases), nor code handed to an interpreter
+//     (`python -c`, `node -e`, `perl -e`);
+//   - shell startup files (`bash -l`, `bash -i`, BASH_ENV) and aliases or
+//     functions they define;
+//   - a variable's value that the shell evaluates as arithmetic
+//     (`(( a[$X] ))`) or a command's own options that run another
+//     (`git -c core.pager=…`, `go test -exec …`): `bash(go test *)` allows
+//     every argument to go test.
 package permission
 
 import (
@@ -88,21 +111,86 @@ func (r Rule) matches(c Call) bool {
 // stands for any text; "go test *" also matches "go test" alone.
 func commandMatch(pattern, command string) bool {
 	command = strings.TrimSpace(command)
-	pattern = strings.TrimSpace(pattern)
-	if strings.HasSuffix(pattern, " *") && command == strings.TrimSpace(strings.TrimSuffix(pattern, " *")) {
-		return true
-	}
+	toks := patternTokens(strings.TrimSpace(pattern))
 	var b strings.Builder
-	b.WriteString(`^`)
-	for i, part := range strings.Split(pattern, "*") {
-		if i > 0 {
+	b.WriteString(`(?s)^`)
+	for i, t := range toks {
+		switch {
+		case t.wild && i == len(toks)-1 && i > 0 && strings.HasSuffix(toks[i-1].text, " "):
+			// "go test *": the space and what follows are optional.
+			b.WriteString(`(?: .*)?`)
+		case t.wild:
 			b.WriteString(`.*`)
+		case i+2 == len(toks) && toks[i+1].wild && strings.HasSuffix(t.text, " "):
+			b.WriteString(regexp.QuoteMeta(strings.TrimRight(t.text, " ")))
+		default:
+			b.WriteString(regexp.QuoteMeta(t.text))
 		}
-		b.WriteString(regexp.QuoteMeta(part))
 	}
 	b.WriteString(`$`)
 	re, err := regexp.Compile(b.String())
 	return err == nil && re.MatchString(command)
+}
+
+// token is a run of literal text or one wildcard of a pattern.
+type token struct {
+	text string
+	wild bool
+}
+
+// patternTokens splits a command pattern at its unescaped `*`s.
+func patternTokens(p string) []token {
+	var toks []token
+	var lit strings.Builder
+	flush := func() {
+		if lit.Len() > 0 {
+			toks = append(toks, token{text: lit.String()})
+			lit.Reset()
+		}
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\' && i+1 < len(p) && strings.IndexByte(escapable, p[i+1]) >= 0:
+			lit.WriteByte(p[i+1])
+			i++
+		case c == '*':
+			flush()
+			toks = append(toks, token{wild: true})
+		default:
+			lit.WriteByte(c)
+		}
+	}
+	flush()
+	return toks
+}
+
+// escapable are the characters `\` makes literal in a pattern.
+const escapable = `\*?`
+
+// Escape makes s a pattern that matches exactly s: `\`, `*` and `?` get a
+// backslash.
+func Escape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(escapable, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// exact reports whether a pattern has no wildcard, and the text it
+// matches then.
+func exact(pattern string) (string, bool) {
+	var b strings.Builder
+	for _, t := range patternTokens(strings.TrimSpace(pattern)) {
+		if t.wild {
+			return "", false
+		}
+		b.WriteString(t.text)
+	}
+	return b.String(), true
 }
 
 // pathMatch matches a slash-separated path relative to the workspace:
@@ -115,9 +203,12 @@ func pathMatch(pattern, path string) bool {
 
 func globRegexp(p string) string {
 	var b strings.Builder
-	b.WriteString(`^`)
+	b.WriteString(`(?s)^`)
 	for i := 0; i < len(p); i++ {
 		switch c := p[i]; {
+		case c == '\\' && i+1 < len(p) && strings.IndexByte(escapable, p[i+1]) >= 0:
+			b.WriteString(regexp.QuoteMeta(string(p[i+1])))
+			i++
 		case strings.HasPrefix(p[i:], "**/"):
 			b.WriteString(`(?:.*/)?`)
 			i += 2

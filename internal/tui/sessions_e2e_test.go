@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // agentteamSessions is `agentteam sessions --json` in ws.
@@ -94,6 +95,14 @@ func TestChatResumePicksAnEarlierSessionInTmux(t *testing.T) {
 func TestChatResumePickerAt80x24InTmux(t *testing.T) {
 	bin := agentteamBinary(t)
 	ws := t.TempDir()
+	// The conversations are this user's, as if earlier chats had made them.
+	w, err := workspace.Open(ws)
+	if err == nil {
+		err = w.Init()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := filepath.Join(ws, ".agentteam", "sessions")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

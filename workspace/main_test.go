@@ -1,0 +1,21 @@
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+// TestMain keeps the records of whose workspaces are whose out of the
+// real state directory.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "agentteam-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_STATE_HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
