@@ -13,11 +13,6 @@ import (
 	"github.com/agentteam/agentteam/internal/sandbox"
 )
 
-func TestMain(m *testing.M) {
-	sandbox.Init() // the test binary is the sandbox's init when bash re-executes it
-	os.Exit(m.Run())
-}
-
 // sandboxEnv is a teammate's Env with the sandbox on, or a skip saying why
 // this machine has none.
 func sandboxEnv(t *testing.T) Env {
