@@ -4,16 +4,12 @@ package cmd
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 )
@@ -201,24 +197,5 @@ func TestAgentteamsGitRunsNoProgramOfTheModelsAsANormalUser(t *testing.T) {
 // runAsNobody is runBin as uid and gid 65534 with the binary bin and HOME home.
 func runAsNobody(t *testing.T, bin, dir, home string, env []string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	c := exec.CommandContext(ctx, bin, args...)
-	c.Dir = dir
-	c.Env = append(append(cleanEnv(), "HOME="+home, "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
-	c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v as nobody: %v", args, err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("agentteam %v did not finish in time as nobody; stderr:\n%s", args, errb.String())
-	}
-	return result{out.String(), errb.String(), code}
+	return runCommand(t, bin, dir, append([]string{"HOME=" + home}, env...), "", &syscall.Credential{Uid: 65534, Gid: 65534}, args...)
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,13 +62,24 @@ type result struct {
 // runBin runs the binary in dir with extra environment, bounded by a deadline.
 func runBin(t *testing.T, dir string, env []string, stdin string, args ...string) result {
 	t.Helper()
+	return runCommand(t, binPath, dir, env, stdin, nil, args...)
+}
+
+// runCommand runs bin (an agentteam binary) in dir with the clean
+// environment and extra env, as cred's user when it is not nil, bounded by
+// a deadline; a panic, a trace or a data race fails the test.
+func runCommand(t *testing.T, bin, dir string, env []string, stdin string, cred *syscall.Credential, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	c := exec.CommandContext(ctx, binPath, args...)
+	c := exec.CommandContext(ctx, bin, args...)
 	c.Dir = dir
 	// The race runtime sleeps 1 s at exit by default; a thousand sends would crawl.
 	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
 	c.Stdin = strings.NewReader(stdin)
+	if cred != nil {
+		c.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	}
 	var out, errb bytes.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	err := c.Run()

@@ -3,16 +3,10 @@
 package cmd
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // nobody is the normal user a test run as root (CI) drops to.
@@ -88,29 +82,9 @@ func (u sandboxUser) own(t *testing.T) {
 // run runs the binary as the user in its workspace, with its home.
 func (u sandboxUser) run(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	c := exec.CommandContext(ctx, u.bin, args...)
-	c.Dir = u.ws
-	c.Env = append(append(cleanEnv(), "HOME="+u.home, "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
+	var cred *syscall.Credential
 	if u.uid != os.Geteuid() {
-		c.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.uid)}}
+		cred = &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.uid)}
 	}
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("agentteam %v did not finish in time; stderr:\n%s", args, errb.String())
-	}
-	if s := errb.String(); strings.Contains(s, "panic:") || strings.Contains(s, "WARNING: DATA RACE") {
-		t.Fatalf("agentteam %v panicked or raced:\n%s", args, s)
-	}
-	return result{out.String(), errb.String(), code}
+	return runCommand(t, u.bin, u.ws, append([]string{"HOME=" + u.home}, env...), "", cred, args...)
 }
