@@ -145,20 +145,10 @@ func warnEnded(w io.Writer, reg *team.Registry, to string) error {
 	if err != nil {
 		return err
 	}
-	if i := c.Find(to); i >= 0 {
-		switch st := c.Teammates[i].Status; st {
-		case team.StatusShutdown, team.StatusFailed:
-			fmt.Fprintf(w, "warning: %s has %s: the message waits in its inbox and is read only if %s is spawned again\n", to, endedWord(st), to)
-		}
+	if note := team.EndedNote(c, to); note != "" {
+		fmt.Fprintf(w, "warning: %s\n", note)
 	}
 	return nil
-}
-
-func endedWord(st team.Status) string {
-	if st == team.StatusFailed {
-		return "failed"
-	}
-	return "shut down"
 }
 
 // checkSender refuses a --from that names an agent, the lead or any teammate

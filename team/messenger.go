@@ -199,3 +199,22 @@ func fitMessage(content, wholeIn string) string {
 	}
 	return content[:cut] + note
 }
+
+// EndedNote says, of a message to a teammate that has shut down or failed,
+// that nobody reads it now ("" for any other recipient): "sent" alone
+// would say otherwise.
+func EndedNote(c Config, to string) string {
+	i := c.Find(to)
+	if i < 0 {
+		return ""
+	}
+	word := "shut down"
+	switch c.Teammates[i].Status {
+	case StatusFailed:
+		word = "failed"
+	case StatusShutdown:
+	default:
+		return ""
+	}
+	return fmt.Sprintf("%s has %s: the message waits in its inbox and is read only if %s is spawned again", to, word, to)
+}

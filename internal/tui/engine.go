@@ -69,6 +69,15 @@ func (e *teamEngine) Send(ctx context.Context, to, content string) error {
 	return e.t.Send(ctx, workspace.UserName, to, content)
 }
 
+// EndedNote says a teammate that has ended reads nothing now ("" else).
+func (e *teamEngine) EndedNote(to string) string {
+	c, err := e.t.Registry().Read()
+	if err != nil {
+		return ""
+	}
+	return team.EndedNote(c, to)
+}
+
 func (e *teamEngine) Broadcast(ctx context.Context, content string) ([]string, error) {
 	return e.t.Broadcast(ctx, workspace.UserName, content)
 }

@@ -138,6 +138,9 @@ func hintCall(fn func(ctx context.Context, eng Engine) (string, error)) EngineCa
 	}
 }
 
+// endedNoter is an Engine that can say a recipient has ended (the team's).
+type endedNoter interface{ EndedNote(to string) string }
+
 // sendCall is /send name text.
 func sendCall(c command) (EngineCall, error) {
 	args := c.split(2)
@@ -148,6 +151,11 @@ func sendCall(c command) (EngineCall, error) {
 	return hintCall(func(ctx context.Context, eng Engine) (string, error) {
 		if err := eng.Send(ctx, to, text); err != nil {
 			return "", err
+		}
+		if n, ok := eng.(endedNoter); ok {
+			if note := n.EndedNote(to); note != "" {
+				return "sent to " + to + "'s inbox, but " + note, nil
+			}
 		}
 		return "sent to " + to + "'s inbox", nil
 	}), nil

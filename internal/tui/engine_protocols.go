@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/config"
 	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -17,6 +18,9 @@ import (
 func (e *teamEngine) ReviewPlan(ctx context.Context, name string, approve bool, feedback string) (string, error) {
 	if err := workspace.ValidateTeammateName(name); err != nil {
 		return "", err
+	}
+	if err := team.CheckRecipient(e.t.Registry(), name); err != nil {
+		return "", err // no such teammate: not "nobody has no plan waiting"
 	}
 	id, ok := e.t.OpenPlanRequest(name)
 	if !ok {

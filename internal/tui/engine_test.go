@@ -105,3 +105,39 @@ func TestTeamEngineAgainstARealTeam(t *testing.T) {
 		t.Fatalf("events %v, want %v", kinds, want)
 	}
 }
+
+// /approve of a name no teammate has says so, and /send to a teammate that
+// has shut down says nobody reads it now, as agentteam send does.
+func TestEngineCommandsSayWhoIsNotThere(t *testing.T) {
+	b := NewBridge()
+	tm := openDemoTeam(t, b)
+	eng := &teamEngine{t: tm}
+	ctx := context.Background()
+	run := func(line string) (string, error) {
+		t.Helper()
+		_, call, err := EngineCommand(line, "", "")
+		if err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		r, err := call(ctx, eng)
+		return r.Text, err
+	}
+	if _, err := run("/approve nobody"); err == nil || !strings.Contains(err.Error(), "no agent named nobody") {
+		t.Errorf("/approve nobody: %v", err)
+	}
+	if err := eng.Spawn(ctx, tools.SpawnSpec{Name: "bob", Role: "tester", Prompt: "say hello"}); err != nil {
+		t.Fatal(err)
+	}
+	tm.ShutdownAll("test")
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := tm.Registry().Read(); err == nil && c.Find("bob") >= 0 && c.Teammates[c.Find("bob")].Status == team.StatusShutdown {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	text, err := run("/send bob are you there?")
+	if err != nil || !strings.Contains(text, "bob has shut down") {
+		t.Errorf("/send to a shut-down teammate: %q, %v", text, err)
+	}
+}
