@@ -97,13 +97,13 @@ func runSend(opts *SendOptions) error {
 	if err := checkSender(reg, opts.From); err != nil {
 		return err
 	}
+	if err := team.CheckRecipient(reg, opts.To); err != nil {
+		return &ExitError{Code: ExitFailure, Err: err} // before Init: a refused send leaves no .agentteam/ behind
+	}
 	if !st.nats {
 		if err := ws.Init(); err != nil {
 			return err
 		}
-	}
-	if err := team.CheckRecipient(reg, opts.To); err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	if err := warnEnded(opts.IO.Err, reg, opts.To); err != nil {
 		return err

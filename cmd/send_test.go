@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,4 +70,17 @@ func total(t *testing.T, store *inbox.Store, name string) int {
 		t.Fatal(err)
 	}
 	return st.Total
+}
+
+// A send refused for want of its recipient, in a directory with no team,
+// leaves nothing behind.
+func TestARefusedSendLeavesNoStateBehind(t *testing.T) {
+	dir := t.TempDir()
+	r := runBin(t, dir, nil, "", "send", "--to", "bob", "hello")
+	if r.code != ExitFailure || !strings.Contains(r.stderr, "no agent named bob") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".agentteam")); !os.IsNotExist(err) {
+		t.Errorf("the refused send left .agentteam/ behind: %v", err)
+	}
 }
