@@ -56,7 +56,7 @@ type ToolCall struct {
 	Result  string `json:"detail,omitempty"`
 	IsError bool   `json:"is_error,omitempty"` // the tool refused or failed
 	Turn    int    `json:"turn,omitempty"`
-	Diff    string `json:"diff,omitempty"` // write_file, edit_file: the unified diff the write made
+	Diff    string `json:"diff,omitempty"` // write_file, edit_file: the unified diff the write made; bash: of the files the person's tools run later
 }
 
 // Reply: an agent's model turn answered (text, tool calls, or both).

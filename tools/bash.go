@@ -130,7 +130,12 @@ func (b *bash) call(ctx context.Context, a bashArgs) (Result, error) {
 			Hidden: b.sandbox.Hidden, ReadOnly: why != "", Network: b.sandbox.Network, Env: env}
 		return sandbox.Command(ctx, p, shell(), "-c", a.Command)
 	}
+	before := watch(b.root)
 	r := runCommand(ctx, start, b.timeout, b.outputCap)
+	if names, diff := before.changed(b.root); len(names) > 0 {
+		r.Diff = diff
+		r.Content += sprintf("\n(this command changed %s: files the person's own tools run later; the person is shown the change)", strings.Join(names, ", "))
+	}
 	if why != "" && b.sandbox.On && !isSuccess(r) {
 		r.Content += fmt.Sprintf("\n(%s: until then commands cannot write anything)", why)
 	}

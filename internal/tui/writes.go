@@ -163,6 +163,12 @@ func keyArgOf(args, key string) string {
 // writeEntry is the conversation's entry for an ended tool call that wrote
 // a file with a known diff; nil for any other call.
 func (m *Model) writeEntry(agent string, p team.ToolCall) *entry {
+	if p.Tool == tools.BashName && p.Diff != "" {
+		// A command that changed files the person's tools run later.
+		d := newShownDiff(p.Diff)
+		m.writes.remember(agent, p.Args, d)
+		return &entry{kind: entryWrite, tool: p.Tool, arg: strings.Join(diffFiles(p.Diff), ", "), write: d, text: p.Result, done: true, isErr: p.IsError}
+	}
 	if !isWrite(p.Tool) {
 		return nil
 	}
@@ -240,8 +246,11 @@ func diffCounts(d string) (add, del int, ok bool) {
 func (r *renderer) writeLines(e *entry, w int) []string {
 	st := r.st
 	verb := "wrote "
-	if e.tool == tools.EditFileName {
+	switch e.tool {
+	case tools.EditFileName:
 		verb = "edited "
+	case tools.BashName:
+		verb = "ran a command that changed "
 	}
 	head := "  " + st.tool.Render("✎ ")
 	if e.who != "" {
@@ -326,4 +335,25 @@ func (m *Model) diffsCommand(c command) {
 	}
 	m.r.diffs = !on
 	m.toggleDiffs()
+}
+
+// diffFiles are the files a unified diff changes, in its order.
+func diffFiles(d string) []string {
+	var out []string
+	var from string
+	for _, l := range strings.Split(d, "\n") {
+		switch {
+		case strings.HasPrefix(l, "--- "):
+			from = strings.TrimPrefix(strings.TrimPrefix(l, "--- "), "a/")
+		case strings.HasPrefix(l, "+++ "):
+			to := strings.TrimPrefix(strings.TrimPrefix(l, "+++ "), "b/")
+			if to == "/dev/null" {
+				to = from
+			}
+			out = append(out, to)
+		case strings.HasPrefix(l, "(") && strings.Contains(l, ": changed; diff not shown"):
+			out = append(out, strings.TrimPrefix(l[:strings.Index(l, ":")], "("))
+		}
+	}
+	return out
 }

@@ -333,3 +333,15 @@ func TestAWriteShowsTheDiffItsToolCallCarries(t *testing.T) {
 	hs.mustSee("+fresh line", "+LINE TWO", "-line two")
 	hs.mustNotSee("+guess")
 }
+
+// A command that changed files the person's tools run later (.envrc) shows
+// as a write line with its diff.
+func TestACommandsChangeOfAPersonRunFileShows(t *testing.T) {
+	hs := newHarness(t, 120, 40, Options{HasModel: true})
+	ran := team.Event{Agent: "alice", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"echo x > .envrc"}`,
+		Result: "exit code: 0\n(this command changed .envrc: …)", Diff: "--- /dev/null\n+++ b/.envrc\n@@ -0,0 +1 @@\n+export PATH=/tmp/evil\n"}}
+	hs.send(events(ran))
+	hs.mustSee("✎ alice ran a command that changed .envrc (+1 −0)")
+	hs.send(tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl})
+	hs.mustSee("+export PATH=/tmp/evil")
+}
