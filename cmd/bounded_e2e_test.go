@@ -351,3 +351,24 @@ func TestTheBudgetFromTheUserFileHoldsOverAProjectsLargerOne(t *testing.T) {
 		t.Errorf("%d model calls were made, over the budget of 30", n)
 	}
 }
+
+// [team] max_tool_call_bytes in the user file lowers the bound on a call.
+func TestTheToolCallBoundFromTheConfig(t *testing.T) {
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"mid.txt","content":"`+strings.Repeat("y", 8<<10)+`"}`)}},
+			{Content: "done"},
+		},
+	}, nil)
+	srv := fakellm.New(script, fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws := t.TempDir()
+	env := append(fakeEnv(srv), configHome(t, "[team]\nmax_tool_call_bytes = 4096\n")...)
+	r := runBin(t, ws, env, "", "run", "--sandbox", "off", "write")
+	if r.code != 0 || !strings.Contains(r.stderr, "bound of 4 KiB") {
+		t.Fatalf("exit %d; stderr does not say the 4 KiB bound:\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "mid.txt")); !os.IsNotExist(err) {
+		t.Errorf("a call past the configured bound ran: %v", err)
+	}
+}

@@ -125,7 +125,8 @@ func (s *modelSet) build(provider, model string) (loop.Model, *team.Price, error
 		p = &config.Provider{}
 	}
 	cc := loop.ClientConfig{Model: model, IdleTimeout: s.idle, OnRetry: s.onRetry, MaxOutputTokens: p.MaxOutputTokens.V,
-		ReasoningEffort: p.ReasoningEffort.V, KeyHeader: p.APIKeyHeader.V, Query: values(p.Query)}
+		ReasoningEffort: p.ReasoningEffort.V, KeyHeader: p.APIKeyHeader.V, Query: values(p.Query),
+		MaxCallArgs: s.cfg().Team.MaxToolCallBytes.V, MaxReplyText: s.cfg().Team.MaxReplyBytes.V}
 	if p.IdleTimeout.IsSet() && g.Getenv(idleTimeoutEnv) == "" {
 		cc.IdleTimeout = p.IdleTimeout.V // the provider's own, over [team]'s
 	}

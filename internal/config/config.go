@@ -103,6 +103,9 @@ type Team struct {
 	// smaller holds: a project file never raises the person's.
 	MaxModelCalls, MaxTokens Value[int]
 	MaxCost                  Value[float64]
+	// MaxToolCallBytes and MaxReplyBytes bound one model reply's tool-call
+	// arguments and text (0: loop's defaults); the smaller holds.
+	MaxToolCallBytes, MaxReplyBytes Value[int]
 }
 
 // Sandbox holds the [sandbox] settings: the defaults of --sandbox and
@@ -298,6 +301,8 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	tighter(&t.MaxModelCalls, f.Team.MaxModelCalls, src)
 	tighter(&t.MaxTokens, f.Team.MaxTokens, src)
 	tighter(&t.MaxCost, f.Team.MaxCost, src)
+	tighter(&t.MaxToolCallBytes, f.Team.MaxToolCallBytes, src)
+	tighter(&t.MaxReplyBytes, f.Team.MaxReplyBytes, src)
 	setDuration(&t.ShutdownTimeout, f.Team.ShutdownTimeout, src)
 	setDuration(&t.PlanTimeout, f.Team.PlanTimeout, src)
 	setDuration(&t.HandoffTimeout, f.Team.HandoffTimeout, src)

@@ -243,7 +243,7 @@ func TestBadFilesAreRefused(t *testing.T) {
 	}{
 		{name: "unknown key in [team], with the keys it may have",
 			text: "[team]\nmax_workers = 2\nmax_worker = 3\n",
-			says: []string{"line 3", "team.max_worker is not a setting agentteam knows", "in [team]: auto_claim, git_remote, handoff_timeout, idle_timeout, isolation, max_cost, max_model_calls, max_queue, max_tokens, max_turns, max_workers"}},
+			says: []string{"line 3", "team.max_worker is not a setting agentteam knows", "in [team]: auto_claim, git_remote, handoff_timeout, idle_timeout, isolation, max_cost, max_model_calls, max_queue, max_reply_bytes, max_tokens, max_tool_call_bytes, max_turns, max_workers"}},
 		{name: "an idle timeout that is no duration",
 			text: "[providers.x]\nidle_timeout = \"soon\"\n",
 			says: []string{"line 2", "providers.x.idle_timeout must be a positive duration", `not "soon"`}},

@@ -135,6 +135,9 @@ type rawTeam struct {
 	MaxModelCalls *int     `toml:"max_model_calls"`
 	MaxTokens     *int     `toml:"max_tokens"`
 	MaxCost       *float64 `toml:"max_cost"`
+	// Bounds on one model reply, in bytes; a project file's only tightens.
+	MaxToolCallBytes *int `toml:"max_tool_call_bytes"`
+	MaxReplyBytes    *int `toml:"max_reply_bytes"`
 }
 
 type rawSandbox struct {
@@ -365,7 +368,8 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 		v   *int
 		min int
 	}{{"max_workers", t.MaxWorkers, 1}, {"max_queue", t.MaxQueue, 0}, {"max_turns", t.MaxTurns, 1},
-		{"max_model_calls", t.MaxModelCalls, 0}, {"max_tokens", t.MaxTokens, 0}} {
+		{"max_model_calls", t.MaxModelCalls, 0}, {"max_tokens", t.MaxTokens, 0},
+		{"max_tool_call_bytes", t.MaxToolCallBytes, 1024}, {"max_reply_bytes", t.MaxReplyBytes, 1024}} {
 		if c.v != nil && *c.v < c.min {
 			return fail(toml.Key{"team", c.key}, "must be at least %d, not %d", c.min, *c.v)
 		}
@@ -550,7 +554,7 @@ func redactQuoted(s string) string { return quotedRE().ReplaceAllString(s, `"…
 func expected(path string) string {
 	i := strings.LastIndexByte(path, '.')
 	switch last := path[i+1:]; last {
-	case "max_workers", "max_queue", "max_turns", "max_output_tokens", "max_model_calls", "max_tokens", "context_window":
+	case "max_workers", "max_queue", "max_turns", "max_output_tokens", "max_model_calls", "max_tokens", "context_window", "max_tool_call_bytes", "max_reply_bytes":
 		return "a whole number"
 	case "shutdown_timeout", "plan_timeout", "handoff_timeout", "idle_timeout":
 		return "a duration in quotes, like \"90s\""
