@@ -27,7 +27,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -223,7 +222,7 @@ func (m *Manager) connect(ctx context.Context, c *conn) error {
 		cmd := exec.Command(c.srv.Command, c.srv.Args...)
 		cmd.Env = m.env(c.srv.Env)
 		cmd.Stderr = nil // the server's own log is not the person's
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.SysProcAttr = serverProcAttr()
 		transport = &sdk.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	case c.srv.URL != "":
 		hc := &http.Client{Transport: &headers{base: http.DefaultTransport, set: m.headers(c.srv.Headers)}}
