@@ -117,3 +117,23 @@ func TestAWorkersModeNeverLoosensTheLeads(t *testing.T) {
 		}
 	}
 }
+
+// Two teammates bouncing the same messages are seen however their
+// messages interleave (both send at once, so one may send twice in a row).
+func TestPingPongIsSeenWhenTheMessagesInterleave(t *testing.T) {
+	var p pingPong
+	order := []string{"alice", "alice", "bob", "bob", "alice", "bob", "bob", "alice", "alice", "bob"}
+	seen := 0
+	for _, from := range order {
+		to, text := "bob", "ping"
+		if from == "bob" {
+			to, text = "alice", "pong"
+		}
+		if p.observe(from, to, text) {
+			seen++
+		}
+	}
+	if seen != 1 {
+		t.Errorf("seen %d times, want once", seen)
+	}
+}

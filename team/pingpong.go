@@ -21,15 +21,18 @@ type pingPong struct {
 	pairs map[[2]string]*exchange
 }
 
-// exchange is what two teammates last said to each other.
+// exchange is what two teammates have been saying to each other: per
+// sender, its last message (normalized) and how many times in a row it
+// has sent it in this pair.
 type exchange struct {
-	last string            // who sent the last message
-	said map[string]string // each one's last message, normalized
-	run  int               // messages in a row that alternate and repeat
-	told bool
+	said    map[string]string
+	repeats map[string]int
+	told    bool
 }
 
-// observe counts a message from → to; true the once the bouncing is seen.
+// observe counts a message from → to; true the once the bouncing is seen:
+// each of the two has sent the other the same message pingPongRun/2 times
+// in a row, however their messages interleave.
 func (p *pingPong) observe(from, to, content string) bool {
 	if from == to || isPerson(from) || isPerson(to) {
 		return false
@@ -46,20 +49,16 @@ func (p *pingPong) observe(from, to, content string) bool {
 	}
 	e := p.pairs[key]
 	if e == nil {
-		e = &exchange{said: map[string]string{}}
+		e = &exchange{said: map[string]string{}, repeats: map[string]int{}}
 		p.pairs[key] = e
 	}
-	prev, had := e.said[from]
-	switch {
-	case e.last == to && had && prev == norm:
-		e.run++
-	case e.last == to:
-		e.run, e.told = 2, false // it alternates, but says something new
-	default:
-		e.run, e.told = 1, false
+	if prev, had := e.said[from]; had && prev == norm {
+		e.repeats[from]++
+	} else {
+		e.repeats[from], e.told = 1, false // something new: a new run
 	}
-	e.last, e.said[from] = from, norm
-	if e.run >= pingPongRun && !e.told {
+	e.said[from] = norm
+	if e.repeats[from] >= pingPongRun/2 && e.repeats[to] >= pingPongRun/2 && !e.told {
 		e.told = true
 		return true
 	}
