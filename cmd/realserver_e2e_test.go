@@ -81,8 +81,13 @@ func tail(s string, n int) string {
 	return s
 }
 
-func llamaEnv(base, key string) []string {
-	return []string{"OPENAI_API_KEY=" + key, "OPENAI_BASE_URL=" + base, "AGENTTEAM_MODEL=toy"}
+// llamaEnv points the binary at the server. The toy model fills every
+// string argument with "alice", a spawn's model among them at times: a
+// model of that name is configured too, so the spawn does not fail for it.
+func llamaEnv(t *testing.T, base, key string) []string {
+	t.Helper()
+	user := "[providers.llama]\nbase_url = \"" + base + "\"\napi_key_env = \"LLAMA_TEST_KEY\"\nmodel = \"toy\"\nmodels = [\"alice\"]\n"
+	return append(configHome(t, user), "LLAMA_TEST_KEY="+key)
 }
 
 // spawns counts the lead's spawn_teammate calls in its session.
@@ -105,7 +110,7 @@ func spawns(t *testing.T, ws string) int {
 func TestARealLlamaServerRunsATeam(t *testing.T) {
 	base := startLlama(t, "-c", "32768", "-n", "512")
 	ws := t.TempDir()
-	r := runBin(t, ws, llamaEnv(base, "any"), "", "run", "--sandbox", "off", "--timeout", "80s", "spawn alice")
+	r := runBin(t, ws, llamaEnv(t, base, "any"), "", "run", "--sandbox", "off", "--timeout", "80s", "spawn alice")
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
@@ -120,15 +125,16 @@ func TestARealLlamaServerRunsATeam(t *testing.T) {
 
 // A context the conversation outgrows (llama.cpp rounds -c up to 256s:
 // 3,328 tokens, of which the system prompt and the tools take about
-// 3,100; a padded task makes the lead's third request refused): the
+// 3,200; the task's padding makes the lead's third request, after alice's
+// report, the first refused: retune it when the prompts grow): the
 // refusal is compacted, the lead does not spawn alice twice, and the run
 // ends with its answer or a sentence that names the context window,
 // never one that blames max_output_tokens.
 func TestARealServersContextOverflowIsCompacted(t *testing.T) {
 	base := startLlama(t, "-c", "3328", "-n", "256")
 	ws := t.TempDir()
-	task := "spawn alice" + strings.Repeat(" now", 60)
-	r := runBin(t, ws, llamaEnv(base, "any"), "", "run", "--sandbox", "off", "--timeout", "80s", task)
+	task := "spawn alice" + strings.Repeat(" now", 10)
+	r := runBin(t, ws, llamaEnv(t, base, "any"), "", "run", "--sandbox", "off", "--timeout", "80s", task)
 	if strings.Contains(r.stderr, "max_output_tokens") {
 		t.Errorf("a full context was blamed on the output limit:\n%s", r.stderr)
 	}
@@ -152,7 +158,7 @@ func TestARealServersContextOverflowIsCompacted(t *testing.T) {
 func TestARealServersCutToolCallRunsNothing(t *testing.T) {
 	base := startLlama(t, "-c", "32768", "-n", "6")
 	ws := t.TempDir()
-	r := runBin(t, ws, llamaEnv(base, "any"), "", "run", "--sandbox", "off", "--timeout", "60s", "spawn alice")
+	r := runBin(t, ws, llamaEnv(t, base, "any"), "", "run", "--sandbox", "off", "--timeout", "60s", "spawn alice")
 	if r.code == 0 {
 		t.Fatalf("a run whose every tool call is cut ended well:\n%s", r.stderr)
 	}
@@ -167,8 +173,8 @@ func TestARealServersCutToolCallRunsNothing(t *testing.T) {
 // A wrong key is one sentence naming the variable it came from.
 func TestARealServerRefusesAWrongKey(t *testing.T) {
 	base := startLlama(t, "-c", "4096", "-n", "64", "--api-key", "the-right-key")
-	r := runBin(t, t.TempDir(), llamaEnv(base, "a-wrong-key"), "", "run", "--sandbox", "off", "--timeout", "30s", "spawn alice")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "OPENAI_API_KEY") {
+	r := runBin(t, t.TempDir(), llamaEnv(t, base, "a-wrong-key"), "", "run", "--sandbox", "off", "--timeout", "30s", "spawn alice")
+	if r.code != ExitFailure || !strings.Contains(r.stderr, "LLAMA_TEST_KEY") {
 		t.Errorf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	if strings.Contains(r.stderr, "a-wrong-key") || strings.Contains(r.stderr, "the-right-key") {

@@ -148,9 +148,9 @@ func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
 		dropped, ok := a.compactForReply()
 		if dropped == 0 && !ok {
 			if err == nil {
-				err = ErrContextFull
+				return resp, ErrContextFull
 			}
-			return resp, err
+			return resp, fmt.Errorf("%w (%w)", ErrContextFull, err)
 		}
 		a.emit(Event{Kind: EventCompacted, Turn: turn, Dropped: dropped})
 	}
