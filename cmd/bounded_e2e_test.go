@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -257,50 +255,15 @@ func TestBoundsFlagsRefuseWhatNoRunCanHave(t *testing.T) {
 func TestAChatStopsAtItsBudget(t *testing.T) {
 	srv := fakellm.New(pingPongScript(), fakellm.WithAPIKey("test-key"))
 	defer srv.Close()
-	c := exec.Command(binPath, "chat", "--plain", "--sandbox", "off", "--permission-mode", "yolo", "--max-model-calls", "40")
-	c.Dir = t.TempDir()
-	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0", "TERM=dumb"), fakeEnv(srv)...)
-	in, err := c.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out lockedBuffer
-	c.Stdout, c.Stderr = &out, &out
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Process.Kill() })
-	fmt.Fprintln(in, "play")
-	deadline := time.Now().Add(60 * time.Second)
-	for !strings.Contains(out.String(), "reached its budget of 40 model calls") && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	in.Close()
-	waitExit(t, c, 30*time.Second)
-	if !strings.Contains(out.String(), "reached its budget of 40 model calls") {
-		t.Errorf("the chat does not say the budget was reached:\n%s", out.String())
-	}
+	lc := startLineChat(t, t.TempDir(), append(fakeEnv(srv), "TERM=dumb"),
+		"chat", "--plain", "--sandbox", "off", "--permission-mode", "yolo", "--max-model-calls", "40")
+	lc.send("play")
+	lc.waitFor("reached its budget of 40 model calls", 1)
+	lc.stdin.Close()
+	lc.exit()
 	if n := len(srv.Calls()); n > 40 {
 		t.Errorf("%d model calls were made, over the budget of 40", n)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer a process and the test share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // A teammate's reply longer than a message reaches the lead cut, with
