@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/gitwt"
 	"github.com/agentteam/agentteam/internal/sandbox"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // waitDelay bounds how long a finished command may keep its output pipe
@@ -72,6 +73,8 @@ type bash struct {
 	agent     string
 	root      string
 	protect   []string // the team's state, read-only to commands
+	watchOnce sync.Once
+	watchWS   *workspace.Workspace // the root, for the files the person's tools run (personrun.go)
 	gate      WriteGate
 	sandbox   Sandbox
 	timeout   time.Duration
@@ -130,9 +133,10 @@ func (b *bash) call(ctx context.Context, a bashArgs) (Result, error) {
 			Hidden: b.sandbox.Hidden, ReadOnly: why != "", Network: b.sandbox.Network, Env: env}
 		return sandbox.Command(ctx, p, shell(), "-c", a.Command)
 	}
-	before := watch(b.root)
+	b.watchOnce.Do(func() { b.watchWS, _ = workspace.Open(b.root) }) // nil, nothing watched, if it fails
+	before := watch(b.watchWS)
 	r := runCommand(ctx, start, b.timeout, b.outputCap)
-	if names, diff := before.changed(b.root); len(names) > 0 {
+	if names, diff := before.changed(b.watchWS); len(names) > 0 {
 		r.Diff = diff
 		r.Content += sprintf("\n(this command changed %s: files the person's own tools run later; the person is shown the change)", strings.Join(names, ", "))
 	}

@@ -140,3 +140,24 @@ func TestACommandsWriteOfAPersonRunFileIsShown(t *testing.T) {
 		t.Errorf("a command that changed no such file has a diff: %q", quiet.Diff)
 	}
 }
+
+// The watch reads nothing through a link out of the workspace: a
+// workflows directory linked to a secret's directory shows no secret.
+func TestThePersonRunWatchReadsNoLinkOut(t *testing.T) {
+	env, _, _, _ := testEnv(t)
+	secrets := t.TempDir()
+	if err := os.WriteFile(filepath.Join(secrets, "id_rsa"), []byte("PRIVATE KEY never shown\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := ForTeammate(env)
+	r := s.Call(context.Background(), "bash", `{"command":`+quoteJSON("mkdir -p .github && ln -s "+secrets+" .github/workflows && ln -s "+secrets+"/id_rsa .envrc")+`}`)
+	if r.IsError {
+		t.Fatal(r.Content)
+	}
+	if strings.Contains(r.Diff, "PRIVATE KEY") || strings.Contains(r.Content, "PRIVATE KEY") {
+		t.Fatalf("the watch read through a link out:\n%s", r.Diff)
+	}
+	if !strings.Contains(r.Content, ".envrc") {
+		t.Errorf("the new .envrc link is not said: %q", r.Content)
+	}
+}

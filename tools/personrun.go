@@ -3,12 +3,12 @@ package tools
 import (
 	"bytes"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	udiff "github.com/aymanbagabas/go-udiff"
+
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // personRun are files in a work tree that the person's own tools run
@@ -33,37 +33,54 @@ const maxWatched = 256 << 10
 // relative to the root; a file too large or not regular is held as nil.
 type watched map[string][]byte
 
-// watch reads the person-run files under root as they are now.
-func watch(root string) watched {
+// watch reads the person-run files of ws as they are now, through
+// workspace.Place: no link out of the workspace followed (a directory
+// linked to ~/.ssh is read as nothing), no FIFO waited on.
+func watch(ws *workspace.Workspace) watched {
 	w := watched{}
+	if ws == nil {
+		return w
+	}
 	names := slices.Clone(personRun)
 	for _, d := range personRunDirs {
-		if ents, err := os.ReadDir(filepath.Join(root, d)); err == nil {
-			for _, e := range ents {
-				names = append(names, d+"/"+e.Name())
-			}
-		}
-	}
-	for _, n := range names {
-		p := filepath.Join(root, filepath.FromSlash(n))
-		fi, err := os.Lstat(p)
+		pl, err := ws.Place(d)
 		if err != nil {
 			continue
 		}
-		w[n] = readWatched(p, fi)
+		if f, err := pl.OpenDir(); err == nil {
+			if ents, err := f.ReadDir(-1); err == nil {
+				for _, e := range ents {
+					names = append(names, d+"/"+e.Name())
+				}
+			}
+			f.Close()
+		}
+		pl.Close()
+	}
+	for _, n := range names {
+		pl, err := ws.Place(n)
+		if err != nil {
+			w[n] = nil // there, but a link out of the workspace: changes show, not its text
+			continue
+		}
+		if _, err := pl.Mode(); err == nil {
+			w[n] = readWatched(pl)
+		}
+		pl.Close()
 	}
 	return w
 }
 
-func readWatched(p string, fi os.FileInfo) []byte {
-	if !fi.Mode().IsRegular() || fi.Size() > maxWatched {
-		return nil
-	}
-	f, err := os.OpenFile(p, os.O_RDONLY|oNonblock, 0) // never waits on a FIFO put there meanwhile
+// readWatched is the file's text, or nil when it is not a small regular file.
+func readWatched(pl *workspace.Place) []byte {
+	f, fi, err := pl.OpenRegular()
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	if fi.Size() > maxWatched {
+		return nil
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxWatched+1))
 	if err != nil || len(b) > maxWatched {
 		return nil
@@ -71,10 +88,10 @@ func readWatched(p string, fi os.FileInfo) []byte {
 	return b
 }
 
-// changed is what a command did to the person-run files under root since
+// changed is what a command did to the person-run files of ws since
 // before: the changed names, and their diffs.
-func (before watched) changed(root string) (names []string, diff string) {
-	after := watch(root)
+func (before watched) changed(ws *workspace.Workspace) (names []string, diff string) {
+	after := watch(ws)
 	var b strings.Builder
 	for _, n := range sortedNames(before, after) {
 		old, had := before[n]
