@@ -90,12 +90,15 @@ func (a *Agent) compactTo(target int) (dropped int, ok bool) {
 	}
 	// The earliest start whose tail fits; else the last turn alone.
 	start := last
-	for s, rest := head+1, tail+sum(sizes[head+1:last]); s <= last; s++ {
+	for s, rest := head, tail+sum(sizes[head:last]); s <= last; s++ {
 		if msgs[s].Role != openai.ChatMessageRoleTool && fixed+rest <= target {
 			start = s
 			break
 		}
 		rest -= sizes[s]
+	}
+	if start == head {
+		return 0, true // it fits whole: nothing to drop
 	}
 	out := make([]openai.ChatCompletionMessage, 0, len(msgs)-start+head+1)
 	out = append(out, msgs[:head]...)

@@ -2,12 +2,13 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/tools"
 )
 
 // RunCycle runs model turns until a reply without tool calls, the turn
@@ -116,7 +117,7 @@ func (a *Agent) hasNews() bool {
 func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
 	for try := 0; ; try++ {
 		req := a.request()
-		if w := a.window(); try == 0 && w.size > 0 && w.tokens(estimateRequest(req)) > max(w.target(), min(a.leastTokens(), w.tightTarget())) {
+		if w := a.window(); try == 0 && w.size > 0 && w.tokens(estimateRequest(req)) > a.replyTarget(w) {
 			// Known not to fit with room for the reply: compact before asking.
 			if dropped, _ := a.compactForReply(); dropped > 0 {
 				a.emit(Event{Kind: EventCompacted, Turn: turn, Dropped: dropped})
@@ -184,28 +185,24 @@ func (a *Agent) compactForReply() (dropped int, ok bool) {
 	if w.size == 0 {
 		return a.compact(), true
 	}
-	target := w.target()
-	if a.leastTokens() > target {
-		// The system prompt, the tools and the task leave less than the
-		// usual room: compact to the least room a reply can have.
-		target = w.tightTarget()
+	return a.compactTo(a.replyTarget(w))
+}
+
+// replyTarget is how many tokens a request may have in w: with the usual
+// room for the reply, or, where the system prompt, the tools and the task
+// leave less, with the least room a reply can have.
+func (a *Agent) replyTarget(w window) int {
+	if a.leastTokens() > w.target() {
+		return w.tightTarget()
 	}
-	return a.compactTo(target)
+	return w.target()
 }
 
 // estimateRequest is the request's size in unscaled tokens.
 func estimateRequest(req Request) int {
-	n := 0
+	n := tools.DefinitionBytes(req.Tools) / 4
 	for _, m := range req.Messages {
 		n += estimateMessage(m)
-	}
-	for _, t := range req.Tools {
-		if t.Function != nil {
-			n += (len(t.Function.Name) + len(t.Function.Description) + 32) / 4
-			if raw, ok := t.Function.Parameters.(json.RawMessage); ok {
-				n += len(raw) / 4
-			}
-		}
 	}
 	return n
 }

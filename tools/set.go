@@ -113,9 +113,15 @@ func (s *Set) Definitions() []openai.Tool {
 
 // SchemaBytes is about how many bytes the definitions take in a request,
 // for estimating its size.
-func (s *Set) SchemaBytes() int {
+func (s *Set) SchemaBytes() int { return DefinitionBytes(s.defs) }
+
+// DefinitionBytes is about how many bytes defs take in a request.
+func DefinitionBytes(defs []openai.Tool) int {
 	n := 0
-	for _, d := range s.defs {
+	for _, d := range defs {
+		if d.Function == nil {
+			continue
+		}
 		n += len(d.Function.Name) + len(d.Function.Description) + 32
 		if raw, ok := d.Function.Parameters.(json.RawMessage); ok {
 			n += len(raw)
