@@ -259,10 +259,4 @@ func isContextLength(e *apiError) bool {
 }
 
 // snippet keeps error bodies short enough for one line.
-func snippet(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	return s
-}
+func snippet(s string) string { return oneLine(s, 200) }

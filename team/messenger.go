@@ -192,12 +192,8 @@ func fitMessage(content, wholeIn string) string {
 	if len(content) <= inbox.MaxContentBytes {
 		return content
 	}
-	note := fmt.Sprintf("\n\n[… cut: the reply was %d bytes, over a message's %d; the whole of it is the last reply in %s]", len(content), inbox.MaxContentBytes, wholeIn)
-	cut := inbox.MaxContentBytes - len(note)
-	for cut > 0 && content[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return content[:cut] + note
+	note := fmt.Sprintf("\n\n[cut: the reply was %d bytes, over a message's %d; the whole of it is the last reply in %s]", len(content), inbox.MaxContentBytes, wholeIn)
+	return clip(content, inbox.MaxContentBytes-len(note)-len("…")) + note
 }
 
 // EndedNote says, of a message to a teammate that has shut down or failed,

@@ -341,7 +341,9 @@ func (t *tool) Params() any {
 }
 
 // ReadOnly: the server says the tool changes nothing.
-func (t *tool) ReadOnly() bool { return t.def.Annotations != nil && t.def.Annotations.ReadOnlyHint }
+func (t *tool) ReadOnly() bool { return readOnly(t.def) }
+
+func readOnly(t *sdk.Tool) bool { return t.Annotations != nil && t.Annotations.ReadOnlyHint }
 
 func (t *tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, error) {
 	var a map[string]any
@@ -366,12 +368,11 @@ func (t *tool) Run(ctx context.Context, args json.RawMessage) (tools.Result, err
 			t.m.lost(t.c, s, err)
 			return tools.Errorf("the MCP server %s did not answer %s within %s; it is started again for the next call", t.c.srv.Name, t.def.Name, d), nil
 		}
-		var rpc interface{ Error() string }
-		if errors.As(err, &rpc) && !errors.Is(err, sdk.ErrConnectionClosed) {
-			return tools.Errorf("the MCP server %s refused the call: %v", t.c.srv.Name, err), nil
+		if errors.Is(err, sdk.ErrConnectionClosed) {
+			t.m.lost(t.c, s, err)
+			return tools.Errorf("the MCP server %s went away during the call (%v); it is started again for the next call", t.c.srv.Name, err), nil
 		}
-		t.m.lost(t.c, s, err)
-		return tools.Errorf("the MCP server %s went away during the call (%v); it is started again for the next call", t.c.srv.Name, err), nil
+		return tools.Errorf("the MCP server %s refused the call: %v", t.c.srv.Name, err), nil
 	}
 	text := Text(res)
 	if len(text) > t.cap && t.cap > 0 {
@@ -425,7 +426,7 @@ func (m *Manager) ReadOnly(name string) bool {
 		c.mu.Lock()
 		for _, t := range c.tools {
 			if ToolName(c.srv.Name, t.Name) == name {
-				ro := t.Annotations != nil && t.Annotations.ReadOnlyHint
+				ro := readOnly(t)
 				c.mu.Unlock()
 				return ro
 			}
