@@ -89,13 +89,9 @@ func (s *spend) add(u openai.Usage, price *Price) {
 	if s == nil {
 		return
 	}
-	total := u.TotalTokens
-	if total == 0 {
-		total = u.PromptTokens + u.CompletionTokens
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.tokens += total
+	s.tokens += totalTokens(u)
 	if price != nil {
 		s.cost += price.Cost(u.PromptTokens, u.CompletionTokens)
 	}

@@ -135,10 +135,7 @@ func newMeter(u Usage) *meter {
 
 // add counts one call's usage at price (nil: the model has none).
 func (m *meter) add(u openai.Usage, price *Price) {
-	total := u.TotalTokens
-	if total == 0 {
-		total = u.PromptTokens + u.CompletionTokens
-	}
+	total := totalTokens(u)
 	if total == 0 && u.PromptTokens == 0 && u.CompletionTokens == 0 {
 		return
 	}
@@ -152,6 +149,14 @@ func (m *meter) add(u openai.Usage, price *Price) {
 		return
 	}
 	m.cost += price.Cost(u.PromptTokens, u.CompletionTokens)
+}
+
+// totalTokens is a call's token total: the server's, else its parts summed.
+func totalTokens(u openai.Usage) int {
+	if u.TotalTokens != 0 {
+		return u.TotalTokens
+	}
+	return u.PromptTokens + u.CompletionTokens
 }
 
 func (m *meter) usage() Usage {
