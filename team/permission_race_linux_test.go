@@ -9,11 +9,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/permission"
 	"github.com/agentteam/agentteam/tools"
+
+	"github.com/agentteam/agentteam/internal/testfs"
 )
 
 // A path the gate finds refused (a link into .agentteam/ or out of the
@@ -41,22 +41,7 @@ func TestTheGateCannotBeRacedIntoAllowingAWrite(t *testing.T) {
 			if err := os.Symlink(tc.target(root), aside); err != nil {
 				t.Fatal(err)
 			}
-			stop := make(chan struct{})
-			var swaps atomic.Int64
-			var swapper sync.WaitGroup
-			swapper.Go(func() {
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					if unix.Renameat2(unix.AT_FDCWD, sub, unix.AT_FDCWD, aside, unix.RENAME_EXCHANGE) != nil {
-						return
-					}
-					swaps.Add(1)
-				}
-			})
+			stopSwaps := testfs.Swap(sub, aside)
 			set := tools.ForTeammate(tools.Env{Agent: "alice", Workspace: tm.ws, Permission: tm.perms.gate("alice", tm.ws)})
 			var ran atomic.Int64
 			var callers sync.WaitGroup
@@ -71,10 +56,8 @@ func TestTheGateCannotBeRacedIntoAllowingAWrite(t *testing.T) {
 				})
 			}
 			callers.Wait()
-			close(stop)
-			swapper.Wait()
-			if swaps.Load() < 100 {
-				t.Fatalf("only %d swaps: the race was not run", swaps.Load())
+			if swaps, _ := stopSwaps(); swaps < 100 {
+				t.Fatalf("only %d swaps: the race was not run", swaps)
 			}
 			if n := ran.Load(); n > 0 {
 				t.Fatalf("%d of 1000 writes ran in ask mode with nobody to ask", n)

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/agentteam/agentteam/internal/testfs"
 )
 
 // A teammate's bash can swap a directory of the workspace for a link to
@@ -82,23 +82,7 @@ func TestFileToolsCannotBeRacedOutOfTheWorkspace(t *testing.T) {
 			if err := os.Symlink(target, aside); err != nil {
 				t.Fatal(err)
 			}
-			stop := make(chan struct{})
-			var swaps atomic.Int64
-			swapper := sync.WaitGroup{}
-			swapper.Go(func() {
-				for {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					if err := unix.Renameat2(unix.AT_FDCWD, sub, unix.AT_FDCWD, aside, unix.RENAME_EXCHANGE); err != nil {
-						report("swap: %v", err)
-						return
-					}
-					swaps.Add(1)
-				}
-			})
+			stopSwaps := testfs.Swap(sub, aside)
 
 			const calls = 1000
 			s := ForTeammate(env)
@@ -129,11 +113,13 @@ func TestFileToolsCannotBeRacedOutOfTheWorkspace(t *testing.T) {
 				})
 			}
 			callers.Wait()
-			close(stop)
-			swapper.Wait()
-			t.Logf("%d swaps, %d of %d writes done", swaps.Load(), writesOK.Load(), calls)
-			if swaps.Load() < 100 || writesOK.Load() == 0 {
-				t.Fatalf("%d swaps and %d writes done: the race was not run", swaps.Load(), writesOK.Load())
+			swaps, err := stopSwaps()
+			if err != nil {
+				report("swap: %v", err)
+			}
+			t.Logf("%d swaps, %d of %d writes done", swaps, writesOK.Load(), calls)
+			if swaps < 100 || writesOK.Load() == 0 {
+				t.Fatalf("%d swaps and %d writes done: the race was not run", swaps, writesOK.Load())
 			}
 
 			entries, err := os.ReadDir(outside)
