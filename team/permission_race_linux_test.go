@@ -11,9 +11,8 @@ import (
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/permission"
-	"github.com/agentteam/agentteam/tools"
-
 	"github.com/agentteam/agentteam/internal/testfs"
+	"github.com/agentteam/agentteam/tools"
 )
 
 // A path the gate finds refused (a link into .agentteam/ or out of the
