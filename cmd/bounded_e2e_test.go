@@ -173,12 +173,38 @@ func TestASecondInterruptStopsAStuckRunAtOnce(t *testing.T) {
 	if err := c.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // the first interrupt's clean end gets its chance
-	if err := c.Process.Signal(os.Interrupt); err != nil {
-		t.Fatalf("the run had ended at the first interrupt (%v): nothing was stuck, so this test proves nothing", err)
+	done := make(chan int, 1)
+	go func() { // no t here: the test may have ended when Wait returns
+		err := c.Wait()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			done <- ee.ExitCode()
+			return
+		}
+		done <- 0
+	}()
+	select {
+	case code := <-done:
+		t.Fatalf("the run ended (exit %d) at the first interrupt: nothing was stuck, so this test proves nothing", code)
+	case <-time.After(time.Second): // its clean end had its chance, and is stuck
 	}
-	if code := waitExit(t, c, 3*time.Second); code != ExitFailure {
-		t.Errorf("exit %d after the second interrupt, want %d", code, ExitFailure)
+	// Interrupts again until it ends: one that comes before the first is
+	// taken would be the first's, not a second.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	limit := time.After(3 * time.Second)
+	for {
+		select {
+		case code := <-done:
+			if code != ExitFailure {
+				t.Errorf("exit %d after the second interrupt, want %d", code, ExitFailure)
+			}
+			return
+		case <-tick.C:
+			_ = c.Process.Signal(os.Interrupt)
+		case <-limit:
+			t.Fatal("a second interrupt did not end the stuck run within 3 s")
+		}
 	}
 }
 
