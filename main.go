@@ -12,7 +12,7 @@ import (
 
 // gcPercent: a team's live heap is small (a few MB) and turns over fast, so
 // at Go's default of 100 the collector ran often enough to take about a
-// tenth of a large team's CPU (issue 8); 300 spends ~15 MB more memory
+// tenth of a large team's CPU; 300 spends ~15 MB more memory
 // instead. GOGC, when set, decides.
 const gcPercent = 300
 

@@ -121,7 +121,7 @@ func TestDemoRunThroughTheBinary(t *testing.T) {
 	}
 }
 
-// TestDemoUnderstandsEveryPhrase covers the SPEC §7 phrases not used above.
+// TestDemoUnderstandsEveryPhrase covers the demo's phrases not used above.
 func TestDemoUnderstandsEveryPhrase(t *testing.T) {
 	ws := t.TempDir()
 	r := runBin(t, ws, nil, "", "run", "--demo", "spawn carol as writer; send carol: hi there; broadcast: standup; list team; read inbox; dance a jig")

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Exit codes (SPEC §2).
+// Exit codes.
 const (
 	ExitFailure = 1
 	ExitUsage   = 2

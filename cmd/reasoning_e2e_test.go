@@ -10,7 +10,7 @@ import (
 	"github.com/agentteam/agentteam/team"
 )
 
-// TestRunJSONCarriesReasoning (issue 8): a model that thinks aloud
+// TestRunJSONCarriesReasoning: a model that thinks aloud
 // (DeepSeek's reasoning_content, OpenRouter's reasoning), streamed or not,
 // has its thinking in each of its turns' reply events of `run --json` and
 // of events.jsonl; a turn without thinking carries no reasoning field.

@@ -28,7 +28,7 @@ import (
 	"github.com/agentteam/agentteam/internal/sandbox"
 )
 
-// The attacks of issue 9 on the bash tool, through the binary with the fake
+// The attacks on the bash tool, through the binary with the fake
 // model. Each runs with --sandbox required (so a machine that cannot
 // sandbox fails them rather than passing them unconfined);
 // AGENTTEAM_TEST_SANDBOX=off runs the same attacks without the sandbox, to
@@ -237,7 +237,7 @@ func git(t *testing.T, dir string, args ...string) {
 	}
 }
 
-// planEscapes are the commands of issue 9 that wrote or deleted files
+// planEscapes are the commands that once wrote or deleted files
 // through plan mode's read-only allowlist.
 var planEscapes = []string{"uniq notes.txt out", "find . -fprint0 f", "file -C -m x", "git grep -O'rm' x"}
 

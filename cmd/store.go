@@ -220,7 +220,7 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 	if err != nil {
 		return nil, fail(err)
 	}
-	// The registry is an entry per teammate (issue 10); one kept whole by
+	// The registry is an entry per teammate; one kept whole by
 	// an earlier version is carried over.
 	entries, err := natsstore.OpenEntries(ctx, nc, spec.team, "registry", team.DecodeRegistryEntry, copies...)
 	if err != nil {

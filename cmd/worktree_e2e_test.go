@@ -117,7 +117,7 @@ func worktreeScript(c fakellm.Call) fakellm.Reply {
 	return fakellm.Reply{Content: "lead: waiting"}
 }
 
-// TestTwoTeammatesInWorktreesMergeWithAConflictResolved is issue 9's proof
+// TestTwoTeammatesInWorktreesMergeWithAConflictResolved is the worktrees' proof
 // through the binary, with the real git CLI.
 func TestTwoTeammatesInWorktreesMergeWithAConflictResolved(t *testing.T) {
 	ws := gitRepo(t)

@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// MessageType says what a message is. The basic types are these (SPEC §3);
-// the protocols of SPEC §6 name theirs where they are run.
+// MessageType says what a message is. The basic types are these;
+// the team's protocols name theirs where they are run.
 type MessageType string
 
-// Message types (SPEC §3).
+// Message types.
 const (
 	TypeMessage   MessageType = "message"
 	TypeBroadcast MessageType = "broadcast"

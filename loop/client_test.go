@@ -85,7 +85,7 @@ func sse(w http.ResponseWriter, chunks ...string) {
 func idx(i int) *int { return &i }
 
 // madeUp in a wanted tool call stands for an id the client made up, which
-// must be 9 letters and digits (issue 8: some servers accept no other form).
+// must be 9 letters and digits (some servers accept no other form).
 const madeUp = "<made up>"
 
 var madeID = regexp.MustCompile(`^[A-Za-z0-9]{9}$`)

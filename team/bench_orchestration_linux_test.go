@@ -20,7 +20,7 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// The orchestration scenario of issue 2: the lead spawns 200 teammates in
+// The orchestration scenario: the lead spawns 200 teammates in
 // four turns of 50 spawn_teammate calls; each teammate reads a small file,
 // sends the lead a progress message and replies; the lead answers each wake
 // with a short reply. MaxQueue is 250 so no spawn is refused.

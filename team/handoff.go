@@ -17,7 +17,7 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// Handoff message types (SPEC §6); each one's correlation_id is the handoff's request id.
+// Handoff message types; each one's correlation_id is the handoff's request id.
 const (
 	TypeHandoffRequest  inbox.MessageType = "handoff_request"
 	TypeHandoffAccept   inbox.MessageType = "handoff_accept"

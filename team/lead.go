@@ -153,7 +153,7 @@ func sourceClass(s loop.ErrorSource) ErrorClass {
 // cycleErrorClass is the class of failure of an error that ended a cycle.
 func cycleErrorClass(err error) ErrorClass { return sourceClass(loop.SourceOf(err)) }
 
-// Run gives the lead a prompt and runs the team until it settles (SPEC §2):
+// Run gives the lead a prompt and runs the team until it settles:
 // the lead's last turn ended without tool calls, no teammate is queued or
 // working, and no agent has unread messages that would wake it. It returns
 // the lead's final answer. Teammates are then shut down.

@@ -309,7 +309,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 		if err != nil {
 			return
 		}
-		// Nobody waits for this write (issue 8): the event follows once the
+		// Nobody waits for this write: the event follows once the
 		// registry shows it, and the next change of this teammate is written after.
 		r.setStatusLater(m, StatusWorking, "", func(mb *Member) { mb.Activity = Activity{}.Words() })
 		cctx, stop := context.WithCancel(ctx)

@@ -141,7 +141,7 @@ type Repair struct {
 	Reason string `json:"detail"`
 }
 
-// Settled: the team settled (SPEC §2); Final is the lead's last answer.
+// Settled: the team settled; Final is the lead's last answer.
 type Settled struct {
 	Final string `json:"detail,omitempty"`
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// Plan approval message types (SPEC §6).
+// Plan approval message types.
 const (
 	TypePlanApprovalRequest  inbox.MessageType = "plan_approval_request"
 	TypePlanApprovalResponse inbox.MessageType = "plan_approval_response"

@@ -12,7 +12,7 @@ import (
 	"github.com/agentteam/agentteam/team/request"
 )
 
-// The protocols of SPEC §6 — shutdown (shutdown.go), plan approval
+// The team's protocols — shutdown (shutdown.go), plan approval
 // (plan.go) and handoff (handoff.go) — are requests: each has an id, a
 // kind, its parties, a deadline and an outcome, and lives in the team's
 // request table while it is open. Each reply's correlation_id is its
@@ -22,7 +22,7 @@ import (
 // defines it, the protocols name its values.
 type RequestKind = request.Kind
 
-// Kinds of protocol request (SPEC §6).
+// Kinds of protocol request.
 const (
 	RequestShutdown     RequestKind = "shutdown"
 	RequestPlanApproval RequestKind = "plan_approval"

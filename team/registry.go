@@ -13,7 +13,7 @@ import (
 // decline to write.
 var errNoChange = statefile.ErrNoChange
 
-// Status is where a teammate is in its life (SPEC §3).
+// Status is where a teammate is in its life.
 type Status string
 
 // Statuses of a teammate.
@@ -292,9 +292,9 @@ func (r *Registry) change(fn func(*Config) error) func(**Config) error {
 // Change applies fn, which fails (if at all) before it changes anything,
 // and returns once the change is on disk, without making the caller a copy
 // of the whole registry (with 200 members, the copies were a tenth of a
-// run's CPU, issue 8).
+// run's CPU).
 func (r *Registry) Change(fn func(*Config) error) error {
-	// r.doc may become another store than the file (issue 10); one without
+	// r.doc may become another store than the file; one without
 	// Change is changed in place all the same.
 	if d, ok := any(r.doc).(docChanger); ok {
 		return d.Change(r.change(fn))

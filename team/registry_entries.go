@@ -141,8 +141,8 @@ func NewRegistryOnEntries(e RegistryEntries, teamName string, old RegistryStore)
 	return NewRegistryOn(s, teamName), nil
 }
 
-// carryOver writes a registry kept whole (one KV entry, before issue 10's
-// entries) into the entries, unless they already have the team's entry.
+// carryOver writes a registry kept whole (one KV entry, as stores made
+// before the entries kept it) into the entries, unless they already have the team's entry.
 // Each entry is made only if absent: two processes doing it at once make
 // each once. The team's entry goes last, so one cut short is done again.
 func (s *entryRegistry) carryOver(old RegistryStore) error {

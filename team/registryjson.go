@@ -9,7 +9,7 @@ import (
 )
 
 // The registry is rewritten whole at every change, and encoding its 200
-// members was the largest user-space cost left of a registry write (issue 8),
+// members was the largest user-space cost left of a registry write,
 // though most members had not changed since the last write. AppendJSON
 // keeps each member's JSON and encodes again only those that differ from
 // the member it was made from (compared whole, with reflect.DeepEqual, so

@@ -10,7 +10,7 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// Shutdown message types (SPEC §6).
+// Shutdown message types.
 const (
 	TypeShutdownRequest  inbox.MessageType = "shutdown_request"
 	TypeShutdownResponse inbox.MessageType = "shutdown_response"

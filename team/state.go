@@ -1,6 +1,6 @@
 package team
 
-// Team states (SPEC §6), derived from the members.
+// Team states, derived from the members.
 const (
 	StateInitializing = "initializing"
 	StateExecuting    = "executing"

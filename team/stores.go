@@ -71,7 +71,7 @@ type TaskDoc interface {
 
 // RegistryStore is the document the registry is kept in: the file
 // (statefile.Doc, the default), a KV entry changed by compare-and-set on
-// its revision (natsstore.Doc), or, on JetStream since issue 10, an entry
+// its revision (natsstore.Doc), or, on JetStream, an entry
 // per teammate (entryRegistry, registry_entries.go, over RegistryEntries). Update, UpdateInPlace and Submit apply fn
 // to the current document, count the change (Config.Changed) and store it
 // unless fn returns statefile.ErrNoChange; Submit need not wait, Flush

@@ -18,7 +18,7 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// Defaults of SPEC §2.
+// Defaults of a team's bounds.
 const (
 	DefaultMaxWorkers = 5
 	DefaultMaxQueue   = 50

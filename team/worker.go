@@ -23,7 +23,7 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// Teammates on workers (issue 10, "Hosts"). On a team whose spawns go
+// Teammates on workers, on other hosts. On a team whose spawns go
 // through a work queue (Options.Queue, a JetStream stream in
 // internal/natsstore), the lead's spawn registers the teammate queued,
 // delivers its prompt to its inbox and publishes a SpawnRequest; any

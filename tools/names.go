@@ -1,6 +1,6 @@
 package tools
 
-// Tool names, as the model sees them (SPEC §5).
+// Tool names, as the model sees them.
 const (
 	SpawnTeammateName = "spawn_teammate"
 	ListTeammatesName = "list_teammates"

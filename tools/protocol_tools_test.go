@@ -155,7 +155,7 @@ func TestReadOnlyCommand(t *testing.T) {
 		{"python3 -c 'print(1)'", false},
 		{"", false},
 		{"ls\nrm x", false},
-		// The escapes of issue 9, for when there is no sandbox.
+		// The bash escapes, for when there is no sandbox.
 		{"uniq notes.txt out", false},
 		{"uniq -c notes.txt", true},
 		{"find . -fprint0 f", false},

@@ -62,7 +62,7 @@ type TaskSpec struct {
 	BlockedBy                  []string
 }
 
-// TaskBoard is the shared task board (SPEC §6). Each method acts for the
+// TaskBoard is the shared task board. Each method acts for the
 // named agent; a refusal (unknown id, owned by someone else, blocked) is an
 // error whose text the model reads. Results are text for the model.
 type TaskBoard interface {
@@ -77,7 +77,7 @@ type TaskBoard interface {
 	UpdateTask(ctx context.Context, agent, id, status, note string, blockedBy []string) (string, error)
 }
 
-// Protocols are the team protocols of SPEC §6 that run over inbox messages
+// Protocols are the team protocols that run over inbox messages
 // linked by a request id. Each method acts for the named agent, enforces
 // the protocol's rules and returns text for the model; a refusal is an error.
 type Protocols interface {

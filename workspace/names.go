@@ -11,7 +11,7 @@ const (
 // MaxNameLen is the longest agent name.
 const MaxNameLen = 32
 
-// ValidateName checks the syntax of any agent name (SPEC §3): 1–32 characters
+// ValidateName checks the syntax of any agent name: 1–32 characters
 // of [A-Za-z0-9_-], not starting with '-'.
 func ValidateName(name string) error {
 	if name == "" {

@@ -278,7 +278,7 @@ func done(msgs []openai.ChatCompletionMessage, tool string) bool {
 	return false
 }
 
-// TestClusterFailover is issue 10's proof: an embedded 3-node JetStream
+// TestClusterFailover is the failover proof: an embedded 3-node JetStream
 // cluster, the lead's `agentteam run` and three `agentteam worker`
 // processes, all given the three nodes' URLs and ?replicas=3. The
 // teammates (see defaultTeammates) each greet a partner and make three

@@ -8,7 +8,7 @@ import (
 )
 
 // Playbacks of Azure OpenAI, LM Studio and LiteLLM, where they differ from
-// OpenAI (issue 8).
+// OpenAI.
 
 // AzureDeployment makes the server answer as an Azure OpenAI deployment:
 // at /openai/deployments/NAME/chat/completions only, refusing a request

@@ -12,7 +12,7 @@ import (
 	"github.com/agentteam/agentteam/internal/openaiwire"
 )
 
-// Playbacks of what real OpenAI-compatible servers send (issue 8). A
+// Playbacks of what real OpenAI-compatible servers send. A
 // server-wide rule is an Option; a reply's shape is a Reply field; a
 // server's error answer is a Reply built here, with its bytes.
 

@@ -48,7 +48,7 @@ type Reply struct {
 	// Usage is estimated from the request and reply when nil.
 	Usage *openai.Usage
 
-	// Playbacks of real servers' replies (issue 8; see playback.go).
+	// Playbacks of real servers' replies (see playback.go).
 
 	// NoIDs sends the tool calls without ids (Gemini through proxies, older Ollama).
 	NoIDs bool

@@ -82,7 +82,7 @@ func TestKVDocKeepsTheFileDocRules(t *testing.T) {
 }
 
 // Submitted changes share compare-and-sets as the file's share writes
-// (issue 10: a write per change was most of a JetStream run's CPU): 50
+// (a write per change was most of a JetStream run's CPU): 50
 // submits make far fewer revisions, none is lost, and each after is
 // called, in submission order, with the change stored.
 func TestKVDocBatchesSubmittedChanges(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 // Entries is a document kept as many small KV entries (the registry: one
 // per teammate and one for the team), in a bucket of its own, so that a
 // change costs what it changes and not what the whole document weighs
-// (issue 10: the registry as one entry was read and rewritten whole at
+// (the registry as one entry was read and rewritten whole at
 // every status change, O(N) each, and every process's writes raced for
 // it). A change of one entry is a compare-and-set on that entry's
 // revision; a change of several is one atomic batch in which each entry

@@ -1,5 +1,5 @@
 // Package natsstore keeps a team's inboxes in NATS JetStream, so that
-// teammates on several hosts share them (issue 10). It is the same contract
+// teammates on several hosts share them. It is the same contract
 // as the files (internal/storetest): a stream per team with one subject per
 // inbox, each message published with Nats-Msg-Id = its id, and a durable
 // consumer per agent whose acknowledged position is the read position.

@@ -32,7 +32,7 @@ func QueueSubject(team string) string { return "agentteam." + team + ".spawn" }
 // shares: a request goes to one worker at a time.
 const queueConsumer = "workers"
 
-// Queue is a team's work queue (issue 10): a stream with WorkQueuePolicy
+// Queue is a team's work queue: a stream with WorkQueuePolicy
 // whose one durable pull consumer all workers share, so each request is
 // taken by one worker; a request acknowledged is gone, one given back
 // (Nak) or never answered for is offered again. Each request is published

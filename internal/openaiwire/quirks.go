@@ -3,7 +3,7 @@ package openaiwire
 import "encoding/json"
 
 // Quirks are real servers' departures from OpenAI's wire format, played
-// back so that tests meet the bytes those servers send (issue 8). The zero
+// back so that tests meet the bytes those servers send. The zero
 // value is OpenAI's own format.
 type Quirks struct {
 	// NoIDs sends tool calls without an id (Gemini through some proxies, older Ollama).

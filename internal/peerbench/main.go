@@ -1,7 +1,7 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
 // Command peerbench measures agentteam's CPU per model turn side by side
-// with a peer (the OpenAI Agents SDK for JavaScript, issue 8). One fake
+// with a peer (the OpenAI Agents SDK for JavaScript). One fake
 // OpenAI-compatible server (internal/fakellm, no latency, loopback HTTP)
 // runs in this process and answers both; each program runs as a child
 // process and is measured by its rusage from wait4 (user+sys CPU, peak

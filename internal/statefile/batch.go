@@ -39,7 +39,7 @@ type Batcher[T any] struct {
 // before it is written: every change made meanwhile, submitted or waited
 // for, shares its write, and a change waited for writes it at once. A
 // large team's status changes come a few milliseconds apart, and each
-// write rewrites the whole document (issue 8; on JetStream, issue 10).
+// write rewrites the whole document (on JetStream too).
 const submitWindow = 5 * time.Millisecond
 
 // NewBatcher is the batcher of the document in s; what names it in error

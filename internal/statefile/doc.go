@@ -134,7 +134,7 @@ func (d *Doc[T]) Flush() { d.batch.Flush() }
 
 // fileStorage is the file's step of a batch: under the lock, the document
 // is taken from the cache, not copied, and put back once written: a large
-// registry's copies were a tenth of a 200-teammate run's CPU (issue 8), so
+// registry's copies were a tenth of a 200-teammate run's CPU, so
 // the only copies left are the results handed to callers that wait for one.
 type fileStorage[T Document[T]] struct{ d *Doc[T] }
 
@@ -203,7 +203,7 @@ func (d *Doc[T]) putBack(v T, fi os.FileInfo) {
 
 // store replaces the file with v and remembers it as the cached version.
 // The JSON is compact: the registry is rewritten whole at every change, and
-// indenting it was a tenth of a large team's CPU (issue 8).
+// indenting it was a tenth of a large team's CPU.
 func (d *Doc[T]) store(v T) error {
 	var data []byte
 	var err error

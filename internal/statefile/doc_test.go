@@ -122,7 +122,7 @@ func TestDocCacheIsNeverShared(t *testing.T) {
 
 // Two changes of one key never share a write: whoever is told of the first
 // (its callback, after its write) finds the file holding it, not the second
-// (issue 8: a teammate's working and idle, submitted a moment apart, each
+// (a teammate's working and idle, submitted a moment apart, each
 // have their event follow a registry that shows them).
 func TestDocKeyedChangesEachHaveTheirWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "counter.json")

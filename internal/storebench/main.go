@@ -1,6 +1,6 @@
 //go:build linux
 
-// Command storebench measures the stores of issue 10 side by side in one
+// Command storebench measures the stores side by side in one
 // run: the files (the default store) on the directories given (say /tmp,
 // ext4, and /dev/shm, tmpfs) and NATS JetStream, a single `agentteam serve`
 // (replicas 1) and a cluster of three `agentteam serve` processes on

@@ -40,7 +40,7 @@ func startWorker(bin string, pre []string, dir, id, url, baseURL string, slots, 
 	return p, nil
 }
 
-// workerScenario is issue 10's scaling figure: agents teammates × 3 turns
+// workerScenario is the workers' scaling figure: agents teammates × 3 turns
 // with a model latency, on JetStream R1, run by the lead's process alone
 // (it is a worker too) and by it with more `agentteam worker` processes,
 // each with slots places; the wall time of `agentteam run` is compared.

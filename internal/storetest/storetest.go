@@ -1,6 +1,6 @@
 // Package storetest is the contract every storage behind a team must keep,
 // written once as tests that take any implementation: the files of today
-// and any other store (NATS JetStream, issue 8) run the same checks.
+// and any other store (NATS JetStream) run the same checks.
 package storetest
 
 import (

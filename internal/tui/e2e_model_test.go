@@ -15,7 +15,7 @@ import (
 // moves the lead from the default provider's model to another provider's,
 // whose server and key its next turn then uses; the status line, the team
 // panel and the registry follow. The choice outlives the process: a chat
-// resumed after quitting talks to smart/big too (issue 8).
+// resumed after quitting talks to smart/big too.
 func TestChatModelCommandSwitchesTheLeadInTmux(t *testing.T) {
 	bin := agentteamBinary(t)
 	answer := fakellm.Script(func(c fakellm.Call) fakellm.Reply {

@@ -18,7 +18,7 @@ import (
 )
 
 // Reasoning (reasoning_content / reasoning) is shown dimmed, folded to one
-// line per reply until ctrl+t or /reasoning shows it whole (issue 8).
+// line per reply until ctrl+t or /reasoning shows it whole.
 
 func thinkingBatch(agent, reasoning, text string) batchMsg {
 	return batchMsg{items: []item{{delta: &deltaChunk{agent: agent, reasoning: reasoning}}, {delta: &deltaChunk{agent: agent, text: text}}}}

@@ -21,7 +21,7 @@ import (
 // errNoChange lets a change decline to write.
 var errNoChange = statefile.ErrNoChange
 
-// TaskStatus is where a task on the board stands (SPEC §6).
+// TaskStatus is where a task on the board stands.
 type TaskStatus string
 
 // Task statuses on the board.
