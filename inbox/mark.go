@@ -8,13 +8,17 @@ import (
 	"time"
 )
 
-// Mark is what tells that an inbox changed without reading it: its log's
-// size and modification time, and its read position (which a commit moves
-// without touching either: it is the log's extended attribute).
+// Mark is what tells that an inbox changed without reading it, in any
+// store: equal Marks of one inbox mean nothing changed. Each store sets
+// what it has: the files their log's size and modification time and the
+// read position (which a commit moves without touching either: it is the
+// log's extended attribute); a stream the sequence of the inbox's last
+// message and the read position.
 type Mark struct {
 	Size     int64
 	Mod      time.Time
-	Position int64 // -1: the position cannot be trusted (Stats says why)
+	Seq      uint64 // a stream's: its last message's sequence
+	Position int64  // -1: the position cannot be trusted (Stats says why)
 }
 
 // Mark returns name's Mark; a missing inbox is the zero Mark. Equal Marks

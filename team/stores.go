@@ -33,6 +33,8 @@ type Mailbox interface {
 	Stats(name string) (inbox.Stats, error)
 	// Names lists the inboxes that hold anything (the views list them).
 	Names() ([]string, error)
+	// Mark tells cheaply whether an inbox changed (the views poll it).
+	Mark(name string) (inbox.Mark, error)
 }
 
 // mailAppender is all the request service needs of the inboxes.

@@ -724,30 +724,28 @@ func (mb *Mailbox) Path(name string) string {
 	return StreamName(mb.team) + " " + Subject(mb.team, name)
 }
 
-// Mark is what tells an inbox changed without reading it: the stream
-// sequence of its last message and its read position.
-type Mark struct{ Last, Read uint64 }
-
-// Mark returns name's mark: two requests, whatever the inbox's length.
-func (mb *Mailbox) Mark(name string) (Mark, error) {
+// Mark returns name's mark, what tells it changed without reading it: the
+// stream sequence of its last message and its read position (as
+// Position). Two requests, whatever the inbox's length.
+func (mb *Mailbox) Mark(name string) (inbox.Mark, error) {
 	if err := checkToken("inbox", name); err != nil {
-		return Mark{}, err
+		return inbox.Mark{}, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	var m Mark
+	var m inbox.Mark
 	raw, err := mb.stream.GetLastMsgForSubject(ctx, Subject(mb.team, name))
 	switch {
 	case errors.Is(err, jetstream.ErrMsgNotFound):
 	case err != nil:
-		return Mark{}, fmt.Errorf("inbox %s: %w", name, err)
+		return inbox.Mark{}, fmt.Errorf("inbox %s: %w", name, err)
 	default:
-		m.Last = raw.Sequence
+		m.Seq = raw.Sequence
 	}
 	info, err := mb.floor(ctx, name)
 	if err != nil {
-		return Mark{}, err
+		return inbox.Mark{}, err
 	}
-	m.Read = info.AckFloor.Stream
+	m.Position = int64(info.AckFloor.Stream)
 	return m, nil
 }

@@ -10,7 +10,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -57,41 +56,18 @@ type poller struct {
 }
 
 // pollInboxes is the inboxes as the poller and /inbox read them, on any
-// store (team.Mailbox).
+// store (team.Mailbox), each with a mark that tells cheaply whether it
+// changed.
 type pollInboxes interface {
 	Names() ([]string, error)
 	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
 	Stats(name string) (inbox.Stats, error)
-}
-
-// markedInboxes are inboxes in another store than files that tell cheaply
-// whether one changed (natsstore.Mailbox).
-type markedInboxes interface {
-	pollInboxes
-	Mark(name string) (natsstore.Mark, error)
+	Mark(name string) (inbox.Mark, error)
 }
 
 // newTeamPoller polls tm's inboxes and registry, whichever store holds them.
 func newTeamPoller(tm *team.Team, leadTokens func() int) *poller {
-	if mb, ok := tm.Mailbox().(markedInboxes); ok {
-		return newMarkedPoller(mb, tm.Registry(), leadTokens)
-	}
-	return newPoller(tm.Store(), tm.Registry(), leadTokens)
-}
-
-// newMarkedPoller polls inboxes that are not files through their marks,
-// and reg whatever keeps it.
-func newMarkedPoller(mb markedInboxes, reg *team.Registry, leadTokens func() int) *poller {
-	p := newPoller(nil, reg, leadTokens)
-	p.store = mb
-	p.mark = func(name string) any {
-		m, err := mb.Mark(name)
-		if err != nil {
-			return err.Error() // looked at again once it reads
-		}
-		return m
-	}
-	return p
+	return newPoller(tm.Mailbox(), tm.Registry(), leadTokens)
 }
 
 type fileSig struct {
@@ -99,7 +75,9 @@ type fileSig struct {
 	mod  time.Time
 }
 
-func newPoller(store *inbox.Store, reg *team.Registry, leadTokens func() int) *poller {
+// newPoller polls store's inboxes through their marks, and reg whatever
+// keeps it; a nil store polls the registry alone.
+func newPoller(store pollInboxes, reg *team.Registry, leadTokens func() int) *poller {
 	p := &poller{reg: reg, leadTokens: leadTokens, wake: make(chan struct{}, 1),
 		seen: map[string]int{}, sigs: map[string]any{}, unread: map[string]int{}}
 	if store != nil {

@@ -43,7 +43,7 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 		return mb, reg
 	}
 	mb, reg := open()
-	p := newMarkedPoller(mb, reg, nil)
+	p := newPoller(mb, reg, nil)
 	if f, s := split(p.poll()); f != nil || s == nil || len(s.config.Teammates) != 0 {
 		t.Fatalf("first look at an empty team: feed %v snapshot %+v", f, s)
 	}
