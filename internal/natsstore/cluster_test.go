@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,11 +130,18 @@ func (c *cluster) node(name string) *natsstore.Server {
 func TestClusterKeepsTheMailboxContractWhileANodeGoesDown(t *testing.T) {
 	c := startCluster(t)
 	const team = "cluster"
+	// The node is stopped once the stream holds stopAt messages; appends
+	// past gateAt wait for that, so the run cannot end first (it did, on
+	// a loaded machine, while the consumer's leader moved away) and
+	// 2,000 of its 2,400 messages are sent to the two nodes left.
+	const stopAt, gateAt = 300, 400
 	var (
 		calls    int
 		killer   sync.WaitGroup
 		killed   = make(chan string, 1)
 		killOnce sync.Once
+		appended atomic.Int64
+		stopped  = make(chan struct{}) // closed once the killer is done
 	)
 	t.Cleanup(killer.Wait)
 	outer := t
@@ -156,7 +164,8 @@ func TestClusterKeepsTheMailboxContractWhileANodeGoesDown(t *testing.T) {
 				killer.Add(1)
 				go func() {
 					defer killer.Done()
-					killed <- stopLeaderAfter(outer, nc, team, 400, c)
+					defer close(stopped)
+					killed <- stopLeaderAfter(outer, nc, team, stopAt, c)
 				}()
 			})
 		case 6:
@@ -164,7 +173,14 @@ func TestClusterKeepsTheMailboxContractWhileANodeGoesDown(t *testing.T) {
 				outer.Error("the exactly-once run ended before a node was stopped")
 			}
 		}
-		return mb
+		return gatedMailbox{Mailbox: mb, wait: func() {
+			if appended.Add(1) > gateAt {
+				select {
+				case <-stopped:
+				case <-time.After(3 * time.Minute):
+				}
+			}
+		}}
 	})
 	killer.Wait()
 	select {
@@ -193,6 +209,17 @@ func TestClusterKeepsTheMailboxContractWhileANodeGoesDown(t *testing.T) {
 	if info.Config.Replicas != 3 || info.Cluster == nil || info.Cluster.Leader == "" {
 		t.Fatalf("stream after the loss: replicas %d, cluster %+v", info.Config.Replicas, info.Cluster)
 	}
+}
+
+// gatedMailbox is a mailbox whose appends each call wait first.
+type gatedMailbox struct {
+	*natsstore.Mailbox
+	wait func()
+}
+
+func (g gatedMailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
+	g.wait()
+	return g.Mailbox.Append(name, m)
 }
 
 // stopLeaderAfter waits until team's stream holds at least n messages,
