@@ -103,7 +103,7 @@ func startUnread(t *testing.T, srv *fakellm.Server, args ...string) (*exec.Cmd, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	c := exec.Command(binPath, args...)
+	c := exec.Command(binary(t), args...)
 	c.Dir = t.TempDir()
 	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0"), fakeEnv(srv)...)
 	c.Stdout, c.Stderr = io.Discard, w

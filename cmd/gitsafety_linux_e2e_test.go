@@ -168,7 +168,7 @@ func TestAgentteamsGitRunsNoProgramOfTheModelsAsANormalUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	bin, home := filepath.Join(dir, "agentteam"), filepath.Join(dir, "home")
-	copyFile(t, binPath, bin, 0o755)
+	copyFile(t, binary(t), bin, 0o755)
 	if err := os.Mkdir(home, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func startLineChat(t *testing.T, ws string, env []string, args ...string) *lineC
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
-	c := exec.CommandContext(ctx, binPath, args...)
+	c := exec.CommandContext(ctx, binary(t), args...)
 	c.Dir = ws
 	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
 	lc := &lineChat{t: t, cmd: c, done: make(chan error, 1)}

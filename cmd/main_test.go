@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,9 +17,20 @@ import (
 	"github.com/agentteam/agentteam/internal/sandbox"
 )
 
-// binPath is the agentteam binary built once for the end-to-end tests;
-// testHome is the empty HOME it runs with.
+// binPath is the agentteam binary built once for the end-to-end tests
+// ("" under -short, which builds none: see binary); testHome is the empty
+// HOME it runs with.
 var binPath, testHome string
+
+// binary is the agentteam binary for an end-to-end test; under -short,
+// where none is built, the test is skipped.
+func binary(t testing.TB) string {
+	t.Helper()
+	if binPath == "" {
+		t.Skip("an end-to-end test of the binary: not run under -short")
+	}
+	return binPath
+}
 
 func TestMain(m *testing.M) {
 	sandbox.Init() // sandbox.Check in a test re-executes the test binary as a sandbox's init
@@ -27,7 +39,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	binPath = filepath.Join(dir, "agentteam")
+	flag.Parse()
 	// The binary never sees the developer's own ~/.config/agentteam.
 	testHome = filepath.Join(dir, "home")
 	if err := os.Mkdir(testHome, 0o755); err != nil {
@@ -37,16 +49,19 @@ func TestMain(m *testing.M) {
 	// Whose workspaces are whose: in-process tests record them where the
 	// binary does, under testHome, never in the developer's own.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(testHome, ".local", "state"))
-	args := []string{"build", "-o", binPath}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	args = append(args, "github.com/agentteam/agentteam")
-	build := exec.Command("go", args...)
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build agentteam:", err)
-		os.Exit(1)
+	if !testing.Short() {
+		binPath = filepath.Join(dir, "agentteam")
+		args := []string{"build", "-o", binPath}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		args = append(args, "github.com/agentteam/agentteam")
+		build := exec.Command("go", args...)
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "build agentteam:", err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -62,7 +77,7 @@ type result struct {
 // runBin runs the binary in dir with extra environment, bounded by a deadline.
 func runBin(t *testing.T, dir string, env []string, stdin string, args ...string) result {
 	t.Helper()
-	return runCommand(t, binPath, dir, env, stdin, nil, args...)
+	return runCommand(t, binary(t), dir, env, stdin, nil, args...)
 }
 
 // runCommand runs bin (an agentteam binary) in dir with the clean
@@ -70,6 +85,9 @@ func runBin(t *testing.T, dir string, env []string, stdin string, args ...string
 // a deadline; a panic, a trace or a data race fails the test.
 func runCommand(t *testing.T, bin, dir string, env []string, stdin string, cred *syscall.Credential, args ...string) result {
 	t.Helper()
+	if bin == "" {
+		binary(t) // skips under -short
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	c := exec.CommandContext(ctx, bin, args...)

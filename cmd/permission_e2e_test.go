@@ -31,7 +31,7 @@ func startBin(t *testing.T, dir string, env []string, args ...string) (wait func
 func startBinWithin(t *testing.T, d time.Duration, dir string, env []string, args ...string) (wait func() result, pid func() int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
-	c := exec.CommandContext(ctx, binPath, args...)
+	c := exec.CommandContext(ctx, binary(t), args...)
 	c.Dir = dir
 	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
 	var out, errb bytes.Buffer

@@ -19,7 +19,7 @@ import (
 // has appeared on its stderr (or fails the test after a deadline).
 func startUntil(t *testing.T, dir string, env []string, want []string, args ...string) *exec.Cmd {
 	t.Helper()
-	c := exec.Command(binPath, args...)
+	c := exec.Command(binary(t), args...)
 	c.Dir = dir
 	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
 	stderr, err := c.StderrPipe()

@@ -437,7 +437,7 @@ func inNoUserNamespaces(t *testing.T, dir string, env []string, args ...string) 
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	c := exec.CommandContext(ctx, unshare, append([]string{"--user", "--map-root-user", "sh", "-c",
-		`echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" "$@"`, binPath}, args...)...)
+		`echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" "$@"`, binary(t)}, args...)...)
 	c.Dir = dir
 	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
 	var out, errb bytes.Buffer

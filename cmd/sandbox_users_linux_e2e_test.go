@@ -50,7 +50,7 @@ func newSandboxUser(t *testing.T, uid int) sandboxUser {
 		t.Fatal(err)
 	}
 	u := sandboxUser{uid: uid, bin: filepath.Join(dir, "agentteam"), ws: filepath.Join(dir, "ws"), home: filepath.Join(dir, "home")}
-	copyFile(t, binPath, u.bin, 0o755)
+	copyFile(t, binary(t), u.bin, 0o755)
 	for _, d := range []string{u.ws, u.home} {
 		if err := os.Mkdir(d, 0o755); err != nil {
 			t.Fatal(err)

@@ -91,7 +91,7 @@ func TestAnotherUserCannotReachAPlainServe(t *testing.T) {
 	mustSucceed(t, quick(t, t.TempDir(), []string{store, "XDG_STATE_HOME=" + state}, "send", "--to", "lead", "the owner's secret"), "send as the owner")
 
 	bin, home := filepath.Join(base, "agentteam"), filepath.Join(base, "home")
-	copyFile(t, binPath, bin, 0o755)
+	copyFile(t, binary(t), bin, 0o755)
 	if err := os.Mkdir(home, 0o755); err != nil {
 		t.Fatal(err)
 	}

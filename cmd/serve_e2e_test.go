@@ -30,7 +30,7 @@ var listening = regexp.MustCompile(`listening on ((?:nats|tls)://\S+)`)
 // is still running.
 func startServe(t *testing.T, dir string, env []string, args ...string) *server {
 	t.Helper()
-	c := exec.Command(binPath, append([]string{"serve"}, args...)...)
+	c := exec.Command(binary(t), append([]string{"serve"}, args...)...)
 	c.Dir = dir
 	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), env...)
 	stderr, err := c.StderrPipe()

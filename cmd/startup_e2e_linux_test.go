@@ -26,7 +26,7 @@ func TestNoTerminalQueryAtStart(t *testing.T) {
 	master, slave := openPTY(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	c := exec.CommandContext(ctx, binPath, "version")
+	c := exec.CommandContext(ctx, binary(t), "version")
 	c.Dir = t.TempDir()
 	c.Env = append(cleanEnv(), "TERM=xterm-256color", "COLORFGBG=", "GORACE=atexit_sleep_ms=0")
 	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave

@@ -23,7 +23,7 @@ func startTerminalChat(t *testing.T, ws string, env []string, args ...string) *l
 	master, slave := openPTY(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
-	c := exec.CommandContext(ctx, binPath, append([]string{"chat"}, args...)...)
+	c := exec.CommandContext(ctx, binary(t), append([]string{"chat"}, args...)...)
 	c.Dir = ws
 	c.Env = append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1", "TERM=xterm-256color", "COLORFGBG=15;0"), env...)
 	c.Stdin, c.Stdout, c.Stderr = slave, slave, slave

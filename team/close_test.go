@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/testkit"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -42,6 +43,7 @@ func fileStamps(t *testing.T, root string) map[string]string {
 // half done) when the team closes. Close waits for that work, so once it
 // returns no file of the workspace changes any more.
 func TestNothingIsWrittenAfterClose(t *testing.T) {
+	testkit.SkipShort(t)
 	const hold = 300 * time.Millisecond // how long the expiry's work is held up, after Close began
 	ctx := context.Background()
 	cases := []struct {

@@ -13,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/testkit"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
@@ -68,6 +69,7 @@ func leadTeam(t *testing.T, url, teamName string, srv *fakellm.Server, owner Own
 // A stops with ErrOwnerLost, and bob has A's first message and B's, not
 // A's second.
 func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
+	testkit.SkipShort(t)
 	url := natsURL(t)
 	const teamName = "leadfence"
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
@@ -155,6 +157,7 @@ func cuttableOwner(t *testing.T, url, teamName string) (*natsstore.Owner, **nats
 // ErrOwnerLost, and then each write is refused with ErrOwnerLost and none
 // reaches the server or the file.
 func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
+	testkit.SkipShort(t)
 	url := natsURL(t)
 	const teamName = "leadgone"
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))

@@ -18,6 +18,7 @@ import (
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/internal/testkit"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
@@ -77,6 +78,7 @@ func entriesRegistry(t *testing.T, nc *nats.Conn, teamName string, old RegistryS
 
 // The registry on a KV entry keeps the same contract as on a file.
 func TestRegistryOnJetStreamKeepsTheDocContract(t *testing.T) {
+	testkit.SkipShort(t)
 	url := natsURL(t)
 	storetest.RunDoc(t, storetest.DocOpener[Config]{
 		Open: func(t *testing.T) storetest.Doc[Config] { return natsRegistry(t, url, "reg") },

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 // countingEntries is a process's entries that count what it asks of the
@@ -84,6 +85,7 @@ func addMembers(t *testing.T, r *Registry, names ...string) {
 // change; both changing one teammate lose nothing either; a third process
 // reads both.
 func TestRegistryEntriesTwoProcessesChangeTeammatesAtOnce(t *testing.T) {
+	testkit.SkipShort(t)
 	url := natsURL(t)
 	p1, c1 := countedRegistry(t, url, "two")
 	p2, c2 := countedRegistry(t, url, "two")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/internal/testkit"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -298,7 +299,7 @@ func TestSwitchSessionGoesOnFromTheChosenConversation(t *testing.T) {
 	if err := chat.Say("a long one"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the lead's request in flight", func() bool { return srv.InFlight() > 0 })
+	testkit.Eventually(t, 20*time.Second, "the lead's request in flight", func() bool { return srv.InFlight() > 0 })
 	err = tm.SwitchSession(list[1].ID, time.Now())
 	if err == nil || !strings.Contains(err.Error(), "the lead is working") {
 		t.Fatalf("switch during the lead's turn: %v", err)
@@ -312,7 +313,7 @@ func TestSwitchSessionGoesOnFromTheChosenConversation(t *testing.T) {
 	if err := tm.Spawn(ctx, "alice", "r", "work"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "alice's request in flight", func() bool { return srv.InFlight() > 0 })
+	testkit.Eventually(t, 20*time.Second, "alice's request in flight", func() bool { return srv.InFlight() > 0 })
 	err = tm.SwitchSession(list[1].ID, time.Now())
 	if err == nil || !strings.Contains(err.Error(), "alice is working") {
 		t.Fatalf("switch while alice works: %v", err)
@@ -331,18 +332,6 @@ func convText(msgs []openai.ChatCompletionMessage) string {
 		b.WriteString(m.Role + ": " + m.Content + "\n")
 	}
 	return b.String()
-}
-
-// waitFor polls cond, bounded.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 20 s for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // The teammates' session files (the default store) keep the session

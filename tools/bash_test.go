@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 func TestBash(t *testing.T) {
@@ -74,7 +76,7 @@ func TestBashCanceled(t *testing.T) {
 	ready := filepath.Join(env.Workspace.Root, "ready")
 	done := make(chan Result, 1)
 	go func() { done <- runBounded(t, ctx, env, "touch ready; sleep 30") }()
-	waitForFile(t, ready)
+	testkit.Eventually(t, 20*time.Second, ready+" to appear", func() bool { _, err := os.Stat(ready); return err == nil })
 	cancel()
 	mustErr(t, <-done, "canceled")
 }
@@ -94,19 +96,6 @@ func runBounded(t *testing.T, ctx context.Context, env Env, command string) Resu
 		t.Fatalf("bash %q did not return within 20s", command)
 		return Result{}
 	}
-}
-
-// waitForFile polls for a file a child process creates; there is no channel to wait on.
-func waitForFile(t *testing.T, path string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("%s never appeared", path)
 }
 
 // A command that writes a file the person's own tools run later (direnv's

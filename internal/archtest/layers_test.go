@@ -29,6 +29,7 @@ var layers = map[string]int{
 	"internal/startbench": 0,
 	"internal/benchproc":  0,
 	"internal/testfs":     0,
+	"internal/testkit":    0,
 	"internal/fakellm":    1,
 	"internal/storetest":  3,
 	"internal/archtest":   0,

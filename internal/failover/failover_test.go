@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/testkit"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -290,6 +291,7 @@ func done(msgs []openai.ChatCompletionMessage, tool string) bool {
 // recipient's conversation exactly once, every greeting is there, and
 // every teammate ends shutdown.
 func TestClusterFailover(t *testing.T) {
+	testkit.SkipShort(t)
 	begin := time.Now()
 	c := startCluster(t)
 	nc := connect(t, c.url())

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 // A program git runs that leaves a child behind holding git's output (the
@@ -15,6 +17,7 @@ import (
 // git call, and so agentteam, alive: the call ends at its deadline, or
 // soon after git itself, and the whole process group is killed.
 func TestALeftBehindChildIsKilledWithGit(t *testing.T) {
+	testkit.SkipShort(t)
 	cases := []struct {
 		name, after string // what the filter does after starting `sleep 60 &` (on stderr)
 		deadline    time.Duration

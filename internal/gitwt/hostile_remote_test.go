@@ -9,12 +9,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 // A model that can write the worker's or the lead's .git/config does not
 // get its ssh command, proxy, credential helper, askpass, upload-pack,
 // receive-pack or transport run by agentteam's push and fetch.
 func TestPushAndFetchRunNoProgramOfTheRepositorys(t *testing.T) {
+	testkit.SkipShort(t)
 	// A remote that asks for a password: git would ask the helpers.
 	asks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("WWW-Authenticate", `Basic realm="team"`)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 // The model API key and other secrets in agentteam's environment, which no
@@ -141,6 +143,7 @@ func exercise(t *testing.T, dir string, r *Repo, eve, bob *Worktree) {
 // attributes: none of the programs they name runs when agentteam's own git
 // status, commits, diffs, checks out or merges.
 func TestTheRepositorysProgramsNeverRun(t *testing.T) {
+	testkit.SkipShort(t)
 	cases := []struct {
 		name   string
 		config string // appended to .git/config; PROG is the evil program, INC a file it may include

@@ -19,6 +19,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 // cluster is three nodes of one JetStream cluster on 127.0.0.1.
@@ -36,6 +37,7 @@ type cluster struct {
 // another program takes one meanwhile, the start is tried again.
 func startCluster(t *testing.T, tlsFiles ...natsstore.TLSFiles) *cluster {
 	t.Helper()
+	testkit.SkipShort(t)
 	var c *cluster
 	var err error
 	for range 3 {

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 // lateAnswers is how late the server's answers come in the tests below:
@@ -28,6 +29,7 @@ const lateAnswers = 4 * time.Second
 // lost; now each try's answer is waited for as long as the refresh may
 // take, and a refused try whose first was stored is the lease's own write.
 func TestTheOwnerLeaseIsKeptWhileItsAnswersComeLate(t *testing.T) {
+	testkit.SkipShort(t)
 	url := startServer(t)
 	proxy := startSlowProxy(t, strings.TrimPrefix(url, "nats://"))
 	ls, _ := openLeases(t, proxy.url(), "late")
@@ -54,6 +56,7 @@ func TestTheOwnerLeaseIsKeptWhileItsAnswersComeLate(t *testing.T) {
 // the sequence); now the first answer counts, and a refused try whose
 // first was stored is the log's own.
 func TestASlowSessionAppendIsStored(t *testing.T) {
+	testkit.SkipShort(t)
 	url := startServer(t)
 	proxy := startSlowProxy(t, strings.TrimPrefix(url, "nats://"))
 	nc := connect(t, proxy.url(), natsstore.ConnectOptions{})
@@ -84,6 +87,7 @@ func TestASlowSessionAppendIsStored(t *testing.T) {
 // behind the traffic of hundreds of teammates), the lease is kept. On the
 // shared connection it was lost.
 func TestTheOwnerLeaseRenewsOnAConnectionOfItsOwn(t *testing.T) {
+	testkit.SkipShort(t)
 	url := startServer(t)
 	proxy := startSlowProxy(t, strings.TrimPrefix(url, "nats://"))
 	shared, _ := openLeases(t, proxy.url(), "own")

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 // The test binary doubles as a lease holder: with envLeaseURL set, TestMain
@@ -182,6 +183,7 @@ func waitGone(t *testing.T, ch <-chan natsstore.LeaseChange, key string, bound t
 // several TTLs, and succeeds once it is released; the watcher sees the
 // release as gone.
 func TestLeaseIsExclusiveWhileHeldAndFreeAfterRelease(t *testing.T) {
+	testkit.SkipShort(t)
 	url := startServer(t)
 	ls, _ := openLeases(t, url, "ex")
 	other, _ := openLeases(t, url, "ex")

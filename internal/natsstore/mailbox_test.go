@@ -14,6 +14,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 // startServer starts an embedded NATS server with JetStream on 127.0.0.1,
@@ -253,6 +254,7 @@ func TestNamesListsTheTeamsInboxes(t *testing.T) {
 // already stored (storebench saw 1 to 3 in 1,000 fail as "held by an
 // unfinished commit elsewhere", so a teammate was marked failed).
 func TestACommitRightAfterItsReadSucceeds(t *testing.T) {
+	testkit.SkipShort(t)
 	url := startServer(t)
 	w, r := opener(url, "tc")(t), opener(url, "tc")(t)
 	for i := range 2000 {
@@ -275,6 +277,7 @@ func TestACommitRightAfterItsReadSucceeds(t *testing.T) {
 // A team may have more than the server's default of 1,000 consumers a
 // stream: one per agent.
 func TestATeamHoldsMoreThanAThousandInboxes(t *testing.T) {
+	testkit.SkipShort(t)
 	mb := opener(startServer(t), "big")(t)
 	for i := range 1010 {
 		if _, err := mb.HasUnread(fmt.Sprintf("a%d", i)); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 func openQueue(t *testing.T, url, team string) *natsstore.Queue {
@@ -134,6 +135,7 @@ func TestQueueRefusesAHostileTeamName(t *testing.T) {
 // from the server loses its lease within WorkerFence and is gone from the
 // list within about WorkerTTL.
 func TestWorkersHeartbeats(t *testing.T) {
+	testkit.SkipShort(t)
 	url := startServer(t)
 	nc, err := nats.Connect(url)
 	if err != nil {

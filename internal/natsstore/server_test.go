@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 // start runs a server with o on 127.0.0.1 and a random port unless o says
@@ -86,6 +87,7 @@ func (v *violations) waitFor(t *testing.T, want string) {
 // inbox subject, B's stream and B's KV bucket. Each is refused with
 // "permissions violation", and B's messages never reach A.
 func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
+	testkit.SkipShort(t)
 	s := start(t, natsstore.ServerOptions{Users: []natsstore.TeamUser{
 		{Team: "alpha", User: "alice", Password: "alpha-secret"},
 		{Team: "beta", User: "bob", Password: "beta-secret"},
@@ -197,6 +199,7 @@ func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
 // An account per team: even a stream team A may create (its own name)
 // catching B's subjects, or mirroring B's stream, sees nothing of B.
 func TestAStreamOfOneTeamCannotCaptureAnother(t *testing.T) {
+	testkit.SkipShort(t)
 	s := start(t, natsstore.ServerOptions{Users: []natsstore.TeamUser{
 		{Team: "alpha", User: "alice", Password: "alpha-secret"},
 		{Team: "beta", User: "bob", Password: "beta-secret"},

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 // abstractArg makes the test binary a client of an abstract Unix socket
@@ -179,7 +181,7 @@ func TestCancelEndsEverything(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return countMarker(marker) == 2 }, "both sleeps to start")
+	testkit.Eventually(t, 10*time.Second, "both sleeps to start", func() bool { return countMarker(marker) == 2 })
 	cancel()
 	if err := cmd.Wait(); err == nil {
 		t.Fatal("a canceled command reported success")
@@ -290,19 +292,7 @@ func isZombie(procDir string) bool {
 
 func waitGone(t *testing.T, marker string) {
 	t.Helper()
-	waitFor(t, func() bool { return countMarker(marker) == 0 }, "every process with "+marker+" to end")
-}
-
-// waitFor polls cond for a bounded time.
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "every process with "+marker+" to end", func() bool { return countMarker(marker) == 0 })
 }
 
 // Run by hand, not as the first process of a new PID namespace, the init

@@ -5,6 +5,7 @@ package statefile
 import (
 	"fmt"
 	"github.com/agentteam/agentteam/internal/testfs"
+	"github.com/agentteam/agentteam/internal/testkit"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,6 +41,7 @@ func TestLockFollowsARemovedLockFile(t *testing.T) {
 // Kept descriptors are bounded (an inbox's Store.Close gives its own back:
 // see inbox's TestKeptDescriptorsAreReleased).
 func TestKeptDescriptorsAreBounded(t *testing.T) {
+	testkit.SkipShort(t)
 	dir := t.TempDir()
 	for i := range maxHeldFiles + 50 {
 		if err := AppendLine(filepath.Join(dir, fmt.Sprintf("f%d", i)), []byte("x")); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/testkit"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -23,6 +24,7 @@ var (
 // agentteamBinary builds the real binary once per test run.
 func agentteamBinary(t *testing.T) string {
 	t.Helper()
+	testkit.SkipShort(t)
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "agentteam-tui-bin-")
 		if err != nil {
