@@ -221,13 +221,18 @@ func (f TeamFlags) sandbox(ctx context.Context, g *GlobalOptions, errOut io.Writ
 const usersEnv = "AGENTTEAM_NATS_USERS"
 
 // hidden are the files and directories commands cannot read: the
-// person's credentials, agentteam's own user config (it may hold keys),
+// person's credentials, agentteam's own user config (it may hold keys)
+// and state directory (the NATS credentials serve makes and clients of
+// this host find there, the trusted projects, the workspaces' records),
 // the NATS credentials and TLS key files agentteam is told of, and what
 // [sandbox] read_hidden adds.
 func (g *GlobalOptions) hidden() []string {
 	hidden := sandbox.Credentials(g.Getenv)
 	if p := config.UserPath(g.Getenv); p != "" {
 		hidden = append(hidden, filepath.Dir(p))
+	}
+	if dir, err := natsstore.CredsDir(g.Getenv); err == nil {
+		hidden = append(hidden, dir)
 	}
 	for _, name := range []string{natsstore.EnvCreds, natsstore.EnvKey, usersEnv} {
 		if p := g.Getenv(name); p != "" {
