@@ -106,7 +106,7 @@ func TestLeadSummarisesTeammateReports(t *testing.T) {
 			user(inbox("carol", "error", "model unavailable")))
 		tr := ask(t, "lead", stream, req)
 		// The whole picture since the prompt, by sender, one line per part.
-		want := "Here is what I did:\n- spawn alice as coder: done\nalice reports: old news\nalice reports: sent to bob: hi\nbob says: thanks\ncarol failed: model unavailable"
+		want := "Here is what I did:\n- spawn alice as coder: done\n\nThe team said:\n- alice reports: old news\n- alice reports: sent to bob: hi\n- bob says: thanks\n- carol failed: model unavailable"
 		if tr.content != want || len(tr.calls) != 0 {
 			t.Fatalf("got %q, want %q", tr.content, want)
 		}

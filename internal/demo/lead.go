@@ -31,7 +31,8 @@ const defaultSpawnPrompt = "Say hello to the lead and report what you can do."
 const shutdownReason = "the person asked for it"
 
 const help = "I am the offline demo model. I understand: " +
-	"`spawn NAME as ROLE` (optionally `with a plan`, then `to TASK`), `tell NAME to message OTHER: TEXT`, " +
+	"`spawn NAME as ROLE` (optionally `with a plan`, then `to TASK`; a TASK `write FILE: TEXT` or `run: COMMAND` is done), " +
+	"`tell NAME to message OTHER: TEXT`, " +
 	"`send NAME: TEXT`, `broadcast: TEXT`, `list team`, `read inbox`, `shutdown NAME`. " +
 	"Separate commands with `;` or new lines. I approve every plan a teammate sends me."
 
@@ -185,10 +186,10 @@ func leadTurn(req openai.ChatCompletionRequest) answer {
 	sb.WriteString("Here is what I did:")
 	summarise(&sb, cmds, calls, results)
 	if len(unknown) > 0 {
-		fmt.Fprintf(&sb, "\nI did not understand %q.", clip(strings.Join(unknown, "; "), 120))
+		fmt.Fprintf(&sb, "\n\nI did not understand %q.", clip(strings.Join(unknown, "; "), 120))
 	}
-	if r := teamSoFar(msgs, p); r != "" {
-		sb.WriteString("\n" + r)
+	if r := teamSoFar(msgs, p); len(r) > 0 {
+		sb.WriteString("\n\n" + teamSaid + "\n" + bullets(r))
 	}
 	return answer{content: sb.String()}
 }
@@ -225,7 +226,7 @@ func eachSaid(msgs []openai.ChatCompletionMessage, from int, review func(line st
 // teamSoFar is what the team said after index from, in an order that does
 // not depend on timing: by sender, each sender's words in the order it sent
 // them, one line per part of a combined report; then the plans reviewed.
-func teamSoFar(msgs []openai.ChatCompletionMessage, from int) string {
+func teamSoFar(msgs []openai.ChatCompletionMessage, from int) []string {
 	said := map[string][]string{}
 	var reviews []string
 	eachSaid(msgs, from, func(line string) { reviews = append(reviews, line) },
@@ -240,7 +241,16 @@ func teamSoFar(msgs []openai.ChatCompletionMessage, from int) string {
 	for _, n := range names {
 		lines = append(lines, settleOrder(said[n])...)
 	}
-	return strings.Join(append(lines, reviews...), "\n")
+	return append(lines, reviews...)
+}
+
+// teamSaid heads the list of what the team said, after what the lead did.
+const teamSaid = "The team said:"
+
+// bullets is lines as a Markdown list, one item each, so that the TUI
+// shows each on its own (lines alone would run into one paragraph).
+func bullets(lines []string) string {
+	return "- " + strings.Join(lines, "\n- ")
 }
 
 // settleOrder orders one sender's lines: its start and its plan's steps as
@@ -288,14 +298,16 @@ func reportParts(b block) []string {
 
 // reportsOrIdle answers a wake that brought no command: what the team said.
 func reportsOrIdle(msgs []openai.ChatCompletionMessage, done int) answer {
-	if r := reports(msgs, done); r != "" {
-		return answer{content: r}
+	if r := reports(msgs, done); len(r) > 0 {
+		return answer{content: bullets(r)}
 	}
 	return answer{content: "Nothing new from the team. " + help}
 }
 
-// summarise writes one line per command carried out.
+// summarise writes one list item per command carried out, then what the
+// commands that show something showed, each as a block of its own.
 func summarise(sb *strings.Builder, cmds []command, calls []openai.ToolCall, results map[string]string) {
+	var shown []string
 	for i, c := range cmds {
 		res := ""
 		if i < len(calls) {
@@ -305,12 +317,17 @@ func summarise(sb *strings.Builder, cmds []command, calls []openai.ToolCall, res
 		case failed(res):
 			fmt.Fprintf(sb, "\n- could not %s: %s", c.what, clip(res, 200))
 		case c.show && c.tool == "list_teammates":
-			fmt.Fprintf(sb, "\n- %s:\n%s", c.what, clip(namesAndRoles(res), 1200))
+			fmt.Fprintf(sb, "\n- %s: below", c.what)
+			shown = append(shown, clip(namesAndRoles(res), 1200))
 		case c.show:
-			fmt.Fprintf(sb, "\n- %s:\n%s", c.what, clip(res, 1200))
+			fmt.Fprintf(sb, "\n- %s: below", c.what)
+			shown = append(shown, clip(res, 1200))
 		default:
 			fmt.Fprintf(sb, "\n- %s: done", c.what)
 		}
+	}
+	for _, out := range shown {
+		sb.WriteString("\n\n```\n" + strings.TrimRight(out, "\n") + "\n```")
 	}
 }
 
@@ -337,11 +354,11 @@ func namesAndRoles(table string) string {
 
 // reports summarises what happened after index from: the teammates' inbox
 // blocks and the plans the lead reviewed, in order.
-func reports(msgs []openai.ChatCompletionMessage, from int) string {
+func reports(msgs []openai.ChatCompletionMessage, from int) []string {
 	var lines []string
 	eachSaid(msgs, from, func(line string) { lines = append(lines, line) },
 		func(b block) { lines = append(lines, reportParts(b)...) })
-	return strings.Join(lines, "\n")
+	return lines
 }
 
 // reportLine says one teammate's message in a line.

@@ -106,10 +106,10 @@ func waiting(msgs []openai.ChatCompletionMessage, p, done int, cmds []command, c
 	if done < p {
 		sb.WriteString("Here is what I did:")
 		summarise(&sb, cmds, calls, results)
-		sb.WriteString("\n")
+		sb.WriteString("\n\n")
 	}
-	if r := reports(msgs, max(p, done)); r != "" {
-		sb.WriteString(r + "\n")
+	if r := reports(msgs, max(p, done)); len(r) > 0 {
+		sb.WriteString(teamSaid + "\n" + bullets(r) + "\n\n")
 	}
 	sb.WriteString(wait)
 	return answer{content: sb.String()}

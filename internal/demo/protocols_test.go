@@ -116,7 +116,7 @@ func TestLeadShutsDownOnlyAfterTheWork(t *testing.T) {
 		req.Messages = append(req.Messages, user(protocol("alice", "shutdown_response", "shutdown-9f8e7d6c",
 			"alice was idle, so the runtime approved the shutdown for it.")))
 		tr = ask(t, "lead", stream, req)
-		if want := "\nalice answers the shutdown request: alice was idle, so the runtime approved the shutdown for it.\n"; !strings.Contains(tr.content, want) ||
+		if want := "\n- alice answers the shutdown request: alice was idle, so the runtime approved the shutdown for it.\n"; !strings.Contains(tr.content, want) ||
 			!strings.Contains(tr.content, "shut down alice: done") || len(tr.calls) != 0 {
 			t.Fatalf("got %+v, want the summary with %q", tr, want)
 		}

@@ -12,6 +12,54 @@ import (
 // forwardRe is the instruction the lead's `tell NAME to message OTHER: TEXT` sends.
 var forwardRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^message\s+([^\s:]+)\s*:\s*(.*)$`) })
 
+// The work a task may ask of a teammate, one tool call each, so that the
+// demo shows what a real model's work looks like: `write FILE: TEXT` (the
+// file's diff in the TUI) and `run: COMMAND` (in ask mode, the person's
+// y / a / n).
+var (
+	writeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^write\s+([^\s:]+)\s*:\s*(.*)$`) })
+	runRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)^run\s*:\s*(.+)$`) })
+)
+
+// workFor is the call task asks for, if any ("" for none).
+func workFor(req openai.ChatCompletionRequest, task string) (string, map[string]any) {
+	task = strings.TrimSpace(task)
+	if m := writeRe().FindStringSubmatch(task); m != nil && hasTool(req, "write_file") {
+		return "write_file", map[string]any{"path": m[1], "content": strings.TrimSpace(m[2]) + "\n"}
+	}
+	if m := runRe().FindStringSubmatch(task); m != nil && hasTool(req, "bash") {
+		return "bash", map[string]any{"command": strings.TrimSpace(m[1])}
+	}
+	return "", nil
+}
+
+// workAck is the part of the reply about task's work, given its result.
+func workAck(task, res string) (string, bool) {
+	task = strings.TrimSpace(task)
+	if m := writeRe().FindStringSubmatch(task); m != nil {
+		if failed(res) || strings.HasPrefix(res, "permission denied") {
+			return "could not write " + m[1] + ": " + clip(res, 120), true
+		}
+		return "wrote " + m[1], true
+	}
+	if m := runRe().FindStringSubmatch(task); m != nil {
+		cmd := strings.TrimSpace(m[1])
+		if failed(res) || strings.HasPrefix(res, "permission denied") {
+			return "could not run `" + clip(cmd, 60) + "`: " + clip(res, 120), true
+		}
+		// The bash tool's result starts with its exit code; 0 goes without saying.
+		out, ok := strings.CutPrefix(strings.TrimSpace(res), "exit code: 0\n")
+		if !ok {
+			out = res
+		}
+		return "ran `" + clip(cmd, 60) + "`: " + clip(oneLine(out), 120), true
+	}
+	return "", false
+}
+
+// oneLine is s on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
 // maxReply keeps a teammate's final reply short.
 const maxReply = 299
 
@@ -73,6 +121,11 @@ func stepFor(req openai.ChatCompletionRequest, it item, planMode bool, task stri
 		return "submit_plan", map[string]any{"plan": planFor(task)}
 	case it.Type == "plan_approval_response" && !approved(it) && planMode:
 		return "submit_plan", map[string]any{"plan": planFor(task) + "\n(revised after your feedback: " + clip(it.Content, 200) + ")"}
+	case it.spawn || it.Type == "plan_approval_response" && approved(it):
+		// The work starts at once, or once the plan is approved.
+		if tool, args := workFor(req, task); tool != "" {
+			return tool, args
+		}
 	}
 	if m := forwardRe().FindStringSubmatch(it.Content); m != nil && hasTool(req, "send_message") {
 		return "send_message", map[string]any{"to": m[1], "content": strings.TrimSpace(m[2])}
@@ -95,7 +148,14 @@ func ackFor(it item, planMode bool, res, task string) string {
 		}
 		return "plan submitted, waiting for the lead's approval"
 	case it.Type == "plan_approval_response" && approved(it):
+		if work, ok := workAck(task, res); ok {
+			return planApprovedAck + " — " + work
+		}
 		return planApprovedAck + " — done: " + clip(task, 120)
+	case it.spawn:
+		if work, ok := workAck(task, res); ok {
+			return "ready — " + work
+		}
 	case it.Type == "plan_approval_response" && planMode:
 		if failed(res) {
 			return "plan rejected, and I could not submit a revised one: " + clip(res, 120)
