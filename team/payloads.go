@@ -265,6 +265,9 @@ type Permission struct {
 	Why       string `json:"detail,omitempty"`     // the rule or mode, or the answer's reason
 	RequestID string `json:"request_id,omitempty"` // the ask, when one was made
 	Diff      string `json:"diff,omitempty"`
+	// Prefix, on an ask, is the wider rule the person may allow for the
+	// session (go test *), "" when there is none.
+	Prefix string `json:"prefix,omitempty"`
 }
 
 // Intake: an agent took these inbox messages into its conversation, in

@@ -61,18 +61,23 @@ type PermissionOptions struct {
 type PermissionPayload struct {
 	RequestID string `json:"request_id"`
 	// The request: who asks to do what, and the unified diff a write would make.
-	Agent    string    `json:"agent,omitempty"`
-	Tool     string    `json:"tool,omitempty"`
-	Args     string    `json:"args,omitempty"`
-	Command  string    `json:"command,omitempty"`
-	Path     string    `json:"path,omitempty"`
-	Diff     string    `json:"diff,omitempty"`
-	Rule     string    `json:"rule,omitempty"` // the rule "allow always" adds
-	Why      string    `json:"why,omitempty"`  // why it asks
+	Agent   string `json:"agent,omitempty"`
+	Tool    string `json:"tool,omitempty"`
+	Args    string `json:"args,omitempty"`
+	Command string `json:"command,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Diff    string `json:"diff,omitempty"`
+	Rule    string `json:"rule,omitempty"` // the rule "allow always" adds
+	// Prefix is the wider rule "allow for this session" adds (a command's
+	// program and subcommand: go test *), "" when there is none.
+	Prefix   string    `json:"prefix,omitempty"`
+	Why      string    `json:"why,omitempty"` // why it asks
 	Deadline time.Time `json:"deadline,omitzero"`
 	// The response.
-	Approve *bool  `json:"approve,omitempty"`
-	Always  bool   `json:"always,omitempty"`
+	Approve *bool `json:"approve,omitempty"`
+	Always  bool  `json:"always,omitempty"`
+	// Session: the person allowed the ask's Prefix while the team runs.
+	Session bool   `json:"session,omitempty"`
 	Reason  string `json:"reason,omitempty"`
 	By      string `json:"by,omitempty"` // the person, the lead, or runtime
 	// Worker is the worker process whose teammate asks, when it is not the
@@ -290,6 +295,9 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 	deadline := time.Now().Add(timeout)
 	req := PermissionPayload{RequestID: id, Agent: g.agent, Tool: c.Tool, Args: clip(c.args, maxEventText),
 		Diff: c.diff, Rule: permission.Suggest(c.Call).String(), Why: v.Why, Deadline: deadline.UTC()}
+	if r, ok := permission.SuggestPrefix(c.Call); ok {
+		req.Prefix = r.String()
+	}
 	if h := t.hosting; h != nil && !h.isLead {
 		req.Worker = h.opts.ID
 	}
@@ -306,7 +314,8 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 		}
 		return false, "permission denied: the ask could not be delivered: " + err.Error()
 	}
-	g.decided(c, "asked", to, v.Why, id)
+	g.p.t.events.Emit(Event{Agent: g.agent, Payload: Permission{Tool: c.Tool, Subject: c.Subject, Decision: "asked",
+		By: to, Why: v.Why, RequestID: id, Diff: c.diff, Prefix: req.Prefix}})
 	p.setPending(id, &req)
 	resp, outcome, werr := g.wait(ctx, id, to, deadline)
 	p.setPending(id, nil)
@@ -340,8 +349,11 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 		}
 		return false, fmt.Sprintf("permission denied by %s: %s. Do not try to reach the same result another way.", answererWords(by), reason)
 	}
-	if resp.Always && by == workspace.UserName {
+	switch {
+	case resp.Always && by == workspace.UserName:
 		p.addAlways(req.Rule) // the ask's own rule, whatever the answer says
+	case resp.Session && by == workspace.UserName && req.Prefix != "":
+		p.addAlways(req.Prefix) // the ask's own prefix, likewise
 	}
 	g.decided(c, "allowed", by, resp.Reason, id)
 	return true, ""

@@ -31,12 +31,38 @@ func (p *permissions) ReviewPermission(_ context.Context, from, id string, appro
 // by `agentteam approve` from another process. always adds the ask's rule
 // while the team runs (the caller writes it to the project file).
 func (t *Team) AnswerPermission(from, id string, approve, always bool, reason string) (string, error) {
+	return t.answerPermission(from, id, approve, always, false, reason)
+}
+
+// AllowForSession allows the open ask id as the person, and with it every
+// command its prefix rule allows (PermissionPayload.Prefix: go test *)
+// while the team runs; an ask with no prefix rule is refused.
+func (t *Team) AllowForSession(id string) (string, error) {
+	prefix := ""
+	for _, a := range t.PendingPermissions() {
+		if a.RequestID == id {
+			prefix = a.Prefix
+		}
+	}
+	if prefix == "" {
+		return "", fmt.Errorf("the ask %s has no wider rule to allow for this session: allow it once or always", id)
+	}
+	text, err := t.answerPermission(workspace.UserName, id, true, false, true, "")
+	if err != nil {
+		return "", err
+	}
+	return text + " " + prefix + " is allowed while the team runs.", nil
+}
+
+// answerPermission is AnswerPermission; session allows the ask's prefix
+// rule while the team runs.
+func (t *Team) answerPermission(from, id string, approve, always, session bool, reason string) (string, error) {
 	if t.perms == nil {
 		return "", fmt.Errorf("this team asks nobody for permission")
 	}
 	r, ok := t.requests.table.Get(id)
 	if !ok || r.Kind != RequestPermission {
-		if text, found, err := t.answerRemote(from, id, approve, always, reason); found {
+		if text, found, err := t.answerRemote(from, id, approve, always, session, reason); found {
 			return text, err
 		}
 		return "", fmt.Errorf("there is no permission ask waiting with request id %q", id)
@@ -44,7 +70,8 @@ func (t *Team) AnswerPermission(from, id string, approve, always bool, reason st
 	if r.To != from {
 		return "", fmt.Errorf("the ask %s is for %s to answer, not %s", id, answererWords(r.To), from)
 	}
-	p := PermissionPayload{RequestID: id, Approve: boolp(approve), Always: always && from == workspace.UserName, Reason: reason, By: from}
+	p := PermissionPayload{RequestID: id, Approve: boolp(approve), Always: always && from == workspace.UserName,
+		Session: session && approve && from == workspace.UserName, Reason: reason, By: from}
 	if p.Always {
 		p.Rule = t.perms.ruleOf(id)
 	}

@@ -154,7 +154,7 @@ func (t *Team) askGone(r PermissionPayload, now time.Time) string {
 
 // answerRemote is AnswerPermission for an ask made on another worker; ok
 // is false when there is no such ask in from's inbox.
-func (t *Team) answerRemote(from, id string, approve, always bool, reason string) (string, bool, error) {
+func (t *Team) answerRemote(from, id string, approve, always, session bool, reason string) (string, bool, error) {
 	if t.hosting == nil || (from != workspace.UserName && from != workspace.LeadName) {
 		return "", false, nil
 	}
@@ -172,7 +172,8 @@ func (t *Team) answerRemote(from, id string, approve, always bool, reason string
 	if why := t.askGone(a.req, time.Now()); why != "" {
 		return "", true, fmt.Errorf("nobody waits for the ask %s any more: %s", id, why)
 	}
-	p := PermissionPayload{RequestID: id, Approve: boolp(approve), Always: always && from == workspace.UserName, Reason: reason, By: from}
+	p := PermissionPayload{RequestID: id, Approve: boolp(approve), Always: always && from == workspace.UserName,
+		Session: session && approve && from == workspace.UserName, Reason: reason, By: from}
 	if p.Always {
 		p.Rule = a.req.Rule
 	}
@@ -237,7 +238,7 @@ func (p *permissions) lookRemoteAsks(now time.Time, closed map[string]bool) {
 			subject = a.req.Path
 		}
 		t.events.Notify(Event{Agent: a.req.Agent, Payload: Permission{Tool: a.req.Tool, Subject: subject, Decision: "asked",
-			By: workspace.UserName, Why: a.req.Why + " · on worker " + a.req.Worker, RequestID: id, Diff: a.req.Diff}})
+			By: workspace.UserName, Why: a.req.Why + " · on worker " + a.req.Worker, RequestID: id, Diff: a.req.Diff, Prefix: a.req.Prefix}})
 	}
 	for id, r := range shown {
 		decision, by, why := "", "", ""

@@ -58,6 +58,13 @@ func (f *fakeEngine) Conversation(string) ([]openai.ChatCompletionMessage, bool)
 
 func (f *fakeEngine) Interrupt() bool { f.interrupted <- struct{}{}; return true }
 
+func (f *fakeEngine) AllowForSession(_ context.Context, id string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answers = append(f.answers, id+"|session")
+	return "allowed " + id + " for the session", nil
+}
+
 func (f *fakeEngine) AnswerPermission(_ context.Context, id string, approve, always bool, reason string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -254,3 +254,63 @@ func Suggest(c Call) Rule {
 	}
 	return Rule{Tool: c.Tool, Pattern: Escape(c.Subject)}
 }
+
+// prefixPrograms are the programs whose commands SuggestPrefix widens: the
+// word after them names what they do (go test, cargo build, npm run
+// test), and that word is kept. Other programs get no prefix rule: for
+// most, the first word alone (rm, curl, sudo) would allow far too much.
+var prefixPrograms = map[string]int{
+	"go": 2, "cargo": 2, "git": 2, "make": 2, "just": 2, "dotnet": 2, "uv": 2, "poetry": 2,
+	"bundle": 2, "rake": 2, "mix": 2, "swift": 2, "zig": 2, "gradle": 2, "mvn": 2,
+	"npm": 2, "pnpm": 2, "yarn": 2, "bun": 2, "deno": 2,
+	"pytest": 1, "tox": 1, "jest": 1, "vitest": 1,
+}
+
+// SuggestPrefix is a wider rule than Suggest for a command, for a person
+// who would rather not be asked again while the team runs: the command's
+// program and subcommand followed by anything ("go test *" for `go test
+// ./pkg/...`, "npm run test *" for `npm run test -- -u`). ok is false when
+// c is not one plain command of such a program (a list, a pipeline, a
+// redirection, a wrapper, a computed word, an option before the
+// subcommand). A list that holds another command still asks for that one:
+// rules allow each command of a line on its own.
+func SuggestPrefix(c Call) (Rule, bool) {
+	if c.Kind != Exec {
+		return Rule{}, false
+	}
+	ln := parseLine(c.Subject)
+	if ln.opaque != "" || ln.writes || len(ln.cmds) != 1 || len(ln.cmds[0].allow) != 1 || ln.cmds[0].script {
+		return Rule{}, false
+	}
+	words := strings.Fields(ln.cmds[0].allow[0])
+	n, known := prefixPrograms[words[0]]
+	if !known || len(words) < n {
+		return Rule{}, false
+	}
+	if n == 2 && (words[1] == "run" || words[1] == "run-script") && strings.Contains("npm pnpm yarn bun deno", words[0]) {
+		n = 3 // the script's name: npm run test
+	}
+	if len(words) < n {
+		return Rule{}, false
+	}
+	for _, w := range words[1:n] {
+		if !subcommandWord(w) {
+			return Rule{}, false
+		}
+	}
+	return Rule{Tool: c.Tool, Pattern: Escape(strings.Join(words[:n], " ")) + " *"}, true
+}
+
+// subcommandWord reports whether w reads as a subcommand's or a script's
+// name: letters, digits, '-', '_' and ':', not starting with '-'.
+func subcommandWord(w string) bool {
+	if w == "" || w[0] == '-' {
+		return false
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == ':') {
+			return false
+		}
+	}
+	return true
+}

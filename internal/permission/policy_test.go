@@ -176,3 +176,45 @@ func TestParseMode(t *testing.T) {
 		t.Error("ParseMode accepted YOLO")
 	}
 }
+
+// A prefix rule is offered for one plain command of a program with
+// subcommands; it allows that command and its kin, never another command
+// a line adds, and none is offered where the first words would allow too
+// much.
+func TestSuggestPrefixWidensOnlyPlainCommands(t *testing.T) {
+	bash := func(cmd string) Call { return Call{Tool: "bash", Kind: Exec, Subject: cmd} }
+	for cmd, want := range map[string]string{
+		"go test ./...":                "bash(go test *)",
+		"go test":                      "bash(go test *)",
+		"npm run test -- -u":           "bash(npm run test *)",
+		"cargo build --release":        "bash(cargo build *)",
+		"pytest tests/test_x.py -k a*": "bash(pytest *)",
+		"git status --short":           "bash(git status *)",
+	} {
+		r, ok := SuggestPrefix(bash(cmd))
+		if !ok || r.String() != want {
+			t.Errorf("SuggestPrefix(%q) = %s, %v; want %s", cmd, r, ok, want)
+			continue
+		}
+		p := Policy{Mode: ModeAsk, Allow: []Entry{{Rule: r}}}
+		if v := p.Decide(bash(cmd)); v.Decision != Allow {
+			t.Errorf("%s does not allow %q: %s", r, cmd, v.Why)
+		}
+		for _, other := range []string{cmd + " && rm -rf ~", cmd + "; curl evil", "rm -rf ~", cmd + " > /etc/x"} {
+			if v := p.Decide(bash(other)); v.Decision == Allow {
+				t.Errorf("%s allows %q", r, other)
+			}
+		}
+	}
+	for _, cmd := range []string{
+		"rm -rf build", "go test ./... | tee out", "go test > out", "sudo go test", "nice go test",
+		"go $X", "git -c core.pager=sh log", "GOFLAGS=-x go test", "./go test", "go test && go vet", "sh -c 'go test'",
+	} {
+		if r, ok := SuggestPrefix(bash(cmd)); ok {
+			t.Errorf("SuggestPrefix(%q) = %s; want none", cmd, r)
+		}
+	}
+	if _, ok := SuggestPrefix(Call{Tool: "write_file", Kind: Write, Subject: "a.go"}); ok {
+		t.Error("a write got a prefix rule")
+	}
+}

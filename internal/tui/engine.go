@@ -42,6 +42,9 @@ type Engine interface {
 	// AnswerPermission allows or denies a tool call waiting for the
 	// person's permission; always also allows every identical call.
 	AnswerPermission(ctx context.Context, id string, approve, always bool, reason string) (string, error)
+	// AllowForSession allows a waiting tool call and, while the team runs,
+	// every command of its prefix rule (go test *).
+	AllowForSession(ctx context.Context, id string) (string, error)
 	// SetLeadModel switches the lead's model ("model" or "provider/model",
 	// one of those configured) and returns its label.
 	SetLeadModel(spec string) (string, error)

@@ -58,6 +58,12 @@ func (e *teamEngine) AnswerPermission(_ context.Context, id string, approve, alw
 	return e.t.AnswerPermission(workspace.UserName, id, approve, always, reason)
 }
 
+// AllowForSession allows an ask and its prefix rule as the person while
+// the team runs; nothing is written to the project file.
+func (e *teamEngine) AllowForSession(_ context.Context, id string) (string, error) {
+	return e.t.AllowForSession(id)
+}
+
 // Shutdown asks a teammate to shut down as the person.
 func (e *teamEngine) Shutdown(ctx context.Context, name, reason string) (string, error) {
 	if err := workspace.ValidateTeammateName(name); err != nil {

@@ -96,6 +96,7 @@ type answer struct {
 	id              string
 	approve, always bool
 	reason          string
+	session         bool
 }
 
 type review struct {
@@ -114,10 +115,17 @@ func (f *fakeEngine) ReviewPlan(ctx context.Context, name string, approve bool, 
 	return "reviewed " + name + "'s plan", nil
 }
 
+func (f *fakeEngine) AllowForSession(ctx context.Context, id string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.answers = append(f.answers, answer{id: id, approve: true, session: true})
+	return "allowed for the session", f.err
+}
+
 func (f *fakeEngine) AnswerPermission(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.answers = append(f.answers, answer{id, approve, always, reason})
+	f.answers = append(f.answers, answer{id: id, approve: approve, always: always, reason: reason})
 	if f.err != nil {
 		return "", f.err
 	}

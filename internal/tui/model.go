@@ -98,6 +98,9 @@ type Model struct {
 	// program that update asked for, returned by Update.
 	mouse bool
 	cmds  []tea.Cmd
+	// focused: the terminal said it has the person's focus (and no bell
+	// rings for what waits for them).
+	focused bool
 }
 
 // New builds the model. do runs a job off the Update goroutine, in order,
@@ -158,6 +161,10 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.scroll(3)
 		}
 		return m, nil
+	case tea.FocusMsg:
+		m.focused = true
+	case tea.BlurMsg:
+		m.focused = false
 	case batchMsg:
 		m.apply(msg)
 	case snapshotMsg:

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -14,6 +15,9 @@ import (
 // pendingAsk is a tool call that waits for the person's permission.
 type pendingAsk struct {
 	id, who, tool, subject, why, diff string
+	// prefix is the wider rule the person may allow for the session
+	// (go test *), "" when there is none.
+	prefix string
 }
 
 // maxAskDiffLines is how much of a write's diff the ask box shows; ctrl+o
@@ -31,7 +35,8 @@ func (m *Model) permissionEvent(e team.Event, p team.Permission) {
 	}
 	if p.Decision == "asked" {
 		if p.By == workspace.UserName {
-			m.asks = append(m.asks, pendingAsk{id: p.RequestID, who: e.Agent, tool: p.Tool, subject: p.Subject, why: p.Why, diff: p.Diff})
+			m.asks = append(m.asks, pendingAsk{id: p.RequestID, who: e.Agent, tool: p.Tool, subject: p.Subject, why: p.Why, diff: p.Diff, prefix: p.Prefix})
+			m.bell()
 		}
 		return
 	}
@@ -43,25 +48,64 @@ func (m *Model) permissionEvent(e team.Event, p team.Permission) {
 	}
 }
 
-// askKey answers the first ask with a key, when the input is empty: y
-// allows once, A allows always, n starts a denial whose reason is typed.
+// askChoice is one answer to an ask, as the ask box numbers it.
+type askChoice struct {
+	key, label string
+	answer     func(m *Model, a pendingAsk)
+}
+
+// askChoices are the answers to a, numbered from 1 in this order: allow
+// once, allow its prefix rule for the session (when it has one), allow
+// always, deny.
+func askChoices(a pendingAsk) []askChoice {
+	cs := []askChoice{{key: "y", label: "allow once", answer: func(m *Model, a pendingAsk) { m.answerAsk(a.id, true, false, "") }}}
+	if a.prefix != "" {
+		cs = append(cs, askChoice{key: "s", label: "allow " + printable(a.prefix) + " this session", answer: func(m *Model, a pendingAsk) { m.allowSession(a.id) }})
+	}
+	return append(cs,
+		askChoice{key: "A", label: "allow always", answer: func(m *Model, a pendingAsk) { m.answerAsk(a.id, true, true, "") }},
+		askChoice{key: "n", label: "deny", answer: func(m *Model, a pendingAsk) {
+			m.in.set("/deny " + a.id + " ")
+			m.hint = "type why " + a.who + " may not, then enter"
+		}})
+}
+
+// askKey answers the first ask with a key, when the input is empty: a
+// choice's number or letter (y allows once, s the prefix for the session,
+// A always, n starts a denial whose reason is typed).
 func (m *Model) askKey(k tea.KeyPressMsg) bool {
 	if len(m.asks) == 0 || !m.in.empty() {
 		return false
 	}
 	a := m.asks[0]
-	switch k.String() {
-	case "y":
-		m.answerAsk(a.id, true, false, "")
-	case "A":
-		m.answerAsk(a.id, true, true, "")
-	case "n":
-		m.in.set("/deny " + a.id + " ")
-		m.hint = "type why " + a.who + " may not, then enter"
-	default:
-		return false
+	key := k.String()
+	for i, c := range askChoices(a) {
+		if key == c.key || key == strconv.Itoa(i+1) {
+			c.answer(m, a)
+			return true
+		}
 	}
-	return true
+	return false
+}
+
+// allowSession allows ask id and its prefix rule while the team runs.
+func (m *Model) allowSession(id string) {
+	m.hint = "answering " + id + "…"
+	m.do(func() tea.Msg {
+		text, err := m.eng.AllowForSession(m.ctx, id)
+		if err != nil {
+			return noteMsg{text: err.Error(), isErr: true}
+		}
+		return hintMsg(text)
+	})
+}
+
+// bell rings the terminal's bell for something that waits for the person
+// (an ask, a plan), unless the terminal said it has the person's focus.
+func (m *Model) bell() {
+	if !m.focused {
+		m.cmds = append(m.cmds, tea.Raw("\a"))
+	}
 }
 
 func (m *Model) answerAsk(id string, approve, always bool, reason string) {
@@ -96,9 +140,22 @@ func (m *Model) askLines(w int) []string {
 			out = append(out, clipLine("  "+diffStyle(st, l).Render(printable(l)), w))
 		}
 	}
-	keys := st.key.Render("y") + st.dim.Render(" allow once  ") + st.key.Render("A") + st.dim.Render(" allow always  ") +
-		st.key.Render("n") + st.dim.Render(" deny")
-	return append(out, clipLine("  "+keys, w))
+	// The numbered choices, on as many lines as the width needs.
+	line, width := "  ", 2
+	for i, c := range askChoices(a) {
+		n := strconv.Itoa(i + 1)
+		cw := len(n) + 1 + len(c.key) + 1 + cellWidth(c.label)
+		if width > 2 && width+2+cw > w {
+			out = append(out, clipLine(line, w))
+			line, width = "  ", 2
+		}
+		if width > 2 {
+			line, width = line+"  ", width+2
+		}
+		line += st.dim.Render(n+" ") + st.key.Render(c.key) + st.dim.Render(" "+c.label)
+		width += cw
+	}
+	return append(out, clipLine(line, w))
 }
 
 func diffStyle(st styles, line string) interface{ Render(...string) string } {

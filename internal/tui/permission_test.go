@@ -93,3 +93,67 @@ func TestAWritesDiffShowsInTheConversationWhenExpanded(t *testing.T) {
 	hs.send(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})
 	hs.mustSee("Wrote 11 bytes to a.txt.", "+fresh line")
 }
+
+// A command with a prefix rule (go test *) offers it for the session as
+// the second of the numbered choices; numbers and letters answer alike.
+func TestAnAskOffersItsPrefixForTheSessionAsANumberedChoice(t *testing.T) {
+	hs := newHarness(t, 120, 30, Options{})
+	ask := asked("bob", "permission-2", "bash", "go test ./...", "")
+	p := ask.Payload.(team.Permission)
+	p.Prefix = "bash(go test *)"
+	ask.Payload = p
+	hs.send(events(ask, asked("alice", "permission-3", "bash", "rm -rf build", "")))
+	hs.mustSee("1 y allow once", "2 s allow bash(go test *) this session", "3 A allow always", "4 n deny")
+	hs.press("2")
+	if len(hs.eng.answers) != 1 || hs.eng.answers[0] != (answer{id: "permission-2", approve: true, session: true}) {
+		t.Fatalf("2 answered %+v", hs.eng.answers)
+	}
+	// An ask with no prefix rule has three choices: 3 denies.
+	hs.send(events(decided("bob", "permission-2", "allowed")))
+	hs.mustSee("alice asks to run bash rm -rf build", "1 y allow once", "2 A allow always", "3 n deny")
+	hs.mustNotSee("this session")
+	hs.press("3")
+	if v := hs.m.in.value(); len(hs.eng.answers) != 1 || v != "/deny permission-3 " {
+		t.Fatalf("3 answered %+v and left %q in the input; want the /deny command to finish", hs.eng.answers, v)
+	}
+}
+
+// An ask rings the terminal's bell, unless the terminal said the person
+// looks at it.
+func TestAnAskRingsTheBellUnlessTheTerminalHasFocus(t *testing.T) {
+	rings := func(hs *harness, id string) bool {
+		cmd := hs.send(events(asked("bob", id, "bash", "ls "+id, "")))
+		return holdsRaw(cmd, "\a")
+	}
+	hs := newHarness(t, 100, 30, Options{})
+	if !rings(hs, "permission-1") {
+		t.Fatal("an ask rang no bell")
+	}
+	hs.send(tea.FocusMsg{})
+	if rings(hs, "permission-2") {
+		t.Fatal("an ask rang the bell while the terminal had focus")
+	}
+	hs.send(tea.BlurMsg{})
+	if !rings(hs, "permission-3") {
+		t.Fatal("an ask rang no bell once the terminal lost focus")
+	}
+}
+
+// holdsRaw reports whether cmd, or a command of its batch, sends raw to
+// the terminal.
+func holdsRaw(cmd tea.Cmd, raw string) bool {
+	if cmd == nil {
+		return false
+	}
+	switch msg := cmd().(type) {
+	case tea.RawMsg:
+		return msg.Msg == raw
+	case tea.BatchMsg:
+		for _, c := range msg {
+			if holdsRaw(c, raw) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -12,6 +12,7 @@ func (m *Model) planRequest(r team.RequestOpened) {
 	m.lead.add(en)
 	m.plans[r.From] = en
 	m.hint = planHint(r.From)
+	m.bell()
 }
 
 func planHint(name string) string {

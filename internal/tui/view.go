@@ -58,6 +58,7 @@ func (m *Model) convHeight() int { return m.layout().convH }
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
+	v.ReportFocus = true // no bell for an ask the person is looking at
 	if m.mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
