@@ -6,10 +6,12 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // SessionsOptions are the inputs of `agentteam sessions [show ID]`.
@@ -18,6 +20,9 @@ type SessionsOptions struct {
 	IO IOStreams
 	// Show is the session to print whole; empty lists them.
 	Show string
+	// Grep keeps, of the list, the conversations where this text was said
+	// (any case), each with where.
+	Grep string
 }
 
 // newSessionsCmd builds `agentteam sessions`; runF, when not nil, replaces runSessions.
@@ -39,6 +44,7 @@ prints one whole; agentteam chat --resume ID makes it the current conversation a
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error { return run() },
 	}
+	c.Flags().StringVar(&opts.Grep, "grep", "", "list only the conversations in which TEXT was said (any case), each with the first place")
 	c.AddCommand(&cobra.Command{
 		Use:   "show ID",
 		Short: "Print one of the lead's conversations, readable (ID from agentteam sessions, or current)",
@@ -80,6 +86,10 @@ func runSessions(opts *SessionsOptions) error {
 	if err != nil {
 		return err
 	}
+	var found map[string]string
+	if opts.Grep != "" {
+		list, found = grepSessions(ws, list, opts.Grep)
+	}
 	if opts.JSON {
 		if list == nil {
 			list = []team.SessionInfo{}
@@ -87,6 +97,10 @@ func runSessions(opts *SessionsOptions) error {
 		return sessionsJSON(opts.IO.Out, list)
 	}
 	if len(list) == 0 {
+		if opts.Grep != "" {
+			fmt.Fprintf(opts.IO.Err, "no conversation with the lead in %s says %q\n", ws.Root, opts.Grep)
+			return nil
+		}
 		fmt.Fprintf(opts.IO.Err, "no conversations with the lead in %s yet\n", ws.Root)
 		return nil
 	}
@@ -94,8 +108,62 @@ func runSessions(opts *SessionsOptions) error {
 	fmt.Fprintln(tw, "ID\tTIME\tMESSAGES\tTITLE")
 	for _, s := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, s.Title)
+		if where, ok := found[s.ID]; ok {
+			fmt.Fprintf(tw, "\t\t\t  %s\n", where)
+		}
 	}
 	return tw.Flush()
+}
+
+// grepSessions keeps of list the conversations in which text was said, in
+// a message or a tool call, any case, with the first place each says it
+// (who, and the words around it). One that cannot be read is left out.
+func grepSessions(ws *workspace.Workspace, list []team.SessionInfo, text string) ([]team.SessionInfo, map[string]string) {
+	want := strings.ToLower(text)
+	var kept []team.SessionInfo
+	found := map[string]string{}
+	for _, s := range list {
+		msgs, err := team.ReadSession(ws, s.ID)
+		if err != nil {
+			continue
+		}
+	search:
+		for _, m := range msgs {
+			for _, said := range append([]string{m.Content}, m.Tools...) {
+				plain := strings.Join(strings.Fields(sessionPlain(said)), " ")
+				if i := strings.Index(strings.ToLower(plain), want); i >= 0 {
+					who := map[string]string{"user": "you", "assistant": "lead", "tool": "tool result"}[m.Role]
+					if m.Inbox {
+						who = "inbox"
+					}
+					found[s.ID] = who + ": " + around(plain, i, len(want), 60)
+					kept = append(kept, s)
+					break search
+				}
+			}
+		}
+	}
+	return kept, found
+}
+
+// around is s's match at [i, i+n) with up to room bytes either side, cut
+// on rune boundaries and marked where cut.
+func around(s string, i, n, room int) string {
+	start, end := max(0, i-room), min(len(s), i+n+room)
+	for start > 0 && !utf8.RuneStart(s[start]) {
+		start--
+	}
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end++
+	}
+	out := s[start:end]
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(s) {
+		out += "…"
+	}
+	return out
 }
 
 func sessionsJSON(w io.Writer, v any) error {

@@ -96,3 +96,31 @@ func TestSessionsListsAndShowsTheLeadsConversations(t *testing.T) {
 		t.Fatalf("sessions after chat --resume %s: %+v", list[1].ID, again)
 	}
 }
+
+// sessions --grep keeps the conversations in which a text was said, any
+// case, each with where; none found is one sentence, not an error.
+func TestSessionsGrepFindsWhereSomethingWasSaid(t *testing.T) {
+	ws := t.TempDir()
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "spawn alice as programmer to say Pineapple pizza"), "first run")
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "list team"), "second run")
+	list := sessionsJSONOf(t, ws)
+	if len(list) != 2 {
+		t.Fatalf("sessions: %+v", list)
+	}
+	r := runBin(t, ws, nil, "", "sessions", "--grep", "pineapple")
+	mustSucceed(t, r, "sessions --grep")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], list[1].ID) || !strings.Contains(lines[2], "you: spawn alice as programmer to say Pineapple pizza") {
+		t.Fatalf("grep table:\n%s", r.stdout)
+	}
+	r = runBin(t, ws, nil, "", "sessions", "--grep", "NAME", "--json")
+	mustSucceed(t, r, "sessions --grep --json")
+	var got []team.SessionInfo
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got) != 2 {
+		t.Fatalf("grep NAME (both: the list's table, alice's spawn) --json: %v %+v", err, got)
+	}
+	r = runBin(t, ws, nil, "", "sessions", "--grep", "no such words")
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, `no conversation with the lead in`) || !strings.Contains(r.stderr, `says "no such words"`) {
+		t.Fatalf("grep of nothing: %+v", r)
+	}
+}
