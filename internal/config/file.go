@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/agentteam/agentteam/internal/agentsmd"
 )
 
 // Error is a config file that cannot be used: one sentence naming the file,
@@ -93,6 +95,7 @@ type rawFile struct {
 	Permissions rawPermissions `toml:"permissions"`
 	Sandbox     rawSandbox     `toml:"sandbox"`
 	UI          rawUI          `toml:"ui"`
+	Context     rawContext     `toml:"context"`
 	MCP         rawMCP         `toml:"mcp"`
 
 	path         string
@@ -151,6 +154,13 @@ type rawSandbox struct {
 
 type rawUI struct {
 	Plain *bool `toml:"plain"`
+}
+
+// rawContext is [context]: the files agents are given as instructions.
+type rawContext struct {
+	// Files are names looked for after AGENTS.md in each directory.
+	Files    []string `toml:"files"`
+	MaxBytes *int     `toml:"max_bytes"`
 }
 
 // readFile reads and checks one file; a missing file is found == false.
@@ -265,7 +275,7 @@ func refuseAPIKey(fail func(toml.Key, string, ...any) error, k toml.Key, project
 
 // tableKeys are the keys that must be tables if present.
 func tableKeys(f *rawFile) []toml.Key {
-	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}, {"sandbox"}, {"ui"}}
+	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}, {"sandbox"}, {"ui"}, {"context"}}
 	for _, name := range sortedKeys(f.Providers) {
 		keys = append(keys, toml.Key{"providers", name}, toml.Key{"providers", name, "headers"}, toml.Key{"providers", name, "query"})
 	}
@@ -394,6 +404,9 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 	if err := f.checkMCP(fail); err != nil {
 		return err
 	}
+	if err := f.Context.check(fail); err != nil {
+		return err
+	}
 	return f.Sandbox.check(fail)
 }
 
@@ -429,6 +442,19 @@ func (s rawSandbox) check(fail func(toml.Key, string, ...any) error) error {
 		if c := filepath.Clean(path); c == "/" || c == "~" {
 			return fail(key("read_hidden"), "must not list %s: commands could read nothing and run nothing", path)
 		}
+	}
+	return nil
+}
+
+// check refuses [context] values no run can use.
+func (c rawContext) check(fail func(toml.Key, string, ...any) error) error {
+	for _, n := range c.Files {
+		if err := agentsmd.CheckName(n); err != nil {
+			return fail(toml.Key{"context", "files"}, "must list file names: %v", err)
+		}
+	}
+	if c.MaxBytes != nil && (*c.MaxBytes < 1024 || *c.MaxBytes > agentsmd.MaxMaxBytes) {
+		return fail(toml.Key{"context", "max_bytes"}, "must be between 1024 and %d, not %d", agentsmd.MaxMaxBytes, *c.MaxBytes)
 	}
 	return nil
 }
@@ -476,6 +502,8 @@ func knownHint(key toml.Key) string {
 		t = reflect.TypeOf(rawSandbox{})
 	case len(key) == 2 && key[0] == "ui":
 		t = reflect.TypeOf(rawUI{})
+	case len(key) == 2 && key[0] == "context":
+		t = reflect.TypeOf(rawContext{})
 	case len(key) == 3 && key[0] == "providers":
 		t = reflect.TypeOf(rawProvider{})
 	default:
@@ -511,6 +539,7 @@ func misplacedHint(key toml.Key, hint string) string {
 		{reflect.TypeOf(rawPermissions{}), "in [permissions]"},
 		{reflect.TypeOf(rawSandbox{}), "in [sandbox]"},
 		{reflect.TypeOf(rawUI{}), "in [ui]"},
+		{reflect.TypeOf(rawContext{}), "in [context]"},
 		{reflect.TypeOf(rawProvider{}), "in a [providers.NAME] table"},
 	} {
 		for i := range t.typ.NumField() {
@@ -554,7 +583,7 @@ func redactQuoted(s string) string { return quotedRE().ReplaceAllString(s, `"…
 func expected(path string) string {
 	i := strings.LastIndexByte(path, '.')
 	switch last := path[i+1:]; last {
-	case "max_workers", "max_queue", "max_turns", "max_output_tokens", "max_model_calls", "max_tokens", "context_window", "max_tool_call_bytes", "max_reply_bytes":
+	case "max_workers", "max_queue", "max_turns", "max_output_tokens", "max_model_calls", "max_tokens", "context_window", "max_tool_call_bytes", "max_reply_bytes", "max_bytes":
 		return "a whole number"
 	case "shutdown_timeout", "plan_timeout", "handoff_timeout", "idle_timeout":
 		return "a duration in quotes, like \"90s\""
@@ -570,7 +599,9 @@ func expected(path string) string {
 		return "a string in quotes"
 	case "allow", "ask", "deny":
 		return "a list of rules in quotes, like [\"bash(go test *)\"]"
-	case "providers", "roles", "team", "headers", "permissions", "query", "sandbox", "ui":
+	case "files":
+		return "a list of file names in quotes, like [\"CLAUDE.md\"]"
+	case "providers", "roles", "team", "headers", "permissions", "query", "sandbox", "ui", "context":
 		return "a table"
 	case "env", "writable", "read_hidden":
 		return "a list of strings in quotes, like [\"GOPATH\"]"
