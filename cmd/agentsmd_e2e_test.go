@@ -169,3 +169,25 @@ func TestAFIFOAgentsMDIsSkippedAtOnce(t *testing.T) {
 		t.Fatalf("the fallback did not stand in:\n%s", sys)
 	}
 }
+
+// Being in the instructions does not get round a rule: a file whose
+// read_file a deny rule refuses is skipped with the rule, never sent.
+func TestADeniedAgentsMDIsNotSent(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws := t.TempDir()
+	testWriteFile(t, filepath.Join(ws, "AGENTS.md"), "PRIVATE-NOTES\n")
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".config", "agentteam"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testWriteFile(t, filepath.Join(home, ".config", "agentteam", "config.toml"), "[permissions]\ndeny = [\"read_file(AGENTS.md)\"]\n")
+	r := runBin(t, ws, append(fakeEnv(srv), "HOME="+home), "", "run", "--timeout", "30s", "hi")
+	mustSucceed(t, r, "run")
+	if sys := systemOf(t, srv.Requests("lead")[0]); strings.Contains(sys, "PRIVATE-NOTES") {
+		t.Fatalf("a denied file reached the model:\n%s", sys)
+	}
+	if want := filepath.Join(ws, "AGENTS.md") + " is skipped: the deny rule read_file(AGENTS.md)"; !strings.Contains(r.stderr, want) {
+		t.Fatalf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+}

@@ -30,7 +30,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Name:   workspace.LeadName,
 		System: leadSystemPrompt(t.teamName(), t.ws.Root, t.models.Catalog()),
 		// Its AGENTS.md files, read again at each cycle.
-		Instructions: t.instructionsFor(workspace.LeadName, t.ws.Root),
+		Instructions: t.instructionsFor(workspace.LeadName, t.ws),
 		Model:        t.leadModel,
 		Inbox:        t.store,
 		SessionPath:  t.ws.SessionPath(workspace.LeadName),

@@ -225,7 +225,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		Name:   name,
 		System: system,
 		// Its AGENTS.md files, from where it works: its worktree's own.
-		Instructions: t.instructionsFor(name, ws.Root),
+		Instructions: t.instructionsFor(name, ws),
 		Model:        m.model,
 		Inbox:        t.store,
 		SessionPath:  t.teammateSessionPath(name),

@@ -165,7 +165,12 @@ func CheckName(n string) error {
 }
 
 // Load is what an agent working in dir is given now.
-func (l *Loader) Load(dir string) Set {
+func (l *Loader) Load(dir string) Set { return l.LoadFor(dir, nil) }
+
+// LoadFor is Load with the agent's own say on each file of the project:
+// refuse, when not nil, gives the reason a file must not be read by the
+// agent (a rule that denies its read_file), and the file is skipped with it.
+func (l *Loader) LoadFor(dir string, refuse func(abs string) string) Set {
 	var set Set
 	var found []found
 	if l.opts.UserDir != "" {
@@ -176,7 +181,7 @@ func (l *Loader) Load(dir string) Set {
 	top, rels := chain(dir)
 	if ws, err := workspace.Open(top); err == nil {
 		for _, rel := range rels {
-			if f, ok := l.inDir(ws, rel, &set); ok {
+			if f, ok := l.inDir(ws, rel, refuse, &set); ok {
 				found = append(found, f)
 			}
 		}
@@ -216,10 +221,14 @@ func chain(dir string) (string, []string) {
 }
 
 // inDir reads the first of the names in rel that holds text.
-func (l *Loader) inDir(ws *workspace.Workspace, rel string, set *Set) (found, bool) {
+func (l *Loader) inDir(ws *workspace.Workspace, rel string, refuse func(string) string, set *Set) (found, bool) {
 	for _, name := range l.names {
 		p := filepath.Join(rel, name)
 		abs := filepath.Join(ws.Root, p)
+		if why := refused(ws, p, abs, refuse); why != "" {
+			set.Notes = append(set.Notes, fmt.Sprintf("%s is skipped: %s.", l.show(abs), why))
+			continue
+		}
 		data, note, ok := l.read(abs, func() (*os.File, fs.FileInfo, error) { return ws.OpenRegular(p) })
 		if note != "" {
 			set.Notes = append(set.Notes, note)
@@ -229,6 +238,24 @@ func (l *Loader) inDir(ws *workspace.Workspace, rel string, set *Set) (found, bo
 		}
 	}
 	return found{}, false
+}
+
+// refused is why refuse will not have the file p names read, by its name
+// or by where its links lead; "" for a file that is not there.
+func refused(ws *workspace.Workspace, p, abs string, refuse func(string) string) string {
+	if refuse == nil {
+		return ""
+	}
+	if _, err := os.Lstat(abs); err != nil {
+		return ""
+	}
+	if why := refuse(abs); why != "" {
+		return why
+	}
+	if real, err := ws.Resolve(p); err == nil && real != abs {
+		return refuse(real)
+	}
+	return ""
 }
 
 // userFile reads the person's own file. It is theirs: a link they made

@@ -264,3 +264,28 @@ func TestCheckName(t *testing.T) {
 		}
 	}
 }
+
+// A file the agent may not read is skipped with the reason, by its name
+// or by where its link leads, and the next name stands in.
+func TestLoadForRefusedFilesAreSkipped(t *testing.T) {
+	top, sub := repo(t)
+	write(t, filepath.Join(sub, "private.md"), "PRIVATE\n")
+	if err := os.Symlink("private.md", filepath.Join(sub, "AGENTS.md")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(sub, "CLAUDE.md"), "CLAUDE\n")
+	write(t, filepath.Join(top, "AGENTS.md"), "TOP\n")
+	refuse := func(abs string) string {
+		if filepath.Base(abs) == "private.md" {
+			return "a deny rule covers it"
+		}
+		return ""
+	}
+	s := New(Options{Fallbacks: []string{"CLAUDE.md"}}).LoadFor(sub, refuse)
+	if strings.Contains(s.Text, "PRIVATE") || !strings.Contains(s.Text, "CLAUDE") || !strings.Contains(s.Text, "TOP") {
+		t.Fatalf("text:\n%s", s.Text)
+	}
+	if len(s.Notes) != 1 || s.Notes[0] != filepath.Join(sub, "AGENTS.md")+" is skipped: a deny rule covers it." {
+		t.Fatalf("notes %q", s.Notes)
+	}
+}
