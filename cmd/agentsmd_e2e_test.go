@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/tui"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -189,5 +190,31 @@ func TestADeniedAgentsMDIsNotSent(t *testing.T) {
 	}
 	if want := filepath.Join(ws, "AGENTS.md") + " is skipped: the deny rule read_file(AGENTS.md)"; !strings.Contains(r.stderr, want) {
 		t.Fatalf("stderr lacks %q:\n%s", want, r.stderr)
+	}
+}
+
+// chat in lines says once, at the start, which files the lead reads;
+// /init says the fixed prompt to the lead as the person's message.
+func TestChatInLinesTellsTheFilesAndInitAsksForOne(t *testing.T) {
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "wrote AGENTS.md"}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws := t.TempDir()
+	testWriteFile(t, filepath.Join(ws, "AGENTS.md"), "WS-RULE\n")
+	r := runBin(t, ws, fakeEnv(srv), "/init\n", "chat")
+	mustSucceed(t, r, "chat in lines")
+	told := "lead reads " + filepath.Join(ws, "AGENTS.md")
+	if strings.Count(r.stdout, told) != 1 || strings.Index(r.stdout, told) > strings.Index(r.stdout, "lead> /init") {
+		t.Fatalf("stdout does not say once, first, %q:\n%s", told, r.stdout)
+	}
+	if !strings.Contains(r.stdout, tui.InitPrompt) {
+		t.Fatalf("the person does not see what /init said:\n%s", r.stdout)
+	}
+	reqs := srv.Requests("lead")
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests of the lead", len(reqs))
+	}
+	msgs := reqs[0].Messages
+	if last := msgs[len(msgs)-1]; last.Role != openai.ChatMessageRoleUser || last.Content != tui.InitPrompt || !strings.Contains(msgs[0].Content, "WS-RULE") {
+		t.Fatalf("the lead was asked %+v", msgs)
 	}
 }
