@@ -41,13 +41,11 @@ const (
 // (Codex's project_doc_max_bytes).
 const DefaultMaxBytes = 32 << 10
 
-// MaxMaxBytes is the most a config file may raise the bound to.
-const MaxMaxBytes = 1 << 20
-
 // Options say where to look and how much to take.
 type Options struct {
 	// Fallbacks are more names to look for in each directory, after
-	// AGENTS.override.md and AGENTS.md ([context] files).
+	// AGENTS.override.md and AGENTS.md ([context] files, which
+	// config.CheckContextFile has checked are plain markdown names).
 	Fallbacks []string
 	// MaxBytes bounds the text taken from all files together; 0 is DefaultMaxBytes.
 	MaxBytes int
@@ -147,21 +145,6 @@ func New(opts Options) *Loader {
 		}
 	}
 	return &Loader{opts: opts, names: names, cache: map[string]cached{}}
-}
-
-// CheckName refuses a fallback name that is not a plain markdown file's:
-// no directory, not hidden, ending in .md. It is the one sentence a config
-// file's [context] files gets.
-func CheckName(n string) error {
-	switch {
-	case n == "" || strings.ContainsAny(n, "/\\\x00") || n == "." || n == "..":
-		return fmt.Errorf("%q is not a file name: name a file in each directory, like \"CLAUDE.md\"", n)
-	case strings.HasPrefix(n, "."):
-		return fmt.Errorf("%q is a hidden file: only a project's visible notes are read, like \"CLAUDE.md\"", n)
-	case !strings.EqualFold(filepath.Ext(n), ".md") || len(n) > 255:
-		return fmt.Errorf("%q is not a markdown file's name (NAME.md, like \"CLAUDE.md\")", n)
-	}
-	return nil
 }
 
 // Load is what an agent working in dir is given now.

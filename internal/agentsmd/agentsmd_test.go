@@ -252,19 +252,6 @@ func TestLoadUserFile(t *testing.T) {
 	}
 }
 
-func TestCheckName(t *testing.T) {
-	for _, ok := range []string{"CLAUDE.md", "CRUSH.md", "GEMINI.md", "notes.MD"} {
-		if err := CheckName(ok); err != nil {
-			t.Errorf("%s: %v", ok, err)
-		}
-	}
-	for _, bad := range []string{"", "../x.md", "docs/A.md", ".env", ".secret.md", "id_rsa", "a\x00.md", "..", "C:\\x.md"} {
-		if err := CheckName(bad); err == nil {
-			t.Errorf("%q allowed", bad)
-		}
-	}
-}
-
 // A file the agent may not read is skipped with the reason, by its name
 // or by where its link leads, and the next name stands in.
 func TestLoadForRefusedFilesAreSkipped(t *testing.T) {

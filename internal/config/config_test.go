@@ -614,3 +614,16 @@ func TestContextFilesMustBeMarkdownNames(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckContextFile(t *testing.T) {
+	for _, ok := range []string{"CLAUDE.md", "CRUSH.md", "GEMINI.md", "notes.MD"} {
+		if err := CheckContextFile(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "../x.md", "docs/A.md", ".env", ".secret.md", "id_rsa", "a\x00.md", "..", "C:\\x.md"} {
+		if err := CheckContextFile(bad); err == nil {
+			t.Errorf("%q allowed", bad)
+		}
+	}
+}

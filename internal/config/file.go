@@ -17,8 +17,6 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/agentteam/agentteam/internal/agentsmd"
 )
 
 // Error is a config file that cannot be used: one sentence naming the file,
@@ -449,12 +447,31 @@ func (s rawSandbox) check(fail func(toml.Key, string, ...any) error) error {
 // check refuses [context] values no run can use.
 func (c rawContext) check(fail func(toml.Key, string, ...any) error) error {
 	for _, n := range c.Files {
-		if err := agentsmd.CheckName(n); err != nil {
+		if err := CheckContextFile(n); err != nil {
 			return fail(toml.Key{"context", "files"}, "must list file names: %v", err)
 		}
 	}
-	if c.MaxBytes != nil && (*c.MaxBytes < 1024 || *c.MaxBytes > agentsmd.MaxMaxBytes) {
-		return fail(toml.Key{"context", "max_bytes"}, "must be between 1024 and %d, not %d", agentsmd.MaxMaxBytes, *c.MaxBytes)
+	if c.MaxBytes != nil && (*c.MaxBytes < 1024 || *c.MaxBytes > MaxContextBytes) {
+		return fail(toml.Key{"context", "max_bytes"}, "must be between 1024 and %d, not %d", MaxContextBytes, *c.MaxBytes)
+	}
+	return nil
+}
+
+// MaxContextBytes is the most [context] max_bytes may be.
+const MaxContextBytes = 1 << 20
+
+// CheckContextFile refuses a [context] files name that is not a plain
+// markdown file's: no directory, not hidden, ending in .md. A name from an
+// untrusted project file can so point the agents at nothing but the
+// project's own notes, never at .env, a key or a file elsewhere.
+func CheckContextFile(n string) error {
+	switch {
+	case n == "" || strings.ContainsAny(n, "/\\\x00") || n == "." || n == "..":
+		return fmt.Errorf("%q is not a file name: name a file in each directory, like \"CLAUDE.md\"", n)
+	case strings.HasPrefix(n, "."):
+		return fmt.Errorf("%q is a hidden file: only a project's visible notes are read, like \"CLAUDE.md\"", n)
+	case !strings.EqualFold(filepath.Ext(n), ".md") || len(n) > 255:
+		return fmt.Errorf("%q is not a markdown file's name (NAME.md, like \"CLAUDE.md\")", n)
 	}
 	return nil
 }
