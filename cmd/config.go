@@ -207,6 +207,8 @@ func loadConfig(c *cobra.Command, g *GlobalOptions) ([]setting, error) {
 		optional(r, "sandbox.writable", cfg.Sandbox.Writable)
 		optional(r, "sandbox.read_hidden", cfg.Sandbox.ReadHidden)
 	}
+	optional(r, "context.files", cfg.Context.Files)
+	optional(r, "context.max_bytes", cfg.Context.MaxBytes)
 	if !g.Demo {
 		if d, src, err := idleTimeout(g); err != nil {
 			r.err = cmp.Or(r.err, err)

@@ -258,6 +258,8 @@ func TestConfigPrintsEachSettingAndItsSource(t *testing.T) {
 		"sandbox.env":              {"(not set)", "default"},
 		"sandbox.writable":         {"(not set)", "default"},
 		"sandbox.read_hidden":      {"(not set)", "default"},
+		"context.files":            {"(not set)", "default"},
+		"context.max_bytes":        {"(not set)", "default"},
 		"roles.reviewer":           {"main/big-model", userSrc},
 	}
 	for name, w := range want {

@@ -272,6 +272,12 @@ func progressLine(e team.Event) string {
 			return line + "  ✗ " + team.FirstLine(tools.ErrorText(p.Result), 120)
 		}
 		return line + "  ✓"
+	case team.Instructions:
+		// The lead's files once at the start and on a change; a teammate's
+		// only when one was skipped or cut.
+		if e.Agent == workspace.LeadName || len(p.Notes) > 0 {
+			return e.Sentence()
+		}
 	case team.Permission:
 		if p.Decision == "asked" && p.By == workspace.UserName {
 			return e.Sentence() + ": answer with agentteam approve " + p.RequestID + " or agentteam deny " + p.RequestID + " REASON"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentteam/agentteam/internal/agentsmd"
 	"github.com/agentteam/agentteam/internal/config"
 	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/internal/permission"
@@ -283,5 +284,19 @@ func (f TeamFlags) options(g *GlobalOptions, ws *workspace.Workspace, models tea
 		Isolation:       f.Isolation,
 		Worker:          team.WorkerOptions{GitRemote: f.GitRemote},
 		Budget:          f.Budget,
+		Instructions:    instructionsLoader(g),
 	}
+}
+
+// instructionsLoader reads the agents' AGENTS.md files: the person's own
+// beside their config file, and the project's, with [context]'s fallbacks.
+func instructionsLoader(g *GlobalOptions) *agentsmd.Loader {
+	opts := agentsmd.Options{Home: g.Getenv("HOME")}
+	if p := config.UserPath(g.Getenv); p != "" {
+		opts.UserDir = filepath.Dir(p)
+	}
+	if c := g.Config; c != nil {
+		opts.Fallbacks, opts.MaxBytes = c.Context.Files.V, c.Context.MaxBytes.V
+	}
+	return agentsmd.New(opts)
 }

@@ -25,6 +25,10 @@ const DefaultMaxTurns = 50
 // AgentConfig describes one agent.
 type AgentConfig struct {
 	Name, System string
+	// Instructions, when not nil, is read at the start of every cycle and
+	// added to System for that cycle's requests (the AGENTS.md files, read
+	// again so that an edit takes effect without a restart).
+	Instructions func() string
 	Model        Model
 	Tools        *tools.Set
 	Inbox        Inbox // nil: no inbox
@@ -66,11 +70,13 @@ type Agent struct {
 	onEvent      func(Event)
 	onDelta      func(Delta)
 	recover      func(openai.ToolCall) (string, bool)
+	instructions func() string
 
 	mu      sync.Mutex                     // guards the fields below
 	cycling bool                           // a RunCycle is under way
 	pending []openai.ChatCompletionMessage // said during a cycle, taken in at the next turn
 	tools   *tools.Set
+	extra   string                         // Instructions' text for this cycle, after system
 	msgs    []openai.ChatCompletionMessage // the conversation, system prompt excluded
 	seen    map[string]bool                // inbox message ids already in the conversation
 	callIDs map[string]bool                // tool call ids already in the conversation
@@ -92,7 +98,7 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 	}
 	a := &Agent{
 		name: cfg.Name, system: cfg.System, model: cfg.Model, inbox: cfg.Inbox,
-		maxTurns: cfg.MaxTurns, onEvent: cfg.OnEvent, onDelta: cfg.OnDelta, recover: cfg.Recover,
+		maxTurns: cfg.MaxTurns, onEvent: cfg.OnEvent, onDelta: cfg.OnDelta, recover: cfg.Recover, instructions: cfg.Instructions,
 		tools: cfg.Tools, seen: map[string]bool{}, callIDs: map[string]bool{},
 		win: window{size: cfg.ContextWindow, reserve: cfg.ReplyReserve},
 	}

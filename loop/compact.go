@@ -183,7 +183,7 @@ func (a *Agent) msgTokens(msgs []openai.ChatCompletionMessage) int {
 // fixedTokens is the estimate of what every request carries besides the
 // conversation: the system prompt and the tools' schemas.
 func (a *Agent) fixedTokens() int {
-	n := len(a.system)
+	n := len(a.system) + len(a.extra)
 	if a.tools != nil {
 		n += a.tools.SchemaBytes()
 	}

@@ -39,6 +39,9 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		if turn == 1 && !a.hasNews() {
 			return cyc, ErrNothingToDo
 		}
+		if turn == 1 {
+			a.readInstructions()
+		}
 		a.emit(Event{Kind: EventTurn, Turn: turn})
 		resp, err := a.callModel(ctx, turn)
 		if err != nil {
@@ -211,8 +214,8 @@ func (a *Agent) request() Request {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	msgs := make([]openai.ChatCompletionMessage, 0, len(a.msgs)+1)
-	if a.system != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.system})
+	if sys := a.system + a.extra; sys != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: sys})
 	}
 	msgs = append(msgs, a.msgs...)
 	req := Request{Agent: a.name, Messages: msgs, OnDelta: a.onDelta}
@@ -220,6 +223,17 @@ func (a *Agent) request() Request {
 		req.Tools = a.tools.Definitions()
 	}
 	return req
+}
+
+// readInstructions takes the cycle's instructions (AgentConfig.Instructions).
+func (a *Agent) readInstructions() {
+	if a.instructions == nil {
+		return
+	}
+	text := a.instructions()
+	a.mu.Lock()
+	a.extra = text
+	a.mu.Unlock()
 }
 
 // HasNews reports whether the conversation ends in something the model has

@@ -60,6 +60,8 @@ func (e Event) Sentence() string {
 		return FirstLine(p.text(e.Agent), 160)
 	case Compacted:
 		return fmt.Sprintf("%s: %s", e.Agent, p.text())
+	case Instructions:
+		return fmt.Sprintf("%s %s", e.Agent, FirstLine(p.text(), 300))
 	case HandoffChanged:
 		return fmt.Sprintf("%s: %s", e.Agent, FirstLine(p.text(), 200))
 	case Activity:

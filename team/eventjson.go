@@ -65,6 +65,8 @@ func wireExtras(e Event) map[string]any {
 		return map[string]any{"detail": p.text()}
 	case Compacted:
 		return map[string]any{"detail": p.text()}
+	case Instructions:
+		return map[string]any{"detail": p.text()}
 	case Activity:
 		return map[string]any{"detail": p.Words()}
 	}
@@ -150,6 +152,8 @@ func decodePayload(kind EventKind, data []byte) (Payload, error) {
 		return decodeAs[TaskChanged](data)
 	case EventCompacted:
 		return decodeAs[Compacted](data)
+	case EventInstructions:
+		return decodeAs[Instructions](data)
 	case EventHandoff:
 		return decodeAs[HandoffChanged](data)
 	case EventActivity:

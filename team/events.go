@@ -27,7 +27,8 @@ const (
 	EventSettled         EventKind = "settled"
 	EventTask            EventKind = "task" // a change on the task board
 	EventCompacted       EventKind = "compacted"
-	EventHandoff         EventKind = "handoff" // a change of one side's handoff state
+	EventInstructions    EventKind = "instructions" // the AGENTS.md files an agent reads changed
+	EventHandoff         EventKind = "handoff"      // a change of one side's handoff state
 	EventRequestOpened   EventKind = "request_opened"
 	EventRequestAnswered EventKind = "request_answered"
 	EventRequestExpired  EventKind = "request_expired"

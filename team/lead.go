@@ -27,16 +27,18 @@ func (t *Team) newLead() (*loop.Agent, error) {
 	}
 	t.leadModel = t.newAgentModel(choice, used)
 	lead, err := loop.NewAgent(loop.AgentConfig{
-		Name:        workspace.LeadName,
-		System:      leadSystemPrompt(t.teamName(), t.ws.Root, t.models.Catalog()),
-		Model:       t.leadModel,
-		Inbox:       t.store,
-		SessionPath: t.ws.SessionPath(workspace.LeadName),
-		Session:     fencedSession{SessionLog: loop.FileSession(t.ws.SessionPath(workspace.LeadName)), fence: t.ownerFence},
-		MaxTurns:    t.opts.MaxTurns,
-		OnEvent:     t.agentEvent,
-		OnDelta:     t.opts.OnDelta,
-		Recover:     t.messenger.recoverCall(workspace.LeadName),
+		Name:   workspace.LeadName,
+		System: leadSystemPrompt(t.teamName(), t.ws.Root, t.models.Catalog()),
+		// Its AGENTS.md files, read again at each cycle.
+		Instructions: t.instructionsFor(workspace.LeadName, t.ws),
+		Model:        t.leadModel,
+		Inbox:        t.store,
+		SessionPath:  t.ws.SessionPath(workspace.LeadName),
+		Session:      fencedSession{SessionLog: loop.FileSession(t.ws.SessionPath(workspace.LeadName)), fence: t.ownerFence},
+		MaxTurns:     t.opts.MaxTurns,
+		OnEvent:      t.agentEvent,
+		OnDelta:      t.opts.OnDelta,
+		Recover:      t.messenger.recoverCall(workspace.LeadName),
 		// The window of the lead's first model; a switch (/model) keeps
 		// what the loop learned of it.
 		ContextWindow: choice.ContextWindow,

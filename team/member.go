@@ -222,16 +222,18 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		}
 	}
 	agent, err := loop.NewAgent(loop.AgentConfig{
-		Name:        name,
-		System:      system,
-		Model:       m.model,
-		Inbox:       t.store,
-		SessionPath: t.teammateSessionPath(name),
-		Session:     session,
-		MaxTurns:    t.opts.MaxTurns,
-		OnEvent:     t.agentEvent,
-		OnDelta:     t.opts.OnDelta,
-		Recover:     t.messenger.recoverCall(name),
+		Name:   name,
+		System: system,
+		// Its AGENTS.md files, from where it works: its worktree's own.
+		Instructions: t.instructionsFor(name, ws),
+		Model:        m.model,
+		Inbox:        t.store,
+		SessionPath:  t.teammateSessionPath(name),
+		Session:      session,
+		MaxTurns:     t.opts.MaxTurns,
+		OnEvent:      t.agentEvent,
+		OnDelta:      t.opts.OnDelta,
+		Recover:      t.messenger.recoverCall(name),
 		// The model at the teammate's start; a later /model of the lead's
 		// does not concern it.
 		ContextWindow: m.model.choice().ContextWindow,

@@ -178,6 +178,16 @@ type Compacted struct {
 	Turn    int `json:"turn,omitempty"`
 }
 
+// Instructions: the AGENTS.md files an agent is given changed (or were
+// read for the first time): which it reads, and a sentence for each
+// skipped or cut.
+type Instructions struct {
+	Files []string `json:"files,omitempty"`
+	// Summary names them by name and count: "AGENTS.md ×2, CLAUDE.md".
+	Summary string   `json:"summary,omitempty"`
+	Notes   []string `json:"notes,omitempty"`
+}
+
 // HandoffChanged: one side of a handoff changed state.
 type HandoffChanged struct {
 	RequestID string        `json:"request_id"`
@@ -291,6 +301,7 @@ func (BadLine) Kind() EventKind          { return EventBadLine }
 func (Repair) Kind() EventKind           { return EventRepair }
 func (Settled) Kind() EventKind          { return EventSettled }
 func (TaskChanged) Kind() EventKind      { return EventTask }
+func (Instructions) Kind() EventKind     { return EventInstructions }
 func (Compacted) Kind() EventKind        { return EventCompacted }
 func (HandoffChanged) Kind() EventKind   { return EventHandoff }
 func (Activity) Kind() EventKind         { return EventActivity }

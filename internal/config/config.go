@@ -129,6 +129,18 @@ type UI struct {
 	Plain Value[bool]
 }
 
+// Context holds the [context] settings: the instruction files agents are
+// given (internal/agentsmd). A project file's count without trust: they
+// name markdown files of the project, read as the agents' own reads are,
+// and widen nothing an agent may do.
+type Context struct {
+	// Files are more names looked for after AGENTS.md: the user file's and
+	// then the project file's, in that order.
+	Files Value[[]string]
+	// MaxBytes bounds the text taken of them; where both files set it, the smaller holds.
+	MaxBytes Value[int]
+}
+
 // File is one config file agentteam looks for.
 type File struct {
 	// Path is where it is looked for; "" when there is no place for it (no
@@ -155,6 +167,7 @@ type Config struct {
 	Permissions  Permissions
 	Sandbox      Sandbox
 	UI           UI
+	Context      Context
 	// Held is what the project file says that waits for the person's trust.
 	Held Held
 	// MCP are the MCP servers, by name (the project's once trusted).
@@ -321,6 +334,10 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 		sb.ReadHidden = Value[[]string]{slices.Concat(sb.ReadHidden.V, f.Sandbox.ReadHidden), src}
 	}
 	set(&c.UI.Plain, f.UI.Plain, src)
+	if f.Context.Files != nil {
+		c.Context.Files = Value[[]string]{slices.Concat(c.Context.Files.V, f.Context.Files), src}
+	}
+	tighter(&c.Context.MaxBytes, f.Context.MaxBytes, src)
 	c.mergeMCP(f, src)
 }
 

@@ -279,7 +279,7 @@ func TestBadFilesAreRefused(t *testing.T) {
 			says: []string{"line 3", "providers.x.max_workers is not a setting agentteam knows (max_workers goes in [team])"}},
 		{name: "unknown top-level key",
 			text: "model = \"gpt-4.1\"\n",
-			says: []string{"line 1", "model is not a setting", "at the top: mcp, permissions, provider, providers, roles, sandbox, team, ui"}},
+			says: []string{"line 1", "model is not a setting", "at the top: context, mcp, permissions, provider, providers, roles, sandbox, team, ui"}},
 		{name: "unknown provider key",
 			text: "[providers.x]\nmodel = \"m\"\nbaseurl = \"http://h\"\n",
 			says: []string{"line 3", "providers.x.baseurl is not a setting", "base_url"}},
@@ -580,5 +580,50 @@ func TestTheUserFileSaysTheStore(t *testing.T) {
 	opts := setup(t, "[team]\nstore = \"nats://127.0.0.1:4222/web\"\n", "[team]\nmax_workers = -1\n", nil)
 	if v, err := UserStore(opts.Getenv); err != nil || v.V != "nats://127.0.0.1:4222/web" {
 		t.Fatalf("UserStore = %+v, %v", v, err)
+	}
+}
+
+// [context] files add up, the user file's first, and count from an
+// untrusted project file; where both set max_bytes the smaller holds.
+func TestContextFilesAddUpAndCountUntrusted(t *testing.T) {
+	c, err := Load(setup(t, "[context]\nfiles = [\"CLAUDE.md\"]\nmax_bytes = 4096\n", "[context]\nfiles = [\"CRUSH.md\"]\nmax_bytes = 65536\n", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Project.Trusted || !reflect.DeepEqual(c.Context.Files.V, []string{"CLAUDE.md", "CRUSH.md"}) || c.Context.MaxBytes.V != 4096 || c.Context.MaxBytes.From != userSrc {
+		t.Fatalf("[context] loaded as %+v (trusted %v)", c.Context, c.Project.Trusted)
+	}
+	if !c.Held.IsEmpty() {
+		t.Fatalf("held %v", c.Held.Lines(true))
+	}
+}
+
+// A name that is not a markdown file of the directory is refused in one
+// sentence: nothing hidden, nothing elsewhere.
+func TestContextFilesMustBeMarkdownNames(t *testing.T) {
+	for _, tc := range []struct{ text, says string }{
+		{"[context]\nfiles = [\"../../.ssh/id_rsa\"]\n", `context.files must list file names: "../../.ssh/id_rsa" is not a file name`},
+		{"[context]\nfiles = [\".env.md\"]\n", `".env.md" is a hidden file`},
+		{"[context]\nfiles = [\"secrets.txt\"]\n", `"secrets.txt" is not a markdown file's name`},
+		{"[context]\nmax_bytes = 10\n", "context.max_bytes must be between 1024 and 1048576, not 10"},
+		{"[context]\nfile = [\"CLAUDE.md\"]\n", "in [context]: files, max_bytes"},
+	} {
+		_, err := Load(setup(t, "", tc.text, nil))
+		if err == nil || !strings.Contains(err.Error(), tc.says) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: got %v, want one line saying %q", tc.text, err, tc.says)
+		}
+	}
+}
+
+func TestCheckContextFile(t *testing.T) {
+	for _, ok := range []string{"CLAUDE.md", "CRUSH.md", "GEMINI.md", "notes.MD"} {
+		if err := CheckContextFile(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "../x.md", "docs/A.md", ".env", ".secret.md", "id_rsa", "a\x00.md", "..", "C:\\x.md"} {
+		if err := CheckContextFile(bad); err == nil {
+			t.Errorf("%q allowed", bad)
+		}
 	}
 }

@@ -93,6 +93,7 @@ type rawFile struct {
 	Permissions rawPermissions `toml:"permissions"`
 	Sandbox     rawSandbox     `toml:"sandbox"`
 	UI          rawUI          `toml:"ui"`
+	Context     rawContext     `toml:"context"`
 	MCP         rawMCP         `toml:"mcp"`
 
 	path         string
@@ -151,6 +152,13 @@ type rawSandbox struct {
 
 type rawUI struct {
 	Plain *bool `toml:"plain"`
+}
+
+// rawContext is [context]: the files agents are given as instructions.
+type rawContext struct {
+	// Files are names looked for after AGENTS.md in each directory.
+	Files    []string `toml:"files"`
+	MaxBytes *int     `toml:"max_bytes"`
 }
 
 // readFile reads and checks one file; a missing file is found == false.
@@ -265,7 +273,7 @@ func refuseAPIKey(fail func(toml.Key, string, ...any) error, k toml.Key, project
 
 // tableKeys are the keys that must be tables if present.
 func tableKeys(f *rawFile) []toml.Key {
-	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}, {"sandbox"}, {"ui"}}
+	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}, {"sandbox"}, {"ui"}, {"context"}}
 	for _, name := range sortedKeys(f.Providers) {
 		keys = append(keys, toml.Key{"providers", name}, toml.Key{"providers", name, "headers"}, toml.Key{"providers", name, "query"})
 	}
@@ -394,6 +402,9 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 	if err := f.checkMCP(fail); err != nil {
 		return err
 	}
+	if err := f.Context.check(fail); err != nil {
+		return err
+	}
 	return f.Sandbox.check(fail)
 }
 
@@ -429,6 +440,38 @@ func (s rawSandbox) check(fail func(toml.Key, string, ...any) error) error {
 		if c := filepath.Clean(path); c == "/" || c == "~" {
 			return fail(key("read_hidden"), "must not list %s: commands could read nothing and run nothing", path)
 		}
+	}
+	return nil
+}
+
+// check refuses [context] values no run can use.
+func (c rawContext) check(fail func(toml.Key, string, ...any) error) error {
+	for _, n := range c.Files {
+		if err := CheckContextFile(n); err != nil {
+			return fail(toml.Key{"context", "files"}, "must list file names: %v", err)
+		}
+	}
+	if c.MaxBytes != nil && (*c.MaxBytes < 1024 || *c.MaxBytes > MaxContextBytes) {
+		return fail(toml.Key{"context", "max_bytes"}, "must be between 1024 and %d, not %d", MaxContextBytes, *c.MaxBytes)
+	}
+	return nil
+}
+
+// MaxContextBytes is the most [context] max_bytes may be.
+const MaxContextBytes = 1 << 20
+
+// CheckContextFile refuses a [context] files name that is not a plain
+// markdown file's: no directory, not hidden, ending in .md. A name from an
+// untrusted project file can so point the agents at nothing but the
+// project's own notes, never at .env, a key or a file elsewhere.
+func CheckContextFile(n string) error {
+	switch {
+	case n == "" || strings.ContainsAny(n, "/\\\x00") || n == "." || n == "..":
+		return fmt.Errorf("%q is not a file name: name a file in each directory, like \"CLAUDE.md\"", n)
+	case strings.HasPrefix(n, "."):
+		return fmt.Errorf("%q is a hidden file: only a project's visible notes are read, like \"CLAUDE.md\"", n)
+	case !strings.EqualFold(filepath.Ext(n), ".md") || len(n) > 255:
+		return fmt.Errorf("%q is not a markdown file's name (NAME.md, like \"CLAUDE.md\")", n)
 	}
 	return nil
 }
@@ -476,6 +519,8 @@ func knownHint(key toml.Key) string {
 		t = reflect.TypeOf(rawSandbox{})
 	case len(key) == 2 && key[0] == "ui":
 		t = reflect.TypeOf(rawUI{})
+	case len(key) == 2 && key[0] == "context":
+		t = reflect.TypeOf(rawContext{})
 	case len(key) == 3 && key[0] == "providers":
 		t = reflect.TypeOf(rawProvider{})
 	default:
@@ -511,6 +556,7 @@ func misplacedHint(key toml.Key, hint string) string {
 		{reflect.TypeOf(rawPermissions{}), "in [permissions]"},
 		{reflect.TypeOf(rawSandbox{}), "in [sandbox]"},
 		{reflect.TypeOf(rawUI{}), "in [ui]"},
+		{reflect.TypeOf(rawContext{}), "in [context]"},
 		{reflect.TypeOf(rawProvider{}), "in a [providers.NAME] table"},
 	} {
 		for i := range t.typ.NumField() {
@@ -554,7 +600,7 @@ func redactQuoted(s string) string { return quotedRE().ReplaceAllString(s, `"…
 func expected(path string) string {
 	i := strings.LastIndexByte(path, '.')
 	switch last := path[i+1:]; last {
-	case "max_workers", "max_queue", "max_turns", "max_output_tokens", "max_model_calls", "max_tokens", "context_window", "max_tool_call_bytes", "max_reply_bytes":
+	case "max_workers", "max_queue", "max_turns", "max_output_tokens", "max_model_calls", "max_tokens", "context_window", "max_tool_call_bytes", "max_reply_bytes", "max_bytes":
 		return "a whole number"
 	case "shutdown_timeout", "plan_timeout", "handoff_timeout", "idle_timeout":
 		return "a duration in quotes, like \"90s\""
@@ -570,7 +616,9 @@ func expected(path string) string {
 		return "a string in quotes"
 	case "allow", "ask", "deny":
 		return "a list of rules in quotes, like [\"bash(go test *)\"]"
-	case "providers", "roles", "team", "headers", "permissions", "query", "sandbox", "ui":
+	case "files":
+		return "a list of file names in quotes, like [\"CLAUDE.md\"]"
+	case "providers", "roles", "team", "headers", "permissions", "query", "sandbox", "ui", "context":
 		return "a table"
 	case "env", "writable", "read_hidden":
 		return "a list of strings in quotes, like [\"GOPATH\"]"

@@ -258,6 +258,10 @@ func (s *session) handle(ctx context.Context, eng tui.Engine, l string, lines <-
 		return false
 	case s.answerAsk(ctx, eng, text):
 		return false
+	case text == "/init":
+		// The lead is asked for AGENTS.md in the person's name: they see what is said.
+		text = tui.InitPrompt
+		s.out.line(text)
 	case strings.HasPrefix(text, "/"):
 		return s.command(ctx, eng, text)
 	}

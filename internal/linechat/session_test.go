@@ -287,3 +287,18 @@ func TestATurnThatDidNotTakeTheMessageDoesNotEndTheWait(t *testing.T) {
 	close(lines)
 	<-done
 }
+
+// /init says the fixed prompt to the lead, and prints it.
+func TestInitSaysThePromptToTheLead(t *testing.T) {
+	r := startLoop(t)
+	r.lines <- "/init"
+	if got := <-r.eng.said; got != tui.InitPrompt {
+		t.Fatalf("said %q", got)
+	}
+	r.s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "wrote AGENTS.md"}})
+	close(r.lines)
+	<-r.done
+	if got := r.s.output(); !strings.Contains(got, "Write an AGENTS.md file at the root of this project") {
+		t.Fatalf("output %q", got)
+	}
+}

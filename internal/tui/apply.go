@@ -115,6 +115,11 @@ func (m *Model) event(e team.Event) bool {
 		}
 	case team.Retry:
 		m.lastErr = e.Brief()
+	case team.Instructions:
+		m.instructions[e.Agent] = p.Summary
+		if len(p.Notes) > 0 && e.Agent == workspace.LeadName {
+			m.lead.add(&entry{kind: entryNote, text: e.Sentence()})
+		}
 	case team.MessageDelivered:
 		// A plan request is shown from its request event, with the plan alone.
 		if p.To == workspace.LeadName && p.From != workspace.UserName && p.Type != team.TypePlanApprovalRequest {

@@ -32,6 +32,7 @@ var slashCommands = []slashCommand{
 	{"/auto", "on|off", "whether the lead wakes by itself when teammates report"},
 	{"/reasoning", "[on|off]", "show the models' reasoning whole, or one line per reply (ctrl+t)"},
 	{"/diffs", "[on|off]", "show every write's diff whole, or one line per write (ctrl+g)"},
+	{"/init", "", "ask the lead to write AGENTS.md: the project's instructions for agents"},
 	{"/model", "[provider/]name", "switch the lead's model for its next turns; alone: the configured models"},
 	{"/copy", "", "put the last reply (the focused teammate's last message) on the clipboard (OSC 52)"},
 	{"/mouse", "[on|off]", "capture the mouse for the wheel, or release it so the terminal selects text (default)"},

@@ -92,6 +92,8 @@ type Model struct {
 	// agents are the names this screen has seen act (events of this
 	// process): their messages reach the lead's conversation as events.
 	agents map[string]bool
+	// instructions name each agent's AGENTS.md files ("AGENTS.md ×2"), for the status line.
+	instructions map[string]string
 	// prog is the work under way: spinner, times, context sizes (progress.go).
 	prog progress
 	// mouse: the mouse is captured (/mouse); cmds are commands for the
@@ -117,7 +119,7 @@ func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.M
 		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground, colour: opts.Colour}},
 		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(root, opts.LightBackground),
 		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
-		prog: newProgress(), mouse: opts.Mouse,
+		instructions: map[string]string{}, prog: newProgress(), mouse: opts.Mouse,
 	}
 	m.team.prog = &m.prog
 	m.team.self = opts.WorkerID

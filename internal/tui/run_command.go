@@ -18,6 +18,8 @@ func (m *Model) command(c command) {
 		m.quitting = true
 	case "/clear":
 		m.pane().clear()
+	case "/init":
+		m.initCommand()
 	case "/reasoning":
 		on, err := Toggle(c.name, c.rest, m.r.thinking)
 		if err != nil {

@@ -116,7 +116,8 @@ func (m *Model) convBody(w, h int) []string {
 	return m.pane().Render(m.r, w, h)
 }
 
-// statusLine is model, workspace, tokens and the last error in words.
+// statusLine is model, workspace, tokens, the focused agent's AGENTS.md
+// files, the sandbox and the last error in words.
 func (m *Model) statusLine() string {
 	parts := []string{m.opts.ModelName, m.opts.Workspace, humanTokens(m.tokens) + " tokens"}
 	if m.cost != nil {
@@ -125,7 +126,7 @@ func (m *Model) statusLine() string {
 	if c := m.prog.contextFull(m.focusName(), m.focusModel()); c != "" {
 		parts = append(parts, m.focusName()+" "+c)
 	}
-	parts = append(parts, m.opts.Sandbox)
+	parts = append(parts, m.instructions[m.focusName()], m.opts.Sandbox)
 	line := m.st.status.Render(strings.Join(nonEmpty(parts), " · "))
 	if m.lastErr != "" {
 		line += m.st.status.Render(" · ") + m.st.errText.Render(mdrender.Sanitize(m.lastErr))
