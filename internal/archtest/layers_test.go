@@ -49,6 +49,7 @@ var layers = map[string]int{
 	"tools": 4,
 	// What the tools and the team stand on.
 	"internal/gitwt":      3,
+	"internal/agentsmd":   3,
 	"internal/natsstore":  3,
 	"inbox":               2,
 	"workspace":           2,
