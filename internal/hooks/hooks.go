@@ -81,11 +81,10 @@ func CompileMatcher(m string) (*regexp.Regexp, error) {
 	if m == "" || m == "*" {
 		return nil, nil
 	}
-	re, err := regexp.Compile("^(?:" + m + ")$")
-	if err != nil {
+	if _, err := regexp.Compile(m); err != nil {
 		return nil, fmt.Errorf("matcher %q is not a regular expression: %v", m, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
-	return re, nil
+	return regexp.Compile("^(?:" + m + ")$")
 }
 
 // ToolResponse is a tool call's result as PostToolUse hooks get it.
