@@ -278,5 +278,6 @@ func (f TeamFlags) options(g *GlobalOptions, ws *workspace.Workspace, models tea
 		Isolation:       f.Isolation,
 		Worker:          team.WorkerOptions{GitRemote: f.GitRemote},
 		Budget:          f.Budget,
+		Hooks:           g.hooks(ws),
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/hooks"
 	"github.com/agentteam/agentteam/internal/mcp"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
@@ -64,6 +65,9 @@ type Options struct {
 	// MCP gives agents the tools of the person's MCP servers (nil: none);
 	// the caller starts and closes it.
 	MCP *mcp.Manager
+	// Hooks are the person's hook commands (nil: none), run for every
+	// agent this process runs (hooks.go).
+	Hooks *hooks.Runner
 	// Budget bounds the model calls of this process's agents together;
 	// once spent, the team stops with a *BudgetError as its Fault.
 	Budget Budget
