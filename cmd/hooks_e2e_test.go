@@ -156,15 +156,19 @@ command = "`+post+`"
 
 // TestATaskCompletedHookKeepsTheTaskOpen: the hook refuses while the
 // tests fail; the task stays in progress and the lead reads why; once
-// they pass, it completes.
+// they pass, it completes. A TaskCreated hook keeps a task off the board.
 func TestATaskCompletedHookKeepsTheTaskOpen(t *testing.T) {
 	ws, hooksDir := t.TempDir(), t.TempDir()
 	check := hookScript(t, hooksDir, "tests.sh", `cat > "`+hooksDir+`/task.json"
 [ -f "$AGENTTEAM_PROJECT_DIR/tests-pass" ] && exit 0
 echo "3 tests fail: fix them before completing" >&2
 exit 2`)
-	env := configHome(t, "[[hooks.TaskCompleted]]\ncommand = \""+check+"\"\n")
+	created := hookScript(t, hooksDir, "created.sh", `grep -q '"task_subject":"deploy' || exit 0
+echo "deploys are not tasks for agents" >&2
+exit 2`)
+	env := configHome(t, "[[hooks.TaskCompleted]]\ncommand = \""+check+"\"\n[[hooks.TaskCreated]]\ncommand = \""+created+"\"\n")
 	r, srv := runHooked(t, ws, env,
+		fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("task_create", `{"subject":"deploy to production","description":"now"}`)}},
 		fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("task_create", `{"subject":"fix the parser","description":"it drops commas"}`)}},
 		fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("task_claim", `{"id":"t1"}`)}},
 		fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("task_update", `{"id":"t1","status":"completed","note":"fixed"}`)}},
@@ -175,7 +179,7 @@ exit 2`)
 	mustSucceed(t, r, "run")
 	noViolations(t, srv)
 	res := toolResults(t, ws, "lead")
-	wantResults(t, "lead", res, "t1", "You own t1 now", "t1 stays open: a TaskCompleted hook says: 3 tests fail: fix them before completing", "", "t1 is completed.")
+	wantResults(t, "lead", res, "the task was not created: a TaskCreated hook says: deploys are not tasks for agents", "t1", "You own t1 now", "t1 stays open: a TaskCompleted hook says: 3 tests fail: fix them before completing", "", "t1 is completed.")
 	var task map[string]any
 	data, _ := os.ReadFile(filepath.Join(hooksDir, "task.json"))
 	if err := json.Unmarshal(data, &task); err != nil {
@@ -198,7 +202,8 @@ exit 2`)
 // TestAHangingHookIsStoppedAtItsTimeout: a PreToolUse hook that never
 // ends, with a child of its own, is killed at its timeout; the call goes
 // on and the run says so in one line. A Stop hook that refuses once sends
-// the lead back to work with its reason.
+// the lead back to work with its reason; a SessionStart hook's stdout is in
+// the lead's instructions.
 func TestAHangingHookIsStoppedAtItsTimeout(t *testing.T) {
 	ws, hooksDir := t.TempDir(), t.TempDir()
 	stop := hookScript(t, hooksDir, "stop.sh", `cat > "`+hooksDir+`/stop.json"
@@ -213,6 +218,10 @@ timeout = "1s"
 
 [[hooks.Stop]]
 command = "`+stop+`"
+
+[[hooks.SessionStart]]
+matcher = "startup"
+command = "echo the build on main is red"
 `)
 	r, srv := runHooked(t, ws, env,
 		fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("bash", `{"command":"echo ran > ran.txt"}`)}},
@@ -231,6 +240,9 @@ command = "`+stop+`"
 		t.Errorf("the run's answer is %q, want the one after the Stop hook's refusal", r.stdout)
 	}
 	reqs := srv.Requests("lead")
+	if sys := reqs[0].Messages[0]; sys.Role != openai.ChatMessageRoleSystem || !strings.Contains(sys.Content, "the build on main is red") {
+		t.Errorf("the lead's instructions lack what the SessionStart hook said:\n%s", sys.Content)
+	}
 	last := reqs[len(reqs)-1].Messages
 	if m := last[len(last)-1]; m.Role != openai.ChatMessageRoleUser || !strings.Contains(m.Content, "a Stop hook says: the changelog is not updated") {
 		t.Errorf("the lead's last request ends with %+v, want the Stop hook's reason", m)
@@ -283,5 +295,43 @@ func TestAUserPromptSubmitHookRefusesThePrompt(t *testing.T) {
 	}
 	if n := srv.CallsFor("lead"); n != 0 {
 		t.Errorf("the model was called %d times with a refused prompt", n)
+	}
+}
+
+// TestATeammateIdleHookKeepsATeammateWorking: a teammate about to go idle
+// is sent back to work once with the hook's reason; the lead's own turns
+// do not run it.
+func TestATeammateIdleHookKeepsATeammateWorking(t *testing.T) {
+	ws, hooksDir := t.TempDir(), t.TempDir()
+	idle := hookScript(t, hooksDir, "idle.sh", `cat >> "`+hooksDir+`/idle.json"
+[ -f "`+hooksDir+`/once" ] && exit 0
+touch "`+hooksDir+`/once"
+echo "write the report before you stop" >&2
+exit 2`)
+	env := configHome(t, "[[hooks.TeammateIdle]]\ncommand = \""+idle+"\"\n")
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"writer","prompt":"check the docs"}`)}},
+			{Content: "alice is on it"},
+		},
+		"alice": {{Content: "checked"}, {Content: "report written"}},
+	}, func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: c.Agent + ": noted"} })
+	srv := fakellm.New(script, fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	r := runBin(t, ws, append(fakeEnv(srv), env...), "", "run", "--permission-mode", "yolo", "--sandbox", "off", "go")
+	mustSucceed(t, r, "run")
+	noViolations(t, srv)
+	reqs := srv.Requests("alice")
+	if len(reqs) < 2 {
+		t.Fatalf("alice made %d requests", len(reqs))
+	}
+	msgs := reqs[1].Messages
+	if m := msgs[len(msgs)-1]; !strings.Contains(m.Content, "a TeammateIdle hook says: write the report before you stop") {
+		t.Errorf("alice's second request ends with %q, want the hook's reason", m.Content)
+	}
+	data, _ := os.ReadFile(filepath.Join(hooksDir, "idle.json"))
+	if n := strings.Count(string(data), `"hook_event_name":"TeammateIdle"`); n < 2 || !strings.Contains(string(data), `"teammate_name":"alice"`) ||
+		!strings.Contains(string(data), `"role":"writer"`) || strings.Contains(string(data), `"agent":"lead"`) {
+		t.Errorf("the TeammateIdle hook ran %d times, with:\n%s", n, data)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -211,5 +212,40 @@ func TestNilRunnerHasNone(t *testing.T) {
 	var r *Runner
 	if r.Has(PreToolUse) || r.Run(context.Background(), Input{HookEventName: PreToolUse}, nil) != (Outcome{}) {
 		t.Error("a nil runner ran something")
+	}
+}
+
+// TestATimeoutEndsWhatTheHookStarted: the hook's whole process group is
+// killed, not only the shell.
+func TestATimeoutEndsWhatTheHookStarted(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "child.pid")
+	out, reps := runHook(t, Hook{Event: Stop, Command: `sleep 600 & echo $! > "` + pidFile + `"; wait`, Timeout: 300 * time.Millisecond},
+		Input{HookEventName: Stop, Cwd: dir})
+	if out.Blocked || reps[0].Decision != "failed" {
+		t.Fatalf("outcome %+v, report %+v", out, reps[0])
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat := filepath.Join("/proc", strings.TrimSpace(string(data)), "stat")
+	// Killed is gone, or a zombie until whoever inherited it reaps it.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			return
+		}
+		if f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(f) > 0 && f[0] == "Z" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the hook's child still runs after its timeout: %s", b)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
