@@ -264,7 +264,7 @@ func (p *progress) event(e team.Event) {
 func progressLine(e team.Event) string {
 	switch p := e.Payload.(type) {
 	case team.Spawn, team.StatusChanged, team.MessageDelivered, team.Retry, team.TaskChanged,
-		team.Failure, team.BadLine, team.Repair, team.WorktreeChanged:
+		team.Failure, team.BadLine, team.Repair, team.WorktreeChanged, team.HookRun:
 		return e.Sentence()
 	case team.ToolCall:
 		line := e.Agent + ": " + tui.CallSummary(p.Tool, p.Args)

@@ -285,6 +285,7 @@ func (f TeamFlags) options(g *GlobalOptions, ws *workspace.Workspace, models tea
 		Worker:          team.WorkerOptions{GitRemote: f.GitRemote},
 		Budget:          f.Budget,
 		Instructions:    instructionsLoader(g),
+		Hooks:           g.hooks(ws),
 	}
 }
 

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -50,7 +51,15 @@ type AgentConfig struct {
 	// the tokens a compacted conversation leaves for the reply (0: a
 	// quarter of the window).
 	ContextWindow, ReplyReserve int
+	// OnStop, when set, is asked when the model ends its turn without a
+	// tool call: a reason not "" (a Stop hook's) is given to the model as
+	// a message and the cycle goes on, at most MaxStopContinues times a
+	// cycle. again says the cycle goes on because of an earlier reason.
+	OnStop func(ctx context.Context, final string, again bool) (reason string)
 }
+
+// MaxStopContinues bounds how often OnStop may keep one cycle going.
+const MaxStopContinues = 3
 
 // Cycle is the outcome of one work cycle.
 type Cycle struct {
@@ -71,6 +80,7 @@ type Agent struct {
 	onDelta      func(Delta)
 	recover      func(openai.ToolCall) (string, bool)
 	instructions func() string
+	onStop       func(context.Context, string, bool) string
 
 	mu      sync.Mutex                     // guards the fields below
 	cycling bool                           // a RunCycle is under way
@@ -98,7 +108,7 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 	}
 	a := &Agent{
 		name: cfg.Name, system: cfg.System, model: cfg.Model, inbox: cfg.Inbox,
-		maxTurns: cfg.MaxTurns, onEvent: cfg.OnEvent, onDelta: cfg.OnDelta, recover: cfg.Recover, instructions: cfg.Instructions,
+		maxTurns: cfg.MaxTurns, onEvent: cfg.OnEvent, onDelta: cfg.OnDelta, recover: cfg.Recover, instructions: cfg.Instructions, onStop: cfg.OnStop,
 		tools: cfg.Tools, seen: map[string]bool{}, callIDs: map[string]bool{},
 		win: window{size: cfg.ContextWindow, reserve: cfg.ReplyReserve},
 	}

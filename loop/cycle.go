@@ -28,6 +28,7 @@ func (a *Agent) RunCycle(ctx context.Context) (cyc Cycle, err error) {
 
 func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 	var cyc Cycle
+	stops := 0 // times OnStop kept this cycle going
 	for turn := 1; turn <= a.maxTurns; turn++ {
 		if err := ctx.Err(); err != nil {
 			return cyc, err
@@ -88,7 +89,21 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
 		if len(msg.ToolCalls) == 0 {
 			cyc.Final = msg.Content
-			return cyc, recErr
+			if recErr != nil || a.onStop == nil || stops >= MaxStopContinues || ctx.Err() != nil {
+				return cyc, recErr
+			}
+			reason := a.onStop(ctx, msg.Content, stops > 0)
+			if reason == "" {
+				return cyc, nil
+			}
+			if err := ctx.Err(); err != nil {
+				return cyc, err
+			}
+			stops++
+			if err := a.record(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: stopMessage(reason)}); err != nil {
+				return cyc, sourced(SourceSession, err)
+			}
+			continue
 		}
 		if recErr != nil && (ctx.Err() != nil || fenced(recErr)) {
 			// Stopped, or the conversation goes on elsewhere (a respawn
@@ -101,6 +116,11 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 	}
 	cyc.Final = fmt.Sprintf("stopped after %d turns", a.maxTurns)
 	return cyc, ErrTurnLimit
+}
+
+// stopMessage tells the model why it may not stop yet.
+func stopMessage(reason string) string {
+	return "You may not end your turn yet: " + reason + "\nDo what it asks, then answer again."
 }
 
 // hasNews: the conversation ends in something the model has not answered yet.

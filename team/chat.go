@@ -49,7 +49,9 @@ func (c *Chat) Auto() bool { return c.auto.Load() }
 // Say gives the lead a message from the person; it is answered in order,
 // after the lead's current turn if it is busy.
 func (c *Chat) Say(text string) error {
-	if err := c.t.lead.Say(text); err != nil {
+	ctx, stop := c.t.stopping.context()
+	defer stop()
+	if err := c.t.sayToLead(ctx, text); err != nil {
 		return err
 	}
 	c.poke()

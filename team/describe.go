@@ -93,6 +93,8 @@ func (e Event) Sentence() string {
 			s += ": " + FirstLine(p.Why, 160)
 		}
 		return s
+	case HookRun:
+		return p.sentence(e.Agent)
 	case Unknown:
 		return fmt.Sprintf("%s: %s", e.Agent, p.Name)
 	}

@@ -170,6 +170,8 @@ func decodePayload(kind EventKind, data []byte) (Payload, error) {
 		return decodeAs[WorktreeChanged](data)
 	case EventPermission:
 		return decodeAs[Permission](data)
+	case EventHook:
+		return decodeAs[HookRun](data)
 	}
 	return Unknown{Name: kind, Line: bytes.Clone(data)}, nil
 }

@@ -34,6 +34,7 @@ const (
 	EventRequestExpired  EventKind = "request_expired"
 	EventWorktree        EventKind = "worktree"   // a teammate's git worktree: made, merged, conflicted, removed, kept
 	EventPermission      EventKind = "permission" // a tool call allowed or denied (permission.go)
+	EventHook            EventKind = "hook"       // one run of a hook command of the person's (hooks.go)
 	EventActivity        EventKind = "activity"   // what an agent does now; not written to the log
 	EventIntake          EventKind = "intake"     // messages an agent took into its conversation; not written to the log
 )
@@ -181,6 +182,9 @@ func clipPayload(p Payload) Payload {
 		return p
 	case HandoffChanged:
 		p.Task, p.Reason = clip(p.Task, maxEventArgs), clip(p.Reason, maxEventText)
+		return p
+	case HookRun:
+		p.Command, p.Text = clip(p.Command, maxEventArgs), clip(p.Text, maxEventText)
 		return p
 	}
 	return p

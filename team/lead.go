@@ -26,9 +26,13 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		}
 	}
 	t.leadModel = t.newAgentModel(choice, used)
+	hk, source := t.hookAgent(workspace.LeadName, "lead", ""), "startup"
+	if t.opts.Resume {
+		source = "resume"
+	}
 	lead, err := loop.NewAgent(loop.AgentConfig{
 		Name:   workspace.LeadName,
-		System: leadSystemPrompt(t.teamName(), t.ws.Root, t.models.Catalog()),
+		System: leadSystemPrompt(t.teamName(), t.ws.Root, t.models.Catalog()) + hk.sessionStart(source),
 		// Its AGENTS.md files, read again at each cycle.
 		Instructions: t.instructionsFor(workspace.LeadName, t.ws),
 		Model:        t.leadModel,
@@ -43,6 +47,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		// what the loop learned of it.
 		ContextWindow: choice.ContextWindow,
 		ReplyReserve:  choice.ReplyReserve,
+		OnStop:        hk.onStop(false),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the lead: %w", err)
@@ -58,6 +63,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Merger:      t,
 		BashTimeout: t.opts.BashTimeout,
 		Permission:  t.perms.gate(workspace.LeadName, t.ws),
+		Hooks:       hk.toolHooks(),
 		Reviewer:    t.perms.reviewer(),
 		Sandbox:     t.opts.Sandbox,
 		Extra:       t.opts.MCP.Tools(workspace.LeadName, "lead", tools.DefaultOutputCap),
@@ -181,7 +187,7 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 			err = AsStorageError(err)
 		}
 	}()
-	if err := t.lead.Say(prompt); err != nil {
+	if err := t.sayToLead(ctx, prompt); err != nil {
 		return "", err
 	}
 	wake := t.store.Watch(ctx, workspace.LeadName)

@@ -169,7 +169,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	mctx, cancel := t.stopping.context()
 	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode, root: where.root,
 		model: r.t.newAgentModel(choice, Usage{})}
-	agent, err := r.newTeammateAgent(m)
+	agent, err := r.newTeammateAgent(m, "startup")
 	if err != nil {
 		cancel()
 		ticket.Cancel()
@@ -194,9 +194,10 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	return nil
 }
 
-func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
+func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error) {
 	t := r.t
 	name := m.name
+	hk := t.hookAgent(name, m.role, m.root)
 	ws, system := t.ws, teammateSystemPrompt(t.teamName(), t.ws.Root, name, m.role, m.planMode)
 	if m.root != "" {
 		// Its file tools and bash are confined to its worktree.
@@ -223,7 +224,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 	}
 	agent, err := loop.NewAgent(loop.AgentConfig{
 		Name:   name,
-		System: system,
+		System: system + hk.sessionStart(source),
 		// Its AGENTS.md files, from where it works: its worktree's own.
 		Instructions: t.instructionsFor(name, ws),
 		Model:        m.model,
@@ -238,6 +239,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		// does not concern it.
 		ContextWindow: m.model.choice().ContextWindow,
 		ReplyReserve:  m.model.choice().ReplyReserve,
+		OnStop:        hk.onStop(true),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
@@ -253,6 +255,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		PlanMode:    m.planMode,
 		BashTimeout: t.opts.BashTimeout,
 		Permission:  t.perms.gate(name, ws),
+		Hooks:       hk.toolHooks(),
 		Sandbox:     t.opts.Sandbox,
 		Extra:       t.opts.MCP.Tools(name, m.role, tools.DefaultOutputCap),
 	}))

@@ -280,6 +280,19 @@ type Permission struct {
 	Prefix string `json:"prefix,omitempty"`
 }
 
+// HookRun: one of the person's hook commands ran for an event of the
+// agent's life: it let the step go on (ok), blocked it, or failed (it hung,
+// crashed, was missing or answered badly: the step went on).
+type HookRun struct {
+	Event      string `json:"event"` // PreToolUse, Stop…
+	Command    string `json:"command"`
+	Tool       string `json:"tool,omitempty"`
+	Decision   string `json:"decision"`  // ok, blocked, failed
+	ExitCode   int    `json:"exit_code"` // -1: it did not exit by itself
+	DurationMS int64  `json:"duration_ms"`
+	Text       string `json:"detail,omitempty"` // the reason it blocked, or what went wrong
+}
+
 // Intake: an agent took these inbox messages into its conversation, in
 // this order, before its next model turn. Only the subscriber gets it (the
 // messages are already in the inbox files and message events).
@@ -311,3 +324,4 @@ func (RequestAnswered) Kind() EventKind  { return EventRequestAnswered }
 func (RequestExpired) Kind() EventKind   { return EventRequestExpired }
 func (WorktreeChanged) Kind() EventKind  { return EventWorktree }
 func (Permission) Kind() EventKind       { return EventPermission }
+func (HookRun) Kind() EventKind          { return EventHook }

@@ -52,7 +52,7 @@ func (r *roster) resumeTeammates() error {
 			m.root = where.root
 			t.worktrees.record(mb.Name, func(e *Member) { e.Worktree, e.Branch, e.Merged = mb.Worktree, mb.Branch, mb.Merged })
 		}
-		agent, err := r.newTeammateAgent(m)
+		agent, err := r.newTeammateAgent(m, "resume")
 		if err != nil {
 			cancel()
 			t.events.Emit(Event{Agent: mb.Name, Payload: failure(ClassSession, "resume: ", err)})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentteam/agentteam/internal/hooks"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
 )
@@ -31,6 +32,9 @@ func (t *Team) Board() *board.Board { return t.files.board }
 
 // CreateTask adds a task (tools.TaskBoard).
 func (tt *teamTasks) CreateTask(ctx context.Context, by string, spec tools.TaskSpec) (string, error) {
+	if err := tt.t.taskHook(ctx, hooks.TaskCreated, by, "", spec.Subject, spec.Description); err != nil {
+		return "", err
+	}
 	task, err := tt.board.Create(ctx, by, board.NewTask{Subject: spec.Subject, Description: spec.Description, Role: spec.Role, BlockedBy: spec.BlockedBy})
 	if err != nil {
 		return "", err
@@ -88,6 +92,16 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 			waits = strings.Join(task.BlockedBy, ", ")
 		}
 		said = append(said, fmt.Sprintf("%s now waits for %s.", task.ID, waits))
+	}
+	if status == board.TaskCompleted && tt.t.opts.Hooks.Has(hooks.TaskCompleted) {
+		// A task the board does not hold is refused by Update, hook or not.
+		if f, err := tt.board.Read(); err == nil {
+			if i := f.Find(id); i >= 0 && f.Tasks[i].Status != board.TaskCompleted {
+				if err := tt.t.taskHook(ctx, hooks.TaskCompleted, agent, id, f.Tasks[i].Subject, f.Tasks[i].Description); err != nil {
+					return strings.Join(said, " "), err
+				}
+			}
+		}
 	}
 	if status != "" {
 		wasOwner := ""

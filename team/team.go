@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/agentsmd"
+	"github.com/agentteam/agentteam/internal/hooks"
 	"github.com/agentteam/agentteam/internal/mcp"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
@@ -68,6 +69,9 @@ type Options struct {
 	// Instructions reads each agent's AGENTS.md files before each of its
 	// cycles (nil: none are read).
 	Instructions *agentsmd.Loader
+	// Hooks are the person's hook commands (nil: none), run for every
+	// agent this process runs (hooks.go).
+	Hooks *hooks.Runner
 	// Budget bounds the model calls of this process's agents together;
 	// once spent, the team stops with a *BudgetError as its Fault.
 	Budget Budget

@@ -540,7 +540,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	if !h.isLead { // the lead's own process has its rules already
 		t.perms.followDeny(req.Name, req.Deny)
 	}
-	agent, err := r.newTeammateAgent(m)
+	agent, err := r.newTeammateAgent(m, "startup")
 	if err != nil {
 		cancel()
 		return failed(ClassSession, err)

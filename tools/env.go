@@ -38,6 +38,8 @@ type Env struct {
 	Merger Merger
 	// Permission, when set, decides every tool call before it runs.
 	Permission PermissionGate
+	// Hooks, when set, run the person's hooks around every tool call.
+	Hooks ToolHooks
 	// Reviewer, when set, gives the lead the review_permission tool.
 	Reviewer PermissionReviewer
 	// Root is where bash runs and may write (the agent's worktree); ""
@@ -93,7 +95,7 @@ func ForLead(env Env) *Set {
 			newBroadcast(env.Messenger, env.Agent),
 			newReadInbox(env.Inbox),
 		},
-		workTools(env), taskTools(env), leadProtocolTools(env), mergeTools(env), review, extraTools(env))...).guarded(env.Permission)
+		workTools(env), taskTools(env), leadProtocolTools(env), mergeTools(env), review, extraTools(env))...).guarded(env.Permission, env.Hooks)
 }
 
 // mergeTools are the lead's merge_teammate, given a Merger.
@@ -112,7 +114,7 @@ func ForTeammate(env Env) *Set {
 			newSendMessage(env.Messenger, env.Agent),
 			newReadInbox(env.Inbox),
 		},
-		workTools(env), taskTools(env), teammateProtocolTools(env), extraTools(env))...).guarded(env.Permission)
+		workTools(env), taskTools(env), teammateProtocolTools(env), extraTools(env))...).guarded(env.Permission, env.Hooks)
 }
 
 // workTools are the shell and the file tools, the same for every agent.

@@ -18,11 +18,13 @@ type Set struct {
 	byName map[string]Tool
 	defs   []openai.Tool  // computed once in NewSet
 	permit PermissionGate // nil: every call runs
+	hooks  ToolHooks      // nil: none
 }
 
-// guarded makes every call of s pass g first (nil: none is checked).
-func (s *Set) guarded(g PermissionGate) *Set {
-	s.permit = g
+// guarded makes every call of s pass h and then g first (nil: none is
+// checked), and h see every result.
+func (s *Set) guarded(g PermissionGate, h ToolHooks) *Set {
+	s.permit, s.hooks = g, h
 	return s
 }
 
@@ -167,6 +169,11 @@ func (s *Set) Call(ctx context.Context, name, args string) (res Result) {
 			res = Errorf("internal error: tool %s panicked: %v", name, r)
 		}
 	}()
+	if s.hooks != nil {
+		if ok, why := s.hooks.BeforeTool(ctx, name, json.RawMessage(args)); !ok {
+			return Errorf("a PreToolUse hook blocked this call: %s", why)
+		}
+	}
 	if s.permit != nil {
 		if ok, why := s.permit.Permit(ctx, name, json.RawMessage(args)); !ok {
 			return Errorf("%s", why)
@@ -174,7 +181,12 @@ func (s *Set) Call(ctx context.Context, name, args string) (res Result) {
 	}
 	r, err := t.Run(ctx, json.RawMessage(args))
 	if err != nil {
-		return Errorf("internal error: %s: %v", name, err)
+		r = Errorf("internal error: %s: %v", name, err)
+	}
+	if s.hooks != nil {
+		if note := s.hooks.AfterTool(ctx, name, json.RawMessage(args), r); note != "" {
+			r.Content += "\n\n[PostToolUse hook] " + note
+		}
 	}
 	return r
 }

@@ -107,6 +107,15 @@ type PermissionGate interface {
 	Permit(ctx context.Context, tool string, args json.RawMessage) (ok bool, why string)
 }
 
+// ToolHooks run the person's hooks around each of an agent's tool calls
+// (PreToolUse, PostToolUse). BeforeTool runs before the permission gate;
+// why is the hook's reason the model reads. AfterTool sees the result and
+// may give a note the model reads with it.
+type ToolHooks interface {
+	BeforeTool(ctx context.Context, tool string, args json.RawMessage) (ok bool, why string)
+	AfterTool(ctx context.Context, tool string, args json.RawMessage, res Result) (note string)
+}
+
 // WriteGate says whether the calling agent may change anything now; a
 // teammate in plan mode may not until its plan is approved.
 type WriteGate interface {

@@ -50,6 +50,7 @@ var layers = map[string]int{
 	// What the tools and the team stand on.
 	"internal/gitwt":      3,
 	"internal/agentsmd":   3,
+	"internal/hooks":      1,
 	"internal/natsstore":  3,
 	"inbox":               2,
 	"workspace":           2,

@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/hooks"
 )
 
 // Source says where a setting came from, as `agentteam config` prints it.
@@ -172,6 +174,9 @@ type Config struct {
 	Held Held
 	// MCP are the MCP servers, by name (the project's once trusted).
 	MCP map[string]MCPServer
+	// Hooks are the hook commands, the user file's first (the project's
+	// once trusted).
+	Hooks []hooks.Hook
 }
 
 // Found reports whether either file exists.
@@ -339,6 +344,7 @@ func (c *Config) merge(f *rawFile, src Source, provLine *location) {
 	}
 	tighter(&c.Context.MaxBytes, f.Context.MaxBytes, src)
 	c.mergeMCP(f, src)
+	c.mergeHooks(f, src)
 }
 
 // tighter sets a budget's bound unless one already set is smaller (0 is none).

@@ -279,7 +279,7 @@ func TestBadFilesAreRefused(t *testing.T) {
 			says: []string{"line 3", "providers.x.max_workers is not a setting agentteam knows (max_workers goes in [team])"}},
 		{name: "unknown top-level key",
 			text: "model = \"gpt-4.1\"\n",
-			says: []string{"line 1", "model is not a setting", "at the top: context, mcp, permissions, provider, providers, roles, sandbox, team, ui"}},
+			says: []string{"line 1", "model is not a setting", "at the top: context, hooks, mcp, permissions, provider, providers, roles, sandbox, team, ui"}},
 		{name: "unknown provider key",
 			text: "[providers.x]\nmodel = \"m\"\nbaseurl = \"http://h\"\n",
 			says: []string{"line 3", "providers.x.baseurl is not a setting", "base_url"}},

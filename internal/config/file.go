@@ -95,6 +95,8 @@ type rawFile struct {
 	UI          rawUI          `toml:"ui"`
 	Context     rawContext     `toml:"context"`
 	MCP         rawMCP         `toml:"mcp"`
+	// Hooks are [[hooks.EVENT]] tables, by event (hooks.go).
+	Hooks map[string][]rawHook `toml:"hooks"`
 
 	path         string
 	providerLine int
@@ -273,7 +275,7 @@ func refuseAPIKey(fail func(toml.Key, string, ...any) error, k toml.Key, project
 
 // tableKeys are the keys that must be tables if present.
 func tableKeys(f *rawFile) []toml.Key {
-	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}, {"sandbox"}, {"ui"}, {"context"}}
+	keys := []toml.Key{{"providers"}, {"roles"}, {"team"}, {"permissions"}, {"sandbox"}, {"ui"}, {"context"}, {"hooks"}}
 	for _, name := range sortedKeys(f.Providers) {
 		keys = append(keys, toml.Key{"providers", name}, toml.Key{"providers", name, "headers"}, toml.Key{"providers", name, "query"})
 	}
@@ -405,6 +407,9 @@ func (f *rawFile) check(fail func(toml.Key, string, ...any) error) error {
 	if err := f.Context.check(fail); err != nil {
 		return err
 	}
+	if err := f.checkHooks(fail); err != nil {
+		return err
+	}
 	return f.Sandbox.check(fail)
 }
 
@@ -523,6 +528,8 @@ func knownHint(key toml.Key) string {
 		t = reflect.TypeOf(rawContext{})
 	case len(key) == 3 && key[0] == "providers":
 		t = reflect.TypeOf(rawProvider{})
+	case len(key) == 3 && key[0] == "hooks":
+		t = reflect.TypeOf(rawHook{})
 	default:
 		return ""
 	}
@@ -612,7 +619,7 @@ func expected(path string) string {
 		return "a string in quotes"
 	case "models":
 		return "a list of model ids in quotes, like [\"gpt-4.1\"]"
-	case "mode", "timeout":
+	case "mode", "timeout", "matcher", "command":
 		return "a string in quotes"
 	case "allow", "ask", "deny":
 		return "a list of rules in quotes, like [\"bash(go test *)\"]"
@@ -622,6 +629,9 @@ func expected(path string) string {
 		return "a table"
 	case "env", "writable", "read_hidden":
 		return "a list of strings in quotes, like [\"GOPATH\"]"
+	}
+	if strings.Count(path, ".") == 1 && strings.HasPrefix(path, "hooks.") {
+		return "a list of tables: write each hook as [[hooks.EVENT]] (two brackets) with command = \"...\""
 	}
 	if strings.HasPrefix(path, "roles.") {
 		return "a string in quotes, like \"openai/gpt-4.1\", or a table of model = \"…\" and labels = [\"gpu\"] (words of letters, digits, '-', '_', '.')"

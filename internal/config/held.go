@@ -23,13 +23,16 @@ type Held struct {
 	Network Value[string]
 	// MCP names the project's MCP servers: programs that run as the person.
 	MCP []string
+	// Hooks are the project's hooks, one line each: commands that run as
+	// the person, outside the sandbox.
+	Hooks []string
 	// Problem is why the trust could not be read, when it could not.
 	Problem error
 }
 
 // IsEmpty reports whether nothing is held back.
 func (h Held) IsEmpty() bool {
-	return len(h.Allow) == 0 && !h.Mode.IsSet() && !h.Env.IsSet() && !h.Writable.IsSet() && !h.Network.IsSet() && len(h.MCP) == 0
+	return len(h.Allow) == 0 && !h.Mode.IsSet() && !h.Env.IsSet() && !h.Writable.IsSet() && !h.Network.IsSet() && len(h.MCP) == 0 && len(h.Hooks) == 0
 }
 
 // Lines are the held settings as the file says them, one each; the mode
@@ -53,7 +56,7 @@ func (h Held) Lines(withMode bool) []string {
 	if h.Network.IsSet() {
 		out = append(out, fmt.Sprintf("sandbox.network = %q", h.Network.V))
 	}
-	return append(out, heldMCP(h.MCP)...)
+	return append(append(out, heldMCP(h.MCP)...), h.Hooks...)
 }
 
 func (h Held) lines() []string { return h.Lines(true) }
@@ -97,6 +100,7 @@ func (f *rawFile) held(src Source, userMode Value[permission.Mode]) Held {
 		h.Network = Value[string]{*sb.Network, src}
 	}
 	h.MCP = sortedKeys(f.MCP.Servers)
+	h.Hooks = f.heldHooks()
 	return h
 }
 
@@ -117,6 +121,7 @@ func (f *rawFile) holdBack(src Source, userMode Value[permission.Mode]) Held {
 		f.Sandbox.Network = nil
 	}
 	f.MCP.Servers = nil
+	f.Hooks = nil
 	return h
 }
 

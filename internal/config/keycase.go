@@ -26,6 +26,9 @@ func miscased(keys []toml.Key) (toml.Key, string, bool) {
 				t = t.Elem() // the part is a name the file chooses (a provider, a header)
 				continue
 			}
+			if t.Kind() == reflect.Slice {
+				t = t.Elem() // a table of an array of tables ([[hooks.EVENT]])
+			}
 			if t.Kind() != reflect.Struct || t == reflect.TypeOf(rawRole{}) {
 				break // a value, or a role, which reads its own keys exactly
 			}

@@ -139,6 +139,9 @@ func (m *Model) event(e team.Event) bool {
 		}
 	case team.Permission:
 		m.permissionEvent(e, p)
+	case team.HookRun:
+		// Every run of a hook of the person's is one line in the lead's pane.
+		m.lead.add(&entry{kind: entryNote, text: e.Sentence(), isErr: p.Decision == "failed"})
 	case team.Spawn:
 		if m.findMember(e.Agent) < 0 {
 			m.team.members = append(m.team.members, team.Member{Name: e.Agent, Role: p.Role, Status: p.Status})
