@@ -1,0 +1,260 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+)
+
+// serveEnv is the environment of `agentteam mcp serve` under test: the
+// clean one, the fake model's, no race-exit sleep.
+func serveEnv(srv *fakellm.Server) []string {
+	return append(append(cleanEnv(), "GORACE=atexit_sleep_ms=0 halt_on_error=1"), fakeEnv(srv)...)
+}
+
+// serveHTTP starts `agentteam mcp serve --http 127.0.0.1:0` in ws and
+// returns its endpoint; the server is stopped (SIGTERM) when the test ends.
+func serveHTTP(t *testing.T, ws string, env []string, args ...string) string {
+	t.Helper()
+	c := exec.Command(binPath, append([]string{"mcp", "serve", "--http", "127.0.0.1:0", "--sandbox", "off"}, args...)...)
+	c.Dir, c.Env = ws, env
+	stderr, err := c.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	urls := make(chan string, 1)
+	var said strings.Builder
+	var mu sync.Mutex
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			mu.Lock()
+			said.WriteString(sc.Text() + "\n")
+			mu.Unlock()
+			if m := regexp.MustCompile(`at (http://\S+/mcp)$`).FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = c.Process.Signal(syscall.SIGTERM)
+		_ = c.Wait()
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		if s := said.String(); strings.Contains(s, "panic:") || strings.Contains(s, "DATA RACE") {
+			t.Errorf("agentteam mcp serve:\n%s", s)
+		}
+	})
+	select {
+	case u := <-urls:
+		return u
+	case <-done:
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("agentteam mcp serve --http ended before it listened:\n%s", said.String())
+	case <-time.After(60 * time.Second):
+		t.Fatal("agentteam mcp serve --http did not say where it listens")
+	}
+	return ""
+}
+
+// teamScript: the lead spawns alice, who writes a file (an ask in mode ask,
+// which the client answers) and reports; the lead then answers.
+func teamScript() *fakellm.Server {
+	return fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"writer","prompt":"write hello.txt"}`)}},
+			{Content: "alice is on it"},
+		},
+		"alice": {
+			{ToolCalls: []fakellm.ToolCall{call("write_file", `{"path":"hello.txt","content":"hello from alice\n"}`)}},
+			{Content: "alice done: wrote hello.txt"},
+		},
+	}, func(c fakellm.Call) fakellm.Reply {
+		return fakellm.Reply{Content: c.Agent + ": all set, hello.txt is written"}
+	}), fakellm.WithAPIKey("test-key"))
+}
+
+// The team as an MCP server, driven by the official Go SDK's client over
+// stdio and over streamable HTTP: the tools are listed, team_run runs a
+// team that spawns a teammate, progress notifications arrive while it
+// works, the client answers the teammate's permission ask from one of
+// them, the answer comes back, and the registry reads as the CLI's.
+func TestMCPServeRunsTheTeamForAnMCPClient(t *testing.T) {
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			srv := teamScript()
+			defer srv.Close()
+			ws := t.TempDir()
+			env := serveEnv(srv)
+			var tr sdkmcp.Transport
+			if transport == "stdio" {
+				c := exec.Command(binPath, "mcp", "serve", "--sandbox", "off")
+				c.Dir, c.Env, c.Stderr = ws, env, io.Discard
+				tr = &sdkmcp.CommandTransport{Command: c}
+			} else {
+				tr = &sdkmcp.StreamableClientTransport{Endpoint: serveHTTP(t, ws, env)}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+
+			var mu sync.Mutex
+			var progress []string
+			var session *sdkmcp.ClientSession
+			answered := make(chan *sdkmcp.CallToolResult, 1)
+			askID := regexp.MustCompile(`team_answer \(id (\S+)\)`)
+			client := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "test-client", Version: "1"}, &sdkmcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *sdkmcp.ProgressNotificationClientRequest) {
+					mu.Lock()
+					progress = append(progress, req.Params.Message)
+					s := session
+					mu.Unlock()
+					if m := askID.FindStringSubmatch(req.Params.Message); m != nil {
+						// The person answers while team_run waits.
+						go func() {
+							r, err := s.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_answer", Arguments: map[string]any{"id": m[1], "approve": true}})
+							if err != nil {
+								r = &sdkmcp.CallToolResult{IsError: true, Content: []sdkmcp.Content{&sdkmcp.TextContent{Text: err.Error()}}}
+							}
+							answered <- r
+						}()
+					}
+				},
+			})
+			cs, err := client.Connect(ctx, tr, nil)
+			if err != nil {
+				t.Fatalf("connect over %s: %v", transport, err)
+			}
+			defer cs.Close()
+			mu.Lock()
+			session = cs
+			mu.Unlock()
+
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tl := range tools.Tools {
+				names = append(names, tl.Name)
+			}
+			for _, want := range []string{"team_run", "team_send", "team_status", "team_inbox", "team_tasks", "team_requests", "team_answer"} {
+				if !slices.Contains(names, want) {
+					t.Errorf("tools/list lacks %s: %v", want, names)
+				}
+			}
+
+			params := &sdkmcp.CallToolParams{Name: "team_run", Arguments: map[string]any{"prompt": "have alice write hello.txt", "timeout_seconds": 20}}
+			params.SetProgressToken("run-1")
+			res, err := cs.CallTool(ctx, params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var results []*sdkmcp.CallToolResult
+			results = append(results, res)
+			if res.IsError || !strings.Contains(text(res), "all set, hello.txt is written") {
+				mu.Lock()
+				defer mu.Unlock()
+				a := "none"
+				select {
+				case r := <-answered:
+					a = text(r)
+				default:
+				}
+				t.Fatalf("team_run: %s\nprogress:\n%s\nteam_answer: %s", text(res), strings.Join(progress, "\n"), a)
+			}
+			select {
+			case a := <-answered:
+				results = append(results, a)
+				if a.IsError {
+					t.Errorf("team_answer: %s", text(a))
+				}
+			default:
+				t.Error("no progress notification carried alice's ask")
+			}
+			if data, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(data) != "hello from alice\n" {
+				t.Errorf("hello.txt after the approved write: %q, %v", data, err)
+			}
+			mu.Lock()
+			joined := strings.Join(progress, "\n")
+			mu.Unlock()
+			for _, want := range []string{"alice", "write_file"} {
+				if !strings.Contains(joined, want) {
+					t.Errorf("the progress notifications do not mention %q:\n%s", want, joined)
+				}
+			}
+
+			status, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_status", Arguments: map[string]any{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, status)
+			var reg struct {
+				Teammates []struct{ Name, Role, Status string }
+			}
+			if err := json.Unmarshal([]byte(text(status)), &reg); err != nil || len(reg.Teammates) != 1 || reg.Teammates[0].Name != "alice" || reg.Teammates[0].Status != "shutdown" {
+				t.Errorf("team_status: %v\n%s", err, text(status))
+			}
+			board, err := cs.ReadResource(ctx, &sdkmcp.ReadResourceParams{URI: "agentteam://team/registry"})
+			if err != nil || len(board.Contents) != 1 || !strings.Contains(board.Contents[0].Text, `"alice"`) {
+				t.Errorf("the registry resource: %v %+v", err, board)
+			}
+			inbox, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_inbox", Arguments: map[string]any{"name": "lead"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			results = append(results, inbox)
+			if !strings.Contains(text(inbox), "alice done: wrote hello.txt") {
+				t.Errorf("team_inbox lead: %s", text(inbox))
+			}
+			// The model key is the server's, never the client's.
+			for _, r := range results {
+				if strings.Contains(text(r), "test-key") {
+					t.Errorf("a tool result carries the model key: %s", text(r))
+				}
+			}
+			noViolations(t, srv)
+		})
+	}
+}
+
+// text is a tool result's text content.
+func text(r *sdkmcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*sdkmcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// --http listens on loopback only, unless told: the client may run the
+// team and answer its asks.
+func TestMCPServeRefusesANonLoopbackAddress(t *testing.T) {
+	r := runBin(t, t.TempDir(), nil, "", "mcp", "serve", "--http", "0.0.0.0:0")
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "beyond this machine") || !strings.Contains(r.stderr, "--allow-any-host") {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+}
