@@ -121,24 +121,15 @@ func TestMCPServeRunsTheTeamForAnMCPClient(t *testing.T) {
 
 			var mu sync.Mutex
 			var progress []string
-			var session *sdkmcp.ClientSession
-			answered := make(chan *sdkmcp.CallToolResult, 1)
+			asks := make(chan string, 1)
 			askID := regexp.MustCompile(`team_answer \(id (\S+)\)`)
 			client := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "test-client", Version: "1"}, &sdkmcp.ClientOptions{
 				ProgressNotificationHandler: func(_ context.Context, req *sdkmcp.ProgressNotificationClientRequest) {
 					mu.Lock()
 					progress = append(progress, req.Params.Message)
-					s := session
 					mu.Unlock()
 					if m := askID.FindStringSubmatch(req.Params.Message); m != nil {
-						// The person answers while team_run waits.
-						go func() {
-							r, err := s.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_answer", Arguments: map[string]any{"id": m[1], "approve": true}})
-							if err != nil {
-								r = &sdkmcp.CallToolResult{IsError: true, Content: []sdkmcp.Content{&sdkmcp.TextContent{Text: err.Error()}}}
-							}
-							answered <- r
-						}()
+						asks <- m[1]
 					}
 				},
 			})
@@ -147,9 +138,6 @@ func TestMCPServeRunsTheTeamForAnMCPClient(t *testing.T) {
 				t.Fatalf("connect over %s: %v", transport, err)
 			}
 			defer cs.Close()
-			mu.Lock()
-			session = cs
-			mu.Unlock()
 
 			tools, err := cs.ListTools(ctx, nil)
 			if err != nil {
@@ -165,33 +153,44 @@ func TestMCPServeRunsTheTeamForAnMCPClient(t *testing.T) {
 				}
 			}
 
-			params := &sdkmcp.CallToolParams{Name: "team_run", Arguments: map[string]any{"prompt": "have alice write hello.txt", "timeout_seconds": 20}}
+			params := &sdkmcp.CallToolParams{Name: "team_run", Arguments: map[string]any{"prompt": "have alice write hello.txt", "timeout_seconds": 60}}
 			params.SetProgressToken("run-1")
-			res, err := cs.CallTool(ctx, params)
-			if err != nil {
-				t.Fatal(err)
+			type called struct {
+				res *sdkmcp.CallToolResult
+				err error
 			}
+			ran := make(chan called, 1)
+			go func() {
+				res, err := cs.CallTool(ctx, params)
+				ran <- called{res, err}
+			}()
 			var results []*sdkmcp.CallToolResult
+			select {
+			case id := <-asks:
+				// The ask is the team's, under its locks: another process
+				// lists it while team_run waits, then the client answers.
+				r := runBin(t, ws, fakeEnv(srv), "", "requests", "--json")
+				if r.code != 0 || !strings.Contains(r.stdout, id) || !strings.Contains(r.stdout, "hello.txt") {
+					t.Errorf("agentteam requests in another process: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+				}
+				a, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_answer", Arguments: map[string]any{"id": id, "approve": true}})
+				if err != nil || a.IsError {
+					t.Fatalf("team_answer: %v %s", err, text(a))
+				}
+				results = append(results, a)
+			case c := <-ran:
+				t.Fatalf("team_run ended before alice asked: %v %s", c.err, text(c.res))
+			}
+			c := <-ran
+			if c.err != nil {
+				t.Fatal(c.err)
+			}
+			res := c.res
 			results = append(results, res)
 			if res.IsError || !strings.Contains(text(res), "all set, hello.txt is written") {
 				mu.Lock()
 				defer mu.Unlock()
-				a := "none"
-				select {
-				case r := <-answered:
-					a = text(r)
-				default:
-				}
-				t.Fatalf("team_run: %s\nprogress:\n%s\nteam_answer: %s", text(res), strings.Join(progress, "\n"), a)
-			}
-			select {
-			case a := <-answered:
-				results = append(results, a)
-				if a.IsError {
-					t.Errorf("team_answer: %s", text(a))
-				}
-			default:
-				t.Error("no progress notification carried alice's ask")
+				t.Fatalf("team_run: %s\nprogress:\n%s", text(res), strings.Join(progress, "\n"))
 			}
 			if data, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(data) != "hello from alice\n" {
 				t.Errorf("hello.txt after the approved write: %q, %v", data, err)
@@ -241,6 +240,9 @@ func TestMCPServeRunsTheTeamForAnMCPClient(t *testing.T) {
 
 // text is a tool result's text content.
 func text(r *sdkmcp.CallToolResult) string {
+	if r == nil {
+		return ""
+	}
 	var b strings.Builder
 	for _, c := range r.Content {
 		if tc, ok := c.(*sdkmcp.TextContent); ok {
