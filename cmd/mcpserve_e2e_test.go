@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
@@ -353,5 +354,51 @@ func TestMCPServePassesTheConformanceSuite(t *testing.T) {
 		"server", "--url", url, "--expected-failures", expected)
 	if r.code != 0 || !strings.Contains(r.stdout, "all failures are expected") {
 		t.Fatalf("conformance server: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// stdioClient connects the Go SDK's client to `agentteam mcp serve` in ws.
+func stdioClient(t *testing.T, ctx context.Context, ws string, env []string) *sdkmcp.ClientSession {
+	t.Helper()
+	c := exec.Command(binPath, "mcp", "serve", "--sandbox", "off")
+	c.Dir, c.Env, c.Stderr = ws, env, io.Discard
+	cs, err := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, &sdkmcp.CommandTransport{Command: c}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// A team_run while another process runs the team (a chat, a run) is one
+// sentence, and the readers still answer.
+func TestMCPServeTeamRunWhileAnotherProcessRunsTheTeam(t *testing.T) {
+	srv := teamScript()
+	defer srv.Close()
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".agentteam", "team"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	owner := flock.New(filepath.Join(ws, ".agentteam", "team", "owner.lock"))
+	if ok, err := owner.TryLock(); !ok || err != nil {
+		t.Fatalf("take the owner lock: %v %v", ok, err)
+	}
+	defer owner.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := stdioClient(t, ctx, ws, serveEnv(srv))
+	res, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_run", Arguments: map[string]any{"prompt": "anything"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || !strings.Contains(text(res), "already running the team in this workspace") {
+		t.Errorf("team_run: %s", text(res))
+	}
+	if n := len(srv.Requests("lead")); n != 0 {
+		t.Errorf("the lead was asked %d times", n)
+	}
+	st, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_status", Arguments: map[string]any{}})
+	if err != nil || st.IsError {
+		t.Errorf("team_status: %v %s", err, text(st))
 	}
 }
