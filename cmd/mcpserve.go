@@ -125,6 +125,8 @@ type teamServer struct {
 	opts *MCPServeOptions
 	// running is held while a team_run runs: one team at a time owns the workspace.
 	running sync.Mutex
+	mu      sync.Mutex
+	team    *team.Team // team_run's, while it runs: plans are answered there
 }
 
 func (s *teamServer) server() *sdkmcp.Server {
@@ -139,7 +141,7 @@ func (s *teamServer) server() *sdkmcp.Server {
 	sdkmcp.AddTool(srv, &sdkmcp.Tool{Name: "team_inbox", Description: "Without a name, every inbox with its unread and total counts; with one, that inbox's messages as JSON (never marks them read).", Annotations: readOnly}, s.teamInbox)
 	sdkmcp.AddTool(srv, &sdkmcp.Tool{Name: "team_tasks", Description: "The task board as JSON: each task's id, status, owner, blockers and subject.", Annotations: readOnly}, s.teamTasks)
 	sdkmcp.AddTool(srv, &sdkmcp.Tool{Name: "team_requests", Description: "The permission asks that wait for an answer: who asks, which tool, the command or the diff, the request id.", Annotations: readOnly}, s.teamRequests)
-	sdkmcp.AddTool(srv, &sdkmcp.Tool{Name: "team_answer", Description: "Approve or deny a permission ask by its request id (see team_requests); a denial's reason is what the agent reads."}, s.teamAnswer)
+	sdkmcp.AddTool(srv, &sdkmcp.Tool{Name: "team_answer", Description: "Approve or deny a permission ask by its request id (see team_requests), or approve or reject the plan a teammate waits with while team_run runs; a denial's reason is what the agent reads."}, s.teamAnswer)
 
 	for _, r := range []struct{ uri, name, desc string }{
 		{registryURI, "registry", "the team's registry: teammates, statuses, usage"},
@@ -267,15 +269,28 @@ func (s *teamServer) teamSend(_ context.Context, _ *sdkmcp.CallToolRequest, in s
 }
 
 type answerInput struct {
-	ID      string `json:"id" jsonschema:"the ask's request id, from team_requests or a progress notification"`
-	Approve bool   `json:"approve" jsonschema:"true allows the call, false denies it"`
-	Reason  string `json:"reason,omitempty" jsonschema:"why not: the agent reads it (needed to deny)"`
-	Always  bool   `json:"always,omitempty" jsonschema:"with approve: allow every identical call from now on (adds the rule to the project's .agentteam/config.toml)"`
+	ID      string `json:"id,omitempty" jsonschema:"the ask's request id, from team_requests or a progress notification"`
+	Plan    string `json:"plan,omitempty" jsonschema:"instead of id: the teammate whose plan to approve or reject (team_status shows plan awaiting_approval)"`
+	Approve bool   `json:"approve" jsonschema:"true allows the call or approves the plan, false denies or rejects it"`
+	Reason  string `json:"reason,omitempty" jsonschema:"why not, or feedback on a plan: the agent reads it (needed to deny or reject)"`
+	Always  bool   `json:"always,omitempty" jsonschema:"with approve and id: allow every identical call from now on (adds the rule to the project's .agentteam/config.toml)"`
 }
 
-func (s *teamServer) teamAnswer(_ context.Context, _ *sdkmcp.CallToolRequest, in answerInput) (*sdkmcp.CallToolResult, any, error) {
+func (s *teamServer) teamAnswer(ctx context.Context, _ *sdkmcp.CallToolRequest, in answerInput) (*sdkmcp.CallToolResult, any, error) {
 	if !in.Approve && strings.TrimSpace(in.Reason) == "" {
 		return toolResult("", errors.New("a denial needs a reason: the agent reads it to know what to do instead"))
+	}
+	if (in.ID == "") == (in.Plan == "") {
+		return toolResult("", errors.New("give either id (a permission ask's request id) or plan (the teammate whose plan waits), not both"))
+	}
+	if in.Plan != "" {
+		s.mu.Lock()
+		tm := s.team
+		s.mu.Unlock()
+		if tm == nil {
+			return toolResult("", errors.New("no team_run is running in this server: a plan is reviewed while its team runs"))
+		}
+		return toolResult(tm.ReviewPlanOf(ctx, in.Plan, in.Approve, in.Reason))
 	}
 	var verb string
 	out, err := s.command(func(g *GlobalOptions, io IOStreams) error {
@@ -320,6 +335,10 @@ func (s *teamServer) teamRun(ctx context.Context, req *sdkmcp.CallToolRequest, i
 	final, _, err := runLead(ctx, opts, leadRun{person: true, onEvent: func(e team.Event) {
 		printed.event(e)
 		n.event(e)
+	}, opened: func(tm *team.Team) {
+		s.mu.Lock()
+		s.team = tm
+		s.mu.Unlock()
 	}})
 	return toolResult(strings.TrimRight(final, "\n"), err)
 }

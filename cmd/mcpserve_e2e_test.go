@@ -402,3 +402,94 @@ func TestMCPServeTeamRunWhileAnotherProcessRunsTheTeam(t *testing.T) {
 		t.Errorf("team_status: %v %s", err, text(st))
 	}
 }
+
+// A teammate in plan mode waits for a review; the client approves the plan
+// with team_answer while team_run runs, and the teammate goes on to write.
+func TestMCPServeAnswersATeammatesPlan(t *testing.T) {
+	reviewed := make(chan struct{})
+	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply {
+		msgs := c.Req.Messages
+		last := msgs[len(msgs)-1]
+		tool := func(name, args string) fakellm.Reply {
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{call(name, args)}}
+		}
+		if c.Agent == "alice" {
+			switch {
+			case last.Role == "tool" && strings.Contains(last.Content, "Wrote"):
+				return fakellm.Reply{Content: "alice done: wrote hello.txt"}
+			case last.Role == "tool" && strings.Contains(last.Content, "plan mode"):
+				return tool("submit_plan", `{"plan":"write hello.txt in one step"}`)
+			case last.Role == "tool" && strings.Contains(last.Content, "Plan submitted"):
+				return fakellm.Reply{Content: "alice: plan submitted, waiting"}
+			}
+			return tool("write_file", `{"path":"hello.txt","content":"hello from alice\n"}`)
+		}
+		switch {
+		case c.N == 0:
+			return tool("spawn_teammate", `{"name":"alice","role":"writer","prompt":"write hello.txt","plan_mode":true}`)
+		case last.Role != "tool" && strings.Contains(last.Content, "write hello.txt in one step"):
+			// The lead leaves the plan to the person: its turn ends once
+			// the person has reviewed it, so the team cannot settle before.
+			select {
+			case <-reviewed:
+			case <-time.After(60 * time.Second):
+			}
+			return fakellm.Reply{Content: "lead: the person reviews the plan"}
+		}
+		return fakellm.Reply{Content: "lead: all set"}
+	}, fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ws := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	plans := make(chan struct{}, 1)
+	client := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "test-client", Version: "1"}, &sdkmcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *sdkmcp.ProgressNotificationClientRequest) {
+			if strings.Contains(req.Params.Message, "plan_approval_request") {
+				select {
+				case plans <- struct{}{}:
+				default:
+				}
+			}
+		},
+	})
+	c := exec.Command(binPath, "mcp", "serve", "--sandbox", "off", "--permission-mode", "auto-edit")
+	c.Dir, c.Env, c.Stderr = ws, serveEnv(srv), io.Discard
+	cs, err := client.Connect(ctx, &sdkmcp.CommandTransport{Command: c}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	ran := make(chan *sdkmcp.CallToolResult, 1)
+	go func() {
+		params := &sdkmcp.CallToolParams{Name: "team_run", Arguments: map[string]any{"prompt": "have alice write hello.txt, with a plan first"}}
+		params.SetProgressToken(7)
+		res, err := cs.CallTool(ctx, params)
+		if err != nil {
+			res = &sdkmcp.CallToolResult{IsError: true, Content: []sdkmcp.Content{&sdkmcp.TextContent{Text: err.Error()}}}
+		}
+		ran <- res
+	}()
+	select {
+	case <-plans:
+	case res := <-ran:
+		t.Fatalf("team_run ended before alice's plan: %s", text(res))
+	}
+	ans, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_answer", Arguments: map[string]any{"plan": "alice", "approve": true, "reason": "go ahead"}})
+	close(reviewed)
+	if err != nil || ans.IsError {
+		t.Fatalf("team_answer plan: %v %s", err, text(ans))
+	}
+	if res := <-ran; res.IsError || !strings.Contains(text(res), "lead: all set") {
+		t.Fatalf("team_run: %s", text(res))
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(b) != "hello from alice\n" {
+		t.Errorf("hello.txt after the approved plan: %q, %v", b, err)
+	}
+	// Without a running team there is no plan to review: one sentence.
+	ans, err = cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_answer", Arguments: map[string]any{"plan": "alice", "approve": true}})
+	if err != nil || !ans.IsError || !strings.Contains(text(ans), "no team_run is running") {
+		t.Errorf("team_answer plan after the run: %v %s", err, text(ans))
+	}
+}

@@ -106,6 +106,9 @@ type leadRun struct {
 	hardStop bool
 	// person: someone answers asks (mcp serve's client), as in chat.
 	person bool
+	// opened, when not nil, is told of the team once it runs, and of nil
+	// once it is closed.
+	opened func(*team.Team)
 }
 
 // runLead runs the lead on opts.Prompt in the workspace until the team
@@ -191,6 +194,10 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 		return "", none, err
 	}
 	defer tm.Close()
+	if how.opened != nil {
+		how.opened(tm)
+		defer how.opened(nil) // before tm.Close
+	}
 	go func() {
 		select {
 		case <-tm.Halted():
