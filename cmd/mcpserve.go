@@ -86,7 +86,11 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("listen on %s: %w", opts.HTTP, err)}
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv }, nil))
+	// A web page the person visits must not reach the team: the SDK refuses
+	// a loopback request naming another Host (DNS rebinding), and a
+	// browser's cross-origin request is refused here.
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(
+		sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv }, nil)))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(opts.IO.Err, "agentteam: serving the team in %s at http://%s/mcp\n", opts.Workspace, ln.Addr())
 	served := make(chan error, 1)

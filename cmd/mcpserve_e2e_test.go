@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -491,5 +492,48 @@ func TestMCPServeAnswersATeammatesPlan(t *testing.T) {
 	ans, err = cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_answer", Arguments: map[string]any{"plan": "alice", "approve": true}})
 	if err != nil || !ans.IsError || !strings.Contains(text(ans), "no team_run is running") {
 		t.Errorf("team_answer plan after the run: %v %s", err, text(ans))
+	}
+}
+
+// A web page the person visits cannot drive the team through --http: a
+// browser's cross-origin POST, and one that rebinds a name to 127.0.0.1,
+// are refused before any tool runs.
+func TestMCPServeRefusesABrowsersCrossOriginRequest(t *testing.T) {
+	srv := teamScript()
+	defer srv.Close()
+	url := serveHTTP(t, t.TempDir(), serveEnv(srv))
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"page","version":"1"}}}`
+	for _, c := range []struct {
+		name    string
+		headers map[string]string
+	}{
+		{"cross-site fetch", map[string]string{"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"}},
+		{"origin only", map[string]string{"Origin": "http://evil.example"}},
+		{"rebound host", map[string]string{"Host": "evil.example"}},
+	} {
+		req, err := http.NewRequest("POST", url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for k, v := range c.headers {
+			if k == "Host" {
+				req.Host = v
+				continue
+			}
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: status %d, want 403", c.name, resp.StatusCode)
+		}
+	}
+	if n := len(srv.Requests("lead")); n != 0 {
+		t.Errorf("the lead was asked %d times", n)
 	}
 }
