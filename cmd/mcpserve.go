@@ -72,11 +72,16 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 			return err
 		}
 	}
-	s := &teamServer{opts: opts}
+	ctx, stop := context.WithCancel(ctx)
+	s := &teamServer{opts: opts, ctx: ctx, stop: stop}
 	srv := s.server()
+	// A team_run still running when the server stops (SIGTERM, the client
+	// gone) is interrupted, and the server ends once its team has closed.
+	defer func() { stop(); s.running.Lock(); s.running.Unlock() }()
 	if opts.HTTP == "" {
 		err := srv.Run(ctx, &sdkmcp.StdioTransport{})
-		if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+		s.stop()
+		if err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("serve MCP on stdin and stdout: %w", err)
 		}
 		return nil
@@ -99,6 +104,13 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	case err := <-served:
 		return fmt.Errorf("serve MCP at %s: %w", ln.Addr(), err)
 	case <-ctx.Done():
+	}
+	// The interrupted team_run answers first; then the clients' sessions,
+	// whose open streams would hold Shutdown, end.
+	s.running.Lock()
+	s.running.Unlock()
+	for ss := range srv.Sessions() {
+		_ = ss.Close()
 	}
 	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -127,6 +139,10 @@ func checkLoopback(addr string, anyHost bool) error {
 // command holds and another terminal sees what it did.
 type teamServer struct {
 	opts *MCPServeOptions
+	// ctx ends with the server: a team_run is interrupted then, whatever
+	// its request's own context does.
+	ctx  context.Context
+	stop context.CancelFunc
 	// running is held while a team_run runs: one team at a time owns the workspace.
 	running sync.Mutex
 	mu      sync.Mutex
@@ -327,6 +343,9 @@ func (s *teamServer) teamRun(ctx context.Context, req *sdkmcp.CallToolRequest, i
 	if d := time.Duration(in.TimeoutSeconds) * time.Second; d > 0 && d < timeout {
 		timeout = d
 	}
+	ctx, interrupt := context.WithCancel(ctx)
+	defer interrupt()
+	defer context.AfterFunc(s.ctx, interrupt)()
 	if !s.running.TryLock() {
 		return toolResult("", errors.New("a team_run is already running in this workspace: wait for its answer, or team_send the lead what to do next"))
 	}

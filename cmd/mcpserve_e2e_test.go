@@ -33,6 +33,14 @@ func serveEnv(srv *fakellm.Server) []string {
 // returns its endpoint; the server is stopped (SIGTERM) when the test ends.
 func serveHTTP(t *testing.T, ws string, env []string, args ...string) string {
 	t.Helper()
+	url, _ := startServeHTTP(t, ws, env, args...)
+	return url
+}
+
+// startServeHTTP is serveHTTP that also returns stop: it sends SIGTERM,
+// waits for the process to end and returns its stderr.
+func startServeHTTP(t *testing.T, ws string, env []string, args ...string) (url string, stop func() string) {
+	t.Helper()
 	c := exec.Command(binPath, append([]string{"mcp", "serve", "--http", "127.0.0.1:0", "--sandbox", "off"}, args...)...)
 	c.Dir, c.Env = ws, env
 	stderr, err := c.StderrPipe()
@@ -58,19 +66,31 @@ func serveHTTP(t *testing.T, ws string, env []string, args ...string) string {
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		_ = c.Process.Signal(syscall.SIGTERM)
-		_ = c.Wait()
-		<-done
+	var once sync.Once
+	stop = func() string {
+		once.Do(func() {
+			_ = c.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done: // stderr read to its end before Wait closes it
+			case <-time.After(30 * time.Second):
+				t.Errorf("agentteam mcp serve had not ended 30s after SIGTERM")
+				_ = c.Process.Kill()
+				<-done
+			}
+			_ = c.Wait()
+		})
 		mu.Lock()
 		defer mu.Unlock()
-		if s := said.String(); strings.Contains(s, "panic:") || strings.Contains(s, "DATA RACE") {
+		return said.String()
+	}
+	t.Cleanup(func() {
+		if s := stop(); strings.Contains(s, "panic:") || strings.Contains(s, "DATA RACE") {
 			t.Errorf("agentteam mcp serve:\n%s", s)
 		}
 	})
 	select {
 	case u := <-urls:
-		return u
+		return u, stop
 	case <-done:
 		mu.Lock()
 		defer mu.Unlock()
@@ -78,7 +98,7 @@ func serveHTTP(t *testing.T, ws string, env []string, args ...string) string {
 	case <-time.After(60 * time.Second):
 		t.Fatal("agentteam mcp serve --http did not say where it listens")
 	}
-	return ""
+	return "", stop
 }
 
 // teamScript: the lead spawns alice, who writes a file (an ask in mode ask,
@@ -536,4 +556,69 @@ func TestMCPServeRefusesABrowsersCrossOriginRequest(t *testing.T) {
 	if n := len(srv.Requests("lead")); n != 0 {
 		t.Errorf("the lead was asked %d times", n)
 	}
+}
+
+// SIGTERM while team_run runs interrupts the team and the server ends once
+// it has closed: the registry says no teammate is still working, and the
+// workspace is free for the next run.
+func TestMCPServeStopsARunningTeamOnSIGTERM(t *testing.T) {
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply {
+		if c.Agent == "alice" {
+			if c.N == 0 {
+				close(asked)
+			}
+			select { // alice's turn lasts until the test is done with her
+			case <-release:
+			case <-time.After(60 * time.Second):
+			}
+			return fakellm.Reply{Content: "alice: too late"}
+		}
+		if c.N == 0 {
+			return fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("spawn_teammate", `{"name":"alice","role":"writer","prompt":"take your time"}`)}}
+		}
+		return fakellm.Reply{Content: "lead: waiting for alice"}
+	}, fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	defer close(release) // before srv.Close, which waits for alice's turn
+	ws := t.TempDir()
+	url, stop := startServeHTTP(t, ws, serveEnv(srv))
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cs, err := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, &sdkmcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ran := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_run", Arguments: map[string]any{"prompt": "have alice take her time"}})
+		ran <- err
+	}()
+	select {
+	case <-asked:
+	case err := <-ran:
+		t.Fatalf("team_run ended before alice's turn: %v", err)
+	}
+	said := stop()
+	<-ran
+	data, err := os.ReadFile(filepath.Join(ws, ".agentteam", "team", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg struct {
+		Teammates []struct{ Name, Status string }
+	}
+	if err := json.Unmarshal(data, &reg); err != nil || len(reg.Teammates) != 1 {
+		t.Fatalf("registry: %v\n%s", err, data)
+	}
+	if st := reg.Teammates[0].Status; st == "working" || st == "queued" {
+		t.Errorf("alice is %s after the server ended:\n%s", st, said)
+	}
+	owner := flock.New(filepath.Join(ws, ".agentteam", "team", "owner.lock"))
+	if ok, err := owner.TryLock(); !ok || err != nil {
+		t.Errorf("the owner lock is still held after the server ended: %v %v", ok, err)
+	}
+	_ = owner.Unlock()
 }
