@@ -64,7 +64,8 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	if opts.RunTimeout <= 0 {
 		return usageErrorf("--run-timeout must be positive")
 	}
-	if _, err := openWorkspace(opts.GlobalOptions); err != nil {
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
 		return err
 	}
 	if opts.HTTP != "" {
@@ -73,7 +74,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 		}
 	}
 	ctx, stop := context.WithCancel(ctx)
-	s := &teamServer{opts: opts, ctx: ctx, stop: stop}
+	s := &teamServer{opts: opts, root: ws.Root, ctx: ctx, stop: stop}
 	srv := s.server()
 	// A team_run still running when the server stops (SIGTERM, the client
 	// gone) is interrupted, and the server ends once its team has closed.
@@ -97,7 +98,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(
 		sdkmcp.NewStreamableHTTPHandler(func(*http.Request) *sdkmcp.Server { return srv }, nil)))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(opts.IO.Err, "agentteam: serving the team in %s at http://%s/mcp\n", opts.Workspace, ln.Addr())
+	fmt.Fprintf(opts.IO.Err, "agentteam: serving the team in %s at http://%s/mcp\n", ws.Root, ln.Addr())
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	select {
@@ -139,6 +140,7 @@ func checkLoopback(addr string, anyHost bool) error {
 // command holds and another terminal sees what it did.
 type teamServer struct {
 	opts *MCPServeOptions
+	root string // the workspace
 	// ctx ends with the server: a team_run is interrupted then, whatever
 	// its request's own context does.
 	ctx  context.Context
@@ -151,7 +153,7 @@ type teamServer struct {
 
 func (s *teamServer) server() *sdkmcp.Server {
 	srv := sdkmcp.NewServer(&sdkmcp.Implementation{Name: "agentteam", Version: Version}, &sdkmcp.ServerOptions{
-		Instructions: "A team of agents in " + s.opts.Workspace + ": team_run gives the lead a task and waits for its answer; " +
+		Instructions: "A team of agents in " + s.root + ": team_run gives the lead a task and waits for its answer; " +
 			"while it runs, team_requests lists the permission asks that wait for you and team_answer answers them.",
 	})
 	readOnly := &sdkmcp.ToolAnnotations{ReadOnlyHint: true}
