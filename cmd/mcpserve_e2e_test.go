@@ -622,3 +622,51 @@ func TestMCPServeStopsARunningTeamOnSIGTERM(t *testing.T) {
 	}
 	_ = owner.Unlock()
 }
+
+// The readers and team_send are the CLI's commands: a message sent reads
+// back from the inbox as a tool and as a resource, the board and the asks
+// are JSON, and a bad input is one sentence as the command says it.
+func TestMCPServeSendsAndReadsAsTheCLIDoes(t *testing.T) {
+	srv := teamScript()
+	defer srv.Close()
+	ws := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs := stdioClient(t, ctx, ws, serveEnv(srv))
+	callTool := func(name string, args map[string]any) *sdkmcp.CallToolResult {
+		t.Helper()
+		r, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return r
+	}
+	if r := callTool("team_send", map[string]any{"to": "lead", "content": "please review the README"}); r.IsError || !strings.Contains(text(r), `"to": "lead"`) && !strings.Contains(text(r), `"to":"lead"`) {
+		t.Fatalf("team_send: %s", text(r))
+	}
+	if r := callTool("team_inbox", map[string]any{"name": "lead"}); r.IsError || !strings.Contains(text(r), "please review the README") || !strings.Contains(text(r), `"from": "user"`) {
+		t.Errorf("team_inbox lead: %s", text(r))
+	}
+	res, err := cs.ReadResource(ctx, &sdkmcp.ReadResourceParams{URI: "agentteam://team/inbox/lead"})
+	if err != nil || !strings.Contains(res.Contents[0].Text, "please review the README") {
+		t.Errorf("the lead's inbox as a resource: %v %+v", err, res)
+	}
+	if _, err := cs.ReadResource(ctx, &sdkmcp.ReadResourceParams{URI: "agentteam://team/inbox/..%2Fetc"}); err == nil {
+		t.Error("a resource name outside the inboxes was read")
+	}
+	if r := callTool("team_tasks", map[string]any{}); r.IsError || !strings.Contains(text(r), `"tasks"`) {
+		t.Errorf("team_tasks: %s", text(r))
+	}
+	if r := callTool("team_requests", map[string]any{}); r.IsError || strings.TrimSpace(text(r)) != "[]" {
+		t.Errorf("team_requests: %s", text(r))
+	}
+	if r := callTool("team_send", map[string]any{"to": "lead", "content": "hi", "from": "lead"}); !r.IsError || !strings.Contains(text(r), "that is an agent's name") {
+		t.Errorf("team_send from the lead: %s", text(r))
+	}
+	if r := callTool("team_answer", map[string]any{"id": "permission-00000000", "approve": true}); !r.IsError || !strings.Contains(text(r), "no permission ask") {
+		t.Errorf("team_answer of no ask: %s", text(r))
+	}
+	if r := callTool("team_answer", map[string]any{"id": "permission-00000000", "approve": false}); !r.IsError || !strings.Contains(text(r), "needs a reason") {
+		t.Errorf("team_answer deny without a reason: %s", text(r))
+	}
+}
