@@ -21,7 +21,7 @@ type MCPOptions struct {
 // newMCPCmd builds `agentteam mcp`; runF, when not nil, replaces runMCP.
 func newMCPCmd(g *GlobalOptions, io IOStreams, runF func(*MCPOptions) error) *cobra.Command {
 	opts := &MCPOptions{GlobalOptions: g, IO: io}
-	return &cobra.Command{
+	c := &cobra.Command{
 		Use:   "mcp",
 		Short: "Start the configured MCP servers and list each one's state and tools",
 		Long: `Start each server of [mcp.servers.NAME] in the config files (a project file's only once the project
@@ -38,6 +38,8 @@ did not start, then stop them.`,
 			return runMCP(c.Context(), opts)
 		},
 	}
+	c.AddCommand(newMCPServeCmd(g, io, nil))
+	return c
 }
 
 func runMCP(ctx context.Context, opts *MCPOptions) error {

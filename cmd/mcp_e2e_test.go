@@ -1,8 +1,13 @@
 package cmd
 
 import (
+	"bufio"
+	"io"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -118,5 +123,58 @@ func TestAnUntrustedProjectsMCPServerDoesNotStart(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout+r.stderr, "no MCP servers are configured") {
 		t.Errorf("agentteam mcp: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// The reference server over streamable HTTP (server-everything's
+// streamableHttp mode): its tools reach the model from url = "…", and a
+// call's result comes back through the binary.
+func TestAnMCPServerOverStreamableHTTPIsATool(t *testing.T) {
+	bin := mcpServerBin(t, "mcp-server-everything")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	ln.Close() // the server takes the port from PORT
+	srvCmd := exec.Command(bin, "streamableHttp")
+	srvCmd.Env = append(os.Environ(), "PORT="+port)
+	stderr, err := srvCmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srvCmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srvCmd.Process.Kill(); _ = srvCmd.Wait() }()
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "listening on port "+port) {
+	}
+	go func() { _, _ = io.Copy(io.Discard, stderr) }()
+
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("mcp__web__echo", `{"message":"hello over http"}`)}},
+			{Content: "echoed over http"},
+		},
+	}, nil)
+	model := fakellm.New(script, fakellm.WithAPIKey("test-key"))
+	defer model.Close()
+	env := append(fakeEnv(model), configHome(t, "[mcp.servers.web]\nurl = \"http://127.0.0.1:"+port+"/mcp\"\n")...)
+	ws := t.TempDir()
+	r := runBin(t, ws, env, "", "mcp")
+	if r.code != 0 || !strings.Contains(r.stdout, "web  running") || !strings.Contains(r.stdout, "mcp__web__echo") {
+		t.Fatalf("agentteam mcp: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	r = runBin(t, ws, env, "", "run", "--sandbox", "off", "echo something")
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "echoed over http" {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	reqs := model.Requests("lead")
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests of the lead, want 2", len(reqs))
+	}
+	if last := reqs[1].Messages[len(reqs[1].Messages)-1]; last.Role != "tool" || !strings.Contains(last.Content, "hello over http") {
+		t.Errorf("the tool's result did not come back: %+v", last)
 	}
 }

@@ -83,57 +83,94 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 			}
 		}()
 	}
-	ws, err := openWorkspace(opts.GlobalOptions)
+	final, usage, err := runLead(ctx, opts, leadRun{onEvent: progress.event, hardStop: true})
 	if err != nil {
 		return err
 	}
+	if opts.JSON {
+		// The closing answer carries what each agent used and cost.
+		return progress.write(team.Event{Time: time.Now().UTC(), Agent: workspace.LeadName,
+			Payload: team.Answer{Text: final, Tokens: usage.Agents[0].Tokens, Usage: &usage}})
+	}
+	_, err = fmt.Fprintln(opts.IO.Out, strings.TrimRight(final, "\n"))
+	return err
+}
+
+// leadRun is how a caller of runLead hears of the run: run prints, mcp
+// serve sends progress notifications.
+type leadRun struct {
+	onEvent func(team.Event)
+	// hardStop ends the process when --timeout has passed and the team has
+	// not ended, and at a second interrupt: a command's run owns its process,
+	// a server's does not.
+	hardStop bool
+	// person: someone answers asks (mcp serve's client), as in chat.
+	person bool
+	// opened, when not nil, is told of the team once it runs, and of nil
+	// once it is closed.
+	opened func(*team.Team)
+}
+
+// runLead runs the lead on opts.Prompt in the workspace until the team
+// settles, as `agentteam run` does, and returns its final answer and what
+// the team used; an error is the run's end as the person reads it.
+func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.TeamUsage, error) {
+	var none team.TeamUsage
+	ws, err := openWorkspace(opts.GlobalOptions)
+	if err != nil {
+		return "", none, err
+	}
 	if err := checkPool(opts.GlobalOptions); err != nil {
-		return err
+		return "", none, err
 	}
 	if err := opts.checkBounds(); err != nil {
-		return err
+		return "", none, err
 	}
 	if err := opts.checkIsolation(); err != nil {
-		return err
+		return "", none, err
 	}
 	if err := opts.checkGitRemote(); err != nil {
-		return err
+		return "", none, err
 	}
 	st, err := openStores(ctx, opts.GlobalOptions, ws)
 	if err != nil {
-		return err
+		return "", none, err
 	}
 	defer st.close() // after tm.Close, which is deferred later
 	// Retries go to the event log and progress like the team's own events,
 	// but through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
-	retries := st.events(ws, progress.event)
+	retries := st.events(ws, how.onEvent)
 	models, _, err := newModels(opts.GlobalOptions, func(r loop.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
-		return err
+		return "", none, err
 	}
 	// Before the run's clock starts: the check runs a process.
 	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
 	if err != nil {
-		return err
+		return "", none, err
 	}
-	defer cleanup()             // after tm.Close, which is deferred later
-	defer interruptTwice(ctx)() // chat's second ctrl+c is its own: it leaves
+	defer cleanup() // after tm.Close, which is deferred later
+	if how.hardStop {
+		defer interruptTwice(ctx)() // chat's second ctrl+c is its own: it leaves
+	}
 	runCtx := ctx
 	cancel := func() {}
 	if opts.Timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
-		defer hardStop(opts.Timeout+hardGrace, ExitTimeout, fmt.Sprintf(
-			"the run timed out after %s and had not ended %s later: stopped at once; the team's files under %s show where it stopped",
-			opts.Timeout, hardGrace, ws.StatePath()))()
+		if how.hardStop {
+			defer hardStop(opts.Timeout+hardGrace, ExitTimeout, fmt.Sprintf(
+				"the run timed out after %s and had not ended %s later: stopped at once; the team's files under %s show where it stopped",
+				opts.Timeout, hardGrace, ws.StatePath()))()
+		}
 	}
 	defer cancel()
 	topts := opts.options(opts.GlobalOptions, ws, models)
-	topts.OnEvent, topts.PollInterval, topts.AutoClaim = progress.event, opts.Poll, opts.AutoClaim
-	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, false); err != nil {
-		return err
+	topts.OnEvent, topts.PollInterval, topts.AutoClaim = how.onEvent, opts.Poll, opts.AutoClaim
+	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, how.person); err != nil {
+		return "", none, err
 	}
-	if note := opts.untrustedNote(opts.GlobalOptions, false); note != "" {
+	if note := opts.untrustedNote(opts.GlobalOptions, how.person); note != "" {
 		fmt.Fprintln(opts.IO.Err, note)
 	}
 	topts.Sandbox = sb
@@ -142,7 +179,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	topts.MCP = mcpServers
 	st.apply(&topts)
 	if err := st.hosts(ctx, &topts); err != nil {
-		return err
+		return "", none, err
 	}
 	topts.Worker.Placement, topts.RoleLabels = opts.Placement, roleLabels(opts.GlobalOptions)
 	topts.Worker.KeyEnv = opts.keyEnv() // kept out of git's push of the lead's commit for workers
@@ -154,9 +191,13 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	defer st.cutWhenGone(ending, storeGoneGrace)()
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
-		return err
+		return "", none, err
 	}
 	defer tm.Close()
+	if how.opened != nil {
+		how.opened(tm)
+		defer how.opened(nil) // before tm.Close
+	}
 	go func() {
 		select {
 		case <-tm.Halted():
@@ -172,29 +213,22 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 		// the error the lead stopped with.
 		case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			tm.Abort(fmt.Sprintf("the run timed out after %s", opts.Timeout))
-			return &ExitError{Code: ExitTimeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
+			return "", none, &ExitError{Code: ExitTimeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
 		case ctx.Err() != nil:
 			tm.Abort("the run was interrupted")
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("interrupted")}
+			return "", none, &ExitError{Code: ExitFailure, Err: fmt.Errorf("interrupted")}
 		case errors.As(err, new(*team.BudgetError)):
 			tm.Abort(err.Error())
-			return &ExitError{Code: ExitBudget, Err: err}
+			return "", none, &ExitError{Code: ExitBudget, Err: err}
 		case errors.As(err, new(*team.StorageError)):
 			tm.Abort(err.Error())
-			return &ExitError{Code: ExitFailure, Err: err}
+			return "", none, &ExitError{Code: ExitFailure, Err: err}
 		default:
 			tm.Abort(err.Error())
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the lead stopped: %w", err)}
+			return "", none, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the lead stopped: %w", err)}
 		}
 	}
-	if opts.JSON {
-		// The closing answer carries what each agent used and cost.
-		usage := tm.Usage()
-		return progress.write(team.Event{Time: time.Now().UTC(), Agent: workspace.LeadName,
-			Payload: team.Answer{Text: final, Tokens: usage.Agents[0].Tokens, Usage: &usage}})
-	}
-	_, err = fmt.Fprintln(opts.IO.Out, strings.TrimRight(final, "\n"))
-	return err
+	return final, tm.Usage(), nil
 }
 
 // runEnd is the closing line of a `run --json` that ended without an

@@ -9,24 +9,13 @@ import (
 
 	"github.com/agentteam/agentteam/internal/config"
 	"github.com/agentteam/agentteam/internal/permission"
-	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // ReviewPlan answers a teammate's open plan request as the person.
 func (e *teamEngine) ReviewPlan(ctx context.Context, name string, approve bool, feedback string) (string, error) {
-	if err := workspace.ValidateTeammateName(name); err != nil {
-		return "", err
-	}
-	if err := team.CheckRecipient(e.t.Registry(), name); err != nil {
-		return "", err // no such teammate: not "nobody has no plan waiting"
-	}
-	id, ok := e.t.OpenPlanRequest(name)
-	if !ok {
-		return "", fmt.Errorf("%s has no plan waiting for review", name)
-	}
-	return e.t.ReviewPlan(ctx, workspace.UserName, id, approve, feedback)
+	return e.t.ReviewPlanOf(ctx, name, approve, feedback)
 }
 
 // AnswerPermission answers an ask as the person; always first adds the
