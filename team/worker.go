@@ -202,6 +202,7 @@ type hosting struct {
 	queue  SpawnQueue
 	beats  Heartbeats // nil: no heartbeats; every worker is taken for alive
 	info   []byte     // what the heartbeat says of this worker
+	self   WorkerInfo // the same, unencoded
 	isLead bool
 
 	mu    sync.Mutex
@@ -210,10 +211,11 @@ type hosting struct {
 	// unheld is set while this worker holds no heartbeat (lost, not yet
 	// taken again): it takes no spawn then, as the lead may take it for dead.
 	unheld atomic.Bool
-	// offers are the labels of each worker alive at offersAt (this one's
-	// included), from their heartbeats: read again when a spawn would fail
-	// for want of a worker (offeredAlive), at most once a Beat.
-	offers   [][]string
+	// offers are what each worker alive at offersAt says of itself (this
+	// one included), from their heartbeats: read again when a spawn would
+	// fail for want of a worker (offeredAlive) or may land on a worker in
+	// worktrees (worktreeOffered), at most once a Beat.
+	offers   []WorkerInfo
 	offersAt time.Time
 }
 
@@ -242,8 +244,12 @@ func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead
 		// team's remote, as this clone names it (--git-remote).
 		t.worktrees.ShareBasesTo(o.GitRemote, o.KeyEnv)
 	}
-	info, _ := json.Marshal(WorkerInfo{o.Host, t.pid, o.Labels, isLead, time.Now().UTC()})
-	return &hosting{t: t, opts: o, queue: q, beats: beats, info: info, isLead: isLead}
+	self := WorkerInfo{Host: o.Host, PID: t.pid, Labels: o.Labels, Lead: isLead, Since: time.Now().UTC()}
+	if t.opts.Isolation == IsolationWorktree {
+		self.Isolation = IsolationWorktree
+	}
+	info, _ := json.Marshal(self)
+	return &hosting{t: t, opts: o, queue: q, beats: beats, info: info, self: self, isLead: isLead}
 }
 
 // WorkerInfo is what a worker's heartbeat says of it.
@@ -254,6 +260,9 @@ type WorkerInfo struct {
 	Lead   bool     `json:"lead,omitempty"`
 	// Since is when it started: an ask older than that is not its to wait for.
 	Since time.Time `json:"since,omitzero"`
+	// Isolation is "worktree" when its person asked for worktrees: it runs
+	// every teammate in one, from the lead's commit (SpawnRequest.Base).
+	Isolation string `json:"isolation,omitempty"`
 }
 
 // WorkerID is a worker's default id: its host and PID as one token.
@@ -636,11 +645,13 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 		return err
 	}
 	// A worktree teammate starts from the lead's work, not the worker's
-	// clone: the commit is put on the team's remote for it. One of
-	// isolation none carries it too, for a worker whose own isolation is
-	// worktree (it then says when it could not start there). After the
-	// registry took the name: a refused spawn overwrites no live base.
-	base, berr := t.worktrees.ShareBase(ctx, name, iso == IsolationWorktree)
+	// clone: the commit is put on the team's remote for it — for one of
+	// isolation none too when a worker whose own isolation is worktree may
+	// take it (its heartbeat says so; one started later says when it could
+	// not start there). After the registry took the name: a refused spawn
+	// overwrites no live base.
+	push := iso == IsolationWorktree || t.worktrees.shares() && h.worktreeOffered(ctx, labels)
+	base, berr := t.worktrees.ShareBase(ctx, name, push)
 	if berr != nil && base != "" && !errors.Is(berr, gitwt.ErrNoRemote) {
 		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", berr)})
 	}
@@ -685,31 +696,62 @@ func (h *hosting) offeredAlive(ctx context.Context, want []string) (bool, error)
 	if h.beats == nil {
 		return false, nil
 	}
-	h.mu.Lock()
-	offers, fresh := h.offers, time.Since(h.offersAt) < h.opts.Beat
-	h.mu.Unlock()
-	if !fresh {
-		alive, err := h.beats.Alive(ctx)
-		if err != nil {
-			return false, err
-		}
-		offers = [][]string{h.opts.Labels}
-		for id, info := range alive {
-			var w WorkerInfo
-			if id != h.opts.ID && json.Unmarshal(info, &w) == nil {
-				offers = append(offers, w.Labels)
-			}
-		}
-		h.mu.Lock()
-		h.offers, h.offersAt = offers, time.Now()
-		h.mu.Unlock()
+	offers, err := h.aliveOffers(ctx)
+	if err != nil {
+		return false, err
 	}
-	for _, have := range offers {
-		if hasLabels(have, want) {
+	for _, w := range offers {
+		if hasLabels(w.Labels, want) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// worktreeOffered reports whether a spawn asking want may land on a
+// worker, other than the lead's process, that runs its teammates in
+// worktrees: that worker starts one from the lead's commit, which must
+// then be on the team's remote. Heartbeats that cannot be read say yes.
+func (h *hosting) worktreeOffered(ctx context.Context, want []string) bool {
+	if h.beats == nil {
+		return false
+	}
+	offers, err := h.aliveOffers(ctx)
+	if err != nil {
+		return true
+	}
+	for _, w := range offers {
+		if !w.Lead && w.Isolation == IsolationWorktree && hasLabels(w.Labels, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// aliveOffers is what each worker alive says of itself (this one
+// included), its heartbeats read again at most once a Beat.
+func (h *hosting) aliveOffers(ctx context.Context) ([]WorkerInfo, error) {
+	h.mu.Lock()
+	offers, fresh := h.offers, time.Since(h.offersAt) < h.opts.Beat
+	h.mu.Unlock()
+	if fresh {
+		return offers, nil
+	}
+	alive, err := h.beats.Alive(ctx)
+	if err != nil {
+		return nil, err
+	}
+	offers = []WorkerInfo{h.self}
+	for id, info := range alive {
+		var w WorkerInfo
+		if id != h.opts.ID && json.Unmarshal(info, &w) == nil {
+			offers = append(offers, w)
+		}
+	}
+	h.mu.Lock()
+	h.offers, h.offersAt = offers, time.Now()
+	h.mu.Unlock()
+	return offers, nil
 }
 
 // workerAlive reports whether the worker id was heard of at the last look
