@@ -108,7 +108,7 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 	pf.BoolVar(&g.Demo, "demo", false, "use the built-in offline model (no key, no network)")
 	pf.BoolVar(&g.JSON, "json", false, "machine-readable output on stdout")
 	pf.BoolVar(&g.Quiet, "quiet", false, "print only the result")
-	pf.StringVar(&g.Store, "store", getenv(storeEnv), "where the team's inboxes, registry, task board and events live: file (the workspace, the default) or nats://HOST:PORT[/TEAM] (env AGENTTEAM_STORE)")
+	pf.StringVar(&g.Store, "store", getenv(storeEnv), "where the team's inboxes, registry, task board and events live: file (the workspace, the default), nats://HOST:PORT[/TEAM], or tls://HOST:PORT[/TEAM] for TLS only, its CA in AGENTTEAM_NATS_CA (env AGENTTEAM_STORE)")
 	pf.BoolVar(&g.NoStream, "no-stream", false, "ask the model server for whole replies instead of streamed ones")
 
 	runCmd, chatCmd := newRunCmd(g, io, hooks.run), newChatCmd(g, io, hooks.chat)

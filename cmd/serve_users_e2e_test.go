@@ -91,17 +91,23 @@ func quick(t *testing.T, dir string, env []string, args ...string) result {
 // deny, and a chat in lines.
 func TestEveryCommandWorksAgainstServeWithUsers(t *testing.T) {
 	s := startSecuredServe(t)
-	store := s.url + "/alpha"
+	everyCommandWorks(t, s, s.url+"/alpha", nil)
+}
+
+// everyCommandWorks runs every command's normal scenario on team alpha
+// of s at store, each with tlsEnv (the TLS files) besides its credentials.
+func everyCommandWorks(t *testing.T, s securedServe, store string, tlsEnv []string) {
+	t.Helper()
 	bare, lead, worker := teamClones(t)
 	srv := fakellm.New(remoteScript([]string{"alice"}, nil, ""), fakellm.WithAPIKey("test-key"))
 	defer srv.Close()
 	withCreds := func(creds string, env []string) []string {
-		return append(append([]string{"AGENTTEAM_STORE=" + store}, env...), natsstore.EnvCreds+"="+creds)
+		return append(append(append([]string{"AGENTTEAM_STORE=" + store}, env...), tlsEnv...), natsstore.EnvCreds+"="+creds)
 	}
-	password := append(fakeEnv(srv), "AGENTTEAM_STORE="+store, natsstore.EnvUser+"=alice", natsstore.EnvPassword+"=alpha-secret")
+	password := append(append(fakeEnv(srv), tlsEnv...), "AGENTTEAM_STORE="+store, natsstore.EnvUser+"=alice", natsstore.EnvPassword+"=alpha-secret")
 	file := withCreds(s.alice, nil)
 
-	nt := natsTeam{url: store, nc: s.connect(t, s.alice), team: "alpha"}
+	nt := natsTeam{url: store, nc: s.connect(t, s.alice, tlsEnv...), team: "alpha"}
 	_, waitWorker, workerPID := startWorkerIn(t, nt, worker, withCreds(s.nkey, fakeEnv(srv)), "worker", "--labels", "b", "--isolation", "worktree")
 	r := runBin(t, lead, password, "", "run", `have a teammate with labels ["b"] write alice.txt`)
 	mustSucceed(t, r, "run")

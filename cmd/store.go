@@ -71,7 +71,7 @@ type stores struct {
 
 // storeSpec is a parsed --store: files, or a NATS server and a team.
 type storeSpec struct {
-	server string // nats://host:port, with any user info; "" for files
+	server string // nats:// or tls://host:port, with any user info; "" for files
 	shown  string // the URL as said in sentences (no password)
 	team   string
 	// replicas is ?replicas=N: copies of each stream and the bucket (1, 3
@@ -96,7 +96,9 @@ func storeURL(g *GlobalOptions) (string, error) {
 }
 
 // parseStore reads a store URL: "" or "file" for the files, or
-// nats://HOST:PORT[/TEAM][?replicas=N]; TEAM (default "default") prefixes
+// nats://HOST:PORT[/TEAM][?replicas=N], or the same with tls://, which
+// connects only over TLS (the server's certificate checked against the CA
+// file AGENTTEAM_NATS_CA names, else the system's); TEAM (default "default") prefixes
 // the team's streams, bucket and subjects, so it must be one NATS token.
 // HOST:PORT may be every node of a cluster, comma-separated
 // (nats://a:4222,b:4222,c:4222/TEAM): the client starts on any that
@@ -106,8 +108,8 @@ func parseStore(raw string) (storeSpec, error) {
 		return storeSpec{}, nil
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Scheme != "nats" || u.Host == "" || u.Opaque != "" {
-		return storeSpec{}, usageErrorf("--store %q: use file or nats://HOST:PORT[/TEAM][?replicas=N]", redactStore(raw))
+	if err != nil || u.Scheme != "nats" && u.Scheme != "tls" || u.Host == "" || u.Opaque != "" {
+		return storeSpec{}, usageErrorf("--store %q: use file, nats://HOST:PORT[/TEAM][?replicas=N] or tls://HOST:PORT[/TEAM][?replicas=N]", redactStore(raw))
 	}
 	if u.Fragment != "" {
 		return storeSpec{}, usageErrorf("--store %s: a NATS store takes no fragment", u.Redacted())

@@ -25,6 +25,9 @@ func TestParseStore(t *testing.T) {
 		// Every node of a cluster, so a client starts on whichever
 		// answers (the failover test, internal/failover, runs on this).
 		{"nats://a:4222,b:4223,c:4224/web?replicas=3", "nats://a:4222,b:4223,c:4224", "nats://a:4222,b:4223,c:4224", "web", 3},
+		// TLS only, as agentteam serve with a certificate says its address.
+		{"tls://127.0.0.1:4222/web", "tls://127.0.0.1:4222", "tls://127.0.0.1:4222", "web", 0},
+		{"tls://me:pw@a:4222,b:4223/web?replicas=3", "tls://me:pw@a:4222,b:4223", "tls://a:4222,b:4223", "web", 3},
 	} {
 		got, err := parseStore(c.in)
 		if err != nil || got.server != c.server || got.shown != c.shown || got.team != c.team || got.replicas != c.replicas {
@@ -53,7 +56,7 @@ func TestParseStore(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"nats://h:4222/a.b", "nats://h:4222/a/b", "nats://h:4222/*", "nats://h:4222/>", "nats://h:4222/" + strings.Repeat("x", 65),
-		"http://h:4222", "nats:h", "nats://", "nats://h:4222?x=1", "nats://h:4222#f", "tls://me:pw@h", "nats://me:pw@h:4222/a.b", "nats://me:pw@h:4222?q=1"} {
+		"http://h:4222", "nats:h", "nats://", "nats://h:4222?x=1", "nats://h:4222#f", "tcp://me:pw@h", "tls:me:pw@h", "tls://", "nats://me:pw@h:4222/a.b", "nats://me:pw@h:4222?q=1"} {
 		_, err := parseStore(in)
 		if ExitCode(err) != ExitUsage {
 			t.Errorf("parseStore(%q): %v, want bad usage", in, err)

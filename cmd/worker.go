@@ -116,7 +116,8 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 		topts.Permissions.Delegate = team.DelegateTeam // whoever the lead's process says answers
 	}
 	// With no mode set here, a teammate runs in the lead's: a chat that asks
-	// is not bypassed by this worker's default (yolo, as run's).
+	// is not bypassed by this worker's default (yolo, as run's); nor does a
+	// lead's yolo run here, which only this worker's person may choose.
 	topts.Permissions.FollowMode = opts.PermissionMode == "" && (opts.Config == nil || opts.Config.Permissions.Mode.V == "")
 	topts.Sandbox = sb
 	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)

@@ -61,7 +61,7 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 	}
 	request := func(q *memQueue, id string, resume bool) {
 		t.Helper()
-		data := mustJSON(t, SpawnRequest{ID: id, Name: "alice", Role: "programmer", From: workspace.LeadName,
+		data := signedAsLead(t, mb, SpawnRequest{ID: id, Name: "alice", Role: "programmer", From: workspace.LeadName,
 			Deadline: time.Now().Add(time.Hour), Resume: resume})
 		if err := q.Publish(ctx, id, data); err != nil {
 			t.Fatal(err)
@@ -173,9 +173,10 @@ func (b *cutBeat) Release(context.Context) error { return nil }
 // heartbeat: it stops her without a word to the store, and takes a new
 // heartbeat once it can. No lead's process saw the heartbeat gone (it
 // came back before anyone looked), so nobody else would respawn her: the
-// registry must not go on saying w1 runs her. w1 gives her back to the
-// queue, guarded by its claim: she is respawned from her conversation
-// (here on w1 again), reports once, and ends idle under the new request.
+// registry must not go on saying w1 runs her. w1 respawns her itself,
+// guarded by its claim (a worker publishes no spawn request: only the lead
+// signs them): she goes on from her conversation on w1, reports once, and
+// ends idle under the new claim.
 func TestATeammateFencedByABlipDoesNotStayWorking(t *testing.T) {
 	fencedByABlip(t, false)
 }
@@ -230,7 +231,7 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 		t.FailNow()
 	}
 	t.Cleanup(func() { _ = w1.Close() })
-	if err := q.Publish(ctx, "s1", mustJSON(t, SpawnRequest{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
+	if err := q.Publish(ctx, "s1", signedAsLead(t, mb, SpawnRequest{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
 		Deadline: time.Now().Add(time.Hour)})); err != nil {
 		t.Fatal(err)
 	}

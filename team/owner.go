@@ -136,21 +136,35 @@ type claimingOwner interface {
 // with it: every message the lead then sends carries leadClaim (0: none),
 // and the server refuses it once a later runner of the team has claimed
 // the lead's sending in turn — even if this process does not know yet
-// that it lost the lock.
-func acquireLead(ctx context.Context, lock OwnerLock, mb Mailbox) (release func(), lost <-chan struct{}, leadClaim uint64, err error) {
+// that it lost the lock. Where the mailbox keeps keys in its claims, the
+// claim holds the key that signs the lead's spawn requests (spawnsign.go).
+func acquireLead(ctx context.Context, lock OwnerLock, mb Mailbox) (release func(), lost <-chan struct{}, leadClaim uint64, sign *leadSigner, err error) {
 	co, ok := lock.(claimingOwner)
 	claims, can := mb.(senderClaims)
+	keys, keyed := mb.(leadKeys)
 	if !ok || !can {
-		release, lost, err = lock.Acquire(ctx)
-		return release, lost, 0, err
+		if release, lost, err = lock.Acquire(ctx); err != nil || !keyed {
+			return release, lost, 0, nil, err
+		}
+		if sign, err = claimLeadKey(keys); err != nil {
+			release()
+			return nil, nil, 0, nil, fmt.Errorf("claim the lead's spawn requests: %w", err)
+		}
+		return release, lost, 0, sign, nil
 	}
 	release, lost, err = co.AcquireThen(ctx, func() error {
 		var err error
-		leadClaim, err = claims.ClaimSender(workspace.LeadName)
+		if !keyed {
+			leadClaim, err = claims.ClaimSender(workspace.LeadName)
+			return err
+		}
+		if sign, err = claimLeadKey(keys); err == nil {
+			leadClaim = sign.claim
+		}
 		return err
 	})
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, nil, err
 	}
-	return release, lost, leadClaim, nil
+	return release, lost, leadClaim, sign, nil
 }

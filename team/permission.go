@@ -52,7 +52,8 @@ type PermissionOptions struct {
 	// FollowMode: on a worker whose person set no mode, each teammate runs
 	// in the mode its spawn request carries (the lead's), so a chat that
 	// asks is not bypassed by a worker's default; Policy.Mode is used for a
-	// request that carries none.
+	// request that carries none. Either is at most auto-edit: a worker
+	// runs yolo only where its person said so.
 	FollowMode bool
 }
 
@@ -153,8 +154,8 @@ func newPermissions(t *Team, o *PermissionOptions) *permissions {
 }
 
 // policy is agent's policy: the process's, in the lead's mode on a worker
-// that follows it (PermissionOptions.FollowMode), else in the stricter of
-// the two.
+// that follows it (PermissionOptions.FollowMode) but never yolo there,
+// else in the stricter of the two.
 func (p *permissions) policy(agent string) permission.Policy {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -166,6 +167,10 @@ func (p *permissions) policy(agent string) permission.Policy {
 			// A worker's own mode never loosens the lead's: the stricter holds.
 			pol.Mode = stricterMode(pol.Mode, a.mode)
 		}
+	}
+	if p.opts.FollowMode {
+		// Nobody said yolo on this worker: a spawn cannot ask it for one.
+		pol.Mode = stricterMode(pol.Mode, permission.ModeAutoEdit)
 	}
 	pol.Allow = append(append([]permission.Entry(nil), pol.Allow...), p.always...)
 	if d := p.leadDeny[agent]; len(d) > 0 {

@@ -71,7 +71,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 	}
 
 	_, q1 := worker("w1", ws1)
-	if err := q1.Publish(ctx, "s1", mustJSON(t, SpawnRequest{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
+	if err := q1.Publish(ctx, "s1", signedAsLead(t, mb, SpawnRequest{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
 		Isolation: IsolationWorktree, Base: base, Deadline: time.Now().Add(time.Hour)})); err != nil {
 		t.Fatal(err)
 	}
@@ -86,6 +86,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 	// w1's heartbeat is gone: the lead's look (reapDead, run here by w2's
 	// hosting, as the lead's process would) respawns alice, and w2 takes her.
 	w2, _ := worker("w2", ws2)
+	w2.leadSign = testLead(t, mb)
 	w2.hosting.reapDead(map[string]bool{"w2": true})
 	waitFor("alice respawned on w2 and idle", func() bool {
 		m := alice()

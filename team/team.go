@@ -128,6 +128,8 @@ type Team struct {
 	pid    int
 	// releaseOwner gives the owner lock back (Close).
 	releaseOwner func()
+	// leadSign signs the lead's spawn requests (nil: its store checks none).
+	leadSign *leadSigner
 
 	// stopping ends the teammates' and handoffs' goroutines: Close, a full
 	// disk, or the end of the context given to Open stops it; stopRun
@@ -225,13 +227,14 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	}
 	// A worker runs no lead: it takes no owner lock.
 	releaseOwner, ownerLost, leadClaim := func() {}, (<-chan struct{})(nil), uint64(0)
+	var leadSign *leadSigner
 	if !worker {
 		lock := opts.Owner
 		if lock == nil {
 			lock = FileOwnerLock(ws.TeamDir())
 		}
 		var err error
-		if releaseOwner, ownerLost, leadClaim, err = acquireLead(ctx, lock, opts.Mailbox); err != nil {
+		if releaseOwner, ownerLost, leadClaim, leadSign, err = acquireLead(ctx, lock, opts.Mailbox); err != nil {
 			return nil, err
 		}
 	}
@@ -245,6 +248,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	}
 	t := &Team{
 		releaseOwner: releaseOwner,
+		leadSign:     leadSign,
 		opts:         opts,
 		models:       opts.Models,
 		ws:           ws,

@@ -149,6 +149,10 @@ type SpawnRequest struct {
 	// Deny: the lead's deny rules, added to the worker's own for this
 	// teammate (permission_deny.go); its allow rules never travel.
 	Deny []string `json:"deny,omitempty"`
+	// LeadClaim and Signature: the lead's sender claim when it published
+	// the request, and its signature with that claim's key (spawnsign.go).
+	LeadClaim uint64 `json:"leadClaim,omitempty"`
+	Signature []byte `json:"signature,omitempty"`
 }
 
 // check refuses a request no lead of ours would send: it came off the
@@ -198,6 +202,7 @@ type hosting struct {
 	queue  SpawnQueue
 	beats  Heartbeats // nil: no heartbeats; every worker is taken for alive
 	info   []byte     // what the heartbeat says of this worker
+	self   WorkerInfo // the same, unencoded
 	isLead bool
 
 	mu    sync.Mutex
@@ -206,10 +211,11 @@ type hosting struct {
 	// unheld is set while this worker holds no heartbeat (lost, not yet
 	// taken again): it takes no spawn then, as the lead may take it for dead.
 	unheld atomic.Bool
-	// offers are the labels of each worker alive at offersAt (this one's
-	// included), from their heartbeats: read again when a spawn would fail
-	// for want of a worker (offeredAlive), at most once a Beat.
-	offers   [][]string
+	// offers are what each worker alive at offersAt says of itself (this
+	// one included), from their heartbeats: read again when a spawn would
+	// fail for want of a worker (offeredAlive) or may land on a worker in
+	// worktrees (worktreeOffered), at most once a Beat.
+	offers   []WorkerInfo
 	offersAt time.Time
 }
 
@@ -238,8 +244,12 @@ func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead
 		// team's remote, as this clone names it (--git-remote).
 		t.worktrees.ShareBasesTo(o.GitRemote, o.KeyEnv)
 	}
-	info, _ := json.Marshal(WorkerInfo{o.Host, t.pid, o.Labels, isLead, time.Now().UTC()})
-	return &hosting{t: t, opts: o, queue: q, beats: beats, info: info, isLead: isLead}
+	self := WorkerInfo{Host: o.Host, PID: t.pid, Labels: o.Labels, Lead: isLead, Since: time.Now().UTC()}
+	if t.opts.Isolation == IsolationWorktree {
+		self.Isolation = IsolationWorktree
+	}
+	info, _ := json.Marshal(self)
+	return &hosting{t: t, opts: o, queue: q, beats: beats, info: info, self: self, isLead: isLead}
 }
 
 // WorkerInfo is what a worker's heartbeat says of it.
@@ -250,6 +260,9 @@ type WorkerInfo struct {
 	Lead   bool     `json:"lead,omitempty"`
 	// Since is when it started: an ask older than that is not its to wait for.
 	Since time.Time `json:"since,omitzero"`
+	// Isolation is "worktree" when its person asked for worktrees: it runs
+	// every teammate in one, from the lead's commit (SpawnRequest.Base).
+	Isolation string `json:"isolation,omitempty"`
 }
 
 // WorkerID is a worker's default id: its host and PID as one token.
@@ -372,7 +385,9 @@ func (h *hosting) serve(ctx context.Context) {
 func (h *hosting) take(ctx context.Context, job QueueJob, release func()) (taken, givenBack bool) {
 	t := h.t
 	var req SpawnRequest
-	if err := json.Unmarshal(job.Data(), &req); err != nil || req.check() != nil {
+	err := json.Unmarshal(job.Data(), &req)
+	signed := req // as the lead signed it: check tidies the role
+	if err != nil || req.check() != nil {
 		if err == nil {
 			err = req.check()
 		}
@@ -397,6 +412,16 @@ func (h *hosting) take(ctx context.Context, job QueueJob, release func()) (taken
 		return false, true
 	}
 	if h.unheld.Load() { // lost its heartbeat while waiting: not now
+		_ = job.Nak(placementRetry)
+		return false, true
+	}
+	if err := h.signedByLead(signed); err != nil {
+		if errors.As(err, new(errUnsignedSpawn)) {
+			h.refuse(req, err)
+			_ = job.Term()
+			return false, false
+		}
+		t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassInternal, "check the spawn's signature: ", err)})
 		_ = job.Nak(placementRetry)
 		return false, true
 	}
@@ -620,20 +645,19 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 		return err
 	}
 	// A worktree teammate starts from the lead's work, not the worker's
-	// clone: the commit is put on the team's remote for it. One of
-	// isolation none carries it too, for a worker whose own isolation is
-	// worktree (it then says when it could not start there). After the
-	// registry took the name: a refused spawn overwrites no live base.
-	base, berr := t.worktrees.ShareBase(ctx, name, iso == IsolationWorktree)
+	// clone: the commit is put on the team's remote for it — for one of
+	// isolation none too when a worker whose own isolation is worktree may
+	// take it (its heartbeat says so; one started later says when it could
+	// not start there). After the registry took the name: a refused spawn
+	// overwrites no live base.
+	push := iso == IsolationWorktree || t.worktrees.shares() && h.worktreeOffered(ctx, labels)
+	base, berr := t.worktrees.ShareBase(ctx, name, push)
 	if berr != nil && base != "" && !errors.Is(berr, gitwt.ErrNoRemote) {
 		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", berr)})
 	}
-	data, err := json.Marshal(t.perms.rulesFor(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
+	err = h.publish(ctx, t.perms.rulesFor(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
 		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels, Base: base,
 		Deadline: now.Add(h.opts.Placement)}))
-	if err == nil {
-		err = h.queue.Publish(ctx, id, data)
-	}
 	if err != nil {
 		err = fmt.Errorf("queue the spawn of %s: %w", name, err)
 		r.markFailed(name, err)
@@ -672,31 +696,62 @@ func (h *hosting) offeredAlive(ctx context.Context, want []string) (bool, error)
 	if h.beats == nil {
 		return false, nil
 	}
-	h.mu.Lock()
-	offers, fresh := h.offers, time.Since(h.offersAt) < h.opts.Beat
-	h.mu.Unlock()
-	if !fresh {
-		alive, err := h.beats.Alive(ctx)
-		if err != nil {
-			return false, err
-		}
-		offers = [][]string{h.opts.Labels}
-		for id, info := range alive {
-			var w WorkerInfo
-			if id != h.opts.ID && json.Unmarshal(info, &w) == nil {
-				offers = append(offers, w.Labels)
-			}
-		}
-		h.mu.Lock()
-		h.offers, h.offersAt = offers, time.Now()
-		h.mu.Unlock()
+	offers, err := h.aliveOffers(ctx)
+	if err != nil {
+		return false, err
 	}
-	for _, have := range offers {
-		if hasLabels(have, want) {
+	for _, w := range offers {
+		if hasLabels(w.Labels, want) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// worktreeOffered reports whether a spawn asking want may land on a
+// worker, other than the lead's process, that runs its teammates in
+// worktrees: that worker starts one from the lead's commit, which must
+// then be on the team's remote. Heartbeats that cannot be read say yes.
+func (h *hosting) worktreeOffered(ctx context.Context, want []string) bool {
+	if h.beats == nil {
+		return false
+	}
+	offers, err := h.aliveOffers(ctx)
+	if err != nil {
+		return true
+	}
+	for _, w := range offers {
+		if !w.Lead && w.Isolation == IsolationWorktree && hasLabels(w.Labels, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// aliveOffers is what each worker alive says of itself (this one
+// included), its heartbeats read again at most once a Beat.
+func (h *hosting) aliveOffers(ctx context.Context) ([]WorkerInfo, error) {
+	h.mu.Lock()
+	offers, fresh := h.offers, time.Since(h.offersAt) < h.opts.Beat
+	h.mu.Unlock()
+	if fresh {
+		return offers, nil
+	}
+	alive, err := h.beats.Alive(ctx)
+	if err != nil {
+		return nil, err
+	}
+	offers = []WorkerInfo{h.self}
+	for id, info := range alive {
+		var w WorkerInfo
+		if id != h.opts.ID && json.Unmarshal(info, &w) == nil {
+			offers = append(offers, w)
+		}
+	}
+	h.mu.Lock()
+	h.offers, h.offersAt = offers, time.Now()
+	h.mu.Unlock()
+	return offers, nil
 }
 
 // workerAlive reports whether the worker id was heard of at the last look
@@ -758,7 +813,7 @@ func (h *hosting) beatLoop(ctx context.Context, beat Heartbeat) {
 			beat = h.hold(ctx)
 			h.unheld.Store(false)
 			if beat != nil {
-				h.giveBack(fenced)
+				h.giveBack(ctx, fenced)
 			}
 		}
 	}
@@ -789,14 +844,17 @@ func (h *hosting) fence(why error) []*member {
 	return list
 }
 
-// giveBack, once this worker holds a heartbeat again, hands on the
-// teammates it fenced that the registry still shows live here: nobody runs
-// them, and the lead's process, which respawns a dead worker's, may never
-// have seen this one's heartbeat gone (a blip shorter than its look, or
-// its own watch cut meanwhile). Each is respawned (or failed) as reapDead
-// does, in one change guarded by its claim, so a respawn the lead made
-// first is left alone and only one is made.
-func (h *hosting) giveBack(fenced []*member) {
+// giveBack, once this worker holds a heartbeat again, respawns here the
+// teammates it fenced that the registry still shows live here: nobody
+// runs them, and the lead's process, which respawns a dead worker's, may
+// never have seen this one's heartbeat gone (a blip shorter than its
+// look, or its own watch cut meanwhile). Each goes on from its
+// conversation (or is failed, as reapDead does) under a new claim, in one
+// change guarded by its old one, so a respawn the lead made first is left
+// alone and only one is made. It runs here rather than through the work
+// queue: a worker publishes no spawn request, which only the team's lead
+// may sign (spawnsign.go).
+func (h *hosting) giveBack(ctx context.Context, fenced []*member) {
 	t := h.t
 	respawn := t.opts.Sessions != nil
 	now := time.Now().UTC()
@@ -822,15 +880,34 @@ func (h *hosting) giveBack(fenced []*member) {
 			req = fm.request
 			req.ID, req.Resume, req.Deadline = "spawn-"+m.Name+"-"+uuid.NewString(), true, now.Add(h.opts.Placement)
 			h.requeue(m, req.ID, why.Error(), respawn, now)
+			if respawn { // taken by this worker at once
+				m.Worker, m.Host = h.opts.ID, h.opts.Host
+			}
 			return nil
 		})
 		if err != nil {
 			t.events.Emit(Event{Agent: fm.name, Payload: failure(ClassRegistry, "give back after a lost heartbeat: ", err)})
 			continue
 		}
-		if d.Name != "" {
-			h.announceRespawn(d, req, why, respawn)
+		if d.Name == "" {
+			continue
 		}
+		h.tellRespawn(d, why, respawn, "on this worker")
+		if !respawn {
+			continue
+		}
+		t.wg.Add(1)
+		go func() {
+			defer t.wg.Done()
+			release, err := t.pool.Acquire(ctx)
+			if err != nil {
+				t.roster.markFailed(req.Name, fmt.Errorf("respawn after %w: %w", why, err))
+				return
+			}
+			if !h.run(req, release) {
+				release()
+			}
+		}()
 	}
 	if len(fenced) > 0 {
 		t.notifyChanged()
@@ -960,24 +1037,29 @@ func (h *hosting) reapDead(alive map[string]bool) {
 // failed for err, tells the lead, and, when it is respawned, publishes req.
 func (h *hosting) announceRespawn(d Member, req SpawnRequest, err error, respawn bool) {
 	t := h.t
+	h.tellRespawn(d, err, respawn, "on another worker")
+	if !respawn {
+		return
+	}
+	if merr := h.publish(context.Background(), req); merr != nil {
+		t.roster.markFailed(d.Name, fmt.Errorf("respawn after %w: %w", err, merr))
+	}
+}
+
+// tellRespawn logs that teammate d failed for err and tells the lead; one
+// respawned (where: "on another worker") is then logged queued again.
+func (h *hosting) tellRespawn(d Member, err error, respawn bool, where string) {
+	t := h.t
 	t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusFailed, Reason: err.Error(), PID: t.pid}})
 	text := teammateFailedText(d.Name, err)
 	if respawn {
-		text += " It is respawned on another worker and goes on from its conversation."
+		text += " It is respawned " + where + " and goes on from its conversation."
 	}
 	if _, derr := t.messenger.deliver(d.Name, workspace.LeadName, inbox.TypeError, text); derr != nil {
 		t.events.Emit(Event{Agent: d.Name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
 	}
-	if !respawn {
-		return
-	}
-	t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusQueued, Reason: "respawned: " + err.Error(), PID: t.pid}})
-	data, merr := json.Marshal(req)
-	if merr == nil {
-		merr = h.queue.Publish(context.Background(), req.ID, data)
-	}
-	if merr != nil {
-		t.roster.markFailed(d.Name, fmt.Errorf("respawn after %w: %w", err, merr))
+	if respawn {
+		t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusQueued, Reason: "respawned: " + err.Error(), PID: t.pid}})
 	}
 }
 

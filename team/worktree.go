@@ -85,6 +85,13 @@ func (w *Worktrees) ShareBasesTo(remote, keyEnv string) {
 	w.share, w.keyEnv = remote, keyEnv
 }
 
+// shares reports whether ShareBase has a remote to push to.
+func (w *Worktrees) shares() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.share != ""
+}
+
 // noRepoAsk is how long ShareBase takes a workspace found without a
 // commit to share for one, for spawns that do not need it.
 const noRepoAsk = 5 * time.Second

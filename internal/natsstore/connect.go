@@ -236,6 +236,8 @@ func connectSentence(raw string, o ConnectOptions, err error) error {
 		return fmt.Errorf("the NATS server at %s refused %s: %w", url, o.credsFrom(), err)
 	case errors.Is(err, nats.ErrSecureConnRequired):
 		return fmt.Errorf("the NATS server at %s asks for TLS: set %s to the CA that signed its certificate: %w", url, EnvCA, err)
+	case errors.Is(err, nats.ErrSecureConnWanted) && strings.HasPrefix(raw, "tls://") && o.CA == "" && o.Cert == "":
+		return fmt.Errorf("the NATS server at %s does not speak TLS, yet its address asks for it (tls://): use nats:// for a server without TLS: %w", url, err)
 	case errors.Is(err, nats.ErrSecureConnWanted):
 		return fmt.Errorf("the NATS server at %s does not speak TLS, yet %s or a client certificate is set: %w", url, EnvCA, err)
 	case strings.Contains(err.Error(), "x509"):

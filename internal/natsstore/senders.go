@@ -33,6 +33,13 @@ const inProcessPause = 5 * time.Millisecond
 // returns its claim, for AppendAs: every earlier claim's messages are
 // refused from now on.
 func (mb *Mailbox) ClaimSender(agent string) (uint64, error) {
+	return mb.ClaimSenderKey(agent, nil)
+}
+
+// ClaimSenderKey is ClaimSender whose claim also holds key, a public key
+// of the claimant's: whoever reads the claim (SenderClaim) can check what
+// the claimant signed with it.
+func (mb *Mailbox) ClaimSenderKey(agent string, key []byte) (uint64, error) {
 	if err := checkToken("agent", agent); err != nil {
 		return 0, err
 	}
@@ -46,6 +53,7 @@ func (mb *Mailbox) ClaimSender(agent string) (uint64, error) {
 	seq, err := publishHedged(ctx, mb.js, func() *nats.Msg {
 		m := nats.NewMsg(subj)
 		m.Header.Set(claimHeader, "1")
+		m.Data = key
 		return m
 	}, id, attemptTimeout, nil)
 	if err != nil {
@@ -88,4 +96,22 @@ func (mb *Mailbox) AppendAs(name string, m inbox.Message, claim uint64) (inbox.M
 			return inbox.Message{}, fmt.Errorf("message to %s: %w", name, err)
 		}
 	}
+}
+
+// SenderClaim is agent's current sender claim and the key it holds
+// (ClaimSenderKey); 0 and no key while nobody claimed agent.
+func (mb *Mailbox) SenderClaim(agent string) (claim uint64, key []byte, err error) {
+	if err := checkToken("agent", agent); err != nil {
+		return 0, nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	defer cancel()
+	raw, err := mb.stream.GetLastMsgForSubject(ctx, senderSubject(mb.team, agent))
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return 0, nil, nil
+	case err != nil:
+		return 0, nil, fmt.Errorf("the sender claim of %s: %w", agent, err)
+	}
+	return raw.Sequence, raw.Data, nil
 }

@@ -1,0 +1,30 @@
+package team
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/agentteam/agentteam/internal/natsstore"
+)
+
+// testLead claims the lead's sending on mb as a lead's process does, for
+// a test that publishes spawn requests itself.
+func testLead(t *testing.T, mb *natsstore.Mailbox) *leadSigner {
+	t.Helper()
+	s, err := claimLeadKey(mb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// signedAsLead is req as the team's lead would publish it: signed for a
+// lead claim the test makes on mb.
+func signedAsLead(t *testing.T, mb *natsstore.Mailbox, req SpawnRequest) []byte {
+	t.Helper()
+	data, err := json.Marshal(testLead(t, mb).sign(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
