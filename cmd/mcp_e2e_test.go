@@ -110,6 +110,38 @@ func TestAnMCPToolAsksInModeAsk(t *testing.T) {
 	}
 }
 
+// A rule names all of a server's tools at once, as Claude Code's do:
+// allow mcp__everything__* lets its tools run unasked in mode ask, and a
+// deny rule for one tool (hyphens and all) still refuses it.
+func TestRulesNameAnMCPServersTools(t *testing.T) {
+	bin := mcpServerBin(t, "mcp-server-everything")
+	script := fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{call("mcp__everything__toggle-simulated-logging", `{}`)}},
+			{ToolCalls: []fakellm.ToolCall{call("mcp__everything__get-env", `{}`)}},
+			{Content: "done"},
+		},
+	}, nil)
+	srv := fakellm.New(script, fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	env := append(fakeEnv(srv), configHome(t, "[mcp.servers.everything]\ncommand = \""+bin+"\"\n"+
+		"[permissions]\nallow = [\"mcp__everything__*\"]\ndeny = [\"mcp__everything__get-env\"]\n")...)
+	r := runBin(t, t.TempDir(), env, "", "run", "--sandbox", "off", "--permission-mode", "ask", "use the server")
+	if r.code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	}
+	reqs := srv.Requests("lead")
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests of the lead, want 3", len(reqs))
+	}
+	if ran := reqs[1].Messages[len(reqs[1].Messages)-1]; ran.Role != "tool" || strings.Contains(ran.Content, "denied") {
+		t.Errorf("the tool mcp__everything__* allows did not run: %+v", ran)
+	}
+	if refused := reqs[2].Messages[len(reqs[2].Messages)-1]; !strings.Contains(refused.Content, "refused by the deny rule mcp__everything__get-env") {
+		t.Errorf("the denied tool was not refused by its rule: %+v", refused)
+	}
+}
+
 // A project file's MCP server is a program that would run as the person: it
 // does not start before the project is trusted.
 func TestAnUntrustedProjectsMCPServerDoesNotStart(t *testing.T) {

@@ -155,7 +155,7 @@ func find(es []Entry, c Call, ln *line) *Entry {
 		if e.Rule.matches(c) {
 			return e
 		}
-		if ln == nil || e.Rule.Tool != c.Tool {
+		if ln == nil || !e.Rule.toolMatches(c.Tool) {
 			continue
 		}
 		for _, s := range ln.cmds {
@@ -185,7 +185,7 @@ func denyMatch(pattern, text string) bool {
 // patternFor is the first rule of es for tool that has a pattern.
 func patternFor(es []Entry, tool string) *Entry {
 	for i := range es {
-		if es[i].Rule.Tool == tool && !es[i].Rule.Any {
+		if es[i].Rule.toolMatches(tool) && !es[i].Rule.Any {
 			return &es[i]
 		}
 	}
@@ -205,7 +205,7 @@ func allowed(es []Entry, c Call, ln *line) *Entry {
 	cmd := strings.TrimSpace(c.Subject)
 	for i := range es {
 		e := &es[i]
-		if e.Rule.Tool != c.Tool {
+		if !e.Rule.toolMatches(c.Tool) {
 			continue
 		}
 		if text, ok := exact(e.Rule.Pattern); e.Rule.Any || ok && text == cmd {
@@ -234,7 +234,7 @@ func allowed(es []Entry, c Call, ln *line) *Entry {
 // allowOne is the first rule of es that allows one simple command.
 func allowOne(es []Entry, tool string, s simple) *Entry {
 	for i := range es {
-		if es[i].Rule.Tool != tool {
+		if !es[i].Rule.toolMatches(tool) {
 			continue
 		}
 		for _, text := range s.allow {
@@ -275,6 +275,9 @@ var prefixPrograms = map[string]int{
 // subcommand). A list that holds another command still asks for that one:
 // rules allow each command of a line on its own.
 func SuggestPrefix(c Call) (Rule, bool) {
+	if strings.HasPrefix(c.Tool, "mcp__") && c.Kind == Exec {
+		return Rule{Tool: c.Tool, Any: true}, true // an MCP server's tool: the tool, whatever its arguments
+	}
 	if c.Kind != Exec {
 		return Rule{}, false
 	}

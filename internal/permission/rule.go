@@ -43,18 +43,35 @@ type Rule struct {
 	Any     bool
 }
 
-var toolRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`) })
+var toolRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`) })
+
+// serverRE is a rule for every tool of one MCP server: mcp__SERVER__* or
+// mcp__SERVER (Claude Code's forms), its tools being mcp__SERVER__TOOL.
+var serverRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^mcp__([A-Za-z0-9_-]+?)(__\*)?$`) })
+
+// toolMatches reports whether the rule is for tool: its name, or for a
+// rule of a whole MCP server, any of the server's tools.
+func (r Rule) toolMatches(tool string) bool {
+	if m := serverRE().FindStringSubmatch(r.Tool); m != nil && (m[2] != "" || !strings.Contains(m[1], "__")) {
+		return strings.HasPrefix(tool, "mcp__"+m[1]+"__")
+	}
+	return r.Tool == tool
+}
 
 // ParseRule reads a rule as written in a config file or a flag.
 func ParseRule(s string) (Rule, error) {
 	s = strings.TrimSpace(s)
 	name, rest, hasArgs := strings.Cut(s, "(")
 	name = strings.TrimSpace(name)
-	if !toolRE().MatchString(name) {
-		return Rule{}, fmt.Errorf("rule %q: write a tool name, optionally with a pattern, like \"bash(go test *)\" or \"write_file(docs/**)\"", s)
+	server := serverRE().MatchString(name) && (strings.HasSuffix(name, "__*") || !strings.Contains(strings.TrimPrefix(name, "mcp__"), "__"))
+	if !toolRE().MatchString(name) && !server {
+		return Rule{}, fmt.Errorf("rule %q: write a tool name, optionally with a pattern, like \"bash(go test *)\" or \"write_file(docs/**)\", or an MCP server's tools as mcp__SERVER__*", s)
 	}
 	if !hasArgs {
 		return Rule{Tool: name, Any: true}, nil
+	}
+	if server {
+		return Rule{}, fmt.Errorf("rule %q: a rule for all of an MCP server's tools takes no pattern", s)
 	}
 	if !strings.HasSuffix(rest, ")") {
 		return Rule{}, fmt.Errorf("rule %q: the pattern must end with \")\"", s)
@@ -95,7 +112,7 @@ func (r Rule) MatchesEverything() bool {
 // matches reports whether the rule matches one call, or, for a command,
 // one of its pieces (see Call.pieces).
 func (r Rule) matches(c Call) bool {
-	if r.Tool != c.Tool {
+	if !r.toolMatches(c.Tool) {
 		return false
 	}
 	if r.Any {
