@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/mcp"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -100,6 +101,8 @@ type Model struct {
 	// program that update asked for, returned by Update.
 	mouse bool
 	cmds  []tea.Cmd
+	// mcp are the MCP servers' states, as last polled (mcp.go).
+	mcp []mcp.Status
 	// focused: the terminal said it has the person's focus (and no bell
 	// rings for what waits for them).
 	focused bool
@@ -171,6 +174,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.apply(msg)
 	case snapshotMsg:
 		m.snapshot(msg)
+	case mcpMsg:
+		m.mcpChanged(msg.servers)
 	case feedMsg:
 		m.feed.add(msg.msgs)
 	case convMsg:

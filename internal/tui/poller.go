@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/mcp"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -25,6 +27,11 @@ type snapshotMsg struct {
 	config     team.Config
 	unread     map[string]int
 	leadTokens int
+}
+
+// mcpMsg is the MCP servers' states, sent when one changed.
+type mcpMsg struct {
+	servers []mcp.Status
 }
 
 // feedMsg is inbox messages not shown before, oldest first.
@@ -45,6 +52,10 @@ type poller struct {
 	reg        *team.Registry
 	leadTokens func() int
 	wake       chan struct{}
+	// mcp is the MCP servers' states (nil: none are watched); mcpSeen the
+	// last ones sent.
+	mcp     func() []mcp.Status
+	mcpSeen string
 
 	seen    map[string]int // messages of each inbox already sent to the feed
 	sigs    map[string]any // each inbox's mark at the last count
@@ -67,7 +78,9 @@ type pollInboxes interface {
 
 // newTeamPoller polls tm's inboxes and registry, whichever store holds them.
 func newTeamPoller(tm *team.Team, leadTokens func() int) *poller {
-	return newPoller(tm.Mailbox(), tm.Registry(), leadTokens)
+	p := newPoller(tm.Mailbox(), tm.Registry(), leadTokens)
+	p.mcp = tm.MCPStatus
+	return p
 }
 
 type fileSig struct {
@@ -165,6 +178,14 @@ func (p *poller) poll() []tea.Msg {
 	if p.leadTokens != nil {
 		if n := p.leadTokens(); n != p.tokens {
 			p.tokens, changed = n, true
+		}
+	}
+	if p.mcp != nil {
+		if servers := p.mcp(); len(servers) > 0 {
+			if seen := fmt.Sprint(servers); seen != p.mcpSeen {
+				p.mcpSeen = seen
+				out = append(out, mcpMsg{servers: servers})
+			}
 		}
 	}
 	if len(fresh) > 0 {

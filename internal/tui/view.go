@@ -126,7 +126,7 @@ func (m *Model) statusLine() string {
 	if c := m.prog.contextFull(m.focusName(), m.focusModel()); c != "" {
 		parts = append(parts, m.focusName()+" "+c)
 	}
-	parts = append(parts, m.instructions[m.focusName()], m.opts.Sandbox)
+	parts = append(parts, m.instructions[m.focusName()], m.mcpStatus(), m.opts.Sandbox)
 	line := m.st.status.Render(strings.Join(nonEmpty(parts), " · "))
 	if m.lastErr != "" {
 		line += m.st.status.Render(" · ") + m.st.errText.Render(mdrender.Sanitize(m.lastErr))
