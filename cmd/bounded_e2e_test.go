@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -359,5 +360,45 @@ func TestTheToolCallBoundFromTheConfig(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "mid.txt")); !os.IsNotExist(err) {
 		t.Errorf("a call past the configured bound ran: %v", err)
+	}
+}
+
+// A resumed conversation far larger than any window, with no window
+// configured: the first request it sends is cut to about a million tokens
+// (4 MiB) with the rest summarized, not sent whole (12.7 MB of a 300 MiB
+// session before, which every server refuses).
+func TestAResumedHugeSessionsFirstRequestIsBounded(t *testing.T) {
+	ws := t.TempDir()
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	mustSucceed(t, runBin(t, ws, fakeEnv(srv), "", "run", "--sandbox", "off", "start"), "the first run")
+	f, err := os.OpenFile(filepath.Join(ws, ".agentteam", "sessions", "lead.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("x", 64<<10)
+	w := bufio.NewWriter(f)
+	for i := range 480 { // 30 MiB of tool results
+		fmt.Fprintf(w, `{"role":"assistant","tool_calls":[{"id":"call_%d","type":"function","function":{"name":"read_inbox","arguments":"{}"}}]}`+"\n", i)
+		fmt.Fprintf(w, `{"role":"tool","content":"%d %s","tool_call_id":"call_%d"}`+"\n", i, pad, i)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	mustSucceed(t, runBin(t, ws, fakeEnv(srv), "", "run", "--sandbox", "off", "--resume", "go on"), "run --resume")
+	reqs := srv.Requests("lead")
+	if len(reqs) < 2 {
+		t.Fatalf("%d requests of the lead", len(reqs))
+	}
+	body, err := json.Marshal(reqs[1].Messages)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(body) > 5<<20 {
+		t.Fatalf("the resumed conversation's first request holds %d bytes of messages, over 5 MiB", len(body))
+	}
+	if !strings.Contains(string(body), "479 xxx") || strings.Contains(string(body), `"0 xxx`) {
+		t.Errorf("the first request lacks the newest tool result or still holds the oldest")
 	}
 }

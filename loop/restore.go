@@ -8,9 +8,13 @@ import (
 
 // restoreBudget bounds the bytes of a restored conversation kept in
 // memory: once the messages read back pass it, the older half is dropped
-// and summarized as compaction does. The session keeps every message. (A
-// variable for the tests.)
-var restoreBudget = 16 << 20
+// and summarized as compaction does. The session keeps every message.
+// 4 MiB is about a million tokens, more than any model's window but the
+// largest: where no window is configured, a resumed conversation's first
+// request is then no larger than a window's worth (at 16 MiB it was up to
+// 12.7 MB, refused whole by every server before compaction could learn
+// the window). (A variable for the tests.)
+var restoreBudget = 4 << 20
 
 // restored is a conversation read back from its session.
 type restored struct {
