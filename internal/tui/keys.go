@@ -15,7 +15,8 @@ var allKeys = [][2]string{
 	{"ctrl+g", "show / fold every write's diff (✎ wrote … lines)"},
 	{"home / end", "top of the conversation / follow new output (input empty)"},
 	{"?", "all keys (input empty); esc or ? closes"},
-	{"y / A / n", "a permission ask waits (input empty): allow once / allow always / deny with a reason"},
+	{"ctrl+x ctrl+e", "write the input in your editor ($VISUAL, $EDITOR, else vi); enter sends what you saved"},
+	{"1 2 3 4 / y s A n", "a permission ask waits (input empty): allow once / the command's prefix this session / always / deny with a reason"},
 	{"ctrl+c", "quit: teammates are stopped and marked shutdown"},
 }
 

@@ -103,6 +103,8 @@ type Model struct {
 	cmds  []tea.Cmd
 	// mcp are the MCP servers' states, as last polled (mcp.go).
 	mcp []mcp.Status
+	// chord: ctrl+x was pressed, the first key of ctrl+x ctrl+e.
+	chord bool
 	// focused: the terminal said it has the person's focus (and no bell
 	// rings for what waits for them).
 	focused bool
@@ -203,6 +205,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.in.paths.store(msg)
 	case attachedMsg:
 		m.showAttached(msg)
+	case editorMsg:
+		m.edited(msg)
 	case modelMsg:
 		m.opts.ModelName, m.team.leadModel = string(msg), string(msg)
 		m.hint = "the lead talks to " + string(msg) + " from its next turn"
@@ -223,7 +227,18 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.askKey(k) {
 		return nil
 	}
+	// ctrl+x ctrl+e opens the input in the person's editor, as in bash.
+	if chord := m.chord; chord {
+		m.chord = false
+		if k.String() == "ctrl+e" {
+			return m.editInput()
+		}
+	}
 	switch k.String() {
+	case "ctrl+x":
+		m.chord = true
+		m.hint = "ctrl+x: ctrl+e opens the input in your editor"
+		return nil
 	case "ctrl+c":
 		m.quitting = true
 		return tea.Quit
