@@ -7,6 +7,7 @@ var allKeys = [][2]string{
 	{"enter", "send to the lead, or to the focused teammate's inbox"},
 	{"ctrl+j / alt+enter", "new line (shift+enter where the terminal reports it)"},
 	{"up / down", "history, on the input's first / last line"},
+	{"ctrl+r", "search the history: type, ctrl+r for older, enter keeps it, esc puts back"},
 	{"tab / shift+tab", "focus the next / previous agent; completes a /command or an @path"},
 	{"esc", "interrupt the lead's turn; back to the lead when a teammate is focused"},
 	{"pgup / pgdn, wheel", "scroll the conversation (the wheel after /mouse on); at the bottom it follows new output"},

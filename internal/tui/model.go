@@ -103,6 +103,8 @@ type Model struct {
 	cmds  []tea.Cmd
 	// mcp are the MCP servers' states, as last polled (mcp.go).
 	mcp []mcp.Status
+	// search is ctrl+r's history search (histsearch.go).
+	search histSearch
 	// chord: ctrl+x was pressed, the first key of ctrl+x ctrl+e.
 	chord bool
 	// focused: the terminal said it has the person's focus (and no bell
@@ -224,6 +226,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if ks := k.String(); ks != "tab" && ks != "shift+tab" {
 		m.hint = ""
 	}
+	if m.searchKey(k) {
+		return nil
+	}
 	if m.askKey(k) {
 		return nil
 	}
@@ -235,6 +240,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	switch k.String() {
+	case "ctrl+r":
+		m.startSearch()
+		return nil
 	case "ctrl+x":
 		m.chord = true
 		m.hint = "ctrl+x: ctrl+e opens the input in your editor"
