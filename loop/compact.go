@@ -29,6 +29,19 @@ var stateTools = map[string]bool{
 	"submit_plan": true, "review_plan": true, "review_permission": true, "respond_shutdown": true,
 }
 
+// Compact drops about the older half of the model's view of the
+// conversation now, as compaction does when the window fills (the person's
+// /compact): the task stays, the dropped messages become a summary that
+// keeps the team's state, and the session file keeps every message. It
+// returns how many messages were dropped (0 when there was too little).
+func (a *Agent) Compact() int {
+	dropped := a.compact()
+	if dropped > 0 {
+		a.emit(Event{Kind: EventCompacted, Dropped: dropped})
+	}
+	return dropped
+}
+
 // compact drops about the older half of the conversation (the window is
 // not known). It returns how many messages were dropped.
 func (a *Agent) compact() int {

@@ -78,6 +78,16 @@ func (c *Chat) Interrupt() bool {
 	return true
 }
 
+// Compact summarizes the older half of the lead's conversation now, for
+// the person's /compact; it says what it did.
+func (c *Chat) Compact() string {
+	n := c.t.lead.Compact()
+	if n == 0 {
+		return "The lead's conversation is too short to compact."
+	}
+	return fmt.Sprintf("Compacted the lead's conversation: %d earlier messages are a summary now (the session file keeps them all).", n)
+}
+
 func (c *Chat) poke() {
 	select {
 	case c.say <- struct{}{}:

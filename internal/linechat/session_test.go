@@ -58,6 +58,10 @@ func (f *fakeEngine) Conversation(string) ([]openai.ChatCompletionMessage, bool)
 
 func (f *fakeEngine) Interrupt() bool { f.interrupted <- struct{}{}; return true }
 
+func (f *fakeEngine) Compact() (string, error) { return "compacted", nil }
+
+func (f *fakeEngine) Usage() team.TeamUsage { return team.TeamUsage{} }
+
 func (f *fakeEngine) AllowForSession(_ context.Context, id string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

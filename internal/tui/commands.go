@@ -37,6 +37,8 @@ var slashCommands = []slashCommand{
 	{"/copy", "", "put the last reply (the focused teammate's last message) on the clipboard (OSC 52)"},
 	{"/mouse", "[on|off]", "capture the mouse for the wheel, or release it so the terminal selects text (default)"},
 	{"/sessions", "[ID]", "list the lead's conversations; with an id, switch the lead to that one"},
+	{"/compact", "", "summarize the older half of the lead's conversation now (the session file keeps it all)"},
+	{"/cost", "", "each agent's model, tokens and cost so far, and the team's"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},
 	{"/quit", "", "stop the teammates and leave"},
 }

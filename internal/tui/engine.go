@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -45,6 +46,10 @@ type Engine interface {
 	// AllowForSession allows a waiting tool call and, while the team runs,
 	// every command of its prefix rule (go test *).
 	AllowForSession(ctx context.Context, id string) (string, error)
+	// Compact summarizes the older half of the lead's conversation now.
+	Compact() (string, error)
+	// Usage is what each agent of this process spent so far, and the total.
+	Usage() team.TeamUsage
 	// SetLeadModel switches the lead's model ("model" or "provider/model",
 	// one of those configured) and returns its label.
 	SetLeadModel(spec string) (string, error)
@@ -114,6 +119,15 @@ func (e *teamEngine) SetLeadModel(spec string) (string, error) {
 }
 
 func (e *teamEngine) Models() (team.Catalog, string) { return e.t.Models(), e.t.LeadModel() }
+
+func (e *teamEngine) Compact() (string, error) {
+	if e.chat == nil {
+		return "", errors.New("no conversation with the lead runs here")
+	}
+	return e.chat.Compact(), nil
+}
+
+func (e *teamEngine) Usage() team.TeamUsage { return e.t.Usage() }
 
 func (e *teamEngine) Describe(ctx context.Context) (string, error) {
 	return e.t.Describe(ctx)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
@@ -96,8 +97,29 @@ func engineCommand(c command, focus, firstAsk string) (EngineCall, error) {
 		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Diff(ctx, name) }), nil
 	case "/model":
 		return modelCall(c)
+	case "/compact":
+		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Compact() }), nil
+	case "/cost":
+		return textCall(func(ctx context.Context, eng Engine) (string, error) { return CostText(eng.Usage()), nil }), nil
 	}
 	return nil, nil
+}
+
+// CostText is /cost: each agent's model, tokens and cost, then the team's.
+func CostText(u team.TeamUsage) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tMODEL\tTOKENS\tIN\tOUT\tCOST")
+	for _, a := range u.Agents {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", a.Agent, a.Model, a.Tokens, a.PromptTokens, a.CompletionTokens, team.FormatCost(a.Cost))
+	}
+	fmt.Fprintf(tw, "team\t\t%d\t%d\t%d\t%s\n", u.Total.Tokens, u.Total.PromptTokens, u.Total.CompletionTokens, team.FormatCost(u.Total.Cost))
+	_ = tw.Flush()
+	out := strings.TrimRight(b.String(), "\n")
+	if len(u.Unpriced) > 0 {
+		out += "\nNo price is configured for " + strings.Join(u.Unpriced, ", ") + ": the cost leaves them out (price_input_per_million in a provider)."
+	}
+	return out
 }
 
 // Toggle reads the argument of a command that turns a setting on or off:

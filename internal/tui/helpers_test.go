@@ -115,6 +115,16 @@ func (f *fakeEngine) ReviewPlan(ctx context.Context, name string, approve bool, 
 	return "reviewed " + name + "'s plan", nil
 }
 
+func (f *fakeEngine) Compact() (string, error) { return "compacted", nil }
+
+func (f *fakeEngine) Usage() team.TeamUsage {
+	cost := 0.0123
+	return team.SumUsage([]team.AgentUsage{
+		{Agent: "lead", Model: "test-model", Usage: team.Usage{PromptTokens: 900, CompletionTokens: 100, Tokens: 1000, Cost: &cost}},
+		{Agent: "alice", Model: "local/qwen", Usage: team.Usage{PromptTokens: 400, CompletionTokens: 100, Tokens: 500}},
+	})
+}
+
 func (f *fakeEngine) AllowForSession(ctx context.Context, id string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
