@@ -78,7 +78,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	srv := s.server()
 	// A team_run still running when the server stops (SIGTERM, the client
 	// gone) is interrupted, and the server ends once its team has closed.
-	defer func() { stop(); s.running.Lock(); s.running.Unlock() }()
+	defer func() { stop(); s.waitRun() }()
 	if opts.HTTP == "" {
 		err := srv.Run(ctx, &sdkmcp.StdioTransport{})
 		s.stop()
@@ -108,8 +108,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	}
 	// The interrupted team_run answers first; then the clients' sessions,
 	// whose open streams would hold Shutdown, end.
-	s.running.Lock()
-	s.running.Unlock()
+	s.waitRun()
 	for ss := range srv.Sessions() {
 		_ = ss.Close()
 	}
@@ -149,6 +148,12 @@ type teamServer struct {
 	running sync.Mutex
 	mu      sync.Mutex
 	team    *team.Team // team_run's, while it runs: plans are answered there
+}
+
+// waitRun returns once no team_run runs (one that runs was told to stop).
+func (s *teamServer) waitRun() {
+	s.running.Lock()
+	defer s.running.Unlock() // the lock is what is waited for
 }
 
 func (s *teamServer) server() *sdkmcp.Server {
