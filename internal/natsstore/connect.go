@@ -147,7 +147,8 @@ func Connect(ctx context.Context, url string, o ConnectOptions) (*nats.Conn, err
 		nats.Name(o.Name),
 		// The library's default prints to stderr; a violation is seen by
 		// the call that caused it.
-		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		nats.ErrorHandler(func(nc *nats.Conn, _ *nats.Subscription, err error) {
+			heardRefusal(nc, err)
 			if o.Refused != nil && errors.Is(err, nats.ErrPermissionViolation) {
 				o.Refused(err)
 			}
