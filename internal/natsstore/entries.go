@@ -68,10 +68,9 @@ func openBucket(ctx context.Context, js jetstream.JetStream, bucket string, opts
 	}
 	n := replicasOf(opts)
 	// Opened as it is when it has the copies asked for and takes batches.
-	ready := existing != nil && existing.CachedInfo().Config.AllowAtomicPublish && plain(existing.CachedInfo().Config) &&
-		max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1)
+	as := existing != nil && plain(existing.CachedInfo().Config) && max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1)
 	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		if ready {
+		if as {
 			return js.KeyValue(ctx, bucket)
 		}
 		return openKV(ctx, js, existing == nil, jetstream.KeyValueConfig{
@@ -81,15 +80,11 @@ func openBucket(ctx context.Context, js jetstream.JetStream, bucket string, opts
 	if err != nil {
 		return nil, n, fmt.Errorf("bucket: %w", replicaSentence(n, err))
 	}
-	if !ready {
-		err := allowAtomic(ctx, js, stream)
-		if errors.Is(err, ErrRefused) && existing == nil {
-			// Made here by credentials that may not change it (a worker
-			// started before its lead): the lead's open allows batches,
-			// before any entry is written in a batch.
-			err = nil
-		}
-		if err != nil {
+	if !as || !existing.CachedInfo().Config.AllowAtomicPublish {
+		// Credentials that may make a bucket but not change it (a worker
+		// started before its lead) leave it without batches: the lead's
+		// open allows them, before anyone writes entries in a batch.
+		if err := allowAtomic(ctx, js, stream); err != nil && !errors.Is(err, ErrRefused) {
 			return nil, n, err
 		}
 	}

@@ -27,16 +27,17 @@ var refusals = struct {
 var ErrRefused = errors.New("refused by the NATS server")
 
 // heardRefusal passes nc's asynchronous error err to the publishes
-// watching the subject it names.
-func heardRefusal(nc *nats.Conn, err error) {
+// watching the subject it names, and reports whether one was: a refusal a
+// call watches is that call's to tell.
+func heardRefusal(nc *nats.Conn, err error) bool {
 	if nc == nil || !errors.Is(err, nats.ErrPermissionViolation) {
-		return
+		return false
 	}
 	// nats: permissions violation for publish to "SUBJECT"
 	msg := err.Error()
 	i := strings.Index(strings.ToLower(msg), "publish to \"")
 	if i < 0 {
-		return
+		return false
 	}
 	subj, _, _ := strings.Cut(msg[i+len("publish to \""):], "\"")
 	refusals.mu.Lock()
@@ -44,6 +45,7 @@ func heardRefusal(nc *nats.Conn, err error) {
 	for cancel := range refusals.watch[nc][subj] {
 		(*cancel)(fmt.Errorf("%w: %w", ErrRefused, err))
 	}
+	return len(refusals.watch[nc][subj]) > 0
 }
 
 // watchRefusal returns a context of ctx that ends, with the refusal as
