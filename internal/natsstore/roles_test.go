@@ -240,6 +240,8 @@ func TestAStreamAWorkerMadeIsRemadeByTheLead(t *testing.T) {
 	}
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: natsstore.StreamName("alpha"),
 		Subjects: []string{"agentteam.alpha.inbox.*", "agentteam.alpha.inbox.*.*", "agentteam.alpha.sender.*"},
+		// All as agentteam makes it but the transform.
+		Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute, AllowDirect: true, MaxConsumers: 1_000_000,
 		SubjectTransform: &jetstream.SubjectTransformConfig{
 			Source: "agentteam.alpha.inbox.*.bob", Destination: "agentteam.alpha.inbox.{{wildcard(1)}}.user"},
 	}); err != nil {
