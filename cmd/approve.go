@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/internal/permission"
 )
 
@@ -50,7 +51,7 @@ func runApprove(opts *ApproveOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}

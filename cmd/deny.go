@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/internal/natsstore"
 )
 
 // DenyOptions are the inputs of `agentteam deny`.
@@ -45,7 +47,7 @@ func runDeny(opts *DenyOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -45,7 +46,7 @@ func runDiff(c *cobra.Command, opts *DiffOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStores(c.Context(), opts.GlobalOptions, ws)
+	st, err := openStoresAs(c.Context(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}

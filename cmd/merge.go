@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -59,7 +60,7 @@ func runMerge(c *cobra.Command, opts *MergeOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStores(c.Context(), opts.GlobalOptions, ws)
+	st, err := openStoresAs(c.Context(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}

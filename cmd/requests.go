@@ -72,7 +72,7 @@ func runRequests(opts *RequestsOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}

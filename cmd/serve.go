@@ -49,13 +49,18 @@ func newServeCmd(g *GlobalOptions, io IOStreams, runF func(*ServeOptions) error)
 It runs until interrupted (Ctrl-C, SIGTERM).
 
 Clients need credentials. Unless given --users, serve makes them at its first start in its user's
-state directory ($XDG_STATE_HOME/agentteam, else ~/.local/state/agentteam; 0700, files 0600): an
-nkey seed, nats.creds, that reaches every team, or with --team NAME (repeatable) one per team,
-nats-NAME.creds, each team in a NATS account of its own. agentteam finds them there when its
-server is on this host; on another host, copy the file (chmod 600) and set AGENTTEAM_NATS_CREDS.
+state directory ($XDG_STATE_HOME/agentteam, else ~/.local/state/agentteam; 0700, files 0600): nkey
+seeds that reach every team, or with --team NAME (repeatable) each team alone, in a NATS account of
+its own; one per role. The lead's (run, chat) is nats.creds or nats-NAME.creds; a worker's,
+nats.worker.creds or nats-NAME.worker.creds, sends only as its teammates; a person's commands',
+nats.person.creds or nats-NAME.person.creds, only as user; neither queues a spawn nor takes the
+team's owner lease. agentteam finds them there when its server is on this host, each command its
+role's; on another host, copy the file of its role (a worker host the worker's; chmod 600) and set
+AGENTTEAM_NATS_CREDS.
 
 The users file has one user a line: "TEAM USER PASSWORD" or "TEAM NKEY" (a public nkey, U...),
-and may be read by its owner only (chmod 600). Clients give theirs in AGENTTEAM_NATS_CREDS (a file
+either followed by role=worker or role=person (none is the lead's, all a team may do), and may be
+read by its owner only (chmod 600). Clients give theirs in AGENTTEAM_NATS_CREDS (a file
 holding "USER PASSWORD" or an nkey seed) or AGENTTEAM_NATS_USER and AGENTTEAM_NATS_PASSWORD.
 
 Beyond 127.0.0.1, serve asks for TLS (--tls-cert, --tls-key); --insecure serves without it, and
@@ -147,14 +152,14 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	}
 	say("listening on %s (%s)", s.ClientURL(), strings.Join(what, ", "))
 	for _, m := range made {
-		say("credentials of %s: %s", m.teams, m.path)
+		say("credentials of %s for %s: %s", m.teams, roleUse[m.role], m.path)
 	}
 	if len(made) > 0 {
 		ca := ""
 		if so.TLS.Cert != "" {
 			ca = ", and AGENTTEAM_NATS_CA to the CA of its certificate"
 		}
-		say("agentteam on this host, as this user, finds them; on another host, copy the file there (chmod 600) and set %s to it%s",
+		say("agentteam on this host, as this user, finds them; on another host, copy the file of its role there (chmod 600: a worker host the worker's) and set %s to it%s",
 			natsstore.EnvCreds, ca)
 		if so.Cluster != "" {
 			say("every node of a cluster must take the same credentials: copy the file to the same place on the other nodes before they first start")
@@ -175,6 +180,13 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	return nil
 }
 
+// roleUse says whose a role's credentials are.
+var roleUse = map[natsstore.Role]string{
+	natsstore.RoleLead:   "the lead (run, chat)",
+	natsstore.RoleWorker: "workers (agentteam worker)",
+	natsstore.RolePerson: "a person's commands (send, approve, deny, inbox…)",
+}
+
 // checkServeSafety refuses, before anything starts, a serve reachable
 // from other hosts without TLS unless --insecure says so, and --team
 // with --users (the file already names the teams).
@@ -193,38 +205,49 @@ func checkServeSafety(opts *ServeOptions) error {
 	return nil
 }
 
-// madeCreds is a credentials file serve made (or found made) and whom it
-// lets in.
-type madeCreds struct{ teams, path string }
+// madeCreds is a credentials file serve made (or found made), whom it
+// lets in and as what.
+type madeCreds struct {
+	teams, path string
+	role        natsstore.Role
+}
 
 // makeServeCreds makes, once per user, the credentials of so's clients in
-// the state directory: one for every team, or one per --team.
+// the state directory, one per role: for every team, or for each --team.
 func makeServeCreds(opts *ServeOptions, so *natsstore.ServerOptions) ([]madeCreds, error) {
 	dir, err := natsstore.CredsDir(opts.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("%w (or give --users FILE)", err)
 	}
-	if len(opts.Teams) == 0 {
-		path := natsstore.CredsFile(dir, "")
-		pub, err := natsstore.MakeCreds(path)
-		if err != nil {
-			return nil, err
-		}
-		so.Owners = []string{pub}
-		return []madeCreds{{"every team", path}}, nil
+	teams := opts.Teams
+	if len(teams) == 0 {
+		teams = []string{""}
 	}
 	var made []madeCreds
-	for _, team := range opts.Teams {
-		if err := natsstore.CheckTeamName(team); err != nil {
-			return nil, fmt.Errorf("--team %q: %w", team, err)
+	for _, team := range teams {
+		who := "every team"
+		if team != "" {
+			if err := natsstore.CheckTeamName(team); err != nil {
+				return nil, fmt.Errorf("--team %q: %w", team, err)
+			}
+			who = "team " + team
 		}
-		path := natsstore.CredsFile(dir, team)
-		pub, err := natsstore.MakeCreds(path)
-		if err != nil {
-			return nil, err
+		for _, role := range natsstore.Roles {
+			path := natsstore.RoleCredsFile(dir, team, role)
+			pub, err := natsstore.MakeCreds(path)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case team == "" && role == natsstore.RoleLead:
+				so.Owners = append(so.Owners, pub)
+			case team == "":
+				so.Users = append(so.Users, natsstore.TeamUser{Team: natsstore.AnyTeam, NKey: pub, Role: role})
+			default:
+				so.Users = append(so.Users, natsstore.TeamUser{Team: team, NKey: pub, Role: role})
+			}
+			made = append(made, madeCreds{who, path, role})
 		}
-		so.Users = append(so.Users, natsstore.TeamUser{Team: team, NKey: pub})
-		made = append(made, madeCreds{"team " + team, path})
 	}
 	return made, nil
 }

@@ -28,9 +28,13 @@ func TestServeMakesCredentialsItsUsersClientsFind(t *testing.T) {
 	data := t.TempDir()
 	s := startServe(t, t.TempDir(), env, "--listen", "127.0.0.1:0", "--data", data)
 	creds := filepath.Join(state, "agentteam", "nats.creds")
-	s.waitLine(t, regexp.MustCompile(`credentials of every team: `+regexp.QuoteMeta(creds)+`$`), 10*time.Second)
-	s.waitLine(t, regexp.MustCompile(`on another host, copy the file there \(chmod 600\) and set AGENTTEAM_NATS_CREDS`), 10*time.Second)
-	for path, want := range map[string]os.FileMode{filepath.Dir(creds): 0o700, creds: 0o600} {
+	worker := filepath.Join(state, "agentteam", "nats.worker.creds")
+	person := filepath.Join(state, "agentteam", "nats.person.creds")
+	s.waitLine(t, regexp.MustCompile(`credentials of every team for the lead \(run, chat\): `+regexp.QuoteMeta(creds)+`$`), 10*time.Second)
+	s.waitLine(t, regexp.MustCompile(`credentials of every team for workers \(agentteam worker\): `+regexp.QuoteMeta(worker)+`$`), 10*time.Second)
+	s.waitLine(t, regexp.MustCompile(`credentials of every team for a person's commands \(send, approve, deny, inbox…\): `+regexp.QuoteMeta(person)+`$`), 10*time.Second)
+	s.waitLine(t, regexp.MustCompile(`on another host, copy the file of its role there \(chmod 600: a worker host the worker's\) and set AGENTTEAM_NATS_CREDS`), 10*time.Second)
+	for path, want := range map[string]os.FileMode{filepath.Dir(creds): 0o700, creds: 0o600, worker: 0o600, person: 0o600} {
 		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
 			t.Fatalf("%s: %v, %v; want mode %04o", path, fi.Mode(), err, want)
 		}
@@ -44,6 +48,13 @@ func TestServeMakesCredentialsItsUsersClientsFind(t *testing.T) {
 	mustSucceed(t, runBin(t, t.TempDir(), client, "", "run", "--demo", "spawn bob as writer to write hi"), "run with no credentials given")
 	if members := teamJSON(t, t.TempDir(), client); len(members) != 1 || members[0].Name != "bob" {
 		t.Fatalf("team --json with no credentials given: %+v", members)
+	}
+	// A person's command takes the person's file: it sends as user, and
+	// under another name is refused in one sentence.
+	mustSucceed(t, quick(t, t.TempDir(), client, "send", "--to", "bob", "from the person"), "send as user")
+	as := quick(t, t.TempDir(), client, "send", "--from", "dana", "--to", "lead", "from dana")
+	if as.code == 0 || !strings.Contains(as.stderr, "these credentials may not send as dana") || strings.Count(strings.TrimSpace(as.stderr), "\n") != 0 {
+		t.Fatalf("send --from dana with the person's credentials: exit %d\n%s", as.code, as.stderr)
 	}
 	r := quick(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + s.url + "/alpha", "XDG_STATE_HOME=" + t.TempDir()}, "team")
 	if r.code != ExitFailure || !strings.Contains(r.stderr, "asks for credentials") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
@@ -133,7 +144,9 @@ func TestServeMakesACredentialPerTeam(t *testing.T) {
 	env := []string{"XDG_STATE_HOME=" + state}
 	s := startServe(t, t.TempDir(), env, "--listen", "127.0.0.1:0", "--data", t.TempDir(), "--team", "alpha", "--team", "beta")
 	beta := filepath.Join(state, "agentteam", "nats-beta.creds")
-	s.waitLine(t, regexp.MustCompile(`credentials of team beta: `+regexp.QuoteMeta(beta)+`$`), 10*time.Second)
+	s.waitLine(t, regexp.MustCompile(`credentials of team beta for the lead \(run, chat\): `+regexp.QuoteMeta(beta)+`$`), 10*time.Second)
+	s.waitLine(t, regexp.MustCompile(`credentials of team beta for workers \(agentteam worker\): `+
+		regexp.QuoteMeta(filepath.Join(state, "agentteam", "nats-beta.worker.creds"))+`$`), 10*time.Second)
 	alpha := append([]string{"AGENTTEAM_STORE=" + s.url + "/alpha"}, env...)
 	mustSucceed(t, quick(t, t.TempDir(), alpha, "send", "--to", "lead", "alpha's secret"), "send with alpha's file found")
 	r := quick(t, t.TempDir(), append(alpha, "AGENTTEAM_NATS_CREDS="+beta), "inbox", "lead")

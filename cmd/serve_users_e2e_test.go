@@ -16,12 +16,13 @@ import (
 	"github.com/agentteam/agentteam/internal/natsstore"
 )
 
-// securedServe is `agentteam serve --users FILE` with team alpha's
-// password user alice and an nkey user, and team beta's bob; each user's
-// credentials file as README hands them out (mode 0600).
+// securedServe is `agentteam serve --users FILE` with team alpha's lead
+// alice (a password), its worker (an nkey) and its person carol (a
+// password), and team beta's bob; each user's credentials file as README
+// hands them out (mode 0600).
 type securedServe struct {
 	*server
-	alice, nkey, bob string
+	alice, nkey, person, bob string
 }
 
 func startSecuredServe(t *testing.T, args ...string) securedServe {
@@ -40,11 +41,12 @@ func startSecuredServe(t *testing.T, args ...string) securedServe {
 		}
 		return p
 	}
-	users := file("users", "alpha alice alpha-secret\nalpha "+pub+"\nbeta bob beta-secret\n")
+	users := file("users", "alpha alice alpha-secret\nalpha "+pub+" role=worker\nalpha carol carol-secret role=person\nbeta bob beta-secret\n")
 	s := securedServe{
-		alice: file("alice.creds", "alice alpha-secret\n"),
-		nkey:  file("alpha.nk", string(seed)+"\n"),
-		bob:   file("bob.creds", "bob beta-secret\n"),
+		alice:  file("alice.creds", "alice alpha-secret\n"),
+		nkey:   file("alpha.nk", string(seed)+"\n"),
+		person: file("carol.creds", "carol carol-secret\n"),
+		bob:    file("bob.creds", "bob beta-secret\n"),
 	}
 	s.server = startServe(t, dir, nil, append([]string{"--listen", "127.0.0.1:0", "--users", users, "--data", t.TempDir()}, args...)...)
 	// A TLS server says tls://; a store URL is nats:// all the same.
@@ -84,11 +86,12 @@ func quick(t *testing.T, dir string, env []string, args ...string) result {
 }
 
 // Every command in its normal scenario against `serve --users`, each
-// given team alpha's credentials the ways README says (a password in the
-// environment, a credentials file, an nkey seed in one): the five
-// commands of a team across two machines, then team, inbox, send, tasks,
-// sessions, an ask approved and one denied with requests, approve and
-// deny, and a chat in lines.
+// given its role's credentials of team alpha the ways README says (the
+// lead's password in the environment or a credentials file, the worker's
+// nkey seed in one, the person's file): the five commands of a team
+// across two machines, then team, inbox, send, tasks, sessions, an ask
+// approved and one denied with requests, approve and deny, and a chat in
+// lines.
 func TestEveryCommandWorksAgainstServeWithUsers(t *testing.T) {
 	s := startSecuredServe(t)
 	everyCommandWorks(t, s, s.url+"/alpha", nil)
@@ -105,7 +108,7 @@ func everyCommandWorks(t *testing.T, s securedServe, store string, tlsEnv []stri
 		return append(append(append([]string{"AGENTTEAM_STORE=" + store}, env...), tlsEnv...), natsstore.EnvCreds+"="+creds)
 	}
 	password := append(append(fakeEnv(srv), tlsEnv...), "AGENTTEAM_STORE="+store, natsstore.EnvUser+"=alice", natsstore.EnvPassword+"=alpha-secret")
-	file := withCreds(s.alice, nil)
+	file := withCreds(s.person, nil)
 
 	nt := natsTeam{url: store, nc: s.connect(t, s.alice, tlsEnv...), team: "alpha"}
 	_, waitWorker, workerPID := startWorkerIn(t, nt, worker, withCreds(s.nkey, fakeEnv(srv)), "worker", "--labels", "b", "--isolation", "worktree")
@@ -148,7 +151,7 @@ func everyCommandWorks(t *testing.T, s securedServe, store string, tlsEnv []stri
 	), fakellm.WithAPIKey("test-key"))
 	defer asks.Close()
 	ws := t.TempDir()
-	wait := startBin(t, ws, withCreds(s.nkey, fakeEnv(asks)), "run", "--permission-mode", "auto-edit", "--permission-delegate", "user", "make it")
+	wait := startBin(t, ws, withCreds(s.alice, fakeEnv(asks)), "run", "--permission-mode", "auto-edit", "--permission-delegate", "user", "make it")
 	first := waitForAsk(t, elsewhere, file)
 	mustSucceed(t, quick(t, elsewhere, file, "approve", first.RequestID), "approve")
 	var second ask

@@ -77,6 +77,9 @@ type storeSpec struct {
 	// replicas is ?replicas=N: copies of each stream and the bucket (1, 3
 	// or 5); 0 when not given (new ones get one, existing ones keep theirs).
 	replicas int
+	// role is the command's: whose of serve's credentials it takes on
+	// this host when the environment names none.
+	role natsstore.Role
 }
 
 // storeURL is what selects the store: --store, else AGENTTEAM_STORE
@@ -161,9 +164,15 @@ func redactStore(raw string) string {
 	return raw
 }
 
-// openStores opens the shared state of ws as --store says. The caller
-// closes it.
+// openStores opens the shared state of ws as --store says, as the lead
+// (run, chat). The caller closes it.
 func openStores(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) (*stores, error) {
+	return openStoresAs(ctx, g, ws, natsstore.RoleLead)
+}
+
+// openStoresAs is openStores for a command in role: on a NATS store, it
+// takes role's credentials of this host's serve.
+func openStoresAs(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace, role natsstore.Role) (*stores, error) {
 	raw, err := storeURL(g)
 	if err != nil {
 		return nil, err
@@ -172,6 +181,7 @@ func openStores(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) 
 	if err != nil {
 		return nil, err
 	}
+	spec.role = role
 	if spec.server == "" {
 		files := inbox.NewStore(ws.InboxDir())
 		return &stores{
@@ -402,7 +412,7 @@ func localCreds(g *GlobalOptions, spec storeSpec, o natsstore.ConnectOptions) (n
 	if err != nil {
 		return o, nil
 	}
-	path := natsstore.FindCreds(dir, spec.team)
+	path := natsstore.FindRoleCreds(dir, spec.team, spec.role)
 	if path == "" {
 		return o, nil
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/team/board"
 )
 
@@ -38,7 +39,7 @@ func runTasks(opts *TasksOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}

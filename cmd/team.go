@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -54,7 +55,7 @@ func runTeam(opts *TeamOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStores(context.Background(), opts.GlobalOptions, ws)
+	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
@@ -88,7 +89,7 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStores(ctx, opts.GlobalOptions, ws)
+	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsstore.RoleWorker)
 	if err != nil {
 		return err
 	}

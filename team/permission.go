@@ -331,13 +331,13 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 	case werr != nil:
 		why := "the call was cancelled while it waited for an answer"
 		rq.answered(g.agent, ref, ByRuntime, outcome, why)
-		g.respondForRuntime(id, to, why)
+		g.respondForRuntime(id, why)
 		g.decided(c, "denied", ByRuntime, why, id)
 		return false, "permission denied: " + why
 	case outcome == OutcomeExpired:
 		why := fmt.Sprintf("no answer within %s", timeout)
 		rq.expired(g.agent, ref, outcome, why)
-		g.respondForRuntime(id, to, why)
+		g.respondForRuntime(id, why)
 		g.decided(c, "denied", ByRuntime, why, id)
 		return false, fmt.Sprintf("permission denied: %s asked %s, who did not answer within %s. Do not retry it unasked; say in your reply what you needed.", c.what(), answererWords(to), timeout)
 	}
@@ -392,9 +392,11 @@ func (g *permissionGate) wait(ctx context.Context, id, to string, deadline time.
 
 // respondForRuntime closes an ask in the files too, so `agentteam
 // requests` no longer lists it and a late approve is refused.
-func (g *permissionGate) respondForRuntime(id, to, why string) {
+func (g *permissionGate) respondForRuntime(id, why string) {
 	p := PermissionPayload{RequestID: id, Approve: boolp(false), Reason: why, By: ByRuntime}
-	msg := inbox.Message{Type: TypePermissionResponse, From: to, To: g.agent, CorrelationID: id, Content: "Not allowed: " + why}
+	// From the asker's own runtime: on a worker, its credentials may not
+	// send as the person or the lead it asked.
+	msg := inbox.Message{Type: TypePermissionResponse, From: g.agent, To: g.agent, CorrelationID: id, Content: "Not allowed: " + why}
 	if err := g.p.t.requests.send(msg, p); err != nil {
 		g.p.t.events.Emit(Event{Agent: g.agent, Payload: failure(ClassInbox, "permission response: ", err)})
 	}

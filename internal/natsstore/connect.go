@@ -49,7 +49,8 @@ type ConnectOptions struct {
 	// Name is the connection's name, shown in the server's monitoring.
 	Name string
 	// Refused, when not nil, is told of each request the server refused
-	// for lack of permission: the request itself only times out.
+	// for lack of permission (the request itself only times out) that the
+	// call which made it does not watch for.
 	Refused func(error)
 }
 
@@ -147,7 +148,10 @@ func Connect(ctx context.Context, url string, o ConnectOptions) (*nats.Conn, err
 		nats.Name(o.Name),
 		// The library's default prints to stderr; a violation is seen by
 		// the call that caused it.
-		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		nats.ErrorHandler(func(nc *nats.Conn, _ *nats.Subscription, err error) {
+			if heardRefusal(nc, err) {
+				return
+			}
 			if o.Refused != nil && errors.Is(err, nats.ErrPermissionViolation) {
 				o.Refused(err)
 			}

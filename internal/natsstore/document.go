@@ -72,10 +72,10 @@ func OpenDocWith[T any](ctx context.Context, nc *nats.Conn, team, key string, em
 	n := replicasOf(opts)
 	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
 		// Opened as it is when it has the copies asked for (see openStream).
-		if existing != nil && max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1) {
+		if existing != nil && plain(existing.CachedInfo().Config) && max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1) {
 			return js.KeyValue(ctx, BucketName(team))
 		}
-		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		return openKV(ctx, js, existing == nil, jetstream.KeyValueConfig{
 			Bucket:   BucketName(team),
 			History:  1,
 			Storage:  jetstream.FileStorage,

@@ -68,25 +68,45 @@ func openBucket(ctx context.Context, js jetstream.JetStream, bucket string, opts
 	}
 	n := replicasOf(opts)
 	// Opened as it is when it has the copies asked for and takes batches.
-	ready := existing != nil && existing.CachedInfo().Config.AllowAtomicPublish &&
-		max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1)
+	as := existing != nil && plain(existing.CachedInfo().Config) && max(existing.CachedInfo().Config.Replicas, 1) == max(n, 1)
 	kv, err := retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-		if ready {
+		if as {
 			return js.KeyValue(ctx, bucket)
 		}
-		return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		return openKV(ctx, js, existing == nil, jetstream.KeyValueConfig{
 			Bucket: bucket, History: 1, Storage: jetstream.FileStorage, Replicas: n,
 		})
 	})
 	if err != nil {
 		return nil, n, fmt.Errorf("bucket: %w", replicaSentence(n, err))
 	}
-	if !ready {
-		if err := allowAtomic(ctx, js, stream); err != nil {
+	if !as || !existing.CachedInfo().Config.AllowAtomicPublish {
+		// Credentials that may make a bucket but not change it (a worker
+		// started before its lead) leave it without batches: the lead's
+		// open allows them, before anyone writes entries in a batch.
+		if err := allowAtomic(ctx, js, stream); err != nil && !errors.Is(err, ErrRefused) {
 			return nil, n, err
 		}
 	}
 	return kv, n, nil
+}
+
+// openKV makes a bucket there is none of (fresh), never updating one
+// made meanwhile, else changes it to cfg (see openStream).
+func openKV(ctx context.Context, js jetstream.JetStream, fresh bool, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	if fresh {
+		kv, err := js.CreateKeyValue(ctx, cfg)
+		if !errors.Is(err, jetstream.ErrBucketExists) {
+			return kv, err
+		}
+	}
+	ctx, stop := watchRefusal(ctx, js.Conn(), "$JS.API.STREAM.UPDATE.KV_"+cfg.Bucket)
+	defer stop()
+	kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
+	if cause := refusedCause(ctx, err); err != nil && cause != err {
+		return nil, notChanged("KV_"+cfg.Bucket, cause)
+	}
+	return kv, err
 }
 
 // EntriesBucket is the name of team's bucket named name.
@@ -143,7 +163,7 @@ func allowAtomic(ctx context.Context, js jetstream.JetStream, stream string) err
 		return nil
 	}
 	cfg.AllowAtomicPublish = true
-	if _, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) { return js.UpdateStream(ctx, cfg) }); err != nil {
+	if _, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) { return updateStream(ctx, js, cfg) }); err != nil {
 		return fmt.Errorf("allow atomic batches on %s: %w", stream, err)
 	}
 	return nil

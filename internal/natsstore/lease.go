@@ -73,9 +73,9 @@ func OpenLeases(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbox
 		return nil, fmt.Errorf("open the leases of %s: %w", team, err)
 	}
 	n := replicasOf(opts)
-	if existing == nil || max(existing.CachedInfo().Config.Replicas, 1) != max(n, 1) {
+	if existing == nil || !plain(existing.CachedInfo().Config) || max(existing.CachedInfo().Config.Replicas, 1) != max(n, 1) {
 		_, err = retried(ctx, func(ctx context.Context) (jetstream.KeyValue, error) {
-			return js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+			return openKV(ctx, js, existing == nil, jetstream.KeyValueConfig{
 				Bucket:         bucket,
 				History:        1,
 				Storage:        jetstream.FileStorage,

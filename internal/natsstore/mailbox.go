@@ -7,10 +7,12 @@ package natsstore
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -91,7 +93,15 @@ type Mailbox struct {
 	// it at open), so reads ask for many messages at a time through gets.
 	direct bool
 	gets   *batchGets
+
+	// unnamed are the inboxes holding messages stored before senders were
+	// named in subjects, seen at open: nothing publishes there since.
+	unnamed map[string]bool
 }
+
+// hasUnnamed reports whether name's inbox holds messages of before
+// senders were named.
+func (mb *Mailbox) hasUnnamed(name string) bool { return mb.unnamed[name] }
 
 // pos is the Mailbox's inbox.Position: the stream sequence of the last
 // message of a batch, which Commit acknowledges (and all before it).
@@ -100,8 +110,19 @@ type pos struct{ last uint64 }
 // StreamName is the name of team's stream.
 func StreamName(team string) string { return "agentteam_" + team }
 
-// Subject is the subject of agent's inbox in team.
+// Subject is the subject of the messages to agent's inbox in team that
+// no sender is named in: those stored before senders were (see SentSubject).
 func Subject(team, agent string) string { return "agentteam." + team + ".inbox." + agent }
+
+// SentSubject is the subject of a message from sender to agent's inbox in
+// team: the sender is in the subject, so the server's permissions of the
+// credentials that publish it say who may send as whom (roles.go), and a
+// reader takes the sender from where the server stored the message.
+func SentSubject(team, agent, sender string) string { return Subject(team, agent) + "." + sender }
+
+// inboxFilter is every message to agent's inbox in team sent since
+// senders are named, from anyone.
+func inboxFilter(team, agent string) string { return SentSubject(team, agent, "*") }
 
 // MailboxOption changes how OpenMailbox, OpenDocWith and OpenEventLog
 // create their stream or bucket.
@@ -135,7 +156,9 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 		Name: StreamName(team),
 		// The senders' claims live beside the inboxes, so that a message's
 		// store can check its sender's (senders.go).
-		Subjects:    []string{"agentteam." + team + ".inbox.*", senderSubject(team, "*")},
+		// An inbox's messages name their sender (SentSubject); those of
+		// before stay where they were stored, read beside them.
+		Subjects:    []string{"agentteam." + team + ".inbox.*", "agentteam." + team + ".inbox.*.*", senderSubject(team, "*")},
 		Storage:     jetstream.FileStorage,
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  2 * time.Minute,
@@ -156,8 +179,29 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 	if err != nil {
 		return nil, fmt.Errorf("open inboxes of %s: stream: %w", team, replicaSentence(cfg.Replicas, err))
 	}
+	unnamed, err := unnamedInboxes(ctx, st, team)
+	if err != nil {
+		return nil, fmt.Errorf("open inboxes of %s: %w", team, err)
+	}
 	return &Mailbox{nc: nc, js: js, stream: st, team: team, consumers: map[string]jetstream.Consumer{}, floors: map[string]uint64{},
-		direct: st.CachedInfo().Config.AllowDirect, gets: newBatchGets(nc, cfg.Name)}, nil
+		direct: st.CachedInfo().Config.AllowDirect, gets: newBatchGets(nc, cfg.Name), unnamed: unnamed}, nil
+}
+
+// unnamedInboxes are the inboxes of st holding a message stored before
+// senders were named in subjects.
+func unnamedInboxes(ctx context.Context, st jetstream.Stream, team string) (map[string]bool, error) {
+	prefix := "agentteam." + team + ".inbox."
+	info, err := retried(ctx, func(ctx context.Context) (*jetstream.StreamInfo, error) {
+		return st.Info(ctx, jetstream.WithSubjectFilter(prefix+"*"))
+	})
+	if err != nil {
+		return nil, err
+	}
+	unnamed := map[string]bool{}
+	for subj := range info.State.Subjects {
+		unnamed[strings.TrimPrefix(subj, prefix)] = true
+	}
+	return unnamed, nil
 }
 
 // checkToken refuses a name that cannot be one token of a subject or part
@@ -211,7 +255,7 @@ func (mb *Mailbox) consumer(ctx context.Context, name string) (jetstream.Consume
 // sameConsumer reports whether have holds every setting consumerConfig
 // gives (the server fills in the others).
 func sameConsumer(have, want jetstream.ConsumerConfig) bool {
-	return have.Durable == want.Durable && have.FilterSubject == want.FilterSubject && len(have.FilterSubjects) == 0 &&
+	return have.Durable == want.Durable && have.FilterSubject == want.FilterSubject && slices.Equal(have.FilterSubjects, want.FilterSubjects) &&
 		have.DeliverPolicy == want.DeliverPolicy && have.AckPolicy == want.AckPolicy && have.AckWait == want.AckWait &&
 		have.MaxDeliver == want.MaxDeliver && have.MaxAckPending == want.MaxAckPending
 }
@@ -219,13 +263,13 @@ func sameConsumer(have, want jetstream.ConsumerConfig) bool {
 // consumerConfig is name's durable consumer in team's stream.
 func consumerConfig(team, name string) jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
-		Durable:       "inbox_" + name,
-		FilterSubject: Subject(team, name),
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		AckPolicy:     jetstream.AckAllPolicy,
-		AckWait:       ackWait,
-		MaxDeliver:    -1,
-		MaxAckPending: -1,
+		Durable:        "inbox_" + name,
+		FilterSubjects: []string{Subject(team, name), inboxFilter(team, name)},
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+		AckPolicy:      jetstream.AckAllPolicy,
+		AckWait:        ackWait,
+		MaxDeliver:     -1,
+		MaxAckPending:  -1,
 	}
 }
 
@@ -234,32 +278,42 @@ func consumerConfig(team, name string) jetstream.ConsumerConfig {
 // message's Nats-Msg-Id, so a publish repeated after a lost reply is stored
 // once.
 func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
-	m, line, err := mb.encodeAppend(name, m, false)
+	m, line, err := mb.encodeAppend(name, m)
 	if err != nil {
 		return inbox.Message{}, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	if err := publishOnce(ctx, mb.js, Subject(mb.team, name), line, m.ID); err != nil {
-		return inbox.Message{}, fmt.Errorf("message to %s: %w", name, err)
+	subj := SentSubject(mb.team, name, m.From)
+	ctx, stop := watchRefusal(ctx, mb.nc, subj)
+	defer stop()
+	if err := publishOnce(ctx, mb.js, subj, line, m.ID); err != nil {
+		return inbox.Message{}, fmt.Errorf("message to %s: %w", name, sendRefused(ctx, m.From, err))
 	}
 	return m, nil
 }
 
-// encodeAppend is the first steps of Append and AppendAs: name checked
-// (a subject token), and with claimed m.From too (its claim's subject),
-// then m given its id and time and encoded as its line. A line over what
+// sendRefused says, for a message the server refused, that these
+// credentials may not send as from; any other error is err.
+func sendRefused(ctx context.Context, from string, err error) error {
+	if cause := refusedCause(ctx, err); cause != err {
+		return fmt.Errorf("these credentials may not send as %s (%w)", from, cause)
+	}
+	return err
+}
+
+// encodeAppend is the first steps of Append and AppendAs: name and m.From
+// checked (tokens of its subject and of its sender's claim), then m given
+// its id and time and encoded as its line. A line over what
 // the server takes is refused as inbox.ErrTooLarge with what to do: NATS's
 // client says only "maximum payload exceeded", and the same message goes
 // in on another server.
-func (mb *Mailbox) encodeAppend(name string, m inbox.Message, claimed bool) (inbox.Message, []byte, error) {
+func (mb *Mailbox) encodeAppend(name string, m inbox.Message) (inbox.Message, []byte, error) {
 	if err := checkToken("inbox", name); err != nil {
 		return inbox.Message{}, nil, err
 	}
-	if claimed {
-		if err := checkToken("agent", m.From); err != nil {
-			return inbox.Message{}, nil, err
-		}
+	if err := checkToken("sender", m.From); err != nil {
+		return inbox.Message{}, nil, err
 	}
 	m, line, err := inbox.Encode(name, m)
 	if err != nil {
@@ -334,14 +388,49 @@ func (mb *Mailbox) ReadUnread(name string) (inbox.Batch, error) {
 // read from the stream, so nothing changes: many at a time by batched
 // direct gets where the stream answers them, else one by one.
 func (mb *Mailbox) scan(ctx context.Context, name string, seq uint64, limit int, fn func(seq uint64, m *inbox.Message, bad *inbox.BadLine)) (uint64, error) {
-	subj := Subject(mb.team, name)
-	var last uint64
 	hand := func(raw *jetstream.RawStreamMsg) {
 		if m, bad := parse(raw); bad != nil {
 			fn(raw.Sequence, nil, bad)
 		} else {
 			fn(raw.Sequence, &m, nil)
 		}
+	}
+	if !mb.hasUnnamed(name) {
+		last, _, err := mb.scanSubject(ctx, inboxFilter(mb.team, name), seq, limit, hand)
+		return last, err
+	}
+	// Messages stored before senders were named are read beside the
+	// others, in the stream's order, up to where the first of the two
+	// reads that stopped short stopped: nothing before it is missed.
+	var raws []*jetstream.RawStreamMsg
+	keep := func(raw *jetstream.RawStreamMsg) { raws = append(raws, raw) }
+	cut := uint64(math.MaxUint64)
+	for _, subj := range []string{Subject(mb.team, name), inboxFilter(mb.team, name)} {
+		last, whole, err := mb.scanSubject(ctx, subj, seq, limit, keep)
+		if err != nil {
+			return 0, err
+		}
+		if !whole {
+			cut = min(cut, last)
+		}
+	}
+	slices.SortFunc(raws, func(a, b *jetstream.RawStreamMsg) int { return cmp.Compare(a.Sequence, b.Sequence) })
+	var last uint64
+	for i, raw := range raws {
+		if raw.Sequence > cut || limit > 0 && i == limit {
+			break
+		}
+		hand(raw)
+		last = raw.Sequence
+	}
+	return last, nil
+}
+
+// scanSubject is scan of the messages on subj (a subject or a filter).
+func (mb *Mailbox) scanSubject(ctx context.Context, subj string, seq uint64, limit int, hand0 func(*jetstream.RawStreamMsg)) (last uint64, whole bool, err error) {
+	name, _, _ := strings.Cut(strings.TrimPrefix(subj, "agentteam."+mb.team+".inbox."), ".")
+	hand := func(raw *jetstream.RawStreamMsg) {
+		hand0(raw)
 		last, seq = raw.Sequence, raw.Sequence+1
 	}
 	// A batch stops growing halfway through the call's time (a cluster
@@ -349,7 +438,7 @@ func (mb *Mailbox) scan(ctx context.Context, name string, seq uint64, limit int,
 	batchEnd := time.Now().Add(opTimeout / 2)
 	for n := 0; limit == 0 || n < limit; {
 		if limit > 0 && last > 0 && time.Now().After(batchEnd) {
-			break
+			return last, false, nil
 		}
 		if mb.direct {
 			want := directBatch
@@ -363,13 +452,13 @@ func (mb *Mailbox) scan(ctx context.Context, name string, seq uint64, limit int,
 				return raws, err
 			})
 			if err != nil {
-				return 0, fmt.Errorf("read inbox %s: %w", name, err)
+				return 0, false, fmt.Errorf("read inbox %s: %w", name, err)
 			}
 			for _, raw := range raws {
 				hand(raw)
 			}
 			if n += len(raws); len(raws) == 0 || !more {
-				break
+				return last, true, nil
 			}
 			continue
 		}
@@ -377,15 +466,15 @@ func (mb *Mailbox) scan(ctx context.Context, name string, seq uint64, limit int,
 			return mb.stream.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subj))
 		})
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			break
+			return last, true, nil
 		}
 		if err != nil {
-			return 0, fmt.Errorf("read inbox %s: %w", name, err)
+			return 0, false, fmt.Errorf("read inbox %s: %w", name, err)
 		}
 		hand(raw)
 		n++
 	}
-	return last, nil
+	return last, false, nil
 }
 
 // ReadAll returns every message and bad line of name's inbox, read or not.
@@ -456,7 +545,22 @@ func parse(raw *jetstream.RawStreamMsg) (inbox.Message, *inbox.BadLine) {
 	if m.ID == "" || m.Type == "" {
 		return m, bad("missing id or type")
 	}
+	if sender := senderOf(raw.Subject); sender != "" && m.From != sender {
+		// The server stored it as sent by sender: the credentials that sent
+		// it may send as sender and perhaps not as m.From.
+		return m, bad(fmt.Sprintf("forged sender: it says it is from %q but was sent as %q; not delivered", m.From, sender))
+	}
 	return m, nil
+}
+
+// senderOf is the sender named in an inbox message's subject
+// (SentSubject), "" for one stored before senders were named.
+func senderOf(subject string) string {
+	// agentteam.TEAM.inbox.TO.FROM
+	if strings.Count(subject, ".") != 4 {
+		return ""
+	}
+	return subject[strings.LastIndexByte(subject, '.')+1:]
 }
 
 // Commit marks b as read: name's consumer acknowledges the last message of
@@ -586,9 +690,9 @@ func (mb *Mailbox) HasUnread(name string) (bool, error) {
 	mb.mu.Lock()
 	known, ok := mb.floors[name]
 	mb.mu.Unlock()
-	if ok && mb.direct {
+	if ok && mb.direct && !mb.hasUnnamed(name) {
 		raws, err := retried(ctx, func(ctx context.Context) ([]*jetstream.RawStreamMsg, error) {
-			raws, _, err := mb.gets.get(ctx, Subject(mb.team, name), known+1, 1)
+			raws, _, err := mb.gets.get(ctx, inboxFilter(mb.team, name), known+1, 1)
 			return raws, err
 		})
 		if err == nil && len(raws) == 0 {
@@ -639,7 +743,7 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 	resignal.Stop()
 	var heard atomic.Bool
 	heard.Store(true) // the start is news: a message may be on its way
-	sub, err := mb.nc.Subscribe(Subject(mb.team, name), func(*nats.Msg) {
+	sub, err := mb.nc.Subscribe(inboxFilter(mb.team, name), func(*nats.Msg) {
 		heard.Store(true)
 		signal()
 		resignal.Reset(watchResignal)
@@ -705,23 +809,25 @@ func (mb *Mailbox) Names() ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	prefix := "agentteam." + mb.team + ".inbox."
-	info, err := mb.stream.Info(ctx, jetstream.WithSubjectFilter(prefix+"*"))
+	info, err := mb.stream.Info(ctx, jetstream.WithSubjectFilter(prefix+">"))
 	if err != nil {
 		return nil, fmt.Errorf("list the inboxes of %s: %w", mb.team, err)
 	}
 	names := make([]string, 0, len(info.State.Subjects))
 	for subj := range info.State.Subjects {
-		if name, ok := strings.CutPrefix(subj, prefix); ok && checkToken("inbox", name) == nil {
+		rest, ok := strings.CutPrefix(subj, prefix)
+		name, _, _ := strings.Cut(rest, ".")
+		if ok && checkToken("inbox", name) == nil {
 			names = append(names, name)
 		}
 	}
 	slices.Sort(names)
-	return names, nil
+	return slices.Compact(names), nil
 }
 
 // Path names name's inbox for a person: its stream and subject.
 func (mb *Mailbox) Path(name string) string {
-	return StreamName(mb.team) + " " + Subject(mb.team, name)
+	return StreamName(mb.team) + " " + inboxFilter(mb.team, name)
 }
 
 // Mark returns name's mark, what tells it changed without reading it: the
@@ -734,13 +840,19 @@ func (mb *Mailbox) Mark(name string) (inbox.Mark, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	var m inbox.Mark
-	raw, err := mb.stream.GetLastMsgForSubject(ctx, Subject(mb.team, name))
-	switch {
-	case errors.Is(err, jetstream.ErrMsgNotFound):
-	case err != nil:
-		return inbox.Mark{}, fmt.Errorf("inbox %s: %w", name, err)
-	default:
-		m.Seq = raw.Sequence
+	subjects := []string{inboxFilter(mb.team, name)}
+	if mb.hasUnnamed(name) {
+		subjects = append(subjects, Subject(mb.team, name))
+	}
+	for _, subj := range subjects {
+		raw, err := mb.stream.GetLastMsgForSubject(ctx, subj)
+		switch {
+		case errors.Is(err, jetstream.ErrMsgNotFound):
+		case err != nil:
+			return inbox.Mark{}, fmt.Errorf("inbox %s: %w", name, err)
+		default:
+			m.Seq = max(m.Seq, raw.Sequence)
+		}
 	}
 	info, err := mb.floor(ctx, name)
 	if err != nil {

@@ -108,7 +108,7 @@ func TestAForeignLineIsReportedBad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := js.Publish(context.Background(), natsstore.Subject("t4", "alice"), []byte("not json")); err != nil {
+	if _, err := js.Publish(context.Background(), natsstore.SentSubject("t4", "alice", "bob"), []byte("not json")); err != nil {
 		t.Fatal(err)
 	}
 	good, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "ok"})

@@ -103,7 +103,12 @@ func (q *Queue) Publish(ctx context.Context, id string, data []byte) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
+	ctx, stop := watchRefusal(ctx, q.js.Conn(), q.subj)
+	defer stop()
 	if err := publishOnce(ctx, q.js, q.subj, data, id); err != nil {
+		if cause := refusedCause(ctx, err); cause != err {
+			err = fmt.Errorf("only the lead's credentials may queue a spawn (%w)", cause)
+		}
 		return fmt.Errorf("work queue of %s: %w", q.team, err)
 	}
 	return nil

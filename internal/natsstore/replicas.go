@@ -48,19 +48,57 @@ func keepReplicas(ctx context.Context, js jetstream.JetStream, name string, opts
 // streams, each update is a proposal to the cluster, and nats-server
 // v2.15.2 updates a stream's config unlocked while another client's
 // consumer is being created on it (a data race seen under -race).
+//
+// A stream there is none of is created, never updated: a worker's and a
+// person's credentials may create the team's streams, not change them
+// (roles.go).
 func openStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig, existing jetstream.Stream) (jetstream.Stream, error) {
 	if existing != nil && sameStream(existing.CachedInfo().Config, cfg) {
 		return existing, nil
 	}
-	return retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
-		return js.CreateOrUpdateStream(ctx, cfg)
-	})
+	if existing == nil {
+		return retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+			st, err := js.CreateStream(ctx, cfg)
+			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				// Made meanwhile by another, unlike cfg: changed as below.
+				return updateStream(ctx, js, cfg)
+			}
+			return st, err
+		})
+	}
+	return retried(ctx, func(ctx context.Context) (jetstream.Stream, error) { return updateStream(ctx, js, cfg) })
+}
+
+// updateStream changes a stream to cfg, or says in one sentence that
+// these credentials may not.
+func updateStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+	ctx, stop := watchRefusal(ctx, js.Conn(), "$JS.API.STREAM.UPDATE."+cfg.Name)
+	defer stop()
+	st, err := js.UpdateStream(ctx, cfg)
+	if cause := refusedCause(ctx, err); err != nil && cause != err {
+		return nil, notChanged(cfg.Name, cause)
+	}
+	return st, err
+}
+
+// notChanged says that these credentials may not bring stream to what
+// agentteam makes it (the lead's may).
+func notChanged(stream string, cause error) error {
+	return fmt.Errorf("stream %s is not as this agentteam makes it, and these credentials may not change it: run the team's lead (agentteam run) once, with the lead's credentials (%w)", stream, cause)
+}
+
+// plain reports whether cfg moves no message elsewhere: no subject
+// transform, republish, mirror or source. A stream made by credentials
+// that may create but not change it (a worker's) could otherwise rename a
+// sender or a key; such a stream is taken as not agentteam's, and changed.
+func plain(cfg jetstream.StreamConfig) bool {
+	return cfg.SubjectTransform == nil && cfg.RePublish == nil && cfg.Mirror == nil && len(cfg.Sources) == 0
 }
 
 // sameStream reports whether have already is what want asks for, in the
 // settings agentteam sets.
 func sameStream(have, want jetstream.StreamConfig) bool {
-	if max(have.Replicas, 1) != max(want.Replicas, 1) || have.AllowDirect != want.AllowDirect ||
+	if !plain(have) || max(have.Replicas, 1) != max(want.Replicas, 1) || have.AllowDirect != want.AllowDirect ||
 		have.Storage != want.Storage || have.Retention != want.Retention ||
 		want.Duplicates != 0 && have.Duplicates != want.Duplicates || len(have.Subjects) != len(want.Subjects) ||
 		want.MaxConsumers != 0 && have.MaxConsumers != want.MaxConsumers {

@@ -67,13 +67,15 @@ func (mb *Mailbox) ClaimSenderKey(agent string, key []byte) (uint64, error) {
 // last, and refuses it with a *FencedError once another writer claimed
 // m.From since.
 func (mb *Mailbox) AppendAs(name string, m inbox.Message, claim uint64) (inbox.Message, error) {
-	m, line, err := mb.encodeAppend(name, m, true)
+	m, line, err := mb.encodeAppend(name, m)
 	if err != nil {
 		return inbox.Message{}, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
-	subj, from := Subject(mb.team, name), senderSubject(mb.team, m.From)
+	subj, from := SentSubject(mb.team, name, m.From), senderSubject(mb.team, m.From)
+	ctx, stop := watchRefusal(ctx, mb.nc, subj)
+	defer stop()
 	msg := func() *nats.Msg { return &nats.Msg{Subject: subj, Data: line} }
 	for {
 		// A try refused for the claim is refused: this sender's messages
@@ -93,7 +95,7 @@ func (mb *Mailbox) AppendAs(name string, m inbox.Message, claim uint64) (inbox.M
 		case errors.As(err, &api) && api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence:
 			return inbox.Message{}, fmt.Errorf("message to %s: %w", name, &FencedError{Agent: m.From})
 		default:
-			return inbox.Message{}, fmt.Errorf("message to %s: %w", name, err)
+			return inbox.Message{}, fmt.Errorf("message to %s: %w", name, sendRefused(ctx, m.From, err))
 		}
 	}
 }

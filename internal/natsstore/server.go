@@ -65,6 +65,10 @@ type TeamUser struct {
 	User     string
 	Password string
 	NKey     string
+	// Role is what the user may do in its team (RolePermissions); "" is
+	// the lead's, everything. Team AnyTeam, with an nkey, is a role in
+	// every team of the global account (serve's own credentials).
+	Role Role
 }
 
 // Server is a running embedded NATS server with JetStream.
@@ -197,8 +201,10 @@ func serverOptions(o ServerOptions) (*server.Options, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := opts.ProcessConfigString(accounts); err != nil {
-			return nil, fmt.Errorf("NATS accounts: %w", err)
+		if accounts != "" {
+			if err := opts.ProcessConfigString(accounts); err != nil {
+				return nil, fmt.Errorf("NATS accounts: %w", err)
+			}
 		}
 		if err := addUsers(opts, o.Users); err != nil {
 			return nil, err
@@ -269,6 +275,9 @@ func accountsConfig(users []TeamUser) (string, error) {
 	b.WriteString("accounts {\n")
 	seen := map[string]bool{}
 	for _, u := range users {
+		if u.Team == AnyTeam {
+			continue
+		}
 		if err := checkTeam(u.Team); err != nil {
 			return "", err
 		}
@@ -279,6 +288,9 @@ func accountsConfig(users []TeamUser) (string, error) {
 		fmt.Fprintf(&b, "  %q: { jetstream: enabled }\n", AccountName(u.Team))
 	}
 	b.WriteString("}\n")
+	if len(seen) == 0 {
+		return "", nil // every user is in the global account
+	}
 	return b.String(), nil
 }
 
@@ -292,6 +304,13 @@ func addUsers(opts *server.Options, users []TeamUser) error {
 	names := map[string]bool{}
 	for _, u := range users {
 		acc := byName[AccountName(u.Team)]
+		if u.Team == AnyTeam {
+			acc = nil // the global account, where every team is
+		}
+		if _, err := ParseRole(string(u.Role)); err != nil {
+			return fmt.Errorf("team %s: %w", u.Team, err)
+		}
+		perms := RolePermissions(u.Team, u.Role)
 		switch {
 		case u.NKey != "" && u.User == "":
 			if !nkeys.IsValidPublicUserKey(u.NKey) {
@@ -301,13 +320,13 @@ func addUsers(opts *server.Options, users []TeamUser) error {
 				return fmt.Errorf("team %s: nkey %s is listed twice", u.Team, u.NKey)
 			}
 			names[u.NKey] = true
-			opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: u.NKey, Account: acc, Permissions: TeamPermissions(u.Team)})
+			opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: u.NKey, Account: acc, Permissions: perms})
 		case u.User != "" && u.Password != "" && u.NKey == "":
 			if names[u.User] {
 				return fmt.Errorf("team %s: user %s is listed twice", u.Team, u.User)
 			}
 			names[u.User] = true
-			opts.Users = append(opts.Users, &server.User{Username: u.User, Password: u.Password, Account: acc, Permissions: TeamPermissions(u.Team)})
+			opts.Users = append(opts.Users, &server.User{Username: u.User, Password: u.Password, Account: acc, Permissions: perms})
 		default:
 			return fmt.Errorf("team %s: a user needs a name and a password, or an nkey alone", u.Team)
 		}

@@ -33,6 +33,19 @@ func CredsFile(dir, team string) string {
 	return filepath.Join(dir, "nats-"+team+".creds")
 }
 
+// RoleCredsFile is CredsFile for role: the lead's is CredsFile itself,
+// a worker's or a person's is named for its role after a '.', which no
+// team name holds.
+func RoleCredsFile(dir, team string, role Role) string {
+	if role == RoleLead || role == "" {
+		return CredsFile(dir, team)
+	}
+	if team == "" {
+		return filepath.Join(dir, "nats."+string(role)+".creds")
+	}
+	return filepath.Join(dir, "nats-"+team+"."+string(role)+".creds")
+}
+
 // MakeCreds returns the public key of the nkey user whose seed path holds,
 // making the seed first when there is none (the file 0600, its directory
 // 0700). Several serves starting at once agree on one seed.
@@ -114,8 +127,16 @@ func privateDir(dir string) error {
 
 // FindCreds is the credentials file this host's serve made for team's
 // clients in dir: team's own, else the one of every team; "" for none.
-func FindCreds(dir, team string) string {
-	for _, p := range []string{CredsFile(dir, team), CredsFile(dir, "")} {
+func FindCreds(dir, team string) string { return FindRoleCreds(dir, team, RoleLead) }
+
+// FindRoleCreds is FindCreds for a client in role: role's own file of
+// team, else of every team, else the lead's that FindCreds finds.
+func FindRoleCreds(dir, team string, role Role) string {
+	paths := []string{RoleCredsFile(dir, team, role), RoleCredsFile(dir, "", role)}
+	if role != RoleLead && role != "" {
+		paths = append(paths, CredsFile(dir, team), CredsFile(dir, ""))
+	}
+	for _, p := range paths {
 		if _, err := os.Lstat(p); err == nil {
 			return p
 		}

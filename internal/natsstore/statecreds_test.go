@@ -110,3 +110,34 @@ func TestMakeCredsRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A worker or a person finds its role's file, of its team before every
+// team's, and else the lead's; a lead never takes another role's.
+func TestFindRoleCreds(t *testing.T) {
+	dir := t.TempDir()
+	touch := func(p string) string {
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	lead := touch(natsstore.CredsFile(dir, ""))
+	if got := natsstore.FindRoleCreds(dir, "alpha", natsstore.RoleWorker); got != lead {
+		t.Errorf("a worker with the lead's file alone: %q", got)
+	}
+	every := touch(natsstore.RoleCredsFile(dir, "", natsstore.RoleWorker))
+	if got := natsstore.FindRoleCreds(dir, "alpha", natsstore.RoleWorker); got != every {
+		t.Errorf("a worker with every team's worker file: %q", got)
+	}
+	alpha := touch(natsstore.RoleCredsFile(dir, "alpha", natsstore.RoleWorker))
+	if got := natsstore.FindRoleCreds(dir, "alpha", natsstore.RoleWorker); got != alpha {
+		t.Errorf("a worker with alpha's worker file: %q", got)
+	}
+	if got := natsstore.FindRoleCreds(dir, "alpha", natsstore.RoleLead); got != lead {
+		t.Errorf("the lead: %q", got)
+	}
+	// A team named alpha-worker has a file of its own, not alpha's worker's.
+	if natsstore.CredsFile(dir, "alpha-worker") == alpha {
+		t.Error("team alpha-worker's file is alpha's worker's")
+	}
+}

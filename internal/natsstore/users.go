@@ -10,7 +10,8 @@ import (
 
 // ReadUsersFile reads the teams' credentials a server accepts, one user a
 // line: "TEAM USER PASSWORD" (the password may be a bcrypt hash) or "TEAM
-// NKEY" (an nkey user's public key, U…); blank lines and # comments are
+// NKEY" (an nkey user's public key, U…), either followed by role=lead,
+// role=worker or role=person (none: lead); blank lines and # comments are
 // skipped. A file others may read is refused, as ssh refuses a key.
 func ReadUsersFile(path string) ([]TeamUser, error) {
 	fi, err := os.Stat(path)
@@ -36,14 +37,21 @@ func ReadUsersFile(path string) ([]TeamUser, error) {
 		}
 		f := strings.Fields(line)
 		var u TeamUser
+		if last := f[len(f)-1]; strings.HasPrefix(last, "role=") {
+			r, err := ParseRole(strings.TrimPrefix(last, "role="))
+			if err != nil || r != Role(strings.TrimPrefix(last, "role=")) {
+				return nil, fmt.Errorf("users file %s, line %d: role= is lead, worker or person", path, n)
+			}
+			u.Role, f = r, f[:len(f)-1]
+		}
 		switch len(f) {
 		case 2:
-			u = TeamUser{Team: f[0], NKey: f[1]}
+			u.Team, u.NKey = f[0], f[1]
 		case 3:
-			u = TeamUser{Team: f[0], User: f[1], Password: f[2]}
+			u.Team, u.User, u.Password = f[0], f[1], f[2]
 		default:
 			// The line may hold a password: never echo it.
-			return nil, fmt.Errorf("users file %s, line %d: want TEAM USER PASSWORD or TEAM NKEY (%d fields)", path, n, len(f))
+			return nil, fmt.Errorf("users file %s, line %d: want TEAM USER PASSWORD or TEAM NKEY, and role=ROLE or none (%d fields)", path, n, len(f))
 		}
 		if err := checkTeam(u.Team); err != nil {
 			return nil, fmt.Errorf("users file %s, line %d: %w", path, n, err)

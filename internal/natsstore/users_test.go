@@ -23,7 +23,8 @@ func TestUsersFile(t *testing.T) {
 		return p
 	}
 	const pub = "UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4"
-	got, err := natsstore.ReadUsersFile(write(t, "# team user password\n\nalpha alice s3cret-one\n  beta "+pub+"  \nalpha carol $2a$11$abcdefghijklmnopqrstuv\n", 0o600))
+	got, err := natsstore.ReadUsersFile(write(t, "# team user password\n\nalpha alice s3cret-one\n  beta "+pub+"  \nalpha carol $2a$11$abcdefghijklmnopqrstuv\n"+
+		"alpha "+pub+" role=worker\nalpha dave s3cret-one role=person\nalpha erin s3cret-one role=lead\n", 0o600))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,6 +32,9 @@ func TestUsersFile(t *testing.T) {
 		{Team: "alpha", User: "alice", Password: "s3cret-one"},
 		{Team: "beta", NKey: pub},
 		{Team: "alpha", User: "carol", Password: "$2a$11$abcdefghijklmnopqrstuv"},
+		{Team: "alpha", NKey: pub, Role: natsstore.RoleWorker},
+		{Team: "alpha", User: "dave", Password: "s3cret-one", Role: natsstore.RolePerson},
+		{Team: "alpha", User: "erin", Password: "s3cret-one", Role: natsstore.RoleLead},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
@@ -47,6 +51,9 @@ func TestUsersFile(t *testing.T) {
 		{"a team that is no token", "alpha.> alice s3cret-two\n", 0o600, "only letters"},
 		{"a user that is no token", "alpha al*ce s3cret-two\n", 0o600, "only letters"},
 		{"nobody", "# nobody yet\n", 0o600, "lists no user"},
+		{"a role that is none", "alpha alice s3cret-two role=admin\n", 0o600, "line 1: role= is lead, worker or person"},
+		{"an empty role", "alpha alice s3cret-two role=\n", 0o600, "line 1: role= is lead, worker or person"},
+		{"a role alone", "alpha role=worker\n", 0o600, "line 1: want TEAM USER PASSWORD or TEAM NKEY"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := natsstore.ReadUsersFile(write(t, tc.content, tc.mode))
