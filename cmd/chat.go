@@ -209,6 +209,7 @@ func runLineChat(ctx context.Context, opts *ChatOptions, lines *linechat.Chat, w
 		Notice:     fmt.Sprintf("agentteam chat in lines (%s) · %s · %s · %s", why, screen.ModelName, screen.Workspace, screen.Sandbox) + "\n" + screen.Notice,
 		In:         opts.IO.In,
 		Echo:       !isTerminal(in) || !isTerminal(out), // a terminal's echo reaches a terminal only
+		Script:     !isTerminal(in),
 		Interrupts: intr,
 	})
 }

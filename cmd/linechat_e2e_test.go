@@ -271,3 +271,67 @@ func TestChatInLinesQuitWaitsForTheLinesBeforeIt(t *testing.T) {
 		t.Fatalf("/quit came before the answer to the line above it:\n%s", r.stdout)
 	}
 }
+
+// A script's slash commands see what the lines above them did: each line
+// waits for the team to be still, so /approve finds the plan the teammate
+// spawned above it submitted, and no command's text lands in a reply.
+func TestChatInLinesAScriptsCommandsRunAfterTheLinesAbove(t *testing.T) {
+	ws := t.TempDir()
+	script := strings.Join([]string{
+		"/auto off",
+		"spawn alice as programmer",
+		"spawn carol as reviewer with a plan to review parse.go",
+		"/approve carol looks fine",
+		"/send carol also check the tests",
+		"tell alice to message carol: the parser is ready",
+		"list team",
+		"/team",
+		"shutdown alice",
+		"/inbox",
+		"/quit",
+	}, "\n") + "\n"
+	r := runBin(t, ws, nil, script, "chat", "--demo")
+	mustSucceed(t, r, "chat in lines")
+	out := r.stdout
+	approve := strings.Index(out, "lead> /approve carol looks fine\n")
+	if approve < 0 || !strings.HasPrefix(out[approve:], "lead> /approve carol looks fine\n") {
+		t.Fatalf("no /approve line:\n%s", out)
+	}
+	next := out[approve:]
+	if end := strings.Index(next, "lead> /send"); end > 0 {
+		next = next[:end]
+	}
+	if !strings.Contains(next, "Approved carol's plan") {
+		t.Fatalf("/approve ran before carol's plan came (its answer: %q):\n%s", next, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "Here is what") && l != "Here is what I did:" {
+			t.Fatalf("a line cut the lead's reply (%q):\n%s", l, out)
+		}
+	}
+	if strings.Index(out, "lead> /quit") < strings.Index(out, "alice is shutdown") {
+		t.Fatalf("/quit came before the line above it was done:\n%s", out)
+	}
+}
+
+// The same with a teammate slow to plan: /approve waits for its plan however
+// long it takes (the delay only makes the line run early without the wait).
+func TestChatInLinesApproveWaitsForASlowTeammatesPlan(t *testing.T) {
+	ws := t.TempDir()
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{{Name: "spawn_teammate", Args: `{"name":"carol","role":"reviewer","prompt":"review parse.go","plan_mode":true}`}}},
+			{Content: "carol is planning"},
+		},
+		"carol": {
+			{Delay: 500 * time.Millisecond, ToolCalls: []fakellm.ToolCall{{Name: "submit_plan", Args: `{"plan":"read parse.go"}`}}},
+			{Content: "plan sent"},
+		},
+	}, func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} }), fakellm.WithAPIKey("test-key"))
+	r := runBin(t, ws, fakeEnv(srv), "/auto off\nspawn carol to review parse.go with a plan\n/approve carol go ahead\n", "chat")
+	mustSucceed(t, r, "chat in lines")
+	at := strings.Index(r.stdout, "lead> /approve carol go ahead\n")
+	if at < 0 || !strings.Contains(r.stdout[at:], "Approved carol's plan") {
+		t.Fatalf("/approve did not find carol's plan:\n%s", r.stdout)
+	}
+}

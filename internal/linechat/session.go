@@ -30,7 +30,13 @@ type session struct {
 	streamed bool         // the lead's reply of this turn has streamed text
 	turns    uint64       // the lead's turns ended so far
 	stopped  bool         // the last of them failed or was interrupted
-	turnEnd  chan struct{}
+	// changed is signalled (coalesced) by every event and turn's end.
+	changed chan struct{}
+	// settled, when not nil, is asked before each line is taken: a script
+	// waits for the team to be still, as a person reading it would.
+	settled func() bool
+	// cycled is signalled when the lead's cycle ends (nil: never).
+	cycled <-chan struct{}
 
 	// pending are lines read while the lead worked, to be taken in order;
 	// eof: the input has ended.
@@ -44,7 +50,7 @@ type session struct {
 type pendingAsk struct{ id, who string }
 
 func newSession(out *printer, line func(team.Event) string) *session {
-	return &session{out: out, line: line, turnEnd: make(chan struct{}, 1)}
+	return &session{out: out, line: line, changed: make(chan struct{}, 1)}
 }
 
 // maxAskDiffLines is how much of a write's diff an ask shows.
@@ -52,6 +58,7 @@ const maxAskDiffLines = 20
 
 // event shows one team event; agents' goroutines call it.
 func (s *session) event(e team.Event) {
+	defer s.signal()
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -131,8 +138,13 @@ func (s *session) endTurn(stopped bool) {
 	s.turns++
 	s.stopped = stopped
 	s.mu.Unlock()
+	s.signal()
+}
+
+// signal tells a wait that something changed.
+func (s *session) signal() {
 	select {
-	case s.turnEnd <- struct{}{}:
+	case s.changed <- struct{}{}:
 	default:
 	}
 }
@@ -219,6 +231,12 @@ func (s *session) loop(ctx context.Context, eng tui.Engine, lines <-chan string,
 		if len(s.pending) == 0 && s.eof {
 			return
 		}
+		if s.settled != nil && s.wait(ctx, eng, s.settled, lines, intr) {
+			return
+		}
+		if len(s.pending) == 0 && s.eof {
+			return
+		}
 		s.out.showPrompt()
 		var l string
 		if len(s.pending) > 0 {
@@ -271,21 +289,23 @@ func (s *session) handle(ctx context.Context, eng tui.Engine, l string, lines <-
 		return false
 	}
 	answered := func() bool { n, ok := said(eng, text); return n > earlier && ok }
-	return s.wait(ctx, eng, before, answered, lines, intr)
+	return s.wait(ctx, eng, func() bool { return s.turnOver(before, answered) }, lines, intr)
 }
 
-// wait waits for the end of the lead's turn that answers the message; a
-// permission ask can be answered meanwhile, other lines wait their turn.
+// wait waits until done, asked again at each change: for the end of the
+// lead's turn that answers a message, or for a script's team to be still.
+// A permission ask can be answered meanwhile, other lines wait their turn.
 // It reports whether the person is leaving.
-func (s *session) wait(ctx context.Context, eng tui.Engine, before uint64, answered func() bool, lines <-chan string, intr <-chan os.Signal) bool {
+func (s *session) wait(ctx context.Context, eng tui.Engine, done func() bool, lines <-chan string, intr <-chan os.Signal) bool {
 	if s.eof {
 		lines = nil
 	}
-	for !s.turnOver(before, answered) {
+	for !done() {
 		select {
 		case <-ctx.Done():
 			return true
-		case <-s.turnEnd:
+		case <-s.changed:
+		case <-s.cycled:
 		case <-intr:
 			if s.armed {
 				return true
@@ -310,8 +330,8 @@ func (s *session) wait(ctx context.Context, eng tui.Engine, before uint64, answe
 }
 
 // now takes a line read while the lead works: an answer to a permission
-// ask (the lead may be waiting for it) and /quit are taken at once, the
-// rest after the turn. It reports whether the person is leaving.
+// ask (the lead may be waiting for it) and, typed at a terminal, /quit are
+// taken at once, the rest in order. It reports whether the person is leaving.
 func (s *session) now(ctx context.Context, eng tui.Engine, l string) bool {
 	text := strings.TrimSpace(l)
 	name, _, _ := strings.Cut(text, " ")
@@ -321,8 +341,8 @@ func (s *session) now(ctx context.Context, eng tui.Engine, l string) bool {
 		if name[0] != '/' && s.firstAsk() == "" {
 			break
 		}
-		if (name == "/quit" || name == "/exit") && len(s.pending) > 0 {
-			break // lines before it were read first: they go first
+		if (name == "/quit" || name == "/exit") && (len(s.pending) > 0 || s.settled != nil) {
+			break // lines before it were read first, or a script's go in order
 		}
 		if s.echo {
 			s.out.line(prompt + l)
@@ -364,6 +384,6 @@ func (s *session) show(r tui.Reply, err error) {
 		return
 	}
 	if text := strings.TrimRight(r.Text, "\n"); text != "" {
-		s.out.line(text)
+		s.out.aside(text) // never into a line of a reply streaming meanwhile
 	}
 }
