@@ -154,6 +154,9 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if opts.ResumeID != team.CurrentSessionID {
 		topts.RestoreSession = opts.ResumeID
 	}
+	// A person at a terminal says whether to go on past the budget; a
+	// script cannot foresee when it is reached, so its team stops as a run's.
+	topts.Budget.Ask = isTerminal(in)
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, true); err != nil {
 		return err
 	}

@@ -192,7 +192,7 @@ func (t *Team) newAgentModel(c ModelChoice, u Usage) *agentModel {
 }
 
 func (a *agentModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
-	if err := a.spend.take(); err != nil {
+	if err := a.spend.take(ctx); err != nil {
 		return loop.Response{}, err
 	}
 	c := a.cur.Load()

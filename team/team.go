@@ -248,7 +248,9 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		changed:      make(chan struct{}, 1),
 		halted:       make(chan struct{}),
 	}
-	t.spend = newSpend(opts.Budget, t.halt)
+	t.spend = newSpend(opts.Budget, t.halt, func(err error) {
+		t.events.Notify(Event{Payload: Failure{Class: ClassBudgetAsk, Text: AskText(err)}})
+	})
 	if !worker {
 		// Once this process no longer runs the team, it changes neither
 		// the registry nor the task board.

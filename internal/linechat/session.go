@@ -44,6 +44,9 @@ type session struct {
 	eof     bool
 	// armed: ctrl+c was pressed since the last line; the next one leaves.
 	armed bool
+	// budgetAsked: the team's budget is reached and the person is asked
+	// whether to go on (y or n, once no permission ask waits).
+	budgetAsked bool
 }
 
 // pendingAsk is a tool call waiting for the person's permission.
@@ -70,6 +73,13 @@ func (s *session) event(e team.Event) {
 			return
 		}
 	case team.Failure:
+		if p.Class == team.ClassBudgetAsk {
+			s.mu.Lock()
+			s.budgetAsked = true
+			s.mu.Unlock()
+			s.out.line(stamp + p.Text + "\n  answer y (go on with as much again) or n (stop the team)")
+			return
+		}
 		if e.Agent == workspace.LeadName {
 			// A lead that failed has ended its turn, and its reply.
 			s.replyEnded()
@@ -274,7 +284,7 @@ func (s *session) handle(ctx context.Context, eng tui.Engine, l string, lines <-
 	switch {
 	case text == "":
 		return false
-	case s.answerAsk(ctx, eng, text):
+	case s.answerAsk(ctx, eng, text), s.answerBudget(eng, text):
 		return false
 	case strings.HasPrefix(text, "/"):
 		return s.command(ctx, eng, text)
@@ -301,6 +311,9 @@ func (s *session) wait(ctx context.Context, eng tui.Engine, done func() bool, li
 		lines = nil
 	}
 	for !done() {
+		if s.answerPending(ctx, eng) {
+			return true
+		}
 		select {
 		case <-ctx.Done():
 			return true
@@ -329,6 +342,37 @@ func (s *session) wait(ctx context.Context, eng tui.Engine, done func() bool, li
 	return false
 }
 
+// answerPending takes the next line read ahead as the answer to an ask
+// that came after it was read (a script's y); at the end of input a
+// reached budget is answered no, as nobody is left to say go on. It
+// reports whether the person is leaving.
+func (s *session) answerPending(ctx context.Context, eng tui.Engine) bool {
+	next := len(s.pending) > 0 && isAnswer(s.pending[0])
+	if s.eof && !next && s.firstAsk() == "" && s.asked() {
+		s.answerBudget(eng, "n")
+		return false
+	}
+	if !next || (s.firstAsk() == "" && !s.asked()) {
+		return false
+	}
+	l := s.pending[0]
+	s.pending = s.pending[1:]
+	if s.echo {
+		s.out.line(prompt + l)
+	}
+	return s.handle(ctx, eng, l, nil, nil)
+}
+
+// isAnswer reports whether a line answers an ask: y, a or n and a reason.
+func isAnswer(l string) bool {
+	word, _, _ := strings.Cut(strings.TrimSpace(l), " ")
+	switch strings.ToLower(word) {
+	case "y", "yes", "a", "always", "n", "no":
+		return true
+	}
+	return false
+}
+
 // now takes a line read while the lead works: an answer to a permission
 // ask (the lead may be waiting for it) and, typed at a terminal, /quit are
 // taken at once, the rest in order. It reports whether the person is leaving.
@@ -338,7 +382,7 @@ func (s *session) now(ctx context.Context, eng tui.Engine, l string) bool {
 	name = strings.ToLower(name)
 	switch name {
 	case "y", "yes", "a", "always", "n", "no", "/allow", "/always", "/deny", "/quit", "/exit":
-		if name[0] != '/' && s.firstAsk() == "" {
+		if name[0] != '/' && s.firstAsk() == "" && !s.asked() {
 			break
 		}
 		if (name == "/quit" || name == "/exit") && (len(s.pending) > 0 || s.settled != nil) {
@@ -351,6 +395,34 @@ func (s *session) now(ctx context.Context, eng tui.Engine, l string) bool {
 	}
 	s.pending = append(s.pending, l)
 	return false
+}
+
+func (s *session) asked() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.budgetAsked
+}
+
+// answerBudget takes y and n as the answer to a reached budget, once no
+// permission ask waits.
+func (s *session) answerBudget(eng tui.Engine, text string) bool {
+	if !s.asked() || s.firstAsk() != "" {
+		return false
+	}
+	var goOn bool
+	switch strings.ToLower(text) {
+	case "y", "yes":
+		goOn = true
+	case "n", "no":
+	default:
+		return false
+	}
+	s.mu.Lock()
+	s.budgetAsked = false
+	s.mu.Unlock()
+	text, err := eng.AnswerBudget(goOn)
+	s.show(tui.Reply{Text: text}, err)
+	return true
 }
 
 // answerAsk takes y, a and n [reason] as the answer to the oldest ask.
