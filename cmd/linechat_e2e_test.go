@@ -335,3 +335,43 @@ func TestChatInLinesApproveWaitsForASlowTeammatesPlan(t *testing.T) {
 		t.Fatalf("/approve did not find carol's plan:\n%s", r.stdout)
 	}
 }
+
+// personApprovesAPlan runs a chat in which the person approves carol's plan
+// before the lead has read its request, then speaks to the lead again.
+func personApprovesAPlan(t *testing.T) *fakellm.Server {
+	t.Helper()
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{{Name: "spawn_teammate", Args: `{"name":"carol","role":"reviewer","prompt":"review parse.go","plan_mode":true}`}}},
+			{Content: "carol is planning"},
+			{Content: "noted"},
+		},
+		"carol": {
+			{ToolCalls: []fakellm.ToolCall{{Name: "submit_plan", Args: `{"plan":"read parse.go"}`}}},
+			{Content: "plan sent"},
+			{Content: "reviewed"},
+		},
+	}, func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} }), fakellm.WithAPIKey("test-key"))
+	t.Cleanup(srv.Close)
+	r := runBin(t, t.TempDir(), fakeEnv(srv), "/auto off\nspawn carol with a plan\n/approve carol go ahead\nwhat now?\n", "chat")
+	mustSucceed(t, r, "chat in lines")
+	return srv
+}
+
+// A plan the person answered reaches the lead as done, not as a request
+// it is asked to review (and would be refused for: none waits).
+func TestALeadIsNotAskedToReviewAPlanThePersonAnswered(t *testing.T) {
+	srv := personApprovesAPlan(t)
+	reqs := srv.Requests("lead")
+	last := reqs[len(reqs)-1]
+	var told bool
+	for _, m := range last.Messages {
+		if strings.Contains(m.Content, `type="plan_approval_request"`) {
+			t.Fatalf("the lead was given the answered plan to review:\n%s", m.Content)
+		}
+		told = told || strings.Contains(m.Content, "The person has already approved carol's plan")
+	}
+	if !told {
+		t.Fatalf("the lead was not told the person approved carol's plan: %+v", last.Messages)
+	}
+}
