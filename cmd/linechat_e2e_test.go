@@ -375,3 +375,18 @@ func TestALeadIsNotAskedToReviewAPlanThePersonAnswered(t *testing.T) {
 		t.Fatalf("the lead was not told the person approved carol's plan: %+v", last.Messages)
 	}
 }
+
+// The teammate is told who approved its plan: the person, not the lead.
+func TestATeammateIsToldThePersonApprovedItsPlan(t *testing.T) {
+	srv := personApprovesAPlan(t)
+	reqs := srv.Requests("carol")
+	var got string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if strings.Contains(m.Content, `type="plan_approval_response"`) {
+			got = m.Content
+		}
+	}
+	if !strings.Contains(got, "The person approved your plan") || strings.Contains(got, "The lead approved") {
+		t.Fatalf("carol's answer to her plan reads:\n%s", got)
+	}
+}

@@ -142,7 +142,7 @@ func (p *plans) review(from, id string, approve bool, feedback string) (string, 
 	// The registry says so before the teammate is told: once told it may
 	// finish and report before a later write would land.
 	p.setState(m, state)
-	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(approve, feedback), CorrelationID: id}
+	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(from, approve, feedback), CorrelationID: id}
 	if err := p.rq.send(msg, planPayload{RequestID: id, Approve: boolp(approve), Feedback: feedback}); err != nil {
 		return "", err
 	}
