@@ -188,6 +188,12 @@ func TestChatInLinesAnswersAPermissionAskFromStdin(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(ws, "notes.txt")); err != nil || string(got) != "hello from the lead\n" {
 		t.Fatalf("notes.txt = %q, %v after y", got, err)
 	}
+	// The tool result says the call was allowed: no message after it says so again.
+	for _, m := range srv.Requests("lead")[1].Messages {
+		if strings.Contains(m.Content, "allowed your tool call") {
+			t.Fatalf("the lead was told again that its call was allowed: %q", m.Content)
+		}
+	}
 
 	lc.send("now remove it")
 	lc.waitFor("answer y (allow once)", 2)
@@ -388,5 +394,35 @@ func TestATeammateIsToldThePersonApprovedItsPlan(t *testing.T) {
 	}
 	if !strings.Contains(got, "The person approved your plan") || strings.Contains(got, "The lead approved") {
 		t.Fatalf("carol's answer to her plan reads:\n%s", got)
+	}
+}
+
+// An interrupted reply stays in the conversation as far as it streamed,
+// marked so: the person's next message does not follow theirs.
+func TestChatInLinesKeepsAnInterruptedReply(t *testing.T) {
+	ws := t.TempDir()
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{"lead": {
+		{Content: "half a reply", NoDone: true},
+		{Content: "the rest"},
+	}}, func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} }), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	lc := startLineChat(t, ws, fakeEnv(srv), "chat")
+	lc.send("take your time")
+	lc.waitFor("half a reply", 1)
+	if err := lc.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	lc.waitFor("(the lead's turn was interrupted)", 1)
+	lc.send("go on")
+	lc.waitFor("the rest", 1)
+	lc.stdin.Close()
+	lc.exit()
+	var roles []string
+	for _, m := range srv.Requests("lead")[1].Messages[1:] { // after the system prompt
+		roles = append(roles, m.Role+": "+m.Content)
+	}
+	want := []string{"user: take your time", "assistant: half a reply\n\n(interrupted)", "user: go on"}
+	if strings.Join(roles, "|") != strings.Join(want, "|") {
+		t.Fatalf("the conversation after the interrupt is\n%q\nwant\n%q", roles, want)
 	}
 }

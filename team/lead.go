@@ -30,7 +30,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Name:        workspace.LeadName,
 		System:      leadSystemPrompt(t.teamName(), t.ws.Root, t.models.Catalog()),
 		Model:       t.leadModel,
-		Inbox:       leadInbox{Inbox: t.store, p: t.plans},
+		Inbox:       agentInbox{Inbox: t.store, plans: t.plans},
 		SessionPath: t.ws.SessionPath(workspace.LeadName),
 		Session:     fencedSession{SessionLog: loop.FileSession(t.ws.SessionPath(workspace.LeadName)), fence: t.ownerFence},
 		MaxTurns:    t.opts.MaxTurns,

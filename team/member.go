@@ -225,7 +225,7 @@ func (r *roster) newTeammateAgent(m *member) (*loop.Agent, error) {
 		Name:        name,
 		System:      system,
 		Model:       m.model,
-		Inbox:       t.store,
+		Inbox:       agentInbox{Inbox: t.store},
 		SessionPath: t.teammateSessionPath(name),
 		Session:     session,
 		MaxTurns:    t.opts.MaxTurns,

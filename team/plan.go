@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/request"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -150,35 +149,6 @@ func (p *plans) review(from, id string, approve bool, feedback string) (string, 
 		return fmt.Sprintf("Approved %s's plan; it may now change things.", author), nil
 	}
 	return fmt.Sprintf("Rejected %s's plan; it will revise and resubmit.", author), nil
-}
-
-// leadInbox is the lead's inbox as its loop reads it: the request of a
-// plan the person has answered comes as a message saying so, so the lead
-// is not asked to review what is no longer waiting.
-type leadInbox struct {
-	loop.Inbox
-	p *plans
-}
-
-func (li leadInbox) ReadUnread(name string) (inbox.Batch, error) {
-	b, err := li.Inbox.ReadUnread(name)
-	for i, m := range b.Messages {
-		if m.Type != TypePlanApprovalRequest {
-			continue
-		}
-		v, ok := li.p.byPerson.Load(m.CorrelationID)
-		if !ok {
-			continue
-		}
-		word := "rejected"
-		if v.(bool) {
-			word = "approved"
-		}
-		m.Type = inbox.TypeMessage
-		m.Content = fmt.Sprintf("The person has already %s %s's plan (request %s): there is nothing for you to review.", word, m.From, m.CorrelationID)
-		b.Messages[i] = m
-	}
-	return b, err
 }
 
 // expire answers a plan the lead did not review in time (the request
