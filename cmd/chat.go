@@ -107,6 +107,12 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		switch {
 		case len(list) <= 1 && (len(list) == 0 || list[0].Current): // nothing earlier to pick from
 		default:
+			if st, _ := storeURL(opts.GlobalOptions); st == "" || st == "file" {
+				// Refused now rather than after the person has chosen.
+				if err := team.CheckNotRunning(ws.TeamDir()); err != nil {
+					return err
+				}
+			}
 			var id string
 			if lineMode != "" { // a numbered choice in lines
 				id, err = linechat.PickSession(ctx, opts.IO.In, opts.IO.Out, list, !isTerminal(in) || !isTerminal(out))
