@@ -319,7 +319,9 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		return fail(err)
 	}
 	if !opts.Resume {
-		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
+		if fi, err := os.Stat(ws.SessionPath(workspace.LeadName)); err == nil && fi.Size() > 0 {
+			_ = archiveLead(ws, time.Now().UTC()) // as before: a start is not refused for it
+		}
 	} else if opts.RestoreSession != "" {
 		if err := RestoreSession(ws, opts.RestoreSession, time.Now().UTC()); err != nil {
 			return fail(err)
