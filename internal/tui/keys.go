@@ -13,7 +13,7 @@ var allKeys = [][2]string{
 	{"ctrl+o", "expand / collapse the results of tool calls"},
 	{"ctrl+t", "show / fold the models' reasoning (thinking… lines)"},
 	{"ctrl+g", "show / fold every write's diff (✎ wrote … lines)"},
-	{"home / end", "top of the conversation / follow new output (input empty)"},
+	{"home / end", "the conversation's top / follow new output (input empty)"},
 	{"?", "all keys (input empty); esc or ? closes"},
 	{"y / A / n", "a permission ask waits (input empty): allow once / allow always / deny with a reason"},
 	{"ctrl+c", "quit: teammates are stopped and marked shutdown"},
