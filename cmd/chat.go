@@ -107,6 +107,12 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		switch {
 		case len(list) <= 1 && (len(list) == 0 || list[0].Current): // nothing earlier to pick from
 		default:
+			if st, _ := storeURL(opts.GlobalOptions); st == "" || st == "file" {
+				// Refused now rather than after the person has chosen.
+				if err := team.CheckNotRunning(ws.TeamDir()); err != nil {
+					return err
+				}
+			}
 			var id string
 			if lineMode != "" { // a numbered choice in lines
 				id, err = linechat.PickSession(ctx, opts.IO.In, opts.IO.Out, list, !isTerminal(in) || !isTerminal(out))
@@ -154,6 +160,9 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if opts.ResumeID != team.CurrentSessionID {
 		topts.RestoreSession = opts.ResumeID
 	}
+	// A person at a terminal says whether to go on past the budget; a
+	// script cannot foresee when it is reached, so its team stops as a run's.
+	topts.Budget.Ask = isTerminal(in)
 	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, true); err != nil {
 		return err
 	}
@@ -209,6 +218,7 @@ func runLineChat(ctx context.Context, opts *ChatOptions, lines *linechat.Chat, w
 		Notice:     fmt.Sprintf("agentteam chat in lines (%s) · %s · %s · %s", why, screen.ModelName, screen.Workspace, screen.Sandbox) + "\n" + screen.Notice,
 		In:         opts.IO.In,
 		Echo:       !isTerminal(in) || !isTerminal(out), // a terminal's echo reaches a terminal only
+		Script:     !isTerminal(in),
 		Interrupts: intr,
 	})
 }

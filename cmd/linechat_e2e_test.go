@@ -188,6 +188,12 @@ func TestChatInLinesAnswersAPermissionAskFromStdin(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(ws, "notes.txt")); err != nil || string(got) != "hello from the lead\n" {
 		t.Fatalf("notes.txt = %q, %v after y", got, err)
 	}
+	// The tool result says the call was allowed: no message after it says so again.
+	for _, m := range srv.Requests("lead")[1].Messages {
+		if strings.Contains(m.Content, "allowed your tool call") {
+			t.Fatalf("the lead was told again that its call was allowed: %q", m.Content)
+		}
+	}
 
 	lc.send("now remove it")
 	lc.waitFor("answer y (allow once)", 2)
@@ -269,5 +275,154 @@ func TestChatInLinesQuitWaitsForTheLinesBeforeIt(t *testing.T) {
 	}
 	if strings.Index(r.stdout, "- list the team:") > strings.Index(r.stdout, "lead> /quit") {
 		t.Fatalf("/quit came before the answer to the line above it:\n%s", r.stdout)
+	}
+}
+
+// A script's slash commands see what the lines above them did: each line
+// waits for the team to be still, so /approve finds the plan the teammate
+// spawned above it submitted, and no command's text lands in a reply.
+func TestChatInLinesAScriptsCommandsRunAfterTheLinesAbove(t *testing.T) {
+	ws := t.TempDir()
+	script := strings.Join([]string{
+		"/auto off",
+		"spawn alice as programmer",
+		"spawn carol as reviewer with a plan to review parse.go",
+		"/approve carol looks fine",
+		"/send carol also check the tests",
+		"tell alice to message carol: the parser is ready",
+		"list team",
+		"/team",
+		"shutdown alice",
+		"/inbox",
+		"/quit",
+	}, "\n") + "\n"
+	r := runBin(t, ws, nil, script, "chat", "--demo")
+	mustSucceed(t, r, "chat in lines")
+	out := r.stdout
+	approve := strings.Index(out, "lead> /approve carol looks fine\n")
+	if approve < 0 || !strings.HasPrefix(out[approve:], "lead> /approve carol looks fine\n") {
+		t.Fatalf("no /approve line:\n%s", out)
+	}
+	next := out[approve:]
+	if end := strings.Index(next, "lead> /send"); end > 0 {
+		next = next[:end]
+	}
+	if !strings.Contains(next, "Approved carol's plan") {
+		t.Fatalf("/approve ran before carol's plan came (its answer: %q):\n%s", next, out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "Here is what") && l != "Here is what I did:" {
+			t.Fatalf("a line cut the lead's reply (%q):\n%s", l, out)
+		}
+	}
+	if strings.Index(out, "lead> /quit") < strings.Index(out, "alice is shutdown") {
+		t.Fatalf("/quit came before the line above it was done:\n%s", out)
+	}
+}
+
+// The same with a teammate slow to plan: /approve waits for its plan however
+// long it takes (the delay only makes the line run early without the wait).
+func TestChatInLinesApproveWaitsForASlowTeammatesPlan(t *testing.T) {
+	ws := t.TempDir()
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{{Name: "spawn_teammate", Args: `{"name":"carol","role":"reviewer","prompt":"review parse.go","plan_mode":true}`}}},
+			{Content: "carol is planning"},
+		},
+		"carol": {
+			{Delay: 500 * time.Millisecond, ToolCalls: []fakellm.ToolCall{{Name: "submit_plan", Args: `{"plan":"read parse.go"}`}}},
+			{Content: "plan sent"},
+		},
+	}, func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} }), fakellm.WithAPIKey("test-key"))
+	r := runBin(t, ws, fakeEnv(srv), "/auto off\nspawn carol to review parse.go with a plan\n/approve carol go ahead\n", "chat")
+	mustSucceed(t, r, "chat in lines")
+	at := strings.Index(r.stdout, "lead> /approve carol go ahead\n")
+	if at < 0 || !strings.Contains(r.stdout[at:], "Approved carol's plan") {
+		t.Fatalf("/approve did not find carol's plan:\n%s", r.stdout)
+	}
+}
+
+// personApprovesAPlan runs a chat in which the person approves carol's plan
+// before the lead has read its request, then speaks to the lead again.
+func personApprovesAPlan(t *testing.T) *fakellm.Server {
+	t.Helper()
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{
+		"lead": {
+			{ToolCalls: []fakellm.ToolCall{{Name: "spawn_teammate", Args: `{"name":"carol","role":"reviewer","prompt":"review parse.go","plan_mode":true}`}}},
+			{Content: "carol is planning"},
+			{Content: "noted"},
+		},
+		"carol": {
+			{ToolCalls: []fakellm.ToolCall{{Name: "submit_plan", Args: `{"plan":"read parse.go"}`}}},
+			{Content: "plan sent"},
+			{Content: "reviewed"},
+		},
+	}, func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} }), fakellm.WithAPIKey("test-key"))
+	t.Cleanup(srv.Close)
+	r := runBin(t, t.TempDir(), fakeEnv(srv), "/auto off\nspawn carol with a plan\n/approve carol go ahead\nwhat now?\n", "chat")
+	mustSucceed(t, r, "chat in lines")
+	return srv
+}
+
+// A plan the person answered reaches the lead as done, not as a request
+// it is asked to review (and would be refused for: none waits).
+func TestALeadIsNotAskedToReviewAPlanThePersonAnswered(t *testing.T) {
+	srv := personApprovesAPlan(t)
+	reqs := srv.Requests("lead")
+	last := reqs[len(reqs)-1]
+	var told bool
+	for _, m := range last.Messages {
+		if strings.Contains(m.Content, `type="plan_approval_request"`) {
+			t.Fatalf("the lead was given the answered plan to review:\n%s", m.Content)
+		}
+		told = told || strings.Contains(m.Content, "The person has already approved carol's plan")
+	}
+	if !told {
+		t.Fatalf("the lead was not told the person approved carol's plan: %+v", last.Messages)
+	}
+}
+
+// The teammate is told who approved its plan: the person, not the lead.
+func TestATeammateIsToldThePersonApprovedItsPlan(t *testing.T) {
+	srv := personApprovesAPlan(t)
+	reqs := srv.Requests("carol")
+	var got string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if strings.Contains(m.Content, `type="plan_approval_response"`) {
+			got = m.Content
+		}
+	}
+	if !strings.Contains(got, "The person approved your plan") || strings.Contains(got, "The lead approved") {
+		t.Fatalf("carol's answer to her plan reads:\n%s", got)
+	}
+}
+
+// An interrupted reply stays in the conversation as far as it streamed,
+// marked so: the person's next message does not follow theirs.
+func TestChatInLinesKeepsAnInterruptedReply(t *testing.T) {
+	ws := t.TempDir()
+	srv := fakellm.New(fakellm.Queue(map[string][]fakellm.Reply{"lead": {
+		{Content: "half a reply", NoDone: true},
+		{Content: "the rest"},
+	}}, func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} }), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	lc := startLineChat(t, ws, fakeEnv(srv), "chat")
+	lc.send("take your time")
+	lc.waitFor("half a reply", 1)
+	if err := lc.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	lc.waitFor("(the lead's turn was interrupted)", 1)
+	lc.send("go on")
+	lc.waitFor("the rest", 1)
+	lc.stdin.Close()
+	lc.exit()
+	var roles []string
+	for _, m := range srv.Requests("lead")[1].Messages[1:] { // after the system prompt
+		roles = append(roles, m.Role+": "+m.Content)
+	}
+	want := []string{"user: take your time", "assistant: half a reply\n\n(interrupted)", "user: go on"}
+	if strings.Join(roles, "|") != strings.Join(want, "|") {
+		t.Fatalf("the conversation after the interrupt is\n%q\nwant\n%q", roles, want)
 	}
 }

@@ -45,3 +45,23 @@ func TestLineChatResumeOffersANumberedChoice(t *testing.T) {
 		t.Errorf("q changed the sessions: %+v", after)
 	}
 }
+
+// While another process runs the team, `chat --resume` says so at once,
+// not after asking which conversation to open.
+func TestChatResumeRefusesARunningTeamBeforeAsking(t *testing.T) {
+	ws := t.TempDir()
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "list team"), "first run")
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "say hello"), "second run")
+	lc := startLineChat(t, ws, nil, "chat", "--demo", "--resume", "current")
+	lc.waitFor("lead> ", 1)
+
+	r := runBin(t, ws, nil, "1\n", "chat", "--demo", "--plain", "--resume")
+	if r.code == 0 || !strings.Contains(r.stderr, "is already running the team in this workspace") {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "say hello") || strings.Contains(r.stdout, "current") {
+		t.Fatalf("the conversations were offered before the refusal:\n%s", r.stdout)
+	}
+	lc.stdin.Close()
+	lc.exit()
+}

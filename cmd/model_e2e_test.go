@@ -258,3 +258,16 @@ func TestDemoTeammatesShowTheDemoModel(t *testing.T) {
 }
 
 func ptrTo(f float64) *float64 { return &f }
+
+// Under --demo the demo is the only model: /model refuses another name,
+// as it does a model no config file lists.
+func TestModelUnderDemoTakesOnlyTheDemo(t *testing.T) {
+	r := runBin(t, t.TempDir(), nil, "/model gpt-4o\n/model demo\n", "chat", "--demo")
+	mustSucceed(t, r, "chat in lines")
+	if !strings.Contains(r.stdout, `model "gpt-4o" is not configured: the configured models are demo`) {
+		t.Fatalf("/model gpt-4o under --demo was not refused:\n%s", r.stdout)
+	}
+	if strings.Contains(r.stdout, "the lead now uses gpt-4o") || strings.Count(r.stdout, "not configured") != 1 {
+		t.Fatalf("the answers to /model:\n%s", r.stdout)
+	}
+}

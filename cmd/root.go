@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/agentteam/agentteam/internal/config"
 )
@@ -83,8 +84,11 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 	}
 	g := &GlobalOptions{Getenv: getenv}
 	root := &cobra.Command{
-		Use:           "agentteam",
-		Short:         "A lead agent and its teammates, working together through plain files",
+		Use:   "agentteam",
+		Short: "A lead agent and its teammates, working together through plain files",
+		Long: `A lead agent and its teammates, working together through plain files.
+
+agentteam alone opens the chat with the lead (agentteam chat); the commands below do the rest.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          unknownCommand,
@@ -154,12 +158,48 @@ func Execute() (code int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := NewRootCmd(streams, nil)
+	root.SetArgs(defaultToChat(root, os.Args[1:]))
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}
 	return Report(streams.Err, err)
 }
+
+// defaultToChat is args with "chat" first when they name no command and
+// ask for no help: agentteam alone opens the chat, as claude, codex and
+// crush do, and takes chat's flags (agentteam --demo --resume).
+func defaultToChat(root *cobra.Command, args []string) []string {
+	for _, a := range args {
+		if a == "-h" || a == "--help" || a == "--" {
+			return args
+		}
+	}
+	// A copy of the flags, so this look changes nothing the real parse sees.
+	fs := pflag.NewFlagSet("agentteam", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.ParseErrorsWhitelist.UnknownFlags = true
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) {
+		c := *f
+		c.Value = &inertValue{f.Value.Type(), f.NoOptDefVal != ""}
+		fs.AddFlag(&c)
+	})
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return args // a command, or a word cobra will call unknown
+	}
+	return append([]string{"chat"}, args...)
+}
+
+// inertValue takes any value of a flag and keeps none.
+type inertValue struct {
+	typ    string
+	isBool bool
+}
+
+func (v *inertValue) String() string   { return "" }
+func (v *inertValue) Set(string) error { return nil }
+func (v *inertValue) Type() string     { return v.typ }
+func (v *inertValue) IsBoolFlag() bool { return v.isBool }
 
 // Report prints err as one sentence and returns its exit code.
 func Report(w io.Writer, err error) int {

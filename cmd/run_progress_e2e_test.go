@@ -190,3 +190,16 @@ func TestATeammateFailureIsOneEvent(t *testing.T) {
 		t.Errorf("alice's failure is on stderr %d times:\n%s", c, r.stderr)
 	}
 }
+
+// A shutdown's request is printed before the answer it gets, however soon
+// the idle teammate's runtime answers (runs raced 1 in 6 before).
+func TestRunPrintsAShutdownRequestBeforeItsAnswer(t *testing.T) {
+	for i := range 12 {
+		r := runBin(t, t.TempDir(), nil, "", "run", "--demo", "spawn alice as programmer; shutdown alice")
+		mustSucceed(t, r, "run")
+		req, resp := strings.Index(r.stderr, "lead → alice (shutdown_request)"), strings.Index(r.stderr, "alice → lead (shutdown_response)")
+		if req < 0 || resp < 0 || resp < req {
+			t.Fatalf("run %d: the answer (at %d) before its request (at %d):\n%s", i+1, resp, req, r.stderr)
+		}
+	}
+}

@@ -124,3 +124,26 @@ func TestSessionsGrepFindsWhereSomethingWasSaid(t *testing.T) {
 		t.Fatalf("grep of nothing: %+v", r)
 	}
 }
+
+// A conversation picked from the earlier ones keeps its id when it is put
+// aside again: `sessions show ID` still finds it.
+func TestASessionKeepsItsIDWhenArchivedAgain(t *testing.T) {
+	ws := t.TempDir()
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "list team"), "first run")
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "say hello"), "second run")
+	list := sessionsJSONOf(t, ws)
+	if len(list) != 2 || list[1].Title != "list team" {
+		t.Fatalf("sessions: %+v", list)
+	}
+	id := list[1].ID
+	mustSucceed(t, runBin(t, ws, nil, "", "chat", "--demo", "--resume", id), "chat --resume ID")
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "a third"), "a fresh run")
+	r := runBin(t, ws, nil, "", "sessions", "show", id)
+	mustSucceed(t, r, "sessions show "+id)
+	if !strings.Contains(r.stdout, "list team") {
+		t.Fatalf("sessions show %s:\n%s", id, r.stdout)
+	}
+	if n := len(sessionsJSONOf(t, ws)); n != 3 {
+		t.Fatalf("%d sessions, want 3", n)
+	}
+}

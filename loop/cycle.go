@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -47,7 +48,14 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		resp, err := a.callModel(ctx, turn)
 		if err != nil {
 			if ctx.Err() != nil {
-				return cyc, ctx.Err() // stopped on purpose: not an error to report
+				// Stopped on purpose: not an error to report. What streamed
+				// stays the reply, so the conversation reads as it happened.
+				if text := strings.TrimSpace(resp.Message.Content); text != "" {
+					if recErr := a.record(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text + "\n\n" + InterruptedMark}); recErr != nil {
+						return cyc, errors.Join(ctx.Err(), sourced(SourceSession, recErr))
+					}
+				}
+				return cyc, ctx.Err()
 			}
 			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error(), Source: SourceModel})
 			return cyc, told(SourceModel, err)
@@ -134,12 +142,31 @@ func (a *Agent) hasNews() bool {
 	return last.Role != openai.ChatMessageRoleAssistant || len(last.ToolCalls) > 0
 }
 
+// InterruptedMark ends a reply kept as far as it streamed when its turn
+// was interrupted.
+const InterruptedMark = "(interrupted)"
+
 // callModel makes one turn. A request the server refuses as longer than
 // the context window, or a reply cut at the window's end, compacts the
 // conversation to leave room for the reply and asks again, twice at most.
+// A call its context ended answers with the text streamed so far.
 func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
+	var mu sync.Mutex
+	var streamed strings.Builder
 	for try := 0; ; try++ {
 		req := a.request()
+		show := req.OnDelta
+		req.OnDelta = func(d Delta) {
+			mu.Lock()
+			if d.Restart {
+				streamed.Reset()
+			}
+			streamed.WriteString(d.Content)
+			mu.Unlock()
+			if show != nil {
+				show(d)
+			}
+		}
 		if w := a.window(); try == 0 && w.size > 0 && w.tokens(estimateRequest(req)) > a.replyTarget(w) {
 			// Known not to fit with room for the reply: compact before asking.
 			if dropped, _ := a.compactForReply(); dropped > 0 {
@@ -148,6 +175,12 @@ func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
 			}
 		}
 		resp, err := a.model.Complete(ctx, req)
+		if err != nil && ctx.Err() != nil {
+			mu.Lock()
+			resp = Response{Message: openai.ChatCompletionMessage{Content: streamed.String()}}
+			mu.Unlock()
+			return resp, err
+		}
 		full := err == nil && resp.FinishReason == string(openai.FinishReasonLength) &&
 			a.window().full(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
 		if err == nil && !full {

@@ -1,8 +1,10 @@
 package team
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -16,6 +18,9 @@ type Budget struct {
 	MaxCalls  int     // model calls
 	MaxTokens int     // the servers' token totals
 	MaxCost   float64 // at the configured prices; every model needs one
+	// Ask: a person is there to answer (chat). At a bound the calls wait
+	// for AnswerBudget instead of the team stopping.
+	Ask bool
 }
 
 // Set reports whether b bounds anything.
@@ -35,40 +40,131 @@ var ErrNoPrice = errors.New("--max-cost needs a price for every model: set price
 
 // spend counts a process's calls against its budget; nil spends freely.
 type spend struct {
-	b       Budget
+	b, step Budget      // the bounds now, and the amount a "go on" adds
 	onSpent func(error) // called once, when the first call is refused
+	onAsk   func(error) // with b.Ask, called when the calls start to wait
 	mu      sync.Mutex
 	calls   int
 	tokens  int
 	cost    float64
 	told    bool
+	// gate, while the person is asked, is closed by their answer; stopped:
+	// they said no, and every call is refused.
+	gate    chan struct{}
+	stopped bool
 }
 
-func newSpend(b Budget, onSpent func(error)) *spend {
+func newSpend(b Budget, onSpent, onAsk func(error)) *spend {
 	if !b.Set() {
 		return nil
 	}
-	return &spend{b: b, onSpent: onSpent}
+	return &spend{b: b, step: b, onSpent: onSpent, onAsk: onAsk}
 }
 
-// take counts one call about to be made, or refuses it.
-func (s *spend) take() error {
+// take counts one call about to be made, or refuses it; at a bound a
+// person is asked about, it waits for their answer.
+func (s *spend) take(ctx context.Context) error {
 	if s == nil {
 		return nil
 	}
-	s.mu.Lock()
-	err := s.spent()
-	if err == nil {
-		s.calls++
+	for {
+		s.mu.Lock()
+		err := s.spent()
+		if err == nil {
+			s.calls++
+			s.mu.Unlock()
+			return nil
+		}
+		if !s.b.Ask || s.stopped {
+			tell := !s.told
+			s.told = true
+			s.mu.Unlock()
+			if tell && s.onSpent != nil {
+				s.onSpent(err)
+			}
+			return err
+		}
+		ask := s.gate == nil
+		if ask {
+			s.gate = make(chan struct{})
+		}
+		gate := s.gate
+		s.mu.Unlock()
+		if ask && s.onAsk != nil {
+			s.onAsk(err)
+		}
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	tell := err != nil && !s.told
-	s.told = s.told || tell
-	s.mu.Unlock()
-	if tell && s.onSpent != nil {
-		s.onSpent(err)
-	}
-	return err
 }
+
+// answer is the person's word on a reached budget: go on raises each
+// bound reached by its amount again; no refuses every call from now on.
+func (s *spend) answer(goOn bool) (string, error) {
+	if s == nil {
+		return "", errors.New("the team has no budget")
+	}
+	s.mu.Lock()
+	if s.gate == nil {
+		s.mu.Unlock()
+		return "", errors.New("the team has not reached its budget: there is nothing to answer")
+	}
+	reached := s.spent()
+	close(s.gate)
+	s.gate = nil
+	if !goOn {
+		s.stopped, s.told = true, true
+		s.mu.Unlock()
+		if s.onSpent != nil {
+			s.onSpent(reached)
+		}
+		return "the team stops: its budget is spent", nil
+	}
+	if s.b.MaxCalls > 0 && s.calls >= s.b.MaxCalls {
+		s.b.MaxCalls += s.step.MaxCalls
+	}
+	if s.b.MaxTokens > 0 && s.tokens >= s.b.MaxTokens {
+		s.b.MaxTokens += s.step.MaxTokens
+	}
+	if s.b.MaxCost > 0 && s.cost >= s.b.MaxCost {
+		s.b.MaxCost += s.step.MaxCost
+	}
+	now := s.bounds()
+	s.mu.Unlock()
+	return "the team goes on; its budget is now " + now, nil
+}
+
+// bounds says the bounds now, for the person; s.mu is held.
+func (s *spend) bounds() string {
+	var out []string
+	if s.b.MaxCalls > 0 {
+		out = append(out, fmt.Sprintf("%d model calls", s.b.MaxCalls))
+	}
+	if s.b.MaxTokens > 0 {
+		out = append(out, fmt.Sprintf("%d tokens", s.b.MaxTokens))
+	}
+	if s.b.MaxCost > 0 {
+		out = append(out, FormatCost(&s.b.MaxCost))
+	}
+	return strings.Join(out, ", ")
+}
+
+// AskText is the sentence that asks the person whether to go on.
+func AskText(err error) string {
+	var be *BudgetError
+	if !errors.As(err, &be) {
+		return err.Error()
+	}
+	return "the team reached its budget of " + be.What + ": its model calls wait for your word to go on"
+}
+
+// AnswerBudget answers the question a chat's reached budget asks: go on
+// raises each bound reached by its amount again and lets the waiting calls
+// go on; no stops the team as a run's budget does.
+func (t *Team) AnswerBudget(goOn bool) (string, error) { return t.spend.answer(goOn) }
 
 // spent is the bound reached, if any; s.mu is held.
 func (s *spend) spent() error {

@@ -19,6 +19,10 @@ type Chat struct {
 	auto atomic.Bool
 	say  chan struct{} // coalesced: the person said something
 	done chan struct{}
+	// ended is signalled (coalesced) when the lead's cycles end, even ones
+	// that found nothing to do and told nobody; running is true till then.
+	ended   chan struct{}
+	running atomic.Bool
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the lead's current cycle, nil when idle
@@ -26,7 +30,7 @@ type Chat struct {
 
 // StartChat starts the lead's interactive loop.
 func (t *Team) StartChat(ctx context.Context, auto bool) *Chat {
-	c := &Chat{t: t, say: make(chan struct{}, 1), done: make(chan struct{})}
+	c := &Chat{t: t, say: make(chan struct{}, 1), done: make(chan struct{}), ended: make(chan struct{}, 1)}
 	c.auto.Store(auto)
 	go c.run(ctx)
 	return c
@@ -63,6 +67,23 @@ func (c *Chat) Busy() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.cancel != nil
+}
+
+// CycleEnded is signalled when the lead's cycles have ended and their
+// answers are told: Settled may have changed without an event.
+func (c *Chat) CycleEnded() <-chan struct{} { return c.ended }
+
+// Settled reports whether nothing moves by itself: no teammate of this
+// process works, waits for a worker or has a message to take, the lead is
+// not in a turn, and with auto on it has no unread message to start one.
+func (c *Chat) Settled() bool {
+	if c.t.roster.moving() {
+		return false
+	}
+	if c.auto.Load() && c.t.inboxes.hasUnread(workspace.LeadName) {
+		return false
+	}
+	return !c.running.Load()
 }
 
 // Interrupt ends the lead's current cycle: tool calls in flight end, every
@@ -123,6 +144,15 @@ func (c *Chat) run(ctx context.Context) {
 
 // cycle runs lead cycles until there is nothing new to answer.
 func (c *Chat) cycle(ctx context.Context) {
+	c.running.Store(true)
+	defer func() {
+		// After the turn's answer is told: whoever sees the lead still has seen it.
+		c.running.Store(false)
+		select {
+		case c.ended <- struct{}{}:
+		default:
+		}
+	}()
 	for ctx.Err() == nil {
 		turnCtx, cancel := context.WithCancel(ctx)
 		c.mu.Lock()

@@ -36,7 +36,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		// Its AGENTS.md files, read again at each cycle.
 		Instructions: t.instructionsFor(workspace.LeadName, t.ws),
 		Model:        t.leadModel,
-		Inbox:        t.store,
+		Inbox:        agentInbox{Inbox: t.store, plans: t.plans},
 		SessionPath:  t.ws.SessionPath(workspace.LeadName),
 		Session:      fencedSession{SessionLog: loop.FileSession(t.ws.SessionPath(workspace.LeadName)), fence: t.ownerFence},
 		MaxTurns:     t.opts.MaxTurns,

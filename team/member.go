@@ -228,7 +228,7 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		// Its AGENTS.md files, from where it works: its worktree's own.
 		Instructions: t.instructionsFor(name, ws),
 		Model:        m.model,
-		Inbox:        t.store,
+		Inbox:        agentInbox{Inbox: t.store},
 		SessionPath:  t.teammateSessionPath(name),
 		Session:      session,
 		MaxTurns:     t.opts.MaxTurns,
@@ -376,6 +376,32 @@ func (r *roster) inCycle(name string) (busy, known bool) {
 		return false, false
 	}
 	return m.cycleCancel != nil || m.status == StatusQueued, true
+}
+
+// moving reports whether a teammate of this process will run a cycle
+// without anyone's word: it is in one, queued for one, or alive with
+// unread messages it is about to take.
+func (r *roster) moving() bool {
+	var alive []string
+	r.mu.Lock()
+	for name, m := range r.members {
+		if m.cycleCancel != nil || m.status == StatusQueued {
+			r.mu.Unlock()
+			return true
+		}
+		select {
+		case <-m.done:
+		default:
+			alive = append(alive, name)
+		}
+	}
+	r.mu.Unlock()
+	for _, name := range alive {
+		if r.t.inboxes.hasUnread(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitForWork blocks until the teammate's inbox has unread lines.

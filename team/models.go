@@ -3,6 +3,8 @@ package team
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode"
@@ -192,7 +194,7 @@ func (t *Team) newAgentModel(c ModelChoice, u Usage) *agentModel {
 }
 
 func (a *agentModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
-	if err := a.spend.take(); err != nil {
+	if err := a.spend.take(ctx); err != nil {
 		return loop.Response{}, err
 	}
 	c := a.cur.Load()
@@ -264,6 +266,16 @@ func (t *Team) SetLeadModel(spec string) (string, error) {
 	c, err := t.models.Model("", spec)
 	if err != nil {
 		return "", err
+	}
+	// Only a model the person can see listed (the demo serves any name a
+	// role gives, but offers only itself).
+	cat := t.models.Catalog()
+	var labels []string
+	for _, m := range cat.Models {
+		labels = append(labels, m.Label)
+	}
+	if !slices.Contains(labels, c.Label()) {
+		return "", fmt.Errorf("model %q is not configured: the configured models are %s", spec, strings.Join(labels, ", "))
 	}
 	t.leadModel.set(c)
 	t.writeLeadUsage()

@@ -91,6 +91,18 @@ func (o *ownerLock) release() {
 	_ = o.fl.Unlock()
 }
 
+// CheckNotRunning refuses, with the sentence Open would give, a team
+// another process runs from teamDir (its file owner lock held): before a
+// question that would be asked for nothing.
+func CheckNotRunning(teamDir string) error {
+	o, err := acquireOwner(teamDir)
+	if err != nil {
+		return err
+	}
+	o.release()
+	return nil
+}
+
 // nobodyAlive is the liveness test for the owner of the team's lock: no
 // other process can be running a teammate of this team.
 func nobodyAlive(int) bool { return false }

@@ -111,7 +111,9 @@ const (
 	ClassBoard    ErrorClass = "board"    // the task board
 	ClassStorage  ErrorClass = "storage"  // a full or read-only disk, or events.jsonl that cannot be written
 	ClassBudget   ErrorClass = "budget"   // the run's budget of calls, tokens or cost is spent
-	ClassInternal ErrorClass = "internal" // a bug, caught
+	// The chat's budget is spent and the person is asked whether to go on.
+	ClassBudgetAsk ErrorClass = "budget_ask"
+	ClassInternal  ErrorClass = "internal" // a bug, caught
 )
 
 // Failure (kind "error"): something failed; Text says what, in words.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
@@ -46,6 +47,9 @@ type plans struct {
 	t       *Team // the teammates, the registry
 	rq      *requests
 	timeout time.Duration
+	// byPerson holds the plans the person answered (id → approved): the
+	// lead reads their requests as done, not as plans to review.
+	byPerson sync.Map
 }
 
 // WriteAllowed closes the write tools of a plan-mode teammate until its
@@ -130,11 +134,14 @@ func (p *plans) review(from, id string, approve bool, feedback string) (string, 
 		return "", fmt.Errorf("the plan request %q was already answered", id)
 	}
 	m.planApproved.Store(approve)
+	if from == workspace.UserName {
+		p.byPerson.Store(id, approve)
+	}
 	p.rq.answered(author, ref, from, outcome, feedback)
 	// The registry says so before the teammate is told: once told it may
 	// finish and report before a later write would land.
 	p.setState(m, state)
-	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(approve, feedback), CorrelationID: id}
+	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(from, approve, feedback), CorrelationID: id}
 	if err := p.rq.send(msg, planPayload{RequestID: id, Approve: boolp(approve), Feedback: feedback}); err != nil {
 		return "", err
 	}

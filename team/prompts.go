@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentteam/agentteam/workspace"
 )
 
 func leadSystemPrompt(teamName, root string, models Catalog) string {
@@ -143,10 +145,14 @@ func planRequestText(from, plan, id string) string {
 }
 
 // planReviewText tells a teammate the lead's review of its plan.
-func planReviewText(approve bool, feedback string) string {
-	s := "The lead approved your plan: you may now change files and run any command."
+func planReviewText(from string, approve bool, feedback string) string {
+	who := "The lead"
+	if from == workspace.UserName {
+		who = "The person"
+	}
+	s := who + " approved your plan: you may now change files and run any command."
 	if !approve {
-		s = "The lead rejected your plan. Revise it and submit_plan again."
+		s = who + " rejected your plan. Revise it and submit_plan again."
 	}
 	if feedback != "" {
 		s += "\nFeedback: " + feedback

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -49,6 +50,9 @@ type requests struct {
 	events EventSink
 	store  mailAppender
 	notify func() // a message arrived: whoever waits for the team to settle looks again
+	// sending holds a message's append and its event together: the one
+	// asked, woken by the append, answers only once the question is told.
+	sending sync.Mutex
 }
 
 func newRequests(events EventSink, store mailAppender, notify func()) *requests {
@@ -118,12 +122,28 @@ func (rq *requests) expired(agent string, ref RequestRef, outcome Outcome, reaso
 
 // send delivers a protocol message m (its correlation id set) with its payload.
 func (rq *requests) send(m inbox.Message, payload any) error {
-	raw, err := json.Marshal(payload)
+	m, err := withPayload(m, payload)
 	if err != nil {
 		return err
 	}
+	rq.sending.Lock()
+	defer rq.sending.Unlock()
+	return rq.sendLocked(m)
+}
+
+// withPayload is m carrying payload as JSON.
+func withPayload(m inbox.Message, payload any) (inbox.Message, error) {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return m, err
+	}
 	m.Payload = raw
-	m, err = rq.store.Append(m.To, m)
+	return m, nil
+}
+
+// sendLocked is send for a caller that holds rq.sending.
+func (rq *requests) sendLocked(m inbox.Message) error {
+	m, err := rq.store.Append(m.To, m)
 	if err != nil {
 		return err
 	}

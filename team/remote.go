@@ -105,7 +105,7 @@ func (p *plans) reviewRemote(from, id string, approve bool, feedback string) (st
 	p.rq.answered(author, ref, from, outcome, feedback)
 	// The registry says so before the teammate is told: its process reads it there.
 	p.setState(&member{name: author, role: mb.Role, status: mb.Status}, state)
-	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(approve, feedback), CorrelationID: id}
+	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(from, approve, feedback), CorrelationID: id}
 	if err := p.rq.send(msg, planPayload{RequestID: id, Approve: boolp(approve), Feedback: feedback}); err != nil {
 		return "", true, err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -240,16 +241,49 @@ func RestoreSession(ws *workspace.Workspace, id string, now time.Time) error {
 	}
 	cur := ws.SessionPath(workspace.LeadName)
 	if _, err := os.Lstat(cur); err == nil {
-		dst, err := freeArchivePath(ws, now)
-		if err != nil {
+		if err := archiveLead(ws, now); err != nil {
 			return err
-		}
-		if err := os.Rename(cur, dst); err != nil {
-			return fmt.Errorf("archive the current session: %w", err)
 		}
 	}
 	if err := os.Rename(src, cur); err != nil {
 		return fmt.Errorf("restore session %s: %w", id, err)
+	}
+	// Archived again, it takes back this id: sessions show ID keeps working.
+	if err := statefile.ReplaceFile(currentIDPath(ws), []byte(id+"\n"), 0o644); err != nil {
+		return fmt.Errorf("restore session %s: %w", id, err)
+	}
+	return nil
+}
+
+// currentIDPath holds the id the current conversation had as an earlier
+// one, when it was picked from them.
+func currentIDPath(ws *workspace.Workspace) string {
+	return filepath.Join(ws.SessionsDir(), workspace.LeadName+".id")
+}
+
+// archiveLead moves the current conversation aside as an earlier one:
+// under the id it had before it was picked, else under now's stamp.
+func archiveLead(ws *workspace.Workspace, now time.Time) error {
+	cur := ws.SessionPath(workspace.LeadName)
+	dst := ""
+	if b, err := statefile.ReadFile(currentIDPath(ws), 64); err == nil {
+		if p, err := sessionPath(ws, strings.TrimSpace(string(b))); err == nil && p != cur {
+			if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+				dst = p
+			}
+		}
+	}
+	if dst == "" {
+		var err error
+		if dst, err = freeArchivePath(ws, now); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(cur, dst); err != nil {
+		return fmt.Errorf("archive the current session: %w", err)
+	}
+	if err := os.Remove(currentIDPath(ws)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("archive the current session: %w", err)
 	}
 	return nil
 }

@@ -66,13 +66,21 @@ func (s *shutdowns) request(from, name, reason string) (string, error) {
 	if id := s.rq.openFor(RequestShutdown, name); id != "" {
 		return fmt.Sprintf("%s was already asked to shut down (request %s); its answer will arrive as a message.", name, id), nil
 	}
+	// Opened and told under rq.sending: a teammate that finds it open
+	// (answerIfAsked) answers after the request's message is told.
+	s.rq.sending.Lock()
+	defer s.rq.sending.Unlock()
 	ref, err := s.rq.open(RequestRef{RequestKind: RequestShutdown, From: from, To: name}, reason, s.timeout, s.force)
 	if err != nil {
 		return "", err
 	}
 	id := ref.ID
-	msg := inbox.Message{Type: TypeShutdownRequest, From: from, To: name, Content: shutdownRequestText(reason, id), CorrelationID: id}
-	if err := s.rq.send(msg, shutdownPayload{RequestID: id, Reason: reason}); err != nil {
+	msg, err := withPayload(inbox.Message{Type: TypeShutdownRequest, From: from, To: name, Content: shutdownRequestText(reason, id), CorrelationID: id},
+		shutdownPayload{RequestID: id, Reason: reason})
+	if err == nil {
+		err = s.rq.sendLocked(msg)
+	}
+	if err != nil {
 		if _, open := s.rq.answer(id, RequestShutdown, name, OutcomeFailed); open {
 			s.rq.answered(name, ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
 		}
@@ -133,7 +141,9 @@ func (s *shutdowns) answerIfAsked(m *member) bool {
 			m.planFromRegistry()
 		}
 	}
+	s.rq.sending.Lock() // the request is told before it is answered
 	id := s.rq.openFor(RequestShutdown, m.name)
+	s.rq.sending.Unlock()
 	if id == "" {
 		return false
 	}

@@ -260,7 +260,9 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		changed:      make(chan struct{}, 1),
 		halted:       make(chan struct{}),
 	}
-	t.spend = newSpend(opts.Budget, t.halt)
+	t.spend = newSpend(opts.Budget, t.halt, func(err error) {
+		t.events.Notify(Event{Payload: Failure{Class: ClassBudgetAsk, Text: AskText(err)}})
+	})
 	if !worker {
 		// Once this process no longer runs the team, it changes neither
 		// the registry nor the task board.
@@ -329,7 +331,9 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		return fail(err)
 	}
 	if !opts.Resume {
-		archiveSession(ws.SessionPath(workspace.LeadName), time.Now().UTC())
+		if fi, err := os.Stat(ws.SessionPath(workspace.LeadName)); err == nil && fi.Size() > 0 {
+			_ = archiveLead(ws, time.Now().UTC()) // as before: a start is not refused for it
+		}
 	} else if opts.RestoreSession != "" {
 		if err := RestoreSession(ws, opts.RestoreSession, time.Now().UTC()); err != nil {
 			return fail(err)

@@ -111,6 +111,9 @@ func (t *Team) Usage() TeamUsage {
 	return SumUsage(agents)
 }
 
+// LeadUsage is what the lead used, in this process and, resumed, before.
+func (t *Team) LeadUsage() Usage { return t.leadModel.usage() }
+
 // writeLeadUsage records the lead's model and usage in the registry.
 func (t *Team) writeLeadUsage() {
 	entry := LeadEntry{ModelRef: modelRefOf(t.leadModel.choice()), Usage: t.leadModel.usage()}

@@ -62,6 +62,7 @@ func helpText() string {
 	}
 	b.WriteString("Keys:\n")
 	b.WriteString("  y, a, n REASON                    answer the oldest permission ask: allow once, always, deny\n")
+	b.WriteString("  y, n                              at the team's budget: go on with as much again, or stop\n")
 	b.WriteString("  ctrl+c                            interrupt the lead's turn; twice: leave\n")
 	b.WriteString("  ctrl+d (end of input), /quit      stop the teammates and leave")
 	return b.String()

@@ -38,6 +38,10 @@ type Config struct {
 	// into this output (the input or the output is a pipe), and the
 	// transcript should read as a dialogue.
 	Echo bool
+	// Script: the input is not a terminal. Each line waits until the team
+	// is still (the lead answered, no teammate works), as a person reading
+	// the replies would, so a script's commands see what came before them.
+	Script bool
 	// Interrupts are the person's ctrl+c presses: the first interrupts the
 	// lead's turn, the second leaves. nil: there are none.
 	Interrupts <-chan os.Signal
@@ -88,6 +92,9 @@ func (c *Chat) Run(ctx context.Context, cfg Config) error {
 	var chat *team.Chat
 	if cfg.HasModel {
 		chat = tm.StartChat(runCtx, cfg.Auto)
+		if cfg.Script {
+			s.settled, s.cycled = chat.Settled, chat.CycleEnded()
+		}
 	}
 	if cfg.Notice != "" {
 		s.out.line(cfg.Notice)

@@ -30,7 +30,13 @@ type session struct {
 	streamed bool         // the lead's reply of this turn has streamed text
 	turns    uint64       // the lead's turns ended so far
 	stopped  bool         // the last of them failed or was interrupted
-	turnEnd  chan struct{}
+	// changed is signalled (coalesced) by every event and turn's end.
+	changed chan struct{}
+	// settled, when not nil, is asked before each line is taken: a script
+	// waits for the team to be still, as a person reading it would.
+	settled func() bool
+	// cycled is signalled when the lead's cycle ends (nil: never).
+	cycled <-chan struct{}
 
 	// pending are lines read while the lead worked, to be taken in order;
 	// eof: the input has ended.
@@ -38,13 +44,16 @@ type session struct {
 	eof     bool
 	// armed: ctrl+c was pressed since the last line; the next one leaves.
 	armed bool
+	// budgetAsked: the team's budget is reached and the person is asked
+	// whether to go on (y or n, once no permission ask waits).
+	budgetAsked bool
 }
 
 // pendingAsk is a tool call waiting for the person's permission.
 type pendingAsk struct{ id, who string }
 
 func newSession(out *printer, line func(team.Event) string) *session {
-	return &session{out: out, line: line, turnEnd: make(chan struct{}, 1)}
+	return &session{out: out, line: line, changed: make(chan struct{}, 1)}
 }
 
 // maxAskDiffLines is how much of a write's diff an ask shows.
@@ -52,6 +61,7 @@ const maxAskDiffLines = 20
 
 // event shows one team event; agents' goroutines call it.
 func (s *session) event(e team.Event) {
+	defer s.signal()
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
@@ -63,6 +73,13 @@ func (s *session) event(e team.Event) {
 			return
 		}
 	case team.Failure:
+		if p.Class == team.ClassBudgetAsk {
+			s.mu.Lock()
+			s.budgetAsked = true
+			s.mu.Unlock()
+			s.out.line(stamp + p.Text + "\n  answer y (go on with as much again) or n (stop the team)")
+			return
+		}
 		if e.Agent == workspace.LeadName {
 			// A lead that failed has ended its turn, and its reply.
 			s.replyEnded()
@@ -131,8 +148,13 @@ func (s *session) endTurn(stopped bool) {
 	s.turns++
 	s.stopped = stopped
 	s.mu.Unlock()
+	s.signal()
+}
+
+// signal tells a wait that something changed.
+func (s *session) signal() {
 	select {
-	case s.turnEnd <- struct{}{}:
+	case s.changed <- struct{}{}:
 	default:
 	}
 }
@@ -219,6 +241,12 @@ func (s *session) loop(ctx context.Context, eng tui.Engine, lines <-chan string,
 		if len(s.pending) == 0 && s.eof {
 			return
 		}
+		if s.settled != nil && s.wait(ctx, eng, s.settled, lines, intr) {
+			return
+		}
+		if len(s.pending) == 0 && s.eof {
+			return
+		}
 		s.out.showPrompt()
 		var l string
 		if len(s.pending) > 0 {
@@ -256,7 +284,7 @@ func (s *session) handle(ctx context.Context, eng tui.Engine, l string, lines <-
 	switch {
 	case text == "":
 		return false
-	case s.answerAsk(ctx, eng, text):
+	case s.answerAsk(ctx, eng, text), s.answerBudget(eng, text):
 		return false
 	case text == "/init":
 		// The lead is asked for AGENTS.md in the person's name: they see what is said.
@@ -275,21 +303,26 @@ func (s *session) handle(ctx context.Context, eng tui.Engine, l string, lines <-
 		return false
 	}
 	answered := func() bool { n, ok := said(eng, text); return n > earlier && ok }
-	return s.wait(ctx, eng, before, answered, lines, intr)
+	return s.wait(ctx, eng, func() bool { return s.turnOver(before, answered) }, lines, intr)
 }
 
-// wait waits for the end of the lead's turn that answers the message; a
-// permission ask can be answered meanwhile, other lines wait their turn.
+// wait waits until done, asked again at each change: for the end of the
+// lead's turn that answers a message, or for a script's team to be still.
+// A permission ask can be answered meanwhile, other lines wait their turn.
 // It reports whether the person is leaving.
-func (s *session) wait(ctx context.Context, eng tui.Engine, before uint64, answered func() bool, lines <-chan string, intr <-chan os.Signal) bool {
+func (s *session) wait(ctx context.Context, eng tui.Engine, done func() bool, lines <-chan string, intr <-chan os.Signal) bool {
 	if s.eof {
 		lines = nil
 	}
-	for !s.turnOver(before, answered) {
+	for !done() {
+		if s.answerPending(ctx, eng) {
+			return true
+		}
 		select {
 		case <-ctx.Done():
 			return true
-		case <-s.turnEnd:
+		case <-s.changed:
+		case <-s.cycled:
 		case <-intr:
 			if s.armed {
 				return true
@@ -313,20 +346,51 @@ func (s *session) wait(ctx context.Context, eng tui.Engine, before uint64, answe
 	return false
 }
 
+// answerPending takes the next line read ahead as the answer to an ask
+// that came after it was read (a script's y); at the end of input a
+// reached budget is answered no, as nobody is left to say go on. It
+// reports whether the person is leaving.
+func (s *session) answerPending(ctx context.Context, eng tui.Engine) bool {
+	next := len(s.pending) > 0 && isAnswer(s.pending[0])
+	if s.eof && !next && s.firstAsk() == "" && s.asked() {
+		s.answerBudget(eng, "n")
+		return false
+	}
+	if !next || (s.firstAsk() == "" && !s.asked()) {
+		return false
+	}
+	l := s.pending[0]
+	s.pending = s.pending[1:]
+	if s.echo {
+		s.out.line(prompt + l)
+	}
+	return s.handle(ctx, eng, l, nil, nil)
+}
+
+// isAnswer reports whether a line answers an ask: y, a or n and a reason.
+func isAnswer(l string) bool {
+	word, _, _ := strings.Cut(strings.TrimSpace(l), " ")
+	switch strings.ToLower(word) {
+	case "y", "yes", "a", "always", "n", "no":
+		return true
+	}
+	return false
+}
+
 // now takes a line read while the lead works: an answer to a permission
-// ask (the lead may be waiting for it) and /quit are taken at once, the
-// rest after the turn. It reports whether the person is leaving.
+// ask (the lead may be waiting for it) and, typed at a terminal, /quit are
+// taken at once, the rest in order. It reports whether the person is leaving.
 func (s *session) now(ctx context.Context, eng tui.Engine, l string) bool {
 	text := strings.TrimSpace(l)
 	name, _, _ := strings.Cut(text, " ")
 	name = strings.ToLower(name)
 	switch name {
 	case "y", "yes", "a", "always", "n", "no", "/allow", "/always", "/deny", "/quit", "/exit":
-		if name[0] != '/' && s.firstAsk() == "" {
+		if name[0] != '/' && s.firstAsk() == "" && !s.asked() {
 			break
 		}
-		if (name == "/quit" || name == "/exit") && len(s.pending) > 0 {
-			break // lines before it were read first: they go first
+		if (name == "/quit" || name == "/exit") && (len(s.pending) > 0 || s.settled != nil) {
+			break // lines before it were read first, or a script's go in order
 		}
 		if s.echo {
 			s.out.line(prompt + l)
@@ -335,6 +399,34 @@ func (s *session) now(ctx context.Context, eng tui.Engine, l string) bool {
 	}
 	s.pending = append(s.pending, l)
 	return false
+}
+
+func (s *session) asked() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.budgetAsked
+}
+
+// answerBudget takes y and n as the answer to a reached budget, once no
+// permission ask waits.
+func (s *session) answerBudget(eng tui.Engine, text string) bool {
+	if !s.asked() || s.firstAsk() != "" {
+		return false
+	}
+	var goOn bool
+	switch strings.ToLower(text) {
+	case "y", "yes":
+		goOn = true
+	case "n", "no":
+	default:
+		return false
+	}
+	s.mu.Lock()
+	s.budgetAsked = false
+	s.mu.Unlock()
+	text, err := eng.AnswerBudget(goOn)
+	s.show(tui.Reply{Text: text}, err)
+	return true
 }
 
 // answerAsk takes y, a and n [reason] as the answer to the oldest ask.
@@ -368,6 +460,6 @@ func (s *session) show(r tui.Reply, err error) {
 		return
 	}
 	if text := strings.TrimRight(r.Text, "\n"); text != "" {
-		s.out.line(text)
+		s.out.aside(text) // never into a line of a reply streaming meanwhile
 	}
 }

@@ -108,6 +108,12 @@ func (m *Model) event(e team.Event) bool {
 		m.answer(e, p)
 	case team.Failure:
 		m.lastErr = e.Brief()
+		switch {
+		case p.Class == team.ClassBudgetAsk:
+			m.budgetAsk = p.Text
+		case p.Class == team.ClassBudget:
+			m.budgetAsk = ""
+		}
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)
 			m.lead.add(&entry{kind: entryError, text: p.Text})

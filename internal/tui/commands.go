@@ -95,12 +95,11 @@ func helpText() string {
 	return b.String()
 }
 
-// keysText lists every key; ? shows it.
+// keysText lists every key; ? shows it (the help bar says esc closes it).
 func keysText() string {
 	var b strings.Builder
-	b.WriteString("Keys (esc or ? closes):\n")
 	for _, k := range allKeys {
-		fmt.Fprintf(&b, "  %-20s %s\n", k[0], k[1])
+		fmt.Fprintf(&b, "  %-18s  %s\n", k[0], k[1]) // two spaces: the gap a wrapped row hangs at
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

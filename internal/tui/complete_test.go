@@ -540,3 +540,29 @@ func TestAtPathNeverWaitsOnAFIFO(t *testing.T) {
 		t.Fatal("listing @pipe/ did not end within 5s: it waits on the FIFO")
 	}
 }
+
+// A recalled line with an @path opens no pop-up: ↑/↓ go on through the
+// history instead of choosing in a list the person did not ask for.
+func TestARecalledAtPathLineLeavesUpAndDownToTheHistory(t *testing.T) {
+	ws, _ := completionWorkspace(t)
+	hs := newHarness(t, 120, 40, Options{HasModel: true, Workspace: ws})
+	for _, l := range []string{"first", "look at @README.md", "third"} {
+		hs.enter(l)
+	}
+	for range 3 {
+		hs.key(tea.KeyUp)
+		hs.listings()
+	}
+	if v := hs.m.in.value(); v != "first" {
+		t.Fatalf("three ups recalled %q, want first:\n%s", v, hs.view())
+	}
+	hs.key(tea.KeyDown)
+	hs.listings()
+	if v := hs.m.in.value(); v != "look at @README.md" {
+		t.Fatalf("down recalled %q", v)
+	}
+	hs.mustNotSee("REVIEW.txt")
+	hs.typeText(" and @RE") // typing in a recalled line completes as ever
+	hs.listings()
+	hs.mustSee("REVIEW.txt")
+}

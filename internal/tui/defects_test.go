@@ -182,3 +182,49 @@ func TestTypingToAShutDownTeammateWarns(t *testing.T) {
 	}
 	hs.mustSee("but alice is shutdown: nobody reads it unless alice is spawned again")
 }
+
+// TestKeyHelpWrapsItsDescriptions: ? shows every key's description whole,
+// wrapped under itself, at every width.
+func TestKeyHelpWrapsItsDescriptions(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {100, 30}, {120, 40}, {160, 45}} {
+		hs := newHarness(t, size[0], size[1], Options{HasModel: true})
+		hs.send(tea.KeyPressMsg{Code: '?', Text: "?"})
+		v := hs.view()
+		checkScreen(t, v, size[0], size[1])
+		var left []string // the conversation's column
+		for _, l := range strings.Split(v, "\n") {
+			c, _, _ := strings.Cut(l, "│")
+			left = append(left, c)
+		}
+		words := strings.Join(strings.Fields(strings.Join(left, "\n")), " ")
+		for _, k := range allKeys {
+			if !strings.Contains(words, strings.Join(strings.Fields(k[1]), " ")) {
+				t.Errorf("%dx%d: ? does not show %q whole:\n%s", size[0], size[1], k[1], v)
+			}
+		}
+	}
+}
+
+// TestTheFocusedTeammateIsShownWhenTheTeamOverflows: at 80×24 the team
+// panel has room for a few rows; the focused teammate is one of them.
+func TestTheFocusedTeammateIsShownWhenTheTeamOverflows(t *testing.T) {
+	hs := newHarness(t, 80, 24, Options{HasModel: true})
+	hs.send(members("alice:idle", "bob:idle", "carol:idle", "dave:idle", "erin:idle", "frank:idle", "grace:idle"))
+	for range 7 {
+		hs.key(tea.KeyTab)
+		hs.flush()
+	}
+	if hs.m.focus != "grace" {
+		t.Fatalf("focus %q after seven tabs, want grace", hs.m.focus)
+	}
+	var row string
+	for _, l := range strings.Split(hs.view(), "\n") {
+		if strings.HasPrefix(l, "›") && strings.Contains(l, "grace tester") {
+			row = l
+		}
+	}
+	if row == "" {
+		t.Fatalf("the focused grace is not in the team panel:\n%s", hs.view())
+	}
+	hs.mustSee("more (/team)")
+}

@@ -55,6 +55,8 @@ type Engine interface {
 	SetLeadModel(spec string) (string, error)
 	// Models is what is configured and the label of the lead's model now.
 	Models() (team.Catalog, string)
+	// AnswerBudget says whether the team goes on past its reached budget.
+	AnswerBudget(goOn bool) (string, error)
 }
 
 // teamEngine is the Engine of a running team; chat is nil without a model.
@@ -117,6 +119,8 @@ func (e *teamEngine) SetLeadModel(spec string) (string, error) {
 	}
 	return e.t.SetLeadModel(spec)
 }
+
+func (e *teamEngine) AnswerBudget(goOn bool) (string, error) { return e.t.AnswerBudget(goOn) }
 
 func (e *teamEngine) Models() (team.Catalog, string) { return e.t.Models(), e.t.LeadModel() }
 

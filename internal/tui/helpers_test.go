@@ -211,6 +211,10 @@ func (f *fakeEngine) SetLeadModel(spec string) (string, error) {
 	return "", fmt.Errorf("model %q is not configured", spec)
 }
 
+func (f *fakeEngine) AnswerBudget(goOn bool) (string, error) {
+	return "", fmt.Errorf("the team has not reached its budget: there is nothing to answer")
+}
+
 func (f *fakeEngine) Models() (team.Catalog, string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -80,6 +80,11 @@ func (in *input) onLastLine() bool {
 	return in.ta.Line() == in.ta.LineCount()-1 && li.RowOffset == li.Height-1
 }
 
+// recalled reports whether the input is a history entry as recalled.
+func (in *input) recalled() bool {
+	return in.hpos < len(in.history) && in.ta.Value() == in.history[in.hpos]
+}
+
 // older shows the previous history entry; false if there is none.
 func (in *input) older() bool {
 	if in.hpos == 0 || len(in.history) == 0 {

@@ -14,7 +14,7 @@ var allKeys = [][2]string{
 	{"ctrl+o", "expand / collapse the results of tool calls"},
 	{"ctrl+t", "show / fold the models' reasoning (thinking… lines)"},
 	{"ctrl+g", "show / fold every write's diff (✎ wrote … lines)"},
-	{"home / end", "top of the conversation / follow new output (input empty)"},
+	{"home / end", "the conversation's top / follow new output (input empty)"},
 	{"?", "all keys (input empty); esc or ? closes"},
 	{"ctrl+x ctrl+e", "write the input in your editor ($VISUAL, $EDITOR, else vi); enter sends what you saved"},
 	{"1 2 3 4 / y s A n", "a permission ask waits (input empty): allow once / the command's prefix this session / always / deny with a reason"},

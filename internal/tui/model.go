@@ -88,6 +88,8 @@ type Model struct {
 	plans map[string]*entry
 	// asks are the tool calls waiting for the person's permission, oldest first (permission.go).
 	asks []pendingAsk
+	// budgetAsk, when not "", is the reached budget the person is asked about.
+	budgetAsk string
 	// writes are the diffs of writes, for their entries (writes.go).
 	writes writeDiffs
 	// agents are the names this screen has seen act (events of this

@@ -74,8 +74,11 @@ func askChoices(a pendingAsk) []askChoice {
 // choice's number or letter (y allows once, s the prefix for the session,
 // A always, n starts a denial whose reason is typed).
 func (m *Model) askKey(k tea.KeyPressMsg) bool {
-	if len(m.asks) == 0 || !m.in.empty() {
+	if !m.in.empty() {
 		return false
+	}
+	if len(m.asks) == 0 {
+		return m.budgetKey(k)
 	}
 	a := m.asks[0]
 	key := k.String()
@@ -119,9 +122,44 @@ func (m *Model) answerAsk(id string, approve, always bool, reason string) {
 	})
 }
 
+// budgetKey answers the reached budget: y goes on, n stops the team.
+func (m *Model) budgetKey(k tea.KeyPressMsg) bool {
+	if m.budgetAsk == "" {
+		return false
+	}
+	var goOn bool
+	switch k.String() {
+	case "y":
+		goOn = true
+	case "n":
+	default:
+		return false
+	}
+	m.budgetAsk = ""
+	m.do(func() tea.Msg {
+		text, err := m.eng.AnswerBudget(goOn)
+		if err != nil {
+			return noteMsg{text: err.Error(), isErr: true}
+		}
+		return noteMsg{text: text}
+	})
+	return true
+}
+
 // askLines is the box of the first waiting ask: who, the tool, the exact
-// command or the diff, the keys; and how many more wait.
+// command or the diff, the keys; and how many more wait. A reached budget
+// is asked about once no permission waits.
 func (m *Model) askLines(w int) []string {
+	if len(m.asks) == 0 && m.budgetAsk != "" {
+		st := m.st
+		text := m.budgetAsk
+		keys := st.key.Render("y") + st.dim.Render(" go on (as much again)  ") + st.key.Render("n") + st.dim.Render(" stop the team")
+		var out []string
+		for _, l := range wrapPlain("⏸ "+text, w) {
+			out = append(out, st.plan.Render(l))
+		}
+		return append(out, clipLine("  "+keys, w))
+	}
 	if len(m.asks) == 0 {
 		return nil
 	}

@@ -143,6 +143,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.in.value() != before {
 		m.in.pop.sel = -1
 		m.in.pop.closed = ""
+		if m.in.recalled() {
+			// ↑/↓ go on through the history; typing in it completes again.
+			m.in.pop.closed = m.in.value()
+		}
 	}
 	m.wantListing()
 	return cmd

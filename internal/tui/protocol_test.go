@@ -114,7 +114,7 @@ func TestPlanRequestStandsOutUntilAnswered(t *testing.T) {
 		end          team.Payload
 		see          string
 	}{
-		{"user", "The lead approved your plan: you may now change files and run any command.",
+		{"user", "The person approved your plan: you may now change files and run any command.",
 			team.RequestAnswered{RequestRef: planRequest, By: "user", Outcome: team.OutcomeApproved}, "✓ approved by you"},
 		{"lead", "The lead rejected your plan. Revise it and submit_plan again.\nFeedback: smaller steps",
 			team.RequestAnswered{RequestRef: planRequest, By: "lead", Outcome: team.OutcomeRejected, Reason: "smaller steps"}, "✗ rejected by the lead"},

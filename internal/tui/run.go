@@ -67,7 +67,7 @@ func Run(ctx context.Context, cfg Config) error {
 	m := New(runCtx, cfg.Screen, NewEngine(tm, chat), act.do)
 	p := tea.NewProgram(m, tea.WithContext(runCtx), tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithColorProfile(profile))
 
-	poll := newTeamPoller(tm, func() int { return tm.Lead().Usage().TotalTokens })
+	poll := newTeamPoller(tm, func() int { return tm.LeadUsage().Tokens }) // with what a resumed lead used before
 	b.setObserver(func(e team.Event) {
 		switch e.Payload.(type) {
 		case team.MessageDelivered, team.StatusChanged, team.Spawn, team.Answer:

@@ -109,7 +109,14 @@ func (p *teamPanel) Render(st styles, w, h int) []string {
 	room := h - len(lines)
 	shown := p.members
 	if len(shown) > room {
-		shown = shown[:max(room-1, 0)]
+		// The rows that fit, the focused teammate's among them.
+		n, start := max(room-1, 0), 0
+		for i, m := range p.members {
+			if m.Name == p.focus && n > 0 && i >= n {
+				start = i - n + 1
+			}
+		}
+		shown = shown[start : start+n]
 	}
 	for _, m := range shown {
 		lines = append(lines, p.row(st, m, w))

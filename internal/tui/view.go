@@ -25,7 +25,7 @@ const wideMin = 100
 func (m *Model) layout() layout {
 	l := layout{bodyH: max(m.h-2-inputHeight, 1)}
 	n := len(m.team.members)
-	if m.w >= wideMin {
+	if m.w >= wideMin && !m.showHelp { // the key list takes the whole width
 		l.wide = true
 		l.sideW = min(max(m.w*36/100, 34), 60)
 		l.convW = m.w - l.sideW - 1
@@ -111,7 +111,7 @@ func (m *Model) convTitle(w int) string {
 
 func (m *Model) convBody(w, h int) []string {
 	if m.showHelp {
-		return fit(indent(strings.Split(keysText(), "\n"), " "), w, h)
+		return fit(indent(wrapPlain(keysText(), max(w-1, 1)), " "), w, h) // wrapped, never cut
 	}
 	return m.pane().Render(m.r, w, h)
 }
