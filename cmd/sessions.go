@@ -20,6 +20,9 @@ type SessionsOptions struct {
 	IO IOStreams
 	// Show is the session to print whole; empty lists them.
 	Show string
+	// Name, with NameID, names that session ("" takes its name away).
+	Name, NameID string
+	naming       bool
 	// Grep keeps, of the list, the conversations where this text was said
 	// (any case), each with where.
 	Grep string
@@ -46,6 +49,20 @@ prints one whole; agentteam chat --resume ID makes it the current conversation a
 	}
 	c.Flags().StringVar(&opts.Grep, "grep", "", "list only the conversations in which TEXT was said (any case), each with the first place")
 	c.AddCommand(&cobra.Command{
+		Use:   "name ID [NAME]",
+		Short: "Give one of the lead's conversations a name, its title from then on (no NAME: take it away)",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) < 1 {
+				return usageErrorf("name needs a session id (agentteam sessions lists them), then the name")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.NameID, opts.Name, opts.naming = args[0], strings.Join(args[1:], " "), true
+			return run()
+		},
+	})
+	c.AddCommand(&cobra.Command{
 		Use:   "show ID",
 		Short: "Print one of the lead's conversations, readable (ID from agentteam sessions, or current)",
 		Args:  sessionArgs(1, "show needs one session id (agentteam sessions lists them)"),
@@ -71,6 +88,12 @@ func runSessions(opts *SessionsOptions) error {
 	ws, err := openWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
+	}
+	if opts.naming {
+		if err := team.NameSession(ws, opts.NameID, opts.Name); err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		return nil
 	}
 	if opts.Show != "" {
 		msgs, err := team.ReadSession(ws, opts.Show)
@@ -123,6 +146,11 @@ func grepSessions(ws *workspace.Workspace, list []team.SessionInfo, text string)
 	var kept []team.SessionInfo
 	found := map[string]string{}
 	for _, s := range list {
+		if s.Named && strings.Contains(strings.ToLower(s.Title), want) {
+			found[s.ID] = "its name: " + s.Title
+			kept = append(kept, s)
+			continue
+		}
 		msgs, err := team.ReadSession(ws, s.ID)
 		if err != nil {
 			continue

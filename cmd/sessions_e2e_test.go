@@ -147,3 +147,36 @@ func TestASessionKeepsItsIDWhenArchivedAgain(t *testing.T) {
 		t.Fatalf("%d sessions, want 3", n)
 	}
 }
+
+// A conversation given a name shows it as its title, is found by it, and
+// keeps it when it is archived and picked again; no name takes it away.
+func TestASessionsNameStaysWithIt(t *testing.T) {
+	ws := t.TempDir()
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "list team"), "first run")
+	mustSucceed(t, runBin(t, ws, nil, "", "sessions", "name", "current", "the", "parser", "work"), "sessions name current")
+	if list := sessionsJSONOf(t, ws); len(list) != 1 || list[0].Title != "the parser work" || !list[0].Named {
+		t.Fatalf("after naming the current one: %+v", list)
+	}
+	mustSucceed(t, runBin(t, ws, nil, "", "run", "--demo", "say hello"), "a fresh run archives it")
+	list := sessionsJSONOf(t, ws)
+	if len(list) != 2 || list[0].Named || list[1].Title != "the parser work" {
+		t.Fatalf("after archiving: %+v", list)
+	}
+	id := list[1].ID
+	r := runBin(t, ws, nil, "", "sessions", "--grep", "parser")
+	if r.code != 0 || !strings.Contains(r.stdout, id) || !strings.Contains(r.stdout, "its name: the parser work") {
+		t.Fatalf("grep by the name: %+v", r)
+	}
+	mustSucceed(t, runBin(t, ws, nil, "", "chat", "--demo", "--resume", id), "chat --resume ID")
+	if list := sessionsJSONOf(t, ws); list[0].ID != "current" || list[0].Title != "the parser work" {
+		t.Fatalf("picked again: %+v", list)
+	}
+	mustSucceed(t, runBin(t, ws, nil, "", "sessions", "name", "current"), "sessions name current (none)")
+	if list := sessionsJSONOf(t, ws); list[0].Named || list[0].Title != "list team" {
+		t.Fatalf("with the name taken away: %+v", list)
+	}
+	r = runBin(t, ws, nil, "", "sessions", "name", "../x", "y")
+	if r.code != ExitFailure || !strings.Contains(r.stderr, "is not a session id") {
+		t.Fatalf("a bad id: %+v", r)
+	}
+}

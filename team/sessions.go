@@ -42,8 +42,11 @@ const maxSessionBytes = 64 << 20
 
 // SessionInfo is one line of the session index.
 type SessionInfo struct {
-	ID       string    `json:"id"`
+	ID string `json:"id"`
+	// Title is the name the person gave it (agentteam sessions name), else
+	// the first thing they said; Named says which.
 	Title    string    `json:"title"`
+	Named    bool      `json:"named,omitempty"`
 	Time     time.Time `json:"time"`
 	Messages int       `json:"messages"`
 	Current  bool      `json:"current"`
@@ -132,7 +135,49 @@ func sessionInfo(ws *workspace.Workspace, id string) (SessionInfo, bool) {
 	if info.Title == "" {
 		info.Title = "(no message from you)"
 	}
+	if b, err := statefile.ReadFile(sessionNamePath(path), 4096); err == nil {
+		if name := sessionTitle(string(b)); name != "" {
+			info.Title, info.Named = name, true
+		}
+	}
 	return info, true
+}
+
+// sessionNamePath is where the name of the session in file path is kept:
+// lead.name beside lead.jsonl, lead.ID.name beside lead.ID.jsonl.
+func sessionNamePath(path string) string { return strings.TrimSuffix(path, ".jsonl") + ".name" }
+
+// NameSession gives the lead's session id a name, shown as its title by
+// agentteam sessions and /sessions; an empty name takes it away. The name
+// goes with the conversation when it is archived or picked again.
+func NameSession(ws *workspace.Workspace, id, name string) error {
+	path, err := sessionPath(ws, id)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no session %s: agentteam sessions lists them", id)
+	}
+	name = sessionTitle(name)
+	if name == "" {
+		if err := os.Remove(sessionNamePath(path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("name session %s: %w", id, err)
+		}
+		return nil
+	}
+	if err := statefile.ReplaceFile(sessionNamePath(path), []byte(name+"\n"), 0o644); err != nil {
+		return fmt.Errorf("name session %s: %w", id, statefile.Refusal(err))
+	}
+	return nil
+}
+
+// moveSessionName moves a session's name with its file, if it has one.
+func moveSessionName(from, to string) error {
+	err := os.Rename(sessionNamePath(from), sessionNamePath(to))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // sessionTitle is the first line of text, cut to a width a table can hold.
@@ -248,6 +293,9 @@ func RestoreSession(ws *workspace.Workspace, id string, now time.Time) error {
 	if err := os.Rename(src, cur); err != nil {
 		return fmt.Errorf("restore session %s: %w", id, err)
 	}
+	if err := moveSessionName(src, cur); err != nil {
+		return fmt.Errorf("restore session %s: its name: %w", id, err)
+	}
 	// Archived again, it takes back this id: sessions show ID keeps working.
 	if err := statefile.ReplaceFile(currentIDPath(ws), []byte(id+"\n"), 0o644); err != nil {
 		return fmt.Errorf("restore session %s: %w", id, err)
@@ -281,6 +329,9 @@ func archiveLead(ws *workspace.Workspace, now time.Time) error {
 	}
 	if err := os.Rename(cur, dst); err != nil {
 		return fmt.Errorf("archive the current session: %w", err)
+	}
+	if err := moveSessionName(cur, dst); err != nil {
+		return fmt.Errorf("archive the current session's name: %w", err)
 	}
 	if err := os.Remove(currentIDPath(ws)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("archive the current session: %w", err)
