@@ -36,7 +36,7 @@ var slashCommands = []slashCommand{
 	{"/model", "[provider/]name", "switch the lead's model for its next turns; alone: the configured models"},
 	{"/copy", "", "put the last reply (the focused teammate's last message) on the clipboard (OSC 52)"},
 	{"/mouse", "[on|off]", "capture the mouse for the wheel, or release it so the terminal selects text (default)"},
-	{"/sessions", "[ID]", "list the lead's conversations; with an id, switch the lead to that one"},
+	{"/sessions", "[ID | find TEXT]", "list the lead's conversations; with an id, switch the lead to that one; find: those whose title holds TEXT"},
 	{"/compact", "", "summarize the older half of the lead's conversation now (the session file keeps it all)"},
 	{"/cost", "", "each agent's model, tokens and cost so far, and the team's"},
 	{"/clear", "", "clear the conversation pane (the conversation itself stays)"},

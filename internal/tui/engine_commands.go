@@ -314,8 +314,11 @@ func sessionsCall(c command) (EngineCall, error) {
 	if id == "" {
 		return sessionsList, nil
 	}
+	if text, ok := strings.CutPrefix(id, "find "); ok && strings.TrimSpace(text) != "" {
+		return sessionsFind(strings.TrimSpace(text)), nil
+	}
 	if strings.ContainsAny(id, " \t\n") {
-		return nil, errors.New("usage: /sessions [ID] (one id; /sessions alone lists them)")
+		return nil, errors.New("usage: /sessions [ID] (one id; /sessions alone lists them; /sessions find TEXT those whose title holds TEXT)")
 	}
 	return func(_ context.Context, eng Engine) (Reply, error) {
 		s, ok := eng.(sessionSwitcher)
@@ -337,6 +340,27 @@ func sessionsCall(c command) (EngineCall, error) {
 func switchedWords(id string) string {
 	return "switched the lead to conversation " + id + ": its next turn goes on from there; " +
 		"the one before is kept as an earlier conversation (/sessions lists it). The teammates are the same team, untouched."
+}
+
+// sessionsFind is /sessions find TEXT: the conversations whose title (the
+// name given, or the first thing said) holds text, any case.
+func sessionsFind(text string) EngineCall {
+	return func(ctx context.Context, eng Engine) (Reply, error) {
+		r, err := sessionsList(ctx, eng)
+		if err != nil {
+			return r, err
+		}
+		var kept []team.SessionInfo
+		for _, s := range r.Sessions {
+			if strings.Contains(strings.ToLower(s.Title), strings.ToLower(text)) {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) == 0 {
+			return Reply{Text: fmt.Sprintf("no conversation's title holds %q (agentteam sessions --grep searches what was said)", text), Sessions: r.Sessions}, nil
+		}
+		return Reply{Text: formatSessions(kept), Sessions: r.Sessions}, nil
+	}
 }
 
 // sessionsList is /sessions alone: the lead's conversations, listed, and

@@ -242,3 +242,25 @@ func TestSessionsIDsComplete(t *testing.T) {
 		t.Fatalf("offered after the switch: %+v", c.items)
 	}
 }
+
+// /sessions find TEXT lists the conversations whose title holds it.
+func TestSessionsFindListsTheTitlesThatHoldIt(t *testing.T) {
+	tm := openDemoTeam(t, NewBridge())
+	for stamp, said := range map[string]string{"20261120T090000.000": "the parser work", "20261121T090000.000": "the lexer work"} {
+		path := tm.Workspace().SessionPath("lead." + stamp)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(`{"role":"user","content":"`+said+`"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, &teamEngine{t: tm})
+	hs.enter("/sessions find PARSER")
+	hs.flush()
+	hs.mustSee("20261120T090000.000", "the parser work")
+	hs.mustNotSee("the lexer work")
+	hs.enter("/sessions find nothing like it")
+	hs.flush()
+	hs.mustSee(`no conversation's title holds "nothing like it"`)
+}
