@@ -94,15 +94,8 @@ func RolePermissions(team string, role Role) *server.Permissions {
 			"$JS.API.STREAM.INFO."+s,
 			"$JS.API.STREAM.CREATE."+s,
 			"$JS.API.STREAM.MSG.GET."+s,
-			"$JS.API.DIRECT.GET."+s,
-			"$JS.API.DIRECT.GET."+s+".>",
-			"$JS.API.CONSUMER.*."+s,
-			"$JS.API.CONSUMER.*."+s+".>",
-			"$JS.API.CONSUMER.DURABLE.CREATE."+s+".*",
-			"$JS.API.CONSUMER.MSG.NEXT."+s+".*",
-			"$JS.ACK."+s+".>",
-			"$JS.FC."+s+".>",
 		)
+		pub = append(pub, readingSubjects(s)...)
 	}
 	return &server.Permissions{
 		Publish:   &server.SubjectPermission{Allow: pub, Deny: deny},

@@ -111,19 +111,28 @@ func TeamPermissions(team string) *server.Permissions {
 		pub = append(pub,
 			"$JS.API.STREAM.*."+s,
 			"$JS.API.STREAM.MSG.*."+s,
-			"$JS.API.DIRECT.GET."+s,
-			"$JS.API.DIRECT.GET."+s+".>",
-			"$JS.API.CONSUMER.*."+s,
-			"$JS.API.CONSUMER.*."+s+".>",
-			"$JS.API.CONSUMER.DURABLE.CREATE."+s+".*",
-			"$JS.API.CONSUMER.MSG.NEXT."+s+".*",
-			"$JS.ACK."+s+".>",
-			"$JS.FC."+s+".>", // a watch's flow control
 		)
+		pub = append(pub, readingSubjects(s)...)
 	}
 	return &server.Permissions{
 		Publish:   &server.SubjectPermission{Allow: pub},
 		Subscribe: &server.SubjectPermission{Allow: sub},
+	}
+}
+
+// readingSubjects are the JetStream API subjects every role publishes to
+// read stream s: direct gets, its consumers, their acks and a watch's flow
+// control.
+func readingSubjects(s string) []string {
+	return []string{
+		"$JS.API.DIRECT.GET." + s,
+		"$JS.API.DIRECT.GET." + s + ".>",
+		"$JS.API.CONSUMER.*." + s,
+		"$JS.API.CONSUMER.*." + s + ".>",
+		"$JS.API.CONSUMER.DURABLE.CREATE." + s + ".*",
+		"$JS.API.CONSUMER.MSG.NEXT." + s + ".*",
+		"$JS.ACK." + s + ".>",
+		"$JS.FC." + s + ".>",
 	}
 }
 

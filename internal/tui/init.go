@@ -1,7 +1,5 @@
 package tui
 
-import tea "charm.land/bubbletea/v2"
-
 // InitPrompt is what /init says to the lead for the person: a message of
 // theirs, shown as one, that asks for the project's AGENTS.md.
 const InitPrompt = `Write an AGENTS.md file at the root of this project for the agents that will work in it: you, your teammates, and other coding agents.
@@ -13,18 +11,5 @@ Keep it short and particular to this project: what an agent needs to know here, 
 // conversation, whichever teammate was focused.
 func (m *Model) initCommand() {
 	m.setFocus("")
-	user := &entry{kind: entryUser, text: InitPrompt}
-	m.lead.add(user)
-	m.lead.toEnd()
-	if !m.opts.HasModel {
-		m.lead.add(&entry{kind: entryError, text: noModelText(m.opts.KeyEnv)})
-		return
-	}
-	m.leadBusy = true
-	m.do(func() tea.Msg {
-		if err := m.eng.Say(InitPrompt); err != nil {
-			return noteMsg{text: "the lead did not get your message: " + err.Error(), isErr: true, toLead: true}
-		}
-		return nil
-	})
+	m.tellLead(InitPrompt)
 }

@@ -361,6 +361,12 @@ func (m *Model) submit() {
 		m.sendToMate(to, text, sent)
 		return
 	}
+	m.tellLead(text)
+}
+
+// tellLead shows the person's text in the lead's conversation and sends it
+// to the lead, with the files its @paths name.
+func (m *Model) tellLead(text string) {
 	user := &entry{kind: entryUser, text: text}
 	m.lead.add(user)
 	m.lead.toEnd()
