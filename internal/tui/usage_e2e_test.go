@@ -27,4 +27,8 @@ func TestStatusLineTokensAfterAResumeAreTheTeams(t *testing.T) {
 	s := startTmux(t, ws)
 	s.typeLine(bin + " chat --demo --resume")
 	s.waitFor("the team's total in the status line", contains("demo · ", " · "+humanTokens(total)+" tokens"))
+	// Quit and wait: a chat killed with its session would still write in
+	// the workspace while the test removes it.
+	s.run("send-keys", "-t", "e2e", "C-c")
+	s.waitFor("the shell prompt back", func(screen string) bool { return lastLine(screen) == prompt })
 }
