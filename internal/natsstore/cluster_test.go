@@ -395,3 +395,45 @@ func TestClusterStoresAMessagePublishedTwiceAtOnceOnce(t *testing.T) {
 		t.Fatalf("alice's inbox holds %d messages, want %d", len(msgs), rounds)
 	}
 }
+
+// Processes that open a new team's streams and buckets at once, each on
+// another node of a cluster kept on all three (R3), all open them: one
+// made a stream a moment ago that the node another asks does not know
+// yet (the failover run's workers ended with "stream not found").
+func TestAClustersNewStreamsOpenedAtOnceFromEveryNode(t *testing.T) {
+	c := startCluster(t)
+	for round := range 6 {
+		team := fmt.Sprintf("atonce%d", round)
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*len(c.nodes))
+		for i := range 2 * len(c.nodes) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				nc, err := nats.Connect(c.nodes[i%len(c.nodes)].ClientURL())
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer nc.Close()
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				if _, err := natsstore.OpenMailbox(ctx, nc, team, natsstore.Replicas(3)); err != nil {
+					errs <- err
+					return
+				}
+				e, err := natsstore.OpenEntries(ctx, nc, team, "registry", func(_ string, data []byte) any { return string(data) }, natsstore.Replicas(3))
+				if err != nil {
+					errs <- err
+					return
+				}
+				e.Close()
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("round %d: %v", round, err)
+		}
+	}
+}

@@ -151,20 +151,11 @@ func OpenEntries(ctx context.Context, nc *nats.Conn, team, name string, decode f
 	return e, nil
 }
 
-// justMadeWait is how long a stream made a moment ago may go unseen.
-const justMadeWait = 5 * time.Second
-
 // allowAtomic lets the bucket's stream take atomic batches (a change of
 // several entries), unless it already does.
 func allowAtomic(ctx context.Context, js jetstream.JetStream, stream string) error {
-	st, err := retried(ctx, func(ctx context.Context) (jetstream.Stream, error) { return js.Stream(ctx, stream) })
-	// A stream just made may not be known yet to the node that answers
-	// (a cluster's other nodes learn it from the meta leader): asked
-	// again for a moment before its absence is taken for an answer.
-	for wait := time.Now().Add(justMadeWait); errors.Is(err, jetstream.ErrStreamNotFound) && time.Now().Before(wait) && ctx.Err() == nil; {
-		time.Sleep(50 * time.Millisecond)
-		st, err = retried(ctx, func(ctx context.Context) (jetstream.Stream, error) { return js.Stream(ctx, stream) })
-	}
+	// Made a moment ago, here or by another process.
+	st, err := knownSoon(ctx, func(ctx context.Context) (jetstream.Stream, error) { return js.Stream(ctx, stream) })
 	if err != nil {
 		return fmt.Errorf("look up stream %s: %w", stream, err)
 	}

@@ -191,7 +191,7 @@ func OpenMailbox(ctx context.Context, nc *nats.Conn, team string, opts ...Mailbo
 // senders were named in subjects.
 func unnamedInboxes(ctx context.Context, st jetstream.Stream, team string) (map[string]bool, error) {
 	prefix := "agentteam." + team + ".inbox."
-	info, err := retried(ctx, func(ctx context.Context) (*jetstream.StreamInfo, error) {
+	info, err := knownSoon(ctx, func(ctx context.Context) (*jetstream.StreamInfo, error) {
 		return st.Info(ctx, jetstream.WithSubjectFilter(prefix+"*"))
 	})
 	if err != nil {

@@ -57,16 +57,35 @@ func openStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.Strea
 		return existing, nil
 	}
 	if existing == nil {
-		return retried(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+		create := func(ctx context.Context) (jetstream.Stream, error) {
 			st, err := js.CreateStream(ctx, cfg)
 			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 				// Made meanwhile by another, unlike cfg: changed as below.
 				return updateStream(ctx, js, cfg)
 			}
 			return st, err
-		})
+		}
+		// Made meanwhile by another process, it may not be known yet
+		// to the node that answers the update.
+		return knownSoon(ctx, create)
 	}
 	return retried(ctx, func(ctx context.Context) (jetstream.Stream, error) { return updateStream(ctx, js, cfg) })
+}
+
+// justMadeWait is how long a stream made a moment ago may go unseen.
+const justMadeWait = 5 * time.Second
+
+// knownSoon is retried's op, asked again for up to justMadeWait while it
+// answers that the stream is not there: a stream made a moment ago may not
+// be known yet to the node that answers (a cluster's nodes learn it from
+// the meta leader), and its absence is then no answer.
+func knownSoon[T any](ctx context.Context, op func(context.Context) (T, error)) (T, error) {
+	v, err := retried(ctx, op)
+	for wait := time.Now().Add(justMadeWait); errors.Is(err, jetstream.ErrStreamNotFound) && time.Now().Before(wait) && ctx.Err() == nil; {
+		time.Sleep(50 * time.Millisecond)
+		v, err = retried(ctx, op)
+	}
+	return v, err
 }
 
 // updateStream changes a stream to cfg, or says in one sentence that
