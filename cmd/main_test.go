@@ -17,19 +17,19 @@ import (
 	"github.com/agentteam/agentteam/internal/sandbox"
 )
 
-// binPath is the agentteam binary built once for the end-to-end tests
-// ("" under -short, which builds none: see binary); testHome is the empty
-// HOME it runs with.
-var binPath, testHome string
+// builtBinary is the agentteam binary built once for the end-to-end tests,
+// "" under -short, which builds none: tests take it through binary(t),
+// which skips them then. testHome is the empty HOME it runs with.
+var builtBinary, testHome string
 
 // binary is the agentteam binary for an end-to-end test; under -short,
 // where none is built, the test is skipped.
 func binary(t testing.TB) string {
 	t.Helper()
-	if binPath == "" {
+	if builtBinary == "" {
 		t.Skip("an end-to-end test of the binary: not run under -short")
 	}
-	return binPath
+	return builtBinary
 }
 
 func TestMain(m *testing.M) {
@@ -50,8 +50,8 @@ func TestMain(m *testing.M) {
 	// binary does, under testHome, never in the developer's own.
 	os.Setenv("XDG_STATE_HOME", filepath.Join(testHome, ".local", "state"))
 	if !testing.Short() {
-		binPath = filepath.Join(dir, "agentteam")
-		args := []string{"build", "-o", binPath}
+		builtBinary = filepath.Join(dir, "agentteam")
+		args := []string{"build", "-o", builtBinary}
 		if raceEnabled {
 			args = append(args, "-race")
 		}

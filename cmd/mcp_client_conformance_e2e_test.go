@@ -63,7 +63,7 @@ func TestTheMCPClientPassesTheConformanceSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := append(fakeEnv(srv), "NODE_OPTIONS="+nodeOptions(t), "AGENTTEAM_BIN="+binPath, "CONFORMANCE_ROOT="+filepath.Join(dir, "runs"))
+	env := append(fakeEnv(srv), "NODE_OPTIONS="+nodeOptions(t), "AGENTTEAM_BIN="+binary(t), "CONFORMANCE_ROOT="+filepath.Join(dir, "runs"))
 	r := runCommand(t, bin, dir, env, "", nil, "client", "--command", client, "--suite", "core", "--expected-failures", expected)
 	if r.code != 0 {
 		t.Fatalf("conformance client: exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)

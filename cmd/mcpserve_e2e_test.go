@@ -41,7 +41,7 @@ func serveHTTP(t *testing.T, ws string, env []string, args ...string) string {
 // waits for the process to end and returns its stderr.
 func startServeHTTP(t *testing.T, ws string, env []string, args ...string) (url string, stop func() string) {
 	t.Helper()
-	c := exec.Command(binPath, append([]string{"mcp", "serve", "--http", "127.0.0.1:0", "--sandbox", "off"}, args...)...)
+	c := exec.Command(binary(t), append([]string{"mcp", "serve", "--http", "127.0.0.1:0", "--sandbox", "off"}, args...)...)
 	c.Dir, c.Env = ws, env
 	stderr, err := c.StderrPipe()
 	if err != nil {
@@ -132,7 +132,7 @@ func TestMCPServeRunsTheTeamForAnMCPClient(t *testing.T) {
 			env := serveEnv(srv)
 			var tr sdkmcp.Transport
 			if transport == "stdio" {
-				c := exec.Command(binPath, "mcp", "serve", "--sandbox", "off")
+				c := exec.Command(binary(t), "mcp", "serve", "--sandbox", "off")
 				c.Dir, c.Env, c.Stderr = ws, env, io.Discard
 				tr = &sdkmcp.CommandTransport{Command: c}
 			} else {
@@ -319,7 +319,7 @@ func TestMCPServeAnswersTheMCPInspector(t *testing.T) {
 	for _, kv := range append(fakeEnv(srv), "HOME="+testHome) {
 		e = append(e, "-e", kv)
 	}
-	list := inspector(t, bin, nil, append(e, binPath, "--workspace", ws, "mcp", "serve", "--sandbox", "off", "--method", "tools/list")...)
+	list := inspector(t, bin, nil, append(e, binary(t), "--workspace", ws, "mcp", "serve", "--sandbox", "off", "--method", "tools/list")...)
 	data, _ := json.Marshal(list["tools"])
 	for _, want := range []string{`"team_run"`, `"team_answer"`, `"team_status"`} {
 		if !strings.Contains(string(data), want) {
@@ -381,7 +381,7 @@ func TestMCPServePassesTheConformanceSuite(t *testing.T) {
 // stdioClient connects the Go SDK's client to `agentteam mcp serve` in ws.
 func stdioClient(t *testing.T, ctx context.Context, ws string, env []string) *sdkmcp.ClientSession {
 	t.Helper()
-	c := exec.Command(binPath, "mcp", "serve", "--sandbox", "off")
+	c := exec.Command(binary(t), "mcp", "serve", "--sandbox", "off")
 	c.Dir, c.Env, c.Stderr = ws, env, io.Discard
 	cs, err := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, &sdkmcp.CommandTransport{Command: c}, nil)
 	if err != nil {
@@ -474,7 +474,7 @@ func TestMCPServeAnswersATeammatesPlan(t *testing.T) {
 			}
 		},
 	})
-	c := exec.Command(binPath, "mcp", "serve", "--sandbox", "off", "--permission-mode", "auto-edit")
+	c := exec.Command(binary(t), "mcp", "serve", "--sandbox", "off", "--permission-mode", "auto-edit")
 	c.Dir, c.Env, c.Stderr = ws, serveEnv(srv), io.Discard
 	cs, err := client.Connect(ctx, &sdkmcp.CommandTransport{Command: c}, nil)
 	if err != nil {
