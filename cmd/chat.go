@@ -14,6 +14,7 @@ import (
 	"github.com/agentteam/agentteam/internal/tui"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // ChatOptions are the inputs of `agentteam chat`.
@@ -107,11 +108,9 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		switch {
 		case len(list) <= 1 && (len(list) == 0 || list[0].Current): // nothing earlier to pick from
 		default:
-			if st, _ := storeURL(opts.GlobalOptions); st == "" || st == "file" {
-				// Refused now rather than after the person has chosen.
-				if err := team.CheckNotRunning(ws.TeamDir()); err != nil {
-					return err
-				}
+			// Refused now rather than after the person has chosen.
+			if err := checkNotRunning(ctx, opts.GlobalOptions, ws); err != nil {
+				return err
 			}
 			var id string
 			if lineMode != "" { // a numbered choice in lines
@@ -261,4 +260,24 @@ type noModel struct{ err error }
 
 func (n noModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
 	return loop.Response{}, n.err
+}
+
+// checkNotRunning refuses, in the sentence opening the team would give,
+// a team another process runs: the workspace's owner lock, or on a NATS
+// store its owner lease (taken and given back at once).
+func checkNotRunning(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) error {
+	if st, _ := storeURL(g); st == "" || st == "file" {
+		return team.CheckNotRunning(ws.TeamDir())
+	}
+	s, err := openStores(ctx, g, ws)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	release, _, err := s.owner.Acquire(ctx)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	release()
+	return nil
 }

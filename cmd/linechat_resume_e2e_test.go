@@ -1,8 +1,15 @@
 package cmd
 
 import (
+	"context"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/testkit"
 )
 
 // TestLineChatResumeOffersANumberedChoice: `chat --resume` with no id, in
@@ -64,4 +71,36 @@ func TestChatResumeRefusesARunningTeamBeforeAsking(t *testing.T) {
 	}
 	lc.stdin.Close()
 	lc.exit()
+}
+
+// The same on a NATS store: while a run holds the team's owner lease,
+// chat --resume is refused before it offers the conversations.
+func TestChatResumeRefusesATeamRunningOnNATSBeforeAsking(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	s := startServe(t, t.TempDir(), []string{"XDG_STATE_HOME=" + state}, "--listen", "127.0.0.1:0", "--data", t.TempDir())
+	ws := t.TempDir()
+	client := []string{"AGENTTEAM_STORE=" + s.url + "/alpha", "XDG_STATE_HOME=" + state}
+	mustSucceed(t, runBin(t, ws, client, "", "run", "--demo", "list team"), "first run")
+	mustSucceed(t, runBin(t, ws, client, "", "run", "--demo", "say hello"), "second run")
+
+	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "late", Delay: time.Minute}), fakellm.WithAPIKey("test-key"))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := exec.CommandContext(ctx, binary(t), "run", "--sandbox", "off", "a long task")
+	c.Dir = ws
+	c.Env = append(append(cleanEnv(), fakeEnv(srv)...), client...)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = c.Wait() }()
+	testkit.Eventually(t, 60*time.Second, "the run's first model call", func() bool { return srv.InFlight() > 0 })
+
+	r := runBin(t, ws, client, "1\n", "chat", "--demo", "--plain", "--resume")
+	if r.code == 0 || !strings.Contains(r.stderr, "is already running team alpha") {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "say hello") || strings.Contains(r.stdout, "current") {
+		t.Fatalf("the conversations were offered before the refusal:\n%s", r.stdout)
+	}
 }
