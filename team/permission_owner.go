@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -41,11 +44,34 @@ func WatchAsks(teamDir string) (AskWatch, error) {
 	}
 	w := AskWatch{running: true}
 	// The owner writes its pid file right after it takes the lock and
-	// before any agent runs: its time is when that process began.
+	// before any agent runs: its time is when that process began. A pid
+	// file whose process is gone is a killed run's, not yet replaced by
+	// the owner that just took the lock: that owner began a moment ago and
+	// has made no ask yet, so every ask in the inboxes is older than it
+	// (taking the file's time, a killed run's asks looked waiting again).
+	if data, err := os.ReadFile(path + ".pid"); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && !processAlive(pid) {
+			w.since = time.Now()
+			return w, nil
+		}
+	}
 	if fi, err := os.Stat(path + ".pid"); err == nil {
 		w.since = fi.ModTime()
 	}
 	return w, nil
+}
+
+// processAlive reports whether a process pid runs (on this host).
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // WatchAsksOn is WatchAsks for any owner lock: a file, or a lease on a
