@@ -417,19 +417,7 @@ func TestALeadsWorktreeTeammateOnAWorkerStartsFromTheLeadsCommit(t *testing.T) {
 			dumpEvents(t, nt)
 		}
 	}()
-	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
-	if len(members) != 1 || members[0].Worker != wid || members[0].Isolation != team.IsolationWorktree || members[0].PushedCommit == "" {
-		t.Fatalf("alice did not run in a worktree on the worker, pushed: %+v", members)
-	}
-	if m := members[0]; m.BaseNote != "" {
-		t.Fatalf("alice did not start from the lead's commit: %s", m.BaseNote)
-	}
-	if data, err := os.ReadFile(filepath.Join(worker, ".agentteam", "worktrees", "alice", "lead.txt")); err != nil || string(data) != "the lead's newer work\n" {
-		t.Fatalf("alice's worktree on the worker lacks the lead's newer file: %q, %v", data, err)
-	}
-	if got := strings.TrimSpace(gitIn(t, bare, "rev-parse", "refs/agentteam/base/alice")); got != head {
-		t.Fatalf("the remote's base ref for alice is %s, want the lead's HEAD %s", got, head)
-	}
+	aliceStartedFromTheLeadsCommit(t, nt, wid, worker, bare, head)
 
 	m := runBin(t, lead, nil, "", "merge", "--store", nt.url, "alice")
 	mustSucceed(t, m, "merge")
@@ -492,4 +480,25 @@ func TestTheLeadPushesItsCommitToTheRemoteItIsTold(t *testing.T) {
 		t.Fatalf("alice's worktree on the worker lacks the lead's newer file: %q, %v", data, err)
 	}
 	stopWorker(t, waitWorker, workerPID)
+}
+
+// aliceStartedFromTheLeadsCommit checks that alice ran in a worktree on
+// worker wid, started from the lead's commit head (its file lead.txt is
+// there, no note says otherwise), and that the remote's base ref for her
+// is that commit.
+func aliceStartedFromTheLeadsCommit(t *testing.T, nt natsTeam, wid, worker, bare, head string) {
+	t.Helper()
+	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
+	if len(members) != 1 || members[0].Worker != wid || members[0].Isolation != team.IsolationWorktree || members[0].PushedCommit == "" {
+		t.Fatalf("alice did not run in a worktree on the worker, pushed: %+v", members)
+	}
+	if m := members[0]; m.BaseNote != "" {
+		t.Fatalf("alice did not start from the lead's commit: %s", m.BaseNote)
+	}
+	if data, err := os.ReadFile(filepath.Join(worker, ".agentteam", "worktrees", "alice", "lead.txt")); err != nil || string(data) != "the lead's newer work\n" {
+		t.Fatalf("alice's worktree on the worker lacks the lead's newer file: %q, %v", data, err)
+	}
+	if got := strings.TrimSpace(gitIn(t, bare, "rev-parse", "refs/agentteam/base/alice")); got != head {
+		t.Fatalf("the remote's base ref for alice is %s, want the lead's HEAD %s", got, head)
+	}
 }

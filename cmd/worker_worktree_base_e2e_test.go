@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/team"
 )
 
 // A worker started with --isolation worktree runs alice in a worktree
@@ -33,19 +32,7 @@ func TestAWorktreeWorkersTeammateStartsFromTheLeadsCommit(t *testing.T) {
 	wid, waitWorker, workerPID := startWorkerIn(t, nt, worker, env, "worker", "--store", nt.url, "--labels", "b", "--isolation", "worktree")
 	mustSucceed(t, runBin(t, lead, env, "", "run", "--store", nt.url, "one teammate on the worker"), "run")
 	noViolations(t, srv)
-	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
-	if len(members) != 1 || members[0].Worker != wid || members[0].Isolation != team.IsolationWorktree || members[0].PushedCommit == "" {
-		t.Fatalf("alice did not run in a worktree on the worker, pushed: %+v", members)
-	}
-	if m := members[0]; m.BaseNote != "" {
-		t.Fatalf("alice did not start from the lead's commit: %s", m.BaseNote)
-	}
-	if data, err := os.ReadFile(filepath.Join(worker, ".agentteam", "worktrees", "alice", "lead.txt")); err != nil || string(data) != "the lead's newer work\n" {
-		t.Fatalf("alice's worktree on the worker lacks the lead's newer file: %q, %v", data, err)
-	}
-	if got := strings.TrimSpace(gitIn(t, bare, "rev-parse", "refs/agentteam/base/alice")); got != head {
-		t.Fatalf("the remote's base ref for alice is %s, want the lead's HEAD %s", got, head)
-	}
+	aliceStartedFromTheLeadsCommit(t, nt, wid, worker, bare, head)
 	m := runBin(t, lead, nil, "", "merge", "--store", nt.url, "alice")
 	mustSucceed(t, m, "merge")
 	if refs := gitIn(t, bare, "for-each-ref", "refs/heads/agentteam/", "refs/agentteam/"); refs != "" {
