@@ -32,12 +32,7 @@ func TestAWorkersCredentialsCannotAnswerThePersonsAsk(t *testing.T) {
 	s := startSecuredServe(t)
 	srv := fakellm.New(remoteWriter("could not write"), fakellm.WithAPIKey("test-key"))
 	defer srv.Close()
-	nt := natsTeam{url: s.url + "/alpha", nc: s.connect(t, s.alice), team: "alpha"}
-	defer func() {
-		if t.Failed() {
-			dumpEvents(t, nt)
-		}
-	}()
+	nt := alphaTeam(t, s)
 	wdir, _, _ := startWorker(t, nt, rolesEnv(s, s.nkey, fakeEnv(srv)), "w1", "--labels", "remote", "--permission-mode", "ask")
 	wait := startBin(t, t.TempDir(), rolesEnv(s, s.alice, fakeEnv(srv)), "run", "--permission-mode", "ask",
 		"--permission-delegate", "user", "have alice write notes")
@@ -101,7 +96,7 @@ func TestOnlyTheLeadsCredentialsQueueASpawn(t *testing.T) {
 	s := startSecuredServe(t)
 	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "pwned"} }, fakellm.WithAPIKey("test-key"))
 	defer srv.Close()
-	nt := natsTeam{url: s.url + "/alpha", nc: s.connect(t, s.alice), team: "alpha"}
+	nt := alphaTeam(t, s)
 	_, waitWorker, pid := startWorkerIn(t, nt, t.TempDir(), rolesEnv(s, s.nkey, fakeEnv(srv)), "worker", "--id", "w1")
 	ctx := context.Background()
 	for _, creds := range []string{s.nkey, s.person} {
@@ -140,12 +135,7 @@ func TestAnExpiredAskOnAWorkerWithAWorkersCredentialsIsClosed(t *testing.T) {
 	s := startSecuredServe(t)
 	srv := fakellm.New(remoteWriter("could not write"), fakellm.WithAPIKey("test-key"))
 	defer srv.Close()
-	nt := natsTeam{url: s.url + "/alpha", nc: s.connect(t, s.alice), team: "alpha"}
-	defer func() {
-		if t.Failed() {
-			dumpEvents(t, nt)
-		}
-	}()
+	nt := alphaTeam(t, s)
 	wdir, waitWorker, pid := startWorker(t, nt, rolesEnv(s, s.nkey, fakeEnv(srv)), "w1", "--labels", "remote", "--permission-mode", "ask")
 	r := runBin(t, t.TempDir(), rolesEnv(s, s.alice, fakeEnv(srv)), "", "run", "--permission-delegate", "user",
 		"--permission-timeout", "2s", "have alice write notes")
@@ -177,4 +167,17 @@ func TestAnExpiredAskOnAWorkerWithAWorkersCredentialsIsClosed(t *testing.T) {
 	if !closed {
 		t.Error("no answer of alice's runtime closes her expired ask")
 	}
+}
+
+// alphaTeam is team alpha on s, seen with the lead's credentials; its
+// event log is printed if the test fails.
+func alphaTeam(t *testing.T, s securedServe) natsTeam {
+	t.Helper()
+	nt := natsTeam{url: s.url + "/alpha", nc: s.connect(t, s.alice), team: "alpha"}
+	t.Cleanup(func() {
+		if t.Failed() {
+			dumpEvents(t, nt)
+		}
+	})
+	return nt
 }
