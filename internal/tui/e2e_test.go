@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -64,7 +65,12 @@ func startTmux(t *testing.T, dir string) *tmuxSession {
 	}
 	s := &tmuxSession{t: t, sock: filepath.Join(sockDir, "s")}
 	t.Cleanup(func() {
+		// The programs in the pane still write into the test's directory as
+		// they end, so the server's end waits for them before the directory
+		// is removed.
+		procs := s.paneProcesses()
 		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
+		waitGone(t, procs)
 		os.RemoveAll(sockDir)
 	})
 	// -u CI: the program sees a terminal as a person's is (a set CI is taken
@@ -73,6 +79,70 @@ func startTmux(t *testing.T, dir string) *tmuxSession {
 		"env -u CI -u OPENAI_API_KEY -u OPENAI_BASE_URL -u AGENTTEAM_WORKSPACE GORACE='atexit_sleep_ms=0' PS1='"+prompt+" ' bash --norc --noprofile")
 	s.waitFor("the shell prompt", func(screen string) bool { return strings.Contains(screen, prompt) })
 	return s
+}
+
+// paneProcesses is the pane's shell and every process under it.
+func (s *tmuxSession) paneProcesses() []int {
+	out, err := exec.Command("tmux", "-S", s.sock, "display-message", "-p", "-t", "e2e", "#{pane_pid}").Output()
+	if err != nil {
+		return nil
+	}
+	root, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		return nil
+	}
+	children := map[int][]int{}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		pid, ppid, _, ok := procStat(f)
+		if ok {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	procs := []int{root}
+	for i := 0; i < len(procs); i++ {
+		procs = append(procs, children[procs[i]]...)
+	}
+	return procs
+}
+
+// procStat reads a /proc/PID/stat file's pid, parent and state.
+func procStat(file string) (pid, ppid int, state string, ok bool) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return 0, 0, "", false
+	}
+	line := string(b)
+	end := strings.LastIndexByte(line, ')')
+	open := strings.IndexByte(line, ' ')
+	if end < 0 || open < 0 {
+		return 0, 0, "", false
+	}
+	fields := strings.Fields(line[end+1:])
+	if len(fields) < 2 {
+		return 0, 0, "", false
+	}
+	pid, err1 := strconv.Atoi(line[:open])
+	ppid, err2 := strconv.Atoi(fields[1])
+	return pid, ppid, fields[0], err1 == nil && err2 == nil
+}
+
+// waitGone waits until each process has ended (a zombie has).
+func waitGone(t *testing.T, procs []int) {
+	deadline := time.Now().Add(15 * time.Second)
+	for _, pid := range procs {
+		for {
+			_, _, state, ok := procStat("/proc/" + strconv.Itoa(pid) + "/stat")
+			if !ok || state == "Z" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("process %d in the tmux pane did not end after the server was killed", pid)
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
 }
 
 func (s *tmuxSession) run(args ...string) string {
