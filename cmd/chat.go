@@ -23,6 +23,9 @@ type ChatOptions struct {
 	TeamFlags
 	IO     IOStreams
 	NoAuto bool
+	// Watch opens the chat on the team without running it, as it opens
+	// by itself when another process runs the team.
+	Watch bool
 	// Plain runs the chat in lines even on a terminal that could run the TUI.
 	Plain bool
 	// ResumeID, with --resume, is the session to bring back (agentteam
@@ -45,11 +48,19 @@ or [ui] plain = true in a config file, chat runs in lines: a "lead> " prompt, th
 text, one line per tool call and team event, permission asks answered with y, a or n; ctrl+c interrupts
 the lead's turn, a second leaves, as does the end of input.
 
+While another process runs the team (a run, another chat, agentteam mcp serve's team_run), chat watches
+it: the team, its messages, and the lead's and teammates' steps as the event log has them; your lines go
+to the lead's inbox, /send to a teammate's, and the asks for you can be answered. --watch does so even
+when no process runs it.
+
 --resume continues the team and the lead's conversation; with earlier conversations it first lets you
 pick one. --resume ID goes straight to that one (ids from agentteam sessions): it becomes the current
 conversation, the one it replaces is kept as an earlier one.`,
 		Use: "chat [--resume [ID]]",
 		Args: func(c *cobra.Command, args []string) error {
+			if opts.Resume && opts.Watch {
+				return usageErrorf("chat --watch cannot --resume: a watching chat runs no lead of its own")
+			}
 			if !opts.Resume || len(args) == 0 {
 				return noArgs(c, args)
 			}
@@ -69,6 +80,7 @@ conversation, the one it replaces is kept as an earlier one.`,
 		},
 	}
 	c.Flags().BoolVar(&opts.Plain, "plain", false, "a line-mode chat (prompt, plain text, no escape sequences) instead of the full-screen TUI")
+	c.Flags().BoolVar(&opts.Watch, "watch", false, "watch the team without running it, even when no other process runs it (chat watches by itself when one does)")
 	c.Flags().BoolVar(&opts.NoAuto, "no-auto", false, "the lead answers only you, not by itself when teammates report (/auto on changes it)")
 	addTeamFlags(c.Flags(), &opts.TeamFlags)
 	return c
@@ -84,20 +96,14 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	in, _ := opts.IO.In.(*os.File)
 	out, _ := opts.IO.Out.(*os.File)
 	lineMode := linechat.Terminal{Term: opts.Getenv("TERM"), InTTY: isTerminal(in), OutTTY: isTerminal(out), Plain: opts.Plain}.Reason()
-	if err := checkPool(opts.GlobalOptions); err != nil {
-		return err
-	}
-	if err := opts.checkBounds(); err != nil {
-		return err
-	}
-	if err := opts.checkIsolation(); err != nil {
-		return err
-	}
-	if err := opts.checkGitRemote(); err != nil {
+	if err := opts.checkChatFlags(); err != nil {
 		return err
 	}
 	ws, err := openWorkspace(opts.GlobalOptions)
 	if err != nil {
+		return err
+	}
+	if watched, err := watchIfRunning(ctx, opts, ws, lineMode); watched || err != nil {
 		return err
 	}
 	if opts.Resume && opts.ResumeID == "" {
@@ -220,6 +226,19 @@ func runLineChat(ctx context.Context, opts *ChatOptions, lines *linechat.Chat, w
 		Script:     !isTerminal(in),
 		Interrupts: intr,
 	})
+}
+
+// checkChatFlags refuses flags that cannot work together, before anything opens.
+func (opts *ChatOptions) checkChatFlags() error {
+	for _, check := range []func() error{
+		func() error { return checkPool(opts.GlobalOptions) },
+		opts.checkBounds, opts.checkIsolation, opts.checkGitRemote,
+	} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd())) }

@@ -93,7 +93,7 @@ func (e Event) Sentence() string {
 			s += ": " + FirstLine(p.Why, 160)
 		}
 		return s
-	case HookRun:
+	case interface{ sentence(agent string) string }: // HookRun, Prompt
 		return p.sentence(e.Agent)
 	case Unknown:
 		return fmt.Sprintf("%s: %s", e.Agent, p.Name)
@@ -270,4 +270,8 @@ func (p WorktreeChanged) sentence(name string) string {
 		return s
 	}
 	return fmt.Sprintf("%s: worktree %s", name, p.Action)
+}
+
+func (p Prompt) sentence(string) string {
+	return "the person asks the lead: " + FirstLine(p.Text, 160)
 }

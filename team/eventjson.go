@@ -172,6 +172,8 @@ func decodePayload(kind EventKind, data []byte) (Payload, error) {
 		return decodeAs[Permission](data)
 	case EventHook:
 		return decodeAs[HookRun](data)
+	case EventPrompt:
+		return decodeAs[Prompt](data)
 	}
 	return Unknown{Name: kind, Line: bytes.Clone(data)}, nil
 }

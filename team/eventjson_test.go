@@ -29,6 +29,8 @@ func TestEventLinesKeepTheirShape(t *testing.T) {
 			map[string]any{"kind": "tool_call", "agent": "alice", "tool": "bash", "args": `{"command":"ls"}`, "detail": "error: no", "is_error": true, "turn": 2.0}},
 		{Event{Agent: "alice", Payload: Reply{Text: "done", Tokens: 12, Turn: 3}},
 			map[string]any{"kind": "reply", "agent": "alice", "detail": "done", "tokens": 12.0, "turn": 3.0}},
+		{Event{Agent: "lead", Payload: Prompt{Text: "fix the tests"}},
+			map[string]any{"kind": "prompt", "agent": "lead", "detail": "fix the tests"}},
 		{Event{Agent: "lead", Payload: Answer{Interrupted: true}},
 			map[string]any{"kind": "answer", "agent": "lead", "detail": "(interrupted)", "is_error": true, "interrupted": true}},
 		{Event{Agent: "lead", Payload: Retry{Attempt: 2, Cause: loop.RetryRateLimit, HTTPStatus: 429, Delay: 1500 * time.Millisecond, Err: "HTTP 429 Too Many Requests"}},

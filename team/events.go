@@ -35,6 +35,7 @@ const (
 	EventWorktree        EventKind = "worktree"   // a teammate's git worktree: made, merged, conflicted, removed, kept
 	EventPermission      EventKind = "permission" // a tool call allowed or denied (permission.go)
 	EventHook            EventKind = "hook"       // one run of a hook command of the person's (hooks.go)
+	EventPrompt          EventKind = "prompt"     // what the person said to the lead in the process that runs it
 	EventActivity        EventKind = "activity"   // what an agent does now; not written to the log
 	EventIntake          EventKind = "intake"     // messages an agent took into its conversation; not written to the log
 )
@@ -151,6 +152,9 @@ func clipPayload(p Payload) Payload {
 		p.Text, p.Reasoning = clip(p.Text, maxEventText), clip(p.Reasoning, maxEventText)
 		return p
 	case Answer:
+		p.Text = clip(p.Text, maxEventText)
+		return p
+	case Prompt:
 		p.Text = clip(p.Text, maxEventText)
 		return p
 	case Settled:

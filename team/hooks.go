@@ -224,6 +224,7 @@ func (t *Team) sayToLead(ctx context.Context, prompt string) error {
 	if err := t.lead.Say(prompt); err != nil {
 		return err
 	}
+	t.events.Emit(Event{Agent: workspace.LeadName, Payload: Prompt{Text: prompt}})
 	if extra != "" {
 		return t.lead.Say(extra)
 	}

@@ -103,6 +103,20 @@ func CheckNotRunning(teamDir string) error {
 	return nil
 }
 
+// Runner names the process that runs the team of teamDir (its file owner
+// lock held), "" when none does: how a chat knows to watch instead.
+func Runner(teamDir string) string {
+	o, err := acquireOwner(teamDir)
+	if err == nil {
+		o.release()
+		return ""
+	}
+	if who, _, ok := strings.Cut(err.Error(), " is already running the team"); ok {
+		return who
+	}
+	return "" // no lock to take (no team yet): nobody runs it
+}
+
 // nobodyAlive is the liveness test for the owner of the team's lock: no
 // other process can be running a teammate of this team.
 func nobodyAlive(int) bool { return false }

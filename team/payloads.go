@@ -295,6 +295,13 @@ type HookRun struct {
 	Text       string `json:"detail,omitempty"` // the reason it blocked, or what went wrong
 }
 
+// Prompt: the person said this to the lead of the process that runs the
+// team (chat's input, run's task, an MCP client's team_run): in the log,
+// a chat watching from another process shows it.
+type Prompt struct {
+	Text string `json:"detail"`
+}
+
 // Intake: an agent took these inbox messages into its conversation, in
 // this order, before its next model turn. Only the subscriber gets it (the
 // messages are already in the inbox files and message events).
@@ -327,3 +334,4 @@ func (RequestExpired) Kind() EventKind   { return EventRequestExpired }
 func (WorktreeChanged) Kind() EventKind  { return EventWorktree }
 func (Permission) Kind() EventKind       { return EventPermission }
 func (HookRun) Kind() EventKind          { return EventHook }
+func (Prompt) Kind() EventKind           { return EventPrompt }

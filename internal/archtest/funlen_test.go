@@ -20,7 +20,7 @@ const maxFuncLines = 80
 // length it may not grow past; one cut below the bound must be taken off
 // the list, so it only shrinks.
 var longFuncs = map[string]int{
-	"cmd/chat.go runChat":                                   126,
+	"cmd/chat.go runChat":                                   118,
 	"cmd/run.go runLead":                                    116,
 	"cmd/serve.go runServe":                                 90,
 	"cmd/store.go openNATS":                                 90,
@@ -34,7 +34,7 @@ var longFuncs = map[string]int{
 	"internal/storebench/main.go main":                      89,
 	"internal/storebench/wakebench.go receiveChild":         81,
 	"internal/storebench/workers.go harness.workerScenario": 121,
-	"internal/tui/apply.go Model.event":                     90,
+	"internal/tui/apply.go Model.event":                     87,
 	"internal/tui/model.go Model.handleKey":                 99,
 	"loop/client.go Client.attempt":                         84,
 	"loop/cycle.go Agent.cycle":                             98,

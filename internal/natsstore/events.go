@@ -90,3 +90,32 @@ func (l *EventLog) Lines(ctx context.Context) ([][]byte, error) {
 		seq = raw.Sequence + 1
 	}
 }
+
+// Follow returns a reader of the event lines: its first call returns the
+// last backlog lines stored now, each later one the lines stored since
+// the call before (at most a thousand a call; the rest come next).
+func (l *EventLog) Follow(ctx context.Context, backlog uint64) (func(ctx context.Context) ([][]byte, error), error) {
+	info, err := l.stream.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read the event log: %w", err)
+	}
+	next := uint64(1)
+	if last := info.State.LastSeq; last > backlog {
+		next = last - backlog + 1
+	}
+	return func(ctx context.Context) ([][]byte, error) {
+		var out [][]byte
+		for len(out) < 1000 {
+			raw, err := l.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(l.subj))
+			if errors.Is(err, jetstream.ErrMsgNotFound) {
+				break
+			}
+			if err != nil {
+				return out, fmt.Errorf("read the event log: %w", err)
+			}
+			out = append(out, raw.Data)
+			next = raw.Sequence + 1
+		}
+		return out, nil
+	}, nil
+}

@@ -159,12 +159,32 @@ func (m *Model) event(e team.Event) bool {
 		if p.Status != team.StatusWorking {
 			delete(m.team.activity, e.Agent)
 		}
+	}
+	m.replyEvent(e)
+	return isMate
+}
+
+// replyEvent takes the lead's replies, and in a watch what the running
+// process's screen shows from elsewhere: the person's prompts there and
+// the lead's replies (a watch has no stream of them).
+func (m *Model) replyEvent(e team.Event) {
+	watch := m.opts.Watch != ""
+	switch p := e.Payload.(type) {
+	case team.Prompt:
+		if watch {
+			settle(m.lead)
+			m.lead.add(&entry{kind: entryReport, who: "the person", typ: "lead", text: p.Text})
+		}
 	case team.Reply:
-		if e.Agent == workspace.LeadName {
-			m.lastErr = ""
+		if e.Agent != workspace.LeadName {
+			return
+		}
+		m.lastErr = ""
+		if watch && strings.TrimSpace(p.Text) != "" {
+			m.lead.add(&entry{kind: entryReply, who: workspace.LeadName, text: p.Text})
+			m.watchReply = p.Text
 		}
 	}
-	return isMate
 }
 
 // involves reports whether an event is about an agent: its own, or a
@@ -190,6 +210,9 @@ func involves(e team.Event, name string) bool {
 func (m *Model) answer(e team.Event, a team.Answer) {
 	m.leadIdle()
 	delete(m.team.activity, workspace.LeadName)
+	if m.opts.Watch != "" && a.Text == m.watchReply {
+		a.Text = "" // a watch showed it from its reply
+	}
 	last := m.lead.stream
 	streaming := last != nil
 	switch {

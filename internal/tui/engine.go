@@ -137,8 +137,11 @@ func (e *teamEngine) Describe(ctx context.Context) (string, error) {
 	return e.t.Describe(ctx)
 }
 
-func (e *teamEngine) Inbox(name string) (string, error) {
-	store := e.t.Mailbox()
+func (e *teamEngine) Inbox(name string) (string, error) { return inboxText(e.t.Mailbox(), name) }
+
+// inboxText is /inbox's answer: every inbox (name "") or one inbox's
+// messages, as text.
+func inboxText(store pollInboxes, name string) (string, error) {
 	var b strings.Builder
 	if name == "" {
 		names, err := store.Names()

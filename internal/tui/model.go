@@ -38,6 +38,9 @@ type Options struct {
 	ModelLabels []string
 	// Mouse starts with the mouse captured (the wheel scrolls); off, the terminal selects text.
 	Mouse bool
+	// Watch, when set, says who runs the team this screen watches (Watch):
+	// the person's lines go to the lead's inbox, the lead is not waited on.
+	Watch string
 	// WorkerID is this process's id as a worker of a team across hosts: a
 	// teammate another worker runs shows where ("" on one host).
 	WorkerID string
@@ -57,6 +60,9 @@ type hintMsg string
 // Model is the one root model of the TUI. Update only changes state (IO
 // runs in jobs handed to do); View only renders.
 type Model struct {
+	// watchReply is the lead's last reply a watch showed (Options.Watch).
+	watchReply string
+
 	ctx  context.Context
 	eng  Engine
 	do   func(job func() tea.Msg)
@@ -374,7 +380,7 @@ func (m *Model) tellLead(text string) {
 		m.lead.add(&entry{kind: entryError, text: noModelText(m.opts.KeyEnv)})
 		return
 	}
-	m.leadBusy = true
+	m.leadBusy = m.opts.Watch == "" // a watched lead answers when it reads its inbox
 	m.sayToLead(user, text)
 }
 

@@ -103,7 +103,10 @@ func (m *Model) convTitle(w int) string {
 	}
 	state := m.leadStatus()
 	auto := "auto on"
-	if !m.auto {
+	switch {
+	case m.opts.Watch != "":
+		auto = "watching: typing goes to the lead's inbox"
+	case !m.auto:
 		auto = "auto off"
 	}
 	return clipLine(m.st.header.Render("lead")+m.st.dim.Render(" · "+state+" · "+auto), w)

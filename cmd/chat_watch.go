@@ -1,0 +1,328 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/tui"
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// watchBacklog is how much of the event log a watch shows first: the
+// file's last bytes, or a store's last events.
+const (
+	watchBacklogBytes  = 256 << 10
+	watchBacklogEvents = 300
+)
+
+// watchInboxes are the inboxes as a watch reads them (each store has a mark).
+type watchInboxes interface {
+	Names() ([]string, error)
+	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
+	Stats(name string) (inbox.Stats, error)
+	Mark(name string) (inbox.Mark, error)
+}
+
+// runner names the process that runs the workspace's team, "" when none
+// does: the workspace's owner lock, or on a NATS store its lease.
+func runner(ctx context.Context, st *stores, ws *workspace.Workspace) (string, error) {
+	if !st.nats {
+		return team.Runner(ws.TeamDir()), nil
+	}
+	running, _, err := st.owner.Running(ctx)
+	if err != nil {
+		return "", &ExitError{Code: ExitFailure, Err: err}
+	}
+	if running {
+		return "another agentteam process (on " + st.where + ")", nil
+	}
+	return "", nil
+}
+
+// watchChat runs chat on a team another process runs (who; "" with
+// --watch and nobody running it): the team, its messages and its agents'
+// steps as the event log has them, the person's lines to the lead's inbox.
+func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, st *stores, who, lineMode string) error {
+	if who == "" {
+		who = "no process"
+	}
+	mail, ok := st.mail.(watchInboxes)
+	if !ok {
+		return &ExitError{Code: ExitFailure, Err: errors.New("this store's inboxes cannot be watched")}
+	}
+	follow, err := followEvents(ctx, st, ws)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	events := st.events(ws, nil)
+	ws2 := watchStores(opts, ws, st, mail, events, who)
+	running := func(ctx context.Context) bool {
+		r, err := runner(ctx, st, ws)
+		return err == nil && r != ""
+	}
+	notice := fmt.Sprintf("Watching: %s runs this team. Your lines go to the lead's inbox (it reads them at its next turn); /send, /inbox, /team, /tasks and the asks' answers work here, the rest is done where the team runs.", who)
+	if lineMode != "" {
+		return watchLines(ctx, opts, ws2, follow, running, notice)
+	}
+	in, _ := opts.IO.In.(*os.File)
+	out, _ := opts.IO.Out.(*os.File)
+	return tui.Watch(ctx, tui.WatchConfig{
+		Engine:   tui.NewWatchEngine(ws2),
+		Mail:     mail,
+		Registry: st.registry,
+		Events:   follow,
+		Running:  running,
+		Screen:   tui.Options{Workspace: ws.Root, ModelName: "watching", Notice: notice, KeyEnv: opts.keyEnv(), Watch: who, Sandbox: "sandbox: where the team runs"},
+		In:       in,
+		Out:      out,
+	})
+}
+
+// followEvents follows the team's event log from its last events.
+func followEvents(ctx context.Context, st *stores, ws *workspace.Workspace) (*team.EventFollower, error) {
+	lines, ok := st.lines.(*natsstore.EventLog)
+	if !ok {
+		return team.FollowEventFile(ws.EventsPath(), watchBacklogBytes), nil
+	}
+	read, err := lines.Follow(ctx, watchBacklogEvents)
+	if err != nil {
+		return nil, err
+	}
+	return team.FollowEventLines(read), nil
+}
+
+// watchStores are the watch's ways to the team, as agentteam send and
+// approve take them.
+func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *stores, mail watchInboxes, events *team.EventLog, who string) tui.WatchStores {
+	return tui.WatchStores{
+		Mail:     mail,
+		Registry: st.registry,
+		Board:    st.board,
+		Runner:   who,
+		Send: func(to, content string) error {
+			if n := len(content); n > inbox.MaxContentBytes {
+				return fmt.Errorf("the message is %d bytes, over the limit of %d (256 KiB)", n, inbox.MaxContentBytes)
+			}
+			m, err := st.mail.Append(to, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: to, Content: content})
+			if err != nil {
+				return err
+			}
+			events.Emit(team.Event{Payload: team.Delivered(m)})
+			return nil
+		},
+		Answer: func(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
+			a, err := findAsk(st, id, time.Now())
+			if err != nil {
+				return "", err
+			}
+			if always {
+				r, err := permission.ParseRule(a.Rule)
+				if err != nil {
+					return "", fmt.Errorf("the ask %s carries no rule to add: %w", a.RequestID, err)
+				}
+				if _, err := config.AddAllowRule(opts.Getenv, ws.Root, r); err != nil {
+					return "", fmt.Errorf("add the rule: %w", err)
+				}
+			}
+			if err := answerAsk(st.mail, a, approve, always, reason); err != nil {
+				return "", err
+			}
+			if approve {
+				return fmt.Sprintf("allowed %s's %s (request %s)", a.Agent, a.Tool, a.RequestID), nil
+			}
+			return fmt.Sprintf("denied %s's %s (request %s)", a.Agent, a.Tool, a.RequestID), nil
+		},
+	}
+}
+
+// watchLines is a watch in lines: each event as run prints it, the lead's
+// answers whole; the person's lines go to the lead, /send NAME TEXT to a
+// teammate, /approve ID and /deny ID REASON answer an ask, /team, /inbox
+// [NAME] and /tasks look, /quit (or the end of input) leaves.
+func watchLines(ctx context.Context, opts *ChatOptions, s tui.WatchStores, follow *team.EventFollower, running func(context.Context) bool, notice string) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out := &lockedWriter{w: opts.IO.Out}
+	fmt.Fprintln(out, "agentteam chat in lines, watching")
+	fmt.Fprintln(out, notice)
+	eng := tui.NewWatchEngine(s)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		watchPrint(ctx, out, follow, running)
+	}()
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(opts.IO.In)
+		sc.Buffer(make([]byte, 64<<10), inbox.MaxContentBytes+1024)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	defer func() { stop(); <-done }()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case line, ok := <-lines:
+			if !ok {
+				return nil
+			}
+			if quit := watchLine(ctx, out, eng, strings.TrimSpace(line)); quit {
+				return nil
+			}
+		}
+	}
+}
+
+// watchLine does one line the person typed in a watch; quit says it was /quit.
+func watchLine(ctx context.Context, out io.Writer, eng tui.Engine, line string) (quit bool) {
+	say := func(text string, err error) {
+		if err != nil {
+			fmt.Fprintln(out, "! "+err.Error())
+			return
+		}
+		fmt.Fprintln(out, strings.TrimRight(text, "\n"))
+	}
+	cmd, rest, _ := strings.Cut(line, " ")
+	rest = strings.TrimSpace(rest)
+	switch {
+	case line == "":
+	case cmd == "/quit" || cmd == "/exit":
+		return true
+	case cmd == "/team":
+		say(eng.Describe(ctx))
+	case cmd == "/inbox":
+		say(eng.Inbox(rest))
+	case cmd == "/tasks":
+		say(eng.Tasks(ctx))
+	case cmd == "/send":
+		to, text, _ := strings.Cut(rest, " ")
+		if to == "" || strings.TrimSpace(text) == "" {
+			say("", errors.New("/send NAME TEXT sends TEXT to NAME's inbox"))
+			return false
+		}
+		say("sent to "+to+"'s inbox", eng.Send(ctx, to, strings.TrimSpace(text)))
+	case cmd == "/approve":
+		say(eng.AnswerPermission(ctx, rest, true, false, ""))
+	case cmd == "/deny":
+		id, why, _ := strings.Cut(rest, " ")
+		say(eng.AnswerPermission(ctx, id, false, false, strings.TrimSpace(why)))
+	case strings.HasPrefix(cmd, "/"):
+		say("", fmt.Errorf("%s is not a command of a watching chat: /send, /inbox, /team, /tasks, /approve, /deny and /quit are", cmd))
+	default:
+		say("sent to the lead's inbox", eng.Say(line))
+	}
+	return false
+}
+
+// watchPrint prints the log's events as they are written until ctx ends.
+func watchPrint(ctx context.Context, out io.Writer, follow *team.EventFollower, running func(context.Context) bool) {
+	was, lastLook := running(ctx), time.Now()
+	var lines watchLog
+	for {
+		evs, err := follow.Next(ctx)
+		for _, e := range evs {
+			if line := lines.line(e); line != "" {
+				fmt.Fprintln(out, line)
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(out, "! "+err.Error())
+		}
+		if time.Since(lastLook) >= time.Second {
+			lastLook = time.Now()
+			if now := running(ctx); now != was {
+				was = now
+				fmt.Fprintln(out, tui.WatchedRunning(now))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(tui.PollInterval):
+		}
+	}
+}
+
+// watchLog turns events into a watch's lines.
+type watchLog struct {
+	// lastReply is the lead's last reply shown: a chat's answer repeats
+	// it (a run or an MCP client's team_run has replies and no answers).
+	lastReply string
+}
+
+// line is one event in a watch's lines: run's progress line, the lead's
+// replies and the person's prompts whole.
+func (w *watchLog) line(e team.Event) string {
+	switch p := e.Payload.(type) {
+	case team.Reply:
+		if e.Agent == workspace.LeadName && strings.TrimSpace(p.Text) != "" {
+			w.lastReply = p.Text
+			return "lead: " + p.Text
+		}
+	case team.Answer:
+		switch {
+		case p.Interrupted:
+			return e.Sentence()
+		case p.Text != "" && p.Text != w.lastReply:
+			return "lead: " + p.Text
+		}
+	case team.Prompt:
+		return "the person → lead: " + p.Text
+	case team.Permission:
+		if p.Decision == "asked" && p.By == workspace.UserName {
+			return e.Sentence() + ": answer with /approve " + p.RequestID + " or /deny " + p.RequestID + " REASON"
+		}
+	}
+	return progressLine(e)
+}
+
+// lockedWriter lets the event printer and the line handler share out.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// watchIfRunning watches the team when another process runs it or
+// --watch says so; watched says it did (and the chat is over).
+func watchIfRunning(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, lineMode string) (watched bool, err error) {
+	if opts.Resume {
+		return false, nil // --resume continues a team this process runs, or says who runs it
+	}
+	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsstore.RolePerson)
+	if err != nil {
+		return false, err
+	}
+	defer st.close()
+	who, err := runner(ctx, st, ws)
+	if err != nil || (who == "" && !opts.Watch) {
+		return false, err
+	}
+	return true, watchChat(ctx, opts, ws, st, who, lineMode)
+}

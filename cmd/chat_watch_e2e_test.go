@@ -1,0 +1,147 @@
+package cmd
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentteam/agentteam/inbox"
+)
+
+// askID is the request id of the first ask a watch printed.
+var askID = regexp.MustCompile(`answer with /approve (\S+) or /deny`)
+
+// While a chat runs the team, a second chat in the workspace watches it:
+// it shows what the lead and its teammates do, its lines reach the lead,
+// /send a teammate, what only the running process does is refused in a
+// sentence, and it says when the running chat has ended.
+func TestAChatWatchesTheTeamAnotherChatRuns(t *testing.T) {
+	ws := t.TempDir()
+	owner := startLineChat(t, ws, nil, "chat", "--demo", "--plain")
+	owner.waitFor("lead> ", 1)
+
+	watch := startLineChat(t, ws, nil, "chat", "--plain") // no key: a watch needs none
+	watch.waitFor("runs this team", 1)
+	watch.send("spawn alice as programmer")
+	watch.waitFor("sent to the lead's inbox", 1)
+	watch.waitFor("spawn alice (programmer)", 1)
+	watch.waitFor("lead: Here is what I did:", 1)
+	owner.waitFor("spawn alice as programmer: done", 1)
+
+	watch.send("/send alice hello from the watch")
+	watch.waitFor("sent to alice's inbox", 1)
+	watch.send("/spawn bob as tester")
+	watch.waitFor("is not a command of a watching chat", 1)
+	msgs, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !anyFrom(msgs, "user", "hello from the watch") {
+		t.Errorf("alice's inbox has no message from the watch: %+v", msgs)
+	}
+	if strings.Contains(watch.output(), "bob") {
+		t.Errorf("the watch spawned bob:\n%s", watch.output())
+	}
+
+	owner.send("/quit")
+	if code := owner.exit(); code != 0 {
+		t.Fatalf("the running chat exited %d:\n%s", code, owner.output())
+	}
+	watch.waitFor("no process runs the team now", 1)
+	watch.send("/quit")
+	if code := watch.exit(); code != 0 {
+		t.Fatalf("the watch exited %d:\n%s", code, watch.output())
+	}
+}
+
+func anyFrom(msgs []inbox.Message, from, text string) bool {
+	for _, m := range msgs {
+		if m.From == from && strings.Contains(m.Content, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// The workspace's team runs for an MCP client (agentteam mcp serve's
+// team_run) and a chat watches it meanwhile: the client's prompt and the
+// teammate's ask show in the watch, the person answers the ask there, and
+// the team_run goes on to its answer.
+func TestAChatWatchesAnMCPClientsTeamRun(t *testing.T) {
+	srv := teamScript()
+	defer srv.Close()
+	ws := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	client := sdkmcp.NewClient(&sdkmcp.Implementation{Name: "test-client", Version: "1"}, nil)
+	c := exec.Command(binary(t), "mcp", "serve", "--sandbox", "off", "--permission-mode", "ask")
+	c.Dir, c.Env, c.Stderr = ws, serveEnv(srv), io.Discard
+	cs, err := client.Connect(ctx, &sdkmcp.CommandTransport{Command: c}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ran := make(chan *sdkmcp.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &sdkmcp.CallToolParams{Name: "team_run", Arguments: map[string]any{"prompt": "have alice write hello.txt"}})
+		if err != nil {
+			res = &sdkmcp.CallToolResult{IsError: true, Content: []sdkmcp.Content{&sdkmcp.TextContent{Text: err.Error()}}}
+		}
+		ran <- res
+	}()
+
+	watch := startLineChat(t, ws, nil, "chat", "--plain")
+	watch.waitFor("runs this team", 1)
+	watch.waitFor("the person → lead: have alice write hello.txt", 1)
+	watch.waitFor("answer with /approve ", 1)
+	m := askID.FindStringSubmatch(watch.output())
+	if m == nil {
+		t.Fatalf("no request id in the watch:\n%s", watch.output())
+	}
+	watch.send("/approve " + m[1])
+	watch.waitFor("allowed alice's write_file (request "+m[1]+")", 1)
+	select {
+	case res := <-ran:
+		if res.IsError || !strings.Contains(text(res), "all set") {
+			t.Fatalf("team_run: %s", text(res))
+		}
+	case <-ctx.Done():
+		t.Fatalf("team_run did not end after the watch's answer; the watch printed:\n%s", watch.output())
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "hello.txt")); err != nil || string(b) != "hello from alice\n" {
+		t.Errorf("hello.txt after the watch allowed it: %q, %v", b, err)
+	}
+	watch.waitFor("lead: lead: all set", 1)
+}
+
+// On a NATS store the same, from another workspace (as from another
+// host) with the person's credentials: the watch follows the team's event
+// stream, and its line reaches the lead that runs elsewhere.
+func TestAChatWatchesATeamRunningOnNATS(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	s := startServe(t, t.TempDir(), []string{"XDG_STATE_HOME=" + state}, "--listen", "127.0.0.1:0", "--data", t.TempDir())
+	client := []string{"AGENTTEAM_STORE=" + s.url + "/alpha", "XDG_STATE_HOME=" + state}
+	owner := startLineChat(t, t.TempDir(), client, "chat", "--demo", "--plain")
+	owner.waitFor("lead> ", 1)
+
+	watch := startLineChat(t, t.TempDir(), client, "chat", "--plain")
+	watch.waitFor("runs this team", 1)
+	watch.send("spawn alice as programmer")
+	watch.waitFor("spawn alice (programmer)", 1)
+	watch.waitFor("lead: Here is what I did:", 1)
+	watch.send("/team")
+	watch.waitFor("alice  programmer", 1)
+	owner.send("/quit")
+	if code := owner.exit(); code != 0 {
+		t.Fatalf("the running chat exited %d:\n%s", code, owner.output())
+	}
+	watch.waitFor("no process runs the team now", 1)
+}

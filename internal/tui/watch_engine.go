@@ -1,0 +1,162 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// WatchStores are what a watching chat reads and writes of a team another
+// process runs, as the person: the inboxes, the registry, the board, and
+// how a message is sent and an ask answered (as agentteam send and
+// approve do).
+type WatchStores struct {
+	Mail     pollInboxes
+	Registry *team.Registry
+	Board    *board.Board
+	// Send puts the person's message in to's inbox.
+	Send func(to, content string) error
+	// Answer allows or denies a permission ask; always also adds its rule.
+	Answer func(ctx context.Context, id string, approve, always bool, reason string) (string, error)
+	// Runner names the process that runs the team, for refusals.
+	Runner string
+}
+
+// watchEngine is the Engine of a watching chat: messages and answers go
+// through the stores, what needs the running team is refused.
+type watchEngine struct{ s WatchStores }
+
+// NewWatchEngine is the Engine of a chat that watches a team another
+// process runs.
+func NewWatchEngine(s WatchStores) Engine { return &watchEngine{s: s} }
+
+// refuse is the sentence for what only the process that runs the team does.
+func (e *watchEngine) refuse(what string) error {
+	return fmt.Errorf("%s runs this team and this chat only watches it: %s is done there, or ask the lead", e.s.Runner, what)
+}
+
+func (e *watchEngine) Say(text string) error { return e.s.Send(workspace.LeadName, text) }
+
+func (e *watchEngine) Send(_ context.Context, to, content string) error {
+	if err := team.CheckRecipient(e.s.Registry, to); err != nil {
+		return err
+	}
+	return e.s.Send(to, content)
+}
+
+func (e *watchEngine) Broadcast(_ context.Context, content string) ([]string, error) {
+	c, err := e.s.Registry.Read()
+	if err != nil {
+		return nil, err
+	}
+	var to []string
+	for _, m := range c.Teammates {
+		if m.Status == team.StatusShutdown || m.Status == team.StatusFailed {
+			continue
+		}
+		if err := e.s.Send(m.Name, content); err != nil {
+			return to, err
+		}
+		to = append(to, m.Name)
+	}
+	return to, nil
+}
+
+func (e *watchEngine) Spawn(context.Context, tools.SpawnSpec) error {
+	return e.refuse("spawning a teammate")
+}
+
+func (e *watchEngine) ReviewPlan(context.Context, string, bool, string) (string, error) {
+	return "", e.refuse("reviewing a plan")
+}
+
+func (e *watchEngine) Shutdown(context.Context, string, string) (string, error) {
+	return "", e.refuse("shutting a teammate down")
+}
+
+func (e *watchEngine) Tasks(ctx context.Context) (string, error) {
+	if e.s.Board == nil {
+		return "", fmt.Errorf("this team's task board cannot be read here")
+	}
+	tasks, err := e.s.Board.List(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(tasks) == 0 {
+		return "the task board is empty: agents add tasks with task_create", nil
+	}
+	var b strings.Builder
+	if err := board.FormatTasks(&b, tasks); err != nil {
+		return "", err
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
+}
+
+func (e *watchEngine) Merge(context.Context, string) (string, error) {
+	return "", e.refuse("merging a teammate's branch")
+}
+
+func (e *watchEngine) Diff(_ context.Context, name string) (string, error) {
+	return "", fmt.Errorf("this chat only watches the team: agentteam diff %s shows %s's branch", name, name)
+}
+
+func (e *watchEngine) SetAuto(bool)    {}
+func (e *watchEngine) Interrupt() bool { return false }
+
+func (e *watchEngine) Conversation(string) ([]openai.ChatCompletionMessage, bool) { return nil, false }
+
+func (e *watchEngine) Describe(context.Context) (string, error) {
+	c, err := e.s.Registry.Read()
+	if err != nil {
+		return "", err
+	}
+	if len(c.Teammates) == 0 {
+		return "no teammates yet", nil
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tUNREAD")
+	for _, m := range c.Teammates {
+		unread := "?"
+		if st, err := e.s.Mail.Stats(m.Name); err == nil {
+			unread = fmt.Sprint(st.Unread)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", m.Name, m.Role, m.Status, m.Turns, unread)
+	}
+	tw.Flush()
+	return b.String(), nil
+}
+
+func (e *watchEngine) Inbox(name string) (string, error) { return inboxText(e.s.Mail, name) }
+
+func (e *watchEngine) AnswerPermission(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
+	return e.s.Answer(ctx, id, approve, always, reason)
+}
+
+func (e *watchEngine) AllowForSession(context.Context, string) (string, error) {
+	return "", e.refuse("allowing a prefix for the session")
+}
+
+func (e *watchEngine) Compact() (string, error) {
+	return "", e.refuse("compacting the lead's conversation")
+}
+
+func (e *watchEngine) Usage() team.TeamUsage { return team.TeamUsage{} }
+
+func (e *watchEngine) SetLeadModel(string) (string, error) {
+	return "", e.refuse("switching the lead's model")
+}
+
+func (e *watchEngine) Models() (team.Catalog, string) { return team.Catalog{}, "" }
+
+func (e *watchEngine) AnswerBudget(bool) (string, error) {
+	return "", e.refuse("answering the budget question")
+}
