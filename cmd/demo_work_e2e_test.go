@@ -22,13 +22,14 @@ func TestTheDemosTeammatesWriteFilesAndRunCommands(t *testing.T) {
 			t.Errorf("%s = %q, %v; want %q", file, got, err, want)
 		}
 	}
+	said := strings.Join(leadSaid(t, ws), "\n")
 	for _, want := range []string{
-		"alice reports: ready — wrote hello.txt",
-		"bob reports: ready — ran `echo ran > ran.txt`",
-		"carol reports: plan approved — wrote plan.txt",
+		"- alice: done — ready — wrote hello.txt",
+		"- bob: done — ready — ran `echo ran > ran.txt`",
+		"- carol: done — plan approved — wrote plan.txt",
 	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("the lead's answer lacks %q:\n%s", want, r.stdout)
+		if !strings.Contains(said, want) {
+			t.Errorf("the lead's answers lack %q:\n%s", want, said)
 		}
 	}
 	// carol's plan came before her write: the approval is in the log first.

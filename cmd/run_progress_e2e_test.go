@@ -5,12 +5,14 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/team"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // TestClosedPortIsOneSentence: nothing listens at the base URL. The run ends
@@ -140,27 +142,50 @@ func TestRunJSONAlwaysCloses(t *testing.T) {
 	}
 }
 
-// TestDemoAnswersTheSamePromptTheSameWay: --demo's final answer does not
-// depend on when the teammates' reports reach the lead.
+// TestDemoAnswersTheSamePromptTheSameWay: what --demo's lead says over a
+// run does not depend on when the teammates' reports reach it: each report
+// in the same words, once; only which answer says it does (the prompt's, or
+// the short progress answer of the wake the report brought).
 func TestDemoAnswersTheSamePromptTheSameWay(t *testing.T) {
 	const prompt = "spawn alice as writer to write a poem; spawn bob as tester to check it; send alice: hi; tell bob to message alice: thanks; broadcast: standup; list team"
 	var first string
 	for i := 0; i < 4; i++ {
-		r := runBin(t, t.TempDir(), nil, "", "run", "--demo", prompt)
+		ws := t.TempDir()
+		r := runBin(t, ws, nil, "", "run", "--demo", prompt)
 		mustSucceed(t, r, "run --demo")
+		said := strings.Join(leadSaid(t, ws), "\n")
 		if i == 0 {
-			first = r.stdout
+			first = said
 			continue
 		}
-		if r.stdout != first {
-			t.Fatalf("run %d answered differently:\n%s\nthe first run:\n%s", i+1, r.stdout, first)
+		if said != first {
+			t.Fatalf("run %d said differently:\n%s\nthe first run:\n%s", i+1, said, first)
 		}
 	}
-	for _, want := range []string{"alice reports: received from lead: hi", "bob reports: sent to alice: thanks", "alice reports: received from bob: thanks"} {
-		if !strings.Contains(first, want) {
-			t.Errorf("the answer lacks %q:\n%s", want, first)
+	for _, want := range []string{"- alice: done — received from lead: hi", "- bob: done — sent to alice: thanks", "- alice: done — received from bob: thanks"} {
+		if strings.Count(first, want) != 1 {
+			t.Errorf("the answers do not say %q once:\n%s", want, first)
 		}
 	}
+}
+
+// leadSaid is the lines of the lead's answers in the workspace's session,
+// sorted, blank lines and the heading of the team's reports aside.
+func leadSaid(t *testing.T, ws string) []string {
+	t.Helper()
+	var lines []string
+	for _, m := range readSession(t, state(ws, "sessions", "lead.jsonl")) {
+		if m.Role != openai.ChatMessageRoleAssistant || len(m.ToolCalls) > 0 {
+			continue
+		}
+		for _, l := range strings.Split(m.Content, "\n") {
+			if l != "" && l != "The team said:" {
+				lines = append(lines, l)
+			}
+		}
+	}
+	slices.Sort(lines)
+	return lines
 }
 
 // TestATeammateFailureIsOneEvent: alice's model refuses her request. Her

@@ -24,6 +24,8 @@ spawned with plan_mode sends you a plan (plan_approval_request): answer it with 
 ends a teammate that is no longer needed; handoff passes a task with its context to a teammate.
 A teammate spawned with isolation "worktree" works in its own git worktree on the branch agentteam/NAME; its result
 names the branch and what it changes: merge it into your branch with merge_teammate.
+When teammates' reports wake you, answer with short progress: a line per teammate that reported (done, failed, or what it
+asks), without restating earlier reports or what you already told the person.
 When the work is done, answer the person with a short summary of what the team did and where the results are.`,
 		teamName, root) + modelsText(models)
 }

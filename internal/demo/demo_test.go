@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,7 +88,7 @@ func TestLeadRunsCommandsInOrderThenSummarises(t *testing.T) {
 
 		tr = ask(t, "lead", stream, req)
 		for _, want := range []string{"spawn alice as coder: done", `could not send zed a message: error: unknown recipient "zed"`,
-			"alice  coder  idle", `did not understand "juggle"`, "alice reports: ready — hello"} {
+			"alice  coder  idle", `did not understand "juggle"`, "alice: done — ready — hello"} {
 			if !strings.Contains(tr.content, want) {
 				t.Errorf("summary lacks %q:\n%s", want, tr.content)
 			}
@@ -98,19 +99,51 @@ func TestLeadRunsCommandsInOrderThenSummarises(t *testing.T) {
 	})
 }
 
-func TestLeadSummarisesTeammateReports(t *testing.T) {
+// After the prompt's answer, a wake's reports are answered with what is
+// new: a line per report, not the commands or the earlier reports again.
+func TestLeadAnswersReportsWithWhatIsNew(t *testing.T) {
 	both(t, func(t *testing.T, stream bool) {
 		req := conv(leadTools, sys("lead"), user("spawn alice as coder"), said("Here is what I did"),
-			user(inbox("alice", "result", "old news")), said("alice reports: old news"),
+			user(inbox("alice", "result", "old news")), said("- alice: done — old news"),
 			user(inbox("alice", "result", "alice (coder): sent to bob: hi")+"\n"+inbox("bob", "message", "thanks")),
 			user(inbox("carol", "error", "model unavailable")))
 		tr := ask(t, "lead", stream, req)
-		// The whole picture since the prompt, by sender, one line per part.
-		want := "Here is what I did:\n- spawn alice as coder: done\n\nThe team said:\n- alice reports: old news\n- alice reports: sent to bob: hi\n- bob says: thanks\n- carol failed: model unavailable"
+		want := "- alice: done — sent to bob: hi\n- bob says: thanks\n- carol: failed — model unavailable"
 		if tr.content != want || len(tr.calls) != 0 {
 			t.Fatalf("got %q, want %q", tr.content, want)
 		}
 	})
+}
+
+// Three teammates report in three wakes: the prompt's answer is the only
+// "Here is what I did"; each later answer is the new reporter's line.
+func TestLeadAnswersEachReportInItsOwnWake(t *testing.T) {
+	req := conv(leadTools, sys("lead"), user("spawn alice as programmer; spawn bob as tester; spawn carol as reviewer"))
+	for _, result := range []string{"spawned alice", "spawned bob", "spawned carol"} {
+		tr := ask(t, "lead", false, req)
+		if len(tr.calls) != 1 {
+			t.Fatalf("want one call, got %+v", tr)
+		}
+		req = then(req, tr, result)
+	}
+	tr := ask(t, "lead", false, req)
+	if !strings.HasPrefix(tr.content, "Here is what I did:\n- spawn alice as programmer: done") {
+		t.Fatalf("the prompt's answer: %q", tr.content)
+	}
+	req = then(req, tr)
+	long := "alice (programmer): ready — " + strings.Repeat("wrote a lot ", 20) + "\nand a second line"
+	for _, w := range []struct{ report, want string }{
+		{inbox("alice", "result", long), "- alice: done — ready — " + strings.Repeat("wrote a lot ", 7) + "wro…"}, // 100 bytes,
+		{inbox("bob", "error", "model unavailable\nretry later"), "- bob: failed — model unavailable"},
+		{protocol("carol", "plan_approval_request", "plan-1a2b3c4d", planRequest), "- carol asks to approve a plan (plan-1a2b3c4d)"},
+	} {
+		req.Messages = append(req.Messages, user(w.report))
+		tr := ask(t, "lead", false, req)
+		if tr.content != w.want || len(tr.calls) != 0 {
+			t.Fatalf("got %q, want %q", tr.content, w.want)
+		}
+		req = then(req, tr)
+	}
 }
 
 const aliceSystem = "You are a teammate.\nYour name: alice\nYour role: coder\nTeam lead: lead"
@@ -202,10 +235,11 @@ func TestUndeclaredToolIsNotCalled(t *testing.T) {
 	}
 }
 
-// TestLeadFinalAnswerIsTheSameHoweverReportsArrive: the same prompt gives the
-// same last answer whether the teammates' reports come in one batch, in
-// another order, or a combined report comes as two.
-func TestLeadFinalAnswerIsTheSameHoweverReportsArrive(t *testing.T) {
+// TestLeadSaysEachReportOnceHoweverReportsArrive: over all the lead's
+// answers to a prompt, each report is said once, in the same words, whether
+// the teammates' reports come in one batch, in another order, or a combined
+// report comes as two; only which answer says it depends on timing.
+func TestLeadSaysEachReportOnceHoweverReportsArrive(t *testing.T) {
 	req := conv(leadTools, sys("lead"), user("spawn alice as writer to write a poem; spawn bob as tester to check it; send alice: hi; list team"))
 	for _, result := range []string{"spawned alice", "spawned bob", "sent", "NAME   ROLE    STATUS   TURNS  UNREAD  UPDATED\nalice  writer  working  0      1       13:13:41\nbob    tester  queued   0      0       13:13:41"} {
 		tr := ask(t, "lead", false, req)
@@ -220,30 +254,51 @@ func TestLeadFinalAnswerIsTheSameHoweverReportsArrive(t *testing.T) {
 	bob := inbox("bob", "result", "bob (tester): ready — check it")
 
 	// One batch, after the summary.
+	var one []string
 	tr := ask(t, "lead", false, req)
+	one = append(one, tr.content)
 	req = then(req, tr)
 	req.Messages = append(req.Messages, user(aliceBoth+"\n"+bob))
-	one := ask(t, "lead", false, req).content
+	one = append(one, ask(t, "lead", false, req).content)
 
 	// bob first, then alice's two parts as two reports; the list taken later.
 	req.Messages = first
 	req.Messages[len(req.Messages)-1].Content = "NAME   ROLE    STATUS  TURNS  UNREAD  UPDATED\nalice  writer  idle    2      0       13:13:45\nbob    tester  idle    1      0       13:13:44"
 	req.Messages = append(req.Messages, user(bob))
-	var last string
+	var three []string
 	for _, next := range []string{inbox("alice", "result", "alice (writer): ready — write a poem"), inbox("alice", "result", "alice (writer): received from lead: hi"), ""} {
 		tr := ask(t, "lead", false, req)
-		last = tr.content
+		three = append(three, tr.content)
 		req = then(req, tr)
 		if next != "" {
 			req.Messages = append(req.Messages, user(next))
 		}
 	}
-	if one != last {
-		t.Fatalf("the final answer depends on timing:\none batch:\n%s\n\nthree reports:\n%s", one, last)
+	if a, b := saidLines(one), saidLines(three); a != b {
+		t.Fatalf("what the lead said depends on timing:\none batch:\n%s\n\nthree reports:\n%s", a, b)
 	}
-	for _, want := range []string{"alice  writer\nbob    tester", "alice reports: received from lead: hi", "bob reports: ready — check it"} {
-		if !strings.Contains(one, want) {
-			t.Errorf("the final answer lacks %q:\n%s", want, one)
+	all := strings.Join(one, "\n")
+	for _, want := range []string{"alice  writer\nbob    tester", "- alice: done — received from lead: hi", "- bob: done — ready — check it"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the answers lack %q:\n%s", want, all)
 		}
 	}
+	if strings.Count(all, "Here is what I did") != 1 {
+		t.Errorf("the commands are summarised more than once:\n%s", all)
+	}
+}
+
+// saidLines is the lines of answers, sorted, headings aside: what was said,
+// whichever answer said it.
+func saidLines(answers []string) string {
+	var lines []string
+	for _, a := range answers {
+		for _, l := range strings.Split(a, "\n") {
+			if l != "" && l != teamSaid {
+				lines = append(lines, l)
+			}
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
 }

@@ -178,10 +178,11 @@ func leadTurn(req openai.ChatCompletionRequest) answer {
 		}
 		return answer{calls: []openai.ToolCall{toolCall(msgs, c.tool, c.args)}}
 	}
-	// Every answer after the commands is the whole picture: what was done and
-	// all the team said since the prompt. The last one, when the team settles,
-	// is then the same however the reports were batched: the demo is
-	// deterministic for a prompt.
+	if done > p {
+		return progress(msgs, done, cmds[:len(calls)])
+	}
+	// The first answer to the prompt is the whole picture: what was done and
+	// what the team said so far. Later answers say only what is new.
 	var sb strings.Builder
 	sb.WriteString("Here is what I did:")
 	summarise(&sb, cmds, calls, results)
@@ -192,6 +193,26 @@ func leadTurn(req openai.ChatCompletionRequest) answer {
 		sb.WriteString("\n\n" + teamSaid + "\n" + bullets(r))
 	}
 	return answer{content: sb.String()}
+}
+
+// progress answers a wake after the prompt was answered: only what is new
+// since the last answer (index done), a short line per teammate's report,
+// then the commands a report let go on; never the whole picture again, so
+// that each report does not repeat every earlier one. cmds are the
+// commands carried out since the prompt, in order.
+func progress(msgs []openai.ChatCompletionMessage, done int, cmds []command) answer {
+	lines := teamSoFar(msgs, done)
+	newCalls, results, _ := commandCalls(msgs, done)
+	var sb strings.Builder
+	summarise(&sb, cmds[len(cmds)-len(newCalls):], newCalls, results)
+	if len(lines) == 0 && sb.Len() == 0 {
+		return answer{content: nothingNew}
+	}
+	out := strings.TrimPrefix(sb.String(), "\n")
+	if len(lines) > 0 {
+		out = strings.TrimSuffix(bullets(lines)+"\n"+out, "\n")
+	}
+	return answer{content: out}
 }
 
 // eachSaid walks what happened after index from, in order: each plan the
@@ -258,7 +279,7 @@ func bullets(lines []string) string {
 // depends on when other agents' messages reached it, sorted.
 func settleOrder(lines []string) []string {
 	rank := func(l string) int {
-		_, part, _ := strings.Cut(l, ": ")
+		_, part, _ := strings.Cut(l, ": "+doneWord)
 		switch {
 		case strings.HasPrefix(part, "ready — "):
 			return 0
@@ -277,31 +298,49 @@ func settleOrder(lines []string) []string {
 	return lines
 }
 
-// reportParts splits a teammate's combined report ("alice (coder): ready —
-// x; received from lead: hi") into one line per part, so two reports read
-// the same as one report of both.
+// reportParts is a teammate's message as short progress lines: one per
+// part of a combined report ("alice (coder): ready — x; received from
+// lead: hi"), so two reports read the same as one report of both; each
+// part as its first line, clipped.
 func reportParts(b block) []string {
-	head := b.From + " ("
-	if b.Type != "result" || !strings.HasPrefix(b.Content, head) {
+	if b.Type != "result" {
 		return []string{reportLine(b)}
 	}
-	_, rest, ok := strings.Cut(b.Content, "): ")
-	if !ok {
-		return []string{reportLine(b)}
+	parts := []string{b.Content}
+	if rest, ok := strings.CutPrefix(b.Content, b.From+" ("); ok {
+		if _, rest, ok = strings.Cut(rest, "): "); ok {
+			parts = strings.Split(rest, "; ")
+		}
 	}
 	var out []string
-	for _, part := range strings.Split(rest, "; ") {
-		out = append(out, fmt.Sprintf("%s reports: %s", b.From, part))
+	for _, part := range parts {
+		out = append(out, b.From+": "+doneWord+firstLine(part))
 	}
 	return out
 }
 
+// nothingNew answers a wake that brought nothing to tell.
+const nothingNew = "Nothing new from the team."
+
+// doneWord starts the progress line of a teammate's result.
+const doneWord = "done — "
+
+// progressClip is how long a progress line's quote of a message may be.
+const progressClip = 100
+
+// firstLine is the first non-empty line of s, clipped for a progress line.
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	line, _, _ := strings.Cut(s, "\n")
+	return clip(line, progressClip)
+}
+
 // reportsOrIdle answers a wake that brought no command: what the team said.
 func reportsOrIdle(msgs []openai.ChatCompletionMessage, done int) answer {
-	if r := reports(msgs, done); len(r) > 0 {
+	if r := teamSoFar(msgs, done); len(r) > 0 {
 		return answer{content: bullets(r)}
 	}
-	return answer{content: "Nothing new from the team. " + help}
+	return answer{content: nothingNew + " " + help}
 }
 
 // summarise writes one list item per command carried out, then what the
@@ -352,29 +391,17 @@ func namesAndRoles(table string) string {
 	return strings.Join(lines, "\n")
 }
 
-// reports summarises what happened after index from: the teammates' inbox
-// blocks and the plans the lead reviewed, in order.
-func reports(msgs []openai.ChatCompletionMessage, from int) []string {
-	var lines []string
-	eachSaid(msgs, from, func(line string) { lines = append(lines, line) },
-		func(b block) { lines = append(lines, reportParts(b)...) })
-	return lines
-}
-
-// reportLine says one teammate's message in a line.
+// reportLine says a teammate's message other than a result in a line.
 func reportLine(b block) string {
-	verb := "says"
 	switch b.Type {
-	case "result":
-		verb = "reports"
 	case "error":
-		verb = "failed"
-	case "broadcast":
-		verb = "broadcasts"
+		return fmt.Sprintf("%s: failed — %s", b.From, firstLine(b.Content))
 	case "plan_approval_request":
-		return fmt.Sprintf("%s asks me to approve a plan (%s)", b.From, b.CorrelationID)
+		return fmt.Sprintf("%s asks to approve a plan (%s)", b.From, b.CorrelationID)
 	case "shutdown_response":
-		return fmt.Sprintf("%s answers the shutdown request: %s", b.From, clip(b.Content, 300))
+		return fmt.Sprintf("%s answers the shutdown request: %s", b.From, firstLine(b.Content))
+	case "broadcast":
+		return fmt.Sprintf("%s broadcasts: %s", b.From, firstLine(b.Content))
 	}
-	return fmt.Sprintf("%s %s: %s", b.From, verb, clip(b.Content, 300))
+	return fmt.Sprintf("%s says: %s", b.From, firstLine(b.Content))
 }

@@ -55,9 +55,9 @@ func requestID(tc openai.ToolCall) string {
 // reviewLine says what a review_plan call did.
 func reviewLine(tc openai.ToolCall, result string) string {
 	if failed(result) {
-		return fmt.Sprintf("could not review plan %s: %s", requestID(tc), clip(result, 200))
+		return fmt.Sprintf("could not review plan %s: %s", requestID(tc), firstLine(result))
 	}
-	return fmt.Sprintf("reviewed plan %s: %s", requestID(tc), clip(result, 200))
+	return fmt.Sprintf("reviewed plan %s: %s", requestID(tc), firstLine(result))
 }
 
 // commandCalls are the tool calls after index from made for the person's
@@ -99,16 +99,20 @@ func reported(msgs []openai.ChatCompletionMessage, from int, name, word string) 
 }
 
 // waiting ends the lead's turn while a command waits for a teammate's
-// work: what was done so far the first time, what is new after that.
+// work: what was done so far the first time, only what is new after that.
 func waiting(msgs []openai.ChatCompletionMessage, p, done int, cmds []command, calls []openai.ToolCall, results map[string]string, next command) answer {
 	wait := fmt.Sprintf("I will %s once %s has reported its work.", next.what, next.after)
-	var sb strings.Builder
-	if done < p {
-		sb.WriteString("Here is what I did:")
-		summarise(&sb, cmds, calls, results)
-		sb.WriteString("\n\n")
+	if done > p {
+		if a := progress(msgs, done, cmds); a.content != nothingNew {
+			wait = a.content + "\n\n" + wait
+		}
+		return answer{content: wait}
 	}
-	if r := reports(msgs, max(p, done)); len(r) > 0 {
+	var sb strings.Builder
+	sb.WriteString("Here is what I did:")
+	summarise(&sb, cmds, calls, results)
+	sb.WriteString("\n\n")
+	if r := teamSoFar(msgs, p); len(r) > 0 {
 		sb.WriteString(teamSaid + "\n" + bullets(r) + "\n\n")
 	}
 	sb.WriteString(wait)

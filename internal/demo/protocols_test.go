@@ -50,7 +50,7 @@ func TestLeadApprovesAPlanOnce(t *testing.T) {
 		if len(tr.calls) != 0 {
 			t.Fatalf("a second call after the review: %+v", tr.calls)
 		}
-		for _, want := range []string{"alice asks me to approve a plan (plan-1a2b3c4d)", "reviewed plan plan-1a2b3c4d: Approved alice's plan"} {
+		for _, want := range []string{"alice asks to approve a plan (plan-1a2b3c4d)", "reviewed plan plan-1a2b3c4d: Approved alice's plan"} {
 			if !strings.Contains(tr.content, want) {
 				t.Errorf("answer lacks %q:\n%s", want, tr.content)
 			}
@@ -61,7 +61,7 @@ func TestLeadApprovesAPlanOnce(t *testing.T) {
 func TestLeadWithoutReviewToolLeavesPlans(t *testing.T) {
 	tr := ask(t, "lead", false, conv(leadTools, sys("lead"), user("list team"), said("nobody yet"),
 		user(protocol("alice", "plan_approval_request", "plan-1a2b3c4d", planRequest))))
-	if len(tr.calls) != 0 || !strings.Contains(tr.content, "alice asks me to approve a plan") {
+	if len(tr.calls) != 0 || !strings.Contains(tr.content, "alice asks to approve a plan") {
 		t.Fatalf("got %+v", tr)
 	}
 }
@@ -96,7 +96,7 @@ func TestLeadShutsDownOnlyAfterTheWork(t *testing.T) {
 		// Her first result is the plan's; the second is the work.
 		req.Messages = append(req.Messages, user(inbox("alice", "result", "alice (writer): plan submitted, waiting for the lead's approval")))
 		tr = ask(t, "lead", stream, req)
-		if len(tr.calls) != 0 || !strings.Contains(tr.content, "alice reports: plan submitted") {
+		if len(tr.calls) != 0 || !strings.Contains(tr.content, "alice: done — plan submitted") {
 			t.Fatalf("after the plan's result: %+v", tr)
 		}
 		req = then(req, tr)
@@ -105,20 +105,18 @@ func TestLeadShutsDownOnlyAfterTheWork(t *testing.T) {
 		oneCall(t, tr, "shutdown_teammate", map[string]any{"name": "alice", "reason": shutdownReason})
 		req = then(req, tr, "Asked alice to shut down (request shutdown-9f8e7d6c).")
 
+		// What is new: her work, and the shutdown it let go on.
 		tr = ask(t, "lead", stream, req)
-		for _, want := range []string{"spawn alice as writer with a plan: done", "shut down alice: done", "alice reports: plan approved"} {
-			if !strings.Contains(tr.content, want) {
-				t.Errorf("summary lacks %q:\n%s", want, tr.content)
-			}
+		if want := "- alice: done — plan approved — done: " + defaultSpawnPrompt + "\n- shut down alice: done"; tr.content != want {
+			t.Errorf("got %q, want %q", tr.content, want)
 		}
 		req = then(req, tr)
 
 		req.Messages = append(req.Messages, user(protocol("alice", "shutdown_response", "shutdown-9f8e7d6c",
 			"alice was idle, so the runtime approved the shutdown for it.")))
 		tr = ask(t, "lead", stream, req)
-		if want := "\n- alice answers the shutdown request: alice was idle, so the runtime approved the shutdown for it.\n"; !strings.Contains(tr.content, want) ||
-			!strings.Contains(tr.content, "shut down alice: done") || len(tr.calls) != 0 {
-			t.Fatalf("got %+v, want the summary with %q", tr, want)
+		if want := "- alice answers the shutdown request: alice was idle, so the runtime approved the shutdown for it."; tr.content != want || len(tr.calls) != 0 {
+			t.Fatalf("got %+v, want %q", tr, want)
 		}
 	})
 }

@@ -25,7 +25,7 @@ func TestTheDocsCaptureIsTheTUIsInTmux(t *testing.T) {
 	s.typeLine("spawn alice as programmer to write hello.txt: hi")
 	s.waitFor("alice's ask", contains("alice asks to run write_file hello.txt", "1 y allow once"))
 	s.run("send-keys", "-t", "e2e", "y")
-	s.waitFor("alice's work reported", contains("alice reports: ready — wrote hello.txt"))
+	s.waitFor("alice's work reported", contains("alice: done — ready — wrote hello.txt"))
 	s.typeLine("/send alice please add a test")
 	screen := s.waitFor("alice's answer and the lead's", func(screen string) bool {
 		return strings.Count(screen, "received from user: please add a test") >= 2 && strings.Contains(screen, "lead · idle")

@@ -9,7 +9,7 @@ import (
 
 // In the offline demo a teammate told to run a command asks the person
 // first, in the TUI, with the keys to answer: the command runs only after y.
-// The lead's summary shows each report as an item of its own.
+// The lead's answers show each report as an item of its own.
 func TestTheDemosCommandAsksThePersonInTmux(t *testing.T) {
 	bin := agentteamBinary(t)
 	ws, home := t.TempDir(), t.TempDir()
@@ -22,10 +22,10 @@ func TestTheDemosCommandAsksThePersonInTmux(t *testing.T) {
 		t.Fatalf("the command ran before the person answered: %v", err)
 	}
 	s.run("send-keys", "-t", "e2e", "y")
-	// The lead's summary lists what it did and what the team said, each
+	// The lead's answers list what it did and what the team said, each
 	// report an item of its own (they once ran into one bullet).
-	s.waitFor("the lead's summary, a bullet a line", contains("• spawn bob as tester: done", "The team said:",
-		"• bob reports: ready — ran echo ran > ran.txt"))
+	s.waitFor("the lead's summary, a bullet a line", contains("• spawn bob as tester: done",
+		"• bob: done — ready — ran echo ran > ran.txt"))
 	if got, err := os.ReadFile(filepath.Join(ws, "ran.txt")); err != nil || string(got) != "ran\n" {
 		t.Fatalf("ran.txt = %q, %v after y", got, err)
 	}
