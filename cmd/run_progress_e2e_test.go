@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/team"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // TestClosedPortIsOneSentence: nothing listens at the base URL. The run ends
