@@ -10,8 +10,8 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/internal/tui"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -206,7 +206,7 @@ func TestChatInLinesTellsTheFilesAndInitAsksForOne(t *testing.T) {
 	if strings.Count(r.stdout, told) != 1 || strings.Index(r.stdout, told) > strings.Index(r.stdout, "lead> /init") {
 		t.Fatalf("stdout does not say once, first, %q:\n%s", told, r.stdout)
 	}
-	if !strings.Contains(r.stdout, tui.InitPrompt) {
+	if !strings.Contains(r.stdout, engine.InitPrompt) {
 		t.Fatalf("the person does not see what /init said:\n%s", r.stdout)
 	}
 	reqs := srv.Requests("lead")
@@ -214,7 +214,7 @@ func TestChatInLinesTellsTheFilesAndInitAsksForOne(t *testing.T) {
 		t.Fatalf("%d requests of the lead", len(reqs))
 	}
 	msgs := reqs[0].Messages
-	if last := msgs[len(msgs)-1]; last.Role != openai.ChatMessageRoleUser || last.Content != tui.InitPrompt || !strings.Contains(msgs[0].Content, "WS-RULE") {
+	if last := msgs[len(msgs)-1]; last.Role != openai.ChatMessageRoleUser || last.Content != engine.InitPrompt || !strings.Contains(msgs[0].Content, "WS-RULE") {
 		t.Fatalf("the lead was asked %+v", msgs)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/internal/natsstore"
 	"github.com/agentteam/agentteam/internal/permission"
 	"github.com/agentteam/agentteam/internal/tui"
@@ -81,7 +82,7 @@ func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, 
 	in, _ := opts.IO.In.(*os.File)
 	out, _ := opts.IO.Out.(*os.File)
 	return tui.Watch(ctx, tui.WatchConfig{
-		Engine:   tui.NewWatchEngine(ws2),
+		Engine:   engine.NewWatchEngine(ws2),
 		Mail:     mail,
 		Registry: st.registry,
 		Events:   follow,
@@ -107,8 +108,8 @@ func followEvents(ctx context.Context, st *stores, ws *workspace.Workspace) (*te
 
 // watchStores are the watch's ways to the team, as agentteam send and
 // approve take them.
-func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *stores, mail watchInboxes, events *team.EventLog, who string) tui.WatchStores {
-	return tui.WatchStores{
+func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *stores, mail watchInboxes, events *team.EventLog, who string) engine.WatchStores {
+	return engine.WatchStores{
 		Mail:     mail,
 		Registry: st.registry,
 		Board:    st.board,
@@ -153,13 +154,13 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *stores, mail wa
 // answers whole; the person's lines go to the lead, /send NAME TEXT to a
 // teammate, /approve ID and /deny ID REASON answer an ask, /team, /inbox
 // [NAME] and /tasks look, /quit (or the end of input) leaves.
-func watchLines(ctx context.Context, opts *ChatOptions, s tui.WatchStores, follow *team.EventFollower, running func(context.Context) bool, notice string) error {
+func watchLines(ctx context.Context, opts *ChatOptions, s engine.WatchStores, follow *team.EventFollower, running func(context.Context) bool, notice string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out := &lockedWriter{w: opts.IO.Out}
 	fmt.Fprintln(out, "agentteam chat in lines, watching")
 	fmt.Fprintln(out, notice)
-	eng := tui.NewWatchEngine(s)
+	eng := engine.NewWatchEngine(s)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -195,7 +196,7 @@ func watchLines(ctx context.Context, opts *ChatOptions, s tui.WatchStores, follo
 }
 
 // watchLine does one line the person typed in a watch; quit says it was /quit.
-func watchLine(ctx context.Context, out io.Writer, eng tui.Engine, line string) (quit bool) {
+func watchLine(ctx context.Context, out io.Writer, eng engine.Engine, line string) (quit bool) {
 	say := func(text string, err error) {
 		if err != nil {
 			fmt.Fprintln(out, "! "+err.Error())

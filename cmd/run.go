@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/internal/tui"
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
@@ -301,7 +301,7 @@ func progressLine(e team.Event) string {
 		team.Failure, team.BadLine, team.Repair, team.WorktreeChanged, team.HookRun:
 		return e.Sentence()
 	case team.ToolCall:
-		line := e.Agent + ": " + tui.CallSummary(p.Tool, p.Args)
+		line := e.Agent + ": " + engine.CallSummary(p.Tool, p.Args)
 		if p.IsError {
 			return line + "  ✗ " + team.FirstLine(tools.ErrorText(p.Result), 120)
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentteam/agentteam/internal/tui"
+	"github.com/agentteam/agentteam/internal/engine"
 )
 
 // screenOnly are the TUI's commands that have no meaning in lines.
@@ -18,8 +18,8 @@ var screenOnly = map[string]string{
 
 // command runs a slash command: the TUI's own, through the engine, but
 // for the few that are the screen's. It reports whether the person leaves.
-func (s *session) command(ctx context.Context, eng tui.Engine, line string) bool {
-	name, call, err := tui.EngineCommand(line, "", s.firstAsk())
+func (s *session) command(ctx context.Context, eng engine.Engine, line string) bool {
+	name, call, err := engine.EngineCommand(line, "", s.firstAsk())
 	switch {
 	case err != nil:
 		s.out.line(err.Error())
@@ -40,22 +40,22 @@ func (s *session) command(ctx context.Context, eng tui.Engine, line string) bool
 }
 
 // autoCommand is /auto on|off (alone: switch).
-func (s *session) autoCommand(eng tui.Engine, arg string) {
-	on, err := tui.Toggle("/auto", arg, s.auto)
+func (s *session) autoCommand(eng engine.Engine, arg string) {
+	on, err := engine.Toggle("/auto", arg, s.auto)
 	if err != nil {
 		s.out.line(err.Error())
 		return
 	}
 	s.auto = on
 	eng.SetAuto(on)
-	s.out.line(tui.AutoWords(on))
+	s.out.line(engine.AutoWords(on))
 }
 
 // helpText lists the TUI's commands that work here, then the line chat's keys.
 func helpText() string {
 	var b strings.Builder
 	b.WriteString("Commands:\n")
-	for _, c := range tui.Commands() {
+	for _, c := range engine.Commands() {
 		if screenOnly[c.Name] == "" {
 			fmt.Fprintf(&b, "  %-32s  %s\n", strings.TrimSpace(c.Name+" "+c.Args), c.Help)
 		}

@@ -3,7 +3,7 @@
 // lead's reply streamed as plain text, one line per tool call and team
 // event, permission asks answered with y, a or n, and the TUI's slash
 // commands that make sense in lines. It drives the team through the TUI's
-// Engine and runs the TUI's own commands (tui.EngineCommand); it writes no
+// Engine and runs the TUI's own commands (engine.EngineCommand); it writes no
 // escape sequence at all.
 package linechat
 
@@ -19,7 +19,7 @@ import (
 
 	"github.com/muesli/cancelreader"
 
-	"github.com/agentteam/agentteam/internal/tui"
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 )
@@ -112,7 +112,7 @@ func (c *Chat) Run(ctx context.Context, cfg Config) error {
 		}
 	}()
 
-	s.loop(runCtx, tui.NewEngine(tm, chat), lines, cfg.Interrupts)
+	s.loop(runCtx, engine.NewEngine(tm, chat), lines, cfg.Interrupts)
 	s.out.leave()
 	cancel()
 	if in.Cancel() {

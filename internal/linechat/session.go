@@ -10,7 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/internal/tui"
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -176,7 +176,7 @@ func (s *session) turnOver(before uint64, answered func() bool) bool {
 
 // said counts the person's messages of text in the lead's conversation;
 // answered is whether the last of them has an answer after it.
-func said(eng tui.Engine, text string) (n int, answered bool) {
+func said(eng engine.Engine, text string) (n int, answered bool) {
 	msgs, _ := eng.Conversation(workspace.LeadName)
 	for _, m := range msgs {
 		switch {
@@ -236,7 +236,7 @@ func (s *session) firstAsk() string {
 
 // loop talks with the person until the input ends, /quit, a second ctrl+c
 // or ctx ends. Lines go one at a time: a message waits for the lead's turn.
-func (s *session) loop(ctx context.Context, eng tui.Engine, lines <-chan string, intr <-chan os.Signal) {
+func (s *session) loop(ctx context.Context, eng engine.Engine, lines <-chan string, intr <-chan os.Signal) {
 	for {
 		if len(s.pending) == 0 && s.eof {
 			return
@@ -279,7 +279,7 @@ func (s *session) loop(ctx context.Context, eng tui.Engine, lines <-chan string,
 }
 
 // handle takes one line; it reports whether the person is leaving.
-func (s *session) handle(ctx context.Context, eng tui.Engine, l string, lines <-chan string, intr <-chan os.Signal) bool {
+func (s *session) handle(ctx context.Context, eng engine.Engine, l string, lines <-chan string, intr <-chan os.Signal) bool {
 	text := strings.TrimSpace(l)
 	switch {
 	case text == "":
@@ -288,7 +288,7 @@ func (s *session) handle(ctx context.Context, eng tui.Engine, l string, lines <-
 		return false
 	case text == "/init":
 		// The lead is asked for AGENTS.md in the person's name: they see what is said.
-		text = tui.InitPrompt
+		text = engine.InitPrompt
 		s.out.line(text)
 	case strings.HasPrefix(text, "/"):
 		return s.command(ctx, eng, text)
@@ -310,7 +310,7 @@ func (s *session) handle(ctx context.Context, eng tui.Engine, l string, lines <-
 // lead's turn that answers a message, or for a script's team to be still.
 // A permission ask can be answered meanwhile, other lines wait their turn.
 // It reports whether the person is leaving.
-func (s *session) wait(ctx context.Context, eng tui.Engine, done func() bool, lines <-chan string, intr <-chan os.Signal) bool {
+func (s *session) wait(ctx context.Context, eng engine.Engine, done func() bool, lines <-chan string, intr <-chan os.Signal) bool {
 	if s.eof {
 		lines = nil
 	}
@@ -350,7 +350,7 @@ func (s *session) wait(ctx context.Context, eng tui.Engine, done func() bool, li
 // that came after it was read (a script's y); at the end of input a
 // reached budget is answered no, as nobody is left to say go on. It
 // reports whether the person is leaving.
-func (s *session) answerPending(ctx context.Context, eng tui.Engine) bool {
+func (s *session) answerPending(ctx context.Context, eng engine.Engine) bool {
 	next := len(s.pending) > 0 && isAnswer(s.pending[0])
 	if s.eof && !next && s.firstAsk() == "" && s.asked() {
 		s.answerBudget(eng, "n")
@@ -380,7 +380,7 @@ func isAnswer(l string) bool {
 // now takes a line read while the lead works: an answer to a permission
 // ask (the lead may be waiting for it) and, typed at a terminal, /quit are
 // taken at once, the rest in order. It reports whether the person is leaving.
-func (s *session) now(ctx context.Context, eng tui.Engine, l string) bool {
+func (s *session) now(ctx context.Context, eng engine.Engine, l string) bool {
 	text := strings.TrimSpace(l)
 	name, _, _ := strings.Cut(text, " ")
 	name = strings.ToLower(name)
@@ -409,7 +409,7 @@ func (s *session) asked() bool {
 
 // answerBudget takes y and n as the answer to a reached budget, once no
 // permission ask waits.
-func (s *session) answerBudget(eng tui.Engine, text string) bool {
+func (s *session) answerBudget(eng engine.Engine, text string) bool {
 	if !s.asked() || s.firstAsk() != "" {
 		return false
 	}
@@ -425,28 +425,28 @@ func (s *session) answerBudget(eng tui.Engine, text string) bool {
 	s.budgetAsked = false
 	s.mu.Unlock()
 	text, err := eng.AnswerBudget(goOn)
-	s.show(tui.Reply{Text: text}, err)
+	s.show(engine.Reply{Text: text}, err)
 	return true
 }
 
 // answerAsk takes y, a and n [reason] as the answer to the oldest ask.
-func (s *session) answerAsk(ctx context.Context, eng tui.Engine, text string) bool {
+func (s *session) answerAsk(ctx context.Context, eng engine.Engine, text string) bool {
 	id := s.firstAsk()
 	if id == "" {
 		return false
 	}
 	word, reason, _ := strings.Cut(text, " ")
-	var call tui.EngineCall
+	var call engine.EngineCall
 	switch strings.ToLower(word) {
 	case "y", "yes":
-		call = tui.AnswerCall(id, true, false, "")
+		call = engine.AnswerCall(id, true, false, "")
 	case "a", "always":
-		call = tui.AnswerCall(id, true, true, "")
+		call = engine.AnswerCall(id, true, true, "")
 	case "n", "no":
 		if reason = strings.TrimSpace(reason); reason == "" {
 			reason = "the person said no"
 		}
-		call = tui.AnswerCall(id, false, false, reason)
+		call = engine.AnswerCall(id, false, false, reason)
 	default:
 		return false
 	}
@@ -454,7 +454,7 @@ func (s *session) answerAsk(ctx context.Context, eng tui.Engine, text string) bo
 	return true
 }
 
-func (s *session) show(r tui.Reply, err error) {
+func (s *session) show(r engine.Reply, err error) {
 	if err != nil {
 		s.out.line(err.Error())
 		return

@@ -11,7 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/internal/tui"
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 )
@@ -19,7 +19,7 @@ import (
 // fakeEngine records what the session asks of the team; the methods it
 // does not override are the nil interface's (a call would panic).
 type fakeEngine struct {
-	tui.Engine
+	engine.Engine
 	said        chan string
 	interrupted chan struct{}
 	mu          sync.Mutex
@@ -296,7 +296,7 @@ func TestATurnThatDidNotTakeTheMessageDoesNotEndTheWait(t *testing.T) {
 func TestInitSaysThePromptToTheLead(t *testing.T) {
 	r := startLoop(t)
 	r.lines <- "/init"
-	if got := <-r.eng.said; got != tui.InitPrompt {
+	if got := <-r.eng.said; got != engine.InitPrompt {
 		t.Fatalf("said %q", got)
 	}
 	r.s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "wrote AGENTS.md"}})

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -40,7 +41,7 @@ func TestInitAsksTheLeadForAgentsMD(t *testing.T) {
 	hs.send(members("alice:idle"))
 	hs.enter("/focus alice")
 	hs.enter("/init")
-	if len(hs.eng.said) != 1 || hs.eng.said[0] != InitPrompt || len(hs.eng.sent) != 0 {
+	if len(hs.eng.said) != 1 || hs.eng.said[0] != engine.InitPrompt || len(hs.eng.sent) != 0 {
 		t.Fatalf("said %q, sent %q", hs.eng.said, hs.eng.sent)
 	}
 	if hs.m.focus != "" || !hs.m.leadBusy {

@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -96,7 +97,7 @@ func (m *Model) event(e team.Event) bool {
 		case e.Agent == workspace.LeadName:
 			settle(m.lead)
 			if w == nil {
-				w = &entry{kind: entryTool, tool: p.Tool, arg: keyArg(p.Tool, p.Args), done: true, isErr: p.IsError, text: p.Result}
+				w = &entry{kind: entryTool, tool: p.Tool, arg: engine.KeyArg(p.Tool, p.Args), done: true, isErr: p.IsError, text: p.Result}
 			}
 			m.lead.add(w)
 		case w != nil:

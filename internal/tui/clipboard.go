@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/agentteam/agentteam/internal/engine"
 )
 
 // lastReply is the text of the newest agent reply in a pane: the lead's last
@@ -49,8 +51,8 @@ func (m *Model) copyCommand() {
 // mouseCommand is /mouse [on|off]: with the mouse captured the wheel
 // scrolls the conversation; released (the default), the terminal selects
 // text.
-func (m *Model) mouseCommand(c command) {
-	switch strings.ToLower(c.rest) {
+func (m *Model) mouseCommand(c engine.Command) {
+	switch strings.ToLower(c.Rest) {
 	case "on":
 		m.mouse = true
 	case "off":

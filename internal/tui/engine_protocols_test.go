@@ -10,6 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
@@ -95,7 +96,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 		tm.ShutdownAll("test over")
 		tm.Close()
 	}()
-	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, &teamEngine{t: tm})
+	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, engine.NewEngine(tm, nil))
 	hs.flush()
 	deliver := func() { // what Bridge.Run would send the program
 		if m, ok := b.take(); ok {

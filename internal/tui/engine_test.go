@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/demo"
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
@@ -37,7 +38,7 @@ func openDemoTeam(t *testing.T, b *Bridge) *team.Team {
 func TestTeamEngineAgainstARealTeam(t *testing.T) {
 	b := NewBridge()
 	tm := openDemoTeam(t, b)
-	eng := &teamEngine{t: tm} // no chat: the no-key mode
+	eng := engine.NewEngine(tm, nil) // no chat: the no-key mode
 	ctx := context.Background()
 
 	if err := eng.Say("hello"); err == nil {
@@ -111,11 +112,11 @@ func TestTeamEngineAgainstARealTeam(t *testing.T) {
 func TestEngineCommandsSayWhoIsNotThere(t *testing.T) {
 	b := NewBridge()
 	tm := openDemoTeam(t, b)
-	eng := &teamEngine{t: tm}
+	eng := engine.NewEngine(tm, nil)
 	ctx := context.Background()
 	run := func(line string) (string, error) {
 		t.Helper()
-		_, call, err := EngineCommand(line, "", "")
+		_, call, err := engine.EngineCommand(line, "", "")
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}

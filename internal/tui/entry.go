@@ -1,11 +1,10 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -160,13 +159,13 @@ func (r *renderer) toolLine(e *entry, w int) string {
 	st := r.st
 	line := "  " + st.tool.Render("⚙ "+e.tool)
 	if e.arg != "" {
-		line += " " + st.dim.Render(firstLine(e.arg, 60))
+		line += " " + st.dim.Render(engine.FirstLine(e.arg, 60))
 	}
 	switch {
 	case !e.done:
 		line += st.dim.Render("  …")
 	case e.isErr:
-		line += "  " + st.bad.Render("✗ "+firstLine(tools.ErrorText(e.text), 80))
+		line += "  " + st.bad.Render("✗ "+engine.FirstLine(tools.ErrorText(e.text), 80))
 	default:
 		line += "  " + st.ok.Render("✓")
 	}
@@ -197,48 +196,4 @@ func indent(lines []string, pre string, style ...styleFunc) []string {
 		lines[i] = pre + l
 	}
 	return lines
-}
-
-// keyArgs is the argument that says most about a call of each tool.
-var keyArgs = map[string]string{
-	"spawn_teammate": "name",
-	"send_message":   "to",
-	"broadcast":      "content",
-	"bash":           "command",
-	"read_file":      "path",
-	"write_file":     "path",
-	"edit_file":      "path",
-}
-
-// CallSummary is a tool call as the conversation shows it: the tool and the
-// argument that says most about it ("bash rm notes.txt"); `run` prints it too.
-func CallSummary(tool, args string) string {
-	if a := keyArg(tool, args); a != "" {
-		return tool + " " + firstLine(a, 60)
-	}
-	return tool
-}
-
-// keyArg picks the argument worth showing from a call's JSON arguments.
-func keyArg(tool, args string) string {
-	var m map[string]any
-	if json.Unmarshal([]byte(args), &m) != nil || len(m) == 0 {
-		return ""
-	}
-	if k, ok := keyArgs[tool]; ok {
-		if s, ok := m[k].(string); ok {
-			return s
-		}
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys) // a map's order would make the line flicker between renders
-	for _, k := range keys {
-		if s, ok := m[k].(string); ok {
-			return s
-		}
-	}
-	return ""
 }

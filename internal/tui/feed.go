@@ -2,6 +2,7 @@ package tui
 
 import (
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/engine"
 )
 
 // feedPane is the traffic between agents, newest at the bottom.
@@ -31,7 +32,7 @@ func (p *feedPane) Render(st styles, w, h int) []string {
 			when = st.dim.Render(m.Timestamp.Local().Format("15:04:05") + " ")
 		}
 		line := when + st.who.Render(m.From) + st.dim.Render(" → ") + st.who.Render(m.To) +
-			st.dim.Render(" "+string(m.Type)+": ") + firstLine(m.Content, 200)
+			st.dim.Render(" "+string(m.Type)+": ") + engine.FirstLine(m.Content, 200)
 		lines = append(lines, clipLine(line, w))
 	}
 	if len(p.msgs) == 0 && room > 0 {

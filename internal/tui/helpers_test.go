@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 )
@@ -245,7 +246,7 @@ func newHarness(t testing.TB, w, h int, opts Options) *harness {
 }
 
 // newHarnessWith drives a Model over any engine (a real team's, say).
-func newHarnessWith(t testing.TB, w, h int, opts Options, eng Engine) *harness {
+func newHarnessWith(t testing.TB, w, h int, opts Options, eng engine.Engine) *harness {
 	t.Helper()
 	hs := &harness{t: t}
 	if opts.ModelName == "" {

@@ -5,6 +5,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -96,7 +97,7 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 			v.pane.add(&entry{kind: entryReply, who: v.name, text: msg.Content, reasoning: msg.ReasoningContent})
 		}
 		for _, tc := range msg.ToolCalls {
-			e := &entry{kind: entryTool, tool: tc.Function.Name, arg: keyArg(tc.Function.Name, tc.Function.Arguments)}
+			e := &entry{kind: entryTool, tool: tc.Function.Name, arg: engine.KeyArg(tc.Function.Name, tc.Function.Arguments)}
 			if isWrite(e.tool) {
 				e.args = tc.Function.Arguments
 			}

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/internal/mcp"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -64,7 +65,7 @@ type Model struct {
 	watchReply string
 
 	ctx  context.Context
-	eng  Engine
+	eng  engine.Engine
 	do   func(job func() tea.Msg)
 	opts Options
 	st   styles
@@ -122,7 +123,7 @@ type Model struct {
 
 // New builds the model. do runs a job off the Update goroutine, in order,
 // and delivers its message back to Update.
-func New(ctx context.Context, opts Options, eng Engine, do func(job func() tea.Msg)) *Model {
+func New(ctx context.Context, opts Options, eng engine.Engine, do func(job func() tea.Msg)) *Model {
 	root := opts.Workspace
 	opts.Workspace = shortPath(opts.Workspace)
 	if opts.MaxWorkers <= 0 {
@@ -348,7 +349,7 @@ func (m *Model) submit() {
 	}
 	m.showHelp = false
 	if strings.HasPrefix(text, "/") {
-		m.command(parseCommand(text))
+		m.command(engine.ParseCommand(text))
 		return
 	}
 	if m.mate != nil {

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/agentteam/agentteam/internal/engine"
 )
 
 // popupRows is the most items the pop-up shows at once.
@@ -91,9 +93,9 @@ func (m *Model) slashCompletion(v string) completion {
 	switch len(fields) {
 	case 1:
 		c.word = fields[0]
-		for _, sc := range slashCommands {
-			if strings.HasPrefix(sc.name, strings.ToLower(fields[0])) {
-				c.items = append(c.items, popItem{label: strings.TrimSpace(sc.name + " " + sc.args), desc: sc.help, value: sc.name, final: true})
+		for _, sc := range engine.Commands() {
+			if strings.HasPrefix(sc.Name, strings.ToLower(fields[0])) {
+				c.items = append(c.items, popItem{label: strings.TrimSpace(sc.Name + " " + sc.Args), desc: sc.Help, value: sc.Name, final: true})
 			}
 		}
 	case 2:

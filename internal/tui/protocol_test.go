@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 )
@@ -66,7 +67,7 @@ func TestShutdownCommand(t *testing.T) {
 		line string
 		want [][2]string
 	}{
-		{"/shutdown bob", [][2]string{{"bob", defaultShutdownReason}}},
+		{"/shutdown bob", [][2]string{{"bob", engine.DefaultShutdownReason}}},
 		{"/shutdown bob the tests are done", [][2]string{{"bob", "the tests are done"}}},
 		{"/shutdown", nil},
 	}

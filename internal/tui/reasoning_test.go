@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
@@ -140,7 +141,7 @@ func TestEngineDeliversReasoning(t *testing.T) {
 				tm.ShutdownAll("test over")
 				tm.Close()
 			}()
-			eng := &teamEngine{t: tm}
+			eng := engine.NewEngine(tm, nil)
 			if err := eng.Spawn(context.Background(), tools.SpawnSpec{Name: "alice", Role: "tester", Prompt: "think"}); err != nil {
 				t.Fatal(err)
 			}

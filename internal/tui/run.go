@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/internal/termbg"
 	"github.com/agentteam/agentteam/team"
 )
@@ -64,7 +65,7 @@ func Run(ctx context.Context, cfg Config) error {
 	profile := ColourProfile(cfg.Out, os.Environ())
 	cfg.Screen.Colour = profile > colorprofile.ASCII
 	act := newActor()
-	m := New(runCtx, cfg.Screen, NewEngine(tm, chat), act.do)
+	m := New(runCtx, cfg.Screen, engine.NewEngine(tm, chat), act.do)
 	p := tea.NewProgram(m, tea.WithContext(runCtx), tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithColorProfile(profile))
 
 	poll := newTeamPoller(tm, func() int { return tm.LeadUsage().Tokens }) // with what a resumed lead used before

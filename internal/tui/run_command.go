@@ -6,12 +6,13 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // command runs a slash command: the state changes here, the IO in a job.
-func (m *Model) command(c command) {
-	switch c.name {
+func (m *Model) command(c engine.Command) {
+	switch c.Name {
 	case "/help":
 		m.note(noteMsg{text: helpText()})
 	case "/quit", "/exit":
@@ -21,7 +22,7 @@ func (m *Model) command(c command) {
 	case "/init":
 		m.initCommand()
 	case "/reasoning":
-		on, err := Toggle(c.name, c.rest, m.r.thinking)
+		on, err := engine.Toggle(c.Name, c.Rest, m.r.thinking)
 		if err != nil {
 			m.note(noteMsg{text: err.Error(), isErr: true})
 			return
@@ -31,16 +32,16 @@ func (m *Model) command(c command) {
 	case "/diffs":
 		m.diffsCommand(c)
 	case "/auto":
-		on, err := Toggle(c.name, c.rest, m.auto)
+		on, err := engine.Toggle(c.Name, c.Rest, m.auto)
 		if err != nil {
 			m.note(noteMsg{text: err.Error(), isErr: true})
 			return
 		}
 		m.auto = on
 		m.do(func() tea.Msg { m.eng.SetAuto(on); return nil })
-		m.hint = AutoWords(on)
+		m.hint = engine.AutoWords(on)
 	case "/focus":
-		m.focusCommand(c.rest)
+		m.focusCommand(c.Rest)
 	case "/copy":
 		m.copyCommand()
 	case "/mouse":
@@ -65,21 +66,21 @@ func (m *Model) focusCommand(name string) {
 }
 
 // engineCommand runs a command whose work is the engine's, in a job.
-func (m *Model) engineCommand(c command) {
+func (m *Model) engineCommand(c engine.Command) {
 	firstAsk := ""
 	if len(m.asks) > 0 {
 		firstAsk = m.asks[0].id
 	}
-	call, err := engineCommand(c, m.focus, firstAsk)
+	call, err := engine.CommandCall(c, m.focus, firstAsk)
 	switch {
 	case err != nil:
 		m.note(noteMsg{text: err.Error(), isErr: true})
 		return
 	case call == nil:
-		m.note(noteMsg{text: fmt.Sprintf("unknown command %s: /help lists the commands", c.name), isErr: true})
+		m.note(noteMsg{text: fmt.Sprintf("unknown command %s: /help lists the commands", c.Name), isErr: true})
 		return
 	}
-	if c.name == "/allow" || c.name == "/always" || c.name == "/deny" {
+	if c.Name == "/allow" || c.Name == "/always" || c.Name == "/deny" {
 		m.hint = "answering…"
 	}
 	m.do(func() tea.Msg {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 	openai "github.com/sashabaranov/go-openai"
@@ -131,26 +130,6 @@ func PickSession(ctx context.Context, in io.Reader, out io.Writer, list []team.S
 	return m.(sessionPicker).chosen, nil
 }
 
-// sessionLister is the part of an engine that lists the lead's sessions;
-// an engine without it has none to show.
-type sessionLister interface {
-	Sessions() ([]team.SessionInfo, error)
-}
-
-func (e *teamEngine) Sessions() ([]team.SessionInfo, error) {
-	return team.ListSessions(e.t.Workspace())
-}
-
-// sessionSwitcher is the part of an engine that switches the lead to
-// another of its conversations.
-type sessionSwitcher interface {
-	SwitchSession(id string) error
-}
-
-func (e *teamEngine) SwitchSession(id string) error {
-	return e.t.SwitchSession(id, time.Now())
-}
-
 // sessionSwitchedMsg is the lead's conversation after /sessions ID.
 type sessionSwitchedMsg struct {
 	note string
@@ -185,18 +164,4 @@ func (m *Model) sessionSwitched(s sessionSwitchedMsg) {
 	m.history(historyMsg{msgs: s.msgs})
 	m.lead.add(&entry{kind: entryNote, text: s.note})
 	m.lead.follow = true
-}
-
-// formatSessions is the /sessions note: one line per conversation.
-func formatSessions(list []team.SessionInfo) string {
-	if len(list) == 0 {
-		return "no conversations with the lead yet"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-19s  %-16s  %4s  %s\n", "ID", "TIME", "MSGS", "TITLE")
-	for _, s := range list {
-		fmt.Fprintf(&b, "%-19s  %-16s  %4d  %s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04"), s.Messages, s.Title)
-	}
-	b.WriteString("/sessions ID switches the lead to one (agentteam sessions show ID reads it).")
-	return b.String()
 }

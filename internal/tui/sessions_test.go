@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -109,7 +110,7 @@ func TestSessionsCommandListsTheLeadsConversations(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"role":"user","content":"the archived chat"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, &teamEngine{t: tm})
+	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, engine.NewEngine(tm, nil))
 	hs.enter("/sessions")
 	hs.flush()
 	hs.mustSee("20261120T090000.000", "the archived chat", "/sessions ID switches")
@@ -120,10 +121,10 @@ func TestSessionsCommandWithNoneSaysSo(t *testing.T) {
 	hs.enter("/sessions")
 	hs.flush()
 	hs.mustSee("no sessions to list here")
-	if got := formatSessions(nil); got != "no conversations with the lead yet" {
+	if got := engine.FormatSessions(nil); got != "no conversations with the lead yet" {
 		t.Fatalf("empty list: %q", got)
 	}
-	text := formatSessions(pickerList())
+	text := engine.FormatSessions(pickerList())
 	if n := strings.Count(text, "\n"); n != len(pickerList())+1 {
 		t.Fatalf("%d lines, want a header, %d sessions and the hint:\n%s", n+1, len(pickerList()), text)
 	}
@@ -173,7 +174,7 @@ func TestSessionsCommandSwitchesTheLeadsConversation(t *testing.T) {
 		`{"role":"assistant","content":"the archived reply"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, &teamEngine{t: tm})
+	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, engine.NewEngine(tm, nil))
 	hs.flush()
 	hs.mustSee("today's question")
 
@@ -218,7 +219,7 @@ func TestSessionsIDsComplete(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, &teamEngine{t: tm})
+	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, engine.NewEngine(tm, nil))
 	hs.typeText("/sessions 2026")
 	if c, _ := hs.m.popupOpen(); len(c.items) != 0 {
 		t.Fatalf("ids offered before any list: %+v", c.items)
@@ -255,7 +256,7 @@ func TestSessionsFindListsTheTitlesThatHoldIt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, &teamEngine{t: tm})
+	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, engine.NewEngine(tm, nil))
 	hs.enter("/sessions find PARSER")
 	hs.flush()
 	hs.mustSee("20261120T090000.000", "the parser work")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/internal/mdrender"
 	"github.com/agentteam/agentteam/team"
 )
@@ -62,7 +63,7 @@ func (p *teamPanel) doing(m team.Member) string {
 	case team.StatusIdle:
 		return "waiting for messages"
 	case team.StatusFailed:
-		return firstLine(m.Error, 60)
+		return engine.FirstLine(m.Error, 60)
 	}
 	return ""
 }

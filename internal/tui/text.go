@@ -126,23 +126,6 @@ func hangColumn(para string, w int) int {
 	return col
 }
 
-// firstLine is the first non-empty line of s, cut to n runes, control
-// characters shown as '?'.
-func firstLine(s string, n int) string {
-	s = strings.TrimSpace(mdrender.Sanitize(s))
-	more := false
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s, more = strings.TrimSpace(s[:i]), true
-	}
-	if r := []rune(s); len(r) > n {
-		s, more = string(r[:n]), true
-	}
-	if more {
-		s += " …"
-	}
-	return s
-}
-
 // joinColumns puts two blocks of equal height side by side, the left padded to lw.
 func joinColumns(left, right []string, lw int, sep string) []string {
 	out := make([]string, len(left))

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/internal/termbg"
 	"github.com/agentteam/agentteam/team"
 )
@@ -21,7 +22,7 @@ import (
 type WatchConfig struct {
 	// Engine sends the person's messages and answers; what only the
 	// running process can do it refuses in a sentence.
-	Engine   Engine
+	Engine   engine.Engine
 	Mail     pollInboxes
 	Registry *team.Registry
 	// Events follows the team's event log from its last few events.

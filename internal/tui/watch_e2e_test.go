@@ -41,7 +41,11 @@ func TestChatWatchesATeamAnotherProcessRunsInTmux(t *testing.T) {
 	s.typeLine("spawn alice as programmer")
 	s.waitFor("alice and the lead's answer", contains("alice", "Here is what I did", "spawn alice as programmer: done"))
 	s.typeLine("/spawn bob as tester")
-	s.waitFor("the refusal", contains("only watches it: spawning a teammate is done there"))
+	s.waitFor("the refusal", func(screen string) bool {
+		// The sentence wraps where the runner's pid puts it: read it flat.
+		flat := strings.Join(strings.Fields(strings.ReplaceAll(screen, "│", " ")), " ")
+		return strings.Contains(flat, "this chat only watches it: spawning a teammate is done there")
+	})
 	s.run("send-keys", "-t", "e2e", "C-c")
 	s.waitFor("the shell again", func(screen string) bool { return strings.HasSuffix(strings.TrimSpace(screen), prompt) })
 }

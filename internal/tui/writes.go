@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/agentteam/agentteam/internal/engine"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -256,11 +257,11 @@ func (r *renderer) writeLines(e *entry, w int) []string {
 	if e.who != "" {
 		head += st.who.Render(e.who) + " "
 	}
-	head += verb + printable(firstLine(e.arg, 80))
+	head += verb + printable(engine.FirstLine(e.arg, 80))
 	if d := e.write; d.counted {
 		head += " " + st.dim.Render("(") + st.ok.Render(fmt.Sprintf("+%d", d.add)) + " " + st.bad.Render(fmt.Sprintf("−%d", d.del)) + st.dim.Render(")")
 	} else {
-		head += " " + st.dim.Render(printable(firstLine(d.text, 80)))
+		head += " " + st.dim.Render(printable(engine.FirstLine(d.text, 80)))
 	}
 	if !r.diffs && !r.expand {
 		return []string{clipLine(head+st.dim.Render(" · ctrl+g shows it"), w)}
@@ -327,8 +328,8 @@ func (m *Model) toggleDiffs() {
 }
 
 // diffsCommand is /diffs [on|off].
-func (m *Model) diffsCommand(c command) {
-	on, err := Toggle(c.name, c.rest, m.r.diffs)
+func (m *Model) diffsCommand(c engine.Command) {
+	on, err := engine.Toggle(c.Name, c.Rest, m.r.diffs)
 	if err != nil {
 		m.note(noteMsg{text: err.Error(), isErr: true})
 		return

@@ -1,4 +1,4 @@
-package tui
+package engine
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -57,6 +58,15 @@ type Engine interface {
 	Models() (team.Catalog, string)
 	// AnswerBudget says whether the team goes on past its reached budget.
 	AnswerBudget(goOn bool) (string, error)
+}
+
+// Inboxes are the inboxes as a chat reads them, on any store
+// (team.Mailbox), each with a mark that tells cheaply whether it changed.
+type Inboxes interface {
+	Names() ([]string, error)
+	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
+	Stats(name string) (inbox.Stats, error)
+	Mark(name string) (inbox.Mark, error)
 }
 
 // teamEngine is the Engine of a running team; chat is nil without a model.
@@ -137,11 +147,11 @@ func (e *teamEngine) Describe(ctx context.Context) (string, error) {
 	return e.t.Describe(ctx)
 }
 
-func (e *teamEngine) Inbox(name string) (string, error) { return inboxText(e.t.Mailbox(), name) }
+func (e *teamEngine) Inbox(name string) (string, error) { return InboxText(e.t.Mailbox(), name) }
 
-// inboxText is /inbox's answer: every inbox (name "") or one inbox's
+// InboxText is /inbox's answer: every inbox (name "") or one inbox's
 // messages, as text.
-func inboxText(store pollInboxes, name string) (string, error) {
+func InboxText(store Inboxes, name string) (string, error) {
 	var b strings.Builder
 	if name == "" {
 		names, err := store.Names()
@@ -174,7 +184,7 @@ func inboxText(store pollInboxes, name string) (string, error) {
 		return fmt.Sprintf("%s's inbox is empty", name), nil
 	}
 	for _, m := range msgs {
-		fmt.Fprintf(&b, "%s %s → %s (%s): %s\n", m.Timestamp.Local().Format("15:04:05"), m.From, m.To, m.Type, firstLine(m.Content, 200))
+		fmt.Fprintf(&b, "%s %s → %s (%s): %s\n", m.Timestamp.Local().Format("15:04:05"), m.From, m.To, m.Type, FirstLine(m.Content, 200))
 	}
 	if len(bad) > 0 {
 		fmt.Fprintf(&b, "(%d lines that do not parse were set aside)\n", len(bad))

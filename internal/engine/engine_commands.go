@@ -1,4 +1,4 @@
-package tui
+package engine
 
 import (
 	"context"
@@ -50,17 +50,18 @@ func Commands() []CommandInfo {
 // /allow, /always and /deny answer without an id. A call that is nil with a
 // nil error: the command is the screen's (/help, /quit …) or unknown.
 func EngineCommand(line, focus, firstAsk string) (name string, call EngineCall, err error) {
-	c := parseCommand(line)
-	call, err = engineCommand(c, focus, firstAsk)
-	return c.name, call, err
+	c := ParseCommand(line)
+	call, err = CommandCall(c, focus, firstAsk)
+	return c.Name, call, err
 }
 
-func engineCommand(c command, focus, firstAsk string) (EngineCall, error) {
-	switch c.name {
+// CommandCall is EngineCommand for a parsed line.
+func CommandCall(c Command, focus, firstAsk string) (EngineCall, error) {
+	switch c.Name {
 	case "/team":
 		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Describe(ctx) }), nil
 	case "/inbox":
-		name := c.rest
+		name := c.Rest
 		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Inbox(name) }), nil
 	case "/tasks":
 		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Tasks(ctx) }), nil
@@ -81,13 +82,13 @@ func engineCommand(c command, focus, firstAsk string) (EngineCall, error) {
 	case "/allow", "/always", "/deny":
 		return permissionCall(c, firstAsk)
 	case "/merge":
-		name := strings.TrimSpace(c.rest)
+		name := strings.TrimSpace(c.Rest)
 		if name == "" || strings.Contains(name, " ") {
 			return nil, errors.New("usage: /merge name")
 		}
 		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Merge(ctx, name) }), nil
 	case "/diff":
-		name := strings.TrimSpace(c.rest)
+		name := strings.TrimSpace(c.Rest)
 		if name == "" {
 			name = focus
 		}
@@ -164,8 +165,8 @@ func hintCall(fn func(ctx context.Context, eng Engine) (string, error)) EngineCa
 type endedNoter interface{ EndedNote(to string) string }
 
 // sendCall is /send name text.
-func sendCall(c command) (EngineCall, error) {
-	args := c.split(2)
+func sendCall(c Command) (EngineCall, error) {
+	args := c.Split(2)
 	if len(args) < 2 {
 		return nil, errors.New("usage: /send name text")
 	}
@@ -184,11 +185,11 @@ func sendCall(c command) (EngineCall, error) {
 }
 
 // broadcastCall is /broadcast text.
-func broadcastCall(c command) (EngineCall, error) {
-	if c.rest == "" {
+func broadcastCall(c Command) (EngineCall, error) {
+	if c.Rest == "" {
 		return nil, errors.New("usage: /broadcast text")
 	}
-	text := c.rest
+	text := c.Rest
 	return hintCall(func(ctx context.Context, eng Engine) (string, error) {
 		reached, err := eng.Broadcast(ctx, text)
 		if err != nil {
@@ -199,12 +200,12 @@ func broadcastCall(c command) (EngineCall, error) {
 }
 
 // spawnCall is /spawn [--plan] name role prompt.
-func spawnCall(c command) (EngineCall, error) {
+func spawnCall(c Command) (EngineCall, error) {
 	plan := false
-	if first, rest, _ := strings.Cut(c.rest, " "); first == planFlag {
-		plan, c.rest = true, strings.TrimSpace(rest)
+	if first, rest, _ := strings.Cut(c.Rest, " "); first == PlanFlag {
+		plan, c.Rest = true, strings.TrimSpace(rest)
 	}
-	args := c.split(3)
+	args := c.Split(3)
 	if len(args) < 3 {
 		return nil, errors.New("usage: /spawn [--plan] name role prompt")
 	}
@@ -221,8 +222,8 @@ func spawnCall(c command) (EngineCall, error) {
 }
 
 // reviewCall is /approve name [feedback] and /reject name feedback.
-func reviewCall(c command, approve bool) (EngineCall, error) {
-	args := c.split(2)
+func reviewCall(c Command, approve bool) (EngineCall, error) {
+	args := c.Split(2)
 	if approve && len(args) < 1 {
 		return nil, errors.New("usage: /approve name [feedback]")
 	}
@@ -238,19 +239,19 @@ func reviewCall(c command, approve bool) (EngineCall, error) {
 	}), nil
 }
 
-// planFlag before the name starts the teammate in plan mode.
-const planFlag = "--plan"
+// PlanFlag before the name starts the teammate in plan mode.
+const PlanFlag = "--plan"
 
-// defaultShutdownReason is what a teammate reads when the person gave none.
-const defaultShutdownReason = "the person asked for it from the chat"
+// DefaultShutdownReason is what a teammate reads when the person gave none.
+const DefaultShutdownReason = "the person asked for it from the chat"
 
 // shutdownCall is /shutdown name [reason].
-func shutdownCall(c command) (EngineCall, error) {
-	args := c.split(2)
+func shutdownCall(c Command) (EngineCall, error) {
+	args := c.Split(2)
 	if len(args) < 1 {
 		return nil, errors.New("usage: /shutdown name [reason]")
 	}
-	name, reason := args[0], defaultShutdownReason
+	name, reason := args[0], DefaultShutdownReason
 	if len(args) > 1 {
 		reason = args[1]
 	}
@@ -261,8 +262,8 @@ func shutdownCall(c command) (EngineCall, error) {
 
 // permissionCall is /allow [id], /always [id] and /deny id reason; an id
 // left out is the first ask's.
-func permissionCall(c command, firstAsk string) (EngineCall, error) {
-	args := c.split(2)
+func permissionCall(c Command, firstAsk string) (EngineCall, error) {
+	args := c.Split(2)
 	id := firstAsk
 	if len(args) > 0 {
 		id = args[0]
@@ -270,12 +271,12 @@ func permissionCall(c command, firstAsk string) (EngineCall, error) {
 	switch {
 	case id == "":
 		return nil, errors.New("no permission ask is waiting")
-	case c.name == "/deny" && len(args) < 2:
+	case c.Name == "/deny" && len(args) < 2:
 		return nil, errors.New("usage: /deny id reason (the agent reads why)")
-	case c.name == "/deny":
+	case c.Name == "/deny":
 		return AnswerCall(id, false, false, args[1]), nil
 	}
-	return AnswerCall(id, true, c.name == "/always", ""), nil
+	return AnswerCall(id, true, c.Name == "/always", ""), nil
 }
 
 // AnswerCall answers a permission ask as the person.
@@ -287,12 +288,12 @@ func AnswerCall(id string, approve, always bool, reason string) EngineCall {
 
 // modelCall is /model: alone it lists what is configured, with a name it
 // switches the lead's model for the turns that follow.
-func modelCall(c command) (EngineCall, error) {
-	spec := c.rest
+func modelCall(c Command) (EngineCall, error) {
+	spec := c.Rest
 	if spec == "" {
 		return func(_ context.Context, eng Engine) (Reply, error) {
 			cat, cur := eng.Models()
-			return Reply{Text: modelsText(cat, cur)}, nil
+			return Reply{Text: ModelsText(cat, cur)}, nil
 		}, nil
 	}
 	if strings.ContainsAny(spec, " \t\n") {
@@ -309,8 +310,8 @@ func modelCall(c command) (EngineCall, error) {
 
 // sessionsCall is /sessions: alone it lists the lead's conversations, with
 // an id it switches the lead to that one (the team stays as it is).
-func sessionsCall(c command) (EngineCall, error) {
-	id := c.rest
+func sessionsCall(c Command) (EngineCall, error) {
+	id := c.Rest
 	if id == "" {
 		return sessionsList, nil
 	}
@@ -321,7 +322,7 @@ func sessionsCall(c command) (EngineCall, error) {
 		return nil, errors.New("usage: /sessions [ID] (one id; /sessions alone lists them; /sessions find TEXT those whose title holds TEXT)")
 	}
 	return func(_ context.Context, eng Engine) (Reply, error) {
-		s, ok := eng.(sessionSwitcher)
+		s, ok := eng.(SessionSwitcher)
 		if !ok {
 			return Reply{}, errors.New("no sessions to switch to here")
 		}
@@ -329,7 +330,7 @@ func sessionsCall(c command) (EngineCall, error) {
 			return Reply{}, err
 		}
 		r := Reply{Text: switchedWords(id), Session: id}
-		if l, ok := eng.(sessionLister); ok {
+		if l, ok := eng.(SessionLister); ok {
 			r.Sessions, _ = l.Sessions() // the ids have moved: completion offers the new ones
 		}
 		return r, nil
@@ -359,14 +360,14 @@ func sessionsFind(text string) EngineCall {
 		if len(kept) == 0 {
 			return Reply{Text: fmt.Sprintf("no conversation's title holds %q (agentteam sessions --grep searches what was said)", text), Sessions: r.Sessions}, nil
 		}
-		return Reply{Text: formatSessions(kept), Sessions: r.Sessions}, nil
+		return Reply{Text: FormatSessions(kept), Sessions: r.Sessions}, nil
 	}
 }
 
 // sessionsList is /sessions alone: the lead's conversations, listed, and
 // how to switch to one.
 func sessionsList(_ context.Context, eng Engine) (Reply, error) {
-	l, ok := eng.(sessionLister)
+	l, ok := eng.(SessionLister)
 	if !ok {
 		return Reply{}, errors.New("no sessions to list here")
 	}
@@ -374,5 +375,5 @@ func sessionsList(_ context.Context, eng Engine) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	return Reply{Text: formatSessions(list), Sessions: list}, nil
+	return Reply{Text: FormatSessions(list), Sessions: list}, nil
 }

@@ -1,4 +1,4 @@
-package tui
+package engine
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // how a message is sent and an ask answered (as agentteam send and
 // approve do).
 type WatchStores struct {
-	Mail     pollInboxes
+	Mail     Inboxes
 	Registry *team.Registry
 	Board    *board.Board
 	// Send puts the person's message in to's inbox.
@@ -135,7 +135,7 @@ func (e *watchEngine) Describe(context.Context) (string, error) {
 	return b.String(), nil
 }
 
-func (e *watchEngine) Inbox(name string) (string, error) { return inboxText(e.s.Mail, name) }
+func (e *watchEngine) Inbox(name string) (string, error) { return InboxText(e.s.Mail, name) }
 
 func (e *watchEngine) AnswerPermission(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
 	return e.s.Answer(ctx, id, approve, always, reason)
