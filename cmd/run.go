@@ -193,7 +193,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 	if err != nil {
 		return "", none, err
 	}
-	defer tm.Close()
+	defer closeTeam(tm)
 	if how.opened != nil {
 		how.opened(tm)
 		defer how.opened(nil) // before tm.Close
@@ -295,6 +295,13 @@ func (p *progress) event(e team.Event) {
 // progressLine is the event's sentence, or "" for events too chatty to
 // print (replies, activity: they are in events.jsonl). Every tool call gets
 // a line, as in the TUI: a bash that deleted a file must leave a trace.
+// closeTeam closes tm, waiting at most team.CloseTimeout for it to stop.
+func closeTeam(tm *team.Team) error {
+	ctx, cancel := context.WithTimeout(context.Background(), team.CloseTimeout)
+	defer cancel()
+	return tm.Close(ctx)
+}
+
 func progressLine(e team.Event) string {
 	switch p := e.Payload.(type) {
 	case team.Spawn, team.StatusChanged, team.MessageDelivered, team.Retry, team.TaskChanged,

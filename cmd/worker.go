@@ -137,7 +137,7 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	defer tm.Close()
+	defer closeTeam(tm)
 	labels := "any spawn"
 	if len(opts.Labels) > 0 {
 		labels = "spawns labelled with at most " + strings.Join(opts.Labels, ", ")

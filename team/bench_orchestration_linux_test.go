@@ -161,7 +161,7 @@ func benchOrchestration(b *testing.B, mk orchModel) {
 			b.Fatal(err)
 		}
 		checkOrchestration(b, tm, final)
-		_ = tm.Close()
+		_ = tm.Close(context.Background())
 		cancel()
 		release()
 	}

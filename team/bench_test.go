@@ -75,7 +75,7 @@ func benchTeamWake(b *testing.B, otherStore bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer tm.Close()
+	defer tm.Close(context.Background())
 	if err := tm.Spawn(ctx, "alice", "worker", "start"); err != nil {
 		b.Fatal(err)
 	}

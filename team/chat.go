@@ -53,7 +53,7 @@ func (c *Chat) Auto() bool { return c.auto.Load() }
 // Say gives the lead a message from the person; it is answered in order,
 // after the lead's current turn if it is busy.
 func (c *Chat) Say(text string) error {
-	ctx, stop := c.t.stopping.context()
+	ctx, stop := context.WithCancel(c.t.root)
 	defer stop()
 	if err := c.t.sayToLead(ctx, text); err != nil {
 		return err

@@ -2,10 +2,12 @@ package team
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/fakellm"
 	"github.com/agentteam/agentteam/internal/testkit"
+	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -117,7 +120,7 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 				t.Fatal("the request never expired")
 			}
 			began := time.Now()
-			tm.Close()
+			tm.Close(context.Background())
 			took := time.Since(began)
 			before := fileStamps(t, ws.Root)
 			time.Sleep(hold + 200*time.Millisecond)
@@ -130,5 +133,49 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// stuckModel is a model client that does not honour its context: a call
+// returns only once release is closed.
+type stuckModel struct{ entered, release chan struct{} }
+
+func (m stuckModel) Complete(context.Context, loop.Request) (loop.Response, error) {
+	select {
+	case m.entered <- struct{}{}:
+	default:
+	}
+	<-m.release
+	return loop.Response{}, errors.New("released")
+}
+
+// TestCloseIsBoundedByItsContext: a teammate's goroutine that does not
+// stop (its model call ignores the context) holds Close only until Close's
+// context ends; it then says so, and the team stays this process's (the
+// owner lock held) rather than let another process run it meanwhile.
+func TestCloseIsBoundedByItsContext(t *testing.T) {
+	m := stuckModel{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	ws, err := workspace.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := newTestTeam(t, nil, Options{Workspace: ws, Model: m})
+	defer close(m.release) // before the cleanup's Close, which waits for it
+	if err := tm.Spawn(context.Background(), "alice", "programmer", "work"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-m.entered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("alice never called the model")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	err = tm.Close(ctx)
+	if err == nil || !strings.Contains(err.Error(), "did not stop in time") {
+		t.Fatalf("Close with a stuck teammate: %v", err)
+	}
+	if err := CheckNotRunning(ws.TeamDir()); err == nil {
+		t.Error("the owner lock was given back while a teammate's goroutine still runs")
 	}
 }

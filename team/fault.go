@@ -73,7 +73,7 @@ func (t *Team) halt(err error) {
 	}
 	t.events.Notify(Event{Payload: Failure{Class: class, Text: err.Error()}})
 	close(t.halted)
-	t.stopping.stop()
+	t.stop()
 }
 
 // ErrOwnerLost is the fault of a team whose owner lock was lost while it
@@ -87,7 +87,7 @@ func (t *Team) watchOwner(lost <-chan struct{}) {
 	select {
 	case <-lost:
 		t.halt(ErrOwnerLost)
-	case <-t.stopping.done:
+	case <-t.root.Done():
 	}
 }
 

@@ -56,7 +56,7 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = tm.Close() })
+		t.Cleanup(func() { _ = tm.Close(context.Background()) })
 		return tm
 	}
 	request := func(q *memQueue, id string, resume bool) {
@@ -230,7 +230,7 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 	if w1 == nil {
 		t.FailNow()
 	}
-	t.Cleanup(func() { _ = w1.Close() })
+	t.Cleanup(func() { _ = w1.Close(context.Background()) })
 	if err := q.Publish(ctx, "s1", signedAsLead(t, mb, SpawnRequest{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
 		Deadline: time.Now().Add(time.Hour)})); err != nil {
 		t.Fatal(err)

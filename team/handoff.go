@@ -204,7 +204,7 @@ func (hs *handoffs) start(ctx context.Context, from string, spec tools.HandoffSp
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()
-		ctx, cancel := t.stopping.context()
+		ctx, cancel := context.WithCancel(t.root)
 		defer cancel()
 		out, err := hs.run(ctx, h)
 		done <- result{out, err}
@@ -419,7 +419,7 @@ func (hs *handoffs) prepare(ctx context.Context, from string, spec tools.Handoff
 			// Run on another worker: its runtime's part is played here (remote.go).
 		}
 	}
-	if t.stopping.stopped() {
+	if t.stopped() {
 		return nil, errTeamStopping
 	}
 	h := &handoff{id: newRequestID(RequestHandoff), from: from, to: to, task: strings.TrimSpace(spec.Task),

@@ -151,7 +151,7 @@ func (a hookAgent) sessionStart(source string) string {
 	if !a.has(hooks.SessionStart) {
 		return ""
 	}
-	ctx, stop := a.t.stopping.context()
+	ctx, stop := context.WithCancel(a.t.root)
 	defer stop()
 	in := a.input(hooks.SessionStart)
 	in.Source = source

@@ -55,7 +55,7 @@ func leadTeam(t *testing.T, url, teamName string, srv *fakellm.Server, owner Own
 	opts.Model = loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"})
 	tm, err := Open(context.Background(), opts)
 	if err == nil {
-		t.Cleanup(func() { _ = tm.Close() })
+		t.Cleanup(func() { _ = tm.Close(context.Background()) })
 	}
 	return tm, err
 }

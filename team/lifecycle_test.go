@@ -93,7 +93,7 @@ func openIdleTeam(t *testing.T, srv *fakellm.Server) (*Team, *eventWaiter) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tm.Close() })
+	t.Cleanup(func() { tm.Close(context.Background()) })
 	return tm, w
 }
 

@@ -102,7 +102,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	if len(prompt) > inbox.MaxContentBytes {
 		return fmt.Errorf("the prompt for %s is %d bytes, more than the %d allowed", name, len(prompt), inbox.MaxContentBytes)
 	}
-	if t.stopping.stopped() {
+	if t.stopped() {
 		return fmt.Errorf("the team is stopping")
 	}
 	if err := ctx.Err(); err != nil {
@@ -166,7 +166,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		return err
 	}
 
-	mctx, cancel := t.stopping.context()
+	mctx, cancel := context.WithCancel(t.root)
 	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode, root: where.root,
 		model: r.t.newAgentModel(choice, Usage{})}
 	agent, err := r.newTeammateAgent(m, "startup")

@@ -323,10 +323,10 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(StatusIdle))
-	first.Close()
+	first.Close(context.Background())
 
 	second, w2 := open(true)
-	defer second.Close()
+	defer second.Close(context.Background())
 	if err := second.Send(context.Background(), "lead", "alice", "once more"); err != nil {
 		t.Fatal(err)
 	}

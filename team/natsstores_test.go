@@ -325,7 +325,7 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 	w.wait(t, "alice", string(StatusIdle))
 	first.Abort("the host went away")
 	firstDir := first.Workspace()
-	if err := first.Close(); err != nil {
+	if err := first.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	// While no team runs, a message for alice (agentteam send elsewhere).
@@ -338,7 +338,7 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 	}
 
 	second := open(true, nil)
-	defer second.Close()
+	defer second.Close(context.Background())
 	if second.Workspace().Root == firstDir.Root {
 		t.Fatal("the second team is in the first one's directory")
 	}
@@ -442,7 +442,7 @@ func TestOneTeamOnJetStreamRunsInOneProcessAtATime(t *testing.T) {
 		t.Fatalf("with the first team running: an ask of now waits %v, one of an hour ago %v",
 			watch.Waits(time.Now()), watch.Waits(time.Now().Add(-time.Hour)))
 	}
-	if err := first.Close(); err != nil {
+	if err := first.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if watch, err := WatchAsksOn(context.Background(), natsOwner(t, url, teamName)); err != nil || watch.Waits(time.Now()) {
@@ -452,5 +452,5 @@ func TestOneTeamOnJetStreamRunsInOneProcessAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Open after the first closed: %v", err)
 	}
-	second.Close()
+	second.Close(context.Background())
 }

@@ -33,14 +33,14 @@ func TestOneProcessRunsATeamAtATime(t *testing.T) {
 	if _, err := Open(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "already running the team") {
 		t.Fatalf("second Open: %v, want a refusal naming the running team", err)
 	}
-	if err := first.Close(); err != nil {
+	if err := first.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	again, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("Open after Close: %v", err)
 	}
-	again.Close()
+	again.Close(context.Background())
 }
 
 func TestRunStartsAFreshLeadUnlessResumed(t *testing.T) {
@@ -56,7 +56,7 @@ func TestRunStartsAFreshLeadUnlessResumed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer tm.Close()
+		defer tm.Close(context.Background())
 		if _, err := tm.Run(context.Background(), prompt); err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func TestATeamStopsWhenItLosesItsOwnerLock(t *testing.T) {
 	if _, err := tm.Run(context.Background(), "go on"); !errors.Is(err, ErrOwnerLost) {
 		t.Fatalf("Run after the loss: %v, want ErrOwnerLost", err)
 	}
-	tm.Close()
+	tm.Close(context.Background())
 	select {
 	case <-lock.released:
 	default:

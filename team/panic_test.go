@@ -33,7 +33,7 @@ func TestAPanickingTeammateFailsAloneAndTheLeadIsTold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tm.Close()
+	defer tm.Close(context.Background())
 	if err := tm.Spawn(context.Background(), "alice", "programmer", "work"); err != nil {
 		t.Fatal(err)
 	}

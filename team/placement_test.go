@@ -62,7 +62,7 @@ func TestASpawnIsNotFailedWhenTheHeartbeatsCannotBeRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = w1.Close() })
+	t.Cleanup(func() { _ = w1.Close(context.Background()) })
 
 	late := string(mustJSON(t, SpawnRequest{ID: "s1", Name: "alice", Role: "programmer", From: "lead",
 		Labels: []string{"gpu"}, Deadline: time.Now().Add(-time.Second)}))

@@ -219,7 +219,7 @@ func (r *roster) statusOf(m *member) Status {
 // nil when the team is stopping (or the teammate is not run here).
 func (r *roster) expiredMember(name string) *member {
 	t := r.t
-	if t.stopping.stopped() {
+	if t.stopped() {
 		return nil
 	}
 	r.mu.Lock()

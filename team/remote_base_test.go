@@ -73,7 +73,7 @@ func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tm.Close()
+	defer tm.Close(context.Background())
 	req.From, req.Deadline = "lead", now.Add(time.Hour)
 	if err := q.Publish(context.Background(), req.ID, mustJSON(t, req)); err != nil {
 		t.Fatal(err)

@@ -113,7 +113,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer worker.Close()
+	defer worker.Close(context.Background())
 
 	for i := range k {
 		if err := lead.Spawn(context.Background(), fmt.Sprintf("m%02d", i), "far", "say done"); err != nil {

@@ -51,7 +51,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = tm.Close() })
+		t.Cleanup(func() { _ = tm.Close(context.Background()) })
 		return tm, q
 	}
 	alice := func() Member {

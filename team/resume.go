@@ -37,7 +37,7 @@ func (r *roster) resumeTeammates() error {
 			t.events.Emit(Event{Agent: mb.Name, Payload: failure(ClassModel, "resume: ", err)})
 			continue
 		}
-		mctx, cancel := t.stopping.context()
+		mctx, cancel := context.WithCancel(t.root)
 		m := &member{name: mb.Name, role: mb.Role, cancel: cancel, done: make(chan struct{}),
 			status: StatusIdle, planMode: mb.PlanMode, model: t.newAgentModel(choice, mb.Usage())}
 		m.planApproved.Store(mb.PlanState == PlanApproved)

@@ -39,10 +39,10 @@ func TestResumedTeamKeepsAnOpenPlanRequest(t *testing.T) {
 	w.wait(t, "alice", string(StatusIdle))
 	id := pendingPlan(t, first)
 	first.Abort("stopped")
-	first.Close()
+	first.Close(context.Background())
 
 	second, w2 := open(true)
-	defer second.Close()
+	defer second.Close(context.Background())
 	if got, ok := second.OpenPlanRequest("alice"); !ok || got != id {
 		t.Fatalf("after resume the open plan request is %q (%v), want %q", got, ok, id)
 	}

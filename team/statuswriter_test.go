@@ -146,7 +146,7 @@ func TestStatusEventsFollowTheRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tm.Close()
+	defer tm.Close(context.Background())
 	names := []string{"alice", "bob", "carol"}
 	for _, n := range names {
 		if err := tm.Spawn(ctx, n, "worker", "start"); err != nil {

@@ -131,12 +131,14 @@ type Team struct {
 	// leadSign signs the lead's spawn requests (nil: its store checks none).
 	leadSign *leadSigner
 
-	// stopping ends the teammates' and handoffs' goroutines: Close, a full
-	// disk, or the end of the context given to Open stops it; stopRun
-	// unregisters the latter.
-	stopping *stopper
-	stopRun  func() bool
-	wg       sync.WaitGroup
+	// root is the context every goroutine of the team works under (each
+	// its own child, carrying no values: a goroutine outlives the call
+	// that started it). stop ends it: Close, a full disk, or the end of
+	// the context given to Open; stopRun unregisters the latter.
+	root    context.Context
+	stop    context.CancelFunc
+	stopRun func() bool
+	wg      sync.WaitGroup
 
 	roster    *roster    // member.go: the teammates this process runs
 	messenger *messenger // messenger.go: every message of the team
@@ -256,7 +258,6 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		pool:         NewPool(opts.MaxWorkers, opts.MaxQueue),
 		events:       events,
 		pid:          os.Getpid(),
-		stopping:     newStopper(),
 		changed:      make(chan struct{}, 1),
 		halted:       make(chan struct{}),
 	}
@@ -273,8 +274,9 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	t.roster = &roster{t: t, members: map[string]*member{}}
 	t.messenger = &messenger{t: t}
 	t.inboxes = &inboxes{events: events, errs: map[string]string{}}
+	t.root, t.stop = context.WithCancel(context.Background())
 	// The run's deadline (the ctx given to Open) stops the teammates too.
-	t.stopRun = context.AfterFunc(ctx, t.stopping.stop)
+	t.stopRun = context.AfterFunc(ctx, t.stop)
 	if ownerLost != nil {
 		t.wg.Add(1)
 		go t.watchOwner(ownerLost)
@@ -305,7 +307,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	reg.onWriteError(t.checkStorage)
 	fail := func(err error) (*Team, error) {
 		t.stopRun()
-		t.stopping.stop()
+		t.stop()
 		releaseOwner()
 		return nil, AsStorageError(err)
 	}
@@ -352,7 +354,9 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	t.lead = lead
 	if opts.Resume {
 		if err := t.roster.resumeTeammates(); err != nil {
-			t.Close()
+			closing, cancel := context.WithTimeout(context.Background(), CloseTimeout)
+			defer cancel()
+			_ = t.Close(closing)
 			return nil, AsStorageError(err)
 		}
 	}
@@ -413,15 +417,32 @@ func (t *Team) Lead() *loop.Agent { return t.lead }
 // Emit records an event in events.jsonl (and hands it to the subscriber).
 func (t *Team) Emit(e Event) { t.events.Emit(e) }
 
+// CloseTimeout is how long the commands let a team take to stop (Close):
+// a teammate's model call and command end with its context, so a team
+// that takes longer is stuck.
+const CloseTimeout = time.Minute
+
 // Close stops every teammate goroutine of this process and every request's
-// timer, and waits for them: nothing of the team writes once it returns.
-func (t *Team) Close() error {
+// timer, and waits for them, as long as ctx lets it: nothing of the team
+// writes once it returns nil. At ctx's end it returns an error saying so
+// and keeps the owner lock, which the kernel gives back when the process
+// ends: no other process takes the team while one of these may still write.
+func (t *Team) Close(ctx context.Context) error {
 	t.stopRun()
-	t.stopping.stop()
-	t.requests.table.Close() // waits for expiry callbacks already running
-	t.wg.Wait()
+	t.stop()
+	stopped := make(chan struct{})
+	go func() {
+		t.requests.table.Close() // waits for expiry callbacks already running
+		t.wg.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-ctx.Done():
+		return fmt.Errorf("the team did not stop in time (%w): a teammate's goroutine still runs; the team stays this process's until it ends", context.Cause(ctx))
+	}
 	// Merged worktrees go; unmerged branches stay, listed as events.
-	t.worktrees.Cleanup(context.Background())
+	t.worktrees.Cleanup(ctx)
 	if t.lead != nil {
 		_ = t.lead.Close()
 	}
@@ -429,6 +450,9 @@ func (t *Team) Close() error {
 	t.releaseOwner()
 	return t.files.inbox.Close()
 }
+
+// stopped reports whether the team is stopping.
+func (t *Team) stopped() bool { return t.root.Err() != nil }
 
 func (t *Team) notifyChanged() {
 	select {

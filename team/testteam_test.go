@@ -33,6 +33,6 @@ func newTestTeam(t *testing.T, srv *fakellm.Server, opts Options) *Team {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tm.Close() })
+	t.Cleanup(func() { tm.Close(context.Background()) })
 	return tm
 }

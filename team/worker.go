@@ -296,7 +296,7 @@ func normalLabels(ls []string) []string {
 // first (a worker is alive before it takes anything), then the queue.
 func (h *hosting) start() {
 	t := h.t
-	ctx, cancel := t.stopping.context()
+	ctx, cancel := context.WithCancel(t.root)
 	if h.beats != nil {
 		beat := h.hold(ctx)
 		t.wg.Add(1)
@@ -548,7 +548,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 		// file of this worker's workspace is archived here.
 		archiveSession(t.ws.SessionPath(req.Name), time.Now().UTC())
 	}
-	mctx, cancel := t.stopping.context()
+	mctx, cancel := context.WithCancel(t.root)
 	var used Usage
 	if req.Resume {
 		// It goes on: its usage so far and its plan's approval stay.

@@ -85,7 +85,7 @@ func TestAWorkerRefusesHostileSpawnRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tm.Close()
+	defer tm.Close(context.Background())
 	future := time.Now().Add(time.Hour)
 	forged, _ := json.Marshal(SpawnRequest{ID: "spawn-x", Name: "mallory", Role: "spy", From: "lead", Deadline: future})
 	hostile := []string{

@@ -123,7 +123,9 @@ func (c *Chat) Run(ctx context.Context, cfg Config) error {
 		<-chat.Done()
 	}
 	tm.ShutdownAll("the person quit")
-	return tm.Close()
+	closing, stop := context.WithTimeout(context.WithoutCancel(ctx), team.CloseTimeout)
+	defer stop()
+	return tm.Close(closing)
 }
 
 // cancellable wraps in so that a read blocked on it can be ended.

@@ -94,7 +94,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	}
 	defer func() {
 		tm.ShutdownAll("test over")
-		tm.Close()
+		tm.Close(context.Background())
 	}()
 	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, engine.NewEngine(tm, nil))
 	hs.flush()

@@ -30,7 +30,7 @@ func openDemoTeam(t *testing.T, b *Bridge) *team.Team {
 	}
 	t.Cleanup(func() {
 		tm.ShutdownAll("test over")
-		tm.Close()
+		tm.Close(context.Background())
 	})
 	return tm
 }

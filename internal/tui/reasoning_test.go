@@ -139,7 +139,7 @@ func TestEngineDeliversReasoning(t *testing.T) {
 			}
 			defer func() {
 				tm.ShutdownAll("test over")
-				tm.Close()
+				tm.Close(context.Background())
 			}()
 			eng := engine.NewEngine(tm, nil)
 			if err := eng.Spawn(context.Background(), tools.SpawnSpec{Name: "alice", Role: "tester", Prompt: "think"}); err != nil {

@@ -92,7 +92,9 @@ func Run(ctx context.Context, cfg Config) error {
 		<-chat.Done()
 	}
 	tm.ShutdownAll("the person quit")
-	cerr := tm.Close()
+	closing, stop := context.WithTimeout(context.WithoutCancel(ctx), team.CloseTimeout)
+	defer stop()
+	cerr := tm.Close(closing)
 	if perr != nil && !errors.Is(perr, tea.ErrProgramKilled) && !errors.Is(perr, context.Canceled) {
 		return fmt.Errorf("the terminal UI failed: %w", perr)
 	}
