@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 
 	"github.com/agentteam/agentteam/cmd"
-	"github.com/agentteam/agentteam/internal/sandbox"
+	"github.com/agentteam/agentteam/internal/sys/sandbox"
 )
 
 // gcPercent: a team's live heap is small (a few MB) and turns over fast, so
@@ -17,7 +17,7 @@ import (
 const gcPercent = 300
 
 func main() {
-	// Started as a command's sandbox (see internal/sandbox), the binary is
+	// Started as a command's sandbox (see internal/sys/sandbox), the binary is
 	// that sandbox's init process and never reaches the command line.
 	sandbox.Init()
 	if os.Getenv("GOGC") == "" {

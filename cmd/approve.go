@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/internal/config"
-	"github.com/agentteam/agentteam/internal/natsstore"
-	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/sys/config"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 )
 
 // ApproveOptions are the inputs of `agentteam approve`.

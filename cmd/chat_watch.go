@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/config"
-	"github.com/agentteam/agentteam/internal/engine"
-	"github.com/agentteam/agentteam/internal/natsstore"
-	"github.com/agentteam/agentteam/internal/permission"
-	"github.com/agentteam/agentteam/internal/tui"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/sys/config"
+	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )

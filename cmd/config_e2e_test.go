@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/internal/testfs"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testfs"
 )
 
 // configHome is an environment whose user config file is home's own (never

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/testfs"
+	"github.com/agentteam/agentteam/internal/testutil/testfs"
 	"github.com/agentteam/agentteam/team"
 )
 

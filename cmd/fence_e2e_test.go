@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/team"
 )
 

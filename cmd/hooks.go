@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentteam/agentteam/internal/hooks"
+	"github.com/agentteam/agentteam/internal/plug/hooks"
 	"github.com/agentteam/agentteam/workspace"
 )
 

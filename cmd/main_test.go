@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/sandbox"
+	"github.com/agentteam/agentteam/internal/sys/sandbox"
 )
 
 // builtBinary is the agentteam binary built once for the end-to-end tests,

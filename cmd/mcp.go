@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/internal/mcp"
+	"github.com/agentteam/agentteam/internal/plug/mcp"
 )
 
 // MCPOptions are the inputs of `agentteam mcp`.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
 // conformanceClient is the client command the conformance suite runs for

@@ -20,7 +20,7 @@ import (
 	"github.com/gofrs/flock"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
 // serveEnv is the environment of `agentteam mcp serve` under test: the

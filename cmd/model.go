@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/config"
-	"github.com/agentteam/agentteam/internal/demo"
+	"github.com/agentteam/agentteam/internal/llm/demo"
+	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/team"
 )
 

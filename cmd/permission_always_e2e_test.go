@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
 // An ask approved with --always allows that command, not the pattern its

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/config"
-	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/sys/config"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
 // The twin of TestAskOfAKilledRunIsAbandoned on a NATS store, with every

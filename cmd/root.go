@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/internal/sys/config"
 )
 
 // IOStreams are the command's standard streams, injected so tests use buffers.

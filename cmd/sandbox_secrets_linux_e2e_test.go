@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
 // A command reads nothing of the person's credentials: ssh and cloud

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
 // ServeOptions are the inputs of `agentteam serve`.

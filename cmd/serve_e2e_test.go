@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
 // server is `agentteam serve` running as its own process.

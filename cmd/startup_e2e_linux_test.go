@@ -20,7 +20,7 @@ import (
 // every start of every command whose stdout is a terminal, and waited for
 // the answer: five seconds, and the query's bytes on the screen, where the
 // terminal does not answer. agentteam settles the background first
-// (internal/termbg), so a command on a terminal that never answers writes
+// (internal/ui/termbg), so a command on a terminal that never answers writes
 // its output and no query.
 func TestNoTerminalQueryAtStart(t *testing.T) {
 	master, slave := openPTY(t)

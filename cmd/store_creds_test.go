@@ -5,7 +5,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
 // A client that gives no credentials uses those serve made in its state

@@ -23,7 +23,7 @@ func TestParseStore(t *testing.T) {
 		{"nats://h:4222/web?replicas=3", "nats://h:4222", "nats://h:4222", "web", 3},
 		{"nats://me:pw@h:4222?replicas=5", "nats://me:pw@h:4222", "nats://h:4222", "default", 5},
 		// Every node of a cluster, so a client starts on whichever
-		// answers (the failover test, internal/failover, runs on this).
+		// answers (the failover test, internal/store/failover, runs on this).
 		{"nats://a:4222,b:4223,c:4224/web?replicas=3", "nats://a:4222,b:4223,c:4224", "nats://a:4222,b:4223,c:4224", "web", 3},
 		// TLS only, as agentteam serve with a certificate says its address.
 		{"tls://127.0.0.1:4222/web", "tls://127.0.0.1:4222", "tls://127.0.0.1:4222", "web", 0},

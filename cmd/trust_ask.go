@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agentteam/agentteam/internal/config"
+	"github.com/agentteam/agentteam/internal/sys/config"
 )
 
 // askTrust asks the person at a terminal, before the chat starts, whether

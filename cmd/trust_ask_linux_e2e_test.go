@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
 // startTerminalChat starts chat with a pseudo-terminal for its stdin,

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/internal/store/storetest"
 )
 
 // openFileStore opens another Store on dir, as another process would; the

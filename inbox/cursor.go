@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 // posAttr is the extended attribute of an inbox log that holds its read

@@ -1,19 +1,20 @@
 package inbox
 
 import (
-	"github.com/agentteam/agentteam/internal/testfs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/testutil/testfs"
+
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 // On a full disk every write is an error wrapping ENOSPC that names the
 // file, nothing panics, no temp file is left, and what was written before
 // is intact: it reads back, and later lines do not glue onto a torn one.
-// (The state-file helpers have the same test in internal/statefile.)
+// (The state-file helpers have the same test in internal/store/statefile.)
 // Where the position is the log's attribute, a commit may need no space at
 // all (tmpfs and ext4 keep a small attribute in the inode): then it
 // succeeds and the position moves; if it fails, it is ENOSPC naming the

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 // A FIFO at an inbox's path is refused in a sentence, never waited on:

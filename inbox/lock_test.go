@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/testfs"
+	"github.com/agentteam/agentteam/internal/testutil/testfs"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 var tryFlock = testfs.TryFlock

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 // maxLineBytes bounds one line: content escaped at worst 6 bytes per byte,

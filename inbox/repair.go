@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 // ErrCorruptCursor is wrapped by the error for a read position that cannot

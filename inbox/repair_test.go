@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 // repairs records what a Store's OnRepair was told.

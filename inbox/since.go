@@ -3,7 +3,7 @@ package inbox
 import (
 	"fmt"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 // Since is how far ReadSince has read an inbox, in the terms of the store

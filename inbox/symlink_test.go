@@ -2,14 +2,15 @@ package inbox
 
 import (
 	"errors"
-	"github.com/agentteam/agentteam/internal/testfs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/testutil/testfs"
+
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 // A cloned repository can ship .agentteam/ with links in it: an inbox that

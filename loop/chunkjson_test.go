@@ -12,7 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/internal/openaiwire"
+	"github.com/agentteam/agentteam/internal/llm/openaiwire"
 )
 
 // decodeChunk must give what json.Unmarshal gives, for every chunk the

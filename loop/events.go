@@ -2,8 +2,9 @@ package loop
 
 import (
 	"errors"
-	"github.com/agentteam/agentteam/inbox"
 	"time"
+
+	"github.com/agentteam/agentteam/inbox"
 
 	openai "github.com/sashabaranov/go-openai"
 )

@@ -8,7 +8,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/internal/testfs"
+	"github.com/agentteam/agentteam/internal/testutil/testfs"
 )
 
 // On a full disk a session write is an error wrapping ENOSPC that names the

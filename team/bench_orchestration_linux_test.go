@@ -15,7 +15,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -117,7 +117,7 @@ func fakeServerModel(*testing.B) (loop.Model, func() int64, func()) {
 // BenchmarkOrchestrationInProcess: 200 teammates × 3 turns, 10 workers, in-process model.
 func BenchmarkOrchestrationInProcess(b *testing.B) { benchOrchestration(b, inProcessModel) }
 
-// BenchmarkOrchestrationFakeServer: the same over HTTP/SSE to internal/fakellm.
+// BenchmarkOrchestrationFakeServer: the same over HTTP/SSE to internal/llm/fakellm.
 func BenchmarkOrchestrationFakeServer(b *testing.B) { benchOrchestration(b, fakeServerModel) }
 
 func benchOrchestration(b *testing.B, mk orchModel) {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 // The registry is rewritten on every status change; these isolate that

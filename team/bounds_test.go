@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 
 	openai "github.com/sashabaranov/go-openai"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
 // chatTeam opens a team whose answers and errors arrive on a channel.

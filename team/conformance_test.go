@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/internal/store/storetest"
 	"github.com/agentteam/agentteam/team/board"
 )
 
 // The registry keeps the compare-and-set document contract that every store
 // behind a team must keep (the task board runs it in team/board, the bare
-// document in internal/statefile).
+// document in internal/store/statefile).
 func TestRegistryKeepsTheDocContract(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "team", "config.json")
 	storetest.RunDoc(t, storetest.DocOpener[Config]{

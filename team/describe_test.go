@@ -7,7 +7,7 @@ import (
 	"github.com/agentteam/agentteam/loop"
 )
 
-// TestRetryWords (moved from internal/tui with the words): a retry in a
+// TestRetryWords (moved from internal/ui/tui with the words): a retry in a
 // person's words, from the cause and status the client knew.
 func TestRetryWords(t *testing.T) {
 	cases := []struct {

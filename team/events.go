@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 // EventKind names what an event is about; each kind has its own payload
@@ -79,7 +79,7 @@ func NewEventLog(path string, sub func(Event)) *EventLog {
 }
 
 // NewEventLogTo writes to lines, another store than the file (a stream in
-// internal/natsstore); sub as for NewEventLog.
+// internal/store/natsstore); sub as for NewEventLog.
 func NewEventLogTo(lines EventLines, sub func(Event)) *EventLog {
 	return &EventLog{app: lines, name: "the event log", sub: sub}
 }

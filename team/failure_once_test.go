@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
 // TestChatSaysAFailureOnce: the lead's model refuses a request; the loop's

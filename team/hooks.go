@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/agentteam/agentteam/internal/hooks"
+	"github.com/agentteam/agentteam/internal/plug/hooks"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )

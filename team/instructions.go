@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentteam/agentteam/internal/agentsmd"
-	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/plug/agentsmd"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/mcp"
-	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/plug/mcp"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )

@@ -12,7 +12,7 @@ import (
 
 	udiff "github.com/aymanbagabas/go-udiff"
 
-	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )

@@ -3,7 +3,7 @@ package team
 import (
 	"fmt"
 
-	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 )
 
 // The lead's deny rules follow its teammates onto workers: a worker adds

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 )
 
 // TestTheLeadsDenyRulesHoldOnAWorker: a worker whose own policy runs

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/tools"
 )
 

@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
-	"github.com/agentteam/agentteam/internal/permission"
-	"github.com/agentteam/agentteam/internal/testfs"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/internal/testutil/testfs"
 	"github.com/agentteam/agentteam/tools"
 )
 

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
 // TestShutdownRequestReasonEndsASentence: a reason given in a few words

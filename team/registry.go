@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/statefile"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
 // errNoChange lets an update function of the registry (or the board)
@@ -204,7 +204,7 @@ func NewRegistry(path, teamName string) *Registry {
 }
 
 // NewRegistryOn is the registry kept in doc, another store than a file
-// (internal/natsstore); doc starts from EmptyConfig(teamName).
+// (internal/store/natsstore); doc starts from EmptyConfig(teamName).
 func NewRegistryOn(doc RegistryStore, teamName string) *Registry {
 	return &Registry{doc: doc, teamName: registryTeamName(teamName)}
 }

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/natsstore"
-	"github.com/agentteam/agentteam/internal/testkit"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // countingEntries is a process's entries that count what it asks of the

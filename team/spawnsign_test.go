@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/natsstore"
-	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 )
 
 // A spawn request is taken only as the team's current lead signed it: a

@@ -10,10 +10,10 @@ import (
 // What the team needs of its storage, declared here where it is used.
 // The files are the default implementations (*inbox.Store, *Registry,
 // *board.Board, *EventLog); each may also be kept in JetStream
-// (internal/natsstore): the inboxes given as Options.Mailbox, the
+// (internal/store/natsstore): the inboxes given as Options.Mailbox, the
 // registry, the board and the event log as the documents and lines beneath
 // them (Options.Registry, Options.Board, Options.EventLines). The contract each must
-// keep is the conformance suite in internal/storetest, whose interfaces
+// keep is the conformance suite in internal/store/storetest, whose interfaces
 // these method sets hold. A batch's read position (inbox.Batch.Pos) is the
 // store's own token, so any store can commit it.
 

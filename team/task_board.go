@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentteam/agentteam/internal/hooks"
+	"github.com/agentteam/agentteam/internal/plug/hooks"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
 )

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/agentsmd"
-	"github.com/agentteam/agentteam/internal/hooks"
-	"github.com/agentteam/agentteam/internal/mcp"
+	"github.com/agentteam/agentteam/internal/plug/agentsmd"
+	"github.com/agentteam/agentteam/internal/plug/hooks"
+	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
@@ -83,7 +83,7 @@ type Options struct {
 	// IsolationNone (the default) or IsolationWorktree.
 	Isolation string
 	// Mailbox is the agents' inboxes; nil means the workspace's files
-	// (.agentteam/inbox). Another store (internal/natsstore) is the
+	// (.agentteam/inbox). Another store (internal/store/natsstore) is the
 	// caller's to open and close. Store still returns the file store, so
 	// the views that read files do not see such a mailbox yet.
 	Mailbox Mailbox
@@ -183,6 +183,29 @@ func OpenWorker(ctx context.Context, opts Options) (*Team, error) {
 	return open(ctx, opts, true)
 }
 
+// withDefaults is o with each bound it leaves unset at its default.
+func (o Options) withDefaults() Options {
+	if o.MaxWorkers <= 0 {
+		o.MaxWorkers = DefaultMaxWorkers
+	}
+	if o.MaxQueue < 0 {
+		o.MaxQueue = 0
+	}
+	if o.MaxTurns <= 0 {
+		o.MaxTurns = DefaultMaxTurns
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Second
+	}
+	if o.ShutdownTimeout <= 0 {
+		o.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	if o.PlanTimeout <= 0 {
+		o.PlanTimeout = DefaultPlanTimeout
+	}
+	return o
+}
+
 func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if opts.Workspace == nil {
 		return nil, fmt.Errorf("team: no workspace")
@@ -196,24 +219,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if err := checkPrices(opts.Budget, opts.Models.Catalog()); err != nil {
 		return nil, err
 	}
-	if opts.MaxWorkers <= 0 {
-		opts.MaxWorkers = DefaultMaxWorkers
-	}
-	if opts.MaxQueue < 0 {
-		opts.MaxQueue = 0
-	}
-	if opts.MaxTurns <= 0 {
-		opts.MaxTurns = DefaultMaxTurns
-	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = time.Second
-	}
-	if opts.ShutdownTimeout <= 0 {
-		opts.ShutdownTimeout = DefaultShutdownTimeout
-	}
-	if opts.PlanTimeout <= 0 {
-		opts.PlanTimeout = DefaultPlanTimeout
-	}
+	opts = opts.withDefaults()
 	ws := opts.Workspace
 	if err := CheckIsolation(opts.Isolation); err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
 func openTeam(t *testing.T, srv *fakellm.Server, workers int) *Team {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/fakellm"
+	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/workspace"
 )

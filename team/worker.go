@@ -17,15 +17,15 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/gitwt"
-	"github.com/agentteam/agentteam/internal/permission"
+	"github.com/agentteam/agentteam/internal/sys/gitwt"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // Teammates on workers, on other hosts. On a team whose spawns go
 // through a work queue (Options.Queue, a JetStream stream in
-// internal/natsstore), the lead's spawn registers the teammate queued,
+// internal/store/natsstore), the lead's spawn registers the teammate queued,
 // delivers its prompt to its inbox and publishes a SpawnRequest; any
 // worker process of the team — `agentteam worker` on any host, and the
 // lead's own process — takes it with a free place in its pool, claims it

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/gitwt"
-	"github.com/agentteam/agentteam/internal/sandbox"
+	"github.com/agentteam/agentteam/internal/sys/gitwt"
+	"github.com/agentteam/agentteam/internal/sys/sandbox"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -28,7 +28,7 @@ const defaultKeyEnv = "OPENAI_API_KEY"
 // value runs them plainly, with agentteam's environment filtered by the
 // allowlist and, in plan mode, only read-only commands allowed.
 type Sandbox struct {
-	// On runs every command in the sandbox (internal/sandbox): its own
+	// On runs every command in the sandbox (internal/sys/sandbox): its own
 	// processes only, writes only in the agent's root (but not the team's
 	// .agentteam state) and temp dir, none at all in plan mode before
 	// approval.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/sandbox"
+	"github.com/agentteam/agentteam/internal/sys/sandbox"
 )
 
 // sandboxEnv is a teammate's Env with the sandbox on, or a skip saying why

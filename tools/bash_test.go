@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/internal/testkit"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 func TestBash(t *testing.T) {

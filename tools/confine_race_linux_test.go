@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/testfs"
+	"github.com/agentteam/agentteam/internal/testutil/testfs"
 )
 
 // A teammate's bash can swap a directory of the workspace for a link to

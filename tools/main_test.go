@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/sandbox"
+	"github.com/agentteam/agentteam/internal/sys/sandbox"
 )
 
 // TestMain makes the test binary the sandbox's init when bash re-executes

@@ -23,50 +23,50 @@ var layers = map[string]int{
 	"":    10,
 	"cmd": 9,
 	// Programs that measure the commands, and test-only packages.
-	"internal/peerbench":  11,
-	"internal/storebench": 11,
-	"internal/failover":   11,
-	"internal/startbench": 0,
-	"internal/benchproc":  0,
-	"internal/testfs":     0,
-	"internal/testkit":    0,
-	"internal/fakellm":    1,
-	"internal/storetest":  3,
-	"internal/archtest":   0,
+	"internal/bench/peerbench":  11,
+	"internal/bench/storebench": 11,
+	"internal/store/failover":   11,
+	"internal/bench/startbench": 0,
+	"internal/bench/benchproc":  0,
+	"internal/testutil/testfs":  0,
+	"internal/testutil/testkit": 0,
+	"internal/llm/fakellm":      1,
+	"internal/store/storetest":  3,
+	"internal/archtest":         0,
 	// What a person sees.
-	"internal/tui":      8,
-	"internal/linechat": 8,
-	"internal/engine":   7, // what both chats ask of the team
-	"internal/mdrender": 0,
-	"internal/termbg":   0,
-	"internal/demo":     1,
+	"internal/ui/tui":      8,
+	"internal/ui/linechat": 8,
+	"internal/ui/engine":   7, // what both chats ask of the team
+	"internal/ui/mdrender": 0,
+	"internal/ui/termbg":   0,
+	"internal/llm/demo":    1,
 	// The team and its parts.
-	"team":         6,
-	"team/board":   3,
-	"team/request": 0,
-	"internal/mcp": 5,
+	"team":              6,
+	"team/board":        3,
+	"team/request":      0,
+	"internal/plug/mcp": 5,
 	// An agent's loop and its tools.
 	"loop":  5,
 	"tools": 4,
 	// What the tools and the team stand on.
-	"internal/gitwt":      3,
-	"internal/agentsmd":   3,
-	"internal/hooks":      1,
-	"internal/natsstore":  3,
-	"inbox":               2,
-	"workspace":           2,
-	"internal/config":     2,
-	"internal/sandbox":    1,
-	"internal/statefile":  1,
-	"internal/permission": 0,
-	"internal/openaiwire": 0,
+	"internal/sys/gitwt":       3,
+	"internal/plug/agentsmd":   3,
+	"internal/plug/hooks":      1,
+	"internal/store/natsstore": 3,
+	"inbox":                    2,
+	"workspace":                2,
+	"internal/sys/config":      2,
+	"internal/sys/sandbox":     1,
+	"internal/store/statefile": 1,
+	"internal/sys/permission":  0,
+	"internal/llm/openaiwire":  0,
 }
 
 // against are the imports known to run against the layers, each with why
 // it is still there; one that is gone must be taken off the list.
 var against = map[string]string{
-	"internal/peerbench -> cmd":  "the benchmark runs the commands in its own process",
-	"internal/storebench -> cmd": "the benchmark runs the commands in its own process",
+	"internal/bench/peerbench -> cmd":  "the benchmark runs the commands in its own process",
+	"internal/bench/storebench -> cmd": "the benchmark runs the commands in its own process",
 }
 
 func TestImportsFollowTheLayers(t *testing.T) {

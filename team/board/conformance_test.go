@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/internal/store/storetest"
 )
 
 // boardDoc is the board's read-modify-write as the contract names it.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/agentteam/agentteam/internal/natsstore"
-	"github.com/agentteam/agentteam/internal/storetest"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/store/storetest"
 )
 
 // The board on a KV entry keeps the compare-and-set contract, through the

@@ -1,0 +1,42 @@
+package tui
+
+import (
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/ui/engine"
+)
+
+// feedPane is the traffic between agents, newest at the bottom.
+type feedPane struct {
+	msgs []inbox.Message
+}
+
+func (p *feedPane) add(msgs []inbox.Message) {
+	p.msgs = append(p.msgs, msgs...)
+	if len(p.msgs) > maxFeed {
+		p.msgs = append([]inbox.Message(nil), p.msgs[len(p.msgs)-maxFeed:]...)
+	}
+}
+
+// Render returns exactly h lines of at most w cells: a header, then the
+// latest messages as "time from → to type: first line".
+func (p *feedPane) Render(st styles, w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	lines := []string{st.header.Render("Messages")}
+	room := h - 1
+	start := max(len(p.msgs)-room, 0)
+	for _, m := range p.msgs[start:] {
+		when := ""
+		if w >= 60 { // the time is the first thing to go when it is narrow
+			when = st.dim.Render(m.Timestamp.Local().Format("15:04:05") + " ")
+		}
+		line := when + st.who.Render(m.From) + st.dim.Render(" → ") + st.who.Render(m.To) +
+			st.dim.Render(" "+string(m.Type)+": ") + engine.FirstLine(m.Content, 200)
+		lines = append(lines, clipLine(line, w))
+	}
+	if len(p.msgs) == 0 && room > 0 {
+		lines = append(lines, st.dim.Render("  none yet"))
+	}
+	return fit(lines, w, h)
+}

@@ -1,0 +1,528 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/textarea"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/plug/mcp"
+	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Options describe what the screen shows besides the team.
+type Options struct {
+	ModelName  string
+	Workspace  string
+	MaxWorkers int
+	Auto       bool
+	// HasModel is false when no key was given: the lead cannot answer, the rest works.
+	HasModel bool
+	// Notice is the first message on the screen (how to set a key, say).
+	Notice string
+	// KeyEnv names the variable the API key is read from ("" is OPENAI_API_KEY).
+	KeyEnv string
+	// Sandbox is how commands are confined, for the status line:
+	// "sandbox: on" or "sandbox: off (reason)".
+	Sandbox string
+	// LightBackground picks the light markdown style.
+	LightBackground bool
+	// Colour: the terminal shows colours and the markdown is styled; false
+	// (NO_COLOR, CI, a dumb terminal) keeps it plain, emphasis markers as written.
+	Colour bool
+	// ModelLabels are the configured models, for completing /model.
+	ModelLabels []string
+	// Mouse starts with the mouse captured (the wheel scrolls); off, the terminal selects text.
+	Mouse bool
+	// Watch, when set, says who runs the team this screen watches (Watch):
+	// the person's lines go to the lead's inbox, the lead is not waited on.
+	Watch string
+	// WorkerID is this process's id as a worker of a team across hosts: a
+	// teammate another worker runs shows where ("" on one host).
+	WorkerID string
+}
+
+// noteMsg is a command's output or a failed job, for the conversation.
+type noteMsg struct {
+	text  string
+	isErr bool
+	// toLead shows the note in the lead's pane even while a teammate is focused.
+	toLead bool
+}
+
+// hintMsg is a short confirmation for the help bar.
+type hintMsg string
+
+// Model is the one root model of the TUI. Update only changes state (IO
+// runs in jobs handed to do); View only renders.
+type Model struct {
+	// watchReply is the lead's last reply a watch showed (Options.Watch).
+	watchReply string
+
+	ctx  context.Context
+	eng  engine.Engine
+	do   func(job func() tea.Msg)
+	opts Options
+	st   styles
+	r    *renderer
+
+	w, h int
+
+	lead *convPane
+	mate *mateView // the focused teammate's conversation; nil when the lead is focused
+	// sessions are the lead's earlier conversations /sessions last listed,
+	// offered when /sessions ID is completed.
+	sessions []team.SessionInfo
+	team     *teamPanel
+	feed     feedPane
+	in       input
+
+	focus    string // "" is the lead
+	auto     bool
+	leadBusy bool
+	lastErr  string
+	tokens   int
+	cost     *float64 // the team's, from the registry; nil unknown
+	showHelp bool
+	hint     string
+	quitting bool
+	// plans are the plan requests shown and not yet answered, by teammate.
+	plans map[string]*entry
+	// asks are the tool calls waiting for the person's permission, oldest first (permission.go).
+	asks []pendingAsk
+	// budgetAsk, when not "", is the reached budget the person is asked about.
+	budgetAsk string
+	// writes are the diffs of writes, for their entries (writes.go).
+	writes writeDiffs
+	// agents are the names this screen has seen act (events of this
+	// process): their messages reach the lead's conversation as events.
+	agents map[string]bool
+	// instructions name each agent's AGENTS.md files ("AGENTS.md ×2"), for the status line.
+	instructions map[string]string
+	// prog is the work under way: spinner, times, context sizes (progress.go).
+	prog progress
+	// mouse: the mouse is captured (/mouse); cmds are commands for the
+	// program that update asked for, returned by Update.
+	mouse bool
+	cmds  []tea.Cmd
+	// mcp are the MCP servers' states, as last polled (mcp.go).
+	mcp []mcp.Status
+	// search is ctrl+r's history search (histsearch.go).
+	search histSearch
+	// chord: ctrl+x was pressed, the first key of ctrl+x ctrl+e.
+	chord bool
+	// focused: the terminal said it has the person's focus (and no bell
+	// rings for what waits for them).
+	focused bool
+}
+
+// New builds the model. do runs a job off the Update goroutine, in order,
+// and delivers its message back to Update.
+func New(ctx context.Context, opts Options, eng engine.Engine, do func(job func() tea.Msg)) *Model {
+	root := opts.Workspace
+	opts.Workspace = shortPath(opts.Workspace)
+	if opts.MaxWorkers <= 0 {
+		opts.MaxWorkers = team.DefaultMaxWorkers
+	}
+	st := newStyles()
+	m := &Model{
+		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
+		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground, colour: opts.Colour}},
+		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(root, opts.LightBackground),
+		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
+		instructions: map[string]string{}, prog: newProgress(), mouse: opts.Mouse,
+	}
+	m.team.prog = &m.prog
+	m.team.self = opts.WorkerID
+	if opts.HasModel {
+		m.team.leadModel = opts.ModelName
+	}
+	if opts.Notice != "" {
+		m.lead.add(&entry{kind: entryNote, text: opts.Notice})
+	}
+	m.setPlaceholder()
+	m.do(func() tea.Msg {
+		msgs, _ := eng.Conversation(workspace.LeadName)
+		return historyMsg{msgs: msgs}
+	})
+	return m
+}
+
+// Init starts the cursor blinking.
+func (m *Model) Init() tea.Cmd { return textarea.Blink }
+
+// Quitting reports whether the person asked to leave.
+func (m *Model) Quitting() bool { return m.quitting }
+
+// update changes the state for one message (Update, in progress.go, wraps it).
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.in.setWidth(m.w)
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.PasteMsg:
+		m.paste(msg.Content)
+		return m, nil
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.scroll(-3)
+		case tea.MouseWheelDown:
+			m.scroll(3)
+		}
+		return m, nil
+	case tea.FocusMsg:
+		m.focused = true
+	case tea.BlurMsg:
+		m.focused = false
+	case batchMsg:
+		m.apply(msg)
+	case snapshotMsg:
+		m.snapshot(msg)
+	case mcpMsg:
+		m.mcpChanged(msg.servers)
+	case feedMsg:
+		m.feed.add(msg.msgs)
+	case convMsg:
+		if m.mate != nil && msg.name == m.mate.name {
+			m.mate.update(msg.msgs, msg.ok)
+			if m.mate.stale {
+				m.mate.stale = false
+				m.refreshMate()
+			}
+		}
+	case branchMsg:
+		m.branchDiff(msg)
+	case historyMsg:
+		m.history(msg)
+	case sessionSwitchedMsg:
+		m.sessionSwitched(msg)
+	case sessionsListedMsg:
+		m.sessions = msg.list
+		m.note(noteMsg{text: msg.text})
+	case noteMsg:
+		m.note(msg)
+	case hintMsg:
+		m.hint = string(msg)
+	case dirListedMsg:
+		m.in.paths.store(msg)
+	case attachedMsg:
+		m.showAttached(msg)
+	case editorMsg:
+		m.edited(msg)
+	case modelMsg:
+		m.opts.ModelName, m.team.leadModel = string(msg), string(msg)
+		m.hint = "the lead talks to " + string(msg) + " from its next turn"
+	default:
+		// The cursor's blink and the like belong to the input.
+		var cmd tea.Cmd
+		m.in.ta, cmd = m.in.ta.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+// handleKey handles one key press the completion pop-up left (popup.go).
+func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	if ks := k.String(); ks != "tab" && ks != "shift+tab" {
+		m.hint = ""
+	}
+	if m.searchKey(k) {
+		return nil
+	}
+	if m.askKey(k) {
+		return nil
+	}
+	// ctrl+x ctrl+e opens the input in the person's editor, as in bash.
+	if chord := m.chord; chord {
+		m.chord = false
+		if k.String() == "ctrl+e" {
+			return m.editInput()
+		}
+	}
+	switch k.String() {
+	case "ctrl+r":
+		m.startSearch()
+		return nil
+	case "ctrl+x":
+		m.chord = true
+		m.hint = "ctrl+x: ctrl+e opens the input in your editor"
+		return nil
+	case "ctrl+c":
+		m.quitting = true
+		return tea.Quit
+	case "esc":
+		switch {
+		case m.showHelp:
+			m.showHelp = false
+		case m.focus == "" && m.leadBusy:
+			if m.eng.Interrupt() {
+				m.hint = interruptingHint
+			}
+		case m.focus != "":
+			m.setFocus("")
+		}
+		return nil
+	case "enter":
+		m.submit()
+		if m.quitting {
+			return tea.Quit
+		}
+		return nil
+	case "tab", "shift+tab":
+		if k.String() == "tab" && m.completeTab() {
+			return nil
+		}
+		step := 1
+		if k.String() == "shift+tab" {
+			step = -1
+		}
+		m.cycleFocus(step)
+		return nil
+	case "up":
+		if m.in.onFirstLine() && m.in.older() {
+			return nil
+		}
+	case "down":
+		if m.in.onLastLine() && m.in.newer() {
+			return nil
+		}
+	case "ctrl+o":
+		m.r.expand = !m.r.expand
+		return nil
+	case "ctrl+t":
+		m.toggleThinking()
+		return nil
+	case "ctrl+g":
+		m.toggleDiffs()
+		return nil
+	case "pgup":
+		m.scroll(-max(m.convHeight()-2, 1))
+		return nil
+	case "pgdown":
+		m.scroll(max(m.convHeight()-2, 1))
+		return nil
+	case "home":
+		if m.in.empty() {
+			m.pane().toStart(m.r, m.convWidth(), m.convHeight())
+			return nil
+		}
+	case "end":
+		if m.in.empty() {
+			m.pane().toEnd()
+			return nil
+		}
+	case "?":
+		if m.in.empty() {
+			m.showHelp = !m.showHelp
+			return nil
+		}
+	}
+	var cmd tea.Cmd
+	m.in.ta, cmd = m.in.ta.Update(k)
+	return cmd
+}
+
+// pane is the conversation on screen.
+func (m *Model) pane() *convPane {
+	if m.mate != nil {
+		return m.mate.pane
+	}
+	return m.lead
+}
+
+func (m *Model) scroll(n int) { m.pane().scroll(m.r, m.convWidth(), m.convHeight(), n) }
+
+// submit sends what was typed: a slash command, to the lead, or to the focused teammate's inbox.
+func (m *Model) submit() {
+	text := m.in.submit()
+	if text == "" {
+		return
+	}
+	m.showHelp = false
+	if strings.HasPrefix(text, "/") {
+		m.command(engine.ParseCommand(text))
+		return
+	}
+	if m.mate != nil {
+		// No echo here: the message shows in the feed now, and in the
+		// conversation once the teammate takes it from its inbox.
+		to := m.mate.name
+		m.hint = "sending to " + to + "'s inbox…"
+		sent := "sent to " + to + "'s inbox"
+		if i := m.findMember(to); i >= 0 {
+			switch st := m.team.members[i].Status; st {
+			case team.StatusShutdown, team.StatusFailed:
+				// Kept for a teammate spawned again under the name, but nobody reads it now.
+				sent += fmt.Sprintf(", but %s is %s: nobody reads it unless %s is spawned again", to, st, to)
+			}
+		}
+		m.sendToMate(to, text, sent)
+		return
+	}
+	m.tellLead(text)
+}
+
+// tellLead shows the person's text in the lead's conversation and sends it
+// to the lead, with the files its @paths name.
+func (m *Model) tellLead(text string) {
+	user := &entry{kind: entryUser, text: text}
+	m.lead.add(user)
+	m.lead.toEnd()
+	if !m.opts.HasModel {
+		m.lead.add(&entry{kind: entryError, text: noModelText(m.opts.KeyEnv)})
+		return
+	}
+	m.leadBusy = m.opts.Watch == "" // a watched lead answers when it reads its inbox
+	m.sayToLead(user, text)
+}
+
+// fromOutside shows in the lead's conversation, where the lead took them
+// in (its intake event comes before the turn that answers them), the
+// messages that no agent of this process sent: a person's, typed with
+// `agentteam send --to lead` in another terminal (or /send lead here).
+// Agents' messages come as events, and are shown from those.
+func (m *Model) fromOutside(msgs []inbox.Message) {
+	for _, msg := range msgs {
+		if msg.To != workspace.LeadName || msg.From == workspace.LeadName || m.agents[msg.From] || m.findMember(msg.From) >= 0 {
+			continue
+		}
+		m.lead.add(&entry{kind: entryReport, who: msg.From, typ: "lead (" + string(msg.Type) + ")", text: msg.Content})
+	}
+}
+
+// noModelText answers a message to the lead when there is no model.
+func noModelText(keyEnv string) string {
+	if keyEnv == "" {
+		keyEnv = "OPENAI_API_KEY"
+	}
+	return "The lead has no model to answer with. Set " + keyEnv + " (export " + keyEnv + "=<your key>" + baseURLHint(keyEnv) +
+		") and start agentteam chat again, or run agentteam chat --demo " +
+		"to try the offline demo model. /team, /inbox, /send, /spawn, /approve, /reject, /shutdown and /tasks work meanwhile."
+}
+
+// note shows a command's output or a job's failure.
+func (m *Model) note(n noteMsg) {
+	kind := entryNote
+	if n.isErr {
+		kind = entryError
+		if n.toLead {
+			m.leadIdle()
+		}
+	}
+	p := m.lead
+	if m.mate != nil && !n.toLead {
+		p = m.mate.pane
+	}
+	p.add(&entry{kind: kind, text: n.text})
+	p.toEnd()
+}
+
+// teammateNames are the registry's teammates, for completion and focus.
+func (m *Model) teammateNames() []string {
+	names := make([]string, 0, len(m.team.members))
+	for _, mb := range m.team.members {
+		names = append(names, mb.Name)
+	}
+	return names
+}
+
+// planNames are the teammates whose plan waits for review.
+func (m *Model) planNames() []string {
+	var names []string
+	for _, mb := range m.team.members {
+		if mb.PlanState == team.PlanAwaitingApproval {
+			names = append(names, mb.Name)
+		}
+	}
+	return names
+}
+
+// cycleFocus moves the focus step places along lead, teammates…
+func (m *Model) cycleFocus(step int) {
+	names := m.team.names()
+	cur := 0
+	for i, n := range names {
+		if n == m.focus {
+			cur = i
+		}
+	}
+	next := ((cur+step)%len(names) + len(names)) % len(names)
+	m.setFocus(names[next])
+}
+
+// setFocus shows an agent's conversation; "" is the lead.
+func (m *Model) setFocus(name string) {
+	if name == workspace.LeadName {
+		name = ""
+	}
+	m.focus = name
+	m.team.focus = name
+	m.showHelp = false
+	if name == "" {
+		m.mate = nil
+	} else {
+		m.mate = newMateView(name, func(args string) (shownDiff, bool) { return m.writes.lookup(name, args) })
+		m.refreshMate()
+		m.refreshBranch()
+	}
+	m.setPlaceholder()
+}
+
+func (m *Model) setPlaceholder() {
+	if m.focus != "" {
+		m.in.ta.Placeholder = fmt.Sprintf("Message to %s's inbox… (esc: back to the lead)", m.focus)
+		return
+	}
+	m.in.ta.Placeholder = "Talk to the lead… (/help for commands, ? for keys)"
+}
+
+// refreshMate reads the focused teammate's conversation in a job.
+func (m *Model) refreshMate() {
+	if m.mate == nil || m.mate.loading {
+		if m.mate != nil {
+			m.mate.stale = true
+		}
+		return
+	}
+	name := m.mate.name
+	m.mate.loading = true
+	m.do(func() tea.Msg {
+		msgs, ok := m.eng.Conversation(name)
+		return convMsg{name: name, msgs: msgs, ok: ok}
+	})
+}
+
+// snapshot takes the registry and inbox counts the poller read.
+func (m *Model) snapshot(s snapshotMsg) {
+	m.team.members = s.config.Teammates
+	m.team.state = s.config.State
+	m.team.unread = s.unread
+	m.team.leadTokens = s.leadTokens
+	m.team.lead = s.config.Lead
+	m.cost = s.config.Usage().Total.Cost
+	total := s.leadTokens
+	for _, mb := range s.config.Teammates {
+		total += mb.Tokens
+	}
+	m.tokens = total
+	m.branchFromSnapshot()
+}
+
+// toggleThinking shows replies' reasoning whole, or one line each.
+func (m *Model) toggleThinking() {
+	m.r.thinking = !m.r.thinking
+	if m.r.thinking {
+		m.hint = "reasoning shown: ctrl+t or /reasoning folds it"
+	} else {
+		m.hint = "reasoning folded to one line: ctrl+t or /reasoning shows it"
+	}
+}

@@ -1,0 +1,86 @@
+package tui
+
+import (
+	"context"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/team"
+)
+
+// The poller reads a team kept in JetStream as it reads the files: what is
+// new in the inboxes (appended by another connection, as by another
+// process), the unread counts as the read position moves, the registry
+// when its version moves, and nothing when nothing changed.
+func TestPollerReadsAJetStreamTeam(t *testing.T) {
+	s, err := natsstore.StartLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	open := func() (*natsstore.Mailbox, *team.Registry) {
+		nc, err := nats.Connect(s.ClientURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		mb, err := natsstore.OpenMailbox(context.Background(), nc, "tui")
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := natsstore.OpenEntries(context.Background(), nc, "tui", "registry", team.DecodeRegistryEntry)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(entries.Close)
+		reg, err := team.NewRegistryOnEntries(entries, "tui", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mb, reg
+	}
+	mb, reg := open()
+	p := newPoller(mb, reg, nil)
+	if f, s := split(p.poll()); f != nil || s == nil || len(s.config.Teammates) != 0 {
+		t.Fatalf("first look at an empty team: feed %v snapshot %+v", f, s)
+	}
+	if out := p.poll(); len(out) != 0 {
+		t.Fatalf("nothing changed but the poller sent %v", out)
+	}
+
+	other, otherReg := open()
+	if _, err := other.Append("alice", inbox.Message{Type: "message", From: "lead", Content: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := otherReg.Update(func(c *team.Config) error {
+		c.Teammates = append(c.Teammates, team.Member{Name: "alice", Role: "coder", Status: team.StatusIdle})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f, snap := split(p.poll())
+	if f == nil || len(f.msgs) != 1 || f.msgs[0].Content != "hello" {
+		t.Fatalf("feed %+v, want the message from the other connection", f)
+	}
+	if snap == nil || len(snap.config.Teammates) != 1 || snap.unread["alice"] != 1 {
+		t.Fatalf("snapshot %+v", snap)
+	}
+	if out := p.poll(); len(out) != 0 {
+		t.Fatalf("nothing changed but the poller sent %v", out)
+	}
+
+	b, err := other.ReadUnread("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Commit("alice", b); err != nil {
+		t.Fatal(err)
+	}
+	f, snap = split(p.poll())
+	if f != nil || snap == nil || snap.unread["alice"] != 0 {
+		t.Fatalf("after alice read her inbox: feed %v snapshot %+v", f, snap)
+	}
+}

@@ -1,0 +1,341 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/agentteam/agentteam/internal/ui/engine"
+)
+
+// popupRows is the most items the pop-up shows at once.
+const popupRows = 8
+
+// popItem is one thing the pop-up offers.
+type popItem struct {
+	label, desc string
+	value       string // what replaces the word being completed
+	final       bool   // a space follows: the word is done (a directory is not)
+}
+
+// popup is the completion pop-up's state; what it lists is worked out
+// from the input each time (completion), so it is never stale.
+type popup struct {
+	sel    int    // the chosen item; -1 until ↑/↓ choose one
+	closed string // the input esc closed the pop-up on: it stays closed until the input changes
+}
+
+// completion is the word before the cursor that can be completed and what
+// can replace it; note says why the list is empty or short.
+type completion struct {
+	word  string
+	items []popItem
+	note  string
+	path  bool // the word is an @path
+}
+
+// beforeCursor is the input's text on the cursor's line, up to the cursor.
+func (in *input) beforeCursor() string {
+	lines := strings.Split(in.ta.Value(), "\n")
+	row := min(in.ta.Line(), len(lines)-1)
+	li := in.ta.LineInfo()
+	line := []rune(lines[row])
+	return string(line[:min(li.StartColumn+li.ColumnOffset, len(line))])
+}
+
+// completion works out what the pop-up lists now. It does no IO: an
+// @path's directory not yet read is asked for by wantListing.
+func (m *Model) completion() completion {
+	v := m.in.value()
+	if strings.HasPrefix(v, "/") && !strings.Contains(v, "\n") {
+		return m.slashCompletion(v)
+	}
+	if !strings.Contains(v, "@") {
+		return completion{} // the common case, on every frame
+	}
+	before := m.in.beforeCursor()
+	word := before[strings.LastIndexAny(before, " \t")+1:]
+	dirPart, prefix, ok := pathWord(word)
+	if !ok || m.in.paths.root == "" {
+		return completion{}
+	}
+	c := completion{word: word, path: true}
+	l, ok := m.in.paths.dirs[dirKey(dirPart)]
+	switch {
+	case !ok || l == nil:
+		c.note = "reading " + displayDir(dirPart) + "…"
+	case l.err != "":
+		c.note = l.err
+	default:
+		c.items = pathItems(l, dirPart, prefix)
+		if l.cut {
+			c.note = fmt.Sprintf("only the first %d entries of %s are offered", maxDirEntries, displayDir(dirPart))
+		} else if len(c.items) == 0 {
+			c.note = "no file in " + displayDir(dirPart) + " starts with " + fmt.Sprintf("%q", prefix)
+		}
+	}
+	return c
+}
+
+func displayDir(dirPart string) string {
+	if dirPart == "" {
+		return "the workspace"
+	}
+	return dirPart
+}
+
+// slashCompletion lists the commands, or the names a command takes, that
+// fit the command line typed so far.
+func (m *Model) slashCompletion(v string) completion {
+	fields := strings.Split(v, " ")
+	var c completion
+	switch len(fields) {
+	case 1:
+		c.word = fields[0]
+		for _, sc := range engine.Commands() {
+			if strings.HasPrefix(sc.Name, strings.ToLower(fields[0])) {
+				c.items = append(c.items, popItem{label: strings.TrimSpace(sc.Name + " " + sc.Args), desc: sc.Help, value: sc.Name, final: true})
+			}
+		}
+	case 2:
+		c.word = fields[1]
+		if strings.ToLower(fields[0]) == "/sessions" {
+			c.items = m.sessionItems(fields[1])
+			break
+		}
+		for _, cand := range argCandidates(fields[0], m.teammateNames(), m.planNames(), m.opts.ModelLabels) {
+			if strings.HasPrefix(cand, fields[1]) {
+				c.items = append(c.items, popItem{label: cand, desc: m.memberDesc(cand), value: cand, final: true})
+			}
+		}
+	}
+	if len(c.items) == 1 && c.items[0].value == c.word {
+		return completion{} // typed whole: nothing left to offer
+	}
+	return c
+}
+
+// memberDesc is a teammate's role and status for the pop-up; "" for other words.
+func (m *Model) memberDesc(name string) string {
+	if i := m.findMember(name); i >= 0 {
+		mb := m.team.members[i]
+		return mb.Role + " · " + string(mb.Status)
+	}
+	return ""
+}
+
+// popupOpen reports whether the pop-up shows, with what it lists.
+func (m *Model) popupOpen() (completion, bool) {
+	if m.in.pop.closed != "" && m.in.pop.closed == m.in.value() {
+		return completion{}, false
+	}
+	c := m.completion()
+	return c, len(c.items) > 0 || c.note != ""
+}
+
+// key handles one key press: the pop-up's keys first, then the screen's;
+// after it, a pop-up shown for a changed input starts with nothing chosen.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	before := m.in.value()
+	cmd, done := m.popupKey(k)
+	if !done {
+		cmd = m.handleKey(k)
+	}
+	if m.in.value() != before {
+		m.in.pop.sel = -1
+		m.in.pop.closed = ""
+		if m.in.recalled() {
+			// ↑/↓ go on through the history; typing in it completes again.
+			m.in.pop.closed = m.in.value()
+		}
+	}
+	m.wantListing()
+	return cmd
+}
+
+// wantListing asks for the directory an @path being typed names, if it
+// was not read yet; the reading runs as a tea.Cmd, never here.
+func (m *Model) wantListing() {
+	c := m.completion()
+	if !c.path {
+		return
+	}
+	dirPart, _, _ := pathWord(c.word)
+	if _, cmd := m.in.paths.listing(dirKey(dirPart)); cmd != nil {
+		m.cmds = append(m.cmds, cmd)
+	}
+}
+
+// popupKey handles ↑/↓ (choose), tab and enter (take the chosen item) and
+// esc (close) while the pop-up shows; done is false for any other key.
+func (m *Model) popupKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	c, open := m.popupOpen()
+	if !open || len(c.items) == 0 {
+		if open && k.String() == "esc" {
+			m.in.pop.closed = m.in.value()
+			return nil, true
+		}
+		return nil, false
+	}
+	n := len(c.items)
+	sel := m.in.pop.sel
+	if sel >= n {
+		sel = -1
+	}
+	switch k.String() {
+	case "down":
+		m.in.pop.sel = (sel + 1) % n
+		return nil, true
+	case "up":
+		if sel <= 0 {
+			m.in.pop.sel = n - 1
+		} else {
+			m.in.pop.sel = sel - 1
+		}
+		return nil, true
+	case "esc":
+		m.in.pop.closed = m.in.value()
+		return nil, true
+	case "tab", "enter":
+		if sel < 0 {
+			return nil, false
+		}
+		m.accept(c.word, c.items[sel])
+		return nil, true
+	}
+	return nil, false
+}
+
+// completeTab is tab without a chosen item: a slash command's completion
+// as it always was, or an @path's: the one name that fits, else as much
+// as all that fit share, else the pop-up's first item is chosen. It
+// reports false when there is nothing to complete (tab moves the focus).
+func (m *Model) completeTab() bool {
+	v := m.in.value()
+	ids := strings.HasPrefix(strings.ToLower(v), "/sessions ") // ids complete as @paths do
+	if strings.HasPrefix(v, "/") && !ids {
+		nv, cands := complete(v, m.teammateNames(), m.planNames(), m.opts.ModelLabels)
+		m.in.set(nv)
+		if len(cands) > 1 {
+			m.hint = strings.Join(cands, "  ")
+		}
+		return true
+	}
+	c := m.completion()
+	if !c.path && !ids {
+		return false
+	}
+	switch {
+	case len(c.items) == 1:
+		m.accept(c.word, c.items[0])
+	case len(c.items) > 1:
+		p := c.items[0].value
+		for _, it := range c.items[1:] {
+			for !strings.HasPrefix(it.value, p) {
+				p = p[:len(p)-1]
+			}
+		}
+		if len(p) > len(c.word) && strings.HasPrefix(p, c.word) {
+			m.replaceWord(c.word, p)
+		} else {
+			m.in.pop.sel = 0
+		}
+	}
+	return true
+}
+
+// accept puts it in place of word; a directory is descended into.
+func (m *Model) accept(word string, it popItem) {
+	v := it.value
+	if it.final {
+		v += " "
+	}
+	m.replaceWord(word, v)
+	m.in.pop.sel = -1
+}
+
+// replaceWord swaps the word before the cursor for v.
+func (m *Model) replaceWord(word, v string) {
+	if strings.HasPrefix(m.in.value(), "/") && !strings.Contains(m.in.value(), "\n") {
+		// A command line is completed at its end, as tab always did.
+		m.in.set(strings.TrimSuffix(m.in.value(), word) + v)
+		return
+	}
+	for range []rune(word) {
+		m.in.ta, _ = m.in.ta.Update(tea.KeyPressMsg{Code: tea.KeyBackspace})
+	}
+	m.in.ta.InsertString(v)
+}
+
+// popupLines are the pop-up's rows, drawn over the bottom of the body
+// just above the input; nil when it is closed.
+func (m *Model) popupLines(w int) []string {
+	c, open := m.popupOpen()
+	if !open || w < 12 {
+		return nil
+	}
+	st := m.st
+	sel := m.in.pop.sel
+	if sel >= len(c.items) {
+		sel = -1
+	}
+	start := 0
+	if sel >= popupRows {
+		start = sel - popupRows + 1
+	}
+	end := min(start+popupRows, len(c.items))
+	labelW := 0
+	for _, it := range c.items[start:end] {
+		labelW = max(labelW, cellWidth(it.label))
+	}
+	labelW = min(labelW, w/2)
+	var out []string
+	for i := start; i < end; i++ {
+		it := c.items[i]
+		mark := "  "
+		if i == sel {
+			mark = "› "
+		}
+		row := mark + padLine(clipLine(printable(it.label), labelW), labelW)
+		if it.desc != "" {
+			row += "  " + st.dim.Render(printable(it.desc))
+		}
+		row = clipLine(row, w-1)
+		if i == sel {
+			row = st.focus.Render(padLine(row, w-1))
+		}
+		out = append(out, row)
+	}
+	var foot []string
+	if n := len(c.items) - end; n > 0 {
+		foot = append(foot, fmt.Sprintf("%d more", n))
+	}
+	if c.note != "" {
+		foot = append(foot, c.note)
+	}
+	if len(c.items) > 0 {
+		foot = append(foot, "↑/↓ choose · tab/enter take · esc close")
+	} else {
+		foot = append(foot, "esc close")
+	}
+	out = append(out, st.dim.Render(clipLine(strings.Join(foot, " · "), w-1)))
+	head := st.dim.Render(strings.Repeat("─", w))
+	return append([]string{head}, out...)
+}
+
+// overlayPopup draws the pop-up over the last lines of body.
+func (m *Model) overlayPopup(body []string) []string {
+	pop := m.popupLines(m.w)
+	if len(pop) == 0 {
+		return body
+	}
+	if len(pop) > len(body) {
+		pop = pop[len(pop)-len(body):]
+	}
+	out := append([]string(nil), body[:len(body)-len(pop)]...)
+	for _, l := range pop {
+		out = append(out, padLine(l, m.w))
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+// Package tui is agentteam's interactive terminal program: one root model,
+// panes that render, and engine events that reach it through program.Send.
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/termbg"
+	"github.com/agentteam/agentteam/team"
+)
+
+// Config is what Run needs: the team to open and what the screen says.
+type Config struct {
+	// Team is opened by Run; its OnEvent and OnDelta are set to the Bridge.
+	Team team.Options
+	// Bridge takes the engine's events; made by the caller so that the
+	// model client's OnRetry can reach it before the team exists.
+	Bridge *Bridge
+	Screen Options
+	In     io.Reader
+	Out    io.Writer
+}
+
+// Run opens the team, runs the TUI until the person quits, then stops the
+// teammates (status shutdown) and closes the team. The terminal is restored
+// before the teammates are stopped.
+func Run(ctx context.Context, cfg Config) error {
+	b := cfg.Bridge
+	if b == nil {
+		b = NewBridge()
+	}
+	cfg.Team.OnEvent = b.Event
+	cfg.Team.OnDelta = b.Delta
+	tm, err := team.Open(ctx, cfg.Team)
+	if err != nil {
+		return err
+	}
+	b.SetTeam(tm)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var chat *team.Chat
+	if cfg.Screen.HasModel {
+		chat = tm.StartChat(runCtx, cfg.Screen.Auto)
+	}
+	cfg.Screen.MaxWorkers = tm.MaxWorkers()
+	cfg.Screen.WorkerID = tm.WorkerID()
+	if cfg.Screen.HasModel {
+		cfg.Screen.ModelName = tm.LeadModel() // a resumed lead's may differ from the default
+	}
+	for _, mod := range tm.Models().Models {
+		cfg.Screen.ModelLabels = append(cfg.Screen.ModelLabels, mod.Label)
+	}
+	cfg.Screen.LightBackground = termbg.Light()
+	profile := ColourProfile(cfg.Out, os.Environ())
+	cfg.Screen.Colour = profile > colorprofile.ASCII
+	act := newActor()
+	m := New(runCtx, cfg.Screen, engine.NewEngine(tm, chat), act.do)
+	p := tea.NewProgram(m, tea.WithContext(runCtx), tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithColorProfile(profile))
+
+	poll := newTeamPoller(tm, func() int { return tm.LeadUsage().Tokens }) // with what a resumed lead used before
+	b.setObserver(func(e team.Event) {
+		switch e.Payload.(type) {
+		case team.MessageDelivered, team.StatusChanged, team.Spawn, team.Answer:
+			poll.poke()
+		}
+	})
+	var wg sync.WaitGroup
+	for _, run := range []func(){
+		func() { b.Run(runCtx, p.Send, DebounceInterval) },
+		func() { poll.run(runCtx, p.Send, PollInterval) },
+		func() { act.run(runCtx, p.Send) },
+	} {
+		wg.Add(1)
+		go func() { defer wg.Done(); run() }()
+	}
+
+	_, perr := p.Run()
+	cancel()
+	wg.Wait()
+	if chat != nil {
+		<-chat.Done()
+	}
+	tm.ShutdownAll("the person quit")
+	closing, stop := context.WithTimeout(context.WithoutCancel(ctx), team.CloseTimeout)
+	defer stop()
+	cerr := tm.Close(closing)
+	if perr != nil && !errors.Is(perr, tea.ErrProgramKilled) && !errors.Is(perr, context.Canceled) {
+		return fmt.Errorf("the terminal UI failed: %w", perr)
+	}
+	return cerr
+}
+
+// ColourProfile is what out shows, decided once: Bubble Tea's detection
+// (NO_COLOR, TERM, COLORTERM…), and, as termenv did for Bubble Tea v1, no
+// colour under CI (a set CI is a log, not a person's terminal). Lip Gloss v2
+// styles always carry their colours; the program takes them out on the way
+// to a terminal of this profile.
+func ColourProfile(out io.Writer, env []string) colorprofile.Profile {
+	p := colorprofile.Detect(out, env)
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "CI="); ok && v != "" && p > colorprofile.ASCII {
+			p = colorprofile.ASCII
+		}
+	}
+	return p
+}
+
+// NoModelNotice is the first message when there is no key and no --demo;
+// keyEnv names the variable the key is read from.
+func NoModelNotice(keyEnv string) string {
+	return "No model: " + keyEnv + " is not set, so the lead cannot answer yet. " +
+		"Quit (ctrl+c), then export " + keyEnv + "=<your key>" + baseURLHint(keyEnv) + " and start agentteam chat again, " +
+		"or run agentteam chat --demo for the built-in offline model. Meanwhile /team, /inbox, /send, /spawn, /approve, /shutdown and /tasks work."
+}
+
+// baseURLHint: OPENAI_API_KEY alone points at OpenAI; a provider's own
+// variable comes with its base_url from the config.
+func baseURLHint(keyEnv string) string {
+	if keyEnv == "OPENAI_API_KEY" {
+		return " (add --base-url for a server other than OpenAI)"
+	}
+	return " (the config's api_key_env names it; agentteam config shows where)"
+}

@@ -1,0 +1,330 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/mdrender"
+	"github.com/agentteam/agentteam/team"
+)
+
+// teamPanel shows every teammate and the pool gauge.
+type teamPanel struct {
+	members    []team.Member
+	state      string // the registry's derived team state
+	unread     map[string]int
+	activity   map[string]string // live, from activity events; fresher than the registry's
+	maxWorkers int
+	leadBusy   bool
+	leadTokens int
+	lead       *team.LeadEntry // the lead's model and usage, from the registry
+	leadModel  string          // the lead's model as this process runs it
+	focus      string          // "" is the lead
+	prog       *progress       // spinners, times at work and context sizes; nil shows none
+	// wrote sums each teammate's writes this screen saw (writes.go): the
+	// change of one that works in the workspace itself, with no branch.
+	wrote map[string]*writeStat
+	// self is this process's worker id: teammates run by another say where.
+	self string
+}
+
+func newTeamPanel(maxWorkers int) *teamPanel {
+	return &teamPanel{unread: map[string]int{}, activity: map[string]string{}, maxWorkers: maxWorkers, wrote: map[string]*writeStat{}}
+}
+
+// gauge is "working 3/5, queued 2".
+func (p *teamPanel) gauge() string {
+	working, queued := 0, 0
+	for _, m := range p.members {
+		switch m.Status {
+		case team.StatusWorking:
+			working++
+		case team.StatusQueued:
+			queued++
+		}
+	}
+	return fmt.Sprintf("working %d/%d, queued %d", working, p.maxWorkers, queued)
+}
+
+// doing is what a teammate does now, in words.
+func (p *teamPanel) doing(m team.Member) string {
+	switch m.Status {
+	case team.StatusWorking:
+		if a := p.activity[m.Name]; a != "" {
+			return a
+		}
+		if m.Activity != "" {
+			return m.Activity
+		}
+		return "thinking"
+	case team.StatusQueued:
+		return "waiting for a worker"
+	case team.StatusIdle:
+		return "waiting for messages"
+	case team.StatusFailed:
+		return engine.FirstLine(m.Error, 60)
+	}
+	return ""
+}
+
+// Render returns exactly h lines of at most w cells.
+func (p *teamPanel) Render(st styles, w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	lines := []string{st.header.Render("Team") + st.dim.Render("  "+p.teamState()+" · "+p.gauge())}
+	leadState := "idle"
+	if p.leadBusy {
+		leadState = "working"
+		if a := p.activity["lead"]; a != "" {
+			leadState = a
+		}
+		if p.prog != nil {
+			leadState = strings.TrimSpace(p.prog.working("lead") + " " + leadState)
+		}
+	}
+	lead := fmt.Sprintf("%s %s", p.marker(""), st.who.Render("lead"))
+	// This process's own word first: the registry's may be an earlier run's.
+	model := p.leadModel
+	if model == "" && p.lead != nil {
+		model = p.lead.Model
+	}
+	if model != "" {
+		lead += st.dim.Render(" · " + model)
+	}
+	lead += " " + st.dim.Render(leadState)
+	if c := p.contextFull("lead", model); c != "" {
+		lead += st.dim.Render(" · " + c)
+	}
+	if p.leadTokens > 0 {
+		lead += st.dim.Render(" · " + humanTokens(p.leadTokens) + " tok")
+	}
+	if p.lead != nil && p.lead.Cost != nil && p.lead.Tokens > 0 {
+		lead += st.dim.Render(" · cost " + team.FormatCost(p.lead.Cost))
+	}
+	if n := p.unread["lead"]; n > 0 {
+		lead += st.dim.Render(fmt.Sprintf(" · ✉ %d", n))
+	}
+	lines = append(lines, lead)
+	room := h - len(lines)
+	shown := p.members
+	if len(shown) > room {
+		// The rows that fit, the focused teammate's among them.
+		n, start := max(room-1, 0), 0
+		for i, m := range p.members {
+			if m.Name == p.focus && n > 0 && i >= n {
+				start = i - n + 1
+			}
+		}
+		shown = shown[start : start+n]
+	}
+	for _, m := range shown {
+		lines = append(lines, p.row(st, m, w))
+	}
+	if len(shown) < len(p.members) && room > 0 {
+		lines = append(lines, st.dim.Render(fmt.Sprintf("  … %d more (/team)", len(p.members)-len(shown))))
+	}
+	if len(p.members) == 0 && room > 0 {
+		lines = append(lines, st.dim.Render("  no teammates yet"))
+	}
+	return fit(lines, w, h)
+}
+
+func (p *teamPanel) marker(name string) string {
+	if p.focus == name {
+		return "›"
+	}
+	return " "
+}
+
+// row is one teammate: symbol (a spinner while it works) and status
+// (readable without colour), time at work, name, role, what it does, model,
+// context, turns, tokens, cost, unread. When that is too wide, the turns and
+// then what it does give way to the model and cost, then the time at work.
+func (p *teamPanel) row(st styles, m team.Member, w int) string {
+	line := p.rowWith(st, m, true, true, true)
+	if m.Model != "" && cellWidth(line) > w {
+		line = p.rowWith(st, m, true, false, true)
+	}
+	if m.Model != "" && cellWidth(line) > w {
+		line = p.rowWith(st, m, false, false, true)
+	}
+	if cellWidth(line) > w {
+		line = p.rowWith(st, m, m.Model == "", m.Model == "", false)
+	}
+	return clipLine(line, w)
+}
+
+func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns, elapsed bool) string {
+	ss := st.statusStyle(m.Status)
+	var b strings.Builder
+	b.WriteString(p.marker(m.Name))
+	symbol := statusSymbol(m.Status)
+	if p.prog != nil && p.prog.working(m.Name) != "" {
+		symbol = p.prog.spinner()
+	}
+	b.WriteString(ss.Render(symbol))
+	b.WriteString(" ")
+	name := st.who.Render(m.Name)
+	if p.focus == m.Name {
+		name = st.focus.Render(m.Name)
+	}
+	b.WriteString(name)
+	b.WriteString(st.dim.Render(" " + mdrender.Sanitize(m.Role) + " ")) // a role is the model's words
+	b.WriteString(ss.Render(string(m.Status)))
+	if p.prog != nil && elapsed {
+		if e := p.prog.elapsed(m.Name); e != "" {
+			b.WriteString(ss.Render(" " + e))
+		}
+	}
+	if where := p.where(m); where != "" {
+		b.WriteString(st.dim.Render(" on " + where))
+	}
+	plan := planLabel(m)
+	if plan != "" {
+		b.WriteString(" · " + st.plan.Render(plan))
+	}
+	if br := branchLabel(m); br != "" {
+		b.WriteString(st.dim.Render(" · " + br))
+	} else if ws := p.wrote[m.Name]; ws != nil {
+		b.WriteString(st.dim.Render(" · " + ws.label()))
+	}
+	// A teammate idle on its plan waits for the review, not for any message.
+	if d := p.doing(m); doing && d != "" && !(m.PlanState == team.PlanAwaitingApproval && m.Status == team.StatusIdle) {
+		b.WriteString(st.dim.Render(" · " + d))
+	}
+	var nums []string
+	if c := p.contextFull(m.Name, m.Model); c != "" {
+		nums = append(nums, c) // before the model: the row's end gives way first
+	}
+	if m.Model != "" {
+		nums = append(nums, m.Model)
+	}
+	if turns && m.Turns > 0 {
+		nums = append(nums, plural(m.Turns, "turn"))
+	}
+	if m.Tokens > 0 {
+		nums = append(nums, humanTokens(m.Tokens)+" tok")
+		if m.Cost != nil {
+			nums = append(nums, "cost "+team.FormatCost(m.Cost))
+		}
+	}
+	if n := p.unread[m.Name]; n > 0 {
+		nums = append(nums, fmt.Sprintf("✉ %d", n))
+	}
+	if len(nums) > 0 {
+		b.WriteString(st.dim.Render(" · " + strings.Join(nums, " · ")))
+	}
+	return b.String()
+}
+
+// where is the worker that runs a teammate, when it is not this process:
+// its id, and its host unless the id names it already (HOST-PID).
+func (p *teamPanel) where(m team.Member) string {
+	if m.Worker == "" || m.Worker == p.self {
+		return ""
+	}
+	return team.WorkerPlace(m.Worker, m.Host)
+}
+
+// branchLabel is a worktree teammate's branch (agentteam/NAME) and its
+// change, short: "branch +3 -1 (2 files)", "branch merged".
+func branchLabel(m team.Member) string {
+	switch {
+	case m.Branch == "":
+		return ""
+	case m.Merged:
+		return "branch merged"
+	case m.Diffstat == "":
+		return "branch"
+	}
+	return "branch " + shortStat(m.Diffstat)
+}
+
+// shortStat turns git's "2 files changed, 3 insertions(+), 1 deletion(-)"
+// into "+3 -1 (2 files)".
+func shortStat(s string) string {
+	var files, ins, del int
+	for _, part := range strings.Split(s, ",") {
+		var n int
+		var word string
+		if _, err := fmt.Sscanf(strings.TrimSpace(part), "%d %s", &n, &word); err != nil {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(word, "file"):
+			files = n
+		case strings.HasPrefix(word, "insertion"):
+			ins = n
+		case strings.HasPrefix(word, "deletion"):
+			del = n
+		}
+	}
+	return fmt.Sprintf("+%d -%d (%s)", ins, del, plural(files, "file"))
+}
+
+// names is the focus cycle: the lead, then every teammate.
+func (p *teamPanel) names() []string {
+	out := []string{""}
+	for _, m := range p.members {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// teamState is the registry's derived state, or derived here from the
+// members shown when the registry has none yet.
+func (p *teamPanel) teamState() string {
+	s := p.state
+	if s == "" {
+		s = team.DeriveState(p.members)
+	}
+	if s == team.StateCompleted && planWaits(p.members) {
+		return "awaiting plan approval" // not done: a teammate waits for the lead or the person
+	}
+	return s
+}
+
+// planWaits reports whether a teammate's plan awaits approval.
+func planWaits(members []team.Member) bool {
+	for _, m := range members {
+		if m.PlanMode && m.PlanState == team.PlanAwaitingApproval && m.Status != team.StatusShutdown && m.Status != team.StatusFailed {
+			return true
+		}
+	}
+	return false
+}
+
+// planLabels say where a plan-mode teammate's plan stands.
+var planLabels = map[team.PlanState]string{
+	team.PlanDrafting:         "✎ drafting a plan",
+	team.PlanAwaitingApproval: "⏸ plan awaiting approval",
+	team.PlanApproved:         "✓ plan approved",
+	team.PlanRejected:         "↺ plan rejected",
+}
+
+func planLabel(m team.Member) string {
+	if m.PlanState == "" {
+		return ""
+	}
+	if l, ok := planLabels[m.PlanState]; ok {
+		return l
+	}
+	return "plan " + string(m.PlanState)
+}
+
+// contextFull is how full an agent's context window is, "" when unknown.
+func (p *teamPanel) contextFull(name, model string) string {
+	if p.prog == nil {
+		return ""
+	}
+	return p.prog.contextFull(name, model)
+}

@@ -1,0 +1,158 @@
+package tui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/agentteam/agentteam/internal/ui/mdrender"
+	"github.com/agentteam/agentteam/team"
+)
+
+// layout is where each pane goes for the current size.
+type layout struct {
+	wide                bool
+	convW, convH        int
+	sideW, teamH, feedH int
+	bodyH               int
+}
+
+// wideMin is the width from which the team and messages sit beside the conversation.
+const wideMin = 100
+
+func (m *Model) layout() layout {
+	l := layout{bodyH: max(m.h-2-inputHeight, 1)}
+	n := len(m.team.members)
+	if m.w >= wideMin && !m.showHelp { // the key list takes the whole width
+		l.wide = true
+		l.sideW = min(max(m.w*36/100, 34), 60)
+		l.convW = m.w - l.sideW - 1
+		l.convH = l.bodyH - 1
+		l.teamH = min(n+3, max(l.bodyH*55/100, 3))
+		if n == 0 {
+			l.teamH = 3
+		}
+		l.feedH = l.bodyH - l.teamH
+		return l
+	}
+	l.convW = m.w
+	l.teamH = min(max(n+2, 3), 6)
+	l.feedH = 3
+	if l.bodyH < 14 {
+		l.teamH, l.feedH = min(l.teamH, 3), 2
+	}
+	if l.bodyH < 8 || m.showHelp { // the key list needs the room more than the team does
+		l.teamH, l.feedH = 0, 0
+	}
+	l.convH = max(l.bodyH-1-l.teamH-l.feedH, 1)
+	return l
+}
+
+func (m *Model) convWidth() int  { return max(m.layout().convW, 10) }
+func (m *Model) convHeight() int { return m.layout().convH }
+
+// View is the frame: the screen, on the alternate screen, with the mouse
+// captured only after /mouse on (released, the terminal selects text).
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.ReportFocus = true // no bell for an ask the person is looking at
+	if m.mouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
+	return v
+}
+
+// render draws the whole screen: exactly h lines of at most w cells.
+func (m *Model) render() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	if m.quitting {
+		return ""
+	}
+	l := m.layout()
+	m.team.leadBusy = m.leadBusy
+	asks := m.askLines(l.convW)
+	if len(asks) > l.convH-1 {
+		asks = asks[len(asks)-max(l.convH-1, 1):] // the keys line stays
+	}
+	conv := append([]string{m.convTitle(l.convW)}, m.convBody(l.convW, max(l.convH-len(asks), 1))...)
+	conv = append(conv, asks...)
+	var body []string
+	if l.wide {
+		side := append(m.team.Render(m.st, l.sideW, l.teamH), m.feed.Render(m.st, l.sideW, l.feedH)...)
+		body = joinColumns(conv, side, l.convW, m.st.dim.Render("│"))
+	} else {
+		body = append(conv, m.team.Render(m.st, m.w, l.teamH)...)
+		body = append(body, m.feed.Render(m.st, m.w, l.feedH)...)
+	}
+	lines := make([]string, 0, m.h)
+	lines = append(lines, m.overlayPopup(body)...)
+	lines = append(lines, strings.Split(m.in.ta.View(), "\n")...)
+	lines = append(lines, m.helpBar(m.w), m.statusLine())
+	return strings.Join(fit(lines, m.w, m.h), "\n")
+}
+
+// convTitle says whose conversation is shown and where typing goes.
+func (m *Model) convTitle(w int) string {
+	if m.mate != nil {
+		return clipLine(m.st.header.Render(m.mate.name)+m.st.dim.Render(m.mateWork()+" · read-only · typing goes to "+m.mate.name+"'s inbox"), w)
+	}
+	state := m.leadStatus()
+	auto := "auto on"
+	switch {
+	case m.opts.Watch != "":
+		auto = "watching: typing goes to the lead's inbox"
+	case !m.auto:
+		auto = "auto off"
+	}
+	return clipLine(m.st.header.Render("lead")+m.st.dim.Render(" · "+state+" · "+auto), w)
+}
+
+func (m *Model) convBody(w, h int) []string {
+	if m.showHelp {
+		return fit(indent(wrapPlain(keysText(), max(w-1, 1)), " "), w, h) // wrapped, never cut
+	}
+	return m.pane().Render(m.r, w, h)
+}
+
+// statusLine is model, workspace, tokens, the focused agent's AGENTS.md
+// files, the sandbox and the last error in words.
+func (m *Model) statusLine() string {
+	parts := []string{m.opts.ModelName, m.opts.Workspace, humanTokens(m.tokens) + " tokens"}
+	if m.cost != nil {
+		parts = append(parts, "cost "+team.FormatCost(m.cost))
+	}
+	if c := m.prog.contextFull(m.focusName(), m.focusModel()); c != "" {
+		parts = append(parts, m.focusName()+" "+c)
+	}
+	parts = append(parts, m.instructions[m.focusName()], m.mcpStatus(), m.opts.Sandbox)
+	line := m.st.status.Render(strings.Join(nonEmpty(parts), " · "))
+	if m.lastErr != "" {
+		line += m.st.status.Render(" · ") + m.st.errText.Render(mdrender.Sanitize(m.lastErr))
+	}
+	return line
+}
+
+func nonEmpty(ss []string) []string {
+	out := ss[:0]
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// shortPath writes the home directory as ~.
+func shortPath(p string) string {
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.Join("~", rel)
+		}
+	}
+	return p
+}
