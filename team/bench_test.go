@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -76,7 +77,7 @@ func benchTeamWake(b *testing.B, otherStore bool) {
 		b.Fatal(err)
 	}
 	defer tm.Close(context.Background())
-	if err := tm.Spawn(ctx, "alice", "worker", "start"); err != nil {
+	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "worker", Prompt: "start"}); err != nil {
 		b.Fatal(err)
 	}
 	await(ctx, b, model.calls)

@@ -19,7 +19,7 @@ func TestACancelledCallChangesNothing(t *testing.T) {
 	tm := newTestTeam(t, srv, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := tm.SpawnTeammate(ctx, tools.SpawnSpec{Name: "alice", Role: "x", Prompt: "work"}); !errors.Is(err, context.Canceled) {
+	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "x", Prompt: "work"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("spawn under a cancelled context: %v", err)
 	}
 	if c, _ := tm.Registry().Read(); len(c.Teammates) != 0 {
@@ -34,7 +34,7 @@ func TestACancelledCallChangesNothing(t *testing.T) {
 	if _, err := tm.Describe(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("describe under a cancelled context: %v", err)
 	}
-	if err := tm.SpawnTeammate(context.Background(), tools.SpawnSpec{Name: "bob", Role: "x", Prompt: "work"}); err != nil {
+	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "bob", Role: "x", Prompt: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	if reached, err := tm.Broadcast(ctx, workspace.LeadName, "all"); !errors.Is(err, context.Canceled) || len(reached) != 0 {

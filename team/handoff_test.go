@@ -103,7 +103,7 @@ func handoffTeam(t *testing.T, srv *fakellm.Server, opts Options) (*Team, *hando
 func spawnIdle(t *testing.T, tm *Team, sw *statusWatcher, nameRoles ...string) {
 	t.Helper()
 	for i := 0; i < len(nameRoles); i += 2 {
-		if err := tm.Spawn(context.Background(), nameRoles[i], nameRoles[i+1], "stand by"); err != nil {
+		if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: nameRoles[i], Role: nameRoles[i+1], Prompt: "stand by"}); err != nil {
 			t.Fatal(err)
 		}
 	}

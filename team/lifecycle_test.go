@@ -13,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -143,7 +144,7 @@ func TestIdleTeammateWakesOnAppendByAnotherStore(t *testing.T) {
 	srv := fakellm.New(echoScript())
 	defer srv.Close()
 	tm, w := openIdleTeam(t, srv)
-	if err := tm.Spawn(context.Background(), "alice", "programmer", "get ready"); err != nil {
+	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 		t.Fatal(err)
 	}
 	waitIdleAfterCycles(t, tm, w, "alice", 1, 10*time.Second)
@@ -162,7 +163,7 @@ func TestIdleTeammateWakesOnAppendByAnotherProcess(t *testing.T) {
 	srv := fakellm.New(echoScript())
 	defer srv.Close()
 	tm, w := openIdleTeam(t, srv)
-	if err := tm.Spawn(context.Background(), "alice", "programmer", "get ready"); err != nil {
+	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 		t.Fatal(err)
 	}
 	waitIdleAfterCycles(t, tm, w, "alice", 1, 10*time.Second)

@@ -68,20 +68,11 @@ type roster struct {
 	members map[string]*member
 }
 
-// Spawn registers a teammate and starts it.
-func (t *Team) Spawn(ctx context.Context, name, role, prompt string) error {
-	return t.SpawnWith(ctx, workspace.LeadName, tools.SpawnSpec{Name: name, Role: role, Prompt: prompt})
-}
-
-// SpawnTeammate spawns for the lead, as its spawn_teammate does (the
-// tools are handed the messenger, whose SpawnTeammate this is too).
-func (t *Team) SpawnTeammate(ctx context.Context, spec tools.SpawnSpec) error {
-	return t.roster.spawn(ctx, workspace.LeadName, spec)
-}
-
-// SpawnWith registers and starts the teammate spec describes; from sends
-// its first message (the prompt): the lead, or the person through the TUI.
-func (t *Team) SpawnWith(ctx context.Context, from string, spec tools.SpawnSpec) error {
+// Spawn registers and starts the teammate spec describes; from sends its
+// first message (the prompt): the lead, or the person through a chat. It
+// is the team's one way to spawn: the lead's spawn_teammate comes here
+// too (messenger.SpawnTeammate).
+func (t *Team) Spawn(ctx context.Context, from string, spec tools.SpawnSpec) error {
 	return t.roster.spawn(ctx, from, spec)
 }
 

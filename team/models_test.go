@@ -319,7 +319,7 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 		return tm, w
 	}
 	first, w := open(false)
-	if err := first.SpawnTeammate(context.Background(), tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "go", Model: "big"}); err != nil {
+	if err := first.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "go", Model: "big"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(StatusIdle))
@@ -381,7 +381,7 @@ func TestSpawnRefusesAHostileModelName(t *testing.T) {
 	anyName := &testModels{clients: map[string]ModelChoice{}}
 	tm := newTestTeam(t, srv, Options{Models: anyModel{anyName, srv}})
 	for _, bad := range []string{"big\x1b[2J", "big model", strings.Repeat("m", 200)} {
-		err := tm.SpawnTeammate(context.Background(), tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "go", Model: bad})
+		err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "go", Model: bad})
 		if err == nil {
 			t.Fatalf("spawn with model %q accepted", bad)
 		}
@@ -393,7 +393,7 @@ func TestSpawnRefusesAHostileModelName(t *testing.T) {
 		t.Fatalf("registry %+v", c.Teammates)
 	}
 	// The same resolver takes a plain name.
-	if err := tm.SpawnTeammate(context.Background(), tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "go", Model: "whatever"}); err != nil {
+	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "go", Model: "whatever"}); err != nil {
 		t.Fatal(err)
 	}
 }

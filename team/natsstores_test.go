@@ -319,7 +319,7 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 	}
 	w := newStatusWatcher()
 	first := open(false, w.on)
-	if err := first.SpawnTeammate(context.Background(), tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "first task"}); err != nil {
+	if err := first.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "first task"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(StatusIdle))

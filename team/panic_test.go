@@ -9,6 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -34,7 +35,7 @@ func TestAPanickingTeammateFailsAloneAndTheLeadIsTold(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tm.Close(context.Background())
-	if err := tm.Spawn(context.Background(), "alice", "programmer", "work"); err != nil {
+	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

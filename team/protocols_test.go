@@ -15,6 +15,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 var correlationRe = regexp.MustCompile(`type="([a-z_]+)" id="[^"]*" correlation_id="([^"]+)"`)
@@ -145,7 +146,7 @@ func TestShutdownOfAnIdleTeammateIsApprovedByTheRuntime(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, "alice", "programmer", "get ready"); err != nil {
+	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(StatusIdle))
@@ -201,7 +202,7 @@ func TestShutdownApprovedByAWorkingTeammate(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, "alice", "programmer", "edit things"); err != nil {
+	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "edit things"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "running bash")
@@ -230,7 +231,7 @@ func TestShutdownRejectedByAWorkingTeammate(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, "alice", "programmer", "edit things"); err != nil {
+	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "edit things"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "running bash")
@@ -256,7 +257,7 @@ func TestShutdownWithoutAnswerIsForcedAfterTheTimeout(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{ShutdownTimeout: 300 * time.Millisecond})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, "alice", "programmer", "sleep"); err != nil {
+	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "sleep"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "running bash")
@@ -315,7 +316,7 @@ func TestPlanModeRefusesWritesUntilTheLeadApproves(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{})
 	ctx := context.Background()
-	if err := tm.SpawnTeammate(ctx, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
+	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
 		close(gate)
 		t.Fatal(err)
 	}
@@ -399,7 +400,7 @@ func TestPlanWithoutReviewTimesOutAndStaysReadOnly(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{PlanTimeout: 200 * time.Millisecond})
 	ctx := context.Background()
-	if err := tm.SpawnTeammate(ctx, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
+	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "plan rejected")
@@ -423,7 +424,7 @@ func TestProtocolRefusals(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, "alice", "programmer", "get ready"); err != nil {
+	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(StatusIdle))

@@ -11,6 +11,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -116,7 +117,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 	defer worker.Close(context.Background())
 
 	for i := range k {
-		if err := lead.Spawn(context.Background(), fmt.Sprintf("m%02d", i), "far", "say done"); err != nil {
+		if err := lead.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: fmt.Sprintf("m%02d", i), Role: "far", Prompt: "say done"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -33,7 +33,7 @@ func TestResumedTeamKeepsAnOpenPlanRequest(t *testing.T) {
 		return tm, w
 	}
 	first, w := open(false)
-	if err := first.SpawnTeammate(context.Background(), tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
+	if err := first.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(StatusIdle))

@@ -17,6 +17,7 @@ import (
 	"github.com/agentteam/agentteam/internal/store/storetest"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -310,7 +311,7 @@ func TestSwitchSessionGoesOnFromTheChosenConversation(t *testing.T) {
 	}
 
 	// While a teammate works, too.
-	if err := tm.Spawn(ctx, "alice", "r", "work"); err != nil {
+	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, 20*time.Second, "alice's request in flight", func() bool { return srv.InFlight() > 0 })

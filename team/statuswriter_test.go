@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -149,7 +150,7 @@ func TestStatusEventsFollowTheRegistry(t *testing.T) {
 	defer tm.Close(context.Background())
 	names := []string{"alice", "bob", "carol"}
 	for _, n := range names {
-		if err := tm.Spawn(ctx, n, "worker", "start"); err != nil {
+		if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: n, Role: "worker", Prompt: "start"}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -103,7 +103,7 @@ func (e *teamEngine) Broadcast(ctx context.Context, content string) ([]string, e
 }
 
 func (e *teamEngine) Spawn(ctx context.Context, spec tools.SpawnSpec) error {
-	return e.t.SpawnWith(ctx, workspace.UserName, spec)
+	return e.t.Spawn(ctx, workspace.UserName, spec)
 }
 
 func (e *teamEngine) SetAuto(on bool) {
