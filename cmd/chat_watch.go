@@ -118,6 +118,11 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *stores, mail wa
 			if n := len(content); n > inbox.MaxContentBytes {
 				return fmt.Errorf("the message is %d bytes, over the limit of %d (256 KiB)", n, inbox.MaxContentBytes)
 			}
+			if !st.nats {
+				if err := ws.Init(); err != nil { // this user's state, as agentteam send makes it
+					return err
+				}
+			}
 			m, err := st.mail.Append(to, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: to, Content: content})
 			if err != nil {
 				return err

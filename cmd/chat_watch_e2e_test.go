@@ -145,3 +145,22 @@ func TestAChatWatchesATeamRunningOnNATS(t *testing.T) {
 	}
 	watch.waitFor("no process runs the team now", 1)
 }
+
+// chat --watch where nothing runs yet: the lines reach the lead's inbox,
+// and the state they make is this user's, so the next run reads it.
+func TestAWatchWhereNothingRunsMakesStateTheNextRunReads(t *testing.T) {
+	ws := t.TempDir()
+	r := runBin(t, ws, nil, "/team\nhello lead\n", "chat", "--watch", "--plain")
+	mustSucceed(t, r, "chat --watch")
+	for _, want := range []string{"Watching: no process runs this team", "no teammates yet", "sent to the lead's inbox"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the watch does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	next := runBin(t, ws, nil, "", "run", "--demo", "list team")
+	mustSucceed(t, next, "the next run")
+	msgs, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll("lead")
+	if err != nil || !anyFrom(msgs, "user", "hello lead") {
+		t.Errorf("the lead's inbox lacks the watch's line: %v %+v", err, msgs)
+	}
+}
