@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -19,6 +20,9 @@ import (
 // counted is not a run timed.
 type callCounter struct {
 	nc *nats.Conn
+	// closed is closed once the connection has drained: every callback
+	// has run (each subscription has its own, so they run out of order).
+	closed chan struct{}
 
 	mu sync.Mutex
 	n  map[string]int
@@ -27,11 +31,12 @@ type callCounter struct {
 // countCalls starts counting on the server at url. Not "$JS.>": interest
 // in $JS.EVENT.> would make the server send an advisory per API request.
 func countCalls(url string) (*callCounter, error) {
-	nc, err := nats.Connect(url)
+	closed := make(chan struct{})
+	nc, err := nats.Connect(url, nats.ClosedHandler(func(*nats.Conn) { close(closed) }))
 	if err != nil {
 		return nil, err
 	}
-	c := &callCounter{nc: nc, n: map[string]int{}}
+	c := &callCounter{nc: nc, closed: closed, n: map[string]int{}}
 	for _, subj := range []string{"$JS.API.>", "$JS.ACK.>", "$KV.>", "agentteam.>", "_INBOX.>"} {
 		if _, err := nc.Subscribe(subj, func(m *nats.Msg) {
 			k := callKind(m.Subject, m.Reply)
@@ -46,9 +51,15 @@ func countCalls(url string) (*callCounter, error) {
 	return c, nc.Flush()
 }
 
-// stop ends the count and returns it.
+// stop ends the count and returns it, once every message the counter
+// was sent has been counted (Drain returns before that).
 func (c *callCounter) stop() map[string]int {
-	_ = c.nc.Drain()
+	if c.nc.Drain() == nil {
+		select {
+		case <-c.closed:
+		case <-time.After(30 * time.Second): // a drain that hangs: count what came
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return maps.Clone(c.n)
