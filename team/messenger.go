@@ -157,15 +157,21 @@ func (ms *messenger) Describe(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return DescribeTeam(c, t.store.Stats), nil
+}
+
+// DescribeTeam is the registry c as list_teammates and /team show it: a
+// row per teammate, its unread count from stats ("?" when it cannot be read).
+func DescribeTeam(c Config, stats func(name string) (inbox.Stats, error)) string {
 	if len(c.Teammates) == 0 {
-		return "no teammates yet", nil
+		return "no teammates yet"
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tUNREAD\tUPDATED\tMODEL")
 	for _, m := range c.Teammates {
 		unread := "?"
-		if st, err := t.store.Stats(m.Name); err == nil {
+		if st, err := stats(m.Name); err == nil {
 			unread = fmt.Sprint(st.Unread)
 		}
 		status := string(m.Status)
@@ -176,7 +182,7 @@ func (ms *messenger) Describe(ctx context.Context) (string, error) {
 			m.UpdatedAt.Local().Format(time.TimeOnly), orDash(m.Model))
 	}
 	tw.Flush()
-	return b.String(), nil
+	return b.String()
 }
 
 func orDash(s string) string {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Side by side: agentteam and the OpenAI Agents SDK for JavaScript against one
-# fake server (issue 8). Usage, from the repository root:
+# fake server. Usage, from the repository root:
 #   internal/bench/peerbench/run.sh [peerbench flags...]     e.g. -runs 5 -tmpdir /dev/shm
 # PEER_DIR reuses an installed peer; else peer.mjs from PEER_SRC is installed
 # (npm install @openai/agents@0.20.0 zod) in a temporary directory.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -118,21 +117,7 @@ func (e *watchEngine) Describe(context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if len(c.Teammates) == 0 {
-		return "no teammates yet", nil
-	}
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tUNREAD")
-	for _, m := range c.Teammates {
-		unread := "?"
-		if st, err := e.s.Mail.Stats(m.Name); err == nil {
-			unread = fmt.Sprint(st.Unread)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", m.Name, m.Role, m.Status, m.Turns, unread)
-	}
-	tw.Flush()
-	return b.String(), nil
+	return team.DescribeTeam(c, e.s.Mail.Stats), nil
 }
 
 func (e *watchEngine) Inbox(name string) (string, error) { return InboxText(e.s.Mail, name) }

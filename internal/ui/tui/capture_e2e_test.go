@@ -32,7 +32,7 @@ func TestTheDocsCaptureIsTheTUIsInTmux(t *testing.T) {
 	})
 	got := captureOf(screen, ws)
 
-	doc := filepath.Join("..", "..", "docs", "chat.md")
+	doc := filepath.Join("..", "..", "..", "docs", "chat.md")
 	data, err := os.ReadFile(doc)
 	if err != nil {
 		t.Fatal(err)

@@ -61,33 +61,9 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, mod := range tm.Models().Models {
 		cfg.Screen.ModelLabels = append(cfg.Screen.ModelLabels, mod.Label)
 	}
-	cfg.Screen.LightBackground = termbg.Light()
-	profile := ColourProfile(cfg.Out, os.Environ())
-	cfg.Screen.Colour = profile > colorprofile.ASCII
-	act := newActor()
-	m := New(runCtx, cfg.Screen, engine.NewEngine(tm, chat), act.do)
-	p := tea.NewProgram(m, tea.WithContext(runCtx), tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithColorProfile(profile))
-
 	poll := newTeamPoller(tm, func() int { return tm.LeadUsage().Tokens }) // with what a resumed lead used before
-	b.setObserver(func(e team.Event) {
-		switch e.Payload.(type) {
-		case team.MessageDelivered, team.StatusChanged, team.Spawn, team.Answer:
-			poll.poke()
-		}
-	})
-	var wg sync.WaitGroup
-	for _, run := range []func(){
-		func() { b.Run(runCtx, p.Send, DebounceInterval) },
-		func() { poll.run(runCtx, p.Send, PollInterval) },
-		func() { act.run(runCtx, p.Send) },
-	} {
-		wg.Add(1)
-		go func() { defer wg.Done(); run() }()
-	}
-
-	_, perr := p.Run()
+	perr := runScreen(runCtx, screenRun{opts: cfg.Screen, eng: engine.NewEngine(tm, chat), in: cfg.In, out: cfg.Out, bridge: b, poll: poll})
 	cancel()
-	wg.Wait()
 	if chat != nil {
 		<-chat.Done()
 	}
@@ -95,10 +71,60 @@ func Run(ctx context.Context, cfg Config) error {
 	closing, stop := context.WithTimeout(context.WithoutCancel(ctx), team.CloseTimeout)
 	defer stop()
 	cerr := tm.Close(closing)
+	if perr != nil {
+		return perr
+	}
+	return cerr
+}
+
+// screenRun is one run of the screen: its options and engine, the
+// terminal, and what feeds it (the bridge's events, the poller's looks,
+// and any more goroutines, each given the program's Send).
+type screenRun struct {
+	opts    Options
+	eng     engine.Engine
+	in      io.Reader
+	out     io.Writer
+	bridge  *Bridge
+	poll    *poller
+	feeders []func(ctx context.Context, send func(tea.Msg))
+}
+
+// runScreen runs the program until the person quits, and returns once
+// everything that fed it has ended; a failure of the terminal is the error.
+func runScreen(ctx context.Context, r screenRun) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.opts.LightBackground = termbg.Light()
+	profile := ColourProfile(r.out, os.Environ())
+	r.opts.Colour = profile > colorprofile.ASCII
+	act := newActor()
+	m := New(ctx, r.opts, r.eng, act.do)
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(r.in), tea.WithOutput(r.out), tea.WithColorProfile(profile))
+	b, poll := r.bridge, r.poll
+	b.setObserver(func(e team.Event) {
+		switch e.Payload.(type) {
+		case team.MessageDelivered, team.StatusChanged, team.Spawn, team.Answer:
+			poll.poke()
+		}
+	})
+	var wg sync.WaitGroup
+	feeders := append([]func(context.Context, func(tea.Msg)){
+		func(ctx context.Context, send func(tea.Msg)) { b.Run(ctx, send, DebounceInterval) },
+		func(ctx context.Context, send func(tea.Msg)) { poll.run(ctx, send, PollInterval) },
+		act.run,
+	}, r.feeders...)
+	for _, feed := range feeders {
+		wg.Add(1)
+		go func() { defer wg.Done(); feed(ctx, p.Send) }()
+	}
+	_, perr := p.Run()
+	cancel()
+	wg.Wait()
 	if perr != nil && !errors.Is(perr, tea.ErrProgramKilled) && !errors.Is(perr, context.Canceled) {
 		return fmt.Errorf("the terminal UI failed: %w", perr)
 	}
-	return cerr
+	return nil
 }
 
 // ColourProfile is what out shows, decided once: Bubble Tea's detection

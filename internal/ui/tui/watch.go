@@ -2,18 +2,12 @@ package tui
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/internal/ui/termbg"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -40,40 +34,13 @@ type WatchConfig struct {
 // as the event log tells it; the person's lines go to the lead's inbox.
 // Nothing of the team is started or stopped.
 func Watch(ctx context.Context, cfg WatchConfig) error {
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	b := NewBridge()
 	cfg.Screen.HasModel = true
-	cfg.Screen.LightBackground = termbg.Light()
-	profile := ColourProfile(cfg.Out, os.Environ())
-	cfg.Screen.Colour = profile > colorprofile.ASCII
-	act := newActor()
-	m := New(runCtx, cfg.Screen, cfg.Engine, act.do)
-	p := tea.NewProgram(m, tea.WithContext(runCtx), tea.WithInput(cfg.In), tea.WithOutput(cfg.Out), tea.WithColorProfile(profile))
-	poll := newPoller(cfg.Mail, cfg.Registry, func() int { return 0 })
-	b.setObserver(func(e team.Event) {
-		switch e.Payload.(type) {
-		case team.MessageDelivered, team.StatusChanged, team.Spawn, team.Answer:
-			poll.poke()
-		}
-	})
-	var wg sync.WaitGroup
-	for _, run := range []func(){
-		func() { b.Run(runCtx, p.Send, DebounceInterval) },
-		func() { poll.run(runCtx, p.Send, PollInterval) },
-		func() { act.run(runCtx, p.Send) },
-		func() { followLog(runCtx, cfg, b.Event, p.Send) },
-	} {
-		wg.Add(1)
-		go func() { defer wg.Done(); run() }()
-	}
-	_, perr := p.Run()
-	cancel()
-	wg.Wait()
-	if perr != nil && !errors.Is(perr, tea.ErrProgramKilled) && !errors.Is(perr, context.Canceled) {
-		return fmt.Errorf("the terminal UI failed: %w", perr)
-	}
-	return nil
+	b := NewBridge()
+	return runScreen(ctx, screenRun{opts: cfg.Screen, eng: cfg.Engine, in: cfg.In, out: cfg.Out, bridge: b,
+		poll: newPoller(cfg.Mail, cfg.Registry, func() int { return 0 }),
+		feeders: []func(context.Context, func(tea.Msg)){
+			func(ctx context.Context, send func(tea.Msg)) { followLog(ctx, cfg, b.Event, send) },
+		}})
 }
 
 // followLog hands the log's events to emit as they are written, and says
