@@ -44,6 +44,15 @@ func runner(ctx context.Context, st *stores, ws *workspace.Workspace) (string, e
 	if !st.nats {
 		return team.Runner(ws.TeamDir()), nil
 	}
+	if h, ok := st.owner.(interface {
+		Holder(context.Context) (string, error)
+	}); ok {
+		who, err := h.Holder(ctx)
+		if err != nil {
+			return "", &ExitError{Code: ExitFailure, Err: err}
+		}
+		return who, nil
+	}
 	running, _, err := st.owner.Running(ctx)
 	if err != nil {
 		return "", &ExitError{Code: ExitFailure, Err: err}

@@ -134,6 +134,9 @@ func TestAChatWatchesATeamRunningOnNATS(t *testing.T) {
 
 	watch := startLineChat(t, t.TempDir(), client, "chat", "--plain")
 	watch.waitFor("runs this team", 1)
+	if !strings.Contains(watch.output(), "Watching: agentteam on host ") {
+		t.Errorf("the watch does not name the host and pid that run the team:\n%s", watch.output())
+	}
 	watch.send("spawn alice as programmer")
 	watch.waitFor("spawn alice (programmer)", 1)
 	watch.waitFor("lead: Here is what I did:", 1)

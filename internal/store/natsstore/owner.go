@@ -136,6 +136,16 @@ func (o *Owner) Running(ctx context.Context) (running bool, since time.Time, err
 	return true, info.Started, nil
 }
 
+// Holder names the process that holds the owner lock now, as a refusal
+// to run the team names it; "" when none does.
+func (o *Owner) Holder(ctx context.Context) (string, error) {
+	v, found, err := o.ls.Get(ctx, ownerKey)
+	if err != nil || !found {
+		return "", err
+	}
+	return describeOwner(v), nil
+}
+
 // describeOwner names the holder of an owner lock from its value, which
 // any client of the team may have written: shown cut short and without
 // control characters.
