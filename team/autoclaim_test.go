@@ -62,7 +62,7 @@ func TestAutoClaimGivesIdleTeammatesFittingTasks(t *testing.T) {
 		}
 	}
 	for name, id := range map[string]string{"alice": "t1", "bob": "t2"} {
-		msgs, _, err := tm.Store().ReadAll(name)
+		msgs, _, err := tm.Mailbox().ReadAll(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -143,7 +143,7 @@ func TestChatWithAutoOffWaitsForThePerson(t *testing.T) {
 	// Wait for alice's report to be in the lead's inbox; the lead must not wake.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if has, _ := tm.Store().HasUnread("lead"); has {
+		if has, _ := tm.Mailbox().HasUnread("lead"); has {
 			break
 		}
 		if time.Now().After(deadline) {

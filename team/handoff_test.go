@@ -148,7 +148,7 @@ func handoffsOf(t *testing.T, tm *Team, name string) []HandoffState {
 // typesIn lists the handoff message types with correlation id in an inbox.
 func typesIn(t *testing.T, tm *Team, name, id string) []inbox.MessageType {
 	t.Helper()
-	msgs, _, err := tm.Store().ReadAll(name)
+	msgs, _, err := tm.Mailbox().ReadAll(name)
 	if err != nil {
 		t.Fatal(err)
 	}

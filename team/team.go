@@ -395,15 +395,12 @@ func (t *Team) runsElsewhere() func(*Member) bool {
 // Workspace is the team's directory.
 func (t *Team) Workspace() *workspace.Workspace { return t.ws }
 
-// Store is the inbox store the team uses, as files.
-func (t *Team) Store() *inbox.Store { return t.files.inbox }
-
 // MCPStatus is the state of each of the person's MCP servers the team's
 // agents use, by name (none: nil).
 func (t *Team) MCPStatus() []mcp.Status { return t.opts.MCP.Status() }
 
-// Mailbox is the inboxes the team uses: the files (Store) unless
-// Options.Mailbox gave another store.
+// Mailbox is the inboxes the team uses: the files unless Options.Mailbox
+// gave another store.
 func (t *Team) Mailbox() Mailbox {
 	if cm, ok := t.store.(*claimedMailbox); ok {
 		return cm.Mailbox // the store itself, with whatever more it offers (Mark)

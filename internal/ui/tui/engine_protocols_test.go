@@ -150,7 +150,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 		st, ok := e.Payload.(team.StatusChanged)
 		return ok && e.Agent == "alice" && st.Status == team.StatusShutdown
 	})
-	lead, _, err := tm.Store().ReadAll(workspace.LeadName)
+	lead, _, err := tm.Mailbox().ReadAll(workspace.LeadName)
 	if err != nil {
 		t.Fatal(err)
 	}
