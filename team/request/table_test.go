@@ -7,35 +7,48 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
+// On the bubble's fake clock: the request expires at its deadline, not a
+// moment before, and its callback runs once, however long after.
 func TestExpiryClosesTheRequestAndRunsItsCallbackOnce(t *testing.T) {
-	tb := NewTable()
-	defer tb.Close()
-	got := make(chan Request, 2)
-	r, err := tb.Open(Request{ID: "shutdown-1", Kind: "shutdown", From: "lead", To: "alice"}, 10*time.Millisecond, func(r Request) { got <- r })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Deadline.Sub(r.Opened) != 10*time.Millisecond {
-		t.Fatalf("deadline %v after opening, want 10ms", r.Deadline.Sub(r.Opened))
-	}
-	e := <-got
-	if e.ID != "shutdown-1" || e.Outcome != Expired {
-		t.Fatalf("expired %+v", e)
-	}
-	if _, ok := tb.Get("shutdown-1"); ok {
-		t.Fatal("an expired request is still open")
-	}
-	if _, ok := tb.Answer("shutdown-1", Match{Kind: "shutdown"}, Approved); ok {
-		t.Fatal("an expired request was answered")
-	}
-	select {
-	case again := <-got:
-		t.Fatalf("the callback ran twice: %+v", again)
-	case <-time.After(30 * time.Millisecond):
-	}
+	synctest.Test(t, func(t *testing.T) {
+		tb := NewTable()
+		defer tb.Close()
+		got := make(chan Request, 2)
+		r, err := tb.Open(Request{ID: "shutdown-1", Kind: "shutdown", From: "lead", To: "alice"}, 10*time.Millisecond, func(r Request) { got <- r })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Deadline.Sub(r.Opened) != 10*time.Millisecond {
+			t.Fatalf("deadline %v after opening, want 10ms", r.Deadline.Sub(r.Opened))
+		}
+		time.Sleep(10*time.Millisecond - time.Nanosecond)
+		synctest.Wait()
+		if len(got) != 0 {
+			t.Fatal("the request expired before its deadline")
+		}
+		if _, ok := tb.Get("shutdown-1"); !ok {
+			t.Fatal("the request closed before its deadline")
+		}
+		e := <-got
+		if e.ID != "shutdown-1" || e.Outcome != Expired {
+			t.Fatalf("expired %+v", e)
+		}
+		if _, ok := tb.Get("shutdown-1"); ok {
+			t.Fatal("an expired request is still open")
+		}
+		if _, ok := tb.Answer("shutdown-1", Match{Kind: "shutdown"}, Approved); ok {
+			t.Fatal("an expired request was answered")
+		}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if len(got) != 0 {
+			t.Fatalf("the callback ran twice: %+v", <-got)
+		}
+	})
 }
 
 func TestAnswerFitsKindAndParties(t *testing.T) {
@@ -120,37 +133,42 @@ func TestWaitReturnsTheOutcomeOrTheContextsEnd(t *testing.T) {
 // callback already under way has finished, cancels what is still open
 // without running callbacks, and refuses new requests.
 func TestCloseWaitsForRunningCallbacks(t *testing.T) {
-	tb := NewTable()
-	started, release := make(chan struct{}), make(chan struct{})
-	var finished atomic.Bool
-	if _, err := tb.Open(Request{ID: "slow", Kind: "k"}, time.Millisecond, func(Request) {
-		close(started)
-		<-release
-		finished.Store(true)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	ran := make(chan struct{}, 1)
-	if _, err := tb.Open(Request{ID: "later", Kind: "k"}, time.Hour, func(Request) { ran <- struct{}{} }); err != nil {
-		t.Fatal(err)
-	}
-	<-started
-	closed := make(chan struct{})
-	go func() { tb.Close(); close(closed) }()
-	select {
-	case <-closed:
-		t.Fatal("Close returned while a callback was still running")
-	case <-time.After(50 * time.Millisecond):
-	}
-	close(release)
-	<-closed
-	if !finished.Load() {
-		t.Fatal("Close returned before the callback finished")
-	}
-	if len(ran) != 0 {
-		t.Fatal("Close ran the callback of a request it cancelled")
-	}
-	if _, err := tb.Open(Request{ID: "new", Kind: "k"}, time.Hour, nil); !errors.Is(err, ErrClosed) {
-		t.Fatalf("open after Close: %v", err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		tb := NewTable()
+		started, release := make(chan struct{}), make(chan struct{})
+		var finished atomic.Bool
+		if _, err := tb.Open(Request{ID: "slow", Kind: "k"}, time.Millisecond, func(Request) {
+			close(started)
+			<-release
+			finished.Store(true)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		ran := make(chan struct{}, 1)
+		if _, err := tb.Open(Request{ID: "later", Kind: "k"}, time.Hour, func(Request) { ran <- struct{}{} }); err != nil {
+			t.Fatal(err)
+		}
+		<-started
+		closed := make(chan struct{})
+		go func() { tb.Close(); close(closed) }()
+		synctest.Wait() // Close is blocked for good, or has returned
+		select {
+		case <-closed:
+			t.Fatal("Close returned while a callback was still running")
+		default:
+		}
+		close(release)
+		<-closed
+		if !finished.Load() {
+			t.Fatal("Close returned before the callback finished")
+		}
+		time.Sleep(2 * time.Hour) // past the cancelled request's deadline
+		synctest.Wait()
+		if len(ran) != 0 {
+			t.Fatal("Close ran the callback of a request it cancelled")
+		}
+		if _, err := tb.Open(Request{ID: "new", Kind: "k"}, time.Hour, nil); !errors.Is(err, ErrClosed) {
+			t.Fatalf("open after Close: %v", err)
+		}
+	})
 }
