@@ -642,7 +642,7 @@ func TestATimedOutRunShutsDownItsTeammatesOnWorkers(t *testing.T) {
 }
 
 // registry is the team's registry as a process opens it (an entry per
-// teammate, team/registry_entries.go), on the test's connection.
+// teammate, team/registry/entries.go), on the test's connection.
 func (nt natsTeam) registry(t *testing.T) *team.Registry {
 	t.Helper()
 	entries, err := natsstore.OpenEntries(context.Background(), nt.nc, nt.team, "registry", team.DecodeRegistryEntry)

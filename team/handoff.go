@@ -27,48 +27,11 @@ const (
 	TypeHandoffFailed   inbox.MessageType = "handoff_failed"
 )
 
-// HandoffStatus is where one side of a handoff is, shown in the registry.
-// The sender goes awaiting_accept → context_preparing → awaiting_ack; the
-// receiver, once its runtime accepted, is awaiting_context; both end
-// completed or failed.
-type HandoffStatus string
-
-// Handoff statuses.
-const (
-	HandoffAwaitingAccept   HandoffStatus = "awaiting_accept"
-	HandoffContextPreparing HandoffStatus = "context_preparing"
-	HandoffAwaitingAck      HandoffStatus = "awaiting_ack"
-	HandoffAwaitingContext  HandoffStatus = "awaiting_context"
-	HandoffCompleted        HandoffStatus = "completed"
-	HandoffFailed           HandoffStatus = "failed"
-)
-
-// HandoffSide is the part an agent plays in a handoff.
-type HandoffSide string
-
-// Sides of a handoff.
-const (
-	HandoffSender   HandoffSide = "sender"
-	HandoffReceiver HandoffSide = "receiver"
-)
-
 // DefaultHandoffTimeout bounds each step of a handoff.
 const DefaultHandoffTimeout = 60 * time.Second
 
 // maxHandoffStates is how many handoffs a registry entry keeps, newest last.
 const maxHandoffStates = 5
-
-// HandoffState is one side of a handoff as the registry shows it.
-type HandoffState struct {
-	ID        string        `json:"id"`
-	Role      HandoffSide   `json:"role"`
-	Peer      string        `json:"peer"`
-	Task      string        `json:"task"`
-	TaskID    string        `json:"task_id,omitempty"`
-	State     HandoffStatus `json:"state"`
-	Reason    string        `json:"reason,omitempty"`
-	UpdatedAt time.Time     `json:"updatedAt"`
-}
 
 // handoffPayload is the payload of every handoff message; context_transfer
 // fills the context fields.

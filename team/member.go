@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -141,7 +142,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		// Only this process (the owner) runs teammates: an entry of another
 		// PID is left from an earlier run and may be spawned anew.
 		old := c.Teammates[i]
-		if old.Status.live() && old.PID == t.pid {
+		if old.Status.Live() && old.PID == t.pid {
 			return fmt.Errorf("a teammate named %s already exists (status %s): send it a message instead", name, old.Status)
 		}
 		c.Teammates[i] = entry
@@ -425,7 +426,7 @@ func (r *roster) setIdle(ctx context.Context, m *member, c loop.Cycle) {
 	})
 }
 
-// guarded is fn for a write of m's entry that is refused (errTakenOver)
+// guarded is fn for a write of m's entry that is refused (registry.ErrTakenOver)
 // once the entry is no longer this worker's claim.
 func (r *roster) guarded(m *member, fn func(*Member)) func(*Member) {
 	if m.claim == "" || r.t.hosting == nil {
@@ -434,7 +435,7 @@ func (r *roster) guarded(m *member, fn func(*Member)) func(*Member) {
 	worker := r.t.hosting.opts.ID
 	return func(mb *Member) {
 		if mb.SpawnID != m.claim || mb.Worker != worker {
-			mb.notOurs = true
+			mb.MarkTakenOver()
 			return
 		}
 		if fn != nil {
@@ -456,7 +457,7 @@ func (r *roster) fenceOff(m *member, why error) {
 // fenced reports whether err says another writer took the teammate over.
 func fencedError(err error) bool {
 	var f interface{ Fenced() bool }
-	return errors.Is(err, errTakenOver) || errors.As(err, &f) && f.Fenced()
+	return errors.Is(err, registry.ErrTakenOver) || errors.As(err, &f) && f.Fenced()
 }
 
 // fail marks a teammate failed after a step of class failed, and tells the lead.

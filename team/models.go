@@ -103,17 +103,6 @@ func (o oneModel) Catalog() Catalog {
 	return Catalog{Default: o.choice.Label(), Models: []CatalogModel{{Label: o.choice.Label(), Price: o.choice.Price}}}
 }
 
-// Usage is what an agent's model calls have used and cost so far.
-type Usage struct {
-	PromptTokens     int `json:"promptTokens"`
-	CompletionTokens int `json:"completionTokens"`
-	// Tokens is the servers' total (prompt and completion, usually).
-	Tokens int `json:"tokens"`
-	// Cost is nil when some of the tokens were spent on a model without a
-	// price: an unknown cost is never shown as 0.
-	Cost *float64 `json:"cost,omitempty"`
-}
-
 // meter counts one agent's tokens and their cost, call by call, at the
 // price of the model each call went to.
 type meter struct {

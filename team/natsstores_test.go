@@ -54,7 +54,7 @@ func natsConn(t *testing.T, url string) *nats.Conn {
 }
 
 // natsRegistry is the registry of teamName on url as a process opens it:
-// an entry per teammate (registry_entries.go), on a connection of its own.
+// an entry per teammate (team/registry/entries.go), on a connection of its own.
 func natsRegistry(t *testing.T, url, teamName string) *Registry {
 	t.Helper()
 	return entriesRegistry(t, natsConn(t, url), teamName, nil)

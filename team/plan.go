@@ -18,17 +18,6 @@ const (
 	TypePlanApprovalResponse inbox.MessageType = "plan_approval_response"
 )
 
-// PlanState is where a plan-mode teammate's plan is, shown in the registry.
-type PlanState string
-
-// Plan states.
-const (
-	PlanDrafting         PlanState = "drafting"
-	PlanAwaitingApproval PlanState = "awaiting_approval"
-	PlanApproved         PlanState = "approved"
-	PlanRejected         PlanState = "rejected"
-)
-
 // DefaultPlanTimeout bounds the wait for the lead's review of a plan.
 const DefaultPlanTimeout = 15 * time.Minute
 

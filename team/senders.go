@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -59,7 +60,7 @@ func (cm *claimedMailbox) Append(name string, m inbox.Message) (inbox.Message, e
 		return cm.Mailbox.Append(name, m)
 	}
 	if s.fenced.Load() {
-		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, errTakenOver)
+		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, registry.ErrTakenOver)
 	}
 	out, err := cm.claims.AppendAs(name, m, s.sendClaim)
 	if err != nil && fencedError(err) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -117,7 +118,7 @@ func (h *hosting) refuse(q SpawnRequest, why error) {
 		failed = true
 		return nil
 	})
-	if cerr != nil && !errors.As(cerr, new(noTeammateError)) {
+	if cerr != nil && !errors.As(cerr, new(registry.NoTeammateError)) {
 		t.events.Emit(Event{Agent: q.Name, Payload: failure(ClassRegistry, "mark the refused spawn failed: ", cerr)})
 	}
 	if failed {

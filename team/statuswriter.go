@@ -18,7 +18,7 @@ func (r *roster) writeLater(m *member, status Status) bool {
 		return false
 	}
 	for _, o := range r.members {
-		if o != m && o.status.live() {
+		if o != m && o.status.Live() {
 			return true
 		}
 	}
@@ -67,7 +67,7 @@ func withUsage(m *member, fn func(*Member)) func(*Member) {
 		return fn
 	}
 	return func(mb *Member) {
-		mb.setUsage(m.model.usage())
+		mb.SetUsage(m.model.usage())
 		if fn != nil {
 			fn(mb)
 		}

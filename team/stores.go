@@ -71,21 +71,6 @@ type TaskDoc interface {
 	HandOver(ctx context.Context, id, from, to string) (board.Task, error)
 }
 
-// RegistryStore is the document the registry is kept in: the file
-// (statefile.Doc, the default), a KV entry changed by compare-and-set on
-// its revision (natsstore.Doc), or, on JetStream, an entry
-// per teammate (entryRegistry, registry_entries.go, over RegistryEntries). Update, UpdateInPlace and Submit apply fn
-// to the current document, count the change (Config.Changed) and store it
-// unless fn returns statefile.ErrNoChange; Submit need not wait, Flush
-// waits for what was submitted. A missing document reads as the empty one.
-type RegistryStore interface {
-	Read() (*Config, error)
-	Update(fn func(**Config) error) (*Config, error)
-	UpdateInPlace(fn func(**Config) error) (*Config, error)
-	Submit(fn func(**Config) error, after func(error))
-	Flush()
-}
-
 // EventLines is where the event log's lines go: the file events.jsonl
 // (statefile.Appender, the default) or a stream (natsstore.EventLog). Each
 // call stores one whole JSON line (without its newline) or fails.

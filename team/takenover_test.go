@@ -4,11 +4,13 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // A status write made for a teammate whose entry is no longer its
 // writer's claim (its respawn on another worker took it over: roster.guarded
-// marks it notOurs) is refused with errTakenOver and stores nothing, on the
+// marks it notOurs) is refused with registry.ErrTakenOver and stores nothing, on the
 // file and on the registry's entries alike: on entries a status change takes
 // another path (memberChanger), which must keep the refusal.
 func TestAStatusWriteOfATakenOverTeammateIsRefused(t *testing.T) {
@@ -28,22 +30,22 @@ func TestAStatusWriteOfATakenOverTeammateIsRefused(t *testing.T) {
 			// The zombie's guard: its claim was s1 on w1.
 			late := func(m *Member) {
 				if m.SpawnID != "s1" || m.Worker != "w1" {
-					m.notOurs = true
+					m.MarkTakenOver()
 					return
 				}
 				m.Error = "written by the zombie"
 			}
-			if err := reg.ChangeStatus("alice", StatusIdle, late); !errors.Is(err, errTakenOver) {
-				t.Errorf("ChangeStatus = %v, want errTakenOver", err)
+			if err := reg.ChangeStatus("alice", StatusIdle, late); !errors.Is(err, registry.ErrTakenOver) {
+				t.Errorf("ChangeStatus = %v, want registry.ErrTakenOver", err)
 			}
-			if _, err := reg.SetStatus("alice", StatusFailed, late); !errors.Is(err, errTakenOver) {
-				t.Errorf("SetStatus = %v, want errTakenOver", err)
+			if _, err := reg.SetStatus("alice", StatusFailed, late); !errors.Is(err, registry.ErrTakenOver) {
+				t.Errorf("SetStatus = %v, want registry.ErrTakenOver", err)
 			}
 			done := make(chan error, 1)
 			reg.SetStatusLater("alice", StatusShutdown, late, func(err error) { done <- err })
 			reg.Flush()
-			if err := <-done; !errors.Is(err, errTakenOver) {
-				t.Errorf("SetStatusLater = %v, want errTakenOver", err)
+			if err := <-done; !errors.Is(err, registry.ErrTakenOver) {
+				t.Errorf("SetStatusLater = %v, want registry.ErrTakenOver", err)
 			}
 			c, err := reg.Read()
 			if err != nil {

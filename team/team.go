@@ -274,7 +274,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		// Once this process no longer runs the team, it changes neither
 		// the registry nor the task board.
 		t.ownerLost = ownerLost
-		reg = reg.fencedBy(t.ownerFence)
+		reg = reg.FencedBy(t.ownerFence)
 		t.reg = reg
 	}
 	t.roster = &roster{t: t, members: map[string]*member{}}
@@ -310,7 +310,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		t.hosting = newHosting(t, opts.Worker, opts.Queue, opts.Heartbeats, !worker)
 	}
 	events.onWriteError = t.checkStorage
-	reg.onWriteError(t.checkStorage)
+	reg.OnWriteError(t.checkStorage)
 	fail := func(err error) (*Team, error) {
 		t.stopRun()
 		t.stop()
@@ -330,7 +330,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	// This process holds the owner lock, so whatever the registry shows
 	// queued or working was left by a process that is gone, whatever its
 	// PID — unless a live worker of a team across hosts runs it.
-	repaired, err := reg.repairDead(t.runsElsewhere())
+	repaired, err := reg.RepairRunning(t.runsElsewhere())
 	if err != nil {
 		return fail(err)
 	}

@@ -9,91 +9,8 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// ModelRef is the model an agent talks to, as the registry keeps it.
-type ModelRef struct {
-	// Model is its label ("provider/model"); Provider and ModelName are its
-	// parts, from which --resume builds the same model again.
-	Model     string `json:"model,omitempty"`
-	Provider  string `json:"provider,omitempty"`
-	ModelName string `json:"modelName,omitempty"`
-}
-
 func modelRefOf(c ModelChoice) ModelRef {
 	return ModelRef{Model: c.Label(), Provider: c.Provider, ModelName: c.Name}
-}
-
-// LeadEntry is the lead's model and usage in the registry (the lead has no
-// member entry).
-type LeadEntry struct {
-	ModelRef
-	Usage
-}
-
-// Usage is the teammate's usage as the registry keeps it.
-func (m *Member) Usage() Usage {
-	return Usage{PromptTokens: m.PromptTokens, CompletionTokens: m.CompletionTokens, Tokens: m.Tokens, Cost: m.Cost}
-}
-
-func (m *Member) setUsage(u Usage) {
-	m.PromptTokens, m.CompletionTokens, m.Tokens, m.Cost = u.PromptTokens, u.CompletionTokens, u.Tokens, u.Cost
-}
-
-// AgentUsage is one agent's model and usage, as `team --json` and
-// `run --json` show them.
-type AgentUsage struct {
-	Agent string `json:"agent"`
-	Model string `json:"model,omitempty"`
-	Usage
-}
-
-// TeamUsage is every agent's usage and the team's total.
-type TeamUsage struct {
-	Agents []AgentUsage `json:"agents"`
-	// Total sums the agents; its Cost sums the agents that have one, and is
-	// nil when none has.
-	Total Usage `json:"total"`
-	// Unpriced names the agents that spent tokens without a price: the
-	// total cost leaves them out.
-	Unpriced []string `json:"unpriced,omitempty"`
-}
-
-// SumUsage totals agents.
-func SumUsage(agents []AgentUsage) TeamUsage {
-	tu := TeamUsage{Agents: agents}
-	if tu.Agents == nil {
-		tu.Agents = []AgentUsage{}
-	}
-	var cost float64
-	priced := false
-	for _, a := range agents {
-		tu.Total.PromptTokens += a.PromptTokens
-		tu.Total.CompletionTokens += a.CompletionTokens
-		tu.Total.Tokens += a.Tokens
-		switch {
-		case a.Cost != nil:
-			cost += *a.Cost
-			priced = true
-		case a.Tokens > 0:
-			tu.Unpriced = append(tu.Unpriced, a.Agent)
-		}
-	}
-	if priced {
-		tu.Total.Cost = &cost
-	}
-	return tu
-}
-
-// Usage is the registry's record of what the lead and every teammate used.
-func (c *Config) Usage() TeamUsage {
-	agents := make([]AgentUsage, 0, len(c.Teammates)+1)
-	if c.Lead != nil {
-		agents = append(agents, AgentUsage{Agent: workspace.LeadName, Model: c.Lead.Model, Usage: c.Lead.Usage})
-	}
-	for i := range c.Teammates {
-		m := &c.Teammates[i]
-		agents = append(agents, AgentUsage{Agent: m.Name, Model: m.Model, Usage: m.Usage()})
-	}
-	return SumUsage(agents)
 }
 
 // Usage is what the lead and the teammates of this process used so far.
@@ -118,22 +35,12 @@ func (t *Team) LeadUsage() Usage { return t.leadModel.usage() }
 func (t *Team) writeLeadUsage() {
 	entry := LeadEntry{ModelRef: modelRefOf(t.leadModel.choice()), Usage: t.leadModel.usage()}
 	_, _ = t.reg.Update(func(c *Config) error {
-		if c.Lead != nil && c.Lead.same(entry) {
+		if c.Lead != nil && c.Lead.Same(entry) {
 			return errNoChange
 		}
 		c.Lead = &entry
 		return nil
 	})
-}
-
-func (l *LeadEntry) same(o LeadEntry) bool {
-	if l.ModelRef != o.ModelRef || l.PromptTokens != o.PromptTokens || l.CompletionTokens != o.CompletionTokens || l.Tokens != o.Tokens {
-		return false
-	}
-	if l.Cost == nil || o.Cost == nil {
-		return l.Cost == nil && o.Cost == nil
-	}
-	return *l.Cost == *o.Cost
 }
 
 // FormatCost writes a cost for people: "-" when unknown, else in currency

@@ -19,6 +19,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/sys/gitwt"
 	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -471,7 +472,7 @@ func (h *hosting) claim(req SpawnRequest) (bool, error) {
 		claimed = true
 		return nil
 	})
-	if errors.As(err, new(noTeammateError)) {
+	if errors.As(err, new(registry.NoTeammateError)) {
 		return false, nil
 	}
 	return claimed, err
@@ -614,7 +615,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 			// by a worker: an earlier try of this change was stored though
 			// its answer was lost, and the store decides again on it.
 			old := c.Teammates[i]
-			if old.SpawnID == id && old.Status.live() && !old.Ended && (old.PID == t.pid || old.Worker != "") {
+			if old.SpawnID == id && old.Status.Live() && !old.Ended && (old.PID == t.pid || old.Worker != "") {
 				return nil
 			}
 		}
@@ -679,7 +680,7 @@ func spawnRequestID(ctx context.Context, name string) string {
 // liveElsewhere reports whether a registry entry is a teammate some
 // worker still runs (or that waits for one): its name is taken.
 func (h *hosting) liveElsewhere(m Member) bool {
-	if !m.Status.live() {
+	if !m.Status.Live() {
 		return false
 	}
 	if m.Worker == "" {
@@ -1153,7 +1154,7 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 		if t.roster.runs(m.Name) || m.Ended {
 			continue
 		}
-		if !m.Status.live() {
+		if !m.Status.Live() {
 			continue
 		}
 		if m.Status == StatusQueued && m.Worker == "" {
@@ -1282,13 +1283,13 @@ func (t *Team) StopWorker(reason string) {
 	var live []string
 	t.roster.mu.Lock()
 	for _, m := range t.roster.members {
-		if m.status.live() && !m.fenced.Load() {
+		if m.status.Live() && !m.fenced.Load() {
 			live = append(live, m.name)
 		}
 	}
 	t.roster.mu.Unlock()
 	t.roster.stopAll(func(m *Member) {
-		if m.Status.live() {
+		if m.Status.Live() {
 			m.Status, m.Activity, m.Error = StatusShutdown, "", reason
 		}
 	}, reason)

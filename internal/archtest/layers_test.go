@@ -43,6 +43,7 @@ var layers = map[string]int{
 	// The team and its parts.
 	"team":              6,
 	"team/board":        3,
+	"team/registry":     3, // the registry document and its stores
 	"team/request":      0,
 	"internal/plug/mcp": 5,
 	// An agent's loop and its tools.

@@ -577,7 +577,7 @@ func tail(s string, n int) string {
 }
 
 // openRegistry is the team's registry as a process opens it (an entry per
-// teammate, team/registry_entries.go), on nc.
+// teammate, team/registry/entries.go), on nc.
 func openRegistry(ctx context.Context, t *testing.T, nc *nats.Conn) *team.Registry {
 	t.Helper()
 	entries, err := natsstore.OpenEntries(ctx, nc, teamName, "registry", team.DecodeRegistryEntry, natsstore.Replicas(3))

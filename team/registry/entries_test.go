@@ -1,4 +1,4 @@
-package team
+package registry
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
@@ -178,8 +180,8 @@ func TestRegistryEntriesStatusChangeWritesItsTeammateAlone(t *testing.T) {
 		t.Fatalf("50 status changes made %d writes", len(c.puts))
 	}
 	for i, keys := range c.puts {
-		if len(keys) != 1 || keys[0] != memberKey(names[i]) || c.bytes[i] > 1024 {
-			t.Fatalf("status change %d wrote %v (%d bytes), want %s alone in under 1 KiB", i, keys, c.bytes[i], memberKey(names[i]))
+		if len(keys) != 1 || keys[0] != MemberKey(names[i]) || c.bytes[i] > 1024 {
+			t.Fatalf("status change %d wrote %v (%d bytes), want %s alone in under 1 KiB", i, keys, c.bytes[i], MemberKey(names[i]))
 		}
 	}
 	got, err := r.Read()
@@ -404,94 +406,6 @@ func TestRegistryEntriesUpdatesOfOneProcessDoNotRace(t *testing.T) {
 	}
 }
 
-// A worker's claim of a spawned teammate writes that teammate's entry
-// alone: it decides on nothing else, and as a whole-registry update (which
-// writes the team's entry) it raced every spawn and every other worker's
-// claim. A claim of a request the registry no longer waits for writes
-// nothing and takes nothing.
-func TestAWorkerClaimWritesItsTeammateAlone(t *testing.T) {
-	url := natsURL(t)
-	r, c := countedRegistry(t, url, "claim")
-	if _, err := r.Update(func(cf *Config) error {
-		cf.Teammates = append(cf.Teammates,
-			Member{Name: "alice", Role: "worker", Status: StatusQueued, SpawnID: "spawn-a", CreatedAt: time.Now().UTC()},
-			Member{Name: "bob", Role: "worker", Status: StatusQueued, SpawnID: "spawn-b", CreatedAt: time.Now().UTC()})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	h := &hosting{t: &Team{reg: r, pid: 4242}, opts: WorkerOptions{ID: "w1", Host: "h1"}}
-	c.reset()
-	claimed, err := h.claim(SpawnRequest{ID: "spawn-a", Name: "alice"})
-	if err != nil || !claimed {
-		t.Fatalf("claim of alice: %v, %v", claimed, err)
-	}
-	if len(c.puts) != 1 || len(c.puts[0]) != 1 || c.puts[0][0] != memberKey("alice") {
-		t.Fatalf("a claim wrote %v, want alice's entry alone", c.puts)
-	}
-	for _, req := range []SpawnRequest{{ID: "spawn-a", Name: "alice"}, {ID: "spawn-old", Name: "bob"}, {ID: "spawn-x", Name: "mallory"}} {
-		if claimed, err := h.claim(req); err != nil || claimed {
-			t.Fatalf("claim of %s (%s): %v, %v; want not claimed, no error", req.Name, req.ID, claimed, err)
-		}
-	}
-	if len(c.puts) != 1 {
-		t.Fatalf("claims the registry does not wait for wrote %v", c.puts[1:])
-	}
-	got, err := r.Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := got.Teammates[got.Find("alice")], got.Teammates[got.Find("bob")]
-	if a.Worker != "w1" || a.Host != "h1" || a.PID != 4242 || a.Status != StatusQueued || b.Worker != "" {
-		t.Fatalf("after the claim: alice %+v, bob %+v", a, b)
-	}
-}
-
-// A worker's claim decides on its registry copy; when it decides to write
-// nothing (the entry waits for another request), no compare-and-set checks
-// that copy. A copy behind the server (its watch lagging after a node was
-// lost) so ignored a respawn's request, and the teammate stayed queued for
-// good (the 300-teammate failover run). The decision is made again on the
-// entry read from the server.
-func TestAClaimIsNotRefusedOnAStaleCopy(t *testing.T) {
-	url := natsURL(t)
-	const teamName = "stale"
-	e, err := natsstore.OpenEntries(context.Background(), natsConn(t, url), teamName, "registry", DecodeRegistryEntry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	stale, err := NewRegistryOnEntries(e, teamName, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lead := natsRegistry(t, url, teamName)
-	if _, err := lead.Update(func(c *Config) error {
-		c.Teammates = append(c.Teammates, Member{Name: "alice", Role: "worker", Status: StatusQueued, SpawnID: "s1", CreatedAt: time.Now().UTC()})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if c, err := stale.Read(); err != nil || c.Find("alice") < 0 {
-		t.Fatalf("the worker's copy before its watch stops: %v, %v", c.Teammates, err)
-	}
-	e.Close() // its watch stops: the copy keeps alice's request s1
-	if err := lead.ChangeTeammate("alice", func(m *Member) error { m.SpawnID = "s2"; return nil }); err != nil {
-		t.Fatal(err) // the lead respawns her under a new request
-	}
-	h := &hosting{t: &Team{reg: stale, pid: 4242}, opts: WorkerOptions{ID: "w1", Host: "h1"}}
-	claimed, err := h.claim(SpawnRequest{ID: "s2", Name: "alice"})
-	if err != nil || !claimed {
-		t.Fatalf("the claim of alice's new request on a copy behind: claimed %v, %v; want claimed", claimed, err)
-	}
-	c, err := lead.Read()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a := c.Teammates[c.Find("alice")]; a.Worker != "w1" || a.SpawnID != "s2" {
-		t.Fatalf("alice after the claim: worker %q, request %q; want w1, s2", a.Worker, a.SpawnID)
-	}
-}
-
 // An entry another host wrote under a key no teammate's name can have
 // (a path, a dot) is a bad entry with a sentence naming it, not a
 // teammate every later whole-registry update refuses to write back.
@@ -511,4 +425,58 @@ func TestARegistryEntryWithAHostileNameIsBad(t *testing.T) {
 	if v, ok := DecodeRegistryEntry("m.alice", mustJSON(t, Member{Name: "alice"})).(*Member); !ok || v.Name != "alice" {
 		t.Errorf("a good entry decoded as %#v", v)
 	}
+}
+
+// natsURL is a JetStream server of the test's own on 127.0.0.1.
+func natsURL(t *testing.T) string {
+	t.Helper()
+	s, err := natsstore.StartLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	return s.ClientURL()
+}
+
+// natsConn is a new connection to url, as another process would open.
+func natsConn(t *testing.T, url string) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// entriesRegistry is the registry of teamName in entries on nc, carrying
+// old over.
+func entriesRegistry(t *testing.T, nc *nats.Conn, teamName string, old RegistryStore) *Registry {
+	t.Helper()
+	e, err := natsstore.OpenEntries(context.Background(), nc, teamName, "registry", DecodeRegistryEntry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.Close)
+	r, err := NewRegistryOnEntries(e, teamName, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// natsRegistry is the registry of teamName on url as a process opens it:
+// an entry per teammate, on a connection of its own.
+func natsRegistry(t *testing.T, url, teamName string) *Registry {
+	t.Helper()
+	return entriesRegistry(t, natsConn(t, url), teamName, nil)
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

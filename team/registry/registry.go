@@ -1,4 +1,4 @@
-package team
+package registry
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ const (
 
 // live reports whether a teammate in status s is still in its life
 // (waiting, working or idle), not ended.
-func (s Status) live() bool {
+func (s Status) Live() bool {
 	return s == StatusQueued || s == StatusWorking || s == StatusIdle
 }
 
@@ -99,10 +99,15 @@ type Member struct {
 	notOurs bool
 }
 
-// errTakenOver refuses a status change of a teammate whose entry its
+// MarkTakenOver, from a status change's fn, says the entry is no longer
+// its writer's (a respawn took it): the change is refused whole
+// (ErrTakenOver) and nothing of it is stored.
+func (m *Member) MarkTakenOver() { m.notOurs = true }
+
+// ErrTakenOver refuses a status change of a teammate whose entry its
 // writer no longer holds: its worker was taken for dead and it was
 // respawned elsewhere.
-var errTakenOver = errors.New("the teammate was taken over by its respawn on another worker")
+var ErrTakenOver = errors.New("the teammate was taken over by its respawn on another worker")
 
 // Config is the whole registry file, team/config.json.
 type Config struct {
@@ -177,7 +182,7 @@ type Registry struct {
 
 // fencedBy is r whose every change is refused while fence says so: checked
 // inside the change, after its read and just before its write.
-func (r *Registry) fencedBy(fence func() error) *Registry {
+func (r *Registry) FencedBy(fence func() error) *Registry {
 	cp := *r
 	cp.fence = fence
 	return &cp
@@ -231,7 +236,7 @@ func (r *Registry) Path() string {
 }
 
 // onWriteError makes fn see every failed write of the registry file.
-func (r *Registry) onWriteError(fn func(error)) {
+func (r *Registry) OnWriteError(fn func(error)) {
 	if r.file != nil {
 		r.file.OnWriteError = fn
 	}
@@ -308,20 +313,10 @@ type docChanger interface {
 	Change(fn func(**Config) error) error
 }
 
-// registryChanger is a registry that can change without handing back a
+// Changer is a registry that can change without handing back a
 // copy of itself (Registry.Change).
-type registryChanger interface {
+type Changer interface {
 	Change(fn func(*Config) error) error
-}
-
-// changeRegistry applies fn, which fails (if at all) before it changes
-// anything, to reg and waits until it is stored; the result is not needed.
-func changeRegistry(reg RegistryDoc, fn func(*Config) error) error {
-	if c, ok := reg.(registryChanger); ok {
-		return c.Change(fn)
-	}
-	_, err := reg.Update(fn)
-	return err
 }
 
 // keyedDoc is a store of the registry document with statefile.Doc's
@@ -346,55 +341,34 @@ func (r *Registry) ChangeStatus(name string, status Status, fn func(*Member)) er
 	return err
 }
 
-// noTeammateError is a change of one teammate the registry does not hold.
-type noTeammateError struct{ name string }
+// NoTeammateError is a change of one teammate the registry does not hold.
+type NoTeammateError struct{ name string }
 
-func (e noTeammateError) Error() string {
+func (e NoTeammateError) Error() string {
 	return fmt.Sprintf("no teammate named %q in the registry", e.name)
 }
 
 // ChangeTeammate applies fn, which fails (if at all) before it changes
 // anything, to the teammate named name alone: on entries a compare-and-set
 // of its entry, not a whole-registry update (those write the team's entry
-// and are serial). A teammate not held is a noTeammateError.
+// and are serial). A teammate not held is a NoTeammateError.
 func (r *Registry) ChangeTeammate(name string, fn func(*Member) error) error {
 	if d, ok := r.doc.(memberChanger); ok {
 		return d.ChangeMember(name, r.fenced(fn))
 	}
-	return r.Change(teammateChange(name, fn))
+	return r.Change(TeammateChange(name, fn))
 }
 
 // teammateChange is fn, a change of the teammate named name, as a change
-// of the whole registry: one not held is a noTeammateError.
-func teammateChange(name string, fn func(*Member) error) func(*Config) error {
+// of the whole registry: one not held is a NoTeammateError.
+func TeammateChange(name string, fn func(*Member) error) func(*Config) error {
 	return func(c *Config) error {
 		i := c.Find(name)
 		if i < 0 {
-			return noTeammateError{name}
+			return NoTeammateError{name}
 		}
 		return fn(&c.Teammates[i])
 	}
-}
-
-// changeTeammate is Registry.ChangeTeammate on any registry.
-func changeTeammate(reg RegistryDoc, name string, fn func(*Member) error) error {
-	if r, ok := reg.(interface {
-		ChangeTeammate(string, func(*Member) error) error
-	}); ok {
-		return r.ChangeTeammate(name, fn)
-	}
-	return changeRegistry(reg, teammateChange(name, fn))
-}
-
-// setStatusNow is SetStatus for a caller that needs no copy of the registry.
-func setStatusNow(reg RegistryDoc, name string, status Status, fn func(*Member)) error {
-	if r, ok := reg.(interface {
-		ChangeStatus(string, Status, func(*Member)) error
-	}); ok {
-		return r.ChangeStatus(name, status, fn)
-	}
-	_, err := reg.SetStatus(name, status, fn)
-	return err
 }
 
 // SetStatus changes one member's status (and optional fields via fn).
@@ -442,7 +416,7 @@ type memberChanger interface {
 }
 
 // memberStatusChange is statusChange for one teammate's entry: refused
-// (errTakenOver), with nothing stored, when fn finds the entry no longer
+// (ErrTakenOver), with nothing stored, when fn finds the entry no longer
 // its writer's claim.
 func memberStatusChange(status Status, fn func(*Member)) func(*Member) error {
 	return func(m *Member) error {
@@ -452,7 +426,7 @@ func memberStatusChange(status Status, fn func(*Member)) func(*Member) error {
 			fn(m)
 		}
 		if m.notOurs {
-			return fmt.Errorf("status of %s: %w", m.Name, errTakenOver)
+			return fmt.Errorf("status of %s: %w", m.Name, ErrTakenOver)
 		}
 		return nil
 	}
@@ -474,7 +448,7 @@ func statusChange(name string, status Status, fn func(*Member)) func(*Config) er
 		}
 		if m.notOurs {
 			*m = orig
-			return fmt.Errorf("status of %s: %w", name, errTakenOver)
+			return fmt.Errorf("status of %s: %w", name, ErrTakenOver)
 		}
 		return nil
 	}
@@ -483,12 +457,12 @@ func statusChange(name string, status Status, fn func(*Member)) func(*Config) er
 // RepairDead marks members left queued or working by a process that no
 // longer runs as failed, so nobody is shown working forever.
 func (r *Registry) RepairDead(alive func(pid int) bool) ([]string, error) {
-	return r.repairDead(func(m *Member) bool { return m.PID > 0 && alive(m.PID) })
+	return r.RepairRunning(func(m *Member) bool { return m.PID > 0 && alive(m.PID) })
 }
 
 // repairDead marks members left queued or working as failed unless running
 // says they still run.
-func (r *Registry) repairDead(running func(*Member) bool) ([]string, error) {
+func (r *Registry) RepairRunning(running func(*Member) bool) ([]string, error) {
 	var repaired []string
 	_, err := r.Update(func(c *Config) error {
 		repaired = repaired[:0]

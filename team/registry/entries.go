@@ -1,4 +1,4 @@
-package team
+package registry
 
 import (
 	"cmp"
@@ -27,8 +27,8 @@ import (
 // registryTeamKey is the entry of the team's own fields.
 const registryTeamKey = "team"
 
-// memberKey is the entry of the teammate named name.
-func memberKey(name string) string { return "m." + name }
+// MemberKey is the key of name's entry.
+func MemberKey(name string) string { return "m." + name }
 
 // registryHead is the registry but for its teammates and what is derived
 // from them (version, time, state).
@@ -167,7 +167,7 @@ func (s *entryRegistry) carryOver(old RegistryStore) error {
 		if workspace.ValidateName(m.Name) != nil {
 			continue // no such teammate could have been spawned: not carried
 		}
-		if err := s.create(memberKey(m.Name), m); err != nil {
+		if err := s.create(MemberKey(m.Name), m); err != nil {
 			return err
 		}
 	}
@@ -337,7 +337,7 @@ func (s *entryRegistry) changes(sn snapshot, c *Config) (keys []string, data [][
 			return nil, nil, nil, fmt.Errorf("update the registry: two teammates are named %s", m.Name)
 		}
 		seen[m.Name] = true
-		key := memberKey(m.Name)
+		key := MemberKey(m.Name)
 		if old, ok := sn.from[key].v.(*Member); ok && sameMember(old, m) {
 			continue
 		}
@@ -390,7 +390,7 @@ func (s *entryRegistry) Flush() {}
 // it by compare-and-set on its revision: what a status change costs, one
 // small read at most and one small write, whatever the size of the team.
 func (s *entryRegistry) ChangeMember(name string, fn func(*Member) error) error {
-	key := memberKey(name)
+	key := MemberKey(name)
 	v, rev, ok := s.e.Get(key)
 	fresh := false // v was read from the server, not the copy
 	for range maxEntryTries {
@@ -400,7 +400,7 @@ func (s *entryRegistry) ChangeMember(name string, fn func(*Member) error) error 
 				return err
 			}
 			if !ok {
-				return noTeammateError{name}
+				return NoTeammateError{name}
 			}
 			fresh = true
 		}
@@ -411,7 +411,7 @@ func (s *entryRegistry) ChangeMember(name string, fn func(*Member) error) error 
 		case badEntry:
 			return v.err
 		default:
-			return noTeammateError{name}
+			return NoTeammateError{name}
 		}
 		if err := fn(&m); err != nil {
 			if err == errNoChange && !fresh {

@@ -1,4 +1,4 @@
-package team
+package registry
 
 // Team states, derived from the members.
 const (
