@@ -40,7 +40,7 @@ func said(e Event) string {
 	switch p := e.Payload.(type) {
 	case Answer:
 		if p.Interrupted {
-			return interruptedText
+			return "(interrupted)" // the flat event's detail of an interrupted answer
 		}
 		return p.Text
 	case Failure:

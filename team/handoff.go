@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/request"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -386,9 +387,9 @@ func (hs *handoffs) prepare(ctx context.Context, from string, spec tools.Handoff
 		return nil, errTeamStopping
 	}
 	h := &handoff{id: newRequestID(RequestHandoff), from: from, to: to, task: strings.TrimSpace(spec.Task),
-		reason: clip(strings.TrimSpace(spec.Reason), 1000), summary: clip(strings.TrimSpace(spec.Context), board.MaxTaskText),
+		reason: event.Clip(strings.TrimSpace(spec.Reason), 1000), summary: event.Clip(strings.TrimSpace(spec.Context), board.MaxTaskText),
 		answers: make(chan handoffAnswer, 1), waiting: make(chan struct{})}
-	h.subject = clip(h.task, 200)
+	h.subject = event.Clip(h.task, 200)
 	if !taskIDRe().MatchString(h.task) {
 		return h, nil
 	}
@@ -416,7 +417,7 @@ func (h *handoff) label() string {
 	if h.taskID != "" {
 		return fmt.Sprintf("%s (%s)", h.taskID, h.subject)
 	}
-	return fmt.Sprintf("the task %q", clip(h.subject, 80))
+	return fmt.Sprintf("the task %q", event.Clip(h.subject, 80))
 }
 
 // ref names the handoff as a protocol request.
@@ -537,7 +538,7 @@ func (hs *handoffs) setSide(agent string, h *handoff, role HandoffSide, state Ha
 	if role == HandoffReceiver {
 		peer = h.from
 	}
-	entry := HandoffState{ID: h.id, Role: role, Peer: peer, Task: clip(h.task, 80), TaskID: h.taskID, State: state, Reason: reason, UpdatedAt: time.Now().UTC()}
+	entry := HandoffState{ID: h.id, Role: role, Peer: peer, Task: event.Clip(h.task, 80), TaskID: h.taskID, State: state, Reason: reason, UpdatedAt: time.Now().UTC()}
 	if _, err := t.reg.Update(func(c *Config) error {
 		var states *[]HandoffState
 		if agent == workspace.LeadName {

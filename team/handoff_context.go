@@ -8,6 +8,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -27,7 +28,7 @@ func workRecord(msgs []openai.ChatCompletionMessage) (done, decisions, files []s
 			continue
 		}
 		if text := strings.TrimSpace(m.Content); text != "" {
-			decisions = append(decisions, clip(text, 300))
+			decisions = append(decisions, event.Clip(text, 300))
 		}
 		for _, tc := range m.ToolCalls {
 			name := tc.Function.Name
@@ -51,7 +52,7 @@ func describeCall(name, path, command, id, to string) string {
 	switch {
 	case command != "":
 		line, _, _ := strings.Cut(command, "\n")
-		return name + ": " + clip(line, 120)
+		return name + ": " + event.Clip(line, 120)
 	case path != "":
 		return name + " " + path
 	case id != "":

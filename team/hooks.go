@@ -162,32 +162,6 @@ func (a hookAgent) sessionStart(source string) string {
 	return "\n\n# From the person's SessionStart hooks\n\n" + out.Context
 }
 
-// sentence is the run in one line: "alice: PreToolUse hook ./check.sh
-// blocked bash: no rm here".
-func (p HookRun) sentence(agent string) string {
-	s := fmt.Sprintf("%s: %s hook %s", agent, p.Event, FirstLine(p.Command, 80))
-	switch p.Decision {
-	case "blocked":
-		s += " blocked"
-		if p.Tool != "" {
-			s += " " + p.Tool
-		}
-	case "failed":
-		s += " " + FirstLine(p.Text, 200)
-		return s
-	default:
-		s += " ran"
-		if p.Tool != "" {
-			s += " for " + p.Tool
-		}
-		return s
-	}
-	if p.Text != "" {
-		s += ": " + FirstLine(p.Text, 160)
-	}
-	return s
-}
-
 // HookBlockedError is the person's prompt refused by a UserPromptSubmit hook.
 type HookBlockedError struct{ Reason string }
 

@@ -80,15 +80,3 @@ func instructionsEvent(s agentsmd.Set) Instructions {
 	}
 	return p
 }
-
-// text is what the agent was given, in a line.
-func (p Instructions) text() string {
-	s := "reads no AGENTS.md"
-	if len(p.Files) > 0 {
-		s = "reads " + strings.Join(p.Files, ", ")
-	}
-	if len(p.Notes) > 0 {
-		s += " (" + strings.Join(p.Notes, " ") + ")"
-	}
-	return s
-}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -199,7 +200,7 @@ func fitMessage(content, wholeIn string) string {
 		return content
 	}
 	note := fmt.Sprintf("\n\n[cut: the reply was %d bytes, over a message's %d; the whole of it is the last reply in %s]", len(content), inbox.MaxContentBytes, wholeIn)
-	return clip(content, inbox.MaxContentBytes-len(note)-len("…")) + note
+	return event.Clip(content, inbox.MaxContentBytes-len(note)-len("…")) + note
 }
 
 // EndedNote says, of a message to a teammate that has shut down or failed,

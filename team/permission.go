@@ -10,6 +10,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -20,9 +21,6 @@ const (
 	TypePermissionRequest  inbox.MessageType = "permission_request"
 	TypePermissionResponse inbox.MessageType = "permission_response"
 )
-
-// RequestPermission is the kind of request an ask is.
-const RequestPermission RequestKind = "permission"
 
 // DefaultPermissionTimeout bounds the wait for an answer to an ask; then
 // the call is denied.
@@ -298,7 +296,7 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 	}
 	id := ref.ID
 	deadline := time.Now().Add(timeout)
-	req := PermissionPayload{RequestID: id, Agent: g.agent, Tool: c.Tool, Args: clip(c.args, maxEventText),
+	req := PermissionPayload{RequestID: id, Agent: g.agent, Tool: c.Tool, Args: event.Clip(c.args, event.MaxText),
 		Diff: c.diff, Rule: permission.Suggest(c.Call).String(), Why: v.Why, Deadline: deadline.UTC()}
 	if r, ok := permission.SuggestPrefix(c.Call); ok {
 		req.Prefix = r.String()

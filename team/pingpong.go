@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -94,7 +95,7 @@ func normalizeMessage(s string) string {
 // tellPingPong tells the lead that from and to bounce messages.
 func (ms *messenger) tellPingPong(from, to, content string) {
 	text := fmt.Sprintf("agentteam noticed that %s and %s have sent each other near-identical messages %d times in a row (the last: %q): they may be stuck in a loop that spends model calls; tell them to stop, give one a new task, or shut one down",
-		from, to, pingPongRun, clip(content, 120))
+		from, to, pingPongRun, event.Clip(content, 120))
 	if _, err := ms.deliver(from, workspace.LeadName, inbox.TypeError, text); err != nil {
 		ms.t.events.Emit(Event{Agent: from, Payload: failure(ClassInbox, "telling the lead of a message loop: ", err)})
 	}

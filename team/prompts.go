@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -213,7 +214,7 @@ func handoffFailedReceiverText(h *handoff, why string) string {
 func permissionRequestText(from, to, what, why, id, diff string) string {
 	s := fmt.Sprintf("%s asks permission to run %s (%s; request %s).", from, what, why, id)
 	if diff != "" {
-		s += "\nThe change it would make:\n" + clip(diff, 16<<10)
+		s += "\nThe change it would make:\n" + event.Clip(diff, 16<<10)
 	}
 	if to == "lead" {
 		return s + fmt.Sprintf("\nAnswer with review_permission(request_id=%q, approve=true or false, reason=...). Allow only what the work needs; deny rules cannot be overridden.", id)

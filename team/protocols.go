@@ -19,30 +19,6 @@ import (
 // request table while it is open. Each reply's correlation_id is its
 // request's id, which the request also carries as payload.request_id.
 
-// RequestKind is the protocol a request belongs to; the request table
-// defines it, the protocols name its values.
-type RequestKind = request.Kind
-
-// Kinds of protocol request.
-const (
-	RequestShutdown     RequestKind = "shutdown"
-	RequestPlanApproval RequestKind = "plan_approval"
-	RequestHandoff      RequestKind = "handoff"
-)
-
-// Outcome is how a protocol request ended (defined with the request table).
-type Outcome = request.Outcome
-
-// Outcomes of a request.
-const (
-	OutcomeApproved          = request.Approved // the one asked said yes, or the runtime did for it
-	OutcomeRejected          = request.Rejected
-	OutcomeExpired           = request.Expired // no answer in time, and nothing was done for it
-	OutcomeCompleted Outcome = "completed"     // a handoff: the task changed owner
-	OutcomeFailed    Outcome = "failed"        // it could not go on: not delivered, or a step failed
-	OutcomeForced    Outcome = "forced"        // no answer in time: the runtime shut the teammate down
-)
-
 // requests are the team's protocol requests: the table of the open ones,
 // with one timer each, and how a request is logged and its messages sent.
 type requests struct {

@@ -71,13 +71,6 @@ type TaskDoc interface {
 	HandOver(ctx context.Context, id, from, to string) (board.Task, error)
 }
 
-// EventLines is where the event log's lines go: the file events.jsonl
-// (statefile.Appender, the default) or a stream (natsstore.EventLog). Each
-// call stores one whole JSON line (without its newline) or fails.
-type EventLines interface {
-	AppendLine(data []byte) error
-}
-
 // EventSink is the event log: Emit records an event (and hands it to the
 // subscriber); Notify only hands it on.
 type EventSink interface {

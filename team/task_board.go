@@ -177,10 +177,3 @@ func orNobody(s string) string {
 	}
 	return s
 }
-
-func orNone(ids []string) string {
-	if len(ids) == 0 {
-		return "-"
-	}
-	return strings.Join(ids, ",")
-}

@@ -75,7 +75,7 @@ func TestTeamTasksTextAndEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		if p, ok := e.Payload.(TaskChanged); ok {
-			details = append(details, p.text(e.Agent)) // the flat event's detail
+			details = append(details, p.Text(e.Agent)) // the flat event's detail
 		}
 	}
 	want := []string{"lead created t1: build", "lead created t2: test", "alice claimed t1: build",

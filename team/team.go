@@ -309,7 +309,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if opts.Queue != nil {
 		t.hosting = newHosting(t, opts.Worker, opts.Queue, opts.Heartbeats, !worker)
 	}
-	events.onWriteError = t.checkStorage
+	events.OnWriteError(t.checkStorage)
 	reg.OnWriteError(t.checkStorage)
 	fail := func(err error) (*Team, error) {
 		t.stopRun()

@@ -39,7 +39,7 @@ var longFuncs = map[string]int{
 	"loop/client.go Client.attempt":                               84,
 	"loop/cycle.go Agent.cycle":                                   98,
 	"loop/sse.go streamReader.read":                               82,
-	"team/describe.go Event.Sentence":                             84,
+	"team/event/describe.go Event.Sentence":                       84,
 	"team/member.go roster.runTeammate":                           88,
 	"team/member.go roster.spawn":                                 107,
 	"team/resume.go roster.resumeTeammates":                       85,

@@ -20,12 +20,12 @@ const module = "github.com/agentteam/agentteam"
 // must be given one here.
 var layers = map[string]int{
 	// The program and the commands.
-	"":    10,
-	"cmd": 9,
+	"":    11,
+	"cmd": 10,
 	// Programs that measure the commands, and test-only packages.
-	"internal/bench/peerbench":  11,
-	"internal/bench/storebench": 11,
-	"internal/store/failover":   11,
+	"internal/bench/peerbench":  12,
+	"internal/bench/storebench": 12,
+	"internal/store/failover":   12,
 	"internal/bench/startbench": 0,
 	"internal/bench/benchproc":  0,
 	"internal/testutil/testfs":  0,
@@ -34,14 +34,15 @@ var layers = map[string]int{
 	"internal/store/storetest":  3,
 	"internal/archtest":         0,
 	// What a person sees.
-	"internal/ui/tui":      8,
-	"internal/ui/linechat": 8,
-	"internal/ui/engine":   7, // what both chats ask of the team
+	"internal/ui/tui":      9,
+	"internal/ui/linechat": 9,
+	"internal/ui/engine":   8, // what both chats ask of the team
 	"internal/ui/mdrender": 0,
 	"internal/ui/termbg":   0,
 	"internal/llm/demo":    1,
 	// The team and its parts.
-	"team":              6,
+	"team":              7,
+	"team/event":        6, // the events, their JSON and sentences: what the views read
 	"team/board":        3,
 	"team/registry":     3, // the registry document and its stores
 	"team/request":      0,

@@ -1,4 +1,4 @@
-package team
+package event
 
 import (
 	"fmt"
@@ -57,7 +57,7 @@ func (e Event) Sentence() string {
 	case Settled:
 		return "the team settled"
 	case TaskChanged:
-		return FirstLine(p.text(e.Agent), 160)
+		return FirstLine(p.Text(e.Agent), 160)
 	case Compacted:
 		return fmt.Sprintf("%s: %s", e.Agent, p.text())
 	case Instructions:
@@ -176,8 +176,8 @@ var taskVerbs = map[TaskChange]string{
 	TaskChangeHandedOver:  "handed over",
 }
 
-// text is a task change in a line: "alice completed t1: build (unblocks t2)".
-func (p TaskChanged) text(agent string) string {
+// Text is a task change in a line: "alice completed t1: build (unblocks t2)".
+func (p TaskChanged) Text(agent string) string {
 	verb, ok := taskVerbs[p.Change]
 	if !ok {
 		verb = string(p.Change)
@@ -274,4 +274,38 @@ func (p WorktreeChanged) sentence(name string) string {
 
 func (p Prompt) sentence(string) string {
 	return "the person asks the lead: " + FirstLine(p.Text, 160)
+}
+
+// orNone is ids joined by commas, "-" for none.
+func orNone(ids []string) string {
+	if len(ids) == 0 {
+		return "-"
+	}
+	return strings.Join(ids, ",")
+}
+
+// sentence is the run in one line: "alice: PreToolUse hook ./check.sh
+// blocked bash: no rm here".
+func (p HookRun) sentence(agent string) string {
+	s := fmt.Sprintf("%s: %s hook %s", agent, p.Event, FirstLine(p.Command, 80))
+	switch p.Decision {
+	case "blocked":
+		s += " blocked"
+		if p.Tool != "" {
+			s += " " + p.Tool
+		}
+	case "failed":
+		s += " " + FirstLine(p.Text, 200)
+		return s
+	default:
+		s += " ran"
+		if p.Tool != "" {
+			s += " for " + p.Tool
+		}
+		return s
+	}
+	if p.Text != "" {
+		s += ": " + FirstLine(p.Text, 160)
+	}
+	return s
 }

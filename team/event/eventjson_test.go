@@ -1,4 +1,4 @@
-package team
+package event
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // TestEventLinesKeepTheirShape: an event is one flat object whose fields
@@ -19,9 +20,9 @@ func TestEventLinesKeepTheirShape(t *testing.T) {
 		e    Event
 		want map[string]any
 	}{
-		{Event{Agent: "alice", Payload: Spawn{Role: "programmer", Status: StatusQueued, From: "lead", PID: 42}},
+		{Event{Agent: "alice", Payload: Spawn{Role: "programmer", Status: registry.StatusQueued, From: "lead", PID: 42}},
 			map[string]any{"kind": "spawn", "agent": "alice", "role": "programmer", "status": "queued", "from": "lead", "pid": 42.0}},
-		{Event{Agent: "alice", Payload: StatusChanged{Role: "programmer", Status: StatusIdle, Reason: "resumed"}},
+		{Event{Agent: "alice", Payload: StatusChanged{Role: "programmer", Status: registry.StatusIdle, Reason: "resumed"}},
 			map[string]any{"kind": "status", "agent": "alice", "role": "programmer", "status": "idle", "detail": "resumed"}},
 		{Event{Payload: MessageDelivered{From: "lead", To: "alice", Type: "message", MessageID: "m1", Content: "hi"}},
 			map[string]any{"kind": "message", "from": "lead", "to": "alice", "type": "message", "message_id": "m1", "detail": "hi"}},
@@ -39,11 +40,11 @@ func TestEventLinesKeepTheirShape(t *testing.T) {
 			map[string]any{"kind": "error", "agent": "alice", "class": "registry", "detail": "registry: locked", "is_error": true}},
 		{Event{Agent: "lead", Payload: BadLine{Reason: "offset 3: not JSON", Line: "{"}},
 			map[string]any{"kind": "bad_line", "agent": "lead", "detail": "offset 3: not JSON", "line": "{", "is_error": true}},
-		{Event{Agent: "slow", Payload: Repair{Status: StatusFailed, Reason: "gone"}},
+		{Event{Agent: "slow", Payload: Repair{Status: registry.StatusFailed, Reason: "gone"}},
 			map[string]any{"kind": "repair", "agent": "slow", "status": "failed", "detail": "gone"}},
 		{Event{Agent: "alice", Payload: TaskChanged{Change: TaskChangeClaimed, TaskID: "t1", Subject: "build", Status: board.TaskInProgress}},
 			map[string]any{"kind": "task", "agent": "alice", "change": "claimed", "task_id": "t1", "subject": "build", "status": "in_progress", "detail": "alice claimed t1: build"}},
-		{Event{Agent: "alice", Payload: HandoffChanged{RequestID: "handoff-1", Side: HandoffSender, Task: "t1", TaskID: "t1", Peer: "bob", State: HandoffAwaitingAccept}},
+		{Event{Agent: "alice", Payload: HandoffChanged{RequestID: "handoff-1", Side: registry.HandoffSender, Task: "t1", TaskID: "t1", Peer: "bob", State: registry.HandoffAwaitingAccept}},
 			map[string]any{"kind": "handoff", "agent": "alice", "request_id": "handoff-1", "side": "sender", "task": "t1", "task_id": "t1", "peer": "bob",
 				"status": "awaiting_accept", "detail": "handoff handoff-1 (sender of t1, with bob): awaiting accept"}},
 		{Event{Agent: "alice", Payload: Activity{Tool: "bash"}},
@@ -80,7 +81,7 @@ func TestOldEventLinesReadBack(t *testing.T) {
 		want Payload
 	}{
 		{`{"time":"2026-11-21T10:00:00Z","kind":"status","agent":"alice","role":"programmer","status":"idle","detail":"resumed"}`,
-			StatusChanged{Role: "programmer", Status: StatusIdle, Reason: "resumed"}},
+			StatusChanged{Role: "programmer", Status: registry.StatusIdle, Reason: "resumed"}},
 		{`{"time":"2026-11-21T10:00:00Z","kind":"message","from":"lead","to":"alice","type":"message","message_id":"m1","detail":"hi"}`,
 			MessageDelivered{From: "lead", To: "alice", Type: "message", MessageID: "m1", Content: "hi"}},
 		{`{"time":"2026-11-21T10:00:00Z","kind":"error","agent":"alice","detail":"boom","is_error":true}`,

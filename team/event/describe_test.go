@@ -1,10 +1,11 @@
-package team
+package event
 
 import (
 	"testing"
 	"time"
 
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // TestRetryWords (moved from internal/ui/tui with the words): a retry in a
@@ -36,10 +37,10 @@ func TestSentences(t *testing.T) {
 		e    Event
 		want string
 	}{
-		{Event{Agent: "alice", Payload: Spawn{Role: "programmer", Status: StatusQueued, From: "lead"}}, "spawn alice (programmer)"},
+		{Event{Agent: "alice", Payload: Spawn{Role: "programmer", Status: registry.StatusQueued, From: "lead"}}, "spawn alice (programmer)"},
 		{Event{Agent: "alice", Payload: Spawn{Role: "programmer", Model: "smart/big"}}, "spawn alice (programmer) on smart/big"},
-		{Event{Agent: "alice", Payload: StatusChanged{Status: StatusIdle, Reason: "resumed"}}, "alice is idle: resumed"},
-		{Event{Agent: "alice", Payload: StatusChanged{Status: StatusWorking}}, "alice is working"},
+		{Event{Agent: "alice", Payload: StatusChanged{Status: registry.StatusIdle, Reason: "resumed"}}, "alice is idle: resumed"},
+		{Event{Agent: "alice", Payload: StatusChanged{Status: registry.StatusWorking}}, "alice is working"},
 		{Event{Payload: MessageDelivered{From: "lead", To: "alice", Type: "message", Content: "write it\nthen test it"}}, "lead → alice (message): write it …"},
 		{Event{Agent: "lead", Payload: Retry{Attempt: 1, Cause: loop.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second, Err: "HTTP 429 Too Many Requests"}},
 			"lead: retrying in 4s: HTTP 429 Too Many Requests"},
@@ -48,7 +49,7 @@ func TestSentences(t *testing.T) {
 		{Event{Agent: "alice", Payload: TaskChanged{Change: TaskChangeHandedOver, TaskID: "t1", Subject: "write hello.txt", To: "bob"}}, "alice handed over t1: write hello.txt (to bob)"},
 		{Event{Agent: "alice", Payload: TaskChanged{Change: TaskChangeAutoClaimed, TaskID: "t1", Subject: "x"}}, "alice auto-claimed t1: x"},
 		{Event{Agent: "alice", Payload: TaskChanged{Change: TaskChangeBlockers, TaskID: "t3", Subject: "x", BlockedBy: []string{"t1", "t2"}}}, "alice set what waits for t3: x (blocked by t1,t2)"},
-		{Event{Agent: "slow", Payload: Repair{Status: StatusFailed, Reason: "gone"}}, "slow: repair: gone"},
+		{Event{Agent: "slow", Payload: Repair{Status: registry.StatusFailed, Reason: "gone"}}, "slow: repair: gone"},
 		{Event{Agent: "lead", Payload: BadLine{Reason: "offset 3: not JSON"}}, "lead: bad_line: offset 3: not JSON"},
 		{Event{Agent: "alice", Payload: Failure{Class: ClassModel, Text: "boom"}}, "alice: error: boom"},
 		{Event{Payload: Failure{Class: ClassStorage, Text: "disk full"}}, "error: disk full"},

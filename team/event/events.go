@@ -1,4 +1,4 @@
-package team
+package event
 
 import (
 	"encoding/json"
@@ -73,6 +73,9 @@ type EventLog struct {
 	failed       atomic.Bool // a write failed and the subscriber was told
 }
 
+// OnWriteError makes fn see every failed write of the log.
+func (l *EventLog) OnWriteError(fn func(error)) { l.onWriteError = fn }
+
 // NewEventLog writes to path; sub (may be nil) sees every event after it is written.
 func NewEventLog(path string, sub func(Event)) *EventLog {
 	return &EventLog{app: statefile.NewAppender(path), name: "events.jsonl", sub: sub}
@@ -114,7 +117,7 @@ func (l *EventLog) writeFailed(err error) {
 	if l.failed.Swap(true) {
 		return
 	}
-	l.Notify(Event{Payload: failure(ClassStorage, l.name+" is not being written: ", err)})
+	l.Notify(Event{Payload: Failure{Class: ClassStorage, Text: l.name + " is not being written: " + err.Error()}})
 }
 
 // Failed reports whether the last write failed, for a caller without a subscriber.
@@ -135,7 +138,7 @@ func (l *EventLog) Notify(e Event) {
 // longest text (a message, a result, a reply, a plan).
 const (
 	maxEventArgs = 2000
-	maxEventText = 4000
+	MaxText      = 4000
 	maxEventDiff = 64 << 10 // a write's diff: a person reviews it from the log
 )
 
@@ -143,59 +146,59 @@ const (
 func clipPayload(p Payload) Payload {
 	switch p := p.(type) {
 	case MessageDelivered:
-		p.Content = clip(p.Content, maxEventText)
+		p.Content = Clip(p.Content, MaxText)
 		return p
 	case ToolCall:
-		p.Args, p.Result = clip(p.Args, maxEventArgs), clip(p.Result, maxEventText)
+		p.Args, p.Result = Clip(p.Args, maxEventArgs), Clip(p.Result, MaxText)
 		return p
 	case Reply:
-		p.Text, p.Reasoning = clip(p.Text, maxEventText), clip(p.Reasoning, maxEventText)
+		p.Text, p.Reasoning = Clip(p.Text, MaxText), Clip(p.Reasoning, MaxText)
 		return p
 	case Answer:
-		p.Text = clip(p.Text, maxEventText)
+		p.Text = Clip(p.Text, MaxText)
 		return p
 	case Prompt:
-		p.Text = clip(p.Text, maxEventText)
+		p.Text = Clip(p.Text, MaxText)
 		return p
 	case Settled:
-		p.Final = clip(p.Final, maxEventText)
+		p.Final = Clip(p.Final, MaxText)
 		return p
 	case Failure:
-		p.Text = clip(p.Text, maxEventText)
+		p.Text = Clip(p.Text, MaxText)
 		return p
 	case BadLine:
-		p.Reason, p.Line = clip(p.Reason, maxEventText), clip(p.Line, maxEventArgs)
+		p.Reason, p.Line = Clip(p.Reason, MaxText), Clip(p.Line, maxEventArgs)
 		return p
 	case RequestOpened:
-		p.Text = clip(p.Text, maxEventText)
+		p.Text = Clip(p.Text, MaxText)
 		return p
 	case RequestAnswered:
-		p.Reason = clip(p.Reason, maxEventText)
+		p.Reason = Clip(p.Reason, MaxText)
 		return p
 	case RequestExpired:
-		p.Reason = clip(p.Reason, maxEventText)
+		p.Reason = Clip(p.Reason, MaxText)
 		return p
 	case Permission:
-		p.Subject, p.Why, p.Diff = clip(p.Subject, maxEventArgs), clip(p.Why, maxEventText), clip(p.Diff, maxEventDiff)
+		p.Subject, p.Why, p.Diff = Clip(p.Subject, maxEventArgs), Clip(p.Why, MaxText), Clip(p.Diff, maxEventDiff)
 		return p
 	case StatusChanged:
-		p.Reason = clip(p.Reason, maxEventText)
+		p.Reason = Clip(p.Reason, MaxText)
 		return p
 	case Retry:
-		p.Err = clip(p.Err, maxEventText)
+		p.Err = Clip(p.Err, MaxText)
 		return p
 	case HandoffChanged:
-		p.Task, p.Reason = clip(p.Task, maxEventArgs), clip(p.Reason, maxEventText)
+		p.Task, p.Reason = Clip(p.Task, maxEventArgs), Clip(p.Reason, MaxText)
 		return p
 	case HookRun:
-		p.Command, p.Text = clip(p.Command, maxEventArgs), clip(p.Text, maxEventText)
+		p.Command, p.Text = Clip(p.Command, maxEventArgs), Clip(p.Text, MaxText)
 		return p
 	}
 	return p
 }
 
-// clip shortens s to at most n bytes on a rune boundary, marking the cut.
-func clip(s string, n int) string {
+// Clip shortens s to at most n bytes on a rune boundary, marking the cut.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
@@ -204,4 +207,11 @@ func clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// EventLines is where the event log's lines go: the file events.jsonl
+// (statefile.Appender, the default) or a stream (natsstore.EventLog). Each
+// call stores one whole JSON line (without its newline) or fails.
+type EventLines interface {
+	AppendLine(data []byte) error
 }

@@ -1,4 +1,4 @@
-package team
+package event
 
 import (
 	"bytes"
@@ -60,7 +60,7 @@ func wireExtras(e Event) map[string]any {
 	case Retry:
 		return map[string]any{"turn": p.Attempt, "delay_ms": p.Delay.Milliseconds()}
 	case TaskChanged:
-		return map[string]any{"detail": p.text(e.Agent)}
+		return map[string]any{"detail": p.Text(e.Agent)}
 	case HandoffChanged:
 		return map[string]any{"detail": p.text()}
 	case Compacted:

@@ -1,11 +1,13 @@
-package team
+package event
 
 import (
+	"strings"
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // The payloads of events, one type per kind. Their json tags are the
@@ -15,21 +17,21 @@ import (
 
 // Spawn: a teammate was registered and waits for a worker.
 type Spawn struct {
-	Role   string `json:"role,omitempty"`
-	Status Status `json:"status,omitempty"`
-	From   string `json:"from,omitempty"`  // who spawned it: the lead, or the person
-	PID    int    `json:"pid,omitempty"`   // the process that runs it
-	Model  string `json:"model,omitempty"` // the label of the model it talks to
+	Role   string          `json:"role,omitempty"`
+	Status registry.Status `json:"status,omitempty"`
+	From   string          `json:"from,omitempty"`  // who spawned it: the lead, or the person
+	PID    int             `json:"pid,omitempty"`   // the process that runs it
+	Model  string          `json:"model,omitempty"` // the label of the model it talks to
 }
 
 // StatusChanged: a teammate's status changed, or its plan's state did
 // (then Status is the unchanged status and PlanState is set).
 type StatusChanged struct {
-	Role      string    `json:"role,omitempty"`
-	Status    Status    `json:"status"`
-	PlanState PlanState `json:"plan_state,omitempty"`
-	Reason    string    `json:"detail,omitempty"`
-	PID       int       `json:"pid,omitempty"`
+	Role      string             `json:"role,omitempty"`
+	Status    registry.Status    `json:"status"`
+	PlanState registry.PlanState `json:"plan_state,omitempty"`
+	Reason    string             `json:"detail,omitempty"`
+	PID       int                `json:"pid,omitempty"`
 }
 
 // MessageDelivered: a message was appended to an inbox.
@@ -77,7 +79,7 @@ type Answer struct {
 	Interrupted bool   `json:"interrupted,omitempty"`
 	// Usage is every agent's tokens and cost, and the team's total: `run
 	// --json`'s closing answer carries it.
-	Usage *TeamUsage `json:"usage,omitempty"`
+	Usage *registry.TeamUsage `json:"usage,omitempty"`
 }
 
 // Retry: a model call failed in a way worth trying again, and will be
@@ -122,15 +124,6 @@ type Failure struct {
 	Text  string     `json:"detail"`
 }
 
-// failure is a Failure of a step that err ended; a full or read-only disk
-// is a storage failure whatever the step. The text is prefix + err.
-func failure(class ErrorClass, prefix string, err error) Failure {
-	if _, ok := AsStorageError(err).(*StorageError); ok {
-		class = ClassStorage
-	}
-	return Failure{Class: class, Text: prefix + err.Error()}
-}
-
 // BadLine: an inbox line that does not parse was set aside.
 type BadLine struct {
 	Reason string `json:"detail"` // where it is and why it does not parse
@@ -139,8 +132,8 @@ type BadLine struct {
 
 // Repair: a teammate left queued or working by a process that is gone was marked failed.
 type Repair struct {
-	Status Status `json:"status"`
-	Reason string `json:"detail"`
+	Status registry.Status `json:"status"`
+	Reason string          `json:"detail"`
 }
 
 // Settled: the team settled; Final is the lead's last answer.
@@ -192,13 +185,13 @@ type Instructions struct {
 
 // HandoffChanged: one side of a handoff changed state.
 type HandoffChanged struct {
-	RequestID string        `json:"request_id"`
-	Side      HandoffSide   `json:"side"`
-	Task      string        `json:"task"`
-	TaskID    string        `json:"task_id,omitempty"`
-	Peer      string        `json:"peer"`
-	State     HandoffStatus `json:"status"`
-	Reason    string        `json:"reason,omitempty"`
+	RequestID string                 `json:"request_id"`
+	Side      registry.HandoffSide   `json:"side"`
+	Task      string                 `json:"task"`
+	TaskID    string                 `json:"task_id,omitempty"`
+	Peer      string                 `json:"peer"`
+	State     registry.HandoffStatus `json:"status"`
+	Reason    string                 `json:"reason,omitempty"`
 }
 
 // Activity: what an agent does this moment: it waits for the model
@@ -335,3 +328,15 @@ func (WorktreeChanged) Kind() EventKind  { return EventWorktree }
 func (Permission) Kind() EventKind       { return EventPermission }
 func (HookRun) Kind() EventKind          { return EventHook }
 func (Prompt) Kind() EventKind           { return EventPrompt }
+
+// text is what the agent was given, in a line.
+func (p Instructions) text() string {
+	s := "reads no AGENTS.md"
+	if len(p.Files) > 0 {
+		s = "reads " + strings.Join(p.Files, ", ")
+	}
+	if len(p.Notes) > 0 {
+		s += " (" + strings.Join(p.Notes, " ") + ")"
+	}
+	return s
+}
