@@ -1,5 +1,5 @@
 #!/bin/sh
-# The stores of issue 10 side by side: the files and NATS JetStream.
+# The stores side by side: the files and NATS JetStream.
 # Usage, from the repository root:
 #   internal/bench/storebench/run.sh [storebench flags...]     e.g. -loops 5 -r3=false
 # Builds agentteam (whose serve runs the JetStream servers and whose run is
