@@ -159,7 +159,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	}
 
 	mctx, cancel := context.WithCancel(t.root)
-	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode, root: where.root,
+	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode, root: where.Root,
 		model: r.t.newAgentModel(choice, Usage{})}
 	agent, err := r.newTeammateAgent(m, "startup")
 	if err != nil {

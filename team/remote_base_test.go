@@ -12,6 +12,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -197,12 +198,12 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	}
 	wW := NewWorktrees(worker, reg, nil)
 	wW.PushTo("origin", "")
-	p, _, _, err := wW.ensure(ctx, "carol", start{base: base, fresh: true})
+	p, _, _, err := wW.Ensure(ctx, "carol", worktree.Start{Base: base, Fresh: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wW.record("carol", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.rel, p.wt.Branch })
-	if err := os.WriteFile(filepath.Join(p.root, "carol.txt"), []byte("carol\n"), 0o644); err != nil {
+	wW.Record("carol", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.Rel, p.WT.Branch })
+	if err := os.WriteFile(filepath.Join(p.Root, "carol.txt"), []byte("carol\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if rep := wW.Report(ctx, "carol"); !strings.Contains(rep, "Pushed to the team's git remote origin") {
@@ -240,21 +241,21 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	}); err != nil {
 		t.Fatal(err)
 	}
-	p2, _, note, err := wW.ensure(ctx, "carol", start{base: base2, fresh: true})
+	p2, _, note, err := wW.Ensure(ctx, "carol", worktree.Start{Base: base2, Fresh: true})
 	if err != nil || note != "" {
 		t.Fatalf("carol's second worktree: %v, %q", err, note)
 	}
 	if got := strings.TrimSpace(gitT(t, worker.Root, "rev-parse", "agentteam/carol")); got != base2 {
 		t.Fatalf("carol's branch is at %s, not at the lead's commit %s", got, base2)
 	}
-	if _, err := os.Stat(filepath.Join(p2.root, "later.txt")); err != nil {
+	if _, err := os.Stat(filepath.Join(p2.Root, "later.txt")); err != nil {
 		t.Fatalf("carol's worktree lacks the lead's later file: %v", err)
 	}
 
 	// The same, when the worker's clone kept her branch but not her worktree.
-	gitT(t, worker.Root, "worktree", "remove", "--force", p2.wt.Path)
+	gitT(t, worker.Root, "worktree", "remove", "--force", p2.WT.Path)
 	gitT(t, worker.Root, "update-ref", "refs/heads/agentteam/carol", base)
-	if _, _, _, err := wW.ensure(ctx, "carol", start{base: base2, fresh: true}); err != nil {
+	if _, _, _, err := wW.Ensure(ctx, "carol", worktree.Start{Base: base2, Fresh: true}); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.TrimSpace(gitT(t, worker.Root, "rev-parse", "agentteam/carol")); got != base2 {

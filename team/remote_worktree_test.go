@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -49,12 +50,12 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 	work := func(ws *workspace.Workspace, file string) string {
 		wts := NewWorktrees(ws, reg, nil)
 		wts.PushTo("origin", "")
-		p, _, _, err := wts.ensure(ctx, "carol", start{})
+		p, _, _, err := wts.Ensure(ctx, "carol", worktree.Start{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		wts.record("carol", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.rel, p.wt.Branch })
-		if err := os.WriteFile(filepath.Join(p.root, file), []byte(file+"\n"), 0o644); err != nil {
+		wts.Record("carol", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.Rel, p.WT.Branch })
+		if err := os.WriteFile(filepath.Join(p.Root, file), []byte(file+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return wts.Report(ctx, "carol")
@@ -104,12 +105,12 @@ func TestAWorkerWithoutTheRemoteSaysSo(t *testing.T) {
 	}
 	wts := NewWorktrees(ws, reg, nil)
 	wts.PushTo("origin", "")
-	p, _, _, err := wts.ensure(ctx, "dave", start{})
+	p, _, _, err := wts.Ensure(ctx, "dave", worktree.Start{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wts.record("dave", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.rel, p.wt.Branch })
-	if err := os.WriteFile(filepath.Join(p.root, "d.txt"), []byte("d\n"), 0o644); err != nil {
+	wts.Record("dave", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.Rel, p.WT.Branch })
+	if err := os.WriteFile(filepath.Join(p.Root, "d.txt"), []byte("d\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rep := wts.Report(ctx, "dave")

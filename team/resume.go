@@ -49,8 +49,8 @@ func (r *roster) resumeTeammates() error {
 				t.events.Emit(Event{Agent: mb.Name, Payload: failure(ClassInternal, "resume its worktree: ", err)})
 				continue
 			}
-			m.root = where.root
-			t.worktrees.record(mb.Name, func(e *Member) { e.Worktree, e.Branch, e.Merged = mb.Worktree, mb.Branch, mb.Merged })
+			m.root = where.Root
+			t.worktrees.Record(mb.Name, func(e *Member) { e.Worktree, e.Branch, e.Merged = mb.Worktree, mb.Branch, mb.Merged })
 		}
 		agent, err := r.newTeammateAgent(m, "resume")
 		if err != nil {

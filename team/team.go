@@ -16,6 +16,7 @@ import (
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -226,7 +227,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	}
 	if opts.Isolation == IsolationWorktree {
 		// Said once at start, not at every spawn.
-		if err := NewWorktrees(ws, nil, nil).Check(ctx); err != nil {
+		if err := worktree.New(ws, nil, nil).Check(ctx); err != nil {
 			return nil, fmt.Errorf("--isolation worktree: %w", err)
 		}
 	}
@@ -303,8 +304,8 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
 	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
 	t.handoffs = newHandoffs(t)
-	t.worktrees = NewWorktrees(ws, reg, events)
-	t.worktrees.inCycle = t.roster.inCycle
+	t.worktrees = worktree.New(ws, reg, events)
+	t.worktrees.SetInCycle(t.roster.inCycle)
 	t.perms = newPermissions(t, opts.Permissions)
 	if opts.Queue != nil {
 		t.hosting = newHosting(t, opts.Worker, opts.Queue, opts.Heartbeats, !worker)

@@ -20,6 +20,7 @@ import (
 	"github.com/agentteam/agentteam/internal/sys/gitwt"
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -527,12 +528,12 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 		// checkout out of reach whatever the lead says: the stricter wins.
 		iso = t.isolationOf("")
 	}
-	where, err := t.placeFrom(context.Background(), req.Name, iso, &entry, start{base: req.Base, fresh: !req.Resume})
+	where, err := t.placeFrom(context.Background(), req.Name, iso, &entry, worktree.Start{Base: req.Base, Fresh: !req.Resume})
 	if err != nil {
 		return failed(ClassInternal, fmt.Errorf("worker %s cannot place %s: %w", h.opts.ID, req.Name, err))
 	}
-	if where.root != "" {
-		t.worktrees.record(req.Name, func(e *Member) {
+	if where.Root != "" {
+		t.worktrees.Record(req.Name, func(e *Member) {
 			e.Isolation, e.Worktree, e.Branch, e.Merged, e.BaseNote = entry.Isolation, entry.Worktree, entry.Branch, false, entry.BaseNote
 		})
 	}
@@ -560,7 +561,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 		}
 	}
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
-		planMode: req.PlanMode, root: where.root, model: t.newAgentModel(choice, used), claim: req.ID, request: req}
+		planMode: req.PlanMode, root: where.Root, model: t.newAgentModel(choice, used), claim: req.ID, request: req}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
 	t.perms.follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
 	if !h.isLead { // the lead's own process has its rules already
@@ -651,7 +652,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	// take it (its heartbeat says so; one started later says when it could
 	// not start there). After the registry took the name: a refused spawn
 	// overwrites no live base.
-	push := iso == IsolationWorktree || t.worktrees.shares() && h.worktreeOffered(ctx, labels)
+	push := iso == IsolationWorktree || t.worktrees.Shares() && h.worktreeOffered(ctx, labels)
 	base, berr := t.worktrees.ShareBase(ctx, name, push)
 	if berr != nil && base != "" && !errors.Is(berr, gitwt.ErrNoRemote) {
 		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", berr)})

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -56,14 +57,14 @@ func TestMergeRefusals(t *testing.T) {
 	ctx := context.Background()
 	reg := NewRegistry(ws.RegistryPath(), "")
 	wts := NewWorktrees(ws, reg, nil)
-	p, _, _, err := wts.ensure(ctx, "alice", start{})
+	p, _, _, err := wts.Ensure(ctx, "alice", worktree.Start{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
 	if _, err := reg.Update(func(c *Config) error {
 		c.Teammates = append(c.Teammates,
-			Member{Name: "alice", Status: StatusIdle, CreatedAt: now, Isolation: IsolationWorktree, Worktree: p.rel, Branch: p.wt.Branch},
+			Member{Name: "alice", Status: StatusIdle, CreatedAt: now, Isolation: IsolationWorktree, Worktree: p.Rel, Branch: p.WT.Branch},
 			Member{Name: "bob", Status: StatusIdle, CreatedAt: now.Add(time.Second)},
 			Member{Name: "carol", Status: StatusWorking, CreatedAt: now.Add(2 * time.Second), Isolation: IsolationWorktree, Branch: "agentteam/carol"},
 			// An edited registry pointing at a person's branch.
@@ -72,7 +73,7 @@ func TestMergeRefusals(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(p.root, "b.txt"), []byte("b\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(p.Root, "b.txt"), []byte("b\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(ws.Root, "a.txt"), []byte("lead's edit\n"), 0o644); err != nil {
@@ -110,7 +111,7 @@ func TestMergeRefusals(t *testing.T) {
 		t.Fatalf("Merge(alice) = %q, %v", rep.Text(), err)
 	}
 	wts.Cleanup(ctx)
-	if _, err := os.Stat(p.wt.Path); !os.IsNotExist(err) {
+	if _, err := os.Stat(p.WT.Path); !os.IsNotExist(err) {
 		t.Fatalf("the merged worktree is left: %v", err)
 	}
 	if gitT(t, ws.Root, "branch", "--list", "keep-me") == "" {
@@ -126,15 +127,15 @@ func TestMergeRefusals(t *testing.T) {
 // state directory inside refused, the lead's files out of reach.
 func TestAWorktreeIsTheTeammatesWorkspace(t *testing.T) {
 	ws := gitWorkspace(t)
-	p, _, _, err := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil).ensure(context.Background(), "alice", start{})
+	p, _, _, err := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil).Ensure(context.Background(), "alice", worktree.Start{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wt, err := workspace.Open(p.root)
+	wt, err := workspace.Open(p.Root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if abs, err := wt.Resolve("a.txt"); err != nil || abs != filepath.Join(p.root, "a.txt") {
+	if abs, err := wt.Resolve("a.txt"); err != nil || abs != filepath.Join(p.Root, "a.txt") {
 		t.Fatalf("Resolve(a.txt) = %s, %v", abs, err)
 	}
 	if abs, err := wt.Resolve(".agentteam/inbox/lead.jsonl"); err != nil || !wt.IsState(abs) {
@@ -142,10 +143,10 @@ func TestAWorktreeIsTheTeammatesWorkspace(t *testing.T) {
 	}
 	// Links in the worktree to the lead's files, by either kind of target.
 	for link, to := range map[string]string{"lead-abs": filepath.Join(ws.Root, "a.txt"), "lead-rel": "../../../a.txt"} {
-		if err := os.Symlink(to, filepath.Join(p.root, link)); err != nil {
+		if err := os.Symlink(to, filepath.Join(p.Root, link)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := os.Stat(filepath.Join(p.root, link)); err != nil {
+		if _, err := os.Stat(filepath.Join(p.Root, link)); err != nil {
 			t.Fatalf("%s leads nowhere: %v", link, err)
 		}
 	}
@@ -179,14 +180,14 @@ func TestAWorkspaceInASubdirectoryOfTheRepository(t *testing.T) {
 	if err := ws.Init(); err != nil {
 		t.Fatal(err)
 	}
-	p, _, _, err := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil).ensure(context.Background(), "alice", start{})
+	p, _, _, err := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil).Ensure(context.Background(), "alice", worktree.Start{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.root != filepath.Join(sub, ".agentteam", "worktrees", "alice", "svc") || p.rel != filepath.Join(".agentteam", "worktrees", "alice") {
+	if p.Root != filepath.Join(sub, ".agentteam", "worktrees", "alice", "svc") || p.Rel != filepath.Join(".agentteam", "worktrees", "alice") {
 		t.Fatalf("placed %+v", p)
 	}
-	if _, err := os.Stat(filepath.Join(p.root, "s.txt")); err != nil {
+	if _, err := os.Stat(filepath.Join(p.Root, "s.txt")); err != nil {
 		t.Fatalf("the teammate's root lacks the workspace's files: %v", err)
 	}
 	if st := gitT(t, top.Root, "status", "--porcelain", "--untracked-files=all"); st != "" {

@@ -1,4 +1,4 @@
-package team
+package worktree
 
 import (
 	"context"
@@ -11,10 +11,23 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 	"github.com/agentteam/agentteam/internal/sys/gitwt"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
+
+// Registry is what the worktrees read and record of the registry.
+type Registry interface {
+	Read() (registry.Config, error)
+	Update(fn func(*registry.Config) error) (registry.Config, error)
+}
+
+// Events takes what the worktrees say happened.
+type Events interface {
+	Emit(event.Event)
+}
 
 // Isolation says where a teammate works.
 const (
@@ -47,8 +60,8 @@ func CheckIsolation(iso string) error {
 // refuse a second one at once rather than wait.
 type Worktrees struct {
 	ws     *workspace.Workspace
-	reg    RegistryDoc
-	events EventSink
+	reg    Registry
+	events Events
 
 	mu   sync.Mutex
 	repo *gitwt.Repo // opened on first use
@@ -76,6 +89,9 @@ type Worktrees struct {
 	noRepoAt time.Time
 }
 
+// SetInCycle gives w the roster's knowledge of who is in a work cycle.
+func (w *Worktrees) SetInCycle(inCycle func(name string) (busy, known bool)) { w.inCycle = inCycle }
+
 // ShareBasesTo makes w, in the lead's process, put the commit a queued
 // worktree teammate starts from on the git remote named remote when that
 // remote lacks it (ShareBase); keyEnv as for PushTo.
@@ -86,7 +102,7 @@ func (w *Worktrees) ShareBasesTo(remote, keyEnv string) {
 }
 
 // shares reports whether ShareBase has a remote to push to.
-func (w *Worktrees) shares() bool {
+func (w *Worktrees) Shares() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.share != ""
@@ -135,14 +151,14 @@ func (w *Worktrees) ShareBase(ctx context.Context, name string, push bool) (stri
 }
 
 // start is where a teammate's new branch begins.
-type start struct {
+type Start struct {
 	// base is the lead's commit (SpawnRequest.Base), fetched from the
 	// team's remote when this clone lacks it; "" is this clone's HEAD.
-	base string
+	Base string
 	// fresh: a new spawn, not a resume. A branch left by an earlier
 	// teammate of its name that base holds (merged) moves up to base, so
 	// the new one does not start from old code.
-	fresh bool
+	Fresh bool
 }
 
 // PushTo makes w push each teammate's branch to the git remote named
@@ -163,7 +179,7 @@ func (w *Worktrees) dropEnv() []string {
 }
 
 // NewWorktrees gives the worktrees of ws, recorded in reg; events may be nil.
-func NewWorktrees(ws *workspace.Workspace, reg RegistryDoc, events EventSink) *Worktrees {
+func New(ws *workspace.Workspace, reg Registry, events Events) *Worktrees {
 	return &Worktrees{ws: ws, reg: reg, events: events}
 }
 
@@ -197,55 +213,55 @@ func (w *Worktrees) Check(ctx context.Context) error {
 	return err
 }
 
-// placed is a teammate's worktree, found or made.
-type placed struct {
-	wt *gitwt.Worktree
+// Placed is a teammate's worktree, found or made.
+type Placed struct {
+	WT *gitwt.Worktree
 	// root is the teammate's working directory: the worktree, or the
 	// workspace's place in it when the workspace is a repository's subdirectory.
-	root string
-	rel  string // the worktree, relative to the workspace
+	Root string
+	Rel  string // the worktree, relative to the workspace
 }
 
 // ensure finds name's worktree, or makes it: on the branch that exists
 // already (its unmerged work), else on a new branch from the lead's HEAD
-// (from.base, or this clone's HEAD; note then says why not from.base).
+// (from.Base, or this clone's HEAD; note then says why not from.Base).
 // The first one also keeps .agentteam/ out of git (info/exclude), so the
 // lead's `git status` stays clean and no state is ever committed or merged.
-func (w *Worktrees) ensure(ctx context.Context, name string, from start) (placed, bool, string, error) {
+func (w *Worktrees) Ensure(ctx context.Context, name string, from Start) (Placed, bool, string, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r, err := w.openRepo(ctx)
 	if err != nil {
-		return placed{}, false, "", err
+		return Placed{}, false, "", err
 	}
 	if err := workspace.ValidateTeammateName(name); err != nil {
-		return placed{}, false, "", err
+		return Placed{}, false, "", err
 	}
 	path := w.ws.WorktreePath(name)
 	branch := BranchPrefix + name
 	made, note := false, ""
-	if from.base != "" && !r.HasCommit(ctx, from.base) {
-		if err := w.fetchBase(ctx, r, from.base); err != nil {
-			note, from.base = err.Error(), ""
+	if from.Base != "" && !r.HasCommit(ctx, from.Base) {
+		if err := w.fetchBase(ctx, r, from.Base); err != nil {
+			note, from.Base = err.Error(), ""
 		}
 	}
 	wt, ferr := r.Find(ctx, path)
-	if ferr == nil && from.fresh && from.base != "" {
+	if ferr == nil && from.Fresh && from.Base != "" {
 		// An earlier teammate's worktree of this name, merged: it goes on
 		// from the lead's commit (a worktree with work of its own stays).
-		if tip := r.BranchCommit(ctx, wt.Branch); wt.Branch == branch && tip != from.base && r.IsAncestor(ctx, tip, from.base) {
-			_ = r.FastForward(ctx, wt, from.base)
+		if tip := r.BranchCommit(ctx, wt.Branch); wt.Branch == branch && tip != from.Base && r.IsAncestor(ctx, tip, from.Base) {
+			_ = r.FastForward(ctx, wt, from.Base)
 		}
 	}
 	if ferr != nil {
 		if _, err := os.Lstat(path); err == nil {
-			return placed{}, false, "", fmt.Errorf("%s exists but git knows no worktree there: move it away", path)
+			return Placed{}, false, "", fmt.Errorf("%s exists but git knows no worktree there: move it away", path)
 		}
 		if err := w.ws.MakeWorktreesDir(); err != nil {
-			return placed{}, false, "", err
+			return Placed{}, false, "", err
 		}
 		if err := r.Exclude(workspace.StateDir + "/"); err != nil {
-			return placed{}, false, "", err
+			return Placed{}, false, "", err
 		}
 		if m, err := w.member(name); err == nil && m.PushedCommit != "" && !r.BranchExists(ctx, m.Branch) {
 			// Respawned here after its worker on another host stopped: its
@@ -254,31 +270,31 @@ func (w *Worktrees) ensure(ctx context.Context, name string, from start) (placed
 			// remote out of reach), it starts from HEAD and its push says why.
 			if err := w.fetchPushed(ctx, r, m); err != nil {
 				if w.events != nil {
-					w.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "its worktree starts from HEAD: ", err)})
+					w.events.Emit(event.Event{Agent: name, Payload: event.Failure{Class: event.ClassInternal, Text: "its worktree starts from HEAD: " + err.Error()}})
 				}
 			}
 		}
-		if tip := r.BranchCommit(ctx, branch); from.fresh && from.base != "" && tip != "" && r.IsAncestor(ctx, tip, from.base) {
+		if tip := r.BranchCommit(ctx, branch); from.Fresh && from.Base != "" && tip != "" && r.IsAncestor(ctx, tip, from.Base) {
 			// An earlier teammate's branch of this name, merged: the new one
 			// starts from the lead's commit, not from that old code.
-			if err := r.SetBranch(ctx, branch, from.base, tip); err != nil {
-				return placed{}, false, "", fmt.Errorf("move %s's merged branch to the lead's commit: %w", name, err)
+			if err := r.SetBranch(ctx, branch, from.Base, tip); err != nil {
+				return Placed{}, false, "", fmt.Errorf("move %s's merged branch to the lead's commit: %w", name, err)
 			}
 		}
-		if wt, err = r.AddFrom(ctx, path, branch, from.base); err != nil {
-			return placed{}, false, "", fmt.Errorf("make the worktree for %s: %w", name, err)
+		if wt, err = r.AddFrom(ctx, path, branch, from.Base); err != nil {
+			return Placed{}, false, "", fmt.Errorf("make the worktree for %s: %w", name, err)
 		}
 		made = true
 	}
 	if wt.Branch != branch {
-		return placed{}, false, "", fmt.Errorf("the worktree %s is on %q, not on %s: move it away", path, wt.Branch, branch)
+		return Placed{}, false, "", fmt.Errorf("the worktree %s is on %q, not on %s: move it away", path, wt.Branch, branch)
 	}
 	root := wt.Path
 	if sub, err := filepath.Rel(r.Top, w.ws.Root); err == nil && sub != "." && !strings.HasPrefix(sub, "..") {
 		root = filepath.Join(wt.Path, sub)
 	}
 	rel, _ := filepath.Rel(w.ws.Root, wt.Path)
-	return placed{wt: wt, root: root, rel: rel}, made, note, nil
+	return Placed{WT: wt, Root: root, Rel: rel}, made, note, nil
 }
 
 // fetchBase brings the lead's commit base into this clone from the
@@ -297,7 +313,7 @@ func (w *Worktrees) fetchBase(ctx context.Context, r *gitwt.Repo, base string) e
 
 // find is name's worktree as git knows it, or nil when it was removed.
 // Callers hold mu.
-func (w *Worktrees) find(ctx context.Context, r *gitwt.Repo, m Member) *gitwt.Worktree {
+func (w *Worktrees) find(ctx context.Context, r *gitwt.Repo, m registry.Member) *gitwt.Worktree {
 	if m.Worktree == "" {
 		return nil
 	}
@@ -309,24 +325,24 @@ func (w *Worktrees) find(ctx context.Context, r *gitwt.Repo, m Member) *gitwt.Wo
 }
 
 // member is name's registry entry with a branch, or a sentence saying why not.
-func (w *Worktrees) member(name string) (Member, error) {
+func (w *Worktrees) member(name string) (registry.Member, error) {
 	if err := workspace.ValidateTeammateName(name); err != nil {
-		return Member{}, err
+		return registry.Member{}, err
 	}
 	c, err := w.reg.Read()
 	if err != nil {
-		return Member{}, err
+		return registry.Member{}, err
 	}
 	i := c.Find(name)
 	if i < 0 {
-		return Member{}, fmt.Errorf("no teammate named %s", name)
+		return registry.Member{}, fmt.Errorf("no teammate named %s", name)
 	}
 	m := c.Teammates[i]
 	if m.Branch == "" {
-		return Member{}, fmt.Errorf("%s works in the shared workspace (isolation none): it has no branch to merge or show", name)
+		return registry.Member{}, fmt.Errorf("%s works in the shared workspace (isolation none): it has no branch to merge or show", name)
 	}
 	if !ownBranch(m) {
-		return Member{}, fmt.Errorf("the registry names %q as %s's branch, not %s%s: agentteam touches no other branch", m.Branch, name, BranchPrefix, name)
+		return registry.Member{}, fmt.Errorf("the registry names %q as %s's branch, not %s%s: agentteam touches no other branch", m.Branch, name, BranchPrefix, name)
 	}
 	return m, nil
 }
@@ -334,7 +350,7 @@ func (w *Worktrees) member(name string) (Member, error) {
 // ownBranch: the registry's branch for m is the one agentteam made for it.
 // The registry is a file anyone can edit; a branch it names otherwise
 // (main, a person's own) is never merged from, committed on or deleted.
-func ownBranch(m Member) bool {
+func ownBranch(m registry.Member) bool {
 	return m.Branch == BranchPrefix+m.Name && workspace.ValidateTeammateName(m.Name) == nil
 }
 
@@ -360,7 +376,7 @@ func (w *Worktrees) Report(ctx context.Context, name string) string {
 		case err != nil:
 			note = fmt.Sprintf("\nIts uncommitted work was not committed: %v.", err)
 		case ok:
-			w.emit(name, WorktreeChanged{Action: WorktreeCommitted, Branch: m.Branch, Path: m.Worktree})
+			w.emit(name, event.WorktreeChanged{Action: event.WorktreeCommitted, Branch: m.Branch, Path: m.Worktree})
 		}
 	}
 	into := r.CurrentBranch(ctx)
@@ -368,7 +384,7 @@ func (w *Worktrees) Report(ctx context.Context, name string) string {
 	if err != nil {
 		return fmt.Sprintf("Branch %s: %v%s", m.Branch, err, note)
 	}
-	w.record(name, func(mb *Member) { mb.Diffstat, mb.Merged = sum, sum == "" && r.IsMerged(ctx, m.Branch) })
+	w.Record(name, func(mb *registry.Member) { mb.Diffstat, mb.Merged = sum, sum == "" && r.IsMerged(ctx, m.Branch) })
 	if w.push != "" {
 		note += w.pushBranch(ctx, r, m)
 	}
@@ -469,7 +485,7 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 	if err != nil {
 		return MergeReport{}, err
 	}
-	busy := m.Status == StatusWorking || m.Status == StatusQueued
+	busy := m.Status == registry.StatusWorking || m.Status == registry.StatusQueued
 	if w.inCycle != nil {
 		if b, known := w.inCycle(name); known {
 			busy = b
@@ -523,12 +539,12 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 		if notify != nil {
 			rep.NotifyErr = notify(conflictText(rep))
 		}
-		w.emit(name, WorktreeChanged{Action: WorktreeConflicted, Branch: m.Branch, Into: rep.Into, Conflicts: res.Conflicts})
+		w.emit(name, event.WorktreeChanged{Action: event.WorktreeConflicted, Branch: m.Branch, Into: rep.Into, Conflicts: res.Conflicts})
 		return rep, nil
 	}
-	w.record(name, func(mb *Member) { mb.Merged, mb.Diffstat = true, "" })
+	w.Record(name, func(mb *registry.Member) { mb.Merged, mb.Diffstat = true, "" })
 	if !res.UpToDate {
-		w.emit(name, WorktreeChanged{Action: WorktreeMerged, Branch: m.Branch, Into: rep.Into, Stat: res.Stat})
+		w.emit(name, event.WorktreeChanged{Action: event.WorktreeMerged, Branch: m.Branch, Into: rep.Into, Stat: res.Stat})
 	}
 	rep.Remote = w.dropPushed(ctx, r, m)
 	return rep, nil
@@ -540,7 +556,7 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 // from nor pushes onto that old work. A branch that moved on since is
 // left. Best effort: it returns a sentence for the merge's report.
 // Callers hold mu.
-func (w *Worktrees) dropPushed(ctx context.Context, r *gitwt.Repo, m Member) string {
+func (w *Worktrees) dropPushed(ctx context.Context, r *gitwt.Repo, m registry.Member) string {
 	if !w.pushedElsewhere(m) || !gitwt.IsCommitID(m.PushedCommit) || !r.IsAncestor(ctx, m.PushedCommit, "HEAD") {
 		return ""
 	}
@@ -550,7 +566,7 @@ func (w *Worktrees) dropPushed(ctx context.Context, r *gitwt.Repo, m Member) str
 	}
 	_ = r.DeleteRemoteRef(ctx, remote, baseRef(m.Name), "", w.dropEnv()) // often none: the lead's commit was on a branch there
 	if err := r.DeleteRemoteRef(ctx, remote, "refs/heads/"+m.Branch, m.PushedCommit, w.dropEnv()); err != nil {
-		w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Reason: fmt.Sprintf("it was not deleted from the git remote %s: %v", remote, err)})
+		w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Reason: fmt.Sprintf("it was not deleted from the git remote %s: %v", remote, err)})
 		return fmt.Sprintf("%s was not deleted from the git remote %s: %v.", m.Branch, remote, err)
 	}
 	return fmt.Sprintf("%s was deleted from the git remote %s.", m.Branch, remote)
@@ -598,7 +614,7 @@ func (w *Worktrees) Cleanup(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	var mine []Member
+	var mine []registry.Member
 	for _, m := range c.Teammates {
 		if m.Isolation == IsolationWorktree && ownBranch(m) {
 			mine = append(mine, m)
@@ -624,46 +640,46 @@ func (w *Worktrees) Cleanup(ctx context.Context) {
 			w.pushBranch(ctx, r, m)
 		}
 		if !r.IsMerged(ctx, m.Branch) {
-			w.record(m.Name, func(mb *Member) { mb.Merged = false })
-			w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Path: m.Worktree, Stat: m.Diffstat,
+			w.Record(m.Name, func(mb *registry.Member) { mb.Merged = false })
+			w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Path: m.Worktree, Stat: m.Diffstat,
 				Reason: "merge it with agentteam merge " + m.Name})
 			continue
 		}
 		if wt != nil {
 			if ch, err := r.Changes(ctx, wt); err != nil || len(ch) > 0 {
-				w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Path: m.Worktree,
+				w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Path: m.Worktree,
 					Reason: "it has uncommitted changes in " + strings.Join(firstN(ch, 5), ", ")})
 				continue
 			}
 			if err := r.Remove(ctx, wt, false); err != nil {
-				w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Path: m.Worktree, Reason: err.Error()})
+				w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Path: m.Worktree, Reason: err.Error()})
 				continue
 			}
 		}
 		if err := r.DeleteBranch(ctx, m.Branch); err != nil {
-			w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Reason: err.Error()})
+			w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Reason: err.Error()})
 			continue
 		}
-		w.record(m.Name, func(mb *Member) { mb.Worktree, mb.Merged, mb.Diffstat = "", true, "" })
-		w.emit(m.Name, WorktreeChanged{Action: WorktreeRemoved, Branch: m.Branch, Path: m.Worktree})
+		w.Record(m.Name, func(mb *registry.Member) { mb.Worktree, mb.Merged, mb.Diffstat = "", true, "" })
+		w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeRemoved, Branch: m.Branch, Path: m.Worktree})
 	}
 }
 
 // record changes name's registry entry; a failure only costs the record.
-func (w *Worktrees) record(name string, fn func(*Member)) {
-	_, _ = w.reg.Update(func(c *Config) error {
+func (w *Worktrees) Record(name string, fn func(*registry.Member)) {
+	_, _ = w.reg.Update(func(c *registry.Config) error {
 		i := c.Find(name)
 		if i < 0 {
-			return errNoChange
+			return statefile.ErrNoChange
 		}
 		fn(&c.Teammates[i])
 		return nil
 	})
 }
 
-func (w *Worktrees) emit(name string, p WorktreeChanged) {
+func (w *Worktrees) emit(name string, p event.WorktreeChanged) {
 	if w.events != nil {
-		w.events.Emit(Event{Agent: name, Payload: p})
+		w.events.Emit(event.Event{Agent: name, Payload: p})
 	}
 }
 
@@ -674,81 +690,11 @@ func firstN(s []string, n int) []string {
 	return s
 }
 
-// isolationOf is the isolation a spawn asks for, or the team's default.
-func (t *Team) isolationOf(asked string) string {
-	switch {
-	case asked != "":
-		return asked
-	case t.opts.Isolation != "":
-		return t.opts.Isolation
-	}
-	return IsolationNone
-}
-
-// place gives a teammate of isolation worktree its worktree (found or
-// made) and records it in the entry; a teammate of isolation none works
-// in the workspace and gets a zero placed.
-func (t *Team) place(ctx context.Context, name, iso string, entry *Member) (placed, error) {
-	return t.placeFrom(ctx, name, iso, entry, start{})
-}
-
-// placeFrom is place with a new branch begun where from says (a worker's
-// spawn: the lead's commit); the entry's BaseNote says why not.
-func (t *Team) placeFrom(ctx context.Context, name, iso string, entry *Member, from start) (placed, error) {
-	if err := CheckIsolation(iso); err != nil {
-		return placed{}, err
-	}
-	entry.Isolation = iso
-	if iso != IsolationWorktree {
-		entry.Isolation = ""
-		return placed{}, nil
-	}
-	p, made, note, err := t.worktrees.ensure(ctx, name, from)
-	if err != nil {
-		return placed{}, err
-	}
-	entry.Worktree, entry.Branch, entry.Merged, entry.BaseNote = p.rel, p.wt.Branch, false, note
-	if note != "" {
-		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", errors.New(note))})
-	}
-	if made {
-		t.events.Emit(Event{Agent: name, Payload: WorktreeChanged{Action: WorktreeCreated, Branch: p.wt.Branch, Path: p.rel}})
-	}
-	return p, nil
-}
-
-// MergeAs merges a teammate's branch into the lead's branch for from (the
-// lead, or the person in the TUI); a conflict goes to the teammate as a
-// message from from.
-func (t *Team) MergeAs(ctx context.Context, from, name string) (MergeReport, error) {
-	return t.worktrees.Merge(ctx, name, func(text string) error {
-		_, err := t.messenger.deliver(from, name, inbox.TypeMessage, text)
-		return err
-	})
-}
-
-// MergeTeammate merges a teammate's branch into the lead's branch for the
-// lead's merge_teammate tool; a conflict goes to the teammate as a
-// message from the lead and comes back as an error the model reads.
-func (t *Team) MergeTeammate(ctx context.Context, name string) (string, error) {
-	rep, err := t.MergeAs(ctx, workspace.LeadName, name)
-	if err != nil {
-		return "", err
-	}
-	if len(rep.Conflicts) > 0 {
-		return "", errors.New(rep.Text())
-	}
-	return rep.Text(), nil
-}
-
-// Worktrees are the team's teammate worktrees.
-func (t *Team) Worktrees() *Worktrees { return t.worktrees }
-
 // pushBranch pushes m's branch to the team's git remote (w.push) unless
 // the registry says that commit is pushed already, and records where it
 // is. It returns a sentence for the teammate's result: where the branch
 // went, or why it did not. Callers hold mu.
-func (w *Worktrees) pushBranch(ctx context.Context, r *gitwt.Repo, m Member) string {
+func (w *Worktrees) pushBranch(ctx context.Context, r *gitwt.Repo, m registry.Member) string {
 	commit := r.BranchCommit(ctx, m.Branch)
 	if commit == "" || commit == m.PushedCommit || gitwt.IsCommitID(m.PushedCommit) && r.IsAncestor(ctx, commit, m.PushedCommit) {
 		return "" // pushed already, here or by a worker that went on from it
@@ -762,18 +708,18 @@ func (w *Worktrees) pushBranch(ctx context.Context, r *gitwt.Repo, m Member) str
 	}
 	shown := gitwt.RedactURL(url)
 	if _, err := r.Push(ctx, w.push, m.Branch, w.dropEnv()); err != nil {
-		w.emit(m.Name, WorktreeChanged{Action: WorktreeKept, Branch: m.Branch, Path: m.Worktree,
+		w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Path: m.Worktree,
 			Reason: fmt.Sprintf("the push to %s (%s) failed: %v", w.push, shown, err)})
 		return fmt.Sprintf("\nIts branch was not pushed to the team's git remote %s (%s): %v; the lead cannot merge it until it is.", w.push, shown, err)
 	}
-	w.record(m.Name, func(mb *Member) { mb.PushRemote, mb.PushURL, mb.PushedCommit = w.push, shown, commit })
+	w.Record(m.Name, func(mb *registry.Member) { mb.PushRemote, mb.PushURL, mb.PushedCommit = w.push, shown, commit })
 	return fmt.Sprintf("\nPushed to the team's git remote %s (%s) at %.12s: the lead's merge fetches it from there.", w.push, shown, commit)
 }
 
 // notPushed says why the branch of m, which this repository lacks, is
 // not here: it ran on a worker of another process that recorded no push
 // (nil when that is not the case).
-func (w *Worktrees) notPushed(m Member) error {
+func (w *Worktrees) notPushed(m registry.Member) error {
 	if m.Worker == "" || m.PushedCommit != "" || m.Merged {
 		return nil
 	}
@@ -790,7 +736,7 @@ func (w *Worktrees) notPushed(m Member) error {
 // process pushed: the lead merges the commit pushed, whatever the
 // teammate does now, so its status need not be idle (the registry lags
 // the result).
-func (w *Worktrees) pushedElsewhere(m Member) bool {
+func (w *Worktrees) pushedElsewhere(m registry.Member) bool {
 	if m.PushedCommit == "" {
 		return false
 	}
@@ -810,7 +756,7 @@ func (w *Worktrees) pushedElsewhere(m Member) bool {
 // and never handed to git, and its branch is agentteam/NAME (member).
 // The local branch moves only forward, or from a commit already merged.
 // Callers hold mu.
-func (w *Worktrees) fetchPushed(ctx context.Context, r *gitwt.Repo, m Member) error {
+func (w *Worktrees) fetchPushed(ctx context.Context, r *gitwt.Repo, m registry.Member) error {
 	if m.PushedCommit == "" {
 		return nil
 	}
@@ -852,7 +798,7 @@ func (w *Worktrees) fetchPushed(ctx context.Context, r *gitwt.Repo, m Member) er
 
 // remoteFor is the remote of this repository that m's branch was pushed
 // to: the one whose URL is the registry's, else the one of its name.
-func (w *Worktrees) remoteFor(ctx context.Context, r *gitwt.Repo, m Member) (string, error) {
+func (w *Worktrees) remoteFor(ctx context.Context, r *gitwt.Repo, m registry.Member) (string, error) {
 	remotes, err := r.Remotes(ctx)
 	if err != nil {
 		return "", err
