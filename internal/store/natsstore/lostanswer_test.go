@@ -87,11 +87,12 @@ func (p *answerDropper) accept() {
 		p.mu.Lock()
 		p.conns = append(p.conns, c, s)
 		p.mu.Unlock()
-		var drop sync.Once
+		var drop, silenced sync.Once
 		deaf := make(chan struct{}) // closed once this connection's answers are dropped
+		silence := func() { silenced.Do(func() { close(deaf) }) }
 		cut := func() {
 			drop.Do(func() {
-				close(deaf)
+				silence()
 				_ = c.Close()
 				_ = s.Close()
 			})
@@ -105,12 +106,17 @@ func (p *answerDropper) accept() {
 			for {
 				n, err := c.Read(buf)
 				if n > 0 {
-					if _, werr := s.Write(buf[:n]); werr != nil {
-						return
-					}
 					seen = append(seen, buf[:n]...)
 					hit := p.fire(seen)
 					seen = seen[max(0, len(seen)-len(p.trigger)):]
+					if hit {
+						// Deaf before the write goes on: its answer cannot
+						// come back through, nor be counted before it is cut.
+						silence()
+					}
+					if _, werr := s.Write(buf[:n]); werr != nil {
+						return
+					}
 					if hit {
 						cut()
 						if p.onTrigger != nil {
