@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // chatTeam opens a team whose answers and errors arrive on a channel.
@@ -141,16 +142,10 @@ func TestChatWithAutoOffWaitsForThePerson(t *testing.T) {
 		t.Fatalf("first answer %q", said(a))
 	}
 	// Wait for alice's report to be in the lead's inbox; the lead must not wake.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if has, _ := tm.Mailbox().HasUnread("lead"); has {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("alice never reported")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 20*time.Second, "alice's report in the lead's inbox", func() bool {
+		has, _ := tm.Mailbox().HasUnread("lead")
+		return has
+	})
 	calls := srv.CallsFor("lead")
 	select {
 	case e := <-events:

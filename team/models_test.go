@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -332,17 +333,11 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 	}
 	w2.wait(t, "alice", string(StatusWorking))
 	// Idle after a second cycle: the registry counts it.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testkit.Eventually(t, 20*time.Second, "alice idle after her second cycle", func() bool {
 		c, _ := second.Registry().Read()
-		if i := c.Find("alice"); i >= 0 && c.Teammates[i].Cycles == 2 && c.Teammates[i].Status == StatusIdle {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("alice never finished her second cycle: %+v", c.Teammates)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		i := c.Find("alice")
+		return i >= 0 && c.Teammates[i].Cycles == 2 && c.Teammates[i].Status == StatusIdle
+	})
 	calls := srv.Calls()
 	if len(calls) != 2 || calls[0].Req.Model != "big" || calls[1].Req.Model != "big" {
 		t.Fatalf("alice's calls asked for %v, want big twice", modelsOf(calls))

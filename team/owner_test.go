@@ -14,6 +14,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -97,11 +98,7 @@ func TestATeamStopsWhenItLosesItsOwnerLock(t *testing.T) {
 		t.Fatalf("a fault before the lock was lost: %v", tm.Fault())
 	}
 	close(lock.lost)
-	for deadline := time.Now().Add(10 * time.Second); tm.Fault() == nil; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the team did not stop after losing its owner lock")
-		}
-	}
+	testkit.Eventually(t, 10*time.Second, "the team to stop after losing its owner lock", func() bool { return tm.Fault() != nil })
 	if !errors.Is(tm.Fault(), ErrOwnerLost) {
 		t.Fatalf("Fault = %v, want ErrOwnerLost", tm.Fault())
 	}

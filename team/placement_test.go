@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -68,13 +69,7 @@ func TestASpawnIsNotFailedWhenTheHeartbeatsCannotBeRead(t *testing.T) {
 		Labels: []string{"gpu"}, Deadline: time.Now().Add(-time.Second)}))
 	answered := func() string {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for q.answered(late) == "" {
-			if time.Now().After(deadline) {
-				t.Fatal("the worker did not answer the request")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
+		testkit.Eventually(t, 30*time.Second, "the worker's answer to the request", func() bool { return q.answered(late) != "" })
 		q.mu.Lock()
 		defer q.mu.Unlock()
 		how := q.done[late]

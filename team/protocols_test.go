@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -350,16 +351,10 @@ func TestPlanModeRefusesWritesUntilTheLeadApproves(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "plan approved")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if data, err := os.ReadFile(out); err == nil && string(data) == "done" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("alice never wrote out.txt after approval")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Eventually(t, 20*time.Second, "alice's out.txt after approval", func() bool {
+		data, err := os.ReadFile(out)
+		return err == nil && string(data) == "done"
+	})
 	_, p := findReply(t, tm, "alice", TypePlanApprovalResponse, second)
 	if p["approve"] != true || p["feedback"] != "go" {
 		t.Fatalf("approval payload %v", p)
@@ -384,15 +379,12 @@ func pendingPlan(t *testing.T, tm *Team) string {
 // waitPlan waits for an open plan request other than not.
 func waitPlan(t *testing.T, tm *Team, not string) string {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if id := tm.requests.openFor(RequestPlanApproval, "alice"); id != "" && id != not {
-			return id
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("no plan request from alice")
-	return ""
+	var id string
+	testkit.Eventually(t, 20*time.Second, "a plan request from alice", func() bool {
+		id = tm.requests.openFor(RequestPlanApproval, "alice")
+		return id != "" && id != not
+	})
+	return id
 }
 
 func TestPlanWithoutReviewTimesOutAndStaysReadOnly(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -50,16 +51,10 @@ func TestResumedTeamKeepsAnOpenPlanRequest(t *testing.T) {
 		t.Fatalf("approving the plan submitted before the stop: %v", err)
 	}
 	w2.wait(t, "alice", "plan approved")
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "out.txt")); err == nil && string(data) == "done" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the resumed alice never wrote after approval")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Eventually(t, 20*time.Second, "the resumed alice's out.txt after approval", func() bool {
+		data, err := os.ReadFile(filepath.Join(dir, "out.txt"))
+		return err == nil && string(data) == "done"
+	})
 	if v := srv.Violations(); len(v) > 0 {
 		t.Fatal(v)
 	}
