@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/sys/config"
-	"github.com/agentteam/agentteam/internal/sys/permission"
 )
 
 // ApproveOptions are the inputs of `agentteam approve`.
@@ -56,22 +55,8 @@ func runApprove(opts *ApproveOptions) error {
 		return err
 	}
 	defer st.close()
-	store := st.mail
-	a, err := findAsk(st, opts.ID, opts.Now())
+	a, applies, err := answerAskAs(opts.GlobalOptions, ws, st, opts.ID, true, opts.Always, "", opts.Now())
 	if err != nil {
-		return err
-	}
-	applies := true // the rule added applies to later runs
-	if opts.Always {
-		r, err := permission.ParseRule(a.Rule)
-		if err != nil {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the ask %s carries no rule to add: %w", a.RequestID, err)}
-		}
-		if applies, err = config.AddAllowRule(opts.Getenv, ws.Root, r); err != nil {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("add the rule: %w", err)}
-		}
-	}
-	if err := answerAsk(store, a, true, opts.Always, ""); err != nil {
 		return err
 	}
 	if !opts.Quiet {

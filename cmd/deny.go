@@ -52,12 +52,8 @@ func runDeny(opts *DenyOptions) error {
 		return err
 	}
 	defer st.close()
-	store := st.mail
-	a, err := findAsk(st, opts.ID, opts.Now())
+	a, _, err := answerAskAs(opts.GlobalOptions, ws, st, opts.ID, false, false, opts.Reason, opts.Now())
 	if err != nil {
-		return err
-	}
-	if err := answerAsk(store, a, false, false, opts.Reason); err != nil {
 		return err
 	}
 	if !opts.Quiet {

@@ -13,6 +13,8 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/sys/config"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -265,6 +267,27 @@ func findAsk(st *stores, id string, now time.Time) (ask, error) {
 
 // answerAsk appends the person's answer to the asker's inbox, where the
 // team's waiting call finds it.
+// answerAskAs finds the waiting ask id and answers it as the person:
+// agentteam approve and deny, and a watching chat. always also adds the
+// ask's rule to the project file; applies says whether later runs take it
+// before the project is trusted.
+func answerAskAs(g *GlobalOptions, ws *workspace.Workspace, st *stores, id string, approve, always bool, reason string, now time.Time) (a ask, applies bool, err error) {
+	if a, err = findAsk(st, id, now); err != nil {
+		return a, false, err
+	}
+	applies = true
+	if always {
+		r, err := permission.ParseRule(a.Rule)
+		if err != nil {
+			return a, false, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the ask %s carries no rule to add: %w", a.RequestID, err)}
+		}
+		if applies, err = config.AddAllowRule(g.Getenv, ws.Root, r); err != nil {
+			return a, false, &ExitError{Code: ExitFailure, Err: fmt.Errorf("add the rule: %w", err)}
+		}
+	}
+	return a, applies, answerAsk(st.mail, a, approve, always, reason)
+}
+
 func answerAsk(store mailStore, a ask, approve, always bool, reason string) error {
 	p := team.PermissionPayload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: workspace.UserName}
 	if always {
