@@ -1,13 +1,13 @@
 package cmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,9 +15,8 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/internal/sys/config"
-	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/linechat"
 	"github.com/agentteam/agentteam/internal/ui/tui"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -140,20 +139,8 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *stores, mail wa
 			return nil
 		},
 		Answer: func(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
-			a, err := findAsk(st, id, time.Now())
+			a, _, err := answerAskAs(opts.GlobalOptions, ws, st, id, approve, always, reason, time.Now())
 			if err != nil {
-				return "", err
-			}
-			if always {
-				r, err := permission.ParseRule(a.Rule)
-				if err != nil {
-					return "", fmt.Errorf("the ask %s carries no rule to add: %w", a.RequestID, err)
-				}
-				if _, err := config.AddAllowRule(opts.Getenv, ws.Root, r); err != nil {
-					return "", fmt.Errorf("add the rule: %w", err)
-				}
-			}
-			if err := answerAsk(st.mail, a, approve, always, reason); err != nil {
 				return "", err
 			}
 			if approve {
@@ -165,32 +152,31 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *stores, mail wa
 }
 
 // watchLines is a watch in lines: each event as run prints it, the lead's
-// answers whole; the person's lines go to the lead, /send NAME TEXT to a
-// teammate, /approve ID and /deny ID REASON answer an ask, /team, /inbox
-// [NAME] and /tasks look, /quit (or the end of input) leaves.
+// replies whole; a line goes to the lead's inbox, a slash command is the
+// chats' own (/send, /team, /inbox, /tasks, /allow, /always, /deny…) run
+// against the watch, which refuses what only the running process does;
+// /quit or the end of input leaves.
 func watchLines(ctx context.Context, opts *ChatOptions, s engine.WatchStores, follow *team.EventFollower, running func(context.Context) bool, notice string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	out := &lockedWriter{w: opts.IO.Out}
-	fmt.Fprintln(out, "agentteam chat in lines, watching")
-	fmt.Fprintln(out, notice)
+	w := &watchLog{out: opts.IO.Out}
+	w.println("agentteam chat in lines, watching")
+	w.println(notice)
 	eng := engine.NewWatchEngine(s)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		watchPrint(ctx, out, follow, running)
+		engine.Follow(ctx, follow, running, w.event, func(text string, isErr bool) {
+			if isErr {
+				text = "! " + text
+			}
+			w.println(text)
+		})
 	}()
 	lines := make(chan string)
 	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(opts.IO.In)
-		sc.Buffer(make([]byte, 64<<10), inbox.MaxContentBytes+1024)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-ctx.Done():
-				return
-			}
+		if err := linechat.ReadLines(ctx, opts.IO.In, lines); err != nil {
+			w.println("! " + err.Error())
 		}
 	}()
 	defer func() { stop(); <-done }()
@@ -199,91 +185,81 @@ func watchLines(ctx context.Context, opts *ChatOptions, s engine.WatchStores, fo
 		case <-ctx.Done():
 			return nil
 		case line, ok := <-lines:
-			if !ok {
-				return nil
-			}
-			if quit := watchLine(ctx, out, eng, strings.TrimSpace(line)); quit {
+			if !ok || w.do(ctx, eng, strings.TrimSpace(line)) {
 				return nil
 			}
 		}
 	}
 }
 
-// watchLine does one line the person typed in a watch; quit says it was /quit.
-func watchLine(ctx context.Context, out io.Writer, eng engine.Engine, line string) (quit bool) {
-	say := func(text string, err error) {
-		if err != nil {
-			fmt.Fprintln(out, "! "+err.Error())
-			return
-		}
-		fmt.Fprintln(out, strings.TrimRight(text, "\n"))
+// watchLog is a watch in lines: what it prints, and the asks for the
+// person that wait (the oldest is what /allow answers without an id).
+type watchLog struct {
+	mu  sync.Mutex
+	out io.Writer
+	// lastReply is the lead's last reply shown: a chat's answer repeats
+	// it (a run or an MCP client's team_run has replies and no answers).
+	lastReply string
+	asks      []string
+}
+
+func (w *watchLog) println(text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fmt.Fprintln(w.out, strings.TrimRight(text, "\n"))
+}
+
+// do is one line the person typed; quit says it was /quit.
+func (w *watchLog) do(ctx context.Context, eng engine.Engine, line string) (quit bool) {
+	if line == "" {
+		return false
 	}
-	cmd, rest, _ := strings.Cut(line, " ")
-	rest = strings.TrimSpace(rest)
-	switch {
-	case line == "":
-	case cmd == "/quit" || cmd == "/exit":
-		return true
-	case cmd == "/team":
-		say(eng.Describe(ctx))
-	case cmd == "/inbox":
-		say(eng.Inbox(rest))
-	case cmd == "/tasks":
-		say(eng.Tasks(ctx))
-	case cmd == "/send":
-		to, text, _ := strings.Cut(rest, " ")
-		if to == "" || strings.TrimSpace(text) == "" {
-			say("", errors.New("/send NAME TEXT sends TEXT to NAME's inbox"))
-			return false
+	if !strings.HasPrefix(line, "/") {
+		if err := eng.Say(line); err != nil {
+			w.println("! " + err.Error())
+		} else {
+			w.println("sent to the lead's inbox")
 		}
-		say("sent to "+to+"'s inbox", eng.Send(ctx, to, strings.TrimSpace(text)))
-	case cmd == "/approve":
-		say(eng.AnswerPermission(ctx, rest, true, false, ""))
-	case cmd == "/deny":
-		id, why, _ := strings.Cut(rest, " ")
-		say(eng.AnswerPermission(ctx, id, false, false, strings.TrimSpace(why)))
-	case strings.HasPrefix(cmd, "/"):
-		say("", fmt.Errorf("%s is not a command of a watching chat: /send, /inbox, /team, /tasks, /approve, /deny and /quit are", cmd))
+		return false
+	}
+	w.mu.Lock()
+	first := ""
+	if len(w.asks) > 0 {
+		first = w.asks[0]
+	}
+	w.mu.Unlock()
+	name, call, err := engine.EngineCommand(line, "", first)
+	switch {
+	case err != nil:
+		w.println("! " + err.Error())
+	case call != nil:
+		r, err := call(ctx, eng)
+		if err != nil {
+			w.println("! " + err.Error())
+		} else if r.Text != "" {
+			w.println(r.Text)
+		}
+	case name == "/quit" || name == "/exit":
+		return true
 	default:
-		say("sent to the lead's inbox", eng.Say(line))
+		w.println(fmt.Sprintf("! %s is not a command of a watching chat: /send, /inbox, /team, /tasks, /allow, /always, /deny and /quit are", name))
 	}
 	return false
 }
 
-// watchPrint prints the log's events as they are written until ctx ends.
-func watchPrint(ctx context.Context, out io.Writer, follow *team.EventFollower, running func(context.Context) bool) {
-	was, lastLook := running(ctx), time.Now()
-	var lines watchLog
-	for {
-		evs, err := follow.Next(ctx)
-		for _, e := range evs {
-			if line := lines.line(e); line != "" {
-				fmt.Fprintln(out, line)
-			}
+// event prints one event of the log.
+func (w *watchLog) event(e team.Event) {
+	if p, ok := e.Payload.(team.Permission); ok && p.RequestID != "" && p.By == workspace.UserName {
+		w.mu.Lock()
+		w.asks = slices.DeleteFunc(w.asks, func(id string) bool { return id == p.RequestID })
+		if p.Decision == "asked" {
+			w.asks = append(w.asks, p.RequestID)
 		}
-		if err != nil {
-			fmt.Fprintln(out, "! "+err.Error())
-		}
-		if time.Since(lastLook) >= time.Second {
-			lastLook = time.Now()
-			if now := running(ctx); now != was {
-				was = now
-				fmt.Fprintln(out, tui.WatchedRunning(now))
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(tui.PollInterval):
-		}
+		w.mu.Unlock()
 	}
-}
-
-// watchLog turns events into a watch's lines.
-type watchLog struct {
-	// lastReply is the lead's last reply shown: a chat's answer repeats
-	// it (a run or an MCP client's team_run has replies and no answers).
-	lastReply string
+	if line := w.line(e); line != "" {
+		w.println(line)
+	}
 }
 
 // line is one event in a watch's lines: run's progress line, the lead's
@@ -306,22 +282,10 @@ func (w *watchLog) line(e team.Event) string {
 		return "the person → lead: " + p.Text
 	case team.Permission:
 		if p.Decision == "asked" && p.By == workspace.UserName {
-			return e.Sentence() + ": answer with /approve " + p.RequestID + " or /deny " + p.RequestID + " REASON"
+			return e.Sentence() + ": answer with /allow " + p.RequestID + " or /deny " + p.RequestID + " REASON"
 		}
 	}
 	return progressLine(e)
-}
-
-// lockedWriter lets the event printer and the line handler share out.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // watchIfRunning watches the team when another process runs it or

@@ -17,7 +17,7 @@ import (
 )
 
 // askID is the request id of the first ask a watch printed.
-var askID = regexp.MustCompile(`answer with /approve (\S+) or /deny`)
+var askID = regexp.MustCompile(`answer with /allow (\S+) or /deny`)
 
 // While a chat runs the team, a second chat in the workspace watches it:
 // it shows what the lead and its teammates do, its lines reach the lead,
@@ -39,7 +39,7 @@ func TestAChatWatchesTheTeamAnotherChatRuns(t *testing.T) {
 	watch.send("/send alice hello from the watch")
 	watch.waitFor("sent to alice's inbox", 1)
 	watch.send("/spawn bob as tester")
-	watch.waitFor("is not a command of a watching chat", 1)
+	watch.waitFor("this chat only watches it: spawning a teammate is done there", 1)
 	msgs, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll("alice")
 	if err != nil {
 		t.Fatal(err)
@@ -101,12 +101,12 @@ func TestAChatWatchesAnMCPClientsTeamRun(t *testing.T) {
 	watch := startLineChat(t, ws, nil, "chat", "--plain")
 	watch.waitFor("runs this team", 1)
 	watch.waitFor("the person → lead: have alice write hello.txt", 1)
-	watch.waitFor("answer with /approve ", 1)
+	watch.waitFor("answer with /allow ", 1)
 	m := askID.FindStringSubmatch(watch.output())
 	if m == nil {
 		t.Fatalf("no request id in the watch:\n%s", watch.output())
 	}
-	watch.send("/approve " + m[1])
+	watch.send("/allow " + m[1])
 	watch.waitFor("allowed alice's write_file (request "+m[1]+")", 1)
 	select {
 	case res := <-ran:

@@ -107,7 +107,7 @@ func (c *Chat) Run(ctx context.Context, cfg Config) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		if err := readLines(runCtx, in, lines); err != nil {
+		if err := ReadLines(runCtx, in, lines); err != nil {
 			s.out.line(err.Error())
 		}
 	}()
@@ -143,8 +143,8 @@ type fileReader struct{ io.Reader }
 func (fileReader) Cancel() bool { return true }
 func (fileReader) Close() error { return nil }
 
-// readLines sends each line of r until its end or ctx's, then closes out.
-func readLines(ctx context.Context, r io.Reader, out chan<- string) error {
+// ReadLines sends each line of r until its end or ctx's, then closes out.
+func ReadLines(ctx context.Context, r io.Reader, out chan<- string) error {
 	defer close(out)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)

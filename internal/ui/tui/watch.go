@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"io"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -46,36 +45,7 @@ func Watch(ctx context.Context, cfg WatchConfig) error {
 // followLog hands the log's events to emit as they are written, and says
 // in the lead's pane when the process running the team stops or starts.
 func followLog(ctx context.Context, cfg WatchConfig, emit func(team.Event), send func(tea.Msg)) {
-	running := cfg.Running == nil || cfg.Running(ctx)
-	lastLook := time.Now()
-	for {
-		evs, err := cfg.Events.Next(ctx)
-		for _, e := range evs {
-			emit(e)
-		}
-		if err != nil {
-			send(noteMsg{text: err.Error(), isErr: true, toLead: true})
-		}
-		if cfg.Running != nil && time.Since(lastLook) >= time.Second {
-			lastLook = time.Now()
-			if now := cfg.Running(ctx); now != running {
-				running = now
-				send(noteMsg{text: WatchedRunning(now), toLead: true})
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(PollInterval):
-		}
-	}
-}
-
-// WatchedRunning is the sentence a watch says when the process running
-// the team stops (running false) or one runs it again.
-func WatchedRunning(running bool) string {
-	if running {
-		return "a process runs the team again: its events show here"
-	}
-	return "no process runs the team now: messages wait in the inboxes until one does (quit and run agentteam chat to run it here)"
+	engine.Follow(ctx, cfg.Events, cfg.Running, emit, func(text string, isErr bool) {
+		send(noteMsg{text: text, isErr: isErr, toLead: true})
+	})
 }
