@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,7 +77,7 @@ func acquireOwner(teamDir string) (*ownerLock, error) {
 				who = fmt.Sprintf("another agentteam process (pid %d)", pid)
 			}
 		}
-		return nil, fmt.Errorf("%s is already running the team in this workspace: use agentteam send, inbox and team to join in from here", who)
+		return nil, &heldError{who: who}
 	}
 	// The pid file only names the owner in the message above; the lock is the truth.
 	_ = os.WriteFile(path+".pid", []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
@@ -103,6 +104,14 @@ func CheckNotRunning(teamDir string) error {
 	return nil
 }
 
+// heldError is the refusal of a workspace's owner lock another process
+// holds; who names it.
+type heldError struct{ who string }
+
+func (e *heldError) Error() string {
+	return e.who + " is already running the team in this workspace: use agentteam send, inbox and team to join in from here"
+}
+
 // Runner names the process that runs the team of teamDir (its file owner
 // lock held), "" when none does: how a chat knows to watch instead.
 func Runner(teamDir string) string {
@@ -111,8 +120,9 @@ func Runner(teamDir string) string {
 		o.release()
 		return ""
 	}
-	if who, _, ok := strings.Cut(err.Error(), " is already running the team"); ok {
-		return who
+	var held *heldError
+	if errors.As(err, &held) {
+		return held.who
 	}
 	return "" // no lock to take (no team yet): nobody runs it
 }
