@@ -11,6 +11,7 @@ import (
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -290,7 +291,7 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 	p, t := g.p, g.p.t
 	rq := t.requests
 	timeout := p.timeoutFor(g.agent)
-	ref, err := rq.open(RequestRef{RequestKind: RequestPermission, From: g.agent, To: to}, c.what(), timeout, nil)
+	ref, err := rq.Open(RequestRef{RequestKind: RequestPermission, From: g.agent, To: to}, c.what(), timeout, nil)
 	if err != nil {
 		return false, "permission denied: the ask could not be made: " + err.Error()
 	}
@@ -311,9 +312,9 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 	}
 	msg := inbox.Message{Type: TypePermissionRequest, From: g.agent, To: to, CorrelationID: id,
 		Content: permissionRequestText(g.agent, to, c.what(), v.Why, id, c.diff)}
-	if err := rq.send(msg, req); err != nil {
-		if _, open := rq.answer(id, RequestPermission, g.agent, OutcomeFailed); open {
-			rq.answered(g.agent, ref, ByRuntime, OutcomeFailed, "the ask could not be delivered: "+err.Error())
+	if err := rq.Send(msg, req); err != nil {
+		if _, open := rq.Answer(id, RequestPermission, g.agent, OutcomeFailed); open {
+			rq.Answered(g.agent, ref, ByRuntime, OutcomeFailed, "the ask could not be delivered: "+err.Error())
 		}
 		return false, "permission denied: the ask could not be delivered: " + err.Error()
 	}
@@ -322,19 +323,19 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 	p.setPending(id, &req)
 	resp, outcome, werr := g.wait(ctx, id, to, deadline)
 	p.setPending(id, nil)
-	if _, open := rq.answer(id, RequestPermission, g.agent, outcome); !open {
+	if _, open := rq.Answer(id, RequestPermission, g.agent, outcome); !open {
 		return false, "permission denied: the ask was closed without an answer"
 	}
 	switch {
 	case werr != nil:
 		why := "the call was cancelled while it waited for an answer"
-		rq.answered(g.agent, ref, ByRuntime, outcome, why)
+		rq.Answered(g.agent, ref, ByRuntime, outcome, why)
 		g.respondForRuntime(id, why)
 		g.decided(c, "denied", ByRuntime, why, id)
 		return false, "permission denied: " + why
 	case outcome == OutcomeExpired:
 		why := fmt.Sprintf("no answer within %s", timeout)
-		rq.expired(g.agent, ref, outcome, why)
+		rq.Expired(g.agent, ref, outcome, why)
 		g.respondForRuntime(id, why)
 		g.decided(c, "denied", ByRuntime, why, id)
 		return false, fmt.Sprintf("permission denied: %s asked %s, who did not answer within %s. Do not retry it unasked; say in your reply what you needed.", c.what(), answererWords(to), timeout)
@@ -343,7 +344,7 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 	// Deny rules never change while the team runs, and a call one refuses is
 	// never asked about: no answer can allow it.
 	approve := resp.Approve != nil && *resp.Approve
-	rq.answered(g.agent, ref, by, outcome, resp.Reason)
+	rq.Answered(g.agent, ref, by, outcome, resp.Reason)
 	if !approve {
 		g.decided(c, "denied", by, resp.Reason, id)
 		reason := resp.Reason
@@ -391,11 +392,11 @@ func (g *permissionGate) wait(ctx context.Context, id, to string, deadline time.
 // respondForRuntime closes an ask in the files too, so `agentteam
 // requests` no longer lists it and a late approve is refused.
 func (g *permissionGate) respondForRuntime(id, why string) {
-	p := PermissionPayload{RequestID: id, Approve: boolp(false), Reason: why, By: ByRuntime}
+	p := PermissionPayload{RequestID: id, Approve: protocol.Bool(false), Reason: why, By: ByRuntime}
 	// From the asker's own runtime: on a worker, its credentials may not
 	// send as the person or the lead it asked.
 	msg := inbox.Message{Type: TypePermissionResponse, From: g.agent, To: g.agent, CorrelationID: id, Content: "Not allowed: " + why}
-	if err := g.p.t.requests.send(msg, p); err != nil {
+	if err := g.p.t.requests.Send(msg, p); err != nil {
 		g.p.t.events.Emit(Event{Agent: g.agent, Payload: failure(ClassInbox, "permission response: ", err)})
 	}
 }
@@ -404,15 +405,15 @@ func (g *permissionGate) respondForRuntime(id, why string) {
 // inbox from the one asked, to ("" for anyone). The inbox is read through
 // this process's index (index.go), on from the last look: a wait woken
 // many times, or a relay polling many asks, reads each message once.
-func findPermissionResponse(x *inboxIndexes, name, id, to string) (PermissionPayload, bool) {
-	ix, err := x.read(name)
+func findPermissionResponse(x *inbox.Indexes, name, id, to string) (PermissionPayload, bool) {
+	ix, err := x.Read(name)
 	if err != nil {
 		return PermissionPayload{}, false
 	}
 	var first PermissionPayload
 	found := false
 	// find walks id's messages newest first; refusing each keeps the oldest answer.
-	ix.find(id, func(m inbox.Message) bool {
+	ix.Find(id, func(m inbox.Message) bool {
 		if m.Type != TypePermissionResponse || (to != "" && m.From != to) {
 			return false
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -60,7 +61,7 @@ func (t *Team) answerPermission(from, id string, approve, always, session bool, 
 	if t.perms == nil {
 		return "", fmt.Errorf("this team asks nobody for permission")
 	}
-	r, ok := t.requests.table.Get(id)
+	r, ok := t.requests.Get(id)
 	if !ok || r.Kind != RequestPermission {
 		if text, found, err := t.answerRemote(from, id, approve, always, session, reason); found {
 			return text, err
@@ -70,13 +71,13 @@ func (t *Team) answerPermission(from, id string, approve, always, session bool, 
 	if r.To != from {
 		return "", fmt.Errorf("the ask %s is for %s to answer, not %s", id, answererWords(r.To), from)
 	}
-	p := PermissionPayload{RequestID: id, Approve: boolp(approve), Always: always && from == workspace.UserName,
+	p := PermissionPayload{RequestID: id, Approve: protocol.Bool(approve), Always: always && from == workspace.UserName,
 		Session: session && approve && from == workspace.UserName, Reason: reason, By: from}
 	if p.Always {
 		p.Rule = t.perms.ruleOf(id)
 	}
 	msg := inbox.Message{Type: TypePermissionResponse, From: from, To: r.From, CorrelationID: id, Content: permissionAnswerText(approve, from, reason)}
-	if err := t.requests.send(msg, p); err != nil {
+	if err := t.requests.Send(msg, p); err != nil {
 		return "", err
 	}
 	if approve {
@@ -91,7 +92,7 @@ func (t *Team) PendingPermissions() []PermissionPayload {
 		return nil
 	}
 	var out []PermissionPayload
-	for _, r := range t.requests.table.List() {
+	for _, r := range t.requests.List() {
 		if r.Kind != RequestPermission {
 			continue
 		}

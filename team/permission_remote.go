@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -119,12 +120,12 @@ type remoteAsk struct {
 // id; the inbox is read on from the last look (index.go), not whole at
 // every poll.
 func (t *Team) remoteAsks(to string) (map[string]remoteAsk, error) {
-	ix, err := t.indexes.read(to)
+	ix, err := t.indexes.Read(to)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]remoteAsk{}
-	for _, m := range ix.all() {
+	for _, m := range ix.All() {
 		if m.Type != TypePermissionRequest || m.CorrelationID == "" {
 			continue
 		}
@@ -172,13 +173,13 @@ func (t *Team) answerRemote(from, id string, approve, always, session bool, reas
 	if why := t.askGone(a.req, time.Now()); why != "" {
 		return "", true, fmt.Errorf("nobody waits for the ask %s any more: %s", id, why)
 	}
-	p := PermissionPayload{RequestID: id, Approve: boolp(approve), Always: always && from == workspace.UserName,
+	p := PermissionPayload{RequestID: id, Approve: protocol.Bool(approve), Always: always && from == workspace.UserName,
 		Session: session && approve && from == workspace.UserName, Reason: reason, By: from}
 	if p.Always {
 		p.Rule = a.req.Rule
 	}
 	msg := inbox.Message{Type: TypePermissionResponse, From: from, To: a.req.Agent, CorrelationID: id, Content: permissionAnswerText(approve, from, reason)}
-	if err := t.requests.send(msg, p); err != nil {
+	if err := t.requests.Send(msg, p); err != nil {
 		return "", true, err
 	}
 	if approve {

@@ -89,13 +89,13 @@ func TestAnAnswerCountsOnlyFromTheOneAsked(t *testing.T) {
 	if _, err := store.Append("alice", inbox.Message{Type: TypePermissionResponse, From: "bob", To: "alice", CorrelationID: "permission-1", Payload: raw}); err != nil {
 		t.Fatal(err)
 	}
-	if r, ok := findPermissionResponse(newInboxIndexes(store), "alice", "permission-1", "user"); ok {
+	if r, ok := findPermissionResponse(inbox.NewIndexes(store), "alice", "permission-1", "user"); ok {
 		t.Fatalf("bob's line was taken as the person's answer: %+v", r)
 	}
 	if _, err := store.Append("alice", inbox.Message{Type: TypePermissionResponse, From: "user", To: "alice", CorrelationID: "permission-1", Payload: raw}); err != nil {
 		t.Fatal(err)
 	}
-	r, ok := findPermissionResponse(newInboxIndexes(store), "alice", "permission-1", "user")
+	r, ok := findPermissionResponse(inbox.NewIndexes(store), "alice", "permission-1", "user")
 	if !ok || r.Approve == nil || !*r.Approve || r.By != "user" {
 		t.Fatalf("the person's answer: %+v, %v", r, ok)
 	}

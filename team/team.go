@@ -16,6 +16,7 @@ import (
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -146,10 +147,10 @@ type Team struct {
 	inboxes   *inboxes   // unread.go: the inboxes' health
 	// requests are the open protocol requests, each with its deadline's
 	// timer; the protocols run on them.
-	requests *requests
+	requests *protocol.Requests
 	// indexes are the inboxes read on, not again, by the protocols
 	// across processes (index.go).
-	indexes *inboxIndexes
+	indexes *inbox.Indexes
 
 	shutdowns *shutdowns   // shutdown.go
 	plans     *plans       // plan.go
@@ -299,8 +300,8 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		t.store = withSenderClaims(t.store, t.roster, leadClaim)
 	}
 	t.inboxes.store = t.store
-	t.requests = newRequests(t.events, t.store, t.notifyChanged)
-	t.indexes = newInboxIndexes(t.store)
+	t.requests = protocol.New(t.events, t.store, t.notifyChanged)
+	t.indexes = inbox.NewIndexes(t.store)
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
 	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
 	t.handoffs = newHandoffs(t)
@@ -436,7 +437,7 @@ func (t *Team) Close(ctx context.Context) error {
 	t.stop()
 	stopped := make(chan struct{})
 	go func() {
-		t.requests.table.Close() // waits for expiry callbacks already running
+		t.requests.Close() // waits for expiry callbacks already running
 		t.wg.Wait()
 		close(stopped)
 	}()

@@ -46,6 +46,7 @@ var layers = map[string]int{
 	"team/board":        3,
 	"team/registry":     3, // the registry document and its stores
 	"team/worktree":     7, // the teammates' git worktrees
+	"team/protocol":     7, // the protocol requests: opened, logged, told, closed
 	"team/request":      0,
 	"internal/plug/mcp": 5,
 	// An agent's loop and its tools.
