@@ -16,6 +16,7 @@ import (
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
@@ -152,13 +153,13 @@ type Team struct {
 	// across processes (index.go).
 	indexes *inbox.Indexes
 
-	shutdowns *shutdowns   // shutdown.go
-	plans     *plans       // plan.go
-	handoffs  *handoffs    // handoff.go
-	worktrees *Worktrees   // worktree.go: teammates' git worktrees
-	perms     *permissions // permission.go; nil: every tool call runs
-	hosting   *hosting     // worker.go: this process as a worker; nil without a queue
-	lead      *loop.Agent  // nil in a worker's team (OpenWorker)
+	shutdowns *shutdowns        // shutdown.go
+	plans     *plans            // plan.go
+	handoffs  *handoffs         // handoff.go
+	worktrees *Worktrees        // worktree.go: teammates' git worktrees
+	perms     *permgate.Service // nil: every tool call runs
+	hosting   *hosting          // worker.go: this process as a worker; nil without a queue
+	lead      *loop.Agent       // nil in a worker's team (OpenWorker)
 	models    Models
 	leadModel *agentModel           // the lead's model now, and its meter
 	spend     *spend                // the budget's count; nil: none
@@ -307,10 +308,10 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	t.handoffs = newHandoffs(t)
 	t.worktrees = worktree.New(ws, reg, events)
 	t.worktrees.SetInCycle(t.roster.inCycle)
-	t.perms = newPermissions(t, opts.Permissions)
 	if opts.Queue != nil {
 		t.hosting = newHosting(t, opts.Worker, opts.Queue, opts.Heartbeats, !worker)
 	}
+	t.perms = newGate(t, opts)
 	events.OnWriteError(t.checkStorage)
 	reg.OnWriteError(t.checkStorage)
 	fail := func(err error) (*Team, error) {

@@ -1,4 +1,4 @@
-package team
+package permgate
 
 import (
 	"encoding/json"
@@ -85,17 +85,17 @@ func TestARuleMatchesTheRealPathNotTheLink(t *testing.T) {
 func TestAnAnswerCountsOnlyFromTheOneAsked(t *testing.T) {
 	store := inbox.NewStore(t.TempDir())
 	yes := true
-	raw, _ := json.Marshal(PermissionPayload{RequestID: "permission-1", Approve: &yes, By: "user"})
-	if _, err := store.Append("alice", inbox.Message{Type: TypePermissionResponse, From: "bob", To: "alice", CorrelationID: "permission-1", Payload: raw}); err != nil {
+	raw, _ := json.Marshal(Payload{RequestID: "permission-1", Approve: &yes, By: "user"})
+	if _, err := store.Append("alice", inbox.Message{Type: TypeResponse, From: "bob", To: "alice", CorrelationID: "permission-1", Payload: raw}); err != nil {
 		t.Fatal(err)
 	}
-	if r, ok := findPermissionResponse(inbox.NewIndexes(store), "alice", "permission-1", "user"); ok {
+	if r, ok := findResponse(inbox.NewIndexes(store), "alice", "permission-1", "user"); ok {
 		t.Fatalf("bob's line was taken as the person's answer: %+v", r)
 	}
-	if _, err := store.Append("alice", inbox.Message{Type: TypePermissionResponse, From: "user", To: "alice", CorrelationID: "permission-1", Payload: raw}); err != nil {
+	if _, err := store.Append("alice", inbox.Message{Type: TypeResponse, From: "user", To: "alice", CorrelationID: "permission-1", Payload: raw}); err != nil {
 		t.Fatal(err)
 	}
-	r, ok := findPermissionResponse(inbox.NewIndexes(store), "alice", "permission-1", "user")
+	r, ok := findResponse(inbox.NewIndexes(store), "alice", "permission-1", "user")
 	if !ok || r.Approve == nil || !*r.Approve || r.By != "user" {
 		t.Fatalf("the person's answer: %+v, %v", r, ok)
 	}

@@ -1,4 +1,17 @@
-package team
+// Package permgate decides each tool call of a team's agents before it
+// runs, and carries the asks a decision cannot make alone.
+//
+//   - A call is classified as its tool reads it (call.go): a read, a write
+//     with the diff it would make, a command; the policy (the person's
+//     rules and mode, the rules "allow always" added, on a worker the
+//     lead's deny rules) allows, denies or asks.
+//   - An ask is a protocol request (team/protocol) sent to whoever
+//     answers (the person, the lead, nobody) and waited for in the
+//     asker's inbox, where any process may append the answer
+//     (`agentteam approve`), until its deadline or the caller's context.
+//   - A teammate on a worker asks where it runs; the lead's process shows
+//     the person those asks (remote.go) and answers them in the inboxes.
+package permgate
 
 import (
 	"context"
@@ -19,13 +32,13 @@ import (
 // Permission message types: an ask goes to whoever answers, the answer to
 // the agent that asked (any process may append it: `agentteam approve`).
 const (
-	TypePermissionRequest  inbox.MessageType = "permission_request"
-	TypePermissionResponse inbox.MessageType = "permission_response"
+	TypeRequest  inbox.MessageType = "permission_request"
+	TypeResponse inbox.MessageType = "permission_response"
 )
 
-// DefaultPermissionTimeout bounds the wait for an answer to an ask; then
+// DefaultTimeout bounds the wait for an answer to an ask; then
 // the call is denied.
-const DefaultPermissionTimeout = 5 * time.Minute
+const DefaultTimeout = 5 * time.Minute
 
 // Who answers asks (--permission-delegate).
 const (
@@ -37,16 +50,16 @@ const (
 	DelegateTeam = "team"
 )
 
-// PermissionOptions say what an agent's tool call may do without asking,
+// Options say what an agent's tool call may do without asking,
 // and who answers when it must ask.
-type PermissionOptions struct {
+type Options struct {
 	Policy permission.Policy
 	// Delegate is who answers: DelegateUser, DelegateLead or DelegateNone.
 	Delegate string
 	// Person: someone at the terminal can answer (chat); with DelegateLead
 	// the lead's own asks then go to the person.
 	Person bool
-	// Timeout bounds each wait for an answer (default DefaultPermissionTimeout).
+	// Timeout bounds each wait for an answer (default DefaultTimeout).
 	Timeout time.Duration
 	// FollowMode: on a worker whose person set no mode, each teammate runs
 	// in the mode its spawn request carries (the lead's), so a chat that
@@ -56,9 +69,9 @@ type PermissionOptions struct {
 	FollowMode bool
 }
 
-// PermissionPayload is the payload of permission_request and
+// Payload is the payload of permission_request and
 // permission_response; a response carries Approve and Reason.
-type PermissionPayload struct {
+type Payload struct {
 	RequestID string `json:"request_id"`
 	// The request: who asks to do what, and the unified diff a write would make.
 	Agent   string `json:"agent,omitempty"`
@@ -85,34 +98,34 @@ type PermissionPayload struct {
 	Worker string `json:"worker,omitempty"`
 }
 
-// permissions decide every tool call of the team's agents: the policy,
-// the rules added by "allow always" while the team runs, and the asks.
-type permissions struct {
-	t    *Team
-	opts PermissionOptions
+// Service decides every tool call of the team's agents: the policy, the
+// rules added by "allow always" while the team runs, and the asks.
+type Service struct {
+	d    Deps
+	opts Options
 	mu   sync.Mutex
 	// always are rules approved with "allow always" during this run (the
 	// command that approved also wrote them to the project file).
 	always []permission.Entry
 	// pending are the asks waiting for an answer, by request id.
-	pending map[string]PermissionPayload
+	pending map[string]Payload
 	// asks is, on a worker following the team (DelegateTeam), who answers
 	// each teammate's asks and how long it waits, as its spawn request said.
 	asks map[string]teamAsks
 	// remote are, in the lead's process, the asks of teammates on workers
 	// waiting for the person (permission_remote.go), by request id.
-	remote map[string]PermissionPayload
+	remote map[string]Payload
 	// leadDeny are, on a worker, the lead's deny rules each teammate's
 	// spawn request carried, added to this worker's (permission_deny.go).
 	leadDeny map[string][]permission.Entry
 }
 
-func (p *permissions) ruleOf(id string) string {
+func (p *Service) ruleOf(id string) string {
 	r, _ := p.pendingAsk(id)
 	return r.Rule
 }
 
-func (p *permissions) pendingAsk(id string) (PermissionPayload, bool) {
+func (p *Service) pendingAsk(id string) (Payload, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r, ok := p.pending[id]
@@ -122,7 +135,7 @@ func (p *permissions) pendingAsk(id string) (PermissionPayload, bool) {
 	return r, ok
 }
 
-func (p *permissions) setPending(id string, r *PermissionPayload) {
+func (p *Service) setPending(id string, r *Payload) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if r == nil {
@@ -132,13 +145,51 @@ func (p *permissions) setPending(id string, r *PermissionPayload) {
 	p.pending[id] = *r
 }
 
-func newPermissions(t *Team, o *PermissionOptions) *permissions {
+// Deps are what the service needs of the team it decides for.
+type Deps struct {
+	Requests *protocol.Requests
+	Events   event.Sink
+	Inboxes  Watcher
+	Indexes  *inbox.Indexes
+	// ReadOnly reports whether a tool of an MCP server only reads (the
+	// person's configuration says so); any other is asked about as a
+	// command is.
+	ReadOnly func(tool string) bool
+	// Runs reports whether this process runs teammate name.
+	Runs func(name string) bool
+	// Failure is the event payload of a step that err ended.
+	Failure func(class event.ErrorClass, prefix string, err error) event.Failure
+	// Hosts is the team across hosts; nil on one host.
+	Hosts Hosts
+	// PollInterval is how often the lead's process looks at the asks
+	// teammates on workers make.
+	PollInterval time.Duration
+}
+
+// Watcher wakes a waiting ask when the asker's inbox gains a message.
+type Watcher interface {
+	Watch(ctx context.Context, name string) <-chan struct{}
+}
+
+// Hosts is what the asks need of a team across hosts.
+type Hosts interface {
+	// ID is this process's worker id.
+	ID() string
+	// Lead reports whether this process runs the lead.
+	Lead() bool
+	// Alive reports whether worker's heartbeat lives (true when unknown).
+	Alive(worker string) bool
+}
+
+// New is the service deciding by o (nil: every tool call runs, and New
+// returns nil).
+func New(o *Options, d Deps) *Service {
 	if o == nil {
 		return nil
 	}
 	opts := *o
 	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultPermissionTimeout
+		opts.Timeout = DefaultTimeout
 	}
 	switch opts.Delegate {
 	case DelegateUser, DelegateLead, DelegateNone, DelegateTeam:
@@ -148,14 +199,14 @@ func newPermissions(t *Team, o *PermissionOptions) *permissions {
 			opts.Delegate = DelegateUser
 		}
 	}
-	return &permissions{t: t, opts: opts, pending: map[string]PermissionPayload{}, asks: map[string]teamAsks{}, remote: map[string]PermissionPayload{},
+	return &Service{d: d, opts: opts, pending: map[string]Payload{}, asks: map[string]teamAsks{}, remote: map[string]Payload{},
 		leadDeny: map[string][]permission.Entry{}}
 }
 
-// policy is agent's policy: the process's, in the lead's mode on a worker
-// that follows it (PermissionOptions.FollowMode) but never yolo there,
+// Policy is agent's policy: the process's, in the lead's mode on a worker
+// that follows it (Options.FollowMode) but never yolo there,
 // else in the stricter of the two.
-func (p *permissions) policy(agent string) permission.Policy {
+func (p *Service) Policy(agent string) permission.Policy {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	pol := p.opts.Policy
@@ -193,7 +244,7 @@ func stricterMode(a, b permission.Mode) permission.Mode {
 	return b
 }
 
-func (p *permissions) addAlways(rule string) {
+func (p *Service) addAlways(rule string) {
 	r, err := permission.ParseRule(rule)
 	if err != nil {
 		return
@@ -204,7 +255,7 @@ func (p *permissions) addAlways(rule string) {
 }
 
 // answerer is who answers agent's asks, "" when nobody can.
-func (p *permissions) answerer(agent string) string {
+func (p *Service) answerer(agent string) string {
 	switch {
 	case p.opts.Delegate == DelegateTeam:
 		p.mu.Lock()
@@ -218,9 +269,9 @@ func (p *permissions) answerer(agent string) string {
 	return ""
 }
 
-// gate is agent's permission check, for its tool set; nil without a policy
+// Gate is agent's permission check, for its tool set; nil without a policy
 // (every call runs, as before permissions existed).
-func (p *permissions) gate(agent string, ws *workspace.Workspace) tools.PermissionGate {
+func (p *Service) Gate(agent string, ws *workspace.Workspace) tools.PermissionGate {
 	if p == nil {
 		return nil
 	}
@@ -229,7 +280,7 @@ func (p *permissions) gate(agent string, ws *workspace.Workspace) tools.Permissi
 
 // permissionGate is one agent's check before each of its tool calls.
 type permissionGate struct {
-	p     *permissions
+	p     *Service
 	agent string
 	// ws is the agent's own workspace (a worktree teammate's worktree): its
 	// tools read paths in it, so the gate must too, and writes inside it
@@ -248,11 +299,11 @@ func (g *permissionGate) Permit(ctx context.Context, tool string, args json.RawM
 	case !ok:
 		return true, "" // arguments the tool itself will refuse
 	}
-	if mcp.IsToolName(tool) && !p.t.opts.MCP.ReadOnly(tool) {
+	if mcp.IsToolName(tool) && !p.d.ReadOnly(tool) {
 		// A server's tool may do anything: asked about as a command is.
-		c.Kind, c.Subject = permission.Exec, FirstLine(string(args), 400)
+		c.Kind, c.Subject = permission.Exec, event.FirstLine(string(args), 400)
 	}
-	v := p.policy(g.agent).Decide(c.Call)
+	v := p.Policy(g.agent).Decide(c.Call)
 	switch v.Decision {
 	case permission.Allow:
 		if c.Kind != permission.Read {
@@ -266,7 +317,7 @@ func (g *permissionGate) Permit(ctx context.Context, tool string, args json.RawM
 	to := p.answerer(g.agent)
 	if to == "" {
 		hint := headlessHint(c, v)
-		g.decided(c, "denied", ByRuntime, "nobody to ask: "+v.Why, "")
+		g.decided(c, "denied", event.ByRuntime, "nobody to ask: "+v.Why, "")
 		return false, hint
 	}
 	return g.ask(ctx, c, v, to)
@@ -281,63 +332,63 @@ func byOf(v permission.Verdict) string {
 
 // decided logs a decision on a call.
 func (g *permissionGate) decided(c classified, decision, by, why, id string) {
-	g.p.t.events.Emit(Event{Agent: g.agent, Payload: Permission{Tool: c.Tool, Subject: c.Subject, Decision: decision,
+	g.p.d.Events.Emit(event.Event{Agent: g.agent, Payload: event.Permission{Tool: c.Tool, Subject: c.Subject, Decision: decision,
 		By: by, Why: why, RequestID: id, Diff: c.diff}})
 }
 
 // ask opens a request, sends the ask to `to` and waits for the answer in
 // the asker's inbox, where any process may append it.
 func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Verdict, to string) (bool, string) {
-	p, t := g.p, g.p.t
-	rq := t.requests
+	p := g.p
+	rq := p.d.Requests
 	timeout := p.timeoutFor(g.agent)
-	ref, err := rq.Open(RequestRef{RequestKind: RequestPermission, From: g.agent, To: to}, c.what(), timeout, nil)
+	ref, err := rq.Open(event.RequestRef{RequestKind: event.RequestPermission, From: g.agent, To: to}, c.what(), timeout, nil)
 	if err != nil {
 		return false, "permission denied: the ask could not be made: " + err.Error()
 	}
 	id := ref.ID
 	deadline := time.Now().Add(timeout)
-	req := PermissionPayload{RequestID: id, Agent: g.agent, Tool: c.Tool, Args: event.Clip(c.args, event.MaxText),
+	req := Payload{RequestID: id, Agent: g.agent, Tool: c.Tool, Args: event.Clip(c.args, event.MaxText),
 		Diff: c.diff, Rule: permission.Suggest(c.Call).String(), Why: v.Why, Deadline: deadline.UTC()}
 	if r, ok := permission.SuggestPrefix(c.Call); ok {
 		req.Prefix = r.String()
 	}
-	if h := t.hosting; h != nil && !h.isLead {
-		req.Worker = h.opts.ID
+	if h := p.d.Hosts; h != nil && !h.Lead() {
+		req.Worker = h.ID()
 	}
 	if c.Kind == permission.Exec {
 		req.Command = c.Subject
 	} else {
 		req.Path = c.Subject
 	}
-	msg := inbox.Message{Type: TypePermissionRequest, From: g.agent, To: to, CorrelationID: id,
-		Content: permissionRequestText(g.agent, to, c.what(), v.Why, id, c.diff)}
+	msg := inbox.Message{Type: TypeRequest, From: g.agent, To: to, CorrelationID: id,
+		Content: requestText(g.agent, to, c.what(), v.Why, id, c.diff)}
 	if err := rq.Send(msg, req); err != nil {
-		if _, open := rq.Answer(id, RequestPermission, g.agent, OutcomeFailed); open {
-			rq.Answered(g.agent, ref, ByRuntime, OutcomeFailed, "the ask could not be delivered: "+err.Error())
+		if _, open := rq.Answer(id, event.RequestPermission, g.agent, event.OutcomeFailed); open {
+			rq.Answered(g.agent, ref, event.ByRuntime, event.OutcomeFailed, "the ask could not be delivered: "+err.Error())
 		}
 		return false, "permission denied: the ask could not be delivered: " + err.Error()
 	}
-	g.p.t.events.Emit(Event{Agent: g.agent, Payload: Permission{Tool: c.Tool, Subject: c.Subject, Decision: "asked",
+	g.p.d.Events.Emit(event.Event{Agent: g.agent, Payload: event.Permission{Tool: c.Tool, Subject: c.Subject, Decision: "asked",
 		By: to, Why: v.Why, RequestID: id, Diff: c.diff, Prefix: req.Prefix}})
 	p.setPending(id, &req)
 	resp, outcome, werr := g.wait(ctx, id, to, deadline)
 	p.setPending(id, nil)
-	if _, open := rq.Answer(id, RequestPermission, g.agent, outcome); !open {
+	if _, open := rq.Answer(id, event.RequestPermission, g.agent, outcome); !open {
 		return false, "permission denied: the ask was closed without an answer"
 	}
 	switch {
 	case werr != nil:
 		why := "the call was cancelled while it waited for an answer"
-		rq.Answered(g.agent, ref, ByRuntime, outcome, why)
+		rq.Answered(g.agent, ref, event.ByRuntime, outcome, why)
 		g.respondForRuntime(id, why)
-		g.decided(c, "denied", ByRuntime, why, id)
+		g.decided(c, "denied", event.ByRuntime, why, id)
 		return false, "permission denied: " + why
-	case outcome == OutcomeExpired:
+	case outcome == event.OutcomeExpired:
 		why := fmt.Sprintf("no answer within %s", timeout)
 		rq.Expired(g.agent, ref, outcome, why)
 		g.respondForRuntime(id, why)
-		g.decided(c, "denied", ByRuntime, why, id)
+		g.decided(c, "denied", event.ByRuntime, why, id)
 		return false, fmt.Sprintf("permission denied: %s asked %s, who did not answer within %s. Do not retry it unasked; say in your reply what you needed.", c.what(), answererWords(to), timeout)
 	}
 	by := resp.By
@@ -365,26 +416,26 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 
 // wait returns the answer to request id from the asker's inbox: approved
 // or rejected, expired at the deadline, or ctx's error.
-func (g *permissionGate) wait(ctx context.Context, id, to string, deadline time.Time) (PermissionPayload, Outcome, error) {
-	t := g.p.t
+func (g *permissionGate) wait(ctx context.Context, id, to string, deadline time.Time) (Payload, event.Outcome, error) {
+	d := g.p.d
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wake := t.store.Watch(wctx, g.agent) // before the first look: an answer after it wakes us
+	wake := d.Inboxes.Watch(wctx, g.agent) // before the first look: an answer after it wakes us
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	for {
-		if r, ok := findPermissionResponse(t.indexes, g.agent, id, to); ok {
+		if r, ok := findResponse(d.Indexes, g.agent, id, to); ok {
 			if r.Approve != nil && *r.Approve {
-				return r, OutcomeApproved, nil
+				return r, event.OutcomeApproved, nil
 			}
-			return r, OutcomeRejected, nil
+			return r, event.OutcomeRejected, nil
 		}
 		select {
 		case <-wake:
 		case <-timer.C:
-			return PermissionPayload{}, OutcomeExpired, nil
+			return Payload{}, event.OutcomeExpired, nil
 		case <-ctx.Done():
-			return PermissionPayload{}, Outcome("cancelled"), ctx.Err()
+			return Payload{}, event.Outcome("cancelled"), ctx.Err()
 		}
 	}
 }
@@ -392,36 +443,36 @@ func (g *permissionGate) wait(ctx context.Context, id, to string, deadline time.
 // respondForRuntime closes an ask in the files too, so `agentteam
 // requests` no longer lists it and a late approve is refused.
 func (g *permissionGate) respondForRuntime(id, why string) {
-	p := PermissionPayload{RequestID: id, Approve: protocol.Bool(false), Reason: why, By: ByRuntime}
+	p := Payload{RequestID: id, Approve: protocol.Bool(false), Reason: why, By: event.ByRuntime}
 	// From the asker's own runtime: on a worker, its credentials may not
 	// send as the person or the lead it asked.
-	msg := inbox.Message{Type: TypePermissionResponse, From: g.agent, To: g.agent, CorrelationID: id, Content: "Not allowed: " + why}
-	if err := g.p.t.requests.Send(msg, p); err != nil {
-		g.p.t.events.Emit(Event{Agent: g.agent, Payload: failure(ClassInbox, "permission response: ", err)})
+	msg := inbox.Message{Type: TypeResponse, From: g.agent, To: g.agent, CorrelationID: id, Content: "Not allowed: " + why}
+	if err := g.p.d.Requests.Send(msg, p); err != nil {
+		g.p.d.Events.Emit(event.Event{Agent: g.agent, Payload: g.p.d.Failure(event.ClassInbox, "permission response: ", err)})
 	}
 }
 
-// findPermissionResponse is the first answer to request id in name's
+// findResponse is the first answer to request id in name's
 // inbox from the one asked, to ("" for anyone). The inbox is read through
 // this process's index (index.go), on from the last look: a wait woken
 // many times, or a relay polling many asks, reads each message once.
-func findPermissionResponse(x *inbox.Indexes, name, id, to string) (PermissionPayload, bool) {
+func findResponse(x *inbox.Indexes, name, id, to string) (Payload, bool) {
 	ix, err := x.Read(name)
 	if err != nil {
-		return PermissionPayload{}, false
+		return Payload{}, false
 	}
-	var first PermissionPayload
+	var first Payload
 	found := false
 	// find walks id's messages newest first; refusing each keeps the oldest answer.
 	ix.Find(id, func(m inbox.Message) bool {
-		if m.Type != TypePermissionResponse || (to != "" && m.From != to) {
+		if m.Type != TypeResponse || (to != "" && m.From != to) {
 			return false
 		}
-		var r PermissionPayload
+		var r Payload
 		if json.Unmarshal(m.Payload, &r) != nil || r.RequestID != id {
 			return false
 		}
-		if r.By != ByRuntime {
+		if r.By != event.ByRuntime {
 			r.By = m.From
 		}
 		first, found = r, true
@@ -436,7 +487,7 @@ func answererWords(name string) string {
 		return "the person"
 	case workspace.LeadName:
 		return "the lead"
-	case ByRuntime:
+	case event.ByRuntime:
 		return "agentteam"
 	}
 	return name

@@ -1,4 +1,4 @@
-package team
+package permgate
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ const (
 const leadDenyFrom = "the lead's deny rule"
 
 // denyRules are the lead's process's deny rules as text, for spawn requests.
-func (p *permissions) denyRules() []string {
+func (p *Service) denyRules() []string {
 	if p == nil {
 		return nil
 	}
@@ -34,9 +34,9 @@ func (p *permissions) denyRules() []string {
 	return out
 }
 
-// followDeny adds, on a worker, the lead's deny rules to teammate name's
-// policy (rules checked by checkDeny).
-func (p *permissions) followDeny(name string, rules []string) {
+// FollowDeny adds, on a worker, the lead's deny rules to teammate name's
+// policy (rules checked by CheckDeny).
+func (p *Service) FollowDeny(name string, rules []string) {
 	if p == nil {
 		return
 	}
@@ -55,8 +55,8 @@ func (p *permissions) followDeny(name string, rules []string) {
 	p.leadDeny[name] = es
 }
 
-// checkDeny refuses deny rules no lead of ours would send.
-func checkDeny(rules []string) error {
+// CheckDeny refuses deny rules no lead of ours would send.
+func CheckDeny(rules []string) error {
 	if len(rules) > maxDenyRules {
 		return fmt.Errorf("deny: %d rules, more than %d", len(rules), maxDenyRules)
 	}

@@ -1,4 +1,4 @@
-package team
+package permgate
 
 import (
 	"bytes"
@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	udiff "github.com/aymanbagabas/go-udiff"
+	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -32,7 +33,7 @@ type classified struct {
 func (c classified) what() string {
 	switch c.Kind {
 	case permission.Exec:
-		return fmt.Sprintf("%s `%s`", c.Tool, FirstLine(c.Subject, 200))
+		return fmt.Sprintf("%s `%s`", c.Tool, event.FirstLine(c.Subject, 200))
 	case permission.Write:
 		return c.Tool + " " + c.Subject
 	}

@@ -1,4 +1,4 @@
-package team
+package permgate
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -24,17 +25,24 @@ import (
 // for it, checks the ask in the inboxes (answerRemote). The ask carries
 // its worker's id: once that worker's heartbeat is gone it is abandoned.
 
-// rulesFor is q with the lead's rules for its teammate, which travel in
-// every spawn request: who answers its asks and how long each waits, the
-// lead's permission mode and its deny rules.
-func (p *permissions) rulesFor(q SpawnRequest) SpawnRequest {
-	q.Asks, q.AskTimeout, q.Mode, q.Deny = p.askerOf(q.Name), p.askTimeout(), p.modeOf(), p.denyRules()
-	return q
+// Rules are the lead's rules for a teammate, which travel in every spawn
+// request: who answers its asks and how long each waits, the lead's
+// permission mode and its deny rules.
+type Rules struct {
+	Asks       string
+	AskTimeout time.Duration
+	Mode       permission.Mode
+	Deny       []string
+}
+
+// RulesFor are the lead's rules for teammate name.
+func (p *Service) RulesFor(name string) Rules {
+	return Rules{Asks: p.askerOf(name), AskTimeout: p.askTimeout(), Mode: p.modeOf(), Deny: p.denyRules()}
 }
 
 // askerOf is who the lead's process has answer name's asks, for its spawn
 // request: the person, the lead, or "" (nobody: asks are denied at once).
-func (p *permissions) askerOf(name string) string {
+func (p *Service) askerOf(name string) string {
 	if p == nil {
 		return ""
 	}
@@ -53,9 +61,9 @@ type teamAsks struct {
 	mode    permission.Mode // the lead's mode, "" when the request carried none
 }
 
-// follow records, on a worker, who answers the asks of teammate name and
+// Follow records, on a worker, who answers the asks of teammate name and
 // how long each waits, as its spawn request said.
-func (p *permissions) follow(name, asks string, timeout time.Duration, mode permission.Mode) {
+func (p *Service) Follow(name, asks string, timeout time.Duration, mode permission.Mode) {
 	if p == nil {
 		return
 	}
@@ -65,7 +73,7 @@ func (p *permissions) follow(name, asks string, timeout time.Duration, mode perm
 }
 
 // modeOf is the lead's process's permission mode, for spawn requests.
-func (p *permissions) modeOf() permission.Mode {
+func (p *Service) modeOf() permission.Mode {
 	if p == nil {
 		return ""
 	}
@@ -74,7 +82,7 @@ func (p *permissions) modeOf() permission.Mode {
 
 // timeoutFor is how long an ask of agent waits for its answer: the team's
 // on a worker that follows it, else this process's.
-func (p *permissions) timeoutFor(agent string) time.Duration {
+func (p *Service) timeoutFor(agent string) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if a, ok := p.asks[agent]; ok && p.opts.Delegate == DelegateTeam && a.timeout > 0 {
@@ -84,15 +92,15 @@ func (p *permissions) timeoutFor(agent string) time.Duration {
 }
 
 // askTimeout is the lead's process's wait for an answer, for spawn requests.
-func (p *permissions) askTimeout() time.Duration {
+func (p *Service) askTimeout() time.Duration {
 	if p == nil {
 		return 0
 	}
 	return p.opts.Timeout
 }
 
-// checkAsks refuses who-answers values and waits no lead of ours would send.
-func checkAsks(asks string, timeout time.Duration, mode permission.Mode) error {
+// CheckAsks refuses who-answers values and waits no lead of ours would send.
+func CheckAsks(asks string, timeout time.Duration, mode permission.Mode) error {
 	switch asks {
 	case "", workspace.UserName, workspace.LeadName:
 	default:
@@ -113,27 +121,27 @@ func checkAsks(asks string, timeout time.Duration, mode permission.Mode) error {
 // another worker: the request message and its payload.
 type remoteAsk struct {
 	msg inbox.Message
-	req PermissionPayload
+	req Payload
 }
 
 // remoteAsks are the asks in to's inbox made on other workers, by request
 // id; the inbox is read on from the last look (index.go), not whole at
 // every poll.
-func (t *Team) remoteAsks(to string) (map[string]remoteAsk, error) {
-	ix, err := t.indexes.Read(to)
+func (p *Service) remoteAsks(to string) (map[string]remoteAsk, error) {
+	ix, err := p.d.Indexes.Read(to)
 	if err != nil {
 		return nil, err
 	}
 	out := map[string]remoteAsk{}
 	for _, m := range ix.All() {
-		if m.Type != TypePermissionRequest || m.CorrelationID == "" {
+		if m.Type != TypeRequest || m.CorrelationID == "" {
 			continue
 		}
-		var r PermissionPayload
-		if json.Unmarshal(m.Payload, &r) != nil || r.RequestID != m.CorrelationID || r.Worker == "" || r.Worker == t.hosting.opts.ID {
+		var r Payload
+		if json.Unmarshal(m.Payload, &r) != nil || r.RequestID != m.CorrelationID || r.Worker == "" || r.Worker == p.d.Hosts.ID() {
 			continue
 		}
-		if workspace.ValidateTeammateName(m.From) != nil || t.roster.runs(m.From) {
+		if workspace.ValidateTeammateName(m.From) != nil || p.d.Runs(m.From) {
 			continue
 		}
 		r.Agent = m.From
@@ -143,23 +151,23 @@ func (t *Team) remoteAsks(to string) (map[string]remoteAsk, error) {
 }
 
 // askGone says why an ask made on another worker waits for nobody, "" while it waits.
-func (t *Team) askGone(r PermissionPayload, now time.Time) string {
+func (p *Service) askGone(r Payload, now time.Time) string {
 	switch {
 	case !now.Before(r.Deadline):
 		return fmt.Sprintf("no answer by its deadline %s", r.Deadline.Local().Format("15:04:05"))
-	case !t.hosting.workerAlive(r.Worker):
+	case !p.d.Hosts.Alive(r.Worker):
 		return fmt.Sprintf("the worker %s that asked is gone", r.Worker)
 	}
 	return ""
 }
 
-// answerRemote is AnswerPermission for an ask made on another worker; ok
+// answerRemote is Answer for an ask made on another worker; ok
 // is false when there is no such ask in from's inbox.
-func (t *Team) answerRemote(from, id string, approve, always, session bool, reason string) (string, bool, error) {
-	if t.hosting == nil || (from != workspace.UserName && from != workspace.LeadName) {
+func (p *Service) answerRemote(from, id string, approve, always, session bool, reason string) (string, bool, error) {
+	if p.d.Hosts == nil || (from != workspace.UserName && from != workspace.LeadName) {
 		return "", false, nil
 	}
-	asks, err := t.remoteAsks(from)
+	asks, err := p.remoteAsks(from)
 	if err != nil {
 		return "", true, err
 	}
@@ -167,19 +175,19 @@ func (t *Team) answerRemote(from, id string, approve, always, session bool, reas
 	if !ok {
 		return "", false, nil
 	}
-	if _, answered := findPermissionResponse(t.indexes, a.req.Agent, id, ""); answered {
+	if _, answered := findResponse(p.d.Indexes, a.req.Agent, id, ""); answered {
 		return "", true, fmt.Errorf("the ask %s was already answered", id)
 	}
-	if why := t.askGone(a.req, time.Now()); why != "" {
+	if why := p.askGone(a.req, time.Now()); why != "" {
 		return "", true, fmt.Errorf("nobody waits for the ask %s any more: %s", id, why)
 	}
-	p := PermissionPayload{RequestID: id, Approve: protocol.Bool(approve), Always: always && from == workspace.UserName,
+	pl := Payload{RequestID: id, Approve: protocol.Bool(approve), Always: always && from == workspace.UserName,
 		Session: session && approve && from == workspace.UserName, Reason: reason, By: from}
-	if p.Always {
-		p.Rule = a.req.Rule
+	if pl.Always {
+		pl.Rule = a.req.Rule
 	}
-	msg := inbox.Message{Type: TypePermissionResponse, From: from, To: a.req.Agent, CorrelationID: id, Content: permissionAnswerText(approve, from, reason)}
-	if err := t.requests.Send(msg, p); err != nil {
+	msg := inbox.Message{Type: TypeResponse, From: from, To: a.req.Agent, CorrelationID: id, Content: answerText(approve, from, reason)}
+	if err := p.d.Requests.Send(msg, pl); err != nil {
 		return "", true, err
 	}
 	if approve {
@@ -188,14 +196,13 @@ func (t *Team) answerRemote(from, id string, approve, always, session bool, reas
 	return fmt.Sprintf("Denied %s's call on worker %s (request %s); it is told why.", a.req.Agent, a.req.Worker, id), true, nil
 }
 
-// relayRemoteAsks shows the person, in the lead's process, the asks
+// RelayRemoteAsks shows the person, in the lead's process, the asks
 // teammates on workers make of them, as permission events to the chat only
 // (the worker logged them), and closes each once answered, expired or
 // abandoned, until ctx ends.
-func (p *permissions) relayRemoteAsks(ctx context.Context) {
-	t := p.t
-	wake := t.store.Watch(ctx, workspace.UserName) // before the first look
-	tick := time.NewTicker(t.opts.PollInterval)    // answers in other inboxes, deadlines, heartbeats
+func (p *Service) RelayRemoteAsks(ctx context.Context) {
+	wake := p.d.Inboxes.Watch(ctx, workspace.UserName) // before the first look
+	tick := time.NewTicker(p.d.PollInterval)           // answers in other inboxes, deadlines, heartbeats
 	defer tick.Stop()
 	closed := map[string]bool{} // asks found answered or gone: never looked at again
 	for {
@@ -211,14 +218,13 @@ func (p *permissions) relayRemoteAsks(ctx context.Context) {
 
 // lookRemoteAsks tells the chat of each new ask made of the person on
 // another worker, and of each shown before that nobody waits for now.
-func (p *permissions) lookRemoteAsks(now time.Time, closed map[string]bool) {
-	t := p.t
-	asks, err := t.remoteAsks(workspace.UserName)
+func (p *Service) lookRemoteAsks(now time.Time, closed map[string]bool) {
+	asks, err := p.remoteAsks(workspace.UserName)
 	if err != nil {
 		return // the next look tries again
 	}
 	p.mu.Lock()
-	shown := make(map[string]PermissionPayload, len(p.remote))
+	shown := make(map[string]Payload, len(p.remote))
 	for id, r := range p.remote {
 		shown[id] = r
 	}
@@ -227,7 +233,7 @@ func (p *permissions) lookRemoteAsks(now time.Time, closed map[string]bool) {
 		if _, ok := shown[id]; ok || closed[id] {
 			continue
 		}
-		if _, answered := findPermissionResponse(t.indexes, a.req.Agent, id, ""); answered || t.askGone(a.req, now) != "" {
+		if _, answered := findResponse(p.d.Indexes, a.req.Agent, id, ""); answered || p.askGone(a.req, now) != "" {
 			closed[id] = true
 			continue
 		}
@@ -238,18 +244,18 @@ func (p *permissions) lookRemoteAsks(now time.Time, closed map[string]bool) {
 		if subject == "" {
 			subject = a.req.Path
 		}
-		t.events.Notify(Event{Agent: a.req.Agent, Payload: Permission{Tool: a.req.Tool, Subject: subject, Decision: "asked",
+		p.d.Events.Notify(event.Event{Agent: a.req.Agent, Payload: event.Permission{Tool: a.req.Tool, Subject: subject, Decision: "asked",
 			By: workspace.UserName, Why: a.req.Why + " · on worker " + a.req.Worker, RequestID: id, Diff: a.req.Diff, Prefix: a.req.Prefix}})
 	}
 	for id, r := range shown {
 		decision, by, why := "", "", ""
-		if resp, answered := findPermissionResponse(t.indexes, r.Agent, id, ""); answered {
+		if resp, answered := findResponse(p.d.Indexes, r.Agent, id, ""); answered {
 			decision, by, why = "denied", resp.By, resp.Reason
 			if resp.Approve != nil && *resp.Approve {
 				decision = "allowed"
 			}
-		} else if gone := t.askGone(r, now); gone != "" {
-			decision, by, why = "denied", ByRuntime, gone
+		} else if gone := p.askGone(r, now); gone != "" {
+			decision, by, why = "denied", event.ByRuntime, gone
 		} else {
 			continue
 		}
@@ -257,18 +263,18 @@ func (p *permissions) lookRemoteAsks(now time.Time, closed map[string]bool) {
 		p.mu.Lock()
 		delete(p.remote, id)
 		p.mu.Unlock()
-		t.events.Notify(Event{Agent: r.Agent, Payload: Permission{Tool: r.Tool, Decision: decision, By: by, Why: why, RequestID: id}})
+		p.d.Events.Notify(event.Event{Agent: r.Agent, Payload: event.Permission{Tool: r.Tool, Decision: decision, By: by, Why: why, RequestID: id}})
 	}
 }
 
 // remotePending are the asks of teammates on workers the person was shown, oldest first.
-func (p *permissions) remotePending() []PermissionPayload {
+func (p *Service) remotePending() []Payload {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]PermissionPayload, 0, len(p.remote))
+	out := make([]Payload, 0, len(p.remote))
 	for _, r := range p.remote {
 		out = append(out, r)
 	}
-	slices.SortFunc(out, func(a, b PermissionPayload) int { return a.Deadline.Compare(b.Deadline) })
+	slices.SortFunc(out, func(a, b Payload) int { return a.Deadline.Compare(b.Deadline) })
 	return out
 }
