@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/pool"
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -158,7 +159,7 @@ func queueRoom(c *Config, name string, max int) error {
 		}
 	}
 	if waiting >= max {
-		return fmt.Errorf("%w: %d spawns already wait for a worker to take them (--max-queue %d)", ErrQueueFull, waiting, max)
+		return fmt.Errorf("%w: %d spawns already wait for a worker to take them (--max-queue %d)", pool.ErrQueueFull, waiting, max)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/permgate"
+	"github.com/agentteam/agentteam/team/pool"
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
@@ -124,7 +125,7 @@ type Team struct {
 	ws     *workspace.Workspace
 	store  Mailbox
 	reg    RegistryDoc
-	pool   *Pool
+	pool   *pool.Pool
 	events EventSink
 	tasks  *teamTasks
 	files  files // the same stores as files, for the accessors
@@ -264,7 +265,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		models:       opts.Models,
 		ws:           ws,
 		reg:          reg,
-		pool:         NewPool(opts.MaxWorkers, opts.MaxQueue),
+		pool:         pool.New(opts.MaxWorkers, opts.MaxQueue),
 		events:       events,
 		pid:          os.Getpid(),
 		changed:      make(chan struct{}, 1),
@@ -413,9 +414,6 @@ func (t *Team) Mailbox() Mailbox {
 
 // Registry is the team's registry (a file unless Options.Registry said).
 func (t *Team) Registry() *Registry { return t.files.reg }
-
-// Pool is the team's worker pool.
-func (t *Team) Pool() *Pool { return t.pool }
 
 // Lead is the lead agent.
 func (t *Team) Lead() *loop.Agent { return t.lead }

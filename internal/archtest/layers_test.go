@@ -49,6 +49,7 @@ var layers = map[string]int{
 	"team/protocol":     7, // the protocol requests: opened, logged, told, closed
 	"team/permgate":     8, // each tool call decided, and the asks
 	"team/request":      0,
+	"team/pool":         0, // how many agents run a model turn at once
 	"internal/plug/mcp": 5,
 	// An agent's loop and its tools.
 	"loop":  5,

@@ -1,4 +1,4 @@
-package team
+package pool
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 )
 
 func TestPoolBoundsConcurrencyAndReachesIt(t *testing.T) {
-	p := NewPool(4, 50)
+	p := New(4, 50)
 	var mu sync.Mutex
 	cur, peak := 0, 0
 	gate := make(chan struct{})
@@ -62,7 +62,7 @@ func TestPoolBoundsConcurrencyAndReachesIt(t *testing.T) {
 }
 
 func TestPoolQueueBoundRefusesSpawns(t *testing.T) {
-	p := NewPool(1, 2)
+	p := New(1, 2)
 	release, err := p.Acquire(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestPoolQueueBoundRefusesSpawns(t *testing.T) {
 }
 
 func TestPoolAcquireHonoursCancel(t *testing.T) {
-	p := NewPool(1, 0)
+	p := New(1, 0)
 	release, _ := p.Acquire(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

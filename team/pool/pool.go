@@ -1,4 +1,6 @@
-package team
+// Package pool bounds how many of a team's agents run a model turn at
+// once, with a bounded queue of spawns waiting for a worker.
+package pool
 
 import (
 	"context"
@@ -20,9 +22,9 @@ type Pool struct {
 // ErrQueueFull is returned when a spawn would exceed the queue bound.
 var ErrQueueFull = fmt.Errorf("the spawn queue is full")
 
-// NewPool makes a pool of n workers (at least 1) with room for maxQueue
+// New makes a pool of n workers (at least 1) with room for maxQueue
 // spawns waiting for one.
-func NewPool(n, maxQueue int) *Pool {
+func New(n, maxQueue int) *Pool {
 	if n < 1 {
 		n = 1
 	}
