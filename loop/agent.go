@@ -8,6 +8,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -30,7 +31,7 @@ type AgentConfig struct {
 	// added to System for that cycle's requests (the AGENTS.md files, read
 	// again so that an edit takes effect without a restart).
 	Instructions func() string
-	Model        Model
+	Model        llm.Model
 	Tools        *tools.Set
 	Inbox        Inbox // nil: no inbox
 	// SessionPath is sessions/NAME.jsonl; every conversation message is
@@ -39,9 +40,9 @@ type AgentConfig struct {
 	// Session, when not nil, keeps the conversation instead of the file at
 	// SessionPath: the same lines in another store.
 	Session  SessionLog
-	MaxTurns int         // per cycle, default 50
-	OnEvent  func(Event) // called synchronously from the cycle; must not block long
-	OnDelta  func(Delta) // streaming text
+	MaxTurns int             // per cycle, default 50
+	OnEvent  func(Event)     // called synchronously from the cycle; must not block long
+	OnDelta  func(llm.Delta) // streaming text
 	// Recover answers, on restore, a tool call that a crash left without
 	// an answer, when the call's effect can be checked (a message that
 	// did reach its inbox); ok false leaves it answered as interrupted.
@@ -72,12 +73,12 @@ type Cycle struct {
 // call gets ErrCycleRunning); Say, Messages and Usage may be called from any goroutine.
 type Agent struct {
 	name, system string
-	model        Model
+	model        llm.Model
 	inbox        Inbox
 	session      *session
 	maxTurns     int
 	onEvent      func(Event)
-	onDelta      func(Delta)
+	onDelta      func(llm.Delta)
 	recover      func(openai.ToolCall) (string, bool)
 	instructions func() string
 	onStop       func(context.Context, string, bool) string

@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -150,13 +151,13 @@ const InterruptedMark = "(interrupted)"
 // the context window, or a reply cut at the window's end, compacts the
 // conversation to leave room for the reply and asks again, twice at most.
 // A call its context ended answers with the text streamed so far.
-func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
+func (a *Agent) callModel(ctx context.Context, turn int) (llm.Response, error) {
 	var mu sync.Mutex
 	var streamed strings.Builder
 	for try := 0; ; try++ {
 		req := a.request()
 		show := req.OnDelta
-		req.OnDelta = func(d Delta) {
+		req.OnDelta = func(d llm.Delta) {
 			mu.Lock()
 			if d.Restart {
 				streamed.Reset()
@@ -177,7 +178,7 @@ func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
 		resp, err := a.model.Complete(ctx, req)
 		if err != nil && ctx.Err() != nil {
 			mu.Lock()
-			resp = Response{Message: openai.ChatCompletionMessage{Content: streamed.String()}}
+			resp = llm.Response{Message: openai.ChatCompletionMessage{Content: streamed.String()}}
 			mu.Unlock()
 			return resp, err
 		}
@@ -187,7 +188,7 @@ func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
 			a.measure(resp.Usage.PromptTokens, req)
 			return resp, nil
 		}
-		if !full && !errors.Is(err, ErrContextLength) {
+		if !full && !errors.Is(err, llm.ErrContextLength) {
 			return resp, err
 		}
 		if try == 2 {
@@ -196,7 +197,7 @@ func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
 			}
 			return resp, fmt.Errorf("%w (%w)", ErrContextFull, err)
 		}
-		var ce *ContextError
+		var ce *llm.ContextError
 		if errors.As(err, &ce) {
 			a.learnWindow(ce, req)
 		} else if full {
@@ -220,7 +221,7 @@ func (a *Agent) window() window {
 }
 
 // measure takes the prompt tokens the server counted for req.
-func (a *Agent) measure(prompt int, req Request) {
+func (a *Agent) measure(prompt int, req llm.Request) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.win.size > 0 { // only a known window needs the estimates
@@ -228,7 +229,7 @@ func (a *Agent) measure(prompt int, req Request) {
 	}
 }
 
-func (a *Agent) learnWindow(ce *ContextError, req Request) {
+func (a *Agent) learnWindow(ce *llm.ContextError, req llm.Request) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.win.learn(ce, estimateRequest(req))
@@ -255,7 +256,7 @@ func (a *Agent) replyTarget(w window) int {
 }
 
 // estimateRequest is the request's size in unscaled tokens.
-func estimateRequest(req Request) int {
+func estimateRequest(req llm.Request) int {
 	n := tools.DefinitionBytes(req.Tools) / 4
 	for _, m := range req.Messages {
 		n += estimateMessage(m)
@@ -263,7 +264,7 @@ func estimateRequest(req Request) int {
 	return n
 }
 
-func (a *Agent) request() Request {
+func (a *Agent) request() llm.Request {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	msgs := make([]openai.ChatCompletionMessage, 0, len(a.msgs)+1)
@@ -271,7 +272,7 @@ func (a *Agent) request() Request {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: sys})
 	}
 	msgs = append(msgs, a.msgs...)
-	req := Request{Agent: a.name, Messages: msgs, OnDelta: a.onDelta}
+	req := llm.Request{Agent: a.name, Messages: msgs, OnDelta: a.onDelta}
 	if a.tools != nil {
 		req.Tools = a.tools.Definitions()
 	}
