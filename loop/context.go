@@ -28,6 +28,16 @@ func (w window) target() int {
 	return w.size - reserve
 }
 
+// replyTarget is how many tokens a request may have in w: with the usual
+// room for the reply, or, where the system prompt, the tools and the task
+// (least) leave less, with the least room a reply can have.
+func (w window) replyTarget(least int) int {
+	if least > w.target() {
+		return w.tightTarget()
+	}
+	return w.target()
+}
+
 // tightTarget is the last try: the window less the least room a reply can
 // have (a tool call or a short answer).
 func (w window) tightTarget() int {

@@ -41,7 +41,7 @@ func (a *Agent) answerUnrun(turn int, msg openai.ChatCompletionMessage, answer s
 	for _, tc := range msg.ToolCalls {
 		answers = append(answers, toolMessage(tc.ID, answer))
 	}
-	recErr := a.record(answers...)
+	recErr := a.conv.record(answers...)
 	for _, tc := range msg.ToolCalls {
 		a.emit(Event{Kind: EventToolCall, Turn: turn, Tool: tc.Function.Name, Args: tc.Function.Arguments,
 			Result: answer, IsError: true})
@@ -62,7 +62,7 @@ func (a *Agent) replyCut(turn int, msg openai.ChatCompletionMessage, resp llm.Re
 	if said := "(" + resp.Cut.Sentence() + ")"; msg.Content != said {
 		msg.Content += "\n\n" + said
 	}
-	return msg.Content, true, sourced(SourceSession, a.record(msg))
+	return msg.Content, true, sourced(SourceSession, a.conv.record(msg))
 }
 
 // keepCut makes a cut reply fit to record: the call that passed its bound

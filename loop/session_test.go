@@ -177,14 +177,14 @@ func TestCompactShapes(t *testing.T) {
 	}
 	for name, msgs := range tests {
 		t.Run(name, func(t *testing.T) {
-			a := &Agent{msgs: msgs, seen: map[string]bool{}}
-			dropped := a.compact()
-			if dropped == 0 || len(a.msgs) >= len(msgs) {
-				t.Fatalf("dropped %d:\n%s", dropped, dump(a.msgs))
+			c := &conversation{msgs: msgs}
+			dropped := c.compact()
+			if dropped == 0 || len(c.msgs) >= len(msgs) {
+				t.Fatalf("dropped %d:\n%s", dropped, dump(c.msgs))
 			}
-			checkPairing(t, a.msgs)
-			if msgs[0].Role == "user" && a.msgs[0].Content != "t" {
-				t.Errorf("first user message lost:\n%s", dump(a.msgs))
+			checkPairing(t, c.msgs)
+			if msgs[0].Role == "user" && c.msgs[0].Content != "t" {
+				t.Errorf("first user message lost:\n%s", dump(c.msgs))
 			}
 		})
 	}
