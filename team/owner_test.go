@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -26,7 +26,7 @@ func TestOneProcessRunsATeamAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Workspace: ws, Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})}
+	opts := Options{Workspace: ws, Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})}
 	first, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestRunStartsAFreshLeadUnlessResumed(t *testing.T) {
 	}
 	run := func(resume bool, prompt string) int {
 		tm, err := Open(context.Background(), Options{Workspace: ws, Resume: resume,
-			Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})})
+			Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})})
 		if err != nil {
 			t.Fatal(err)
 		}

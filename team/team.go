@@ -15,6 +15,7 @@ import (
 	"github.com/agentteam/agentteam/internal/plug/hooks"
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/team/pool"
@@ -37,7 +38,7 @@ type Options struct {
 	// Models gives each agent its model (the lead the default one); nil
 	// means Model for every agent.
 	Models      Models
-	Model       loop.Model
+	Model       llm.Model
 	TeamName    string
 	MaxWorkers  int
 	MaxQueue    int
@@ -52,7 +53,7 @@ type Options struct {
 	// called from agent goroutines and must not block.
 	OnEvent func(Event)
 	// OnDelta sees streamed model text of every agent; may be nil.
-	OnDelta func(loop.Delta)
+	OnDelta func(llm.Delta)
 	// PollInterval is the backstop for waking on inbox changes; default 1s.
 	PollInterval time.Duration
 	// ShutdownTimeout bounds the wait for a teammate's answer to a shutdown

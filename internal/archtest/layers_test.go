@@ -52,8 +52,9 @@ var layers = map[string]int{
 	"team/pool":         0, // how many agents run a model turn at once
 	"internal/plug/mcp": 5,
 	// An agent's loop and its tools.
-	"loop":  5,
-	"tools": 4,
+	"loop":     5,
+	"loop/llm": 4, // the model client: requests, replies, retries
+	"tools":    4,
 	// What the tools and the team stand on.
 	"internal/sys/gitwt":       3,
 	"internal/plug/agentsmd":   3,

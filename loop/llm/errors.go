@@ -1,4 +1,4 @@
-package loop
+package llm
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -258,5 +259,49 @@ func isContextLength(e *apiError) bool {
 		strings.Contains(m, "context the overflows") || strings.Contains(m, "greater than the context length")
 }
 
-// snippet keeps error bodies short enough for one line.
-func snippet(s string) string { return oneLine(s, 200) }
+// snippet keeps error bodies short enough for one line: s on one line,
+// cut to 200 bytes.
+func snippet(s string) string {
+	const n = 200
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		cut := n
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// ContextError is a request longer than the model's context window; it is
+// ErrContextLength. Window and Prompt are 0 where the server did not say.
+type ContextError struct {
+	Window, Prompt int
+	msg            string
+}
+
+func (e *ContextError) Error() string { return ErrContextLength.Error() + ": " + e.msg }
+func (e *ContextError) Unwrap() error { return ErrContextLength }
+
+// openAIWindow reads "maximum context length is 8192 tokens. However, your
+// messages resulted in 9000 tokens" (OpenAI, vLLM, LiteLLM, Groq…).
+var openAIWindow = regexp.MustCompile(`(?i)maximum context length is (\d+) tokens.*?(?:resulted in|requested) (\d+) tokens`)
+
+func contextError(e *apiError) error {
+	c := &ContextError{Window: e.Window, Prompt: e.Prompt, msg: e.Message}
+	if m := openAIWindow.FindStringSubmatch(e.Message); m != nil && c.Window == 0 {
+		c.Window, _ = strconv.Atoi(m[1])
+		c.Prompt, _ = strconv.Atoi(m[2])
+	}
+	return c
+}
+
+// jsonInt is a JSON number's value, or 0.
+func jsonInt(raw json.RawMessage) int {
+	var n float64
+	if json.Unmarshal(raw, &n) != nil || n < 0 || n > 1<<31 {
+		return 0
+	}
+	return int(n)
+}

@@ -1,4 +1,4 @@
-package loop
+package llm
 
 import (
 	"context"
@@ -167,4 +167,8 @@ func TestReasoningGoesBackOnlyWithCalls(t *testing.T) {
 	if msgs[1].ReasoningContent != "greet back" {
 		t.Error("the caller's conversation was changed")
 	}
+}
+
+func toolMessage(id, content string) openai.ChatCompletionMessage {
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: content}
 }

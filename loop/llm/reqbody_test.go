@@ -1,4 +1,4 @@
-package loop
+package llm
 
 import (
 	"encoding/json"
@@ -72,16 +72,16 @@ func TestEncodeMessageSaysWhatJSONMarshalSays(t *testing.T) {
 		{Role: openai.ChatMessageRoleTool, ToolCallID: "c", Content: "ok"},
 		{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: "hi"}}},
 	} {
-		got, err := encodeMessage(m)
+		got, err := EncodeMessage(m)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want, _ := json.Marshal(m)
 		if string(got) != string(want) {
-			t.Errorf("encodeMessage %s\njson.Marshal   %s", got, want)
+			t.Errorf("EncodeMessage %s\njson.Marshal   %s", got, want)
 		}
 	}
-	if _, err := encodeMessage(openai.ChatCompletionMessage{Content: "a", MultiContent: []openai.ChatMessagePart{{Text: "b"}}}); err == nil {
+	if _, err := EncodeMessage(openai.ChatCompletionMessage{Content: "a", MultiContent: []openai.ChatMessagePart{{Text: "b"}}}); err == nil {
 		t.Error("content and parts together were encoded")
 	}
 }

@@ -1,4 +1,4 @@
-package loop
+package llm
 
 import "testing"
 

@@ -1,4 +1,4 @@
-package loop
+package llm
 
 import (
 	"bytes"
@@ -31,8 +31,8 @@ type plainMessage struct {
 	ToolCallID       string                   `json:"tool_call_id,omitempty"`
 }
 
-// encodeMessage is json.Marshal(m) without go-openai's second pass.
-func encodeMessage(m openai.ChatCompletionMessage) ([]byte, error) {
+// EncodeMessage is json.Marshal(m) without go-openai's second pass.
+func EncodeMessage(m openai.ChatCompletionMessage) ([]byte, error) {
 	if m.MultiContent != nil {
 		return json.Marshal(m)
 	}

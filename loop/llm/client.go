@@ -1,6 +1,4 @@
-// Package loop is one ReAct loop for any agent, lead or teammate, and the
-// model client under it (go-openai's types, retries, streaming).
-package loop
+package llm
 
 import (
 	"bufio"
@@ -458,7 +456,7 @@ func tidyCalls(calls []openai.ToolCall) {
 		tc := &calls[i]
 		tc.Index = nil
 		if tc.ID == "" {
-			tc.ID = newCallID()
+			tc.ID = NewCallID()
 		}
 		if tc.Type == "" {
 			tc.Type = openai.ToolTypeFunction

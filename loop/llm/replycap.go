@@ -1,12 +1,6 @@
-package loop
+package llm
 
-import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-
-	openai "github.com/sashabaranov/go-openai"
-)
+import "fmt"
 
 // Bounds on what one reply of a model may bring, enforced while it
 // streams: past one, agentteam stops reading, so a reply of any size costs
@@ -29,8 +23,8 @@ func (c *ReplyCut) Sentence() string {
 	return fmt.Sprintf("the model's reply was cut off: %s passed agentteam's bound of %s, so nothing of that reply ran", c.What, byteSize(c.Bound))
 }
 
-// answer is what the model reads in place of each tool call's result.
-func (c *ReplyCut) answer() string {
+// Answer is what the model reads in place of each tool call's result.
+func (c *ReplyCut) Answer() string {
 	return fmt.Sprintf("error: not run: your reply was cut off because %s passed the bound of %s (agentteam stopped reading it there), so no tool call of that reply ran; make the calls again in smaller pieces (write a long file in parts)", c.What, byteSize(c.Bound))
 }
 
@@ -63,22 +57,3 @@ func (b bounds) orDefaults() bounds {
 // line bounds one line or event of a stream: a tool call's arguments and
 // the reply's text could both be in it, escaped, with room for the JSON.
 func (b bounds) line() int { return 2*(b.callArgs+b.text) + 64<<10 }
-
-// keepCut makes a cut reply fit to record: the call that passed its bound
-// keeps no arguments, and an empty reply says it was cut.
-func keepCut(msg *openai.ChatCompletionMessage, cut *ReplyCut) {
-	if msg.Content == "" && len(msg.ToolCalls) == 0 {
-		msg.Content = "(" + cut.Sentence() + ")"
-	}
-	for i := range msg.ToolCalls {
-		if !validJSONObject(msg.ToolCalls[i].Function.Arguments) {
-			msg.ToolCalls[i].Function.Arguments = "{}"
-		}
-	}
-}
-
-// validJSONObject: args is one whole JSON object.
-func validJSONObject(args string) bool {
-	b := bytes.TrimSpace([]byte(args))
-	return len(b) > 0 && b[0] == '{' && json.Valid(b)
-}
