@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -22,7 +23,7 @@ import (
 type member struct {
 	name, role string
 	agent      *loop.Agent
-	model      *agentModel // its model and the meter of its calls
+	model      *models.Agent // its model and the meter of its calls
 	cancel     context.CancelFunc
 	done       chan struct{}
 
@@ -229,8 +230,8 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		Recover:      t.messenger.recoverCall(name),
 		// The model at the teammate's start; a later /model of the lead's
 		// does not concern it.
-		ContextWindow: m.model.choice().ContextWindow,
-		ReplyReserve:  m.model.choice().ReplyReserve,
+		ContextWindow: m.model.Choice().ContextWindow,
+		ReplyReserve:  m.model.Choice().ReplyReserve,
 		OnStop:        hk.onStop(true),
 	})
 	if err != nil {

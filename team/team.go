@@ -17,6 +17,7 @@ import (
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/team/pool"
 	"github.com/agentteam/agentteam/team/protocol"
@@ -163,8 +164,8 @@ type Team struct {
 	hosting   *hosting          // worker.go: this process as a worker; nil without a queue
 	lead      *loop.Agent       // nil in a worker's team (OpenWorker)
 	models    Models
-	leadModel *agentModel           // the lead's model now, and its meter
-	spend     *spend                // the budget's count; nil: none
+	leadModel *models.Agent         // the lead's model now, and its meter
+	spend     *models.Spend         // the budget's count; nil: none
 	changed   chan struct{}         // coalesced signal: some status changed
 	fault     atomic.Pointer[error] // what stopped the team: a full disk, the owner lock lost
 	halted    chan struct{}         // closed when a fault stops the team
@@ -221,7 +222,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if opts.Models == nil {
 		opts.Models = OneModel(opts.Model, "")
 	}
-	if err := checkPrices(opts.Budget, opts.Models.Catalog()); err != nil {
+	if err := models.CheckPrices(opts.Budget, opts.Models.Catalog()); err != nil {
 		return nil, err
 	}
 	opts = opts.withDefaults()
@@ -272,7 +273,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		changed:      make(chan struct{}, 1),
 		halted:       make(chan struct{}),
 	}
-	t.spend = newSpend(opts.Budget, t.halt, func(err error) {
+	t.spend = models.NewSpend(opts.Budget, t.halt, func(err error) {
 		t.events.Notify(Event{Payload: Failure{Class: ClassBudgetAsk, Text: AskText(err)}})
 	})
 	if !worker {

@@ -50,6 +50,7 @@ var layers = map[string]int{
 	"team/permgate":     8, // each tool call decided, and the asks
 	"team/request":      0,
 	"team/pool":         0, // how many agents run a model turn at once
+	"team/models":       5, // the models, their meters and the budget
 	"internal/plug/mcp": 5,
 	// An agent's loop and its tools.
 	"loop":     5,

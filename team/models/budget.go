@@ -1,16 +1,18 @@
-package team
+package models
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"sync"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/sashabaranov/go-openai"
 )
 
-// Budget bounds what the model calls of one run or chat spend, for every
+// Budget bounds what the model calls of one run or chat Spend, for every
 // agent of this process together (a worker host counts its own). Zero
 // fields bound nothing. A call is refused once a bound is reached, so the
 // last call may take the total a little past MaxTokens or MaxCost.
@@ -38,8 +40,8 @@ func (e *BudgetError) Error() string {
 // ErrNoPrice is a cost budget with a model that has no price.
 var ErrNoPrice = errors.New("--max-cost needs a price for every model: set price_input_per_million and price_output_per_million in each provider's config")
 
-// spend counts a process's calls against its budget; nil spends freely.
-type spend struct {
+// Spend counts a process's calls against its budget; nil spends freely.
+type Spend struct {
 	b, step Budget      // the bounds now, and the amount a "go on" adds
 	onSpent func(error) // called once, when the first call is refused
 	onAsk   func(error) // with b.Ask, called when the calls start to wait
@@ -54,16 +56,16 @@ type spend struct {
 	stopped bool
 }
 
-func newSpend(b Budget, onSpent, onAsk func(error)) *spend {
+func NewSpend(b Budget, onSpent, onAsk func(error)) *Spend {
 	if !b.Set() {
 		return nil
 	}
-	return &spend{b: b, step: b, onSpent: onSpent, onAsk: onAsk}
+	return &Spend{b: b, step: b, onSpent: onSpent, onAsk: onAsk}
 }
 
-// take counts one call about to be made, or refuses it; at a bound a
+// Take counts one call about to be made, or refuses it; at a bound a
 // person is asked about, it waits for their answer.
-func (s *spend) take(ctx context.Context) error {
+func (s *Spend) Take(ctx context.Context) error {
 	if s == nil {
 		return nil
 	}
@@ -101,9 +103,9 @@ func (s *spend) take(ctx context.Context) error {
 	}
 }
 
-// answer is the person's word on a reached budget: go on raises each
+// Answer is the person's word on a reached budget: go on raises each
 // bound reached by its amount again; no refuses every call from now on.
-func (s *spend) answer(goOn bool) (string, error) {
+func (s *Spend) Answer(goOn bool) (string, error) {
 	if s == nil {
 		return "", errors.New("the team has no budget")
 	}
@@ -132,13 +134,13 @@ func (s *spend) answer(goOn bool) (string, error) {
 	if s.b.MaxCost > 0 && s.cost >= s.b.MaxCost {
 		s.b.MaxCost += s.step.MaxCost
 	}
-	now := s.bounds()
+	now := s.Bounds()
 	s.mu.Unlock()
 	return "the team goes on; its budget is now " + now, nil
 }
 
 // bounds says the bounds now, for the person; s.mu is held.
-func (s *spend) bounds() string {
+func (s *Spend) Bounds() string {
 	var out []string
 	if s.b.MaxCalls > 0 {
 		out = append(out, fmt.Sprintf("%d model calls", s.b.MaxCalls))
@@ -161,13 +163,8 @@ func AskText(err error) string {
 	return "the team reached its budget of " + be.What + ": its model calls wait for your word to go on"
 }
 
-// AnswerBudget answers the question a chat's reached budget asks: go on
-// raises each bound reached by its amount again and lets the waiting calls
-// go on; no stops the team as a run's budget does.
-func (t *Team) AnswerBudget(goOn bool) (string, error) { return t.spend.answer(goOn) }
-
 // spent is the bound reached, if any; s.mu is held.
-func (s *spend) spent() error {
+func (s *Spend) spent() error {
 	switch {
 	case s.b.MaxCalls > 0 && s.calls >= s.b.MaxCalls:
 		return &BudgetError{What: fmt.Sprintf("%d model calls (--max-model-calls)", s.b.MaxCalls)}
@@ -179,22 +176,22 @@ func (s *spend) spent() error {
 	return nil
 }
 
-// add counts what a call used, at price (nil: none; a cost budget refuses
+// Add counts what a call used, at price (nil: none; a cost budget refuses
 // such a model before it starts).
-func (s *spend) add(u openai.Usage, price *Price) {
+func (s *Spend) Add(u openai.Usage, price *Price) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.tokens += totalTokens(u)
+	s.tokens += TotalTokens(u)
 	if price != nil {
 		s.cost += price.Cost(u.PromptTokens, u.CompletionTokens)
 	}
 }
 
-// checkPrices refuses a cost budget when some configured model has no price.
-func checkPrices(b Budget, c Catalog) error {
+// CheckPrices refuses a cost budget when some configured model has no price.
+func CheckPrices(b Budget, c Catalog) error {
 	if b.MaxCost <= 0 {
 		return nil
 	}
@@ -204,4 +201,22 @@ func checkPrices(b Budget, c Catalog) error {
 		}
 	}
 	return nil
+}
+
+// FormatCost writes a cost for people: "-" when unknown, else in currency
+// units with two significant digits below 1 (a small cost is not shown as
+// 0) and cents above.
+func FormatCost(c *float64) string {
+	if c == nil {
+		return "-"
+	}
+	v := *c
+	switch {
+	case v == 0:
+		return "0"
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	decimals := 1 - int(math.Floor(math.Log10(v)))
+	return strconv.FormatFloat(v, 'f', max(decimals, 2), 64)
 }
