@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -253,16 +251,6 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		Extra:       t.opts.MCP.Tools(name, m.role, tools.DefaultOutputCap),
 	}))
 	return agent, nil
-}
-
-// archiveSession moves an earlier teammate's conversation aside, so a
-// respawned teammate of the same name starts fresh and nothing is lost.
-func archiveSession(path string, now time.Time) {
-	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
-		return
-	}
-	dst := strings.TrimSuffix(path, ".jsonl") + "." + now.Format("20060102T150405.000") + ".jsonl"
-	_ = os.Rename(path, filepath.Clean(dst))
 }
 
 // runTeammate is the life of one teammate: wait for messages, take a worker,

@@ -21,6 +21,7 @@ import (
 	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/team/pool"
 	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -346,7 +347,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	}
 	if !opts.Resume {
 		if fi, err := os.Stat(ws.SessionPath(workspace.LeadName)); err == nil && fi.Size() > 0 {
-			_ = archiveLead(ws, time.Now().UTC()) // as before: a start is not refused for it
+			_ = sessions.ArchiveLead(ws, time.Now().UTC()) // as before: a start is not refused for it
 		}
 	} else if opts.RestoreSession != "" {
 		if err := RestoreSession(ws, opts.RestoreSession, time.Now().UTC()); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -549,7 +550,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	if t.opts.Sessions == nil && !req.Resume {
 		// The lead archived it in a shared session store at its spawn; a
 		// file of this worker's workspace is archived here.
-		archiveSession(t.ws.SessionPath(req.Name), time.Now().UTC())
+		sessions.ArchiveFile(t.ws.SessionPath(req.Name), time.Now().UTC())
 	}
 	mctx, cancel := context.WithCancel(t.root)
 	var used Usage

@@ -51,6 +51,7 @@ var layers = map[string]int{
 	"team/request":      0,
 	"team/pool":         0, // how many agents run a model turn at once
 	"team/models":       5, // the models, their meters and the budget
+	"team/sessions":     3, // the lead's conversations kept in the workspace
 	"internal/plug/mcp": 5,
 	// An agent's loop and its tools.
 	"loop":     5,
