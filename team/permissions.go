@@ -48,4 +48,4 @@ type gateHosts struct{ h *hosting }
 
 func (g gateHosts) ID() string               { return g.h.opts.ID }
 func (g gateHosts) Lead() bool               { return g.h.isLead }
-func (g gateHosts) Alive(worker string) bool { return g.h.workerAlive(worker) }
+func (g gateHosts) Alive(worker string) bool { return g.h.host.Alive(worker) }

@@ -199,7 +199,7 @@ func (hs *handoffs) remoteVerdict(h *handoff, mb Member) string {
 	if mb.Ended {
 		return fmt.Sprintf("%s has ended", h.to)
 	}
-	if mb.Worker != "" && !hs.t.hosting.workerAlive(mb.Worker) {
+	if mb.Worker != "" && !hs.t.hosting.host.Alive(mb.Worker) {
 		return fmt.Sprintf("%s's worker %s is gone", h.to, mb.Worker)
 	}
 	if h.role != "" && !strings.EqualFold(h.role, mb.Role) {

@@ -383,10 +383,10 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 // queued or working: still run by a live worker of a team across hosts
 // (heard of now), else left by a process that is gone.
 func (t *Team) runsElsewhere() func(*Member) bool {
-	if t.hosting == nil || t.hosting.beats == nil {
+	if t.hosting == nil || t.hosting.host.Beats() == nil {
 		return func(*Member) bool { return false }
 	}
-	alive, err := t.hosting.beats.Alive(context.Background())
+	alive, err := t.hosting.host.Beats().Alive(context.Background())
 	return func(m *Member) bool {
 		if m.Worker == "" {
 			return false

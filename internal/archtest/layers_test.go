@@ -20,12 +20,12 @@ const module = "github.com/agentteam/agentteam"
 // must be given one here.
 var layers = map[string]int{
 	// The program and the commands.
-	"":    13,
-	"cmd": 12,
+	"":    14,
+	"cmd": 13,
 	// Programs that measure the commands, and test-only packages.
-	"internal/bench/peerbench":  14,
-	"internal/bench/storebench": 14,
-	"internal/store/failover":   14,
+	"internal/bench/peerbench":  15,
+	"internal/bench/storebench": 15,
+	"internal/store/failover":   15,
 	"internal/bench/startbench": 0,
 	"internal/bench/benchproc":  0,
 	"internal/testutil/testfs":  0,
@@ -34,20 +34,21 @@ var layers = map[string]int{
 	"internal/store/storetest":  3,
 	"internal/archtest":         0,
 	// What a person sees.
-	"internal/ui/tui":      11,
-	"internal/ui/linechat": 11,
-	"internal/ui/engine":   10, // what both chats ask of the team
+	"internal/ui/tui":      12,
+	"internal/ui/linechat": 12,
+	"internal/ui/engine":   11, // what both chats ask of the team
 	"internal/ui/mdrender": 0,
 	"internal/ui/termbg":   0,
 	"internal/llm/demo":    1,
 	// The team and its parts.
-	"team":              9,
+	"team":              10,
 	"team/event":        6, // the events, their JSON and sentences: what the views read
 	"team/board":        3,
 	"team/registry":     3, // the registry document and its stores
 	"team/worktree":     7, // the teammates' git worktrees
 	"team/protocol":     7, // the protocol requests: opened, logged, told, closed
 	"team/permgate":     8, // each tool call decided, and the asks
+	"team/hosts":        9, // this process as one of the team's workers
 	"team/request":      0,
 	"team/pool":         0, // how many agents run a model turn at once
 	"team/models":       5, // the models, their meters and the budget
