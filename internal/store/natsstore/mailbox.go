@@ -23,6 +23,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 )
 
 // opTimeout bounds one request to the server: a store call has no context
@@ -285,7 +286,7 @@ func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	subj := SentSubject(mb.team, name, m.From)
-	ctx, stop := watchRefusal(ctx, mb.nc, subj)
+	ctx, stop := natsconn.WatchRefusal(ctx, mb.nc, subj)
 	defer stop()
 	if err := publishOnce(ctx, mb.js, subj, line, m.ID); err != nil {
 		return inbox.Message{}, fmt.Errorf("message to %s: %w", name, sendRefused(ctx, m.From, err))
@@ -296,7 +297,7 @@ func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
 // sendRefused says, for a message the server refused, that these
 // credentials may not send as from; any other error is err.
 func sendRefused(ctx context.Context, from string, err error) error {
-	if cause := refusedCause(ctx, err); cause != err {
+	if cause := natsconn.RefusedCause(ctx, err); cause != err {
 		return fmt.Errorf("these credentials may not send as %s (%w)", from, cause)
 	}
 	return err
