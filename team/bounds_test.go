@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/sys/permission"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -144,21 +143,6 @@ func TestALongReportIsCutToAMessage(t *testing.T) {
 	}
 	if fitMessage("short", "x") != "short" {
 		t.Error("a short report was changed")
-	}
-}
-
-func TestAWorkersModeNeverLoosensTheLeads(t *testing.T) {
-	for _, c := range []struct{ worker, lead, want permission.Mode }{
-		{permission.ModeYolo, permission.ModeAsk, permission.ModeAsk},
-		{permission.ModeAsk, permission.ModeYolo, permission.ModeAsk},
-		{permission.ModeAutoEdit, permission.ModeYolo, permission.ModeAutoEdit},
-		{permission.ModeYolo, "", permission.ModeYolo},
-	} {
-		p := newPermissions(nil, &PermissionOptions{Policy: permission.Policy{Mode: c.worker}})
-		p.follow("alice", "", 0, c.lead)
-		if got := p.policy("alice").Mode; got != c.want {
-			t.Errorf("worker %s, lead %s: %s, want %s", c.worker, c.lead, got, c.want)
-		}
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -140,13 +140,13 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 // returns only once release is closed.
 type stuckModel struct{ entered, release chan struct{} }
 
-func (m stuckModel) Complete(context.Context, loop.Request) (loop.Response, error) {
+func (m stuckModel) Complete(context.Context, llm.Request) (llm.Response, error) {
 	select {
 	case m.entered <- struct{}{}:
 	default:
 	}
 	<-m.release
-	return loop.Response{}, errors.New("released")
+	return llm.Response{}, errors.New("released")
 }
 
 // TestCloseIsBoundedByItsContext: a teammate's goroutine that does not

@@ -13,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/request"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -196,7 +197,7 @@ func (hs *handoffs) run(ctx context.Context, h *handoff) (string, error) {
 	}
 	defer hs.release(h)
 	h.verdict = hs.verdict(h) // judged as the request arrives, before it can wake the receiver
-	if _, err := t.requests.open(h.ref(), h.subject, hs.timeout(), nil); err != nil {
+	if _, err := t.requests.Open(h.ref(), h.subject, hs.timeout(), nil); err != nil {
 		return "", err
 	}
 
@@ -213,7 +214,7 @@ func (hs *handoffs) run(ctx context.Context, h *handoff) (string, error) {
 		if !hs.close(h, OutcomeRejected) {
 			return "", errTeamStopping
 		}
-		t.requests.answered(h.from, h.ref(), ByRuntime, OutcomeRejected, h.verdict)
+		t.requests.Answered(h.from, h.ref(), ByRuntime, OutcomeRejected, h.verdict)
 		hs.setSide(h.from, h, HandoffSender, HandoffFailed, "rejected by "+h.to+"'s runtime: "+h.verdict)
 		return handoffRejectedText(h), nil
 	}
@@ -241,7 +242,7 @@ func (hs *handoffs) run(ctx context.Context, h *handoff) (string, error) {
 		}
 		t.tasks.emit(h.from, TaskChanged{Change: TaskChangeHandedOver, To: h.to}, task)
 	}
-	t.requests.answered(h.from, h.ref(), ByRuntime, OutcomeCompleted, "")
+	t.requests.Answered(h.from, h.ref(), ByRuntime, OutcomeCompleted, "")
 	hs.setSide(h.from, h, HandoffSender, HandoffCompleted, "")
 	hs.setSide(h.to, h, HandoffReceiver, HandoffCompleted, "")
 	owns := "it"
@@ -321,7 +322,7 @@ func (hs *handoffs) failed(h *handoff, err error, missed string) (string, error)
 // close closes h's request in the team's table with outcome o; false
 // means the team's Close cancelled it first.
 func (hs *handoffs) close(h *handoff, o Outcome) bool {
-	_, open := hs.t.requests.table.Answer(h.id, request.Match{Kind: RequestHandoff, From: h.from}, o)
+	_, open := hs.t.requests.AnswerMatch(h.id, request.Match{Kind: RequestHandoff, From: h.from}, o)
 	return open
 }
 
@@ -341,9 +342,9 @@ func (hs *handoffs) fail(h *handoff, outcome Outcome, why string) (string, error
 func (hs *handoffs) failedAfter(h *handoff, told bool, outcome Outcome, why string) string {
 	t := hs.t
 	if outcome == OutcomeExpired {
-		t.requests.expired(h.from, h.ref(), outcome, why)
+		t.requests.Expired(h.from, h.ref(), outcome, why)
 	} else {
-		t.requests.answered(h.from, h.ref(), ByRuntime, outcome, why)
+		t.requests.Answered(h.from, h.ref(), ByRuntime, outcome, why)
 	}
 	p := handoffPayload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, Reason: why, By: "runtime"}
 	content := handoffFailedText(h, why)
@@ -386,7 +387,7 @@ func (hs *handoffs) prepare(ctx context.Context, from string, spec tools.Handoff
 	if t.stopped() {
 		return nil, errTeamStopping
 	}
-	h := &handoff{id: newRequestID(RequestHandoff), from: from, to: to, task: strings.TrimSpace(spec.Task),
+	h := &handoff{id: protocol.NewID(RequestHandoff), from: from, to: to, task: strings.TrimSpace(spec.Task),
 		reason: event.Clip(strings.TrimSpace(spec.Reason), 1000), summary: event.Clip(strings.TrimSpace(spec.Context), board.MaxTaskText),
 		answers: make(chan handoffAnswer, 1), waiting: make(chan struct{})}
 	h.subject = event.Clip(h.task, 200)
@@ -467,7 +468,7 @@ func (hs *handoffs) verdict(h *handoff) string {
 // it was delivered to react (both ends are this process's agents).
 func (hs *handoffs) deliver(from, to string, typ inbox.MessageType, content string, h *handoff, p handoffPayload) error {
 	m := inbox.Message{Type: typ, From: from, To: to, Content: content, CorrelationID: h.id, TaskID: h.taskID}
-	if err := hs.t.requests.send(m, p); err != nil {
+	if err := hs.t.requests.Send(m, p); err != nil {
 		return err
 	}
 	if !hs.stalled(typ, h) {
@@ -493,7 +494,7 @@ func (hs *handoffs) react(typ inbox.MessageType, h *handoff) {
 // open reports whether h still waits for its outcome; a runtime that
 // reacts late to a handoff that ended does nothing.
 func (hs *handoffs) open(h *handoff) bool {
-	_, ok := hs.t.requests.table.Get(h.id)
+	_, ok := hs.t.requests.Get(h.id)
 	return ok
 }
 

@@ -62,9 +62,9 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Protocols:   t,
 		Merger:      t,
 		BashTimeout: t.opts.BashTimeout,
-		Permission:  t.perms.gate(workspace.LeadName, t.ws),
+		Permission:  t.perms.Gate(workspace.LeadName, t.ws),
 		Hooks:       hk.toolHooks(),
-		Reviewer:    t.perms.reviewer(),
+		Reviewer:    t.perms.Reviewer(),
 		Sandbox:     t.opts.Sandbox,
 		Extra:       t.opts.MCP.Tools(workspace.LeadName, "lead", tools.DefaultOutputCap),
 	}))

@@ -246,7 +246,7 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		Gate:        m,
 		PlanMode:    m.planMode,
 		BashTimeout: t.opts.BashTimeout,
-		Permission:  t.perms.gate(name, ws),
+		Permission:  t.perms.Gate(name, ws),
 		Hooks:       hk.toolHooks(),
 		Sandbox:     t.opts.Sandbox,
 		Extra:       t.opts.MCP.Tools(name, m.role, tools.DefaultOutputCap),

@@ -11,7 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 )
 
 // Models gives each agent its model: the commands build them from the
@@ -30,7 +30,7 @@ type Models interface {
 
 // ModelChoice is one configured model and the client that talks to it.
 type ModelChoice struct {
-	Model loop.Model
+	Model llm.Model
 	// Provider is the provider's name ("" when no config names one); Name
 	// the model's id as the server knows it.
 	Provider, Name string
@@ -82,7 +82,7 @@ type CatalogModel struct {
 
 // OneModel is the Models of a single model named name (tests, chat
 // without a key): every agent uses it and no other can be chosen.
-func OneModel(m loop.Model, name string) Models {
+func OneModel(m llm.Model, name string) Models {
 	return oneModel{ModelChoice{Model: m, Name: name}}
 }
 
@@ -161,7 +161,7 @@ func (m *meter) usage() Usage {
 	return u
 }
 
-// agentModel is the loop.Model an agent talks to: the choice it has now
+// agentModel is the llm.Model an agent talks to: the choice it has now
 // (the lead's may change between turns) and the meter of its calls.
 type agentModel struct {
 	cur   atomic.Pointer[ModelChoice]
@@ -182,9 +182,9 @@ func (t *Team) newAgentModel(c ModelChoice, u Usage) *agentModel {
 	return a
 }
 
-func (a *agentModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
+func (a *agentModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if err := a.spend.take(ctx); err != nil {
-		return loop.Response{}, err
+		return llm.Response{}, err
 	}
 	c := a.cur.Load()
 	resp, err := c.Model.Complete(ctx, req)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -116,7 +116,7 @@ func newTestModels(srv *fakellm.Server, def string, prices map[string]*Price, ro
 	tm := &testModels{clients: map[string]ModelChoice{}, roles: roles, def: def}
 	for name, p := range prices {
 		tm.clients[name] = ModelChoice{Provider: "fake", Name: name, Price: p,
-			Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: name, Stream: true,
+			Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: name, Stream: true,
 				BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond})}
 	}
 	return tm
@@ -400,5 +400,5 @@ type anyModel struct {
 }
 
 func (a anyModel) Model(provider, model string) (ModelChoice, error) {
-	return ModelChoice{Provider: provider, Name: model, Model: loop.NewClient(loop.ClientConfig{BaseURL: a.srv.URL(), APIKey: "k", Model: model})}, nil
+	return ModelChoice{Provider: provider, Name: model, Model: llm.NewClient(llm.ClientConfig{BaseURL: a.srv.URL(), APIKey: "k", Model: model})}, nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -208,28 +207,4 @@ func handoffFailedText(h *handoff, why string) string {
 // handoffFailedReceiverText tells a receiver that had accepted why the handoff failed.
 func handoffFailedReceiverText(h *handoff, why string) string {
 	return fmt.Sprintf("The handoff of %s from %s (request %s) failed: %s. The task stays %s's: do not work on it.", h.label(), h.from, h.id, why, h.from)
-}
-
-// permissionRequestText asks the lead or the person to allow a tool call.
-func permissionRequestText(from, to, what, why, id, diff string) string {
-	s := fmt.Sprintf("%s asks permission to run %s (%s; request %s).", from, what, why, id)
-	if diff != "" {
-		s += "\nThe change it would make:\n" + event.Clip(diff, 16<<10)
-	}
-	if to == "lead" {
-		return s + fmt.Sprintf("\nAnswer with review_permission(request_id=%q, approve=true or false, reason=...). Allow only what the work needs; deny rules cannot be overridden.", id)
-	}
-	return s + fmt.Sprintf("\nAnswer with `agentteam approve %s` (--always to allow it from now on) or `agentteam deny %s REASON`.", id, id)
-}
-
-// permissionAnswerText tells the asker the answer to its ask.
-func permissionAnswerText(approve bool, by, reason string) string {
-	s := fmt.Sprintf("%s allowed your tool call.", answererWords(by))
-	if !approve {
-		s = fmt.Sprintf("%s denied your tool call.", answererWords(by))
-	}
-	if reason != "" {
-		s += " Reason: " + reason
-	}
-	return s
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/sys/gitwt"
 	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
@@ -181,10 +182,10 @@ func (q *SpawnRequest) check() error {
 	if q.Base != "" && !gitwt.IsCommitID(q.Base) {
 		return fmt.Errorf("base: %.80q is no commit id", q.Base)
 	}
-	if err := checkAsks(q.Asks, q.AskTimeout, q.Mode); err != nil {
+	if err := permgate.CheckAsks(q.Asks, q.AskTimeout, q.Mode); err != nil {
 		return err
 	}
-	if err := checkDeny(q.Deny); err != nil {
+	if err := permgate.CheckDeny(q.Deny); err != nil {
 		return err
 	}
 	for _, l := range q.Labels {
@@ -324,7 +325,7 @@ func (h *hosting) start() {
 		t.wg.Add(1)
 		go func() {
 			defer t.wg.Done()
-			h.t.perms.relayRemoteAsks(ctx)
+			h.t.perms.RelayRemoteAsks(ctx)
 		}()
 	}
 }
@@ -563,9 +564,9 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
 		planMode: req.PlanMode, root: where.Root, model: t.newAgentModel(choice, used), claim: req.ID, request: req}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
-	t.perms.follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
+	t.perms.Follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
 	if !h.isLead { // the lead's own process has its rules already
-		t.perms.followDeny(req.Name, req.Deny)
+		t.perms.FollowDeny(req.Name, req.Deny)
 	}
 	agent, err := r.newTeammateAgent(m, "startup")
 	if err != nil {
@@ -657,7 +658,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	if berr != nil && base != "" && !errors.Is(berr, gitwt.ErrNoRemote) {
 		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", berr)})
 	}
-	err = h.publish(ctx, t.perms.rulesFor(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
+	err = h.publish(ctx, withRules(t.perms, SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
 		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels, Base: base,
 		Deadline: now.Add(h.opts.Placement)}))
 	if err != nil {
@@ -1017,7 +1018,7 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			if !gitwt.IsCommitID(base) {
 				base = "" // an edited registry's: a worker would drop the whole request
 			}
-			requests = append(requests, t.perms.rulesFor(SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
+			requests = append(requests, withRules(t.perms, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
 				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels, Base: base,
 				Deadline: now.Add(h.opts.Placement), Resume: true}))
 			h.requeue(m, id, why, respawn, now)

@@ -20,12 +20,12 @@ const module = "github.com/agentteam/agentteam"
 // must be given one here.
 var layers = map[string]int{
 	// The program and the commands.
-	"":    12,
-	"cmd": 11,
+	"":    13,
+	"cmd": 12,
 	// Programs that measure the commands, and test-only packages.
-	"internal/bench/peerbench":  13,
-	"internal/bench/storebench": 13,
-	"internal/store/failover":   13,
+	"internal/bench/peerbench":  14,
+	"internal/bench/storebench": 14,
+	"internal/store/failover":   14,
 	"internal/bench/startbench": 0,
 	"internal/bench/benchproc":  0,
 	"internal/testutil/testfs":  0,
@@ -35,23 +35,27 @@ var layers = map[string]int{
 	"internal/store/storetest":  3,
 	"internal/archtest":         0,
 	// What a person sees.
-	"internal/ui/tui":      10,
-	"internal/ui/linechat": 10,
-	"internal/ui/engine":   9, // what both chats ask of the team
+	"internal/ui/tui":      11,
+	"internal/ui/linechat": 11,
+	"internal/ui/engine":   10, // what both chats ask of the team
 	"internal/ui/mdrender": 0,
 	"internal/ui/termbg":   0,
 	"internal/llm/demo":    1,
 	// The team and its parts.
-	"team":              8,
+	"team":              9,
 	"team/event":        6, // the events, their JSON and sentences: what the views read
 	"team/board":        3,
 	"team/registry":     3, // the registry document and its stores
 	"team/worktree":     7, // the teammates' git worktrees
+	"team/protocol":     7, // the protocol requests: opened, logged, told, closed
+	"team/permgate":     8, // each tool call decided, and the asks
 	"team/request":      0,
+	"team/pool":         0, // how many agents run a model turn at once
 	"internal/plug/mcp": 5,
 	// An agent's loop and its tools.
-	"loop":  5,
-	"tools": 4,
+	"loop":     5,
+	"loop/llm": 4, // the model client: requests, replies, retries
+	"tools":    4,
 	// What the tools and the team stand on.
 	"internal/sys/gitwt":        3,
 	"internal/plug/agentsmd":    3,

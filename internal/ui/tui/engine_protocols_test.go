@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -80,7 +80,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	}
 	b := NewBridge()
 	seen := make(chan team.Event, 4096)
-	model := loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "m"})
+	model := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "m"})
 	tm, err := team.Open(context.Background(), team.Options{Workspace: ws, Model: model, PollInterval: 20 * time.Millisecond,
 		OnEvent: func(e team.Event) {
 			b.Event(e)

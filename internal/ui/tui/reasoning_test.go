@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -100,10 +100,10 @@ func TestTeammatesReasoningFromItsSession(t *testing.T) {
 // after text starts a new run (the next turn's).
 func TestBridgeCarriesReasoning(t *testing.T) {
 	b := NewBridge()
-	b.Delta(loop.Delta{Agent: "lead", Reasoning: "think "})
-	b.Delta(loop.Delta{Agent: "lead", Reasoning: "more"})
-	b.Delta(loop.Delta{Agent: "lead", Content: "text"})
-	b.Delta(loop.Delta{Agent: "lead", Reasoning: "next turn"})
+	b.Delta(llm.Delta{Agent: "lead", Reasoning: "think "})
+	b.Delta(llm.Delta{Agent: "lead", Reasoning: "more"})
+	b.Delta(llm.Delta{Agent: "lead", Content: "text"})
+	b.Delta(llm.Delta{Agent: "lead", Reasoning: "next turn"})
 	m, ok := b.take()
 	if !ok || len(m.items) != 2 {
 		t.Fatalf("items %+v, want two runs", m.items)
@@ -131,7 +131,7 @@ func TestEngineDeliversReasoning(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := NewBridge()
-			model := loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "m", Stream: tc.stream})
+			model := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "m", Stream: tc.stream})
 			tm, err := team.Open(context.Background(), team.Options{Workspace: ws, Model: model, OnEvent: b.Event, OnDelta: b.Delta,
 				PollInterval: 20 * time.Millisecond})
 			if err != nil {
