@@ -3,6 +3,9 @@
 // as the files (internal/store/storetest): a stream per team with one subject per
 // inbox, each message published with Nats-Msg-Id = its id, and a durable
 // consumer per agent whose acknowledged position is the read position.
+// Beside the inboxes it keeps the team's other state there (documents,
+// registry entries, events, sessions, leases, work queue). Connecting to
+// the server is natsconn's; running it and its permissions, natsserver's.
 package natsstore
 
 import (
