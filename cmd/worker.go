@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
@@ -89,7 +89,7 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsstore.RoleWorker)
+	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RoleWorker)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/store/storetest"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
@@ -35,7 +36,7 @@ var (
 // natsURL starts an embedded JetStream server on 127.0.0.1 for t.
 func natsURL(t *testing.T) string {
 	t.Helper()
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,7 @@ var layers = map[string]int{
 	"internal/bench/benchproc":  0,
 	"internal/testutil/testfs":  0,
 	"internal/testutil/testkit": 0,
+	"internal/testutil/testpki": 0, // a throwaway CA and certificates for TLS tests
 	"internal/llm/fakellm":      1,
 	"internal/store/storetest":  3,
 	"internal/archtest":         0,
@@ -59,17 +60,19 @@ var layers = map[string]int{
 	"loop/llm": 4, // the model client: requests, replies, retries
 	"tools":    4,
 	// What the tools and the team stand on.
-	"internal/sys/gitwt":       3,
-	"internal/plug/agentsmd":   3,
-	"internal/plug/hooks":      1,
-	"internal/store/natsstore": 3,
-	"inbox":                    2,
-	"workspace":                2,
-	"internal/sys/config":      2,
-	"internal/sys/sandbox":     1,
-	"internal/store/statefile": 1,
-	"internal/sys/permission":  0,
-	"internal/llm/openaiwire":  0,
+	"internal/sys/gitwt":        3,
+	"internal/plug/agentsmd":    3,
+	"internal/plug/hooks":       1,
+	"internal/store/natsserver": 4, // serve's embedded server, its users and roles' permissions
+	"internal/store/natsstore":  3,
+	"internal/store/natsconn":   2, // a client's credentials, Connect and its refusals
+	"inbox":                     2,
+	"workspace":                 2,
+	"internal/sys/config":       2,
+	"internal/sys/sandbox":      1,
+	"internal/store/statefile":  1,
+	"internal/sys/permission":   0,
+	"internal/llm/openaiwire":   0,
 }
 
 // against are the imports known to run against the layers, each with why

@@ -1,4 +1,4 @@
-package natsstore_test
+package natsserver_test
 
 import (
 	"os"
@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 )
 
 func TestUsersFile(t *testing.T) {
@@ -23,18 +24,18 @@ func TestUsersFile(t *testing.T) {
 		return p
 	}
 	const pub = "UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4"
-	got, err := natsstore.ReadUsersFile(write(t, "# team user password\n\nalpha alice s3cret-one\n  beta "+pub+"  \nalpha carol $2a$11$abcdefghijklmnopqrstuv\n"+
+	got, err := natsserver.ReadUsersFile(write(t, "# team user password\n\nalpha alice s3cret-one\n  beta "+pub+"  \nalpha carol $2a$11$abcdefghijklmnopqrstuv\n"+
 		"alpha "+pub+" role=worker\nalpha dave s3cret-one role=person\nalpha erin s3cret-one role=lead\n", 0o600))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []natsstore.TeamUser{
+	want := []natsserver.TeamUser{
 		{Team: "alpha", User: "alice", Password: "s3cret-one"},
 		{Team: "beta", NKey: pub},
 		{Team: "alpha", User: "carol", Password: "$2a$11$abcdefghijklmnopqrstuv"},
-		{Team: "alpha", NKey: pub, Role: natsstore.RoleWorker},
-		{Team: "alpha", User: "dave", Password: "s3cret-one", Role: natsstore.RolePerson},
-		{Team: "alpha", User: "erin", Password: "s3cret-one", Role: natsstore.RoleLead},
+		{Team: "alpha", NKey: pub, Role: natsconn.RoleWorker},
+		{Team: "alpha", User: "dave", Password: "s3cret-one", Role: natsconn.RolePerson},
+		{Team: "alpha", User: "erin", Password: "s3cret-one", Role: natsconn.RoleLead},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)
@@ -56,7 +57,7 @@ func TestUsersFile(t *testing.T) {
 		{"a role alone", "alpha role=worker\n", 0o600, "line 1: want TEAM USER PASSWORD or TEAM NKEY"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := natsstore.ReadUsersFile(write(t, tc.content, tc.mode))
+			_, err := natsserver.ReadUsersFile(write(t, tc.content, tc.mode))
 			if err == nil || !strings.Contains(err.Error(), tc.says) {
 				t.Fatalf("err = %v, want it to say %q", err, tc.says)
 			}
@@ -65,7 +66,7 @@ func TestUsersFile(t *testing.T) {
 			}
 		})
 	}
-	if _, err := natsstore.ReadUsersFile(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := natsserver.ReadUsersFile(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("a directory: %v", err)
 	}
 }

@@ -1,4 +1,10 @@
-package natsstore_test
+// Package testpki makes a throwaway PKI for tests of TLS.
+//
+//   - New makes a CA for one test, a server certificate for 127.0.0.1 and
+//     localhost (good for both ends of a cluster route) and a client
+//     certificate it signed, plus a second CA that signed nothing.
+//   - All are PEM files in the test's temp dir, the keys 0600.
+package testpki
 
 import (
 	"crypto/ecdsa"
@@ -15,20 +21,21 @@ import (
 	"time"
 )
 
-// testPKI is a CA made for one test, with a server certificate for
+// PKI is a CA made for one test, with a server certificate for
 // 127.0.0.1 and a client certificate it signed, as PEM files in a temp dir.
-type testPKI struct {
+type PKI struct {
 	CA, ServerCert, ServerKey, ClientCert, ClientKey string
 	// OtherCA signed nothing here: a client trusting it must fail.
 	OtherCA string
 }
 
-func newPKI(t *testing.T) testPKI {
+// New makes a PKI in a temp dir of t.
+func New(t *testing.T) PKI {
 	t.Helper()
 	dir := t.TempDir()
 	caKey, caCert, caDER := newCA(t, "agentteam test CA")
 	_, _, otherDER := newCA(t, "someone else's CA")
-	p := testPKI{
+	p := PKI{
 		CA:      writePEM(t, dir, "ca.pem", "CERTIFICATE", caDER),
 		OtherCA: writePEM(t, dir, "other-ca.pem", "CERTIFICATE", otherDER),
 	}

@@ -1,4 +1,4 @@
-package natsstore
+package natsconn
 
 import (
 	"context"
@@ -21,7 +21,7 @@ const accessTimeout = 2 * time.Second
 func CheckAccess(ctx context.Context, nc *nats.Conn, team string) error {
 	ctx, cancel := context.WithTimeout(ctx, accessTimeout)
 	defer cancel()
-	m, err := nc.RequestWithContext(ctx, userInfoSubject, nil)
+	m, err := nc.RequestWithContext(ctx, UserInfoSubject, nil)
 	if err != nil {
 		return nil
 	}
@@ -41,3 +41,11 @@ func CheckAccess(ctx context.Context, nc *nats.Conn, team string) error {
 	return fmt.Errorf("the credentials of user %s are team %s's: they do not reach team %s (use team %s's credentials, or --store …/%s)",
 		r.Data.User, other, team, team, other)
 }
+
+// AccountName is the NATS account holding team's streams when the server
+// asks for credentials: an account per team, so no team's user can reach
+// another team's streams or subjects whatever it asks for.
+func AccountName(team string) string { return "agentteam_" + team }
+
+// UserInfoSubject answers a client with its own account and permissions.
+const UserInfoSubject = "$SYS.REQ.USER.INFO"

@@ -1,8 +1,7 @@
-package natsstore
+package natsserver
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -18,6 +17,9 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
+
+	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
 // DefaultListen is where `agentteam serve` listens for clients unless told.
@@ -66,9 +68,9 @@ type TeamUser struct {
 	Password string
 	NKey     string
 	// Role is what the user may do in its team (RolePermissions); "" is
-	// the lead's, everything. Team AnyTeam, with an nkey, is a role in
-	// every team of the global account (serve's own credentials).
-	Role Role
+	// the lead's, everything. Team natsconn.AnyTeam, with an nkey, is a
+	// role in every team of the global account (serve's own credentials).
+	Role natsconn.Role
 }
 
 // Server is a running embedded NATS server with JetStream.
@@ -77,67 +79,6 @@ type Server struct {
 	log  *serverLog
 	lock *flock.Flock
 }
-
-// AccountName is the NATS account holding team's streams when the server
-// asks for credentials: an account per team, so no team's user can reach
-// another team's streams or subjects whatever it asks for.
-func AccountName(team string) string { return "agentteam_" + team }
-
-// TeamPermissions are what team's users may publish and subscribe to: the
-// team's own subjects and the JetStream API of its own streams and KV
-// buckets, nothing of another team even within one account.
-func TeamPermissions(team string) *server.Permissions {
-	buckets := []string{BucketName(team), EntriesBucket(team, "registry"), LeaseBucketName(team)}
-	pub := []string{
-		"agentteam." + team + ".>",
-		"$JS.API.INFO",
-		// Who the credentials are: a client told to open another team
-		// says so at once instead of waiting for refused requests.
-		userInfoSubject,
-	}
-	sub := []string{"agentteam." + team + ".>", "_INBOX.>"}
-	for _, b := range buckets {
-		pub = append(pub, "$KV."+b+".>")
-		sub = append(sub, "$KV."+b+".>")
-	}
-	// The inboxes, the KV buckets (board, registry, leases and
-	// heartbeats), the event log, the sessions, the work queue of spawn
-	// requests.
-	streams := []string{StreamName(team), EventStreamName(team), SessionStreamName(team), QueueStreamName(team)}
-	for _, b := range buckets {
-		streams = append(streams, "KV_"+b)
-	}
-	for _, s := range streams {
-		pub = append(pub,
-			"$JS.API.STREAM.*."+s,
-			"$JS.API.STREAM.MSG.*."+s,
-		)
-		pub = append(pub, readingSubjects(s)...)
-	}
-	return &server.Permissions{
-		Publish:   &server.SubjectPermission{Allow: pub},
-		Subscribe: &server.SubjectPermission{Allow: sub},
-	}
-}
-
-// readingSubjects are the JetStream API subjects every role publishes to
-// read stream s: direct gets, its consumers, their acks and a watch's flow
-// control.
-func readingSubjects(s string) []string {
-	return []string{
-		"$JS.API.DIRECT.GET." + s,
-		"$JS.API.DIRECT.GET." + s + ".>",
-		"$JS.API.CONSUMER.*." + s,
-		"$JS.API.CONSUMER.*." + s + ".>",
-		"$JS.API.CONSUMER.DURABLE.CREATE." + s + ".*",
-		"$JS.API.CONSUMER.MSG.NEXT." + s + ".*",
-		"$JS.ACK." + s + ".>",
-		"$JS.FC." + s + ".>",
-	}
-}
-
-// userInfoSubject answers a client with its own account and permissions.
-const userInfoSubject = "$SYS.REQ.USER.INFO"
 
 // Start runs an embedded NATS server with JetStream as o says and returns
 // once it takes clients. Each way it can fail is one sentence: the port
@@ -236,7 +177,7 @@ func serverOptions(o ServerOptions) (*server.Options, error) {
 	opts.JetStream, opts.StoreDir = true, o.DataDir
 	opts.ServerName = o.ServerName
 	opts.NoLog, opts.NoSigs = true, true
-	opts.MaxPayload = MaxPayload
+	opts.MaxPayload = natsstore.MaxPayload
 	if o.Cluster != "" {
 		if opts.Cluster.Host, opts.Cluster.Port, err = splitHostPort("cluster", o.Cluster); err != nil {
 			return nil, err
@@ -284,17 +225,17 @@ func accountsConfig(users []TeamUser) (string, error) {
 	b.WriteString("accounts {\n")
 	seen := map[string]bool{}
 	for _, u := range users {
-		if u.Team == AnyTeam {
+		if u.Team == natsconn.AnyTeam {
 			continue
 		}
-		if err := checkTeam(u.Team); err != nil {
+		if err := natsstore.CheckTeamName(u.Team); err != nil {
 			return "", err
 		}
 		if seen[u.Team] {
 			continue
 		}
 		seen[u.Team] = true
-		fmt.Fprintf(&b, "  %q: { jetstream: enabled }\n", AccountName(u.Team))
+		fmt.Fprintf(&b, "  %q: { jetstream: enabled }\n", natsconn.AccountName(u.Team))
 	}
 	b.WriteString("}\n")
 	if len(seen) == 0 {
@@ -312,11 +253,11 @@ func addUsers(opts *server.Options, users []TeamUser) error {
 	}
 	names := map[string]bool{}
 	for _, u := range users {
-		acc := byName[AccountName(u.Team)]
-		if u.Team == AnyTeam {
+		acc := byName[natsconn.AccountName(u.Team)]
+		if u.Team == natsconn.AnyTeam {
 			acc = nil // the global account, where every team is
 		}
-		if _, err := ParseRole(string(u.Role)); err != nil {
+		if _, err := natsconn.ParseRole(string(u.Role)); err != nil {
 			return fmt.Errorf("team %s: %w", u.Team, err)
 		}
 		perms := RolePermissions(u.Team, u.Role)
@@ -409,7 +350,7 @@ func serverTLS(f TLSFiles) (*tls.Config, error) {
 	}
 	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	if f.CA != "" {
-		pool, err := loadCA(f.CA)
+		pool, err := natsconn.LoadCA(f.CA)
 		if err != nil {
 			return nil, err
 		}
@@ -417,19 +358,6 @@ func serverTLS(f TLSFiles) (*tls.Config, error) {
 		cfg.ClientAuth = tls.RequireAndVerifyClientCert
 	}
 	return cfg, nil
-}
-
-// loadCA reads a PEM file of CA certificates.
-func loadCA(path string) (*x509.CertPool, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("TLS CA file: %w", err)
-	}
-	pool := x509.NewCertPool()
-	if !pool.AppendCertsFromPEM(data) {
-		return nil, fmt.Errorf("TLS CA file %s holds no PEM certificate", path)
-	}
-	return pool, nil
 }
 
 // fatalSentence turns the fatal log line of a server that could not start

@@ -1,4 +1,4 @@
-package natsstore_test
+package natsserver_test
 
 import (
 	"context"
@@ -15,13 +15,16 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
+	"github.com/agentteam/agentteam/internal/testutil/testpki"
 )
 
 // start runs a server with o on 127.0.0.1 and a random port unless o says
 // otherwise, stopped when t ends.
-func start(t *testing.T, o natsstore.ServerOptions) *natsstore.Server {
+func start(t *testing.T, o natsserver.ServerOptions) *natsserver.Server {
 	t.Helper()
 	if o.Listen == "" {
 		o.Listen = "127.0.0.1:0"
@@ -29,7 +32,7 @@ func start(t *testing.T, o natsstore.ServerOptions) *natsstore.Server {
 	if o.DataDir == "" {
 		o.DataDir = t.TempDir()
 	}
-	s, err := natsstore.Start(o)
+	s, err := natsserver.Start(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,9 +40,9 @@ func start(t *testing.T, o natsstore.ServerOptions) *natsstore.Server {
 	return s
 }
 
-func connect(t testing.TB, url string, o natsstore.ConnectOptions) *nats.Conn {
+func connect(t testing.TB, url string, o natsconn.ConnectOptions) *nats.Conn {
 	t.Helper()
-	nc, err := natsstore.Connect(context.Background(), url, o)
+	nc, err := natsconn.Connect(context.Background(), url, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,14 +91,14 @@ func (v *violations) waitFor(t *testing.T, want string) {
 // "permissions violation", and B's messages never reach A.
 func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
 	testkit.SkipShort(t)
-	s := start(t, natsstore.ServerOptions{Users: []natsstore.TeamUser{
+	s := start(t, natsserver.ServerOptions{Users: []natsserver.TeamUser{
 		{Team: "alpha", User: "alice", Password: "alpha-secret"},
 		{Team: "beta", User: "bob", Password: "beta-secret"},
 	}})
 	url := s.ClientURL()
 
 	// B works as usual: its inbox holds a secret.
-	ncB := connect(t, url, natsstore.ConnectOptions{User: "bob", Password: "beta-secret"})
+	ncB := connect(t, url, natsconn.ConnectOptions{User: "bob", Password: "beta-secret"})
 	mbB, err := natsstore.OpenMailbox(context.Background(), ncB, "beta")
 	if err != nil {
 		t.Fatalf("team beta opens its own inboxes: %v", err)
@@ -200,18 +203,18 @@ func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
 // catching B's subjects, or mirroring B's stream, sees nothing of B.
 func TestAStreamOfOneTeamCannotCaptureAnother(t *testing.T) {
 	testkit.SkipShort(t)
-	s := start(t, natsstore.ServerOptions{Users: []natsstore.TeamUser{
+	s := start(t, natsserver.ServerOptions{Users: []natsserver.TeamUser{
 		{Team: "alpha", User: "alice", Password: "alpha-secret"},
 		{Team: "beta", User: "bob", Password: "beta-secret"},
 	}})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	ncB := connect(t, s.ClientURL(), natsstore.ConnectOptions{User: "bob", Password: "beta-secret"})
+	ncB := connect(t, s.ClientURL(), natsconn.ConnectOptions{User: "bob", Password: "beta-secret"})
 	mbB, err := natsstore.OpenMailbox(ctx, ncB, "beta")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ncA := connect(t, s.ClientURL(), natsstore.ConnectOptions{User: "alice", Password: "alpha-secret"})
+	ncA := connect(t, s.ClientURL(), natsconn.ConnectOptions{User: "alice", Password: "alpha-secret"})
 	jsA, err := jetstream.New(ncA)
 	if err != nil {
 		t.Fatal(err)
@@ -271,17 +274,17 @@ func TestCredentialsAreCheckedWithASentence(t *testing.T) {
 	}
 	pub, _ := kp.PublicKey()
 	seed, _ := kp.Seed()
-	s := start(t, natsstore.ServerOptions{Users: []natsstore.TeamUser{
+	s := start(t, natsserver.ServerOptions{Users: []natsserver.TeamUser{
 		{Team: "alpha", User: "alice", Password: "alpha-secret"},
 		{Team: "beta", NKey: pub},
 	}})
 	url := s.ClientURL()
 
-	_, err = natsstore.Connect(context.Background(), url, natsstore.ConnectOptions{User: "alice", Password: "wrong", CredsFrom: "user alice of AGENTTEAM_NATS_USER"})
+	_, err = natsconn.Connect(context.Background(), url, natsconn.ConnectOptions{User: "alice", Password: "wrong", CredsFrom: "user alice of AGENTTEAM_NATS_USER"})
 	if err == nil || !strings.Contains(err.Error(), "refused user alice of AGENTTEAM_NATS_USER") || strings.Contains(err.Error(), "wrong") {
 		t.Fatalf("wrong password: %v", err)
 	}
-	_, err = natsstore.Connect(context.Background(), url, natsstore.ConnectOptions{})
+	_, err = natsconn.Connect(context.Background(), url, natsconn.ConnectOptions{})
 	if err == nil || !strings.Contains(err.Error(), "asks for credentials: set AGENTTEAM_NATS_CREDS") {
 		t.Fatalf("no credentials: %v", err)
 	}
@@ -291,8 +294,8 @@ func TestCredentialsAreCheckedWithASentence(t *testing.T) {
 	if err := os.WriteFile(creds, append([]byte("# team beta\n"), seed...), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := map[string]string{natsstore.EnvCreds: creds}
-	o, err := natsstore.ConnectOptionsFromEnv(func(k string) string { return env[k] })
+	env := map[string]string{natsconn.EnvCreds: creds}
+	o, err := natsconn.ConnectOptionsFromEnv(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,14 +307,14 @@ func TestCredentialsAreCheckedWithASentence(t *testing.T) {
 	if err := os.Chmod(creds, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := natsstore.ConnectOptionsFromEnv(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+	if _, err := natsconn.ConnectOptionsFromEnv(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "chmod 600") {
 		t.Fatalf("a creds file others may read: %v", err)
 	}
 	for _, e := range []map[string]string{
-		{natsstore.EnvUser: "alice"},
-		{natsstore.EnvCreds: creds, natsstore.EnvUser: "alice", natsstore.EnvPassword: "x"},
+		{natsconn.EnvUser: "alice"},
+		{natsconn.EnvCreds: creds, natsconn.EnvUser: "alice", natsconn.EnvPassword: "x"},
 	} {
-		if _, err := natsstore.ConnectOptionsFromEnv(func(k string) string { return e[k] }); err == nil {
+		if _, err := natsconn.ConnectOptionsFromEnv(func(k string) string { return e[k] }); err == nil {
 			t.Errorf("%v: no error", e)
 		}
 	}
@@ -325,7 +328,7 @@ func TestConnectToNobodySaysSo(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	_, err = natsstore.Connect(context.Background(), "nats://"+addr, natsstore.ConnectOptions{DialTimeout: time.Second})
+	_, err = natsconn.Connect(context.Background(), "nats://"+addr, natsconn.ConnectOptions{DialTimeout: time.Second})
 	if err == nil || !strings.Contains(err.Error(), "cannot reach the NATS server at nats://"+addr) {
 		t.Fatalf("err = %v", err)
 	}
@@ -335,11 +338,11 @@ func TestConnectToNobodySaysSo(t *testing.T) {
 // certificate works; one trusting another CA, or showing no certificate,
 // or speaking plain NATS, is refused with a sentence.
 func TestTLSWithATestCA(t *testing.T) {
-	p := newPKI(t)
-	s := start(t, natsstore.ServerOptions{TLS: natsstore.TLSFiles{Cert: p.ServerCert, Key: p.ServerKey, CA: p.CA}})
+	p := testpki.New(t)
+	s := start(t, natsserver.ServerOptions{TLS: natsserver.TLSFiles{Cert: p.ServerCert, Key: p.ServerKey, CA: p.CA}})
 	url := s.ClientURL()
 
-	nc := connect(t, url, natsstore.ConnectOptions{CA: p.CA, Cert: p.ClientCert, Key: p.ClientKey})
+	nc := connect(t, url, natsconn.ConnectOptions{CA: p.CA, Cert: p.ClientCert, Key: p.ClientKey})
 	if !strings.HasPrefix(nc.ConnectedUrl(), "tls://") && nc.TLSRequired() == false {
 		t.Fatalf("connected without TLS to %s", nc.ConnectedUrl())
 	}
@@ -356,13 +359,13 @@ func TestTLSWithATestCA(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
-		o    natsstore.ConnectOptions
+		o    natsconn.ConnectOptions
 		says string
 	}{
-		{"another CA", natsstore.ConnectOptions{CA: p.OtherCA, Cert: p.ClientCert, Key: p.ClientKey}, "is AGENTTEAM_NATS_CA the CA that signed its certificate?"},
-		{"no client certificate", natsstore.ConnectOptions{CA: p.CA}, "does it want a client certificate"},
+		{"another CA", natsconn.ConnectOptions{CA: p.OtherCA, Cert: p.ClientCert, Key: p.ClientKey}, "is AGENTTEAM_NATS_CA the CA that signed its certificate?"},
+		{"no client certificate", natsconn.ConnectOptions{CA: p.CA}, "does it want a client certificate"},
 	} {
-		_, err := natsstore.Connect(context.Background(), url, tc.o)
+		_, err := natsconn.Connect(context.Background(), url, tc.o)
 		if err == nil || !strings.Contains(err.Error(), tc.says) {
 			t.Errorf("%s: err = %v, want it to say %q", tc.name, err, tc.says)
 		}
@@ -373,7 +376,7 @@ func TestTLSWithATestCA(t *testing.T) {
 // directory unusable, TLS files bad, routes without a cluster address.
 func TestStartFailsWithASentence(t *testing.T) {
 	busy := t.TempDir()
-	taken := start(t, natsstore.ServerOptions{DataDir: busy})
+	taken := start(t, natsserver.ServerOptions{DataDir: busy})
 	addr := strings.TrimPrefix(taken.ClientURL(), "nats://")
 	file := filepath.Join(t.TempDir(), "a-file")
 	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
@@ -383,23 +386,23 @@ func TestStartFailsWithASentence(t *testing.T) {
 	if err := os.WriteFile(garbage, []byte("not a certificate"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := newPKI(t)
+	p := testpki.New(t)
 	for _, tc := range []struct {
 		name string
-		o    natsstore.ServerOptions
+		o    natsserver.ServerOptions
 		says string
 	}{
-		{"port taken", natsstore.ServerOptions{Listen: addr}, "the listen address " + addr + " is taken by another program"},
-		{"data dir in use", natsstore.ServerOptions{DataDir: busy}, "the NATS data directory " + busy + " is in use by another agentteam serve"},
-		{"data dir is a file", natsstore.ServerOptions{DataDir: file}, "the NATS data directory " + file + " is unusable"},
-		{"bad certificate", natsstore.ServerOptions{TLS: natsstore.TLSFiles{Cert: garbage, Key: p.ServerKey}}, "TLS certificate " + garbage},
-		{"bad CA", natsstore.ServerOptions{TLS: natsstore.TLSFiles{Cert: p.ServerCert, Key: p.ServerKey, CA: garbage}}, "holds no PEM certificate"},
-		{"key alone", natsstore.ServerOptions{TLS: natsstore.TLSFiles{Key: p.ServerKey}}, "needs both --tls-cert and --tls-key"},
-		{"routes without cluster", natsstore.ServerOptions{Routes: []string{"nats://127.0.0.1:6222"}}, "need --cluster"},
-		{"bad listen", natsstore.ServerOptions{Listen: "nowhere"}, "is not HOST:PORT"},
-		{"bad route", natsstore.ServerOptions{Cluster: "127.0.0.1:0", ServerName: "n1", Routes: []string{"http://x"}}, "is not nats://HOST:PORT"},
-		{"bad team", natsstore.ServerOptions{Users: []natsstore.TeamUser{{Team: "a.>", User: "u", Password: "p"}}}, "only letters"},
-		{"bad nkey", natsstore.ServerOptions{Users: []natsstore.TeamUser{{Team: "a", NKey: "SUABC"}}}, "not an nkey user's public key"},
+		{"port taken", natsserver.ServerOptions{Listen: addr}, "the listen address " + addr + " is taken by another program"},
+		{"data dir in use", natsserver.ServerOptions{DataDir: busy}, "the NATS data directory " + busy + " is in use by another agentteam serve"},
+		{"data dir is a file", natsserver.ServerOptions{DataDir: file}, "the NATS data directory " + file + " is unusable"},
+		{"bad certificate", natsserver.ServerOptions{TLS: natsserver.TLSFiles{Cert: garbage, Key: p.ServerKey}}, "TLS certificate " + garbage},
+		{"bad CA", natsserver.ServerOptions{TLS: natsserver.TLSFiles{Cert: p.ServerCert, Key: p.ServerKey, CA: garbage}}, "holds no PEM certificate"},
+		{"key alone", natsserver.ServerOptions{TLS: natsserver.TLSFiles{Key: p.ServerKey}}, "needs both --tls-cert and --tls-key"},
+		{"routes without cluster", natsserver.ServerOptions{Routes: []string{"nats://127.0.0.1:6222"}}, "need --cluster"},
+		{"bad listen", natsserver.ServerOptions{Listen: "nowhere"}, "is not HOST:PORT"},
+		{"bad route", natsserver.ServerOptions{Cluster: "127.0.0.1:0", ServerName: "n1", Routes: []string{"http://x"}}, "is not nats://HOST:PORT"},
+		{"bad team", natsserver.ServerOptions{Users: []natsserver.TeamUser{{Team: "a.>", User: "u", Password: "p"}}}, "only letters"},
+		{"bad nkey", natsserver.ServerOptions{Users: []natsserver.TeamUser{{Team: "a", NKey: "SUABC"}}}, "not an nkey user's public key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := tc.o
@@ -409,7 +412,7 @@ func TestStartFailsWithASentence(t *testing.T) {
 			if o.DataDir == "" {
 				o.DataDir = t.TempDir()
 			}
-			s, err := natsstore.Start(o)
+			s, err := natsserver.Start(o)
 			if err == nil {
 				s.Shutdown()
 				t.Fatalf("started; want %q", tc.says)
@@ -426,11 +429,11 @@ func TestStartFailsWithASentence(t *testing.T) {
 func TestADataDirectoryIsFreeAfterShutdown(t *testing.T) {
 	dir := t.TempDir()
 	for i := range 2 {
-		s, err := natsstore.Start(natsstore.ServerOptions{Listen: "127.0.0.1:0", DataDir: dir})
+		s, err := natsserver.Start(natsserver.ServerOptions{Listen: "127.0.0.1:0", DataDir: dir})
 		if err != nil {
 			t.Fatalf("start %d: %v", i+1, err)
 		}
-		nc, err := natsstore.Connect(context.Background(), s.ClientURL(), natsstore.ConnectOptions{})
+		nc, err := natsconn.Connect(context.Background(), s.ClientURL(), natsconn.ConnectOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -461,14 +464,14 @@ func TestAnUnreachableRoutePeerIsAWarning(t *testing.T) {
 	dead := l.Addr().String()
 	l.Close()
 	warned := make(chan string, 64)
-	s := start(t, natsstore.ServerOptions{Cluster: "127.0.0.1:0", ServerName: "n1", Routes: []string{"nats://" + dead},
+	s := start(t, natsserver.ServerOptions{Cluster: "127.0.0.1:0", ServerName: "n1", Routes: []string{"nats://" + dead},
 		Warn: func(w string) {
 			select {
 			case warned <- w:
 			default:
 			}
 		}})
-	nc := connect(t, s.ClientURL(), natsstore.ConnectOptions{})
+	nc := connect(t, s.ClientURL(), natsconn.ConnectOptions{})
 	if err := nc.Flush(); err != nil {
 		t.Fatalf("the node does not serve: %v", err)
 	}
@@ -483,4 +486,9 @@ func TestAnUnreachableRoutePeerIsAWarning(t *testing.T) {
 			t.Fatalf("no warning about the unreachable route peer %s", dead)
 		}
 	}
+}
+
+// counterDoc is a document a team may open.
+type counterDoc struct {
+	Counter int `json:"counter"`
 }

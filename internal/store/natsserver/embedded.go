@@ -1,4 +1,4 @@
-package natsstore
+package natsserver
 
 import (
 	"github.com/nats-io/nats-server/v2/server"

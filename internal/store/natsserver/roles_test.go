@@ -1,4 +1,4 @@
-package natsstore_test
+package natsserver_test
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -19,12 +21,12 @@ import (
 // returns its URL once the lead made the team's streams.
 func roleServer(t *testing.T) string {
 	t.Helper()
-	s := start(t, natsstore.ServerOptions{Users: []natsstore.TeamUser{
+	s := start(t, natsserver.ServerOptions{Users: []natsserver.TeamUser{
 		{Team: "alpha", User: "lead", Password: "lead-pw"},
-		{Team: "alpha", User: "worker", Password: "worker-pw", Role: natsstore.RoleWorker},
-		{Team: "alpha", User: "person", Password: "person-pw", Role: natsstore.RolePerson},
+		{Team: "alpha", User: "worker", Password: "worker-pw", Role: natsconn.RoleWorker},
+		{Team: "alpha", User: "person", Password: "person-pw", Role: natsconn.RolePerson},
 	}})
-	lead := connect(t, s.ClientURL(), natsstore.ConnectOptions{User: "lead", Password: "lead-pw"})
+	lead := connect(t, s.ClientURL(), natsconn.ConnectOptions{User: "lead", Password: "lead-pw"})
 	ctx := context.Background()
 	if _, err := natsstore.OpenMailbox(ctx, lead, "alpha"); err != nil {
 		t.Fatal(err)
@@ -51,7 +53,7 @@ func TestEachRoleSendsOnlyAsThoseItSpeaksFor(t *testing.T) {
 		{"person", []string{"user"}, []string{"bob", "lead"}},
 		{"lead", []string{"user", "lead", "bob"}, nil},
 	} {
-		nc := connect(t, url, natsstore.ConnectOptions{User: c.user, Password: c.user + "-pw"})
+		nc := connect(t, url, natsconn.ConnectOptions{User: c.user, Password: c.user + "-pw"})
 		mb, err := natsstore.OpenMailbox(context.Background(), nc, "alpha")
 		if err != nil {
 			t.Fatalf("%s opens the inboxes: %v", c.user, err)
@@ -68,7 +70,7 @@ func TestEachRoleSendsOnlyAsThoseItSpeaksFor(t *testing.T) {
 			}
 		}
 	}
-	lead := connect(t, url, natsstore.ConnectOptions{User: "lead", Password: "lead-pw"})
+	lead := connect(t, url, natsconn.ConnectOptions{User: "lead", Password: "lead-pw"})
 	mb, err := natsstore.OpenMailbox(context.Background(), lead, "alpha")
 	if err != nil {
 		t.Fatal(err)
@@ -92,7 +94,7 @@ func TestEachRoleSendsOnlyAsThoseItSpeaksFor(t *testing.T) {
 // line that says it is forged, never a message from user.
 func TestAMessageWhoseSenderDisagreesWithItsSubjectIsForged(t *testing.T) {
 	url := roleServer(t)
-	worker := connect(t, url, natsstore.ConnectOptions{User: "worker", Password: "worker-pw"})
+	worker := connect(t, url, natsconn.ConnectOptions{User: "worker", Password: "worker-pw"})
 	js, err := jetstream.New(worker)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +104,7 @@ func TestAMessageWhoseSenderDisagreesWithItsSubjectIsForged(t *testing.T) {
 	if _, err := js.Publish(context.Background(), natsstore.SentSubject("alpha", "alice", "bob"), line); err != nil {
 		t.Fatal(err)
 	}
-	lead := connect(t, url, natsstore.ConnectOptions{User: "lead", Password: "lead-pw"})
+	lead := connect(t, url, natsconn.ConnectOptions{User: "lead", Password: "lead-pw"})
 	mb, err := natsstore.OpenMailbox(context.Background(), lead, "alpha")
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +128,7 @@ func TestAMessageWhoseSenderDisagreesWithItsSubjectIsForged(t *testing.T) {
 func TestOnlyTheLeadQueuesSpawnsAndOwnsTheTeam(t *testing.T) {
 	url := roleServer(t)
 	for _, user := range []string{"worker", "person"} {
-		nc := connect(t, url, natsstore.ConnectOptions{User: user, Password: user + "-pw"})
+		nc := connect(t, url, natsconn.ConnectOptions{User: user, Password: user + "-pw"})
 		q, err := natsstore.OpenQueue(context.Background(), nc, "alpha")
 		if err != nil {
 			t.Fatalf("%s opens the queue: %v", user, err)
@@ -158,7 +160,7 @@ func TestOnlyTheLeadQueuesSpawnsAndOwnsTheTeam(t *testing.T) {
 		}
 	}
 	// The worker still beats: its heartbeat is its own.
-	worker := connect(t, url, natsstore.ConnectOptions{User: "worker", Password: "worker-pw"})
+	worker := connect(t, url, natsconn.ConnectOptions{User: "worker", Password: "worker-pw"})
 	w, err := natsstore.OpenWorkers(context.Background(), worker, "alpha")
 	if err != nil {
 		t.Fatal(err)
@@ -185,11 +187,11 @@ func TestARoleInEveryTeam(t *testing.T) {
 	}
 	leadSeed, leadPub := seed()
 	workerSeed, workerPub := seed()
-	s := start(t, natsstore.ServerOptions{Owners: []string{leadPub},
-		Users: []natsstore.TeamUser{{Team: natsstore.AnyTeam, NKey: workerPub, Role: natsstore.RoleWorker}}})
+	s := start(t, natsserver.ServerOptions{Owners: []string{leadPub},
+		Users: []natsserver.TeamUser{{Team: natsconn.AnyTeam, NKey: workerPub, Role: natsconn.RoleWorker}}})
 	ctx := context.Background()
-	lead := connect(t, s.ClientURL(), natsstore.ConnectOptions{NKeySeed: leadSeed})
-	worker := connect(t, s.ClientURL(), natsstore.ConnectOptions{NKeySeed: workerSeed})
+	lead := connect(t, s.ClientURL(), natsconn.ConnectOptions{NKeySeed: leadSeed})
+	worker := connect(t, s.ClientURL(), natsconn.ConnectOptions{NKeySeed: workerSeed})
 	for _, team := range []string{"alpha", "beta"} {
 		if _, err := natsstore.OpenQueue(ctx, lead, team); err != nil {
 			t.Fatal(err)
@@ -228,12 +230,12 @@ func TestARoleInEveryTeam(t *testing.T) {
 // by the lead's, and a registry a worker made first takes the lead's
 // batches.
 func TestAStreamAWorkerMadeIsRemadeByTheLead(t *testing.T) {
-	s := start(t, natsstore.ServerOptions{Users: []natsstore.TeamUser{
+	s := start(t, natsserver.ServerOptions{Users: []natsserver.TeamUser{
 		{Team: "alpha", User: "lead", Password: "lead-pw"},
-		{Team: "alpha", User: "worker", Password: "worker-pw", Role: natsstore.RoleWorker},
+		{Team: "alpha", User: "worker", Password: "worker-pw", Role: natsconn.RoleWorker},
 	}})
 	ctx := context.Background()
-	worker := connect(t, s.ClientURL(), natsstore.ConnectOptions{User: "worker", Password: "worker-pw"})
+	worker := connect(t, s.ClientURL(), natsconn.ConnectOptions{User: "worker", Password: "worker-pw"})
 	js, err := jetstream.New(worker)
 	if err != nil {
 		t.Fatal(err)
@@ -256,7 +258,7 @@ func TestAStreamAWorkerMadeIsRemadeByTheLead(t *testing.T) {
 		t.Fatalf("the worker makes the registry: %v", err)
 	}
 
-	lead := connect(t, s.ClientURL(), natsstore.ConnectOptions{User: "lead", Password: "lead-pw"})
+	lead := connect(t, s.ClientURL(), natsconn.ConnectOptions{User: "lead", Password: "lead-pw"})
 	mb, err := natsstore.OpenMailbox(ctx, lead, "alpha")
 	if err != nil {
 		t.Fatal(err)

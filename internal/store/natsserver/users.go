@@ -1,4 +1,4 @@
-package natsstore
+package natsserver
 
 import (
 	"bufio"
@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
 // ReadUsersFile reads the teams' credentials a server accepts, one user a
@@ -38,8 +41,8 @@ func ReadUsersFile(path string) ([]TeamUser, error) {
 		f := strings.Fields(line)
 		var u TeamUser
 		if last := f[len(f)-1]; strings.HasPrefix(last, "role=") {
-			r, err := ParseRole(strings.TrimPrefix(last, "role="))
-			if err != nil || r != Role(strings.TrimPrefix(last, "role=")) {
+			r, err := natsconn.ParseRole(strings.TrimPrefix(last, "role="))
+			if err != nil || r != natsconn.Role(strings.TrimPrefix(last, "role=")) {
 				return nil, fmt.Errorf("users file %s, line %d: role= is lead, worker or person", path, n)
 			}
 			u.Role, f = r, f[:len(f)-1]
@@ -53,11 +56,11 @@ func ReadUsersFile(path string) ([]TeamUser, error) {
 			// The line may hold a password: never echo it.
 			return nil, fmt.Errorf("users file %s, line %d: want TEAM USER PASSWORD or TEAM NKEY, and role=ROLE or none (%d fields)", path, n, len(f))
 		}
-		if err := checkTeam(u.Team); err != nil {
+		if err := natsstore.CheckTeamName(u.Team); err != nil {
 			return nil, fmt.Errorf("users file %s, line %d: %w", path, n, err)
 		}
 		if u.User != "" {
-			if err := checkToken("user", u.User); err != nil {
+			if err := natsstore.CheckToken("user", u.User); err != nil {
 				return nil, fmt.Errorf("users file %s, line %d: %w", path, n, err)
 			}
 		}

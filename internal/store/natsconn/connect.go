@@ -1,10 +1,11 @@
-package natsstore
+package natsconn
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	neturl "net/url"
@@ -196,7 +197,7 @@ func clientTLS(o ConnectOptions) (*tls.Config, error) {
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 	if o.CA != "" {
-		pool, err := loadCA(o.CA)
+		pool, err := LoadCA(o.CA)
 		if err != nil {
 			return nil, err
 		}
@@ -273,4 +274,18 @@ func Redact(raw string) string {
 	}
 	u.User = nil
 	return u.String()
+}
+
+// LoadCA reads a PEM file of CA certificates: the pool a client checks
+// its server against, or a server its clients and nodes.
+func LoadCA(path string) (*x509.CertPool, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("TLS CA file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(data) {
+		return nil, fmt.Errorf("TLS CA file %s holds no PEM certificate", path)
+	}
+	return pool, nil
 }

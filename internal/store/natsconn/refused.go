@@ -1,4 +1,4 @@
-package natsstore
+package natsconn
 
 import (
 	"context"
@@ -48,10 +48,10 @@ func heardRefusal(nc *nats.Conn, err error) bool {
 	return len(refusals.watch[nc][subj]) > 0
 }
 
-// watchRefusal returns a context of ctx that ends, with the refusal as
+// WatchRefusal returns a context of ctx that ends, with the refusal as
 // its cause, when the server refuses a publish on subj over nc, and its
 // stop.
-func watchRefusal(ctx context.Context, nc *nats.Conn, subj string) (context.Context, func()) {
+func WatchRefusal(ctx context.Context, nc *nats.Conn, subj string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	key := &cancel
 	refusals.mu.Lock()
@@ -77,8 +77,8 @@ func watchRefusal(ctx context.Context, nc *nats.Conn, subj string) (context.Cont
 	}
 }
 
-// refusedCause is the refusal that ended ctx, if one did, else err.
-func refusedCause(ctx context.Context, err error) error {
+// RefusedCause is the refusal that ended ctx, if one did, else err.
+func RefusedCause(ctx context.Context, err error) error {
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrRefused) {
 		return cause
 	}
