@@ -183,27 +183,3 @@ func WorkerPlace(worker, host string) string {
 	}
 	return worker + "@" + host
 }
-
-// remoteVerdict is the receiver runtime's answer to a handoff for a
-// teammate another worker runs, played in the sender's process from the
-// registry: the answer needs no model, and everything it changes (the
-// inboxes, the registry, the board) is shared by every worker. The context
-// then reaches the receiver through its inbox, on whichever worker runs it.
-func (hs *handoffs) remoteVerdict(h *handoff, mb Member) string {
-	switch mb.Status {
-	case StatusQueued, StatusWorking:
-		return fmt.Sprintf("busy: %s is already working at its limit (%s)", h.to, mb.Status)
-	case StatusShutdown, StatusFailed:
-		return fmt.Sprintf("%s is %s", h.to, mb.Status)
-	}
-	if mb.Ended {
-		return fmt.Sprintf("%s has ended", h.to)
-	}
-	if mb.Worker != "" && !hs.t.hosting.host.Alive(mb.Worker) {
-		return fmt.Sprintf("%s's worker %s is gone", h.to, mb.Worker)
-	}
-	if h.role != "" && !strings.EqualFold(h.role, mb.Role) {
-		return fmt.Sprintf("its role does not fit: %s asks for a %s, %s is a %s", h.taskID, h.role, h.to, mb.Role)
-	}
-	return ""
-}

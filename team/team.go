@@ -17,6 +17,7 @@ import (
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/handoff"
 	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/team/pool"
@@ -157,9 +158,9 @@ type Team struct {
 	// across processes (index.go).
 	indexes *inbox.Indexes
 
-	shutdowns *shutdowns        // shutdown.go
-	plans     *plans            // plan.go
-	handoffs  *handoffs         // handoff.go
+	shutdowns *shutdowns // shutdown.go
+	plans     *plans     // plan.go
+	handoffs  *handoff.Service
 	worktrees *Worktrees        // worktree.go: teammates' git worktrees
 	perms     *permgate.Service // nil: every tool call runs
 	hosting   *hosting          // worker.go: this process as a worker; nil without a queue

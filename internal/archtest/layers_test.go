@@ -50,6 +50,7 @@ var layers = map[string]int{
 	"team/protocol":     7, // the protocol requests: opened, logged, told, closed
 	"team/permgate":     8, // each tool call decided, and the asks
 	"team/hosts":        9, // this process as one of the team's workers
+	"team/handoff":      8, // a task handed over with its context, in steps
 	"team/request":      0,
 	"team/pool":         0, // how many agents run a model turn at once
 	"team/models":       5, // the models, their meters and the budget

@@ -1,4 +1,4 @@
-package team
+package handoff
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
@@ -71,7 +71,7 @@ func tail(s []string, n int) []string {
 }
 
 // contextText is the context_transfer message as the receiver reads it.
-func contextText(h *handoff, p handoffPayload) string {
+func contextText(h *Handoff, p Payload) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s hands %s over to you (request %s).\nWhy: %s\n", h.from, h.label(), h.id, h.reason)
 	if p.Description != "" {
