@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/protocol"
 )
 
 // agentInbox is an agent's inbox as its loop reads it. The answer to a
@@ -14,7 +15,7 @@ import (
 // comes as a message saying so: nothing waits for its review.
 type agentInbox struct {
 	loop.Inbox
-	plans *plans
+	plans *protocol.Plans
 }
 
 func (ai agentInbox) ReadUnread(name string) (inbox.Batch, error) {
@@ -43,12 +44,12 @@ func (ai agentInbox) planAnswered(m inbox.Message) inbox.Message {
 	if ai.plans == nil || m.Type != TypePlanApprovalRequest {
 		return m
 	}
-	v, ok := ai.plans.byPerson.Load(m.CorrelationID)
+	approved, ok := ai.plans.ByPerson(m.CorrelationID)
 	if !ok {
 		return m
 	}
 	word := "rejected"
-	if v.(bool) {
+	if approved {
 		word = "approved"
 	}
 	m.Type = inbox.TypeMessage

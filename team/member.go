@@ -282,7 +282,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 			if !r.waitForWork(ctx, m.name, wake) {
 				return
 			}
-			if t.shutdowns.answerIfAsked(m) {
+			if t.shutdowns.AnswerIfAsked(mate{r, m}) {
 				return
 			}
 			// Only a teammate that must wait for a worker is shown queued.
@@ -316,7 +316,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 		case ctx.Err() != nil || m.fenced.Load():
 			return
 		case errors.Is(err, loop.ErrNothingToDo):
-			if t.shutdowns.answerIfAsked(m) {
+			if t.shutdowns.AnswerIfAsked(mate{r, m}) {
 				return
 			}
 			r.setIdle(ctx, m, cycle)
@@ -339,7 +339,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 			r.fail(m, ClassInbox, fmt.Errorf("report to the lead: %w", err))
 			return
 		}
-		if t.shutdowns.answerIfAsked(m) {
+		if t.shutdowns.AnswerIfAsked(mate{r, m}) {
 			return
 		}
 		r.setIdle(ctx, m, cycle)

@@ -1,7 +1,10 @@
 package team
 
 import (
+	"context"
 	"fmt"
+
+	"github.com/agentteam/agentteam/team/protocol"
 )
 
 // member returns a teammate this process runs.
@@ -35,4 +38,125 @@ func (r *roster) expiredMember(name string) *member {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.members[name]
+}
+
+// The shutdown and plan protocols live in team/protocol; these are the
+// team's side of them (its roster as protocol.Roster) and their names
+// kept for the team's callers.
+
+const (
+	TypeShutdownRequest      = protocol.TypeShutdownRequest
+	TypeShutdownResponse     = protocol.TypeShutdownResponse
+	TypePlanApprovalRequest  = protocol.TypePlanApprovalRequest
+	TypePlanApprovalResponse = protocol.TypePlanApprovalResponse
+	DefaultShutdownTimeout   = protocol.DefaultShutdownTimeout
+	DefaultPlanTimeout       = protocol.DefaultPlanTimeout
+)
+
+// protocolDeps are the team as its shutdown and plan protocols see it.
+func protocolDeps(t *Team) protocol.Deps {
+	return protocol.Deps{Requests: t.requests, Events: t.events, Registry: t.reg, Indexes: t.indexes,
+		Roster: protocolRoster{t}, Across: t.opts.Queue != nil, Failure: failure, Notify: t.notifyChanged}
+}
+
+// RequestShutdown asks a teammate to shut down (tools.Protocols).
+func (t *Team) RequestShutdown(_ context.Context, from, name, reason string) (string, error) {
+	return t.shutdowns.Request(from, name, reason)
+}
+
+// RespondShutdown is a teammate's answer to a shutdown request (tools.Protocols).
+func (t *Team) RespondShutdown(_ context.Context, from, id string, approve bool, reason string) (string, error) {
+	return t.shutdowns.Respond(from, id, approve, reason)
+}
+
+// SubmitPlan sends a plan-mode teammate's plan to the lead (tools.Protocols).
+func (t *Team) SubmitPlan(_ context.Context, from, plan string) (string, error) {
+	return t.plans.Submit(from, plan)
+}
+
+// ReviewPlan approves or rejects a plan (tools.Protocols).
+func (t *Team) ReviewPlan(_ context.Context, from, id string, approve bool, feedback string) (string, error) {
+	return t.plans.Review(from, id, approve, feedback)
+}
+
+// WriteAllowed closes the write tools of a plan-mode teammate until its
+// plan is approved (tools.WriteGate).
+func (m *member) WriteAllowed() (bool, string) {
+	if !m.planMode || m.planApproved.Load() {
+		return true, ""
+	}
+	if m.planFromRegistry != nil && m.planFromRegistry() {
+		return true, ""
+	}
+	return false, "you are in plan mode: you may not change anything until the lead approves your plan (submit_plan, then wait for the answer)"
+}
+
+// protocolRoster is the roster as protocol.Roster.
+type protocolRoster struct{ t *Team }
+
+func (p protocolRoster) Mate(name string) (protocol.Mate, error) {
+	m, err := p.t.roster.member(name)
+	if err != nil {
+		return nil, err
+	}
+	return mate{p.t.roster, m}, nil
+}
+
+func (p protocolRoster) Expired(name string) protocol.Mate {
+	if m := p.t.roster.expiredMember(name); m != nil {
+		return mate{p.t.roster, m}
+	}
+	return nil
+}
+
+func (p protocolRoster) Remote(name string) (Member, bool) { return p.t.remote(name) }
+
+func (p protocolRoster) CancelQueued(m Member, reason string) { p.t.hosting.cancelQueued(m, reason) }
+
+// mate is a teammate of the roster as protocol.Mate.
+type mate struct {
+	r *roster
+	m *member
+}
+
+func (x mate) Name() string                  { return x.m.name }
+func (x mate) Role() string                  { return x.m.role }
+func (x mate) Status() Status                { return x.r.statusOf(x.m) }
+func (x mate) PlanMode() bool                { return x.m.planMode }
+func (x mate) PlanApproved() bool            { return x.m.planApproved.Load() }
+func (x mate) SetPlanApproved(approved bool) { x.m.planApproved.Store(approved) }
+
+func (x mate) RefreshPlan() {
+	if x.m.planFromRegistry != nil {
+		x.m.planFromRegistry()
+	}
+}
+
+func (x mate) ApproveStop() {
+	x.r.mu.Lock()
+	x.m.stopApproved = true
+	stop := x.m.cycleCancel
+	x.r.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+func (x mate) Absorb() error {
+	_, err := x.m.agent.Absorb()
+	return err
+}
+
+func (x mate) Stop() {
+	x.m.cancel()
+	<-x.m.done
+}
+
+func (x mate) ShutDown(why string, forced bool) {
+	x.r.setStatusWhy(x.m, StatusShutdown, why, func(mb *Member) {
+		mb.Activity, mb.Ended = "", true
+		if forced {
+			mb.Error = why
+		}
+	})
 }

@@ -125,6 +125,6 @@ func (t *Team) reopenRequests(name string) {
 	if err != nil {
 		return
 	}
-	t.shutdowns.reopen(name, leadMsgs, mateMsgs)
-	t.plans.reopen(name, leadMsgs, mateMsgs)
+	t.shutdowns.Reopen(name, leadMsgs, mateMsgs)
+	t.plans.Reopen(name, leadMsgs, mateMsgs)
 }

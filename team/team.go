@@ -158,8 +158,8 @@ type Team struct {
 	// across processes (index.go).
 	indexes *inbox.Indexes
 
-	shutdowns *shutdowns // shutdown.go
-	plans     *plans     // plan.go
+	shutdowns *protocol.Shutdowns
+	plans     *protocol.Plans
 	handoffs  *handoff.Service
 	worktrees *Worktrees        // worktree.go: teammates' git worktrees
 	perms     *permgate.Service // nil: every tool call runs
@@ -308,8 +308,8 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	t.inboxes.store = t.store
 	t.requests = protocol.New(t.events, t.store, t.notifyChanged)
 	t.indexes = inbox.NewIndexes(t.store)
-	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
-	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
+	t.shutdowns = protocol.NewShutdowns(protocolDeps(t), opts.ShutdownTimeout)
+	t.plans = protocol.NewPlans(protocolDeps(t), opts.PlanTimeout)
 	t.handoffs = newHandoffs(t)
 	t.worktrees = worktree.New(ws, reg, events)
 	t.worktrees.SetInCycle(t.roster.inCycle)

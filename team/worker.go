@@ -179,7 +179,7 @@ func (h *hosting) Run(req SpawnRequest, release func()) bool {
 	}
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
 		planMode: req.PlanMode, root: where.Root, model: t.newAgentModel(choice, used), claim: req.ID, request: req}
-	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
+	m.planFromRegistry = func() bool { return t.plans.ApprovedElsewhere(mate{r, m}) }
 	t.perms.Follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
 	if !h.isLead { // the lead's own process has its rules already
 		t.perms.FollowDeny(req.Name, req.Deny)
@@ -608,7 +608,7 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			if _, err := t.shutdowns.requestRemote(workspace.LeadName, m, reason); err != nil {
+			if _, err := t.shutdowns.RequestRemote(workspace.LeadName, m, reason); err != nil {
 				t.events.Emit(Event{Agent: m.Name, Payload: failure(ClassInbox, "shutdown request: ", err)})
 				return
 			}

@@ -1,7 +1,7 @@
-// Package protocol is the team's protocol requests as one service: each
-// request (shutdown, plan approval, handoff, permission ask) is opened in
-// the request table, logged as events, told by inbox messages and closed
-// with an outcome.
+// Package protocol is the team's protocol requests, and the shutdown and
+// plan approval protocols over them. Each request (shutdown, plan
+// approval, handoff, permission ask) is opened in the request table,
+// logged as events, told by inbox messages and closed with an outcome.
 //
 //   - A request has an id, a kind, its parties, a deadline and an outcome,
 //     and lives in the table (team/request) while it is open.
@@ -10,6 +10,13 @@
 //   - A message is appended and its event emitted under one lock (Hold):
 //     the one asked, woken by the append, answers only once the question
 //     is told.
+//   - Shutdown: the lead (or the person) asks a teammate to stop; a
+//     working one answers, an idle one's runtime answers for it, one that
+//     does not answer in time is stopped (Shutdowns).
+//   - Plan approval: a plan-mode teammate may only read until the lead
+//     (or the person) approves the plan it submits (Plans).
+//   - A teammate another process runs is reached through the inboxes: its
+//     process adopts the request from them (remote.go).
 package protocol
 
 import (

@@ -1,14 +1,15 @@
-package team
+package protocol
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/internal/store/statefile"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/request"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -30,80 +31,75 @@ type planPayload struct {
 	Feedback  string `json:"feedback,omitempty"`
 }
 
-// plans runs plan approval: a plan-mode teammate may only read until the
+// Plans run plan approval: a plan-mode teammate may only read until the
 // lead (or the person) approves the plan it submits; a plan not reviewed
 // in time leaves it read-only, told to resubmit or ask.
-type plans struct {
-	t       *Team // the teammates, the registry
-	rq      *protocol.Requests
+type Plans struct {
+	d       Deps
+	rq      *Requests
 	timeout time.Duration
 	// byPerson holds the plans the person answered (id → approved): the
 	// lead reads their requests as done, not as plans to review.
 	byPerson sync.Map
 }
 
-// WriteAllowed closes the write tools of a plan-mode teammate until its
-// plan is approved (tools.WriteGate).
-func (m *member) WriteAllowed() (bool, string) {
-	if !m.planMode || m.planApproved.Load() {
-		return true, ""
+// NewPlans is the plan approval of the team d describes; timeout bounds
+// the wait for the lead's review.
+func NewPlans(d Deps, timeout time.Duration) *Plans {
+	return &Plans{d: d, rq: d.Requests, timeout: timeout}
+}
+
+// ByPerson reports whether the person answered plan request id, and how.
+func (p *Plans) ByPerson(id string) (approved, ok bool) {
+	v, ok := p.byPerson.Load(id)
+	if !ok {
+		return false, false
 	}
-	if m.planFromRegistry != nil && m.planFromRegistry() {
-		return true, ""
-	}
-	return false, "you are in plan mode: you may not change anything until the lead approves your plan (submit_plan, then wait for the answer)"
+	return v.(bool), true
 }
 
-// SubmitPlan sends a plan-mode teammate's plan to the lead (tools.Protocols).
-func (t *Team) SubmitPlan(_ context.Context, from, plan string) (string, error) {
-	return t.plans.submit(from, plan)
-}
-
-// ReviewPlan approves or rejects a plan (tools.Protocols).
-func (t *Team) ReviewPlan(_ context.Context, from, id string, approve bool, feedback string) (string, error) {
-	return t.plans.review(from, id, approve, feedback)
-}
-
-func (p *plans) submit(from, plan string) (string, error) {
-	m, err := p.t.roster.member(from)
+// Submit sends a plan-mode teammate's plan to the lead.
+func (p *Plans) Submit(from, plan string) (string, error) {
+	m, err := p.d.Roster.Mate(from)
 	if err != nil {
 		return "", err
 	}
-	if !m.planMode {
+	if !m.PlanMode() {
 		return "", fmt.Errorf("you are not in plan mode: no approval is needed, go ahead")
 	}
-	if m.planApproved.Load() {
+	if m.PlanApproved() {
 		return "", fmt.Errorf("your plan is already approved: go ahead")
 	}
-	if id := p.rq.OpenFor(RequestPlanApproval, from); id != "" {
+	if id := p.rq.OpenFor(event.RequestPlanApproval, from); id != "" {
 		return "", fmt.Errorf("your plan (request %s) still waits for the lead's review: end your turn and wait", id)
 	}
 	text := strings.TrimSpace(plan)
-	ref, err := p.rq.Open(RequestRef{RequestKind: RequestPlanApproval, From: from, To: workspace.LeadName}, text, p.timeout, p.expire)
+	ref, err := p.rq.Open(event.RequestRef{RequestKind: event.RequestPlanApproval, From: from, To: workspace.LeadName}, text, p.timeout, p.expire)
 	if err != nil {
 		return "", err
 	}
 	id := ref.ID
 	// The registry says so before the lead is told: a lead that reviews at
 	// once must not have its approval overwritten by this later write.
-	p.setState(m, PlanAwaitingApproval)
+	p.setState(m.Name(), m.Role(), m.Status(), registry.PlanAwaitingApproval)
 	msg := inbox.Message{Type: TypePlanApprovalRequest, From: from, To: workspace.LeadName, Content: planRequestText(from, text, id), CorrelationID: id}
 	if err := p.rq.Send(msg, planPayload{RequestID: id, Plan: plan}); err != nil {
-		if _, open := p.rq.Answer(id, RequestPlanApproval, from, OutcomeFailed); open {
-			p.rq.Answered(from, ref, ByRuntime, OutcomeFailed, "the plan could not be delivered: "+err.Error())
+		if _, open := p.rq.Answer(id, event.RequestPlanApproval, from, event.OutcomeFailed); open {
+			p.rq.Answered(from, ref, event.ByRuntime, event.OutcomeFailed, "the plan could not be delivered: "+err.Error())
 		}
-		p.setState(m, PlanDrafting)
+		p.setState(m.Name(), m.Role(), m.Status(), registry.PlanDrafting)
 		return "", err
 	}
 	return fmt.Sprintf("Plan submitted (request %s). End your turn now: the lead's answer arrives as a plan_approval_response message.", id), nil
 }
 
-func (p *plans) review(from, id string, approve bool, feedback string) (string, error) {
+// Review approves or rejects a plan, as the lead or the person.
+func (p *Plans) Review(from, id string, approve bool, feedback string) (string, error) {
 	if from != workspace.LeadName && from != workspace.UserName {
 		return "", fmt.Errorf("only the lead reviews plans")
 	}
 	r, ok := p.rq.Get(id)
-	if !ok || r.Kind != RequestPlanApproval {
+	if !ok || r.Kind != event.RequestPlanApproval {
 		// A plan of a teammate run by another process (remote.go).
 		if text, found, err := p.reviewRemote(from, id, approve, feedback); found || err != nil {
 			return text, err
@@ -111,28 +107,28 @@ func (p *plans) review(from, id string, approve bool, feedback string) (string, 
 		return "", fmt.Errorf("there is no plan waiting for review with request id %q", id)
 	}
 	author := r.From
-	m, err := p.t.roster.member(author)
+	m, err := p.d.Roster.Mate(author)
 	if err != nil {
 		return "", err
 	}
-	state, outcome := PlanApproved, OutcomeApproved
+	state, outcome := registry.PlanApproved, event.OutcomeApproved
 	if !approve {
-		state, outcome = PlanRejected, OutcomeRejected
+		state, outcome = registry.PlanRejected, event.OutcomeRejected
 	}
-	ref, ok := p.rq.Answer(id, RequestPlanApproval, author, outcome)
+	ref, ok := p.rq.Answer(id, event.RequestPlanApproval, author, outcome)
 	if !ok {
 		return "", fmt.Errorf("the plan request %q was already answered", id)
 	}
-	m.planApproved.Store(approve)
+	m.SetPlanApproved(approve)
 	if from == workspace.UserName {
 		p.byPerson.Store(id, approve)
 	}
 	p.rq.Answered(author, ref, from, outcome, feedback)
 	// The registry says so before the teammate is told: once told it may
 	// finish and report before a later write would land.
-	p.setState(m, state)
+	p.setState(m.Name(), m.Role(), m.Status(), state)
 	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(from, approve, feedback), CorrelationID: id}
-	if err := p.rq.Send(msg, planPayload{RequestID: id, Approve: protocol.Bool(approve), Feedback: feedback}); err != nil {
+	if err := p.rq.Send(msg, planPayload{RequestID: id, Approve: Bool(approve), Feedback: feedback}); err != nil {
 		return "", err
 	}
 	if approve {
@@ -144,44 +140,43 @@ func (p *plans) review(from, id string, approve bool, feedback string) (string, 
 // expire answers a plan the lead did not review in time (the request
 // table runs it when the deadline passes): the teammate stays read-only
 // and is told to resubmit or ask.
-func (p *plans) expire(r request.Request) {
-	m := p.t.roster.expiredMember(r.From)
+func (p *Plans) expire(r request.Request) {
+	m := p.d.Roster.Expired(r.From)
 	if m == nil {
 		return
 	}
-	id, ref := r.ID, protocol.RefOf(r)
+	id, ref := r.ID, RefOf(r)
 	fb := planExpiredFeedback(p.timeout)
-	p.rq.Expired(m.name, ref, OutcomeExpired, fb)
-	msg := inbox.Message{Type: TypePlanApprovalResponse, From: workspace.LeadName, To: m.name, Content: planExpiredText(fb), CorrelationID: id}
-	if err := p.rq.Send(msg, planPayload{RequestID: id, Approve: protocol.Bool(false), Feedback: fb}); err != nil {
-		p.t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "plan timeout: ", err)})
+	p.rq.Expired(m.Name(), ref, event.OutcomeExpired, fb)
+	msg := inbox.Message{Type: TypePlanApprovalResponse, From: workspace.LeadName, To: m.Name(), Content: planExpiredText(fb), CorrelationID: id}
+	if err := p.rq.Send(msg, planPayload{RequestID: id, Approve: Bool(false), Feedback: fb}); err != nil {
+		p.d.Events.Emit(event.Event{Agent: m.Name(), Payload: p.d.Failure(event.ClassInbox, "plan timeout: ", err)})
 	}
-	p.setState(m, PlanRejected)
+	p.setState(m.Name(), m.Role(), m.Status(), registry.PlanRejected)
 }
 
 // setState records where a teammate's plan is, in the registry and the log.
-func (p *plans) setState(m *member, state PlanState) {
-	t := p.t
-	if _, err := t.reg.Update(func(c *Config) error {
-		i := c.Find(m.name)
+func (p *Plans) setState(name, role string, status registry.Status, state registry.PlanState) {
+	if _, err := p.d.Registry.Update(func(c *registry.Config) error {
+		i := c.Find(name)
 		if i < 0 {
-			return errNoChange
+			return statefile.ErrNoChange
 		}
 		c.Teammates[i].PlanState = state
 		c.Teammates[i].UpdatedAt = time.Now().UTC()
 		return nil
 	}); err != nil {
-		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassRegistry, "registry: ", err)})
+		p.d.Events.Emit(event.Event{Agent: name, Payload: p.d.Failure(event.ClassRegistry, "registry: ", err)})
 	}
-	t.events.Emit(Event{Agent: m.name, Payload: StatusChanged{Role: m.role, Status: t.roster.statusOf(m), PlanState: state,
+	p.d.Events.Emit(event.Event{Agent: name, Payload: event.StatusChanged{Role: role, Status: status, PlanState: state,
 		Reason: "plan " + strings.ReplaceAll(string(state), "_", " ")}})
-	t.notifyChanged()
+	p.d.Notify()
 }
 
-// reopen opens again the plan a resumed teammate had submitted and the
+// Reopen opens again the plan a resumed teammate had submitted and the
 // lead had not reviewed when the earlier process stopped, with a fresh deadline.
-func (p *plans) reopen(name string, leadInbox, mateInbox []inbox.Message) {
-	if id := protocol.Unanswered(leadInbox, mateInbox, TypePlanApprovalRequest, TypePlanApprovalResponse, name); id != "" {
-		p.rq.Reopen(RequestRef{ID: id, RequestKind: RequestPlanApproval, From: name, To: workspace.LeadName}, p.timeout, p.expire)
+func (p *Plans) Reopen(name string, leadInbox, mateInbox []inbox.Message) {
+	if id := Unanswered(leadInbox, mateInbox, TypePlanApprovalRequest, TypePlanApprovalResponse, name); id != "" {
+		p.rq.Reopen(event.RequestRef{ID: id, RequestKind: event.RequestPlanApproval, From: name, To: workspace.LeadName}, p.timeout, p.expire)
 	}
 }
