@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/internal/testutil/testgit"
 )
 
 // TestTheLeadsDenyRulesHoldOnAWorker: a worker whose own policy runs
@@ -17,7 +18,7 @@ import (
 // its own deny rules hold as well. Fails without Deny in the request's
 // use (the touch runs).
 func TestTheLeadsDenyRulesHoldOnAWorker(t *testing.T) {
-	ws := gitWorkspace(t)
+	ws := testgit.Workspace(t)
 	var mu sync.Mutex
 	var results []string
 	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply {

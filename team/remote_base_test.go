@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testgit"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
@@ -21,16 +22,16 @@ import (
 // which the worker's clone (and the remote) lack.
 func teamRemote(t *testing.T) (bare string, lead, worker *workspace.Workspace, leadHead string) {
 	t.Helper()
-	src := gitWorkspace(t)
+	src := testgit.Workspace(t)
 	bare = filepath.Join(t.TempDir(), "team.git")
-	gitT(t, filepath.Dir(bare), "clone", "--quiet", "--bare", src.Root, bare)
+	testgit.Git(t, filepath.Dir(bare), "clone", "--quiet", "--bare", src.Root, bare)
 	lead, worker = cloneWorkspace(t, bare), cloneWorkspace(t, bare)
 	if err := os.WriteFile(filepath.Join(lead.Root, "lead.txt"), []byte("the lead's newer work\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, lead.Root, "add", "lead.txt")
-	gitT(t, lead.Root, "commit", "--quiet", "-m", "lead's work since the worker cloned")
-	return bare, lead, worker, strings.TrimSpace(gitT(t, lead.Root, "rev-parse", "HEAD"))
+	testgit.Git(t, lead.Root, "add", "lead.txt")
+	testgit.Git(t, lead.Root, "commit", "--quiet", "-m", "lead's work since the worker cloned")
+	return bare, lead, worker, strings.TrimSpace(testgit.Git(t, lead.Root, "rev-parse", "HEAD"))
 }
 
 // runQueued runs one spawn request on a worker's team in ws (its own
@@ -118,7 +119,7 @@ func TestAWorkerStartsATeammateFromTheLeadsCommit(t *testing.T) {
 	if err != nil || base != head {
 		t.Fatalf("ShareBase = %q, %v; want the lead's HEAD %s", base, err, head)
 	}
-	if onRemote := strings.TrimSpace(gitT(t, bare, "rev-parse", "refs/agentteam/base/carol")); onRemote != head {
+	if onRemote := strings.TrimSpace(testgit.Git(t, bare, "rev-parse", "refs/agentteam/base/carol")); onRemote != head {
 		t.Fatalf("the remote's refs/agentteam/base/carol is %s, want %s", onRemote, head)
 	}
 
@@ -138,11 +139,11 @@ func TestAWorkerStartsATeammateFromTheLeadsCommit(t *testing.T) {
 	}
 
 	// Once the remote's branches hold the lead's commit, nothing is pushed.
-	gitT(t, lead.Root, "push", "--quiet", "origin", "main")
+	testgit.Git(t, lead.Root, "push", "--quiet", "origin", "main")
 	if base, err := leadW.ShareBase(context.Background(), "dave", true); err != nil || base != head {
 		t.Fatalf("ShareBase = %q, %v", base, err)
 	}
-	if refs := gitT(t, bare, "for-each-ref", "refs/agentteam/base/dave"); refs != "" {
+	if refs := testgit.Git(t, bare, "for-each-ref", "refs/agentteam/base/dave"); refs != "" {
 		t.Fatalf("a base was pushed that the remote's main holds already: %s", refs)
 	}
 }
@@ -153,7 +154,7 @@ func TestAWorkerStartsATeammateFromTheLeadsCommit(t *testing.T) {
 // say why in one sentence. Fails without the fallback (the spawn fails).
 func TestAWorkerThatCannotFetchTheLeadsCommitSaysWhy(t *testing.T) {
 	_, _, worker, head := teamRemote(t) // the lead's commit is on no remote
-	workerHead := strings.TrimSpace(gitT(t, worker.Root, "rev-parse", "HEAD"))
+	workerHead := strings.TrimSpace(testgit.Git(t, worker.Root, "rev-parse", "HEAD"))
 	res, m, from := runQueued(t, worker, "", SpawnRequest{ID: "spawn-erin-1", Name: "erin", Role: "programmer",
 		Isolation: IsolationWorktree, Base: head}, "HEAD")
 	if m.Status == StatusFailed || m.Isolation != IsolationWorktree {
@@ -219,7 +220,7 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	if !strings.Contains(mr.Text(), "agentteam/carol was deleted from the git remote origin.") {
 		t.Fatalf("the merge does not say the remote's branch went: %s", mr.Text())
 	}
-	if refs := gitT(t, bare, "for-each-ref", "refs/heads/agentteam/", "refs/agentteam/"); refs != "" {
+	if refs := testgit.Git(t, bare, "for-each-ref", "refs/heads/agentteam/", "refs/agentteam/"); refs != "" {
 		t.Fatalf("the remote keeps carol's merged branch or her base:\n%s", refs)
 	}
 
@@ -229,8 +230,8 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	if err := os.WriteFile(filepath.Join(lead.Root, "later.txt"), []byte("later\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, lead.Root, "add", "later.txt")
-	gitT(t, lead.Root, "commit", "--quiet", "-m", "later")
+	testgit.Git(t, lead.Root, "add", "later.txt")
+	testgit.Git(t, lead.Root, "commit", "--quiet", "-m", "later")
 	base2, err := leadW.ShareBase(ctx, "carol", true)
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +246,7 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	if err != nil || note != "" {
 		t.Fatalf("carol's second worktree: %v, %q", err, note)
 	}
-	if got := strings.TrimSpace(gitT(t, worker.Root, "rev-parse", "agentteam/carol")); got != base2 {
+	if got := strings.TrimSpace(testgit.Git(t, worker.Root, "rev-parse", "agentteam/carol")); got != base2 {
 		t.Fatalf("carol's branch is at %s, not at the lead's commit %s", got, base2)
 	}
 	if _, err := os.Stat(filepath.Join(p2.Root, "later.txt")); err != nil {
@@ -253,12 +254,12 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	}
 
 	// The same, when the worker's clone kept her branch but not her worktree.
-	gitT(t, worker.Root, "worktree", "remove", "--force", p2.WT.Path)
-	gitT(t, worker.Root, "update-ref", "refs/heads/agentteam/carol", base)
+	testgit.Git(t, worker.Root, "worktree", "remove", "--force", p2.WT.Path)
+	testgit.Git(t, worker.Root, "update-ref", "refs/heads/agentteam/carol", base)
 	if _, _, _, err := wW.Ensure(ctx, "carol", worktree.Start{Base: base2, Fresh: true}); err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(gitT(t, worker.Root, "rev-parse", "agentteam/carol")); got != base2 {
+	if got := strings.TrimSpace(testgit.Git(t, worker.Root, "rev-parse", "agentteam/carol")); got != base2 {
 		t.Fatalf("carol's kept branch is at %s, not moved up to the lead's commit %s", got, base2)
 	}
 }

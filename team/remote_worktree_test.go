@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/testutil/testgit"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -16,9 +17,9 @@ import (
 func cloneWorkspace(t *testing.T, bare string) *workspace.Workspace {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "clone")
-	gitT(t, filepath.Dir(dir), "clone", "--quiet", bare, dir)
-	gitT(t, dir, "config", "user.name", "T")
-	gitT(t, dir, "config", "user.email", "t@example.com")
+	testgit.Git(t, filepath.Dir(dir), "clone", "--quiet", bare, dir)
+	testgit.Git(t, dir, "config", "user.name", "T")
+	testgit.Git(t, dir, "config", "user.email", "t@example.com")
 	ws, err := workspace.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -35,9 +36,9 @@ func cloneWorkspace(t *testing.T, bare string) *workspace.Workspace {
 // fast-forward); the lead's merge then fetches both commits.
 func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 	ctx := context.Background()
-	src := gitWorkspace(t)
+	src := testgit.Workspace(t)
 	bare := filepath.Join(t.TempDir(), "team.git")
-	gitT(t, filepath.Dir(bare), "clone", "--quiet", "--bare", src.Root, bare)
+	testgit.Git(t, filepath.Dir(bare), "clone", "--quiet", "--bare", src.Root, bare)
 	wsA, wsB, lead := cloneWorkspace(t, bare), cloneWorkspace(t, bare), cloneWorkspace(t, bare)
 	reg := NewRegistry(filepath.Join(t.TempDir(), "config.json"), "") // the team's, shared
 	now := time.Now().UTC()
@@ -72,7 +73,7 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	onRemote := strings.TrimSpace(gitT(t, bare, "rev-parse", "refs/heads/agentteam/carol"))
+	onRemote := strings.TrimSpace(testgit.Git(t, bare, "rev-parse", "refs/heads/agentteam/carol"))
 	if pushed := c.Teammates[0].PushedCommit; pushed != onRemote {
 		t.Fatalf("registry's pushed commit %s, remote's %s", pushed, onRemote)
 	}
@@ -95,7 +96,7 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 // the result, and records no push.
 func TestAWorkerWithoutTheRemoteSaysSo(t *testing.T) {
 	ctx := context.Background()
-	ws := gitWorkspace(t) // no remote at all
+	ws := testgit.Workspace(t) // no remote at all
 	reg := NewRegistry(ws.RegistryPath(), "")
 	if _, err := reg.Update(func(c *Config) error {
 		c.Teammates = []Member{{Name: "dave", Role: "programmer", Status: StatusWorking, CreatedAt: time.Now().UTC()}}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testgit"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -112,7 +113,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws2.Root, m.Worktree, "lead.txt")); err != nil {
 		t.Fatalf("alice's worktree on w2 lacks the lead's file: %v", err)
 	}
-	if got := strings.TrimSpace(gitT(t, ws2.Root, "merge-base", BranchPrefix+"alice", head)); got != head {
+	if got := strings.TrimSpace(testgit.Git(t, ws2.Root, "merge-base", BranchPrefix+"alice", head)); got != head {
 		t.Fatalf("alice's branch on w2 does not start from the lead's commit %s (merge base %s)", head, got)
 	}
 }

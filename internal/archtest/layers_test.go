@@ -30,6 +30,7 @@ var layers = map[string]int{
 	"internal/bench/benchproc":  0,
 	"internal/testutil/testfs":  0,
 	"internal/testutil/testkit": 0,
+	"internal/testutil/testgit": 3,
 	"internal/testutil/testpki": 0, // a throwaway CA and certificates for TLS tests
 	"internal/llm/fakellm":      1,
 	"internal/store/storetest":  3,

@@ -1,4 +1,4 @@
-package team
+package worktree
 
 import (
 	"context"
@@ -9,66 +9,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/team/worktree"
+	"github.com/agentteam/agentteam/internal/testutil/testgit"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
-
-// gitWorkspace is a workspace that is a git repository with one commit.
-func gitWorkspace(t *testing.T) *workspace.Workspace {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	ws, err := workspace.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{
-		{"init", "--quiet", "-b", "main"}, {"config", "user.name", "T"}, {"config", "user.email", "t@example.com"},
-	} {
-		gitT(t, ws.Root, args...)
-	}
-	if err := os.WriteFile(filepath.Join(ws.Root, "a.txt"), []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gitT(t, ws.Root, "add", "-A")
-	gitT(t, ws.Root, "commit", "--quiet", "-m", "start")
-	if err := ws.Init(); err != nil {
-		t.Fatal(err)
-	}
-	return ws
-}
-
-func gitT(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	c := exec.Command("git", args...)
-	c.Dir = dir
-	out, err := c.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
 
 // Merge refuses what it cannot do cleanly, each with its sentence, and
 // changes nothing then.
 func TestMergeRefusals(t *testing.T) {
-	ws := gitWorkspace(t)
+	ws := testgit.Workspace(t)
 	ctx := context.Background()
-	reg := NewRegistry(ws.RegistryPath(), "")
-	wts := NewWorktrees(ws, reg, nil)
-	p, _, _, err := wts.Ensure(ctx, "alice", worktree.Start{})
+	reg := registry.NewRegistry(ws.RegistryPath(), "")
+	wts := New(ws, reg, nil)
+	p, _, _, err := wts.Ensure(ctx, "alice", Start{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if _, err := reg.Update(func(c *Config) error {
+	if _, err := reg.Update(func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates,
-			Member{Name: "alice", Status: StatusIdle, CreatedAt: now, Isolation: IsolationWorktree, Worktree: p.Rel, Branch: p.WT.Branch},
-			Member{Name: "bob", Status: StatusIdle, CreatedAt: now.Add(time.Second)},
-			Member{Name: "carol", Status: StatusWorking, CreatedAt: now.Add(2 * time.Second), Isolation: IsolationWorktree, Branch: "agentteam/carol"},
+			registry.Member{Name: "alice", Status: registry.StatusIdle, CreatedAt: now, Isolation: IsolationWorktree, Worktree: p.Rel, Branch: p.WT.Branch},
+			registry.Member{Name: "bob", Status: registry.StatusIdle, CreatedAt: now.Add(time.Second)},
+			registry.Member{Name: "carol", Status: registry.StatusWorking, CreatedAt: now.Add(2 * time.Second), Isolation: IsolationWorktree, Branch: "agentteam/carol"},
 			// An edited registry pointing at a person's branch.
-			Member{Name: "eve", Status: StatusIdle, CreatedAt: now.Add(3 * time.Second), Isolation: IsolationWorktree, Branch: "keep-me"})
+			registry.Member{Name: "eve", Status: registry.StatusIdle, CreatedAt: now.Add(3 * time.Second), Isolation: IsolationWorktree, Branch: "keep-me"})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -79,8 +43,8 @@ func TestMergeRefusals(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws.Root, "a.txt"), []byte("lead's edit\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, ws.Root, "branch", "keep-me")
-	head := gitT(t, ws.Root, "rev-parse", "HEAD")
+	testgit.Git(t, ws.Root, "branch", "keep-me")
+	head := testgit.Git(t, ws.Root, "rev-parse", "HEAD")
 	for _, tc := range []struct{ name, says string }{
 		{"alice", "main has uncommitted changes in a.txt: commit them first"},
 		{"bob", "bob works in the shared workspace (isolation none)"},
@@ -93,16 +57,16 @@ func TestMergeRefusals(t *testing.T) {
 			t.Errorf("Merge(%s) = %v, want %q", tc.name, err, tc.says)
 		}
 	}
-	if gitT(t, ws.Root, "rev-parse", "HEAD") != head {
+	if testgit.Git(t, ws.Root, "rev-parse", "HEAD") != head {
 		t.Fatal("a refused merge moved HEAD")
 	}
-	if got := gitT(t, ws.Root, "status", "--porcelain"); got != " M a.txt\n" {
+	if got := testgit.Git(t, ws.Root, "status", "--porcelain"); got != " M a.txt\n" {
 		t.Fatalf("the lead's tree changed: %q", got)
 	}
 
 	// Committed, the lead's tree is clean: alice's report commits her file
 	// and the merge brings it.
-	gitT(t, ws.Root, "commit", "--quiet", "-am", "lead")
+	testgit.Git(t, ws.Root, "commit", "--quiet", "-am", "lead")
 	if rep := wts.Report(ctx, "alice"); !strings.Contains(rep, "Branch agentteam/alice (worktree .agentteam/worktrees/alice): 1 file changed, 1 insertion(+) against main") {
 		t.Fatalf("Report = %q", rep)
 	}
@@ -114,7 +78,7 @@ func TestMergeRefusals(t *testing.T) {
 	if _, err := os.Stat(p.WT.Path); !os.IsNotExist(err) {
 		t.Fatalf("the merged worktree is left: %v", err)
 	}
-	if gitT(t, ws.Root, "branch", "--list", "keep-me") == "" {
+	if testgit.Git(t, ws.Root, "branch", "--list", "keep-me") == "" {
 		t.Fatal("cleanup deleted a merged branch the registry named for eve")
 	}
 	c, _ := reg.Read()
@@ -126,8 +90,8 @@ func TestMergeRefusals(t *testing.T) {
 // A teammate's tools get its worktree as their root: its files there, the
 // state directory inside refused, the lead's files out of reach.
 func TestAWorktreeIsTheTeammatesWorkspace(t *testing.T) {
-	ws := gitWorkspace(t)
-	p, _, _, err := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil).Ensure(context.Background(), "alice", worktree.Start{})
+	ws := testgit.Workspace(t)
+	p, _, _, err := New(ws, registry.NewRegistry(ws.RegistryPath(), ""), nil).Ensure(context.Background(), "alice", Start{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +119,7 @@ func TestAWorktreeIsTheTeammatesWorkspace(t *testing.T) {
 			t.Errorf("Resolve(%s) = %s, want a refusal", out, abs)
 		}
 	}
-	if st := gitT(t, ws.Root, "status", "--porcelain", "--untracked-files=all"); st != "" {
+	if st := testgit.Git(t, ws.Root, "status", "--porcelain", "--untracked-files=all"); st != "" {
 		t.Fatalf("the worktree shows in the lead's git status:\n%s", st)
 	}
 }
@@ -163,7 +127,7 @@ func TestAWorktreeIsTheTeammatesWorkspace(t *testing.T) {
 // A workspace in a repository's subdirectory: the teammate works in the
 // same subdirectory of its worktree, and the lead's status stays clean.
 func TestAWorkspaceInASubdirectoryOfTheRepository(t *testing.T) {
-	top := gitWorkspace(t)
+	top := testgit.Workspace(t)
 	sub := filepath.Join(top.Root, "svc")
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		t.Fatal(err)
@@ -171,8 +135,8 @@ func TestAWorkspaceInASubdirectoryOfTheRepository(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(sub, "s.txt"), []byte("s\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, top.Root, "add", "-A")
-	gitT(t, top.Root, "commit", "--quiet", "-m", "svc")
+	testgit.Git(t, top.Root, "add", "-A")
+	testgit.Git(t, top.Root, "commit", "--quiet", "-m", "svc")
 	ws, err := workspace.Open(sub)
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +144,7 @@ func TestAWorkspaceInASubdirectoryOfTheRepository(t *testing.T) {
 	if err := ws.Init(); err != nil {
 		t.Fatal(err)
 	}
-	p, _, _, err := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil).Ensure(context.Background(), "alice", worktree.Start{})
+	p, _, _, err := New(ws, registry.NewRegistry(ws.RegistryPath(), ""), nil).Ensure(context.Background(), "alice", Start{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +154,7 @@ func TestAWorkspaceInASubdirectoryOfTheRepository(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(p.Root, "s.txt")); err != nil {
 		t.Fatalf("the teammate's root lacks the workspace's files: %v", err)
 	}
-	if st := gitT(t, top.Root, "status", "--porcelain", "--untracked-files=all"); st != "" {
+	if st := testgit.Git(t, top.Root, "status", "--porcelain", "--untracked-files=all"); st != "" {
 		t.Fatalf("git status shows agentteam's files:\n%s", st)
 	}
 }
@@ -209,7 +173,7 @@ func TestWorktreeCheckSaysWhy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gitT(t, empty.Root, "init", "--quiet")
+	testgit.Git(t, empty.Root, "init", "--quiet")
 	for _, tc := range []struct {
 		ws   *workspace.Workspace
 		path string
@@ -220,7 +184,7 @@ func TestWorktreeCheckSaysWhy(t *testing.T) {
 		{plain, t.TempDir(), "isolation worktree needs git, which is not installed (or not on PATH)"},
 	} {
 		t.Setenv("PATH", tc.path)
-		if err := NewWorktrees(tc.ws, nil, nil).Check(context.Background()); err == nil || !strings.HasPrefix(err.Error(), tc.says) {
+		if err := New(tc.ws, nil, nil).Check(context.Background()); err == nil || !strings.HasPrefix(err.Error(), tc.says) {
 			t.Errorf("Check = %v, want %q", err, tc.says)
 		}
 	}
