@@ -20,12 +20,12 @@ const module = "github.com/agentteam/agentteam"
 // must be given one here.
 var layers = map[string]int{
 	// The program and the commands.
-	"":    12,
-	"cmd": 11,
+	"":    13,
+	"cmd": 12,
 	// Programs that measure the commands, and test-only packages.
-	"internal/bench/peerbench":  13,
-	"internal/bench/storebench": 13,
-	"internal/store/failover":   13,
+	"internal/bench/peerbench":  14,
+	"internal/bench/storebench": 14,
+	"internal/store/failover":   14,
 	"internal/bench/startbench": 0,
 	"internal/bench/benchproc":  0,
 	"internal/testutil/testfs":  0,
@@ -34,7 +34,8 @@ var layers = map[string]int{
 	"internal/store/storetest":  3,
 	"internal/archtest":         0,
 	// What a person sees.
-	"internal/ui/tui":      10,
+	"internal/ui/tui":      11,
+	"internal/ui/tui/draw": 9, // styles and cell-exact lines, what every pane draws with
 	"internal/ui/linechat": 10,
 	"internal/ui/engine":   9, // what both chats ask of the team
 	"internal/ui/mdrender": 0,

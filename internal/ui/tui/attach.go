@@ -16,6 +16,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -167,7 +168,7 @@ func (a attachment) cut() string {
 	if int64(len(a.text)) >= a.size {
 		return ""
 	}
-	return fmt.Sprintf("the first %s of %s", humanBytes(int64(len(a.text))), humanBytes(a.size))
+	return fmt.Sprintf("the first %s of %s", draw.Bytes(int64(len(a.text))), draw.Bytes(a.size))
 }
 
 // fileTag finds anything in a file's text that could read as the start of
@@ -215,7 +216,7 @@ func withAttachments(root, text string, tokens []string, budget int) (string, at
 	for _, tok := range tokens {
 		if budget <= 0 || len(frames) == maxAttachments {
 			if exists(ws, tok) {
-				am.refused = append(am.refused, fmt.Sprintf("@%s is not attached: a message carries at most %d files and %s of them.", tok, maxAttachments, humanBytes(maxAttachTotal)))
+				am.refused = append(am.refused, fmt.Sprintf("@%s is not attached: a message carries at most %d files and %s of them.", tok, maxAttachments, draw.Bytes(maxAttachTotal)))
 			}
 			continue
 		}
@@ -229,9 +230,9 @@ func withAttachments(root, text string, tokens []string, budget int) (string, at
 		}
 		budget -= len(a.text)
 		frames = append(frames, a.frame())
-		line := fmt.Sprintf("attached %s (%s)", a.path, plural(a.lines, "line"))
+		line := fmt.Sprintf("attached %s (%s)", a.path, draw.Plural(a.lines, "line"))
 		if c := a.cut(); c != "" {
-			line = fmt.Sprintf("attached %s (%s, cut: the lead gets %s)", a.path, plural(a.lines, "line"), c)
+			line = fmt.Sprintf("attached %s (%s, cut: the lead gets %s)", a.path, draw.Plural(a.lines, "line"), c)
 		}
 		am.attached = append(am.attached, line)
 	}
@@ -296,17 +297,6 @@ func (m *Model) showAttached(am attachedMsg) {
 		m.lead.top += len(add) // what the person reads stays in place
 	}
 	m.lead.entries = slices.Insert(m.lead.entries, at, add...)
-}
-
-// humanBytes is a size as people read it: 512 B, 64 KiB, 9.5 MiB.
-func humanBytes(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return trimZero(float64(n)/(1<<10)) + " KiB"
-	}
-	return trimZero(float64(n)/(1<<20)) + " MiB"
 }
 
 // frameHeadLine is the opening line frame writes, its path and lines.

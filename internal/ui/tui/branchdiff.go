@@ -4,6 +4,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -132,15 +133,15 @@ func branchChanged(e team.Event, name string) bool {
 // branchLines are the branch diff's entry: a title, then the diff.
 func (r *renderer) branchLines(e *entry, w int) []string {
 	st := r.st
-	head := "  " + st.header.Render("branch "+printable(e.arg)) + st.dim.Render(" against the lead's branch · read again when "+e.who+" reports")
-	out := []string{"", clipLine(head, w)}
+	head := "  " + st.Header.Render("branch "+draw.Printable(e.arg)) + st.Dim.Render(" against the lead's branch · read again when "+e.who+" reports")
+	out := []string{"", draw.Clip(head, w)}
 	switch {
 	case !e.done:
-		out = append(out, "  "+st.dim.Render("reading the diff…"))
+		out = append(out, "  "+st.Dim.Render("reading the diff…"))
 	case e.isErr:
-		out = append(out, indent(wrapPlain("! "+e.text, max(w-4, 10)), "  ", st.errText)...)
+		out = append(out, draw.Indent(draw.Wrap("! "+e.text, max(w-4, 10)), "  ", st.ErrText)...)
 	default:
-		out = append(out, indent(diffLines(st, e.diff, max(w-4, 10)), "  ")...)
+		out = append(out, draw.Indent(draw.Diff(st, e.diff, max(w-4, 10)), "  ")...)
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 )
 
 // lastReply is the text of the newest agent reply in a pane: the lead's last
@@ -42,7 +43,7 @@ func (m *Model) copyCommand() {
 		m.note(noteMsg{text: "nothing to copy yet: " + who + " conversation has no reply", isErr: true})
 		return
 	}
-	done := hintMsg(fmt.Sprintf("copied %s last reply (%s) with OSC 52; a terminal that refuses clipboard writes ignores it", who, plural(len([]rune(text)), "character")))
+	done := hintMsg(fmt.Sprintf("copied %s last reply (%s) with OSC 52; a terminal that refuses clipboard writes ignores it", who, draw.Plural(len([]rune(text)), "character")))
 	// In order: Bubble Tea queues the sequence for its output before the
 	// hint that says so can reach the screen.
 	m.cmds = append(m.cmds, tea.Sequence(tea.SetClipboard(text), func() tea.Msg { return done }))

@@ -3,6 +3,7 @@ package tui
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -139,7 +140,7 @@ func TestAtPathRefusesWhatLeadsOut(t *testing.T) {
 func TestAtPathListsABoundedDirectory(t *testing.T) {
 	ws := t.TempDir()
 	for i := range maxDirEntries + 50 {
-		if err := os.WriteFile(filepath.Join(ws, "f"+itoa(100000+i)), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(ws, "f"+strconv.Itoa(100000+i)), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -456,7 +457,7 @@ func TestAttachmentsAreBoundedInAll(t *testing.T) {
 	hs, ws := attachHarness(t)
 	var typed []string
 	for i := range 4 {
-		name := "big" + itoa(i) + ".txt"
+		name := "big" + strconv.Itoa(i) + ".txt"
 		writeFile(t, filepath.Join(ws, name), strings.Repeat("y", 70<<10))
 		typed = append(typed, "@"+name)
 	}
@@ -472,7 +473,7 @@ func TestAttachmentsAreBoundedInAll(t *testing.T) {
 
 	typed = nil
 	for i := range 9 {
-		name := "small" + itoa(i) + ".txt"
+		name := "small" + strconv.Itoa(i) + ".txt"
 		writeFile(t, filepath.Join(ws, name), "small\n")
 		typed = append(typed, "@"+name)
 	}

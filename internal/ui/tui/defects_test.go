@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -42,9 +43,9 @@ func TestAngleBracketsRenderAsWritten(t *testing.T) {
 		{"span `over\nlines <b>` <i>", "span over lines <b> <i>"},
 		{"<div>\nkept</div>", "<div> kept</div>"},
 	}
-	md := &markdown{}
+	md := &draw.Markdown{}
 	for _, c := range cases {
-		lines := md.render(c.in, 80)
+		lines := md.Render(c.in, 80)
 		for i, l := range lines {
 			lines[i] = strings.TrimPrefix(l, "  ")
 		}

@@ -3,6 +3,7 @@ package tui
 import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 )
 
 // feedPane is the traffic between agents, newest at the bottom.
@@ -19,24 +20,24 @@ func (p *feedPane) add(msgs []inbox.Message) {
 
 // Render returns exactly h lines of at most w cells: a header, then the
 // latest messages as "time from → to type: first line".
-func (p *feedPane) Render(st styles, w, h int) []string {
+func (p *feedPane) Render(st draw.Styles, w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	lines := []string{st.header.Render("Messages")}
+	lines := []string{st.Header.Render("Messages")}
 	room := h - 1
 	start := max(len(p.msgs)-room, 0)
 	for _, m := range p.msgs[start:] {
 		when := ""
 		if w >= 60 { // the time is the first thing to go when it is narrow
-			when = st.dim.Render(m.Timestamp.Local().Format("15:04:05") + " ")
+			when = st.Dim.Render(m.Timestamp.Local().Format("15:04:05") + " ")
 		}
-		line := when + st.who.Render(m.From) + st.dim.Render(" → ") + st.who.Render(m.To) +
-			st.dim.Render(" "+string(m.Type)+": ") + engine.FirstLine(m.Content, 200)
-		lines = append(lines, clipLine(line, w))
+		line := when + st.Who.Render(m.From) + st.Dim.Render(" → ") + st.Who.Render(m.To) +
+			st.Dim.Render(" "+string(m.Type)+": ") + engine.FirstLine(m.Content, 200)
+		lines = append(lines, draw.Clip(line, w))
 	}
 	if len(p.msgs) == 0 && room > 0 {
-		lines = append(lines, st.dim.Render("  none yet"))
+		lines = append(lines, st.Dim.Render("  none yet"))
 	}
-	return fit(lines, w, h)
+	return draw.Fit(lines, w, h)
 }

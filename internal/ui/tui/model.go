@@ -11,6 +11,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -68,7 +69,7 @@ type Model struct {
 	eng  engine.Engine
 	do   func(job func() tea.Msg)
 	opts Options
-	st   styles
+	st   draw.Styles
 	r    *renderer
 
 	w, h int
@@ -129,10 +130,10 @@ func New(ctx context.Context, opts Options, eng engine.Engine, do func(job func(
 	if opts.MaxWorkers <= 0 {
 		opts.MaxWorkers = team.DefaultMaxWorkers
 	}
-	st := newStyles()
+	st := draw.NewStyles()
 	m := &Model{
 		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
-		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground, colour: opts.Colour}},
+		r:    &renderer{st: st, md: &draw.Markdown{Light: opts.LightBackground, Colour: opts.Colour}},
 		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(root, opts.LightBackground),
 		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
 		instructions: map[string]string{}, prog: newProgress(), mouse: opts.Mouse,

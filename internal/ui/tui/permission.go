@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -60,7 +60,7 @@ type askChoice struct {
 func askChoices(a pendingAsk) []askChoice {
 	cs := []askChoice{{key: "y", label: "allow once", answer: func(m *Model, a pendingAsk) { m.answerAsk(a.id, true, false, "") }}}
 	if a.prefix != "" {
-		cs = append(cs, askChoice{key: "s", label: "allow " + printable(a.prefix) + " this session", answer: func(m *Model, a pendingAsk) { m.allowSession(a.id) }})
+		cs = append(cs, askChoice{key: "s", label: "allow " + draw.Printable(a.prefix) + " this session", answer: func(m *Model, a pendingAsk) { m.allowSession(a.id) }})
 	}
 	return append(cs,
 		askChoice{key: "A", label: "allow always", answer: func(m *Model, a pendingAsk) { m.answerAsk(a.id, true, true, "") }},
@@ -153,66 +153,45 @@ func (m *Model) askLines(w int) []string {
 	if len(m.asks) == 0 && m.budgetAsk != "" {
 		st := m.st
 		text := m.budgetAsk
-		keys := st.key.Render("y") + st.dim.Render(" go on (as much again)  ") + st.key.Render("n") + st.dim.Render(" stop the team")
+		keys := st.Key.Render("y") + st.Dim.Render(" go on (as much again)  ") + st.Key.Render("n") + st.Dim.Render(" stop the team")
 		var out []string
-		for _, l := range wrapPlain("⏸ "+text, w) {
-			out = append(out, st.plan.Render(l))
+		for _, l := range draw.Wrap("⏸ "+text, w) {
+			out = append(out, st.Plan.Render(l))
 		}
-		return append(out, clipLine("  "+keys, w))
+		return append(out, draw.Clip("  "+keys, w))
 	}
 	if len(m.asks) == 0 {
 		return nil
 	}
 	st, a := m.st, m.asks[0]
-	head := st.plan.Render("⏸ "+a.who+" asks to run "+a.tool) + " " + printable(a.subject)
+	head := st.Plan.Render("⏸ "+a.who+" asks to run "+a.tool) + " " + draw.Printable(a.subject)
 	if more := len(m.asks) - 1; more > 0 {
-		head += st.dim.Render(fmt.Sprintf("  (%d more waiting)", more))
+		head += st.Dim.Render(fmt.Sprintf("  (%d more waiting)", more))
 	}
-	out := []string{clipLine(head, w), clipLine(st.dim.Render("  "+printable(a.why)+" · "+a.id), w)}
+	out := []string{draw.Clip(head, w), draw.Clip(st.Dim.Render("  "+draw.Printable(a.why)+" · "+a.id), w)}
 	if a.diff != "" {
 		lines := strings.Split(strings.TrimRight(a.diff, "\n"), "\n")
 		if !m.r.expand && len(lines) > maxAskDiffLines {
 			lines = append(lines[:maxAskDiffLines], fmt.Sprintf("… %d more lines (ctrl+o shows all)", len(lines)-maxAskDiffLines))
 		}
 		for _, l := range lines {
-			out = append(out, clipLine("  "+diffStyle(st, l).Render(printable(l)), w))
+			out = append(out, draw.Clip("  "+draw.DiffStyle(st, l).Render(draw.Printable(l)), w))
 		}
 	}
 	// The numbered choices, on as many lines as the width needs.
 	line, width := "  ", 2
 	for i, c := range askChoices(a) {
 		n := strconv.Itoa(i + 1)
-		cw := len(n) + 1 + len(c.key) + 1 + cellWidth(c.label)
+		cw := len(n) + 1 + len(c.key) + 1 + draw.Width(c.label)
 		if width > 2 && width+2+cw > w {
-			out = append(out, clipLine(line, w))
+			out = append(out, draw.Clip(line, w))
 			line, width = "  ", 2
 		}
 		if width > 2 {
 			line, width = line+"  ", width+2
 		}
-		line += st.dim.Render(n+" ") + st.key.Render(c.key) + st.dim.Render(" "+c.label)
+		line += st.Dim.Render(n+" ") + st.Key.Render(c.key) + st.Dim.Render(" "+c.label)
 		width += cw
 	}
-	return append(out, clipLine(line, w))
-}
-
-func diffStyle(st styles, line string) interface{ Render(...string) string } {
-	switch {
-	case strings.HasPrefix(line, "+"):
-		return st.ok
-	case strings.HasPrefix(line, "-"):
-		return st.bad
-	}
-	return st.dim
-}
-
-// printable shows a model's control characters as '?': they could move
-// the cursor and hide what is really asked.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\t' || !unicode.IsControl(r) && r != 0x7f {
-			return r
-		}
-		return '?'
-	}, s)
+	return append(out, draw.Clip(line, w))
 }

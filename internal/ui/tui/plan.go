@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -56,14 +57,14 @@ func (m *Model) planAnswered(r team.RequestRef, outcome team.Outcome, by string)
 // commands that answer it (or the answer it got).
 func (r *renderer) planLines(e *entry, w int) []string {
 	st := r.st
-	head := st.plan.Render("⏸ " + e.who + " asks to approve a plan")
+	head := st.Plan.Render("⏸ " + e.who + " asks to approve a plan")
 	if e.typ != "" {
-		head += st.dim.Render(" · " + e.typ)
+		head += st.Dim.Render(" · " + e.typ)
 	}
-	out := append([]string{"", clipLine(head, w)}, r.md.render(e.text, w)...)
+	out := append([]string{"", draw.Clip(head, w)}, r.md.Render(e.text, w)...)
 	if e.answer != "" {
-		return append(out, clipLine("  "+st.plan.Render(e.answer), w))
+		return append(out, draw.Clip("  "+st.Plan.Render(e.answer), w))
 	}
-	cmds := st.key.Render("/approve "+e.who+" [feedback]") + st.dim.Render("  ·  ") + st.key.Render("/reject "+e.who+" feedback")
-	return append(out, clipLine("  "+cmds, w))
+	cmds := st.Key.Render("/approve "+e.who+" [feedback]") + st.Dim.Render("  ·  ") + st.Key.Render("/reject "+e.who+" feedback")
+	return append(out, draw.Clip("  "+cmds, w))
 }

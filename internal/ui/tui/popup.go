@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 )
 
 // popupRows is the most items the pop-up shows at once.
@@ -287,7 +288,7 @@ func (m *Model) popupLines(w int) []string {
 	end := min(start+popupRows, len(c.items))
 	labelW := 0
 	for _, it := range c.items[start:end] {
-		labelW = max(labelW, cellWidth(it.label))
+		labelW = max(labelW, draw.Width(it.label))
 	}
 	labelW = min(labelW, w/2)
 	var out []string
@@ -297,13 +298,13 @@ func (m *Model) popupLines(w int) []string {
 		if i == sel {
 			mark = "› "
 		}
-		row := mark + padLine(clipLine(printable(it.label), labelW), labelW)
+		row := mark + draw.Pad(draw.Clip(draw.Printable(it.label), labelW), labelW)
 		if it.desc != "" {
-			row += "  " + st.dim.Render(printable(it.desc))
+			row += "  " + st.Dim.Render(draw.Printable(it.desc))
 		}
-		row = clipLine(row, w-1)
+		row = draw.Clip(row, w-1)
 		if i == sel {
-			row = st.focus.Render(padLine(row, w-1))
+			row = st.Focus.Render(draw.Pad(row, w-1))
 		}
 		out = append(out, row)
 	}
@@ -319,8 +320,8 @@ func (m *Model) popupLines(w int) []string {
 	} else {
 		foot = append(foot, "esc close")
 	}
-	out = append(out, st.dim.Render(clipLine(strings.Join(foot, " · "), w-1)))
-	head := st.dim.Render(strings.Repeat("─", w))
+	out = append(out, st.Dim.Render(draw.Clip(strings.Join(foot, " · "), w-1)))
+	head := st.Dim.Render(strings.Repeat("─", w))
 	return append([]string{head}, out...)
 }
 
@@ -335,7 +336,7 @@ func (m *Model) overlayPopup(body []string) []string {
 	}
 	out := append([]string(nil), body[:len(body)-len(pop)]...)
 	for _, l := range pop {
-		out = append(out, padLine(l, m.w))
+		out = append(out, draw.Pad(l, m.w))
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/mdrender"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -69,11 +70,11 @@ func (p *teamPanel) doing(m team.Member) string {
 }
 
 // Render returns exactly h lines of at most w cells.
-func (p *teamPanel) Render(st styles, w, h int) []string {
+func (p *teamPanel) Render(st draw.Styles, w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	lines := []string{st.header.Render("Team") + st.dim.Render("  "+p.teamState()+" · "+p.gauge())}
+	lines := []string{st.Header.Render("Team") + st.Dim.Render("  "+p.teamState()+" · "+p.gauge())}
 	leadState := "idle"
 	if p.leadBusy {
 		leadState = "working"
@@ -84,27 +85,27 @@ func (p *teamPanel) Render(st styles, w, h int) []string {
 			leadState = strings.TrimSpace(p.prog.working("lead") + " " + leadState)
 		}
 	}
-	lead := fmt.Sprintf("%s %s", p.marker(""), st.who.Render("lead"))
+	lead := fmt.Sprintf("%s %s", p.marker(""), st.Who.Render("lead"))
 	// This process's own word first: the registry's may be an earlier run's.
 	model := p.leadModel
 	if model == "" && p.lead != nil {
 		model = p.lead.Model
 	}
 	if model != "" {
-		lead += st.dim.Render(" · " + model)
+		lead += st.Dim.Render(" · " + model)
 	}
-	lead += " " + st.dim.Render(leadState)
+	lead += " " + st.Dim.Render(leadState)
 	if c := p.contextFull("lead", model); c != "" {
-		lead += st.dim.Render(" · " + c)
+		lead += st.Dim.Render(" · " + c)
 	}
 	if p.leadTokens > 0 {
-		lead += st.dim.Render(" · " + humanTokens(p.leadTokens) + " tok")
+		lead += st.Dim.Render(" · " + draw.Tokens(p.leadTokens) + " tok")
 	}
 	if p.lead != nil && p.lead.Cost != nil && p.lead.Tokens > 0 {
-		lead += st.dim.Render(" · cost " + team.FormatCost(p.lead.Cost))
+		lead += st.Dim.Render(" · cost " + team.FormatCost(p.lead.Cost))
 	}
 	if n := p.unread["lead"]; n > 0 {
-		lead += st.dim.Render(fmt.Sprintf(" · ✉ %d", n))
+		lead += st.Dim.Render(fmt.Sprintf(" · ✉ %d", n))
 	}
 	lines = append(lines, lead)
 	room := h - len(lines)
@@ -123,12 +124,12 @@ func (p *teamPanel) Render(st styles, w, h int) []string {
 		lines = append(lines, p.row(st, m, w))
 	}
 	if len(shown) < len(p.members) && room > 0 {
-		lines = append(lines, st.dim.Render(fmt.Sprintf("  … %d more (/team)", len(p.members)-len(shown))))
+		lines = append(lines, st.Dim.Render(fmt.Sprintf("  … %d more (/team)", len(p.members)-len(shown))))
 	}
 	if len(p.members) == 0 && room > 0 {
-		lines = append(lines, st.dim.Render("  no teammates yet"))
+		lines = append(lines, st.Dim.Render("  no teammates yet"))
 	}
-	return fit(lines, w, h)
+	return draw.Fit(lines, w, h)
 }
 
 func (p *teamPanel) marker(name string) string {
@@ -142,36 +143,36 @@ func (p *teamPanel) marker(name string) string {
 // (readable without colour), time at work, name, role, what it does, model,
 // context, turns, tokens, cost, unread. When that is too wide, the turns and
 // then what it does give way to the model and cost, then the time at work.
-func (p *teamPanel) row(st styles, m team.Member, w int) string {
+func (p *teamPanel) row(st draw.Styles, m team.Member, w int) string {
 	line := p.rowWith(st, m, true, true, true)
-	if m.Model != "" && cellWidth(line) > w {
+	if m.Model != "" && draw.Width(line) > w {
 		line = p.rowWith(st, m, true, false, true)
 	}
-	if m.Model != "" && cellWidth(line) > w {
+	if m.Model != "" && draw.Width(line) > w {
 		line = p.rowWith(st, m, false, false, true)
 	}
-	if cellWidth(line) > w {
+	if draw.Width(line) > w {
 		line = p.rowWith(st, m, m.Model == "", m.Model == "", false)
 	}
-	return clipLine(line, w)
+	return draw.Clip(line, w)
 }
 
-func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns, elapsed bool) string {
-	ss := st.statusStyle(m.Status)
+func (p *teamPanel) rowWith(st draw.Styles, m team.Member, doing, turns, elapsed bool) string {
+	ss := st.StatusStyle(m.Status)
 	var b strings.Builder
 	b.WriteString(p.marker(m.Name))
-	symbol := statusSymbol(m.Status)
+	symbol := draw.StatusSymbol(m.Status)
 	if p.prog != nil && p.prog.working(m.Name) != "" {
 		symbol = p.prog.spinner()
 	}
 	b.WriteString(ss.Render(symbol))
 	b.WriteString(" ")
-	name := st.who.Render(m.Name)
+	name := st.Who.Render(m.Name)
 	if p.focus == m.Name {
-		name = st.focus.Render(m.Name)
+		name = st.Focus.Render(m.Name)
 	}
 	b.WriteString(name)
-	b.WriteString(st.dim.Render(" " + mdrender.Sanitize(m.Role) + " ")) // a role is the model's words
+	b.WriteString(st.Dim.Render(" " + mdrender.Sanitize(m.Role) + " ")) // a role is the model's words
 	b.WriteString(ss.Render(string(m.Status)))
 	if p.prog != nil && elapsed {
 		if e := p.prog.elapsed(m.Name); e != "" {
@@ -179,20 +180,20 @@ func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns, elapsed bool
 		}
 	}
 	if where := p.where(m); where != "" {
-		b.WriteString(st.dim.Render(" on " + where))
+		b.WriteString(st.Dim.Render(" on " + where))
 	}
 	plan := planLabel(m)
 	if plan != "" {
-		b.WriteString(" · " + st.plan.Render(plan))
+		b.WriteString(" · " + st.Plan.Render(plan))
 	}
 	if br := branchLabel(m); br != "" {
-		b.WriteString(st.dim.Render(" · " + br))
+		b.WriteString(st.Dim.Render(" · " + br))
 	} else if ws := p.wrote[m.Name]; ws != nil {
-		b.WriteString(st.dim.Render(" · " + ws.label()))
+		b.WriteString(st.Dim.Render(" · " + ws.label()))
 	}
 	// A teammate idle on its plan waits for the review, not for any message.
 	if d := p.doing(m); doing && d != "" && !(m.PlanState == team.PlanAwaitingApproval && m.Status == team.StatusIdle) {
-		b.WriteString(st.dim.Render(" · " + d))
+		b.WriteString(st.Dim.Render(" · " + d))
 	}
 	var nums []string
 	if c := p.contextFull(m.Name, m.Model); c != "" {
@@ -202,10 +203,10 @@ func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns, elapsed bool
 		nums = append(nums, m.Model)
 	}
 	if turns && m.Turns > 0 {
-		nums = append(nums, plural(m.Turns, "turn"))
+		nums = append(nums, draw.Plural(m.Turns, "turn"))
 	}
 	if m.Tokens > 0 {
-		nums = append(nums, humanTokens(m.Tokens)+" tok")
+		nums = append(nums, draw.Tokens(m.Tokens)+" tok")
 		if m.Cost != nil {
 			nums = append(nums, "cost "+team.FormatCost(m.Cost))
 		}
@@ -214,7 +215,7 @@ func (p *teamPanel) rowWith(st styles, m team.Member, doing, turns, elapsed bool
 		nums = append(nums, fmt.Sprintf("✉ %d", n))
 	}
 	if len(nums) > 0 {
-		b.WriteString(st.dim.Render(" · " + strings.Join(nums, " · ")))
+		b.WriteString(st.Dim.Render(" · " + strings.Join(nums, " · ")))
 	}
 	return b.String()
 }
@@ -261,7 +262,7 @@ func shortStat(s string) string {
 			del = n
 		}
 	}
-	return fmt.Sprintf("+%d -%d (%s)", ins, del, plural(files, "file"))
+	return fmt.Sprintf("+%d -%d (%s)", ins, del, draw.Plural(files, "file"))
 }
 
 // names is the focus cycle: the lead, then every teammate.
@@ -271,13 +272,6 @@ func (p *teamPanel) names() []string {
 		out = append(out, m.Name)
 	}
 	return out
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // teamState is the registry's derived state, or derived here from the

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/mdrender"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -84,7 +85,7 @@ func (m *Model) render() string {
 	var body []string
 	if l.wide {
 		side := append(m.team.Render(m.st, l.sideW, l.teamH), m.feed.Render(m.st, l.sideW, l.feedH)...)
-		body = joinColumns(conv, side, l.convW, m.st.dim.Render("│"))
+		body = draw.Columns(conv, side, l.convW, m.st.Dim.Render("│"))
 	} else {
 		body = append(conv, m.team.Render(m.st, m.w, l.teamH)...)
 		body = append(body, m.feed.Render(m.st, m.w, l.feedH)...)
@@ -93,13 +94,13 @@ func (m *Model) render() string {
 	lines = append(lines, m.overlayPopup(body)...)
 	lines = append(lines, strings.Split(m.in.ta.View(), "\n")...)
 	lines = append(lines, m.helpBar(m.w), m.statusLine())
-	return strings.Join(fit(lines, m.w, m.h), "\n")
+	return strings.Join(draw.Fit(lines, m.w, m.h), "\n")
 }
 
 // convTitle says whose conversation is shown and where typing goes.
 func (m *Model) convTitle(w int) string {
 	if m.mate != nil {
-		return clipLine(m.st.header.Render(m.mate.name)+m.st.dim.Render(m.mateWork()+" · read-only · typing goes to "+m.mate.name+"'s inbox"), w)
+		return draw.Clip(m.st.Header.Render(m.mate.name)+m.st.Dim.Render(m.mateWork()+" · read-only · typing goes to "+m.mate.name+"'s inbox"), w)
 	}
 	state := m.leadStatus()
 	auto := "auto on"
@@ -109,12 +110,12 @@ func (m *Model) convTitle(w int) string {
 	case !m.auto:
 		auto = "auto off"
 	}
-	return clipLine(m.st.header.Render("lead")+m.st.dim.Render(" · "+state+" · "+auto), w)
+	return draw.Clip(m.st.Header.Render("lead")+m.st.Dim.Render(" · "+state+" · "+auto), w)
 }
 
 func (m *Model) convBody(w, h int) []string {
 	if m.showHelp {
-		return fit(indent(wrapPlain(keysText(), max(w-1, 1)), " "), w, h) // wrapped, never cut
+		return draw.Fit(draw.Indent(draw.Wrap(keysText(), max(w-1, 1)), " "), w, h) // wrapped, never cut
 	}
 	return m.pane().Render(m.r, w, h)
 }
@@ -122,7 +123,7 @@ func (m *Model) convBody(w, h int) []string {
 // statusLine is model, workspace, tokens, the focused agent's AGENTS.md
 // files, the sandbox and the last error in words.
 func (m *Model) statusLine() string {
-	parts := []string{m.opts.ModelName, m.opts.Workspace, humanTokens(m.tokens) + " tokens"}
+	parts := []string{m.opts.ModelName, m.opts.Workspace, draw.Tokens(m.tokens) + " tokens"}
 	if m.cost != nil {
 		parts = append(parts, "cost "+team.FormatCost(m.cost))
 	}
@@ -130,9 +131,9 @@ func (m *Model) statusLine() string {
 		parts = append(parts, m.focusName()+" "+c)
 	}
 	parts = append(parts, m.instructions[m.focusName()], m.mcpStatus(), m.opts.Sandbox)
-	line := m.st.status.Render(strings.Join(nonEmpty(parts), " · "))
+	line := m.st.Status.Render(strings.Join(nonEmpty(parts), " · "))
 	if m.lastErr != "" {
-		line += m.st.status.Render(" · ") + m.st.errText.Render(mdrender.Sanitize(m.lastErr))
+		line += m.st.Status.Render(" · ") + m.st.ErrText.Render(mdrender.Sanitize(m.lastErr))
 	}
 	return line
 }

@@ -6,11 +6,9 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -33,12 +31,9 @@ const maxPendingDiffs = 16
 // maxDoneDiffs bounds the diffs kept for the focused teammate's view.
 const maxDoneDiffs = 512
 
-// maxWriteDiffLines bounds a write's diff in the conversation, and
-// maxDiffLineBytes each of its lines (a minified file is one long line).
-const (
-	maxWriteDiffLines = 200
-	maxDiffLineBytes  = 1000
-)
+// maxWriteDiffLines bounds a write's diff in the conversation (draw.CutLine
+// bounds each of its lines).
+const maxWriteDiffLines = 200
 
 // shownDiff is a write's diff as the conversation keeps it: its counts,
 // and its start, cut so that a write of a large file costs the screen
@@ -59,22 +54,10 @@ func newShownDiff(d string) shownDiff {
 		lines = lines[:maxWriteDiffLines]
 	}
 	for i, l := range lines {
-		lines[i] = cutLine(l)
+		lines[i] = draw.CutLine(l)
 	}
 	s.text = strings.Join(lines, "\n")
 	return s
-}
-
-// cutLine cuts a line longer than maxDiffLineBytes, at a rune's start.
-func cutLine(l string) string {
-	if len(l) <= maxDiffLineBytes {
-		return l
-	}
-	n := maxDiffLineBytes
-	for n > 0 && !utf8.RuneStart(l[n]) {
-		n--
-	}
-	return l[:n] + fmt.Sprintf(" … (%d more bytes)", len(l)-n)
 }
 
 // writeDiffs are the diffs of writes: allowed and waiting for their tool
@@ -208,7 +191,7 @@ type writeStat struct {
 
 // label is "wrote +12 -4 (3 files)", as the team panel shows a branch's change.
 func (w *writeStat) label() string {
-	return fmt.Sprintf("wrote +%d -%d (%s)", w.add, w.del, plural(len(w.files), "file"))
+	return fmt.Sprintf("wrote +%d -%d (%s)", w.add, w.del, draw.Plural(len(w.files), "file"))
 }
 
 // countWrite adds a teammate's write to its sum in the team panel.
@@ -253,66 +236,26 @@ func (r *renderer) writeLines(e *entry, w int) []string {
 	case tools.BashName:
 		verb = "ran a command that changed "
 	}
-	head := "  " + st.tool.Render("✎ ")
+	head := "  " + st.Tool.Render("✎ ")
 	if e.who != "" {
-		head += st.who.Render(e.who) + " "
+		head += st.Who.Render(e.who) + " "
 	}
-	head += verb + printable(engine.FirstLine(e.arg, 80))
+	head += verb + draw.Printable(engine.FirstLine(e.arg, 80))
 	if d := e.write; d.counted {
-		head += " " + st.dim.Render("(") + st.ok.Render(fmt.Sprintf("+%d", d.add)) + " " + st.bad.Render(fmt.Sprintf("−%d", d.del)) + st.dim.Render(")")
+		head += " " + st.Dim.Render("(") + st.OK.Render(fmt.Sprintf("+%d", d.add)) + " " + st.Bad.Render(fmt.Sprintf("−%d", d.del)) + st.Dim.Render(")")
 	} else {
-		head += " " + st.dim.Render(printable(engine.FirstLine(d.text, 80)))
+		head += " " + st.Dim.Render(draw.Printable(engine.FirstLine(d.text, 80)))
 	}
 	if !r.diffs && !r.expand {
-		return []string{clipLine(head+st.dim.Render(" · ctrl+g shows it"), w)}
+		return []string{draw.Clip(head+st.Dim.Render(" · ctrl+g shows it"), w)}
 	}
-	out := []string{clipLine(head, w)}
+	out := []string{draw.Clip(head, w)}
 	if r.expand && strings.TrimSpace(e.text) != "" {
 		out = append(out, r.toolResult(e.text, w)...)
 	}
-	out = append(out, indent(diffLines(st, e.write.text, max(w-6, 10)), "    ")...)
+	out = append(out, draw.Indent(draw.Diff(st, e.write.text, max(w-6, 10)), "    ")...)
 	if e.write.more > 0 {
-		out = append(out, "    "+st.dim.Render(fmt.Sprintf("… %d more lines", e.write.more)))
-	}
-	return out
-}
-
-// plain renders text as it is.
-type plain struct{}
-
-func (plain) Render(s ...string) string { return strings.Join(s, " ") }
-
-// diffLines render a unified diff (or git's diffstat and patch) at width
-// w: added lines in the ok colour, removed ones in the bad colour, headers
-// dimmed; long lines wrap. The text comes from files a model wrote, so its
-// control characters are shown as '?', and a very long line is cut.
-func diffLines(st styles, text string, w int) []string {
-	raw := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	var out []string
-	inHunk := false
-	for _, l := range raw {
-		var style styleFunc = plain{}
-		switch {
-		case strings.HasPrefix(l, "diff --git "):
-			inHunk = false
-			style = st.tool
-		case strings.HasPrefix(l, "@@"):
-			inHunk = true
-			style = st.dim
-		case !inHunk && (strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "index ") ||
-			strings.HasPrefix(l, "new file") || strings.HasPrefix(l, "deleted file")):
-			style = st.dim
-		case inHunk && strings.HasPrefix(l, "+"):
-			style = st.ok
-		case inHunk && strings.HasPrefix(l, "-"):
-			style = st.bad
-		case inHunk && strings.HasPrefix(l, "\\"):
-			style = st.dim
-		}
-		l = strings.ReplaceAll(printable(cutLine(l)), "\t", "    ")
-		for _, part := range strings.Split(ansi.Hardwrap(l, w, true), "\n") {
-			out = append(out, style.Render(part))
-		}
+		out = append(out, "    "+st.Dim.Render(fmt.Sprintf("… %d more lines", e.write.more)))
 	}
 	return out
 }
