@@ -34,13 +34,14 @@ var layers = map[string]int{
 	"internal/store/storetest":  3,
 	"internal/archtest":         0,
 	// What a person sees.
-	"internal/ui/tui":      11,
-	"internal/ui/tui/draw": 9, // styles and cell-exact lines, what every pane draws with
-	"internal/ui/linechat": 10,
-	"internal/ui/engine":   9, // what both chats ask of the team
-	"internal/ui/mdrender": 0,
-	"internal/ui/termbg":   0,
-	"internal/llm/demo":    1,
+	"internal/ui/tui":        11,
+	"internal/ui/tui/draw":   9,  // styles and cell-exact lines, what every pane draws with
+	"internal/ui/tui/atpath": 10, // @path completion and attachments, read beneath the workspace
+	"internal/ui/linechat":   10,
+	"internal/ui/engine":     9, // what both chats ask of the team
+	"internal/ui/mdrender":   0,
+	"internal/ui/termbg":     0,
+	"internal/llm/demo":      1,
 	// The team and its parts.
 	"team":              8,
 	"team/event":        6, // the events, their JSON and sentences: what the views read

@@ -11,6 +11,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -213,8 +214,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.note(msg)
 	case hintMsg:
 		m.hint = string(msg)
-	case dirListedMsg:
-		m.in.paths.store(msg)
+	case atpath.ListedMsg:
+		m.in.paths.Store(msg)
 	case attachedMsg:
 		m.showAttached(msg)
 	case editorMsg:

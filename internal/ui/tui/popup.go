@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 )
 
@@ -57,21 +58,21 @@ func (m *Model) completion() completion {
 	}
 	before := m.in.beforeCursor()
 	word := before[strings.LastIndexAny(before, " \t")+1:]
-	dirPart, prefix, ok := pathWord(word)
-	if !ok || m.in.paths.root == "" {
+	dirPart, prefix, ok := atpath.Word(word)
+	if !ok || m.in.paths.Root == "" {
 		return completion{}
 	}
 	c := completion{word: word, path: true}
-	l, ok := m.in.paths.dirs[dirKey(dirPart)]
+	l, ok := m.in.paths.Read(atpath.DirKey(dirPart))
 	switch {
 	case !ok || l == nil:
 		c.note = "reading " + displayDir(dirPart) + "…"
-	case l.err != "":
-		c.note = l.err
+	case l.Err != "":
+		c.note = l.Err
 	default:
 		c.items = pathItems(l, dirPart, prefix)
-		if l.cut {
-			c.note = fmt.Sprintf("only the first %d entries of %s are offered", maxDirEntries, displayDir(dirPart))
+		if l.Cut {
+			c.note = fmt.Sprintf("only the first %d entries of %s are offered", atpath.MaxDirEntries, displayDir(dirPart))
 		} else if len(c.items) == 0 {
 			c.note = "no file in " + displayDir(dirPart) + " starts with " + fmt.Sprintf("%q", prefix)
 		}
@@ -162,8 +163,8 @@ func (m *Model) wantListing() {
 	if !c.path {
 		return
 	}
-	dirPart, _, _ := pathWord(c.word)
-	if _, cmd := m.in.paths.listing(dirKey(dirPart)); cmd != nil {
+	dirPart, _, _ := atpath.Word(c.word)
+	if _, cmd := m.in.paths.Listing(atpath.DirKey(dirPart)); cmd != nil {
 		m.cmds = append(m.cmds, cmd)
 	}
 }
@@ -339,4 +340,32 @@ func (m *Model) overlayPopup(body []string) []string {
 		out = append(out, draw.Pad(l, m.w))
 	}
 	return out
+}
+
+// pathItems are the names in l that complete prefix: those that start
+// with it, or ignoring case when none does. Names starting with a dot are
+// offered only when the prefix starts with one.
+func pathItems(l *atpath.Listing, dirPart, prefix string) []popItem {
+	var exact, folded []popItem
+	for _, e := range l.Entries {
+		if strings.HasPrefix(e.Name, ".") && !strings.HasPrefix(prefix, ".") {
+			continue
+		}
+		it := popItem{label: e.Name, value: "@" + dirPart + e.Name, final: !e.Dir}
+		if e.Dir {
+			it.label += "/"
+			it.value += "/"
+			it.desc = "directory"
+		}
+		switch {
+		case strings.HasPrefix(e.Name, prefix):
+			exact = append(exact, it)
+		case strings.HasPrefix(strings.ToLower(e.Name), strings.ToLower(prefix)):
+			folded = append(folded, it)
+		}
+	}
+	if len(exact) > 0 {
+		return exact
+	}
+	return folded
 }
