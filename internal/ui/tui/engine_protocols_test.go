@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -133,7 +134,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs.send(snapshotMsg{config: c, unread: map[string]int{}})
+	hs.send(poll.Snapshot{Config: c, Unread: map[string]int{}})
 	hs.mustSee("✓ plan approved")
 	if a := c.Teammates[0]; !a.PlanMode || a.PlanState != team.PlanApproved {
 		t.Fatalf("alice in the registry: %+v", a)

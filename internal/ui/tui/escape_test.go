@@ -20,7 +20,7 @@ func TestEscapeSequencesFromModelsNeverReachTheTerminal(t *testing.T) {
 	hs := newHarness(t, 120, 60, Options{HasModel: true})
 	hs.m.r.expand, hs.m.r.thinking = true, true // tool results and reasoning shown whole
 	snap := members("alice:working")
-	snap.config.Teammates[0].Role = "tester" + esc
+	snap.Config.Teammates[0].Role = "tester" + esc
 	hs.send(snap)
 	args, err := json.Marshal(map[string]string{"command": "ls" + esc})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 )
 
 // feedPane is the traffic between agents, newest at the bottom.
@@ -13,8 +14,8 @@ type feedPane struct {
 
 func (p *feedPane) add(msgs []inbox.Message) {
 	p.msgs = append(p.msgs, msgs...)
-	if len(p.msgs) > maxFeed {
-		p.msgs = append([]inbox.Message(nil), p.msgs[len(p.msgs)-maxFeed:]...)
+	if len(p.msgs) > poll.MaxFeed {
+		p.msgs = append([]inbox.Message(nil), p.msgs[len(p.msgs)-poll.MaxFeed:]...)
 	}
 }
 

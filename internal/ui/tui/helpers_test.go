@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 )
@@ -345,13 +346,13 @@ func deltas(agent string, restart bool, text string) batchMsg {
 	return batchMsg{items: []item{{delta: &deltaChunk{agent: agent, restart: restart, text: text}}}}
 }
 
-func members(specs ...string) snapshotMsg {
+func members(specs ...string) poll.Snapshot {
 	var ms []team.Member
 	for _, s := range specs {
 		name, status, _ := strings.Cut(s, ":")
 		ms = append(ms, team.Member{Name: name, Role: "tester", Status: team.Status(status)})
 	}
-	return snapshotMsg{config: team.Config{Teammates: ms}, unread: map[string]int{}}
+	return poll.Snapshot{Config: team.Config{Teammates: ms}, Unread: map[string]int{}}
 }
 
 // checkScreen asserts the screen is exactly h lines of at most w cells.

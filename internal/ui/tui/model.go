@@ -13,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -187,12 +188,12 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.focused = false
 	case batchMsg:
 		m.apply(msg)
-	case snapshotMsg:
+	case poll.Snapshot:
 		m.snapshot(msg)
-	case mcpMsg:
-		m.mcpChanged(msg.servers)
-	case feedMsg:
-		m.feed.add(msg.msgs)
+	case poll.MCP:
+		m.mcpChanged(msg.Servers)
+	case poll.Feed:
+		m.feed.add(msg.Msgs)
 	case convMsg:
 		if m.mate != nil && msg.name == m.mate.name {
 			m.mate.update(msg.msgs, msg.ok)
@@ -504,15 +505,15 @@ func (m *Model) refreshMate() {
 }
 
 // snapshot takes the registry and inbox counts the poller read.
-func (m *Model) snapshot(s snapshotMsg) {
-	m.team.members = s.config.Teammates
-	m.team.state = s.config.State
-	m.team.unread = s.unread
-	m.team.leadTokens = s.leadTokens
-	m.team.lead = s.config.Lead
-	m.cost = s.config.Usage().Total.Cost
-	total := s.leadTokens
-	for _, mb := range s.config.Teammates {
+func (m *Model) snapshot(s poll.Snapshot) {
+	m.team.members = s.Config.Teammates
+	m.team.state = s.Config.State
+	m.team.unread = s.Unread
+	m.team.leadTokens = s.LeadTokens
+	m.team.lead = s.Config.Lead
+	m.cost = s.Config.Usage().Total.Cost
+	total := s.LeadTokens
+	for _, mb := range s.Config.Teammates {
 		total += mb.Tokens
 	}
 	m.tokens = total

@@ -99,7 +99,7 @@ func TestProgressTimeRestartsPerTurn(t *testing.T) {
 func TestContextFullness(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true, ModelName: "openai/gpt-4o"})
 	snap := members("alice:working")
-	snap.config.Teammates[0].Model = "anthropic/claude-sonnet-4"
+	snap.Config.Teammates[0].Model = "anthropic/claude-sonnet-4"
 	hs.send(snap)
 	hs.send(events(
 		team.Event{Agent: "lead", Payload: team.Reply{Text: "hi", Tokens: 32_000, Turn: 1}},
@@ -170,7 +170,7 @@ func TestProgressFitsSmallAndLargeScreens(t *testing.T) {
 		hs := newHarness(t, size[0], size[1], Options{HasModel: true, ModelName: "gpt-4o"})
 		c := withClock(hs)
 		snap := members("alice:working", "bob:working", "carol:idle")
-		snap.config.Teammates[0].Model = "some-provider/a-rather-long-model-name"
+		snap.Config.Teammates[0].Model = "some-provider/a-rather-long-model-name"
 		hs.send(snap)
 		hs.enter("go")
 		hs.send(events(

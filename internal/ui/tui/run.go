@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/termbg"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -61,8 +62,8 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, mod := range tm.Models().Models {
 		cfg.Screen.ModelLabels = append(cfg.Screen.ModelLabels, mod.Label)
 	}
-	poll := newTeamPoller(tm, func() int { return tm.LeadUsage().Tokens }) // with what a resumed lead used before
-	perr := runScreen(runCtx, screenRun{opts: cfg.Screen, eng: engine.NewEngine(tm, chat), in: cfg.In, out: cfg.Out, bridge: b, poll: poll})
+	looker := poll.ForTeam(tm, func() int { return tm.LeadUsage().Tokens }) // with what a resumed lead used before
+	perr := runScreen(runCtx, screenRun{opts: cfg.Screen, eng: engine.NewEngine(tm, chat), in: cfg.In, out: cfg.Out, bridge: b, poll: looker})
 	cancel()
 	if chat != nil {
 		<-chat.Done()
@@ -86,7 +87,7 @@ type screenRun struct {
 	in      io.Reader
 	out     io.Writer
 	bridge  *Bridge
-	poll    *poller
+	poll    *poll.Poller
 	feeders []func(ctx context.Context, send func(tea.Msg))
 }
 
@@ -101,17 +102,17 @@ func runScreen(ctx context.Context, r screenRun) error {
 	act := newActor()
 	m := New(ctx, r.opts, r.eng, act.do)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(r.in), tea.WithOutput(r.out), tea.WithColorProfile(profile))
-	b, poll := r.bridge, r.poll
+	b, looker := r.bridge, r.poll
 	b.setObserver(func(e team.Event) {
 		switch e.Payload.(type) {
 		case team.MessageDelivered, team.StatusChanged, team.Spawn, team.Answer:
-			poll.poke()
+			looker.Poke()
 		}
 	})
 	var wg sync.WaitGroup
 	feeders := append([]func(context.Context, func(tea.Msg)){
 		func(ctx context.Context, send func(tea.Msg)) { b.Run(ctx, send, DebounceInterval) },
-		func(ctx context.Context, send func(tea.Msg)) { poll.run(ctx, send, PollInterval) },
+		func(ctx context.Context, send func(tea.Msg)) { looker.Run(ctx, send, poll.Interval) },
 		act.run,
 	}, r.feeders...)
 	for _, feed := range feeders {

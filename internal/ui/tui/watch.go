@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -16,7 +17,7 @@ type WatchConfig struct {
 	// Engine sends the person's messages and answers; what only the
 	// running process can do it refuses in a sentence.
 	Engine   engine.Engine
-	Mail     pollInboxes
+	Mail     poll.Inboxes
 	Registry *team.Registry
 	// Events follows the team's event log from its last few events.
 	Events *team.EventFollower
@@ -36,7 +37,7 @@ func Watch(ctx context.Context, cfg WatchConfig) error {
 	cfg.Screen.HasModel = true
 	b := NewBridge()
 	return runScreen(ctx, screenRun{opts: cfg.Screen, eng: cfg.Engine, in: cfg.In, out: cfg.Out, bridge: b,
-		poll: newPoller(cfg.Mail, cfg.Registry, func() int { return 0 }),
+		poll: poll.New(cfg.Mail, cfg.Registry, func() int { return 0 }),
 		feeders: []func(context.Context, func(tea.Msg)){
 			func(ctx context.Context, send func(tea.Msg)) { followLog(ctx, cfg, b.Event, send) },
 		}})
