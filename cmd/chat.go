@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/linechat"
 	"github.com/agentteam/agentteam/internal/ui/tui"
+	"github.com/agentteam/agentteam/internal/ui/tui/picker"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -122,7 +123,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			if lineMode != "" { // a numbered choice in lines
 				id, err = linechat.PickSession(ctx, opts.IO.In, opts.IO.Out, list, !isTerminal(in) || !isTerminal(out))
 			} else {
-				id, err = tui.PickSession(ctx, in, out, list)
+				id, err = picker.Pick(ctx, in, out, list)
 			}
 			if err != nil {
 				return &ExitError{Code: ExitFailure, Err: err}
