@@ -21,7 +21,7 @@ func (m *Model) apply(b batchMsg) {
 		}
 	}
 	for agent, what := range b.activity {
-		m.team.activity[agent] = what
+		m.team.Activity[agent] = what
 		if agent == workspace.LeadName && what != "" {
 			m.leadBusy = true
 		}
@@ -150,15 +150,15 @@ func (m *Model) event(e team.Event) bool {
 		// Every run of a hook of the person's is one line in the lead's pane.
 		m.lead.add(&entry{kind: entryNote, text: e.Sentence(), isErr: p.Decision == "failed"})
 	case team.Spawn:
-		if m.findMember(e.Agent) < 0 {
-			m.team.members = append(m.team.members, team.Member{Name: e.Agent, Role: p.Role, Status: p.Status})
+		if m.team.Find(e.Agent) < 0 {
+			m.team.Members = append(m.team.Members, team.Member{Name: e.Agent, Role: p.Role, Status: p.Status})
 		}
 	case team.StatusChanged:
-		if i := m.findMember(e.Agent); i >= 0 {
-			m.team.members[i].Status = p.Status
+		if i := m.team.Find(e.Agent); i >= 0 {
+			m.team.Members[i].Status = p.Status
 		}
 		if p.Status != team.StatusWorking {
-			delete(m.team.activity, e.Agent)
+			delete(m.team.Activity, e.Agent)
 		}
 	}
 	m.replyEvent(e)
@@ -210,7 +210,7 @@ func involves(e team.Event, name string) bool {
 // answer ends the lead's cycle: its final reply replaces the streamed text.
 func (m *Model) answer(e team.Event, a team.Answer) {
 	m.leadIdle()
-	delete(m.team.activity, workspace.LeadName)
+	delete(m.team.Activity, workspace.LeadName)
 	if m.opts.Watch != "" && a.Text == m.watchReply {
 		a.Text = "" // a watch showed it from its reply
 	}
@@ -229,15 +229,6 @@ func (m *Model) answer(e team.Event, a team.Answer) {
 		m.lead.add(&entry{kind: entryReply, who: workspace.LeadName, text: a.Text})
 	}
 	m.lastErr = ""
-}
-
-func (m *Model) findMember(name string) int {
-	for i, mb := range m.team.members {
-		if mb.Name == name {
-			return i
-		}
-	}
-	return -1
 }
 
 // interruptingHint is shown from esc until the lead's turn has ended.

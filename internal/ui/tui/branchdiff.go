@@ -36,11 +36,11 @@ func (m *Model) refreshBranch() {
 	if v == nil {
 		return
 	}
-	i := m.findMember(v.name)
-	if i < 0 || m.team.members[i].Branch == "" {
+	i := m.team.Find(v.name)
+	if i < 0 || m.team.Members[i].Branch == "" {
 		return
 	}
-	mb := m.team.members[i]
+	mb := m.team.Members[i]
 	if v.branch.loading {
 		v.branch.stale = true
 		return
@@ -109,11 +109,11 @@ func (m *Model) branchFromSnapshot() {
 	if m.mate == nil {
 		return
 	}
-	i := m.findMember(m.mate.name)
-	if i < 0 || m.team.members[i].Branch == "" {
+	i := m.team.Find(m.mate.name)
+	if i < 0 || m.team.Members[i].Branch == "" {
 		return
 	}
-	if m.mate.branch.e == nil || m.team.members[i].Diffstat != m.mate.branch.stat {
+	if m.mate.branch.e == nil || m.team.Members[i].Diffstat != m.mate.branch.stat {
 		m.refreshBranch()
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
+	"github.com/agentteam/agentteam/internal/ui/tui/panel"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -81,8 +82,8 @@ type Model struct {
 	// sessions are the lead's earlier conversations /sessions last listed,
 	// offered when /sessions ID is completed.
 	sessions []team.SessionInfo
-	team     *teamPanel
-	feed     feedPane
+	team     *panel.Team
+	feed     panel.Feed
 	in       input
 
 	focus    string // "" is the lead
@@ -108,7 +109,7 @@ type Model struct {
 	// instructions name each agent's AGENTS.md files ("AGENTS.md ×2"), for the status line.
 	instructions map[string]string
 	// prog is the work under way: spinner, times, context sizes (progress.go).
-	prog progress
+	prog panel.Progress
 	// mouse: the mouse is captured (/mouse); cmds are commands for the
 	// program that update asked for, returned by Update.
 	mouse bool
@@ -136,14 +137,14 @@ func New(ctx context.Context, opts Options, eng engine.Engine, do func(job func(
 	m := &Model{
 		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
 		r:    &renderer{st: st, md: &draw.Markdown{Light: opts.LightBackground, Colour: opts.Colour}},
-		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(root, opts.LightBackground),
+		lead: newConvPane(), team: panel.NewTeam(opts.MaxWorkers), in: newInput(root, opts.LightBackground),
 		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
-		instructions: map[string]string{}, prog: newProgress(), mouse: opts.Mouse,
+		instructions: map[string]string{}, prog: panel.NewProgress(), mouse: opts.Mouse,
 	}
-	m.team.prog = &m.prog
-	m.team.self = opts.WorkerID
+	m.team.Prog = &m.prog
+	m.team.Self = opts.WorkerID
 	if opts.HasModel {
-		m.team.leadModel = opts.ModelName
+		m.team.LeadModel = opts.ModelName
 	}
 	if opts.Notice != "" {
 		m.lead.add(&entry{kind: entryNote, text: opts.Notice})
@@ -193,7 +194,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case poll.MCP:
 		m.mcpChanged(msg.Servers)
 	case poll.Feed:
-		m.feed.add(msg.Msgs)
+		m.feed.Add(msg.Msgs)
 	case convMsg:
 		if m.mate != nil && msg.name == m.mate.name {
 			m.mate.update(msg.msgs, msg.ok)
@@ -222,7 +223,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case editorMsg:
 		m.edited(msg)
 	case modelMsg:
-		m.opts.ModelName, m.team.leadModel = string(msg), string(msg)
+		m.opts.ModelName, m.team.LeadModel = string(msg), string(msg)
 		m.hint = "the lead talks to " + string(msg) + " from its next turn"
 	default:
 		// The cursor's blink and the like belong to the input.
@@ -361,8 +362,8 @@ func (m *Model) submit() {
 		to := m.mate.name
 		m.hint = "sending to " + to + "'s inbox…"
 		sent := "sent to " + to + "'s inbox"
-		if i := m.findMember(to); i >= 0 {
-			switch st := m.team.members[i].Status; st {
+		if i := m.team.Find(to); i >= 0 {
+			switch st := m.team.Members[i].Status; st {
 			case team.StatusShutdown, team.StatusFailed:
 				// Kept for a teammate spawned again under the name, but nobody reads it now.
 				sent += fmt.Sprintf(", but %s is %s: nobody reads it unless %s is spawned again", to, st, to)
@@ -395,7 +396,7 @@ func (m *Model) tellLead(text string) {
 // Agents' messages come as events, and are shown from those.
 func (m *Model) fromOutside(msgs []inbox.Message) {
 	for _, msg := range msgs {
-		if msg.To != workspace.LeadName || msg.From == workspace.LeadName || m.agents[msg.From] || m.findMember(msg.From) >= 0 {
+		if msg.To != workspace.LeadName || msg.From == workspace.LeadName || m.agents[msg.From] || m.team.Find(msg.From) >= 0 {
 			continue
 		}
 		m.lead.add(&entry{kind: entryReport, who: msg.From, typ: "lead (" + string(msg.Type) + ")", text: msg.Content})
@@ -429,29 +430,9 @@ func (m *Model) note(n noteMsg) {
 	p.toEnd()
 }
 
-// teammateNames are the registry's teammates, for completion and focus.
-func (m *Model) teammateNames() []string {
-	names := make([]string, 0, len(m.team.members))
-	for _, mb := range m.team.members {
-		names = append(names, mb.Name)
-	}
-	return names
-}
-
-// planNames are the teammates whose plan waits for review.
-func (m *Model) planNames() []string {
-	var names []string
-	for _, mb := range m.team.members {
-		if mb.PlanState == team.PlanAwaitingApproval {
-			names = append(names, mb.Name)
-		}
-	}
-	return names
-}
-
 // cycleFocus moves the focus step places along lead, teammates…
 func (m *Model) cycleFocus(step int) {
-	names := m.team.names()
+	names := m.team.Names()
 	cur := 0
 	for i, n := range names {
 		if n == m.focus {
@@ -468,7 +449,7 @@ func (m *Model) setFocus(name string) {
 		name = ""
 	}
 	m.focus = name
-	m.team.focus = name
+	m.team.Focus = name
 	m.showHelp = false
 	if name == "" {
 		m.mate = nil
@@ -506,11 +487,11 @@ func (m *Model) refreshMate() {
 
 // snapshot takes the registry and inbox counts the poller read.
 func (m *Model) snapshot(s poll.Snapshot) {
-	m.team.members = s.Config.Teammates
-	m.team.state = s.Config.State
-	m.team.unread = s.Unread
-	m.team.leadTokens = s.LeadTokens
-	m.team.lead = s.Config.Lead
+	m.team.Members = s.Config.Teammates
+	m.team.State = s.Config.State
+	m.team.Unread = s.Unread
+	m.team.LeadTokens = s.LeadTokens
+	m.team.Lead = s.Config.Lead
 	m.cost = s.Config.Usage().Total.Cost
 	total := s.LeadTokens
 	for _, mb := range s.Config.Teammates {

@@ -86,7 +86,7 @@ func TestTeamPanelShowsModelsAndCosts(t *testing.T) {
 	hs.mustNotSee("800 tok · cost", "earlier/model")
 
 	// Given the room, everything shows.
-	if row := colourless(hs.m.team.row(hs.m.st, *a, 200)); !strings.Contains(row, "working 0s · thinking · smart/big · 2 turns · 1.2k tok · cost 0.012") {
+	if row := colourless(hs.m.team.Row(hs.m.st, *a, 200)); !strings.Contains(row, "working 0s · thinking · smart/big · 2 turns · 1.2k tok · cost 0.012") {
 		t.Fatalf("a wide row: %q", row)
 	}
 }

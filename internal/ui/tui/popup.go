@@ -106,9 +106,9 @@ func (m *Model) slashCompletion(v string) completion {
 			c.items = m.sessionItems(fields[1])
 			break
 		}
-		for _, cand := range argCandidates(fields[0], m.teammateNames(), m.planNames(), m.opts.ModelLabels) {
+		for _, cand := range argCandidates(fields[0], m.team.TeammateNames(), m.team.PlanNames(), m.opts.ModelLabels) {
 			if strings.HasPrefix(cand, fields[1]) {
-				c.items = append(c.items, popItem{label: cand, desc: m.memberDesc(cand), value: cand, final: true})
+				c.items = append(c.items, popItem{label: cand, desc: m.team.MemberDesc(cand), value: cand, final: true})
 			}
 		}
 	}
@@ -116,15 +116,6 @@ func (m *Model) slashCompletion(v string) completion {
 		return completion{} // typed whole: nothing left to offer
 	}
 	return c
-}
-
-// memberDesc is a teammate's role and status for the pop-up; "" for other words.
-func (m *Model) memberDesc(name string) string {
-	if i := m.findMember(name); i >= 0 {
-		mb := m.team.members[i]
-		return mb.Role + " · " + string(mb.Status)
-	}
-	return ""
 }
 
 // popupOpen reports whether the pop-up shows, with what it lists.
@@ -217,7 +208,7 @@ func (m *Model) completeTab() bool {
 	v := m.in.value()
 	ids := strings.HasPrefix(strings.ToLower(v), "/sessions ") // ids complete as @paths do
 	if strings.HasPrefix(v, "/") && !ids {
-		nv, cands := complete(v, m.teammateNames(), m.planNames(), m.opts.ModelLabels)
+		nv, cands := complete(v, m.team.TeammateNames(), m.team.PlanNames(), m.opts.ModelLabels)
 		m.in.set(nv)
 		if len(cands) > 1 {
 			m.hint = strings.Join(cands, "  ")

@@ -58,7 +58,7 @@ func (m *Model) focusCommand(name string) {
 		m.setFocus("")
 		return
 	}
-	if m.findMember(name) < 0 {
+	if m.team.Find(name) < 0 {
 		m.note(noteMsg{text: fmt.Sprintf("no teammate is named %s: /team lists them", name), isErr: true})
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/mdrender"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // layout is where each pane goes for the current size.
@@ -25,7 +26,7 @@ const wideMin = 100
 
 func (m *Model) layout() layout {
 	l := layout{bodyH: max(m.h-2-inputHeight, 1)}
-	n := len(m.team.members)
+	n := len(m.team.Members)
 	if m.w >= wideMin && !m.showHelp { // the key list takes the whole width
 		l.wide = true
 		l.sideW = min(max(m.w*36/100, 34), 60)
@@ -75,7 +76,7 @@ func (m *Model) render() string {
 		return ""
 	}
 	l := m.layout()
-	m.team.leadBusy = m.leadBusy
+	m.team.LeadBusy = m.leadBusy
 	asks := m.askLines(l.convW)
 	if len(asks) > l.convH-1 {
 		asks = asks[len(asks)-max(l.convH-1, 1):] // the keys line stays
@@ -100,9 +101,9 @@ func (m *Model) render() string {
 // convTitle says whose conversation is shown and where typing goes.
 func (m *Model) convTitle(w int) string {
 	if m.mate != nil {
-		return draw.Clip(m.st.Header.Render(m.mate.name)+m.st.Dim.Render(m.mateWork()+" · read-only · typing goes to "+m.mate.name+"'s inbox"), w)
+		return draw.Clip(m.st.Header.Render(m.mate.name)+m.st.Dim.Render(m.prog.MateWork(m.mate.name, m.team.Activity[m.mate.name])+" · read-only · typing goes to "+m.mate.name+"'s inbox"), w)
 	}
-	state := m.leadStatus()
+	state := m.prog.LeadStatus(m.leadBusy, m.team.Activity[workspace.LeadName])
 	auto := "auto on"
 	switch {
 	case m.opts.Watch != "":
@@ -127,7 +128,7 @@ func (m *Model) statusLine() string {
 	if m.cost != nil {
 		parts = append(parts, "cost "+team.FormatCost(m.cost))
 	}
-	if c := m.prog.contextFull(m.focusName(), m.focusModel()); c != "" {
+	if c := m.prog.ContextFull(m.focusName(), m.focusModel()); c != "" {
 		parts = append(parts, m.focusName()+" "+c)
 	}
 	parts = append(parts, m.instructions[m.focusName()], m.mcpStatus(), m.opts.Sandbox)

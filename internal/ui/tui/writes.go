@@ -174,36 +174,13 @@ func (m *Model) writeEntry(agent string, p team.ToolCall) *entry {
 	}
 	m.writes.remember(agent, p.Args, d.diff)
 	if agent != workspace.LeadName {
-		m.countWrite(agent, d.path, d.diff)
+		m.team.CountWrite(agent, d.path, d.diff.add, d.diff.del)
 	}
 	if m.mate != nil && m.mate.name == agent {
 		m.mate.withDiff(p.Args, d.diff)
 	}
 	// The path as the workspace names it, not as the model wrote it ("./a.txt").
 	return &entry{kind: entryWrite, tool: p.Tool, arg: d.path, write: d.diff, text: p.Result, done: true}
-}
-
-// writeStat is what one teammate's writes changed, summed.
-type writeStat struct {
-	files    map[string]bool
-	add, del int
-}
-
-// label is "wrote +12 -4 (3 files)", as the team panel shows a branch's change.
-func (w *writeStat) label() string {
-	return fmt.Sprintf("wrote +%d -%d (%s)", w.add, w.del, draw.Plural(len(w.files), "file"))
-}
-
-// countWrite adds a teammate's write to its sum in the team panel.
-func (m *Model) countWrite(agent, path string, d shownDiff) {
-	w := m.team.wrote[agent]
-	if w == nil {
-		w = &writeStat{files: map[string]bool{}}
-		m.team.wrote[agent] = w
-	}
-	w.files[path] = true
-	w.add += d.add
-	w.del += d.del
 }
 
 // diffCounts are the lines a unified diff adds and removes; ok is false

@@ -1,4 +1,4 @@
-package tui
+package panel
 
 import (
 	"github.com/agentteam/agentteam/inbox"
@@ -7,12 +7,13 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 )
 
-// feedPane is the traffic between agents, newest at the bottom.
-type feedPane struct {
+// Feed is the traffic between agents, newest at the bottom.
+type Feed struct {
 	msgs []inbox.Message
 }
 
-func (p *feedPane) add(msgs []inbox.Message) {
+// Add keeps msgs, the newest poll.MaxFeed of all.
+func (p *Feed) Add(msgs []inbox.Message) {
 	p.msgs = append(p.msgs, msgs...)
 	if len(p.msgs) > poll.MaxFeed {
 		p.msgs = append([]inbox.Message(nil), p.msgs[len(p.msgs)-poll.MaxFeed:]...)
@@ -21,7 +22,7 @@ func (p *feedPane) add(msgs []inbox.Message) {
 
 // Render returns exactly h lines of at most w cells: a header, then the
 // latest messages as "time from → to type: first line".
-func (p *feedPane) Render(st draw.Styles, w, h int) []string {
+func (p *Feed) Render(st draw.Styles, w, h int) []string {
 	if h <= 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package tui
+package panel
 
 import (
 	"fmt"
@@ -10,34 +10,35 @@ import (
 	"github.com/agentteam/agentteam/team"
 )
 
-// teamPanel shows every teammate and the pool gauge.
-type teamPanel struct {
-	members    []team.Member
-	state      string // the registry's derived team state
-	unread     map[string]int
-	activity   map[string]string // live, from activity events; fresher than the registry's
+// Team shows every teammate and the pool gauge.
+type Team struct {
+	Members    []team.Member
+	State      string // the registry's derived team state
+	Unread     map[string]int
+	Activity   map[string]string // live, from activity events; fresher than the registry's
 	maxWorkers int
-	leadBusy   bool
-	leadTokens int
-	lead       *team.LeadEntry // the lead's model and usage, from the registry
-	leadModel  string          // the lead's model as this process runs it
-	focus      string          // "" is the lead
-	prog       *progress       // spinners, times at work and context sizes; nil shows none
-	// wrote sums each teammate's writes this screen saw (writes.go): the
+	LeadBusy   bool
+	LeadTokens int
+	Lead       *team.LeadEntry // the lead's model and usage, from the registry
+	LeadModel  string          // the lead's model as this process runs it
+	Focus      string          // "" is the lead
+	Prog       *Progress       // spinners, times at work and context sizes; nil shows none
+	// Wrote sums each teammate's writes this screen saw (writes.go): the
 	// change of one that works in the workspace itself, with no branch.
-	wrote map[string]*writeStat
-	// self is this process's worker id: teammates run by another say where.
-	self string
+	Wrote map[string]*WriteStat
+	// Self is this process's worker id: teammates run by another say where.
+	Self string
 }
 
-func newTeamPanel(maxWorkers int) *teamPanel {
-	return &teamPanel{unread: map[string]int{}, activity: map[string]string{}, maxWorkers: maxWorkers, wrote: map[string]*writeStat{}}
+// NewTeam is the panel of a team of at most maxWorkers working at once.
+func NewTeam(maxWorkers int) *Team {
+	return &Team{Unread: map[string]int{}, Activity: map[string]string{}, maxWorkers: maxWorkers, Wrote: map[string]*WriteStat{}}
 }
 
 // gauge is "working 3/5, queued 2".
-func (p *teamPanel) gauge() string {
+func (p *Team) gauge() string {
 	working, queued := 0, 0
-	for _, m := range p.members {
+	for _, m := range p.Members {
 		switch m.Status {
 		case team.StatusWorking:
 			working++
@@ -49,10 +50,10 @@ func (p *teamPanel) gauge() string {
 }
 
 // doing is what a teammate does now, in words.
-func (p *teamPanel) doing(m team.Member) string {
+func (p *Team) doing(m team.Member) string {
 	switch m.Status {
 	case team.StatusWorking:
-		if a := p.activity[m.Name]; a != "" {
+		if a := p.Activity[m.Name]; a != "" {
 			return a
 		}
 		if m.Activity != "" {
@@ -70,26 +71,26 @@ func (p *teamPanel) doing(m team.Member) string {
 }
 
 // Render returns exactly h lines of at most w cells.
-func (p *teamPanel) Render(st draw.Styles, w, h int) []string {
+func (p *Team) Render(st draw.Styles, w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
 	lines := []string{st.Header.Render("Team") + st.Dim.Render("  "+p.teamState()+" · "+p.gauge())}
 	leadState := "idle"
-	if p.leadBusy {
+	if p.LeadBusy {
 		leadState = "working"
-		if a := p.activity["lead"]; a != "" {
+		if a := p.Activity["lead"]; a != "" {
 			leadState = a
 		}
-		if p.prog != nil {
-			leadState = strings.TrimSpace(p.prog.working("lead") + " " + leadState)
+		if p.Prog != nil {
+			leadState = strings.TrimSpace(p.Prog.Working("lead") + " " + leadState)
 		}
 	}
 	lead := fmt.Sprintf("%s %s", p.marker(""), st.Who.Render("lead"))
 	// This process's own word first: the registry's may be an earlier run's.
-	model := p.leadModel
-	if model == "" && p.lead != nil {
-		model = p.lead.Model
+	model := p.LeadModel
+	if model == "" && p.Lead != nil {
+		model = p.Lead.Model
 	}
 	if model != "" {
 		lead += st.Dim.Render(" · " + model)
@@ -98,52 +99,52 @@ func (p *teamPanel) Render(st draw.Styles, w, h int) []string {
 	if c := p.contextFull("lead", model); c != "" {
 		lead += st.Dim.Render(" · " + c)
 	}
-	if p.leadTokens > 0 {
-		lead += st.Dim.Render(" · " + draw.Tokens(p.leadTokens) + " tok")
+	if p.LeadTokens > 0 {
+		lead += st.Dim.Render(" · " + draw.Tokens(p.LeadTokens) + " tok")
 	}
-	if p.lead != nil && p.lead.Cost != nil && p.lead.Tokens > 0 {
-		lead += st.Dim.Render(" · cost " + team.FormatCost(p.lead.Cost))
+	if p.Lead != nil && p.Lead.Cost != nil && p.Lead.Tokens > 0 {
+		lead += st.Dim.Render(" · cost " + team.FormatCost(p.Lead.Cost))
 	}
-	if n := p.unread["lead"]; n > 0 {
+	if n := p.Unread["lead"]; n > 0 {
 		lead += st.Dim.Render(fmt.Sprintf(" · ✉ %d", n))
 	}
 	lines = append(lines, lead)
 	room := h - len(lines)
-	shown := p.members
+	shown := p.Members
 	if len(shown) > room {
 		// The rows that fit, the focused teammate's among them.
 		n, start := max(room-1, 0), 0
-		for i, m := range p.members {
-			if m.Name == p.focus && n > 0 && i >= n {
+		for i, m := range p.Members {
+			if m.Name == p.Focus && n > 0 && i >= n {
 				start = i - n + 1
 			}
 		}
 		shown = shown[start : start+n]
 	}
 	for _, m := range shown {
-		lines = append(lines, p.row(st, m, w))
+		lines = append(lines, p.Row(st, m, w))
 	}
-	if len(shown) < len(p.members) && room > 0 {
-		lines = append(lines, st.Dim.Render(fmt.Sprintf("  … %d more (/team)", len(p.members)-len(shown))))
+	if len(shown) < len(p.Members) && room > 0 {
+		lines = append(lines, st.Dim.Render(fmt.Sprintf("  … %d more (/team)", len(p.Members)-len(shown))))
 	}
-	if len(p.members) == 0 && room > 0 {
+	if len(p.Members) == 0 && room > 0 {
 		lines = append(lines, st.Dim.Render("  no teammates yet"))
 	}
 	return draw.Fit(lines, w, h)
 }
 
-func (p *teamPanel) marker(name string) string {
-	if p.focus == name {
+func (p *Team) marker(name string) string {
+	if p.Focus == name {
 		return "›"
 	}
 	return " "
 }
 
-// row is one teammate: symbol (a spinner while it works) and status
+// Row is one teammate: symbol (a spinner while it works) and status
 // (readable without colour), time at work, name, role, what it does, model,
 // context, turns, tokens, cost, unread. When that is too wide, the turns and
 // then what it does give way to the model and cost, then the time at work.
-func (p *teamPanel) row(st draw.Styles, m team.Member, w int) string {
+func (p *Team) Row(st draw.Styles, m team.Member, w int) string {
 	line := p.rowWith(st, m, true, true, true)
 	if m.Model != "" && draw.Width(line) > w {
 		line = p.rowWith(st, m, true, false, true)
@@ -157,25 +158,25 @@ func (p *teamPanel) row(st draw.Styles, m team.Member, w int) string {
 	return draw.Clip(line, w)
 }
 
-func (p *teamPanel) rowWith(st draw.Styles, m team.Member, doing, turns, elapsed bool) string {
+func (p *Team) rowWith(st draw.Styles, m team.Member, doing, turns, elapsed bool) string {
 	ss := st.StatusStyle(m.Status)
 	var b strings.Builder
 	b.WriteString(p.marker(m.Name))
 	symbol := draw.StatusSymbol(m.Status)
-	if p.prog != nil && p.prog.working(m.Name) != "" {
-		symbol = p.prog.spinner()
+	if p.Prog != nil && p.Prog.Working(m.Name) != "" {
+		symbol = p.Prog.Spinner()
 	}
 	b.WriteString(ss.Render(symbol))
 	b.WriteString(" ")
 	name := st.Who.Render(m.Name)
-	if p.focus == m.Name {
+	if p.Focus == m.Name {
 		name = st.Focus.Render(m.Name)
 	}
 	b.WriteString(name)
 	b.WriteString(st.Dim.Render(" " + mdrender.Sanitize(m.Role) + " ")) // a role is the model's words
 	b.WriteString(ss.Render(string(m.Status)))
-	if p.prog != nil && elapsed {
-		if e := p.prog.elapsed(m.Name); e != "" {
+	if p.Prog != nil && elapsed {
+		if e := p.Prog.Elapsed(m.Name); e != "" {
 			b.WriteString(ss.Render(" " + e))
 		}
 	}
@@ -188,7 +189,7 @@ func (p *teamPanel) rowWith(st draw.Styles, m team.Member, doing, turns, elapsed
 	}
 	if br := branchLabel(m); br != "" {
 		b.WriteString(st.Dim.Render(" · " + br))
-	} else if ws := p.wrote[m.Name]; ws != nil {
+	} else if ws := p.Wrote[m.Name]; ws != nil {
 		b.WriteString(st.Dim.Render(" · " + ws.label()))
 	}
 	// A teammate idle on its plan waits for the review, not for any message.
@@ -211,7 +212,7 @@ func (p *teamPanel) rowWith(st draw.Styles, m team.Member, doing, turns, elapsed
 			nums = append(nums, "cost "+team.FormatCost(m.Cost))
 		}
 	}
-	if n := p.unread[m.Name]; n > 0 {
+	if n := p.Unread[m.Name]; n > 0 {
 		nums = append(nums, fmt.Sprintf("✉ %d", n))
 	}
 	if len(nums) > 0 {
@@ -222,8 +223,8 @@ func (p *teamPanel) rowWith(st draw.Styles, m team.Member, doing, turns, elapsed
 
 // where is the worker that runs a teammate, when it is not this process:
 // its id, and its host unless the id names it already (HOST-PID).
-func (p *teamPanel) where(m team.Member) string {
-	if m.Worker == "" || m.Worker == p.self {
+func (p *Team) where(m team.Member) string {
+	if m.Worker == "" || m.Worker == p.Self {
 		return ""
 	}
 	return team.WorkerPlace(m.Worker, m.Host)
@@ -265,10 +266,10 @@ func shortStat(s string) string {
 	return fmt.Sprintf("+%d -%d (%s)", ins, del, draw.Plural(files, "file"))
 }
 
-// names is the focus cycle: the lead, then every teammate.
-func (p *teamPanel) names() []string {
+// Names is the focus cycle: the lead, then every teammate.
+func (p *Team) Names() []string {
 	out := []string{""}
-	for _, m := range p.members {
+	for _, m := range p.Members {
 		out = append(out, m.Name)
 	}
 	return out
@@ -276,12 +277,12 @@ func (p *teamPanel) names() []string {
 
 // teamState is the registry's derived state, or derived here from the
 // members shown when the registry has none yet.
-func (p *teamPanel) teamState() string {
-	s := p.state
+func (p *Team) teamState() string {
+	s := p.State
 	if s == "" {
-		s = team.DeriveState(p.members)
+		s = team.DeriveState(p.Members)
 	}
-	if s == team.StateCompleted && planWaits(p.members) {
+	if s == team.StateCompleted && planWaits(p.Members) {
 		return "awaiting plan approval" // not done: a teammate waits for the lead or the person
 	}
 	return s
@@ -316,9 +317,72 @@ func planLabel(m team.Member) string {
 }
 
 // contextFull is how full an agent's context window is, "" when unknown.
-func (p *teamPanel) contextFull(name, model string) string {
-	if p.prog == nil {
+func (p *Team) contextFull(name, model string) string {
+	if p.Prog == nil {
 		return ""
 	}
-	return p.prog.contextFull(name, model)
+	return p.Prog.ContextFull(name, model)
+}
+
+// WriteStat is what one teammate's writes changed, summed.
+type WriteStat struct {
+	files    map[string]bool
+	add, del int
+}
+
+// label is "wrote +12 -4 (3 files)", as the team panel shows a branch's change.
+func (w *WriteStat) label() string {
+	return fmt.Sprintf("wrote +%d -%d (%s)", w.add, w.del, draw.Plural(len(w.files), "file"))
+}
+
+// Find is the index of the teammate named name, -1 if there is none.
+func (p *Team) Find(name string) int {
+	for i, mb := range p.Members {
+		if mb.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// TeammateNames are the registry's teammates, for completion and focus.
+func (p *Team) TeammateNames() []string {
+	names := make([]string, 0, len(p.Members))
+	for _, mb := range p.Members {
+		names = append(names, mb.Name)
+	}
+	return names
+}
+
+// PlanNames are the teammates whose plan waits for review.
+func (p *Team) PlanNames() []string {
+	var names []string
+	for _, mb := range p.Members {
+		if mb.PlanState == team.PlanAwaitingApproval {
+			names = append(names, mb.Name)
+		}
+	}
+	return names
+}
+
+// MemberDesc is a teammate's role and status for the pop-up; "" for other words.
+func (p *Team) MemberDesc(name string) string {
+	if i := p.Find(name); i >= 0 {
+		mb := p.Members[i]
+		return mb.Role + " · " + string(mb.Status)
+	}
+	return ""
+}
+
+// CountWrite adds a teammate's write of path, add lines added and del
+// removed, to its sum.
+func (p *Team) CountWrite(agent, path string, add, del int) {
+	w := p.Wrote[agent]
+	if w == nil {
+		w = &WriteStat{files: map[string]bool{}}
+		p.Wrote[agent] = w
+	}
+	w.files[path] = true
+	w.add += add
+	w.del += del
 }
