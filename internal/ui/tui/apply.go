@@ -134,15 +134,15 @@ func (m *Model) event(e team.Event) bool {
 		}
 	case team.RequestOpened:
 		if p.RequestKind == team.RequestPlanApproval {
-			m.planRequest(p)
+			m.plans.request(p)
 		}
 	case team.RequestAnswered:
 		if p.RequestKind == team.RequestPlanApproval {
-			m.planAnswered(p.RequestRef, p.Outcome, p.By)
+			m.plans.answered(p.RequestRef, p.Outcome, p.By)
 		}
 	case team.RequestExpired:
 		if p.RequestKind == team.RequestPlanApproval {
-			m.planAnswered(p.RequestRef, p.Outcome, p.To)
+			m.plans.answered(p.RequestRef, p.Outcome, p.To)
 		}
 	case team.Permission:
 		m.permissionEvent(e, p)

@@ -94,7 +94,7 @@ func (m *Model) branchDiff(msg branchMsg) {
 		v.branch.shown = true
 		if v.pane.follow {
 			// Focus shows the diff: the pane starts at it, pgdn or end goes on to the conversation.
-			v.pane.toStart(m.r, m.convWidth(), m.convHeight())
+			v.pane.toStart(m.r, m.scr.convWidth(), m.scr.convHeight())
 		}
 	}
 	if v.branch.stale {

@@ -5,7 +5,8 @@ import (
 )
 
 // focusName is the agent whose conversation is shown.
-func (m *Model) focusName() string {
+func (s *screen) focusName() string {
+	m := s.m
 	if m.focus == "" {
 		return workspace.LeadName
 	}
@@ -13,7 +14,8 @@ func (m *Model) focusName() string {
 }
 
 // focusModel is the model label of the agent whose conversation is shown.
-func (m *Model) focusModel() string {
+func (s *screen) focusModel() string {
+	m := s.m
 	if m.focus == "" {
 		return m.opts.ModelName
 	}

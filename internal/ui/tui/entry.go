@@ -185,3 +185,22 @@ func (r *renderer) toolResult(text string, w int) []string {
 	}
 	return draw.Indent(lines, "    │ ", r.st.Dim)
 }
+
+// toggleThinking shows replies' reasoning whole, or one line each; the
+// hint says which.
+func (r *renderer) toggleThinking() string {
+	r.thinking = !r.thinking
+	if r.thinking {
+		return "reasoning shown: ctrl+t or /reasoning folds it"
+	}
+	return "reasoning folded to one line: ctrl+t or /reasoning shows it"
+}
+
+// toggleDiffs shows writes' diffs whole, or one line each; the hint says which.
+func (r *renderer) toggleDiffs() string {
+	r.diffs = !r.diffs
+	if r.diffs {
+		return "diffs shown: ctrl+g or /diffs folds them"
+	}
+	return "diffs folded to one line per write: ctrl+g or /diffs shows them"
+}

@@ -27,7 +27,8 @@ var allKeys = [][2]string{
 
 // helpBar is the keys that do something now, in one line of at most w
 // cells: the least needed keys are left out first when it is narrow.
-func (m *Model) helpBar(w int) string {
+func (s *screen) helpBar(w int) string {
+	m := s.m
 	if m.hint != "" {
 		return m.st.Dim.Render(m.hint)
 	}
@@ -36,7 +37,7 @@ func (m *Model) helpBar(w int) string {
 		rank      int // lower is dropped last
 	}
 	var keys []hk
-	if m.showHelp {
+	if s.help {
 		keys = append(keys, hk{"esc", "close", 0})
 	}
 	if m.focus == "" && m.leadBusy {

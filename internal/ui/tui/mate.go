@@ -133,18 +133,18 @@ type historyMsg struct {
 	msgs []openai.ChatCompletionMessage
 }
 
-// history puts the lead's earlier conversation above what is on screen.
-func (m *Model) history(h historyMsg) {
-	if len(h.msgs) == 0 {
+// restore puts the lead's earlier conversation above what is on screen.
+func (p *convPane) restore(msgs []openai.ChatCompletionMessage) {
+	if len(msgs) == 0 {
 		return
 	}
 	v := &mateView{name: workspace.LeadName, pane: newConvPane(), calls: map[string]*entry{}} // this process saw none of its writes
-	for _, msg := range h.msgs {
+	for _, msg := range msgs {
 		v.add(msg)
 	}
 	v.pane.add(&entry{kind: entryNote, text: "(the conversation above is restored from .agentteam/sessions/lead.jsonl)"})
-	if !m.lead.follow {
-		m.lead.top += len(v.pane.entries) // keep what the person is reading in place
+	if !p.follow {
+		p.top += len(v.pane.entries) // keep what the person is reading in place
 	}
-	m.lead.entries = append(v.pane.entries, m.lead.entries...)
+	p.entries = append(v.pane.entries, p.entries...)
 }

@@ -9,7 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
@@ -75,13 +74,13 @@ type Model struct {
 	st   draw.Styles
 	r    *renderer
 
-	w, h int
+	// scr is the screen: its size, its layout and its lines (view.go).
+	scr screen
 
 	lead *convPane
 	mate *mateView // the focused teammate's conversation; nil when the lead is focused
-	// sessions are the lead's earlier conversations /sessions last listed,
-	// offered when /sessions ID is completed.
-	sessions []team.SessionInfo
+	// sessions are the lead's earlier conversations /sessions last listed (sessions.go).
+	sessions sessionList
 	team     *panel.Team
 	feed     panel.Feed
 	in       input
@@ -92,11 +91,10 @@ type Model struct {
 	lastErr  string
 	tokens   int
 	cost     *float64 // the team's, from the registry; nil unknown
-	showHelp bool
 	hint     string
 	quitting bool
-	// plans are the plan requests shown and not yet answered, by teammate.
-	plans map[string]*entry
+	// plans are the plan requests shown and not yet answered (plan.go).
+	plans planBoard
 	// asks are the tool calls waiting for the person's permission, oldest first (permission.go).
 	asks []pendingAsk
 	// budgetAsk, when not "", is the reached budget the person is asked about.
@@ -115,7 +113,7 @@ type Model struct {
 	mouse bool
 	cmds  []tea.Cmd
 	// mcp are the MCP servers' states, as last polled (mcp.go).
-	mcp []mcp.Status
+	mcp mcpState
 	// search is ctrl+r's history search (histsearch.go).
 	search histSearch
 	// chord: ctrl+x was pressed, the first key of ctrl+x ctrl+e.
@@ -138,10 +136,12 @@ func New(ctx context.Context, opts Options, eng engine.Engine, do func(job func(
 		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
 		r:    &renderer{st: st, md: &draw.Markdown{Light: opts.LightBackground, Colour: opts.Colour}},
 		lead: newConvPane(), team: panel.NewTeam(opts.MaxWorkers), in: newInput(root, opts.LightBackground),
-		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
+		auto: opts.Auto, agents: map[string]bool{},
 		instructions: map[string]string{}, prog: panel.NewProgress(), mouse: opts.Mouse,
 	}
 	m.team.Prog = &m.prog
+	m.scr.m = m
+	m.plans = planBoard{m: m, open: map[string]*entry{}}
 	m.team.Self = opts.WorkerID
 	if opts.HasModel {
 		m.team.LeadModel = opts.ModelName
@@ -167,8 +167,8 @@ func (m *Model) Quitting() bool { return m.quitting }
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.w, m.h = msg.Width, msg.Height
-		m.in.setWidth(m.w)
+		m.scr.w, m.scr.h = msg.Width, msg.Height
+		m.in.setWidth(m.scr.w)
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -192,7 +192,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case poll.Snapshot:
 		m.snapshot(msg)
 	case poll.MCP:
-		m.mcpChanged(msg.Servers)
+		m.mcp.changed(msg.Servers, m.lead)
 	case poll.Feed:
 		m.feed.Add(msg.Msgs)
 	case convMsg:
@@ -206,11 +206,12 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case branchMsg:
 		m.branchDiff(msg)
 	case historyMsg:
-		m.history(msg)
+		m.lead.restore(msg.msgs)
 	case sessionSwitchedMsg:
-		m.sessionSwitched(msg)
+		m.sessions.keep(msg.list)
+		m.lead.switched(msg)
 	case sessionsListedMsg:
-		m.sessions = msg.list
+		m.sessions.keep(msg.list)
 		m.note(noteMsg{text: msg.text})
 	case noteMsg:
 		m.note(msg)
@@ -221,7 +222,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case attachedMsg:
 		m.showAttached(msg)
 	case editorMsg:
-		m.edited(msg)
+		m.hint = m.in.edited(msg)
 	case modelMsg:
 		m.opts.ModelName, m.team.LeadModel = string(msg), string(msg)
 		m.hint = "the lead talks to " + string(msg) + " from its next turn"
@@ -239,7 +240,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if ks := k.String(); ks != "tab" && ks != "shift+tab" {
 		m.hint = ""
 	}
-	if m.searchKey(k) {
+	if hint, took := m.search.key(k, &m.in); took {
+		m.hint = hint
 		return nil
 	}
 	if m.askKey(k) {
@@ -249,12 +251,16 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if chord := m.chord; chord {
 		m.chord = false
 		if k.String() == "ctrl+e" {
-			return m.editInput()
+			cmd, hint := m.in.edit()
+			if hint != "" {
+				m.hint = hint
+			}
+			return cmd
 		}
 	}
 	switch k.String() {
 	case "ctrl+r":
-		m.startSearch()
+		m.hint = m.search.start(&m.in)
 		return nil
 	case "ctrl+x":
 		m.chord = true
@@ -265,8 +271,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	case "esc":
 		switch {
-		case m.showHelp:
-			m.showHelp = false
+		case m.scr.help:
+			m.scr.help = false
 		case m.focus == "" && m.leadBusy:
 			if m.eng.Interrupt() {
 				m.hint = interruptingHint
@@ -299,36 +305,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.in.onLastLine() && m.in.newer() {
 			return nil
 		}
-	case "ctrl+o":
-		m.r.expand = !m.r.expand
+	}
+	if m.scr.key(k) {
 		return nil
-	case "ctrl+t":
-		m.toggleThinking()
-		return nil
-	case "ctrl+g":
-		m.toggleDiffs()
-		return nil
-	case "pgup":
-		m.scroll(-max(m.convHeight()-2, 1))
-		return nil
-	case "pgdown":
-		m.scroll(max(m.convHeight()-2, 1))
-		return nil
-	case "home":
-		if m.in.empty() {
-			m.pane().toStart(m.r, m.convWidth(), m.convHeight())
-			return nil
-		}
-	case "end":
-		if m.in.empty() {
-			m.pane().toEnd()
-			return nil
-		}
-	case "?":
-		if m.in.empty() {
-			m.showHelp = !m.showHelp
-			return nil
-		}
 	}
 	var cmd tea.Cmd
 	m.in.ta, cmd = m.in.ta.Update(k)
@@ -343,7 +322,7 @@ func (m *Model) pane() *convPane {
 	return m.lead
 }
 
-func (m *Model) scroll(n int) { m.pane().scroll(m.r, m.convWidth(), m.convHeight(), n) }
+func (m *Model) scroll(n int) { m.pane().scroll(m.r, m.scr.convWidth(), m.scr.convHeight(), n) }
 
 // submit sends what was typed: a slash command, to the lead, or to the focused teammate's inbox.
 func (m *Model) submit() {
@@ -351,7 +330,7 @@ func (m *Model) submit() {
 	if text == "" {
 		return
 	}
-	m.showHelp = false
+	m.scr.help = false
 	if strings.HasPrefix(text, "/") {
 		m.command(engine.ParseCommand(text))
 		return
@@ -450,7 +429,7 @@ func (m *Model) setFocus(name string) {
 	}
 	m.focus = name
 	m.team.Focus = name
-	m.showHelp = false
+	m.scr.help = false
 	if name == "" {
 		m.mate = nil
 	} else {
@@ -499,14 +478,4 @@ func (m *Model) snapshot(s poll.Snapshot) {
 	}
 	m.tokens = total
 	m.branchFromSnapshot()
-}
-
-// toggleThinking shows replies' reasoning whole, or one line each.
-func (m *Model) toggleThinking() {
-	m.r.thinking = !m.r.thinking
-	if m.r.thinking {
-		m.hint = "reasoning shown: ctrl+t or /reasoning folds it"
-	} else {
-		m.hint = "reasoning folded to one line: ctrl+t or /reasoning shows it"
-	}
 }

@@ -103,7 +103,7 @@ func (m *Model) slashCompletion(v string) completion {
 	case 2:
 		c.word = fields[1]
 		if strings.ToLower(fields[0]) == "/sessions" {
-			c.items = m.sessionItems(fields[1])
+			c.items = m.sessions.items(fields[1])
 			break
 		}
 		for _, cand := range argCandidates(fields[0], m.team.TeammateNames(), m.team.PlanNames(), m.opts.ModelLabels) {
@@ -319,7 +319,7 @@ func (m *Model) popupLines(w int) []string {
 
 // overlayPopup draws the pop-up over the last lines of body.
 func (m *Model) overlayPopup(body []string) []string {
-	pop := m.popupLines(m.w)
+	pop := m.popupLines(m.scr.w)
 	if len(pop) == 0 {
 		return body
 	}
@@ -328,7 +328,7 @@ func (m *Model) overlayPopup(body []string) []string {
 	}
 	out := append([]string(nil), body[:len(body)-len(pop)]...)
 	for _, l := range pop {
-		out = append(out, draw.Pad(l, m.w))
+		out = append(out, draw.Pad(l, m.scr.w))
 	}
 	return out
 }

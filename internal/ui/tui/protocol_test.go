@@ -136,8 +136,8 @@ func TestPlanRequestStandsOutUntilAnswered(t *testing.T) {
 				team.Event{Payload: team.MessageDelivered{From: c.from, To: "alice", Type: team.TypePlanApprovalResponse, Content: c.detail}}))
 			hs.mustSee(c.see, "1. read parse.go")
 			hs.mustNotSee("/reject alice feedback")
-			if len(hs.m.plans) != 0 {
-				t.Fatalf("the answered plan is still open: %v", hs.m.plans)
+			if len(hs.m.plans.open) != 0 {
+				t.Fatalf("the answered plan is still open: %v", hs.m.plans.open)
 			}
 		})
 	}

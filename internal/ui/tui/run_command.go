@@ -28,7 +28,7 @@ func (m *Model) command(c engine.Command) {
 			return
 		}
 		m.r.thinking = !on
-		m.toggleThinking()
+		m.hint = m.r.toggleThinking()
 	case "/diffs":
 		m.diffsCommand(c)
 	case "/auto":

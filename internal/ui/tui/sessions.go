@@ -22,10 +22,23 @@ type sessionsListedMsg struct {
 	list []team.SessionInfo
 }
 
-// sessionItems are the earlier conversations offered for /sessions ID.
-func (m *Model) sessionItems(prefix string) []popItem {
+// sessionList is the lead's earlier conversations /sessions last
+// listed, offered when /sessions ID is completed.
+type sessionList struct {
+	list []team.SessionInfo
+}
+
+// keep takes a listing; nil keeps the last.
+func (l *sessionList) keep(list []team.SessionInfo) {
+	if list != nil {
+		l.list = list
+	}
+}
+
+// items are the earlier conversations offered for /sessions ID.
+func (l *sessionList) items(prefix string) []popItem {
 	var out []popItem
-	for _, s := range m.sessions {
+	for _, s := range l.list {
 		if !s.Current && strings.HasPrefix(s.ID, prefix) {
 			out = append(out, popItem{label: s.ID, desc: s.Title, value: s.ID, final: true})
 		}
@@ -33,13 +46,10 @@ func (m *Model) sessionItems(prefix string) []popItem {
 	return out
 }
 
-// sessionSwitched shows the conversation switched to in place of the lead's pane.
-func (m *Model) sessionSwitched(s sessionSwitchedMsg) {
-	if s.list != nil {
-		m.sessions = s.list
-	}
-	m.lead.clear()
-	m.history(historyMsg{msgs: s.msgs})
-	m.lead.add(&entry{kind: entryNote, text: s.note})
-	m.lead.follow = true
+// switched shows the conversation switched to in place of the lead's.
+func (p *convPane) switched(s sessionSwitchedMsg) {
+	p.clear()
+	p.restore(s.msgs)
+	p.add(&entry{kind: entryNote, text: s.note})
+	p.follow = true
 }

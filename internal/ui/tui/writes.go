@@ -237,16 +237,6 @@ func (r *renderer) writeLines(e *entry, w int) []string {
 	return out
 }
 
-// toggleDiffs shows writes' diffs whole, or one line each.
-func (m *Model) toggleDiffs() {
-	m.r.diffs = !m.r.diffs
-	if m.r.diffs {
-		m.hint = "diffs shown: ctrl+g or /diffs folds them"
-	} else {
-		m.hint = "diffs folded to one line per write: ctrl+g or /diffs shows them"
-	}
-}
-
 // diffsCommand is /diffs [on|off].
 func (m *Model) diffsCommand(c engine.Command) {
 	on, err := engine.Toggle(c.Name, c.Rest, m.r.diffs)
@@ -255,7 +245,7 @@ func (m *Model) diffsCommand(c engine.Command) {
 		return
 	}
 	m.r.diffs = !on
-	m.toggleDiffs()
+	m.hint = m.r.toggleDiffs()
 }
 
 // diffFiles are the files a unified diff changes, in its order.
