@@ -47,7 +47,7 @@ func newInput(root string, light bool) input {
 	// xterm's modifyOtherKeys).
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter", "shift+enter"))
 	ta.Focus()
-	return input{ta: ta, pop: popup{sel: -1}, paths: atpath.Cache{Root: root}}
+	return input{ta: ta, paths: atpath.Cache{Root: root}}
 }
 
 func (in *input) setWidth(w int) { in.ta.SetWidth(max(w, 10)) }

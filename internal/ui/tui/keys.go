@@ -46,7 +46,7 @@ func (s *screen) helpBar(w int) string {
 	if m.focus != "" {
 		keys = append(keys, hk{"esc", "back to lead", 1})
 	}
-	if strings.HasPrefix(m.in.value(), "/") || m.completion().path {
+	if strings.HasPrefix(m.in.value(), "/") || m.pop.completion().path {
 		keys = append(keys, hk{"tab", "complete", 1})
 	} else {
 		keys = append(keys, hk{"tab", "focus", 2})

@@ -74,6 +74,8 @@ type Model struct {
 	st   draw.Styles
 	r    *renderer
 
+	// pop is the completion pop-up (popup.go).
+	pop popup
 	// scr is the screen: its size, its layout and its lines (view.go).
 	scr screen
 
@@ -141,6 +143,7 @@ func New(ctx context.Context, opts Options, eng engine.Engine, do func(job func(
 	}
 	m.team.Prog = &m.prog
 	m.scr.m = m
+	m.pop = popup{m: m, sel: -1}
 	m.plans = planBoard{m: m, open: map[string]*entry{}}
 	m.team.Self = opts.WorkerID
 	if opts.HasModel {
@@ -288,7 +291,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "tab", "shift+tab":
-		if k.String() == "tab" && m.completeTab() {
+		if k.String() == "tab" && m.pop.tab() {
 			return nil
 		}
 		step := 1

@@ -113,7 +113,7 @@ func TestSessionsIDsComplete(t *testing.T) {
 	}
 	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, engine.NewEngine(tm, nil))
 	hs.typeText("/sessions 2026")
-	if c, _ := hs.m.popupOpen(); len(c.items) != 0 {
+	if c, _ := hs.m.pop.open(); len(c.items) != 0 {
 		t.Fatalf("ids offered before any list: %+v", c.items)
 	}
 	hs.m.in.set("")
@@ -130,7 +130,7 @@ func TestSessionsIDsComplete(t *testing.T) {
 	hs.mustSee("switched the lead to conversation 20261120T090000.000", "the older chat")
 	// The id switched to is no longer an earlier conversation.
 	hs.typeText("/sessions 2026")
-	c, _ := hs.m.popupOpen()
+	c, _ := hs.m.pop.open()
 	if len(c.items) != 1 || c.items[0].value != "20261121T090000.000" {
 		t.Fatalf("offered after the switch: %+v", c.items)
 	}

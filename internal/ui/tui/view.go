@@ -140,7 +140,7 @@ func (s *screen) render() string {
 		body = append(body, m.feed.Render(m.st, s.w, l.feedH)...)
 	}
 	lines := make([]string, 0, s.h)
-	lines = append(lines, m.overlayPopup(body)...)
+	lines = append(lines, m.pop.overlay(body)...)
 	lines = append(lines, strings.Split(m.in.ta.View(), "\n")...)
 	lines = append(lines, s.helpBar(s.w), s.statusLine())
 	return strings.Join(draw.Fit(lines, s.w, s.h), "\n")
