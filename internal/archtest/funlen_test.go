@@ -34,7 +34,7 @@ var longFuncs = map[string]int{
 	"internal/bench/storebench/main.go main":                      89,
 	"internal/bench/storebench/wakebench.go receiveChild":         81,
 	"internal/bench/storebench/workers.go harness.workerScenario": 121,
-	"internal/ui/tui/apply.go Model.event":                        87,
+	"internal/ui/tui/apply.go eventSink.event":                    83,
 	"loop/client.go Client.attempt":                               84,
 	"loop/cycle.go Agent.cycle":                                   98,
 	"loop/sse.go streamReader.read":                               82,

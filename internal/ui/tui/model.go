@@ -8,7 +8,6 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
@@ -64,9 +63,6 @@ type hintMsg string
 // Model is the one root model of the TUI. Update only changes state (IO
 // runs in jobs handed to do); View only renders.
 type Model struct {
-	// watchReply is the lead's last reply a watch showed (Options.Watch).
-	watchReply string
-
 	ctx  context.Context
 	eng  engine.Engine
 	do   func(job func() tea.Msg)
@@ -97,15 +93,12 @@ type Model struct {
 	quitting bool
 	// plans are the plan requests shown and not yet answered (plan.go).
 	plans planBoard
-	// asks are the tool calls waiting for the person's permission, oldest first (permission.go).
-	asks []pendingAsk
-	// budgetAsk, when not "", is the reached budget the person is asked about.
-	budgetAsk string
+	// ask is what waits for the person's answer: tool calls' permissions, a reached budget (permission.go).
+	ask asker
 	// writes are the diffs of writes, for their entries (writes.go).
 	writes writeDiffs
-	// agents are the names this screen has seen act (events of this
-	// process): their messages reach the lead's conversation as events.
-	agents map[string]bool
+	// ev takes the engine's events into the panes (apply.go).
+	ev eventSink
 	// instructions name each agent's AGENTS.md files ("AGENTS.md ×2"), for the status line.
 	instructions map[string]string
 	// prog is the work under way: spinner, times, context sizes (progress.go).
@@ -138,11 +131,13 @@ func New(ctx context.Context, opts Options, eng engine.Engine, do func(job func(
 		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
 		r:    &renderer{st: st, md: &draw.Markdown{Light: opts.LightBackground, Colour: opts.Colour}},
 		lead: newConvPane(), team: panel.NewTeam(opts.MaxWorkers), in: newInput(root, opts.LightBackground),
-		auto: opts.Auto, agents: map[string]bool{},
+		auto:         opts.Auto,
 		instructions: map[string]string{}, prog: panel.NewProgress(), mouse: opts.Mouse,
 	}
 	m.team.Prog = &m.prog
 	m.scr.m = m
+	m.ev = eventSink{m: m, agents: map[string]bool{}}
+	m.ask.m = m
 	m.pop = popup{m: m, sel: -1}
 	m.plans = planBoard{m: m, open: map[string]*entry{}}
 	m.team.Self = opts.WorkerID
@@ -191,7 +186,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.BlurMsg:
 		m.focused = false
 	case batchMsg:
-		m.apply(msg)
+		m.ev.apply(msg)
 	case poll.Snapshot:
 		m.snapshot(msg)
 	case poll.MCP:
@@ -247,7 +242,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.hint = hint
 		return nil
 	}
-	if m.askKey(k) {
+	if m.ask.key(k) {
 		return nil
 	}
 	// ctrl+x ctrl+e opens the input in the person's editor, as in bash.
@@ -369,20 +364,6 @@ func (m *Model) tellLead(text string) {
 	}
 	m.leadBusy = m.opts.Watch == "" // a watched lead answers when it reads its inbox
 	m.sayToLead(user, text)
-}
-
-// fromOutside shows in the lead's conversation, where the lead took them
-// in (its intake event comes before the turn that answers them), the
-// messages that no agent of this process sent: a person's, typed with
-// `agentteam send --to lead` in another terminal (or /send lead here).
-// Agents' messages come as events, and are shown from those.
-func (m *Model) fromOutside(msgs []inbox.Message) {
-	for _, msg := range msgs {
-		if msg.To != workspace.LeadName || msg.From == workspace.LeadName || m.agents[msg.From] || m.team.Find(msg.From) >= 0 {
-			continue
-		}
-		m.lead.add(&entry{kind: entryReport, who: msg.From, typ: "lead (" + string(msg.Type) + ")", text: msg.Content})
-	}
 }
 
 // noModelText answers a message to the lead when there is no model.

@@ -20,13 +20,23 @@ type pendingAsk struct {
 	prefix string
 }
 
+// asker is what waits for the person's answer: the tool calls that ask
+// for permission, oldest first, and a reached budget.
+type asker struct {
+	m    *Model
+	asks []pendingAsk
+	// budget, when not "", is the reached budget the person is asked about.
+	budget string
+}
+
 // maxAskDiffLines is how much of a write's diff the ask box shows; ctrl+o
 // shows it whole.
 const maxAskDiffLines = 8
 
-// permissionEvent queues an ask for the person and drops it once decided;
+// event queues an ask for the person and drops it once decided;
 // an allowed write's diff waits for its tool call's entry.
-func (m *Model) permissionEvent(e team.Event, p team.Permission) {
+func (q *asker) event(e team.Event, p team.Permission) {
+	m := q.m
 	if p.Decision == "allowed" && p.Diff != "" && isWrite(p.Tool) {
 		m.writes.allowed(e.Agent, p.Subject, p.Diff)
 	}
@@ -35,14 +45,14 @@ func (m *Model) permissionEvent(e team.Event, p team.Permission) {
 	}
 	if p.Decision == "asked" {
 		if p.By == workspace.UserName {
-			m.asks = append(m.asks, pendingAsk{id: p.RequestID, who: e.Agent, tool: p.Tool, subject: p.Subject, why: p.Why, diff: p.Diff, prefix: p.Prefix})
+			q.asks = append(q.asks, pendingAsk{id: p.RequestID, who: e.Agent, tool: p.Tool, subject: p.Subject, why: p.Why, diff: p.Diff, prefix: p.Prefix})
 			m.bell()
 		}
 		return
 	}
-	for i, a := range m.asks {
+	for i, a := range q.asks {
 		if a.id == p.RequestID {
-			m.asks = append(m.asks[:i], m.asks[i+1:]...)
+			q.asks = append(q.asks[:i], q.asks[i+1:]...)
 			break
 		}
 	}
@@ -58,29 +68,41 @@ type askChoice struct {
 // once, allow its prefix rule for the session (when it has one), allow
 // always, deny.
 func askChoices(a pendingAsk) []askChoice {
-	cs := []askChoice{{key: "y", label: "allow once", answer: func(m *Model, a pendingAsk) { m.answerAsk(a.id, true, false, "") }}}
+	cs := []askChoice{{key: "y", label: "allow once", answer: func(m *Model, a pendingAsk) { m.ask.answer(a.id, true, false, "") }}}
 	if a.prefix != "" {
-		cs = append(cs, askChoice{key: "s", label: "allow " + draw.Printable(a.prefix) + " this session", answer: func(m *Model, a pendingAsk) { m.allowSession(a.id) }})
+		cs = append(cs, askChoice{key: "s", label: "allow " + draw.Printable(a.prefix) + " this session", answer: func(m *Model, a pendingAsk) { m.ask.allowSession(a.id) }})
 	}
 	return append(cs,
-		askChoice{key: "A", label: "allow always", answer: func(m *Model, a pendingAsk) { m.answerAsk(a.id, true, true, "") }},
+		askChoice{key: "A", label: "allow always", answer: func(m *Model, a pendingAsk) { m.ask.answer(a.id, true, true, "") }},
 		askChoice{key: "n", label: "deny", answer: func(m *Model, a pendingAsk) {
 			m.in.set("/deny " + a.id + " ")
 			m.hint = "type why " + a.who + " may not, then enter"
 		}})
 }
 
-// askKey answers the first ask with a key, when the input is empty: a
+// failure takes a failure: a reached budget asks the person whether to
+// go on, and the team's stop for its budget ends that ask.
+func (q *asker) failure(p team.Failure) {
+	switch p.Class {
+	case team.ClassBudgetAsk:
+		q.budget = p.Text
+	case team.ClassBudget:
+		q.budget = ""
+	}
+}
+
+// key answers the first ask with a key, when the input is empty: a
 // choice's number or letter (y allows once, s the prefix for the session,
 // A always, n starts a denial whose reason is typed).
-func (m *Model) askKey(k tea.KeyPressMsg) bool {
+func (q *asker) key(k tea.KeyPressMsg) bool {
+	m := q.m
 	if !m.in.empty() {
 		return false
 	}
-	if len(m.asks) == 0 {
-		return m.budgetKey(k)
+	if len(q.asks) == 0 {
+		return q.budgetKey(k)
 	}
-	a := m.asks[0]
+	a := q.asks[0]
 	key := k.String()
 	for i, c := range askChoices(a) {
 		if key == c.key || key == strconv.Itoa(i+1) {
@@ -92,7 +114,8 @@ func (m *Model) askKey(k tea.KeyPressMsg) bool {
 }
 
 // allowSession allows ask id and its prefix rule while the team runs.
-func (m *Model) allowSession(id string) {
+func (q *asker) allowSession(id string) {
+	m := q.m
 	m.hint = "answering " + id + "…"
 	m.do(func() tea.Msg {
 		text, err := m.eng.AllowForSession(m.ctx, id)
@@ -111,7 +134,8 @@ func (m *Model) bell() {
 	}
 }
 
-func (m *Model) answerAsk(id string, approve, always bool, reason string) {
+func (q *asker) answer(id string, approve, always bool, reason string) {
+	m := q.m
 	m.hint = "answering " + id + "…"
 	m.do(func() tea.Msg {
 		text, err := m.eng.AnswerPermission(m.ctx, id, approve, always, reason)
@@ -123,8 +147,9 @@ func (m *Model) answerAsk(id string, approve, always bool, reason string) {
 }
 
 // budgetKey answers the reached budget: y goes on, n stops the team.
-func (m *Model) budgetKey(k tea.KeyPressMsg) bool {
-	if m.budgetAsk == "" {
+func (q *asker) budgetKey(k tea.KeyPressMsg) bool {
+	m := q.m
+	if q.budget == "" {
 		return false
 	}
 	var goOn bool
@@ -135,7 +160,7 @@ func (m *Model) budgetKey(k tea.KeyPressMsg) bool {
 	default:
 		return false
 	}
-	m.budgetAsk = ""
+	q.budget = ""
 	m.do(func() tea.Msg {
 		text, err := m.eng.AnswerBudget(goOn)
 		if err != nil {
@@ -146,13 +171,14 @@ func (m *Model) budgetKey(k tea.KeyPressMsg) bool {
 	return true
 }
 
-// askLines is the box of the first waiting ask: who, the tool, the exact
+// lines is the box of the first waiting ask: who, the tool, the exact
 // command or the diff, the keys; and how many more wait. A reached budget
 // is asked about once no permission waits.
-func (m *Model) askLines(w int) []string {
-	if len(m.asks) == 0 && m.budgetAsk != "" {
+func (q *asker) lines(w int) []string {
+	m := q.m
+	if len(q.asks) == 0 && q.budget != "" {
 		st := m.st
-		text := m.budgetAsk
+		text := q.budget
 		keys := st.Key.Render("y") + st.Dim.Render(" go on (as much again)  ") + st.Key.Render("n") + st.Dim.Render(" stop the team")
 		var out []string
 		for _, l := range draw.Wrap("⏸ "+text, w) {
@@ -160,12 +186,12 @@ func (m *Model) askLines(w int) []string {
 		}
 		return append(out, draw.Clip("  "+keys, w))
 	}
-	if len(m.asks) == 0 {
+	if len(q.asks) == 0 {
 		return nil
 	}
-	st, a := m.st, m.asks[0]
+	st, a := m.st, q.asks[0]
 	head := st.Plan.Render("⏸ "+a.who+" asks to run "+a.tool) + " " + draw.Printable(a.subject)
-	if more := len(m.asks) - 1; more > 0 {
+	if more := len(q.asks) - 1; more > 0 {
 		head += st.Dim.Render(fmt.Sprintf("  (%d more waiting)", more))
 	}
 	out := []string{draw.Clip(head, w), draw.Clip(st.Dim.Render("  "+draw.Printable(a.why)+" · "+a.id), w)}

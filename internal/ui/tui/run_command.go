@@ -68,8 +68,8 @@ func (m *Model) focusCommand(name string) {
 // engineCommand runs a command whose work is the engine's, in a job.
 func (m *Model) engineCommand(c engine.Command) {
 	firstAsk := ""
-	if len(m.asks) > 0 {
-		firstAsk = m.asks[0].id
+	if len(m.ask.asks) > 0 {
+		firstAsk = m.ask.asks[0].id
 	}
 	call, err := engine.CommandCall(c, m.focus, firstAsk)
 	switch {

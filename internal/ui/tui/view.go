@@ -125,7 +125,7 @@ func (s *screen) render() string {
 	}
 	l := s.layout()
 	m.team.LeadBusy = m.leadBusy
-	asks := m.askLines(l.convW)
+	asks := m.ask.lines(l.convW)
 	if len(asks) > l.convH-1 {
 		asks = asks[len(asks)-max(l.convH-1, 1):] // the keys line stays
 	}
