@@ -95,7 +95,7 @@ func (s *eventSink) event(e team.Event) bool {
 	m := s.m
 	isMate := m.mate != nil && involves(e, m.mate.name)
 	if m.mate != nil && branchChanged(e, m.mate.name) {
-		m.refreshBranch()
+		m.mate.refreshBranch(m)
 	}
 	if e.Agent != "" {
 		s.agents[e.Agent] = true
@@ -107,7 +107,7 @@ func (s *eventSink) event(e team.Event) bool {
 			s.fromOutside(p.Messages)
 		}
 	case team.ToolCall:
-		w := m.writeEntry(e.Agent, p)
+		w := m.writes.entry(e.Agent, p, m.team, m.mate)
 		switch {
 		case e.Agent == workspace.LeadName:
 			settle(m.lead)

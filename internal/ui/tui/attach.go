@@ -19,7 +19,8 @@ type attachedMsg struct {
 
 // sayToLead gives the lead text with its attachments, read in this job,
 // and answers with what was attached for the conversation.
-func (m *Model) sayToLead(user *entry, text string) {
+func (cm *commander) sayToLead(user *entry, text string) {
+	m := cm.m
 	root, tokens := m.in.paths.Root, m.in.attach
 	m.do(func() tea.Msg {
 		full, am := atpath.Attach(root, text, tokens, atpath.MaxTotal)
@@ -35,7 +36,8 @@ func (m *Model) sayToLead(user *entry, text string) {
 
 // sendToMate puts text, with its attachments read in this job, in a
 // teammate's inbox; a note says what was attached.
-func (m *Model) sendToMate(to, text, sent string) {
+func (cm *commander) sendToMate(to, text, sent string) {
+	m := cm.m
 	root, tokens := m.in.paths.Root, m.in.attach
 	// An inbox message is bounded: the files get what the text and their frames leave.
 	budget := min(atpath.MaxTotal, inbox.MaxContentBytes-len(text)-atpath.MaxFiles*512)
@@ -51,8 +53,8 @@ func (m *Model) sendToMate(to, text, sent string) {
 	})
 }
 
-// showAttached puts the lines under the person's message.
-func (m *Model) showAttached(am attachedMsg) {
+// attached puts the lines under the person's message.
+func (p *convPane) attached(am attachedMsg) {
 	var add []*entry
 	if len(am.Attached) > 0 {
 		add = append(add, &entry{kind: entryNote, text: strings.Join(am.Attached, "\n")})
@@ -60,15 +62,15 @@ func (m *Model) showAttached(am attachedMsg) {
 	if len(am.Refused) > 0 {
 		add = append(add, &entry{kind: entryError, text: strings.Join(am.Refused, "\n")})
 	}
-	at := len(m.lead.entries)
-	for i, e := range m.lead.entries {
+	at := len(p.entries)
+	for i, e := range p.entries {
 		if e == am.user {
 			at = i + 1
 			break
 		}
 	}
-	if !m.lead.follow && at <= m.lead.top {
-		m.lead.top += len(add) // what the person reads stays in place
+	if !p.follow && at <= p.top {
+		p.top += len(add) // what the person reads stays in place
 	}
-	m.lead.entries = slices.Insert(m.lead.entries, at, add...)
+	p.entries = slices.Insert(p.entries, at, add...)
 }

@@ -31,8 +31,7 @@ type branchMsg struct {
 
 // refreshBranch reads the focused teammate's branch diff, when it has a
 // branch: one read at a time, one more if asked meanwhile.
-func (m *Model) refreshBranch() {
-	v := m.mate
+func (v *mateView) refreshBranch(m *Model) {
 	if v == nil {
 		return
 	}
@@ -76,8 +75,7 @@ func (v *mateView) placeBranch() {
 }
 
 // branchDiff takes a read's diff into the focused teammate's pane.
-func (m *Model) branchDiff(msg branchMsg) {
-	v := m.mate
+func (v *mateView) branchDiff(m *Model, msg branchMsg) {
 	if v == nil || v.name != msg.name || v.branch.e == nil {
 		return
 	}
@@ -99,22 +97,22 @@ func (m *Model) branchDiff(msg branchMsg) {
 	}
 	if v.branch.stale {
 		v.branch.stale = false
-		m.refreshBranch()
+		v.refreshBranch(m)
 	}
 }
 
 // branchFromSnapshot reads the diff again when the registry shows the
 // focused teammate's branch for the first time or a new diffstat for it.
-func (m *Model) branchFromSnapshot() {
-	if m.mate == nil {
+func (v *mateView) branchFromSnapshot(m *Model) {
+	if v == nil {
 		return
 	}
-	i := m.team.Find(m.mate.name)
+	i := m.team.Find(v.name)
 	if i < 0 || m.team.Members[i].Branch == "" {
 		return
 	}
-	if m.mate.branch.e == nil || m.team.Members[i].Diffstat != m.mate.branch.stat {
-		m.refreshBranch()
+	if v.branch.e == nil || m.team.Members[i].Diffstat != v.branch.stat {
+		v.refreshBranch(m)
 	}
 }
 

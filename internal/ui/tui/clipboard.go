@@ -30,10 +30,11 @@ func lastReply(p *convPane) string {
 	return streaming
 }
 
-// copyCommand is /copy: the shown conversation's last reply goes to the
+// copy is /copy: the shown conversation's last reply goes to the
 // clipboard as an OSC 52 sequence, which travels with the program's output,
 // so it works over ssh and in tmux (with set-clipboard on).
-func (m *Model) copyCommand() {
+func (cm *commander) copy() {
+	m := cm.m
 	who := "the lead's"
 	if m.mate != nil {
 		who = m.mate.name + "'s"
@@ -49,10 +50,11 @@ func (m *Model) copyCommand() {
 	m.cmds = append(m.cmds, tea.Sequence(tea.SetClipboard(text), func() tea.Msg { return done }))
 }
 
-// mouseCommand is /mouse [on|off]: with the mouse captured the wheel
+// mouse is /mouse [on|off]: with the mouse captured the wheel
 // scrolls the conversation; released (the default), the terminal selects
 // text.
-func (m *Model) mouseCommand(c engine.Command) {
+func (cm *commander) mouse(c engine.Command) {
+	m := cm.m
 	switch strings.ToLower(c.Rest) {
 	case "on":
 		m.mouse = true

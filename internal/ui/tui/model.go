@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
@@ -70,6 +69,8 @@ type Model struct {
 	st   draw.Styles
 	r    *renderer
 
+	// act puts what the person typed to work: slash commands, messages (run_command.go).
+	act commander
 	// pop is the completion pop-up (popup.go).
 	pop popup
 	// scr is the screen: its size, its layout and its lines (view.go).
@@ -136,6 +137,7 @@ func New(ctx context.Context, opts Options, eng engine.Engine, do func(job func(
 	}
 	m.team.Prog = &m.prog
 	m.scr.m = m
+	m.act.m = m
 	m.ev = eventSink{m: m, agents: map[string]bool{}}
 	m.ask.m = m
 	m.pop = popup{m: m, sel: -1}
@@ -202,7 +204,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 	case branchMsg:
-		m.branchDiff(msg)
+		m.mate.branchDiff(m, msg)
 	case historyMsg:
 		m.lead.restore(msg.msgs)
 	case sessionSwitchedMsg:
@@ -218,7 +220,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case atpath.ListedMsg:
 		m.in.paths.Store(msg)
 	case attachedMsg:
-		m.showAttached(msg)
+		m.lead.attached(msg)
 	case editorMsg:
 		m.hint = m.in.edited(msg)
 	case modelMsg:
@@ -280,7 +282,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "enter":
-		m.submit()
+		m.act.submit()
 		if m.quitting {
 			return tea.Quit
 		}
@@ -321,60 +323,6 @@ func (m *Model) pane() *convPane {
 }
 
 func (m *Model) scroll(n int) { m.pane().scroll(m.r, m.scr.convWidth(), m.scr.convHeight(), n) }
-
-// submit sends what was typed: a slash command, to the lead, or to the focused teammate's inbox.
-func (m *Model) submit() {
-	text := m.in.submit()
-	if text == "" {
-		return
-	}
-	m.scr.help = false
-	if strings.HasPrefix(text, "/") {
-		m.command(engine.ParseCommand(text))
-		return
-	}
-	if m.mate != nil {
-		// No echo here: the message shows in the feed now, and in the
-		// conversation once the teammate takes it from its inbox.
-		to := m.mate.name
-		m.hint = "sending to " + to + "'s inbox…"
-		sent := "sent to " + to + "'s inbox"
-		if i := m.team.Find(to); i >= 0 {
-			switch st := m.team.Members[i].Status; st {
-			case team.StatusShutdown, team.StatusFailed:
-				// Kept for a teammate spawned again under the name, but nobody reads it now.
-				sent += fmt.Sprintf(", but %s is %s: nobody reads it unless %s is spawned again", to, st, to)
-			}
-		}
-		m.sendToMate(to, text, sent)
-		return
-	}
-	m.tellLead(text)
-}
-
-// tellLead shows the person's text in the lead's conversation and sends it
-// to the lead, with the files its @paths name.
-func (m *Model) tellLead(text string) {
-	user := &entry{kind: entryUser, text: text}
-	m.lead.add(user)
-	m.lead.toEnd()
-	if !m.opts.HasModel {
-		m.lead.add(&entry{kind: entryError, text: noModelText(m.opts.KeyEnv)})
-		return
-	}
-	m.leadBusy = m.opts.Watch == "" // a watched lead answers when it reads its inbox
-	m.sayToLead(user, text)
-}
-
-// noModelText answers a message to the lead when there is no model.
-func noModelText(keyEnv string) string {
-	if keyEnv == "" {
-		keyEnv = "OPENAI_API_KEY"
-	}
-	return "The lead has no model to answer with. Set " + keyEnv + " (export " + keyEnv + "=<your key>" + baseURLHint(keyEnv) +
-		") and start agentteam chat again, or run agentteam chat --demo " +
-		"to try the offline demo model. /team, /inbox, /send, /spawn, /approve, /reject, /shutdown and /tasks work meanwhile."
-}
 
 // note shows a command's output or a job's failure.
 func (m *Model) note(n noteMsg) {
@@ -419,7 +367,7 @@ func (m *Model) setFocus(name string) {
 	} else {
 		m.mate = newMateView(name, func(args string) (shownDiff, bool) { return m.writes.lookup(name, args) })
 		m.refreshMate()
-		m.refreshBranch()
+		m.mate.refreshBranch(m)
 	}
 	m.setPlaceholder()
 }
@@ -461,5 +409,5 @@ func (m *Model) snapshot(s poll.Snapshot) {
 		total += mb.Tokens
 	}
 	m.tokens = total
-	m.branchFromSnapshot()
+	m.mate.branchFromSnapshot(m)
 }

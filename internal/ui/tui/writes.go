@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
+	"github.com/agentteam/agentteam/internal/ui/tui/panel"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -144,19 +145,20 @@ func keyArgOf(args, key string) string {
 	return s
 }
 
-// writeEntry is the conversation's entry for an ended tool call that wrote
-// a file with a known diff; nil for any other call.
-func (m *Model) writeEntry(agent string, p team.ToolCall) *entry {
+// entry is the conversation's entry for an ended tool call that wrote a
+// file with a known diff; nil for any other call. A teammate's write is
+// counted in the team panel, and shown as one in its view if focused.
+func (w *writeDiffs) entry(agent string, p team.ToolCall, tp *panel.Team, mate *mateView) *entry {
 	if p.Tool == tools.BashName && p.Diff != "" {
 		// A command that changed files the person's tools run later.
 		d := newShownDiff(p.Diff)
-		m.writes.remember(agent, p.Args, d)
+		w.remember(agent, p.Args, d)
 		return &entry{kind: entryWrite, tool: p.Tool, arg: strings.Join(diffFiles(p.Diff), ", "), write: d, text: p.Result, done: true, isErr: p.IsError}
 	}
 	if !isWrite(p.Tool) {
 		return nil
 	}
-	d, ok := m.writes.take(agent, p.Args)
+	d, ok := w.take(agent, p.Args)
 	if p.IsError {
 		return nil
 	}
@@ -172,12 +174,12 @@ func (m *Model) writeEntry(agent string, p team.ToolCall) *entry {
 	if !ok {
 		return nil
 	}
-	m.writes.remember(agent, p.Args, d.diff)
+	w.remember(agent, p.Args, d.diff)
 	if agent != workspace.LeadName {
-		m.team.CountWrite(agent, d.path, d.diff.add, d.diff.del)
+		tp.CountWrite(agent, d.path, d.diff.add, d.diff.del)
 	}
-	if m.mate != nil && m.mate.name == agent {
-		m.mate.withDiff(p.Args, d.diff)
+	if mate != nil && mate.name == agent {
+		mate.withDiff(p.Args, d.diff)
 	}
 	// The path as the workspace names it, not as the model wrote it ("./a.txt").
 	return &entry{kind: entryWrite, tool: p.Tool, arg: d.path, write: d.diff, text: p.Result, done: true}
@@ -237,8 +239,9 @@ func (r *renderer) writeLines(e *entry, w int) []string {
 	return out
 }
 
-// diffsCommand is /diffs [on|off].
-func (m *Model) diffsCommand(c engine.Command) {
+// diffs is /diffs [on|off].
+func (cm *commander) diffs(c engine.Command) {
+	m := cm.m
 	on, err := engine.Toggle(c.Name, c.Rest, m.r.diffs)
 	if err != nil {
 		m.note(noteMsg{text: err.Error(), isErr: true})
