@@ -40,6 +40,7 @@ var layers = map[string]int{
 	"internal/ui/tui/poll":   9,  // the inboxes and registry looked at off Update
 	"internal/ui/tui/picker": 9,  // chat --resume's list of sessions
 	"internal/ui/tui/panel":  10, // the team panel, the feed and the progress of work
+	"internal/ui/tui/bridge": 9,  // the team's events to the screen, debounced, never blocking
 	"internal/ui/linechat":   10,
 	"internal/ui/engine":     9, // what both chats ask of the team
 	"internal/ui/mdrender":   0,

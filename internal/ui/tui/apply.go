@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -21,19 +22,19 @@ type eventSink struct {
 }
 
 // apply takes a batch of engine facts, in the order they happened.
-func (s *eventSink) apply(b batchMsg) {
+func (s *eventSink) apply(b bridge.Batch) {
 	m := s.m
 	refresh := false
-	for _, it := range b.items {
-		if it.delta != nil {
-			s.delta(it.delta)
+	for _, it := range b.Items {
+		if it.Delta != nil {
+			s.delta(it.Delta)
 			continue
 		}
-		if s.event(*it.event) {
+		if s.event(*it.Event) {
 			refresh = true
 		}
 	}
-	for agent, what := range b.activity {
+	for agent, what := range b.Activity {
 		m.team.Activity[agent] = what
 		if agent == workspace.LeadName && what != "" {
 			m.leadBusy = true
@@ -46,33 +47,33 @@ func (s *eventSink) apply(b batchMsg) {
 
 // delta adds streamed text to the lead's reply in progress, or to the
 // focused teammate's.
-func (s *eventSink) delta(d *deltaChunk) {
+func (s *eventSink) delta(d *bridge.Chunk) {
 	m := s.m
 	var p *convPane
 	switch {
-	case d.agent == workspace.LeadName:
+	case d.Agent == workspace.LeadName:
 		p = m.lead
 		m.leadBusy = true
-	case m.mate != nil && d.agent == m.mate.name:
+	case m.mate != nil && d.Agent == m.mate.name:
 		p = m.mate.pane
 	default:
 		return
 	}
 	e := p.stream
-	if e != nil && d.reasoning != "" && e.text != "" && !d.restart {
+	if e != nil && d.Reasoning != "" && e.text != "" && !d.Restart {
 		settle(p) // thinking after text belongs to the next turn
 		e = nil
 	}
 	if e == nil {
-		e = &entry{kind: entryReply, who: d.agent, streaming: true}
+		e = &entry{kind: entryReply, who: d.Agent, streaming: true}
 		p.add(e)
 		p.stream = e
 	}
-	if d.restart {
+	if d.Restart {
 		e.text, e.reasoning = "", ""
 	}
-	e.reasoning += d.reasoning
-	e.text += d.text
+	e.reasoning += d.Reasoning
+	e.text += d.Text
 }
 
 // settle ends a streaming reply: kept if it has text, dropped if not.

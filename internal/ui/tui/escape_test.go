@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -26,7 +27,7 @@ func TestEscapeSequencesFromModelsNeverReachTheTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs.send(batchMsg{items: []item{{delta: &deltaChunk{agent: "lead", reasoning: "thinking" + esc}}}})
+	hs.send(bridge.Batch{Items: []bridge.Item{{Delta: &bridge.Chunk{Agent: "lead", Reasoning: "thinking" + esc}}}})
 	hs.send(events(
 		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: string(args), Result: "out" + esc}},
 		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"x"}`, Result: "failed" + esc, IsError: true}},

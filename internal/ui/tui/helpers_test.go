@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
@@ -334,16 +335,16 @@ func (hs *harness) mustNotSee(parts ...string) {
 }
 
 // events wraps engine events as one batch, as the Bridge sends them.
-func events(es ...team.Event) batchMsg {
-	b := batchMsg{}
+func events(es ...team.Event) bridge.Batch {
+	b := bridge.Batch{}
 	for i := range es {
-		b.items = append(b.items, item{event: &es[i]})
+		b.Items = append(b.Items, bridge.Item{Event: &es[i]})
 	}
 	return b
 }
 
-func deltas(agent string, restart bool, text string) batchMsg {
-	return batchMsg{items: []item{{delta: &deltaChunk{agent: agent, restart: restart, text: text}}}}
+func deltas(agent string, restart bool, text string) bridge.Batch {
+	return bridge.Batch{Items: []bridge.Item{{Delta: &bridge.Chunk{Agent: agent, Restart: restart, Text: text}}}}
 }
 
 func members(specs ...string) poll.Snapshot {

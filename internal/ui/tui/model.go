@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/internal/ui/tui/panel"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
@@ -187,7 +188,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.focused = true
 	case tea.BlurMsg:
 		m.focused = false
-	case batchMsg:
+	case bridge.Batch:
 		m.ev.apply(msg)
 	case poll.Snapshot:
 		m.snapshot(msg)

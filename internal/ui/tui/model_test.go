@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
@@ -87,8 +88,8 @@ func TestStreamingDeltasWithRestart(t *testing.T) {
 	hs.send(deltas("lead", false, "Draft that brok"))
 	hs.mustSee("Draft that brok▍")
 	// The stream broke off: what was shown is discarded, the retry's text follows.
-	hs.send(batchMsg{items: []item{
-		{delta: &deltaChunk{agent: "lead", restart: true, text: "Second "}},
+	hs.send(bridge.Batch{Items: []bridge.Item{
+		{Delta: &bridge.Chunk{Agent: "lead", Restart: true, Text: "Second "}},
 	}})
 	hs.send(deltas("lead", false, "try"))
 	hs.mustSee("Second try▍")
@@ -139,7 +140,7 @@ func TestTeamPanelStatusesReadWithoutColour(t *testing.T) {
 	snap.Config.Teammates[3].Error = "model said no"
 	snap.Unread["carol"] = 2
 	hs.send(snap)
-	hs.send(batchMsg{activity: map[string]string{"alice": "running bash"}})
+	hs.send(bridge.Batch{Activity: map[string]string{"alice": "running bash"}})
 	v := hs.view()
 	if strings.Contains(v, "\x1b[") {
 		t.Fatalf("colour codes under the Ascii profile:\n%q", v)

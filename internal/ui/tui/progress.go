@@ -3,6 +3,7 @@ package tui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/panel"
 	"github.com/agentteam/agentteam/team"
 )
@@ -17,8 +18,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.prog.Tick(m.quitting)
 	}
 	_, cmd := m.update(msg)
-	if b, ok := msg.(batchMsg); ok {
-		b.contexts(&m.prog)
+	if b, ok := msg.(bridge.Batch); ok {
+		contexts(b, &m.prog)
 	}
 	m.prog.Track(m.leadBusy, m.team.Members)
 	cmds := append(m.cmds, cmd, m.prog.Tick(m.quitting))
@@ -29,18 +30,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // contexts takes each agent's context size from its replies: a model
 // call's tokens (prompt and completion) are the conversation's size as the
 // model saw it. A compaction makes the size unknown until the next reply.
-func (b batchMsg) contexts(p *panel.Progress) {
-	for _, it := range b.items {
-		if it.event == nil {
+func contexts(b bridge.Batch, p *panel.Progress) {
+	for _, it := range b.Items {
+		if it.Event == nil {
 			continue
 		}
-		switch pl := it.event.Payload.(type) {
+		switch pl := it.Event.Payload.(type) {
 		case team.Reply:
 			if pl.Tokens > 0 {
-				p.SetContext(it.event.Agent, pl.Tokens)
+				p.SetContext(it.Event.Agent, pl.Tokens)
 			}
 		case team.Compacted:
-			p.SetContext(it.event.Agent, 0)
+			p.SetContext(it.Event.Agent, 0)
 		}
 	}
 }

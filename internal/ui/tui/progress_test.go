@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/panel"
 	"github.com/agentteam/agentteam/team"
 )
@@ -44,7 +45,7 @@ func TestProgressSpinnerAndElapsed(t *testing.T) {
 		t.Fatal("no tick asked for once a teammate works")
 	}
 	hs.enter("build it")
-	hs.send(batchMsg{activity: map[string]string{"lead": "running bash"}})
+	hs.send(bridge.Batch{Activity: map[string]string{"lead": "running bash"}})
 	c.t = c.t.Add(75 * time.Second)
 	v := hs.view()
 	title := lineWith(t, v, "auto off")
@@ -137,7 +138,7 @@ func TestFocusedTeammateTitleShowsItsWork(t *testing.T) {
 	hs.send(members("alice:working"))
 	hs.send(tea.KeyPressMsg{Code: tea.KeyTab})
 	hs.flush()
-	hs.send(batchMsg{activity: map[string]string{"alice": "running bash"}})
+	hs.send(bridge.Batch{Activity: map[string]string{"alice": "running bash"}})
 	c.t = c.t.Add(9 * time.Second)
 	if l := lineWith(t, hs.view(), "read-only"); !strings.Contains(l, "alice · "+panel.SpinFrames[0]+" working 9s · running bash · read-only") {
 		t.Fatalf("alice's title: %q", l)
@@ -163,7 +164,7 @@ func TestProgressFitsSmallAndLargeScreens(t *testing.T) {
 			team.Event{Agent: "lead", Payload: team.Reply{Tokens: 64_000}},
 			team.Event{Agent: "alice", Payload: team.Reply{Tokens: 12_800}},
 		))
-		hs.send(batchMsg{activity: map[string]string{"lead": "running bash", "alice": "running edit_file"}})
+		hs.send(bridge.Batch{Activity: map[string]string{"lead": "running bash", "alice": "running edit_file"}})
 		c.t = c.t.Add(2*time.Hour + 3*time.Minute)
 		v := hs.view()
 		checkScreen(t, v, size[0], size[1])

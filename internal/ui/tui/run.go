@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/termbg"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 )
@@ -26,7 +27,7 @@ type Config struct {
 	Team team.Options
 	// Bridge takes the engine's events; made by the caller so that the
 	// model client's OnRetry can reach it before the team exists.
-	Bridge *Bridge
+	Bridge *bridge.Bridge
 	Screen Options
 	In     io.Reader
 	Out    io.Writer
@@ -38,7 +39,7 @@ type Config struct {
 func Run(ctx context.Context, cfg Config) error {
 	b := cfg.Bridge
 	if b == nil {
-		b = NewBridge()
+		b = bridge.New()
 	}
 	cfg.Team.OnEvent = b.Event
 	cfg.Team.OnDelta = b.Delta
@@ -86,7 +87,7 @@ type screenRun struct {
 	eng     engine.Engine
 	in      io.Reader
 	out     io.Writer
-	bridge  *Bridge
+	bridge  *bridge.Bridge
 	poll    *poll.Poller
 	feeders []func(ctx context.Context, send func(tea.Msg))
 }
@@ -103,7 +104,7 @@ func runScreen(ctx context.Context, r screenRun) error {
 	m := New(ctx, r.opts, r.eng, act.do)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(r.in), tea.WithOutput(r.out), tea.WithColorProfile(profile))
 	b, looker := r.bridge, r.poll
-	b.setObserver(func(e team.Event) {
+	b.SetObserver(func(e team.Event) {
 		switch e.Payload.(type) {
 		case team.MessageDelivered, team.StatusChanged, team.Spawn, team.Answer:
 			looker.Poke()
@@ -111,7 +112,7 @@ func runScreen(ctx context.Context, r screenRun) error {
 	})
 	var wg sync.WaitGroup
 	feeders := append([]func(context.Context, func(tea.Msg)){
-		func(ctx context.Context, send func(tea.Msg)) { b.Run(ctx, send, DebounceInterval) },
+		func(ctx context.Context, send func(tea.Msg)) { b.Run(ctx, send, bridge.DebounceInterval) },
 		func(ctx context.Context, send func(tea.Msg)) { looker.Run(ctx, send, poll.Interval) },
 		act.run,
 	}, r.feeders...)

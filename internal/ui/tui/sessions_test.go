@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -25,7 +26,7 @@ func pickerList() []team.SessionInfo {
 // /sessions lists the lead's conversations of the real team's workspace,
 // the archived ones too, and says how to go back to one.
 func TestSessionsCommandListsTheLeadsConversations(t *testing.T) {
-	tm := openDemoTeam(t, NewBridge())
+	tm := openDemoTeam(t, bridge.New())
 	path := tm.Workspace().SessionPath("lead.20261120T090000.000")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -56,7 +57,7 @@ func TestSessionsCommandWithNoneSaysSo(t *testing.T) {
 // /sessions ID switches a real team's lead to an archived conversation:
 // the pane shows it in place of the one it had, and the lead holds it.
 func TestSessionsCommandSwitchesTheLeadsConversation(t *testing.T) {
-	tm := openDemoTeam(t, NewBridge())
+	tm := openDemoTeam(t, bridge.New())
 	if err := tm.Lead().Say("today's question"); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestSessionsSwitchWithoutATeamSaysSo(t *testing.T) {
 // After /sessions has listed them, the earlier conversations' ids complete
 // /sessions ID: in the pop-up with their titles, and with tab.
 func TestSessionsIDsComplete(t *testing.T) {
-	tm := openDemoTeam(t, NewBridge())
+	tm := openDemoTeam(t, bridge.New())
 	for id, text := range map[string]string{"20261120T090000.000": "the older chat", "20261121T090000.000": "the newer chat"} {
 		if err := os.WriteFile(tm.Workspace().SessionPath("lead."+id), []byte(`{"role":"user","content":"`+text+`"}`+"\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -138,7 +139,7 @@ func TestSessionsIDsComplete(t *testing.T) {
 
 // /sessions find TEXT lists the conversations whose title holds it.
 func TestSessionsFindListsTheTitlesThatHoldIt(t *testing.T) {
-	tm := openDemoTeam(t, NewBridge())
+	tm := openDemoTeam(t, bridge.New())
 	for stamp, said := range map[string]string{"20261120T090000.000": "the parser work", "20261121T090000.000": "the lexer work"} {
 		path := tm.Workspace().SessionPath("lead." + stamp)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 )
@@ -35,7 +36,7 @@ type WatchConfig struct {
 // Nothing of the team is started or stopped.
 func Watch(ctx context.Context, cfg WatchConfig) error {
 	cfg.Screen.HasModel = true
-	b := NewBridge()
+	b := bridge.New()
 	return runScreen(ctx, screenRun{opts: cfg.Screen, eng: cfg.Engine, in: cfg.In, out: cfg.Out, bridge: b,
 		poll: poll.New(cfg.Mail, cfg.Registry, func() int { return 0 }),
 		feeders: []func(context.Context, func(tea.Msg)){
