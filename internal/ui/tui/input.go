@@ -20,7 +20,6 @@ type input struct {
 	hpos    int          // index into history while browsing; len(history) when not
 	draft   string       // what was typed before browsing began
 	pastes  []paste      // long pastes shown as a token until submit (paste.go)
-	pop     popup        // the completion pop-up (popup.go)
 	paths   atpath.Cache // directories listed for @path completion (atpath)
 	// attach are the @paths of the message submit took, as the input
 	// showed them: one inside a collapsed paste is not the person's to attach.
