@@ -61,7 +61,11 @@ type noteMsg struct {
 type hintMsg string
 
 // Model is the one root model of the TUI. Update only changes state (IO
-// runs in jobs handed to do); View only renders.
+// runs in jobs handed to do); View only renders. What it shows and takes
+// is its components': the panes (convPane, mateView, panel.Team and
+// Feed), the input and its pop-up, the screen's layout (screen), the
+// asks (asker), the engine's events (eventSink), the person's commands
+// and messages (commander); it keeps the focus, the keys and the notes.
 type Model struct {
 	ctx  context.Context
 	eng  engine.Engine
@@ -103,13 +107,13 @@ type Model struct {
 	ev eventSink
 	// instructions name each agent's AGENTS.md files ("AGENTS.md ×2"), for the status line.
 	instructions map[string]string
-	// prog is the work under way: spinner, times, context sizes (progress.go).
+	// prog is the work under way: spinner, times, context sizes (panel).
 	prog panel.Progress
 	// mouse: the mouse is captured (/mouse); cmds are commands for the
 	// program that update asked for, returned by Update.
 	mouse bool
 	cmds  []tea.Cmd
-	// mcp are the MCP servers' states, as last polled (mcp.go).
+	// mcp is the MCP servers' states, as last polled (mcp.go).
 	mcp mcpState
 	// search is ctrl+r's history search (histsearch.go).
 	search histSearch
@@ -136,14 +140,12 @@ func New(ctx context.Context, opts Options, eng engine.Engine, do func(job func(
 		auto:         opts.Auto,
 		instructions: map[string]string{}, prog: panel.NewProgress(), mouse: opts.Mouse,
 	}
-	m.team.Prog = &m.prog
-	m.scr.m = m
-	m.act.m = m
+	m.team.Prog, m.team.Self = &m.prog, opts.WorkerID
+	// The components that need the root to read the team or run jobs.
+	m.scr, m.act, m.ask = screen{m: m}, commander{m: m}, asker{m: m}
 	m.ev = eventSink{m: m, agents: map[string]bool{}}
-	m.ask.m = m
 	m.pop = popup{m: m, sel: -1}
 	m.plans = planBoard{m: m, open: map[string]*entry{}}
-	m.team.Self = opts.WorkerID
 	if opts.HasModel {
 		m.team.LeadModel = opts.ModelName
 	}

@@ -1,5 +1,3 @@
-// Package tui is agentteam's interactive terminal program: one root model,
-// panes that render, and engine events that reach it through program.Send.
 package tui
 
 import (

@@ -23,7 +23,7 @@ type Team struct {
 	LeadModel  string          // the lead's model as this process runs it
 	Focus      string          // "" is the lead
 	Prog       *Progress       // spinners, times at work and context sizes; nil shows none
-	// Wrote sums each teammate's writes this screen saw (writes.go): the
+	// Wrote sums each teammate's writes this screen saw (CountWrite): the
 	// change of one that works in the workspace itself, with no branch.
 	Wrote map[string]*WriteStat
 	// Self is this process's worker id: teammates run by another say where.
