@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/sys/config"
 )
 
@@ -50,7 +50,7 @@ func runApprove(opts *ApproveOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/tui"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/picker"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -279,8 +279,8 @@ func chatWelcome(demo, lines bool) string {
 // with the sentence that says how to set one.
 type noModel struct{ err error }
 
-func (n noModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
-	return loop.Response{}, n.err
+func (n noModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	return llm.Response{}, n.err
 }
 
 // checkNotRunning refuses, in the sentence opening the team would give,

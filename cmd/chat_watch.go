@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/linechat"
@@ -294,7 +295,7 @@ func watchIfRunning(ctx context.Context, opts *ChatOptions, ws *workspace.Worksp
 	if opts.Resume {
 		return false, nil // --resume continues a team this process runs, or says who runs it
 	}
-	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return false, err
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentteam/agentteam/internal/sys/config"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 )
 
 // defaultKeyEnv holds the API key when no provider names another variable.
@@ -387,7 +387,7 @@ const idleTimeoutEnv = "AGENTTEAM_IDLE_TIMEOUT"
 
 // idleTimeout is the effective idle timeout and where it came from: the
 // environment, else the provider's idle_timeout, else [team]'s (each from
-// the project file over the user file), else loop.DefaultIdleTimeout.
+// the project file over the user file), else llm.DefaultIdleTimeout.
 func idleTimeout(g *GlobalOptions) (time.Duration, config.Source, error) {
 	if v := g.Getenv(idleTimeoutEnv); v != "" {
 		d, err := time.ParseDuration(v)
@@ -402,7 +402,7 @@ func idleTimeout(g *GlobalOptions) (time.Duration, config.Source, error) {
 	if g.Config != nil && g.Config.Team.IdleTimeout.IsSet() {
 		return g.Config.Team.IdleTimeout.V, g.Config.Team.IdleTimeout.From, nil
 	}
-	return loop.DefaultIdleTimeout, config.Default, nil
+	return llm.DefaultIdleTimeout, config.Default, nil
 }
 
 // redactURL hides a password a base URL given by flag or environment may hold.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -46,7 +46,7 @@ func runDiff(c *cobra.Command, opts *DiffOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(c.Context(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := openStoresAs(c.Context(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}

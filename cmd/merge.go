@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -60,7 +60,7 @@ func runMerge(c *cobra.Command, opts *MergeOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(c.Context(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := openStoresAs(c.Context(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/demo"
 	"github.com/agentteam/agentteam/internal/sys/config"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -25,7 +25,7 @@ const DefaultModel = "gpt-4o-mini"
 // under; any other provider takes its own [providers.NAME] table.
 type modelSet struct {
 	g       *GlobalOptions
-	onRetry func(loop.Retry)
+	onRetry func(llm.Retry)
 	idle    time.Duration
 
 	mu      sync.Mutex
@@ -35,7 +35,7 @@ type modelSet struct {
 // newModels builds the set and the default model: the demo model, or an
 // OpenAI-compatible server with the key from OPENAI_API_KEY (or the
 // variable the provider's api_key_env names).
-func newModels(g *GlobalOptions, onRetry func(loop.Retry)) (*modelSet, team.ModelChoice, error) {
+func newModels(g *GlobalOptions, onRetry func(llm.Retry)) (*modelSet, team.ModelChoice, error) {
 	idle, _, err := idleTimeout(g)
 	if err != nil {
 		return nil, team.ModelChoice{}, err
@@ -70,8 +70,8 @@ func (s *modelSet) Model(provider, model string) (team.ModelChoice, error) {
 		if model == "" {
 			model = "demo"
 		}
-		return s.client(provider, model, func() (loop.Model, *team.Price, error) {
-			return loop.NewClient(loop.ClientConfig{
+		return s.client(provider, model, func() (llm.Model, *team.Price, error) {
+			return llm.NewClient(llm.ClientConfig{
 				BaseURL: demo.BaseURL, APIKey: "demo", Model: model,
 				HTTPClient: demo.NewHTTPClient(), Stream: true, OnRetry: s.onRetry,
 			}), nil, nil
@@ -94,11 +94,11 @@ func (s *modelSet) Model(provider, model string) (team.ModelChoice, error) {
 	if !slices.Contains(s.modelsOf(provider), model) {
 		return team.ModelChoice{}, fmt.Errorf("model %s is not configured: %s", quoteLabel(provider, model), s.configured())
 	}
-	return s.client(provider, model, func() (loop.Model, *team.Price, error) { return s.build(provider, model) })
+	return s.client(provider, model, func() (llm.Model, *team.Price, error) { return s.build(provider, model) })
 }
 
 // client is the shared choice for provider/model, built once.
-func (s *modelSet) client(provider, model string, build func() (loop.Model, *team.Price, error)) (team.ModelChoice, error) {
+func (s *modelSet) client(provider, model string, build func() (llm.Model, *team.Price, error)) (team.ModelChoice, error) {
 	label := team.ModelChoice{Provider: provider, Name: model}.Label()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -118,13 +118,13 @@ func (s *modelSet) client(provider, model string, build func() (loop.Model, *tea
 }
 
 // build makes the client of a configured provider and model.
-func (s *modelSet) build(provider, model string) (loop.Model, *team.Price, error) {
+func (s *modelSet) build(provider, model string) (llm.Model, *team.Price, error) {
 	g := s.g
 	p := s.cfg().Providers[provider]
 	if p == nil {
 		p = &config.Provider{}
 	}
-	cc := loop.ClientConfig{Model: model, IdleTimeout: s.idle, OnRetry: s.onRetry, MaxOutputTokens: p.MaxOutputTokens.V,
+	cc := llm.ClientConfig{Model: model, IdleTimeout: s.idle, OnRetry: s.onRetry, MaxOutputTokens: p.MaxOutputTokens.V,
 		ReasoningEffort: p.ReasoningEffort.V, KeyHeader: p.APIKeyHeader.V, Query: values(p.Query),
 		MaxCallArgs: s.cfg().Team.MaxToolCallBytes.V, MaxReplyText: s.cfg().Team.MaxReplyBytes.V}
 	if p.IdleTimeout.IsSet() && g.Getenv(idleTimeoutEnv) == "" {
@@ -145,7 +145,7 @@ func (s *modelSet) build(provider, model string) (loop.Model, *team.Price, error
 		return nil, nil, missingKey(keyEnv)
 	}
 	cc.APIKey, cc.KeyEnv = key, keyEnv
-	return loop.NewClient(cc), priceOf(p), nil
+	return llm.NewClient(cc), priceOf(p), nil
 }
 
 // missingKey says how to give the key that keyEnv should hold.

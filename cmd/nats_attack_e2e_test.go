@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 )
 
 // startNATSAt runs agentteam's embedded server on addr with its data in dir,
 // so that a test can stop it and start it again where clients look for it.
-func startNATSAt(t *testing.T, addr, dir string) *natsstore.Server {
+func startNATSAt(t *testing.T, addr, dir string) *natsserver.Server {
 	t.Helper()
-	s, err := natsstore.Start(natsstore.ServerOptions{Listen: addr, DataDir: dir})
+	s, err := natsserver.Start(natsserver.ServerOptions{Listen: addr, DataDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

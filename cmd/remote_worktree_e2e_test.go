@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/team"
 )
@@ -89,7 +90,7 @@ func TestATeamAcrossTwoMachinesInFiveCommands(t *testing.T) {
 	// 1. host A: agentteam serve
 	s := startServe(t, t.TempDir(), nil, "--listen", "127.0.0.1:0", "--data", t.TempDir())
 	store := s.url + "/app"
-	nc, err := natsstore.Connect(context.Background(), s.url, serveCreds(t))
+	nc, err := natsconn.Connect(context.Background(), s.url, serveCreds(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -16,7 +17,7 @@ import (
 // lease expires (natsstore.OwnerTTL) and its ask is abandoned, not
 // waiting; a later run's own ask is the only one listed.
 func TestAskOfAKilledRunOnJetStreamIsAbandoned(t *testing.T) {
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

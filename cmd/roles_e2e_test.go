@@ -12,13 +12,14 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/team"
 )
 
 // rolesEnv is env with the store of team alpha on s and creds.
 func rolesEnv(s securedServe, creds string, env []string) []string {
-	return append(append([]string{"AGENTTEAM_STORE=" + s.url + "/alpha"}, env...), natsstore.EnvCreds+"="+creds)
+	return append(append([]string{"AGENTTEAM_STORE=" + s.url + "/alpha"}, env...), natsconn.EnvCreds+"="+creds)
 }
 
 // The attack: alice, run by a worker, asks the person before writing

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -141,7 +141,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 	// but through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
 	retries := st.events(ws, how.onEvent)
-	models, _, err := newModels(opts.GlobalOptions, func(r loop.Retry) { retries.Emit(team.RetryEvent(r)) })
+	models, _, err := newModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
 		return "", none, err
 	}

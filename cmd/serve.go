@@ -13,6 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -74,7 +76,7 @@ without the credentials serve makes (anyone who reaches the port then reaches ev
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&opts.Listen, "listen", natsstore.DefaultListen, "HOST:PORT clients connect to")
+	f.StringVar(&opts.Listen, "listen", natsserver.DefaultListen, "HOST:PORT clients connect to")
 	f.StringVar(&opts.Data, "data", "", "JetStream's directory (default .agentteam/nats in the workspace)")
 	f.StringVar(&opts.Cluster, "cluster", "", "HOST:PORT the other nodes of a cluster route to")
 	f.StringSliceVar(&opts.Routes, "routes", nil, "the other nodes' cluster addresses, nats://HOST:PORT,...")
@@ -93,10 +95,10 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	if err := checkServeSafety(opts); err != nil {
 		return err
 	}
-	so := natsstore.ServerOptions{
+	so := natsserver.ServerOptions{
 		Listen: opts.Listen, DataDir: opts.Data,
 		Cluster: opts.Cluster, Routes: opts.Routes, ClusterName: opts.ClusterName, ServerName: opts.ServerName,
-		TLS: natsstore.TLSFiles{Cert: opts.TLSCert, Key: opts.TLSKey, CA: opts.TLSCA},
+		TLS: natsserver.TLSFiles{Cert: opts.TLSCert, Key: opts.TLSKey, CA: opts.TLSCA},
 	}
 	if so.DataDir == "" {
 		dir, err := defaultDataDir(opts.GlobalOptions)
@@ -106,7 +108,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		so.DataDir = dir
 	}
 	if opts.Users != "" {
-		users, err := natsstore.ReadUsersFile(opts.Users)
+		users, err := natsserver.ReadUsersFile(opts.Users)
 		if err != nil {
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
@@ -126,7 +128,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 		fmt.Fprintf(opts.IO.Err, "agentteam serve: "+format+"\n", a...)
 	}
 	so.Warn = func(w string) { say("warning: %s", w) }
-	s, err := natsstore.Start(so)
+	s, err := natsserver.Start(so)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
@@ -160,7 +162,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 			ca = ", and AGENTTEAM_NATS_CA to the CA of its certificate"
 		}
 		say("agentteam on this host, as this user, finds them; on another host, copy the file of its role there (chmod 600: a worker host the worker's) and set %s to it%s",
-			natsstore.EnvCreds, ca)
+			natsconn.EnvCreds, ca)
 		if so.Cluster != "" {
 			say("every node of a cluster must take the same credentials: copy the file to the same place on the other nodes before they first start")
 		}
@@ -181,10 +183,10 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 }
 
 // roleUse says whose a role's credentials are.
-var roleUse = map[natsstore.Role]string{
-	natsstore.RoleLead:   "the lead (run, chat)",
-	natsstore.RoleWorker: "workers (agentteam worker)",
-	natsstore.RolePerson: "a person's commands (send, approve, deny, inbox…)",
+var roleUse = map[natsconn.Role]string{
+	natsconn.RoleLead:   "the lead (run, chat)",
+	natsconn.RoleWorker: "workers (agentteam worker)",
+	natsconn.RolePerson: "a person's commands (send, approve, deny, inbox…)",
 }
 
 // checkServeSafety refuses, before anything starts, a serve reachable
@@ -209,13 +211,13 @@ func checkServeSafety(opts *ServeOptions) error {
 // lets in and as what.
 type madeCreds struct {
 	teams, path string
-	role        natsstore.Role
+	role        natsconn.Role
 }
 
 // makeServeCreds makes, once per user, the credentials of so's clients in
 // the state directory, one per role: for every team, or for each --team.
-func makeServeCreds(opts *ServeOptions, so *natsstore.ServerOptions) ([]madeCreds, error) {
-	dir, err := natsstore.CredsDir(opts.Getenv)
+func makeServeCreds(opts *ServeOptions, so *natsserver.ServerOptions) ([]madeCreds, error) {
+	dir, err := natsconn.CredsDir(opts.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("%w (or give --users FILE)", err)
 	}
@@ -232,19 +234,19 @@ func makeServeCreds(opts *ServeOptions, so *natsstore.ServerOptions) ([]madeCred
 			}
 			who = "team " + team
 		}
-		for _, role := range natsstore.Roles {
-			path := natsstore.RoleCredsFile(dir, team, role)
-			pub, err := natsstore.MakeCreds(path)
+		for _, role := range natsconn.Roles {
+			path := natsconn.RoleCredsFile(dir, team, role)
+			pub, err := natsserver.MakeCreds(path)
 			if err != nil {
 				return nil, err
 			}
 			switch {
-			case team == "" && role == natsstore.RoleLead:
+			case team == "" && role == natsconn.RoleLead:
 				so.Owners = append(so.Owners, pub)
 			case team == "":
-				so.Users = append(so.Users, natsstore.TeamUser{Team: natsstore.AnyTeam, NKey: pub, Role: role})
+				so.Users = append(so.Users, natsserver.TeamUser{Team: natsconn.AnyTeam, NKey: pub, Role: role})
 			default:
-				so.Users = append(so.Users, natsstore.TeamUser{Team: team, NKey: pub, Role: role})
+				so.Users = append(so.Users, natsserver.TeamUser{Team: team, NKey: pub, Role: role})
 			}
 			made = append(made, madeCreds{who, path, role})
 		}

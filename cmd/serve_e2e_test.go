@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -60,9 +61,9 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *server 
 
 // serveCreds are the credentials a serve of the tests made for every
 // team, in the state directory of their HOME.
-func serveCreds(t *testing.T) natsstore.ConnectOptions {
+func serveCreds(t *testing.T) natsconn.ConnectOptions {
 	t.Helper()
-	dir, err := natsstore.CredsDir(func(k string) string {
+	dir, err := natsconn.CredsDir(func(k string) string {
 		if k == "HOME" {
 			return testHome
 		}
@@ -71,7 +72,7 @@ func serveCreds(t *testing.T) natsstore.ConnectOptions {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := natsstore.ReadCredsFile(natsstore.CredsFile(dir, ""))
+	o, err := natsconn.ReadCredsFile(natsconn.CredsFile(dir, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestServeRunsAndASecondOnTheSamePortFails(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	nc, err := natsstore.Connect(ctx, s.url, serveCreds(t))
+	nc, err := natsconn.Connect(ctx, s.url, serveCreds(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,12 +161,12 @@ func TestServeWithUsersAsksForCredentials(t *testing.T) {
 	s := startServe(t, dir, []string{"AGENTTEAM_NATS_USERS=" + users}, "--listen", "127.0.0.1:0")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	env := map[string]string{natsstore.EnvUser: "alice", natsstore.EnvPassword: "alpha-secret"}
-	o, err := natsstore.ConnectOptionsFromEnv(func(k string) string { return env[k] })
+	env := map[string]string{natsconn.EnvUser: "alice", natsconn.EnvPassword: "alpha-secret"}
+	o, err := natsconn.ConnectOptionsFromEnv(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := natsstore.Connect(ctx, s.url, o)
+	nc, err := natsconn.Connect(ctx, s.url, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestServeWithUsersAsksForCredentials(t *testing.T) {
 	if _, err := natsstore.OpenMailbox(short, nc, "beta"); err == nil {
 		t.Fatal("alice opened beta's inboxes")
 	}
-	if _, err := natsstore.Connect(ctx, s.url, natsstore.ConnectOptions{}); err == nil || !strings.Contains(err.Error(), "asks for credentials") {
+	if _, err := natsconn.Connect(ctx, s.url, natsconn.ConnectOptions{}); err == nil || !strings.Contains(err.Error(), "asks for credentials") {
 		t.Fatalf("without credentials: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -57,16 +58,16 @@ func startSecuredServe(t *testing.T, args ...string) securedServe {
 // connect is a client of the server with creds's credentials and env's TLS files.
 func (s securedServe) connect(t *testing.T, creds string, env ...string) *nats.Conn {
 	t.Helper()
-	vars := map[string]string{natsstore.EnvCreds: creds}
+	vars := map[string]string{natsconn.EnvCreds: creds}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
-	o, err := natsstore.ConnectOptionsFromEnv(func(k string) string { return vars[k] })
+	o, err := natsconn.ConnectOptionsFromEnv(func(k string) string { return vars[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := natsstore.Connect(context.Background(), s.url, o)
+	nc, err := natsconn.Connect(context.Background(), s.url, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +106,9 @@ func everyCommandWorks(t *testing.T, s securedServe, store string, tlsEnv []stri
 	srv := fakellm.New(remoteScript([]string{"alice"}, nil, ""), fakellm.WithAPIKey("test-key"))
 	defer srv.Close()
 	withCreds := func(creds string, env []string) []string {
-		return append(append(append([]string{"AGENTTEAM_STORE=" + store}, env...), tlsEnv...), natsstore.EnvCreds+"="+creds)
+		return append(append(append([]string{"AGENTTEAM_STORE=" + store}, env...), tlsEnv...), natsconn.EnvCreds+"="+creds)
 	}
-	password := append(append(fakeEnv(srv), tlsEnv...), "AGENTTEAM_STORE="+store, natsstore.EnvUser+"=alice", natsstore.EnvPassword+"=alpha-secret")
+	password := append(append(fakeEnv(srv), tlsEnv...), "AGENTTEAM_STORE="+store, natsconn.EnvUser+"=alice", natsconn.EnvPassword+"=alpha-secret")
 	file := withCreds(s.person, nil)
 
 	nt := natsTeam{url: store, nc: s.connect(t, s.alice, tlsEnv...), team: "alpha"}
@@ -188,10 +189,10 @@ func everyCommandWorks(t *testing.T, s securedServe, store string, tlsEnv []stri
 func TestOneTeamsCredentialsCannotReadAnothersTeam(t *testing.T) {
 	s := startSecuredServe(t)
 	store := s.url + "/alpha"
-	alpha := []string{"AGENTTEAM_STORE=" + store, natsstore.EnvCreds + "=" + s.alice}
+	alpha := []string{"AGENTTEAM_STORE=" + store, natsconn.EnvCreds + "=" + s.alice}
 	mustSucceed(t, quick(t, t.TempDir(), alpha, "send", "--to", "lead", "alpha's secret"), "send as alpha")
 
-	beta := []string{"AGENTTEAM_STORE=" + store, natsstore.EnvCreds + "=" + s.bob}
+	beta := []string{"AGENTTEAM_STORE=" + store, natsconn.EnvCreds + "=" + s.bob}
 	for _, args := range [][]string{{"inbox", "lead"}, {"team"}, {"send", "--to", "lead", "hi"}, {"requests"}} {
 		r := quick(t, t.TempDir(), beta, args...)
 		if r.code != ExitFailure || !strings.Contains(r.stderr, "are team beta's: they do not reach team alpha") ||
@@ -224,8 +225,8 @@ func TestOneTeamsCredentialsCannotReadAnothersTeam(t *testing.T) {
 func TestServeWithUsersAndTLSTakesCommands(t *testing.T) {
 	pki := newPKI(t)
 	s := startSecuredServe(t, "--tls-cert", pki.ServerCert, "--tls-key", pki.ServerKey, "--tls-ca", pki.CA)
-	tlsEnv := []string{"AGENTTEAM_STORE=" + s.url + "/alpha", natsstore.EnvCreds + "=" + s.alice, natsstore.EnvCA + "=" + pki.CA}
-	full := append(append([]string{}, tlsEnv...), natsstore.EnvCert+"="+pki.ClientCert, natsstore.EnvKey+"="+pki.ClientKey)
+	tlsEnv := []string{"AGENTTEAM_STORE=" + s.url + "/alpha", natsconn.EnvCreds + "=" + s.alice, natsconn.EnvCA + "=" + pki.CA}
+	full := append(append([]string{}, tlsEnv...), natsconn.EnvCert+"="+pki.ClientCert, natsconn.EnvKey+"="+pki.ClientKey)
 	ws := t.TempDir()
 	mustSucceed(t, runBin(t, ws, full, "", "run", "--demo", "spawn bob as writer to write hi"), "run over TLS")
 	if members := teamJSON(t, t.TempDir(), full); len(members) != 1 || members[0].Name != "bob" {
@@ -257,7 +258,7 @@ func TestAUserWithoutPermissionsIsRefusedAtOnce(t *testing.T) {
 	if !ns.ReadyForConnections(30 * time.Second) {
 		t.Fatal("the NATS server did not start")
 	}
-	env := []string{"AGENTTEAM_STORE=" + ns.ClientURL() + "/alpha", natsstore.EnvUser + "=limited", natsstore.EnvPassword + "=pw"}
+	env := []string{"AGENTTEAM_STORE=" + ns.ClientURL() + "/alpha", natsconn.EnvUser + "=limited", natsconn.EnvPassword + "=pw"}
 	for _, args := range [][]string{{"team"}, {"send", "--to", "lead", "hi"}, {"inbox", "lead"}} {
 		r := quick(t, t.TempDir(), env, args...)
 		if r.code != ExitFailure || !strings.Contains(r.stderr, "these credentials may not reach it") ||

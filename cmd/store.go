@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/loop"
@@ -79,7 +80,7 @@ type storeSpec struct {
 	replicas int
 	// role is the command's: whose of serve's credentials it takes on
 	// this host when the environment names none.
-	role natsstore.Role
+	role natsconn.Role
 }
 
 // storeURL is what selects the store: --store, else AGENTTEAM_STORE
@@ -167,12 +168,12 @@ func redactStore(raw string) string {
 // openStores opens the shared state of ws as --store says, as the lead
 // (run, chat). The caller closes it.
 func openStores(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) (*stores, error) {
-	return openStoresAs(ctx, g, ws, natsstore.RoleLead)
+	return openStoresAs(ctx, g, ws, natsconn.RoleLead)
 }
 
 // openStoresAs is openStores for a command in role: on a NATS store, it
 // takes role's credentials of this host's serve.
-func openStoresAs(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace, role natsstore.Role) (*stores, error) {
+func openStoresAs(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace, role natsconn.Role) (*stores, error) {
 	raw, err := storeURL(g)
 	if err != nil {
 		return nil, err
@@ -221,7 +222,7 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 		}
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", spec.team, spec.shown, err)}
 	}
-	if err := natsstore.CheckAccess(ctx, nc, spec.team); err != nil {
+	if err := natsconn.CheckAccess(ctx, nc, spec.team); err != nil {
 		return nil, fail(err)
 	}
 	var copies []natsstore.MailboxOption
@@ -373,12 +374,12 @@ func (s spawnQueue) Next(ctx context.Context) (team.QueueJob, error) {
 }
 
 // connectNATS dials spec's server within natsConnectTimeout, with the
-// credentials and TLS files the environment names (natsstore.ConnectOptionsFromEnv);
+// credentials and TLS files the environment names (natsconn.ConnectOptionsFromEnv);
 // a server that does not answer, or refuses them, is one sentence;
 // refused (may be nil) is told of each request refused for lack of
 // permission.
 func connectNATS(ctx context.Context, g *GlobalOptions, spec storeSpec, refused func(error)) (*nats.Conn, error) {
-	o, err := natsstore.ConnectOptionsFromEnv(g.Getenv)
+	o, err := natsconn.ConnectOptionsFromEnv(g.Getenv)
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
@@ -388,7 +389,7 @@ func connectNATS(ctx context.Context, g *GlobalOptions, spec storeSpec, refused 
 		}
 	}
 	o.Name, o.DialTimeout, o.Refused = "agentteam", natsConnectTimeout, refused
-	nc, err := natsstore.Connect(ctx, spec.server, o)
+	nc, err := natsconn.Connect(ctx, spec.server, o)
 	if err != nil {
 		return nil, &ExitError{Code: ExitFailure, Err: err}
 	}
@@ -398,7 +399,7 @@ func connectNATS(ctx context.Context, g *GlobalOptions, spec storeSpec, refused 
 // localCreds adds to o the credentials `agentteam serve` made in this
 // user's state directory when spec's server is on this host. Never for a
 // server elsewhere: one could relay the nkey's signature to this host's.
-func localCreds(g *GlobalOptions, spec storeSpec, o natsstore.ConnectOptions) (natsstore.ConnectOptions, error) {
+func localCreds(g *GlobalOptions, spec storeSpec, o natsconn.ConnectOptions) (natsconn.ConnectOptions, error) {
 	u, err := url.Parse(spec.server)
 	if err != nil || u.User != nil {
 		return o, nil
@@ -408,15 +409,15 @@ func localCreds(g *GlobalOptions, spec storeSpec, o natsstore.ConnectOptions) (n
 			return o, nil
 		}
 	}
-	dir, err := natsstore.CredsDir(g.Getenv)
+	dir, err := natsconn.CredsDir(g.Getenv)
 	if err != nil {
 		return o, nil
 	}
-	path := natsstore.FindRoleCreds(dir, spec.team, spec.role)
+	path := natsconn.FindRoleCreds(dir, spec.team, spec.role)
 	if path == "" {
 		return o, nil
 	}
-	f, err := natsstore.ReadCredsFile(path)
+	f, err := natsconn.ReadCredsFile(path)
 	if err != nil {
 		return o, err
 	}

@@ -5,7 +5,8 @@ import (
 	"net"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 )
 
 // A client that gives no credentials uses those serve made in its state
@@ -13,11 +14,11 @@ import (
 // loopback or one of this host's own, never a name, never elsewhere.
 func TestLocalCredsOnlyForThisHost(t *testing.T) {
 	state := t.TempDir()
-	dir, err := natsstore.CredsDir(func(k string) string { return map[string]string{"XDG_STATE_HOME": state}[k] })
+	dir, err := natsconn.CredsDir(func(k string) string { return map[string]string{"XDG_STATE_HOME": state}[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := natsstore.MakeCreds(natsstore.CredsFile(dir, "")); err != nil {
+	if _, err := natsserver.MakeCreds(natsconn.CredsFile(dir, "")); err != nil {
 		t.Fatal(err)
 	}
 	g := &GlobalOptions{Getenv: func(k string) string { return map[string]string{"XDG_STATE_HOME": state}[k] }}
@@ -45,7 +46,7 @@ func TestLocalCredsOnlyForThisHost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := localCreds(g, spec, natsstore.ConnectOptions{})
+		o, err := localCreds(g, spec, natsconn.ConnectOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,18 +60,18 @@ func TestLocalCredsOnlyForThisHost(t *testing.T) {
 // that asks none (serve --insecure, an embedded test server): nats.go
 // refuses to offer an nkey to a server that sends no nonce.
 func TestFoundCredentialsAreLeftOutForAServerThatAsksNone(t *testing.T) {
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { s.Shutdown(); s.WaitForShutdown() }()
 	state := t.TempDir()
 	env := map[string]string{"XDG_STATE_HOME": state}
-	dir, err := natsstore.CredsDir(func(k string) string { return env[k] })
+	dir, err := natsconn.CredsDir(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := natsstore.MakeCreds(natsstore.CredsFile(dir, "")); err != nil {
+	if _, err := natsserver.MakeCreds(natsconn.CredsFile(dir, "")); err != nil {
 		t.Fatal(err)
 	}
 	spec, err := parseStore(s.ClientURL() + "/alpha")

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/team"
 )
@@ -77,7 +78,7 @@ func storeViews(t *testing.T, storeFlag, env []string) (ws, elsewhere string, vi
 // process reaches the stream, and the workspace holds no inbox, registry,
 // board or event file.
 func TestRunOnJetStreamThroughTheBinary(t *testing.T) {
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +291,7 @@ func TestStorePasswordIsNotPrinted(t *testing.T) {
 // directory against the same store find it and answer it, and the waiting
 // run is woken through the stream and writes the file.
 func TestPermissionAnsweredFromAnotherDirectoryOnJetStream(t *testing.T) {
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +356,7 @@ func TestTheUserConfigSelectsTheStore(t *testing.T) {
 // which is one sentence saying what to do; one copy works; a count other
 // than 1, 3 or 5 is a usage error before any dial.
 func TestStoreReplicasThroughTheBinary(t *testing.T) {
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

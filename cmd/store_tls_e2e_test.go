@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 )
 
 // The address a serve with a certificate says, tls://HOST:PORT, is a
@@ -18,12 +18,12 @@ func TestEveryCommandWorksWithATLSStore(t *testing.T) {
 	if !strings.HasPrefix(store, "tls://127.0.0.1:") {
 		t.Fatalf("the store is %s", store)
 	}
-	r := quick(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + store, natsstore.EnvCreds + "=" + s.alice}, "team")
+	r := quick(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + store, natsconn.EnvCreds + "=" + s.alice}, "team")
 	if r.code != ExitFailure || !strings.Contains(r.stderr, "TLS with the NATS server at tls://127.0.0.1:") ||
-		!strings.Contains(r.stderr, natsstore.EnvCA) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		!strings.Contains(r.stderr, natsconn.EnvCA) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Fatalf("team on a tls:// store without the CA: exit %d\n%s", r.code, r.stderr)
 	}
-	everyCommandWorks(t, s, store, []string{natsstore.EnvCA + "=" + pki.CA})
+	everyCommandWorks(t, s, store, []string{natsconn.EnvCA + "=" + pki.CA})
 }
 
 // A tls:// store whose server speaks no TLS is one sentence saying so, not

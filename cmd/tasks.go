@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team/board"
 )
 
@@ -39,7 +39,7 @@ func runTasks(opts *TasksOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}

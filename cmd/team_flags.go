@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/agentteam/agentteam/internal/plug/agentsmd"
-	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/internal/sys/sandbox"
@@ -232,10 +232,10 @@ func (g *GlobalOptions) hidden() []string {
 	if p := config.UserPath(g.Getenv); p != "" {
 		hidden = append(hidden, filepath.Dir(p))
 	}
-	if dir, err := natsstore.CredsDir(g.Getenv); err == nil {
+	if dir, err := natsconn.CredsDir(g.Getenv); err == nil {
 		hidden = append(hidden, dir)
 	}
-	for _, name := range []string{natsstore.EnvCreds, natsstore.EnvKey, usersEnv} {
+	for _, name := range []string{natsconn.EnvCreds, natsconn.EnvKey, usersEnv} {
 		if p := g.Getenv(name); p != "" {
 			if abs, err := filepath.Abs(p); err == nil {
 				hidden = append(hidden, abs)

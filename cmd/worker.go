@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 )
@@ -89,14 +89,14 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsstore.RoleWorker)
+	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RoleWorker)
 	if err != nil {
 		return err
 	}
 	defer st.close() // after tm.Close, deferred later
 	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
 	retries := st.events(ws, progress.event)
-	models, _, err := newModels(opts.GlobalOptions, func(r loop.Retry) { retries.Emit(team.RetryEvent(r)) })
+	models, _, err := newModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/team"
 )
@@ -30,7 +31,7 @@ type natsTeam struct {
 
 func startNATSTeam(t *testing.T, name string) natsTeam {
 	t.Helper()
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

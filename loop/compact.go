@@ -35,7 +35,7 @@ var stateTools = map[string]bool{
 // keeps the team's state, and the session file keeps every message. It
 // returns how many messages were dropped (0 when there was too little).
 func (a *Agent) Compact() int {
-	dropped := a.compact()
+	dropped := a.conv.compact()
 	if dropped > 0 {
 		a.emit(Event{Kind: EventCompacted, Dropped: dropped})
 	}
@@ -44,37 +44,77 @@ func (a *Agent) Compact() int {
 
 // compact drops about the older half of the conversation (the window is
 // not known). It returns how many messages were dropped.
-func (a *Agent) compact() int {
-	a.mu.Lock()
-	total := a.fixedTokens() + a.msgTokens(a.msgs)
-	a.mu.Unlock()
-	dropped, _ := a.compactTo(total / 2)
+func (c *conversation) compact() int {
+	c.mu.Lock()
+	b := c.budget()
+	total := b.fixed + b.msgTokens(c.msgs)
+	c.mu.Unlock()
+	dropped, _ := c.compactTo(total / 2)
 	return dropped
+}
+
+// compactForReply compacts to what the window holds with room for the
+// reply, or by half where the window is not known.
+func (c *conversation) compactForReply() (dropped int, ok bool) {
+	w := c.window()
+	if w.size == 0 {
+		return c.compact(), true
+	}
+	return c.compactTo(w.replyTarget(c.leastTokens()))
 }
 
 // leastTokens is what a compacted request cannot go below: the fixed part,
 // the task and the summary's room.
-func (a *Agent) leastTokens() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	n := a.fixedTokens() + a.win.tokens(summaryAllowance/4)
-	if len(a.msgs) > 0 && a.msgs[0].Role == openai.ChatMessageRoleUser {
-		n += a.msgTokens(a.msgs[:1])
+func (c *conversation) leastTokens() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.budget().least(c.msgs)
+}
+
+// compactTo shrinks the model's view of the conversation to at most target
+// tokens, as estimated (see budget.compact). The session keeps everything;
+// only the model's view shrinks. ok is false when nothing could fit.
+func (c *conversation) compactTo(target int) (dropped int, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.msgs, dropped, ok = c.budget().compact(c.msgs, target)
+	return dropped, ok
+}
+
+// budget is what compaction reckons with now. The caller holds c.mu.
+func (c *conversation) budget() budget {
+	n := len(c.system) + len(c.extra)
+	if c.tools != nil {
+		n += c.tools.SchemaBytes()
+	}
+	return budget{fixed: c.win.tokens(n / 4), win: c.win}
+}
+
+// budget is what a compaction reckons with: the tokens every request
+// carries besides the conversation (the system prompt and the tools'
+// schemas), and the window, which scales the estimates.
+type budget struct {
+	fixed int
+	win   window
+}
+
+// least is what a compacted request of msgs cannot go below: the fixed
+// part, the task and the summary's room.
+func (b budget) least(msgs []openai.ChatCompletionMessage) int {
+	n := b.fixed + b.win.tokens(summaryAllowance/4)
+	if len(msgs) > 0 && msgs[0].Role == openai.ChatMessageRoleUser {
+		n += b.msgTokens(msgs[:1])
 	}
 	return n
 }
 
-// compactTo shrinks the model's view of the conversation to at most target
-// tokens, as estimated: the first user message (the task) stays, the
-// oldest messages after it go, replaced by one message saying what they
-// held, and the tail starts at a message that is not a tool answer, so no
-// answer loses its call. When even the task and the last turn are too
-// long, the longest of their texts are cut. The session keeps everything;
-// only the model's view shrinks. ok is false when nothing could fit.
-func (a *Agent) compactTo(target int) (dropped int, ok bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	msgs := a.msgs
+// compact is msgs shrunk to at most target tokens, as estimated: the first
+// user message (the task) stays, the oldest messages after it go, replaced
+// by one message saying what they held, and the tail starts at a message
+// that is not a tool answer, so no answer loses its call. When even the
+// task and the last turn are too long, the longest of their texts are cut.
+// ok is false when nothing could fit.
+func (b budget) compact(msgs []openai.ChatCompletionMessage, target int) (out []openai.ChatCompletionMessage, dropped int, ok bool) {
 	head := 0
 	if len(msgs) > 0 && msgs[0].Role == openai.ChatMessageRoleUser {
 		head = 1
@@ -85,18 +125,17 @@ func (a *Agent) compactTo(target int) (dropped int, ok bool) {
 	}
 	if last <= head {
 		// Nothing to drop: the task, or one turn, is all there is.
-		out := slices.Clone(msgs)
-		ok = a.shrinkTexts(out, target)
-		a.msgs = out
-		return 0, ok
+		out = slices.Clone(msgs)
+		ok = b.shrinkTexts(out, target)
+		return out, 0, ok
 	}
 	sizes := make([]int, len(msgs))
 	for i, m := range msgs {
-		sizes[i] = a.win.tokens(estimateMessage(m))
+		sizes[i] = b.win.tokens(estimateMessage(m))
 	}
 	// The summary's room: most summaries are a few lines; a longer one
 	// is cut to fit by shrinkTexts' turn of the others.
-	fixed := a.fixedTokens() + a.msgTokens(msgs[:head]) + a.win.tokens(summaryAllowance/4)
+	fixed := b.fixed + b.msgTokens(msgs[:head]) + b.win.tokens(summaryAllowance/4)
 	tail := 0
 	for _, n := range sizes[last:] {
 		tail += n
@@ -111,15 +150,14 @@ func (a *Agent) compactTo(target int) (dropped int, ok bool) {
 		rest -= sizes[s]
 	}
 	if start == head {
-		return 0, true // it fits whole: nothing to drop
+		return msgs, 0, true // it fits whole: nothing to drop
 	}
-	out := make([]openai.ChatCompletionMessage, 0, len(msgs)-start+head+1)
+	out = make([]openai.ChatCompletionMessage, 0, len(msgs)-start+head+1)
 	out = append(out, msgs[:head]...)
 	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: summarize(msgs[head:start])})
 	out = append(out, msgs[start:]...)
-	ok = a.shrinkTexts(out, target)
-	a.msgs = out
-	return start - head, ok
+	ok = b.shrinkTexts(out, target)
+	return out, start - head, ok
 }
 
 func sum(ns []int) int {
@@ -132,8 +170,8 @@ func sum(ns []int) int {
 
 // shrinkTexts cuts the longest texts of msgs until they fit target tokens
 // with the fixed part; false when even cut they do not.
-func (a *Agent) shrinkTexts(msgs []openai.ChatCompletionMessage, target int) bool {
-	over := a.fixedTokens() + a.msgTokens(msgs) - target
+func (b budget) shrinkTexts(msgs []openai.ChatCompletionMessage, target int) bool {
+	over := b.fixed + b.msgTokens(msgs) - target
 	if over <= 0 {
 		return true
 	}
@@ -148,17 +186,17 @@ func (a *Agent) shrinkTexts(msgs []openai.ChatCompletionMessage, target int) boo
 		if over <= 0 || len(m.Content) <= keep || strings.HasPrefix(m.Content, compactedNote) {
 			continue
 		}
-		cutBytes := min(len(m.Content)-keep, a.bytesFor(over)+64)
+		cutBytes := min(len(m.Content)-keep, b.bytesFor(over)+64)
 		m.Content = cutText(m.Content, len(m.Content)-cutBytes)
-		over -= a.win.tokens(cutBytes / 4)
+		over -= b.win.tokens(cutBytes / 4)
 	}
 	return over <= 0
 }
 
 // bytesFor is about how many bytes of text make n tokens.
-func (a *Agent) bytesFor(n int) int {
-	if a.win.ratio > 0 {
-		return int(float64(n*4)/a.win.ratio) + 1
+func (b budget) bytesFor(n int) int {
+	if b.win.ratio > 0 {
+		return int(float64(n*4)/b.win.ratio) + 1
 	}
 	return n * 4
 }
@@ -185,22 +223,12 @@ func estimateMessage(m openai.ChatCompletionMessage) int {
 }
 
 // msgTokens is the estimate of msgs, scaled.
-func (a *Agent) msgTokens(msgs []openai.ChatCompletionMessage) int {
+func (b budget) msgTokens(msgs []openai.ChatCompletionMessage) int {
 	n := 0
 	for _, m := range msgs {
 		n += estimateMessage(m)
 	}
-	return a.win.tokens(n)
-}
-
-// fixedTokens is the estimate of what every request carries besides the
-// conversation: the system prompt and the tools' schemas.
-func (a *Agent) fixedTokens() int {
-	n := len(a.system) + len(a.extra)
-	if a.tools != nil {
-		n += a.tools.SchemaBytes()
-	}
-	return a.win.tokens(n / 4)
+	return b.win.tokens(n)
 }
 
 // summarize says what dropped held: every call the team's state depends

@@ -1,43 +1,10 @@
 package loop
 
 import (
-	"encoding/json"
 	"errors"
-	"regexp"
-	"strconv"
+
+	"github.com/agentteam/agentteam/loop/llm"
 )
-
-// ContextError is a request longer than the model's context window; it is
-// ErrContextLength. Window and Prompt are 0 where the server did not say.
-type ContextError struct {
-	Window, Prompt int
-	msg            string
-}
-
-func (e *ContextError) Error() string { return ErrContextLength.Error() + ": " + e.msg }
-func (e *ContextError) Unwrap() error { return ErrContextLength }
-
-// openAIWindow reads "maximum context length is 8192 tokens. However, your
-// messages resulted in 9000 tokens" (OpenAI, vLLM, LiteLLM, Groq…).
-var openAIWindow = regexp.MustCompile(`(?i)maximum context length is (\d+) tokens.*?(?:resulted in|requested) (\d+) tokens`)
-
-func contextError(e *apiError) error {
-	c := &ContextError{Window: e.Window, Prompt: e.Prompt, msg: e.Message}
-	if m := openAIWindow.FindStringSubmatch(e.Message); m != nil && c.Window == 0 {
-		c.Window, _ = strconv.Atoi(m[1])
-		c.Prompt, _ = strconv.Atoi(m[2])
-	}
-	return c
-}
-
-// jsonInt is a JSON number's value, or 0.
-func jsonInt(raw json.RawMessage) int {
-	var n float64
-	if json.Unmarshal(raw, &n) != nil || n < 0 || n > 1<<31 {
-		return 0
-	}
-	return int(n)
-}
 
 // ErrContextFull ends a cycle whose conversation could not be made to fit.
 var ErrContextFull = errors.New("the conversation does not fit the model's context window even compacted to its task and last turn: use a model with a larger window, or start a new conversation")
@@ -61,6 +28,16 @@ func (w window) target() int {
 	return w.size - reserve
 }
 
+// replyTarget is how many tokens a request may have in w: with the usual
+// room for the reply, or, where the system prompt, the tools and the task
+// (least) leave less, with the least room a reply can have.
+func (w window) replyTarget(least int) int {
+	if least > w.target() {
+		return w.tightTarget()
+	}
+	return w.target()
+}
+
 // tightTarget is the last try: the window less the least room a reply can
 // have (a tool call or a short answer).
 func (w window) tightTarget() int {
@@ -68,7 +45,7 @@ func (w window) tightTarget() int {
 }
 
 // learn takes what a refusal said of the window.
-func (w *window) learn(c *ContextError, estimate int) {
+func (w *window) learn(c *llm.ContextError, estimate int) {
 	if c.Window > 0 {
 		w.size = c.Window
 	}

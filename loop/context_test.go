@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -20,12 +21,12 @@ type windowModel struct {
 	t      *testing.T
 	size   int // the window
 	reply  int // tokens a reply takes
-	script func(n int, req Request) Response
+	script func(n int, req llm.Request) llm.Response
 	reqs   []int // prompt tokens of each request
 	n      int
 }
 
-func (w *windowModel) tokens(req Request) int {
+func (w *windowModel) tokens(req llm.Request) int {
 	n := 0
 	for _, m := range req.Messages {
 		n += len(m.Content) + 10
@@ -36,15 +37,15 @@ func (w *windowModel) tokens(req Request) int {
 	return n / 3
 }
 
-func (w *windowModel) Complete(ctx context.Context, req Request) (Response, error) {
+func (w *windowModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	checkPairing(w.t, req.Messages[1:])
 	p := w.tokens(req)
 	w.reqs = append(w.reqs, p)
 	if p > w.size {
-		return Response{}, &ContextError{Window: w.size, Prompt: p, msg: "the request exceeds the available context size"}
+		return llm.Response{}, &llm.ContextError{Window: w.size, Prompt: p}
 	}
 	if p+w.reply > w.size {
-		return Response{Message: openai.ChatCompletionMessage{Role: "assistant", Content: "cut"},
+		return llm.Response{Message: openai.ChatCompletionMessage{Role: "assistant", Content: "cut"},
 			FinishReason: "length", Usage: openai.Usage{PromptTokens: p, CompletionTokens: w.size - p}}, nil
 	}
 	resp := w.script(w.n, req)
@@ -64,7 +65,7 @@ func bigTool(name string) funcTool {
 // stays in the summary, and the turn goes on to a whole reply.
 func TestCompactionLeavesRoomForTheReplyAndKeepsTheSpawns(t *testing.T) {
 	w := &windowModel{t: t, size: 3300, reply: 400}
-	w.script = func(n int, req Request) Response {
+	w.script = func(n int, req llm.Request) llm.Response {
 		msg := openai.ChatCompletionMessage{Role: "assistant"}
 		switch {
 		case n == 0:
@@ -74,7 +75,7 @@ func TestCompactionLeavesRoomForTheReplyAndKeepsTheSpawns(t *testing.T) {
 		default:
 			msg.Content = "all read"
 		}
-		return Response{Message: msg}
+		return llm.Response{Message: msg}
 	}
 	ev := &eventLog{}
 	a := newAgent(t, AgentConfig{Model: w, OnEvent: ev.add}, bigTool("spawn_teammate"), bigTool("read_file"))
@@ -115,12 +116,12 @@ func TestCompactionLeavesRoomForTheReplyAndKeepsTheSpawns(t *testing.T) {
 // conversation is compacted and the turn asked again.
 func TestALengthFinishOnAFullWindowCompactsInsteadOfBlamingTheOutputLimit(t *testing.T) {
 	w := &windowModel{t: t, size: 2000, reply: 600}
-	w.script = func(n int, req Request) Response {
+	w.script = func(n int, req llm.Request) llm.Response {
 		if n < 4 {
-			return Response{Message: openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{
+			return llm.Response{Message: openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{
 				{ID: "c" + string(rune('a'+n)), Type: "function", Function: openai.FunctionCall{Name: "read_file", Arguments: `{}`}}}}}
 		}
-		return Response{Message: openai.ChatCompletionMessage{Role: "assistant", Content: "done"}}
+		return llm.Response{Message: openai.ChatCompletionMessage{Role: "assistant", Content: "done"}}
 	}
 	a := newAgent(t, AgentConfig{Model: w, ContextWindow: 2000, ReplyReserve: 700}, bigTool("read_file"))
 	_ = a.Say("go")
@@ -136,8 +137,8 @@ func TestALengthFinishOnAFullWindowCompactsInsteadOfBlamingTheOutputLimit(t *tes
 // A conversation whose task alone is over the window ends with a sentence
 // that says so, not in a loop of refusals.
 func TestATaskLongerThanTheWindowEndsWithASentence(t *testing.T) {
-	w := &windowModel{t: t, size: 500, reply: 100, script: func(int, Request) Response {
-		return Response{Message: openai.ChatCompletionMessage{Role: "assistant", Content: "x"}}
+	w := &windowModel{t: t, size: 500, reply: 100, script: func(int, llm.Request) llm.Response {
+		return llm.Response{Message: openai.ChatCompletionMessage{Role: "assistant", Content: "x"}}
 	}}
 	a := newAgent(t, AgentConfig{Model: w})
 	_ = a.Say(strings.Repeat("a very long task ", 400))
@@ -149,7 +150,7 @@ func TestATaskLongerThanTheWindowEndsWithASentence(t *testing.T) {
 		}
 		return
 	}
-	if !errors.Is(err, ErrContextFull) && !errors.Is(err, ErrContextLength) {
+	if !errors.Is(err, ErrContextFull) && !errors.Is(err, llm.ErrContextLength) {
 		t.Errorf("err %v", err)
 	}
 	if len(w.reqs) > 3 {

@@ -9,6 +9,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -16,11 +17,11 @@ import (
 // limit (ErrTurnLimit), or an error. Unread inbox messages are taken in
 // before every turn.
 func (a *Agent) RunCycle(ctx context.Context) (cyc Cycle, err error) {
-	if !a.startCycle() {
+	if !a.conv.start() {
 		return Cycle{}, ErrCycleRunning
 	}
 	defer func() {
-		if endErr := a.endCycle(); endErr != nil {
+		if endErr := a.conv.end(); endErr != nil {
 			err = errors.Join(err, sourced(SourceSession, endErr))
 		}
 	}()
@@ -34,11 +35,11 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		if err := ctx.Err(); err != nil {
 			return cyc, err
 		}
-		if err := errors.Join(a.takePending(), a.takeInbox()); err != nil {
+		if err := errors.Join(a.conv.takePending(), a.in.take()); err != nil {
 			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error(), Source: SourceInbox})
 			return cyc, told(SourceInbox, err)
 		}
-		if turn == 1 && !a.hasNews() {
+		if turn == 1 && !a.conv.hasNews() {
 			return cyc, ErrNothingToDo
 		}
 		if turn == 1 {
@@ -51,7 +52,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 				// Stopped on purpose: not an error to report. What streamed
 				// stays the reply, so the conversation reads as it happened.
 				if text := strings.TrimSpace(resp.Message.Content); text != "" {
-					if recErr := a.record(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text + "\n\n" + InterruptedMark}); recErr != nil {
+					if recErr := a.conv.record(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text + "\n\n" + InterruptedMark}); recErr != nil {
 						return cyc, errors.Join(ctx.Err(), sourced(SourceSession, recErr))
 					}
 				}
@@ -62,7 +63,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		}
 		cyc.Turns = turn
 		cyc.Usage = sumUsage(cyc.Usage, resp.Usage)
-		a.addUsage(resp.Usage)
+		a.conv.addUsage(resp.Usage)
 		msg := resp.Message
 		msg.Role = openai.ChatMessageRoleAssistant
 		if resp.Cut != nil {
@@ -73,7 +74,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 			// assistant message needs content or tool calls).
 			msg.Content = "(no reply)"
 		}
-		a.claimCallIDs(&msg)
+		a.conv.claimCallIDs(&msg)
 		if resp.Cut != nil {
 			final, done, err := a.replyCut(turn, msg, resp)
 			if done || err != nil {
@@ -93,7 +94,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
 			return cyc, a.cutOff(turn, msg, ErrContentFilter, contentFilterAnswer)
 		}
-		recErr := sourced(SourceSession, a.record(msg))
+		recErr := sourced(SourceSession, a.conv.record(msg))
 		a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
 		if len(msg.ToolCalls) == 0 {
 			cyc.Final = msg.Content
@@ -108,7 +109,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 				return cyc, err
 			}
 			stops++
-			if err := a.record(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: stopMessage(reason)}); err != nil {
+			if err := a.conv.record(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: stopMessage(reason)}); err != nil {
 				return cyc, sourced(SourceSession, err)
 			}
 			continue
@@ -131,17 +132,6 @@ func stopMessage(reason string) string {
 	return "You may not end your turn yet: " + reason + "\nDo what it asks, then answer again."
 }
 
-// hasNews: the conversation ends in something the model has not answered yet.
-func (a *Agent) hasNews() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if len(a.msgs) == 0 {
-		return false
-	}
-	last := a.msgs[len(a.msgs)-1]
-	return last.Role != openai.ChatMessageRoleAssistant || len(last.ToolCalls) > 0
-}
-
 // InterruptedMark ends a reply kept as far as it streamed when its turn
 // was interrupted.
 const InterruptedMark = "(interrupted)"
@@ -150,13 +140,13 @@ const InterruptedMark = "(interrupted)"
 // the context window, or a reply cut at the window's end, compacts the
 // conversation to leave room for the reply and asks again, twice at most.
 // A call its context ended answers with the text streamed so far.
-func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
+func (a *Agent) callModel(ctx context.Context, turn int) (llm.Response, error) {
 	var mu sync.Mutex
 	var streamed strings.Builder
 	for try := 0; ; try++ {
-		req := a.request()
+		req := a.conv.request(a.name, a.onDelta)
 		show := req.OnDelta
-		req.OnDelta = func(d Delta) {
+		req.OnDelta = func(d llm.Delta) {
 			mu.Lock()
 			if d.Restart {
 				streamed.Reset()
@@ -167,27 +157,27 @@ func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
 				show(d)
 			}
 		}
-		if w := a.window(); try == 0 && w.size > 0 && w.tokens(estimateRequest(req)) > a.replyTarget(w) {
+		if w := a.conv.window(); try == 0 && w.size > 0 && w.tokens(estimateRequest(req)) > w.replyTarget(a.conv.leastTokens()) {
 			// Known not to fit with room for the reply: compact before asking.
-			if dropped, _ := a.compactForReply(); dropped > 0 {
+			if dropped, _ := a.conv.compactForReply(); dropped > 0 {
 				a.emit(Event{Kind: EventCompacted, Turn: turn, Dropped: dropped})
-				req = a.request()
+				req = a.conv.request(a.name, a.onDelta)
 			}
 		}
 		resp, err := a.model.Complete(ctx, req)
 		if err != nil && ctx.Err() != nil {
 			mu.Lock()
-			resp = Response{Message: openai.ChatCompletionMessage{Content: streamed.String()}}
+			resp = llm.Response{Message: openai.ChatCompletionMessage{Content: streamed.String()}}
 			mu.Unlock()
 			return resp, err
 		}
 		full := err == nil && resp.FinishReason == string(openai.FinishReasonLength) &&
-			a.window().full(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
+			a.conv.window().full(resp.Usage.PromptTokens, resp.Usage.CompletionTokens)
 		if err == nil && !full {
-			a.measure(resp.Usage.PromptTokens, req)
+			a.conv.measure(resp.Usage.PromptTokens, req)
 			return resp, nil
 		}
-		if !full && !errors.Is(err, ErrContextLength) {
+		if !full && !errors.Is(err, llm.ErrContextLength) {
 			return resp, err
 		}
 		if try == 2 {
@@ -196,13 +186,13 @@ func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
 			}
 			return resp, fmt.Errorf("%w (%w)", ErrContextFull, err)
 		}
-		var ce *ContextError
+		var ce *llm.ContextError
 		if errors.As(err, &ce) {
-			a.learnWindow(ce, req)
+			a.conv.learnWindow(ce, req)
 		} else if full {
-			a.measure(resp.Usage.PromptTokens, req)
+			a.conv.measure(resp.Usage.PromptTokens, req)
 		}
-		dropped, ok := a.compactForReply()
+		dropped, ok := a.conv.compactForReply()
 		if dropped == 0 && !ok {
 			if err == nil {
 				return resp, ErrContextFull
@@ -213,49 +203,8 @@ func (a *Agent) callModel(ctx context.Context, turn int) (Response, error) {
 	}
 }
 
-func (a *Agent) window() window {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.win
-}
-
-// measure takes the prompt tokens the server counted for req.
-func (a *Agent) measure(prompt int, req Request) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.win.size > 0 { // only a known window needs the estimates
-		a.win.measure(prompt, estimateRequest(req))
-	}
-}
-
-func (a *Agent) learnWindow(ce *ContextError, req Request) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.win.learn(ce, estimateRequest(req))
-}
-
-// compactForReply compacts to what the window holds with room for the
-// reply, or by half where the window is not known.
-func (a *Agent) compactForReply() (dropped int, ok bool) {
-	w := a.window()
-	if w.size == 0 {
-		return a.compact(), true
-	}
-	return a.compactTo(a.replyTarget(w))
-}
-
-// replyTarget is how many tokens a request may have in w: with the usual
-// room for the reply, or, where the system prompt, the tools and the task
-// leave less, with the least room a reply can have.
-func (a *Agent) replyTarget(w window) int {
-	if a.leastTokens() > w.target() {
-		return w.tightTarget()
-	}
-	return w.target()
-}
-
 // estimateRequest is the request's size in unscaled tokens.
-func estimateRequest(req Request) int {
+func estimateRequest(req llm.Request) int {
 	n := tools.DefinitionBytes(req.Tools) / 4
 	for _, m := range req.Messages {
 		n += estimateMessage(m)
@@ -263,35 +212,13 @@ func estimateRequest(req Request) int {
 	return n
 }
 
-func (a *Agent) request() Request {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	msgs := make([]openai.ChatCompletionMessage, 0, len(a.msgs)+1)
-	if sys := a.system + a.extra; sys != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: sys})
-	}
-	msgs = append(msgs, a.msgs...)
-	req := Request{Agent: a.name, Messages: msgs, OnDelta: a.onDelta}
-	if a.tools != nil {
-		req.Tools = a.tools.Definitions()
-	}
-	return req
-}
-
 // readInstructions takes the cycle's instructions (AgentConfig.Instructions).
 func (a *Agent) readInstructions() {
 	if a.instructions == nil {
 		return
 	}
-	text := a.instructions()
-	a.mu.Lock()
-	a.extra = text
-	a.mu.Unlock()
+	a.conv.setExtra(a.instructions())
 }
-
-// HasNews reports whether the conversation ends in something the model has
-// not answered yet (e.g. a resumed agent that was stopped mid-cycle).
-func (a *Agent) HasNews() bool { return a.hasNews() }
 
 // fenced reports whether err is a session store's refusal of a writer
 // whose conversation another writer claimed (natsstore.FencedError).

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -122,7 +123,7 @@ func TestInboxTakenBeforeEachTurnAndCommittedAfterRecording(t *testing.T) {
 	in.push(first)
 	in.batches[0].Bad = append(in.batches[0].Bad, inboxBad())
 	m := &fakeModel{t: t, steps: []step{
-		func(req Request) (Response, error) {
+		func(req llm.Request) (llm.Response, error) {
 			in.push(msg("m2", "bob", "also this")) // arrives while alice works
 			return calls(tc{"c1", "echo", `{"text":"x"}`})(req)
 		},
@@ -228,7 +229,7 @@ func TestNothingToDoWithoutMessages(t *testing.T) {
 
 func TestTurnLimit(t *testing.T) {
 	m := &fakeModel{t: t, steps: []step{calls(tc{"", "echo", `{}`})}}
-	m.steps[0] = func(req Request) (Response, error) { // a fresh id per turn
+	m.steps[0] = func(req llm.Request) (llm.Response, error) { // a fresh id per turn
 		return calls(tc{fmt.Sprintf("c%d", len(req.Messages)), "echo", `{}`})(req)
 	}
 	a := newAgent(t, AgentConfig{Model: m, MaxTurns: 3}, echo("echo", false))
@@ -357,7 +358,7 @@ func TestSayDuringCycleWaitsForTurnBoundary(t *testing.T) {
 	}}
 	m := &fakeModel{t: t, steps: []step{
 		calls(tc{"c1", "slow", `{}`}, tc{"c2", "slow", `{}`}),
-		func(req Request) (Response, error) {
+		func(req llm.Request) (llm.Response, error) {
 			_ = a.Say("person: one more thing") // typed during the last model call
 			return final("done")(req)
 		},

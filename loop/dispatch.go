@@ -22,7 +22,7 @@ var cancelledResult = cancelled.Content
 // the calls' order, whatever happens; maximal runs of consecutive parallel
 // tools run concurrently. Then each result's AfterRecord runs.
 func (a *Agent) runTools(ctx context.Context, turn int, calls []openai.ToolCall) error {
-	set := a.currentTools()
+	set := a.conv.currentTools()
 	results := make([]tools.Result, len(calls))
 	ran := make([]bool, len(calls))
 	for i := 0; i < len(calls) && ctx.Err() == nil; {
@@ -50,7 +50,7 @@ func (a *Agent) runTools(ctx context.Context, turn int, calls []openai.ToolCall)
 		}
 		answers[k] = toolMessage(tc.ID, results[k].Content)
 	}
-	recErr := a.record(answers...)
+	recErr := a.conv.record(answers...)
 	for k, tc := range calls {
 		a.emit(Event{Kind: EventToolCall, Turn: turn, Tool: tc.Function.Name, Args: tc.Function.Arguments,
 			Result: answers[k].Content, IsError: results[k].IsError, Diff: results[k].Diff})

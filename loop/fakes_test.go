@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -45,17 +46,17 @@ func dump(msgs []openai.ChatCompletionMessage) string {
 }
 
 // step is one scripted model answer.
-type step func(req Request) (Response, error)
+type step func(req llm.Request) (llm.Response, error)
 
 // fakeModel answers from a script and checks every request's pairing.
 type fakeModel struct {
 	t     *testing.T
 	mu    sync.Mutex
 	steps []step
-	reqs  []Request
+	reqs  []llm.Request
 }
 
-func (f *fakeModel) Complete(ctx context.Context, req Request) (Response, error) {
+func (f *fakeModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	f.mu.Lock()
 	n := len(f.reqs)
 	f.reqs = append(f.reqs, req)
@@ -76,15 +77,15 @@ func (f *fakeModel) Complete(ctx context.Context, req Request) (Response, error)
 	return s(req)
 }
 
-func (f *fakeModel) requests() []Request {
+func (f *fakeModel) requests() []llm.Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return append([]Request(nil), f.reqs...)
+	return append([]llm.Request(nil), f.reqs...)
 }
 
 func final(text string) step {
-	return func(Request) (Response, error) {
-		return Response{Message: openai.ChatCompletionMessage{Role: "assistant", Content: text},
+	return func(llm.Request) (llm.Response, error) {
+		return llm.Response{Message: openai.ChatCompletionMessage{Role: "assistant", Content: text},
 			Usage: openai.Usage{PromptTokens: 10, CompletionTokens: 1, TotalTokens: 11}}, nil
 	}
 }
@@ -92,17 +93,19 @@ func final(text string) step {
 type tc struct{ id, name, args string }
 
 func calls(cs ...tc) step {
-	return func(Request) (Response, error) {
+	return func(llm.Request) (llm.Response, error) {
 		msg := openai.ChatCompletionMessage{Role: "assistant"}
 		for _, c := range cs {
 			msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{ID: c.id, Type: openai.ToolTypeFunction,
 				Function: openai.FunctionCall{Name: c.name, Arguments: c.args}})
 		}
-		return Response{Message: msg, Usage: openai.Usage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7}}, nil
+		return llm.Response{Message: msg, Usage: openai.Usage{PromptTokens: 5, CompletionTokens: 2, TotalTokens: 7}}, nil
 	}
 }
 
-func fail(err error) step { return func(Request) (Response, error) { return Response{}, err } }
+func fail(err error) step {
+	return func(llm.Request) (llm.Response, error) { return llm.Response{}, err }
+}
 
 // funcTool is a test tool whose Run is a closure.
 type funcTool struct {

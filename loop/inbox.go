@@ -115,14 +115,27 @@ func markSeen(seen map[string]bool, m openai.ChatCompletionMessage) {
 	}
 }
 
+// seenIDs are the inbox message ids already in the conversation, so that
+// a message delivered again is taken in once.
+type seenIDs struct {
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+func (s *seenIDs) reset(ids map[string]bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ids = ids
+}
+
 // unseen returns the batch's messages not already in the conversation (nor twice in the batch).
-func (a *Agent) unseen(b inbox.Batch) []inbox.Message {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func (s *seenIDs) unseen(b inbox.Batch) []inbox.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var out []inbox.Message
 	inBatch := map[string]bool{}
 	for _, m := range b.Messages {
-		if m.ID != "" && (a.seen[m.ID] || inBatch[m.ID]) {
+		if m.ID != "" && (s.ids[m.ID] || inBatch[m.ID]) {
 			continue
 		}
 		inBatch[m.ID] = true
@@ -131,28 +144,31 @@ func (a *Agent) unseen(b inbox.Batch) []inbox.Message {
 	return out
 }
 
-func (a *Agent) markIDs(ids []string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func (s *seenIDs) mark(ids []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, id := range ids {
 		if id != "" {
-			a.seen[id] = true
+			s.ids[id] = true
 		}
 	}
 }
 
-func (a *Agent) reportBad(b inbox.Batch) {
-	for _, bad := range b.Bad {
-		a.emit(Event{Kind: EventBadLine, Result: bad.Line, Err: fmt.Sprintf("offset %d: %s", bad.Offset, bad.Reason)})
-	}
+// intake takes an agent's inbox into its conversation: the session line
+// is written first, then the batch is committed, so a crash re-delivers
+// rather than loses, and the ids already seen keep the conversation exact.
+type intake struct {
+	name   string
+	inbox  Inbox // nil: no inbox
+	seen   *seenIDs
+	emit   func(Event)
+	record func(...openai.ChatCompletionMessage) error
 }
 
-// takeInbox moves unread messages into the conversation between turns: the
-// session line is written first, then the batch is committed, so a crash
-// re-delivers rather than loses, and dedupe keeps the conversation exact.
-func (a *Agent) takeInbox() error {
-	_, err := a.takeInboxMessages()
-	return err
+func (in *intake) reportBad(b inbox.Batch) {
+	for _, bad := range b.Bad {
+		in.emit(Event{Kind: EventBadLine, Result: bad.Line, Err: fmt.Sprintf("offset %d: %s", bad.Offset, bad.Reason)})
+	}
 }
 
 // Absorb takes the unread inbox messages into the conversation without
@@ -160,70 +176,78 @@ func (a *Agent) takeInbox() error {
 // shutdown): nothing is lost, and a resumed agent answers them later. It
 // returns the messages taken and refuses while a cycle runs.
 func (a *Agent) Absorb() ([]inbox.Message, error) {
-	if !a.startCycle() {
+	if !a.conv.start() {
 		return nil, ErrCycleRunning
 	}
-	msgs, err := a.takeInboxMessages()
-	if endErr := a.endCycle(); endErr != nil && err == nil {
+	msgs, err := a.in.takeMessages()
+	if endErr := a.conv.end(); endErr != nil && err == nil {
 		err = endErr
 	}
 	return msgs, err
 }
 
-func (a *Agent) takeInboxMessages() ([]inbox.Message, error) {
-	if a.inbox == nil {
+// take moves unread messages into the conversation between turns.
+func (in *intake) take() error {
+	_, err := in.takeMessages()
+	return err
+}
+
+func (in *intake) takeMessages() ([]inbox.Message, error) {
+	if in.inbox == nil {
 		return nil, nil
 	}
-	b, err := a.inbox.ReadUnread(a.name)
+	b, err := in.inbox.ReadUnread(in.name)
 	if err != nil {
-		return nil, fmt.Errorf("read the inbox of %s: %w", a.name, err)
+		return nil, fmt.Errorf("read the inbox of %s: %w", in.name, err)
 	}
 	if b.Empty() {
 		return nil, nil
 	}
-	a.reportBad(b)
-	fresh := a.unseen(b)
+	in.reportBad(b)
+	fresh := in.seen.unseen(b)
 	msgs := make([]openai.ChatCompletionMessage, 0, len(fresh))
 	ids := make([]string, 0, len(fresh))
 	for _, m := range fresh {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: formatMessage(m)})
 		ids = append(ids, m.ID)
 	}
-	a.markIDs(ids)
-	if err := a.record(msgs...); err != nil {
+	in.seen.mark(ids)
+	if err := in.record(msgs...); err != nil {
 		return nil, err
 	}
-	if err := a.inbox.Commit(a.name, b); err != nil && !errors.Is(err, inbox.ErrHeld) {
+	if err := in.inbox.Commit(in.name, b); err != nil && !errors.Is(err, inbox.ErrHeld) {
 		// Held: the messages are in the conversation; they come again
 		// once the other commit times out, are dropped by id, and that
 		// read's commit moves the position.
-		return nil, fmt.Errorf("mark the inbox of %s read: %w", a.name, err)
+		return nil, fmt.Errorf("mark the inbox of %s read: %w", in.name, err)
 	}
 	if len(ids) > 0 {
-		a.emit(Event{Kind: EventInbox, MessageIDs: ids, Messages: fresh})
+		in.emit(Event{Kind: EventInbox, MessageIDs: ids, Messages: fresh})
 	}
 	return fresh, nil
 }
 
 // ReadInbox implements tools.InboxReader for read_inbox: the unread messages
 // as text; commit marks them read once the text is recorded.
-func (a *Agent) ReadInbox(ctx context.Context) (string, func() error, error) {
+func (a *Agent) ReadInbox(ctx context.Context) (string, func() error, error) { return a.in.read(ctx) }
+
+func (in *intake) read(ctx context.Context) (string, func() error, error) {
 	noop := func() error { return nil }
-	if a.inbox == nil {
+	if in.inbox == nil {
 		return "", noop, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return "", noop, err
 	}
-	b, err := a.inbox.ReadUnread(a.name)
+	b, err := in.inbox.ReadUnread(in.name)
 	if err != nil {
-		return "", noop, fmt.Errorf("read the inbox of %s: %w", a.name, err)
+		return "", noop, fmt.Errorf("read the inbox of %s: %w", in.name, err)
 	}
 	if b.Empty() {
 		return "", noop, nil
 	}
-	a.reportBad(b)
-	fresh := a.unseen(b)
+	in.reportBad(b)
+	fresh := in.seen.unseen(b)
 	parts := make([]string, 0, len(fresh))
 	ids := make([]string, 0, len(fresh))
 	for _, m := range fresh {
@@ -231,12 +255,12 @@ func (a *Agent) ReadInbox(ctx context.Context) (string, func() error, error) {
 		ids = append(ids, m.ID)
 	}
 	commit := func() error {
-		a.markIDs(ids)
-		if err := a.inbox.Commit(a.name, b); err != nil && !errors.Is(err, inbox.ErrHeld) {
-			return fmt.Errorf("mark the inbox of %s read: %w", a.name, err)
+		in.seen.mark(ids)
+		if err := in.inbox.Commit(in.name, b); err != nil && !errors.Is(err, inbox.ErrHeld) {
+			return fmt.Errorf("mark the inbox of %s read: %w", in.name, err)
 		}
 		if len(ids) > 0 {
-			a.emit(Event{Kind: EventInbox, MessageIDs: ids, Messages: fresh})
+			in.emit(Event{Kind: EventInbox, MessageIDs: ids, Messages: fresh})
 		}
 		return nil
 	}

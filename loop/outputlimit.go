@@ -1,9 +1,13 @@
 package loop
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/loop/llm"
 )
 
 // ErrOutputLimit ends a cycle whose reply was cut off at the output limit in
@@ -37,7 +41,7 @@ func (a *Agent) answerUnrun(turn int, msg openai.ChatCompletionMessage, answer s
 	for _, tc := range msg.ToolCalls {
 		answers = append(answers, toolMessage(tc.ID, answer))
 	}
-	recErr := a.record(answers...)
+	recErr := a.conv.record(answers...)
 	for _, tc := range msg.ToolCalls {
 		a.emit(Event{Kind: EventToolCall, Turn: turn, Tool: tc.Function.Name, Args: tc.Function.Arguments,
 			Result: answer, IsError: true})
@@ -49,14 +53,33 @@ func (a *Agent) answerUnrun(turn int, msg openai.ChatCompletionMessage, answer s
 // person. Its calls are answered unrun and the cycle goes on, so the model
 // can try smaller ones; a reply of text alone ends the cycle with what
 // was kept and a line saying it was cut.
-func (a *Agent) replyCut(turn int, msg openai.ChatCompletionMessage, resp Response) (final string, done bool, err error) {
+func (a *Agent) replyCut(turn int, msg openai.ChatCompletionMessage, resp llm.Response) (final string, done bool, err error) {
 	a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
 	a.emit(Event{Kind: EventError, Turn: turn, Err: resp.Cut.Sentence(), Source: SourceModel})
 	if len(msg.ToolCalls) > 0 {
-		return "", false, sourced(SourceSession, a.answerUnrun(turn, msg, resp.Cut.answer()))
+		return "", false, sourced(SourceSession, a.answerUnrun(turn, msg, resp.Cut.Answer()))
 	}
 	if said := "(" + resp.Cut.Sentence() + ")"; msg.Content != said {
 		msg.Content += "\n\n" + said
 	}
-	return msg.Content, true, sourced(SourceSession, a.record(msg))
+	return msg.Content, true, sourced(SourceSession, a.conv.record(msg))
+}
+
+// keepCut makes a cut reply fit to record: the call that passed its bound
+// keeps no arguments, and an empty reply says it was cut.
+func keepCut(msg *openai.ChatCompletionMessage, cut *llm.ReplyCut) {
+	if msg.Content == "" && len(msg.ToolCalls) == 0 {
+		msg.Content = "(" + cut.Sentence() + ")"
+	}
+	for i := range msg.ToolCalls {
+		if !validJSONObject(msg.ToolCalls[i].Function.Arguments) {
+			msg.ToolCalls[i].Function.Arguments = "{}"
+		}
+	}
+}
+
+// validJSONObject: args is one whole JSON object.
+func validJSONObject(args string) bool {
+	b := bytes.TrimSpace([]byte(args))
+	return len(b) > 0 && b[0] == '{' && json.Valid(b)
 }

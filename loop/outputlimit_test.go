@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -15,7 +16,7 @@ import (
 // in the middle of its tool calls runs none of them; each is answered with
 // why, so the conversation stays valid and the model reads it next time.
 func TestOutputLimitRunsNoCallAndTellsTheModel(t *testing.T) {
-	cut := func(req Request) (Response, error) {
+	cut := func(req llm.Request) (llm.Response, error) {
 		r, err := calls(tc{"c1", "echo", `{"text":"a"}`}, tc{"c2", "echo", `{"text":"a lo`})(req)
 		r.FinishReason = "length"
 		return r, err

@@ -22,14 +22,14 @@ func TestReloadSwapsTheConversationBetweenCycles(t *testing.T) {
 	if err := a.Say("first"); err != nil { // opens the session file
 		t.Fatal(err)
 	}
-	if !a.startCycle() {
+	if !a.conv.start() {
 		t.Fatal("no cycle started")
 	}
 	ran := false
 	if err := a.Reload(func() error { ran = true; return nil }); !errors.Is(err, ErrCycleRunning) || ran {
 		t.Fatalf("reload during a cycle: %v (replace ran: %v)", err, ran)
 	}
-	if err := a.endCycle(); err != nil {
+	if err := a.conv.end(); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Reload(func() error { return os.Rename(other, path) }); err != nil {

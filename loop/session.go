@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/store/statefile"
+	"github.com/agentteam/agentteam/loop/llm"
 )
 
 // session is the append-only record of one agent's conversation: a file
@@ -35,7 +36,7 @@ func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
 	}
 	lines := make([][]byte, 0, len(msgs))
 	for _, m := range msgs {
-		b, err := encodeMessage(m)
+		b, err := llm.EncodeMessage(m)
 		if err != nil {
 			return fmt.Errorf("encode session line: %w", err)
 		}

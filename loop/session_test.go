@@ -12,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -93,7 +94,7 @@ func TestReadInboxToolCommitsAfterRecording(t *testing.T) {
 		return tools.Result{Content: text, AfterRecord: commit}, err
 	}}
 	m := &fakeModel{t: t, steps: []step{
-		func(req Request) (Response, error) {
+		func(req llm.Request) (llm.Response, error) {
 			in.push(msg("m7", "bob", "status?")) // arrives after the turn began
 			return calls(tc{"c1", "read_inbox", `{}`})(req)
 		},
@@ -129,10 +130,10 @@ func TestCompactionKeepsPairing(t *testing.T) {
 		steps = append(steps, calls(ids...))
 	}
 	overflowOnce := false
-	steps = append(steps, func(req Request) (Response, error) {
+	steps = append(steps, func(req llm.Request) (llm.Response, error) {
 		if !overflowOnce {
 			overflowOnce = true
-			return Response{}, ErrContextLength
+			return llm.Response{}, llm.ErrContextLength
 		}
 		return final("fits now")(req)
 	})
@@ -176,14 +177,14 @@ func TestCompactShapes(t *testing.T) {
 	}
 	for name, msgs := range tests {
 		t.Run(name, func(t *testing.T) {
-			a := &Agent{msgs: msgs, seen: map[string]bool{}}
-			dropped := a.compact()
-			if dropped == 0 || len(a.msgs) >= len(msgs) {
-				t.Fatalf("dropped %d:\n%s", dropped, dump(a.msgs))
+			c := &conversation{msgs: msgs}
+			dropped := c.compact()
+			if dropped == 0 || len(c.msgs) >= len(msgs) {
+				t.Fatalf("dropped %d:\n%s", dropped, dump(c.msgs))
 			}
-			checkPairing(t, a.msgs)
-			if msgs[0].Role == "user" && a.msgs[0].Content != "t" {
-				t.Errorf("first user message lost:\n%s", dump(a.msgs))
+			checkPairing(t, c.msgs)
+			if msgs[0].Role == "user" && c.msgs[0].Content != "t" {
+				t.Errorf("first user message lost:\n%s", dump(c.msgs))
 			}
 		})
 	}

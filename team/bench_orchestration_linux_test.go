@@ -16,7 +16,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -67,11 +67,11 @@ func assistantCount(msgs []openai.ChatCompletionMessage) int {
 	return n
 }
 
-// scriptedModel is loop.Model in process with no latency, so the CPU
+// scriptedModel is llm.Model in process with no latency, so the CPU
 // measured is the team's own: loop, tools, inbox, registry, events, sessions.
 type scriptedModel struct{ turns atomic.Int64 }
 
-func (m *scriptedModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
+func (m *scriptedModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	m.turns.Add(1)
 	n := assistantCount(req.Messages)
 	content, planned := orchPlan(req.Agent, n)
@@ -84,22 +84,22 @@ func (m *scriptedModel) Complete(ctx context.Context, req loop.Request) (loop.Re
 	if len(planned) > 0 {
 		reason = "tool_calls"
 	}
-	return loop.Response{Message: msg, FinishReason: reason,
+	return llm.Response{Message: msg, FinishReason: reason,
 		Usage: openai.Usage{PromptTokens: 100, CompletionTokens: 10, TotalTokens: 110}}, nil
 }
 
 // orchModel builds a model for one run and returns it with its turn count
 // and a function that releases it.
-type orchModel func(b *testing.B) (loop.Model, func() int64, func())
+type orchModel func(b *testing.B) (llm.Model, func() int64, func())
 
-func inProcessModel(*testing.B) (loop.Model, func() int64, func()) {
+func inProcessModel(*testing.B) (llm.Model, func() int64, func()) {
 	m := &scriptedModel{}
 	return m, m.turns.Load, func() {}
 }
 
 // fakeServerModel answers the same script over loopback HTTP with
 // streaming; the fake server runs in this process, so its CPU counts too.
-func fakeServerModel(*testing.B) (loop.Model, func() int64, func()) {
+func fakeServerModel(*testing.B) (llm.Model, func() int64, func()) {
 	var turns atomic.Int64
 	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply {
 		turns.Add(1)
@@ -110,7 +110,7 @@ func fakeServerModel(*testing.B) (loop.Model, func() int64, func()) {
 		}
 		return r
 	})
-	client := loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true})
+	client := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true})
 	return client, turns.Load, srv.Close
 }
 

@@ -11,7 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -23,15 +23,15 @@ type wakeModel struct {
 	calls chan time.Time
 }
 
-func (m *wakeModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
+func (m *wakeModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if req.Agent == m.agent {
 		select {
 		case m.calls <- time.Now():
 		case <-ctx.Done():
-			return loop.Response{}, ctx.Err()
+			return llm.Response{}, ctx.Err()
 		}
 	}
-	return loop.Response{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "ok"},
+	return llm.Response{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "ok"},
 		FinishReason: "stop"}, nil
 }
 

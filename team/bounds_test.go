@@ -1,15 +1,11 @@
 package team
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/sys/permission"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 func TestPingPongIsSeenOnceAfterARunOfRepeats(t *testing.T) {
@@ -64,78 +60,6 @@ func TestPingPongIgnoresWorkAndThePeople(t *testing.T) {
 	}
 }
 
-func TestSpendRefusesOnceABoundIsReached(t *testing.T) {
-	var told []error
-	s := newSpend(Budget{MaxCalls: 3}, func(err error) { told = append(told, err) }, nil)
-	for i := range 3 {
-		if err := s.take(context.Background()); err != nil {
-			t.Fatalf("call %d refused: %v", i+1, err)
-		}
-	}
-	for range 2 {
-		if err := s.take(context.Background()); err == nil {
-			t.Fatal("a fourth call was allowed")
-		}
-	}
-	if len(told) != 1 {
-		t.Errorf("told %d times, want once", len(told))
-	}
-	if newSpend(Budget{}, nil, nil) != nil || (*spend)(nil).take(context.Background()) != nil {
-		t.Error("no budget should spend freely")
-	}
-	c := newSpend(Budget{MaxCost: 0.01}, nil, nil)
-	c.add(openai.Usage{PromptTokens: 10000}, &Price{InputPerMillion: 2})
-	if err := c.take(context.Background()); err == nil {
-		t.Error("a call past the cost budget was allowed")
-	}
-	if err := checkPrices(Budget{MaxCost: 1}, Catalog{Models: []CatalogModel{{Label: "m"}}}); err == nil {
-		t.Error("a cost budget with an unpriced model was taken")
-	}
-}
-
-// With a person to ask, a call at the bound waits: yes raises the bound by
-// its amount again and the call goes on; no refuses it and stops the team.
-func TestSpendAsksAtTheBoundAndGoesOnOrStops(t *testing.T) {
-	asked, stopped := make(chan error, 1), make(chan error, 1)
-	s := newSpend(Budget{MaxCalls: 2, Ask: true}, func(err error) { stopped <- err }, func(err error) { asked <- err })
-	ctx := context.Background()
-	for range 2 {
-		if err := s.take(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := s.answer(true); err == nil {
-		t.Error("an answer before the budget was reached was taken")
-	}
-	took := make(chan error, 1)
-	go func() { took <- s.take(ctx) }()
-	if err := <-asked; !strings.Contains(AskText(err), "2 model calls (--max-model-calls): its model calls wait") {
-		t.Errorf("the ask says %q", AskText(err))
-	}
-	text, err := s.answer(true)
-	if err != nil || !strings.Contains(text, "4 model calls") {
-		t.Fatalf("go on: %q, %v", text, err)
-	}
-	if err := <-took; err != nil {
-		t.Fatalf("the waiting call was refused after yes: %v", err)
-	}
-	s.take(ctx) // the fourth
-	go func() { took <- s.take(ctx) }()
-	<-asked
-	if _, err := s.answer(false); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-took; err == nil {
-		t.Fatal("the waiting call went on after no")
-	}
-	if err := <-stopped; !strings.Contains(err.Error(), "4 model calls") {
-		t.Errorf("the team stopped with %v", err)
-	}
-	if err := s.take(ctx); err == nil {
-		t.Error("a call after no was allowed")
-	}
-}
-
 func TestALongReportIsCutToAMessage(t *testing.T) {
 	long := strings.Repeat("é", inbox.MaxContentBytes)
 	got := fitMessage(long, "sessions/alice.jsonl")
@@ -144,21 +68,6 @@ func TestALongReportIsCutToAMessage(t *testing.T) {
 	}
 	if fitMessage("short", "x") != "short" {
 		t.Error("a short report was changed")
-	}
-}
-
-func TestAWorkersModeNeverLoosensTheLeads(t *testing.T) {
-	for _, c := range []struct{ worker, lead, want permission.Mode }{
-		{permission.ModeYolo, permission.ModeAsk, permission.ModeAsk},
-		{permission.ModeAsk, permission.ModeYolo, permission.ModeAsk},
-		{permission.ModeAutoEdit, permission.ModeYolo, permission.ModeAutoEdit},
-		{permission.ModeYolo, "", permission.ModeYolo},
-	} {
-		p := newPermissions(nil, &PermissionOptions{Policy: permission.Policy{Mode: c.worker}})
-		p.follow("alice", "", 0, c.lead)
-		if got := p.policy("alice").Mode; got != c.want {
-			t.Errorf("worker %s, lead %s: %s, want %s", c.worker, c.lead, got, c.want)
-		}
 	}
 }
 

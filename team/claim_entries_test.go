@@ -80,7 +80,7 @@ func TestAWorkerClaimWritesItsTeammateAlone(t *testing.T) {
 	}
 	h := &hosting{t: &Team{reg: r, pid: 4242}, opts: WorkerOptions{ID: "w1", Host: "h1"}}
 	c.reset()
-	claimed, err := h.claim(SpawnRequest{ID: "spawn-a", Name: "alice"})
+	claimed, err := h.Claim(SpawnRequest{ID: "spawn-a", Name: "alice"})
 	if err != nil || !claimed {
 		t.Fatalf("claim of alice: %v, %v", claimed, err)
 	}
@@ -88,7 +88,7 @@ func TestAWorkerClaimWritesItsTeammateAlone(t *testing.T) {
 		t.Fatalf("a claim wrote %v, want alice's entry alone", c.puts)
 	}
 	for _, req := range []SpawnRequest{{ID: "spawn-a", Name: "alice"}, {ID: "spawn-old", Name: "bob"}, {ID: "spawn-x", Name: "mallory"}} {
-		if claimed, err := h.claim(req); err != nil || claimed {
+		if claimed, err := h.Claim(req); err != nil || claimed {
 			t.Fatalf("claim of %s (%s): %v, %v; want not claimed, no error", req.Name, req.ID, claimed, err)
 		}
 	}
@@ -137,7 +137,7 @@ func TestAClaimIsNotRefusedOnAStaleCopy(t *testing.T) {
 		t.Fatal(err) // the lead respawns her under a new request
 	}
 	h := &hosting{t: &Team{reg: stale, pid: 4242}, opts: WorkerOptions{ID: "w1", Host: "h1"}}
-	claimed, err := h.claim(SpawnRequest{ID: "s2", Name: "alice"})
+	claimed, err := h.Claim(SpawnRequest{ID: "s2", Name: "alice"})
 	if err != nil || !claimed {
 		t.Fatalf("the claim of alice's new request on a copy behind: claimed %v, %v; want claimed", claimed, err)
 	}

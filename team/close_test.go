@@ -15,7 +15,8 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/handoff"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -78,9 +79,7 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 		{"handoff step without answer", Options{HandoffTimeout: 100 * time.Millisecond},
 			func(t *testing.T, tm *Team, sw *statusWatcher) {
 				spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
-				tm.handoffs.mu.Lock()
-				tm.handoffs.stall = func(typ inbox.MessageType, h *handoff) bool { return typ == TypeHandoffRequest }
-				tm.handoffs.mu.Unlock()
+				tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == TypeHandoffRequest })
 				if _, err := tm.Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "write the parser", Reason: "r", Context: "c"}); err != nil {
 					t.Fatal(err)
 				}
@@ -140,13 +139,13 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 // returns only once release is closed.
 type stuckModel struct{ entered, release chan struct{} }
 
-func (m stuckModel) Complete(context.Context, loop.Request) (loop.Response, error) {
+func (m stuckModel) Complete(context.Context, llm.Request) (llm.Response, error) {
 	select {
 	case m.entered <- struct{}{}:
 	default:
 	}
 	<-m.release
-	return loop.Response{}, errors.New("released")
+	return llm.Response{}, errors.New("released")
 }
 
 // TestCloseIsBoundedByItsContext: a teammate's goroutine that does not

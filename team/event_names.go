@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/event"
 )
 
@@ -119,7 +119,7 @@ func FirstLine(s string, n int) string { return event.FirstLine(s, n) }
 func Delivered(m inbox.Message) MessageDelivered { return event.Delivered(m) }
 
 // RetryEvent is the event of a model call being tried again.
-func RetryEvent(r loop.Retry) Event { return event.RetryEvent(r) }
+func RetryEvent(r llm.Retry) Event { return event.RetryEvent(r) }
 
 // NewEventLog writes to path (event.NewEventLog).
 func NewEventLog(path string, sub func(Event)) *EventLog { return event.NewEventLog(path, sub) }

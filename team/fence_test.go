@@ -12,7 +12,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -335,7 +335,7 @@ func fenceWorker(t *testing.T, url, teamName, model string, ws *workspace.Worksp
 	return Options{
 		Workspace:    ws,
 		TeamName:     teamName,
-		Model:        loop.NewClient(loop.ClientConfig{BaseURL: model, APIKey: "k", Model: "fake"}),
+		Model:        llm.NewClient(llm.ClientConfig{BaseURL: model, APIKey: "k", Model: "fake"}),
 		PollInterval: 50 * time.Millisecond,
 		Mailbox:      mb,
 		Registry:     natsRegistry(t, url, teamName),

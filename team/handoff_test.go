@@ -15,6 +15,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/handoff"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -225,7 +226,7 @@ func TestHandoffOfABoardTaskByTheLead(t *testing.T) {
 	}
 	_, p := findReply(t, tm, "bob", TypeContextTransfer, id)
 	raw, _ := json.Marshal(p)
-	var ctxp handoffPayload
+	var ctxp handoff.Payload
 	if err := json.Unmarshal(raw, &ctxp); err != nil {
 		t.Fatal(err)
 	}
@@ -416,16 +417,14 @@ func TestHandoffStepTimeouts(t *testing.T) {
 			tm, hw, sw := handoffTeam(t, srv, Options{HandoffTimeout: 150 * time.Millisecond})
 			spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
 			boardTask(t, tm, "alice", "write the parser", "")
-			var stuck *handoff
-			tm.handoffs.mu.Lock()
-			tm.handoffs.stall = func(typ inbox.MessageType, h *handoff) bool {
+			var stuck *handoff.Handoff
+			tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool {
 				if typ == c.stuck {
 					stuck = h
 					return true
 				}
 				return false
-			}
-			tm.handoffs.mu.Unlock()
+			})
 			out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
 			if err != nil {
 				t.Fatal(err)
@@ -453,11 +452,9 @@ func TestHandoffStepTimeouts(t *testing.T) {
 			}
 
 			// The stuck runtime wakes up late: nothing moves.
-			tm.handoffs.mu.Lock()
-			tm.handoffs.stall = nil
-			tm.handoffs.mu.Unlock()
-			tm.handoffs.react(c.stuck, stuck)
-			tm.handoffs.react(TypeHandoffComplete, stuck)
+			tm.handoffs.SetStall(nil)
+			tm.handoffs.React(c.stuck, stuck)
+			tm.handoffs.React(TypeHandoffComplete, stuck)
 			if got := ownerOf(t, tm, "t1"); got != "alice" {
 				t.Errorf("a late answer gave t1 to %q", got)
 			}
@@ -511,9 +508,7 @@ func TestHandoffRefusals(t *testing.T) {
 		}
 	}
 	// While one handoff of t1 is open, a second is refused.
-	tm.handoffs.mu.Lock()
-	tm.handoffs.stall = func(typ inbox.MessageType, h *handoff) bool { return typ == TypeHandoffRequest }
-	tm.handoffs.mu.Unlock()
+	tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == TypeHandoffRequest })
 	if _, err := tm.Handoff(ctx, "alice", spec("bob", "t1")); err != nil {
 		t.Fatal(err)
 	}
@@ -522,59 +517,5 @@ func TestHandoffRefusals(t *testing.T) {
 	}
 	if m := memberOf(t, tm, "carol"); len(m.Handoffs) != 0 {
 		t.Errorf("a refused handoff left state: %+v", m.Handoffs)
-	}
-}
-
-func TestWorkRecordReadsTheSendersConversation(t *testing.T) {
-	tc := func(name, args string) openai.ToolCall {
-		return openai.ToolCall{Type: "function", Function: openai.FunctionCall{Name: name, Arguments: args}}
-	}
-	msgs := []openai.ChatCompletionMessage{
-		{Role: "user", Content: "write a.go and b.go"},
-		{Role: "assistant", Content: "I start with a.go", ToolCalls: []openai.ToolCall{tc("write_file", `{"path":"a.go","content":"x"}`)}},
-		{Role: "tool", Content: "Wrote a.go"},
-		{Role: "assistant", ToolCalls: []openai.ToolCall{
-			tc("edit_file", `{"path":"b.go","old_text":"a","new_text":"b"}`),
-			tc("bash", `{"command":"go test ./...\necho more"}`),
-			tc("edit_file", `{"path":"a.go","old_text":"x","new_text":"y"}`),
-			tc("read_inbox", `{}`),
-			tc("handoff", `{"to":"bob"}`),
-			tc("write_file", `not json`),
-		}},
-	}
-	done, decisions, files := workRecord(msgs)
-	wantDone := []string{"write_file a.go", "edit_file b.go", "bash: go test ./...", "edit_file a.go", "write_file"}
-	if !slices.Equal(done, wantDone) {
-		t.Errorf("done %q, want %q", done, wantDone)
-	}
-	if !slices.Equal(decisions, []string{"I start with a.go"}) {
-		t.Errorf("decisions %q", decisions)
-	}
-	if !slices.Equal(files, []string{"b.go", "a.go"}) { // each once, in the order last touched
-		t.Errorf("files %q", files)
-	}
-}
-
-// TestRegistryKeepsTheLastHandoffs: a member's entry keeps one state per
-// handoff and side, updated in place, and only the newest few.
-func TestRegistryKeepsTheLastHandoffs(t *testing.T) {
-	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
-	defer srv.Close()
-	tm, _, sw := handoffTeam(t, srv, Options{})
-	spawnIdle(t, tm, sw, "alice", "programmer")
-	n := maxHandoffStates + 2
-	for i := range n {
-		h := &handoff{id: fmt.Sprintf("handoff-%08d", i), from: "alice", to: "bob", task: "job"}
-		tm.handoffs.setSide("alice", h, HandoffSender, HandoffAwaitingAccept, "")
-		tm.handoffs.setSide("alice", h, HandoffSender, HandoffCompleted, "")
-	}
-	hs := handoffsOf(t, tm, "alice")
-	if len(hs) != maxHandoffStates || hs[0].ID != fmt.Sprintf("handoff-%08d", n-maxHandoffStates) || hs[len(hs)-1].ID != fmt.Sprintf("handoff-%08d", n-1) {
-		t.Fatalf("kept %+v, want the last %d", hs, maxHandoffStates)
-	}
-	for _, h := range hs {
-		if h.State != HandoffCompleted || h.Peer != "bob" || h.Role != HandoffSender {
-			t.Errorf("state %+v", h)
-		}
 	}
 }

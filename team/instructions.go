@@ -66,7 +66,7 @@ func (in *instructions) refuse(abs string) string {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return ""
 	}
-	v := p.policy(in.agent).Decide(permission.Call{Tool: tools.ReadFileName, Kind: permission.Read, Subject: filepath.ToSlash(rel)})
+	v := p.Policy(in.agent).Decide(permission.Call{Tool: tools.ReadFileName, Kind: permission.Read, Subject: filepath.ToSlash(rel)})
 	if v.Decision == permission.Allow {
 		return ""
 	}

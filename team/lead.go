@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -62,9 +63,9 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Protocols:   t,
 		Merger:      t,
 		BashTimeout: t.opts.BashTimeout,
-		Permission:  t.perms.gate(workspace.LeadName, t.ws),
+		Permission:  t.perms.Gate(workspace.LeadName, t.ws),
 		Hooks:       hk.toolHooks(),
-		Reviewer:    t.perms.reviewer(),
+		Reviewer:    t.perms.Reviewer(),
 		Sandbox:     t.opts.Sandbox,
 		Extra:       t.opts.MCP.Tools(workspace.LeadName, "lead", tools.DefaultOutputCap),
 	}))
@@ -106,9 +107,9 @@ func (t *Team) resumeLeadModel(was ModelRef, def ModelChoice) ModelChoice {
 	if was.ModelName == "" || (was.Provider == def.Provider && was.ModelName == def.Name) {
 		return def
 	}
-	err := checkModelWord("provider", was.Provider) // the registry is a file anyone could have edited
+	err := models.CheckWord("provider", was.Provider) // the registry is a file anyone could have edited
 	if err == nil {
-		err = checkModelWord("model", was.ModelName)
+		err = models.CheckWord("model", was.ModelName)
 	}
 	var c ModelChoice
 	if err == nil {

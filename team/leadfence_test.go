@@ -14,7 +14,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -52,7 +52,7 @@ func leadTeam(t *testing.T, url, teamName string, srv *fakellm.Server, owner Own
 	}
 	opts := Options{Workspace: ws, TeamName: teamName, Owner: owner, Mailbox: mb, Board: board.NewOn(bdoc),
 		Registry: natsRegistry(t, url, teamName), PollInterval: 50 * time.Millisecond}
-	opts.Model = loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"})
+	opts.Model = llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"})
 	tm, err := Open(context.Background(), opts)
 	if err == nil {
 		t.Cleanup(func() { _ = tm.Close(context.Background()) })

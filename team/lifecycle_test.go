@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -87,7 +87,7 @@ func openIdleTeam(t *testing.T, srv *fakellm.Server) (*Team, *eventWaiter) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true})
+	model := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true})
 	w := newEventWaiter()
 	tm, err := Open(context.Background(), Options{Workspace: ws, Model: model, MaxWorkers: 2,
 		PollInterval: time.Minute, OnEvent: w.add})

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -22,7 +21,7 @@ import (
 type member struct {
 	name, role string
 	agent      *loop.Agent
-	model      *agentModel // its model and the meter of its calls
+	model      *models.Agent // its model and the meter of its calls
 	cancel     context.CancelFunc
 	done       chan struct{}
 
@@ -229,8 +228,8 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		Recover:      t.messenger.recoverCall(name),
 		// The model at the teammate's start; a later /model of the lead's
 		// does not concern it.
-		ContextWindow: m.model.choice().ContextWindow,
-		ReplyReserve:  m.model.choice().ReplyReserve,
+		ContextWindow: m.model.Choice().ContextWindow,
+		ReplyReserve:  m.model.Choice().ReplyReserve,
 		OnStop:        hk.onStop(true),
 	})
 	if err != nil {
@@ -246,22 +245,12 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		Gate:        m,
 		PlanMode:    m.planMode,
 		BashTimeout: t.opts.BashTimeout,
-		Permission:  t.perms.gate(name, ws),
+		Permission:  t.perms.Gate(name, ws),
 		Hooks:       hk.toolHooks(),
 		Sandbox:     t.opts.Sandbox,
 		Extra:       t.opts.MCP.Tools(name, m.role, tools.DefaultOutputCap),
 	}))
 	return agent, nil
-}
-
-// archiveSession moves an earlier teammate's conversation aside, so a
-// respawned teammate of the same name starts fresh and nothing is lost.
-func archiveSession(path string, now time.Time) {
-	if fi, err := os.Stat(path); err != nil || fi.Size() == 0 {
-		return
-	}
-	dst := strings.TrimSuffix(path, ".jsonl") + "." + now.Format("20060102T150405.000") + ".jsonl"
-	_ = os.Rename(path, filepath.Clean(dst))
 }
 
 // runTeammate is the life of one teammate: wait for messages, take a worker,

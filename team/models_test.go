@@ -12,62 +12,11 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
-
-func TestPriceCost(t *testing.T) {
-	cases := []struct {
-		price              Price
-		prompt, completion int
-		want               float64
-	}{
-		{Price{2.5, 10}, 1000, 500, 0.0025 + 0.005},
-		{Price{0.15, 0.6}, 1_000_000, 1_000_000, 0.75},
-		{Price{3, 15}, 0, 0, 0},
-		{Price{0, 0}, 5000, 5000, 0}, // a free model is a real 0
-	}
-	for _, c := range cases {
-		if got := c.price.Cost(c.prompt, c.completion); !near(got, c.want) {
-			t.Errorf("%+v.Cost(%d, %d) = %g, want %g", c.price, c.prompt, c.completion, got, c.want)
-		}
-	}
-}
-
-func TestMeterPricesEachCallAtItsModelsPrice(t *testing.T) {
-	m := newMeter(Usage{})
-	m.add(openai.Usage{PromptTokens: 1000, CompletionTokens: 100, TotalTokens: 1100}, &Price{1, 2})
-	m.add(openai.Usage{PromptTokens: 2000, CompletionTokens: 200}, &Price{10, 20}) // no total: summed
-	u := m.usage()
-	if u.PromptTokens != 3000 || u.CompletionTokens != 300 || u.Tokens != 3300 {
-		t.Fatalf("usage %+v", u)
-	}
-	want := 1000*1/1e6 + 100*2/1e6 + 2000*10/1e6 + 200*20/1e6
-	if u.Cost == nil || !near(*u.Cost, want) {
-		t.Fatalf("cost %v, want %g", u.Cost, want)
-	}
-	// One unpriced call makes the whole cost unknown: never a made-up figure.
-	m.add(openai.Usage{PromptTokens: 1, CompletionTokens: 1, TotalTokens: 2}, nil)
-	if u := m.usage(); u.Cost != nil || u.Tokens != 3302 {
-		t.Fatalf("after an unpriced call: %+v, want tokens 3302 and no cost", u)
-	}
-}
-
-func TestMeterGoesOnFromTheRegistry(t *testing.T) {
-	cost := 0.5
-	m := newMeter(Usage{PromptTokens: 10, CompletionTokens: 5, Tokens: 15, Cost: &cost})
-	m.add(openai.Usage{PromptTokens: 1_000_000, TotalTokens: 1_000_000}, &Price{1, 1})
-	if u := m.usage(); u.Tokens != 1_000_015 || u.Cost == nil || !near(*u.Cost, 1.5) {
-		t.Fatalf("resumed usage %+v (cost %v), want 1000015 tokens, cost 1.5", u, u.Cost)
-	}
-	// Tokens counted earlier without a price stay unpriced after a resume.
-	m = newMeter(Usage{PromptTokens: 10, Tokens: 10})
-	m.add(openai.Usage{PromptTokens: 10, TotalTokens: 10}, &Price{1, 1})
-	if u := m.usage(); u.Cost != nil {
-		t.Fatalf("cost %v of a teammate whose earlier tokens had no price", *u.Cost)
-	}
-}
 
 func TestSumUsage(t *testing.T) {
 	c1, c2 := 0.25, 0.5
@@ -92,18 +41,6 @@ func TestSumUsage(t *testing.T) {
 	}
 }
 
-func TestFormatCost(t *testing.T) {
-	small := 0.0000123
-	for _, c := range []struct {
-		cost *float64
-		want string
-	}{{nil, "-"}, {ptr(0), "0"}, {&small, "0.000012"}, {ptr(0.0123), "0.012"}, {ptr(0.5), "0.50"}, {ptr(12.345), "12.35"}} {
-		if got := FormatCost(c.cost); got != c.want {
-			t.Errorf("FormatCost(%v) = %q, want %q", c.cost, got, c.want)
-		}
-	}
-}
-
 // testModels is a Models over one fake server: each name is a client that
 // asks the server for that model, priced as prices says (absent: no price).
 type testModels struct {
@@ -116,7 +53,7 @@ func newTestModels(srv *fakellm.Server, def string, prices map[string]*Price, ro
 	tm := &testModels{clients: map[string]ModelChoice{}, roles: roles, def: def}
 	for name, p := range prices {
 		tm.clients[name] = ModelChoice{Provider: "fake", Name: name, Price: p,
-			Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: name, Stream: true,
+			Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: name, Stream: true,
 				BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond})}
 	}
 	return tm
@@ -129,7 +66,7 @@ func (tm *testModels) Model(provider, model string) (ModelChoice, error) {
 	model = strings.TrimPrefix(model, "fake/")
 	c, ok := tm.clients[model]
 	if !ok || (provider != "" && provider != "fake") {
-		return ModelChoice{}, fmt.Errorf("model %s is not configured", modelLabel(provider, model))
+		return ModelChoice{}, fmt.Errorf("model %s is not configured", models.Label(provider, model))
 	}
 	return c, nil
 }
@@ -169,7 +106,7 @@ func TestTeammatesTalkToTheirModels(t *testing.T) {
 	srv := fakellm.New(script)
 	defer srv.Close()
 	models := newTestModels(srv, "small",
-		map[string]*Price{"small": {1, 2}, "big": {10, 20}, "free": nil},
+		map[string]*Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}, "free": nil},
 		map[string]string{"reviewer": "big"})
 	tm := newTestTeam(t, srv, Options{Models: models})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -209,8 +146,8 @@ func TestTeammatesTalkToTheirModels(t *testing.T) {
 	cost := func(p Price, calls int) float64 { return float64(calls) * p.Cost(1000, 100) }
 	wantCost := map[string]*float64{
 		"alice": nil,
-		"bob":   ptr(cost(Price{10, 20}, srv.CallsFor("bob"))),
-		"carol": ptr(cost(Price{1, 2}, srv.CallsFor("carol"))),
+		"bob":   ptr(cost(Price{InputPerMillion: 10, OutputPerMillion: 20}, srv.CallsFor("bob"))),
+		"carol": ptr(cost(Price{InputPerMillion: 1, OutputPerMillion: 2}, srv.CallsFor("carol"))),
 	}
 	for _, m := range c.Teammates {
 		if m.Model != "fake/"+want[m.Name] || m.ModelName != want[m.Name] || m.Provider != "fake" {
@@ -223,7 +160,7 @@ func TestTeammatesTalkToTheirModels(t *testing.T) {
 			t.Errorf("%s's cost %v, want %v", m.Name, deref(m.Cost), deref(wantCost[m.Name]))
 		}
 	}
-	if c.Lead == nil || c.Lead.Model != "fake/small" || !sameCost(c.Lead.Cost, ptr(cost(Price{1, 2}, srv.CallsFor("lead")))) {
+	if c.Lead == nil || c.Lead.Model != "fake/small" || !sameCost(c.Lead.Cost, ptr(cost(Price{InputPerMillion: 1, OutputPerMillion: 2}, srv.CallsFor("lead")))) {
 		t.Fatalf("the registry's lead entry %+v", c.Lead)
 	}
 	u := tm.Usage()
@@ -245,7 +182,7 @@ func TestSetLeadModelSwitchesForTheNextTurns(t *testing.T) {
 	usage := &openai.Usage{PromptTokens: 1000, CompletionTokens: 100, TotalTokens: 1100}
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok", Usage: usage}))
 	defer srv.Close()
-	models := newTestModels(srv, "small", map[string]*Price{"small": {1, 2}, "big": {10, 20}}, nil)
+	models := newTestModels(srv, "small", map[string]*Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}}, nil)
 	tm := newTestTeam(t, srv, Options{Models: models})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -266,7 +203,7 @@ func TestSetLeadModelSwitchesForTheNextTurns(t *testing.T) {
 	if len(calls) != 2 || calls[0].Req.Model != "small" || calls[1].Req.Model != "big" {
 		t.Fatalf("lead's calls asked for %v, want small then big", modelsOf(calls))
 	}
-	want := Price{1, 2}.Cost(1000, 100) + Price{10, 20}.Cost(1000, 100)
+	want := Price{InputPerMillion: 1, OutputPerMillion: 2}.Cost(1000, 100) + Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
 	c, _ := tm.Registry().Read()
 	if c.Lead == nil || c.Lead.Model != "fake/big" || !sameCost(c.Lead.Cost, &want) || c.Lead.Tokens != 2200 {
 		t.Fatalf("lead entry %+v (cost %v), want fake/big, 2200 tokens, cost %g", c.Lead, deref(c.Lead.Cost), want)
@@ -306,7 +243,7 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 	usage := &openai.Usage{PromptTokens: 1000, CompletionTokens: 100, TotalTokens: 1100}
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok", Usage: usage}))
 	defer srv.Close()
-	models := newTestModels(srv, "small", map[string]*Price{"small": {1, 2}, "big": {10, 20}}, map[string]string{"programmer": "small"})
+	models := newTestModels(srv, "small", map[string]*Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}}, map[string]string{"programmer": "small"})
 	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -344,7 +281,7 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 	}
 	c, _ := second.Registry().Read()
 	alice := c.Teammates[c.Find("alice")]
-	want := 2 * Price{10, 20}.Cost(1000, 100)
+	want := 2 * Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
 	if alice.Model != "fake/big" || alice.Tokens != 2200 || !sameCost(alice.Cost, &want) {
 		t.Fatalf("alice after the resume: model %s, %d tokens, cost %v; want fake/big, 2200, %g", alice.Model, alice.Tokens, deref(alice.Cost), want)
 	}
@@ -357,7 +294,7 @@ func TestLeadPromptListsTheModels(t *testing.T) {
 	}
 	p := leadSystemPrompt("t", "/w", Catalog{
 		Default: "cheap/small",
-		Models:  []CatalogModel{{Label: "cheap/small", Price: &Price{0.15, 0.6}}, {Label: "local/free"}},
+		Models:  []CatalogModel{{Label: "cheap/small", Price: &Price{InputPerMillion: 0.15, OutputPerMillion: 0.6}}, {Label: "local/free"}},
 		Roles:   map[string]string{"reviewer": "smart/big", "writer": "cheap/small"},
 	})
 	for _, want := range []string{"cheap/small (default, 0.15 in / 0.6 out per million tokens)", "local/free", "reviewer → smart/big, writer → cheap/small"} {
@@ -400,5 +337,5 @@ type anyModel struct {
 }
 
 func (a anyModel) Model(provider, model string) (ModelChoice, error) {
-	return ModelChoice{Provider: provider, Name: model, Model: loop.NewClient(loop.ClientConfig{BaseURL: a.srv.URL(), APIKey: "k", Model: model})}, nil
+	return ModelChoice{Provider: provider, Name: model, Model: llm.NewClient(llm.ClientConfig{BaseURL: a.srv.URL(), APIKey: "k", Model: model})}, nil
 }

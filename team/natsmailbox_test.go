@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -20,7 +21,7 @@ var _ Mailbox = (*natsstore.Mailbox)(nil)
 // (Options.Mailbox), a lead spawns three teammates whose reports reach it
 // through the stream, each once; no inbox file is written.
 func TestTeamRunsOnAJetStreamMailbox(t *testing.T) {
-	srvNATS, err := natsstore.StartLocal(t.TempDir())
+	srvNATS, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

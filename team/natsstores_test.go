@@ -16,10 +16,12 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/store/storetest"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -34,7 +36,7 @@ var (
 // natsURL starts an embedded JetStream server on 127.0.0.1 for t.
 func natsURL(t *testing.T) string {
 	t.Helper()
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +313,7 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 			PollInterval: 50 * time.Millisecond, Mailbox: mb, Registry: natsRegistry(t, url, teamName),
 			Board: board.NewOn(bdoc), EventLines: events, Sessions: natsSessions(t, url, teamName),
 			Owner: natsOwner(t, url, teamName),
-			Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})})
+			Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -427,7 +429,7 @@ func TestOneTeamOnJetStreamRunsInOneProcessAtATime(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := Options{Workspace: ws2, TeamName: teamName, Owner: natsOwner(t, url, teamName),
-		Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})}
+		Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})}
 	host, _ := os.Hostname()
 	_, err = Open(context.Background(), opts)
 	if err == nil || !strings.Contains(err.Error(), "already running team owned") ||

@@ -2,130 +2,11 @@ package team
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
 
-	"github.com/gofrs/flock"
-
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
-
-// OwnerLock makes one process at a time the runner of a team: two leads
-// sharing one lead inbox would steal each other's messages. The default is
-// a file lock in the workspace (FileOwnerLock); a team whose state is on a
-// NATS server takes a lease there (natsstore.Owner), so that two hosts
-// cannot both run it.
-type OwnerLock interface {
-	// Acquire makes this process the runner until release is called;
-	// lost (nil: never) is closed if it stops being the runner meanwhile.
-	// While another runs the team, the error is one sentence naming it.
-	Acquire(ctx context.Context) (release func(), lost <-chan struct{}, err error)
-	// Running says whether some process runs the team now and since when
-	// (zero when unknown): how another process tells a live ask from an
-	// abandoned one.
-	Running(ctx context.Context) (running bool, since time.Time, err error)
-}
-
-// FileOwnerLock is the owner lock of the team in teamDir: the file
-// owner.lock, which the kernel releases when its holder dies.
-func FileOwnerLock(teamDir string) OwnerLock { return fileOwner(teamDir) }
-
-// fileOwner is the owner lock as a file of the team's directory.
-type fileOwner string
-
-func (dir fileOwner) Acquire(context.Context) (func(), <-chan struct{}, error) {
-	o, err := acquireOwner(string(dir))
-	if err != nil {
-		return nil, nil, err
-	}
-	return o.release, nil, nil
-}
-
-func (dir fileOwner) Running(context.Context) (bool, time.Time, error) {
-	w, err := WatchAsks(string(dir))
-	return w.running, w.since, err
-}
-
-// ownerLock makes one process at a time the runner of a workspace's team:
-// two leads sharing one lead inbox would steal each other's messages. The
-// kernel releases the lock when the process dies, so a crash never blocks
-// the next run. It is also how liveness is judged: a teammate is running
-// only while some process holds this lock (a PID alone can be reused).
-type ownerLock struct {
-	fl   *flock.Flock
-	path string
-}
-
-func ownerLockPath(teamDir string) string { return filepath.Join(teamDir, "owner.lock") }
-
-func acquireOwner(teamDir string) (*ownerLock, error) {
-	path := ownerLockPath(teamDir)
-	fl := flock.New(path)
-	ok, err := fl.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if !ok {
-		who := "another agentteam process"
-		if data, err := os.ReadFile(path + ".pid"); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
-				who = fmt.Sprintf("another agentteam process (pid %d)", pid)
-			}
-		}
-		return nil, &heldError{who: who}
-	}
-	// The pid file only names the owner in the message above; the lock is the truth.
-	_ = os.WriteFile(path+".pid", []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
-	return &ownerLock{fl: fl, path: path}, nil
-}
-
-func (o *ownerLock) release() {
-	if o == nil {
-		return
-	}
-	_ = os.Remove(o.path + ".pid")
-	_ = o.fl.Unlock()
-}
-
-// CheckNotRunning refuses, with the sentence Open would give, a team
-// another process runs from teamDir (its file owner lock held): before a
-// question that would be asked for nothing.
-func CheckNotRunning(teamDir string) error {
-	o, err := acquireOwner(teamDir)
-	if err != nil {
-		return err
-	}
-	o.release()
-	return nil
-}
-
-// heldError is the refusal of a workspace's owner lock another process
-// holds; who names it.
-type heldError struct{ who string }
-
-func (e *heldError) Error() string {
-	return e.who + " is already running the team in this workspace: use agentteam send, inbox and team to join in from here"
-}
-
-// Runner names the process that runs the team of teamDir (its file owner
-// lock held), "" when none does: how a chat knows to watch instead.
-func Runner(teamDir string) string {
-	o, err := acquireOwner(teamDir)
-	if err == nil {
-		o.release()
-		return ""
-	}
-	var held *heldError
-	if errors.As(err, &held) {
-		return held.who
-	}
-	return "" // no lock to take (no team yet): nobody runs it
-}
 
 // nobodyAlive is the liveness test for the owner of the team's lock: no
 // other process can be running a teammate of this team.
@@ -136,15 +17,11 @@ func nobodyAlive(int) bool { return false }
 // lock is taken for the repair (so no run starts meanwhile) and released.
 // While a run holds it, nothing changes. It returns the names repaired.
 func RepairOrphans(teamDir string, reg *Registry, events *EventLog) ([]string, error) {
-	fl := flock.New(ownerLockPath(teamDir))
-	ok, err := fl.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", ownerLockPath(teamDir), err)
+	release, ok, err := registry.HoldOwner(teamDir)
+	if err != nil || !ok {
+		return nil, err // !ok: a live process runs the team, its statuses are true
 	}
-	if !ok {
-		return nil, nil // a live process runs the team: its statuses are true
-	}
-	defer func() { _ = fl.Unlock() }()
+	defer release()
 	repaired, err := reg.RepairDead(nobodyAlive)
 	if err != nil {
 		return nil, err

@@ -3,19 +3,14 @@ package team
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -26,7 +21,7 @@ func TestOneProcessRunsATeamAtATime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Workspace: ws, Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})}
+	opts := Options{Workspace: ws, Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})}
 	first, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +48,7 @@ func TestRunStartsAFreshLeadUnlessResumed(t *testing.T) {
 	}
 	run := func(resume bool, prompt string) int {
 		tm, err := Open(context.Background(), Options{Workspace: ws, Resume: resume,
-			Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})})
+			Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,41 +105,5 @@ func TestATeamStopsWhenItLosesItsOwnerLock(t *testing.T) {
 	case <-lock.released:
 	default:
 		t.Fatal("Close did not release the owner lock")
-	}
-}
-
-// An ask of a killed run is not taken for the new owner's in the moment
-// between the new owner's taking the lock and its writing its pid: the
-// pid file left is the dead run's, whose time is before the ask.
-func TestAKilledRunsAskIsNotWaitingWhileTheNextOwnerStarts(t *testing.T) {
-	dir := t.TempDir()
-	dead := exec.Command("true")
-	if err := dead.Run(); err != nil {
-		t.Fatal(err)
-	}
-	pidFile := ownerLockPath(dir) + ".pid"
-	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(dead.Process.Pid)+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	began := time.Now().Add(-time.Minute)
-	if err := os.Chtimes(pidFile, began, began); err != nil {
-		t.Fatal(err)
-	}
-	asked := began.Add(10 * time.Second) // the killed run's ask, after it began
-	// The new owner holds the lock and has not written its pid yet.
-	fl := flock.New(ownerLockPath(dir))
-	if ok, err := fl.TryLock(); err != nil || !ok {
-		t.Fatalf("lock: %v %v", ok, err)
-	}
-	defer fl.Unlock()
-	w, err := WatchAsks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w.Waits(asked) {
-		t.Fatal("the killed run's ask is taken for a waiting one while the next owner starts")
-	}
-	if !w.Waits(time.Now().Add(time.Second)) {
-		t.Fatal("an ask the new owner makes from now on is not taken for waiting")
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -17,12 +17,12 @@ import (
 // a teammate's path.
 type panickyModel struct{}
 
-func (panickyModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
+func (panickyModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
 	if req.Agent != workspace.LeadName {
 		panic("boom in " + req.Agent)
 	}
 	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "ok"}
-	return loop.Response{Message: msg}, nil
+	return llm.Response{Message: msg}, nil
 }
 
 func TestAPanickingTeammateFailsAloneAndTheLeadIsTold(t *testing.T) {

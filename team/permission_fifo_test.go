@@ -9,10 +9,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -39,8 +39,8 @@ func TestTheGateNeverWaitsOnAFIFO(t *testing.T) {
 				if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 					t.Fatal(err)
 				}
-				set := tools.ForTeammate(tools.Env{Agent: "alice", Workspace: tm.ws, Permission: tm.perms.gate("alice", tm.ws)})
-				r := boundedOnFIFO(t, fifo, func() tools.Result { return set.Call(context.Background(), call.tool, call.args) })
+				set := tools.ForTeammate(tools.Env{Agent: "alice", Workspace: tm.ws, Permission: tm.perms.Gate("alice", tm.ws)})
+				r := testkit.BoundedOnFIFO(t, fifo, func() tools.Result { return set.Call(context.Background(), call.tool, call.args) })
 				if !r.IsError || !strings.Contains(r.Content, tc.want) {
 					t.Fatalf("%s on a FIFO: %q, want a refusal saying %q", call.tool, r.Content, tc.want)
 				}
@@ -50,37 +50,5 @@ func TestTheGateNeverWaitsOnAFIFO(t *testing.T) {
 			})
 		}
 	}
-	// What the person would be asked names the FIFO.
-	ws := testWorkspace(t, nil)
-	fifo := filepath.Join(ws.Root, "notes")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var ok bool
-	c := boundedOnFIFO(t, fifo, func() (c classified) {
-		c, ok = classify(ws, ws.Root, tools.WriteFileName, []byte(`{"path":"notes","content":"x"}`))
-		return c
-	})
-	if !ok || c.diff != "(notes: not shown, it is a named pipe (FIFO), not a regular file)" {
-		t.Errorf("classified %+v (%v), diff %q", c.Call, ok, c.diff)
-	}
-}
 
-// boundedOnFIFO runs fn and fails the test if it has not returned within 5s; it
-// then opens the FIFO for writing, so the stuck read (and the test) ends.
-func boundedOnFIFO[T any](t *testing.T, fifo string, fn func() T) T {
-	t.Helper()
-	done := make(chan T, 1)
-	go func() { done <- fn() }()
-	select {
-	case r := <-done:
-		return r
-	case <-time.After(5 * time.Second):
-		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			w.Close()
-		}
-		t.Fatalf("a call on the FIFO %s did not end within 5s: it waits on it", fifo)
-		var zero T
-		return zero
-	}
 }

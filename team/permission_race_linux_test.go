@@ -41,7 +41,7 @@ func TestTheGateCannotBeRacedIntoAllowingAWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			stopSwaps := testfs.Swap(sub, aside)
-			set := tools.ForTeammate(tools.Env{Agent: "alice", Workspace: tm.ws, Permission: tm.perms.gate("alice", tm.ws)})
+			set := tools.ForTeammate(tools.Env{Agent: "alice", Workspace: tm.ws, Permission: tm.perms.Gate("alice", tm.ws)})
 			var ran atomic.Int64
 			var callers sync.WaitGroup
 			for w := range 4 {

@@ -25,7 +25,7 @@ func TestSpawnRequestRefusesHostileAsks(t *testing.T) {
 	} {
 		q := ok
 		q.Asks, q.AskTimeout = c.asks, c.timeout
-		err := q.check()
+		err := q.Check()
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("asks %q, %s: refused: %v", c.asks, c.timeout, err)

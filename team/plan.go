@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/request"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -34,7 +35,7 @@ type planPayload struct {
 // in time leaves it read-only, told to resubmit or ask.
 type plans struct {
 	t       *Team // the teammates, the registry
-	rq      *requests
+	rq      *protocol.Requests
 	timeout time.Duration
 	// byPerson holds the plans the person answered (id → approved): the
 	// lead reads their requests as done, not as plans to review.
@@ -74,11 +75,11 @@ func (p *plans) submit(from, plan string) (string, error) {
 	if m.planApproved.Load() {
 		return "", fmt.Errorf("your plan is already approved: go ahead")
 	}
-	if id := p.rq.openFor(RequestPlanApproval, from); id != "" {
+	if id := p.rq.OpenFor(RequestPlanApproval, from); id != "" {
 		return "", fmt.Errorf("your plan (request %s) still waits for the lead's review: end your turn and wait", id)
 	}
 	text := strings.TrimSpace(plan)
-	ref, err := p.rq.open(RequestRef{RequestKind: RequestPlanApproval, From: from, To: workspace.LeadName}, text, p.timeout, p.expire)
+	ref, err := p.rq.Open(RequestRef{RequestKind: RequestPlanApproval, From: from, To: workspace.LeadName}, text, p.timeout, p.expire)
 	if err != nil {
 		return "", err
 	}
@@ -87,9 +88,9 @@ func (p *plans) submit(from, plan string) (string, error) {
 	// once must not have its approval overwritten by this later write.
 	p.setState(m, PlanAwaitingApproval)
 	msg := inbox.Message{Type: TypePlanApprovalRequest, From: from, To: workspace.LeadName, Content: planRequestText(from, text, id), CorrelationID: id}
-	if err := p.rq.send(msg, planPayload{RequestID: id, Plan: plan}); err != nil {
-		if _, open := p.rq.answer(id, RequestPlanApproval, from, OutcomeFailed); open {
-			p.rq.answered(from, ref, ByRuntime, OutcomeFailed, "the plan could not be delivered: "+err.Error())
+	if err := p.rq.Send(msg, planPayload{RequestID: id, Plan: plan}); err != nil {
+		if _, open := p.rq.Answer(id, RequestPlanApproval, from, OutcomeFailed); open {
+			p.rq.Answered(from, ref, ByRuntime, OutcomeFailed, "the plan could not be delivered: "+err.Error())
 		}
 		p.setState(m, PlanDrafting)
 		return "", err
@@ -101,7 +102,7 @@ func (p *plans) review(from, id string, approve bool, feedback string) (string, 
 	if from != workspace.LeadName && from != workspace.UserName {
 		return "", fmt.Errorf("only the lead reviews plans")
 	}
-	r, ok := p.rq.table.Get(id)
+	r, ok := p.rq.Get(id)
 	if !ok || r.Kind != RequestPlanApproval {
 		// A plan of a teammate run by another process (remote.go).
 		if text, found, err := p.reviewRemote(from, id, approve, feedback); found || err != nil {
@@ -118,7 +119,7 @@ func (p *plans) review(from, id string, approve bool, feedback string) (string, 
 	if !approve {
 		state, outcome = PlanRejected, OutcomeRejected
 	}
-	ref, ok := p.rq.answer(id, RequestPlanApproval, author, outcome)
+	ref, ok := p.rq.Answer(id, RequestPlanApproval, author, outcome)
 	if !ok {
 		return "", fmt.Errorf("the plan request %q was already answered", id)
 	}
@@ -126,12 +127,12 @@ func (p *plans) review(from, id string, approve bool, feedback string) (string, 
 	if from == workspace.UserName {
 		p.byPerson.Store(id, approve)
 	}
-	p.rq.answered(author, ref, from, outcome, feedback)
+	p.rq.Answered(author, ref, from, outcome, feedback)
 	// The registry says so before the teammate is told: once told it may
 	// finish and report before a later write would land.
 	p.setState(m, state)
 	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(from, approve, feedback), CorrelationID: id}
-	if err := p.rq.send(msg, planPayload{RequestID: id, Approve: boolp(approve), Feedback: feedback}); err != nil {
+	if err := p.rq.Send(msg, planPayload{RequestID: id, Approve: protocol.Bool(approve), Feedback: feedback}); err != nil {
 		return "", err
 	}
 	if approve {
@@ -148,11 +149,11 @@ func (p *plans) expire(r request.Request) {
 	if m == nil {
 		return
 	}
-	id, ref := r.ID, refOf(r)
+	id, ref := r.ID, protocol.RefOf(r)
 	fb := planExpiredFeedback(p.timeout)
-	p.rq.expired(m.name, ref, OutcomeExpired, fb)
+	p.rq.Expired(m.name, ref, OutcomeExpired, fb)
 	msg := inbox.Message{Type: TypePlanApprovalResponse, From: workspace.LeadName, To: m.name, Content: planExpiredText(fb), CorrelationID: id}
-	if err := p.rq.send(msg, planPayload{RequestID: id, Approve: boolp(false), Feedback: fb}); err != nil {
+	if err := p.rq.Send(msg, planPayload{RequestID: id, Approve: protocol.Bool(false), Feedback: fb}); err != nil {
 		p.t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "plan timeout: ", err)})
 	}
 	p.setState(m, PlanRejected)
@@ -180,7 +181,7 @@ func (p *plans) setState(m *member, state PlanState) {
 // reopen opens again the plan a resumed teammate had submitted and the
 // lead had not reviewed when the earlier process stopped, with a fresh deadline.
 func (p *plans) reopen(name string, leadInbox, mateInbox []inbox.Message) {
-	if id := unanswered(leadInbox, mateInbox, TypePlanApprovalRequest, TypePlanApprovalResponse, name); id != "" {
-		p.rq.reopen(RequestRef{ID: id, RequestKind: RequestPlanApproval, From: name, To: workspace.LeadName}, p.timeout, p.expire)
+	if id := protocol.Unanswered(leadInbox, mateInbox, TypePlanApprovalRequest, TypePlanApprovalResponse, name); id != "" {
+		p.rq.Reopen(RequestRef{ID: id, RequestKind: RequestPlanApproval, From: name, To: workspace.LeadName}, p.timeout, p.expire)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -174,62 +173,4 @@ func planExpiredText(feedback string) string { return "No review: " + feedback }
 // teammateFailedText tells the lead a teammate failed.
 func teammateFailedText(name string, err error) string {
 	return fmt.Sprintf("%s failed: %v", name, err)
-}
-
-// What agents read in their inboxes from a handoff (handoff.go); the
-// context itself is written by contextText (handoff_context.go).
-
-// handoffRequestText asks the receiver to take a task over.
-func handoffRequestText(h *handoff) string {
-	return fmt.Sprintf("%s wants to hand you %s (request %s).\nWhy: %s\nYour runtime answers for you; if it accepts, %s's context follows as a context_transfer message.",
-		h.from, h.label(), h.id, h.reason, h.from)
-}
-
-// handoffRejectedText tells the sender the receiver's runtime said no.
-func handoffRejectedText(h *handoff) string {
-	return fmt.Sprintf("%s's runtime rejected the handoff of %s (request %s): %s. The task stays yours.", h.to, h.label(), h.id, h.verdict)
-}
-
-// handoffAcceptedText tells the sender the receiver's runtime said yes.
-func handoffAcceptedText(h *handoff) string {
-	return fmt.Sprintf("%s's runtime accepted the handoff of %s (request %s); your context is being sent to it.", h.to, h.label(), h.id)
-}
-
-// handoffCompleteText tells the sender the receiver has the context and the task.
-func handoffCompleteText(h *handoff) string {
-	return fmt.Sprintf("%s has your context for %s (request %s) and takes the task over: stop working on it.", h.to, h.label(), h.id)
-}
-
-// handoffFailedText tells the sender why the handoff failed.
-func handoffFailedText(h *handoff, why string) string {
-	return fmt.Sprintf("The handoff of %s to %s (request %s) failed: %s. The task stays yours.", h.label(), h.to, h.id, why)
-}
-
-// handoffFailedReceiverText tells a receiver that had accepted why the handoff failed.
-func handoffFailedReceiverText(h *handoff, why string) string {
-	return fmt.Sprintf("The handoff of %s from %s (request %s) failed: %s. The task stays %s's: do not work on it.", h.label(), h.from, h.id, why, h.from)
-}
-
-// permissionRequestText asks the lead or the person to allow a tool call.
-func permissionRequestText(from, to, what, why, id, diff string) string {
-	s := fmt.Sprintf("%s asks permission to run %s (%s; request %s).", from, what, why, id)
-	if diff != "" {
-		s += "\nThe change it would make:\n" + event.Clip(diff, 16<<10)
-	}
-	if to == "lead" {
-		return s + fmt.Sprintf("\nAnswer with review_permission(request_id=%q, approve=true or false, reason=...). Allow only what the work needs; deny rules cannot be overridden.", id)
-	}
-	return s + fmt.Sprintf("\nAnswer with `agentteam approve %s` (--always to allow it from now on) or `agentteam deny %s REASON`.", id, id)
-}
-
-// permissionAnswerText tells the asker the answer to its ask.
-func permissionAnswerText(approve bool, by, reason string) string {
-	s := fmt.Sprintf("%s allowed your tool call.", answererWords(by))
-	if !approve {
-		s = fmt.Sprintf("%s denied your tool call.", answererWords(by))
-	}
-	if reason != "" {
-		s += " Reason: " + reason
-	}
-	return s
 }

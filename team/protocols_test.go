@@ -381,7 +381,7 @@ func waitPlan(t *testing.T, tm *Team, not string) string {
 	t.Helper()
 	var id string
 	testkit.Eventually(t, 20*time.Second, "a plan request from alice", func() bool {
-		id = tm.requests.openFor(RequestPlanApproval, "alice")
+		id = tm.requests.OpenFor(RequestPlanApproval, "alice")
 		return id != "" && id != not
 	})
 	return id

@@ -1,6 +1,8 @@
 package team
 
 import (
+	"context"
+
 	"github.com/agentteam/agentteam/internal/store/statefile"
 	"github.com/agentteam/agentteam/team/registry"
 )
@@ -85,3 +87,26 @@ func SumUsage(agents []AgentUsage) TeamUsage { return registry.SumUsage(agents) 
 // errNoChange lets an update function of the registry (or the board)
 // decline to write.
 var errNoChange = statefile.ErrNoChange
+
+// OwnerLock makes one process at a time the runner of a team (registry.OwnerLock).
+type OwnerLock = registry.OwnerLock
+
+// AskWatch tells whether an ask still has its caller waiting (registry.AskWatch).
+type AskWatch = registry.AskWatch
+
+// FileOwnerLock is the owner lock of the team in teamDir (registry.FileOwnerLock).
+func FileOwnerLock(teamDir string) OwnerLock { return registry.FileOwnerLock(teamDir) }
+
+// CheckNotRunning refuses a team another process runs (registry.CheckNotRunning).
+func CheckNotRunning(teamDir string) error { return registry.CheckNotRunning(teamDir) }
+
+// Runner names the process that runs the team of teamDir (registry.Runner).
+func Runner(teamDir string) string { return registry.Runner(teamDir) }
+
+// WatchAsks looks once at the team in teamDir (registry.WatchAsks).
+func WatchAsks(teamDir string) (AskWatch, error) { return registry.WatchAsks(teamDir) }
+
+// WatchAsksOn is WatchAsks for any owner lock (registry.WatchAsksOn).
+func WatchAsksOn(ctx context.Context, lock OwnerLock) (AskWatch, error) {
+	return registry.WatchAsksOn(ctx, lock)
+}

@@ -7,6 +7,8 @@ import (
 	"unicode"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/pool"
+	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -35,18 +37,18 @@ func (s *shutdowns) requestRemote(from string, mb Member, reason string) (string
 	}
 	// Asked before and not answered: the teammate's inbox, and the lead's
 	// read on from where this process left it (index.go), never whole.
-	id, err := t.indexes.unansweredIn(name, workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
+	id, err := t.indexes.UnansweredIn(name, workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
 	if err != nil {
 		return "", err
 	}
 	if id != "" && from == workspace.LeadName {
 		return fmt.Sprintf("%s was already asked to shut down (request %s); its answer will arrive as a message.", name, id), nil
 	}
-	ref := RequestRef{ID: newRequestID(RequestShutdown), RequestKind: RequestShutdown, From: from, To: name}
+	ref := RequestRef{ID: protocol.NewID(RequestShutdown), RequestKind: RequestShutdown, From: from, To: name}
 	t.events.Emit(Event{Agent: name, Payload: RequestOpened{RequestRef: ref, Deadline: time.Now().UTC().Add(s.timeout), Text: reason}})
 	msg := inbox.Message{Type: TypeShutdownRequest, From: from, To: name, Content: shutdownRequestText(reason, ref.ID), CorrelationID: ref.ID}
-	if err := s.rq.send(msg, shutdownPayload{RequestID: ref.ID, Reason: reason}); err != nil {
-		s.rq.answered(name, ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
+	if err := s.rq.Send(msg, shutdownPayload{RequestID: ref.ID, Reason: reason}); err != nil {
+		s.rq.Answered(name, ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
 		return "", err
 	}
 	return fmt.Sprintf("Asked %s (on worker %s) to shut down (request %s). Its answer arrives as a shutdown_response message; with no answer within %s it is shut down by force.",
@@ -59,14 +61,14 @@ func (s *shutdowns) requestRemote(from string, mb Member, reason string) (string
 // last look, and the lead's only while a request there is not known
 // answered (index.go).
 func (s *shutdowns) adopt(m *member) {
-	if s.t.hosting == nil || s.rq.openFor(RequestShutdown, m.name) != "" {
+	if s.t.hosting == nil || s.rq.OpenFor(RequestShutdown, m.name) != "" {
 		return
 	}
-	id, err := s.t.indexes.unansweredIn(m.name, workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
+	id, err := s.t.indexes.UnansweredIn(m.name, workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
 	if err != nil || id == "" {
 		return
 	}
-	s.rq.reopen(RequestRef{ID: id, RequestKind: RequestShutdown, From: workspace.LeadName, To: m.name}, s.timeout, s.force)
+	s.rq.Reopen(RequestRef{ID: id, RequestKind: RequestShutdown, From: workspace.LeadName, To: m.name}, s.timeout, s.force)
 }
 
 // reviewRemote reviews a plan whose request is not in this process's
@@ -77,11 +79,11 @@ func (p *plans) reviewRemote(from, id string, approve bool, feedback string) (st
 	if t.hosting == nil {
 		return "", false, nil
 	}
-	lead, err := t.indexes.read(workspace.LeadName)
+	lead, err := t.indexes.Read(workspace.LeadName)
 	if err != nil {
 		return "", false, err
 	}
-	asked, ok := lead.find(id, func(m inbox.Message) bool { return m.Type == TypePlanApprovalRequest })
+	asked, ok := lead.Find(id, func(m inbox.Message) bool { return m.Type == TypePlanApprovalRequest })
 	if !ok {
 		return "", false, nil
 	}
@@ -90,11 +92,11 @@ func (p *plans) reviewRemote(from, id string, approve bool, feedback string) (st
 	if !ok {
 		return "", false, nil
 	}
-	mate, err := t.indexes.read(author)
+	mate, err := t.indexes.Read(author)
 	if err != nil {
 		return "", false, err
 	}
-	if mate.has(id, TypePlanApprovalResponse) {
+	if mate.Has(id, TypePlanApprovalResponse) {
 		return "", true, fmt.Errorf("the plan request %q was already answered", id)
 	}
 	state, outcome := PlanApproved, OutcomeApproved
@@ -102,11 +104,11 @@ func (p *plans) reviewRemote(from, id string, approve bool, feedback string) (st
 		state, outcome = PlanRejected, OutcomeRejected
 	}
 	ref := RequestRef{ID: id, RequestKind: RequestPlanApproval, From: author, To: workspace.LeadName}
-	p.rq.answered(author, ref, from, outcome, feedback)
+	p.rq.Answered(author, ref, from, outcome, feedback)
 	// The registry says so before the teammate is told: its process reads it there.
 	p.setState(&member{name: author, role: mb.Role, status: mb.Status}, state)
 	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(from, approve, feedback), CorrelationID: id}
-	if err := p.rq.send(msg, planPayload{RequestID: id, Approve: boolp(approve), Feedback: feedback}); err != nil {
+	if err := p.rq.Send(msg, planPayload{RequestID: id, Approve: protocol.Bool(approve), Feedback: feedback}); err != nil {
 		return "", true, err
 	}
 	if approve {
@@ -131,12 +133,12 @@ func (p *plans) approvedElsewhere(m *member) bool {
 	if state != PlanApproved && state != PlanRejected {
 		return false
 	}
-	if id := p.rq.openFor(RequestPlanApproval, m.name); id != "" {
+	if id := p.rq.OpenFor(RequestPlanApproval, m.name); id != "" {
 		o := OutcomeApproved
 		if state == PlanRejected {
 			o = OutcomeRejected
 		}
-		p.rq.answer(id, RequestPlanApproval, m.name, o) // the lead's process logged the answer
+		p.rq.Answer(id, RequestPlanApproval, m.name, o) // the lead's process logged the answer
 	}
 	if state == PlanApproved {
 		m.planApproved.Store(true)
@@ -157,7 +159,7 @@ func queueRoom(c *Config, name string, max int) error {
 		}
 	}
 	if waiting >= max {
-		return fmt.Errorf("%w: %d spawns already wait for a worker to take them (--max-queue %d)", ErrQueueFull, waiting, max)
+		return fmt.Errorf("%w: %d spawns already wait for a worker to take them (--max-queue %d)", pool.ErrQueueFull, waiting, max)
 	}
 	return nil
 }
@@ -180,28 +182,4 @@ func WorkerPlace(worker, host string) string {
 		return worker
 	}
 	return worker + "@" + host
-}
-
-// remoteVerdict is the receiver runtime's answer to a handoff for a
-// teammate another worker runs, played in the sender's process from the
-// registry: the answer needs no model, and everything it changes (the
-// inboxes, the registry, the board) is shared by every worker. The context
-// then reaches the receiver through its inbox, on whichever worker runs it.
-func (hs *handoffs) remoteVerdict(h *handoff, mb Member) string {
-	switch mb.Status {
-	case StatusQueued, StatusWorking:
-		return fmt.Sprintf("busy: %s is already working at its limit (%s)", h.to, mb.Status)
-	case StatusShutdown, StatusFailed:
-		return fmt.Sprintf("%s is %s", h.to, mb.Status)
-	}
-	if mb.Ended {
-		return fmt.Sprintf("%s has ended", h.to)
-	}
-	if mb.Worker != "" && !hs.t.hosting.workerAlive(mb.Worker) {
-		return fmt.Sprintf("%s's worker %s is gone", h.to, mb.Worker)
-	}
-	if h.role != "" && !strings.EqualFold(h.role, mb.Role) {
-		return fmt.Sprintf("its role does not fit: %s asks for a %s, %s is a %s", h.taskID, h.role, h.to, mb.Role)
-	}
-	return ""
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -65,7 +65,7 @@ func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req
 	q := &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}}
 	opts := Options{
 		Workspace: ws,
-		Model:     loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
+		Model:     llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
 		Queue:     q,
 		Worker:    WorkerOptions{GitRemote: "origin"},
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -89,7 +89,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 		}
 		return Options{
 			Workspace: ws, TeamName: teamName, MaxWorkers: 10, MaxQueue: k,
-			Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true,
+			Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true,
 				BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond}),
 			PollInterval: 50 * time.Millisecond, ShutdownTimeout: 30 * time.Second,
 			Mailbox:  countingMailbox{Mailbox: mb, name: workspace.LeadName, n: &leadReads},

@@ -9,6 +9,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/handoff"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -220,9 +221,7 @@ func TestHandoffRequestsAreLogged(t *testing.T) {
 	t.Run("expired", func(t *testing.T) {
 		tm, hw, log := setup(t, Options{HandoffTimeout: 150 * time.Millisecond})
 		boardTask(t, tm, "alice", "write the parser", "")
-		tm.handoffs.mu.Lock()
-		tm.handoffs.stall = func(typ inbox.MessageType, h *handoff) bool { return typ == TypeHandoffRequest }
-		tm.handoffs.mu.Unlock()
+		tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == TypeHandoffRequest })
 		out, err := tm.Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
 		if err != nil {
 			t.Fatal(err)

@@ -87,7 +87,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 	// hosting, as the lead's process would) respawns alice, and w2 takes her.
 	w2, _ := worker("w2", ws2)
 	w2.leadSign = testLead(t, mb)
-	w2.hosting.reapDead(map[string]bool{"w2": true})
+	w2.hosting.Reap(map[string]bool{"w2": true})
 	waitFor("alice respawned on w2 and idle", func() bool {
 		m := alice()
 		return m.Status == StatusIdle && m.Worker == "w2" && m.SpawnID != "s1"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -27,7 +27,7 @@ func TestResumedTeamKeepsAnOpenPlanRequest(t *testing.T) {
 	open := func(resume bool) (*Team, *statusWatcher) {
 		w := newStatusWatcher()
 		tm, err := Open(context.Background(), Options{Workspace: ws, Resume: resume, OnEvent: w.on, PollInterval: 50 * time.Millisecond,
-			Model: loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})})
+			Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k"})})
 		if err != nil {
 			t.Fatal(err)
 		}

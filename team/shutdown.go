@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/request"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -35,7 +36,7 @@ type shutdownPayload struct {
 // for by its runtime, and one that does not answer in time is stopped.
 type shutdowns struct {
 	t       *Team // the teammates, their statuses
-	rq      *requests
+	rq      *protocol.Requests
 	timeout time.Duration
 }
 
@@ -63,26 +64,25 @@ func (s *shutdowns) request(from, name, reason string) (string, error) {
 	if st := s.t.roster.statusOf(m); st == StatusShutdown || st == StatusFailed {
 		return "", fmt.Errorf("%s is already %s", name, st)
 	}
-	if id := s.rq.openFor(RequestShutdown, name); id != "" {
+	if id := s.rq.OpenFor(RequestShutdown, name); id != "" {
 		return fmt.Sprintf("%s was already asked to shut down (request %s); its answer will arrive as a message.", name, id), nil
 	}
-	// Opened and told under rq.sending: a teammate that finds it open
+	// Opened and told under rq.Hold: a teammate that finds it open
 	// (answerIfAsked) answers after the request's message is told.
-	s.rq.sending.Lock()
-	defer s.rq.sending.Unlock()
-	ref, err := s.rq.open(RequestRef{RequestKind: RequestShutdown, From: from, To: name}, reason, s.timeout, s.force)
+	defer s.rq.Hold()()
+	ref, err := s.rq.Open(RequestRef{RequestKind: RequestShutdown, From: from, To: name}, reason, s.timeout, s.force)
 	if err != nil {
 		return "", err
 	}
 	id := ref.ID
-	msg, err := withPayload(inbox.Message{Type: TypeShutdownRequest, From: from, To: name, Content: shutdownRequestText(reason, id), CorrelationID: id},
+	msg, err := protocol.WithPayload(inbox.Message{Type: TypeShutdownRequest, From: from, To: name, Content: shutdownRequestText(reason, id), CorrelationID: id},
 		shutdownPayload{RequestID: id, Reason: reason})
 	if err == nil {
-		err = s.rq.sendLocked(msg)
+		err = s.rq.SendHeld(msg)
 	}
 	if err != nil {
-		if _, open := s.rq.answer(id, RequestShutdown, name, OutcomeFailed); open {
-			s.rq.answered(name, ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
+		if _, open := s.rq.Answer(id, RequestShutdown, name, OutcomeFailed); open {
+			s.rq.Answered(name, ref, ByRuntime, OutcomeFailed, "the request could not be delivered: "+err.Error())
 		}
 		return "", err
 	}
@@ -99,17 +99,17 @@ func (s *shutdowns) respond(from, id string, approve bool, reason string) (strin
 	if !approve {
 		outcome = OutcomeRejected
 	}
-	ref, ok := s.rq.answer(id, RequestShutdown, from, outcome)
+	ref, ok := s.rq.Answer(id, RequestShutdown, from, outcome)
 	if !ok && s.t.hosting != nil {
 		s.adopt(m) // asked from another process (remote.go)
-		ref, ok = s.rq.answer(id, RequestShutdown, from, outcome)
+		ref, ok = s.rq.Answer(id, RequestShutdown, from, outcome)
 	}
 	if !ok {
 		return "", fmt.Errorf("there is no open shutdown request %q for you", id)
 	}
-	s.rq.answered(from, ref, from, outcome, reason)
-	p := shutdownPayload{RequestID: id, Approve: boolp(approve), Reason: reason, By: "teammate"}
-	if err := s.rq.send(s.response(from, shutdownAnswerText(from, approve, reason), id), p); err != nil {
+	s.rq.Answered(from, ref, from, outcome, reason)
+	p := shutdownPayload{RequestID: id, Approve: protocol.Bool(approve), Reason: reason, By: "teammate"}
+	if err := s.rq.Send(s.response(from, shutdownAnswerText(from, approve, reason), id), p); err != nil {
 		return "", err
 	}
 	if !approve {
@@ -141,22 +141,22 @@ func (s *shutdowns) answerIfAsked(m *member) bool {
 			m.planFromRegistry()
 		}
 	}
-	s.rq.sending.Lock() // the request is told before it is answered
-	id := s.rq.openFor(RequestShutdown, m.name)
-	s.rq.sending.Unlock()
+	release := s.rq.Hold() // the request is told before it is answered
+	id := s.rq.OpenFor(RequestShutdown, m.name)
+	release()
 	if id == "" {
 		return false
 	}
-	ref, ok := s.rq.answer(id, RequestShutdown, m.name, OutcomeApproved)
+	ref, ok := s.rq.Answer(id, RequestShutdown, m.name, OutcomeApproved)
 	if !ok {
 		return true // answered meanwhile, or forced: either way it stops
 	}
 	t := s.t
-	s.rq.answered(m.name, ref, ByRuntime, OutcomeApproved, m.name+" was idle")
+	s.rq.Answered(m.name, ref, ByRuntime, OutcomeApproved, m.name+" was idle")
 	// The answer is written before the teammate's inbox is emptied, so the
 	// team never looks settled while the lead has yet to hear of it.
-	p := shutdownPayload{RequestID: id, Approve: boolp(true), By: "runtime"}
-	if err := s.rq.send(s.response(m.name, shutdownIdleText(m.name), id), p); err != nil {
+	p := shutdownPayload{RequestID: id, Approve: protocol.Bool(true), By: "runtime"}
+	if err := s.rq.Send(s.response(m.name, shutdownIdleText(m.name), id), p); err != nil {
 		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "shutdown response: ", err)})
 	}
 	if _, err := m.agent.Absorb(); err != nil {
@@ -174,13 +174,13 @@ func (s *shutdowns) force(r request.Request) {
 	if m == nil {
 		return
 	}
-	id, ref := r.ID, refOf(r)
+	id, ref := r.ID, protocol.RefOf(r)
 	m.cancel()
 	<-m.done
 	why := fmt.Sprintf("forced shutdown: no answer to the shutdown request within %s", s.timeout)
-	s.rq.expired(m.name, ref, OutcomeForced, why)
-	p := shutdownPayload{RequestID: id, Approve: boolp(true), Forced: true, By: "runtime"}
-	if err := s.rq.send(s.response(m.name, shutdownForcedText(m.name, s.timeout), id), p); err != nil {
+	s.rq.Expired(m.name, ref, OutcomeForced, why)
+	p := shutdownPayload{RequestID: id, Approve: protocol.Bool(true), Forced: true, By: "runtime"}
+	if err := s.rq.Send(s.response(m.name, shutdownForcedText(m.name, s.timeout), id), p); err != nil {
 		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "shutdown response: ", err)})
 	}
 	t.roster.setStatusWhy(m, StatusShutdown, why, func(mb *Member) { mb.Activity, mb.Error, mb.Ended = "", why, true })
@@ -189,7 +189,7 @@ func (s *shutdowns) force(r request.Request) {
 // reopen opens again the shutdown a resumed teammate was asked and had
 // not answered when the earlier process stopped, with a fresh deadline.
 func (s *shutdowns) reopen(name string, leadInbox, mateInbox []inbox.Message) {
-	if id := unanswered(mateInbox, leadInbox, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName); id != "" {
-		s.rq.reopen(RequestRef{ID: id, RequestKind: RequestShutdown, From: workspace.LeadName, To: name}, s.timeout, s.force)
+	if id := protocol.Unanswered(mateInbox, leadInbox, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName); id != "" {
+		s.rq.Reopen(RequestRef{ID: id, RequestKind: RequestShutdown, From: workspace.LeadName, To: name}, s.timeout, s.force)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -69,42 +70,34 @@ func signedSpawn(q SpawnRequest) []byte {
 	return append([]byte("agentteam spawn request\n"), data...)
 }
 
-// errUnsignedSpawn is the refusal of a spawn request the team's current
-// lead did not sign; its text follows "refused the spawn of NAME: ".
-type errUnsignedSpawn struct{ why string }
-
-func (e errUnsignedSpawn) Error() string {
-	return e.why + ", so it is not run (a forged request, or one of a lead that no longer runs the team)"
-}
-
-// signedByLead checks that q was signed by the team's current lead. It
-// returns an errUnsignedSpawn when it was not, another error when the
+// Verify checks that q was signed by the team's current lead. It
+// returns a *hosts.UnsignedError when it was not, another error when the
 // lead's claim could not be read (try again later), and nil when it was
 // or when this team's store keeps no keys to check it by.
-func (h *hosting) signedByLead(q SpawnRequest) error {
+func (h *hosting) Verify(q SpawnRequest) error {
 	keys, ok := h.t.opts.Mailbox.(leadKeys)
 	if !ok {
 		return nil
 	}
 	if q.LeadClaim == 0 || len(q.Signature) == 0 {
-		return errUnsignedSpawn{"it carries no signature of the team's lead"}
+		return &hosts.UnsignedError{Why: "it carries no signature of the team's lead"}
 	}
 	claim, key, err := keys.SenderClaim(workspace.LeadName)
 	if err != nil {
 		return err
 	}
 	if claim != q.LeadClaim {
-		return errUnsignedSpawn{"it is signed for a lead claim that is not the team's current one"}
+		return &hosts.UnsignedError{Why: "it is signed for a lead claim that is not the team's current one"}
 	}
 	if len(key) != ed25519.PublicKeySize || !ed25519.Verify(ed25519.PublicKey(key), signedSpawn(q), q.Signature) {
-		return errUnsignedSpawn{"its signature is not the team's current lead's"}
+		return &hosts.UnsignedError{Why: "its signature is not the team's current lead's"}
 	}
 	return nil
 }
 
-// refuse fails, for want of the lead's signature, the registry entry that
+// Refuse fails, for want of the lead's signature, the registry entry that
 // waits for request q (if one does) and says why.
-func (h *hosting) refuse(q SpawnRequest, why error) {
+func (h *hosting) Refuse(q SpawnRequest, why error) {
 	t := h.t
 	err := fmt.Errorf("worker %s refused the spawn of %s: %w", h.opts.ID, q.Name, why)
 	t.events.Emit(Event{Agent: q.Name, Payload: failure(ClassInternal, "", err)})

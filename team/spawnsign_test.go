@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/team/hosts"
 )
 
 // A spawn request is taken only as the team's current lead signed it: a
@@ -32,13 +33,13 @@ func TestOnlyTheCurrentLeadsSpawnRequestsAreTaken(t *testing.T) {
 	lead := testLead(t, mb)
 	req := lead.sign(SpawnRequest{ID: "spawn-alice-1", Name: "alice", Role: "writer", From: "lead", Mode: permission.ModeAsk,
 		Labels: []string{"gpu"}, Deny: []string{"bash(rm *)"}, Deadline: time.Now().Add(time.Minute)})
-	if err := h.signedByLead(roundTrip(req)); err != nil {
+	if err := h.Verify(roundTrip(req)); err != nil {
 		t.Fatalf("the lead's own request: %v", err)
 	}
 	refused := func(what string, q SpawnRequest, want string) {
 		t.Helper()
-		err := h.signedByLead(roundTrip(q))
-		if !errors.As(err, new(errUnsignedSpawn)) || !strings.Contains(err.Error(), want) {
+		err := h.Verify(roundTrip(q))
+		if !errors.As(err, new(*hosts.UnsignedError)) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want a refusal saying %q", what, err, want)
 		}
 	}

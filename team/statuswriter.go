@@ -67,7 +67,7 @@ func withUsage(m *member, fn func(*Member)) func(*Member) {
 		return fn
 	}
 	return func(mb *Member) {
-		mb.SetUsage(m.model.usage())
+		mb.SetUsage(m.model.Usage())
 		if fn != nil {
 			fn(mb)
 		}

@@ -11,7 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -108,8 +108,8 @@ func TestSetStatusLaterKeepsOrderAndFlushes(t *testing.T) {
 // okModel ends every cycle at once with a final reply.
 type okModel struct{}
 
-func (okModel) Complete(ctx context.Context, req loop.Request) (loop.Response, error) {
-	return loop.Response{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "ok"},
+func (okModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	return llm.Response{Message: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "ok"},
 		FinishReason: "stop"}, nil
 }
 

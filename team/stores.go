@@ -5,6 +5,8 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/protocol"
 )
 
 // What the team needs of its storage, declared here where it is used.
@@ -38,9 +40,7 @@ type Mailbox interface {
 }
 
 // mailAppender is all the request service needs of the inboxes.
-type mailAppender interface {
-	Append(name string, m inbox.Message) (inbox.Message, error)
-}
+type mailAppender = protocol.Appender
 
 // RegistryDoc is the registry as the team changes it: read, compare-and-set
 // update, and the status changes that may wait for a later write (Flush
@@ -71,12 +71,8 @@ type TaskDoc interface {
 	HandOver(ctx context.Context, id, from, to string) (board.Task, error)
 }
 
-// EventSink is the event log: Emit records an event (and hands it to the
-// subscriber); Notify only hands it on.
-type EventSink interface {
-	Emit(Event)
-	Notify(Event)
-}
+// EventSink is the event log as the team writes it (event.Sink).
+type EventSink = event.Sink
 
 // files are the file stores the team opened; the exported accessors hand
 // them to the views that read their files (the TUI), even when the team's

@@ -164,16 +164,3 @@ func taskIDs(tasks []board.Task) []string {
 	}
 	return out
 }
-
-// notFound and orNobody word the team's own checks of the board (a
-// handoff's task) as the board words its refusals.
-func notFound(id string) error {
-	return fmt.Errorf("%w %q: task_list shows the ids", board.ErrTaskNotFound, id)
-}
-
-func orNobody(s string) string {
-	if s == "" {
-		return "nobody"
-	}
-	return s
-}

@@ -15,7 +15,14 @@ import (
 	"github.com/agentteam/agentteam/internal/plug/hooks"
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/handoff"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/permgate"
+	"github.com/agentteam/agentteam/team/pool"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -34,7 +41,7 @@ type Options struct {
 	// Models gives each agent its model (the lead the default one); nil
 	// means Model for every agent.
 	Models      Models
-	Model       loop.Model
+	Model       llm.Model
 	TeamName    string
 	MaxWorkers  int
 	MaxQueue    int
@@ -49,7 +56,7 @@ type Options struct {
 	// called from agent goroutines and must not block.
 	OnEvent func(Event)
 	// OnDelta sees streamed model text of every agent; may be nil.
-	OnDelta func(loop.Delta)
+	OnDelta func(llm.Delta)
 	// PollInterval is the backstop for waking on inbox changes; default 1s.
 	PollInterval time.Duration
 	// ShutdownTimeout bounds the wait for a teammate's answer to a shutdown
@@ -122,7 +129,7 @@ type Team struct {
 	ws     *workspace.Workspace
 	store  Mailbox
 	reg    RegistryDoc
-	pool   *Pool
+	pool   *pool.Pool
 	events EventSink
 	tasks  *teamTasks
 	files  files // the same stores as files, for the accessors
@@ -146,21 +153,21 @@ type Team struct {
 	inboxes   *inboxes   // unread.go: the inboxes' health
 	// requests are the open protocol requests, each with its deadline's
 	// timer; the protocols run on them.
-	requests *requests
+	requests *protocol.Requests
 	// indexes are the inboxes read on, not again, by the protocols
 	// across processes (index.go).
-	indexes *inboxIndexes
+	indexes *inbox.Indexes
 
-	shutdowns *shutdowns   // shutdown.go
-	plans     *plans       // plan.go
-	handoffs  *handoffs    // handoff.go
-	worktrees *Worktrees   // worktree.go: teammates' git worktrees
-	perms     *permissions // permission.go; nil: every tool call runs
-	hosting   *hosting     // worker.go: this process as a worker; nil without a queue
-	lead      *loop.Agent  // nil in a worker's team (OpenWorker)
+	shutdowns *shutdowns // shutdown.go
+	plans     *plans     // plan.go
+	handoffs  *handoff.Service
+	worktrees *Worktrees        // worktree.go: teammates' git worktrees
+	perms     *permgate.Service // nil: every tool call runs
+	hosting   *hosting          // worker.go: this process as a worker; nil without a queue
+	lead      *loop.Agent       // nil in a worker's team (OpenWorker)
 	models    Models
-	leadModel *agentModel           // the lead's model now, and its meter
-	spend     *spend                // the budget's count; nil: none
+	leadModel *models.Agent         // the lead's model now, and its meter
+	spend     *models.Spend         // the budget's count; nil: none
 	changed   chan struct{}         // coalesced signal: some status changed
 	fault     atomic.Pointer[error] // what stopped the team: a full disk, the owner lock lost
 	halted    chan struct{}         // closed when a fault stops the team
@@ -217,7 +224,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if opts.Models == nil {
 		opts.Models = OneModel(opts.Model, "")
 	}
-	if err := checkPrices(opts.Budget, opts.Models.Catalog()); err != nil {
+	if err := models.CheckPrices(opts.Budget, opts.Models.Catalog()); err != nil {
 		return nil, err
 	}
 	opts = opts.withDefaults()
@@ -262,13 +269,13 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		models:       opts.Models,
 		ws:           ws,
 		reg:          reg,
-		pool:         NewPool(opts.MaxWorkers, opts.MaxQueue),
+		pool:         pool.New(opts.MaxWorkers, opts.MaxQueue),
 		events:       events,
 		pid:          os.Getpid(),
 		changed:      make(chan struct{}, 1),
 		halted:       make(chan struct{}),
 	}
-	t.spend = newSpend(opts.Budget, t.halt, func(err error) {
+	t.spend = models.NewSpend(opts.Budget, t.halt, func(err error) {
 		t.events.Notify(Event{Payload: Failure{Class: ClassBudgetAsk, Text: AskText(err)}})
 	})
 	if !worker {
@@ -299,17 +306,17 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		t.store = withSenderClaims(t.store, t.roster, leadClaim)
 	}
 	t.inboxes.store = t.store
-	t.requests = newRequests(t.events, t.store, t.notifyChanged)
-	t.indexes = newInboxIndexes(t.store)
+	t.requests = protocol.New(t.events, t.store, t.notifyChanged)
+	t.indexes = inbox.NewIndexes(t.store)
 	t.shutdowns = &shutdowns{t: t, rq: t.requests, timeout: opts.ShutdownTimeout}
 	t.plans = &plans{t: t, rq: t.requests, timeout: opts.PlanTimeout}
 	t.handoffs = newHandoffs(t)
 	t.worktrees = worktree.New(ws, reg, events)
 	t.worktrees.SetInCycle(t.roster.inCycle)
-	t.perms = newPermissions(t, opts.Permissions)
 	if opts.Queue != nil {
 		t.hosting = newHosting(t, opts.Worker, opts.Queue, opts.Heartbeats, !worker)
 	}
+	t.perms = newGate(t, opts)
 	events.OnWriteError(t.checkStorage)
 	reg.OnWriteError(t.checkStorage)
 	fail := func(err error) (*Team, error) {
@@ -341,7 +348,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	}
 	if !opts.Resume {
 		if fi, err := os.Stat(ws.SessionPath(workspace.LeadName)); err == nil && fi.Size() > 0 {
-			_ = archiveLead(ws, time.Now().UTC()) // as before: a start is not refused for it
+			_ = sessions.ArchiveLead(ws, time.Now().UTC()) // as before: a start is not refused for it
 		}
 	} else if opts.RestoreSession != "" {
 		if err := RestoreSession(ws, opts.RestoreSession, time.Now().UTC()); err != nil {
@@ -377,10 +384,10 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 // queued or working: still run by a live worker of a team across hosts
 // (heard of now), else left by a process that is gone.
 func (t *Team) runsElsewhere() func(*Member) bool {
-	if t.hosting == nil || t.hosting.beats == nil {
+	if t.hosting == nil || t.hosting.host.Beats() == nil {
 		return func(*Member) bool { return false }
 	}
-	alive, err := t.hosting.beats.Alive(context.Background())
+	alive, err := t.hosting.host.Beats().Alive(context.Background())
 	return func(m *Member) bool {
 		if m.Worker == "" {
 			return false
@@ -412,9 +419,6 @@ func (t *Team) Mailbox() Mailbox {
 // Registry is the team's registry (a file unless Options.Registry said).
 func (t *Team) Registry() *Registry { return t.files.reg }
 
-// Pool is the team's worker pool.
-func (t *Team) Pool() *Pool { return t.pool }
-
 // Lead is the lead agent.
 func (t *Team) Lead() *loop.Agent { return t.lead }
 
@@ -436,7 +440,7 @@ func (t *Team) Close(ctx context.Context) error {
 	t.stop()
 	stopped := make(chan struct{})
 	go func() {
-		t.requests.table.Close() // waits for expiry callbacks already running
+		t.requests.Close() // waits for expiry callbacks already running
 		t.wg.Wait()
 		close(stopped)
 	}()

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -23,7 +23,7 @@ func newTestTeam(t *testing.T, srv *fakellm.Server, opts Options) *Team {
 		opts.Workspace = ws
 	}
 	if opts.Model == nil {
-		opts.Model = loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true,
+		opts.Model = llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true,
 			BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond})
 	}
 	if opts.PollInterval == 0 {

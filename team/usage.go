@@ -1,9 +1,7 @@
 package team
 
 import (
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/agentteam/agentteam/workspace"
@@ -15,11 +13,11 @@ func modelRefOf(c ModelChoice) ModelRef {
 
 // Usage is what the lead and the teammates of this process used so far.
 func (t *Team) Usage() TeamUsage {
-	agents := []AgentUsage{{Agent: workspace.LeadName, Model: t.LeadModel(), Usage: t.leadModel.usage()}}
+	agents := []AgentUsage{{Agent: workspace.LeadName, Model: t.LeadModel(), Usage: t.leadModel.Usage()}}
 	t.roster.mu.Lock()
 	for _, m := range t.roster.members {
 		if m.model != nil {
-			agents = append(agents, AgentUsage{Agent: m.name, Model: m.model.choice().Label(), Usage: m.model.usage()})
+			agents = append(agents, AgentUsage{Agent: m.name, Model: m.model.Choice().Label(), Usage: m.model.Usage()})
 		}
 	}
 	t.roster.mu.Unlock()
@@ -29,11 +27,11 @@ func (t *Team) Usage() TeamUsage {
 }
 
 // LeadUsage is what the lead used, in this process and, resumed, before.
-func (t *Team) LeadUsage() Usage { return t.leadModel.usage() }
+func (t *Team) LeadUsage() Usage { return t.leadModel.Usage() }
 
 // writeLeadUsage records the lead's model and usage in the registry.
 func (t *Team) writeLeadUsage() {
-	entry := LeadEntry{ModelRef: modelRefOf(t.leadModel.choice()), Usage: t.leadModel.usage()}
+	entry := LeadEntry{ModelRef: modelRefOf(t.leadModel.Choice()), Usage: t.leadModel.Usage()}
 	_, _ = t.reg.Update(func(c *Config) error {
 		if c.Lead != nil && c.Lead.Same(entry) {
 			return errNoChange
@@ -41,22 +39,4 @@ func (t *Team) writeLeadUsage() {
 		c.Lead = &entry
 		return nil
 	})
-}
-
-// FormatCost writes a cost for people: "-" when unknown, else in currency
-// units with two significant digits below 1 (a small cost is not shown as
-// 0) and cents above.
-func FormatCost(c *float64) string {
-	if c == nil {
-		return "-"
-	}
-	v := *c
-	switch {
-	case v == 0:
-		return "0"
-	case v >= 1:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	}
-	decimals := 1 - int(math.Floor(math.Log10(v)))
-	return strconv.FormatFloat(v, 'f', max(decimals, 2), 64)
 }

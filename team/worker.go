@@ -2,24 +2,19 @@ package team
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"os"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/sys/gitwt"
-	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -38,206 +33,18 @@ import (
 // asked from another process is adopted from the inboxes (shutdown.go,
 // plan.go call in here).
 
-// SpawnQueue is the team's work queue of spawn requests, shared by every
-// worker (natsstore.Queue): a request is taken by one worker at a time.
-type SpawnQueue interface {
-	// Publish stores one request under id; the same id again is one request.
-	Publish(ctx context.Context, id string, data []byte) error
-	// Next waits for a request and takes it, until ctx ends.
-	Next(ctx context.Context) (QueueJob, error)
-}
-
-// QueueJob is a request taken from the queue.
-type QueueJob interface {
-	Data() []byte
-	Delivered() int // how often it was handed to a worker, this time included
-	Ack(ctx context.Context) error
-	Nak(delay time.Duration) error // back to the queue, offered again after delay
-	Term() error                   // dropped for good
-}
-
-// Heartbeats are the workers' heartbeats (natsstore.Workers): a lease per
-// worker that expires unless renewed.
-type Heartbeats interface {
-	// Hold takes worker id's heartbeat and keeps it alive until Release,
-	// or until it is lost (not renewed within a bound shorter than its
-	// time to live: this worker may be cut off). It fails while another
-	// holds id or its heartbeat has not expired yet.
-	Hold(ctx context.Context, id string, info []byte) (Heartbeat, error)
-	// Watch reports each present heartbeat, then every change; current
-	// is closed once the present ones are all given.
-	Watch(ctx context.Context) (changes <-chan WorkerChange, current <-chan struct{}, err error)
-	// Alive lists the workers whose heartbeat is alive now.
-	Alive(ctx context.Context) (map[string][]byte, error)
-}
-
-// Heartbeat is this worker's, held.
-type Heartbeat interface {
-	Lost() <-chan struct{}
-	Err() error
-	Release(ctx context.Context) error
-}
-
-// WorkerChange is a worker's heartbeat seen, or gone (expired, released).
-type WorkerChange struct {
-	ID   string
-	Gone bool
-}
-
-// WorkerOptions say who this process is as one of a team's workers.
-type WorkerOptions struct {
-	// ID names the worker in the registry and its heartbeat (letters,
-	// digits, '-' and '_'); default HOST-PID.
-	ID string
-	// Host is where it runs; default the host name.
-	Host string
-	// Labels are what it offers: it takes only requests whose labels it all has.
-	Labels []string
-	// Placement bounds, in the lead's process, how long a spawn may wait
-	// for a worker with its labels; then it fails. Default DefaultPlacement.
-	Placement time.Duration
-	// Beat is how often the heartbeat is renewed (default 2s); a worker
-	// not heard of for the heartbeat's TTL is taken for dead.
-	Beat time.Duration
-	// GitRemote is the remote of this clone the team's work goes through
-	// (worktree.go): on a worker that is not the lead's process each
-	// teammate's branch is pushed there; in the lead's, the commit a
-	// worktree teammate starts from ("" for both: none). KeyEnv names the
-	// model API key's variable, which git never gets.
-	GitRemote, KeyEnv string
-}
-
-// DefaultPlacement bounds the wait of a spawn for a worker that may take it.
-const DefaultPlacement = time.Minute
-
-// placementRetry is how long a request a worker may not take waits before
-// it is offered again; maxPlacementTries bounds its offers whatever the time.
-const (
-	placementRetry    = 300 * time.Millisecond
-	maxPlacementTries = 2000
-)
-
-// SpawnRequest is one spawn on the work queue: who to run and how. The
-// prompt is not in it: the lead delivered it to the teammate's inbox
-// first (PromptID), so the worker finds it there like any message.
-type SpawnRequest struct {
-	ID        string   `json:"id"`
-	Name      string   `json:"name"`
-	Role      string   `json:"role"`
-	From      string   `json:"from"`
-	PromptID  string   `json:"promptId,omitempty"`
-	Provider  string   `json:"provider,omitempty"`
-	Model     string   `json:"model,omitempty"`
-	PlanMode  bool     `json:"planMode,omitempty"`
-	Isolation string   `json:"isolation,omitempty"`
-	Labels    []string `json:"labels,omitempty"`
-	// Base, for isolation worktree, is the lead's HEAD commit: the worker
-	// starts the teammate's branch there (fetched from the team's git
-	// remote), not at its own clone's HEAD, which may be behind.
-	Base string `json:"base,omitempty"`
-	// Deadline: a request nobody could take by then is failed.
-	Deadline time.Time `json:"deadline"`
-	// Resume: the teammate goes on with its conversation in the team's
-	// session store (its worker died), instead of starting afresh.
-	Resume bool `json:"resume,omitempty"`
-	// Asks: who answers the teammate's permission asks (user, lead, or ""
-	// for nobody), for a worker that follows the team (permission_remote.go).
-	Asks string `json:"asks,omitempty"`
-	// AskTimeout: how long each of those asks waits for its answer.
-	AskTimeout time.Duration `json:"askTimeout,omitempty"`
-	// Mode: the lead's permission mode, which a worker whose person set
-	// none runs the teammate in (PermissionOptions.FollowMode).
-	Mode permission.Mode `json:"mode,omitempty"`
-	// Deny: the lead's deny rules, added to the worker's own for this
-	// teammate (permission_deny.go); its allow rules never travel.
-	Deny []string `json:"deny,omitempty"`
-	// LeadClaim and Signature: the lead's sender claim when it published
-	// the request, and its signature with that claim's key (spawnsign.go).
-	LeadClaim uint64 `json:"leadClaim,omitempty"`
-	Signature []byte `json:"signature,omitempty"`
-}
-
-// check refuses a request no lead of ours would send: it came off the
-// wire and names a teammate, a model and a place.
-func (q *SpawnRequest) check() error {
-	if q.ID == "" || len(q.ID) > 200 {
-		return fmt.Errorf("no usable request id")
-	}
-	if err := workspace.ValidateTeammateName(q.Name); err != nil {
-		return err
-	}
-	if err := workspace.ValidateName(q.From); err != nil {
-		return fmt.Errorf("from: %w", err)
-	}
-	if q.Role = strings.TrimSpace(q.Role); q.Role == "" || len(q.Role) > 200 {
-		return fmt.Errorf("role: empty or over 200 bytes")
-	}
-	if len(q.Provider) > 200 || len(q.Model) > 200 {
-		return fmt.Errorf("model: over 200 bytes")
-	}
-	if err := CheckIsolation(q.Isolation); err != nil {
-		return err
-	}
-	if q.Base != "" && !gitwt.IsCommitID(q.Base) {
-		return fmt.Errorf("base: %.80q is no commit id", q.Base)
-	}
-	if err := checkAsks(q.Asks, q.AskTimeout, q.Mode); err != nil {
-		return err
-	}
-	if err := checkDeny(q.Deny); err != nil {
-		return err
-	}
-	for _, l := range q.Labels {
-		if err := tools.CheckLabel(l); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// hosting is this process as a worker of the team: it takes spawn
-// requests from the queue, keeps its heartbeat, and, in the lead's
-// process, watches the others'.
+// hosting is this process as a worker of the team (team/hosts), and what
+// it does with the requests it takes (hosts.Runner): the teammates it
+// runs, fences and gives back, and in the lead's process those it reaps.
 type hosting struct {
 	t      *Team
-	opts   WorkerOptions
+	host   *hosts.Host
+	opts   hosts.Options // its defaults filled in
 	queue  SpawnQueue
-	beats  Heartbeats // nil: no heartbeats; every worker is taken for alive
-	info   []byte     // what the heartbeat says of this worker
-	self   WorkerInfo // the same, unencoded
 	isLead bool
-
-	mu    sync.Mutex
-	alive map[string]bool // the workers heard of at the last look; nil before one
-
-	// unheld is set while this worker holds no heartbeat (lost, not yet
-	// taken again): it takes no spawn then, as the lead may take it for dead.
-	unheld atomic.Bool
-	// offers are what each worker alive at offersAt says of itself (this
-	// one included), from their heartbeats: read again when a spawn would
-	// fail for want of a worker (offeredAlive) or may land on a worker in
-	// worktrees (worktreeOffered), at most once a Beat.
-	offers   []WorkerInfo
-	offersAt time.Time
 }
 
 func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead bool) *hosting {
-	if o.Host == "" {
-		o.Host, _ = os.Hostname()
-		if o.Host == "" {
-			o.Host = "localhost"
-		}
-	}
-	if o.ID == "" {
-		o.ID = WorkerID(o.Host, t.pid)
-	}
-	if o.Placement <= 0 {
-		o.Placement = DefaultPlacement
-	}
-	if o.Beat <= 0 {
-		o.Beat = 2 * time.Second
-	}
-	o.Labels = normalLabels(o.Labels)
 	switch {
 	case !isLead && o.GitRemote != "":
 		t.worktrees.PushTo(o.GitRemote, o.KeyEnv)
@@ -246,216 +53,26 @@ func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead
 		// team's remote, as this clone names it (--git-remote).
 		t.worktrees.ShareBasesTo(o.GitRemote, o.KeyEnv)
 	}
-	self := WorkerInfo{Host: o.Host, PID: t.pid, Labels: o.Labels, Lead: isLead, Since: time.Now().UTC()}
-	if t.opts.Isolation == IsolationWorktree {
-		self.Isolation = IsolationWorktree
-	}
-	info, _ := json.Marshal(self)
-	return &hosting{t: t, opts: o, queue: q, beats: beats, info: info, self: self, isLead: isLead}
+	h := &hosting{t: t, queue: q, isLead: isLead}
+	h.host = hosts.New(o, hosts.Deps{Queue: q, Beats: beats, Runner: h, Pool: t.pool, Events: t.events, Failure: failure,
+		PID: t.pid, Lead: isLead, Worktrees: t.opts.Isolation == IsolationWorktree})
+	h.opts = h.host.Options()
+	return h
 }
 
-// WorkerInfo is what a worker's heartbeat says of it.
-type WorkerInfo struct {
-	Host   string   `json:"host"`
-	PID    int      `json:"pid"`
-	Labels []string `json:"labels,omitempty"`
-	Lead   bool     `json:"lead,omitempty"`
-	// Since is when it started: an ask older than that is not its to wait for.
-	Since time.Time `json:"since,omitzero"`
-	// Isolation is "worktree" when its person asked for worktrees: it runs
-	// every teammate in one, from the lead's commit (SpawnRequest.Base).
-	Isolation string `json:"isolation,omitempty"`
-}
-
-// WorkerID is a worker's default id: its host and PID as one token.
-func WorkerID(host string, pid int) string {
-	var b strings.Builder
-	for _, r := range host {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	id := b.String()
-	if len(id) > 40 {
-		id = id[:40]
-	}
-	return id + "-" + strconv.Itoa(pid)
-}
-
-// normalLabels are labels sorted without repeats; nil for none.
-func normalLabels(ls []string) []string {
-	if len(ls) == 0 {
-		return nil
-	}
-	out := slices.Clone(ls)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// start runs the worker's goroutines until the team stops: the heartbeat
-// first (a worker is alive before it takes anything), then the queue.
+// start runs the worker's goroutines until the team stops, and in the
+// lead's process the relay of the asks teammates on workers make.
 func (h *hosting) start() {
 	t := h.t
-	ctx, cancel := context.WithCancel(t.root)
-	if h.beats != nil {
-		beat := h.hold(ctx)
-		t.wg.Add(1)
-		go func() {
-			defer t.wg.Done()
-			h.beatLoop(ctx, beat)
-		}()
-		if h.isLead {
-			t.wg.Add(1)
-			go func() {
-				defer t.wg.Done()
-				h.watchWorkers(ctx)
-			}()
-		}
-	}
-	t.wg.Add(1)
-	go func() {
-		defer t.wg.Done()
-		defer cancel()
-		h.serve(ctx)
-	}()
-	if h.isLead && h.t.perms != nil {
-		t.wg.Add(1)
-		go func() {
-			defer t.wg.Done()
-			h.t.perms.relayRemoteAsks(ctx)
-		}()
+	h.host.Start(t.root, &t.wg)
+	if h.isLead && t.perms != nil {
+		t.wg.Go(func() { t.perms.RelayRemoteAsks(t.root) })
 	}
 }
 
-// serve takes requests while the pool has a free place: at most
-// MaxWorkers teammates of this process run a cycle at once.
-func (h *hosting) serve(ctx context.Context) {
-	t := h.t
-	var failing bool
-	for {
-		if h.unheld.Load() {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(h.opts.Beat):
-			}
-			continue
-		}
-		release, err := t.pool.Acquire(ctx)
-		if err != nil {
-			return
-		}
-		job, err := h.queue.Next(ctx)
-		if err != nil {
-			release()
-			if ctx.Err() != nil {
-				return
-			}
-			if !failing { // said once per outage
-				t.events.Emit(Event{Payload: failure(ClassInternal, "work queue: ", err)})
-			}
-			failing = true
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(time.Second):
-			}
-			continue
-		}
-		failing = false
-		taken, givenBack := h.take(ctx, job, release)
-		if !taken {
-			release()
-		}
-		if givenBack {
-			// The server offers a request given back to the first pull
-			// waiting: not pulling for a while lets another worker have it.
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(placementRetry + rand.N(placementRetry)):
-			}
-		}
-	}
-}
-
-// take runs the request job holds with the pool's place release, or gives
-// it back; it reports whether the place went to a teammate, and whether
-// the request was given back for another worker.
-func (h *hosting) take(ctx context.Context, job QueueJob, release func()) (taken, givenBack bool) {
-	t := h.t
-	var req SpawnRequest
-	err := json.Unmarshal(job.Data(), &req)
-	signed := req // as the lead signed it: check tidies the role
-	if err != nil || req.check() != nil {
-		if err == nil {
-			err = req.check()
-		}
-		t.events.Emit(Event{Payload: failure(ClassInternal, "a spawn request on the work queue was dropped: ", err)})
-		_ = job.Term()
-		return false, false
-	}
-	if !hasLabels(h.opts.Labels, req.Labels) {
-		// A live worker that offers the labels takes it once it has a
-		// free place: a busy pool is no reason to fail the spawn. Nor is a
-		// look at the heartbeats that failed (a node going away): it says
-		// nothing of the workers, so the spawn waits on, to the tries' bound.
-		if time.Now().After(req.Deadline) || job.Delivered() >= maxPlacementTries {
-			offered, err := h.offeredAlive(ctx, req.Labels)
-			if !offered && (err == nil || job.Delivered() >= maxPlacementTries) {
-				h.unplaced(req)
-				_ = job.Term()
-				return false, false
-			}
-		}
-		_ = job.Nak(placementRetry)
-		return false, true
-	}
-	if h.unheld.Load() { // lost its heartbeat while waiting: not now
-		_ = job.Nak(placementRetry)
-		return false, true
-	}
-	if err := h.signedByLead(signed); err != nil {
-		if errors.As(err, new(errUnsignedSpawn)) {
-			h.refuse(req, err)
-			_ = job.Term()
-			return false, false
-		}
-		t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassInternal, "check the spawn's signature: ", err)})
-		_ = job.Nak(placementRetry)
-		return false, true
-	}
-	claimed, err := h.claim(req)
-	if err != nil {
-		t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassRegistry, "take the spawn: ", err)})
-		_ = job.Nak(placementRetry)
-		return false, true
-	}
-	if err := job.Ack(ctx); err != nil && claimed {
-		// The registry's claim is what counts: taken again, it is refused.
-		t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassInternal, "work queue: ", err)})
-	}
-	if !claimed {
-		return false, false // a request the lead no longer waits for (cancelled, respawned)
-	}
-	return h.run(req, release), false
-}
-
-// hasLabels reports whether a worker with have may take a request asking want.
-func hasLabels(have, want []string) bool {
-	for _, l := range want {
-		if !slices.Contains(have, l) {
-			return false
-		}
-	}
-	return true
-}
-
-// claim makes this worker the one that runs req's teammate, if the
+// Claim makes this worker the one that runs req's teammate, if the
 // registry still waits for this very request.
-func (h *hosting) claim(req SpawnRequest) (bool, error) {
+func (h *hosting) Claim(req SpawnRequest) (bool, error) {
 	t := h.t
 	var claimed bool
 	// The teammate's entry alone: a claim decides on nothing else, and as a
@@ -479,8 +96,8 @@ func (h *hosting) claim(req SpawnRequest) (bool, error) {
 	return claimed, err
 }
 
-// unplaced fails a request no worker could take in time, and tells whoever asked.
-func (h *hosting) unplaced(req SpawnRequest) {
+// Unplaced fails a request no worker could take in time, and tells whoever asked.
+func (h *hosting) Unplaced(req SpawnRequest) {
 	t := h.t
 	why := fmt.Sprintf("no worker with the labels %s took it within its placement time", strings.Join(req.Labels, ", "))
 	var failed bool
@@ -504,9 +121,9 @@ func (h *hosting) unplaced(req SpawnRequest) {
 	}
 }
 
-// run starts the teammate req names in this process; the pool's place
+// Run starts the teammate req names in this process; the pool's place
 // is its first cycle's. It reports whether the teammate started.
-func (h *hosting) run(req SpawnRequest, release func()) bool {
+func (h *hosting) Run(req SpawnRequest, release func()) bool {
 	t, r := h.t, h.t.roster
 	failed := func(class ErrorClass, err error) bool {
 		r.markFailed(req.Name, err)
@@ -548,7 +165,7 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	if t.opts.Sessions == nil && !req.Resume {
 		// The lead archived it in a shared session store at its spawn; a
 		// file of this worker's workspace is archived here.
-		archiveSession(t.ws.SessionPath(req.Name), time.Now().UTC())
+		sessions.ArchiveFile(t.ws.SessionPath(req.Name), time.Now().UTC())
 	}
 	mctx, cancel := context.WithCancel(t.root)
 	var used Usage
@@ -563,9 +180,9 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
 		planMode: req.PlanMode, root: where.Root, model: t.newAgentModel(choice, used), claim: req.ID, request: req}
 	m.planFromRegistry = func() bool { return t.plans.approvedElsewhere(m) }
-	t.perms.follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
+	t.perms.Follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
 	if !h.isLead { // the lead's own process has its rules already
-		t.perms.followDeny(req.Name, req.Deny)
+		t.perms.FollowDeny(req.Name, req.Deny)
 	}
 	agent, err := r.newTeammateAgent(m, "startup")
 	if err != nil {
@@ -589,9 +206,9 @@ func (h *hosting) run(req SpawnRequest, release func()) bool {
 func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnSpec, role string, choice ModelChoice) error {
 	t, h := r.t, r.t.hosting
 	name := spec.Name
-	labels := normalLabels(spec.Labels)
+	labels := hosts.NormalLabels(spec.Labels)
 	if len(labels) == 0 {
-		labels = normalLabels(t.opts.RoleLabels[role])
+		labels = hosts.NormalLabels(t.opts.RoleLabels[role])
 	}
 	for _, l := range labels {
 		if err := tools.CheckLabel(l); err != nil {
@@ -652,12 +269,12 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	// take it (its heartbeat says so; one started later says when it could
 	// not start there). After the registry took the name: a refused spawn
 	// overwrites no live base.
-	push := iso == IsolationWorktree || t.worktrees.Shares() && h.worktreeOffered(ctx, labels)
+	push := iso == IsolationWorktree || t.worktrees.Shares() && h.host.WorktreeOffered(ctx, labels)
 	base, berr := t.worktrees.ShareBase(ctx, name, push)
 	if berr != nil && base != "" && !errors.Is(berr, gitwt.ErrNoRemote) {
 		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", berr)})
 	}
-	err = h.publish(ctx, t.perms.rulesFor(SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
+	err = h.publish(ctx, withRules(t.perms, SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
 		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels, Base: base,
 		Deadline: now.Add(h.opts.Placement)}))
 	if err != nil {
@@ -687,142 +304,17 @@ func (h *hosting) liveElsewhere(m Member) bool {
 	if m.Worker == "" {
 		return m.Status == StatusQueued && m.PID == h.t.pid // waits for a worker
 	}
-	return h.workerAlive(m.Worker)
+	return h.host.Alive(m.Worker)
 }
 
-// offeredAlive reports whether a worker whose heartbeat lives offers every
-// label of want. The heartbeats are read again at most once a Beat; without
-// heartbeats none is taken to offer them; when they cannot be read, the
-// error says so (and nothing is known).
-func (h *hosting) offeredAlive(ctx context.Context, want []string) (bool, error) {
-	if h.beats == nil {
-		return false, nil
-	}
-	offers, err := h.aliveOffers(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, w := range offers {
-		if hasLabels(w.Labels, want) {
-			return true, nil
-		}
-	}
-	return false, nil
+// Fence stops every teammate this worker runs, as no longer its own; the
+// func it returns gives them back (hosts.Runner).
+func (h *hosting) Fence(why error) func(ctx context.Context) {
+	fenced := h.fence(why)
+	return func(ctx context.Context) { h.giveBack(ctx, fenced) }
 }
 
-// worktreeOffered reports whether a spawn asking want may land on a
-// worker, other than the lead's process, that runs its teammates in
-// worktrees: that worker starts one from the lead's commit, which must
-// then be on the team's remote. Heartbeats that cannot be read say yes.
-func (h *hosting) worktreeOffered(ctx context.Context, want []string) bool {
-	if h.beats == nil {
-		return false
-	}
-	offers, err := h.aliveOffers(ctx)
-	if err != nil {
-		return true
-	}
-	for _, w := range offers {
-		if !w.Lead && w.Isolation == IsolationWorktree && hasLabels(w.Labels, want) {
-			return true
-		}
-	}
-	return false
-}
-
-// aliveOffers is what each worker alive says of itself (this one
-// included), its heartbeats read again at most once a Beat.
-func (h *hosting) aliveOffers(ctx context.Context) ([]WorkerInfo, error) {
-	h.mu.Lock()
-	offers, fresh := h.offers, time.Since(h.offersAt) < h.opts.Beat
-	h.mu.Unlock()
-	if fresh {
-		return offers, nil
-	}
-	alive, err := h.beats.Alive(ctx)
-	if err != nil {
-		return nil, err
-	}
-	offers = []WorkerInfo{h.self}
-	for id, info := range alive {
-		var w WorkerInfo
-		if id != h.opts.ID && json.Unmarshal(info, &w) == nil {
-			offers = append(offers, w)
-		}
-	}
-	h.mu.Lock()
-	h.offers, h.offersAt = offers, time.Now()
-	h.mu.Unlock()
-	return offers, nil
-}
-
-// workerAlive reports whether the worker id was heard of at the last look
-// (any worker is, before the first look or without heartbeats).
-func (h *hosting) workerAlive(id string) bool {
-	if id == h.opts.ID {
-		return true
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.alive == nil || h.alive[id]
-}
-
-// hold takes this worker's heartbeat, trying again every Beat while it
-// cannot (the server unreachable, or this id's last heartbeat not yet
-// expired), until ctx ends (nil).
-func (h *hosting) hold(ctx context.Context) Heartbeat {
-	t := h.t
-	for said := false; ; said = true {
-		beat, err := h.beats.Hold(ctx, h.opts.ID, h.info)
-		if err == nil {
-			return beat
-		}
-		if ctx.Err() != nil {
-			return nil
-		}
-		if !said { // once per outage
-			t.events.Emit(Event{Payload: failure(ClassInternal, "", err)})
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(h.opts.Beat):
-		}
-	}
-}
-
-// beatLoop keeps this worker's heartbeat until ctx ends, then releases it
-// (a worker that stops says so at once). A heartbeat lost fences this
-// worker: it stops its teammates at once, without a word to the store —
-// it cannot prove it still runs them, and the lead respawns them
-// elsewhere once the heartbeat expires — then takes a new heartbeat.
-func (h *hosting) beatLoop(ctx context.Context, beat Heartbeat) {
-	for beat != nil {
-		select {
-		case <-ctx.Done():
-			gone, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			_ = beat.Release(gone)
-			cancel()
-			return
-		case <-beat.Lost():
-			h.unheld.Store(true)
-			var fenced []*member
-			if !h.isLead {
-				// Only the lead's process respawns, never its own
-				// teammates: only a worker's need fencing.
-				fenced = h.fence(beat.Err())
-			}
-			beat = h.hold(ctx)
-			h.unheld.Store(false)
-			if beat != nil {
-				h.giveBack(ctx, fenced)
-			}
-		}
-	}
-}
-
-// fence stops every teammate this worker runs, as no longer its own, and
-// returns them.
+// fence stops every teammate this worker runs and returns them.
 func (h *hosting) fence(why error) []*member {
 	r := h.t.roster
 	err := fmt.Errorf("worker %s lost its heartbeat (%w); its teammates are respawned elsewhere", h.opts.ID, why)
@@ -906,7 +398,7 @@ func (h *hosting) giveBack(ctx context.Context, fenced []*member) {
 				t.roster.markFailed(req.Name, fmt.Errorf("respawn after %w: %w", why, err))
 				return
 			}
-			if !h.run(req, release) {
+			if !h.Run(req, release) {
 				release()
 			}
 		}()
@@ -927,71 +419,14 @@ func (h *hosting) requeue(m *Member, id, why string, respawn bool, now time.Time
 	m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", h.t.pid, id
 }
 
-// watchWorkers follows, in the lead's process, the workers' heartbeats:
-// once the present ones are known and on every heartbeat gone, the
-// teammates of workers without one are marked failed and respawned
-// (reapDead); again every Beat, for claims made since.
-func (h *hosting) watchWorkers(ctx context.Context) {
-	tick := time.NewTicker(h.opts.Beat)
-	defer tick.Stop()
-	for ctx.Err() == nil {
-		changes, current, err := h.beats.Watch(ctx)
-		if err != nil {
-			select {
-			case <-ctx.Done():
-			case <-tick.C:
-			}
-			continue
-		}
-		seen := map[string]bool{}
-		known := false
-		publish := func(reap bool) {
-			alive := make(map[string]bool, len(seen))
-			for id := range seen {
-				alive[id] = true
-			}
-			h.mu.Lock()
-			h.alive = alive
-			h.mu.Unlock()
-			if reap {
-				h.reapDead(alive)
-			}
-		}
-		for open := true; open; {
-			select {
-			case c, ok := <-changes:
-				if !ok {
-					open = false
-					break
-				}
-				if c.Gone {
-					delete(seen, c.ID)
-				} else {
-					seen[c.ID] = true
-				}
-				if known {
-					publish(c.Gone)
-				}
-			case <-current:
-				current, known = nil, true
-				publish(true)
-			case <-tick.C:
-				if known {
-					publish(true)
-				}
-			}
-		}
-	}
-}
-
-// reapDead marks failed, in the lead's process, the teammates of workers
+// Reap marks failed, in the lead's process, the teammates of workers
 // whose heartbeat is gone, and tells the lead. With the teammates'
 // conversations in the team's session store, each is then respawned: a
 // request to resume it goes on the queue, and whichever worker takes it
 // goes on from its conversation, its inbox's read position keeping every
 // message delivered once. The registry goes from the dead worker's status
 // to queued in one change, so the team never looks settled in between.
-func (h *hosting) reapDead(alive map[string]bool) {
+func (h *hosting) Reap(alive map[string]bool) {
 	t := h.t
 	respawn := t.opts.Sessions != nil
 	var dead []Member
@@ -1017,7 +452,7 @@ func (h *hosting) reapDead(alive map[string]bool) {
 			if !gitwt.IsCommitID(base) {
 				base = "" // an edited registry's: a worker would drop the whole request
 			}
-			requests = append(requests, t.perms.rulesFor(SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
+			requests = append(requests, withRules(t.perms, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
 				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels, Base: base,
 				Deadline: now.Add(h.opts.Placement), Resume: true}))
 			h.requeue(m, id, why, respawn, now)
@@ -1302,3 +737,23 @@ func (t *Team) StopWorker(reason string) {
 		}
 	}
 }
+
+// The worker's vocabulary lives in team/hosts; these names keep the
+// team's API for its callers while they move to that package's own.
+
+type (
+	SpawnQueue    = hosts.SpawnQueue
+	QueueJob      = hosts.QueueJob
+	Heartbeats    = hosts.Heartbeats
+	Heartbeat     = hosts.Heartbeat
+	WorkerChange  = hosts.WorkerChange
+	WorkerOptions = hosts.Options
+	SpawnRequest  = hosts.Request
+	WorkerInfo    = hosts.WorkerInfo
+)
+
+// DefaultPlacement bounds the wait of a spawn for a worker that may take it.
+const DefaultPlacement = hosts.DefaultPlacement
+
+// WorkerID is a worker's default id (hosts.WorkerID).
+func WorkerID(host string, pid int) string { return hosts.WorkerID(host, pid) }

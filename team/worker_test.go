@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -74,7 +74,7 @@ func TestAWorkerRefusesHostileSpawnRequests(t *testing.T) {
 	var events []Event
 	tm, err := OpenWorker(context.Background(), Options{
 		Workspace: ws,
-		Model:     loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
+		Model:     llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
 		Queue:     q,
 		OnEvent: func(e Event) {
 			mu.Lock()

@@ -20,55 +20,66 @@ const module = "github.com/agentteam/agentteam"
 // must be given one here.
 var layers = map[string]int{
 	// The program and the commands.
-	"":    13,
-	"cmd": 12,
+	"":    15,
+	"cmd": 14,
 	// Programs that measure the commands, and test-only packages.
-	"internal/bench/peerbench":  14,
-	"internal/bench/storebench": 14,
-	"internal/store/failover":   14,
+	"internal/bench/peerbench":  16,
+	"internal/bench/storebench": 16,
+	"internal/store/failover":   16,
 	"internal/bench/startbench": 0,
 	"internal/bench/benchproc":  0,
 	"internal/testutil/testfs":  0,
 	"internal/testutil/testkit": 0,
+	"internal/testutil/testpki": 0, // a throwaway CA and certificates for TLS tests
 	"internal/llm/fakellm":      1,
 	"internal/store/storetest":  3,
 	"internal/archtest":         0,
 	// What a person sees.
-	"internal/ui/tui":        11,
-	"internal/ui/tui/draw":   9,  // styles and cell-exact lines, what every pane draws with
-	"internal/ui/tui/atpath": 10, // @path completion and attachments, read beneath the workspace
-	"internal/ui/tui/poll":   9,  // the inboxes and registry looked at off Update
-	"internal/ui/tui/picker": 9,  // chat --resume's list of sessions
-	"internal/ui/tui/panel":  10, // the team panel, the feed and the progress of work
-	"internal/ui/tui/bridge": 9,  // the team's events to the screen, debounced, never blocking
-	"internal/ui/linechat":   10,
-	"internal/ui/engine":     9, // what both chats ask of the team
+	"internal/ui/tui":        13,
+	"internal/ui/tui/draw":   11, // styles and cell-exact lines, what every pane draws with
+	"internal/ui/tui/atpath": 12, // @path completion and attachments, read beneath the workspace
+	"internal/ui/tui/poll":   11, // the inboxes and registry looked at off Update
+	"internal/ui/tui/picker": 11, // chat --resume's list of sessions
+	"internal/ui/tui/panel":  12, // the team panel, the feed and the progress of work
+	"internal/ui/tui/bridge": 11, // the team's events to the screen, debounced, never blocking
+	"internal/ui/linechat":   12,
+	"internal/ui/engine":     11, // what both chats ask of the team
 	"internal/ui/mdrender":   0,
 	"internal/ui/termbg":     0,
 	"internal/llm/demo":      1,
 	// The team and its parts.
-	"team":              8,
+	"team":              10,
 	"team/event":        6, // the events, their JSON and sentences: what the views read
 	"team/board":        3,
 	"team/registry":     3, // the registry document and its stores
 	"team/worktree":     7, // the teammates' git worktrees
+	"team/protocol":     7, // the protocol requests: opened, logged, told, closed
+	"team/permgate":     8, // each tool call decided, and the asks
+	"team/hosts":        9, // this process as one of the team's workers
+	"team/handoff":      8, // a task handed over with its context, in steps
 	"team/request":      0,
+	"team/pool":         0, // how many agents run a model turn at once
+	"team/models":       5, // the models, their meters and the budget
+	"team/sessions":     3, // the lead's conversations kept in the workspace
 	"internal/plug/mcp": 5,
 	// An agent's loop and its tools.
-	"loop":  5,
-	"tools": 4,
+	"loop":     5,
+	"loop/llm": 4, // the model client: requests, replies, retries
+	"tools":    4,
 	// What the tools and the team stand on.
-	"internal/sys/gitwt":       3,
-	"internal/plug/agentsmd":   3,
-	"internal/plug/hooks":      1,
-	"internal/store/natsstore": 3,
-	"inbox":                    2,
-	"workspace":                2,
-	"internal/sys/config":      2,
-	"internal/sys/sandbox":     1,
-	"internal/store/statefile": 1,
-	"internal/sys/permission":  0,
-	"internal/llm/openaiwire":  0,
+	"internal/sys/gitwt":        3,
+	"internal/plug/agentsmd":    3,
+	"internal/plug/hooks":       1,
+	"internal/store/natsserver": 4, // serve's embedded server, its users and roles' permissions
+	"internal/store/natsstore":  3,
+	"internal/store/natsconn":   2, // a client's credentials, Connect and its refusals
+	"inbox":                     2,
+	"workspace":                 2,
+	"internal/sys/config":       2,
+	"internal/sys/sandbox":      1,
+	"internal/store/statefile":  1,
+	"internal/sys/permission":   0,
+	"internal/llm/openaiwire":   0,
 }
 
 // against are the imports known to run against the layers, each with why

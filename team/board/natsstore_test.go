@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/store/storetest"
 )
@@ -14,7 +15,7 @@ import (
 // The board on a KV entry keeps the compare-and-set contract, through the
 // board's own read-modify-write.
 func TestTaskBoardOnJetStreamKeepsTheDocContract(t *testing.T) {
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestTaskBoardOnJetStreamKeepsTheDocContract(t *testing.T) {
 // Claims on the KV board are compare-and-set across connections: of many
 // agents claiming one task at once, exactly one gets it.
 func TestOneClaimWinsOnJetStream(t *testing.T) {
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

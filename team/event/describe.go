@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -141,16 +141,16 @@ const interruptedText = "(interrupted)"
 func (r Retry) Words() string {
 	why := "the model call failed"
 	switch r.Cause {
-	case loop.RetryRateLimit:
+	case llm.RetryRateLimit:
 		why = "rate limited"
-	case loop.RetryServerError:
+	case llm.RetryServerError:
 		why = "the model server had an error"
 		if r.HTTPStatus != 0 {
 			why += fmt.Sprintf(" (%d %s)", r.HTTPStatus, http.StatusText(r.HTTPStatus))
 		}
-	case loop.RetryTimeout:
+	case llm.RetryTimeout:
 		why = "the model server timed out"
-	case loop.RetryConnection:
+	case llm.RetryConnection:
 		why = "the connection dropped"
 	}
 	return why + ", retrying in " + shortDuration(r.Delay)

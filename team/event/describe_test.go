@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/registry"
 )
 
@@ -13,13 +13,13 @@ import (
 func TestRetryWords(t *testing.T) {
 	cases := []struct {
 		wait time.Duration
-		err  loop.Retry // what the client knew: the cause, the status, the error
+		err  llm.Retry // what the client knew: the cause, the status, the error
 		want string
 	}{
-		{4 * time.Second, loop.Retry{Cause: loop.RetryRateLimit, Status: 429}, "rate limited, retrying in 4 s"},
-		{1500 * time.Millisecond, loop.Retry{Cause: loop.RetryServerError, Status: 502}, "the model server had an error (502 Bad Gateway), retrying in 1.5 s"},
-		{300 * time.Millisecond, loop.Retry{Cause: loop.RetryConnection}, "the connection dropped, retrying in 300 ms"},
-		{2 * time.Second, loop.Retry{}, "the model call failed, retrying in 2 s"},
+		{4 * time.Second, llm.Retry{Cause: llm.RetryRateLimit, Status: 429}, "rate limited, retrying in 4 s"},
+		{1500 * time.Millisecond, llm.Retry{Cause: llm.RetryServerError, Status: 502}, "the model server had an error (502 Bad Gateway), retrying in 1.5 s"},
+		{300 * time.Millisecond, llm.Retry{Cause: llm.RetryConnection}, "the connection dropped, retrying in 300 ms"},
+		{2 * time.Second, llm.Retry{}, "the model call failed, retrying in 2 s"},
 	}
 	for _, c := range cases {
 		r := c.err
@@ -42,7 +42,7 @@ func TestSentences(t *testing.T) {
 		{Event{Agent: "alice", Payload: StatusChanged{Status: registry.StatusIdle, Reason: "resumed"}}, "alice is idle: resumed"},
 		{Event{Agent: "alice", Payload: StatusChanged{Status: registry.StatusWorking}}, "alice is working"},
 		{Event{Payload: MessageDelivered{From: "lead", To: "alice", Type: "message", Content: "write it\nthen test it"}}, "lead → alice (message): write it …"},
-		{Event{Agent: "lead", Payload: Retry{Attempt: 1, Cause: loop.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second, Err: "HTTP 429 Too Many Requests"}},
+		{Event{Agent: "lead", Payload: Retry{Attempt: 1, Cause: llm.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second, Err: "HTTP 429 Too Many Requests"}},
 			"lead: retrying in 4s: HTTP 429 Too Many Requests"},
 		{Event{Agent: "alice", Payload: TaskChanged{Change: TaskChangeCompleted, TaskID: "t1", Subject: "build", Unblocks: []string{"t2"}}}, "alice completed t1: build (unblocks t2)"},
 		{Event{Agent: "bob", Payload: TaskChanged{Change: TaskChangeReleased, TaskID: "t2", Subject: "test", WasOwner: "bob"}}, "bob released t2: test (was bob's)"},
@@ -67,7 +67,7 @@ func TestSentences(t *testing.T) {
 // TestBriefSaysARetryInWords: the TUI's status line words a retry from its
 // cause; any other event is its sentence.
 func TestBriefSaysARetryInWords(t *testing.T) {
-	retry := Event{Agent: "lead", Payload: Retry{Attempt: 1, Cause: loop.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second, Err: "HTTP 429 Too Many Requests"}}
+	retry := Event{Agent: "lead", Payload: Retry{Attempt: 1, Cause: llm.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second, Err: "HTTP 429 Too Many Requests"}}
 	if got := retry.Brief(); got != "lead: rate limited, retrying in 4 s" {
 		t.Errorf("retry brief %q", got)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/registry"
 )
@@ -34,7 +34,7 @@ func TestEventLinesKeepTheirShape(t *testing.T) {
 			map[string]any{"kind": "prompt", "agent": "lead", "detail": "fix the tests"}},
 		{Event{Agent: "lead", Payload: Answer{Interrupted: true}},
 			map[string]any{"kind": "answer", "agent": "lead", "detail": "(interrupted)", "is_error": true, "interrupted": true}},
-		{Event{Agent: "lead", Payload: Retry{Attempt: 2, Cause: loop.RetryRateLimit, HTTPStatus: 429, Delay: 1500 * time.Millisecond, Err: "HTTP 429 Too Many Requests"}},
+		{Event{Agent: "lead", Payload: Retry{Attempt: 2, Cause: llm.RetryRateLimit, HTTPStatus: 429, Delay: 1500 * time.Millisecond, Err: "HTTP 429 Too Many Requests"}},
 			map[string]any{"kind": "retry", "agent": "lead", "turn": 2.0, "attempt": 2.0, "cause": "rate_limit", "http_status": 429.0, "delay_ms": 1500.0, "detail": "HTTP 429 Too Many Requests"}},
 		{Event{Agent: "alice", Payload: Failure{Class: ClassRegistry, Text: "registry: locked"}},
 			map[string]any{"kind": "error", "agent": "alice", "class": "registry", "detail": "registry: locked", "is_error": true}},

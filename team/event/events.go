@@ -215,3 +215,10 @@ func Clip(s string, n int) string {
 type EventLines interface {
 	AppendLine(data []byte) error
 }
+
+// Sink is the event log as its writers use it: Emit records an event (and
+// hands it to the subscriber); Notify only hands it on.
+type Sink interface {
+	Emit(Event)
+	Notify(Event)
+}

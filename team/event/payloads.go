@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/registry"
 )
@@ -85,15 +85,15 @@ type Answer struct {
 // Retry: a model call failed in a way worth trying again, and will be
 // tried again after Delay.
 type Retry struct {
-	Attempt    int             `json:"attempt"`
-	Cause      loop.RetryCause `json:"cause,omitempty"`
-	HTTPStatus int             `json:"http_status,omitempty"` // 0 for a network failure
-	Delay      time.Duration   `json:"-"`                     // written as delay_ms
-	Err        string          `json:"detail,omitempty"`      // what failed, in the client's words
+	Attempt    int            `json:"attempt"`
+	Cause      llm.RetryCause `json:"cause,omitempty"`
+	HTTPStatus int            `json:"http_status,omitempty"` // 0 for a network failure
+	Delay      time.Duration  `json:"-"`                     // written as delay_ms
+	Err        string         `json:"detail,omitempty"`      // what failed, in the client's words
 }
 
 // RetryEvent is the event of a model client's retry (its OnRetry).
-func RetryEvent(r loop.Retry) Event {
+func RetryEvent(r llm.Retry) Event {
 	p := Retry{Attempt: r.Attempt, Cause: r.Cause, HTTPStatus: r.Status, Delay: r.Wait}
 	if r.Err != nil {
 		p.Err = r.Err.Error()

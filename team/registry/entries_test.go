@@ -15,6 +15,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
@@ -430,7 +431,7 @@ func TestARegistryEntryWithAHostileNameIsBad(t *testing.T) {
 // natsURL is a JetStream server of the test's own on 127.0.0.1.
 func natsURL(t *testing.T) string {
 	t.Helper()
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

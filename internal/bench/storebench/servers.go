@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentteam/agentteam/internal/bench/benchproc"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -108,7 +109,7 @@ func startServe(bin, dir string, args []string) (*serveProc, error) {
 func (s *natsServer) waitJetStream() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	nc, err := natsstore.Connect(ctx, s.urls, natsstore.ConnectOptions{Name: "storebench"})
+	nc, err := natsconn.Connect(ctx, s.urls, natsconn.ConnectOptions{Name: "storebench"})
 	if err != nil {
 		return err
 	}
@@ -161,7 +162,7 @@ func (s *natsServer) stop() (time.Duration, error) {
 func (s *natsServer) streamCounts(team string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	nc, err := natsstore.Connect(ctx, s.urls, natsstore.ConnectOptions{Name: "storebench"})
+	nc, err := natsconn.Connect(ctx, s.urls, natsconn.ConnectOptions{Name: "storebench"})
 	if err != nil {
 		return "(" + err.Error() + ")"
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -61,7 +62,7 @@ func (s storeConf) open() (mailbox, func(), error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	nc, err := natsstore.Connect(ctx, s.urls, natsstore.ConnectOptions{Name: "storebench"})
+	nc, err := natsconn.Connect(ctx, s.urls, natsconn.ConnectOptions{Name: "storebench"})
 	if err != nil {
 		return nil, nil, err
 	}

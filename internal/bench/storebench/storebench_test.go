@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -30,7 +31,7 @@ func TestMain(m *testing.M) {
 
 func localNATS(t *testing.T) storeConf {
 	t.Helper()
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/team"
@@ -59,7 +61,7 @@ const (
 
 // cluster is three nodes of one JetStream cluster on 127.0.0.1.
 type cluster struct {
-	nodes []*natsstore.Server
+	nodes []*natsserver.Server
 	names []string
 	hosts []string // each node's client HOST:PORT
 }
@@ -115,7 +117,7 @@ func tryCluster(t *testing.T) (*cluster, error) {
 	c := &cluster{}
 	for i := range 3 {
 		name := fmt.Sprintf("n%d", i+1)
-		s, err := natsstore.Start(natsstore.ServerOptions{
+		s, err := natsserver.Start(natsserver.ServerOptions{
 			Listen: "127.0.0.1:0", DataDir: t.TempDir(), ServerName: name,
 			Cluster: addrs[i], ClusterName: "failover", Routes: routes,
 		})
@@ -139,7 +141,7 @@ func (c *cluster) store() string {
 	return "nats://" + strings.Join(c.hosts, ",") + "/" + teamName + "?replicas=3"
 }
 
-func (c *cluster) node(name string) *natsstore.Server {
+func (c *cluster) node(name string) *natsserver.Server {
 	for i, n := range c.names {
 		if n == name {
 			return c.nodes[i]
@@ -150,7 +152,7 @@ func (c *cluster) node(name string) *natsstore.Server {
 
 func connect(t *testing.T, url string) *nats.Conn {
 	t.Helper()
-	nc, err := natsstore.Connect(context.Background(), url, natsstore.ConnectOptions{DialTimeout: 10 * time.Second})
+	nc, err := natsconn.Connect(context.Background(), url, natsconn.ConnectOptions{DialTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,16 +17,19 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/store/storetest"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
+	"github.com/agentteam/agentteam/internal/testutil/testpki"
 )
 
 // cluster is three nodes of one JetStream cluster on 127.0.0.1.
 type cluster struct {
 	// client is how a client connects: with TLS files when the nodes use TLS.
-	client natsstore.ConnectOptions
-	nodes  []*natsstore.Server
+	client natsconn.ConnectOptions
+	nodes  []*natsserver.Server
 	names  []string
 	urls   string // every node's client URL, comma-separated
 }
@@ -35,7 +38,7 @@ type cluster struct {
 // ignores its route to itself), as three hosts would be configured, then
 // waits for a JetStream leader. The cluster ports are picked free first; if
 // another program takes one meanwhile, the start is tried again.
-func startCluster(t *testing.T, tlsFiles ...natsstore.TLSFiles) *cluster {
+func startCluster(t *testing.T, tlsFiles ...natsserver.TLSFiles) *cluster {
 	t.Helper()
 	testkit.SkipShort(t)
 	var c *cluster
@@ -81,7 +84,7 @@ func startCluster(t *testing.T, tlsFiles ...natsstore.TLSFiles) *cluster {
 	return c
 }
 
-func tryCluster(t *testing.T, tlsFiles ...natsstore.TLSFiles) (*cluster, error) {
+func tryCluster(t *testing.T, tlsFiles ...natsserver.TLSFiles) (*cluster, error) {
 	var routes, addrs []string
 	for range 3 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -95,15 +98,15 @@ func tryCluster(t *testing.T, tlsFiles ...natsstore.TLSFiles) (*cluster, error) 
 	c := &cluster{}
 	for i := range 3 {
 		name := fmt.Sprintf("n%d", i+1)
-		o := natsstore.ServerOptions{
+		o := natsserver.ServerOptions{
 			Listen: "127.0.0.1:0", DataDir: t.TempDir(), ServerName: name,
 			Cluster: addrs[i], ClusterName: "test", Routes: routes,
 		}
 		if len(tlsFiles) > 0 {
 			o.TLS = tlsFiles[0]
-			c.client = natsstore.ConnectOptions{CA: o.TLS.CA, Cert: o.TLS.Cert, Key: o.TLS.Key}
+			c.client = natsconn.ConnectOptions{CA: o.TLS.CA, Cert: o.TLS.Cert, Key: o.TLS.Key}
 		}
-		s, err := natsstore.Start(o)
+		s, err := natsserver.Start(o)
 		if err != nil {
 			for _, s := range c.nodes {
 				s.Shutdown()
@@ -116,7 +119,7 @@ func tryCluster(t *testing.T, tlsFiles ...natsstore.TLSFiles) (*cluster, error) 
 }
 
 // node is the running node named name.
-func (c *cluster) node(name string) *natsstore.Server {
+func (c *cluster) node(name string) *natsserver.Server {
 	for i, n := range c.names {
 		if n == name {
 			return c.nodes[i]
@@ -149,7 +152,7 @@ func TestClusterKeepsTheMailboxContractWhileANodeGoesDown(t *testing.T) {
 	outer := t
 	storetest.RunMailbox(t, func(t *testing.T) storetest.Mailbox {
 		t.Helper()
-		nc := connect(t, c.urls, natsstore.ConnectOptions{})
+		nc := connect(t, c.urls, natsconn.ConnectOptions{})
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		mb, err := natsstore.OpenMailbox(ctx, nc, team, natsstore.Replicas(3))
@@ -196,7 +199,7 @@ func TestClusterKeepsTheMailboxContractWhileANodeGoesDown(t *testing.T) {
 	}
 	// The stream still has three replicas' worth of peers configured and a
 	// leader among the two nodes left.
-	nc := connect(t, c.urls, natsstore.ConnectOptions{})
+	nc := connect(t, c.urls, natsconn.ConnectOptions{})
 	js, _ := jetstream.New(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -287,8 +290,8 @@ func consumerLedElsewhere(t *testing.T, nc *nats.Conn, js jetstream.JetStream, t
 // With --tls-ca the nodes route to each other over mutual TLS: the cluster
 // forms, elects a leader and keeps a stream on all three.
 func TestClusterOverMutualTLS(t *testing.T) {
-	p := newPKI(t)
-	c := startCluster(t, natsstore.TLSFiles{Cert: p.ServerCert, Key: p.ServerKey, CA: p.CA})
+	p := testpki.New(t)
+	c := startCluster(t, natsserver.TLSFiles{Cert: p.ServerCert, Key: p.ServerKey, CA: p.CA})
 	nc := connect(t, c.urls, c.client)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -361,7 +364,7 @@ func TestClusterStoresAMessagePublishedTwiceAtOnceOnce(t *testing.T) {
 	var mbs []*natsstore.Mailbox
 	for range senders {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		mb, err := natsstore.OpenMailbox(ctx, connect(t, c.urls, natsstore.ConnectOptions{}), team, natsstore.Replicas(3))
+		mb, err := natsstore.OpenMailbox(ctx, connect(t, c.urls, natsconn.ConnectOptions{}), team, natsstore.Replicas(3))
 		cancel()
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 )
 
 // Entries is a document kept as many small KV entries (the registry: one
@@ -84,7 +86,7 @@ func openBucket(ctx context.Context, js jetstream.JetStream, bucket string, opts
 		// Credentials that may make a bucket but not change it (a worker
 		// started before its lead) leave it without batches: the lead's
 		// open allows them, before anyone writes entries in a batch.
-		if err := allowAtomic(ctx, js, stream); err != nil && !errors.Is(err, ErrRefused) {
+		if err := allowAtomic(ctx, js, stream); err != nil && !errors.Is(err, natsconn.ErrRefused) {
 			return nil, n, err
 		}
 	}
@@ -100,10 +102,10 @@ func openKV(ctx context.Context, js jetstream.JetStream, fresh bool, cfg jetstre
 			return kv, err
 		}
 	}
-	ctx, stop := watchRefusal(ctx, js.Conn(), "$JS.API.STREAM.UPDATE.KV_"+cfg.Bucket)
+	ctx, stop := natsconn.WatchRefusal(ctx, js.Conn(), "$JS.API.STREAM.UPDATE.KV_"+cfg.Bucket)
 	defer stop()
 	kv, err := js.CreateOrUpdateKeyValue(ctx, cfg)
-	if cause := refusedCause(ctx, err); err != nil && cause != err {
+	if cause := natsconn.RefusedCause(ctx, err); err != nil && cause != err {
 		return nil, notChanged("KV_"+cfg.Bucket, cause)
 	}
 	return kv, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -116,7 +117,7 @@ func TestClusterKeepsTheEntriesContractWhileTheBucketLeaderGoesDown(t *testing.T
 	c := startCluster(t)
 	const team, instances, workers, each = "entries", 4, 5, 40
 	open := func() *natsstore.Entries {
-		nc := connect(t, c.urls, natsstore.ConnectOptions{})
+		nc := connect(t, c.urls, natsconn.ConnectOptions{})
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		e, err := natsstore.OpenEntries(ctx, nc, team, "reg", func(_ string, data []byte) any {
@@ -197,7 +198,7 @@ func TestClusterSyncReadsOnWhenTheWatchsNodeStops(t *testing.T) {
 	const team = "watchlag"
 	stream := "KV_" + natsstore.EntriesBucket(team, "reg")
 	open := func(url string) *natsstore.Entries {
-		nc := connect(t, url, natsstore.ConnectOptions{})
+		nc := connect(t, url, natsconn.ConnectOptions{})
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		e, err := natsstore.OpenEntries(ctx, nc, team, "reg", func(_ string, data []byte) any { return string(data) }, natsstore.Replicas(3))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
@@ -59,7 +60,7 @@ func TestASlowSessionAppendIsStored(t *testing.T) {
 	testkit.SkipShort(t)
 	url := startServer(t)
 	proxy := startSlowProxy(t, strings.TrimPrefix(url, "nats://"))
-	nc := connect(t, proxy.url(), natsstore.ConnectOptions{})
+	nc := connect(t, proxy.url(), natsconn.ConnectOptions{})
 	s, err := natsstore.OpenSessions(context.Background(), nc, "lateappend")
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestTheOwnerLeaseRenewsOnAConnectionOfItsOwn(t *testing.T) {
 	dials := 0
 	owner := natsstore.NewOwner(shared, "own", "nats://own").RenewOn(func(ctx context.Context) (*nats.Conn, error) {
 		dials++
-		return natsstore.Connect(ctx, url, natsstore.ConnectOptions{})
+		return natsconn.Connect(ctx, url, natsconn.ConnectOptions{})
 	})
 	release, lost, err := owner.Acquire(context.Background())
 	if err != nil {
@@ -133,7 +134,7 @@ func BenchmarkTheOwnerLeaseUnderABusyCPU(b *testing.B) {
 // busyLease holds an owner lease for two TTLs beside hogs busy goroutines.
 func busyLease(b *testing.B, hogs int) (time.Duration, float64) {
 	url := startServerProcess(b)
-	nc := connect(b, url, natsstore.ConnectOptions{})
+	nc := connect(b, url, natsconn.ConnectOptions{})
 	ls, err := natsstore.OpenLeases(context.Background(), nc, "busy")
 	if err != nil {
 		b.Fatal(err)

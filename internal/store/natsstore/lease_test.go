@@ -16,6 +16,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
@@ -41,7 +43,7 @@ func TestMain(m *testing.M) {
 
 // serve is the helper process that runs a server until stdin closes.
 func serve(dir string) int {
-	s, err := natsstore.StartLocal(dir)
+	s, err := natsserver.StartLocal(dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		return 1
@@ -114,7 +116,7 @@ const expiryBound = 5 * time.Second
 
 func openLeases(t *testing.T, url, team string, opts ...natsstore.MailboxOption) (*natsstore.Leases, *nats.Conn) {
 	t.Helper()
-	nc := connect(t, url, natsstore.ConnectOptions{})
+	nc := connect(t, url, natsconn.ConnectOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	ls, err := natsstore.OpenLeases(ctx, nc, team, opts...)
@@ -415,7 +417,7 @@ func TestClusterLeaseOutlivesTheBucketLeadersLoss(t *testing.T) {
 // streamLeader is the node leading stream.
 func streamLeader(t *testing.T, c *cluster, stream string) string {
 	t.Helper()
-	nc := connect(t, c.urls, natsstore.ConnectOptions{})
+	nc := connect(t, c.urls, natsconn.ConnectOptions{})
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)
@@ -440,7 +442,7 @@ func streamLeader(t *testing.T, c *cluster, stream string) string {
 // With a users file, a team's user holds and watches its own team's
 // leases (the permissions let it), and cannot open another team's.
 func TestATeamsUserHoldsItsLeasesAndNotAnothersTeams(t *testing.T) {
-	s := start(t, natsstore.ServerOptions{Users: []natsstore.TeamUser{
+	s := start(t, natsserver.ServerOptions{Users: []natsserver.TeamUser{
 		{Team: "alpha", User: "alice", Password: "alpha-secret"},
 		{Team: "beta", User: "bob", Password: "beta-secret"},
 	}})

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -190,7 +191,7 @@ func TestClusterBatchWhoseAnswerIsLostWithItsLeaderIsStoredOnce(t *testing.T) {
 		t.Cleanup(e.Close)
 		return e
 	}
-	first := open(connect(t, c.urls, natsstore.ConnectOptions{}))
+	first := open(connect(t, c.urls, natsconn.ConnectOptions{}))
 	rx, lost, err := first.Put([]string{"m.x"}, [][]byte{[]byte("queued")}, []uint64{0})
 	if err != nil || lost {
 		t.Fatalf("put: lost %v, %v", lost, err)
@@ -236,12 +237,12 @@ func TestClusterBatchWhoseAnswerIsLostWithItsLeaderIsStoredOnce(t *testing.T) {
 	}
 	// Stored once: the stream's last revision is the batch's, right after
 	// the one put before it (a batch stored twice would have gone on).
-	last := lastSeq(t, connect(t, c.urls, natsstore.ConnectOptions{}), stream)
+	last := lastSeq(t, connect(t, c.urls, natsconn.ConnectOptions{}), stream)
 	if rev != rx+uint64(len(keys)) || last != rev {
 		t.Fatalf("the batch's revision is %d and the stream's last %d; want both %d (stored once after %d)",
 			rev, last, rx+uint64(len(keys)), rx)
 	}
-	reader := open(connect(t, c.urls, natsstore.ConnectOptions{}))
+	reader := open(connect(t, c.urls, natsconn.ConnectOptions{}))
 	if err := reader.Sync(); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -34,7 +35,7 @@ func TestDocWriteWhoseAnswerIsLostSucceedsOnce(t *testing.T) {
 	if !p.droppedOnce() {
 		t.Fatal("the write's answer was not dropped: the test proves nothing")
 	}
-	other, err := natsstore.OpenDoc[[]int](ctx, connect(t, url, natsstore.ConnectOptions{}), team, "board")
+	other, err := natsstore.OpenDoc[[]int](ctx, connect(t, url, natsconn.ConnectOptions{}), team, "board")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,3 +45,8 @@ func ReservedSuffix(team string) string {
 // and '_', and not end with a suffix of another team's streams
 // ("_sessions", "_leases", "_events", "_spawn", "_workers", "_registry").
 func CheckTeamName(name string) error { return checkTeam(name) }
+
+// CheckToken refuses a name that cannot be one token of a subject or part
+// of a stream or consumer name (only letters, digits, '-' and '_'); what
+// says what the name is ("user", "agent").
+func CheckToken(what, name string) error { return checkToken(what, name) }

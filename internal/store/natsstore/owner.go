@@ -18,8 +18,9 @@ import (
 // long after a crash, and an ask of the dead run is abandoned then.
 const OwnerTTL = 10 * time.Second
 
-// ownerKey is the owner lock's key in the lease bucket.
-const ownerKey = "owner"
+// OwnerKey is the owner lock's key in the lease bucket (only a lead may
+// write it: the server's permissions name it).
+const OwnerKey = "owner"
 
 // OwnerInfo is the owner lock's value: who runs the team.
 type OwnerInfo struct {
@@ -91,7 +92,7 @@ func (o *Owner) AcquireThen(ctx context.Context, then func() error) (release fun
 			return nil, nil, fmt.Errorf("the owner lock of team %s on %s: %w", o.team, o.where, err)
 		}
 	}
-	l, err := ls.Acquire(ctx, ownerKey, info, o.ttl)
+	l, err := ls.Acquire(ctx, OwnerKey, info, o.ttl)
 	if err != nil {
 		closeConn()
 	}
@@ -125,7 +126,7 @@ func (o *Owner) AcquireThen(ctx context.Context, then func() error) (release fun
 // Running says whether a process holds the owner lock now, and since when
 // it runs the team (zero when its value does not say).
 func (o *Owner) Running(ctx context.Context) (running bool, since time.Time, err error) {
-	v, found, err := o.ls.Get(ctx, ownerKey)
+	v, found, err := o.ls.Get(ctx, OwnerKey)
 	if err != nil || !found {
 		return false, time.Time{}, err
 	}
@@ -139,7 +140,7 @@ func (o *Owner) Running(ctx context.Context) (running bool, since time.Time, err
 // Holder names the process that holds the owner lock now, as a refusal
 // to run the team names it; "" when none does.
 func (o *Owner) Holder(ctx context.Context) (string, error) {
-	v, found, err := o.ls.Get(ctx, ownerKey)
+	v, found, err := o.ls.Get(ctx, OwnerKey)
 	if err != nil || !found {
 		return "", err
 	}

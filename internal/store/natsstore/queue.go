@@ -8,6 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 )
 
 // queueAckWait is how long a spawn request taken by a worker that never
@@ -103,10 +105,10 @@ func (q *Queue) Publish(ctx context.Context, id string, data []byte) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
-	ctx, stop := watchRefusal(ctx, q.js.Conn(), q.subj)
+	ctx, stop := natsconn.WatchRefusal(ctx, q.js.Conn(), q.subj)
 	defer stop()
 	if err := publishOnce(ctx, q.js, q.subj, data, id); err != nil {
-		if cause := refusedCause(ctx, err); cause != err {
+		if cause := natsconn.RefusedCause(ctx, err); cause != err {
 			err = fmt.Errorf("only the lead's credentials may queue a spawn (%w)", cause)
 		}
 		return fmt.Errorf("work queue of %s: %w", q.team, err)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 )
 
 // replicasOf is the replica count opts ask for; 0 when none does.
@@ -91,10 +93,10 @@ func knownSoon[T any](ctx context.Context, op func(context.Context) (T, error)) 
 // updateStream changes a stream to cfg, or says in one sentence that
 // these credentials may not.
 func updateStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) (jetstream.Stream, error) {
-	ctx, stop := watchRefusal(ctx, js.Conn(), "$JS.API.STREAM.UPDATE."+cfg.Name)
+	ctx, stop := natsconn.WatchRefusal(ctx, js.Conn(), "$JS.API.STREAM.UPDATE."+cfg.Name)
 	defer stop()
 	st, err := js.UpdateStream(ctx, cfg)
-	if cause := refusedCause(ctx, err); err != nil && cause != err {
+	if cause := natsconn.RefusedCause(ctx, err); err != nil && cause != err {
 		return nil, notChanged(cfg.Name, cause)
 	}
 	return st, err

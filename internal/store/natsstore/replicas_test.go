@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/store/storetest"
 )
@@ -23,7 +24,7 @@ func TestClusterKeepsTheDocAndEventContractsWhileTheBucketLeaderGoesDown(t *test
 	const team = "copies"
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	nc := connect(t, c.urls, natsstore.ConnectOptions{})
+	nc := connect(t, c.urls, natsconn.ConnectOptions{})
 	// The team is first opened without copies, as an older client would:
 	// one copy each. Opened with Replicas(3), the event stream is changed to
 	// three (the bucket is, by the first open of the run below).
@@ -61,7 +62,7 @@ func TestClusterKeepsTheDocAndEventContractsWhileTheBucketLeaderGoesDown(t *test
 	storetest.RunDoc(t, storetest.DocOpener[counterDoc]{
 		Open: func(t *testing.T) storetest.Doc[counterDoc] {
 			t.Helper()
-			nc := connect(t, c.urls, natsstore.ConnectOptions{})
+			nc := connect(t, c.urls, natsconn.ConnectOptions{})
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			d, err := natsstore.OpenDoc[counterDoc](ctx, nc, team, "registry", natsstore.Replicas(3))
@@ -120,7 +121,7 @@ func stopBucketLeaderAfter(t *testing.T, c *cluster, team string, n uint64) stri
 
 // stopStreamLeaderAfter is stopBucketLeaderAfter for any stream.
 func stopStreamLeaderAfter(t *testing.T, c *cluster, stream string, n uint64) string {
-	nc := connect(t, c.urls, natsstore.ConnectOptions{})
+	nc := connect(t, c.urls, natsconn.ConnectOptions{})
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Error(err)
@@ -153,7 +154,7 @@ func stopStreamLeaderAfter(t *testing.T, c *cluster, stream string, n uint64) st
 // More copies than a lone server can keep is one sentence that says what
 // to do, for each of the three.
 func TestReplicasOnALoneServerSaySoInOneSentence(t *testing.T) {
-	nc := connect(t, startServer(t), natsstore.ConnectOptions{})
+	nc := connect(t, startServer(t), natsconn.ConnectOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, errM := natsstore.OpenMailbox(ctx, nc, "lone", natsstore.Replicas(3))
@@ -170,7 +171,7 @@ func TestReplicasOnALoneServerSaySoInOneSentence(t *testing.T) {
 // a connection of its own, as another process opens it.
 func openEventLogR3(t *testing.T, c *cluster, team string) *natsstore.EventLog {
 	t.Helper()
-	nc := connect(t, c.urls, natsstore.ConnectOptions{})
+	nc := connect(t, c.urls, natsconn.ConnectOptions{})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	l, err := natsstore.OpenEventLog(ctx, nc, team, natsstore.Replicas(3))

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 )
 
 // Senders' claims. A teammate that a worker runs is the one writer of what
@@ -74,7 +75,7 @@ func (mb *Mailbox) AppendAs(name string, m inbox.Message, claim uint64) (inbox.M
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 	defer cancel()
 	subj, from := SentSubject(mb.team, name, m.From), senderSubject(mb.team, m.From)
-	ctx, stop := watchRefusal(ctx, mb.nc, subj)
+	ctx, stop := natsconn.WatchRefusal(ctx, mb.nc, subj)
 	defer stop()
 	msg := func() *nats.Msg { return &nats.Msg{Subject: subj, Data: line} }
 	for {

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -23,14 +24,14 @@ import (
 func TestAMessageOfASenderClaimedElsewhereIsRefused(t *testing.T) {
 	url := startServer(t)
 	ctx := context.Background()
-	js, err := jetstream.New(connect(t, url, natsstore.ConnectOptions{}))
+	js, err := jetstream.New(connect(t, url, natsconn.ConnectOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: natsstore.StreamName("sc"), Subjects: []string{"agentteam.sc.inbox.*"}}); err != nil {
 		t.Fatal(err)
 	}
-	old, err := natsstore.OpenMailbox(ctx, connect(t, url, natsstore.ConnectOptions{}), "sc")
+	old, err := natsstore.OpenMailbox(ctx, connect(t, url, natsconn.ConnectOptions{}), "sc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestAMessageOfASenderClaimedElsewhereIsRefused(t *testing.T) {
 	if _, err := old.AppendAs("bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "before the takeover"}, first); err != nil {
 		t.Fatalf("a message of the one claim: %v", err)
 	}
-	respawn, err := natsstore.OpenMailbox(ctx, connect(t, url, natsstore.ConnectOptions{}), "sc")
+	respawn, err := natsstore.OpenMailbox(ctx, connect(t, url, natsconn.ConnectOptions{}), "sc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestClusterDeliversASendersConcurrentMessages(t *testing.T) {
 	c := startCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	mb, err := natsstore.OpenMailbox(ctx, connect(t, c.urls, natsstore.ConnectOptions{}), "scc", natsstore.Replicas(3))
+	mb, err := natsstore.OpenMailbox(ctx, connect(t, c.urls, natsconn.ConnectOptions{}), "scc", natsstore.Replicas(3))
 	if err != nil {
 		t.Fatal(err)
 	}

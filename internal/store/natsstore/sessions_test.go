@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/store/storetest"
 )
@@ -20,7 +21,7 @@ import (
 func sessionsOpener(url, team string, opts ...natsstore.MailboxOption) storetest.SessionsOpener {
 	open := func(t *testing.T) *natsstore.Sessions {
 		t.Helper()
-		nc := connect(t, url, natsstore.ConnectOptions{})
+		nc := connect(t, url, natsconn.ConnectOptions{})
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		s, err := natsstore.OpenSessions(ctx, nc, team, opts...)
@@ -43,7 +44,7 @@ func sessionsOpener(url, team string, opts ...natsstore.MailboxOption) storetest
 			return out, err
 		},
 		Tear: func(t *testing.T, agent string, junk []byte) {
-			nc := connect(t, url, natsstore.ConnectOptions{})
+			nc := connect(t, url, natsconn.ConnectOptions{})
 			if _, err := nc.Request(natsstore.SessionSubject(team, agent), junk, 5*time.Second); err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +82,7 @@ func TestASessionAppendOverTheLargestMessageIsSplit(t *testing.T) {
 	url := startServer(t)
 	o := sessionsOpener(url, "big")
 	l := o.Open(t, "alice")
-	maxPayload := int(connect(t, url, natsstore.ConnectOptions{}).MaxPayload())
+	maxPayload := int(connect(t, url, natsconn.ConnectOptions{}).MaxPayload())
 	var lines [][]byte
 	for i := range 5 {
 		lines = append(lines, []byte(fmt.Sprintf(`{"role":"user","content":"%d %s"}`, i, strings.Repeat("x", maxPayload/3))))

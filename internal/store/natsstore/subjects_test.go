@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -17,7 +18,7 @@ import (
 // subject are read beside the new ones, in order, and committed with them.
 func TestAnInboxOfBeforeSendersWereNamedIsReadOn(t *testing.T) {
 	url := startServer(t)
-	nc := connect(t, url, natsstore.ConnectOptions{})
+	nc := connect(t, url, natsconn.ConnectOptions{})
 	js, err := jetstream.New(nc)
 	if err != nil {
 		t.Fatal(err)

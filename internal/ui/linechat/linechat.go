@@ -20,7 +20,7 @@ import (
 	"github.com/muesli/cancelreader"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -62,7 +62,7 @@ func New(out io.Writer, line func(team.Event) string) *Chat {
 
 // Retry is the model client's OnRetry: to events.jsonl once the team is
 // open (it comes back as an event), else straight to the output.
-func (c *Chat) Retry(r loop.Retry) {
+func (c *Chat) Retry(r llm.Retry) {
 	e := team.RetryEvent(r)
 	if t := c.team.Load(); t != nil {
 		t.Emit(e)

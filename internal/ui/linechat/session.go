@@ -11,7 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -107,7 +107,7 @@ func (s *session) event(e team.Event) {
 
 // delta shows the lead's reply as it streams; teammates' replies are
 // shown by their tool calls and messages.
-func (s *session) delta(d loop.Delta) {
+func (s *session) delta(d llm.Delta) {
 	if d.Agent != workspace.LeadName || (d.Content == "" && !d.Restart) {
 		return
 	}

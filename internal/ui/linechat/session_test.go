@@ -12,7 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -102,7 +102,7 @@ func ask(id string) team.Event {
 
 func TestNothingTheModelWritesReachesTheTerminalAsAnEscape(t *testing.T) {
 	s, out := newTestSession()
-	s.delta(loop.Delta{Agent: "lead", Content: "red \x1b[31malert\x1b[0m and \u009b2J and a bell\a\r\n"})
+	s.delta(llm.Delta{Agent: "lead", Content: "red \x1b[31malert\x1b[0m and \u009b2J and a bell\a\r\n"})
 	s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "not shown again"}})
 	s.event(team.Event{Agent: "al\x1b]52;c;aGk=\ace", Payload: team.Answer{Text: "x"}})
 	got := out.String()

@@ -14,7 +14,7 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -82,7 +82,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	}
 	b := bridge.New()
 	seen := make(chan team.Event, 4096)
-	model := loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "m"})
+	model := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "m"})
 	tm, err := team.Open(context.Background(), team.Options{Workspace: ws, Model: model, PollInterval: 20 * time.Millisecond,
 		OnEvent: func(e team.Event) {
 			b.Event(e)

@@ -9,7 +9,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/demo"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -22,7 +22,7 @@ func openDemoTeam(t *testing.T, b *bridge.Bridge) *team.Team {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := loop.NewClient(loop.ClientConfig{BaseURL: demo.BaseURL, APIKey: "demo", Model: "demo",
+	model := llm.NewClient(llm.ClientConfig{BaseURL: demo.BaseURL, APIKey: "demo", Model: "demo",
 		HTTPClient: demo.NewHTTPClient(), Stream: true})
 	tm, err := team.Open(context.Background(), team.Options{Workspace: ws, Model: model, OnEvent: b.Event, OnDelta: b.Delta,
 		PollInterval: 20 * time.Millisecond})

@@ -14,7 +14,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 )
@@ -433,7 +433,7 @@ func TestHelpShowsAllKeys(t *testing.T) {
 
 func TestErrorsInTheStatusLine(t *testing.T) {
 	hs := newHarness(t, 100, 30, Options{HasModel: true, ModelName: "gpt-x"})
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Retry{Attempt: 1, Cause: loop.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second}}))
+	hs.send(events(team.Event{Agent: "lead", Payload: team.Retry{Attempt: 1, Cause: llm.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second}}))
 	lines := strings.Split(hs.view(), "\n")
 	if last := lines[len(lines)-1]; !strings.Contains(last, "gpt-x") || !strings.Contains(last, "lead: rate limited, retrying in 4 s") {
 		t.Fatalf("status line %q", last)

@@ -13,7 +13,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -112,7 +112,7 @@ func TestEngineDeliversReasoning(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := bridge.New()
-			model := loop.NewClient(loop.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "m", Stream: tc.stream})
+			model := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "m", Stream: tc.stream})
 			tm, err := team.Open(context.Background(), team.Options{Workspace: ws, Model: model, OnEvent: b.Event, OnDelta: b.Delta,
 				PollInterval: 20 * time.Millisecond})
 			if err != nil {

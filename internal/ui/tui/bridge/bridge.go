@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -74,7 +74,7 @@ func (b *Bridge) Event(e team.Event) {
 }
 
 // Delta is the team's OnDelta subscriber.
-func (b *Bridge) Delta(d loop.Delta) {
+func (b *Bridge) Delta(d llm.Delta) {
 	if d.Content == "" && d.Reasoning == "" && !d.Restart {
 		return
 	}
@@ -102,7 +102,7 @@ func (b *Bridge) Delta(d loop.Delta) {
 
 // Retry is the model client's OnRetry: the event goes to events.jsonl once
 // the team is open, and to the status line in words.
-func (b *Bridge) Retry(r loop.Retry) {
+func (b *Bridge) Retry(r llm.Retry) {
 	e := team.RetryEvent(r)
 	if t := b.team.Load(); t != nil {
 		t.Emit(e) // comes back through Event

@@ -10,21 +10,21 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 )
 
 func TestBridgeKeepsOrderAndCoalescesOnlyActivity(t *testing.T) {
 	b := New()
-	b.Delta(loop.Delta{Agent: "lead", Content: "a"})
+	b.Delta(llm.Delta{Agent: "lead", Content: "a"})
 	b.Event(team.Event{Agent: "alice", Payload: team.Activity{}})
-	b.Delta(loop.Delta{Agent: "lead", Content: "b"})
+	b.Delta(llm.Delta{Agent: "lead", Content: "b"})
 	b.Event(team.Event{Agent: "alice", Payload: team.Activity{Tool: "bash"}})
 	b.Event(team.Event{Agent: "bob", Payload: team.Activity{}})
 	b.Event(team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash"}})
-	b.Delta(loop.Delta{Agent: "lead", Content: "broken"})
-	b.Delta(loop.Delta{Agent: "lead", Restart: true})
-	b.Delta(loop.Delta{Agent: "lead", Content: "c"})
+	b.Delta(llm.Delta{Agent: "lead", Content: "broken"})
+	b.Delta(llm.Delta{Agent: "lead", Restart: true})
+	b.Delta(llm.Delta{Agent: "lead", Content: "c"})
 	b.Event(team.Event{Agent: "bob", Payload: team.StatusChanged{Status: team.StatusIdle}})
 
 	m, ok := b.Take()
@@ -66,7 +66,7 @@ func TestBridgeNeverBlocksAgentsNorDropsEvents(t *testing.T) {
 			for i := 0; i < each; i++ {
 				b.Event(team.Event{Agent: name, Payload: team.Activity{}})
 				b.Event(team.Event{Payload: team.MessageDelivered{From: name, To: "lead", Content: fmt.Sprint(i)}})
-				b.Delta(loop.Delta{Agent: name, Content: "x"})
+				b.Delta(llm.Delta{Agent: name, Content: "x"})
 			}
 		}()
 	}
@@ -101,7 +101,7 @@ func TestBridgeRunDebouncesAndEnds(t *testing.T) {
 		b.Run(ctx, func(m tea.Msg) { got <- m }, 5*time.Millisecond)
 	}()
 	for _, s := range []string{"one ", "two ", "three"} {
-		b.Delta(loop.Delta{Agent: "lead", Content: s})
+		b.Delta(llm.Delta{Agent: "lead", Content: s})
 	}
 	b.Event(team.Event{Agent: "lead", Payload: team.Answer{Text: "one two three"}})
 	text, answered := "", false
@@ -124,7 +124,7 @@ func TestBridgeRunDebouncesAndEnds(t *testing.T) {
 
 func TestBridgeRetryBeforeTheTeamOpens(t *testing.T) {
 	b := New()
-	b.Retry(loop.Retry{Agent: "lead", Attempt: 1, Wait: 4 * time.Second, Cause: loop.RetryRateLimit, Status: 429, Err: errors.New("HTTP 429 Too Many Requests")})
+	b.Retry(llm.Retry{Agent: "lead", Attempt: 1, Wait: 4 * time.Second, Cause: llm.RetryRateLimit, Status: 429, Err: errors.New("HTTP 429 Too Many Requests")})
 	m, _ := b.Take()
 	if len(m.Items) != 1 || m.Items[0].Event.Payload.(team.Retry).Words() != "rate limited, retrying in 4 s" {
 		t.Fatalf("retry became %+v", m.Items)
@@ -135,10 +135,10 @@ func TestBridgeRetryBeforeTheTeamOpens(t *testing.T) {
 // after text starts a new run (the next turn's).
 func TestBridgeCarriesReasoning(t *testing.T) {
 	b := New()
-	b.Delta(loop.Delta{Agent: "lead", Reasoning: "think "})
-	b.Delta(loop.Delta{Agent: "lead", Reasoning: "more"})
-	b.Delta(loop.Delta{Agent: "lead", Content: "text"})
-	b.Delta(loop.Delta{Agent: "lead", Reasoning: "next turn"})
+	b.Delta(llm.Delta{Agent: "lead", Reasoning: "think "})
+	b.Delta(llm.Delta{Agent: "lead", Reasoning: "more"})
+	b.Delta(llm.Delta{Agent: "lead", Content: "text"})
+	b.Delta(llm.Delta{Agent: "lead", Reasoning: "next turn"})
 	m, ok := b.Take()
 	if !ok || len(m.Items) != 2 {
 		t.Fatalf("items %+v, want two runs", m.Items)

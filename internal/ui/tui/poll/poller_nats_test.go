@@ -7,6 +7,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/team"
 )
@@ -16,7 +17,7 @@ import (
 // process), the unread counts as the read position moves, the registry
 // when its version moves, and nothing when nothing changed.
 func TestPollerReadsAJetStreamTeam(t *testing.T) {
-	s, err := natsstore.StartLocal(t.TempDir())
+	s, err := natsserver.StartLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

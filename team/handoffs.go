@@ -1,0 +1,79 @@
+package team
+
+import (
+	"context"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/handoff"
+	"github.com/agentteam/agentteam/tools"
+)
+
+// Handoff message types and the default step bound live in team/handoff;
+// these names keep the team's API for its callers.
+const (
+	TypeHandoffRequest    = handoff.TypeHandoffRequest
+	TypeHandoffAccept     = handoff.TypeHandoffAccept
+	TypeHandoffReject     = handoff.TypeHandoffReject
+	TypeContextTransfer   = handoff.TypeContextTransfer
+	TypeHandoffComplete   = handoff.TypeHandoffComplete
+	TypeHandoffFailed     = handoff.TypeHandoffFailed
+	DefaultHandoffTimeout = handoff.DefaultTimeout
+)
+
+// newHandoffs is the team's handoffs, built once its requests, registry
+// and roster are.
+func newHandoffs(t *Team) *handoff.Service {
+	return handoff.New(handoff.Deps{Requests: t.requests, Events: t.events, Registry: t.reg,
+		Board: lazyBoard{t}, Changed: func(agent string, c TaskChanged, task board.Task) { t.tasks.emit(agent, c, task) },
+		Agents: handoffAgents{t}, Timeout: t.opts.HandoffTimeout, Failure: failure,
+		Go: func(fn func(context.Context)) {
+			t.wg.Go(func() {
+				ctx, cancel := context.WithCancel(t.root)
+				defer cancel()
+				fn(ctx)
+			})
+		},
+		Notify: t.notifyChanged, Stopped: t.stopped})
+}
+
+// Handoff hands a task, with the sender's context, to another agent of
+// this process (tools.Protocols). The runtimes of both sides run every step
+// as its message is delivered; the result says how it went, or that it is
+// still under way.
+func (t *Team) Handoff(ctx context.Context, from string, spec tools.HandoffSpec) (string, error) {
+	return t.handoffs.Start(ctx, from, spec)
+}
+
+// lazyBoard is the team's task board, which Open makes after the handoffs.
+type lazyBoard struct{ t *Team }
+
+func (b lazyBoard) Read() (board.File, error) { return b.t.tasks.board.Read() }
+
+func (b lazyBoard) HandOver(ctx context.Context, id, from, to string) (board.Task, error) {
+	return b.t.tasks.board.HandOver(ctx, id, from, to)
+}
+
+// handoffAgents are the team's agents as its handoffs see them.
+type handoffAgents struct{ t *Team }
+
+func (a handoffAgents) Conversation(name string) ([]openai.ChatCompletionMessage, bool) {
+	return a.t.Conversation(name)
+}
+
+// Receiver is a teammate this process runs, else one a worker runs (or
+// that waits for one), else the roster's refusal.
+func (a handoffAgents) Receiver(name string) (handoff.Receiver, error) {
+	t := a.t
+	m, err := t.roster.member(name)
+	if err == nil {
+		return handoff.Receiver{Here: true, Status: t.roster.statusOf(m), Role: m.role}, nil
+	}
+	mb, elsewhere := t.remote(name)
+	if !elsewhere {
+		return handoff.Receiver{}, err
+	}
+	alive := mb.Worker == "" || t.hosting.host.Alive(mb.Worker)
+	return handoff.Receiver{Status: mb.Status, Role: mb.Role, Ended: mb.Ended, Worker: mb.Worker, WorkerAlive: alive}, nil
+}

@@ -1,0 +1,51 @@
+package team
+
+import "github.com/agentteam/agentteam/team/permgate"
+
+// The permission gate lives in team/permgate; these names keep the team's
+// API for its callers while they move to that package's own.
+
+type (
+	PermissionOptions = permgate.Options
+	PermissionPayload = permgate.Payload
+)
+
+const (
+	TypePermissionRequest    = permgate.TypeRequest
+	TypePermissionResponse   = permgate.TypeResponse
+	DefaultPermissionTimeout = permgate.DefaultTimeout
+	DelegateUser             = permgate.DelegateUser
+	DelegateLead             = permgate.DelegateLead
+	DelegateNone             = permgate.DelegateNone
+	DelegateTeam             = permgate.DelegateTeam
+)
+
+// Permissions is the team's permission gate: its asks waiting, and the
+// answers the person or the lead give them; nil-safe when the team asks
+// nobody (every call runs).
+func (t *Team) Permissions() *permgate.Service { return t.perms }
+
+// withRules is q with the lead's rules for its teammate (permgate.Rules).
+func withRules(p *permgate.Service, q SpawnRequest) SpawnRequest {
+	r := p.RulesFor(q.Name)
+	q.Asks, q.AskTimeout, q.Mode, q.Deny = r.Asks, r.AskTimeout, r.Mode, r.Deny
+	return q
+}
+
+// newGate is the team's permission gate (nil when opts ask for none),
+// built once its requests, indexes and hosting are.
+func newGate(t *Team, opts Options) *permgate.Service {
+	deps := permgate.Deps{Requests: t.requests, Events: t.events, Inboxes: t.store, Indexes: t.indexes,
+		ReadOnly: opts.MCP.ReadOnly, Runs: t.roster.runs, Failure: failure, PollInterval: opts.PollInterval}
+	if t.hosting != nil {
+		deps.Hosts = gateHosts{t.hosting}
+	}
+	return permgate.New(opts.Permissions, deps)
+}
+
+// gateHosts is the hosting as the permission gate sees it.
+type gateHosts struct{ h *hosting }
+
+func (g gateHosts) ID() string               { return g.h.opts.ID }
+func (g gateHosts) Lead() bool               { return g.h.isLead }
+func (g gateHosts) Alive(worker string) bool { return g.h.host.Alive(worker) }
