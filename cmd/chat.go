@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/linechat"
 	"github.com/agentteam/agentteam/internal/ui/tui"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
+	"github.com/agentteam/agentteam/internal/ui/tui/picker"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -122,7 +124,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			if lineMode != "" { // a numbered choice in lines
 				id, err = linechat.PickSession(ctx, opts.IO.In, opts.IO.Out, list, !isTerminal(in) || !isTerminal(out))
 			} else {
-				id, err = tui.PickSession(ctx, in, out, list)
+				id, err = picker.Pick(ctx, in, out, list)
 			}
 			if err != nil {
 				return &ExitError{Code: ExitFailure, Err: err}
@@ -144,9 +146,9 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		return err
 	}
 	defer st.close() // after tui.Run has closed the team
-	bridge := tui.NewBridge()
+	br := bridge.New()
 	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
-	retry, lines := bridge.Retry, linechat.New(opts.IO.Out, progressLine)
+	retry, lines := br.Retry, linechat.New(opts.IO.Out, progressLine)
 	if lineMode != "" {
 		retry = lines.Retry
 	}
@@ -198,7 +200,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	}
 	return tui.Run(ctx, tui.Config{
 		Team:   topts,
-		Bridge: bridge,
+		Bridge: br,
 		Screen: screen,
 		In:     in,
 		Out:    out,

@@ -20,12 +20,12 @@ const module = "github.com/agentteam/agentteam"
 // must be given one here.
 var layers = map[string]int{
 	// The program and the commands.
-	"":    14,
-	"cmd": 13,
+	"":    15,
+	"cmd": 14,
 	// Programs that measure the commands, and test-only packages.
-	"internal/bench/peerbench":  15,
-	"internal/bench/storebench": 15,
-	"internal/store/failover":   15,
+	"internal/bench/peerbench":  16,
+	"internal/bench/storebench": 16,
+	"internal/store/failover":   16,
 	"internal/bench/startbench": 0,
 	"internal/bench/benchproc":  0,
 	"internal/testutil/testfs":  0,
@@ -36,12 +36,18 @@ var layers = map[string]int{
 	"internal/store/storetest":  3,
 	"internal/archtest":         0,
 	// What a person sees.
-	"internal/ui/tui":      12,
-	"internal/ui/linechat": 12,
-	"internal/ui/engine":   11, // what both chats ask of the team
-	"internal/ui/mdrender": 0,
-	"internal/ui/termbg":   0,
-	"internal/llm/demo":    1,
+	"internal/ui/tui":        13,
+	"internal/ui/tui/draw":   11, // styles and cell-exact lines, what every pane draws with
+	"internal/ui/tui/atpath": 12, // @path completion and attachments, read beneath the workspace
+	"internal/ui/tui/poll":   11, // the inboxes and registry looked at off Update
+	"internal/ui/tui/picker": 11, // chat --resume's list of sessions
+	"internal/ui/tui/panel":  12, // the team panel, the feed and the progress of work
+	"internal/ui/tui/bridge": 11, // the team's events to the screen, debounced, never blocking
+	"internal/ui/linechat":   12,
+	"internal/ui/engine":     11, // what both chats ask of the team
+	"internal/ui/mdrender":   0,
+	"internal/ui/termbg":     0,
+	"internal/llm/demo":      1,
 	// The team and its parts.
 	"team":              10,
 	"team/event":        6, // the events, their JSON and sentences: what the views read

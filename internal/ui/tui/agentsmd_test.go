@@ -18,7 +18,7 @@ func TestStatusLineNamesTheFocusedAgentsInstructions(t *testing.T) {
 			Notes: []string{"/r/sub/CLAUDE.md is skipped: it is a named pipe (FIFO), not a regular file."}}},
 		team.Event{Agent: "alice", Payload: team.Instructions{Files: []string{"/r/CLAUDE.md"}, Summary: "CLAUDE.md"}},
 	))
-	status := func() string { return colourless(hs.m.statusLine()) }
+	status := func() string { return colourless(hs.m.scr.statusLine()) }
 	if s := status(); !strings.Contains(s, "AGENTS.md ×2 · sandbox: on") {
 		t.Fatalf("status line %q", s)
 	}

@@ -3,25 +3,39 @@ package tui
 import (
 	"strings"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
 
+// eventSink takes the engine's facts into the panes, in the order they
+// happened: streamed text, tool calls, answers, requests, statuses.
+type eventSink struct {
+	m *Model
+	// agents are the names this screen has seen act (events of this
+	// process): their messages reach the lead's conversation as events.
+	agents map[string]bool
+	// watchReply is the lead's last reply a watch showed (Options.Watch).
+	watchReply string
+}
+
 // apply takes a batch of engine facts, in the order they happened.
-func (m *Model) apply(b batchMsg) {
+func (s *eventSink) apply(b bridge.Batch) {
+	m := s.m
 	refresh := false
-	for _, it := range b.items {
-		if it.delta != nil {
-			m.delta(it.delta)
+	for _, it := range b.Items {
+		if it.Delta != nil {
+			s.delta(it.Delta)
 			continue
 		}
-		if m.event(*it.event) {
+		if s.event(*it.Event) {
 			refresh = true
 		}
 	}
-	for agent, what := range b.activity {
-		m.team.activity[agent] = what
+	for agent, what := range b.Activity {
+		m.team.Activity[agent] = what
 		if agent == workspace.LeadName && what != "" {
 			m.leadBusy = true
 		}
@@ -33,32 +47,33 @@ func (m *Model) apply(b batchMsg) {
 
 // delta adds streamed text to the lead's reply in progress, or to the
 // focused teammate's.
-func (m *Model) delta(d *deltaChunk) {
+func (s *eventSink) delta(d *bridge.Chunk) {
+	m := s.m
 	var p *convPane
 	switch {
-	case d.agent == workspace.LeadName:
+	case d.Agent == workspace.LeadName:
 		p = m.lead
 		m.leadBusy = true
-	case m.mate != nil && d.agent == m.mate.name:
+	case m.mate != nil && d.Agent == m.mate.name:
 		p = m.mate.pane
 	default:
 		return
 	}
 	e := p.stream
-	if e != nil && d.reasoning != "" && e.text != "" && !d.restart {
+	if e != nil && d.Reasoning != "" && e.text != "" && !d.Restart {
 		settle(p) // thinking after text belongs to the next turn
 		e = nil
 	}
 	if e == nil {
-		e = &entry{kind: entryReply, who: d.agent, streaming: true}
+		e = &entry{kind: entryReply, who: d.Agent, streaming: true}
 		p.add(e)
 		p.stream = e
 	}
-	if d.restart {
+	if d.Restart {
 		e.text, e.reasoning = "", ""
 	}
-	e.reasoning += d.reasoning
-	e.text += d.text
+	e.reasoning += d.Reasoning
+	e.text += d.Text
 }
 
 // settle ends a streaming reply: kept if it has text, dropped if not.
@@ -77,22 +92,23 @@ func settle(p *convPane) {
 
 // event takes one engine event; it reports whether the focused teammate's
 // conversation changed.
-func (m *Model) event(e team.Event) bool {
+func (s *eventSink) event(e team.Event) bool {
+	m := s.m
 	isMate := m.mate != nil && involves(e, m.mate.name)
 	if m.mate != nil && branchChanged(e, m.mate.name) {
-		m.refreshBranch()
+		m.mate.refreshBranch(m)
 	}
 	if e.Agent != "" {
-		m.agents[e.Agent] = true
+		s.agents[e.Agent] = true
 	}
 	switch p := e.Payload.(type) {
 	case team.Intake:
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)
-			m.fromOutside(p.Messages)
+			s.fromOutside(p.Messages)
 		}
 	case team.ToolCall:
-		w := m.writeEntry(e.Agent, p)
+		w := m.writes.entry(e.Agent, p, m.team, m.mate)
 		switch {
 		case e.Agent == workspace.LeadName:
 			settle(m.lead)
@@ -106,15 +122,10 @@ func (m *Model) event(e team.Event) bool {
 			m.lead.add(w)
 		}
 	case team.Answer:
-		m.answer(e, p)
+		s.answer(e, p)
 	case team.Failure:
 		m.lastErr = e.Brief()
-		switch {
-		case p.Class == team.ClassBudgetAsk:
-			m.budgetAsk = p.Text
-		case p.Class == team.ClassBudget:
-			m.budgetAsk = ""
-		}
+		m.ask.failure(p)
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)
 			m.lead.add(&entry{kind: entryError, text: p.Text})
@@ -134,41 +145,42 @@ func (m *Model) event(e team.Event) bool {
 		}
 	case team.RequestOpened:
 		if p.RequestKind == team.RequestPlanApproval {
-			m.planRequest(p)
+			m.plans.request(p)
 		}
 	case team.RequestAnswered:
 		if p.RequestKind == team.RequestPlanApproval {
-			m.planAnswered(p.RequestRef, p.Outcome, p.By)
+			m.plans.answered(p.RequestRef, p.Outcome, p.By)
 		}
 	case team.RequestExpired:
 		if p.RequestKind == team.RequestPlanApproval {
-			m.planAnswered(p.RequestRef, p.Outcome, p.To)
+			m.plans.answered(p.RequestRef, p.Outcome, p.To)
 		}
 	case team.Permission:
-		m.permissionEvent(e, p)
+		m.ask.event(e, p)
 	case team.HookRun:
 		// Every run of a hook of the person's is one line in the lead's pane.
 		m.lead.add(&entry{kind: entryNote, text: e.Sentence(), isErr: p.Decision == "failed"})
 	case team.Spawn:
-		if m.findMember(e.Agent) < 0 {
-			m.team.members = append(m.team.members, team.Member{Name: e.Agent, Role: p.Role, Status: p.Status})
+		if m.team.Find(e.Agent) < 0 {
+			m.team.Members = append(m.team.Members, team.Member{Name: e.Agent, Role: p.Role, Status: p.Status})
 		}
 	case team.StatusChanged:
-		if i := m.findMember(e.Agent); i >= 0 {
-			m.team.members[i].Status = p.Status
+		if i := m.team.Find(e.Agent); i >= 0 {
+			m.team.Members[i].Status = p.Status
 		}
 		if p.Status != team.StatusWorking {
-			delete(m.team.activity, e.Agent)
+			delete(m.team.Activity, e.Agent)
 		}
 	}
-	m.replyEvent(e)
+	s.replyEvent(e)
 	return isMate
 }
 
 // replyEvent takes the lead's replies, and in a watch what the running
 // process's screen shows from elsewhere: the person's prompts there and
 // the lead's replies (a watch has no stream of them).
-func (m *Model) replyEvent(e team.Event) {
+func (s *eventSink) replyEvent(e team.Event) {
+	m := s.m
 	watch := m.opts.Watch != ""
 	switch p := e.Payload.(type) {
 	case team.Prompt:
@@ -183,7 +195,7 @@ func (m *Model) replyEvent(e team.Event) {
 		m.lastErr = ""
 		if watch && strings.TrimSpace(p.Text) != "" {
 			m.lead.add(&entry{kind: entryReply, who: workspace.LeadName, text: p.Text})
-			m.watchReply = p.Text
+			s.watchReply = p.Text
 		}
 	}
 }
@@ -208,10 +220,11 @@ func involves(e team.Event, name string) bool {
 }
 
 // answer ends the lead's cycle: its final reply replaces the streamed text.
-func (m *Model) answer(e team.Event, a team.Answer) {
+func (s *eventSink) answer(e team.Event, a team.Answer) {
+	m := s.m
 	m.leadIdle()
-	delete(m.team.activity, workspace.LeadName)
-	if m.opts.Watch != "" && a.Text == m.watchReply {
+	delete(m.team.Activity, workspace.LeadName)
+	if m.opts.Watch != "" && a.Text == s.watchReply {
 		a.Text = "" // a watch showed it from its reply
 	}
 	last := m.lead.stream
@@ -231,15 +244,6 @@ func (m *Model) answer(e team.Event, a team.Answer) {
 	m.lastErr = ""
 }
 
-func (m *Model) findMember(name string) int {
-	for i, mb := range m.team.members {
-		if mb.Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // interruptingHint is shown from esc until the lead's turn has ended.
 const interruptingHint = "interrupting the lead's turn…"
 
@@ -249,5 +253,20 @@ func (m *Model) leadIdle() {
 	m.leadBusy = false
 	if m.hint == interruptingHint {
 		m.hint = ""
+	}
+}
+
+// fromOutside shows in the lead's conversation, where the lead took them
+// in (its intake event comes before the turn that answers them), the
+// messages that no agent of this process sent: a person's, typed with
+// `agentteam send --to lead` in another terminal (or /send lead here).
+// Agents' messages come as events, and are shown from those.
+func (s *eventSink) fromOutside(msgs []inbox.Message) {
+	m := s.m
+	for _, msg := range msgs {
+		if msg.To != workspace.LeadName || msg.From == workspace.LeadName || s.agents[msg.From] || m.team.Find(msg.From) >= 0 {
+			continue
+		}
+		m.lead.add(&entry{kind: entryReport, who: msg.From, typ: "lead (" + string(msg.Type) + ")", text: msg.Content})
 	}
 }

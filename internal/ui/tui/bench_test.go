@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -18,10 +19,10 @@ func benchModel(b *testing.B) *harness {
 	}
 	hs.send(members(ms...))
 	var feed []inbox.Message
-	for i := 0; i < maxFeed; i++ {
+	for i := 0; i < poll.MaxFeed; i++ {
 		feed = append(feed, inbox.Message{From: "mate01", To: "lead", Type: "result", Content: "report line"})
 	}
-	hs.send(feedMsg{msgs: feed})
+	hs.send(poll.Feed{Msgs: feed})
 	for i := 0; i < 5000; i++ {
 		switch i % 4 {
 		case 0:

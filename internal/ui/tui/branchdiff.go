@@ -4,6 +4,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -30,16 +31,15 @@ type branchMsg struct {
 
 // refreshBranch reads the focused teammate's branch diff, when it has a
 // branch: one read at a time, one more if asked meanwhile.
-func (m *Model) refreshBranch() {
-	v := m.mate
+func (v *mateView) refreshBranch(m *Model) {
 	if v == nil {
 		return
 	}
-	i := m.findMember(v.name)
-	if i < 0 || m.team.members[i].Branch == "" {
+	i := m.team.Find(v.name)
+	if i < 0 || m.team.Members[i].Branch == "" {
 		return
 	}
-	mb := m.team.members[i]
+	mb := m.team.Members[i]
 	if v.branch.loading {
 		v.branch.stale = true
 		return
@@ -75,8 +75,7 @@ func (v *mateView) placeBranch() {
 }
 
 // branchDiff takes a read's diff into the focused teammate's pane.
-func (m *Model) branchDiff(msg branchMsg) {
-	v := m.mate
+func (v *mateView) branchDiff(m *Model, msg branchMsg) {
 	if v == nil || v.name != msg.name || v.branch.e == nil {
 		return
 	}
@@ -93,27 +92,27 @@ func (m *Model) branchDiff(msg branchMsg) {
 		v.branch.shown = true
 		if v.pane.follow {
 			// Focus shows the diff: the pane starts at it, pgdn or end goes on to the conversation.
-			v.pane.toStart(m.r, m.convWidth(), m.convHeight())
+			v.pane.toStart(m.r, m.scr.convWidth(), m.scr.convHeight())
 		}
 	}
 	if v.branch.stale {
 		v.branch.stale = false
-		m.refreshBranch()
+		v.refreshBranch(m)
 	}
 }
 
 // branchFromSnapshot reads the diff again when the registry shows the
 // focused teammate's branch for the first time or a new diffstat for it.
-func (m *Model) branchFromSnapshot() {
-	if m.mate == nil {
+func (v *mateView) branchFromSnapshot(m *Model) {
+	if v == nil {
 		return
 	}
-	i := m.findMember(m.mate.name)
-	if i < 0 || m.team.members[i].Branch == "" {
+	i := m.team.Find(v.name)
+	if i < 0 || m.team.Members[i].Branch == "" {
 		return
 	}
-	if m.mate.branch.e == nil || m.team.members[i].Diffstat != m.mate.branch.stat {
-		m.refreshBranch()
+	if v.branch.e == nil || m.team.Members[i].Diffstat != v.branch.stat {
+		v.refreshBranch(m)
 	}
 }
 
@@ -132,15 +131,15 @@ func branchChanged(e team.Event, name string) bool {
 // branchLines are the branch diff's entry: a title, then the diff.
 func (r *renderer) branchLines(e *entry, w int) []string {
 	st := r.st
-	head := "  " + st.header.Render("branch "+printable(e.arg)) + st.dim.Render(" against the lead's branch · read again when "+e.who+" reports")
-	out := []string{"", clipLine(head, w)}
+	head := "  " + st.Header.Render("branch "+draw.Printable(e.arg)) + st.Dim.Render(" against the lead's branch · read again when "+e.who+" reports")
+	out := []string{"", draw.Clip(head, w)}
 	switch {
 	case !e.done:
-		out = append(out, "  "+st.dim.Render("reading the diff…"))
+		out = append(out, "  "+st.Dim.Render("reading the diff…"))
 	case e.isErr:
-		out = append(out, indent(wrapPlain("! "+e.text, max(w-4, 10)), "  ", st.errText)...)
+		out = append(out, draw.Indent(draw.Wrap("! "+e.text, max(w-4, 10)), "  ", st.ErrText)...)
 	default:
-		out = append(out, indent(diffLines(st, e.diff, max(w-4, 10)), "  ")...)
+		out = append(out, draw.Indent(draw.Diff(st, e.diff, max(w-4, 10)), "  ")...)
 	}
 	return out
 }

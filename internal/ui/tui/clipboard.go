@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 )
 
 // lastReply is the text of the newest agent reply in a pane: the lead's last
@@ -29,10 +30,11 @@ func lastReply(p *convPane) string {
 	return streaming
 }
 
-// copyCommand is /copy: the shown conversation's last reply goes to the
+// copy is /copy: the shown conversation's last reply goes to the
 // clipboard as an OSC 52 sequence, which travels with the program's output,
 // so it works over ssh and in tmux (with set-clipboard on).
-func (m *Model) copyCommand() {
+func (cm *commander) copy() {
+	m := cm.m
 	who := "the lead's"
 	if m.mate != nil {
 		who = m.mate.name + "'s"
@@ -42,16 +44,17 @@ func (m *Model) copyCommand() {
 		m.note(noteMsg{text: "nothing to copy yet: " + who + " conversation has no reply", isErr: true})
 		return
 	}
-	done := hintMsg(fmt.Sprintf("copied %s last reply (%s) with OSC 52; a terminal that refuses clipboard writes ignores it", who, plural(len([]rune(text)), "character")))
+	done := hintMsg(fmt.Sprintf("copied %s last reply (%s) with OSC 52; a terminal that refuses clipboard writes ignores it", who, draw.Plural(len([]rune(text)), "character")))
 	// In order: Bubble Tea queues the sequence for its output before the
 	// hint that says so can reach the screen.
 	m.cmds = append(m.cmds, tea.Sequence(tea.SetClipboard(text), func() tea.Msg { return done }))
 }
 
-// mouseCommand is /mouse [on|off]: with the mouse captured the wheel
+// mouse is /mouse [on|off]: with the mouse captured the wheel
 // scrolls the conversation; released (the default), the terminal selects
 // text.
-func (m *Model) mouseCommand(c engine.Command) {
+func (cm *commander) mouse(c engine.Command) {
+	m := cm.m
 	switch strings.ToLower(c.Rest) {
 	case "on":
 		m.mouse = true

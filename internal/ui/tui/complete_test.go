@@ -3,6 +3,7 @@ package tui
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,16 +12,15 @@ import (
 	tea "charm.land/bubbletea/v2"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
 	"github.com/agentteam/agentteam/team"
 )
 
 // listings reads the directories completion asked for, as its tea.Cmd
 // does, and gives the model what was read.
 func (hs *harness) listings() {
-	for dir, l := range hs.m.in.paths.dirs {
-		if l == nil {
-			hs.send(dirListedMsg{dir: dir, listing: listDir(hs.m.in.paths.root, dir)})
-		}
+	for _, dir := range hs.m.in.paths.Pending() {
+		hs.send(atpath.ListedMsg{Dir: dir, Listing: atpath.List(hs.m.in.paths.Root, dir)})
 	}
 }
 
@@ -138,14 +138,14 @@ func TestAtPathRefusesWhatLeadsOut(t *testing.T) {
 // bound is read only up to it, and the pop-up says so.
 func TestAtPathListsABoundedDirectory(t *testing.T) {
 	ws := t.TempDir()
-	for i := range maxDirEntries + 50 {
-		if err := os.WriteFile(filepath.Join(ws, "f"+itoa(100000+i)), nil, 0o644); err != nil {
+	for i := range atpath.MaxDirEntries + 50 {
+		if err := os.WriteFile(filepath.Join(ws, "f"+strconv.Itoa(100000+i)), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	l := listDir(ws, "")
-	if !l.cut || len(l.entries) != maxDirEntries {
-		t.Fatalf("listed %d entries, cut %v; want %d and cut", len(l.entries), l.cut, maxDirEntries)
+	l := atpath.List(ws, "")
+	if !l.Cut || len(l.Entries) != atpath.MaxDirEntries {
+		t.Fatalf("listed %d entries, cut %v; want %d and cut", len(l.Entries), l.Cut, atpath.MaxDirEntries)
 	}
 	hs := newHarness(t, 120, 40, Options{HasModel: true, Workspace: ws})
 	hs.typeAndList("@f")
@@ -158,12 +158,12 @@ func TestAtPathListingIsACommand(t *testing.T) {
 	ws, _ := completionWorkspace(t)
 	hs := newHarness(t, 120, 40, Options{HasModel: true, Workspace: ws})
 	hs.typeText("@")
-	if l, asked := hs.m.in.paths.dirs[""]; !asked || l != nil {
+	if l, asked := hs.m.in.paths.Read(""); !asked || l != nil {
 		t.Fatalf("typing @ did not leave the workspace's listing to a command (asked %v, read %v)", asked, l != nil)
 	}
 	hs.mustSee("reading the workspace…")
 	hs.typeText("R")
-	if n := len(hs.m.in.paths.dirs); n != 1 {
+	if n := len(hs.m.in.paths.Pending()); n != 1 {
 		t.Fatalf("%d listings asked for, want the root's once", n)
 	}
 	hs.listings()
@@ -278,7 +278,7 @@ func TestAttachCutsABigFile(t *testing.T) {
 	hs.enter("read @big.log.txt")
 	flushBounded(t, hs)
 	said := hs.eng.said[len(hs.eng.said)-1]
-	if len(said) > maxAttachBytes+1000 {
+	if len(said) > atpath.MaxFileBytes+1000 {
 		t.Fatalf("the lead got %d bytes of a 10 MB file", len(said))
 	}
 	if !strings.Contains(said, `cut="only the first 64 KiB of 9.5 MiB is here"`) || !strings.HasSuffix(said, "\n</attached_file>") {
@@ -377,40 +377,6 @@ func TestPopUpFitsEverySize(t *testing.T) {
 	}
 }
 
-func TestIgnoreRules(t *testing.T) {
-	rules := append(parseIgnore("", "# comment\n*.log\n!keep.log\n/root-only.txt\nbuild/\ndocs/**/draft.md\n\\#hash\n"),
-		parseIgnore("sub", "local.txt\n/anchored.txt\n")...)
-	cases := []struct {
-		path    string
-		dir     bool
-		ignored bool
-	}{
-		{"app.log", false, true},
-		{"a/b/app.log", false, true},
-		{"keep.log", false, false},
-		{"root-only.txt", false, true},
-		{"a/root-only.txt", false, false},
-		{"build", true, true},
-		{"build", false, false},
-		{"a/build", true, true},
-		{"docs/draft.md", false, true},
-		{"docs/x/y/draft.md", false, true},
-		{"other/draft.md", false, false},
-		{"#hash", false, true},
-		{"sub/local.txt", false, true},
-		{"sub/deeper/local.txt", false, true},
-		{"local.txt", false, false},
-		{"sub/anchored.txt", false, true},
-		{"sub/deeper/anchored.txt", false, false},
-		{"README.md", false, false},
-	}
-	for _, c := range cases {
-		if got := rules.ignored(c.path, c.dir); got != c.ignored {
-			t.Errorf("ignored(%q, dir=%v) = %v, want %v", c.path, c.dir, got, c.ignored)
-		}
-	}
-}
-
 // TestRestoredConversationFoldsAttachments: the lead's conversation read
 // back from its file shows the message as typed and "attached …" lines,
 // not the files' text.
@@ -456,7 +422,7 @@ func TestAttachmentsAreBoundedInAll(t *testing.T) {
 	hs, ws := attachHarness(t)
 	var typed []string
 	for i := range 4 {
-		name := "big" + itoa(i) + ".txt"
+		name := "big" + strconv.Itoa(i) + ".txt"
 		writeFile(t, filepath.Join(ws, name), strings.Repeat("y", 70<<10))
 		typed = append(typed, "@"+name)
 	}
@@ -465,14 +431,14 @@ func TestAttachmentsAreBoundedInAll(t *testing.T) {
 	if n := strings.Count(said, "</attached_file>"); n != 3 {
 		t.Fatalf("%d files attached, want the 3 that fill 192 KiB", n)
 	}
-	if len(said) > maxAttachTotal+4<<10 {
+	if len(said) > atpath.MaxTotal+4<<10 {
 		t.Fatalf("the message is %d bytes", len(said))
 	}
 	hs.mustSee("@big3.txt is not attached: a message carries at most 8 files and 192 KiB of them.")
 
 	typed = nil
 	for i := range 9 {
-		name := "small" + itoa(i) + ".txt"
+		name := "small" + strconv.Itoa(i) + ".txt"
 		writeFile(t, filepath.Join(ws, name), "small\n")
 		typed = append(typed, "@"+name)
 	}
@@ -526,11 +492,11 @@ func TestAPasteAttachesNothing(t *testing.T) {
 // not listed, and its open does not wait for a writer.
 func TestAtPathNeverWaitsOnAFIFO(t *testing.T) {
 	ws, _ := completionWorkspace(t)
-	done := make(chan dirListing, 1)
-	go func() { done <- listDir(ws, "pipe") }()
+	done := make(chan atpath.Listing, 1)
+	go func() { done <- atpath.List(ws, "pipe") }()
 	select {
 	case l := <-done:
-		if len(l.entries) != 0 || l.err == "" {
+		if len(l.Entries) != 0 || l.Err == "" {
 			t.Fatalf("the FIFO was listed as a directory: %+v", l)
 		}
 	case <-time.After(5 * time.Second):

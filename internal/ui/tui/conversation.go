@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/agentteam/agentteam/internal/ui/tui/draw"
+
 // convPane is a scrollable conversation. It renders only the entries that
 // are visible, from the bottom up while it follows new output, and from an
 // anchor (entry, line) when the person scrolled up, so new output at the
@@ -47,13 +49,13 @@ func (p *convPane) Render(r *renderer, w, h int) []string {
 	}
 	if !p.follow {
 		if lines, ok := p.fromAnchor(r, w, h); ok {
-			lines = fit(lines, w, h)
-			lines[h-1] = padLine(r.st.dim.Render("  ▼ more below: pgdn or end to follow"), w)
+			lines = draw.Fit(lines, w, h)
+			lines[h-1] = draw.Pad(r.st.Dim.Render("  ▼ more below: pgdn or end to follow"), w)
 			return lines
 		}
 		p.follow = true
 	}
-	return fit(p.fromBottom(r, w, h), w, h)
+	return draw.Fit(p.fromBottom(r, w, h), w, h)
 }
 
 // fromBottom is the last h lines; fewer at the start of a conversation.

@@ -8,6 +8,8 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -42,9 +44,9 @@ func TestAngleBracketsRenderAsWritten(t *testing.T) {
 		{"span `over\nlines <b>` <i>", "span over lines <b> <i>"},
 		{"<div>\nkept</div>", "<div> kept</div>"},
 	}
-	md := &markdown{}
+	md := &draw.Markdown{}
 	for _, c := range cases {
-		lines := md.render(c.in, 80)
+		lines := md.Render(c.in, 80)
 		for i, l := range lines {
 			lines[i] = strings.TrimPrefix(l, "  ")
 		}
@@ -87,7 +89,7 @@ func TestAPromptTypedWhileTheLeadStreamsLeavesNoStuckReply(t *testing.T) {
 // the agents' own messages (shown from their events) are not added again.
 func TestAMessageFromAnotherTerminalShowsInTheLeadsConversation(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true})
-	hs.send(feedMsg{msgs: []inbox.Message{{From: "user", To: "lead", Type: inbox.TypeMessage, Content: "an old request"}}})
+	hs.send(poll.Feed{Msgs: []inbox.Message{{From: "user", To: "lead", Type: inbox.TypeMessage, Content: "an old request"}}})
 	hs.send(events(team.Event{Agent: "alice", Payload: team.Spawn{Role: "writer"}}))
 	hs.send(events(team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "alice's draft is ready"}}))
 	hs.send(events(team.Event{Agent: "lead", Payload: team.Intake{Messages: []inbox.Message{
@@ -157,11 +159,11 @@ func TestNotesWrapWithAHangingIndentAndAMargin(t *testing.T) {
 func TestHeaderIsNotCompletedWhileAPlanWaits(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true})
 	alice := team.Member{Name: "alice", Role: "writer", Status: team.StatusIdle, Cycles: 1, PlanMode: true, PlanState: team.PlanAwaitingApproval}
-	hs.send(snapshotMsg{config: team.Config{Teammates: []team.Member{alice}}})
+	hs.send(poll.Snapshot{Config: team.Config{Teammates: []team.Member{alice}}})
 	hs.mustSee("awaiting plan approval")
 	hs.mustNotSee("completed")
 	alice.PlanState = team.PlanApproved
-	hs.send(snapshotMsg{config: team.Config{Teammates: []team.Member{alice}}})
+	hs.send(poll.Snapshot{Config: team.Config{Teammates: []team.Member{alice}}})
 	hs.mustSee("completed")
 }
 

@@ -19,24 +19,22 @@ type editorMsg struct {
 // maxEditorBytes bounds what is read back from the editor's file.
 const maxEditorBytes = 1 << 20
 
-// editInput opens the input's text in the person's editor ($VISUAL, else
+// edit opens the input's text in the person's editor ($VISUAL, else
 // $EDITOR, else vi), the TUI suspended meanwhile; what they save becomes
-// the input, to send with enter.
-func (m *Model) editInput() tea.Cmd {
+// the input, to send with enter. hint says why it did not open.
+func (in *input) edit() (cmd tea.Cmd, hint string) {
 	f, err := os.CreateTemp("", "agentteam-prompt-*.md")
 	if err != nil {
-		m.hint = "no file for the editor: " + err.Error()
-		return nil
+		return nil, "no file for the editor: " + err.Error()
 	}
 	path := f.Name()
-	_, werr := f.WriteString(m.in.value())
+	_, werr := f.WriteString(in.value())
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr != nil {
 		os.Remove(path)
-		m.hint = "no file for the editor: " + werr.Error()
-		return nil
+		return nil, "no file for the editor: " + werr.Error()
 	}
 	editor := os.Getenv("VISUAL")
 	if strings.TrimSpace(editor) == "" {
@@ -49,8 +47,7 @@ func (m *Model) editInput() tea.Cmd {
 	words, err := shell.Fields(editor, func(string) string { return "" })
 	if err != nil || len(words) == 0 {
 		os.Remove(path)
-		m.hint = "the editor " + editor + " is not a command line"
-		return nil
+		return nil, "the editor " + editor + " is not a command line"
 	}
 	c := exec.Command(words[0], append(words[1:], path)...)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
@@ -60,7 +57,7 @@ func (m *Model) editInput() tea.Cmd {
 		}
 		data, err := readBounded(path, maxEditorBytes)
 		return editorMsg{text: strings.TrimRight(string(data), "\n"), err: err}
-	})
+	}), ""
 }
 
 // readBounded reads at most limit bytes of path, refusing a larger file.
@@ -88,12 +85,11 @@ func readBounded(path string, limit int64) ([]byte, error) {
 	return data[:n], nil
 }
 
-// edited takes the editor's text into the input.
-func (m *Model) edited(msg editorMsg) {
+// edited takes the editor's text into the input; the hint says so.
+func (in *input) edited(msg editorMsg) string {
 	if msg.err != nil {
-		m.hint = "the editor: " + msg.err.Error()
-		return
+		return "the editor: " + msg.err.Error()
 	}
-	m.in.set(msg.text)
-	m.hint = "from your editor: enter sends it"
+	in.set(msg.text)
+	return "from your editor: enter sends it"
 }

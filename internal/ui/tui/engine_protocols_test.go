@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -78,7 +80,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := NewBridge()
+	b := bridge.New()
 	seen := make(chan team.Event, 4096)
 	model := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "m"})
 	tm, err := team.Open(context.Background(), team.Options{Workspace: ws, Model: model, PollInterval: 20 * time.Millisecond,
@@ -99,7 +101,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, engine.NewEngine(tm, nil))
 	hs.flush()
 	deliver := func() { // what Bridge.Run would send the program
-		if m, ok := b.take(); ok {
+		if m, ok := b.Take(); ok {
 			hs.send(m)
 		}
 	}
@@ -133,7 +135,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs.send(snapshotMsg{config: c, unread: map[string]int{}})
+	hs.send(poll.Snapshot{Config: c, Unread: map[string]int{}})
 	hs.mustSee("✓ plan approved")
 	if a := c.Teammates[0]; !a.PlanMode || a.PlanState != team.PlanApproved {
 		t.Fatalf("alice in the registry: %+v", a)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/demo"
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
@@ -15,7 +16,7 @@ import (
 )
 
 // openDemoTeam is a real team in a temp workspace, on the offline demo model.
-func openDemoTeam(t *testing.T, b *Bridge) *team.Team {
+func openDemoTeam(t *testing.T, b *bridge.Bridge) *team.Team {
 	t.Helper()
 	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
@@ -36,7 +37,7 @@ func openDemoTeam(t *testing.T, b *Bridge) *team.Team {
 }
 
 func TestTeamEngineAgainstARealTeam(t *testing.T) {
-	b := NewBridge()
+	b := bridge.New()
 	tm := openDemoTeam(t, b)
 	eng := engine.NewEngine(tm, nil) // no chat: the no-key mode
 	ctx := context.Background()
@@ -84,20 +85,20 @@ func TestTeamEngineAgainstARealTeam(t *testing.T) {
 		t.Fatal("interrupted a lead that has no chat")
 	}
 	// The spawn and the messages reached the subscriber, in order.
-	m, _ := b.take()
+	m, _ := b.Take()
 	var kinds []string
-	for _, it := range m.items {
-		if it.event == nil {
+	for _, it := range m.Items {
+		if it.Event == nil {
 			continue
 		}
-		switch p := it.event.Payload.(type) {
+		switch p := it.Event.Payload.(type) {
 		case team.Spawn:
 			if p.From == workspace.UserName {
-				kinds = append(kinds, string(it.event.Kind())+":")
+				kinds = append(kinds, string(it.Event.Kind())+":")
 			}
 		case team.MessageDelivered:
 			if p.From == workspace.UserName {
-				kinds = append(kinds, string(it.event.Kind())+":"+p.Content)
+				kinds = append(kinds, string(it.Event.Kind())+":"+p.Content)
 			}
 		}
 	}
@@ -110,7 +111,7 @@ func TestTeamEngineAgainstARealTeam(t *testing.T) {
 // /approve of a name no teammate has says so, and /send to a teammate that
 // has shut down says nobody reads it now, as agentteam send does.
 func TestEngineCommandsSayWhoIsNotThere(t *testing.T) {
-	b := NewBridge()
+	b := bridge.New()
 	tm := openDemoTeam(t, b)
 	eng := engine.NewEngine(tm, nil)
 	ctx := context.Background()

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -51,8 +52,8 @@ type entry struct {
 
 // renderer turns entries into lines.
 type renderer struct {
-	st     styles
-	md     *markdown
+	st     draw.Styles
+	md     *draw.Markdown
 	expand bool // show tool calls' results, not just ok/error
 	// thinking shows replies' reasoning whole; otherwise one line says how long it is.
 	thinking bool
@@ -88,19 +89,19 @@ func (r *renderer) render(e *entry, w int) []string {
 		}
 		return out
 	case entryUser:
-		head := st.user.Render("you")
+		head := st.User.Render("you")
 		if e.who != "" {
-			head += st.dim.Render(" → " + e.who)
+			head += st.Dim.Render(" → " + e.who)
 		}
-		return append([]string{"", head}, indent(wrapPlain(e.text, body), "  ")...)
+		return append([]string{"", head}, draw.Indent(draw.Wrap(e.text, body), "  ")...)
 	case entryReply:
-		out := append([]string{"", st.who.Render(e.who)}, r.reasoningLines(e.reasoning, w)...)
-		return append(out, r.md.render(e.text, w)...)
+		out := append([]string{"", st.Who.Render(e.who)}, r.reasoningLines(e.reasoning, w)...)
+		return append(out, r.md.Render(e.text, w)...)
 	case entryReport:
-		head := st.who.Render(e.who) + st.dim.Render(" → "+e.typ)
-		return append([]string{"", head}, r.md.render(e.text, w)...)
+		head := st.Who.Render(e.who) + st.Dim.Render(" → "+e.typ)
+		return append([]string{"", head}, r.md.Render(e.text, w)...)
 	case entryError:
-		return append([]string{""}, indent(wrapPlain("! "+e.text, body), "  ", st.errText)...)
+		return append([]string{""}, draw.Indent(draw.Wrap("! "+e.text, body), "  ", st.ErrText)...)
 	case entryPlan:
 		return r.planLines(e, w)
 	case entryWrite:
@@ -108,22 +109,22 @@ func (r *renderer) render(e *entry, w int) []string {
 	case entryBranch:
 		return r.branchLines(e, w)
 	default:
-		return append([]string{""}, indent(wrapPlain(e.text, body), "  ", st.note)...)
+		return append([]string{""}, draw.Indent(draw.Wrap(e.text, body), "  ", st.Note)...)
 	}
 }
 
 // streamLines renders the settled prefix with markdown (cached) and the
 // still-changing tail as plain text, so a token costs a wrap, not a render.
 func (r *renderer) streamLines(e *entry, w int) []string {
-	cut := stableSplit(e.text)
+	cut := draw.StableSplit(e.text)
 	if cut != e.prefixLen || w != e.prefixWidth || e.prefixLines == nil {
 		e.prefixLen, e.prefixWidth = cut, w
-		e.prefixLines = r.md.render(e.text[:cut], w)
+		e.prefixLines = r.md.Render(e.text[:cut], w)
 		if e.prefixLines == nil {
 			e.prefixLines = []string{}
 		}
 	}
-	out := []string{"", r.st.who.Render(e.who) + r.st.dim.Render(" …")}
+	out := []string{"", r.st.Who.Render(e.who) + r.st.Dim.Render(" …")}
 	out = append(out, r.reasoningLines(e.reasoning, w)...)
 	out = append(out, e.prefixLines...)
 	tail := strings.TrimLeft(e.text[cut:], "\n")
@@ -131,7 +132,7 @@ func (r *renderer) streamLines(e *entry, w int) []string {
 		if len(e.prefixLines) > 0 {
 			out = append(out, "")
 		}
-		out = append(out, indent(wrapPlain(tail+"▍", max(w-2, 10)), "  ")...)
+		out = append(out, draw.Indent(draw.Wrap(tail+"▍", max(w-2, 10)), "  ")...)
 	}
 	return out
 }
@@ -143,33 +144,33 @@ func (r *renderer) reasoningLines(reasoning string, w int) []string {
 	if strings.TrimSpace(reasoning) == "" {
 		return nil
 	}
-	lines := wrapPlain(reasoning, max(w-6, 10))
+	lines := draw.Wrap(reasoning, max(w-6, 10))
 	if !r.thinking {
 		n := len(lines)
 		unit := "lines"
 		if n == 1 {
 			unit = "line"
 		}
-		return []string{clipLine("  "+r.st.thinking.Render(fmt.Sprintf("thinking… (%d %s) · ctrl+t shows it", n, unit)), w)}
+		return []string{draw.Clip("  "+r.st.Thinking.Render(fmt.Sprintf("thinking… (%d %s) · ctrl+t shows it", n, unit)), w)}
 	}
-	return indent(lines, "  "+r.st.dim.Render("┊ "), r.st.thinking)
+	return draw.Indent(lines, "  "+r.st.Dim.Render("┊ "), r.st.Thinking)
 }
 
 func (r *renderer) toolLine(e *entry, w int) string {
 	st := r.st
-	line := "  " + st.tool.Render("⚙ "+e.tool)
+	line := "  " + st.Tool.Render("⚙ "+e.tool)
 	if e.arg != "" {
-		line += " " + st.dim.Render(engine.FirstLine(e.arg, 60))
+		line += " " + st.Dim.Render(engine.FirstLine(e.arg, 60))
 	}
 	switch {
 	case !e.done:
-		line += st.dim.Render("  …")
+		line += st.Dim.Render("  …")
 	case e.isErr:
-		line += "  " + st.bad.Render("✗ "+engine.FirstLine(tools.ErrorText(e.text), 80))
+		line += "  " + st.Bad.Render("✗ "+engine.FirstLine(tools.ErrorText(e.text), 80))
 	default:
-		line += "  " + st.ok.Render("✓")
+		line += "  " + st.OK.Render("✓")
 	}
-	return clipLine(line, w)
+	return draw.Clip(line, w)
 }
 
 // maxResultLines bounds an expanded tool result.
@@ -177,23 +178,29 @@ const maxResultLines = 8
 
 // toolResult is the start of a tool call's result, for the expanded view.
 func (r *renderer) toolResult(text string, w int) []string {
-	lines := wrapPlain(strings.TrimRight(text, "\n"), max(w-6, 10))
+	lines := draw.Wrap(strings.TrimRight(text, "\n"), max(w-6, 10))
 	more := len(lines) - maxResultLines
 	if more > 0 {
 		lines = append(lines[:maxResultLines], fmt.Sprintf("… %d more lines", more))
 	}
-	return indent(lines, "    │ ", r.st.dim)
+	return draw.Indent(lines, "    │ ", r.st.Dim)
 }
 
-type styleFunc interface{ Render(...string) string }
-
-// indent prefixes every line, styling it first when a style is given.
-func indent(lines []string, pre string, style ...styleFunc) []string {
-	for i, l := range lines {
-		if len(style) > 0 {
-			l = style[0].Render(l)
-		}
-		lines[i] = pre + l
+// toggleThinking shows replies' reasoning whole, or one line each; the
+// hint says which.
+func (r *renderer) toggleThinking() string {
+	r.thinking = !r.thinking
+	if r.thinking {
+		return "reasoning shown: ctrl+t or /reasoning folds it"
 	}
-	return lines
+	return "reasoning folded to one line: ctrl+t or /reasoning shows it"
+}
+
+// toggleDiffs shows writes' diffs whole, or one line each; the hint says which.
+func (r *renderer) toggleDiffs() string {
+	r.diffs = !r.diffs
+	if r.diffs {
+		return "diffs shown: ctrl+g or /diffs folds them"
+	}
+	return "diffs folded to one line per write: ctrl+g or /diffs shows them"
 }

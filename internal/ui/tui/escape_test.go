@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -20,13 +21,13 @@ func TestEscapeSequencesFromModelsNeverReachTheTerminal(t *testing.T) {
 	hs := newHarness(t, 120, 60, Options{HasModel: true})
 	hs.m.r.expand, hs.m.r.thinking = true, true // tool results and reasoning shown whole
 	snap := members("alice:working")
-	snap.config.Teammates[0].Role = "tester" + esc
+	snap.Config.Teammates[0].Role = "tester" + esc
 	hs.send(snap)
 	args, err := json.Marshal(map[string]string{"command": "ls" + esc})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs.send(batchMsg{items: []item{{delta: &deltaChunk{agent: "lead", reasoning: "thinking" + esc}}}})
+	hs.send(bridge.Batch{Items: []bridge.Item{{Delta: &bridge.Chunk{Agent: "lead", Reasoning: "thinking" + esc}}}})
 	hs.send(events(
 		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: string(args), Result: "out" + esc}},
 		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"x"}`, Result: "failed" + esc, IsError: true}},

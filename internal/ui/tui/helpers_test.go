@@ -14,6 +14,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 )
@@ -333,25 +335,25 @@ func (hs *harness) mustNotSee(parts ...string) {
 }
 
 // events wraps engine events as one batch, as the Bridge sends them.
-func events(es ...team.Event) batchMsg {
-	b := batchMsg{}
+func events(es ...team.Event) bridge.Batch {
+	b := bridge.Batch{}
 	for i := range es {
-		b.items = append(b.items, item{event: &es[i]})
+		b.Items = append(b.Items, bridge.Item{Event: &es[i]})
 	}
 	return b
 }
 
-func deltas(agent string, restart bool, text string) batchMsg {
-	return batchMsg{items: []item{{delta: &deltaChunk{agent: agent, restart: restart, text: text}}}}
+func deltas(agent string, restart bool, text string) bridge.Batch {
+	return bridge.Batch{Items: []bridge.Item{{Delta: &bridge.Chunk{Agent: agent, Restart: restart, Text: text}}}}
 }
 
-func members(specs ...string) snapshotMsg {
+func members(specs ...string) poll.Snapshot {
 	var ms []team.Member
 	for _, s := range specs {
 		name, status, _ := strings.Cut(s, ":")
 		ms = append(ms, team.Member{Name: name, Role: "tester", Status: team.Status(status)})
 	}
-	return snapshotMsg{config: team.Config{Teammates: ms}, unread: map[string]int{}}
+	return poll.Snapshot{Config: team.Config{Teammates: ms}, Unread: map[string]int{}}
 }
 
 // checkScreen asserts the screen is exactly h lines of at most w cells.

@@ -17,52 +17,50 @@ type histSearch struct {
 	saved string // the input before the search
 }
 
-// searchKey takes a key while the search is on; false when it is not.
-func (m *Model) searchKey(k tea.KeyPressMsg) bool {
-	s := &m.search
+// key takes a key while the search is on, and says what the help bar
+// shows then; took is false when the search is off.
+func (s *histSearch) key(k tea.KeyPressMsg, in *input) (hint string, took bool) {
 	if !s.on {
-		return false
+		return "", false
 	}
 	switch k.String() {
 	case "ctrl+r":
-		s.find(m, s.at-1)
+		s.find(in, s.at-1)
 	case "esc", "ctrl+c", "ctrl+g":
-		m.in.set(s.saved)
+		in.set(s.saved)
 		*s = histSearch{}
-		m.hint = ""
-		return true
+		return "", true
 	case "enter", "tab", "right", "left", "up", "down":
 		*s = histSearch{}
-		m.hint = ""
-		return true
+		return "", true
 	case "backspace":
 		if r := []rune(s.query); len(r) > 0 {
 			s.query = string(r[:len(r)-1])
 		}
-		s.find(m, len(m.in.history)-1)
+		s.find(in, len(in.history)-1)
 	default:
 		if t := k.Text; t != "" {
 			s.query += t
-			s.find(m, len(m.in.history)-1)
+			s.find(in, len(in.history)-1)
 		}
 	}
-	m.hint = s.words()
-	return true
+	return s.words(), true
 }
 
-// startSearch begins a history search from the newest entry.
-func (m *Model) startSearch() {
-	m.search = histSearch{on: true, at: -1, saved: m.in.value()}
-	m.hint = m.search.words()
+// start begins a history search of in's from the newest entry, and says
+// what the help bar shows.
+func (s *histSearch) start(in *input) string {
+	*s = histSearch{on: true, at: -1, saved: in.value()}
+	return s.words()
 }
 
 // find shows the newest entry at or before from that holds the query.
-func (s *histSearch) find(m *Model, from int) {
+func (s *histSearch) find(in *input, from int) {
 	q := strings.ToLower(s.query)
-	for i := min(from, len(m.in.history)-1); i >= 0; i-- {
-		if strings.Contains(strings.ToLower(m.in.history[i]), q) {
+	for i := min(from, len(in.history)-1); i >= 0; i-- {
+		if strings.Contains(strings.ToLower(in.history[i]), q) {
 			s.at = i
-			m.in.set(m.in.history[i])
+			in.set(in.history[i])
 			return
 		}
 	}

@@ -2,9 +2,10 @@ package tui
 
 import "github.com/agentteam/agentteam/internal/ui/engine"
 
-// initCommand is /init: the lead is asked to write AGENTS.md, in its own
+// init is /init: the lead is asked to write AGENTS.md, in its own
 // conversation, whichever teammate was focused.
-func (m *Model) initCommand() {
+func (cm *commander) init() {
+	m := cm.m
 	m.setFocus("")
-	m.tellLead(engine.InitPrompt)
+	cm.tellLead(engine.InitPrompt)
 }

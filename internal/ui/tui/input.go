@@ -6,6 +6,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/lipgloss/v2"
+
+	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
 )
 
 // inputHeight is the rows of the input box.
@@ -15,11 +17,10 @@ const inputHeight = 3
 type input struct {
 	ta      textarea.Model
 	history []string
-	hpos    int       // index into history while browsing; len(history) when not
-	draft   string    // what was typed before browsing began
-	pastes  []paste   // long pastes shown as a token until submit (paste.go)
-	pop     popup     // the completion pop-up (popup.go)
-	paths   pathCache // directories listed for @path completion (complete.go)
+	hpos    int          // index into history while browsing; len(history) when not
+	draft   string       // what was typed before browsing began
+	pastes  []paste      // long pastes shown as a token until submit (paste.go)
+	paths   atpath.Cache // directories listed for @path completion (atpath)
 	// attach are the @paths of the message submit took, as the input
 	// showed them: one inside a collapsed paste is not the person's to attach.
 	attach []string
@@ -45,7 +46,7 @@ func newInput(root string, light bool) input {
 	// xterm's modifyOtherKeys).
 	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("ctrl+j", "alt+enter", "shift+enter"))
 	ta.Focus()
-	return input{ta: ta, pop: popup{sel: -1}, paths: pathCache{root: root}}
+	return input{ta: ta, paths: atpath.Cache{Root: root}}
 }
 
 func (in *input) setWidth(w int) { in.ta.SetWidth(max(w, 10)) }
@@ -61,13 +62,13 @@ func (in *input) set(s string) {
 
 // submit takes the text, remembers it in the history and empties the box.
 func (in *input) submit() string {
-	in.attach = attachTokens(in.ta.Value())
+	in.attach = atpath.Tokens(in.ta.Value())
 	text := strings.TrimSpace(in.expand(in.ta.Value()))
 	if text != "" && (len(in.history) == 0 || in.history[len(in.history)-1] != text) {
 		in.history = append(in.history, text)
 	}
 	in.hpos, in.draft, in.pastes = len(in.history), "", nil
-	in.paths.reset() // the next @path sees the files as they are then
+	in.paths.Reset() // the next @path sees the files as they are then
 	in.ta.Reset()
 	return text
 }

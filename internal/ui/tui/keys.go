@@ -1,6 +1,10 @@
 package tui
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
+)
 
 // allKeys is what `?` shows: key, what it does.
 var allKeys = [][2]string{
@@ -23,16 +27,17 @@ var allKeys = [][2]string{
 
 // helpBar is the keys that do something now, in one line of at most w
 // cells: the least needed keys are left out first when it is narrow.
-func (m *Model) helpBar(w int) string {
+func (s *screen) helpBar(w int) string {
+	m := s.m
 	if m.hint != "" {
-		return m.st.dim.Render(m.hint)
+		return m.st.Dim.Render(m.hint)
 	}
 	type hk struct {
 		key, what string
 		rank      int // lower is dropped last
 	}
 	var keys []hk
-	if m.showHelp {
+	if s.help {
 		keys = append(keys, hk{"esc", "close", 0})
 	}
 	if m.focus == "" && m.leadBusy {
@@ -41,7 +46,7 @@ func (m *Model) helpBar(w int) string {
 	if m.focus != "" {
 		keys = append(keys, hk{"esc", "back to lead", 1})
 	}
-	if strings.HasPrefix(m.in.value(), "/") || m.completion().path {
+	if strings.HasPrefix(m.in.value(), "/") || m.pop.completion().path {
 		keys = append(keys, hk{"tab", "complete", 1})
 	} else {
 		keys = append(keys, hk{"tab", "focus", 2})
@@ -54,16 +59,16 @@ func (m *Model) helpBar(w int) string {
 	for {
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = m.st.key.Render(k.key) + " " + m.st.help.Render(k.what)
+			parts[i] = m.st.Key.Render(k.key) + " " + m.st.Help.Render(k.what)
 		}
-		line := strings.Join(parts, m.st.help.Render(" · "))
+		line := strings.Join(parts, m.st.Help.Render(" · "))
 		worst := -1
 		for i, k := range keys {
 			if worst < 0 || k.rank > keys[worst].rank {
 				worst = i
 			}
 		}
-		if cellWidth(line) <= w || len(keys) == 1 || keys[worst].rank == 0 {
+		if draw.Width(line) <= w || len(keys) == 1 || keys[worst].rank == 0 {
 			return line
 		}
 		keys = append(keys[:worst], keys[worst+1:]...)

@@ -6,6 +6,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -76,7 +77,7 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 	switch msg.Role {
 	case openai.ChatMessageRoleUser:
 		if im, ok := loop.ParseMessageFrame(msg.Content); ok {
-			text, attached := splitAttachments(im.Content)
+			text, attached := atpath.Split(im.Content)
 			v.pane.add(&entry{kind: entryReport, who: im.From, typ: v.name + " (" + string(im.Type) + ")", text: text})
 			if len(attached) > 0 {
 				v.pane.add(&entry{kind: entryNote, text: strings.Join(attached, "\n")})
@@ -87,7 +88,7 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 		if who == workspace.LeadName {
 			who = "" // the person talking to the lead
 		}
-		text, attached := splitAttachments(msg.Content)
+		text, attached := atpath.Split(msg.Content)
 		v.pane.add(&entry{kind: entryUser, who: who, text: text})
 		if len(attached) > 0 {
 			v.pane.add(&entry{kind: entryNote, text: strings.Join(attached, "\n")})
@@ -132,18 +133,18 @@ type historyMsg struct {
 	msgs []openai.ChatCompletionMessage
 }
 
-// history puts the lead's earlier conversation above what is on screen.
-func (m *Model) history(h historyMsg) {
-	if len(h.msgs) == 0 {
+// restore puts the lead's earlier conversation above what is on screen.
+func (p *convPane) restore(msgs []openai.ChatCompletionMessage) {
+	if len(msgs) == 0 {
 		return
 	}
 	v := &mateView{name: workspace.LeadName, pane: newConvPane(), calls: map[string]*entry{}} // this process saw none of its writes
-	for _, msg := range h.msgs {
+	for _, msg := range msgs {
 		v.add(msg)
 	}
 	v.pane.add(&entry{kind: entryNote, text: "(the conversation above is restored from .agentteam/sessions/lead.jsonl)"})
-	if !m.lead.follow {
-		m.lead.top += len(v.pane.entries) // keep what the person is reading in place
+	if !p.follow {
+		p.top += len(v.pane.entries) // keep what the person is reading in place
 	}
-	m.lead.entries = append(v.pane.entries, m.lead.entries...)
+	p.entries = append(v.pane.entries, p.entries...)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/plug/mcp"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 )
 
 // An MCP server that stops running is a note in the lead's conversation
@@ -14,12 +15,12 @@ import (
 // the servers that run.
 func TestMCPServersStatesShowInTheChat(t *testing.T) {
 	hs := newHarness(t, 140, 30, Options{})
-	hs.send(mcpMsg{servers: []mcp.Status{{Name: "docs", Tools: []string{"mcp__docs__search"}}, {Name: "db", Err: "exec: \"dbserver\": not found"}}})
+	hs.send(poll.MCP{Servers: []mcp.Status{{Name: "docs", Tools: []string{"mcp__docs__search"}}, {Name: "db", Err: "exec: \"dbserver\": not found"}}})
 	hs.mustSee("MCP server db is not running: exec: \"dbserver\": not found", "mcp 1/2")
 	hs.mustNotSee("MCP server docs")
-	hs.send(mcpMsg{servers: []mcp.Status{{Name: "docs", Tools: []string{"mcp__docs__search"}}, {Name: "db", Tools: []string{"mcp__db__query"}}}})
+	hs.send(poll.MCP{Servers: []mcp.Status{{Name: "docs", Tools: []string{"mcp__docs__search"}}, {Name: "db", Tools: []string{"mcp__db__query"}}}})
 	hs.mustSee("MCP server db runs again (1 tool)", "mcp 2/2")
-	hs.send(mcpMsg{servers: []mcp.Status{{Name: "docs", Err: "the server closed its connection"}, {Name: "db", Tools: []string{"mcp__db__query"}}}})
+	hs.send(poll.MCP{Servers: []mcp.Status{{Name: "docs", Err: "the server closed its connection"}, {Name: "db", Tools: []string{"mcp__db__query"}}}})
 	hs.mustSee("MCP server docs is not running: the server closed its connection", "mcp 1/2")
 }
 

@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
-
-	"github.com/agentteam/agentteam/team"
 )
 
 func TestMergeCommand(t *testing.T) {
@@ -34,16 +32,10 @@ func TestMergeCommand(t *testing.T) {
 func TestTeamPanelShowsTheBranchAndItsDiffstat(t *testing.T) {
 	hs := newHarness(t, 160, 30, Options{HasModel: true})
 	snap := members("alice:idle", "bob:idle", "carol:working")
-	snap.config.Teammates[0].Branch, snap.config.Teammates[0].Diffstat = "agentteam/alice", "2 files changed, 3 insertions(+), 1 deletion(-)"
-	snap.config.Teammates[1].Branch, snap.config.Teammates[1].Merged = "agentteam/bob", true
+	snap.Config.Teammates[0].Branch, snap.Config.Teammates[0].Diffstat = "agentteam/alice", "2 files changed, 3 insertions(+), 1 deletion(-)"
+	snap.Config.Teammates[1].Branch, snap.Config.Teammates[1].Merged = "agentteam/bob", true
 	hs.send(snap)
 	hs.mustSee("alice tester idle · branch +3 -1 (2 files)", "bob tester idle · branch merged")
-	if got := branchLabel(team.Member{Name: "carol"}); got != "" {
-		t.Fatalf("a teammate without a branch is labelled %q", got)
-	}
-	if got := shortStat("1 file changed, 1 insertion(+)"); got != "+1 -0 (1 file)" {
-		t.Fatalf("shortStat = %q", got)
-	}
 }
 
 // /diff shows a teammate's change; focused on a teammate, /diff alone is its.

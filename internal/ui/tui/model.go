@@ -3,14 +3,16 @@ package tui
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
+	"github.com/agentteam/agentteam/internal/ui/tui/panel"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -59,27 +61,32 @@ type noteMsg struct {
 type hintMsg string
 
 // Model is the one root model of the TUI. Update only changes state (IO
-// runs in jobs handed to do); View only renders.
+// runs in jobs handed to do); View only renders. What it shows and takes
+// is its components': the panes (convPane, mateView, panel.Team and
+// Feed), the input and its pop-up, the screen's layout (screen), the
+// asks (asker), the engine's events (eventSink), the person's commands
+// and messages (commander); it keeps the focus, the keys and the notes.
 type Model struct {
-	// watchReply is the lead's last reply a watch showed (Options.Watch).
-	watchReply string
-
 	ctx  context.Context
 	eng  engine.Engine
 	do   func(job func() tea.Msg)
 	opts Options
-	st   styles
+	st   draw.Styles
 	r    *renderer
 
-	w, h int
+	// act puts what the person typed to work: slash commands, messages (run_command.go).
+	act commander
+	// pop is the completion pop-up (popup.go).
+	pop popup
+	// scr is the screen: its size, its layout and its lines (view.go).
+	scr screen
 
 	lead *convPane
 	mate *mateView // the focused teammate's conversation; nil when the lead is focused
-	// sessions are the lead's earlier conversations /sessions last listed,
-	// offered when /sessions ID is completed.
-	sessions []team.SessionInfo
-	team     *teamPanel
-	feed     feedPane
+	// sessions are the lead's earlier conversations /sessions last listed (sessions.go).
+	sessions sessionList
+	team     *panel.Team
+	feed     panel.Feed
 	in       input
 
 	focus    string // "" is the lead
@@ -88,30 +95,26 @@ type Model struct {
 	lastErr  string
 	tokens   int
 	cost     *float64 // the team's, from the registry; nil unknown
-	showHelp bool
 	hint     string
 	quitting bool
-	// plans are the plan requests shown and not yet answered, by teammate.
-	plans map[string]*entry
-	// asks are the tool calls waiting for the person's permission, oldest first (permission.go).
-	asks []pendingAsk
-	// budgetAsk, when not "", is the reached budget the person is asked about.
-	budgetAsk string
+	// plans are the plan requests shown and not yet answered (plan.go).
+	plans planBoard
+	// ask is what waits for the person's answer: tool calls' permissions, a reached budget (permission.go).
+	ask asker
 	// writes are the diffs of writes, for their entries (writes.go).
 	writes writeDiffs
-	// agents are the names this screen has seen act (events of this
-	// process): their messages reach the lead's conversation as events.
-	agents map[string]bool
+	// ev takes the engine's events into the panes (apply.go).
+	ev eventSink
 	// instructions name each agent's AGENTS.md files ("AGENTS.md ×2"), for the status line.
 	instructions map[string]string
-	// prog is the work under way: spinner, times, context sizes (progress.go).
-	prog progress
+	// prog is the work under way: spinner, times, context sizes (panel).
+	prog panel.Progress
 	// mouse: the mouse is captured (/mouse); cmds are commands for the
 	// program that update asked for, returned by Update.
 	mouse bool
 	cmds  []tea.Cmd
-	// mcp are the MCP servers' states, as last polled (mcp.go).
-	mcp []mcp.Status
+	// mcp is the MCP servers' states, as last polled (mcp.go).
+	mcp mcpState
 	// search is ctrl+r's history search (histsearch.go).
 	search histSearch
 	// chord: ctrl+x was pressed, the first key of ctrl+x ctrl+e.
@@ -129,18 +132,22 @@ func New(ctx context.Context, opts Options, eng engine.Engine, do func(job func(
 	if opts.MaxWorkers <= 0 {
 		opts.MaxWorkers = team.DefaultMaxWorkers
 	}
-	st := newStyles()
+	st := draw.NewStyles()
 	m := &Model{
 		ctx: ctx, eng: eng, do: do, opts: opts, st: st,
-		r:    &renderer{st: st, md: &markdown{light: opts.LightBackground, colour: opts.Colour}},
-		lead: newConvPane(), team: newTeamPanel(opts.MaxWorkers), in: newInput(root, opts.LightBackground),
-		auto: opts.Auto, plans: map[string]*entry{}, agents: map[string]bool{},
-		instructions: map[string]string{}, prog: newProgress(), mouse: opts.Mouse,
+		r:    &renderer{st: st, md: &draw.Markdown{Light: opts.LightBackground, Colour: opts.Colour}},
+		lead: newConvPane(), team: panel.NewTeam(opts.MaxWorkers), in: newInput(root, opts.LightBackground),
+		auto:         opts.Auto,
+		instructions: map[string]string{}, prog: panel.NewProgress(), mouse: opts.Mouse,
 	}
-	m.team.prog = &m.prog
-	m.team.self = opts.WorkerID
+	m.team.Prog, m.team.Self = &m.prog, opts.WorkerID
+	// The components that need the root to read the team or run jobs.
+	m.scr, m.act, m.ask = screen{m: m}, commander{m: m}, asker{m: m}
+	m.ev = eventSink{m: m, agents: map[string]bool{}}
+	m.pop = popup{m: m, sel: -1}
+	m.plans = planBoard{m: m, open: map[string]*entry{}}
 	if opts.HasModel {
-		m.team.leadModel = opts.ModelName
+		m.team.LeadModel = opts.ModelName
 	}
 	if opts.Notice != "" {
 		m.lead.add(&entry{kind: entryNote, text: opts.Notice})
@@ -163,8 +170,8 @@ func (m *Model) Quitting() bool { return m.quitting }
 func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.w, m.h = msg.Width, msg.Height
-		m.in.setWidth(m.w)
+		m.scr.w, m.scr.h = msg.Width, msg.Height
+		m.in.setWidth(m.scr.w)
 		return m, nil
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
@@ -183,14 +190,14 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.focused = true
 	case tea.BlurMsg:
 		m.focused = false
-	case batchMsg:
-		m.apply(msg)
-	case snapshotMsg:
+	case bridge.Batch:
+		m.ev.apply(msg)
+	case poll.Snapshot:
 		m.snapshot(msg)
-	case mcpMsg:
-		m.mcpChanged(msg.servers)
-	case feedMsg:
-		m.feed.add(msg.msgs)
+	case poll.MCP:
+		m.mcp.changed(msg.Servers, m.lead)
+	case poll.Feed:
+		m.feed.Add(msg.Msgs)
 	case convMsg:
 		if m.mate != nil && msg.name == m.mate.name {
 			m.mate.update(msg.msgs, msg.ok)
@@ -200,26 +207,27 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 		}
 	case branchMsg:
-		m.branchDiff(msg)
+		m.mate.branchDiff(m, msg)
 	case historyMsg:
-		m.history(msg)
+		m.lead.restore(msg.msgs)
 	case sessionSwitchedMsg:
-		m.sessionSwitched(msg)
+		m.sessions.keep(msg.list)
+		m.lead.switched(msg)
 	case sessionsListedMsg:
-		m.sessions = msg.list
+		m.sessions.keep(msg.list)
 		m.note(noteMsg{text: msg.text})
 	case noteMsg:
 		m.note(msg)
 	case hintMsg:
 		m.hint = string(msg)
-	case dirListedMsg:
-		m.in.paths.store(msg)
+	case atpath.ListedMsg:
+		m.in.paths.Store(msg)
 	case attachedMsg:
-		m.showAttached(msg)
+		m.lead.attached(msg)
 	case editorMsg:
-		m.edited(msg)
+		m.hint = m.in.edited(msg)
 	case modelMsg:
-		m.opts.ModelName, m.team.leadModel = string(msg), string(msg)
+		m.opts.ModelName, m.team.LeadModel = string(msg), string(msg)
 		m.hint = "the lead talks to " + string(msg) + " from its next turn"
 	default:
 		// The cursor's blink and the like belong to the input.
@@ -235,22 +243,27 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	if ks := k.String(); ks != "tab" && ks != "shift+tab" {
 		m.hint = ""
 	}
-	if m.searchKey(k) {
+	if hint, took := m.search.key(k, &m.in); took {
+		m.hint = hint
 		return nil
 	}
-	if m.askKey(k) {
+	if m.ask.key(k) {
 		return nil
 	}
 	// ctrl+x ctrl+e opens the input in the person's editor, as in bash.
 	if chord := m.chord; chord {
 		m.chord = false
 		if k.String() == "ctrl+e" {
-			return m.editInput()
+			cmd, hint := m.in.edit()
+			if hint != "" {
+				m.hint = hint
+			}
+			return cmd
 		}
 	}
 	switch k.String() {
 	case "ctrl+r":
-		m.startSearch()
+		m.hint = m.search.start(&m.in)
 		return nil
 	case "ctrl+x":
 		m.chord = true
@@ -261,8 +274,8 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		return tea.Quit
 	case "esc":
 		switch {
-		case m.showHelp:
-			m.showHelp = false
+		case m.scr.help:
+			m.scr.help = false
 		case m.focus == "" && m.leadBusy:
 			if m.eng.Interrupt() {
 				m.hint = interruptingHint
@@ -272,13 +285,13 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "enter":
-		m.submit()
+		m.act.submit()
 		if m.quitting {
 			return tea.Quit
 		}
 		return nil
 	case "tab", "shift+tab":
-		if k.String() == "tab" && m.completeTab() {
+		if k.String() == "tab" && m.pop.tab() {
 			return nil
 		}
 		step := 1
@@ -295,36 +308,9 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		if m.in.onLastLine() && m.in.newer() {
 			return nil
 		}
-	case "ctrl+o":
-		m.r.expand = !m.r.expand
+	}
+	if m.scr.key(k) {
 		return nil
-	case "ctrl+t":
-		m.toggleThinking()
-		return nil
-	case "ctrl+g":
-		m.toggleDiffs()
-		return nil
-	case "pgup":
-		m.scroll(-max(m.convHeight()-2, 1))
-		return nil
-	case "pgdown":
-		m.scroll(max(m.convHeight()-2, 1))
-		return nil
-	case "home":
-		if m.in.empty() {
-			m.pane().toStart(m.r, m.convWidth(), m.convHeight())
-			return nil
-		}
-	case "end":
-		if m.in.empty() {
-			m.pane().toEnd()
-			return nil
-		}
-	case "?":
-		if m.in.empty() {
-			m.showHelp = !m.showHelp
-			return nil
-		}
 	}
 	var cmd tea.Cmd
 	m.in.ta, cmd = m.in.ta.Update(k)
@@ -339,75 +325,7 @@ func (m *Model) pane() *convPane {
 	return m.lead
 }
 
-func (m *Model) scroll(n int) { m.pane().scroll(m.r, m.convWidth(), m.convHeight(), n) }
-
-// submit sends what was typed: a slash command, to the lead, or to the focused teammate's inbox.
-func (m *Model) submit() {
-	text := m.in.submit()
-	if text == "" {
-		return
-	}
-	m.showHelp = false
-	if strings.HasPrefix(text, "/") {
-		m.command(engine.ParseCommand(text))
-		return
-	}
-	if m.mate != nil {
-		// No echo here: the message shows in the feed now, and in the
-		// conversation once the teammate takes it from its inbox.
-		to := m.mate.name
-		m.hint = "sending to " + to + "'s inbox…"
-		sent := "sent to " + to + "'s inbox"
-		if i := m.findMember(to); i >= 0 {
-			switch st := m.team.members[i].Status; st {
-			case team.StatusShutdown, team.StatusFailed:
-				// Kept for a teammate spawned again under the name, but nobody reads it now.
-				sent += fmt.Sprintf(", but %s is %s: nobody reads it unless %s is spawned again", to, st, to)
-			}
-		}
-		m.sendToMate(to, text, sent)
-		return
-	}
-	m.tellLead(text)
-}
-
-// tellLead shows the person's text in the lead's conversation and sends it
-// to the lead, with the files its @paths name.
-func (m *Model) tellLead(text string) {
-	user := &entry{kind: entryUser, text: text}
-	m.lead.add(user)
-	m.lead.toEnd()
-	if !m.opts.HasModel {
-		m.lead.add(&entry{kind: entryError, text: noModelText(m.opts.KeyEnv)})
-		return
-	}
-	m.leadBusy = m.opts.Watch == "" // a watched lead answers when it reads its inbox
-	m.sayToLead(user, text)
-}
-
-// fromOutside shows in the lead's conversation, where the lead took them
-// in (its intake event comes before the turn that answers them), the
-// messages that no agent of this process sent: a person's, typed with
-// `agentteam send --to lead` in another terminal (or /send lead here).
-// Agents' messages come as events, and are shown from those.
-func (m *Model) fromOutside(msgs []inbox.Message) {
-	for _, msg := range msgs {
-		if msg.To != workspace.LeadName || msg.From == workspace.LeadName || m.agents[msg.From] || m.findMember(msg.From) >= 0 {
-			continue
-		}
-		m.lead.add(&entry{kind: entryReport, who: msg.From, typ: "lead (" + string(msg.Type) + ")", text: msg.Content})
-	}
-}
-
-// noModelText answers a message to the lead when there is no model.
-func noModelText(keyEnv string) string {
-	if keyEnv == "" {
-		keyEnv = "OPENAI_API_KEY"
-	}
-	return "The lead has no model to answer with. Set " + keyEnv + " (export " + keyEnv + "=<your key>" + baseURLHint(keyEnv) +
-		") and start agentteam chat again, or run agentteam chat --demo " +
-		"to try the offline demo model. /team, /inbox, /send, /spawn, /approve, /reject, /shutdown and /tasks work meanwhile."
-}
+func (m *Model) scroll(n int) { m.pane().scroll(m.r, m.scr.convWidth(), m.scr.convHeight(), n) }
 
 // note shows a command's output or a job's failure.
 func (m *Model) note(n noteMsg) {
@@ -426,29 +344,9 @@ func (m *Model) note(n noteMsg) {
 	p.toEnd()
 }
 
-// teammateNames are the registry's teammates, for completion and focus.
-func (m *Model) teammateNames() []string {
-	names := make([]string, 0, len(m.team.members))
-	for _, mb := range m.team.members {
-		names = append(names, mb.Name)
-	}
-	return names
-}
-
-// planNames are the teammates whose plan waits for review.
-func (m *Model) planNames() []string {
-	var names []string
-	for _, mb := range m.team.members {
-		if mb.PlanState == team.PlanAwaitingApproval {
-			names = append(names, mb.Name)
-		}
-	}
-	return names
-}
-
 // cycleFocus moves the focus step places along lead, teammates…
 func (m *Model) cycleFocus(step int) {
-	names := m.team.names()
+	names := m.team.Names()
 	cur := 0
 	for i, n := range names {
 		if n == m.focus {
@@ -465,14 +363,14 @@ func (m *Model) setFocus(name string) {
 		name = ""
 	}
 	m.focus = name
-	m.team.focus = name
-	m.showHelp = false
+	m.team.Focus = name
+	m.scr.help = false
 	if name == "" {
 		m.mate = nil
 	} else {
 		m.mate = newMateView(name, func(args string) (shownDiff, bool) { return m.writes.lookup(name, args) })
 		m.refreshMate()
-		m.refreshBranch()
+		m.mate.refreshBranch(m)
 	}
 	m.setPlaceholder()
 }
@@ -502,27 +400,17 @@ func (m *Model) refreshMate() {
 }
 
 // snapshot takes the registry and inbox counts the poller read.
-func (m *Model) snapshot(s snapshotMsg) {
-	m.team.members = s.config.Teammates
-	m.team.state = s.config.State
-	m.team.unread = s.unread
-	m.team.leadTokens = s.leadTokens
-	m.team.lead = s.config.Lead
-	m.cost = s.config.Usage().Total.Cost
-	total := s.leadTokens
-	for _, mb := range s.config.Teammates {
+func (m *Model) snapshot(s poll.Snapshot) {
+	m.team.Members = s.Config.Teammates
+	m.team.State = s.Config.State
+	m.team.Unread = s.Unread
+	m.team.LeadTokens = s.LeadTokens
+	m.team.Lead = s.Config.Lead
+	m.cost = s.Config.Usage().Total.Cost
+	total := s.LeadTokens
+	for _, mb := range s.Config.Teammates {
 		total += mb.Tokens
 	}
 	m.tokens = total
-	m.branchFromSnapshot()
-}
-
-// toggleThinking shows replies' reasoning whole, or one line each.
-func (m *Model) toggleThinking() {
-	m.r.thinking = !m.r.thinking
-	if m.r.thinking {
-		m.hint = "reasoning shown: ctrl+t or /reasoning folds it"
-	} else {
-		m.hint = "reasoning folded to one line: ctrl+t or /reasoning shows it"
-	}
+	m.mate.branchFromSnapshot(m)
 }

@@ -70,13 +70,13 @@ func TestTeamPanelShowsModelsAndCosts(t *testing.T) {
 	hs := newHarness(t, 200, 30, Options{HasModel: true, MaxWorkers: 5, ModelName: "cheap/small"})
 	snap := members("alice:working", "bob:idle", "carol:idle")
 	cost, leadCost := 0.012, 0.0034
-	a := &snap.config.Teammates[0]
+	a := &snap.Config.Teammates[0]
 	a.Model, a.Turns, a.Tokens, a.Cost = "smart/big", 2, 1200, &cost
-	b := &snap.config.Teammates[1]
+	b := &snap.Config.Teammates[1]
 	b.Model, b.Tokens = "local/free", 800 // no price: tokens, no cost
 	// The registry's lead entry may be an earlier run's: the panel names the model this process runs.
-	snap.config.Lead = &team.LeadEntry{ModelRef: team.ModelRef{Model: "earlier/model"}, Usage: team.Usage{Tokens: 500, Cost: &leadCost}}
-	snap.leadTokens = 500
+	snap.Config.Lead = &team.LeadEntry{ModelRef: team.ModelRef{Model: "earlier/model"}, Usage: team.Usage{Tokens: 500, Cost: &leadCost}}
+	snap.LeadTokens = 500
 	hs.send(snap)
 	// Too wide for the panel with all: the turns and what alice does give way.
 	hs.mustSee("⠋ alice tester working · smart/big · 1.2k tok · cost 0.012",
@@ -86,7 +86,7 @@ func TestTeamPanelShowsModelsAndCosts(t *testing.T) {
 	hs.mustNotSee("800 tok · cost", "earlier/model")
 
 	// Given the room, everything shows.
-	if row := colourless(hs.m.team.row(hs.m.st, *a, 200)); !strings.Contains(row, "working 0s · thinking · smart/big · 2 turns · 1.2k tok · cost 0.012") {
+	if row := colourless(hs.m.team.Row(hs.m.st, *a, 200)); !strings.Contains(row, "working 0s · thinking · smart/big · 2 turns · 1.2k tok · cost 0.012") {
 		t.Fatalf("a wide row: %q", row)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
@@ -25,7 +27,7 @@ func busyScreen(hs *harness) {
 	for i := 0; i < 30; i++ {
 		msgs = append(msgs, inbox.Message{From: "alice", To: "lead", Type: "result", Content: strings.Repeat("long report ", 20)})
 	}
-	hs.send(feedMsg{msgs: msgs})
+	hs.send(poll.Feed{Msgs: msgs})
 	for i := 0; i < 20; i++ {
 		hs.m.in.set(fmt.Sprintf("message %d %s", i, strings.Repeat("wide-word ", 15)))
 		hs.key(tea.KeyEnter)
@@ -86,8 +88,8 @@ func TestStreamingDeltasWithRestart(t *testing.T) {
 	hs.send(deltas("lead", false, "Draft that brok"))
 	hs.mustSee("Draft that brok▍")
 	// The stream broke off: what was shown is discarded, the retry's text follows.
-	hs.send(batchMsg{items: []item{
-		{delta: &deltaChunk{agent: "lead", restart: true, text: "Second "}},
+	hs.send(bridge.Batch{Items: []bridge.Item{
+		{Delta: &bridge.Chunk{Agent: "lead", Restart: true, Text: "Second "}},
 	}})
 	hs.send(deltas("lead", false, "try"))
 	hs.mustSee("Second try▍")
@@ -134,11 +136,11 @@ func TestToolCallsAndReports(t *testing.T) {
 func TestTeamPanelStatusesReadWithoutColour(t *testing.T) {
 	hs := newHarness(t, 200, 30, Options{HasModel: true, MaxWorkers: 5})
 	snap := members("alice:working", "bob:queued", "carol:idle", "dave:failed", "erin:shutdown")
-	snap.config.Teammates[0].Turns, snap.config.Teammates[0].Tokens = 3, 1200
-	snap.config.Teammates[3].Error = "model said no"
-	snap.unread["carol"] = 2
+	snap.Config.Teammates[0].Turns, snap.Config.Teammates[0].Tokens = 3, 1200
+	snap.Config.Teammates[3].Error = "model said no"
+	snap.Unread["carol"] = 2
 	hs.send(snap)
-	hs.send(batchMsg{activity: map[string]string{"alice": "running bash"}})
+	hs.send(bridge.Batch{Activity: map[string]string{"alice": "running bash"}})
 	v := hs.view()
 	if strings.Contains(v, "\x1b[") {
 		t.Fatalf("colour codes under the Ascii profile:\n%q", v)

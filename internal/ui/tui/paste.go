@@ -75,8 +75,8 @@ func (m *Model) paste(text string) {
 		m.in.ta, _ = m.in.ta.Update(tea.PasteMsg{Content: text})
 	}
 	if m.in.value() != before {
-		m.in.pop.sel = -1
-		m.in.pop.closed = ""
+		m.pop.sel = -1
+		m.pop.closed = ""
 	}
-	m.wantListing()
+	m.pop.wantListing()
 }

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -20,13 +20,23 @@ type pendingAsk struct {
 	prefix string
 }
 
+// asker is what waits for the person's answer: the tool calls that ask
+// for permission, oldest first, and a reached budget.
+type asker struct {
+	m    *Model
+	asks []pendingAsk
+	// budget, when not "", is the reached budget the person is asked about.
+	budget string
+}
+
 // maxAskDiffLines is how much of a write's diff the ask box shows; ctrl+o
 // shows it whole.
 const maxAskDiffLines = 8
 
-// permissionEvent queues an ask for the person and drops it once decided;
+// event queues an ask for the person and drops it once decided;
 // an allowed write's diff waits for its tool call's entry.
-func (m *Model) permissionEvent(e team.Event, p team.Permission) {
+func (q *asker) event(e team.Event, p team.Permission) {
+	m := q.m
 	if p.Decision == "allowed" && p.Diff != "" && isWrite(p.Tool) {
 		m.writes.allowed(e.Agent, p.Subject, p.Diff)
 	}
@@ -35,14 +45,14 @@ func (m *Model) permissionEvent(e team.Event, p team.Permission) {
 	}
 	if p.Decision == "asked" {
 		if p.By == workspace.UserName {
-			m.asks = append(m.asks, pendingAsk{id: p.RequestID, who: e.Agent, tool: p.Tool, subject: p.Subject, why: p.Why, diff: p.Diff, prefix: p.Prefix})
+			q.asks = append(q.asks, pendingAsk{id: p.RequestID, who: e.Agent, tool: p.Tool, subject: p.Subject, why: p.Why, diff: p.Diff, prefix: p.Prefix})
 			m.bell()
 		}
 		return
 	}
-	for i, a := range m.asks {
+	for i, a := range q.asks {
 		if a.id == p.RequestID {
-			m.asks = append(m.asks[:i], m.asks[i+1:]...)
+			q.asks = append(q.asks[:i], q.asks[i+1:]...)
 			break
 		}
 	}
@@ -58,29 +68,41 @@ type askChoice struct {
 // once, allow its prefix rule for the session (when it has one), allow
 // always, deny.
 func askChoices(a pendingAsk) []askChoice {
-	cs := []askChoice{{key: "y", label: "allow once", answer: func(m *Model, a pendingAsk) { m.answerAsk(a.id, true, false, "") }}}
+	cs := []askChoice{{key: "y", label: "allow once", answer: func(m *Model, a pendingAsk) { m.ask.answer(a.id, true, false, "") }}}
 	if a.prefix != "" {
-		cs = append(cs, askChoice{key: "s", label: "allow " + printable(a.prefix) + " this session", answer: func(m *Model, a pendingAsk) { m.allowSession(a.id) }})
+		cs = append(cs, askChoice{key: "s", label: "allow " + draw.Printable(a.prefix) + " this session", answer: func(m *Model, a pendingAsk) { m.ask.allowSession(a.id) }})
 	}
 	return append(cs,
-		askChoice{key: "A", label: "allow always", answer: func(m *Model, a pendingAsk) { m.answerAsk(a.id, true, true, "") }},
+		askChoice{key: "A", label: "allow always", answer: func(m *Model, a pendingAsk) { m.ask.answer(a.id, true, true, "") }},
 		askChoice{key: "n", label: "deny", answer: func(m *Model, a pendingAsk) {
 			m.in.set("/deny " + a.id + " ")
 			m.hint = "type why " + a.who + " may not, then enter"
 		}})
 }
 
-// askKey answers the first ask with a key, when the input is empty: a
+// failure takes a failure: a reached budget asks the person whether to
+// go on, and the team's stop for its budget ends that ask.
+func (q *asker) failure(p team.Failure) {
+	switch p.Class {
+	case team.ClassBudgetAsk:
+		q.budget = p.Text
+	case team.ClassBudget:
+		q.budget = ""
+	}
+}
+
+// key answers the first ask with a key, when the input is empty: a
 // choice's number or letter (y allows once, s the prefix for the session,
 // A always, n starts a denial whose reason is typed).
-func (m *Model) askKey(k tea.KeyPressMsg) bool {
+func (q *asker) key(k tea.KeyPressMsg) bool {
+	m := q.m
 	if !m.in.empty() {
 		return false
 	}
-	if len(m.asks) == 0 {
-		return m.budgetKey(k)
+	if len(q.asks) == 0 {
+		return q.budgetKey(k)
 	}
-	a := m.asks[0]
+	a := q.asks[0]
 	key := k.String()
 	for i, c := range askChoices(a) {
 		if key == c.key || key == strconv.Itoa(i+1) {
@@ -92,7 +114,8 @@ func (m *Model) askKey(k tea.KeyPressMsg) bool {
 }
 
 // allowSession allows ask id and its prefix rule while the team runs.
-func (m *Model) allowSession(id string) {
+func (q *asker) allowSession(id string) {
+	m := q.m
 	m.hint = "answering " + id + "…"
 	m.do(func() tea.Msg {
 		text, err := m.eng.AllowForSession(m.ctx, id)
@@ -111,7 +134,8 @@ func (m *Model) bell() {
 	}
 }
 
-func (m *Model) answerAsk(id string, approve, always bool, reason string) {
+func (q *asker) answer(id string, approve, always bool, reason string) {
+	m := q.m
 	m.hint = "answering " + id + "…"
 	m.do(func() tea.Msg {
 		text, err := m.eng.AnswerPermission(m.ctx, id, approve, always, reason)
@@ -123,8 +147,9 @@ func (m *Model) answerAsk(id string, approve, always bool, reason string) {
 }
 
 // budgetKey answers the reached budget: y goes on, n stops the team.
-func (m *Model) budgetKey(k tea.KeyPressMsg) bool {
-	if m.budgetAsk == "" {
+func (q *asker) budgetKey(k tea.KeyPressMsg) bool {
+	m := q.m
+	if q.budget == "" {
 		return false
 	}
 	var goOn bool
@@ -135,7 +160,7 @@ func (m *Model) budgetKey(k tea.KeyPressMsg) bool {
 	default:
 		return false
 	}
-	m.budgetAsk = ""
+	q.budget = ""
 	m.do(func() tea.Msg {
 		text, err := m.eng.AnswerBudget(goOn)
 		if err != nil {
@@ -146,73 +171,53 @@ func (m *Model) budgetKey(k tea.KeyPressMsg) bool {
 	return true
 }
 
-// askLines is the box of the first waiting ask: who, the tool, the exact
+// lines is the box of the first waiting ask: who, the tool, the exact
 // command or the diff, the keys; and how many more wait. A reached budget
 // is asked about once no permission waits.
-func (m *Model) askLines(w int) []string {
-	if len(m.asks) == 0 && m.budgetAsk != "" {
+func (q *asker) lines(w int) []string {
+	m := q.m
+	if len(q.asks) == 0 && q.budget != "" {
 		st := m.st
-		text := m.budgetAsk
-		keys := st.key.Render("y") + st.dim.Render(" go on (as much again)  ") + st.key.Render("n") + st.dim.Render(" stop the team")
+		text := q.budget
+		keys := st.Key.Render("y") + st.Dim.Render(" go on (as much again)  ") + st.Key.Render("n") + st.Dim.Render(" stop the team")
 		var out []string
-		for _, l := range wrapPlain("⏸ "+text, w) {
-			out = append(out, st.plan.Render(l))
+		for _, l := range draw.Wrap("⏸ "+text, w) {
+			out = append(out, st.Plan.Render(l))
 		}
-		return append(out, clipLine("  "+keys, w))
+		return append(out, draw.Clip("  "+keys, w))
 	}
-	if len(m.asks) == 0 {
+	if len(q.asks) == 0 {
 		return nil
 	}
-	st, a := m.st, m.asks[0]
-	head := st.plan.Render("⏸ "+a.who+" asks to run "+a.tool) + " " + printable(a.subject)
-	if more := len(m.asks) - 1; more > 0 {
-		head += st.dim.Render(fmt.Sprintf("  (%d more waiting)", more))
+	st, a := m.st, q.asks[0]
+	head := st.Plan.Render("⏸ "+a.who+" asks to run "+a.tool) + " " + draw.Printable(a.subject)
+	if more := len(q.asks) - 1; more > 0 {
+		head += st.Dim.Render(fmt.Sprintf("  (%d more waiting)", more))
 	}
-	out := []string{clipLine(head, w), clipLine(st.dim.Render("  "+printable(a.why)+" · "+a.id), w)}
+	out := []string{draw.Clip(head, w), draw.Clip(st.Dim.Render("  "+draw.Printable(a.why)+" · "+a.id), w)}
 	if a.diff != "" {
 		lines := strings.Split(strings.TrimRight(a.diff, "\n"), "\n")
 		if !m.r.expand && len(lines) > maxAskDiffLines {
 			lines = append(lines[:maxAskDiffLines], fmt.Sprintf("… %d more lines (ctrl+o shows all)", len(lines)-maxAskDiffLines))
 		}
 		for _, l := range lines {
-			out = append(out, clipLine("  "+diffStyle(st, l).Render(printable(l)), w))
+			out = append(out, draw.Clip("  "+draw.DiffStyle(st, l).Render(draw.Printable(l)), w))
 		}
 	}
 	// The numbered choices, on as many lines as the width needs.
 	line, width := "  ", 2
 	for i, c := range askChoices(a) {
 		n := strconv.Itoa(i + 1)
-		cw := len(n) + 1 + len(c.key) + 1 + cellWidth(c.label)
+		cw := len(n) + 1 + len(c.key) + 1 + draw.Width(c.label)
 		if width > 2 && width+2+cw > w {
-			out = append(out, clipLine(line, w))
+			out = append(out, draw.Clip(line, w))
 			line, width = "  ", 2
 		}
 		if width > 2 {
 			line, width = line+"  ", width+2
 		}
-		line += st.dim.Render(n+" ") + st.key.Render(c.key) + st.dim.Render(" "+c.label)
+		line += st.Dim.Render(n+" ") + st.Key.Render(c.key) + st.Dim.Render(" "+c.label)
 		width += cw
 	}
-	return append(out, clipLine(line, w))
-}
-
-func diffStyle(st styles, line string) interface{ Render(...string) string } {
-	switch {
-	case strings.HasPrefix(line, "+"):
-		return st.ok
-	case strings.HasPrefix(line, "-"):
-		return st.bad
-	}
-	return st.dim
-}
-
-// printable shows a model's control characters as '?': they could move
-// the cursor and hide what is really asked.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\t' || !unicode.IsControl(r) && r != 0x7f {
-			return r
-		}
-		return '?'
-	}, s)
+	return append(out, draw.Clip(line, w))
 }

@@ -1,16 +1,24 @@
 package tui
 
 import (
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// planRequest shows a plan waiting for approval so that it stands out, with
+// planBoard is the plan requests shown and not yet answered.
+type planBoard struct {
+	m    *Model
+	open map[string]*entry // by teammate
+}
+
+// request shows a plan waiting for approval so that it stands out, with
 // the commands that answer it; it stays open until the answer goes out.
-func (m *Model) planRequest(r team.RequestOpened) {
+func (b *planBoard) request(r team.RequestOpened) {
+	m := b.m
 	en := &entry{kind: entryPlan, who: r.From, typ: r.ID, text: r.Text}
 	m.lead.add(en)
-	m.plans[r.From] = en
+	b.open[r.From] = en
 	m.hint = planHint(r.From)
 	m.bell()
 }
@@ -19,17 +27,17 @@ func planHint(name string) string {
 	return name + "'s plan awaits your approval: /approve " + name + "  or  /reject " + name + " feedback"
 }
 
-// planAnswered marks a teammate's open plan request with how it ended and
+// answered marks a teammate's open plan request with how it ended and
 // who ended it (the lead's review_plan, the person's /approve, or, for a
 // plan nobody reviewed in time, the lead it waited for).
-func (m *Model) planAnswered(r team.RequestRef, outcome team.Outcome, by string) {
-	en, ok := m.plans[r.From]
+func (b *planBoard) answered(r team.RequestRef, outcome team.Outcome, by string) {
+	en, ok := b.open[r.From]
 	if !ok || en.typ != r.ID {
 		return
 	}
-	delete(m.plans, r.From)
-	if m.hint == planHint(r.From) {
-		m.hint = ""
+	delete(b.open, r.From)
+	if b.m.hint == planHint(r.From) {
+		b.m.hint = ""
 	}
 	switch outcome {
 	case team.OutcomeApproved:
@@ -56,14 +64,14 @@ func (m *Model) planAnswered(r team.RequestRef, outcome team.Outcome, by string)
 // commands that answer it (or the answer it got).
 func (r *renderer) planLines(e *entry, w int) []string {
 	st := r.st
-	head := st.plan.Render("⏸ " + e.who + " asks to approve a plan")
+	head := st.Plan.Render("⏸ " + e.who + " asks to approve a plan")
 	if e.typ != "" {
-		head += st.dim.Render(" · " + e.typ)
+		head += st.Dim.Render(" · " + e.typ)
 	}
-	out := append([]string{"", clipLine(head, w)}, r.md.render(e.text, w)...)
+	out := append([]string{"", draw.Clip(head, w)}, r.md.Render(e.text, w)...)
 	if e.answer != "" {
-		return append(out, clipLine("  "+st.plan.Render(e.answer), w))
+		return append(out, draw.Clip("  "+st.Plan.Render(e.answer), w))
 	}
-	cmds := st.key.Render("/approve "+e.who+" [feedback]") + st.dim.Render("  ·  ") + st.key.Render("/reject "+e.who+" feedback")
-	return append(out, clipLine("  "+cmds, w))
+	cmds := st.Key.Render("/approve "+e.who+" [feedback]") + st.Dim.Render("  ·  ") + st.Key.Render("/reject "+e.who+" feedback")
+	return append(out, draw.Clip("  "+cmds, w))
 }

@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 )
 
 // popupRows is the most items the pop-up shows at once.
@@ -19,9 +21,11 @@ type popItem struct {
 	final       bool   // a space follows: the word is done (a directory is not)
 }
 
-// popup is the completion pop-up's state; what it lists is worked out
-// from the input each time (completion), so it is never stale.
+// popup is the completion pop-up: what is chosen in it and whether esc
+// closed it; what it lists is worked out from the input each time
+// (completion), so it is never stale.
 type popup struct {
+	m      *Model
 	sel    int    // the chosen item; -1 until ↑/↓ choose one
 	closed string // the input esc closed the pop-up on: it stays closed until the input changes
 }
@@ -46,31 +50,32 @@ func (in *input) beforeCursor() string {
 
 // completion works out what the pop-up lists now. It does no IO: an
 // @path's directory not yet read is asked for by wantListing.
-func (m *Model) completion() completion {
+func (p *popup) completion() completion {
+	m := p.m
 	v := m.in.value()
 	if strings.HasPrefix(v, "/") && !strings.Contains(v, "\n") {
-		return m.slashCompletion(v)
+		return p.slash(v)
 	}
 	if !strings.Contains(v, "@") {
 		return completion{} // the common case, on every frame
 	}
 	before := m.in.beforeCursor()
 	word := before[strings.LastIndexAny(before, " \t")+1:]
-	dirPart, prefix, ok := pathWord(word)
-	if !ok || m.in.paths.root == "" {
+	dirPart, prefix, ok := atpath.Word(word)
+	if !ok || m.in.paths.Root == "" {
 		return completion{}
 	}
 	c := completion{word: word, path: true}
-	l, ok := m.in.paths.dirs[dirKey(dirPart)]
+	l, ok := m.in.paths.Read(atpath.DirKey(dirPart))
 	switch {
 	case !ok || l == nil:
 		c.note = "reading " + displayDir(dirPart) + "…"
-	case l.err != "":
-		c.note = l.err
+	case l.Err != "":
+		c.note = l.Err
 	default:
 		c.items = pathItems(l, dirPart, prefix)
-		if l.cut {
-			c.note = fmt.Sprintf("only the first %d entries of %s are offered", maxDirEntries, displayDir(dirPart))
+		if l.Cut {
+			c.note = fmt.Sprintf("only the first %d entries of %s are offered", atpath.MaxDirEntries, displayDir(dirPart))
 		} else if len(c.items) == 0 {
 			c.note = "no file in " + displayDir(dirPart) + " starts with " + fmt.Sprintf("%q", prefix)
 		}
@@ -85,9 +90,10 @@ func displayDir(dirPart string) string {
 	return dirPart
 }
 
-// slashCompletion lists the commands, or the names a command takes, that
+// slash lists the commands, or the names a command takes, that
 // fit the command line typed so far.
-func (m *Model) slashCompletion(v string) completion {
+func (p *popup) slash(v string) completion {
+	m := p.m
 	fields := strings.Split(v, " ")
 	var c completion
 	switch len(fields) {
@@ -101,12 +107,12 @@ func (m *Model) slashCompletion(v string) completion {
 	case 2:
 		c.word = fields[1]
 		if strings.ToLower(fields[0]) == "/sessions" {
-			c.items = m.sessionItems(fields[1])
+			c.items = m.sessions.items(fields[1])
 			break
 		}
-		for _, cand := range argCandidates(fields[0], m.teammateNames(), m.planNames(), m.opts.ModelLabels) {
+		for _, cand := range argCandidates(fields[0], m.team.TeammateNames(), m.team.PlanNames(), m.opts.ModelLabels) {
 			if strings.HasPrefix(cand, fields[1]) {
-				c.items = append(c.items, popItem{label: cand, desc: m.memberDesc(cand), value: cand, final: true})
+				c.items = append(c.items, popItem{label: cand, desc: m.team.MemberDesc(cand), value: cand, final: true})
 			}
 		}
 	}
@@ -116,21 +122,13 @@ func (m *Model) slashCompletion(v string) completion {
 	return c
 }
 
-// memberDesc is a teammate's role and status for the pop-up; "" for other words.
-func (m *Model) memberDesc(name string) string {
-	if i := m.findMember(name); i >= 0 {
-		mb := m.team.members[i]
-		return mb.Role + " · " + string(mb.Status)
-	}
-	return ""
-}
-
-// popupOpen reports whether the pop-up shows, with what it lists.
-func (m *Model) popupOpen() (completion, bool) {
-	if m.in.pop.closed != "" && m.in.pop.closed == m.in.value() {
+// open reports whether the pop-up shows, with what it lists.
+func (p *popup) open() (completion, bool) {
+	m := p.m
+	if p.closed != "" && p.closed == m.in.value() {
 		return completion{}, false
 	}
-	c := m.completion()
+	c := p.completion()
 	return c, len(c.items) > 0 || c.note != ""
 }
 
@@ -138,125 +136,129 @@ func (m *Model) popupOpen() (completion, bool) {
 // after it, a pop-up shown for a changed input starts with nothing chosen.
 func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	before := m.in.value()
-	cmd, done := m.popupKey(k)
+	cmd, done := m.pop.key(k)
 	if !done {
 		cmd = m.handleKey(k)
 	}
 	if m.in.value() != before {
-		m.in.pop.sel = -1
-		m.in.pop.closed = ""
+		m.pop.sel = -1
+		m.pop.closed = ""
 		if m.in.recalled() {
 			// ↑/↓ go on through the history; typing in it completes again.
-			m.in.pop.closed = m.in.value()
+			m.pop.closed = m.in.value()
 		}
 	}
-	m.wantListing()
+	m.pop.wantListing()
 	return cmd
 }
 
 // wantListing asks for the directory an @path being typed names, if it
 // was not read yet; the reading runs as a tea.Cmd, never here.
-func (m *Model) wantListing() {
-	c := m.completion()
+func (p *popup) wantListing() {
+	m := p.m
+	c := p.completion()
 	if !c.path {
 		return
 	}
-	dirPart, _, _ := pathWord(c.word)
-	if _, cmd := m.in.paths.listing(dirKey(dirPart)); cmd != nil {
+	dirPart, _, _ := atpath.Word(c.word)
+	if _, cmd := m.in.paths.Listing(atpath.DirKey(dirPart)); cmd != nil {
 		m.cmds = append(m.cmds, cmd)
 	}
 }
 
-// popupKey handles ↑/↓ (choose), tab and enter (take the chosen item) and
+// key handles ↑/↓ (choose), tab and enter (take the chosen item) and
 // esc (close) while the pop-up shows; done is false for any other key.
-func (m *Model) popupKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
-	c, open := m.popupOpen()
+func (p *popup) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	m := p.m
+	c, open := p.open()
 	if !open || len(c.items) == 0 {
 		if open && k.String() == "esc" {
-			m.in.pop.closed = m.in.value()
+			p.closed = m.in.value()
 			return nil, true
 		}
 		return nil, false
 	}
 	n := len(c.items)
-	sel := m.in.pop.sel
+	sel := p.sel
 	if sel >= n {
 		sel = -1
 	}
 	switch k.String() {
 	case "down":
-		m.in.pop.sel = (sel + 1) % n
+		p.sel = (sel + 1) % n
 		return nil, true
 	case "up":
 		if sel <= 0 {
-			m.in.pop.sel = n - 1
+			p.sel = n - 1
 		} else {
-			m.in.pop.sel = sel - 1
+			p.sel = sel - 1
 		}
 		return nil, true
 	case "esc":
-		m.in.pop.closed = m.in.value()
+		p.closed = m.in.value()
 		return nil, true
 	case "tab", "enter":
 		if sel < 0 {
 			return nil, false
 		}
-		m.accept(c.word, c.items[sel])
+		p.accept(c.word, c.items[sel])
 		return nil, true
 	}
 	return nil, false
 }
 
-// completeTab is tab without a chosen item: a slash command's completion
+// tab is tab without a chosen item: a slash command's completion
 // as it always was, or an @path's: the one name that fits, else as much
 // as all that fit share, else the pop-up's first item is chosen. It
 // reports false when there is nothing to complete (tab moves the focus).
-func (m *Model) completeTab() bool {
+func (p *popup) tab() bool {
+	m := p.m
 	v := m.in.value()
 	ids := strings.HasPrefix(strings.ToLower(v), "/sessions ") // ids complete as @paths do
 	if strings.HasPrefix(v, "/") && !ids {
-		nv, cands := complete(v, m.teammateNames(), m.planNames(), m.opts.ModelLabels)
+		nv, cands := complete(v, m.team.TeammateNames(), m.team.PlanNames(), m.opts.ModelLabels)
 		m.in.set(nv)
 		if len(cands) > 1 {
 			m.hint = strings.Join(cands, "  ")
 		}
 		return true
 	}
-	c := m.completion()
+	c := p.completion()
 	if !c.path && !ids {
 		return false
 	}
 	switch {
 	case len(c.items) == 1:
-		m.accept(c.word, c.items[0])
+		p.accept(c.word, c.items[0])
 	case len(c.items) > 1:
-		p := c.items[0].value
+		pre := c.items[0].value
 		for _, it := range c.items[1:] {
-			for !strings.HasPrefix(it.value, p) {
-				p = p[:len(p)-1]
+			for !strings.HasPrefix(it.value, pre) {
+				pre = pre[:len(pre)-1]
 			}
 		}
-		if len(p) > len(c.word) && strings.HasPrefix(p, c.word) {
-			m.replaceWord(c.word, p)
+		if len(pre) > len(c.word) && strings.HasPrefix(pre, c.word) {
+			p.replaceWord(c.word, pre)
 		} else {
-			m.in.pop.sel = 0
+			p.sel = 0
 		}
 	}
 	return true
 }
 
 // accept puts it in place of word; a directory is descended into.
-func (m *Model) accept(word string, it popItem) {
+func (p *popup) accept(word string, it popItem) {
 	v := it.value
 	if it.final {
 		v += " "
 	}
-	m.replaceWord(word, v)
-	m.in.pop.sel = -1
+	p.replaceWord(word, v)
+	p.sel = -1
 }
 
 // replaceWord swaps the word before the cursor for v.
-func (m *Model) replaceWord(word, v string) {
+func (p *popup) replaceWord(word, v string) {
+	m := p.m
 	if strings.HasPrefix(m.in.value(), "/") && !strings.Contains(m.in.value(), "\n") {
 		// A command line is completed at its end, as tab always did.
 		m.in.set(strings.TrimSuffix(m.in.value(), word) + v)
@@ -268,15 +270,16 @@ func (m *Model) replaceWord(word, v string) {
 	m.in.ta.InsertString(v)
 }
 
-// popupLines are the pop-up's rows, drawn over the bottom of the body
+// lines are the pop-up's rows, drawn over the bottom of the body
 // just above the input; nil when it is closed.
-func (m *Model) popupLines(w int) []string {
-	c, open := m.popupOpen()
+func (p *popup) lines(w int) []string {
+	m := p.m
+	c, open := p.open()
 	if !open || w < 12 {
 		return nil
 	}
 	st := m.st
-	sel := m.in.pop.sel
+	sel := p.sel
 	if sel >= len(c.items) {
 		sel = -1
 	}
@@ -287,7 +290,7 @@ func (m *Model) popupLines(w int) []string {
 	end := min(start+popupRows, len(c.items))
 	labelW := 0
 	for _, it := range c.items[start:end] {
-		labelW = max(labelW, cellWidth(it.label))
+		labelW = max(labelW, draw.Width(it.label))
 	}
 	labelW = min(labelW, w/2)
 	var out []string
@@ -297,13 +300,13 @@ func (m *Model) popupLines(w int) []string {
 		if i == sel {
 			mark = "› "
 		}
-		row := mark + padLine(clipLine(printable(it.label), labelW), labelW)
+		row := mark + draw.Pad(draw.Clip(draw.Printable(it.label), labelW), labelW)
 		if it.desc != "" {
-			row += "  " + st.dim.Render(printable(it.desc))
+			row += "  " + st.Dim.Render(draw.Printable(it.desc))
 		}
-		row = clipLine(row, w-1)
+		row = draw.Clip(row, w-1)
 		if i == sel {
-			row = st.focus.Render(padLine(row, w-1))
+			row = st.Focus.Render(draw.Pad(row, w-1))
 		}
 		out = append(out, row)
 	}
@@ -319,14 +322,15 @@ func (m *Model) popupLines(w int) []string {
 	} else {
 		foot = append(foot, "esc close")
 	}
-	out = append(out, st.dim.Render(clipLine(strings.Join(foot, " · "), w-1)))
-	head := st.dim.Render(strings.Repeat("─", w))
+	out = append(out, st.Dim.Render(draw.Clip(strings.Join(foot, " · "), w-1)))
+	head := st.Dim.Render(strings.Repeat("─", w))
 	return append([]string{head}, out...)
 }
 
-// overlayPopup draws the pop-up over the last lines of body.
-func (m *Model) overlayPopup(body []string) []string {
-	pop := m.popupLines(m.w)
+// overlay draws the pop-up over the last lines of body.
+func (p *popup) overlay(body []string) []string {
+	m := p.m
+	pop := p.lines(m.scr.w)
 	if len(pop) == 0 {
 		return body
 	}
@@ -335,7 +339,35 @@ func (m *Model) overlayPopup(body []string) []string {
 	}
 	out := append([]string(nil), body[:len(body)-len(pop)]...)
 	for _, l := range pop {
-		out = append(out, padLine(l, m.w))
+		out = append(out, draw.Pad(l, m.scr.w))
 	}
 	return out
+}
+
+// pathItems are the names in l that complete prefix: those that start
+// with it, or ignoring case when none does. Names starting with a dot are
+// offered only when the prefix starts with one.
+func pathItems(l *atpath.Listing, dirPart, prefix string) []popItem {
+	var exact, folded []popItem
+	for _, e := range l.Entries {
+		if strings.HasPrefix(e.Name, ".") && !strings.HasPrefix(prefix, ".") {
+			continue
+		}
+		it := popItem{label: e.Name, value: "@" + dirPart + e.Name, final: !e.Dir}
+		if e.Dir {
+			it.label += "/"
+			it.value += "/"
+			it.desc = "directory"
+		}
+		switch {
+		case strings.HasPrefix(e.Name, prefix):
+			exact = append(exact, it)
+		case strings.HasPrefix(strings.ToLower(e.Name), strings.ToLower(prefix)):
+			folded = append(folded, it)
+		}
+	}
+	if len(exact) > 0 {
+		return exact
+	}
+	return folded
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/ui/tui/panel"
 )
 
 // TestChatSpinnerAndContextInTmux: in the real program, while the model
@@ -58,7 +59,7 @@ func TestChatSpinnerAndContextInTmux(t *testing.T) {
 	if v := srv.Violations(); len(v) > 0 {
 		t.Fatal(v)
 	}
-	if !strings.Contains(strings.Join(spinFrames, ""), first) {
+	if !strings.Contains(strings.Join(panel.SpinFrames, ""), first) {
 		t.Fatalf("%q is not a spinner frame", first)
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
+	"github.com/agentteam/agentteam/internal/ui/tui/panel"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -17,7 +19,7 @@ func (c *clock) now() time.Time { return c.t }
 
 func withClock(hs *harness) *clock {
 	c := &clock{t: time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)}
-	hs.m.prog.now = c.now
+	hs.m.prog.Now = c.now
 	return c
 }
 
@@ -43,24 +45,24 @@ func TestProgressSpinnerAndElapsed(t *testing.T) {
 		t.Fatal("no tick asked for once a teammate works")
 	}
 	hs.enter("build it")
-	hs.send(batchMsg{activity: map[string]string{"lead": "running bash"}})
+	hs.send(bridge.Batch{Activity: map[string]string{"lead": "running bash"}})
 	c.t = c.t.Add(75 * time.Second)
 	v := hs.view()
 	title := lineWith(t, v, "auto off")
-	if !strings.Contains(title, spinFrames[0]+" working 1m15s · running bash") {
+	if !strings.Contains(title, panel.SpinFrames[0]+" working 1m15s · running bash") {
 		t.Fatalf("lead's status lacks spinner, time or tool: %q", title)
 	}
-	if row := lineWith(t, v, "alice tester"); !strings.Contains(row, spinFrames[0]+" alice tester working 1m15s") {
+	if row := lineWith(t, v, "alice tester"); !strings.Contains(row, panel.SpinFrames[0]+" alice tester working 1m15s") {
 		t.Fatalf("alice's row lacks spinner and time: %q", row)
 	}
-	if row := lineWith(t, v, "bob tester"); strings.ContainsAny(row, strings.Join(spinFrames, "")) {
+	if row := lineWith(t, v, "bob tester"); strings.ContainsAny(row, strings.Join(panel.SpinFrames, "")) {
 		t.Fatalf("idle bob has a spinner: %q", row)
 	}
 
-	if cmd := hs.send(tickMsg(c.t)); cmd == nil {
+	if cmd := hs.send(panel.TickMsg(c.t)); cmd == nil {
 		t.Fatal("the tick did not ask for the next one while agents work")
 	}
-	if title := lineWith(t, hs.view(), "auto off"); !strings.Contains(title, spinFrames[1]+" working") {
+	if title := lineWith(t, hs.view(), "auto off"); !strings.Contains(title, panel.SpinFrames[1]+" working") {
 		t.Fatalf("the spinner did not move on a tick: %q", title)
 	}
 
@@ -73,7 +75,7 @@ func TestProgressSpinnerAndElapsed(t *testing.T) {
 	if strings.Contains(v, "1m15s") {
 		t.Fatalf("a time at work stays after the work ended:\n%s", v)
 	}
-	if cmd := hs.send(tickMsg(c.t)); cmd != nil {
+	if cmd := hs.send(panel.TickMsg(c.t)); cmd != nil {
 		t.Fatal("ticks go on while nobody works")
 	}
 }
@@ -99,7 +101,7 @@ func TestProgressTimeRestartsPerTurn(t *testing.T) {
 func TestContextFullness(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true, ModelName: "openai/gpt-4o"})
 	snap := members("alice:working")
-	snap.config.Teammates[0].Model = "anthropic/claude-sonnet-4"
+	snap.Config.Teammates[0].Model = "anthropic/claude-sonnet-4"
 	hs.send(snap)
 	hs.send(events(
 		team.Event{Agent: "lead", Payload: team.Reply{Text: "hi", Tokens: 32_000, Turn: 1}},
@@ -128,21 +130,6 @@ func TestContextFullness(t *testing.T) {
 	}
 }
 
-func TestContextWindowLookup(t *testing.T) {
-	for label, want := range map[string]int{
-		"gpt-4o-mini":          128_000,
-		"openai/gpt-4.1-mini":  1_047_576,
-		"gpt-4":                8_192,
-		"x/claude-opus-4":      200_000,
-		"local/some-new-model": defaultContextWindow,
-		"":                     defaultContextWindow,
-	} {
-		if got := contextWindow(label); got != want {
-			t.Errorf("contextWindow(%q) = %d, want %d", label, got, want)
-		}
-	}
-}
-
 // TestFocusedTeammateTitleShowsItsWork: the focused teammate's title has
 // its spinner, time at work and running tool, like the lead's.
 func TestFocusedTeammateTitleShowsItsWork(t *testing.T) {
@@ -151,9 +138,9 @@ func TestFocusedTeammateTitleShowsItsWork(t *testing.T) {
 	hs.send(members("alice:working"))
 	hs.send(tea.KeyPressMsg{Code: tea.KeyTab})
 	hs.flush()
-	hs.send(batchMsg{activity: map[string]string{"alice": "running bash"}})
+	hs.send(bridge.Batch{Activity: map[string]string{"alice": "running bash"}})
 	c.t = c.t.Add(9 * time.Second)
-	if l := lineWith(t, hs.view(), "read-only"); !strings.Contains(l, "alice · "+spinFrames[0]+" working 9s · running bash · read-only") {
+	if l := lineWith(t, hs.view(), "read-only"); !strings.Contains(l, "alice · "+panel.SpinFrames[0]+" working 9s · running bash · read-only") {
 		t.Fatalf("alice's title: %q", l)
 	}
 	hs.send(members("alice:idle"))
@@ -170,14 +157,14 @@ func TestProgressFitsSmallAndLargeScreens(t *testing.T) {
 		hs := newHarness(t, size[0], size[1], Options{HasModel: true, ModelName: "gpt-4o"})
 		c := withClock(hs)
 		snap := members("alice:working", "bob:working", "carol:idle")
-		snap.config.Teammates[0].Model = "some-provider/a-rather-long-model-name"
+		snap.Config.Teammates[0].Model = "some-provider/a-rather-long-model-name"
 		hs.send(snap)
 		hs.enter("go")
 		hs.send(events(
 			team.Event{Agent: "lead", Payload: team.Reply{Tokens: 64_000}},
 			team.Event{Agent: "alice", Payload: team.Reply{Tokens: 12_800}},
 		))
-		hs.send(batchMsg{activity: map[string]string{"lead": "running bash", "alice": "running edit_file"}})
+		hs.send(bridge.Batch{Activity: map[string]string{"lead": "running bash", "alice": "running edit_file"}})
 		c.t = c.t.Add(2*time.Hour + 3*time.Minute)
 		v := hs.view()
 		checkScreen(t, v, size[0], size[1])

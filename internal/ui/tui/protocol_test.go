@@ -136,8 +136,8 @@ func TestPlanRequestStandsOutUntilAnswered(t *testing.T) {
 				team.Event{Payload: team.MessageDelivered{From: c.from, To: "alice", Type: team.TypePlanApprovalResponse, Content: c.detail}}))
 			hs.mustSee(c.see, "1. read parse.go")
 			hs.mustNotSee("/reject alice feedback")
-			if len(hs.m.plans) != 0 {
-				t.Fatalf("the answered plan is still open: %v", hs.m.plans)
+			if len(hs.m.plans.open) != 0 {
+				t.Fatalf("the answered plan is still open: %v", hs.m.plans.open)
 			}
 		})
 	}
@@ -146,10 +146,10 @@ func TestPlanRequestStandsOutUntilAnswered(t *testing.T) {
 func TestTeamPanelShowsTeamStateAndPlans(t *testing.T) {
 	hs := newHarness(t, 200, 30, Options{HasModel: true, MaxWorkers: 5})
 	snap := members("alice:idle", "bob:working", "carol:idle", "dave:queued", "erin:idle")
-	snap.config.State = team.StateExecuting
+	snap.Config.State = team.StateExecuting
 	plans := []team.PlanState{team.PlanAwaitingApproval, team.PlanDrafting, team.PlanApproved, team.PlanDrafting, team.PlanRejected}
 	for i, p := range plans {
-		snap.config.Teammates[i].PlanMode, snap.config.Teammates[i].PlanState = true, p
+		snap.Config.Teammates[i].PlanMode, snap.Config.Teammates[i].PlanState = true, p
 	}
 	hs.send(snap)
 	hs.mustSee("Team  executing · working 1/5, queued 1",
@@ -161,7 +161,7 @@ func TestTeamPanelShowsTeamStateAndPlans(t *testing.T) {
 
 	// A registry written before states existed: derived from the members.
 	old := members("alice:idle", "bob:failed")
-	old.config.Teammates[0].Cycles = 1
+	old.Config.Teammates[0].Cycles = 1
 	hs.send(old)
 	hs.mustSee("Team  partial · working 0/5")
 }
@@ -169,7 +169,7 @@ func TestTeamPanelShowsTeamStateAndPlans(t *testing.T) {
 func TestCompletionOfProtocolCommands(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true})
 	snap := members("alice:idle", "albert:idle", "bob:working")
-	snap.config.Teammates[1].PlanMode, snap.config.Teammates[1].PlanState = true, team.PlanAwaitingApproval
+	snap.Config.Teammates[1].PlanMode, snap.Config.Teammates[1].PlanState = true, team.PlanAwaitingApproval
 	hs.send(snap)
 	cases := []struct{ typed, want string }{
 		{"/appr", "/approve "},

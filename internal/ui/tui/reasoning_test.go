@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
@@ -21,8 +22,8 @@ import (
 // Reasoning (reasoning_content / reasoning) is shown dimmed, folded to one
 // line per reply until ctrl+t or /reasoning shows it whole.
 
-func thinkingBatch(agent, reasoning, text string) batchMsg {
-	return batchMsg{items: []item{{delta: &deltaChunk{agent: agent, reasoning: reasoning}}, {delta: &deltaChunk{agent: agent, text: text}}}}
+func thinkingBatch(agent, reasoning, text string) bridge.Batch {
+	return bridge.Batch{Items: []bridge.Item{{Delta: &bridge.Chunk{Agent: agent, Reasoning: reasoning}}, {Delta: &bridge.Chunk{Agent: agent, Text: text}}}}
 }
 
 func TestReasoningIsFoldedUntilAsked(t *testing.T) {
@@ -59,7 +60,7 @@ func TestReasoningIsFoldedUntilAsked(t *testing.T) {
 func TestReasoningOfATurnThatCalledTools(t *testing.T) {
 	hs := newHarness(t, 100, 30, Options{HasModel: true})
 	hs.enter("write a file")
-	hs.send(batchMsg{items: []item{{delta: &deltaChunk{agent: "lead", reasoning: "I should write a.txt."}}}})
+	hs.send(bridge.Batch{Items: []bridge.Item{{Delta: &bridge.Chunk{Agent: "lead", Reasoning: "I should write a.txt."}}}})
 	hs.send(events(team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "write_file", Args: `{"path":"a.txt"}`, Result: "wrote a.txt"}}))
 	hs.send(thinkingBatch("lead", "Done.\nSay so.", "Wrote a.txt."))
 	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "Wrote a.txt."}}))
@@ -70,8 +71,8 @@ func TestReasoningOfATurnThatCalledTools(t *testing.T) {
 	}
 	// A restart (the stream broke off) drops the thinking shown so far.
 	hs.enter("again")
-	hs.send(batchMsg{items: []item{{delta: &deltaChunk{agent: "lead", reasoning: "half a thought"}}}})
-	hs.send(batchMsg{items: []item{{delta: &deltaChunk{agent: "lead", restart: true, reasoning: "a whole thought\nin two lines"}}}})
+	hs.send(bridge.Batch{Items: []bridge.Item{{Delta: &bridge.Chunk{Agent: "lead", Reasoning: "half a thought"}}}})
+	hs.send(bridge.Batch{Items: []bridge.Item{{Delta: &bridge.Chunk{Agent: "lead", Restart: true, Reasoning: "a whole thought\nin two lines"}}}})
 	hs.send(tea.KeyPressMsg{Code: 't', Mod: tea.ModCtrl})
 	hs.mustSee("a whole thought")
 	hs.mustNotSee("half a thought")
@@ -96,26 +97,6 @@ func TestTeammatesReasoningFromItsSession(t *testing.T) {
 	hs.mustSee("a.txt should exist.", "Read it first.")
 }
 
-// TestBridgeCarriesReasoning: thinking alone is not dropped, and thinking
-// after text starts a new run (the next turn's).
-func TestBridgeCarriesReasoning(t *testing.T) {
-	b := NewBridge()
-	b.Delta(llm.Delta{Agent: "lead", Reasoning: "think "})
-	b.Delta(llm.Delta{Agent: "lead", Reasoning: "more"})
-	b.Delta(llm.Delta{Agent: "lead", Content: "text"})
-	b.Delta(llm.Delta{Agent: "lead", Reasoning: "next turn"})
-	m, ok := b.take()
-	if !ok || len(m.items) != 2 {
-		t.Fatalf("items %+v, want two runs", m.items)
-	}
-	if d := m.items[0].delta; d.reasoning != "think more" || d.text != "text" {
-		t.Errorf("first run %+v", d)
-	}
-	if d := m.items[1].delta; d.reasoning != "next turn" || d.text != "" {
-		t.Errorf("second run %+v", d)
-	}
-}
-
 // TestEngineDeliversReasoning: a real team over the model client, against
 // a server that streams reasoning_content: the thinking reaches the bridge.
 func TestEngineDeliversReasoning(t *testing.T) {
@@ -130,7 +111,7 @@ func TestEngineDeliversReasoning(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b := NewBridge()
+			b := bridge.New()
 			model := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "m", Stream: tc.stream})
 			tm, err := team.Open(context.Background(), team.Options{Workspace: ws, Model: model, OnEvent: b.Event, OnDelta: b.Delta,
 				PollInterval: 20 * time.Millisecond})
@@ -151,15 +132,15 @@ func TestEngineDeliversReasoning(t *testing.T) {
 				if time.Now().After(deadline) {
 					t.Fatalf("alice's reasoning never reached the bridge; reasoning %q text %q", reasoning.String(), text.String())
 				}
-				m, ok := b.take()
+				m, ok := b.Take()
 				if !ok {
 					time.Sleep(5 * time.Millisecond) // polling the bridge, bounded by the deadline
 					continue
 				}
-				for _, it := range m.items {
-					if it.delta != nil && it.delta.agent == "alice" {
-						reasoning.WriteString(it.delta.reasoning)
-						text.WriteString(it.delta.text)
+				for _, it := range m.Items {
+					if it.Delta != nil && it.Delta.Agent == "alice" {
+						reasoning.WriteString(it.Delta.Reasoning)
+						text.WriteString(it.Delta.Text)
 					}
 				}
 			}

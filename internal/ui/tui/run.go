@@ -1,5 +1,3 @@
-// Package tui is agentteam's interactive terminal program: one root model,
-// panes that render, and engine events that reach it through program.Send.
 package tui
 
 import (
@@ -16,6 +14,8 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/termbg"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -25,7 +25,7 @@ type Config struct {
 	Team team.Options
 	// Bridge takes the engine's events; made by the caller so that the
 	// model client's OnRetry can reach it before the team exists.
-	Bridge *Bridge
+	Bridge *bridge.Bridge
 	Screen Options
 	In     io.Reader
 	Out    io.Writer
@@ -37,7 +37,7 @@ type Config struct {
 func Run(ctx context.Context, cfg Config) error {
 	b := cfg.Bridge
 	if b == nil {
-		b = NewBridge()
+		b = bridge.New()
 	}
 	cfg.Team.OnEvent = b.Event
 	cfg.Team.OnDelta = b.Delta
@@ -61,8 +61,8 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, mod := range tm.Models().Models {
 		cfg.Screen.ModelLabels = append(cfg.Screen.ModelLabels, mod.Label)
 	}
-	poll := newTeamPoller(tm, func() int { return tm.LeadUsage().Tokens }) // with what a resumed lead used before
-	perr := runScreen(runCtx, screenRun{opts: cfg.Screen, eng: engine.NewEngine(tm, chat), in: cfg.In, out: cfg.Out, bridge: b, poll: poll})
+	looker := poll.ForTeam(tm, func() int { return tm.LeadUsage().Tokens }) // with what a resumed lead used before
+	perr := runScreen(runCtx, screenRun{opts: cfg.Screen, eng: engine.NewEngine(tm, chat), in: cfg.In, out: cfg.Out, bridge: b, poll: looker})
 	cancel()
 	if chat != nil {
 		<-chat.Done()
@@ -85,8 +85,8 @@ type screenRun struct {
 	eng     engine.Engine
 	in      io.Reader
 	out     io.Writer
-	bridge  *Bridge
-	poll    *poller
+	bridge  *bridge.Bridge
+	poll    *poll.Poller
 	feeders []func(ctx context.Context, send func(tea.Msg))
 }
 
@@ -101,17 +101,17 @@ func runScreen(ctx context.Context, r screenRun) error {
 	act := newActor()
 	m := New(ctx, r.opts, r.eng, act.do)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(r.in), tea.WithOutput(r.out), tea.WithColorProfile(profile))
-	b, poll := r.bridge, r.poll
-	b.setObserver(func(e team.Event) {
+	b, looker := r.bridge, r.poll
+	b.SetObserver(func(e team.Event) {
 		switch e.Payload.(type) {
 		case team.MessageDelivered, team.StatusChanged, team.Spawn, team.Answer:
-			poll.poke()
+			looker.Poke()
 		}
 	})
 	var wg sync.WaitGroup
 	feeders := append([]func(context.Context, func(tea.Msg)){
-		func(ctx context.Context, send func(tea.Msg)) { b.Run(ctx, send, DebounceInterval) },
-		func(ctx context.Context, send func(tea.Msg)) { poll.run(ctx, send, PollInterval) },
+		func(ctx context.Context, send func(tea.Msg)) { b.Run(ctx, send, bridge.DebounceInterval) },
+		func(ctx context.Context, send func(tea.Msg)) { looker.Run(ctx, send, poll.Interval) },
 		act.run,
 	}, r.feeders...)
 	for _, feed := range feeders {

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -23,86 +23,10 @@ func pickerList() []team.SessionInfo {
 	}
 }
 
-func pickerKey(p sessionPicker, k string) (sessionPicker, tea.Cmd) {
-	var msg tea.KeyMsg
-	switch k {
-	case "up":
-		msg = tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		msg = tea.KeyPressMsg{Code: tea.KeyDown}
-	case "enter":
-		msg = tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		msg = tea.KeyPressMsg{Code: tea.KeyEsc}
-	default:
-		msg = textKey(k)
-	}
-	m, cmd := p.Update(msg)
-	return m.(sessionPicker), cmd
-}
-
-// quits tells whether cmd is tea.Quit.
-func quits(cmd tea.Cmd) bool {
-	if cmd == nil {
-		return false
-	}
-	_, ok := cmd().(tea.QuitMsg)
-	return ok
-}
-
-func TestSessionPickerChoosesWithTheKeys(t *testing.T) {
-	p := newSessionPicker(pickerList())
-	m, _ := p.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	p = m.(sessionPicker)
-	v := p.View().Content
-	for _, want := range []string{"> current", "fix the build", "20261121T090000.000", "write the docs", "first chat", "esc leaves"} {
-		if !strings.Contains(v, want) {
-			t.Fatalf("the picker lacks %q:\n%s", want, v)
-		}
-	}
-	for _, k := range []string{"down", "down", "down", "up"} { // the end holds
-		p, _ = pickerKey(p, k)
-	}
-	if v := p.View().Content; !strings.Contains(v, "> 20261121T090000.000") {
-		t.Fatalf("the cursor is not on the second archive:\n%s", v)
-	}
-	p, cmd := pickerKey(p, "enter")
-	if !quits(cmd) || p.chosen != "20261121T090000.000" {
-		t.Fatalf("enter chose %q (quit %v)", p.chosen, quits(cmd))
-	}
-	for _, line := range strings.Split(p.View().Content, "\n") {
-		if len([]rune(line)) > 80 {
-			t.Fatalf("a line wider than the terminal: %q", line)
-		}
-	}
-}
-
-func TestSessionPickerLeavesWithoutChoosing(t *testing.T) {
-	for _, k := range []string{"esc", "q"} {
-		p := newSessionPicker(pickerList())
-		p, _ = pickerKey(p, "j")
-		p, cmd := pickerKey(p, k)
-		if !quits(cmd) || p.chosen != "" {
-			t.Fatalf("%s: chose %q (quit %v)", k, p.chosen, quits(cmd))
-		}
-	}
-}
-
-func TestSessionPickerCutsLongLinesToTheWidth(t *testing.T) {
-	list := pickerList()
-	list[1].Title = strings.Repeat("long title ", 20)
-	m, _ := newSessionPicker(list).Update(tea.WindowSizeMsg{Width: 60, Height: 24})
-	for _, line := range strings.Split(m.View().Content, "\n")[2:] {
-		if len([]rune(line)) > 60 {
-			t.Fatalf("a line wider than 60 cells: %q", line)
-		}
-	}
-}
-
 // /sessions lists the lead's conversations of the real team's workspace,
 // the archived ones too, and says how to go back to one.
 func TestSessionsCommandListsTheLeadsConversations(t *testing.T) {
-	tm := openDemoTeam(t, NewBridge())
+	tm := openDemoTeam(t, bridge.New())
 	path := tm.Workspace().SessionPath("lead.20261120T090000.000")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -130,41 +54,10 @@ func TestSessionsCommandWithNoneSaysSo(t *testing.T) {
 	}
 }
 
-// A long list scrolls with the cursor and never outgrows the terminal.
-func TestSessionPickerScrollsALongList(t *testing.T) {
-	var list []team.SessionInfo
-	for i := 0; i < 50; i++ {
-		list = append(list, team.SessionInfo{ID: fmt.Sprintf("20261120T0900%02d.000", i), Title: fmt.Sprintf("chat number %d", i)})
-	}
-	m, _ := newSessionPicker(list).Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	p := m.(sessionPicker)
-	check := func(wantCursor string) {
-		t.Helper()
-		v := p.View().Content
-		if n := strings.Count(v, "\n") + 1; n > 24 || !strings.HasPrefix(v, "Resume which") {
-			t.Fatalf("%d lines on a 24-line terminal:\n%s", n, v)
-		}
-		if !strings.Contains(v, "> "+wantCursor) || !strings.Contains(v, "of 50)") {
-			t.Fatalf("cursor %s not shown, or no count:\n%s", wantCursor, v)
-		}
-	}
-	check(list[0].ID)
-	for i := 0; i < 40; i++ {
-		p, _ = pickerKey(p, "down")
-	}
-	check(list[40].ID)
-	p, _ = pickerKey(p, "G")
-	check(list[49].ID)
-	p, cmd := pickerKey(p, "enter")
-	if !quits(cmd) || p.chosen != list[49].ID {
-		t.Fatalf("chose %q", p.chosen)
-	}
-}
-
 // /sessions ID switches a real team's lead to an archived conversation:
 // the pane shows it in place of the one it had, and the lead holds it.
 func TestSessionsCommandSwitchesTheLeadsConversation(t *testing.T) {
-	tm := openDemoTeam(t, NewBridge())
+	tm := openDemoTeam(t, bridge.New())
 	if err := tm.Lead().Say("today's question"); err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +106,7 @@ func TestSessionsSwitchWithoutATeamSaysSo(t *testing.T) {
 // After /sessions has listed them, the earlier conversations' ids complete
 // /sessions ID: in the pop-up with their titles, and with tab.
 func TestSessionsIDsComplete(t *testing.T) {
-	tm := openDemoTeam(t, NewBridge())
+	tm := openDemoTeam(t, bridge.New())
 	for id, text := range map[string]string{"20261120T090000.000": "the older chat", "20261121T090000.000": "the newer chat"} {
 		if err := os.WriteFile(tm.Workspace().SessionPath("lead."+id), []byte(`{"role":"user","content":"`+text+`"}`+"\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -221,7 +114,7 @@ func TestSessionsIDsComplete(t *testing.T) {
 	}
 	hs := newHarnessWith(t, 140, 40, Options{HasModel: false}, engine.NewEngine(tm, nil))
 	hs.typeText("/sessions 2026")
-	if c, _ := hs.m.popupOpen(); len(c.items) != 0 {
+	if c, _ := hs.m.pop.open(); len(c.items) != 0 {
 		t.Fatalf("ids offered before any list: %+v", c.items)
 	}
 	hs.m.in.set("")
@@ -238,7 +131,7 @@ func TestSessionsIDsComplete(t *testing.T) {
 	hs.mustSee("switched the lead to conversation 20261120T090000.000", "the older chat")
 	// The id switched to is no longer an earlier conversation.
 	hs.typeText("/sessions 2026")
-	c, _ := hs.m.popupOpen()
+	c, _ := hs.m.pop.open()
 	if len(c.items) != 1 || c.items[0].value != "20261121T090000.000" {
 		t.Fatalf("offered after the switch: %+v", c.items)
 	}
@@ -246,7 +139,7 @@ func TestSessionsIDsComplete(t *testing.T) {
 
 // /sessions find TEXT lists the conversations whose title holds it.
 func TestSessionsFindListsTheTitlesThatHoldIt(t *testing.T) {
-	tm := openDemoTeam(t, NewBridge())
+	tm := openDemoTeam(t, bridge.New())
 	for stamp, said := range map[string]string{"20261120T090000.000": "the parser work", "20261121T090000.000": "the lexer work"} {
 		path := tm.Workspace().SessionPath("lead." + stamp)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

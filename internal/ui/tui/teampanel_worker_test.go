@@ -14,7 +14,7 @@ func TestTeamPanelShowsTheWorkerOfATeammateRunElsewhere(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", size.w, size.h), func(t *testing.T) {
 			hs := newHarness(t, size.w, size.h, Options{HasModel: true, MaxWorkers: 5, ModelName: "m", WorkerID: "leadhost-100"})
 			snap := members("alice:working", "bob:idle", "carol:idle", "dave:idle")
-			ms := snap.config.Teammates
+			ms := snap.Config.Teammates
 			ms[0].Worker, ms[0].Host = "gpu1", "box-b"            // a named worker on another host
 			ms[1].Worker, ms[1].Host = "box-c-4242", "box-c"      // the default id names its host
 			ms[2].Worker, ms[2].Host = "leadhost-100", "leadhost" // this process: no place shown

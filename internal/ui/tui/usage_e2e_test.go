@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 )
 
 // After --resume the status line's tokens are the team's, as `agentteam
@@ -26,7 +28,7 @@ func TestStatusLineTokensAfterAResumeAreTheTeams(t *testing.T) {
 	total, _ := strconv.Atoi(string(m[1]))
 	s := startTmux(t, ws)
 	s.typeLine(bin + " chat --demo --resume")
-	s.waitFor("the team's total in the status line", contains("demo · ", " · "+humanTokens(total)+" tokens"))
+	s.waitFor("the team's total in the status line", contains("demo · ", " · "+draw.Tokens(total)+" tokens"))
 	// Quit and wait: a chat killed with its session would still write in
 	// the workspace while the test removes it.
 	s.run("send-keys", "-t", "e2e", "C-c")

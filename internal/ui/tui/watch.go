@@ -7,6 +7,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -16,7 +18,7 @@ type WatchConfig struct {
 	// Engine sends the person's messages and answers; what only the
 	// running process can do it refuses in a sentence.
 	Engine   engine.Engine
-	Mail     pollInboxes
+	Mail     poll.Inboxes
 	Registry *team.Registry
 	// Events follows the team's event log from its last few events.
 	Events *team.EventFollower
@@ -34,9 +36,9 @@ type WatchConfig struct {
 // Nothing of the team is started or stopped.
 func Watch(ctx context.Context, cfg WatchConfig) error {
 	cfg.Screen.HasModel = true
-	b := NewBridge()
+	b := bridge.New()
 	return runScreen(ctx, screenRun{opts: cfg.Screen, eng: cfg.Engine, in: cfg.In, out: cfg.Out, bridge: b,
-		poll: newPoller(cfg.Mail, cfg.Registry, func() int { return 0 }),
+		poll: poll.New(cfg.Mail, cfg.Registry, func() int { return 0 }),
 		feeders: []func(context.Context, func(tea.Msg)){
 			func(ctx context.Context, send func(tea.Msg)) { followLog(ctx, cfg, b.Event, send) },
 		}})

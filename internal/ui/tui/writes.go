@@ -6,11 +6,10 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
-
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/tui/draw"
+	"github.com/agentteam/agentteam/internal/ui/tui/panel"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -33,12 +32,9 @@ const maxPendingDiffs = 16
 // maxDoneDiffs bounds the diffs kept for the focused teammate's view.
 const maxDoneDiffs = 512
 
-// maxWriteDiffLines bounds a write's diff in the conversation, and
-// maxDiffLineBytes each of its lines (a minified file is one long line).
-const (
-	maxWriteDiffLines = 200
-	maxDiffLineBytes  = 1000
-)
+// maxWriteDiffLines bounds a write's diff in the conversation (draw.CutLine
+// bounds each of its lines).
+const maxWriteDiffLines = 200
 
 // shownDiff is a write's diff as the conversation keeps it: its counts,
 // and its start, cut so that a write of a large file costs the screen
@@ -59,22 +55,10 @@ func newShownDiff(d string) shownDiff {
 		lines = lines[:maxWriteDiffLines]
 	}
 	for i, l := range lines {
-		lines[i] = cutLine(l)
+		lines[i] = draw.CutLine(l)
 	}
 	s.text = strings.Join(lines, "\n")
 	return s
-}
-
-// cutLine cuts a line longer than maxDiffLineBytes, at a rune's start.
-func cutLine(l string) string {
-	if len(l) <= maxDiffLineBytes {
-		return l
-	}
-	n := maxDiffLineBytes
-	for n > 0 && !utf8.RuneStart(l[n]) {
-		n--
-	}
-	return l[:n] + fmt.Sprintf(" … (%d more bytes)", len(l)-n)
 }
 
 // writeDiffs are the diffs of writes: allowed and waiting for their tool
@@ -161,19 +145,20 @@ func keyArgOf(args, key string) string {
 	return s
 }
 
-// writeEntry is the conversation's entry for an ended tool call that wrote
-// a file with a known diff; nil for any other call.
-func (m *Model) writeEntry(agent string, p team.ToolCall) *entry {
+// entry is the conversation's entry for an ended tool call that wrote a
+// file with a known diff; nil for any other call. A teammate's write is
+// counted in the team panel, and shown as one in its view if focused.
+func (w *writeDiffs) entry(agent string, p team.ToolCall, tp *panel.Team, mate *mateView) *entry {
 	if p.Tool == tools.BashName && p.Diff != "" {
 		// A command that changed files the person's tools run later.
 		d := newShownDiff(p.Diff)
-		m.writes.remember(agent, p.Args, d)
+		w.remember(agent, p.Args, d)
 		return &entry{kind: entryWrite, tool: p.Tool, arg: strings.Join(diffFiles(p.Diff), ", "), write: d, text: p.Result, done: true, isErr: p.IsError}
 	}
 	if !isWrite(p.Tool) {
 		return nil
 	}
-	d, ok := m.writes.take(agent, p.Args)
+	d, ok := w.take(agent, p.Args)
 	if p.IsError {
 		return nil
 	}
@@ -189,38 +174,15 @@ func (m *Model) writeEntry(agent string, p team.ToolCall) *entry {
 	if !ok {
 		return nil
 	}
-	m.writes.remember(agent, p.Args, d.diff)
+	w.remember(agent, p.Args, d.diff)
 	if agent != workspace.LeadName {
-		m.countWrite(agent, d.path, d.diff)
+		tp.CountWrite(agent, d.path, d.diff.add, d.diff.del)
 	}
-	if m.mate != nil && m.mate.name == agent {
-		m.mate.withDiff(p.Args, d.diff)
+	if mate != nil && mate.name == agent {
+		mate.withDiff(p.Args, d.diff)
 	}
 	// The path as the workspace names it, not as the model wrote it ("./a.txt").
 	return &entry{kind: entryWrite, tool: p.Tool, arg: d.path, write: d.diff, text: p.Result, done: true}
-}
-
-// writeStat is what one teammate's writes changed, summed.
-type writeStat struct {
-	files    map[string]bool
-	add, del int
-}
-
-// label is "wrote +12 -4 (3 files)", as the team panel shows a branch's change.
-func (w *writeStat) label() string {
-	return fmt.Sprintf("wrote +%d -%d (%s)", w.add, w.del, plural(len(w.files), "file"))
-}
-
-// countWrite adds a teammate's write to its sum in the team panel.
-func (m *Model) countWrite(agent, path string, d shownDiff) {
-	w := m.team.wrote[agent]
-	if w == nil {
-		w = &writeStat{files: map[string]bool{}}
-		m.team.wrote[agent] = w
-	}
-	w.files[path] = true
-	w.add += d.add
-	w.del += d.del
 }
 
 // diffCounts are the lines a unified diff adds and removes; ok is false
@@ -253,89 +215,40 @@ func (r *renderer) writeLines(e *entry, w int) []string {
 	case tools.BashName:
 		verb = "ran a command that changed "
 	}
-	head := "  " + st.tool.Render("✎ ")
+	head := "  " + st.Tool.Render("✎ ")
 	if e.who != "" {
-		head += st.who.Render(e.who) + " "
+		head += st.Who.Render(e.who) + " "
 	}
-	head += verb + printable(engine.FirstLine(e.arg, 80))
+	head += verb + draw.Printable(engine.FirstLine(e.arg, 80))
 	if d := e.write; d.counted {
-		head += " " + st.dim.Render("(") + st.ok.Render(fmt.Sprintf("+%d", d.add)) + " " + st.bad.Render(fmt.Sprintf("−%d", d.del)) + st.dim.Render(")")
+		head += " " + st.Dim.Render("(") + st.OK.Render(fmt.Sprintf("+%d", d.add)) + " " + st.Bad.Render(fmt.Sprintf("−%d", d.del)) + st.Dim.Render(")")
 	} else {
-		head += " " + st.dim.Render(printable(engine.FirstLine(d.text, 80)))
+		head += " " + st.Dim.Render(draw.Printable(engine.FirstLine(d.text, 80)))
 	}
 	if !r.diffs && !r.expand {
-		return []string{clipLine(head+st.dim.Render(" · ctrl+g shows it"), w)}
+		return []string{draw.Clip(head+st.Dim.Render(" · ctrl+g shows it"), w)}
 	}
-	out := []string{clipLine(head, w)}
+	out := []string{draw.Clip(head, w)}
 	if r.expand && strings.TrimSpace(e.text) != "" {
 		out = append(out, r.toolResult(e.text, w)...)
 	}
-	out = append(out, indent(diffLines(st, e.write.text, max(w-6, 10)), "    ")...)
+	out = append(out, draw.Indent(draw.Diff(st, e.write.text, max(w-6, 10)), "    ")...)
 	if e.write.more > 0 {
-		out = append(out, "    "+st.dim.Render(fmt.Sprintf("… %d more lines", e.write.more)))
+		out = append(out, "    "+st.Dim.Render(fmt.Sprintf("… %d more lines", e.write.more)))
 	}
 	return out
 }
 
-// plain renders text as it is.
-type plain struct{}
-
-func (plain) Render(s ...string) string { return strings.Join(s, " ") }
-
-// diffLines render a unified diff (or git's diffstat and patch) at width
-// w: added lines in the ok colour, removed ones in the bad colour, headers
-// dimmed; long lines wrap. The text comes from files a model wrote, so its
-// control characters are shown as '?', and a very long line is cut.
-func diffLines(st styles, text string, w int) []string {
-	raw := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	var out []string
-	inHunk := false
-	for _, l := range raw {
-		var style styleFunc = plain{}
-		switch {
-		case strings.HasPrefix(l, "diff --git "):
-			inHunk = false
-			style = st.tool
-		case strings.HasPrefix(l, "@@"):
-			inHunk = true
-			style = st.dim
-		case !inHunk && (strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "+++ ") || strings.HasPrefix(l, "index ") ||
-			strings.HasPrefix(l, "new file") || strings.HasPrefix(l, "deleted file")):
-			style = st.dim
-		case inHunk && strings.HasPrefix(l, "+"):
-			style = st.ok
-		case inHunk && strings.HasPrefix(l, "-"):
-			style = st.bad
-		case inHunk && strings.HasPrefix(l, "\\"):
-			style = st.dim
-		}
-		l = strings.ReplaceAll(printable(cutLine(l)), "\t", "    ")
-		for _, part := range strings.Split(ansi.Hardwrap(l, w, true), "\n") {
-			out = append(out, style.Render(part))
-		}
-	}
-	return out
-}
-
-// toggleDiffs shows writes' diffs whole, or one line each.
-func (m *Model) toggleDiffs() {
-	m.r.diffs = !m.r.diffs
-	if m.r.diffs {
-		m.hint = "diffs shown: ctrl+g or /diffs folds them"
-	} else {
-		m.hint = "diffs folded to one line per write: ctrl+g or /diffs shows them"
-	}
-}
-
-// diffsCommand is /diffs [on|off].
-func (m *Model) diffsCommand(c engine.Command) {
+// diffs is /diffs [on|off].
+func (cm *commander) diffs(c engine.Command) {
+	m := cm.m
 	on, err := engine.Toggle(c.Name, c.Rest, m.r.diffs)
 	if err != nil {
 		m.note(noteMsg{text: err.Error(), isErr: true})
 		return
 	}
 	m.r.diffs = !on
-	m.toggleDiffs()
+	m.hint = m.r.toggleDiffs()
 }
 
 // diffFiles are the files a unified diff changes, in its order.

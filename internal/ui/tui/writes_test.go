@@ -9,6 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -209,11 +210,11 @@ func TestFocusedTeammatesWritesShowTheirDiffs(t *testing.T) {
 }
 
 // withBranch is a snapshot in which name works on its own branch.
-func withBranch(snap snapshotMsg, name, stat string) snapshotMsg {
-	for i := range snap.config.Teammates {
-		if snap.config.Teammates[i].Name == name {
-			snap.config.Teammates[i].Branch, snap.config.Teammates[i].Isolation = "agentteam/"+name, team.IsolationWorktree
-			snap.config.Teammates[i].Diffstat = stat
+func withBranch(snap poll.Snapshot, name, stat string) poll.Snapshot {
+	for i := range snap.Config.Teammates {
+		if snap.Config.Teammates[i].Name == name {
+			snap.Config.Teammates[i].Branch, snap.Config.Teammates[i].Isolation = "agentteam/"+name, team.IsolationWorktree
+			snap.Config.Teammates[i].Diffstat = stat
 		}
 	}
 	return snap

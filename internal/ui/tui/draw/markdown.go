@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"strings"
@@ -6,16 +6,16 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/mdrender"
 )
 
-// markdown renders model replies with internal/ui/mdrender: two columns in,
+// Markdown renders model replies with internal/ui/mdrender: two columns in,
 // two of margin at the right. Without colour (NO_COLOR, a dumb terminal)
 // it writes no escape sequence and keeps emphasis markers as written.
-type markdown struct {
-	light  bool // the terminal has a light background (settled once, before the program starts)
-	colour bool // the terminal shows colours; false: no escape sequence at all
+type Markdown struct {
+	Light  bool // the terminal has a light background (settled once, before the program starts)
+	Colour bool // the terminal shows colours; false: no escape sequence at all
 }
 
-// render returns the lines of text rendered at width w.
-func (md *markdown) render(text string, w int) []string {
+// Render returns the lines of text rendered at width w.
+func (md *Markdown) Render(text string, w int) []string {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
@@ -28,19 +28,19 @@ func (md *markdown) render(text string, w int) []string {
 	return lines
 }
 
-func (md *markdown) theme() *mdrender.Theme {
+func (md *Markdown) theme() *mdrender.Theme {
 	switch {
-	case !md.colour:
+	case !md.Colour:
 		return &mdrender.Plain
-	case md.light:
+	case md.Light:
 		return &mdrender.Light
 	}
 	return &mdrender.Dark
 }
 
-// stableSplit cuts streaming markdown where the part before can no longer
+// StableSplit cuts streaming markdown where the part before can no longer
 // change its rendering: at the last blank line outside a code fence.
-func stableSplit(text string) int {
+func StableSplit(text string) int {
 	i := strings.LastIndex(text, "\n\n")
 	for i > 0 {
 		if strings.Count(text[:i], "```")%2 == 0 {

@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"testing"
@@ -9,7 +9,7 @@ import (
 // widthCorpus is text a frame may hold: styled spans, wide and combined
 // characters, and what a model may write (escapes, controls, bad UTF-8).
 func widthCorpus() []string {
-	st := newStyles()
+	st := NewStyles()
 	c := []string{
 		"", "a", "plain ascii text", "a\tb", "two\nlines", "crlf\r\nline",
 		"│ ○ alice · tester … ✓ ✗ ⠋", "日本語のテキスト", "e\u0301 and a\u0308b",
@@ -19,15 +19,15 @@ func widthCorpus() []string {
 		"del\x7f", "c1\u0085", "bad \xff utf8", "\xe6\x97", "tail é",
 	}
 	for _, s := range append([]string(nil), c...) {
-		c = append(c, st.who.Render(s)+st.dim.Render(" · "+s), st.focus.Render(s), st.thinking.Render(s))
+		c = append(c, st.Who.Render(s)+st.Dim.Render(" · "+s), st.Focus.Render(s), st.Thinking.Render(s))
 	}
 	return c
 }
 
 // TestStylesRenderAsLipGloss: a style's Render gives Lip Gloss's bytes.
 func TestStylesRenderAsLipGloss(t *testing.T) {
-	st := newStyles()
-	all := []style{st.header, st.dim, st.user, st.who, st.tool, st.ok, st.bad, st.note, st.errText, st.focus, st.status, st.help, st.key, st.plan, st.thinking}
+	st := NewStyles()
+	all := []Style{st.Header, st.Dim, st.User, st.Who, st.Tool, st.OK, st.Bad, st.Note, st.ErrText, st.Focus, st.Status, st.Help, st.Key, st.Plan, st.Thinking}
 	for _, s := range st.statusColor {
 		all = append(all, s)
 	}
@@ -46,8 +46,8 @@ func TestStylesRenderAsLipGloss(t *testing.T) {
 // TestCellWidthIsLipGlossWidth: the fast width is Lip Gloss's.
 func TestCellWidthIsLipGlossWidth(t *testing.T) {
 	for _, s := range widthCorpus() {
-		if got, want := cellWidth(s), lipgloss.Width(s); got != want {
-			t.Errorf("cellWidth(%q) = %d, lipgloss.Width %d", s, got, want)
+		if got, want := Width(s), lipgloss.Width(s); got != want {
+			t.Errorf("Width(%q) = %d, lipgloss.Width %d", s, got, want)
 		}
 	}
 }
@@ -57,8 +57,8 @@ func FuzzCellWidth(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := cellWidth(s), lipgloss.Width(s); got != want {
-			t.Fatalf("cellWidth(%q) = %d, lipgloss.Width %d", s, got, want)
+		if got, want := Width(s), lipgloss.Width(s); got != want {
+			t.Fatalf("Width(%q) = %d, lipgloss.Width %d", s, got, want)
 		}
 	})
 }

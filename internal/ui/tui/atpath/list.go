@@ -1,4 +1,4 @@
-package tui
+package atpath
 
 import (
 	"errors"
@@ -17,67 +17,86 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// maxDirEntries bounds the entries read of one directory, so that a huge
+// MaxDirEntries bounds the entries read of one directory, so that a huge
 // tree never stalls completion: what is past it is not offered.
-const maxDirEntries = 2000
+const MaxDirEntries = 2000
 
 // maxIgnoreBytes bounds what is read of one .gitignore.
 const maxIgnoreBytes = 64 << 10
 
-// pathEntry is one name @path completion offers.
-type pathEntry struct {
-	name string
-	dir  bool
+// Entry is one name @path completion offers.
+type Entry struct {
+	Name string
+	Dir  bool // a directory, which completion descends into
 }
 
-// dirListing is what completion offers in one directory of the workspace.
-type dirListing struct {
-	entries []pathEntry // sorted by name
-	cut     bool        // the directory holds more than maxDirEntries entries
-	err     string      // why nothing is offered (outside the workspace…); "" if all is well
+// Listing is what completion offers in one directory of the workspace.
+type Listing struct {
+	Entries []Entry // sorted by name
+	Cut     bool    // the directory holds more than MaxDirEntries entries
+	Err     string  // why nothing is offered (outside the workspace…); "" if all is well
 }
 
-// dirListedMsg is one directory's listing, read by a tea.Cmd.
-type dirListedMsg struct {
-	dir     string
-	listing dirListing
+// ListedMsg is one directory's listing, read by a tea.Cmd.
+type ListedMsg struct {
+	Dir     string
+	Listing Listing
 }
 
-// pathCache holds the directories listed for @path completion, each read
+// Cache holds the directories listed for @path completion, each read
 // once (by a tea.Cmd, never in Update) until the next message is sent.
-type pathCache struct {
-	root string                 // the workspace; "" turns @path completion off
-	dirs map[string]*dirListing // by directory as typed ("" is the root); nil while it is read
+type Cache struct {
+	Root string              // the workspace; "" turns @path completion off
+	dirs map[string]*Listing // by directory as typed ("" is the root); nil while it is read
 }
 
-// listing is dir's listing if it was read; otherwise a command that reads
+// Listing is dir's listing if it was read; otherwise a command that reads
 // it, or nil if that command is already on its way.
-func (c *pathCache) listing(dir string) (*dirListing, tea.Cmd) {
+func (c *Cache) Listing(dir string) (*Listing, tea.Cmd) {
 	if l, ok := c.dirs[dir]; ok {
 		return l, nil
 	}
 	if c.dirs == nil {
-		c.dirs = map[string]*dirListing{}
+		c.dirs = map[string]*Listing{}
 	}
 	c.dirs[dir] = nil
-	root := c.root
-	return nil, func() tea.Msg { return dirListedMsg{dir: dir, listing: listDir(root, dir)} }
+	root := c.Root
+	return nil, func() tea.Msg { return ListedMsg{Dir: dir, Listing: List(root, dir)} }
 }
 
-// store keeps a listing that arrived; one asked for before a reset is dropped.
-func (c *pathCache) store(msg dirListedMsg) {
-	if l, ok := c.dirs[msg.dir]; ok && l == nil {
-		c.dirs[msg.dir] = &msg.listing
+// Read is dir's listing without asking for it: asked is false when
+// nobody asked for it yet, l nil while it is read.
+func (c *Cache) Read(dir string) (l *Listing, asked bool) {
+	l, asked = c.dirs[dir]
+	return l, asked
+}
+
+// Pending are the directories asked for and not read yet, sorted.
+func (c *Cache) Pending() []string {
+	var out []string
+	for dir, l := range c.dirs {
+		if l == nil {
+			out = append(out, dir)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Store keeps a listing that arrived; one asked for before a reset is dropped.
+func (c *Cache) Store(msg ListedMsg) {
+	if l, ok := c.dirs[msg.Dir]; ok && l == nil {
+		c.dirs[msg.Dir] = &msg.Listing
 	}
 }
 
-// reset forgets every listing: files change while agents work.
-func (c *pathCache) reset() { c.dirs = nil }
+// Reset forgets every listing: files change while agents work.
+func (c *Cache) Reset() { c.dirs = nil }
 
-// pathWord splits the @word before the cursor into its directory part, as
+// Word splits the @word before the cursor into its directory part, as
 // typed with its slash ("docs/"), and the start of a name ("RE"); ok is
 // false when the word is not an @path.
-func pathWord(word string) (dirPart, prefix string, ok bool) {
+func Word(word string) (dirPart, prefix string, ok bool) {
 	if !strings.HasPrefix(word, "@") {
 		return "", "", false
 	}
@@ -86,13 +105,13 @@ func pathWord(word string) (dirPart, prefix string, ok bool) {
 	return rest[:i+1], rest[i+1:], true
 }
 
-// dirKey is the cache's key of a typed directory part.
-func dirKey(dirPart string) string {
+// DirKey is the cache's key of a typed directory part.
+func DirKey(dirPart string) string {
 	if dirPart == "" {
 		return ""
 	}
 	if strings.HasPrefix(dirPart, "/") {
-		return path.Clean(dirPart) // absolute: listDir refuses it unless inside
+		return path.Clean(dirPart) // absolute: List refuses it unless inside
 	}
 	k := path.Clean(dirPart)
 	if k == "." {
@@ -101,83 +120,55 @@ func dirKey(dirPart string) string {
 	return k
 }
 
-// pathItems are the names in l that complete prefix: those that start
-// with it, or ignoring case when none does. Names starting with a dot are
-// offered only when the prefix starts with one.
-func pathItems(l *dirListing, dirPart, prefix string) []popItem {
-	var exact, folded []popItem
-	for _, e := range l.entries {
-		if strings.HasPrefix(e.name, ".") && !strings.HasPrefix(prefix, ".") {
-			continue
-		}
-		it := popItem{label: e.name, value: "@" + dirPart + e.name, final: !e.dir}
-		if e.dir {
-			it.label += "/"
-			it.value += "/"
-			it.desc = "directory"
-		}
-		switch {
-		case strings.HasPrefix(e.name, prefix):
-			exact = append(exact, it)
-		case strings.HasPrefix(strings.ToLower(e.name), strings.ToLower(prefix)):
-			folded = append(folded, it)
-		}
-	}
-	if len(exact) > 0 {
-		return exact
-	}
-	return folded
-}
-
-// listDir reads what completion offers in dir (slash-separated, relative
+// List reads what completion offers in dir (slash-separated, relative
 // to root, "" for the root): at most maxDirEntries entries, none of .git or
 // .agentteam, none that a .gitignore excludes, no link that leads out of
 // the workspace, nothing but directories and regular files.
-func listDir(root, dir string) dirListing {
+func List(root, dir string) Listing {
 	ws, err := workspace.Open(root)
 	if err != nil {
-		return dirListing{err: err.Error()}
+		return Listing{Err: err.Error()}
 	}
 	if dir == "" {
 		dir = "."
 	}
 	pl, err := ws.Place(dir)
 	if err != nil {
-		return dirListing{err: err.Error()}
+		return Listing{Err: err.Error()}
 	}
 	defer pl.Close()
 	rel, err := filepath.Rel(ws.Root, pl.Abs())
 	if err != nil {
-		return dirListing{err: err.Error()}
+		return Listing{Err: err.Error()}
 	}
 	rel = filepath.ToSlash(rel)
 	if rel == "." {
 		rel = ""
 	}
 	if hiddenPath(rel) {
-		return dirListing{}
+		return Listing{}
 	}
 	rules := loadIgnore(ws, rel)
 	if rel != "" {
 		parts := strings.Split(rel, "/")
 		for i := range parts {
 			if rules.ignored(strings.Join(parts[:i+1], "/"), true) {
-				return dirListing{} // git never looks inside an excluded directory
+				return Listing{} // git never looks inside an excluded directory
 			}
 		}
 	}
 	f, err := pl.OpenDir()
 	if err != nil {
-		return dirListing{err: "cannot read " + dir + ": " + errText(err)}
+		return Listing{Err: "cannot read " + dir + ": " + errText(err)}
 	}
 	defer f.Close()
-	des, err := f.ReadDir(maxDirEntries + 1)
+	des, err := f.ReadDir(MaxDirEntries + 1)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return dirListing{err: "cannot read " + dir + ": " + errText(err)}
+		return Listing{Err: "cannot read " + dir + ": " + errText(err)}
 	}
-	var l dirListing
-	if len(des) > maxDirEntries {
-		des, l.cut = des[:maxDirEntries], true
+	var l Listing
+	if len(des) > MaxDirEntries {
+		des, l.Cut = des[:MaxDirEntries], true
 	}
 	for _, de := range des {
 		name := de.Name()
@@ -202,9 +193,9 @@ func listDir(root, dir string) dirListing {
 		if rules.ignored(path.Join(rel, name), isDir) {
 			continue
 		}
-		l.entries = append(l.entries, pathEntry{name: name, dir: isDir})
+		l.Entries = append(l.Entries, Entry{Name: name, Dir: isDir})
 	}
-	sort.Slice(l.entries, func(i, j int) bool { return l.entries[i].name < l.entries[j].name })
+	sort.Slice(l.Entries, func(i, j int) bool { return l.Entries[i].Name < l.Entries[j].Name })
 	return l
 }
 

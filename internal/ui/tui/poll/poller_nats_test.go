@@ -1,4 +1,4 @@
-package tui
+package poll
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"github.com/agentteam/agentteam/team"
 )
 
-// The poller reads a team kept in JetStream as it reads the files: what is
+// The Poller reads a team kept in JetStream as it reads the files: what is
 // new in the inboxes (appended by another connection, as by another
 // process), the unread counts as the read position moves, the registry
 // when its version moves, and nothing when nothing changed.
@@ -44,12 +44,12 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 		return mb, reg
 	}
 	mb, reg := open()
-	p := newPoller(mb, reg, nil)
-	if f, s := split(p.poll()); f != nil || s == nil || len(s.config.Teammates) != 0 {
+	p := New(mb, reg, nil)
+	if f, s := split(p.Poll()); f != nil || s == nil || len(s.Config.Teammates) != 0 {
 		t.Fatalf("first look at an empty team: feed %v snapshot %+v", f, s)
 	}
-	if out := p.poll(); len(out) != 0 {
-		t.Fatalf("nothing changed but the poller sent %v", out)
+	if out := p.Poll(); len(out) != 0 {
+		t.Fatalf("nothing changed but the Poller sent %v", out)
 	}
 
 	other, otherReg := open()
@@ -62,15 +62,15 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	f, snap := split(p.poll())
-	if f == nil || len(f.msgs) != 1 || f.msgs[0].Content != "hello" {
+	f, snap := split(p.Poll())
+	if f == nil || len(f.Msgs) != 1 || f.Msgs[0].Content != "hello" {
 		t.Fatalf("feed %+v, want the message from the other connection", f)
 	}
-	if snap == nil || len(snap.config.Teammates) != 1 || snap.unread["alice"] != 1 {
+	if snap == nil || len(snap.Config.Teammates) != 1 || snap.Unread["alice"] != 1 {
 		t.Fatalf("snapshot %+v", snap)
 	}
-	if out := p.poll(); len(out) != 0 {
-		t.Fatalf("nothing changed but the poller sent %v", out)
+	if out := p.Poll(); len(out) != 0 {
+		t.Fatalf("nothing changed but the Poller sent %v", out)
 	}
 
 	b, err := other.ReadUnread("alice")
@@ -80,8 +80,8 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 	if err := other.Commit("alice", b); err != nil {
 		t.Fatal(err)
 	}
-	f, snap = split(p.poll())
-	if f != nil || snap == nil || snap.unread["alice"] != 0 {
+	f, snap = split(p.Poll())
+	if f != nil || snap == nil || snap.Unread["alice"] != 0 {
 		t.Fatalf("after alice read her inbox: feed %v snapshot %+v", f, snap)
 	}
 }

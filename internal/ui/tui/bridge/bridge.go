@@ -1,4 +1,4 @@
-package tui
+package bridge
 
 import (
 	"context"
@@ -15,25 +15,25 @@ import (
 // DebounceInterval is how long streamed text gathers before the screen shows it.
 const DebounceInterval = 30 * time.Millisecond
 
-// item is one engine fact for the UI, in the order it happened: an event, or
+// Item is one engine fact for the UI, in the order it happened: an event, or
 // a run of streamed text of one agent.
-type item struct {
-	event *team.Event
-	delta *deltaChunk
+type Item struct {
+	Event *team.Event
+	Delta *Chunk
 }
 
-// deltaChunk is streamed text gathered between two flushes.
-type deltaChunk struct {
-	agent     string
-	restart   bool // discard what was shown of the agent's current reply first
-	text      string
-	reasoning string // thinking, which a turn streams before its text
+// Chunk is streamed text gathered between two flushes.
+type Chunk struct {
+	Agent     string
+	Restart   bool // discard what was shown of the agent's current reply first
+	Text      string
+	Reasoning string // thinking, which a turn streams before its text
 }
 
-// batchMsg carries engine facts to Update, in order, plus the latest activity of each agent.
-type batchMsg struct {
-	items    []item
-	activity map[string]string
+// Batch carries engine facts to Update, in order, plus the latest activity of each agent.
+type Batch struct {
+	Items    []Item
+	Activity map[string]string
 }
 
 // Bridge takes engine events and streamed text from agent goroutines without
@@ -42,15 +42,15 @@ type batchMsg struct {
 // statuses and text are never dropped.
 type Bridge struct {
 	mu       sync.Mutex
-	items    []item
+	items    []Item
 	activity map[string]string
 	wake     chan struct{}
 	team     atomic.Pointer[team.Team]
 	onEvent  func(team.Event) // extra non-blocking observer (the inbox poller's poke)
 }
 
-// NewBridge returns an empty Bridge; run it with Run.
-func NewBridge() *Bridge {
+// New returns an empty Bridge; run it with Run.
+func New() *Bridge {
 	return &Bridge{activity: map[string]string{}, wake: make(chan struct{}, 1)}
 }
 
@@ -63,7 +63,7 @@ func (b *Bridge) Event(e team.Event) {
 		// What the agent did before this event is stale now.
 		delete(b.activity, e.Agent)
 		ev := e
-		b.items = append(b.items, item{event: &ev})
+		b.items = append(b.items, Item{Event: &ev})
 	}
 	obs := b.onEvent
 	b.mu.Unlock()
@@ -79,23 +79,23 @@ func (b *Bridge) Delta(d llm.Delta) {
 		return
 	}
 	b.mu.Lock()
-	var last *deltaChunk
-	if n := len(b.items); n > 0 && b.items[n-1].delta != nil && b.items[n-1].delta.agent == d.Agent {
-		last = b.items[n-1].delta
+	var last *Chunk
+	if n := len(b.items); n > 0 && b.items[n-1].Delta != nil && b.items[n-1].Delta.Agent == d.Agent {
+		last = b.items[n-1].Delta
 	} else {
-		last = &deltaChunk{agent: d.Agent}
-		b.items = append(b.items, item{delta: last})
+		last = &Chunk{Agent: d.Agent}
+		b.items = append(b.items, Item{Delta: last})
 	}
 	if d.Restart {
-		last.restart, last.text, last.reasoning = true, "", ""
+		last.Restart, last.Text, last.Reasoning = true, "", ""
 	}
-	if d.Reasoning != "" && last.text != "" {
+	if d.Reasoning != "" && last.Text != "" {
 		// Thinking after text is a new turn's: it starts a new chunk.
-		last = &deltaChunk{agent: d.Agent}
-		b.items = append(b.items, item{delta: last})
+		last = &Chunk{Agent: d.Agent}
+		b.items = append(b.items, Item{Delta: last})
 	}
-	last.text += d.Content
-	last.reasoning += d.Reasoning
+	last.Text += d.Content
+	last.Reasoning += d.Reasoning
 	b.mu.Unlock()
 	b.signal()
 }
@@ -114,7 +114,8 @@ func (b *Bridge) Retry(r llm.Retry) {
 // SetTeam lets Retry write to the team's event log.
 func (b *Bridge) SetTeam(t *team.Team) { b.team.Store(t) }
 
-func (b *Bridge) setObserver(fn func(team.Event)) {
+// SetObserver gives every event to fn too, without blocking the agent.
+func (b *Bridge) SetObserver(fn func(team.Event)) {
 	b.mu.Lock()
 	b.onEvent = fn
 	b.mu.Unlock()
@@ -127,14 +128,14 @@ func (b *Bridge) signal() {
 	}
 }
 
-// take empties the queue.
-func (b *Bridge) take() (batchMsg, bool) {
+// Take empties the queue.
+func (b *Bridge) Take() (Batch, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.items) == 0 && len(b.activity) == 0 {
-		return batchMsg{}, false
+		return Batch{}, false
 	}
-	m := batchMsg{items: b.items, activity: b.activity}
+	m := Batch{Items: b.items, Activity: b.activity}
 	b.items, b.activity = nil, map[string]string{}
 	return m, true
 }
@@ -158,7 +159,7 @@ func (b *Bridge) Run(ctx context.Context, send func(tea.Msg), debounce time.Dura
 			return
 		case <-timer.C:
 		}
-		if m, ok := b.take(); ok {
+		if m, ok := b.Take(); ok {
 			send(m)
 		}
 	}

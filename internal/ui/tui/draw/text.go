@@ -1,7 +1,10 @@
-package tui
+package draw
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
@@ -10,23 +13,23 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/mdrender"
 )
 
-// fit makes lines exactly h lines of at most w cells each: long lines are
+// Fit makes lines exactly h lines of at most w cells each: long lines are
 // cut, missing lines are blank, extra lines dropped from the end.
-func fit(lines []string, w, h int) []string {
+func Fit(lines []string, w, h int) []string {
 	out := make([]string, h)
 	for i := 0; i < h && i < len(lines); i++ {
-		out[i] = clipLine(lines[i], w)
+		out[i] = Clip(lines[i], w)
 	}
 	return out
 }
 
-// cellWidth is lipgloss.Width(s), the cells a styled line takes, without
+// Width is lipgloss.Width(s), the cells a styled line takes, without
 // segmenting ASCII into grapheme clusters: a printable ASCII byte before
 // another ASCII byte (or the end) is a cluster of one cell, and a CSI
 // sequence of parameters (the styles' SGR) takes none. The rest, a cluster at a time, is
 // measured as Lip Gloss does; anything unusual (other escapes, controls,
 // invalid UTF-8, several lines) goes to Lip Gloss whole.
-func cellWidth(s string) int {
+func Width(s string) int {
 	w := 0
 	for i := 0; i < len(s); {
 		b := s[i]
@@ -57,29 +60,29 @@ func cellWidth(s string) int {
 	return w
 }
 
-// clipLine cuts a styled line to w cells.
-func clipLine(s string, w int) string {
+// Clip cuts a styled line to w cells.
+func Clip(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	if cellWidth(s) <= w {
+	if Width(s) <= w {
 		return s
 	}
 	return ansi.Truncate(s, w, "…")
 }
 
-// padLine pads a styled line with spaces to exactly w cells (cutting it if longer).
-func padLine(s string, w int) string {
-	s = clipLine(s, w)
-	if n := w - cellWidth(s); n > 0 {
+// Pad pads a styled line with spaces to exactly w cells (cutting it if longer).
+func Pad(s string, w int) string {
+	s = Clip(s, w)
+	if n := w - Width(s); n > 0 {
 		s += strings.Repeat(" ", n)
 	}
 	return s
 }
 
-// wrapPlain wraps plain text to w cells, keeping the text's own line
+// Wrap wraps plain text to w cells, keeping the text's own line
 // breaks; control characters show as '?' (see mdrender.Sanitize).
-func wrapPlain(s string, w int) []string {
+func Wrap(s string, w int) []string {
 	if w < 1 {
 		w = 1
 	}
@@ -126,27 +129,70 @@ func hangColumn(para string, w int) int {
 	return col
 }
 
-// joinColumns puts two blocks of equal height side by side, the left padded to lw.
-func joinColumns(left, right []string, lw int, sep string) []string {
+// Columns puts two blocks of equal height side by side, the left padded to lw.
+func Columns(left, right []string, lw int, sep string) []string {
 	out := make([]string, len(left))
 	for i := range left {
 		r := ""
 		if i < len(right) {
 			r = right[i]
 		}
-		out[i] = padLine(left[i], lw) + sep + r
+		out[i] = Pad(left[i], lw) + sep + r
 	}
 	return out
 }
 
-// humanTokens writes a token count compactly: 950, 1.2k, 3.4M.
-func humanTokens(n int) string {
+// Tokens writes a token count compactly: 950, 1.2k, 3.4M.
+func Tokens(n int) string {
 	switch {
 	case n < 1000:
-		return itoa(n)
+		return strconv.Itoa(n)
 	case n < 1_000_000:
 		return trimZero(float64(n)/1000) + "k"
 	default:
 		return trimZero(float64(n)/1_000_000) + "M"
 	}
+}
+
+// Printable shows a model's control characters as '?': they could move
+// the cursor and hide what is really asked.
+func Printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || !unicode.IsControl(r) && r != 0x7f {
+			return r
+		}
+		return '?'
+	}, s)
+}
+
+type Renderer interface{ Render(...string) string }
+
+// Indent prefixes every line, styling it first when a style is given.
+func Indent(lines []string, pre string, style ...Renderer) []string {
+	for i, l := range lines {
+		if len(style) > 0 {
+			l = style[0].Render(l)
+		}
+		lines[i] = pre + l
+	}
+	return lines
+}
+
+// Plural is "1 word" or "n words".
+func Plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// Bytes is a size as people read it: 512 B, 64 KiB, 9.5 MiB.
+func Bytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return trimZero(float64(n)/(1<<10)) + " KiB"
+	}
+	return trimZero(float64(n)/(1<<20)) + " MiB"
 }

@@ -1,4 +1,4 @@
-package tui
+package poll
 
 import (
 	"context"
@@ -15,35 +15,35 @@ import (
 	"github.com/agentteam/agentteam/team"
 )
 
-// PollInterval is how often the poller looks at the inbox and registry files,
+// Interval is how often the Poller looks at the inbox and registry files,
 // so that changes made by other processes (agentteam send) show up.
-const PollInterval = 250 * time.Millisecond
+const Interval = 250 * time.Millisecond
 
-// maxFeed bounds the messages feed kept in memory.
-const maxFeed = 500
+// MaxFeed bounds the messages feed kept in memory.
+const MaxFeed = 500
 
-// snapshotMsg is the registry and the inboxes' counts as they are on disk.
-type snapshotMsg struct {
-	config     team.Config
-	unread     map[string]int
-	leadTokens int
+// Snapshot is the registry and the inboxes' counts as they are on disk.
+type Snapshot struct {
+	Config     team.Config
+	Unread     map[string]int // each inbox's unread messages
+	LeadTokens int
 }
 
-// mcpMsg is the MCP servers' states, sent when one changed.
-type mcpMsg struct {
-	servers []mcp.Status
+// MCP is the MCP servers' states, sent when one changed.
+type MCP struct {
+	Servers []mcp.Status
 }
 
-// feedMsg is inbox messages not shown before, oldest first.
-type feedMsg struct {
-	msgs []inbox.Message
+// Feed is inbox messages not shown before, oldest first.
+type Feed struct {
+	Msgs []inbox.Message
 }
 
-// poller reads the inboxes and the registry on a goroutine, never in
+// Poller reads the inboxes and the registry on a goroutine, never in
 // Update: it looks at each inbox's mark (a file's stat, a stream's last
 // sequence and read position) and rereads only those that changed.
-type poller struct {
-	store pollInboxes
+type Poller struct {
+	store Inboxes
 	// mark is what tells an inbox changed without reading it; regSig the
 	// registry file's, nil when the registry is not a file (it is then read
 	// at every poll and counts as changed when its version moves).
@@ -66,19 +66,19 @@ type poller struct {
 	started bool
 }
 
-// pollInboxes is the inboxes as the poller and /inbox read them, on any
+// Inboxes is the inboxes as the Poller and /inbox read them, on any
 // store (team.Mailbox), each with a mark that tells cheaply whether it
 // changed.
-type pollInboxes interface {
+type Inboxes interface {
 	Names() ([]string, error)
 	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
 	Stats(name string) (inbox.Stats, error)
 	Mark(name string) (inbox.Mark, error)
 }
 
-// newTeamPoller polls tm's inboxes and registry, whichever store holds them.
-func newTeamPoller(tm *team.Team, leadTokens func() int) *poller {
-	p := newPoller(tm.Mailbox(), tm.Registry(), leadTokens)
+// ForTeam polls tm's inboxes and registry, whichever store holds them.
+func ForTeam(tm *team.Team, leadTokens func() int) *Poller {
+	p := New(tm.Mailbox(), tm.Registry(), leadTokens)
 	p.mcp = tm.MCPStatus
 	return p
 }
@@ -88,10 +88,10 @@ type fileSig struct {
 	mod  time.Time
 }
 
-// newPoller polls store's inboxes through their marks, and reg whatever
+// New polls store's inboxes through their marks, and reg whatever
 // keeps it; a nil store polls the registry alone.
-func newPoller(store pollInboxes, reg *team.Registry, leadTokens func() int) *poller {
-	p := &poller{reg: reg, leadTokens: leadTokens, wake: make(chan struct{}, 1),
+func New(store Inboxes, reg *team.Registry, leadTokens func() int) *Poller {
+	p := &Poller{reg: reg, leadTokens: leadTokens, wake: make(chan struct{}, 1),
 		seen: map[string]int{}, sigs: map[string]any{}, unread: map[string]int{}}
 	if store != nil {
 		p.store = store
@@ -109,20 +109,20 @@ func newPoller(store pollInboxes, reg *team.Registry, leadTokens func() int) *po
 	return p
 }
 
-// poke asks for a look now (a message or status event happened); never blocks.
-func (p *poller) poke() {
+// Poke asks for a look now (a message or status event happened); never blocks.
+func (p *Poller) Poke() {
 	select {
 	case p.wake <- struct{}{}:
 	default:
 	}
 }
 
-// run polls until ctx ends, sending what changed.
-func (p *poller) run(ctx context.Context, send func(tea.Msg), every time.Duration) {
+// Run polls until ctx ends, sending what changed.
+func (p *Poller) Run(ctx context.Context, send func(tea.Msg), every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		for _, m := range p.poll() {
+		for _, m := range p.Poll() {
 			send(m)
 		}
 		select {
@@ -134,8 +134,8 @@ func (p *poller) run(ctx context.Context, send func(tea.Msg), every time.Duratio
 	}
 }
 
-// poll looks once and returns the messages for the UI (none if nothing changed).
-func (p *poller) poll() []tea.Msg {
+// Poll looks once and returns the messages for the UI (none if nothing changed).
+func (p *Poller) Poll() []tea.Msg {
 	var out []tea.Msg
 	changed := !p.started
 	p.started = true
@@ -184,16 +184,16 @@ func (p *poller) poll() []tea.Msg {
 		if servers := p.mcp(); len(servers) > 0 {
 			if seen := fmt.Sprint(servers); seen != p.mcpSeen {
 				p.mcpSeen = seen
-				out = append(out, mcpMsg{servers: servers})
+				out = append(out, MCP{Servers: servers})
 			}
 		}
 	}
 	if len(fresh) > 0 {
 		sort.SliceStable(fresh, func(i, j int) bool { return feedBefore(fresh[i], fresh[j]) })
-		if len(fresh) > maxFeed {
-			fresh = fresh[len(fresh)-maxFeed:]
+		if len(fresh) > MaxFeed {
+			fresh = fresh[len(fresh)-MaxFeed:]
 		}
-		out = append(out, feedMsg{msgs: fresh})
+		out = append(out, Feed{Msgs: fresh})
 	}
 	if changed {
 		unread := make(map[string]int, len(p.unread))
@@ -202,7 +202,7 @@ func (p *poller) poll() []tea.Msg {
 		}
 		c := p.config
 		c.Teammates = append([]team.Member(nil), c.Teammates...)
-		out = append(out, snapshotMsg{config: c, unread: unread, leadTokens: p.tokens})
+		out = append(out, Snapshot{Config: c, Unread: unread, LeadTokens: p.tokens})
 	}
 	return out
 }

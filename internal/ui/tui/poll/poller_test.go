@@ -1,4 +1,4 @@
-package tui
+package poll
 
 import (
 	"path/filepath"
@@ -11,14 +11,14 @@ import (
 	"github.com/agentteam/agentteam/team"
 )
 
-func split(msgs []tea.Msg) (*feedMsg, *snapshotMsg) {
-	var f *feedMsg
-	var s *snapshotMsg
+func split(msgs []tea.Msg) (*Feed, *Snapshot) {
+	var f *Feed
+	var s *Snapshot
 	for _, m := range msgs {
 		switch m := m.(type) {
-		case feedMsg:
+		case Feed:
 			f = &m
-		case snapshotMsg:
+		case Snapshot:
 			s = &m
 		}
 	}
@@ -29,14 +29,14 @@ func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
 	dir := t.TempDir()
 	store := inbox.NewStore(filepath.Join(dir, "inbox"))
 	reg := team.NewRegistry(filepath.Join(dir, "team", "config.json"), "")
-	p := newPoller(store, reg, func() int { return 42 })
+	p := New(store, reg, func() int { return 42 })
 
-	f, s := split(p.poll())
-	if f != nil || s == nil || len(s.config.Teammates) != 0 || s.leadTokens != 42 {
+	f, s := split(p.Poll())
+	if f != nil || s == nil || len(s.Config.Teammates) != 0 || s.LeadTokens != 42 {
 		t.Fatalf("first look at an empty team: feed %v snapshot %+v", f, s)
 	}
-	if out := p.poll(); len(out) != 0 {
-		t.Fatalf("nothing changed but the poller sent %v", out)
+	if out := p.Poll(); len(out) != 0 {
+		t.Fatalf("nothing changed but the Poller sent %v", out)
 	}
 
 	base := time.Now().UTC()
@@ -48,22 +48,22 @@ func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	f, s = split(p.poll())
-	if f == nil || len(f.msgs) != 2 || f.msgs[0].Content != "first" || f.msgs[1].Content != "second" {
+	f, s = split(p.Poll())
+	if f == nil || len(f.Msgs) != 2 || f.Msgs[0].Content != "first" || f.Msgs[1].Content != "second" {
 		t.Fatalf("feed %+v, want first then second by time", f)
 	}
-	if s == nil || len(s.config.Teammates) != 1 || s.unread["alice"] != 1 || s.unread["lead"] != 1 {
+	if s == nil || len(s.Config.Teammates) != 1 || s.Unread["alice"] != 1 || s.Unread["lead"] != 1 {
 		t.Fatalf("snapshot %+v", s)
 	}
 
 	// A message from another process (another Store on the same directory).
 	other := inbox.NewStore(filepath.Join(dir, "inbox"))
 	mustAppend(t, other, "alice", inbox.Message{Type: "message", From: "user", Content: "third"})
-	f, s = split(p.poll())
-	if f == nil || len(f.msgs) != 1 || f.msgs[0].Content != "third" {
+	f, s = split(p.Poll())
+	if f == nil || len(f.Msgs) != 1 || f.Msgs[0].Content != "third" {
 		t.Fatalf("feed %+v, want only the new message", f)
 	}
-	if s == nil || s.unread["alice"] != 2 {
+	if s == nil || s.Unread["alice"] != 2 {
 		t.Fatalf("alice's unread count is not updated: %+v", s)
 	}
 
@@ -75,8 +75,8 @@ func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
 	if err := store.Commit("alice", batch); err != nil {
 		t.Fatal(err)
 	}
-	_, s = split(p.poll())
-	if s == nil || s.unread["alice"] != 0 {
+	_, s = split(p.Poll())
+	if s == nil || s.Unread["alice"] != 0 {
 		t.Fatalf("after alice read her inbox: %+v", s)
 	}
 }
@@ -99,9 +99,9 @@ func TestFeedPutsARequestBeforeItsAnswer(t *testing.T) {
 	at := time.Now().UTC().Truncate(time.Millisecond)
 	mustAppend(t, store, "zed", inbox.Message{Type: "shutdown_request", From: "lead", Content: "please stop", CorrelationID: "shutdown-1", Timestamp: at})
 	mustAppend(t, store, "lead", inbox.Message{Type: "shutdown_response", From: "zed", Content: "stopping", CorrelationID: "shutdown-1", Timestamp: at})
-	p := newPoller(store, reg, nil)
-	f, _ := split(p.poll())
-	if f == nil || len(f.msgs) != 2 || f.msgs[0].Type != "shutdown_request" {
+	p := New(store, reg, nil)
+	f, _ := split(p.Poll())
+	if f == nil || len(f.Msgs) != 2 || f.Msgs[0].Type != "shutdown_request" {
 		t.Fatalf("feed %+v, want the request before its answer", f)
 	}
 }

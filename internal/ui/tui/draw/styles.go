@@ -1,4 +1,4 @@
-package tui
+package draw
 
 import (
 	"strconv"
@@ -9,33 +9,33 @@ import (
 	"github.com/agentteam/agentteam/team"
 )
 
-// styles of the whole screen, built once.
-type styles struct {
-	header, dim, user, who, tool, ok, bad, note, errText, focus, status, help, key, plan style
-	// thinking is a reply's reasoning: dimmed and italic, apart from the reply.
-	thinking    style
-	statusColor map[team.Status]style
+// Styles of the whole screen, built once.
+type Styles struct {
+	Header, Dim, User, Who, Tool, OK, Bad, Note, ErrText, Focus, Status, Help, Key, Plan Style
+	// Thinking is a reply's reasoning: dimmed and italic, apart from the reply.
+	Thinking    Style
+	statusColor map[team.Status]Style
 }
 
-// style is a Lip Gloss style of text attributes and a colour, no layout,
+// Style is a Lip Gloss style of text attributes and a colour, no layout,
 // with the sequences that open and close it: a frame renders a few
 // thousand spans, and Lip Gloss v2 works out each one's sequences again
 // (v1 skipped them all under the tests' colourless profile). A span of one
 // line is wrapped in them; anything else goes to Lip Gloss.
-type style struct {
+type Style struct {
 	ls          lipgloss.Style
 	open, close string
 }
 
-func newStyle(ls lipgloss.Style) style {
+func newStyle(ls lipgloss.Style) Style {
 	const mark = "x" // no SGR sequence holds an x
 	out := ls.Render(mark)
 	i := strings.Index(out, mark)
-	return style{ls: ls, open: out[:i], close: out[i+len(mark):]}
+	return Style{ls: ls, open: out[:i], close: out[i+len(mark):]}
 }
 
 // Render is ls.Render(strs...), the same bytes.
-func (s style) Render(strs ...string) string {
+func (s Style) Render(strs ...string) string {
 	if len(strs) == 1 && !strings.ContainsAny(strs[0], "\n\r\t") {
 		return s.open + strs[0] + s.close
 	}
@@ -44,25 +44,26 @@ func (s style) Render(strs ...string) string {
 
 func fg(c string) lipgloss.Style { return lipgloss.NewStyle().Foreground(lipgloss.Color(c)) }
 
-func newStyles() styles {
-	s := styles{
-		header:  newStyle(fg("12").Bold(true)),
-		dim:     newStyle(fg("8")),
-		user:    newStyle(fg("13").Bold(true)),
-		who:     newStyle(fg("14").Bold(true)),
-		tool:    newStyle(fg("11")),
-		ok:      newStyle(fg("10")),
-		bad:     newStyle(fg("9")),
-		note:    newStyle(fg("7").Italic(true)),
-		errText: newStyle(fg("9").Bold(true)),
-		focus:   newStyle(lipgloss.NewStyle().Reverse(true)),
-		status:  newStyle(fg("7")),
-		help:    newStyle(fg("8")),
-		key:     newStyle(fg("7").Bold(true)),
-		plan:    newStyle(fg("11").Bold(true)),
+// NewStyles are the screen's styles.
+func NewStyles() Styles {
+	s := Styles{
+		Header:  newStyle(fg("12").Bold(true)),
+		Dim:     newStyle(fg("8")),
+		User:    newStyle(fg("13").Bold(true)),
+		Who:     newStyle(fg("14").Bold(true)),
+		Tool:    newStyle(fg("11")),
+		OK:      newStyle(fg("10")),
+		Bad:     newStyle(fg("9")),
+		Note:    newStyle(fg("7").Italic(true)),
+		ErrText: newStyle(fg("9").Bold(true)),
+		Focus:   newStyle(lipgloss.NewStyle().Reverse(true)),
+		Status:  newStyle(fg("7")),
+		Help:    newStyle(fg("8")),
+		Key:     newStyle(fg("7").Bold(true)),
+		Plan:    newStyle(fg("11").Bold(true)),
 	}
-	s.thinking = newStyle(fg("8").Faint(true).Italic(true))
-	s.statusColor = map[team.Status]style{
+	s.Thinking = newStyle(fg("8").Faint(true).Italic(true))
+	s.statusColor = map[team.Status]Style{
 		team.StatusQueued:   newStyle(fg("11")),
 		team.StatusWorking:  newStyle(fg("10").Bold(true)),
 		team.StatusIdle:     newStyle(fg("12")),
@@ -81,22 +82,23 @@ var statusSymbols = map[team.Status]string{
 	team.StatusFailed:   "✗",
 }
 
-func statusSymbol(status team.Status) string {
+// StatusSymbol is a status's symbol, "?" for one not known.
+func StatusSymbol(status team.Status) string {
 	if s, ok := statusSymbols[status]; ok {
 		return s
 	}
 	return "?"
 }
 
-func (s styles) statusStyle(status team.Status) style {
+// StatusStyle is a status's colour, dim for one not known.
+func (s Styles) StatusStyle(status team.Status) Style {
 	if st, ok := s.statusColor[status]; ok {
 		return st
 	}
-	return s.dim
+	return s.Dim
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
+// trimZero writes f with one decimal, none when it is .0.
 func trimZero(f float64) string {
 	s := strconv.FormatFloat(f, 'f', 1, 64)
 	if len(s) > 2 && s[len(s)-2:] == ".0" {

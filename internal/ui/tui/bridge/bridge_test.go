@@ -1,4 +1,4 @@
-package tui
+package bridge
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 )
 
 func TestBridgeKeepsOrderAndCoalescesOnlyActivity(t *testing.T) {
-	b := NewBridge()
+	b := New()
 	b.Delta(llm.Delta{Agent: "lead", Content: "a"})
 	b.Event(team.Event{Agent: "alice", Payload: team.Activity{}})
 	b.Delta(llm.Delta{Agent: "lead", Content: "b"})
@@ -27,35 +27,35 @@ func TestBridgeKeepsOrderAndCoalescesOnlyActivity(t *testing.T) {
 	b.Delta(llm.Delta{Agent: "lead", Content: "c"})
 	b.Event(team.Event{Agent: "bob", Payload: team.StatusChanged{Status: team.StatusIdle}})
 
-	m, ok := b.take()
+	m, ok := b.Take()
 	if !ok {
 		t.Fatal("nothing taken")
 	}
-	if len(m.items) != 4 {
-		t.Fatalf("%d items, want 4 (text, tool call, text, status)", len(m.items))
+	if len(m.Items) != 4 {
+		t.Fatalf("%d items, want 4 (text, tool call, text, status)", len(m.Items))
 	}
-	if d := m.items[0].delta; d == nil || d.text != "ab" || d.restart {
-		t.Fatalf("first item %+v, want the text ab", m.items[0])
+	if d := m.Items[0].Delta; d == nil || d.Text != "ab" || d.Restart {
+		t.Fatalf("first Item %+v, want the text ab", m.Items[0])
 	}
-	if e := m.items[1].event; e == nil || e.Kind() != team.EventToolCall {
-		t.Fatalf("second item %+v, want the tool call", m.items[1])
+	if e := m.Items[1].Event; e == nil || e.Kind() != team.EventToolCall {
+		t.Fatalf("second Item %+v, want the tool call", m.Items[1])
 	}
-	if d := m.items[2].delta; d == nil || d.text != "c" || !d.restart {
-		t.Fatalf("third item %+v, want a restart then c", m.items[2].delta)
+	if d := m.Items[2].Delta; d == nil || d.Text != "c" || !d.Restart {
+		t.Fatalf("third Item %+v, want a restart then c", m.Items[2].Delta)
 	}
-	if got := m.activity["alice"]; got != "running bash" {
+	if got := m.Activity["alice"]; got != "running bash" {
 		t.Fatalf("alice's activity %q, want the latest", got)
 	}
-	if _, ok := m.activity["bob"]; ok {
+	if _, ok := m.Activity["bob"]; ok {
 		t.Fatal("bob's activity from before his status change was kept")
 	}
-	if _, ok := b.take(); ok {
+	if _, ok := b.Take(); ok {
 		t.Fatal("take did not empty the queue")
 	}
 }
 
 func TestBridgeNeverBlocksAgentsNorDropsEvents(t *testing.T) {
-	b := NewBridge() // nobody runs it: a blocking subscriber would hang here
+	b := New() // nobody runs it: a blocking subscriber would hang here
 	var wg sync.WaitGroup
 	const agents, each = 8, 500
 	for a := 0; a < agents; a++ {
@@ -71,19 +71,19 @@ func TestBridgeNeverBlocksAgentsNorDropsEvents(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	m, _ := b.take()
+	m, _ := b.Take()
 	msgs, text := 0, 0
 	next := map[string]int{}
-	for _, it := range m.items {
-		if it.event != nil {
+	for _, it := range m.Items {
+		if it.Event != nil {
 			msgs++
-			msg := it.event.Payload.(team.MessageDelivered)
+			msg := it.Event.Payload.(team.MessageDelivered)
 			if want := fmt.Sprint(next[msg.From]); msg.Content != want {
 				t.Fatalf("%s's message %s arrived where %s was due", msg.From, msg.Content, want)
 			}
 			next[msg.From]++
 		} else {
-			text += len(it.delta.text)
+			text += len(it.Delta.Text)
 		}
 	}
 	if msgs != agents*each || text != agents*each {
@@ -92,7 +92,7 @@ func TestBridgeNeverBlocksAgentsNorDropsEvents(t *testing.T) {
 }
 
 func TestBridgeRunDebouncesAndEnds(t *testing.T) {
-	b := NewBridge()
+	b := New()
 	ctx, cancel := context.WithCancel(context.Background())
 	got := make(chan tea.Msg, 100)
 	done := make(chan struct{})
@@ -106,11 +106,11 @@ func TestBridgeRunDebouncesAndEnds(t *testing.T) {
 	b.Event(team.Event{Agent: "lead", Payload: team.Answer{Text: "one two three"}})
 	text, answered := "", false
 	for !answered {
-		m := (<-got).(batchMsg)
-		for _, it := range m.items {
-			if it.delta != nil {
-				text += it.delta.text
-			} else if it.event.Kind() == team.EventAnswer {
+		m := (<-got).(Batch)
+		for _, it := range m.Items {
+			if it.Delta != nil {
+				text += it.Delta.Text
+			} else if it.Event.Kind() == team.EventAnswer {
 				answered = true
 			}
 		}
@@ -123,10 +123,30 @@ func TestBridgeRunDebouncesAndEnds(t *testing.T) {
 }
 
 func TestBridgeRetryBeforeTheTeamOpens(t *testing.T) {
-	b := NewBridge()
+	b := New()
 	b.Retry(llm.Retry{Agent: "lead", Attempt: 1, Wait: 4 * time.Second, Cause: llm.RetryRateLimit, Status: 429, Err: errors.New("HTTP 429 Too Many Requests")})
-	m, _ := b.take()
-	if len(m.items) != 1 || m.items[0].event.Payload.(team.Retry).Words() != "rate limited, retrying in 4 s" {
-		t.Fatalf("retry became %+v", m.items)
+	m, _ := b.Take()
+	if len(m.Items) != 1 || m.Items[0].Event.Payload.(team.Retry).Words() != "rate limited, retrying in 4 s" {
+		t.Fatalf("retry became %+v", m.Items)
+	}
+}
+
+// TestBridgeCarriesReasoning: thinking alone is not dropped, and thinking
+// after text starts a new run (the next turn's).
+func TestBridgeCarriesReasoning(t *testing.T) {
+	b := New()
+	b.Delta(llm.Delta{Agent: "lead", Reasoning: "think "})
+	b.Delta(llm.Delta{Agent: "lead", Reasoning: "more"})
+	b.Delta(llm.Delta{Agent: "lead", Content: "text"})
+	b.Delta(llm.Delta{Agent: "lead", Reasoning: "next turn"})
+	m, ok := b.Take()
+	if !ok || len(m.Items) != 2 {
+		t.Fatalf("items %+v, want two runs", m.Items)
+	}
+	if d := m.Items[0].Delta; d.Reasoning != "think more" || d.Text != "text" {
+		t.Errorf("first run %+v", d)
+	}
+	if d := m.Items[1].Delta; d.Reasoning != "next turn" || d.Text != "" {
+		t.Errorf("second run %+v", d)
 	}
 }
