@@ -7,6 +7,8 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -39,7 +41,7 @@ func (tt *teamTasks) offer(ctx context.Context) {
 	var idle []cand
 	tt.t.roster.mu.Lock()
 	for _, m := range tt.t.roster.members {
-		if m.status == StatusIdle {
+		if m.status == registry.StatusIdle {
 			idle = append(idle, cand{m.name, m.role})
 		}
 	}
@@ -66,23 +68,23 @@ func (tt *teamTasks) assign(ctx context.Context, name, role string, roles []stri
 	}
 	task, ok, err := tt.board.ClaimNext(ctx, name, role, roles)
 	if err != nil {
-		tt.t.events.Emit(Event{Agent: name, Payload: failure(ClassBoard, "auto-claim: ", err)})
+		tt.t.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassBoard, "auto-claim: ", err)})
 		return
 	}
 	if !ok {
 		return
 	}
-	tt.emit(name, TaskChanged{Change: TaskChangeAutoClaimed}, task)
+	tt.emit(name, event.TaskChanged{Change: event.TaskChangeAutoClaimed}, task)
 	content := fmt.Sprintf("You have been assigned task %s: %s\n%s\nWhen it is done, call task_update with id %s, status completed and a note on the result.",
 		task.ID, task.Subject, task.Description, task.ID)
 	m, err := tt.t.store.Append(name, inbox.Message{Type: TypeTaskAssigned, From: workspace.LeadName, To: name, Content: content, TaskID: task.ID})
 	if err != nil {
 		// Untold, the teammate would hold the task forever: give it back.
 		_, _, _ = tt.board.Update(ctx, task.ID, workspace.LeadName, board.TaskPending, "could not tell "+name+": "+err.Error())
-		tt.t.events.Emit(Event{Agent: name, Payload: failure(ClassInbox, "auto-claim: tell "+name+": ", err)})
+		tt.t.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassInbox, "auto-claim: tell "+name+": ", err)})
 		return
 	}
-	tt.t.events.Emit(Event{Payload: Delivered(m)})
+	tt.t.events.Emit(event.Event{Payload: event.Delivered(m)})
 	tt.t.notifyChanged()
 }
 

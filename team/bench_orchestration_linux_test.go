@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -191,7 +192,7 @@ func checkOrchestration(b *testing.B, tm *Team, final string) {
 		b.Fatalf("%d teammates registered, want %d", len(cfg.Teammates), orchTeammates)
 	}
 	for _, m := range cfg.Teammates {
-		if m.Status != StatusShutdown || m.Turns != 3 || m.Cycles != 1 {
+		if m.Status != registry.StatusShutdown || m.Turns != 3 || m.Cycles != 1 {
 			b.Fatalf("%s: status %s, %d turns in %d cycles", m.Name, m.Status, m.Turns, m.Cycles)
 		}
 	}

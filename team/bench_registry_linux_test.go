@@ -9,20 +9,21 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/store/statefile"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // The registry is rewritten on every status change; these isolate that
 // cost at the orchestration benchmark's size, CPU and wall apart (an fsync
 // waits without burning CPU).
 
-func seedRegistry200(b *testing.B) *Registry {
+func seedRegistry200(b *testing.B) *registry.Registry {
 	b.Helper()
-	reg := NewRegistry(filepath.Join(b.TempDir(), "config.json"), "")
+	reg := registry.NewRegistry(filepath.Join(b.TempDir(), "config.json"), "")
 	now := time.Now().UTC()
-	_, err := reg.Update(func(c *Config) error {
+	_, err := reg.Update(func(c *registry.Config) error {
 		for i := range orchTeammates {
-			c.Teammates = append(c.Teammates, Member{Name: fmt.Sprintf("w%03d", i), Role: "worker",
-				Status: StatusIdle, CreatedAt: now.Add(time.Duration(i)), UpdatedAt: now, PID: os.Getpid()})
+			c.Teammates = append(c.Teammates, registry.Member{Name: fmt.Sprintf("w%03d", i), Role: "worker",
+				Status: registry.StatusIdle, CreatedAt: now.Add(time.Duration(i)), UpdatedAt: now, PID: os.Getpid()})
 		}
 		return nil
 	})
@@ -40,7 +41,7 @@ func reportCPU(b *testing.B, cpu0 time.Duration) {
 // BenchmarkRegistrySetStatus200: one status change with 200 members registered.
 func BenchmarkRegistrySetStatus200(b *testing.B) {
 	reg := seedRegistry200(b)
-	statuses := []Status{StatusQueued, StatusWorking, StatusIdle}
+	statuses := []registry.Status{registry.StatusQueued, registry.StatusWorking, registry.StatusIdle}
 	b.ReportAllocs()
 	cpu0 := cpuTime(b)
 	b.ResetTimer()

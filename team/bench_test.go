@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -53,17 +55,17 @@ func benchTeamWake(b *testing.B, otherStore bool) {
 	idle := make(chan struct{}, 1)
 	var mu sync.Mutex
 	var workingAt time.Time // when alice's "working" status event was written
-	onEvent := func(e Event) {
-		st, ok := e.Payload.(StatusChanged)
+	onEvent := func(e event.Event) {
+		st, ok := e.Payload.(event.StatusChanged)
 		if !ok || e.Agent != "alice" {
 			return
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		switch st.Status {
-		case StatusWorking:
+		case registry.StatusWorking:
 			workingAt = time.Now()
-		case StatusIdle:
+		case registry.StatusIdle:
 			select {
 			case idle <- struct{}{}:
 			default:

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -120,7 +121,7 @@ func (c *Chat) run(ctx context.Context) {
 	defer close(c.done)
 	defer func() {
 		if r := recover(); r != nil {
-			c.t.events.Emit(Event{Agent: workspace.LeadName, Payload: Failure{Class: ClassInternal,
+			c.t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Failure{Class: event.ClassInternal,
 				Text: fmt.Sprintf("internal error: %v (please report this); the lead stopped", r)}})
 		}
 	}()
@@ -169,15 +170,15 @@ func (c *Chat) cycle(ctx context.Context) {
 		case errors.Is(err, loop.ErrNothingToDo):
 			return
 		case interrupted:
-			c.t.events.Emit(Event{Agent: workspace.LeadName, Payload: Answer{Interrupted: true, Tokens: c.t.lead.Usage().TotalTokens}})
+			c.t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Answer{Interrupted: true, Tokens: c.t.lead.Usage().TotalTokens}})
 			return
 		case err != nil && !errors.Is(err, loop.ErrTurnLimit):
 			if ctx.Err() == nil && !loop.Told(err) { // the loop's own error event already said it
-				c.t.events.Emit(Event{Agent: workspace.LeadName, Payload: failure(cycleErrorClass(err), "", err)})
+				c.t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: failure(cycleErrorClass(err), "", err)})
 			}
 			return
 		}
-		c.t.events.Emit(Event{Agent: workspace.LeadName, Payload: Answer{Text: cyc.Final, Tokens: c.t.lead.Usage().TotalTokens}})
+		c.t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Answer{Text: cyc.Final, Tokens: c.t.lead.Usage().TotalTokens}})
 		// Reports that arrived during the cycle wake the lead again only with auto on.
 		if !c.auto.Load() {
 			return

@@ -9,24 +9,25 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // chatTeam opens a team whose answers and errors arrive on a channel.
-func chatTeam(t *testing.T, srv *fakellm.Server) (*Team, <-chan Event) {
+func chatTeam(t *testing.T, srv *fakellm.Server) (*Team, <-chan event.Event) {
 	tm, events, _ := chatTeamActivity(t, srv)
 	return tm, events
 }
 
 // chatTeamActivity also reports what the agents do (EventActivity details).
-func chatTeamActivity(t *testing.T, srv *fakellm.Server) (*Team, <-chan Event, <-chan string) {
+func chatTeamActivity(t *testing.T, srv *fakellm.Server) (*Team, <-chan event.Event, <-chan string) {
 	t.Helper()
-	events := make(chan Event, 256)
+	events := make(chan event.Event, 256)
 	activity := make(chan string, 1024)
-	tm := newTestTeam(t, srv, Options{MaxWorkers: 2, MaxQueue: 10, OnEvent: func(e Event) {
+	tm := newTestTeam(t, srv, Options{MaxWorkers: 2, MaxQueue: 10, OnEvent: func(e event.Event) {
 		switch p := e.Payload.(type) {
-		case Answer, Failure:
+		case event.Answer, event.Failure:
 			events <- e
-		case Activity:
+		case event.Activity:
 			select {
 			case activity <- e.Agent + ": " + p.Words():
 			default:
@@ -37,31 +38,31 @@ func chatTeamActivity(t *testing.T, srv *fakellm.Server) (*Team, <-chan Event, <
 }
 
 // said is what an answer or error says, as the flat event's Detail did.
-func said(e Event) string {
+func said(e event.Event) string {
 	switch p := e.Payload.(type) {
-	case Answer:
+	case event.Answer:
 		if p.Interrupted {
 			return "(interrupted)" // the flat event's detail of an interrupted answer
 		}
 		return p.Text
-	case Failure:
+	case event.Failure:
 		return p.Text
 	}
 	return ""
 }
 
 // isError is the flat event's IsError of an answer or error.
-func isError(e Event) bool {
+func isError(e event.Event) bool {
 	switch p := e.Payload.(type) {
-	case Answer:
+	case event.Answer:
 		return p.Interrupted
-	case Failure:
+	case event.Failure:
 		return true
 	}
 	return false
 }
 
-func nextAnswer(t *testing.T, events <-chan Event) Event {
+func nextAnswer(t *testing.T, events <-chan event.Event) event.Event {
 	t.Helper()
 	select {
 	case e := <-events:
@@ -69,7 +70,7 @@ func nextAnswer(t *testing.T, events <-chan Event) Event {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no answer from the lead")
 	}
-	return Event{}
+	return event.Event{}
 }
 
 func TestChatAnswersAndWakesOnReports(t *testing.T) {

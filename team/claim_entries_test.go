@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/registry"
 )
 
 // countingEntries is a process's entries that count what it asks of the
 // server: freshness round trips, and each write's keys and size.
 type countingEntries struct {
-	RegistryEntries
+	registry.RegistryEntries
 	syncs atomic.Int64
 	mu    sync.Mutex
 	puts  [][]string
@@ -47,7 +48,7 @@ func (c *countingEntries) reset() {
 
 // countedRegistry is the registry of teamName on url as a process opens
 // it, with its entries counted.
-func countedRegistry(t *testing.T, url, teamName string) (*Registry, *countingEntries) {
+func countedRegistry(t *testing.T, url, teamName string) (*registry.Registry, *countingEntries) {
 	t.Helper()
 	e, err := natsstore.OpenEntries(context.Background(), natsConn(t, url), teamName, "registry", DecodeRegistryEntry)
 	if err != nil {
@@ -55,7 +56,7 @@ func countedRegistry(t *testing.T, url, teamName string) (*Registry, *countingEn
 	}
 	t.Cleanup(e.Close)
 	c := &countingEntries{RegistryEntries: e}
-	r, err := NewRegistryOnEntries(c, teamName, nil)
+	r, err := registry.NewRegistryOnEntries(c, teamName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,24 +71,24 @@ func countedRegistry(t *testing.T, url, teamName string) (*Registry, *countingEn
 func TestAWorkerClaimWritesItsTeammateAlone(t *testing.T) {
 	url := natsURL(t)
 	r, c := countedRegistry(t, url, "claim")
-	if _, err := r.Update(func(cf *Config) error {
+	if _, err := r.Update(func(cf *registry.Config) error {
 		cf.Teammates = append(cf.Teammates,
-			Member{Name: "alice", Role: "worker", Status: StatusQueued, SpawnID: "spawn-a", CreatedAt: time.Now().UTC()},
-			Member{Name: "bob", Role: "worker", Status: StatusQueued, SpawnID: "spawn-b", CreatedAt: time.Now().UTC()})
+			registry.Member{Name: "alice", Role: "worker", Status: registry.StatusQueued, SpawnID: "spawn-a", CreatedAt: time.Now().UTC()},
+			registry.Member{Name: "bob", Role: "worker", Status: registry.StatusQueued, SpawnID: "spawn-b", CreatedAt: time.Now().UTC()})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	h := &hosting{t: &Team{reg: r, pid: 4242}, opts: WorkerOptions{ID: "w1", Host: "h1"}}
+	h := &hosting{t: &Team{reg: r, pid: 4242}, opts: hosts.Options{ID: "w1", Host: "h1"}}
 	c.reset()
-	claimed, err := h.Claim(SpawnRequest{ID: "spawn-a", Name: "alice"})
+	claimed, err := h.Claim(hosts.Request{ID: "spawn-a", Name: "alice"})
 	if err != nil || !claimed {
 		t.Fatalf("claim of alice: %v, %v", claimed, err)
 	}
 	if len(c.puts) != 1 || len(c.puts[0]) != 1 || c.puts[0][0] != registry.MemberKey("alice") {
 		t.Fatalf("a claim wrote %v, want alice's entry alone", c.puts)
 	}
-	for _, req := range []SpawnRequest{{ID: "spawn-a", Name: "alice"}, {ID: "spawn-old", Name: "bob"}, {ID: "spawn-x", Name: "mallory"}} {
+	for _, req := range []hosts.Request{{ID: "spawn-a", Name: "alice"}, {ID: "spawn-old", Name: "bob"}, {ID: "spawn-x", Name: "mallory"}} {
 		if claimed, err := h.Claim(req); err != nil || claimed {
 			t.Fatalf("claim of %s (%s): %v, %v; want not claimed, no error", req.Name, req.ID, claimed, err)
 		}
@@ -100,7 +101,7 @@ func TestAWorkerClaimWritesItsTeammateAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, b := got.Teammates[got.Find("alice")], got.Teammates[got.Find("bob")]
-	if a.Worker != "w1" || a.Host != "h1" || a.PID != 4242 || a.Status != StatusQueued || b.Worker != "" {
+	if a.Worker != "w1" || a.Host != "h1" || a.PID != 4242 || a.Status != registry.StatusQueued || b.Worker != "" {
 		t.Fatalf("after the claim: alice %+v, bob %+v", a, b)
 	}
 }
@@ -118,13 +119,13 @@ func TestAClaimIsNotRefusedOnAStaleCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stale, err := NewRegistryOnEntries(e, teamName, nil)
+	stale, err := registry.NewRegistryOnEntries(e, teamName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lead := natsRegistry(t, url, teamName)
-	if _, err := lead.Update(func(c *Config) error {
-		c.Teammates = append(c.Teammates, Member{Name: "alice", Role: "worker", Status: StatusQueued, SpawnID: "s1", CreatedAt: time.Now().UTC()})
+	if _, err := lead.Update(func(c *registry.Config) error {
+		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "worker", Status: registry.StatusQueued, SpawnID: "s1", CreatedAt: time.Now().UTC()})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -133,11 +134,11 @@ func TestAClaimIsNotRefusedOnAStaleCopy(t *testing.T) {
 		t.Fatalf("the worker's copy before its watch stops: %v, %v", c.Teammates, err)
 	}
 	e.Close() // its watch stops: the copy keeps alice's request s1
-	if err := lead.ChangeTeammate("alice", func(m *Member) error { m.SpawnID = "s2"; return nil }); err != nil {
+	if err := lead.ChangeTeammate("alice", func(m *registry.Member) error { m.SpawnID = "s2"; return nil }); err != nil {
 		t.Fatal(err) // the lead respawns her under a new request
 	}
-	h := &hosting{t: &Team{reg: stale, pid: 4242}, opts: WorkerOptions{ID: "w1", Host: "h1"}}
-	claimed, err := h.Claim(SpawnRequest{ID: "s2", Name: "alice"})
+	h := &hosting{t: &Team{reg: stale, pid: 4242}, opts: hosts.Options{ID: "w1", Host: "h1"}}
+	claimed, err := h.Claim(hosts.Request{ID: "s2", Name: "alice"})
 	if err != nil || !claimed {
 		t.Fatalf("the claim of alice's new request on a copy behind: claimed %v, %v; want claimed", claimed, err)
 	}

@@ -16,7 +16,9 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/handoff"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -79,7 +81,7 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 		{"handoff step without answer", Options{HandoffTimeout: 100 * time.Millisecond},
 			func(t *testing.T, tm *Team, sw *statusWatcher) {
 				spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
-				tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == TypeHandoffRequest })
+				tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == handoff.TypeHandoffRequest })
 				if _, err := tm.Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "write the parser", Reason: "r", Context: "c"}); err != nil {
 					t.Fatal(err)
 				}
@@ -101,9 +103,9 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 			sw := newStatusWatcher()
 			opts := c.opts
 			opts.Workspace = ws
-			opts.OnEvent = func(e Event) {
+			opts.OnEvent = func(e event.Event) {
 				sw.on(e)
-				if _, ok := e.Payload.(RequestExpired); ok {
+				if _, ok := e.Payload.(event.RequestExpired); ok {
 					held := false
 					once.Do(func() { close(expiring); held = true })
 					if held {
@@ -174,7 +176,7 @@ func TestCloseIsBoundedByItsContext(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "did not stop in time") {
 		t.Fatalf("Close with a stuck teammate: %v", err)
 	}
-	if err := CheckNotRunning(ws.TeamDir()); err == nil {
+	if err := registry.CheckNotRunning(ws.TeamDir()); err == nil {
 		t.Error("the owner lock was given back while a teammate's goroutine still runs")
 	}
 }

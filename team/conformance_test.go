@@ -12,6 +12,8 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/store/storetest"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // The registry keeps the compare-and-set document contract that every store
@@ -19,17 +21,17 @@ import (
 // document in internal/store/statefile).
 func TestRegistryKeepsTheDocContract(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "team", "config.json")
-	storetest.RunDoc(t, storetest.DocOpener[Config]{
-		Open: func(t *testing.T) storetest.Doc[Config] { return NewRegistry(path, "") },
-		Inc: func(c *Config) {
+	storetest.RunDoc(t, storetest.DocOpener[registry.Config]{
+		Open: func(t *testing.T) storetest.Doc[registry.Config] { return registry.NewRegistry(path, "") },
+		Inc: func(c *registry.Config) {
 			i := c.Find("counter")
 			if i < 0 {
-				c.Teammates = append(c.Teammates, Member{Name: "counter"})
+				c.Teammates = append(c.Teammates, registry.Member{Name: "counter"})
 				i = len(c.Teammates) - 1
 			}
 			c.Teammates[i].Turns++
 		},
-		Count: func(c Config) int {
+		Count: func(c registry.Config) int {
 			if i := c.Find("counter"); i >= 0 {
 				return c.Teammates[i].Turns
 			}
@@ -41,12 +43,12 @@ func TestRegistryKeepsTheDocContract(t *testing.T) {
 // A store behind a team, written for team's interfaces, also runs the
 // conformance suite: the method sets hold the suite's.
 var (
-	_ storetest.Mailbox     = Mailbox(nil)
-	_ storetest.Doc[Config] = RegistryDoc(nil)
-	_ Mailbox               = (*inbox.Store)(nil)
-	_ RegistryDoc           = (*Registry)(nil)
-	_ TaskDoc               = (*board.Board)(nil)
-	_ EventSink             = (*EventLog)(nil)
+	_ storetest.Mailbox              = Mailbox(nil)
+	_ storetest.Doc[registry.Config] = RegistryDoc(nil)
+	_ Mailbox                        = (*inbox.Store)(nil)
+	_ RegistryDoc                    = (*registry.Registry)(nil)
+	_ TaskDoc                        = (*board.Board)(nil)
+	_ EventSink                      = (*event.EventLog)(nil)
 )
 
 // The event log keeps the event log contract: appends from many goroutines
@@ -56,8 +58,8 @@ func TestEventLogKeepsTheEventLogContract(t *testing.T) {
 	long := strings.Repeat("x", 3000) // longer than an atomic pipe write
 	storetest.RunEventLog(t, storetest.EventLogOpener{
 		Open: func(t *testing.T) func(int) {
-			log := NewEventLog(path, nil)
-			return func(n int) { log.Emit(Event{Agent: "alice", Payload: Reply{Text: long, Turn: n}}) }
+			log := event.NewEventLog(path, nil)
+			return func(n int) { log.Emit(event.Event{Agent: "alice", Payload: event.Reply{Text: long, Turn: n}}) }
 		},
 		Read: func(t *testing.T) ([]int, error) {
 			data, err := os.ReadFile(path)
@@ -66,11 +68,11 @@ func TestEventLogKeepsTheEventLogContract(t *testing.T) {
 			}
 			var got []int
 			for _, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
-				var e Event
+				var e event.Event
 				if err := json.Unmarshal(line, &e); err != nil {
 					return got, fmt.Errorf("line %d: %w", len(got)+1, err)
 				}
-				r, ok := e.Payload.(Reply)
+				r, ok := e.Payload.(event.Reply)
 				if !ok || r.Text != long {
 					return got, fmt.Errorf("line %d is not the event written: %+v", len(got)+1, e)
 				}

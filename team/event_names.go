@@ -12,6 +12,7 @@ import (
 // these names keep the team's API as it was for its callers while they
 // move to that package's own.
 
+//go:fix inline
 type (
 	Activity         = event.Activity
 	Answer           = event.Answer
@@ -52,6 +53,7 @@ type (
 	WorktreeChanged  = event.WorktreeChanged
 )
 
+//go:fix inline
 const (
 	ByRuntime             = event.ByRuntime
 	ClassBoard            = event.ClassBoard
@@ -113,28 +115,44 @@ const (
 )
 
 // FirstLine is s's first line, cut to n runes (event.FirstLine).
+//
+//go:fix inline
 func FirstLine(s string, n int) string { return event.FirstLine(s, n) }
 
 // Delivered is the event payload of a message once it is in its inbox.
-func Delivered(m inbox.Message) MessageDelivered { return event.Delivered(m) }
+//
+//go:fix inline
+func Delivered(m inbox.Message) event.MessageDelivered { return event.Delivered(m) }
 
 // RetryEvent is the event of a model call being tried again.
-func RetryEvent(r llm.Retry) Event { return event.RetryEvent(r) }
+//
+//go:fix inline
+func RetryEvent(r llm.Retry) event.Event { return event.RetryEvent(r) }
 
 // NewEventLog writes to path (event.NewEventLog).
-func NewEventLog(path string, sub func(Event)) *EventLog { return event.NewEventLog(path, sub) }
+//
+//go:fix inline
+func NewEventLog(path string, sub func(event.Event)) *event.EventLog {
+	return event.NewEventLog(path, sub)
+}
 
 // NewEventLogTo writes to lines (event.NewEventLogTo).
-func NewEventLogTo(lines EventLines, sub func(Event)) *EventLog {
+//
+//go:fix inline
+func NewEventLogTo(lines event.EventLines, sub func(event.Event)) *event.EventLog {
 	return event.NewEventLogTo(lines, sub)
 }
 
 // FollowEventFile follows an event file (event.FollowEventFile).
-func FollowEventFile(path string, backlog int64) *EventFollower {
+//
+//go:fix inline
+func FollowEventFile(path string, backlog int64) *event.EventFollower {
 	return event.FollowEventFile(path, backlog)
 }
 
 // FollowEventLines follows a store's event lines (event.FollowEventLines).
-func FollowEventLines(read func(ctx context.Context) ([][]byte, error)) *EventFollower {
+//
+//go:fix inline
+func FollowEventLines(read func(ctx context.Context) ([][]byte, error)) *event.EventFollower {
 	return event.FollowEventLines(read)
 }

@@ -6,6 +6,9 @@ import (
 	"io/fs"
 	"strings"
 	"syscall"
+
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/models"
 )
 
 // StorageError is a write that failed because the disk cannot take more:
@@ -67,11 +70,11 @@ func (t *Team) halt(err error) {
 	if !t.fault.CompareAndSwap(nil, &err) {
 		return // told once
 	}
-	class := ClassStorage
-	if errors.As(err, new(*BudgetError)) {
-		class = ClassBudget
+	class := event.ClassStorage
+	if errors.As(err, new(*models.BudgetError)) {
+		class = event.ClassBudget
 	}
-	t.events.Notify(Event{Payload: Failure{Class: class, Text: err.Error()}})
+	t.events.Notify(event.Event{Payload: event.Failure{Class: class, Text: err.Error()}})
 	close(t.halted)
 	t.stop()
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -45,14 +47,14 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 	}, func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} }))
 	defer srv.Close()
 	ctx := context.Background()
-	mb, reg := fenceTeam(t, url, teamName, Member{Name: "bob", Role: "reviewer", Status: StatusIdle})
+	mb, reg := fenceTeam(t, url, teamName, registry.Member{Name: "bob", Role: "reviewer", Status: registry.StatusIdle})
 	worker := func(id string, q *memQueue) *Team {
 		t.Helper()
 		ws, err := workspace.Open(t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
-		tm, err := OpenWorker(ctx, fenceWorker(t, url, teamName, srv.URL(), ws, q, WorkerOptions{ID: id, Host: id}))
+		tm, err := OpenWorker(ctx, fenceWorker(t, url, teamName, srv.URL(), ws, q, hosts.Options{ID: id, Host: id}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -61,7 +63,7 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 	}
 	request := func(q *memQueue, id string, resume bool) {
 		t.Helper()
-		data := signedAsLead(t, mb, SpawnRequest{ID: id, Name: "alice", Role: "programmer", From: workspace.LeadName,
+		data := signedAsLead(t, mb, hosts.Request{ID: id, Name: "alice", Role: "programmer", From: workspace.LeadName,
 			Deadline: time.Now().Add(time.Hour), Resume: resume})
 		if err := q.Publish(ctx, id, data); err != nil {
 			t.Fatal(err)
@@ -98,9 +100,9 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 	waitFor("command of alice's on w1", func() bool { _, err := os.Stat(started); return err == nil })
 
 	// Taken over: the registry waits for a new request, which w2 takes.
-	if _, err := reg.Update(func(c *Config) error {
+	if _, err := reg.Update(func(c *registry.Config) error {
 		m := &c.Teammates[c.Find("alice")]
-		m.Status, m.SpawnID, m.Worker, m.Host = StatusQueued, "s2", "", ""
+		m.Status, m.SpawnID, m.Worker, m.Host = registry.StatusQueued, "s2", "", ""
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -148,7 +150,7 @@ type cutBeats struct{ held chan chan struct{} }
 
 type cutBeat struct{ lost chan struct{} }
 
-func (b *cutBeats) Hold(ctx context.Context, _ string, _ []byte) (Heartbeat, error) {
+func (b *cutBeats) Hold(ctx context.Context, _ string, _ []byte) (hosts.Heartbeat, error) {
 	beat := &cutBeat{lost: make(chan struct{})}
 	select {
 	case b.held <- beat.lost:
@@ -158,7 +160,7 @@ func (b *cutBeats) Hold(ctx context.Context, _ string, _ []byte) (Heartbeat, err
 	return beat, nil
 }
 
-func (b *cutBeats) Watch(ctx context.Context) (<-chan WorkerChange, <-chan struct{}, error) {
+func (b *cutBeats) Watch(ctx context.Context) (<-chan hosts.WorkerChange, <-chan struct{}, error) {
 	return nil, nil, errors.New("not the lead's process")
 }
 
@@ -215,7 +217,7 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 	}
 	beats := &cutBeats{held: make(chan chan struct{})}
 	q := &memQueue{jobs: make(chan *memJob, 4), done: map[string]string{}}
-	opts := fenceWorker(t, url, teamName, srv.URL(), ws, q, WorkerOptions{ID: "w1", Host: "w1", Beat: 20 * time.Millisecond})
+	opts := fenceWorker(t, url, teamName, srv.URL(), ws, q, hosts.Options{ID: "w1", Host: "w1", Beat: 20 * time.Millisecond})
 	opts.Heartbeats = beats
 	opened := make(chan *Team, 1)
 	go func() {
@@ -231,11 +233,11 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 		t.FailNow()
 	}
 	t.Cleanup(func() { _ = w1.Close(context.Background()) })
-	if err := q.Publish(ctx, "s1", signedAsLead(t, mb, SpawnRequest{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
+	if err := q.Publish(ctx, "s1", signedAsLead(t, mb, hosts.Request{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
 		Deadline: time.Now().Add(time.Hour)})); err != nil {
 		t.Fatal(err)
 	}
-	alice := func() Member {
+	alice := func() registry.Member {
 		c, err := reg.Read()
 		if err != nil {
 			t.Fatal(err)
@@ -252,15 +254,15 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 	}
 	waitFor("alice working on w1", func() bool {
 		m := alice()
-		return m.Status == StatusWorking && m.Worker == "w1" && len(srv.Requests("alice")) == 1
+		return m.Status == registry.StatusWorking && m.Worker == "w1" && len(srv.Requests("alice")) == 1
 	})
 	close(first) // the blip: w1 stops alice, then holds a heartbeat again
 	if leadFirst {
 		waitFor("w1 to stop alice", func() bool { return !w1.roster.runs("alice") })
 		// As reapDead: queued for a request of the lead's, on no worker yet.
-		if _, err := reg.Update(func(c *Config) error {
+		if _, err := reg.Update(func(c *registry.Config) error {
 			m := &c.Teammates[c.Find("alice")]
-			m.Status, m.SpawnID, m.Worker, m.Host = StatusQueued, "s2", "", ""
+			m.Status, m.SpawnID, m.Worker, m.Host = registry.StatusQueued, "s2", "", ""
 			return nil
 		}); err != nil {
 			t.Fatal(err)
@@ -269,7 +271,7 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 		close(second) // once w1 holds a third, it has given back what it would
 		<-beats.held
 		close(answer)
-		if m := alice(); m.Status != StatusQueued || m.SpawnID != "s2" || m.Worker != "" {
+		if m := alice(); m.Status != registry.StatusQueued || m.SpawnID != "s2" || m.Worker != "" {
 			t.Fatalf("w1 changed alice after the lead respawned her: %+v", m)
 		}
 		return
@@ -278,7 +280,7 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 	close(answer)
 	waitFor("alice respawned and idle", func() bool {
 		m := alice()
-		return m.Status == StatusIdle && m.SpawnID != "s1" && m.Worker == "w1"
+		return m.Status == registry.StatusIdle && m.SpawnID != "s1" && m.Worker == "w1"
 	})
 	msgs, _, err := mb.ReadAll(workspace.LeadName)
 	if err != nil {
@@ -300,16 +302,16 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 
 // fenceTeam is a team on url whose registry has alice queued for request
 // s1 (and others), with her prompt in her inbox.
-func fenceTeam(t *testing.T, url, teamName string, others ...Member) (*natsstore.Mailbox, *Registry) {
+func fenceTeam(t *testing.T, url, teamName string, others ...registry.Member) (*natsstore.Mailbox, *registry.Registry) {
 	t.Helper()
 	mb, err := natsstore.OpenMailbox(context.Background(), natsConn(t, url), teamName)
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := natsRegistry(t, url, teamName)
-	if _, err := reg.Update(func(c *Config) error {
+	if _, err := reg.Update(func(c *registry.Config) error {
 		now := time.Now().UTC()
-		c.Teammates = append(c.Teammates, Member{Name: "alice", Role: "programmer", Status: StatusQueued, SpawnID: "s1", CreatedAt: now, UpdatedAt: now})
+		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "programmer", Status: registry.StatusQueued, SpawnID: "s1", CreatedAt: now, UpdatedAt: now})
 		for _, m := range others {
 			m.CreatedAt, m.UpdatedAt = now, now
 			c.Teammates = append(c.Teammates, m)
@@ -326,7 +328,7 @@ func fenceTeam(t *testing.T, url, teamName string, others ...Member) (*natsstore
 
 // fenceWorker are the options of a worker of teamName on url, in ws, with
 // every store on JetStream and the fake model at model.
-func fenceWorker(t *testing.T, url, teamName, model string, ws *workspace.Workspace, q *memQueue, w WorkerOptions) Options {
+func fenceWorker(t *testing.T, url, teamName, model string, ws *workspace.Workspace, q *memQueue, w hosts.Options) Options {
 	t.Helper()
 	mb, err := natsstore.OpenMailbox(context.Background(), natsConn(t, url), teamName)
 	if err != nil {

@@ -15,7 +15,9 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/handoff"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -27,20 +29,20 @@ type handoffWatch struct {
 	task  string
 
 	mu      sync.Mutex
-	states  map[string][]HandoffStatus   // agent → states, in order
-	ownerAt map[inbox.MessageType]string // message type → owner of task at its delivery
+	states  map[string][]registry.HandoffStatus // agent → states, in order
+	ownerAt map[inbox.MessageType]string        // message type → owner of task at its delivery
 	ch      chan struct{}
 }
 
-func (w *handoffWatch) on(e Event) {
-	hc, isHandoff := e.Payload.(HandoffChanged)
-	msg, isMessage := e.Payload.(MessageDelivered)
+func (w *handoffWatch) on(e event.Event) {
+	hc, isHandoff := e.Payload.(event.HandoffChanged)
+	msg, isMessage := e.Payload.(event.MessageDelivered)
 	switch {
 	case isHandoff:
 		w.mu.Lock()
 		w.states[e.Agent] = append(w.states[e.Agent], hc.State)
 		w.mu.Unlock()
-	case isMessage && (strings.HasPrefix(string(msg.Type), "handoff_") || msg.Type == TypeContextTransfer):
+	case isMessage && (strings.HasPrefix(string(msg.Type), "handoff_") || msg.Type == handoff.TypeContextTransfer):
 		owner := "?"
 		if f, err := w.board.Read(); err == nil {
 			if i := f.Find(w.task); i >= 0 {
@@ -60,13 +62,13 @@ func (w *handoffWatch) on(e Event) {
 }
 
 // wait blocks until agent's side reached state.
-func (w *handoffWatch) wait(t *testing.T, agent string, state HandoffStatus) {
+func (w *handoffWatch) wait(t *testing.T, agent string, state registry.HandoffStatus) {
 	t.Helper()
 	deadline := time.After(20 * time.Second)
 	for {
 		w.mu.Lock()
 		ok := slices.Contains(w.states[agent], state)
-		seen := append([]HandoffStatus(nil), w.states[agent]...)
+		seen := append([]registry.HandoffStatus(nil), w.states[agent]...)
 		w.mu.Unlock()
 		if ok {
 			return
@@ -79,10 +81,10 @@ func (w *handoffWatch) wait(t *testing.T, agent string, state HandoffStatus) {
 	}
 }
 
-func (w *handoffWatch) statesOf(agent string) []HandoffStatus {
+func (w *handoffWatch) statesOf(agent string) []registry.HandoffStatus {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]HandoffStatus(nil), w.states[agent]...)
+	return append([]registry.HandoffStatus(nil), w.states[agent]...)
 }
 
 // handoffTeam opens a team whose handoff events and board owners at each
@@ -93,10 +95,10 @@ func handoffTeam(t *testing.T, srv *fakellm.Server, opts Options) (*Team, *hando
 	if err != nil {
 		t.Fatal(err)
 	}
-	hw := &handoffWatch{board: board.New(ws.TasksPath()), task: "t1", states: map[string][]HandoffStatus{}, ownerAt: map[inbox.MessageType]string{}, ch: make(chan struct{}, 1)}
+	hw := &handoffWatch{board: board.New(ws.TasksPath()), task: "t1", states: map[string][]registry.HandoffStatus{}, ownerAt: map[inbox.MessageType]string{}, ch: make(chan struct{}, 1)}
 	sw := newStatusWatcher()
 	opts.Workspace = ws
-	opts.OnEvent = func(e Event) { sw.on(e); hw.on(e) }
+	opts.OnEvent = func(e event.Event) { sw.on(e); hw.on(e) }
 	return newTestTeam(t, srv, opts), hw, sw
 }
 
@@ -109,7 +111,7 @@ func spawnIdle(t *testing.T, tm *Team, sw *statusWatcher, nameRoles ...string) {
 		}
 	}
 	for i := 0; i < len(nameRoles); i += 2 {
-		sw.wait(t, nameRoles[i], string(StatusIdle))
+		sw.wait(t, nameRoles[i], string(registry.StatusIdle))
 	}
 }
 
@@ -141,7 +143,7 @@ func ownerOf(t *testing.T, tm *Team, id string) string {
 }
 
 // handoffsOf is a member's handoff states in the registry.
-func handoffsOf(t *testing.T, tm *Team, name string) []HandoffState {
+func handoffsOf(t *testing.T, tm *Team, name string) []registry.HandoffState {
 	t.Helper()
 	return memberOf(t, tm, name).Handoffs
 }
@@ -211,20 +213,20 @@ func TestHandoffOfABoardTaskByTheLead(t *testing.T) {
 	hw.mu.Lock()
 	ownerAt := hw.ownerAt
 	hw.mu.Unlock()
-	for _, typ := range []inbox.MessageType{TypeHandoffRequest, TypeHandoffAccept, TypeContextTransfer, TypeHandoffComplete} {
+	for _, typ := range []inbox.MessageType{handoff.TypeHandoffRequest, handoff.TypeHandoffAccept, handoff.TypeContextTransfer, handoff.TypeHandoffComplete} {
 		if ownerAt[typ] != "lead" {
 			t.Errorf("at %s t1 was owned by %q, want lead (it changes owner only after handoff_complete)", typ, ownerAt[typ])
 		}
 	}
 
 	// Every step is linked by the request id, in the inbox of the agent it is for.
-	if got := typesIn(t, tm, "bob", id); !slices.Equal(got, []inbox.MessageType{TypeHandoffRequest, TypeContextTransfer}) {
+	if got := typesIn(t, tm, "bob", id); !slices.Equal(got, []inbox.MessageType{handoff.TypeHandoffRequest, handoff.TypeContextTransfer}) {
 		t.Errorf("bob's inbox has %v for %s", got, id)
 	}
-	if got := typesIn(t, tm, "lead", id); !slices.Equal(got, []inbox.MessageType{TypeHandoffAccept, TypeHandoffComplete}) {
+	if got := typesIn(t, tm, "lead", id); !slices.Equal(got, []inbox.MessageType{handoff.TypeHandoffAccept, handoff.TypeHandoffComplete}) {
 		t.Errorf("the lead's inbox has %v for %s", got, id)
 	}
-	_, p := findReply(t, tm, "bob", TypeContextTransfer, id)
+	_, p := findReply(t, tm, "bob", handoff.TypeContextTransfer, id)
 	raw, _ := json.Marshal(p)
 	var ctxp handoff.Payload
 	if err := json.Unmarshal(raw, &ctxp); err != nil {
@@ -248,21 +250,21 @@ func TestHandoffOfABoardTaskByTheLead(t *testing.T) {
 	}
 
 	// Both sides' states, in events and in the registry.
-	if got := hw.statesOf("lead"); !slices.Equal(got, []HandoffStatus{HandoffAwaitingAccept, HandoffContextPreparing, HandoffAwaitingAck, HandoffCompleted}) {
+	if got := hw.statesOf("lead"); !slices.Equal(got, []registry.HandoffStatus{registry.HandoffAwaitingAccept, registry.HandoffContextPreparing, registry.HandoffAwaitingAck, registry.HandoffCompleted}) {
 		t.Errorf("the lead's states %v", got)
 	}
-	if got := hw.statesOf("bob"); !slices.Equal(got, []HandoffStatus{HandoffAwaitingContext, HandoffCompleted}) {
+	if got := hw.statesOf("bob"); !slices.Equal(got, []registry.HandoffStatus{registry.HandoffAwaitingContext, registry.HandoffCompleted}) {
 		t.Errorf("bob's states %v", got)
 	}
 	hs := handoffsOf(t, tm, "bob")
-	if len(hs) != 1 || hs[0].ID != id || hs[0].Role != HandoffReceiver || hs[0].Peer != "lead" || hs[0].TaskID != "t1" || hs[0].State != HandoffCompleted {
+	if len(hs) != 1 || hs[0].ID != id || hs[0].Role != registry.HandoffReceiver || hs[0].Peer != "lead" || hs[0].TaskID != "t1" || hs[0].State != registry.HandoffCompleted {
 		t.Fatalf("bob's registry handoffs %+v", hs)
 	}
 	cfg, err := tm.Registry().Read()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lh := cfg.LeadHandoffs; len(lh) != 1 || lh[0].ID != id || lh[0].Role != HandoffSender || lh[0].Peer != "bob" || lh[0].State != HandoffCompleted {
+	if lh := cfg.LeadHandoffs; len(lh) != 1 || lh[0].ID != id || lh[0].Role != registry.HandoffSender || lh[0].Peer != "bob" || lh[0].State != registry.HandoffCompleted {
 		t.Fatalf("the lead's side in the registry: %+v", lh)
 	}
 }
@@ -282,15 +284,15 @@ func TestHandoffOfFreeTextWorkBetweenTeammates(t *testing.T) {
 	if !strings.Contains(out, "Handed the task") {
 		t.Fatalf("result %q", out)
 	}
-	hw.wait(t, "bob", HandoffCompleted)
+	hw.wait(t, "bob", registry.HandoffCompleted)
 	a, b := handoffsOf(t, tm, "alice"), handoffsOf(t, tm, "bob")
-	if len(a) != 1 || a[0].ID != id || a[0].Role != HandoffSender || a[0].Peer != "bob" || a[0].State != HandoffCompleted || a[0].TaskID != "" {
+	if len(a) != 1 || a[0].ID != id || a[0].Role != registry.HandoffSender || a[0].Peer != "bob" || a[0].State != registry.HandoffCompleted || a[0].TaskID != "" {
 		t.Errorf("alice's handoffs %+v", a)
 	}
-	if len(b) != 1 || b[0].Role != HandoffReceiver || b[0].Peer != "alice" || b[0].State != HandoffCompleted {
+	if len(b) != 1 || b[0].Role != registry.HandoffReceiver || b[0].Peer != "alice" || b[0].State != registry.HandoffCompleted {
 		t.Errorf("bob's handoffs %+v", b)
 	}
-	if got := typesIn(t, tm, "alice", id); !slices.Equal(got, []inbox.MessageType{TypeHandoffAccept, TypeHandoffComplete}) {
+	if got := typesIn(t, tm, "alice", id); !slices.Equal(got, []inbox.MessageType{handoff.TypeHandoffAccept, handoff.TypeHandoffComplete}) {
 		t.Errorf("alice's inbox has %v", got)
 	}
 }
@@ -309,10 +311,10 @@ func TestHandoffBackToTheLead(t *testing.T) {
 	if got := ownerOf(t, tm, "t1"); got != "lead" || !strings.Contains(out, "Handed t1") {
 		t.Fatalf("t1 owned by %q; result %q", got, out)
 	}
-	if got := typesIn(t, tm, "lead", requestIDFrom(t, out)); !slices.Equal(got, []inbox.MessageType{TypeHandoffRequest, TypeContextTransfer}) {
+	if got := typesIn(t, tm, "lead", requestIDFrom(t, out)); !slices.Equal(got, []inbox.MessageType{handoff.TypeHandoffRequest, handoff.TypeContextTransfer}) {
 		t.Errorf("the lead's inbox has %v", got)
 	}
-	if got := hw.statesOf("lead"); !slices.Equal(got, []HandoffStatus{HandoffAwaitingContext, HandoffCompleted}) {
+	if got := hw.statesOf("lead"); !slices.Equal(got, []registry.HandoffStatus{registry.HandoffAwaitingContext, registry.HandoffCompleted}) {
 		t.Errorf("the lead's states %v", got)
 	}
 }
@@ -325,21 +327,21 @@ func wantRejected(t *testing.T, tm *Team, out, sender, receiver, taskID, why str
 	if !strings.Contains(out, "rejected") || !strings.Contains(out, why) {
 		t.Errorf("result %q does not report the reject (%q)", out, why)
 	}
-	msg, p := findReply(t, tm, sender, TypeHandoffReject, id)
+	msg, p := findReply(t, tm, sender, handoff.TypeHandoffReject, id)
 	if msg.From != receiver || p["by"] != "runtime" || !strings.Contains(fmt.Sprint(p["reason"]), why) {
 		t.Errorf("reject %+v payload %v", msg, p)
 	}
-	if got := typesIn(t, tm, receiver, id); !slices.Equal(got, []inbox.MessageType{TypeHandoffRequest}) {
+	if got := typesIn(t, tm, receiver, id); !slices.Equal(got, []inbox.MessageType{handoff.TypeHandoffRequest}) {
 		t.Errorf("%s's inbox has %v, want only the request", receiver, got)
 	}
 	if got := ownerOf(t, tm, taskID); got != sender {
 		t.Errorf("%s is owned by %q after a reject, want %s", taskID, got, sender)
 	}
 	s, r := handoffsOf(t, tm, sender), handoffsOf(t, tm, receiver)
-	if len(s) == 0 || s[len(s)-1].State != HandoffFailed || !strings.Contains(s[len(s)-1].Reason, why) {
+	if len(s) == 0 || s[len(s)-1].State != registry.HandoffFailed || !strings.Contains(s[len(s)-1].Reason, why) {
 		t.Errorf("%s's handoffs %+v", sender, s)
 	}
-	if len(r) == 0 || r[len(r)-1].State != HandoffFailed || !strings.Contains(r[len(r)-1].Reason, "rejected") {
+	if len(r) == 0 || r[len(r)-1].State != registry.HandoffFailed || !strings.Contains(r[len(r)-1].Reason, "rejected") {
 		t.Errorf("%s's handoffs %+v", receiver, r)
 	}
 }
@@ -360,7 +362,7 @@ func TestHandoffRejectedWhenTheReceiverIsBusy(t *testing.T) {
 	if err := tm.Send(context.Background(), "lead", "bob", "another job"); err != nil {
 		t.Fatal(err)
 	}
-	waitStatus(t, tm, sw, "bob", StatusWorking)
+	waitStatus(t, tm, sw, "bob", registry.StatusWorking)
 	out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
 	if err != nil {
 		t.Fatal(err)
@@ -369,7 +371,7 @@ func TestHandoffRejectedWhenTheReceiverIsBusy(t *testing.T) {
 }
 
 // waitStatus waits until the registry shows name in status, after an event.
-func waitStatus(t *testing.T, tm *Team, sw *statusWatcher, name string, status Status) {
+func waitStatus(t *testing.T, tm *Team, sw *statusWatcher, name string, status registry.Status) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for memberOf(t, tm, name).Status != status {
@@ -406,9 +408,9 @@ func TestHandoffStepTimeouts(t *testing.T) {
 		why          string
 		receiverTold bool
 	}{
-		{TypeHandoffRequest, "no answer to the handoff request", false},
-		{TypeContextTransfer, "no acknowledgement of the context", true},
-		{TypeHandoffComplete, "no acknowledgement of the context", true},
+		{handoff.TypeHandoffRequest, "no answer to the handoff request", false},
+		{handoff.TypeContextTransfer, "no acknowledgement of the context", true},
+		{handoff.TypeHandoffComplete, "no acknowledgement of the context", true},
 	}
 	for _, c := range cases {
 		t.Run(string(c.stuck), func(t *testing.T) {
@@ -433,35 +435,35 @@ func TestHandoffStepTimeouts(t *testing.T) {
 				t.Fatalf("a stuck handoff reported %q", out)
 			}
 			id := requestIDFrom(t, out)
-			hw.wait(t, "alice", HandoffFailed)
-			hw.wait(t, "bob", HandoffFailed)
+			hw.wait(t, "alice", registry.HandoffFailed)
+			hw.wait(t, "bob", registry.HandoffFailed)
 
-			msg, p := findReply(t, tm, "alice", TypeHandoffFailed, id)
+			msg, p := findReply(t, tm, "alice", handoff.TypeHandoffFailed, id)
 			if !strings.Contains(msg.Content, c.why) || !strings.Contains(msg.Content, "stays yours") || p["by"] != "runtime" {
 				t.Errorf("alice was told %+v %v", msg, p)
 			}
-			if told := slices.Contains(typesIn(t, tm, "bob", id), TypeHandoffFailed); told != c.receiverTold {
+			if told := slices.Contains(typesIn(t, tm, "bob", id), handoff.TypeHandoffFailed); told != c.receiverTold {
 				t.Errorf("bob told of the failure: %v, want %v", told, c.receiverTold)
 			}
 			if got := ownerOf(t, tm, "t1"); got != "alice" {
 				t.Errorf("t1 is owned by %q after a failed handoff, want alice", got)
 			}
 			a := handoffsOf(t, tm, "alice")
-			if len(a) != 1 || a[0].State != HandoffFailed || !strings.Contains(a[0].Reason, c.why) {
+			if len(a) != 1 || a[0].State != registry.HandoffFailed || !strings.Contains(a[0].Reason, c.why) {
 				t.Errorf("alice's handoffs %+v", a)
 			}
 
 			// The stuck runtime wakes up late: nothing moves.
 			tm.handoffs.SetStall(nil)
 			tm.handoffs.React(c.stuck, stuck)
-			tm.handoffs.React(TypeHandoffComplete, stuck)
+			tm.handoffs.React(handoff.TypeHandoffComplete, stuck)
 			if got := ownerOf(t, tm, "t1"); got != "alice" {
 				t.Errorf("a late answer gave t1 to %q", got)
 			}
-			if slices.Contains(typesIn(t, tm, "alice", id), TypeHandoffComplete) && c.stuck != TypeHandoffComplete {
+			if slices.Contains(typesIn(t, tm, "alice", id), handoff.TypeHandoffComplete) && c.stuck != handoff.TypeHandoffComplete {
 				t.Error("a late answer completed a failed handoff")
 			}
-			if a := handoffsOf(t, tm, "alice"); a[0].State != HandoffFailed {
+			if a := handoffsOf(t, tm, "alice"); a[0].State != registry.HandoffFailed {
 				t.Errorf("after a late answer alice's side is %s", a[0].State)
 			}
 		})
@@ -480,8 +482,8 @@ func TestHandoffRefusals(t *testing.T) {
 	if _, _, err := tm.Board().Update(ctx, done.ID, "alice", board.TaskCompleted, "done"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.Registry().Update(func(c *Config) error {
-		c.Teammates = append(c.Teammates, Member{Name: "carol", Role: "programmer", Status: StatusIdle, PID: 1, CreatedAt: time.Now()})
+	if _, err := tm.Registry().Update(func(c *registry.Config) error {
+		c.Teammates = append(c.Teammates, registry.Member{Name: "carol", Role: "programmer", Status: registry.StatusIdle, PID: 1, CreatedAt: time.Now()})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -508,7 +510,7 @@ func TestHandoffRefusals(t *testing.T) {
 		}
 	}
 	// While one handoff of t1 is open, a second is refused.
-	tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == TypeHandoffRequest })
+	tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == handoff.TypeHandoffRequest })
 	if _, err := tm.Handoff(ctx, "alice", spec("bob", "t1")); err != nil {
 		t.Fatal(err)
 	}

@@ -6,12 +6,15 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/handoff"
 	"github.com/agentteam/agentteam/tools"
 )
 
 // Handoff message types and the default step bound live in team/handoff;
 // these names keep the team's API for its callers.
+//
+//go:fix inline
 const (
 	TypeHandoffRequest    = handoff.TypeHandoffRequest
 	TypeHandoffAccept     = handoff.TypeHandoffAccept
@@ -26,7 +29,7 @@ const (
 // and roster are.
 func newHandoffs(t *Team) *handoff.Service {
 	return handoff.New(handoff.Deps{Requests: t.requests, Events: t.events, Registry: t.reg,
-		Board: lazyBoard{t}, Changed: func(agent string, c TaskChanged, task board.Task) { t.tasks.emit(agent, c, task) },
+		Board: lazyBoard{t}, Changed: func(agent string, c event.TaskChanged, task board.Task) { t.tasks.emit(agent, c, task) },
 		Agents: handoffAgents{t}, Timeout: t.opts.HandoffTimeout, Failure: failure,
 		Go: func(fn func(context.Context)) {
 			t.wg.Go(func() {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agentteam/agentteam/internal/plug/hooks"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -60,7 +61,7 @@ func (a hookAgent) input(ev hooks.Event) hooks.Input {
 // run runs the hooks of in's event and logs each run as the agent's event.
 func (a hookAgent) run(ctx context.Context, in hooks.Input) hooks.Outcome {
 	return a.t.opts.Hooks.Run(ctx, in, func(r hooks.Report) {
-		a.t.events.Emit(Event{Agent: a.name, Payload: HookRun{Event: string(r.Event), Command: r.Command, Tool: r.Tool,
+		a.t.events.Emit(event.Event{Agent: a.name, Payload: event.HookRun{Event: string(r.Event), Command: r.Command, Tool: r.Tool,
 			Decision: r.Decision, ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Text: r.Text}})
 	})
 }
@@ -198,7 +199,7 @@ func (t *Team) sayToLead(ctx context.Context, prompt string) error {
 	if err := t.lead.Say(prompt); err != nil {
 		return err
 	}
-	t.events.Emit(Event{Agent: workspace.LeadName, Payload: Prompt{Text: prompt}})
+	t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Prompt{Text: prompt}})
 	if extra != "" {
 		return t.lead.Say(extra)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/plug/agentsmd"
 	"github.com/agentteam/agentteam/internal/sys/permission"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -48,7 +49,7 @@ func (in *instructions) read() string {
 	in.last = key
 	in.mu.Unlock()
 	if changed {
-		in.t.events.Emit(Event{Agent: in.agent, Payload: instructionsEvent(set)})
+		in.t.events.Emit(event.Event{Agent: in.agent, Payload: instructionsEvent(set)})
 	}
 	return set.Text
 }
@@ -73,8 +74,8 @@ func (in *instructions) refuse(abs string) string {
 	return fmt.Sprintf("the %s covers reading it", v.Why)
 }
 
-func instructionsEvent(s agentsmd.Set) Instructions {
-	p := Instructions{Summary: s.Summary(), Notes: s.Notes}
+func instructionsEvent(s agentsmd.Set) event.Instructions {
+	p := event.Instructions{Summary: s.Summary(), Notes: s.Notes}
 	for _, f := range s.Files {
 		p.Files = append(p.Files, f.Path)
 	}

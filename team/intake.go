@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/team/protocol"
 )
 
@@ -22,7 +23,7 @@ func (ai agentInbox) ReadUnread(name string) (inbox.Batch, error) {
 	b, err := ai.Inbox.ReadUnread(name)
 	kept := b.Messages[:0:0]
 	for _, m := range b.Messages {
-		if m.Type == TypePermissionResponse {
+		if m.Type == permgate.TypeResponse {
 			continue
 		}
 		kept = append(kept, ai.planAnswered(m))
@@ -41,7 +42,7 @@ func (ai agentInbox) ReadUnread(name string) (inbox.Batch, error) {
 // planAnswered is m, or the note that stands for a plan request the
 // person has answered.
 func (ai agentInbox) planAnswered(m inbox.Message) inbox.Message {
-	if ai.plans == nil || m.Type != TypePlanApprovalRequest {
+	if ai.plans == nil || m.Type != protocol.TypePlanApprovalRequest {
 		return m
 	}
 	approved, ok := ai.plans.ByPerson(m.CorrelationID)

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -19,7 +21,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 	}
 	// A resumed lead goes on counting where it stopped, on the model it
 	// was last switched to (/model).
-	var used Usage
+	var used registry.Usage
 	if t.opts.Resume {
 		if c, err := t.reg.Read(); err == nil && c.Lead != nil {
 			used = c.Lead.Usage
@@ -103,7 +105,7 @@ func (s fencedSession) EachLine(fn func([]byte)) error {
 // resumeLeadModel is the model the lead last talked to, as the registry
 // recorded it; one that is not configured any more (or was recorded before
 // models were) leaves the lead on def, and the first is said in one sentence.
-func (t *Team) resumeLeadModel(was ModelRef, def ModelChoice) ModelChoice {
+func (t *Team) resumeLeadModel(was registry.ModelRef, def models.ModelChoice) models.ModelChoice {
 	if was.ModelName == "" || (was.Provider == def.Provider && was.ModelName == def.Name) {
 		return def
 	}
@@ -111,12 +113,12 @@ func (t *Team) resumeLeadModel(was ModelRef, def ModelChoice) ModelChoice {
 	if err == nil {
 		err = models.CheckWord("model", was.ModelName)
 	}
-	var c ModelChoice
+	var c models.ModelChoice
 	if err == nil {
 		c, err = t.models.Model(was.Provider, was.ModelName)
 	}
 	if err != nil {
-		t.events.Emit(Event{Agent: workspace.LeadName, Payload: failure(ClassModel, "resume: ",
+		t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: failure(event.ClassModel, "resume: ",
 			fmt.Errorf("the lead's model when it stopped cannot be used now (%w); it goes on with %s", err, def.Label()))})
 		return def
 	}
@@ -127,40 +129,40 @@ func (t *Team) resumeLeadModel(was ModelRef, def ModelChoice) ModelChoice {
 func (t *Team) agentEvent(e loop.Event) {
 	switch e.Kind {
 	case loop.EventTurn:
-		t.setActivity(e.Agent, Activity{})
+		t.setActivity(e.Agent, event.Activity{})
 	case loop.EventToolStart:
-		t.setActivity(e.Agent, Activity{Tool: e.Tool})
+		t.setActivity(e.Agent, event.Activity{Tool: e.Tool})
 	case loop.EventToolCall:
-		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: ToolCall{Tool: e.Tool, Args: e.Args,
+		t.events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.ToolCall{Tool: e.Tool, Args: e.Args,
 			Result: e.Result, IsError: e.IsError, Turn: e.Turn, Diff: e.Diff}})
 	case loop.EventReply:
-		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Reply{Text: e.Result, Tokens: e.Usage.TotalTokens, Turn: e.Turn, Reasoning: e.Reasoning}})
+		t.events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Reply{Text: e.Result, Tokens: e.Usage.TotalTokens, Turn: e.Turn, Reasoning: e.Reasoning}})
 	case loop.EventBadLine:
-		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: BadLine{Reason: e.Err, Line: e.Result}})
+		t.events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.BadLine{Reason: e.Err, Line: e.Result}})
 	case loop.EventError:
-		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Failure{Class: sourceClass(e.Source), Text: e.Err}})
+		t.events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Failure{Class: sourceClass(e.Source), Text: e.Err}})
 	case loop.EventInbox:
-		t.events.Notify(Event{Time: e.Time, Agent: e.Agent, Payload: Intake{Messages: e.Messages}})
+		t.events.Notify(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Intake{Messages: e.Messages}})
 	case loop.EventCompacted:
-		t.events.Emit(Event{Time: e.Time, Agent: e.Agent, Payload: Compacted{Dropped: e.Dropped, Turn: e.Turn}})
+		t.events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Compacted{Dropped: e.Dropped, Turn: e.Turn}})
 	}
 }
 
 // sourceClass is the class of failure of a step of an agent's loop.
-func sourceClass(s loop.ErrorSource) ErrorClass {
+func sourceClass(s loop.ErrorSource) event.ErrorClass {
 	switch s {
 	case loop.SourceModel:
-		return ClassModel
+		return event.ClassModel
 	case loop.SourceInbox:
-		return ClassInbox
+		return event.ClassInbox
 	case loop.SourceSession:
-		return ClassSession
+		return event.ClassSession
 	}
 	return ""
 }
 
 // cycleErrorClass is the class of failure of an error that ended a cycle.
-func cycleErrorClass(err error) ErrorClass { return sourceClass(loop.SourceOf(err)) }
+func cycleErrorClass(err error) event.ErrorClass { return sourceClass(loop.SourceOf(err)) }
 
 // Run gives the lead a prompt and runs the team until it settles:
 // the lead's last turn ended without tool calls, no teammate is queued or
@@ -209,7 +211,7 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 			return final, err
 		}
 		if !woke {
-			t.events.Emit(Event{Agent: workspace.LeadName, Payload: Settled{Final: final}})
+			t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Settled{Final: final}})
 			t.ShutdownAll("the team settled")
 			return final, nil
 		}
@@ -250,7 +252,7 @@ func (r *roster) settled() bool {
 	r.mu.Lock()
 	type st struct {
 		name   string
-		status Status
+		status registry.Status
 	}
 	list := make([]st, 0, len(r.members))
 	for _, m := range r.members {
@@ -259,9 +261,9 @@ func (r *roster) settled() bool {
 	r.mu.Unlock()
 	for _, m := range list {
 		switch m.status {
-		case StatusQueued, StatusWorking:
+		case registry.StatusQueued, registry.StatusWorking:
 			return false
-		case StatusIdle:
+		case registry.StatusIdle:
 			if t.inboxes.hasUnread(m.name) {
 				return false
 			}
@@ -274,9 +276,9 @@ func (r *roster) settled() bool {
 // ShutdownAll stops every teammate of this process and marks the idle ones
 // shutdown; failed ones stay failed.
 func (t *Team) ShutdownAll(reason string) {
-	t.roster.stopAll(func(m *Member) {
-		if m.Status != StatusFailed && m.Status != StatusShutdown {
-			m.Status, m.Activity, m.Error = StatusShutdown, "", ""
+	t.roster.stopAll(func(m *registry.Member) {
+		if m.Status != registry.StatusFailed && m.Status != registry.StatusShutdown {
+			m.Status, m.Activity, m.Error = registry.StatusShutdown, "", ""
 		}
 	}, reason)
 	if t.hosting != nil && t.lead != nil {
@@ -290,9 +292,9 @@ func (t *Team) ShutdownAll(reason string) {
 // Teammates on other workers are asked to shut down, not waited for: the
 // run is over, and they must not go on working for nobody.
 func (t *Team) Abort(reason string) {
-	t.roster.stopAll(func(m *Member) {
-		if m.Status == StatusQueued || m.Status == StatusWorking {
-			m.Status, m.Activity, m.Error = StatusFailed, "", reason
+	t.roster.stopAll(func(m *registry.Member) {
+		if m.Status == registry.StatusQueued || m.Status == registry.StatusWorking {
+			m.Status, m.Activity, m.Error = registry.StatusFailed, "", reason
 		}
 	}, reason)
 	if t.hosting != nil && t.lead != nil {
@@ -302,7 +304,7 @@ func (t *Team) Abort(reason string) {
 
 // stopAll cancels every teammate goroutine of this process, waits for it to
 // end, then lets change decide the member's final status.
-func (r *roster) stopAll(change func(*Member), reason string) {
+func (r *roster) stopAll(change func(*registry.Member), reason string) {
 	r.mu.Lock()
 	list := make([]*member, 0, len(r.members))
 	for _, m := range r.members {
@@ -313,18 +315,18 @@ func (r *roster) stopAll(change func(*Member), reason string) {
 		m.cancel()
 		<-m.done
 		r.mu.Lock()
-		probe := Member{Status: m.status}
+		probe := registry.Member{Status: m.status}
 		change(&probe)
 		changed := probe.Status != m.status
 		r.mu.Unlock()
 		if !changed {
 			continue
 		}
-		r.setStatusWhy(m, probe.Status, reason, func(mb *Member) { mb.Activity, mb.Error = probe.Activity, probe.Error })
+		r.setStatusWhy(m, probe.Status, reason, func(mb *registry.Member) { mb.Activity, mb.Error = probe.Activity, probe.Error })
 	}
 }
 
 // setActivity tells the subscriber what an agent is doing now.
-func (t *Team) setActivity(agent string, a Activity) {
-	t.events.Notify(Event{Agent: agent, Payload: a})
+func (t *Team) setActivity(agent string, a event.Activity) {
+	t.events.Notify(event.Event{Agent: agent, Payload: a})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -36,7 +37,7 @@ func (o lateOwner) AcquireThen(ctx context.Context, then func() error) (func(), 
 
 // leadTeam opens a lead's team of teamName on url in a workspace of its
 // own (another host), with its mailbox and registry on the server.
-func leadTeam(t *testing.T, url, teamName string, srv *fakellm.Server, owner OwnerLock) (*Team, error) {
+func leadTeam(t *testing.T, url, teamName string, srv *fakellm.Server, owner registry.OwnerLock) (*Team, error) {
 	t.Helper()
 	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
@@ -106,7 +107,7 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 	if !errors.Is(a.Fault(), ErrOwnerLost) {
 		t.Errorf("A's fault after its refused message: %v, want ErrOwnerLost", a.Fault())
 	}
-	if err := a.Registry().ChangeStatus("bob", StatusFailed, nil); !errors.Is(err, ErrOwnerLost) {
+	if err := a.Registry().ChangeStatus("bob", registry.StatusFailed, nil); !errors.Is(err, ErrOwnerLost) {
 		t.Errorf("A's status change of bob after its refused message: %v, want ErrOwnerLost", err)
 	}
 	msgs, _, err := b.Mailbox().ReadAll("bob")
@@ -127,9 +128,9 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 // withBob registers bob, idle, in teamName's registry on url.
 func withBob(t *testing.T, url, teamName string) {
 	t.Helper()
-	if _, err := natsRegistry(t, url, teamName).Update(func(c *Config) error {
+	if _, err := natsRegistry(t, url, teamName).Update(func(c *registry.Config) error {
 		now := time.Now().UTC()
-		c.Teammates = append(c.Teammates, Member{Name: "bob", Role: "reviewer", Status: StatusIdle, CreatedAt: now, UpdatedAt: now})
+		c.Teammates = append(c.Teammates, registry.Member{Name: "bob", Role: "reviewer", Status: registry.StatusIdle, CreatedAt: now, UpdatedAt: now})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -181,10 +182,10 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	if err := a.messenger.Send(ctx, workspace.LeadName, "bob", "after the loss"); !errors.Is(err, ErrOwnerLost) {
 		t.Errorf("the lead's message: %v, want ErrOwnerLost", err)
 	}
-	if err := a.Registry().ChangeStatus("bob", StatusFailed, nil); !errors.Is(err, ErrOwnerLost) {
+	if err := a.Registry().ChangeStatus("bob", registry.StatusFailed, nil); !errors.Is(err, ErrOwnerLost) {
 		t.Errorf("a status change: %v, want ErrOwnerLost", err)
 	}
-	if _, err := a.Registry().Update(func(c *Config) error { c.Sandbox = &SandboxState{State: "off"}; return nil }); !errors.Is(err, ErrOwnerLost) {
+	if _, err := a.Registry().Update(func(c *registry.Config) error { c.Sandbox = &registry.SandboxState{State: "off"}; return nil }); !errors.Is(err, ErrOwnerLost) {
 		t.Errorf("a registry update: %v, want ErrOwnerLost", err)
 	}
 	if _, err := a.tasks.CreateTask(ctx, workspace.LeadName, tools.TaskSpec{Subject: "write the parser"}); !errors.Is(err, ErrOwnerLost) {
@@ -203,7 +204,7 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if i := c.Find("bob"); i < 0 || c.Teammates[i].Status != StatusIdle || c.Sandbox != nil {
+	if i := c.Find("bob"); i < 0 || c.Teammates[i].Status != registry.StatusIdle || c.Sandbox != nil {
 		t.Errorf("the registry on the server changed: %+v", c)
 	}
 	msgs, _, err := a.Mailbox().ReadAll("bob")

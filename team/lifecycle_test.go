@@ -13,6 +13,8 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -36,7 +38,7 @@ func appendFromEnv() error {
 // eventWaiter collects a team's events so a test can wait for one.
 type eventWaiter struct {
 	mu      sync.Mutex
-	events  []Event
+	events  []event.Event
 	changed chan struct{} // coalesced: a new event arrived
 }
 
@@ -45,7 +47,7 @@ func newEventWaiter() *eventWaiter {
 }
 
 // add is the team's OnEvent; it never blocks.
-func (w *eventWaiter) add(e Event) {
+func (w *eventWaiter) add(e event.Event) {
 	w.mu.Lock()
 	w.events = append(w.events, e)
 	w.mu.Unlock()
@@ -56,7 +58,7 @@ func (w *eventWaiter) add(e Event) {
 }
 
 // waitFor returns once an event satisfies pred, failing the test after timeout.
-func (w *eventWaiter) waitFor(t *testing.T, what string, timeout time.Duration, pred func(Event) bool) {
+func (w *eventWaiter) waitFor(t *testing.T, what string, timeout time.Duration, pred func(event.Event) bool) {
 	t.Helper()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
@@ -101,8 +103,8 @@ func openIdleTeam(t *testing.T, srv *fakellm.Server) (*Team, *eventWaiter) {
 // waitIdleAfterCycles waits until alice is idle with n cycles in the registry.
 func waitIdleAfterCycles(t *testing.T, tm *Team, w *eventWaiter, name string, n int, timeout time.Duration) {
 	t.Helper()
-	w.waitFor(t, fmt.Sprintf("%s idle after %d cycles", name, n), timeout, func(e Event) bool {
-		if st, ok := e.Payload.(StatusChanged); !ok || e.Agent != name || st.Status != StatusIdle {
+	w.waitFor(t, fmt.Sprintf("%s idle after %d cycles", name, n), timeout, func(e event.Event) bool {
+		if st, ok := e.Payload.(event.StatusChanged); !ok || e.Agent != name || st.Status != registry.StatusIdle {
 			return false
 		}
 		cfg, err := tm.Registry().Read()
@@ -110,7 +112,7 @@ func waitIdleAfterCycles(t *testing.T, tm *Team, w *eventWaiter, name string, n 
 			t.Fatal(err)
 		}
 		i := cfg.Find(name)
-		return i >= 0 && cfg.Teammates[i].Cycles == n && cfg.Teammates[i].Status == StatusIdle
+		return i >= 0 && cfg.Teammates[i].Cycles == n && cfg.Teammates[i].Status == registry.StatusIdle
 	})
 }
 

@@ -11,8 +11,11 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -37,7 +40,7 @@ type member struct {
 	// Guarded by roster.mu: status mirrors the registry for this process's
 	// own decisions (settling); cycleCancel ends the running cycle;
 	// stopApproved is set when the teammate approved a shutdown.
-	status       Status
+	status       registry.Status
 	cycleCancel  context.CancelFunc
 	stopApproved bool
 
@@ -51,7 +54,7 @@ type member struct {
 	fenced atomic.Bool
 	// request is the spawn request it was taken with, given back to the
 	// queue if this worker stops it and nobody respawned it (giveBack).
-	request SpawnRequest
+	request hosts.Request
 	// sendClaim, for such a teammate on a store that fences senders, is
 	// its claim of what it sends (claimedMailbox); 0 for none.
 	sendClaim uint64
@@ -109,7 +112,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	}
 
 	r.mu.Lock()
-	if m, ok := r.members[name]; ok && m.status != StatusShutdown && m.status != StatusFailed {
+	if m, ok := r.members[name]; ok && m.status != registry.StatusShutdown && m.status != registry.StatusFailed {
 		st := m.status
 		r.mu.Unlock()
 		return fmt.Errorf("a teammate named %s already exists (status %s): send it a message instead", name, st)
@@ -121,7 +124,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		return err
 	}
 	now := time.Now().UTC()
-	entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid, PlanMode: spec.PlanMode,
+	entry := registry.Member{Name: name, Role: role, Status: registry.StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid, PlanMode: spec.PlanMode,
 		ModelRef: modelRefOf(choice)}
 	where, err := t.place(ctx, name, t.isolationOf(spec.Isolation), &entry)
 	if err != nil {
@@ -129,10 +132,10 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		return err
 	}
 	// The change fails, if at all, before it changes anything.
-	err = changeRegistry(t.reg, func(c *Config) error {
+	err = changeRegistry(t.reg, func(c *registry.Config) error {
 		i := c.Find(name)
 		if spec.PlanMode {
-			entry.PlanState = PlanDrafting
+			entry.PlanState = registry.PlanDrafting
 		}
 		if i < 0 {
 			c.Teammates = append(c.Teammates, entry)
@@ -158,8 +161,8 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	}
 
 	mctx, cancel := context.WithCancel(t.root)
-	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: StatusQueued, planMode: spec.PlanMode, root: where.Root,
-		model: r.t.newAgentModel(choice, Usage{})}
+	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: registry.StatusQueued, planMode: spec.PlanMode, root: where.Root,
+		model: r.t.newAgentModel(choice, registry.Usage{})}
 	agent, err := r.newTeammateAgent(m, "startup")
 	if err != nil {
 		cancel()
@@ -172,7 +175,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	r.members[name] = m
 	r.mu.Unlock()
 
-	t.events.Emit(Event{Agent: name, Payload: Spawn{Role: role, Status: StatusQueued, From: from, PID: t.pid, Model: choice.Label()}})
+	t.events.Emit(event.Event{Agent: name, Payload: event.Spawn{Role: role, Status: registry.StatusQueued, From: from, PID: t.pid, Model: choice.Label()}})
 	if _, err := t.messenger.deliver(from, name, inbox.TypeMessage, prompt); err != nil {
 		cancel()
 		close(m.done)
@@ -196,7 +199,7 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		if err != nil {
 			return nil, fmt.Errorf("start %s: %w", name, err)
 		}
-		ws, system = wt, teammateSystemPrompt(t.teamName(), wt.Root, name, m.role, m.planMode)+worktreePrompt(BranchPrefix+name)
+		ws, system = wt, teammateSystemPrompt(t.teamName(), wt.Root, name, m.role, m.planMode)+worktreePrompt(worktree.BranchPrefix+name)
 	}
 	session := t.teammateSession(name)
 	if m.claim != "" {
@@ -265,7 +268,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 	defer func() {
 		// A bug must cost one teammate, not the process and its team.
 		if p := recover(); p != nil {
-			r.fail(m, ClassInternal, fmt.Errorf("internal error: %v (please report this)", p))
+			r.fail(m, event.ClassInternal, fmt.Errorf("internal error: %v (please report this)", p))
 		}
 	}()
 	wake := t.store.Watch(ctx, m.name)
@@ -288,7 +291,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 			// Only a teammate that must wait for a worker is shown queued.
 			var ok bool
 			if release, ok = t.pool.TryAcquire(); !ok {
-				r.setStatus(m, StatusQueued, nil)
+				r.setStatus(m, registry.StatusQueued, nil)
 				release, err = t.pool.Acquire(ctx)
 			}
 		}
@@ -297,7 +300,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 		}
 		// Nobody waits for this write: the event follows once the
 		// registry shows it, and the next change of this teammate is written after.
-		r.setStatusLater(m, StatusWorking, "", func(mb *Member) { mb.Activity = Activity{}.Words() })
+		r.setStatusLater(m, registry.StatusWorking, "", func(mb *registry.Member) { mb.Activity = event.Activity{}.Words() })
 		cctx, stop := context.WithCancel(ctx)
 		r.mu.Lock()
 		m.cycleCancel = stop
@@ -311,7 +314,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 		release()
 		switch {
 		case approved:
-			r.setStatusWhy(m, StatusShutdown, "approved a shutdown request", func(mb *Member) { mb.Activity, mb.Ended = "", true })
+			r.setStatusWhy(m, registry.StatusShutdown, "approved a shutdown request", func(mb *registry.Member) { mb.Activity, mb.Ended = "", true })
 			return
 		case ctx.Err() != nil || m.fenced.Load():
 			return
@@ -336,7 +339,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 			final += "\n\n" + t.worktrees.Report(ctx, m.name)
 		}
 		if _, err := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeResult, fitMessage(final, t.ws.SessionPath(m.name))); err != nil {
-			r.fail(m, ClassInbox, fmt.Errorf("report to the lead: %w", err))
+			r.fail(m, event.ClassInbox, fmt.Errorf("report to the lead: %w", err))
 			return
 		}
 		if t.shutdowns.AnswerIfAsked(mate{r, m}) {
@@ -356,7 +359,7 @@ func (r *roster) inCycle(name string) (busy, known bool) {
 	if m == nil {
 		return false, false
 	}
-	return m.cycleCancel != nil || m.status == StatusQueued, true
+	return m.cycleCancel != nil || m.status == registry.StatusQueued, true
 }
 
 // moving reports whether a teammate of this process will run a cycle
@@ -366,7 +369,7 @@ func (r *roster) moving() bool {
 	var alive []string
 	r.mu.Lock()
 	for name, m := range r.members {
-		if m.cycleCancel != nil || m.status == StatusQueued {
+		if m.cycleCancel != nil || m.status == registry.StatusQueued {
 			r.mu.Unlock()
 			return true
 		}
@@ -406,7 +409,7 @@ func (r *roster) waitForWork(ctx context.Context, name string, wake <-chan struc
 func (r *roster) setIdle(ctx context.Context, m *member, c loop.Cycle) {
 	t := r.t
 	defer t.tasks.idling(ctx, m.name, m.role)() // auto-claim: maybe a task to do before idling
-	r.setStatusLater(m, StatusIdle, "", func(mb *Member) {
+	r.setStatusLater(m, registry.StatusIdle, "", func(mb *registry.Member) {
 		mb.Activity = ""
 		mb.Turns += c.Turns
 		if c.Turns > 0 {
@@ -417,12 +420,12 @@ func (r *roster) setIdle(ctx context.Context, m *member, c loop.Cycle) {
 
 // guarded is fn for a write of m's entry that is refused (registry.ErrTakenOver)
 // once the entry is no longer this worker's claim.
-func (r *roster) guarded(m *member, fn func(*Member)) func(*Member) {
+func (r *roster) guarded(m *member, fn func(*registry.Member)) func(*registry.Member) {
 	if m.claim == "" || r.t.hosting == nil {
 		return fn
 	}
 	worker := r.t.hosting.opts.ID
-	return func(mb *Member) {
+	return func(mb *registry.Member) {
 		if mb.SpawnID != m.claim || mb.Worker != worker {
 			mb.MarkTakenOver()
 			return
@@ -439,7 +442,7 @@ func (r *roster) fenceOff(m *member, why error) {
 	if m.fenced.Swap(true) {
 		return
 	}
-	r.t.events.Notify(Event{Agent: m.name, Payload: failure(ClassInternal, "stopped here, run elsewhere now: ", why)})
+	r.t.events.Notify(event.Event{Agent: m.name, Payload: failure(event.ClassInternal, "stopped here, run elsewhere now: ", why)})
 	m.cancel()
 }
 
@@ -450,19 +453,19 @@ func fencedError(err error) bool {
 }
 
 // fail marks a teammate failed after a step of class failed, and tells the lead.
-func (r *roster) fail(m *member, class ErrorClass, err error) {
+func (r *roster) fail(m *member, class event.ErrorClass, err error) {
 	t := r.t
 	if m.fenced.Load() || fencedError(err) {
 		r.fenceOff(m, err)
 		return
 	}
 	t.checkStorage(err)
-	r.setStatus(m, StatusFailed, func(mb *Member) { mb.Error = err.Error(); mb.Activity = "" })
+	r.setStatus(m, registry.StatusFailed, func(mb *registry.Member) { mb.Error = err.Error(); mb.Activity = "" })
 	if !loop.Told(err) { // the loop's own error event already said it
-		t.events.Emit(Event{Agent: m.name, Payload: failure(class, "", err)})
+		t.events.Emit(event.Event{Agent: m.name, Payload: failure(class, "", err)})
 	}
 	if _, derr := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeError, teammateFailedText(m.name, err)); derr != nil {
-		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
+		t.events.Emit(event.Event{Agent: m.name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 	}
 }
 
@@ -470,22 +473,22 @@ func (r *roster) markFailed(name string, cause error) {
 	t := r.t
 	r.mu.Lock()
 	if m, ok := r.members[name]; ok {
-		m.status = StatusFailed
+		m.status = registry.StatusFailed
 	}
 	r.mu.Unlock()
-	_ = setStatusNow(t.reg, name, StatusFailed, func(mb *Member) { mb.Error = cause.Error() })
-	t.events.Emit(Event{Agent: name, Payload: StatusChanged{Status: StatusFailed, Reason: cause.Error(), PID: t.pid}})
+	_ = setStatusNow(t.reg, name, registry.StatusFailed, func(mb *registry.Member) { mb.Error = cause.Error() })
+	t.events.Emit(event.Event{Agent: name, Payload: event.StatusChanged{Status: registry.StatusFailed, Reason: cause.Error(), PID: t.pid}})
 	t.notifyChanged()
 }
 
 // setStatus changes a member's status in memory, in the registry and in the
 // event log, in that order of visibility to this process.
-func (r *roster) setStatus(m *member, status Status, fn func(*Member)) {
+func (r *roster) setStatus(m *member, status registry.Status, fn func(*registry.Member)) {
 	r.setStatusWhy(m, status, "", fn)
 }
 
 // setStatusWhy is setStatus with a reason for the event log.
-func (r *roster) setStatusWhy(m *member, status Status, why string, fn func(*Member)) {
+func (r *roster) setStatusWhy(m *member, status registry.Status, why string, fn func(*registry.Member)) {
 	t := r.t
 	if m.fenced.Load() {
 		return

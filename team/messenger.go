@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -143,7 +144,7 @@ func (ms *messenger) deliverMessage(m inbox.Message) (inbox.Message, error) {
 		t.checkStorage(err)
 		return m, err
 	}
-	t.events.Emit(Event{Payload: Delivered(m)})
+	t.events.Emit(event.Event{Payload: event.Delivered(m)})
 	t.notifyChanged()
 	return m, nil
 }
@@ -163,7 +164,7 @@ func (ms *messenger) Describe(ctx context.Context) (string, error) {
 
 // DescribeTeam is the registry c as list_teammates and /team show it: a
 // row per teammate, its unread count from stats ("?" when it cannot be read).
-func DescribeTeam(c Config, stats func(name string) (inbox.Stats, error)) string {
+func DescribeTeam(c registry.Config, stats func(name string) (inbox.Stats, error)) string {
 	if len(c.Teammates) == 0 {
 		return "no teammates yet"
 	}
@@ -206,16 +207,16 @@ func fitMessage(content, wholeIn string) string {
 // EndedNote says, of a message to a teammate that has shut down or failed,
 // that nobody reads it now ("" for any other recipient): "sent" alone
 // would say otherwise.
-func EndedNote(c Config, to string) string {
+func EndedNote(c registry.Config, to string) string {
 	i := c.Find(to)
 	if i < 0 {
 		return ""
 	}
 	word := "shut down"
 	switch c.Teammates[i].Status {
-	case StatusFailed:
+	case registry.StatusFailed:
 		word = "failed"
-	case StatusShutdown:
+	case registry.StatusShutdown:
 	default:
 		return ""
 	}

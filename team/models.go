@@ -6,26 +6,27 @@ import (
 	"strings"
 
 	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // newAgentModel is an agent's model, counted against the team's budget.
-func (t *Team) newAgentModel(c ModelChoice, u Usage) *models.Agent {
+func (t *Team) newAgentModel(c models.ModelChoice, u registry.Usage) *models.Agent {
 	return models.NewAgent(c, u, t.spend)
 }
 
 // resolveModel is the model a teammate of role gets: the one asked for,
 // else the role's, else the default.
-func (t *Team) resolveModel(provider, model, role string) (ModelChoice, error) {
+func (t *Team) resolveModel(provider, model, role string) (models.ModelChoice, error) {
 	for _, f := range []struct{ what, v string }{{"model", model}, {"provider", provider}} {
 		if err := models.CheckWord(f.what, f.v); err != nil {
-			return ModelChoice{}, err
+			return models.ModelChoice{}, err
 		}
 	}
 	if provider == "" && model == "" {
 		if p, m, ok := t.models.ForRole(role); ok {
 			c, err := t.models.Model(p, m)
 			if err != nil {
-				return ModelChoice{}, fmt.Errorf("the model of role %s: %w", role, err)
+				return models.ModelChoice{}, fmt.Errorf("the model of role %s: %w", role, err)
 			}
 			return c, nil
 		}
@@ -63,7 +64,7 @@ func (t *Team) SetLeadModel(spec string) (string, error) {
 func (t *Team) LeadModel() string { return t.leadModel.Choice().Label() }
 
 // Models is what is configured, for a person choosing the lead's model.
-func (t *Team) Models() Catalog { return t.models.Catalog() }
+func (t *Team) Models() models.Catalog { return t.models.Catalog() }
 
 // AnswerBudget answers the question a chat's reached budget asks: go on
 // raises each bound reached by its amount again and lets the waiting calls

@@ -9,6 +9,7 @@ import (
 // names keep the team's API for its callers while they move to that
 // package's own.
 
+//go:fix inline
 type (
 	Models       = models.Models
 	ModelChoice  = models.ModelChoice
@@ -19,14 +20,18 @@ type (
 	BudgetError  = models.BudgetError
 )
 
-// ErrNoPrice is a cost budget with a model that has no price.
-var ErrNoPrice = models.ErrNoPrice
 
 // OneModel is a team with a single model (models.OneModel).
-func OneModel(m llm.Model, name string) Models { return models.OneModel(m, name) }
+//
+//go:fix inline
+func OneModel(m llm.Model, name string) models.Models { return models.OneModel(m, name) }
 
 // AskText is the sentence that asks the person whether to go on (models.AskText).
+//
+//go:fix inline
 func AskText(err error) string { return models.AskText(err) }
 
 // FormatCost writes a cost for people (models.FormatCost).
+//
+//go:fix inline
 func FormatCost(c *float64) string { return models.FormatCost(c) }

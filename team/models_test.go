@@ -14,16 +14,18 @@ import (
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/models"
+	models0 "github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 func TestSumUsage(t *testing.T) {
 	c1, c2 := 0.25, 0.5
-	tu := SumUsage([]AgentUsage{
-		{Agent: "lead", Usage: Usage{PromptTokens: 10, CompletionTokens: 1, Tokens: 11, Cost: &c1}},
-		{Agent: "alice", Usage: Usage{PromptTokens: 20, CompletionTokens: 2, Tokens: 22}},
-		{Agent: "bob", Usage: Usage{PromptTokens: 30, CompletionTokens: 3, Tokens: 33, Cost: &c2}},
+	tu := SumUsage([]registry.AgentUsage{
+		{Agent: "lead", Usage: registry.Usage{PromptTokens: 10, CompletionTokens: 1, Tokens: 11, Cost: &c1}},
+		{Agent: "alice", Usage: registry.Usage{PromptTokens: 20, CompletionTokens: 2, Tokens: 22}},
+		{Agent: "bob", Usage: registry.Usage{PromptTokens: 30, CompletionTokens: 3, Tokens: 33, Cost: &c2}},
 		{Agent: "carol"}, // spent nothing, no price: not unpriced
 	})
 	if tu.Total.Tokens != 66 || tu.Total.PromptTokens != 60 || tu.Total.CompletionTokens != 6 {
@@ -35,7 +37,7 @@ func TestSumUsage(t *testing.T) {
 	if fmt.Sprint(tu.Unpriced) != "[alice]" {
 		t.Fatalf("unpriced %v, want [alice]", tu.Unpriced)
 	}
-	none := SumUsage([]AgentUsage{{Agent: "lead", Usage: Usage{Tokens: 5}}})
+	none := SumUsage([]registry.AgentUsage{{Agent: "lead", Usage: registry.Usage{Tokens: 5}}})
 	if none.Total.Cost != nil {
 		t.Fatalf("a team with no price has cost %v", *none.Total.Cost)
 	}
@@ -44,29 +46,29 @@ func TestSumUsage(t *testing.T) {
 // testModels is a Models over one fake server: each name is a client that
 // asks the server for that model, priced as prices says (absent: no price).
 type testModels struct {
-	clients map[string]ModelChoice
+	clients map[string]models.ModelChoice
 	roles   map[string]string
 	def     string
 }
 
-func newTestModels(srv *fakellm.Server, def string, prices map[string]*Price, roles map[string]string) *testModels {
-	tm := &testModels{clients: map[string]ModelChoice{}, roles: roles, def: def}
+func newTestModels(srv *fakellm.Server, def string, prices map[string]*models.Price, roles map[string]string) *testModels {
+	tm := &testModels{clients: map[string]models.ModelChoice{}, roles: roles, def: def}
 	for name, p := range prices {
-		tm.clients[name] = ModelChoice{Provider: "fake", Name: name, Price: p,
+		tm.clients[name] = models.ModelChoice{Provider: "fake", Name: name, Price: p,
 			Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: name, Stream: true,
 				BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond})}
 	}
 	return tm
 }
 
-func (tm *testModels) Model(provider, model string) (ModelChoice, error) {
+func (tm *testModels) Model(provider, model string) (models.ModelChoice, error) {
 	if model == "" {
 		model = tm.def
 	}
 	model = strings.TrimPrefix(model, "fake/")
 	c, ok := tm.clients[model]
 	if !ok || (provider != "" && provider != "fake") {
-		return ModelChoice{}, fmt.Errorf("model %s is not configured", models.Label(provider, model))
+		return models.ModelChoice{}, fmt.Errorf("model %s is not configured", models.Label(provider, model))
 	}
 	return c, nil
 }
@@ -76,10 +78,10 @@ func (tm *testModels) ForRole(role string) (string, string, bool) {
 	return "", m, ok
 }
 
-func (tm *testModels) Catalog() Catalog {
-	c := Catalog{Default: "fake/" + tm.def, Roles: map[string]string{}}
+func (tm *testModels) Catalog() models.Catalog {
+	c := models.Catalog{Default: "fake/" + tm.def, Roles: map[string]string{}}
 	for name, mc := range tm.clients {
-		c.Models = append(c.Models, CatalogModel{Label: mc.Label(), Price: mc.Price})
+		c.Models = append(c.Models, models.CatalogModel{Label: mc.Label(), Price: mc.Price})
 		_ = name
 	}
 	for r, m := range tm.roles {
@@ -106,7 +108,7 @@ func TestTeammatesTalkToTheirModels(t *testing.T) {
 	srv := fakellm.New(script)
 	defer srv.Close()
 	models := newTestModels(srv, "small",
-		map[string]*Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}, "free": nil},
+		map[string]*models.Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}, "free": nil},
 		map[string]string{"reviewer": "big"})
 	tm := newTestTeam(t, srv, Options{Models: models})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -143,11 +145,11 @@ func TestTeammatesTalkToTheirModels(t *testing.T) {
 	if c.Find("dave") >= 0 {
 		t.Error("dave is in the registry")
 	}
-	cost := func(p Price, calls int) float64 { return float64(calls) * p.Cost(1000, 100) }
+	cost := func(p models0.Price, calls int) float64 { return float64(calls) * p.Cost(1000, 100) }
 	wantCost := map[string]*float64{
 		"alice": nil,
-		"bob":   ptr(cost(Price{InputPerMillion: 10, OutputPerMillion: 20}, srv.CallsFor("bob"))),
-		"carol": ptr(cost(Price{InputPerMillion: 1, OutputPerMillion: 2}, srv.CallsFor("carol"))),
+		"bob":   ptr(cost(models0.Price{InputPerMillion: 10, OutputPerMillion: 20}, srv.CallsFor("bob"))),
+		"carol": ptr(cost(models0.Price{InputPerMillion: 1, OutputPerMillion: 2}, srv.CallsFor("carol"))),
 	}
 	for _, m := range c.Teammates {
 		if m.Model != "fake/"+want[m.Name] || m.ModelName != want[m.Name] || m.Provider != "fake" {
@@ -160,7 +162,7 @@ func TestTeammatesTalkToTheirModels(t *testing.T) {
 			t.Errorf("%s's cost %v, want %v", m.Name, deref(m.Cost), deref(wantCost[m.Name]))
 		}
 	}
-	if c.Lead == nil || c.Lead.Model != "fake/small" || !sameCost(c.Lead.Cost, ptr(cost(Price{InputPerMillion: 1, OutputPerMillion: 2}, srv.CallsFor("lead")))) {
+	if c.Lead == nil || c.Lead.Model != "fake/small" || !sameCost(c.Lead.Cost, ptr(cost(models0.Price{InputPerMillion: 1, OutputPerMillion: 2}, srv.CallsFor("lead")))) {
 		t.Fatalf("the registry's lead entry %+v", c.Lead)
 	}
 	u := tm.Usage()
@@ -182,7 +184,7 @@ func TestSetLeadModelSwitchesForTheNextTurns(t *testing.T) {
 	usage := &openai.Usage{PromptTokens: 1000, CompletionTokens: 100, TotalTokens: 1100}
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok", Usage: usage}))
 	defer srv.Close()
-	models := newTestModels(srv, "small", map[string]*Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}}, nil)
+	models := newTestModels(srv, "small", map[string]*models.Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}}, nil)
 	tm := newTestTeam(t, srv, Options{Models: models})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -203,7 +205,7 @@ func TestSetLeadModelSwitchesForTheNextTurns(t *testing.T) {
 	if len(calls) != 2 || calls[0].Req.Model != "small" || calls[1].Req.Model != "big" {
 		t.Fatalf("lead's calls asked for %v, want small then big", modelsOf(calls))
 	}
-	want := Price{InputPerMillion: 1, OutputPerMillion: 2}.Cost(1000, 100) + Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
+	want := models0.Price{InputPerMillion: 1, OutputPerMillion: 2}.Cost(1000, 100) + models0.Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
 	c, _ := tm.Registry().Read()
 	if c.Lead == nil || c.Lead.Model != "fake/big" || !sameCost(c.Lead.Cost, &want) || c.Lead.Tokens != 2200 {
 		t.Fatalf("lead entry %+v (cost %v), want fake/big, 2200 tokens, cost %g", c.Lead, deref(c.Lead.Cost), want)
@@ -243,7 +245,7 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 	usage := &openai.Usage{PromptTokens: 1000, CompletionTokens: 100, TotalTokens: 1100}
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok", Usage: usage}))
 	defer srv.Close()
-	models := newTestModels(srv, "small", map[string]*Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}}, map[string]string{"programmer": "small"})
+	models := newTestModels(srv, "small", map[string]*models.Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}}, map[string]string{"programmer": "small"})
 	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +262,7 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 	if err := first.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "go", Model: "big"}); err != nil {
 		t.Fatal(err)
 	}
-	w.wait(t, "alice", string(StatusIdle))
+	w.wait(t, "alice", string(registry.StatusIdle))
 	first.Close(context.Background())
 
 	second, w2 := open(true)
@@ -268,12 +270,12 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 	if err := second.Send(context.Background(), "lead", "alice", "once more"); err != nil {
 		t.Fatal(err)
 	}
-	w2.wait(t, "alice", string(StatusWorking))
+	w2.wait(t, "alice", string(registry.StatusWorking))
 	// Idle after a second cycle: the registry counts it.
 	testkit.Eventually(t, 20*time.Second, "alice idle after her second cycle", func() bool {
 		c, _ := second.Registry().Read()
 		i := c.Find("alice")
-		return i >= 0 && c.Teammates[i].Cycles == 2 && c.Teammates[i].Status == StatusIdle
+		return i >= 0 && c.Teammates[i].Cycles == 2 && c.Teammates[i].Status == registry.StatusIdle
 	})
 	calls := srv.Calls()
 	if len(calls) != 2 || calls[0].Req.Model != "big" || calls[1].Req.Model != "big" {
@@ -281,20 +283,20 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 	}
 	c, _ := second.Registry().Read()
 	alice := c.Teammates[c.Find("alice")]
-	want := 2 * Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
+	want := 2 * models0.Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
 	if alice.Model != "fake/big" || alice.Tokens != 2200 || !sameCost(alice.Cost, &want) {
 		t.Fatalf("alice after the resume: model %s, %d tokens, cost %v; want fake/big, 2200, %g", alice.Model, alice.Tokens, deref(alice.Cost), want)
 	}
 }
 
 func TestLeadPromptListsTheModels(t *testing.T) {
-	one := leadSystemPrompt("t", "/w", Catalog{Default: "gpt", Models: []CatalogModel{{Label: "gpt"}}})
+	one := leadSystemPrompt("t", "/w", models.Catalog{Default: "gpt", Models: []models.CatalogModel{{Label: "gpt"}}})
 	if strings.Contains(one, "Models") {
 		t.Errorf("with one model and no roles the prompt speaks of models:\n%s", one)
 	}
-	p := leadSystemPrompt("t", "/w", Catalog{
+	p := leadSystemPrompt("t", "/w", models.Catalog{
 		Default: "cheap/small",
-		Models:  []CatalogModel{{Label: "cheap/small", Price: &Price{InputPerMillion: 0.15, OutputPerMillion: 0.6}}, {Label: "local/free"}},
+		Models:  []models.CatalogModel{{Label: "cheap/small", Price: &models.Price{InputPerMillion: 0.15, OutputPerMillion: 0.6}}, {Label: "local/free"}},
 		Roles:   map[string]string{"reviewer": "smart/big", "writer": "cheap/small"},
 	})
 	for _, want := range []string{"cheap/small (default, 0.15 in / 0.6 out per million tokens)", "local/free", "reviewer → smart/big, writer → cheap/small"} {
@@ -310,7 +312,7 @@ func TestLeadPromptListsTheModels(t *testing.T) {
 func TestSpawnRefusesAHostileModelName(t *testing.T) {
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
 	defer srv.Close()
-	anyName := &testModels{clients: map[string]ModelChoice{}}
+	anyName := &testModels{clients: map[string]models.ModelChoice{}}
 	tm := newTestTeam(t, srv, Options{Models: anyModel{anyName, srv}})
 	for _, bad := range []string{"big\x1b[2J", "big model", strings.Repeat("m", 200)} {
 		err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "go", Model: bad})
@@ -336,6 +338,6 @@ type anyModel struct {
 	srv *fakellm.Server
 }
 
-func (a anyModel) Model(provider, model string) (ModelChoice, error) {
-	return ModelChoice{Provider: provider, Name: model, Model: llm.NewClient(llm.ClientConfig{BaseURL: a.srv.URL(), APIKey: "k", Model: model})}, nil
+func (a anyModel) Model(provider, model string) (models.ModelChoice, error) {
+	return models.ModelChoice{Provider: provider, Name: model, Model: llm.NewClient(llm.ClientConfig{BaseURL: a.srv.URL(), APIKey: "k", Model: model})}, nil
 }

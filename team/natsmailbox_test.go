@@ -13,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 var _ Mailbox = (*natsstore.Mailbox)(nil)
@@ -82,7 +83,7 @@ func TestTeamRunsOnAJetStreamMailbox(t *testing.T) {
 	}
 	cfg, _ := tm.Registry().Read()
 	for _, m := range cfg.Teammates {
-		if m.Status != StatusShutdown {
+		if m.Status != registry.StatusShutdown {
 			t.Errorf("%s: status %s, want shutdown", m.Name, m.Status)
 		}
 	}

@@ -23,14 +23,16 @@ import (
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 var (
-	_ RegistryStore = (*natsstore.Doc[*Config])(nil)
-	_ board.Store   = (*natsstore.Doc[*board.File])(nil)
-	_ EventLines    = (*natsstore.EventLog)(nil)
+	_ registry.RegistryStore = (*natsstore.Doc[*registry.Config])(nil)
+	_ board.Store            = (*natsstore.Doc[*board.File])(nil)
+	_ event.EventLines       = (*natsstore.EventLog)(nil)
 )
 
 // natsURL starts an embedded JetStream server on 127.0.0.1 for t.
@@ -57,21 +59,21 @@ func natsConn(t *testing.T, url string) *nats.Conn {
 
 // natsRegistry is the registry of teamName on url as a process opens it:
 // an entry per teammate (team/registry/entries.go), on a connection of its own.
-func natsRegistry(t *testing.T, url, teamName string) *Registry {
+func natsRegistry(t *testing.T, url, teamName string) *registry.Registry {
 	t.Helper()
 	return entriesRegistry(t, natsConn(t, url), teamName, nil)
 }
 
 // entriesRegistry is the registry of teamName in entries on nc, carrying
 // old over.
-func entriesRegistry(t *testing.T, nc *nats.Conn, teamName string, old RegistryStore) *Registry {
+func entriesRegistry(t *testing.T, nc *nats.Conn, teamName string, old registry.RegistryStore) *registry.Registry {
 	t.Helper()
 	e, err := natsstore.OpenEntries(context.Background(), nc, teamName, "registry", DecodeRegistryEntry)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	r, err := NewRegistryOnEntries(e, teamName, old)
+	r, err := registry.NewRegistryOnEntries(e, teamName, old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,17 +84,17 @@ func entriesRegistry(t *testing.T, nc *nats.Conn, teamName string, old RegistryS
 func TestRegistryOnJetStreamKeepsTheDocContract(t *testing.T) {
 	testkit.SkipShort(t)
 	url := natsURL(t)
-	storetest.RunDoc(t, storetest.DocOpener[Config]{
-		Open: func(t *testing.T) storetest.Doc[Config] { return natsRegistry(t, url, "reg") },
-		Inc: func(c *Config) {
+	storetest.RunDoc(t, storetest.DocOpener[registry.Config]{
+		Open: func(t *testing.T) storetest.Doc[registry.Config] { return natsRegistry(t, url, "reg") },
+		Inc: func(c *registry.Config) {
 			i := c.Find("counter")
 			if i < 0 {
-				c.Teammates = append(c.Teammates, Member{Name: "counter"})
+				c.Teammates = append(c.Teammates, registry.Member{Name: "counter"})
 				i = len(c.Teammates) - 1
 			}
 			c.Teammates[i].Turns++
 		},
-		Count: func(c Config) int {
+		Count: func(c registry.Config) int {
 			if i := c.Find("counter"); i >= 0 {
 				return c.Teammates[i].Turns
 			}
@@ -114,8 +116,8 @@ func TestEventLogOnJetStreamKeepsTheEventLogContract(t *testing.T) {
 	}
 	storetest.RunEventLog(t, storetest.EventLogOpener{
 		Open: func(t *testing.T) func(int) {
-			log := NewEventLogTo(open(t), nil)
-			return func(n int) { log.Emit(Event{Agent: "alice", Payload: Reply{Text: long, Turn: n}}) }
+			log := event.NewEventLogTo(open(t), nil)
+			return func(n int) { log.Emit(event.Event{Agent: "alice", Payload: event.Reply{Text: long, Turn: n}}) }
 		},
 		Read: func(t *testing.T) ([]int, error) {
 			lines, err := open(t).Lines(context.Background())
@@ -124,11 +126,11 @@ func TestEventLogOnJetStreamKeepsTheEventLogContract(t *testing.T) {
 			}
 			var got []int
 			for _, line := range lines {
-				var e Event
+				var e event.Event
 				if err := json.Unmarshal(line, &e); err != nil {
 					return got, fmt.Errorf("line %d: %w", len(got)+1, err)
 				}
-				r, ok := e.Payload.(Reply)
+				r, ok := e.Payload.(event.Reply)
 				if !ok || r.Text != long {
 					return got, fmt.Errorf("line %d is not the event written: %+v", len(got)+1, e)
 				}
@@ -204,7 +206,7 @@ func TestTeamRunsWithAllItsStateOnJetStream(t *testing.T) {
 		t.Fatalf("the registry in the bucket: %+v", cfg)
 	}
 	for _, m := range cfg.Teammates {
-		if m.Status != StatusShutdown {
+		if m.Status != registry.StatusShutdown {
 			t.Errorf("%s: status %s in the bucket, want shutdown", m.Name, m.Status)
 		}
 		if got[m.Name] != 1 {
@@ -224,11 +226,11 @@ func TestTeamRunsWithAllItsStateOnJetStream(t *testing.T) {
 	}
 	spawns := 0
 	for _, line := range lines {
-		var e Event
+		var e event.Event
 		if err := json.Unmarshal(line, &e); err != nil {
 			t.Fatalf("event line %q: %v", line, err)
 		}
-		if e.Kind() == EventSpawn {
+		if e.Kind() == event.EventSpawn {
 			spawns++
 		}
 	}
@@ -289,7 +291,7 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 		"alice": {{Content: "done one"}, {Content: "done two"}},
 	}, func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "ok"} }))
 	defer srv.Close()
-	open := func(resume bool, on func(Event)) *Team {
+	open := func(resume bool, on func(event.Event)) *Team {
 		t.Helper()
 		nc := natsConn(t, url)
 		ctx := context.Background()
@@ -324,7 +326,7 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 	if err := first.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "first task"}); err != nil {
 		t.Fatal(err)
 	}
-	w.wait(t, "alice", string(StatusIdle))
+	w.wait(t, "alice", string(registry.StatusIdle))
 	first.Abort("the host went away")
 	firstDir := first.Workspace()
 	if err := first.Close(context.Background()); err != nil {
@@ -402,7 +404,7 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 	}
 }
 
-var _ OwnerLock = (*natsstore.Owner)(nil)
+var _ registry.OwnerLock = (*natsstore.Owner)(nil)
 
 // natsOwner is team's owner lock on url.
 func natsOwner(t *testing.T, url, teamName string) *natsstore.Owner {
@@ -436,7 +438,7 @@ func TestOneTeamOnJetStreamRunsInOneProcessAtATime(t *testing.T) {
 		!strings.Contains(err.Error(), fmt.Sprintf("host %s (pid %d", host, os.Getpid())) {
 		t.Fatalf("second Open on the same store: %v, want a refusal naming the host and pid", err)
 	}
-	watch, err := WatchAsksOn(context.Background(), natsOwner(t, url, teamName))
+	watch, err := registry.WatchAsksOn(context.Background(), natsOwner(t, url, teamName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +449,7 @@ func TestOneTeamOnJetStreamRunsInOneProcessAtATime(t *testing.T) {
 	if err := first.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if watch, err := WatchAsksOn(context.Background(), natsOwner(t, url, teamName)); err != nil || watch.Waits(time.Now()) {
+	if watch, err := registry.WatchAsksOn(context.Background(), natsOwner(t, url, teamName)); err != nil || watch.Waits(time.Now()) {
 		t.Fatalf("after Close an ask still waits (%v)", err)
 	}
 	second, err := Open(context.Background(), opts)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -16,7 +17,7 @@ func nobodyAlive(int) bool { return false }
 // process runs the team, judged by the owner lock rather than by PIDs: the
 // lock is taken for the repair (so no run starts meanwhile) and released.
 // While a run holds it, nothing changes. It returns the names repaired.
-func RepairOrphans(teamDir string, reg *Registry, events *EventLog) ([]string, error) {
+func RepairOrphans(teamDir string, reg *registry.Registry, events *event.EventLog) ([]string, error) {
 	release, ok, err := registry.HoldOwner(teamDir)
 	if err != nil || !ok {
 		return nil, err // !ok: a live process runs the team, its statuses are true
@@ -32,7 +33,7 @@ func RepairOrphans(teamDir string, reg *Registry, events *EventLog) ([]string, e
 
 func emitRepairs(events EventSink, names []string) {
 	for _, name := range names {
-		events.Emit(Event{Agent: name, Payload: Repair{Status: StatusFailed,
+		events.Emit(event.Event{Agent: name, Payload: event.Repair{Status: registry.StatusFailed,
 			Reason: "left queued or working by an agentteam process that is gone"}})
 	}
 }
@@ -51,7 +52,7 @@ type claimingOwner interface {
 // the lead's sending in turn — even if this process does not know yet
 // that it lost the lock. Where the mailbox keeps keys in its claims, the
 // claim holds the key that signs the lead's spawn requests (spawnsign.go).
-func acquireLead(ctx context.Context, lock OwnerLock, mb Mailbox) (release func(), lost <-chan struct{}, leadClaim uint64, sign *leadSigner, err error) {
+func acquireLead(ctx context.Context, lock registry.OwnerLock, mb Mailbox) (release func(), lost <-chan struct{}, leadClaim uint64, sign *leadSigner, err error) {
 	co, ok := lock.(claimingOwner)
 	claims, can := mb.(senderClaims)
 	keys, keyed := mb.(leadKeys)

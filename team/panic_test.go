@@ -9,6 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -43,7 +44,7 @@ func TestAPanickingTeammateFailsAloneAndTheLeadIsTold(t *testing.T) {
 	if _, err := tm.Run(ctx, "go"); err != nil {
 		t.Fatal(err)
 	}
-	if m := memberOf(t, tm, "alice"); m.Status != StatusFailed || !strings.Contains(m.Error, "boom in alice") {
+	if m := memberOf(t, tm, "alice"); m.Status != registry.StatusFailed || !strings.Contains(m.Error, "boom in alice") {
 		t.Fatalf("alice %+v: want failed with the panic's reason", m)
 	}
 	msgs, _, _ := tm.Mailbox().ReadAll("lead")

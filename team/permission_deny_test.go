@@ -10,6 +10,8 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/internal/testutil/testgit"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/permgate"
 )
 
 // TestTheLeadsDenyRulesHoldOnAWorker: a worker whose own policy runs
@@ -44,9 +46,9 @@ func TestTheLeadsDenyRulesHoldOnAWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, _, _ := runQueuedOn(t, ws, srv, SpawnRequest{ID: "spawn-frank-1", Name: "frank", Role: "programmer",
+	res, _, _ := runQueuedOn(t, ws, srv, hosts.Request{ID: "spawn-frank-1", Name: "frank", Role: "programmer",
 		Deny: []string{"bash(touch lead-denied.txt)"}}, "HEAD", func(o *Options) {
-		o.Permissions = &PermissionOptions{Delegate: DelegateTeam, Policy: permission.Policy{Mode: permission.ModeYolo,
+		o.Permissions = &permgate.Options{Delegate: permgate.DelegateTeam, Policy: permission.Policy{Mode: permission.ModeYolo,
 			Deny: []permission.Entry{{Rule: worker, From: "flag --deny"}}}}
 	})
 	mu.Lock()

@@ -13,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
+	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -34,7 +35,7 @@ func TestTheGateNeverWaitsOnAFIFO(t *testing.T) {
 			t.Run(string(tc.mode)+"/"+call.tool, func(t *testing.T) {
 				srv := fakellm.New(func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "done"} })
 				t.Cleanup(srv.Close)
-				tm := newTestTeam(t, srv, Options{Permissions: &PermissionOptions{Policy: permission.Policy{Mode: tc.mode}}})
+				tm := newTestTeam(t, srv, Options{Permissions: &permgate.Options{Policy: permission.Policy{Mode: tc.mode}}})
 				fifo := filepath.Join(tm.ws.Root, "notes")
 				if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 					t.Fatal(err)

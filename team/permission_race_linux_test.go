@@ -12,6 +12,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/internal/testutil/testfs"
+	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -31,7 +32,7 @@ func TestTheGateCannotBeRacedIntoAllowingAWrite(t *testing.T) {
 			srv := fakellm.New(func(fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: "done"} })
 			t.Cleanup(srv.Close)
 			// Ask mode, nobody to answer: no write may run at all.
-			tm := newTestTeam(t, srv, Options{Permissions: &PermissionOptions{Policy: permission.Policy{Mode: permission.ModeAsk}}})
+			tm := newTestTeam(t, srv, Options{Permissions: &permgate.Options{Policy: permission.Policy{Mode: permission.ModeAsk}}})
 			root := tm.ws.Root
 			sub, aside := filepath.Join(root, "sub"), filepath.Join(root, "aside")
 			if err := os.Mkdir(sub, 0o755); err != nil {

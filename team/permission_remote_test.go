@@ -4,12 +4,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/team/hosts"
 )
 
 // A spawn request comes off the wire: who answers its teammate's asks,
 // and how long they wait, are checked like the rest of it.
 func TestSpawnRequestRefusesHostileAsks(t *testing.T) {
-	ok := SpawnRequest{ID: "spawn-1", Name: "alice", Role: "writer", From: "lead"}
+	ok := hosts.Request{ID: "spawn-1", Name: "alice", Role: "writer", From: "lead"}
 	for _, c := range []struct {
 		asks    string
 		timeout time.Duration

@@ -1,15 +1,20 @@
 package team
 
-import "github.com/agentteam/agentteam/team/permgate"
+import (
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/permgate"
+)
 
 // The permission gate lives in team/permgate; these names keep the team's
 // API for its callers while they move to that package's own.
 
+//go:fix inline
 type (
 	PermissionOptions = permgate.Options
 	PermissionPayload = permgate.Payload
 )
 
+//go:fix inline
 const (
 	TypePermissionRequest    = permgate.TypeRequest
 	TypePermissionResponse   = permgate.TypeResponse
@@ -26,7 +31,7 @@ const (
 func (t *Team) Permissions() *permgate.Service { return t.perms }
 
 // withRules is q with the lead's rules for its teammate (permgate.Rules).
-func withRules(p *permgate.Service, q SpawnRequest) SpawnRequest {
+func withRules(p *permgate.Service, q hosts.Request) hosts.Request {
 	r := p.RulesFor(q.Name)
 	q.Asks, q.AskTimeout, q.Mode, q.Deny = r.Asks, r.AskTimeout, r.Mode, r.Deny
 	return q

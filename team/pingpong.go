@@ -97,6 +97,6 @@ func (ms *messenger) tellPingPong(from, to, content string) {
 	text := fmt.Sprintf("agentteam noticed that %s and %s have sent each other near-identical messages %d times in a row (the last: %q): they may be stuck in a loop that spends model calls; tell them to stop, give one a new task, or shut one down",
 		from, to, pingPongRun, event.Clip(content, 120))
 	if _, err := ms.deliver(from, workspace.LeadName, inbox.TypeError, text); err != nil {
-		ms.t.events.Emit(Event{Agent: from, Payload: failure(ClassInbox, "telling the lead of a message loop: ", err)})
+		ms.t.events.Emit(event.Event{Agent: from, Payload: failure(event.ClassInbox, "telling the lead of a message loop: ", err)})
 	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -20,11 +22,11 @@ type unreadBeats struct {
 	failing bool
 }
 
-func (b *unreadBeats) Hold(context.Context, string, []byte) (Heartbeat, error) {
+func (b *unreadBeats) Hold(context.Context, string, []byte) (hosts.Heartbeat, error) {
 	return &cutBeat{lost: make(chan struct{})}, nil
 }
 
-func (b *unreadBeats) Watch(context.Context) (<-chan WorkerChange, <-chan struct{}, error) {
+func (b *unreadBeats) Watch(context.Context) (<-chan hosts.WorkerChange, <-chan struct{}, error) {
 	return nil, nil, errors.New("not the lead's process")
 }
 
@@ -57,7 +59,7 @@ func TestASpawnIsNotFailedWhenTheHeartbeatsCannotBeRead(t *testing.T) {
 	}
 	beats := &unreadBeats{failing: true}
 	q := &memQueue{jobs: make(chan *memJob, 4), done: map[string]string{}}
-	opts := fenceWorker(t, url, teamName, srv.URL(), ws, q, WorkerOptions{ID: "w1", Host: "w1", Beat: time.Millisecond})
+	opts := fenceWorker(t, url, teamName, srv.URL(), ws, q, hosts.Options{ID: "w1", Host: "w1", Beat: time.Millisecond})
 	opts.Heartbeats = beats
 	w1, err := OpenWorker(context.Background(), opts)
 	if err != nil {
@@ -65,7 +67,7 @@ func TestASpawnIsNotFailedWhenTheHeartbeatsCannotBeRead(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = w1.Close(context.Background()) })
 
-	late := string(mustJSON(t, SpawnRequest{ID: "s1", Name: "alice", Role: "programmer", From: "lead",
+	late := string(mustJSON(t, hosts.Request{ID: "s1", Name: "alice", Role: "programmer", From: "lead",
 		Labels: []string{"gpu"}, Deadline: time.Now().Add(-time.Second)}))
 	answered := func() string {
 		t.Helper()
@@ -76,7 +78,7 @@ func TestASpawnIsNotFailedWhenTheHeartbeatsCannotBeRead(t *testing.T) {
 		delete(q.done, late)
 		return how
 	}
-	status := func() Member {
+	status := func() registry.Member {
 		t.Helper()
 		c, err := reg.Read()
 		if err != nil {
@@ -91,7 +93,7 @@ func TestASpawnIsNotFailedWhenTheHeartbeatsCannotBeRead(t *testing.T) {
 	if how := answered(); how != "nak" {
 		t.Errorf("with the heartbeats unreadable the request was %s, want given back (nak)", how)
 	}
-	if m := status(); m.Status != StatusQueued {
+	if m := status(); m.Status != registry.StatusQueued {
 		t.Fatalf("with the heartbeats unreadable alice is %s (%s), want still queued", m.Status, m.Error)
 	}
 
@@ -104,7 +106,7 @@ func TestASpawnIsNotFailedWhenTheHeartbeatsCannotBeRead(t *testing.T) {
 	if how := answered(); how != "term" {
 		t.Errorf("with no worker offering gpu the request was %s, want dropped (term)", how)
 	}
-	if m := status(); m.Status != StatusFailed {
+	if m := status(); m.Status != registry.StatusFailed {
 		t.Fatalf("with no worker offering gpu alice is %s, want failed", m.Status)
 	}
 }

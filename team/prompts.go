@@ -5,9 +5,11 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/agentteam/agentteam/team/models"
 )
 
-func leadSystemPrompt(teamName, root string, models Catalog) string {
+func leadSystemPrompt(teamName, root string, models models.Catalog) string {
 	return fmt.Sprintf(`You are the lead of an agent team called %q, working in the directory %s.
 A person gives you tasks. You can do small things yourself with your tools, and you can split larger work
 among teammates: spawn_teammate starts a teammate with a name, a role and a prompt that says exactly what
@@ -29,7 +31,7 @@ When the work is done, answer the person with a short summary of what the team d
 
 // modelsText tells the lead which models it may give a teammate; "" when
 // there is no choice to make.
-func modelsText(c Catalog) string {
+func modelsText(c models.Catalog) string {
 	if len(c.Models) < 2 && len(c.Roles) == 0 {
 		return ""
 	}

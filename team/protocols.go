@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // member returns a teammate this process runs.
@@ -22,7 +23,7 @@ func (r *roster) member(name string) (*member, error) {
 	return nil, fmt.Errorf("%s is not run by this agentteam process", name)
 }
 
-func (r *roster) statusOf(m *member) Status {
+func (r *roster) statusOf(m *member) registry.Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return m.status
@@ -44,6 +45,7 @@ func (r *roster) expiredMember(name string) *member {
 // team's side of them (its roster as protocol.Roster) and their names
 // kept for the team's callers.
 
+//go:fix inline
 const (
 	TypeShutdownRequest      = protocol.TypeShutdownRequest
 	TypeShutdownResponse     = protocol.TypeShutdownResponse
@@ -109,9 +111,11 @@ func (p protocolRoster) Expired(name string) protocol.Mate {
 	return nil
 }
 
-func (p protocolRoster) Remote(name string) (Member, bool) { return p.t.remote(name) }
+func (p protocolRoster) Remote(name string) (registry.Member, bool) { return p.t.remote(name) }
 
-func (p protocolRoster) CancelQueued(m Member, reason string) { p.t.hosting.cancelQueued(m, reason) }
+func (p protocolRoster) CancelQueued(m registry.Member, reason string) {
+	p.t.hosting.cancelQueued(m, reason)
+}
 
 // mate is a teammate of the roster as protocol.Mate.
 type mate struct {
@@ -121,7 +125,7 @@ type mate struct {
 
 func (x mate) Name() string                  { return x.m.name }
 func (x mate) Role() string                  { return x.m.role }
-func (x mate) Status() Status                { return x.r.statusOf(x.m) }
+func (x mate) Status() registry.Status       { return x.r.statusOf(x.m) }
 func (x mate) PlanMode() bool                { return x.m.planMode }
 func (x mate) PlanApproved() bool            { return x.m.planApproved.Load() }
 func (x mate) SetPlanApproved(approved bool) { x.m.planApproved.Store(approved) }
@@ -153,7 +157,7 @@ func (x mate) Stop() {
 }
 
 func (x mate) ShutDown(why string, forced bool) {
-	x.r.setStatusWhy(x.m, StatusShutdown, why, func(mb *Member) {
+	x.r.setStatusWhy(x.m, registry.StatusShutdown, why, func(mb *registry.Member) {
 		mb.Activity, mb.Ended = "", true
 		if forced {
 			mb.Error = why

@@ -15,6 +15,9 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -46,12 +49,12 @@ func newStatusWatcher() *statusWatcher {
 	return &statusWatcher{seen: map[string][]string{}, ch: make(chan struct{}, 1)}
 }
 
-func (w *statusWatcher) on(e Event) {
+func (w *statusWatcher) on(e event.Event) {
 	var status, detail string
 	switch p := e.Payload.(type) {
-	case StatusChanged:
+	case event.StatusChanged:
 		status, detail = string(p.Status), p.Reason
-	case Activity:
+	case event.Activity:
 		detail = p.Words()
 	default:
 		return
@@ -129,7 +132,7 @@ func requestIDFrom(t *testing.T, out string) string {
 	return m[1]
 }
 
-func memberOf(t *testing.T, tm *Team, name string) Member {
+func memberOf(t *testing.T, tm *Team, name string) registry.Member {
 	t.Helper()
 	c, err := tm.Registry().Read()
 	if err != nil {
@@ -150,26 +153,26 @@ func TestShutdownOfAnIdleTeammateIsApprovedByTheRuntime(t *testing.T) {
 	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 		t.Fatal(err)
 	}
-	w.wait(t, "alice", string(StatusIdle))
+	w.wait(t, "alice", string(registry.StatusIdle))
 	out, err := tm.RequestShutdown(ctx, "lead", "alice", "the work is done")
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := requestIDFrom(t, out)
-	w.wait(t, "alice", string(StatusShutdown))
-	msg, p := findReply(t, tm, "lead", TypeShutdownResponse, id)
+	w.wait(t, "alice", string(registry.StatusShutdown))
+	msg, p := findReply(t, tm, "lead", protocol.TypeShutdownResponse, id)
 	if p["approve"] != true || p["by"] != "runtime" || msg.From != "alice" {
 		t.Fatalf("response %+v payload %v", msg, p)
 	}
 	if n := srv.CallsFor("alice"); n != 1 {
 		t.Fatalf("alice made %d model calls; an idle teammate's shutdown needs none", n)
 	}
-	if m := memberOf(t, tm, "alice"); m.Status != StatusShutdown {
+	if m := memberOf(t, tm, "alice"); m.Status != registry.StatusShutdown {
 		t.Fatalf("registry says %s", m.Status)
 	}
 	// The request itself is in alice's conversation: nothing was dropped.
 	conv, _ := tm.Conversation("alice")
-	if last := conv[len(conv)-1]; !strings.Contains(last.Content, string(TypeShutdownRequest)) {
+	if last := conv[len(conv)-1]; !strings.Contains(last.Content, string(protocol.TypeShutdownRequest)) {
 		t.Fatalf("the request is not in alice's conversation: %+v", last)
 	}
 	if _, err := tm.RequestShutdown(ctx, "lead", "alice", "again"); err == nil {
@@ -184,7 +187,7 @@ func workingScript(approve bool, reason string) fakellm.Script {
 		if c.Agent != "alice" {
 			return fakellm.Reply{Content: "ok"}
 		}
-		if id := lastRequestID(c, TypeShutdownRequest); id != "" {
+		if id := lastRequestID(c, protocol.TypeShutdownRequest); id != "" {
 			last := c.Req.Messages[len(c.Req.Messages)-1]
 			if last.Role == "tool" && strings.Contains(last.Content, "keep working") {
 				return fakellm.Reply{Content: "alice: finished the edit"}
@@ -212,8 +215,8 @@ func TestShutdownApprovedByAWorkingTeammate(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := requestIDFrom(t, out)
-	w.wait(t, "alice", string(StatusShutdown))
-	_, p := findReply(t, tm, "lead", TypeShutdownResponse, id)
+	w.wait(t, "alice", string(registry.StatusShutdown))
+	_, p := findReply(t, tm, "lead", protocol.TypeShutdownResponse, id)
 	if p["approve"] != true || p["by"] != "teammate" {
 		t.Fatalf("payload %v", p)
 	}
@@ -241,12 +244,12 @@ func TestShutdownRejectedByAWorkingTeammate(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := requestIDFrom(t, out)
-	w.wait(t, "alice", string(StatusIdle))
-	msg, p := findReply(t, tm, "lead", TypeShutdownResponse, id)
+	w.wait(t, "alice", string(registry.StatusIdle))
+	msg, p := findReply(t, tm, "lead", protocol.TypeShutdownResponse, id)
 	if p["approve"] != false || !strings.Contains(msg.Content, "mid-edit of parser.go") {
 		t.Fatalf("response %+v payload %v", msg, p)
 	}
-	if m := memberOf(t, tm, "alice"); m.Status != StatusIdle {
+	if m := memberOf(t, tm, "alice"); m.Status != registry.StatusIdle {
 		t.Fatalf("after rejecting alice is %s, want idle", m.Status)
 	}
 }
@@ -268,15 +271,15 @@ func TestShutdownWithoutAnswerIsForcedAfterTheTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := requestIDFrom(t, out)
-	w.wait(t, "alice", string(StatusShutdown))
+	w.wait(t, "alice", string(registry.StatusShutdown))
 	if time.Since(start) > 15*time.Second {
 		t.Fatal("the forced shutdown waited for the bash call to end")
 	}
-	msg, p := findReply(t, tm, "lead", TypeShutdownResponse, id)
+	msg, p := findReply(t, tm, "lead", protocol.TypeShutdownResponse, id)
 	if p["forced"] != true || !strings.Contains(msg.Content, "by force") {
 		t.Fatalf("response %+v payload %v", msg, p)
 	}
-	if m := memberOf(t, tm, "alice"); m.Status != StatusShutdown || !strings.Contains(m.Error, "forced") {
+	if m := memberOf(t, tm, "alice"); m.Status != registry.StatusShutdown || !strings.Contains(m.Error, "forced") {
 		t.Fatalf("registry %+v", m)
 	}
 }
@@ -323,11 +326,11 @@ func TestPlanModeRefusesWritesUntilTheLeadApproves(t *testing.T) {
 	}
 	m := memberOf(t, tm, "alice")
 	close(gate)
-	if !m.PlanMode || m.PlanState != PlanDrafting {
+	if !m.PlanMode || m.PlanState != registry.PlanDrafting {
 		t.Fatalf("registry %+v", m)
 	}
 	w.wait(t, "alice", "plan awaiting approval")
-	w.wait(t, "alice", string(StatusIdle))
+	w.wait(t, "alice", string(registry.StatusIdle))
 	out := filepath.Join(tm.Workspace().Root, "out.txt")
 	if _, err := os.Stat(out); err == nil {
 		t.Fatal("a plan-mode teammate wrote a file before approval")
@@ -355,14 +358,14 @@ func TestPlanModeRefusesWritesUntilTheLeadApproves(t *testing.T) {
 		data, err := os.ReadFile(out)
 		return err == nil && string(data) == "done"
 	})
-	_, p := findReply(t, tm, "alice", TypePlanApprovalResponse, second)
+	_, p := findReply(t, tm, "alice", protocol.TypePlanApprovalResponse, second)
 	if p["approve"] != true || p["feedback"] != "go" {
 		t.Fatalf("approval payload %v", p)
 	}
 	plans, _, _ := tm.Mailbox().ReadAll("lead")
 	var n int
 	for _, m := range plans {
-		if m.Type == TypePlanApprovalRequest {
+		if m.Type == protocol.TypePlanApprovalRequest {
 			n++
 		}
 	}
@@ -381,7 +384,7 @@ func waitPlan(t *testing.T, tm *Team, not string) string {
 	t.Helper()
 	var id string
 	testkit.Eventually(t, 20*time.Second, "a plan request from alice", func() bool {
-		id = tm.requests.OpenFor(RequestPlanApproval, "alice")
+		id = tm.requests.OpenFor(event.RequestPlanApproval, "alice")
 		return id != "" && id != not
 	})
 	return id
@@ -399,7 +402,7 @@ func TestPlanWithoutReviewTimesOutAndStaysReadOnly(t *testing.T) {
 	msgs, _, _ := tm.Mailbox().ReadAll("alice")
 	var got bool
 	for _, m := range msgs {
-		if m.Type == TypePlanApprovalResponse && strings.Contains(m.Content, "did not review") {
+		if m.Type == protocol.TypePlanApprovalResponse && strings.Contains(m.Content, "did not review") {
 			got = true
 		}
 	}
@@ -419,7 +422,7 @@ func TestProtocolRefusals(t *testing.T) {
 	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 		t.Fatal(err)
 	}
-	w.wait(t, "alice", string(StatusIdle))
+	w.wait(t, "alice", string(registry.StatusIdle))
 	cases := []struct {
 		name string
 		err  error
@@ -442,20 +445,22 @@ func TestProtocolRefusals(t *testing.T) {
 func second(_ string, err error) error { return err }
 
 func TestDeriveState(t *testing.T) {
-	m := func(status Status, cycles int) Member { return Member{Status: status, Cycles: cycles} }
+	m := func(status registry.Status, cycles int) registry.Member {
+		return registry.Member{Status: status, Cycles: cycles}
+	}
 	cases := []struct {
 		name    string
-		members []Member
+		members []registry.Member
 		want    string
 	}{
-		{"empty", nil, StateInitializing},
-		{"all queued", []Member{m(StatusQueued, 0), m(StatusQueued, 0)}, StateInitializing},
-		{"one working", []Member{m(StatusWorking, 0), m(StatusQueued, 0)}, StateExecuting},
-		{"queued again after work", []Member{m(StatusQueued, 1)}, StateExecuting},
-		{"all idle", []Member{m(StatusIdle, 1), m(StatusShutdown, 2)}, StateCompleted},
-		{"some failed", []Member{m(StatusIdle, 1), m(StatusFailed, 0)}, StatePartial},
-		{"all failed", []Member{m(StatusFailed, 1), m(StatusFailed, 0)}, StateFailed},
-		{"failed and idle without results", []Member{m(StatusIdle, 0), m(StatusFailed, 0)}, StateFailed},
+		{"empty", nil, registry.StateInitializing},
+		{"all queued", []registry.Member{m(registry.StatusQueued, 0), m(registry.StatusQueued, 0)}, registry.StateInitializing},
+		{"one working", []registry.Member{m(registry.StatusWorking, 0), m(registry.StatusQueued, 0)}, registry.StateExecuting},
+		{"queued again after work", []registry.Member{m(registry.StatusQueued, 1)}, registry.StateExecuting},
+		{"all idle", []registry.Member{m(registry.StatusIdle, 1), m(registry.StatusShutdown, 2)}, registry.StateCompleted},
+		{"some failed", []registry.Member{m(registry.StatusIdle, 1), m(registry.StatusFailed, 0)}, registry.StatePartial},
+		{"all failed", []registry.Member{m(registry.StatusFailed, 1), m(registry.StatusFailed, 0)}, registry.StateFailed},
+		{"failed and idle without results", []registry.Member{m(registry.StatusIdle, 0), m(registry.StatusFailed, 0)}, registry.StateFailed},
 	}
 	for _, c := range cases {
 		if got := DeriveState(c.members); got != c.want {

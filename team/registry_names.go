@@ -3,7 +3,6 @@ package team
 import (
 	"context"
 
-	"github.com/agentteam/agentteam/internal/store/statefile"
 	"github.com/agentteam/agentteam/team/registry"
 )
 
@@ -11,6 +10,7 @@ import (
 // keep the team's API as it was for its callers (cmd, the views, the
 // stores) while they move to that package's own.
 
+//go:fix inline
 type (
 	Status          = registry.Status
 	Member          = registry.Member
@@ -30,6 +30,7 @@ type (
 	HandoffStatus   = registry.HandoffStatus
 )
 
+//go:fix inline
 const (
 	StatusQueued   = registry.StatusQueued
 	StatusWorking  = registry.StatusWorking
@@ -59,54 +60,80 @@ const (
 )
 
 // NewRegistry opens the registry file at path (registry.NewRegistry).
-func NewRegistry(path, teamName string) *Registry { return registry.NewRegistry(path, teamName) }
+//
+//go:fix inline
+func NewRegistry(path, teamName string) *registry.Registry {
+	return registry.NewRegistry(path, teamName)
+}
 
 // NewRegistryOn is the registry kept in doc (registry.NewRegistryOn).
-func NewRegistryOn(doc RegistryStore, teamName string) *Registry {
+//
+//go:fix inline
+func NewRegistryOn(doc registry.RegistryStore, teamName string) *registry.Registry {
 	return registry.NewRegistryOn(doc, teamName)
 }
 
 // NewRegistryOnEntries is the registry as an entry per teammate
 // (registry.NewRegistryOnEntries).
-func NewRegistryOnEntries(e RegistryEntries, teamName string, old RegistryStore) (*Registry, error) {
+//
+//go:fix inline
+func NewRegistryOnEntries(e registry.RegistryEntries, teamName string, old registry.RegistryStore) (*registry.Registry, error) {
 	return registry.NewRegistryOnEntries(e, teamName, old)
 }
 
 // EmptyConfig is the registry of a team nobody has changed yet.
-func EmptyConfig(teamName string) func() *Config { return registry.EmptyConfig(teamName) }
+//
+//go:fix inline
+func EmptyConfig(teamName string) func() *registry.Config { return registry.EmptyConfig(teamName) }
 
 // DecodeRegistryEntry reads one stored entry (registry.DecodeRegistryEntry).
+//
+//go:fix inline
 func DecodeRegistryEntry(key string, data []byte) any { return registry.DecodeRegistryEntry(key, data) }
 
 // DeriveState is the team's state from its members (registry.DeriveState).
-func DeriveState(members []Member) string { return registry.DeriveState(members) }
+//
+//go:fix inline
+func DeriveState(members []registry.Member) string { return registry.DeriveState(members) }
 
 // SumUsage adds up the agents' usage (registry.SumUsage).
-func SumUsage(agents []AgentUsage) TeamUsage { return registry.SumUsage(agents) }
-
-// errNoChange lets an update function of the registry (or the board)
-// decline to write.
-var errNoChange = statefile.ErrNoChange
+//
+//go:fix inline
+func SumUsage(agents []registry.AgentUsage) registry.TeamUsage { return registry.SumUsage(agents) }
 
 // OwnerLock makes one process at a time the runner of a team (registry.OwnerLock).
+//
+//go:fix inline
 type OwnerLock = registry.OwnerLock
 
 // AskWatch tells whether an ask still has its caller waiting (registry.AskWatch).
+//
+//go:fix inline
 type AskWatch = registry.AskWatch
 
 // FileOwnerLock is the owner lock of the team in teamDir (registry.FileOwnerLock).
-func FileOwnerLock(teamDir string) OwnerLock { return registry.FileOwnerLock(teamDir) }
+//
+//go:fix inline
+func FileOwnerLock(teamDir string) registry.OwnerLock { return registry.FileOwnerLock(teamDir) }
 
 // CheckNotRunning refuses a team another process runs (registry.CheckNotRunning).
+//
+//go:fix inline
 func CheckNotRunning(teamDir string) error { return registry.CheckNotRunning(teamDir) }
 
 // Runner names the process that runs the team of teamDir (registry.Runner).
+//
+//go:fix inline
 func Runner(teamDir string) string { return registry.Runner(teamDir) }
 
 // WatchAsks looks once at the team in teamDir (registry.WatchAsks).
-func WatchAsks(teamDir string) (AskWatch, error) { return registry.WatchAsks(teamDir) }
+//
+//go:fix inline
+func WatchAsks(teamDir string) (registry.AskWatch, error) { return registry.WatchAsks(teamDir) }
 
 // WatchAsksOn is WatchAsks for any owner lock (registry.WatchAsksOn).
-func WatchAsksOn(ctx context.Context, lock OwnerLock) (AskWatch, error) {
+//
+//go:fix inline
+func WatchAsksOn(ctx context.Context, lock registry.OwnerLock) (registry.AskWatch, error) {
 	return registry.WatchAsksOn(ctx, lock)
 }

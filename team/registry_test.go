@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // TestMain lets the test binary act as a registry updater, or an inbox
@@ -45,21 +47,21 @@ func TestMain(m *testing.M) {
 
 // bumpTurns makes n status updates, each incrementing alice's turns.
 func bumpTurns(path string, n int) error {
-	reg := NewRegistry(path, "")
-	statuses := []Status{StatusQueued, StatusWorking, StatusIdle}
+	reg := registry.NewRegistry(path, "")
+	statuses := []registry.Status{registry.StatusQueued, registry.StatusWorking, registry.StatusIdle}
 	for i := 0; i < n; i++ {
-		if _, err := reg.SetStatus("alice", statuses[i%3], func(m *Member) { m.Turns++ }); err != nil {
+		if _, err := reg.SetStatus("alice", statuses[i%3], func(m *registry.Member) { m.Turns++ }); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func seedRegistry(t *testing.T) *Registry {
+func seedRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
-	reg := NewRegistry(filepath.Join(t.TempDir(), "config.json"), "")
-	_, err := reg.Update(func(c *Config) error {
-		c.Teammates = append(c.Teammates, Member{Name: "alice", Role: "programmer", Status: StatusIdle, CreatedAt: time.Now()})
+	reg := registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "")
+	_, err := reg.Update(func(c *registry.Config) error {
+		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "programmer", Status: registry.StatusIdle, CreatedAt: time.Now()})
 		return nil
 	})
 	if err != nil {
@@ -121,7 +123,7 @@ func TestRegistryConcurrentGoroutinesAndReadersSeeWholeFiles(t *testing.T) {
 				readErr <- err
 				return
 			}
-			var c Config
+			var c registry.Config
 			if err := json.Unmarshal(data, &c); err != nil {
 				readErr <- fmt.Errorf("reader saw a half-written registry: %v", err)
 				return
@@ -149,14 +151,14 @@ func TestRegistryConcurrentGoroutinesAndReadersSeeWholeFiles(t *testing.T) {
 }
 
 func TestRepairDeadMarksOrphansFailed(t *testing.T) {
-	reg := NewRegistry(filepath.Join(t.TempDir(), "config.json"), "")
+	reg := registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "")
 	now := time.Now()
-	_, err := reg.Update(func(c *Config) error {
-		c.Teammates = []Member{
-			{Name: "dead", Status: StatusWorking, PID: 999999, CreatedAt: now},
-			{Name: "live", Status: StatusWorking, PID: os.Getpid(), CreatedAt: now.Add(time.Second)},
-			{Name: "idle", Status: StatusIdle, PID: 999999, CreatedAt: now.Add(2 * time.Second)},
-			{Name: "queued", Status: StatusQueued, CreatedAt: now.Add(3 * time.Second)},
+	_, err := reg.Update(func(c *registry.Config) error {
+		c.Teammates = []registry.Member{
+			{Name: "dead", Status: registry.StatusWorking, PID: 999999, CreatedAt: now},
+			{Name: "live", Status: registry.StatusWorking, PID: os.Getpid(), CreatedAt: now.Add(time.Second)},
+			{Name: "idle", Status: registry.StatusIdle, PID: 999999, CreatedAt: now.Add(2 * time.Second)},
+			{Name: "queued", Status: registry.StatusQueued, CreatedAt: now.Add(3 * time.Second)},
 		}
 		return nil
 	})
@@ -172,7 +174,7 @@ func TestRepairDeadMarksOrphansFailed(t *testing.T) {
 		t.Fatalf("repaired %v, want [dead queued]", got)
 	}
 	c, _ := reg.Read()
-	want := map[string]Status{"dead": StatusFailed, "live": StatusWorking, "idle": StatusIdle, "queued": StatusFailed}
+	want := map[string]registry.Status{"dead": registry.StatusFailed, "live": registry.StatusWorking, "idle": registry.StatusIdle, "queued": registry.StatusFailed}
 	for _, m := range c.Teammates {
 		if m.Status != want[m.Name] {
 			t.Errorf("%s: status %s, want %s", m.Name, m.Status, want[m.Name])
@@ -192,7 +194,7 @@ func TestRegistryCorruptFileIsAClearError(t *testing.T) {
 	if err := os.WriteFile(path, []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := NewRegistry(path, "").Read()
+	_, err := registry.NewRegistry(path, "").Read()
 	if err == nil {
 		t.Fatal("want an error for a corrupt registry")
 	}

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // The registry's own JSON (members' JSON kept between writes) is the bytes
@@ -16,27 +18,27 @@ import (
 func TestRegistryJSONIsMarshals(t *testing.T) {
 	now := time.Date(2026, 11, 23, 16, 0, 0, 0, time.UTC)
 	cost := 0.25
-	c := &Config{TeamName: "t", Version: 1, UpdatedAt: now, State: StateExecuting, Teammates: []Member{},
-		Lead: &LeadEntry{ModelRef: ModelRef{Model: "p/m", Provider: "p", ModelName: "m"}}}
+	c := &registry.Config{TeamName: "t", Version: 1, UpdatedAt: now, State: registry.StateExecuting, Teammates: []registry.Member{},
+		Lead: &registry.LeadEntry{ModelRef: registry.ModelRef{Model: "p/m", Provider: "p", ModelName: "m"}}}
 	for i := range 5 {
-		c.Teammates = append(c.Teammates, Member{Name: fmt.Sprintf("w%d", i), Role: "worker", Status: StatusQueued,
+		c.Teammates = append(c.Teammates, registry.Member{Name: fmt.Sprintf("w%d", i), Role: "worker", Status: registry.StatusQueued,
 			CreatedAt: now.Add(time.Duration(i) * time.Second), UpdatedAt: now, Cost: &cost,
-			Handoffs: []HandoffState{{ID: "h1", Role: "sender", Peer: "w9", Task: "t <&>", State: "pending", UpdatedAt: now}}})
+			Handoffs: []registry.HandoffState{{ID: "h1", Role: "sender", Peer: "w9", Task: "t <&>", State: "pending", UpdatedAt: now}}})
 	}
 	changes := []func(){
 		func() {},
-		func() { c.Teammates[1].Status = StatusWorking; c.Teammates[1].Activity = "thinking \"hard\"" },
+		func() { c.Teammates[1].Status = registry.StatusWorking; c.Teammates[1].Activity = "thinking \"hard\"" },
 		func() { c.Teammates[2].Handoffs[0].State = "accepted" }, // in place, through the shared slice
 		func() { *c.Teammates[3].Cost = 0.5 },                    // in place, through the pointer: all share it
 		func() {
-			c.Teammates[0].Handoffs = append(c.Teammates[0].Handoffs, HandoffState{ID: "h2", UpdatedAt: now})
+			c.Teammates[0].Handoffs = append(c.Teammates[0].Handoffs, registry.HandoffState{ID: "h2", UpdatedAt: now})
 		},
 		func() { c.Teammates[4].Cost = nil; c.Teammates[4].Tokens = 12 },
 		func() { c.Teammates = append(c.Teammates[:1], c.Teammates[2:]...) },
-		func() { c.Teammates = append(c.Teammates, Member{Name: "w1", Role: "again", CreatedAt: now}) },
+		func() { c.Teammates = append(c.Teammates, registry.Member{Name: "w1", Role: "again", CreatedAt: now}) },
 		func() { c.Teammates[0], c.Teammates[1] = c.Teammates[1], c.Teammates[0] },
 		func() { c.Teammates[0].UpdatedAt = c.Teammates[0].UpdatedAt.Add(time.Nanosecond) },
-		func() { c.Teammates = []Member{} },
+		func() { c.Teammates = []registry.Member{} },
 	}
 	for i, change := range changes {
 		change()
@@ -59,14 +61,14 @@ func TestRegistryJSONIsMarshals(t *testing.T) {
 // cached copy would change with the member and its JSON would go stale.
 func TestCopyMemberCoversEveryReference(t *testing.T) {
 	copied := map[string]bool{"Handoffs": true, "Cost": true, "Labels": true}
-	member := reflect.TypeFor[Member]()
+	member := reflect.TypeFor[registry.Member]()
 	for i := range member.NumField() {
 		f := member.Field(i)
 		if refers(f.Type) && !copied[f.Name] {
 			t.Errorf("Member.%s (%s) refers to memory: copy it in copyMember", f.Name, f.Type)
 		}
 	}
-	handoff := reflect.TypeFor[HandoffState]()
+	handoff := reflect.TypeFor[registry.HandoffState]()
 	for i := range handoff.NumField() {
 		if f := handoff.Field(i); refers(f.Type) {
 			t.Errorf("HandoffState.%s (%s) refers to memory: copy it in copyMember", f.Name, f.Type)

@@ -5,17 +5,19 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/pool"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // queueRoom refuses a spawn on a team with a work queue when max spawns
 // already wait for a worker to take them (--max-queue, as the pool bounds
 // one process's queue): the registry, changed by compare-and-set, counts
 // them for every process that spawns.
-func queueRoom(c *Config, name string, max int) error {
+func queueRoom(c *registry.Config, name string, max int) error {
 	waiting := 0
 	for _, m := range c.Teammates {
-		if m.Name != name && m.Status == StatusQueued && m.Worker == "" && !m.Ended {
+		if m.Name != name && m.Status == registry.StatusQueued && m.Worker == "" && !m.Ended {
 			waiting++
 		}
 	}
@@ -31,7 +33,7 @@ func queueRoom(c *Config, name string, max int) error {
 // bytes and shown without control characters.
 func WorkerPlace(worker, host string) string {
 	shown := func(s string) string {
-		return FirstLine(strings.Map(func(r rune) rune {
+		return event.FirstLine(strings.Map(func(r rune) rune {
 			if unicode.IsControl(r) || r == 0x7f {
 				return '?'
 			}

@@ -13,6 +13,8 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testgit"
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -40,7 +42,7 @@ func teamRemote(t *testing.T) (bare string, lead, worker *workspace.Workspace, l
 // the teammate's result to the lead, its registry entry and its branch's
 // start (its merge base with base), read before the team's end removes a
 // branch without changes.
-func runQueued(t *testing.T, ws *workspace.Workspace, isolation string, req SpawnRequest, base string) (string, Member, string) {
+func runQueued(t *testing.T, ws *workspace.Workspace, isolation string, req hosts.Request, base string) (string, registry.Member, string) {
 	t.Helper()
 	srv := fakellm.New(func(c fakellm.Call) fakellm.Reply { return fakellm.Reply{Content: c.Agent + ": done"} })
 	defer srv.Close()
@@ -49,12 +51,12 @@ func runQueued(t *testing.T, ws *workspace.Workspace, isolation string, req Spaw
 
 // runQueuedOn is runQueued with the teammate's model srv and the worker's
 // options changed by with.
-func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req SpawnRequest, base string, with func(*Options)) (string, Member, string) {
+func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req hosts.Request, base string, with func(*Options)) (string, registry.Member, string) {
 	t.Helper()
-	reg := NewRegistry(ws.RegistryPath(), "")
+	reg := registry.NewRegistry(ws.RegistryPath(), "")
 	now := time.Now().UTC()
-	if _, err := reg.Update(func(c *Config) error {
-		c.Teammates = append(c.Teammates, Member{Name: req.Name, Role: req.Role, Status: StatusQueued, CreatedAt: now, SpawnID: req.ID})
+	if _, err := reg.Update(func(c *registry.Config) error {
+		c.Teammates = append(c.Teammates, registry.Member{Name: req.Name, Role: req.Role, Status: registry.StatusQueued, CreatedAt: now, SpawnID: req.ID})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -68,7 +70,7 @@ func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req
 		Workspace: ws,
 		Model:     llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
 		Queue:     q,
-		Worker:    WorkerOptions{GitRemote: "origin"},
+		Worker:    hosts.Options{GitRemote: "origin"},
 	}
 	with(&opts)
 	tm, err := OpenWorker(context.Background(), opts)
@@ -92,7 +94,7 @@ func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req
 				if err != nil {
 					t.Fatal(err)
 				}
-				out, _ := exec.Command("git", "-C", ws.Root, "merge-base", BranchPrefix+req.Name, base).Output()
+				out, _ := exec.Command("git", "-C", ws.Root, "merge-base", worktree.BranchPrefix+req.Name, base).Output()
 				from := strings.TrimSpace(string(out)) // "" when it has no branch or lacks base
 				return m.Content, c.Teammates[c.Find(req.Name)], from
 			}
@@ -113,7 +115,7 @@ func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req
 // lead.txt) and without the stricter rule (no worktree).
 func TestAWorkerStartsATeammateFromTheLeadsCommit(t *testing.T) {
 	bare, lead, worker, head := teamRemote(t)
-	leadW := NewWorktrees(lead, NewRegistry(lead.RegistryPath(), ""), nil)
+	leadW := worktree.New(lead, registry.NewRegistry(lead.RegistryPath(), ""), nil)
 	leadW.ShareBasesTo("origin", "")
 	base, err := leadW.ShareBase(context.Background(), "carol", true)
 	if err != nil || base != head {
@@ -123,9 +125,9 @@ func TestAWorkerStartsATeammateFromTheLeadsCommit(t *testing.T) {
 		t.Fatalf("the remote's refs/agentteam/base/carol is %s, want %s", onRemote, head)
 	}
 
-	res, m, from := runQueued(t, worker, IsolationWorktree, SpawnRequest{ID: "spawn-carol-1", Name: "carol", Role: "programmer",
-		Isolation: IsolationNone, Base: base}, base)
-	if m.Isolation != IsolationWorktree || m.Branch != "agentteam/carol" {
+	res, m, from := runQueued(t, worker, worktree.IsolationWorktree, hosts.Request{ID: "spawn-carol-1", Name: "carol", Role: "programmer",
+		Isolation: worktree.IsolationNone, Base: base}, base)
+	if m.Isolation != worktree.IsolationWorktree || m.Branch != "agentteam/carol" {
 		t.Fatalf("carol is not in a worktree on a worker started with --isolation worktree: %+v\n%s", m, res)
 	}
 	if m.BaseNote != "" || strings.Contains(res, "Note:") {
@@ -155,9 +157,9 @@ func TestAWorkerStartsATeammateFromTheLeadsCommit(t *testing.T) {
 func TestAWorkerThatCannotFetchTheLeadsCommitSaysWhy(t *testing.T) {
 	_, _, worker, head := teamRemote(t) // the lead's commit is on no remote
 	workerHead := strings.TrimSpace(testgit.Git(t, worker.Root, "rev-parse", "HEAD"))
-	res, m, from := runQueued(t, worker, "", SpawnRequest{ID: "spawn-erin-1", Name: "erin", Role: "programmer",
-		Isolation: IsolationWorktree, Base: head}, "HEAD")
-	if m.Status == StatusFailed || m.Isolation != IsolationWorktree {
+	res, m, from := runQueued(t, worker, "", hosts.Request{ID: "spawn-erin-1", Name: "erin", Role: "programmer",
+		Isolation: worktree.IsolationWorktree, Base: head}, "HEAD")
+	if m.Status == registry.StatusFailed || m.Isolation != worktree.IsolationWorktree {
 		t.Fatalf("erin did not start in a worktree: %+v\n%s", m, res)
 	}
 	want := "its worktree does not start from the lead's commit " + head[:12] + " but from this worker's clone, which may be behind: " +
@@ -183,34 +185,36 @@ func TestAWorkerThatCannotFetchTheLeadsCommitSaysWhy(t *testing.T) {
 func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T) {
 	ctx := context.Background()
 	bare, lead, worker, _ := teamRemote(t)
-	reg := NewRegistry(filepath.Join(t.TempDir(), "config.json"), "") // the team's, shared
+	reg := registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "") // the team's, shared
 	now := time.Now().UTC()
-	if _, err := reg.Update(func(c *Config) error {
-		c.Teammates = []Member{{Name: "carol", Role: "programmer", Status: StatusWorking, CreatedAt: now, Worker: "w", Host: "w"}}
+	if _, err := reg.Update(func(c *registry.Config) error {
+		c.Teammates = []registry.Member{{Name: "carol", Role: "programmer", Status: registry.StatusWorking, CreatedAt: now, Worker: "w", Host: "w"}}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	leadW := NewWorktrees(lead, reg, nil)
+	leadW := worktree.New(lead, reg, nil)
 	leadW.ShareBasesTo("origin", "")
 	base, err := leadW.ShareBase(ctx, "carol", true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wW := NewWorktrees(worker, reg, nil)
+	wW := worktree.New(worker, reg, nil)
 	wW.PushTo("origin", "")
 	p, _, _, err := wW.Ensure(ctx, "carol", worktree.Start{Base: base, Fresh: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wW.Record("carol", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.Rel, p.WT.Branch })
+	wW.Record("carol", func(m *registry.Member) {
+		m.Isolation, m.Worktree, m.Branch = worktree.IsolationWorktree, p.Rel, p.WT.Branch
+	})
 	if err := os.WriteFile(filepath.Join(p.Root, "carol.txt"), []byte("carol\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if rep := wW.Report(ctx, "carol"); !strings.Contains(rep, "Pushed to the team's git remote origin") {
 		t.Fatalf("carol's report: %s", rep)
 	}
-	if _, err := reg.Update(func(c *Config) error { c.Teammates[0].Status = StatusIdle; return nil }); err != nil {
+	if _, err := reg.Update(func(c *registry.Config) error { c.Teammates[0].Status = registry.StatusIdle; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	mr, err := leadW.Merge(ctx, "carol", nil)
@@ -236,8 +240,8 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := reg.Update(func(c *Config) error {
-		c.Teammates[0] = Member{Name: "carol", Role: "programmer", Status: StatusQueued, CreatedAt: now, Worker: "w", Host: "w"}
+	if _, err := reg.Update(func(c *registry.Config) error {
+		c.Teammates[0] = registry.Member{Name: "carol", Role: "programmer", Status: registry.StatusQueued, CreatedAt: now, Worker: "w", Host: "w"}
 		return nil
 	}); err != nil {
 		t.Fatal(err)

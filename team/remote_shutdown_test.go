@@ -11,6 +11,9 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -54,7 +57,7 @@ func (q natsQueue) Publish(ctx context.Context, id string, data []byte) error {
 	return q.q.Publish(ctx, id, data)
 }
 
-func (q natsQueue) Next(ctx context.Context) (QueueJob, error) {
+func (q natsQueue) Next(ctx context.Context) (hosts.QueueJob, error) {
 	j, err := q.q.Next(ctx)
 	if err != nil {
 		return nil, err
@@ -106,10 +109,10 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 	}
 	lo := opts(newWS())
 	lo.RoleLabels = map[string][]string{"far": {"far"}}
-	lo.Worker = WorkerOptions{ID: "leads"}
+	lo.Worker = hosts.Options{ID: "leads"}
 	lead := newTestTeam(t, srv, lo)
 	wo := opts(newWS())
-	wo.Worker = WorkerOptions{ID: "far1", Labels: []string{"far"}}
+	wo.Worker = hosts.Options{ID: "far1", Labels: []string{"far"}}
 	worker, err := OpenWorker(context.Background(), wo)
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +133,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 		}
 		idle := 0
 		for _, m := range c.Teammates {
-			if m.Status == StatusIdle && m.Worker == "far1" {
+			if m.Status == registry.StatusIdle && m.Worker == "far1" {
 				idle++
 			}
 		}
@@ -152,7 +155,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range c.Teammates {
-		if m.Status != StatusShutdown {
+		if m.Status != registry.StatusShutdown {
 			t.Errorf("%s is %s after the team's end, want shutdown", m.Name, m.Status)
 		}
 	}
@@ -162,7 +165,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 	}
 	responses := 0
 	for _, m := range all {
-		if m.Type == TypeShutdownResponse {
+		if m.Type == protocol.TypeShutdownResponse {
 			responses++
 		}
 	}
@@ -202,12 +205,12 @@ func TestRemoteSettledAsksNoInboxWhileOneWorks(t *testing.T) {
 	tm := newTestTeam(t, srv, Options{Workspace: ws, Queue: &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}},
 		Mailbox: unreadAsking{Mailbox: inbox.NewStore(ws.InboxDir()), n: &asked}})
 	now := time.Now().UTC()
-	if err := changeRegistry(tm.reg, func(c *Config) error {
+	if err := changeRegistry(tm.reg, func(c *registry.Config) error {
 		for i := range k {
-			c.Teammates = append(c.Teammates, Member{Name: fmt.Sprintf("m%02d", i), Role: "far", Status: StatusIdle,
+			c.Teammates = append(c.Teammates, registry.Member{Name: fmt.Sprintf("m%02d", i), Role: "far", Status: registry.StatusIdle,
 				CreatedAt: now, UpdatedAt: now, Worker: "far1", Host: "far"})
 		}
-		c.Teammates = append(c.Teammates, Member{Name: "busy", Role: "far", Status: StatusWorking, CreatedAt: now, UpdatedAt: now, Worker: "far1", Host: "far"})
+		c.Teammates = append(c.Teammates, registry.Member{Name: "busy", Role: "far", Status: registry.StatusWorking, CreatedAt: now, UpdatedAt: now, Worker: "far1", Host: "far"})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -220,8 +223,8 @@ func TestRemoteSettledAsksNoInboxWhileOneWorks(t *testing.T) {
 		t.Errorf("the look asked %d inboxes whether they hold unread messages while a teammate works, want none", n)
 	}
 	// Once none works, each idle one's inbox is asked (a message may wait there).
-	if err := changeRegistry(tm.reg, func(c *Config) error {
-		c.Teammates[c.Find("busy")].Status = StatusIdle
+	if err := changeRegistry(tm.reg, func(c *registry.Config) error {
+		c.Teammates[c.Find("busy")].Status = registry.StatusIdle
 		return nil
 	}); err != nil {
 		t.Fatal(err)

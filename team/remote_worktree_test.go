@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/testutil/testgit"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -40,22 +41,24 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 	bare := filepath.Join(t.TempDir(), "team.git")
 	testgit.Git(t, filepath.Dir(bare), "clone", "--quiet", "--bare", src.Root, bare)
 	wsA, wsB, lead := cloneWorkspace(t, bare), cloneWorkspace(t, bare), cloneWorkspace(t, bare)
-	reg := NewRegistry(filepath.Join(t.TempDir(), "config.json"), "") // the team's, shared
+	reg := registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "") // the team's, shared
 	now := time.Now().UTC()
-	if _, err := reg.Update(func(c *Config) error {
-		c.Teammates = []Member{{Name: "carol", Role: "programmer", Status: StatusWorking, CreatedAt: now, Worker: "a", Host: "a"}}
+	if _, err := reg.Update(func(c *registry.Config) error {
+		c.Teammates = []registry.Member{{Name: "carol", Role: "programmer", Status: registry.StatusWorking, CreatedAt: now, Worker: "a", Host: "a"}}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
 	work := func(ws *workspace.Workspace, file string) string {
-		wts := NewWorktrees(ws, reg, nil)
+		wts := worktree.New(ws, reg, nil)
 		wts.PushTo("origin", "")
 		p, _, _, err := wts.Ensure(ctx, "carol", worktree.Start{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		wts.Record("carol", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.Rel, p.WT.Branch })
+		wts.Record("carol", func(m *registry.Member) {
+			m.Isolation, m.Worktree, m.Branch = worktree.IsolationWorktree, p.Rel, p.WT.Branch
+		})
 		if err := os.WriteFile(filepath.Join(p.Root, file), []byte(file+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -78,10 +81,10 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 		t.Fatalf("registry's pushed commit %s, remote's %s", pushed, onRemote)
 	}
 
-	if _, err := reg.Update(func(c *Config) error { c.Teammates[0].Status = StatusIdle; return nil }); err != nil {
+	if _, err := reg.Update(func(c *registry.Config) error { c.Teammates[0].Status = registry.StatusIdle; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	mr, err := NewWorktrees(lead, reg, nil).Merge(ctx, "carol", nil)
+	mr, err := worktree.New(lead, reg, nil).Merge(ctx, "carol", nil)
 	if err != nil || mr.Stat == "" {
 		t.Fatalf("the lead's merge: %+v, %v", mr, err)
 	}
@@ -97,20 +100,22 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 func TestAWorkerWithoutTheRemoteSaysSo(t *testing.T) {
 	ctx := context.Background()
 	ws := testgit.Workspace(t) // no remote at all
-	reg := NewRegistry(ws.RegistryPath(), "")
-	if _, err := reg.Update(func(c *Config) error {
-		c.Teammates = []Member{{Name: "dave", Role: "programmer", Status: StatusWorking, CreatedAt: time.Now().UTC()}}
+	reg := registry.NewRegistry(ws.RegistryPath(), "")
+	if _, err := reg.Update(func(c *registry.Config) error {
+		c.Teammates = []registry.Member{{Name: "dave", Role: "programmer", Status: registry.StatusWorking, CreatedAt: time.Now().UTC()}}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	wts := NewWorktrees(ws, reg, nil)
+	wts := worktree.New(ws, reg, nil)
 	wts.PushTo("origin", "")
 	p, _, _, err := wts.Ensure(ctx, "dave", worktree.Start{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	wts.Record("dave", func(m *Member) { m.Isolation, m.Worktree, m.Branch = IsolationWorktree, p.Rel, p.WT.Branch })
+	wts.Record("dave", func(m *registry.Member) {
+		m.Isolation, m.Worktree, m.Branch = worktree.IsolationWorktree, p.Rel, p.WT.Branch
+	})
 	if err := os.WriteFile(filepath.Join(p.Root, "d.txt"), []byte("d\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,9 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/handoff"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -17,12 +19,12 @@ import (
 // requestLog records a team's protocol request events, in order.
 type requestLog struct {
 	mu     sync.Mutex
-	events []Payload
+	events []event.Payload
 }
 
-func (l *requestLog) on(e Event) {
+func (l *requestLog) on(e event.Event) {
 	switch e.Payload.(type) {
-	case RequestOpened, RequestAnswered, RequestExpired:
+	case event.RequestOpened, event.RequestAnswered, event.RequestExpired:
 		l.mu.Lock()
 		l.events = append(l.events, e.Payload)
 		l.mu.Unlock()
@@ -30,18 +32,18 @@ func (l *requestLog) on(e Event) {
 }
 
 // of returns the events of one request.
-func (l *requestLog) of(id string) []Payload {
+func (l *requestLog) of(id string) []event.Payload {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []Payload
+	var out []event.Payload
 	for _, p := range l.events {
-		var ref RequestRef
+		var ref event.RequestRef
 		switch p := p.(type) {
-		case RequestOpened:
+		case event.RequestOpened:
 			ref = p.RequestRef
-		case RequestAnswered:
+		case event.RequestAnswered:
 			ref = p.RequestRef
-		case RequestExpired:
+		case event.RequestExpired:
 			ref = p.RequestRef
 		}
 		if ref.ID == id {
@@ -54,18 +56,18 @@ func (l *requestLog) of(id string) []Payload {
 func requestTeam(t *testing.T, srv *fakellm.Server, opts Options) (*Team, *statusWatcher, *requestLog) {
 	t.Helper()
 	w, log := newStatusWatcher(), &requestLog{}
-	opts.OnEvent = func(e Event) { w.on(e); log.on(e) }
+	opts.OnEvent = func(e event.Event) { w.on(e); log.on(e) }
 	return newTestTeam(t, srv, opts), w, log
 }
 
 // checkOpened: a request's first event opens it, with its kind, parties,
 // what it asks about and a deadline ahead.
-func checkOpened(t *testing.T, got []Payload, want RequestRef, text string) {
+func checkOpened(t *testing.T, got []event.Payload, want event.RequestRef, text string) {
 	t.Helper()
 	if len(got) == 0 {
 		t.Fatalf("request %s was never opened", want.ID)
 	}
-	o, ok := got[0].(RequestOpened)
+	o, ok := got[0].(event.RequestOpened)
 	if !ok || o.RequestRef != want || o.Text != text || !o.Deadline.After(time.Now().Add(-time.Minute)) {
 		t.Fatalf("request %s opened as %+v, want %+v asking %q", want.ID, got[0], want, text)
 	}
@@ -83,17 +85,17 @@ func TestRequestsAreLoggedWithTheirOutcome(t *testing.T) {
 		if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 			t.Fatal(err)
 		}
-		w.wait(t, "alice", string(StatusIdle))
+		w.wait(t, "alice", string(registry.StatusIdle))
 		out, err := tm.RequestShutdown(ctx, "lead", "alice", "the work is done")
 		if err != nil {
 			t.Fatal(err)
 		}
 		id := requestIDFrom(t, out)
-		w.wait(t, "alice", string(StatusShutdown))
+		w.wait(t, "alice", string(registry.StatusShutdown))
 		got := log.of(id)
-		ref := RequestRef{ID: id, RequestKind: RequestShutdown, From: "lead", To: "alice"}
+		ref := event.RequestRef{ID: id, RequestKind: event.RequestShutdown, From: "lead", To: "alice"}
 		checkOpened(t, got, ref, "the work is done")
-		if len(got) != 2 || got[1] != (RequestAnswered{RequestRef: ref, By: ByRuntime, Outcome: OutcomeApproved, Reason: "alice was idle"}) {
+		if len(got) != 2 || got[1] != (event.RequestAnswered{RequestRef: ref, By: event.ByRuntime, Outcome: event.OutcomeApproved, Reason: "alice was idle"}) {
 			t.Fatalf("events %+v", got)
 		}
 	})
@@ -112,14 +114,14 @@ func TestRequestsAreLoggedWithTheirOutcome(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := requestIDFrom(t, out)
-		w.wait(t, "alice", string(StatusShutdown))
+		w.wait(t, "alice", string(registry.StatusShutdown))
 		got := log.of(id)
-		ref := RequestRef{ID: id, RequestKind: RequestShutdown, From: "user", To: "alice"}
+		ref := event.RequestRef{ID: id, RequestKind: event.RequestShutdown, From: "user", To: "alice"}
 		checkOpened(t, got, ref, "stop")
 		if len(got) != 2 {
 			t.Fatalf("events %+v", got)
 		}
-		if x, ok := got[1].(RequestExpired); !ok || x.RequestRef != ref || x.Outcome != OutcomeForced || x.Reason == "" {
+		if x, ok := got[1].(event.RequestExpired); !ok || x.RequestRef != ref || x.Outcome != event.OutcomeForced || x.Reason == "" {
 			t.Fatalf("events %+v", got)
 		}
 	})
@@ -139,9 +141,9 @@ func TestRequestsAreLoggedWithTheirOutcome(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := log.of(id)
-		ref := RequestRef{ID: id, RequestKind: RequestPlanApproval, From: "alice", To: "lead"}
+		ref := event.RequestRef{ID: id, RequestKind: event.RequestPlanApproval, From: "alice", To: "lead"}
 		checkOpened(t, got, ref, "write out.txt")
-		if len(got) != 2 || got[1] != (RequestAnswered{RequestRef: ref, By: "user", Outcome: OutcomeApproved, Reason: "go ahead"}) {
+		if len(got) != 2 || got[1] != (event.RequestAnswered{RequestRef: ref, By: "user", Outcome: event.OutcomeApproved, Reason: "go ahead"}) {
 			t.Fatalf("events %+v", got)
 		}
 	})
@@ -154,15 +156,15 @@ func TestRequestsAreLoggedWithTheirOutcome(t *testing.T) {
 		}
 		w.wait(t, "alice", "plan rejected")
 		log.mu.Lock()
-		first, _ := log.events[0].(RequestOpened)
+		first, _ := log.events[0].(event.RequestOpened)
 		log.mu.Unlock()
 		got := log.of(first.ID)
-		ref := RequestRef{ID: first.ID, RequestKind: RequestPlanApproval, From: "alice", To: "lead"}
+		ref := event.RequestRef{ID: first.ID, RequestKind: event.RequestPlanApproval, From: "alice", To: "lead"}
 		checkOpened(t, got, ref, "write out.txt")
 		if len(got) != 2 {
 			t.Fatalf("events %+v", got)
 		}
-		if x, ok := got[1].(RequestExpired); !ok || x.RequestRef != ref || x.Outcome != OutcomeExpired {
+		if x, ok := got[1].(event.RequestExpired); !ok || x.RequestRef != ref || x.Outcome != event.OutcomeExpired {
 			t.Fatalf("events %+v", got)
 		}
 	})
@@ -179,10 +181,10 @@ func TestHandoffRequestsAreLogged(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hw := &handoffWatch{board: board.New(ws.TasksPath()), task: "t1", states: map[string][]HandoffStatus{}, ownerAt: map[inbox.MessageType]string{}, ch: make(chan struct{}, 1)}
+		hw := &handoffWatch{board: board.New(ws.TasksPath()), task: "t1", states: map[string][]registry.HandoffStatus{}, ownerAt: map[inbox.MessageType]string{}, ch: make(chan struct{}, 1)}
 		sw, log := newStatusWatcher(), &requestLog{}
 		opts.Workspace = ws
-		opts.OnEvent = func(e Event) { sw.on(e); hw.on(e); log.on(e) }
+		opts.OnEvent = func(e event.Event) { sw.on(e); hw.on(e); log.on(e) }
 		tm := newTestTeam(t, srv, opts)
 		spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
 		return tm, hw, log
@@ -195,11 +197,11 @@ func TestHandoffRequestsAreLogged(t *testing.T) {
 			t.Fatal(err)
 		}
 		id := requestIDFrom(t, out)
-		hw.wait(t, "bob", HandoffCompleted)
+		hw.wait(t, "bob", registry.HandoffCompleted)
 		got := log.of(id)
-		ref := RequestRef{ID: id, RequestKind: RequestHandoff, From: "alice", To: "bob"}
+		ref := event.RequestRef{ID: id, RequestKind: event.RequestHandoff, From: "alice", To: "bob"}
 		checkOpened(t, got, ref, "investigate the flaky test")
-		if len(got) != 2 || got[1] != (RequestAnswered{RequestRef: ref, By: ByRuntime, Outcome: OutcomeCompleted}) {
+		if len(got) != 2 || got[1] != (event.RequestAnswered{RequestRef: ref, By: event.ByRuntime, Outcome: event.OutcomeCompleted}) {
 			t.Fatalf("events %+v", got)
 		}
 	})
@@ -214,28 +216,28 @@ func TestHandoffRequestsAreLogged(t *testing.T) {
 		if len(got) != 2 {
 			t.Fatalf("events %+v", got)
 		}
-		if a, ok := got[1].(RequestAnswered); !ok || a.Outcome != OutcomeRejected || a.By != ByRuntime || a.Reason == "" {
+		if a, ok := got[1].(event.RequestAnswered); !ok || a.Outcome != event.OutcomeRejected || a.By != event.ByRuntime || a.Reason == "" {
 			t.Fatalf("events %+v", got)
 		}
 	})
 	t.Run("expired", func(t *testing.T) {
 		tm, hw, log := setup(t, Options{HandoffTimeout: 150 * time.Millisecond})
 		boardTask(t, tm, "alice", "write the parser", "")
-		tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == TypeHandoffRequest })
+		tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == handoff.TypeHandoffRequest })
 		out, err := tm.Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		id := requestIDFrom(t, out)
-		hw.wait(t, "alice", HandoffFailed)
-		hw.wait(t, "bob", HandoffFailed) // the last write of a failing handoff: the team may close after it
+		hw.wait(t, "alice", registry.HandoffFailed)
+		hw.wait(t, "bob", registry.HandoffFailed) // the last write of a failing handoff: the team may close after it
 		got := log.of(id)
-		ref := RequestRef{ID: id, RequestKind: RequestHandoff, From: "alice", To: "bob"}
+		ref := event.RequestRef{ID: id, RequestKind: event.RequestHandoff, From: "alice", To: "bob"}
 		checkOpened(t, got, ref, "write the parser")
 		if len(got) != 2 {
 			t.Fatalf("events %+v", got)
 		}
-		if x, ok := got[1].(RequestExpired); !ok || x.Outcome != OutcomeExpired || x.Reason == "" {
+		if x, ok := got[1].(event.RequestExpired); !ok || x.Outcome != event.OutcomeExpired || x.Reason == "" {
 			t.Fatalf("events %+v", got)
 		}
 	})

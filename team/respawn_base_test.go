@@ -11,6 +11,9 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testgit"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -27,7 +30,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 	const teamName = "rb"
 	bare, lead, ws2, head := teamRemote(t)
 	ws1 := cloneWorkspace(t, bare)
-	leadW := NewWorktrees(lead, NewRegistry(lead.RegistryPath(), ""), nil)
+	leadW := worktree.New(lead, registry.NewRegistry(lead.RegistryPath(), ""), nil)
 	leadW.ShareBasesTo("origin", "")
 	base, err := leadW.ShareBase(ctx, "alice", true)
 	if err != nil || base != head {
@@ -48,14 +51,14 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 	worker := func(id string, ws *workspace.Workspace) (*Team, *memQueue) {
 		t.Helper()
 		q := &memQueue{jobs: make(chan *memJob, 4), done: map[string]string{}}
-		tm, err := OpenWorker(ctx, fenceWorker(t, url, teamName, srv.URL(), ws, q, WorkerOptions{ID: id, Host: id, GitRemote: "origin"}))
+		tm, err := OpenWorker(ctx, fenceWorker(t, url, teamName, srv.URL(), ws, q, hosts.Options{ID: id, Host: id, GitRemote: "origin"}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = tm.Close(context.Background()) })
 		return tm, q
 	}
-	alice := func() Member {
+	alice := func() registry.Member {
 		c, err := reg.Read()
 		if err != nil {
 			t.Fatal(err)
@@ -72,13 +75,13 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 	}
 
 	_, q1 := worker("w1", ws1)
-	if err := q1.Publish(ctx, "s1", signedAsLead(t, mb, SpawnRequest{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
-		Isolation: IsolationWorktree, Base: base, Deadline: time.Now().Add(time.Hour)})); err != nil {
+	if err := q1.Publish(ctx, "s1", signedAsLead(t, mb, hosts.Request{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
+		Isolation: worktree.IsolationWorktree, Base: base, Deadline: time.Now().Add(time.Hour)})); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("alice working on w1", func() bool {
 		m := alice()
-		return m.Status == StatusWorking && m.Worker == "w1" && len(srv.Requests("alice")) == 1
+		return m.Status == registry.StatusWorking && m.Worker == "w1" && len(srv.Requests("alice")) == 1
 	})
 	if m := alice(); m.Base != head || m.PushedCommit != "" {
 		t.Fatalf("w1's claim keeps base %q (want %s), pushed %q (want none)", m.Base, head, m.PushedCommit)
@@ -91,7 +94,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 	w2.hosting.Reap(map[string]bool{"w2": true})
 	waitFor("alice respawned on w2 and idle", func() bool {
 		m := alice()
-		return m.Status == StatusIdle && m.Worker == "w2" && m.SpawnID != "s1"
+		return m.Status == registry.StatusIdle && m.Worker == "w2" && m.SpawnID != "s1"
 	})
 	msgs, _, err := mb.ReadAll(workspace.LeadName)
 	if err != nil {
@@ -113,7 +116,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws2.Root, m.Worktree, "lead.txt")); err != nil {
 		t.Fatalf("alice's worktree on w2 lacks the lead's file: %v", err)
 	}
-	if got := strings.TrimSpace(testgit.Git(t, ws2.Root, "merge-base", BranchPrefix+"alice", head)); got != head {
+	if got := strings.TrimSpace(testgit.Git(t, ws2.Root, "merge-base", worktree.BranchPrefix+"alice", head)); got != head {
 		t.Fatalf("alice's branch on w2 does not start from the lead's commit %s (merge base %s)", head, got)
 	}
 }

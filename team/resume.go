@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -29,33 +33,33 @@ func (r *roster) resumeTeammates() error {
 		if mb.Ended {
 			continue
 		}
-		if (mb.Status == StatusIdle || mb.Status == StatusWorking || mb.Status == StatusQueued) && elsewhere(&mb) {
+		if (mb.Status == registry.StatusIdle || mb.Status == registry.StatusWorking || mb.Status == registry.StatusQueued) && elsewhere(&mb) {
 			continue // a live worker runs it
 		}
 		choice, err := t.resumeModel(mb)
 		if err != nil {
-			t.events.Emit(Event{Agent: mb.Name, Payload: failure(ClassModel, "resume: ", err)})
+			t.events.Emit(event.Event{Agent: mb.Name, Payload: failure(event.ClassModel, "resume: ", err)})
 			continue
 		}
 		mctx, cancel := context.WithCancel(t.root)
 		m := &member{name: mb.Name, role: mb.Role, cancel: cancel, done: make(chan struct{}),
-			status: StatusIdle, planMode: mb.PlanMode, model: t.newAgentModel(choice, mb.Usage())}
-		m.planApproved.Store(mb.PlanState == PlanApproved)
-		if mb.Isolation == IsolationWorktree {
+			status: registry.StatusIdle, planMode: mb.PlanMode, model: t.newAgentModel(choice, mb.Usage())}
+		m.planApproved.Store(mb.PlanState == registry.PlanApproved)
+		if mb.Isolation == worktree.IsolationWorktree {
 			// Its worktree again: found, or made anew if it was removed.
-			where, err := t.place(context.Background(), mb.Name, IsolationWorktree, &mb)
+			where, err := t.place(context.Background(), mb.Name, worktree.IsolationWorktree, &mb)
 			if err != nil {
 				cancel()
-				t.events.Emit(Event{Agent: mb.Name, Payload: failure(ClassInternal, "resume its worktree: ", err)})
+				t.events.Emit(event.Event{Agent: mb.Name, Payload: failure(event.ClassInternal, "resume its worktree: ", err)})
 				continue
 			}
 			m.root = where.Root
-			t.worktrees.Record(mb.Name, func(e *Member) { e.Worktree, e.Branch, e.Merged = mb.Worktree, mb.Branch, mb.Merged })
+			t.worktrees.Record(mb.Name, func(e *registry.Member) { e.Worktree, e.Branch, e.Merged = mb.Worktree, mb.Branch, mb.Merged })
 		}
 		agent, err := r.newTeammateAgent(m, "resume")
 		if err != nil {
 			cancel()
-			t.events.Emit(Event{Agent: mb.Name, Payload: failure(ClassSession, "resume: ", err)})
+			t.events.Emit(event.Event{Agent: mb.Name, Payload: failure(event.ClassSession, "resume: ", err)})
 			continue
 		}
 		m.agent = agent
@@ -69,10 +73,10 @@ func (r *roster) resumeTeammates() error {
 		names[b.m.name] = true
 	}
 	now := time.Now().UTC()
-	if _, err := t.reg.Update(func(c *Config) error {
+	if _, err := t.reg.Update(func(c *registry.Config) error {
 		for i := range c.Teammates {
 			if mb := &c.Teammates[i]; names[mb.Name] {
-				mb.Status, mb.PID, mb.Error, mb.Activity, mb.UpdatedAt = StatusIdle, t.pid, "", "", now
+				mb.Status, mb.PID, mb.Error, mb.Activity, mb.UpdatedAt = registry.StatusIdle, t.pid, "", "", now
 				if t.hosting != nil {
 					mb.Worker, mb.Host = t.hosting.opts.ID, t.hosting.opts.Host
 				}
@@ -92,7 +96,7 @@ func (r *roster) resumeTeammates() error {
 	r.mu.Unlock()
 	for _, b := range back {
 		t.reopenRequests(b.m.name)
-		t.events.Emit(Event{Agent: b.m.name, Payload: StatusChanged{Role: b.m.role, Status: StatusIdle, Reason: "resumed", PID: t.pid}})
+		t.events.Emit(event.Event{Agent: b.m.name, Payload: event.StatusChanged{Role: b.m.role, Status: registry.StatusIdle, Reason: "resumed", PID: t.pid}})
 		t.wg.Add(1)
 		go r.runTeammate(b.ctx, b.m, nil)
 	}
@@ -101,13 +105,13 @@ func (r *roster) resumeTeammates() error {
 
 // resumeModel is the model a resumed teammate had; one written before
 // models were recorded gets its role's or the default.
-func (t *Team) resumeModel(mb Member) (ModelChoice, error) {
+func (t *Team) resumeModel(mb registry.Member) (models.ModelChoice, error) {
 	if mb.ModelName == "" {
 		return t.resolveModel("", "", mb.Role)
 	}
 	c, err := t.models.Model(mb.Provider, mb.ModelName)
 	if err != nil {
-		return ModelChoice{}, fmt.Errorf("%s talked to %s, which cannot be used now: %w", mb.Name, mb.Model, err)
+		return models.ModelChoice{}, fmt.Errorf("%s talked to %s, which cannot be used now: %w", mb.Name, mb.Model, err)
 	}
 	return c, nil
 }

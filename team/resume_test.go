@@ -10,6 +10,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -37,7 +38,7 @@ func TestResumedTeamKeepsAnOpenPlanRequest(t *testing.T) {
 	if err := first.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
 		t.Fatal(err)
 	}
-	w.wait(t, "alice", string(StatusIdle))
+	w.wait(t, "alice", string(registry.StatusIdle))
 	id := pendingPlan(t, first)
 	first.Abort("stopped")
 	first.Close(context.Background())

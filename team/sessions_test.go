@@ -87,7 +87,7 @@ func TestSwitchSessionGoesOnFromTheChosenConversation(t *testing.T) {
 		t.Fatalf("first answer %q", said(a))
 	}
 
-	for _, bad := range []string{CurrentSessionID, "../../etc/passwd", "20991231T000000.000"} {
+	for _, bad := range []string{sessions.CurrentID, "../../etc/passwd", "20991231T000000.000"} {
 		if err := tm.SwitchSession(bad, time.Now()); err == nil {
 			t.Fatalf("switching to %q was not refused", bad)
 		}
@@ -103,7 +103,7 @@ func TestSwitchSessionGoesOnFromTheChosenConversation(t *testing.T) {
 	if !strings.Contains(got, "the archived question") || strings.Contains(got, "today's question") {
 		t.Fatalf("the lead's conversation after the switch: %s", got)
 	}
-	list, err := ListSessions(tm.ws)
+	list, err := sessions.List(tm.ws)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -44,7 +46,7 @@ func TestSpawnsInAWorkspaceWithoutGitRunGitNowAndThen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := NewWorktrees(ws, NewRegistry(ws.RegistryPath(), ""), nil)
+	w := worktree.New(ws, registry.NewRegistry(ws.RegistryPath(), ""), nil)
 	ctx := context.Background()
 	for i := range 50 {
 		if base, err := w.ShareBase(ctx, "alice", false); err == nil || base != "" {

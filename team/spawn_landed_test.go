@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/statefile"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -17,12 +18,12 @@ import (
 // when it cannot see that try was its own (another write hid it) and
 // decides again on the entries it reads back.
 type landedTwice struct {
-	*statefile.Doc[*Config]
+	*statefile.Doc[*registry.Config]
 	armed atomic.Bool
 	again atomic.Int64 // changes applied a second time
 }
 
-func (d *landedTwice) Change(fn func(**Config) error) error {
+func (d *landedTwice) Change(fn func(**registry.Config) error) error {
 	if err := d.Doc.Change(fn); err != nil || !d.armed.CompareAndSwap(true, false) {
 		return err
 	}
@@ -41,9 +42,9 @@ func TestAQueuedSpawnWhoseRegistryChangeLandedTwiceSucceeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := &landedTwice{Doc: statefile.NewDoc(ws.RegistryPath(), "registry", EmptyConfig(""))}
+	doc := &landedTwice{Doc: statefile.NewDoc(ws.RegistryPath(), "registry", registry.EmptyConfig(""))}
 	q := &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}}
-	tm := newTestTeam(t, srv, Options{Workspace: ws, Queue: q, MaxQueue: 10, Registry: NewRegistryOn(doc, "")})
+	tm := newTestTeam(t, srv, Options{Workspace: ws, Queue: q, MaxQueue: 10, Registry: registry.NewRegistryOn(doc, "")})
 	doc.armed.Store(true)
 	if err := tm.roster.spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "bob", Role: "dev", Prompt: "hi"}); err != nil {
 		t.Fatalf("a spawn whose registry change landed before it was applied again: %v", err)

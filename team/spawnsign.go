@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/store/statefile"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
@@ -53,7 +55,7 @@ func claimLeadKey(keys leadKeys) (*leadSigner, error) {
 
 // sign is q with the lead's claim and signature (q itself for a nil signer:
 // a team whose store cannot check them).
-func (s *leadSigner) sign(q SpawnRequest) SpawnRequest {
+func (s *leadSigner) sign(q hosts.Request) hosts.Request {
 	if s == nil {
 		return q
 	}
@@ -64,7 +66,7 @@ func (s *leadSigner) sign(q SpawnRequest) SpawnRequest {
 
 // signedSpawn is what a spawn request's signature covers: the request
 // without its signature, as JSON, after a line that says what it is.
-func signedSpawn(q SpawnRequest) []byte {
+func signedSpawn(q hosts.Request) []byte {
 	q.Signature = nil
 	data, _ := json.Marshal(q)
 	return append([]byte("agentteam spawn request\n"), data...)
@@ -74,7 +76,7 @@ func signedSpawn(q SpawnRequest) []byte {
 // returns a *hosts.UnsignedError when it was not, another error when the
 // lead's claim could not be read (try again later), and nil when it was
 // or when this team's store keeps no keys to check it by.
-func (h *hosting) Verify(q SpawnRequest) error {
+func (h *hosting) Verify(q hosts.Request) error {
 	keys, ok := h.t.opts.Mailbox.(leadKeys)
 	if !ok {
 		return nil
@@ -97,30 +99,30 @@ func (h *hosting) Verify(q SpawnRequest) error {
 
 // Refuse fails, for want of the lead's signature, the registry entry that
 // waits for request q (if one does) and says why.
-func (h *hosting) Refuse(q SpawnRequest, why error) {
+func (h *hosting) Refuse(q hosts.Request, why error) {
 	t := h.t
 	err := fmt.Errorf("worker %s refused the spawn of %s: %w", h.opts.ID, q.Name, why)
-	t.events.Emit(Event{Agent: q.Name, Payload: failure(ClassInternal, "", err)})
+	t.events.Emit(event.Event{Agent: q.Name, Payload: failure(event.ClassInternal, "", err)})
 	var failed bool
-	cerr := changeTeammate(t.reg, q.Name, func(m *Member) error {
+	cerr := changeTeammate(t.reg, q.Name, func(m *registry.Member) error {
 		failed = false
-		if m.SpawnID != q.ID || m.Status != StatusQueued || m.Worker != "" {
-			return errNoChange
+		if m.SpawnID != q.ID || m.Status != registry.StatusQueued || m.Worker != "" {
+			return statefile.ErrNoChange
 		}
-		m.Status, m.Error, m.UpdatedAt = StatusFailed, err.Error(), time.Now().UTC()
+		m.Status, m.Error, m.UpdatedAt = registry.StatusFailed, err.Error(), time.Now().UTC()
 		failed = true
 		return nil
 	})
 	if cerr != nil && !errors.As(cerr, new(registry.NoTeammateError)) {
-		t.events.Emit(Event{Agent: q.Name, Payload: failure(ClassRegistry, "mark the refused spawn failed: ", cerr)})
+		t.events.Emit(event.Event{Agent: q.Name, Payload: failure(event.ClassRegistry, "mark the refused spawn failed: ", cerr)})
 	}
 	if failed {
-		t.events.Emit(Event{Agent: q.Name, Payload: StatusChanged{Role: q.Role, Status: StatusFailed, Reason: err.Error(), PID: t.pid}})
+		t.events.Emit(event.Event{Agent: q.Name, Payload: event.StatusChanged{Role: q.Role, Status: registry.StatusFailed, Reason: err.Error(), PID: t.pid}})
 	}
 }
 
 // publish signs req as the lead's and puts it on the work queue.
-func (h *hosting) publish(ctx context.Context, req SpawnRequest) error {
+func (h *hosting) publish(ctx context.Context, req hosts.Request) error {
 	data, err := json.Marshal(h.t.leadSign.sign(req))
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/team/hosts"
 )
 
 // testLead claims the lead's sending on mb as a lead's process does, for
@@ -20,7 +21,7 @@ func testLead(t *testing.T, mb *natsstore.Mailbox) *leadSigner {
 
 // signedAsLead is req as the team's lead would publish it: signed for a
 // lead claim the test makes on mb.
-func signedAsLead(t *testing.T, mb *natsstore.Mailbox, req SpawnRequest) []byte {
+func signedAsLead(t *testing.T, mb *natsstore.Mailbox, req hosts.Request) []byte {
 	t.Helper()
 	data, err := json.Marshal(testLead(t, mb).sign(req))
 	if err != nil {

@@ -22,21 +22,21 @@ func TestOnlyTheCurrentLeadsSpawnRequestsAreTaken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &hosting{t: &Team{opts: Options{Mailbox: mb}}, opts: WorkerOptions{ID: "w1"}}
-	roundTrip := func(q SpawnRequest) SpawnRequest { // as it crosses the queue
-		var out SpawnRequest
+	h := &hosting{t: &Team{opts: Options{Mailbox: mb}}, opts: hosts.Options{ID: "w1"}}
+	roundTrip := func(q hosts.Request) hosts.Request { // as it crosses the queue
+		var out hosts.Request
 		if err := json.Unmarshal(mustJSON(t, q), &out); err != nil {
 			t.Fatal(err)
 		}
 		return out
 	}
 	lead := testLead(t, mb)
-	req := lead.sign(SpawnRequest{ID: "spawn-alice-1", Name: "alice", Role: "writer", From: "lead", Mode: permission.ModeAsk,
+	req := lead.sign(hosts.Request{ID: "spawn-alice-1", Name: "alice", Role: "writer", From: "lead", Mode: permission.ModeAsk,
 		Labels: []string{"gpu"}, Deny: []string{"bash(rm *)"}, Deadline: time.Now().Add(time.Minute)})
 	if err := h.Verify(roundTrip(req)); err != nil {
 		t.Fatalf("the lead's own request: %v", err)
 	}
-	refused := func(what string, q SpawnRequest, want string) {
+	refused := func(what string, q hosts.Request, want string) {
 		t.Helper()
 		err := h.Verify(roundTrip(q))
 		if !errors.As(err, new(*hosts.UnsignedError)) || !strings.Contains(err.Error(), want) {

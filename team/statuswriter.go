@@ -1,5 +1,10 @@
 package team
 
+import (
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
+)
+
 // writeLater reports whether a status change may join a later registry
 // write instead of waiting for its own: only a shutdown of a teammate whose
 // goroutine has ended while another teammate of this process is still
@@ -8,8 +13,8 @@ package team
 // Other changes wait: spawns must see the names taken, and what a status
 // event says must already be in the registry for other processes.
 // The caller holds r.mu.
-func (r *roster) writeLater(m *member, status Status) bool {
-	if status != StatusShutdown {
+func (r *roster) writeLater(m *member, status registry.Status) bool {
+	if status != registry.StatusShutdown {
 		return false
 	}
 	select {
@@ -29,7 +34,7 @@ func (r *roster) writeLater(m *member, status Status) bool {
 // joins the next registry write, and the status event follows once it is
 // on disk. Only a teammate's own goroutine may call it: Close waits for
 // the write through t.wg, whose count that goroutine keeps above zero.
-func (r *roster) setStatusLater(m *member, status Status, why string, fn func(*Member)) {
+func (r *roster) setStatusLater(m *member, status registry.Status, why string, fn func(*registry.Member)) {
 	t := r.t
 	if m.fenced.Load() {
 		return
@@ -46,7 +51,7 @@ func (r *roster) setStatusLater(m *member, status Status, why string, fn func(*M
 
 // statusWritten reports a status change once the registry has it, so
 // that a reader in another process who sees the event finds it there too.
-func (r *roster) statusWritten(m *member, status Status, why string, err error) {
+func (r *roster) statusWritten(m *member, status registry.Status, why string, err error) {
 	t := r.t
 	if fencedError(err) {
 		r.fenceOff(m, err)
@@ -54,19 +59,19 @@ func (r *roster) statusWritten(m *member, status Status, why string, err error) 
 	}
 	t.checkStorage(err)
 	if err != nil && t.Fault() == nil { // a full disk is told once, by checkStorage
-		t.events.Emit(Event{Agent: m.name, Payload: failure(ClassRegistry, "registry: ", err)})
+		t.events.Emit(event.Event{Agent: m.name, Payload: failure(event.ClassRegistry, "registry: ", err)})
 	}
-	t.events.Emit(Event{Agent: m.name, Payload: StatusChanged{Role: m.role, Status: status, Reason: why, PID: t.pid}})
+	t.events.Emit(event.Event{Agent: m.name, Payload: event.StatusChanged{Role: m.role, Status: status, Reason: why, PID: t.pid}})
 	t.notifyChanged()
 }
 
 // withUsage is fn that also records the teammate's usage so far: every
 // status write carries it, so the registry's count is never far behind.
-func withUsage(m *member, fn func(*Member)) func(*Member) {
+func withUsage(m *member, fn func(*registry.Member)) func(*registry.Member) {
 	if m.model == nil {
 		return fn
 	}
-	return func(mb *Member) {
+	return func(mb *registry.Member) {
 		mb.SetUsage(m.model.Usage())
 		if fn != nil {
 			fn(mb)

@@ -12,6 +12,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -28,7 +30,7 @@ func TestBatchedUpdatesCountEveryChange(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				if w%2 == 1 && i%4 == 0 {
-					_, err := reg.Update(func(c *Config) error {
+					_, err := reg.Update(func(c *registry.Config) error {
 						c.Teammates[0].Turns += 1000
 						return errBoom
 					})
@@ -37,7 +39,7 @@ func TestBatchedUpdatesCountEveryChange(t *testing.T) {
 					}
 					continue
 				}
-				if _, err := reg.SetStatus("alice", StatusWorking, func(m *Member) { m.Turns++ }); err != nil {
+				if _, err := reg.SetStatus("alice", registry.StatusWorking, func(m *registry.Member) { m.Turns++ }); err != nil {
 					t.Error(err)
 				}
 			}
@@ -45,7 +47,7 @@ func TestBatchedUpdatesCountEveryChange(t *testing.T) {
 	}
 	wg.Wait()
 	want := writers*each - (writers/2)*(each/4)
-	after, err := NewRegistry(reg.Path(), "").Read() // as another process sees it
+	after, err := registry.NewRegistry(reg.Path(), "").Read() // as another process sees it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,15 +65,15 @@ func TestSetStatusLaterKeepsOrderAndFlushes(t *testing.T) {
 	reg := seedRegistry(t)
 	before, _ := reg.Read()
 	const n = 100
-	statuses := []Status{StatusQueued, StatusWorking, StatusIdle}
+	statuses := []registry.Status{registry.StatusQueued, registry.StatusWorking, registry.StatusIdle}
 	var mu sync.Mutex
 	var reported []int
 	for i := range n {
-		reg.SetStatusLater("alice", statuses[i%3], func(m *Member) { m.Turns = i }, func(err error) {
+		reg.SetStatusLater("alice", statuses[i%3], func(m *registry.Member) { m.Turns = i }, func(err error) {
 			if err != nil {
 				t.Error(err)
 			}
-			onDisk, rerr := NewRegistry(reg.Path(), "").Read()
+			onDisk, rerr := registry.NewRegistry(reg.Path(), "").Read()
 			mu.Lock()
 			defer mu.Unlock()
 			if rerr != nil || onDisk.Teammates[0].Turns < i {
@@ -80,7 +82,7 @@ func TestSetStatusLaterKeepsOrderAndFlushes(t *testing.T) {
 			reported = append(reported, i)
 		})
 	}
-	reg.SetStatusLater("nobody", StatusIdle, nil, func(err error) {
+	reg.SetStatusLater("nobody", registry.StatusIdle, nil, func(err error) {
 		if err == nil {
 			t.Error("a change to a missing member reported no error")
 		}
@@ -96,7 +98,7 @@ func TestSetStatusLaterKeepsOrderAndFlushes(t *testing.T) {
 			t.Fatalf("change %d reported as number %d: out of order", got, i)
 		}
 	}
-	after, _ := NewRegistry(reg.Path(), "").Read()
+	after, _ := registry.NewRegistry(reg.Path(), "").Read()
 	if m := after.Teammates[0]; m.Turns != n-1 || m.Status != statuses[(n-1)%3] {
 		t.Errorf("on disk: %d turns, %s; want the last change", m.Turns, m.Status)
 	}
@@ -121,12 +123,12 @@ func TestStatusEventsFollowTheRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := NewRegistry(ws.RegistryPath(), "") // another process's view
+	other := registry.NewRegistry(ws.RegistryPath(), "") // another process's view
 	idle := make(chan string, 16)
 	var mu sync.Mutex
 	var stale []string
-	onEvent := func(e Event) {
-		st, ok := e.Payload.(StatusChanged)
+	onEvent := func(e event.Event) {
+		st, ok := e.Payload.(event.StatusChanged)
 		if !ok {
 			return
 		}
@@ -137,7 +139,7 @@ func TestStatusEventsFollowTheRegistry(t *testing.T) {
 			stale = append(stale, fmt.Sprintf("%s %s (registry: %v %v)", e.Agent, st.Status, c.Teammates, err))
 		}
 		mu.Unlock()
-		if st.Status == StatusIdle {
+		if st.Status == registry.StatusIdle {
 			idle <- e.Agent
 		}
 	}
@@ -167,7 +169,7 @@ func TestStatusEventsFollowTheRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range c.Teammates {
-		if m.Status != StatusShutdown || m.Turns != 1 {
+		if m.Status != registry.StatusShutdown || m.Turns != 1 {
 			t.Errorf("%s: %s with %d turns on disk after ShutdownAll", m.Name, m.Status, m.Turns)
 		}
 	}

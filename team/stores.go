@@ -7,6 +7,7 @@ import (
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // What the team needs of its storage, declared here where it is used.
@@ -47,15 +48,15 @@ type mailAppender = protocol.Appender
 // returns once they are stored).
 type RegistryDoc interface {
 	registryReader
-	Update(fn func(*Config) error) (Config, error)
-	SetStatus(name string, status Status, fn func(*Member)) (Config, error)
-	SetStatusLater(name string, status Status, fn func(*Member), after func(error))
+	Update(fn func(*registry.Config) error) (registry.Config, error)
+	SetStatus(name string, status registry.Status, fn func(*registry.Member)) (registry.Config, error)
+	SetStatusLater(name string, status registry.Status, fn func(*registry.Member), after func(error))
 	Flush()
 }
 
 // registryReader is all a recipient check needs of the registry.
 type registryReader interface {
-	Read() (Config, error)
+	Read() (registry.Config, error)
 }
 
 // TaskDoc is the task board as the team's tools, auto-claim and handoffs
@@ -79,6 +80,6 @@ type EventSink = event.Sink
 // mailbox is another store (Options.Mailbox).
 type files struct {
 	inbox *inbox.Store
-	reg   *Registry
+	reg   *registry.Registry
 	board *board.Board
 }

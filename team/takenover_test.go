@@ -14,35 +14,37 @@ import (
 // file and on the registry's entries alike: on entries a status change takes
 // another path (memberChanger), which must keep the refusal.
 func TestAStatusWriteOfATakenOverTeammateIsRefused(t *testing.T) {
-	stores := map[string]func(t *testing.T) *Registry{
-		"file":    func(t *testing.T) *Registry { return NewRegistry(filepath.Join(t.TempDir(), "config.json"), "tk") },
-		"entries": func(t *testing.T) *Registry { return natsRegistry(t, natsURL(t), "tk") },
+	stores := map[string]func(t *testing.T) *registry.Registry{
+		"file": func(t *testing.T) *registry.Registry {
+			return registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "tk")
+		},
+		"entries": func(t *testing.T) *registry.Registry { return natsRegistry(t, natsURL(t), "tk") },
 	}
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) {
 			reg := open(t)
-			if _, err := reg.Update(func(c *Config) error {
-				c.Teammates = append(c.Teammates, Member{Name: "alice", Role: "r", Status: StatusWorking, SpawnID: "s2", Worker: "w2"})
+			if _, err := reg.Update(func(c *registry.Config) error {
+				c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "r", Status: registry.StatusWorking, SpawnID: "s2", Worker: "w2"})
 				return nil
 			}); err != nil {
 				t.Fatal(err)
 			}
 			// The zombie's guard: its claim was s1 on w1.
-			late := func(m *Member) {
+			late := func(m *registry.Member) {
 				if m.SpawnID != "s1" || m.Worker != "w1" {
 					m.MarkTakenOver()
 					return
 				}
 				m.Error = "written by the zombie"
 			}
-			if err := reg.ChangeStatus("alice", StatusIdle, late); !errors.Is(err, registry.ErrTakenOver) {
+			if err := reg.ChangeStatus("alice", registry.StatusIdle, late); !errors.Is(err, registry.ErrTakenOver) {
 				t.Errorf("ChangeStatus = %v, want registry.ErrTakenOver", err)
 			}
-			if _, err := reg.SetStatus("alice", StatusFailed, late); !errors.Is(err, registry.ErrTakenOver) {
+			if _, err := reg.SetStatus("alice", registry.StatusFailed, late); !errors.Is(err, registry.ErrTakenOver) {
 				t.Errorf("SetStatus = %v, want registry.ErrTakenOver", err)
 			}
 			done := make(chan error, 1)
-			reg.SetStatusLater("alice", StatusShutdown, late, func(err error) { done <- err })
+			reg.SetStatusLater("alice", registry.StatusShutdown, late, func(err error) { done <- err })
 			reg.Flush()
 			if err := <-done; !errors.Is(err, registry.ErrTakenOver) {
 				t.Errorf("SetStatusLater = %v, want registry.ErrTakenOver", err)
@@ -51,7 +53,7 @@ func TestAStatusWriteOfATakenOverTeammateIsRefused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if i := c.Find("alice"); i < 0 || c.Teammates[i].Status != StatusWorking || c.Teammates[i].Error != "" || c.Teammates[i].Worker != "w2" {
+			if i := c.Find("alice"); i < 0 || c.Teammates[i].Status != registry.StatusWorking || c.Teammates[i].Error != "" || c.Teammates[i].Worker != "w2" {
 				t.Fatalf("alice after the refused writes: %+v", c.Teammates)
 			}
 		})

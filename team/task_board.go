@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/plug/hooks"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -39,7 +40,7 @@ func (tt *teamTasks) CreateTask(ctx context.Context, by string, spec tools.TaskS
 	if err != nil {
 		return "", err
 	}
-	tt.emit(by, TaskChanged{Change: TaskChangeCreated}, task)
+	tt.emit(by, event.TaskChanged{Change: event.TaskChangeCreated}, task)
 	if len(task.BlockedBy) == 0 {
 		tt.offer(ctx)
 	}
@@ -71,7 +72,7 @@ func (tt *teamTasks) ClaimTask(ctx context.Context, agent, id string) (string, e
 	if already {
 		return fmt.Sprintf("You already own %s (in_progress).", task.ID), nil
 	}
-	tt.emit(agent, TaskChanged{Change: TaskChangeClaimed}, task)
+	tt.emit(agent, event.TaskChanged{Change: event.TaskChangeClaimed}, task)
 	return fmt.Sprintf("You own %s now (in_progress): %s\n%s\nWhen it is done, call task_update with status completed and a note on the result.",
 		task.ID, task.Subject, task.Description), nil
 }
@@ -86,7 +87,7 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 		if task, err = tt.board.SetBlockers(ctx, id, agent, blockedBy); err != nil {
 			return "", err
 		}
-		tt.emit(agent, TaskChanged{Change: TaskChangeBlockers, BlockedBy: task.BlockedBy}, task)
+		tt.emit(agent, event.TaskChanged{Change: event.TaskChangeBlockers, BlockedBy: task.BlockedBy}, task)
 		waits := "nothing"
 		if len(task.BlockedBy) > 0 {
 			waits = strings.Join(task.BlockedBy, ", ")
@@ -119,7 +120,7 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 		task = t
 		switch status {
 		case board.TaskCompleted:
-			tt.emit(agent, TaskChanged{Change: TaskChangeCompleted, Unblocks: taskIDs(unblocked)}, task)
+			tt.emit(agent, event.TaskChanged{Change: event.TaskChangeCompleted, Unblocks: taskIDs(unblocked)}, task)
 			s := fmt.Sprintf("%s is completed.", task.ID)
 			if len(unblocked) > 0 {
 				s += " It unblocks " + ids(unblocked) + "."
@@ -127,11 +128,11 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 			said = append(said, s)
 		case board.TaskPending:
 			if wasOwner != "" {
-				tt.emit(agent, TaskChanged{Change: TaskChangeReleased, WasOwner: wasOwner}, task)
+				tt.emit(agent, event.TaskChanged{Change: event.TaskChangeReleased, WasOwner: wasOwner}, task)
 			}
 			said = append(said, fmt.Sprintf("%s is pending again with no owner.", task.ID))
 		case board.TaskInProgress:
-			tt.emit(agent, TaskChanged{Change: TaskChangeClaimed}, task)
+			tt.emit(agent, event.TaskChanged{Change: event.TaskChangeClaimed}, task)
 			said = append(said, fmt.Sprintf("You own %s now (in_progress): %s", task.ID, task.Subject))
 		}
 	}
@@ -142,9 +143,9 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 }
 
 // emit logs one change of task by agent; c says what changed.
-func (tt *teamTasks) emit(agent string, c TaskChanged, task board.Task) {
+func (tt *teamTasks) emit(agent string, c event.TaskChanged, task board.Task) {
 	c.TaskID, c.Subject, c.Status = task.ID, task.Subject, task.Status
-	tt.t.events.Emit(Event{Agent: agent, Payload: c})
+	tt.t.events.Emit(event.Event{Agent: agent, Payload: c})
 }
 
 func oneLine(t board.Task) string {

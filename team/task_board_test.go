@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -70,11 +71,11 @@ func TestTeamTasksTextAndEvents(t *testing.T) {
 	var details []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var e Event
+		var e event.Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatal(err)
 		}
-		if p, ok := e.Payload.(TaskChanged); ok {
+		if p, ok := e.Payload.(event.TaskChanged); ok {
 			details = append(details, p.Text(e.Agent)) // the flat event's detail
 		}
 	}

@@ -17,11 +17,14 @@ import (
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/handoff"
+	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/team/pool"
 	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
@@ -40,7 +43,7 @@ type Options struct {
 	Workspace *workspace.Workspace
 	// Models gives each agent its model (the lead the default one); nil
 	// means Model for every agent.
-	Models      Models
+	Models      models.Models
 	Model       llm.Model
 	TeamName    string
 	MaxWorkers  int
@@ -54,7 +57,7 @@ type Options struct {
 	AutoClaim bool
 	// OnEvent sees every event after it is written to events.jsonl. It is
 	// called from agent goroutines and must not block.
-	OnEvent func(Event)
+	OnEvent func(event.Event)
 	// OnDelta sees streamed model text of every agent; may be nil.
 	OnDelta func(llm.Delta)
 	// PollInterval is the backstop for waking on inbox changes; default 1s.
@@ -66,7 +69,7 @@ type Options struct {
 	HandoffTimeout  time.Duration // bounds each step of a handoff; default DefaultHandoffTimeout
 	// Permissions decide each tool call of every agent (permission.go);
 	// nil lets every call run.
-	Permissions *PermissionOptions
+	Permissions *permgate.Options
 	// Resume continues the lead's earlier conversation and brings the
 	// teammates back idle with theirs; otherwise the lead's is archived
 	// (sessions/lead.<time>.jsonl) and the lead starts fresh.
@@ -82,7 +85,7 @@ type Options struct {
 	Hooks *hooks.Runner
 	// Budget bounds the model calls of this process's agents together;
 	// once spent, the team stops with a *BudgetError as its Fault.
-	Budget Budget
+	Budget models.Budget
 	// RestoreSession, with Resume, first makes that archived session
 	// (an id from ListSessions) the lead's conversation, archiving the
 	// current one; it happens once this process owns the workspace.
@@ -98,9 +101,9 @@ type Options struct {
 	// Registry, Board and EventLines keep the registry, the task board and
 	// the event log's lines in another store than the workspace's files
 	// (NewRegistryOn, board.NewOn, a stream); nil means the files.
-	Registry   *Registry
+	Registry   *registry.Registry
 	Board      *board.Board
-	EventLines EventLines
+	EventLines event.EventLines
 	// Sessions keeps the teammates' conversations in another store than
 	// the workspace's sessions/NAME.jsonl (a stream, natsstore.Sessions),
 	// so that a teammate can resume on another host; nil means the files.
@@ -110,16 +113,16 @@ type Options struct {
 	// (FileOwnerLock). A team whose state is on a NATS server takes its
 	// lease there (natsstore.Owner). If it is lost while the team runs,
 	// the team stops (Fault says why).
-	Owner OwnerLock
+	Owner registry.OwnerLock
 	// Queue, on a team across hosts, takes every spawn: the teammate is
 	// registered queued and runs on whichever worker takes its request
 	// (worker.go); this process is one of the workers, as Worker says.
 	// Heartbeats (may be nil) keep each worker's liveness. RoleLabels are
 	// the labels a role's teammates ask of their worker when the spawn
 	// names none.
-	Queue      SpawnQueue
-	Heartbeats Heartbeats
-	Worker     WorkerOptions
+	Queue      hosts.SpawnQueue
+	Heartbeats hosts.Heartbeats
+	Worker     hosts.Options
 	RoleLabels map[string][]string
 }
 
@@ -161,11 +164,11 @@ type Team struct {
 	shutdowns *protocol.Shutdowns
 	plans     *protocol.Plans
 	handoffs  *handoff.Service
-	worktrees *Worktrees        // worktree.go: teammates' git worktrees
-	perms     *permgate.Service // nil: every tool call runs
-	hosting   *hosting          // worker.go: this process as a worker; nil without a queue
-	lead      *loop.Agent       // nil in a worker's team (OpenWorker)
-	models    Models
+	worktrees *worktree.Worktrees // worktree.go: teammates' git worktrees
+	perms     *permgate.Service   // nil: every tool call runs
+	hosting   *hosting            // worker.go: this process as a worker; nil without a queue
+	lead      *loop.Agent         // nil in a worker's team (OpenWorker)
+	models    models.Models
 	leadModel *models.Agent         // the lead's model now, and its meter
 	spend     *models.Spend         // the budget's count; nil: none
 	changed   chan struct{}         // coalesced signal: some status changed
@@ -206,10 +209,10 @@ func (o Options) withDefaults() Options {
 		o.PollInterval = time.Second
 	}
 	if o.ShutdownTimeout <= 0 {
-		o.ShutdownTimeout = DefaultShutdownTimeout
+		o.ShutdownTimeout = protocol.DefaultShutdownTimeout
 	}
 	if o.PlanTimeout <= 0 {
-		o.PlanTimeout = DefaultPlanTimeout
+		o.PlanTimeout = protocol.DefaultPlanTimeout
 	}
 	return o
 }
@@ -222,17 +225,17 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		return nil, fmt.Errorf("team: no model")
 	}
 	if opts.Models == nil {
-		opts.Models = OneModel(opts.Model, "")
+		opts.Models = models.OneModel(opts.Model, "")
 	}
 	if err := models.CheckPrices(opts.Budget, opts.Models.Catalog()); err != nil {
 		return nil, err
 	}
 	opts = opts.withDefaults()
 	ws := opts.Workspace
-	if err := CheckIsolation(opts.Isolation); err != nil {
+	if err := worktree.CheckIsolation(opts.Isolation); err != nil {
 		return nil, err
 	}
-	if opts.Isolation == IsolationWorktree {
+	if opts.Isolation == worktree.IsolationWorktree {
 		// Said once at start, not at every spawn.
 		if err := worktree.New(ws, nil, nil).Check(ctx); err != nil {
 			return nil, fmt.Errorf("--isolation worktree: %w", err)
@@ -247,7 +250,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if !worker {
 		lock := opts.Owner
 		if lock == nil {
-			lock = FileOwnerLock(ws.TeamDir())
+			lock = registry.FileOwnerLock(ws.TeamDir())
 		}
 		var err error
 		if releaseOwner, ownerLost, leadClaim, leadSign, err = acquireLead(ctx, lock, opts.Mailbox); err != nil {
@@ -256,11 +259,11 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	}
 	reg := opts.Registry
 	if reg == nil {
-		reg = NewRegistry(ws.RegistryPath(), opts.TeamName)
+		reg = registry.NewRegistry(ws.RegistryPath(), opts.TeamName)
 	}
-	events := NewEventLog(ws.EventsPath(), opts.OnEvent)
+	events := event.NewEventLog(ws.EventsPath(), opts.OnEvent)
 	if opts.EventLines != nil {
-		events = NewEventLogTo(opts.EventLines, opts.OnEvent)
+		events = event.NewEventLogTo(opts.EventLines, opts.OnEvent)
 	}
 	t := &Team{
 		releaseOwner: releaseOwner,
@@ -276,7 +279,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		halted:       make(chan struct{}),
 	}
 	t.spend = models.NewSpend(opts.Budget, t.halt, func(err error) {
-		t.events.Notify(Event{Payload: Failure{Class: ClassBudgetAsk, Text: AskText(err)}})
+		t.events.Notify(event.Event{Payload: event.Failure{Class: event.ClassBudgetAsk, Text: models.AskText(err)}})
 	})
 	if !worker {
 		// Once this process no longer runs the team, it changes neither
@@ -351,7 +354,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 			_ = sessions.ArchiveLead(ws, time.Now().UTC()) // as before: a start is not refused for it
 		}
 	} else if opts.RestoreSession != "" {
-		if err := RestoreSession(ws, opts.RestoreSession, time.Now().UTC()); err != nil {
+		if err := sessions.Restore(ws, opts.RestoreSession, time.Now().UTC()); err != nil {
 			return fail(err)
 		}
 	}
@@ -383,12 +386,12 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 // runsElsewhere is, at the lead's Open, the test of a registry entry left
 // queued or working: still run by a live worker of a team across hosts
 // (heard of now), else left by a process that is gone.
-func (t *Team) runsElsewhere() func(*Member) bool {
+func (t *Team) runsElsewhere() func(*registry.Member) bool {
 	if t.hosting == nil || t.hosting.host.Beats() == nil {
-		return func(*Member) bool { return false }
+		return func(*registry.Member) bool { return false }
 	}
 	alive, err := t.hosting.host.Beats().Alive(context.Background())
-	return func(m *Member) bool {
+	return func(m *registry.Member) bool {
 		if m.Worker == "" {
 			return false
 		}
@@ -417,13 +420,13 @@ func (t *Team) Mailbox() Mailbox {
 }
 
 // Registry is the team's registry (a file unless Options.Registry said).
-func (t *Team) Registry() *Registry { return t.files.reg }
+func (t *Team) Registry() *registry.Registry { return t.files.reg }
 
 // Lead is the lead agent.
 func (t *Team) Lead() *loop.Agent { return t.lead }
 
 // Emit records an event in events.jsonl (and hands it to the subscriber).
-func (t *Team) Emit(e Event) { t.events.Emit(e) }
+func (t *Team) Emit(e event.Event) { t.events.Emit(e) }
 
 // CloseTimeout is how long the commands let a team take to stop (Close):
 // a teammate's model call and command end with its context, so a team
@@ -471,12 +474,12 @@ func (t *Team) notifyChanged() {
 
 // recordSandbox writes in the registry how this team confines commands, so
 // `team` can show it; a team given no sandbox setting writes nothing.
-func recordSandbox(reg *Registry, s tools.Sandbox) error {
+func recordSandbox(reg *registry.Registry, s tools.Sandbox) error {
 	if !s.On && s.Reason == "" {
 		return nil
 	}
-	state := &SandboxState{On: s.On, Network: s.Network, Reason: s.Reason, State: s.State()}
-	_, err := reg.Update(func(c *Config) error {
+	state := &registry.SandboxState{On: s.On, Network: s.Network, Reason: s.Reason, State: s.State()}
+	_, err := reg.Update(func(c *registry.Config) error {
 		c.Sandbox = state
 		return nil
 	})

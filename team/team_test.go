@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 func openTeam(t *testing.T, srv *fakellm.Server, workers int) *Team {
@@ -56,7 +57,7 @@ func TestPoolBoundSeenByTheModelServer(t *testing.T) {
 		t.Fatalf("%d teammates registered", len(cfg.Teammates))
 	}
 	for _, m := range cfg.Teammates {
-		if m.Status != StatusShutdown || m.Cycles != 1 {
+		if m.Status != registry.StatusShutdown || m.Cycles != 1 {
 			t.Errorf("%s: status %s cycles %d", m.Name, m.Status, m.Cycles)
 		}
 	}
@@ -86,7 +87,7 @@ func TestFailingTeammateBecomesFailedAndTellsTheLead(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg, _ := tm.Registry().Read()
-	if len(cfg.Teammates) != 1 || cfg.Teammates[0].Status != StatusFailed || cfg.Teammates[0].Error == "" {
+	if len(cfg.Teammates) != 1 || cfg.Teammates[0].Status != registry.StatusFailed || cfg.Teammates[0].Error == "" {
 		t.Fatalf("registry %+v: want flaky failed with a reason", cfg.Teammates)
 	}
 	msgs, _, _ := tm.Mailbox().ReadAll("lead")

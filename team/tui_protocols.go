@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // OpenPlanRequest is the id of a teammate's plan waiting for review, so the
 // person can approve or reject it by the teammate's name.
 func (t *Team) OpenPlanRequest(name string) (id string, ok bool) {
-	id = t.requests.OpenFor(RequestPlanApproval, name)
+	id = t.requests.OpenFor(event.RequestPlanApproval, name)
 	return id, id != ""
 }
 

@@ -1,6 +1,10 @@
 package team
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/agentteam/agentteam/team/event"
+)
 
 // inboxes watch over the health of the agents' inboxes: an inbox that
 // cannot be read is told to the person, once per distinct error.
@@ -40,12 +44,12 @@ func (ib *inboxes) health(name string, err error) {
 	}
 	ib.errs[name] = err.Error()
 	ib.mu.Unlock()
-	ib.events.Emit(Event{Agent: name, Payload: failure(ClassInbox, "the inbox of "+name+" cannot be read: ", err)})
+	ib.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassInbox, "the inbox of "+name+" cannot be read: ", err)})
 }
 
 // repaired tells the person that an inbox's read position could not
 // be trusted and was set aside: its messages are delivered again from the
 // start (the conversation keeps each once, by id).
 func (ib *inboxes) repaired(name string, err error) {
-	ib.events.Emit(Event{Agent: name, Payload: Repair{Reason: err.Error()}})
+	ib.events.Emit(event.Event{Agent: name, Payload: event.Repair{Reason: err.Error()}})
 }

@@ -11,8 +11,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/store/statefile"
 	"github.com/agentteam/agentteam/internal/sys/gitwt"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/team/worktree"
@@ -40,11 +43,11 @@ type hosting struct {
 	t      *Team
 	host   *hosts.Host
 	opts   hosts.Options // its defaults filled in
-	queue  SpawnQueue
+	queue  hosts.SpawnQueue
 	isLead bool
 }
 
-func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead bool) *hosting {
+func newHosting(t *Team, o hosts.Options, q hosts.SpawnQueue, beats hosts.Heartbeats, isLead bool) *hosting {
 	switch {
 	case !isLead && o.GitRemote != "":
 		t.worktrees.PushTo(o.GitRemote, o.KeyEnv)
@@ -55,7 +58,7 @@ func newHosting(t *Team, o WorkerOptions, q SpawnQueue, beats Heartbeats, isLead
 	}
 	h := &hosting{t: t, queue: q, isLead: isLead}
 	h.host = hosts.New(o, hosts.Deps{Queue: q, Beats: beats, Runner: h, Pool: t.pool, Events: t.events, Failure: failure,
-		PID: t.pid, Lead: isLead, Worktrees: t.opts.Isolation == IsolationWorktree})
+		PID: t.pid, Lead: isLead, Worktrees: t.opts.Isolation == worktree.IsolationWorktree})
 	h.opts = h.host.Options()
 	return h
 }
@@ -72,15 +75,15 @@ func (h *hosting) start() {
 
 // Claim makes this worker the one that runs req's teammate, if the
 // registry still waits for this very request.
-func (h *hosting) Claim(req SpawnRequest) (bool, error) {
+func (h *hosting) Claim(req hosts.Request) (bool, error) {
 	t := h.t
 	var claimed bool
 	// The teammate's entry alone: a claim decides on nothing else, and as a
 	// whole-registry update it raced every spawn for the team's entry.
-	err := changeTeammate(t.reg, req.Name, func(m *Member) error {
+	err := changeTeammate(t.reg, req.Name, func(m *registry.Member) error {
 		claimed = false
-		if m.SpawnID != req.ID || m.Status != StatusQueued || m.Worker != "" {
-			return errNoChange
+		if m.SpawnID != req.ID || m.Status != registry.StatusQueued || m.Worker != "" {
+			return statefile.ErrNoChange
 		}
 		m.Worker, m.Host, m.PID, m.UpdatedAt = h.opts.ID, h.opts.Host, t.pid, time.Now().UTC()
 		if req.Base != "" {
@@ -97,49 +100,49 @@ func (h *hosting) Claim(req SpawnRequest) (bool, error) {
 }
 
 // Unplaced fails a request no worker could take in time, and tells whoever asked.
-func (h *hosting) Unplaced(req SpawnRequest) {
+func (h *hosting) Unplaced(req hosts.Request) {
 	t := h.t
 	why := fmt.Sprintf("no worker with the labels %s took it within its placement time", strings.Join(req.Labels, ", "))
 	var failed bool
-	err := changeRegistry(t.reg, func(c *Config) error {
+	err := changeRegistry(t.reg, func(c *registry.Config) error {
 		failed = false
 		i := c.Find(req.Name)
-		if i < 0 || c.Teammates[i].SpawnID != req.ID || c.Teammates[i].Status != StatusQueued || c.Teammates[i].Worker != "" {
-			return errNoChange
+		if i < 0 || c.Teammates[i].SpawnID != req.ID || c.Teammates[i].Status != registry.StatusQueued || c.Teammates[i].Worker != "" {
+			return statefile.ErrNoChange
 		}
 		m := &c.Teammates[i]
-		m.Status, m.Error, m.UpdatedAt = StatusFailed, why, time.Now().UTC()
+		m.Status, m.Error, m.UpdatedAt = registry.StatusFailed, why, time.Now().UTC()
 		failed = true
 		return nil
 	})
 	if err != nil || !failed {
 		return
 	}
-	t.events.Emit(Event{Agent: req.Name, Payload: StatusChanged{Role: req.Role, Status: StatusFailed, Reason: why, PID: t.pid}})
+	t.events.Emit(event.Event{Agent: req.Name, Payload: event.StatusChanged{Role: req.Role, Status: registry.StatusFailed, Reason: why, PID: t.pid}})
 	if _, err := t.messenger.deliver(req.Name, req.From, inbox.TypeError, teammateFailedText(req.Name, fmt.Errorf("%s", why))); err != nil {
-		t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassInbox, "could not tell "+req.From+": ", err)})
+		t.events.Emit(event.Event{Agent: req.Name, Payload: failure(event.ClassInbox, "could not tell "+req.From+": ", err)})
 	}
 }
 
 // Run starts the teammate req names in this process; the pool's place
 // is its first cycle's. It reports whether the teammate started.
-func (h *hosting) Run(req SpawnRequest, release func()) bool {
+func (h *hosting) Run(req hosts.Request, release func()) bool {
 	t, r := h.t, h.t.roster
-	failed := func(class ErrorClass, err error) bool {
+	failed := func(class event.ErrorClass, err error) bool {
 		r.markFailed(req.Name, err)
-		t.events.Emit(Event{Agent: req.Name, Payload: failure(class, "", err)})
+		t.events.Emit(event.Event{Agent: req.Name, Payload: failure(class, "", err)})
 		if _, derr := t.messenger.deliver(req.Name, workspace.LeadName, inbox.TypeError, teammateFailedText(req.Name, err)); derr != nil {
-			t.events.Emit(Event{Agent: req.Name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
+			t.events.Emit(event.Event{Agent: req.Name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 		}
 		return false
 	}
 	choice, err := t.resolveModel(req.Provider, req.Model, req.Role)
 	if err != nil {
-		return failed(ClassModel, fmt.Errorf("worker %s cannot run %s: %w", h.opts.ID, req.Name, err))
+		return failed(event.ClassModel, fmt.Errorf("worker %s cannot run %s: %w", h.opts.ID, req.Name, err))
 	}
-	var entry Member
+	var entry registry.Member
 	iso := req.Isolation
-	if iso == "" || !h.isLead && t.opts.Isolation == IsolationWorktree {
+	if iso == "" || !h.isLead && t.opts.Isolation == worktree.IsolationWorktree {
 		// The request says the lead's choice (an older lead's says none);
 		// a worker whose person asked for worktrees keeps its clone's
 		// checkout out of reach whatever the lead says: the stricter wins.
@@ -147,10 +150,10 @@ func (h *hosting) Run(req SpawnRequest, release func()) bool {
 	}
 	where, err := t.placeFrom(context.Background(), req.Name, iso, &entry, worktree.Start{Base: req.Base, Fresh: !req.Resume})
 	if err != nil {
-		return failed(ClassInternal, fmt.Errorf("worker %s cannot place %s: %w", h.opts.ID, req.Name, err))
+		return failed(event.ClassInternal, fmt.Errorf("worker %s cannot place %s: %w", h.opts.ID, req.Name, err))
 	}
 	if where.Root != "" {
-		t.worktrees.Record(req.Name, func(e *Member) {
+		t.worktrees.Record(req.Name, func(e *registry.Member) {
 			e.Isolation, e.Worktree, e.Branch, e.Merged, e.BaseNote = entry.Isolation, entry.Worktree, entry.Branch, false, entry.BaseNote
 		})
 	}
@@ -168,7 +171,7 @@ func (h *hosting) Run(req SpawnRequest, release func()) bool {
 		sessions.ArchiveFile(t.ws.SessionPath(req.Name), time.Now().UTC())
 	}
 	mctx, cancel := context.WithCancel(t.root)
-	var used Usage
+	var used registry.Usage
 	if req.Resume {
 		// It goes on: its usage so far and its plan's approval stay.
 		if c, err := t.reg.Read(); err == nil {
@@ -177,7 +180,7 @@ func (h *hosting) Run(req SpawnRequest, release func()) bool {
 			}
 		}
 	}
-	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: StatusQueued,
+	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: registry.StatusQueued,
 		planMode: req.PlanMode, root: where.Root, model: t.newAgentModel(choice, used), claim: req.ID, request: req}
 	m.planFromRegistry = func() bool { return t.plans.ApprovedElsewhere(mate{r, m}) }
 	t.perms.Follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
@@ -187,13 +190,13 @@ func (h *hosting) Run(req SpawnRequest, release func()) bool {
 	agent, err := r.newTeammateAgent(m, "startup")
 	if err != nil {
 		cancel()
-		return failed(ClassSession, err)
+		return failed(event.ClassSession, err)
 	}
 	m.agent = agent
 	r.mu.Lock()
 	r.members[req.Name] = m
 	r.mu.Unlock()
-	t.events.Emit(Event{Agent: req.Name, Payload: StatusChanged{Role: req.Role, Status: StatusQueued,
+	t.events.Emit(event.Event{Agent: req.Name, Payload: event.StatusChanged{Role: req.Role, Status: registry.StatusQueued,
 		Reason: fmt.Sprintf("taken by worker %s on %s", h.opts.ID, h.opts.Host), PID: t.pid}})
 	t.wg.Add(1)
 	go r.runTeammate(mctx, m, func(context.Context) (func(), error) { return release, nil })
@@ -203,7 +206,7 @@ func (h *hosting) Run(req SpawnRequest, release func()) bool {
 // spawnQueued is spawn on a team with a work queue: the teammate is
 // registered queued, its prompt delivered, and the request published for
 // whichever worker may take it.
-func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnSpec, role string, choice ModelChoice) error {
+func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnSpec, role string, choice models.ModelChoice) error {
 	t, h := r.t, r.t.hosting
 	name := spec.Name
 	labels := hosts.NormalLabels(spec.Labels)
@@ -221,12 +224,12 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	iso := t.isolationOf(spec.Isolation)
 	id := spawnRequestID(ctx, name)
 	now := time.Now().UTC()
-	entry := Member{Name: name, Role: role, Status: StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid,
+	entry := registry.Member{Name: name, Role: role, Status: registry.StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid,
 		PlanMode: spec.PlanMode, ModelRef: modelRefOf(choice), Labels: labels, SpawnID: id}
 	if spec.PlanMode {
-		entry.PlanState = PlanDrafting
+		entry.PlanState = registry.PlanDrafting
 	}
-	err := changeRegistry(t.reg, func(c *Config) error {
+	err := changeRegistry(t.reg, func(c *registry.Config) error {
 		i := c.Find(name)
 		if i >= 0 {
 			// This spawn's own entry, queued by this process or since taken
@@ -257,7 +260,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 		r.markFailed(name, err)
 		return err
 	}
-	t.events.Emit(Event{Agent: name, Payload: Spawn{Role: role, Status: StatusQueued, From: from, PID: t.pid, Model: choice.Label()}})
+	t.events.Emit(event.Event{Agent: name, Payload: event.Spawn{Role: role, Status: registry.StatusQueued, From: from, PID: t.pid, Model: choice.Label()}})
 	prompt, err := t.messenger.deliver(from, name, inbox.TypeMessage, spec.Prompt)
 	if err != nil {
 		r.markFailed(name, err)
@@ -269,12 +272,12 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	// take it (its heartbeat says so; one started later says when it could
 	// not start there). After the registry took the name: a refused spawn
 	// overwrites no live base.
-	push := iso == IsolationWorktree || t.worktrees.Shares() && h.host.WorktreeOffered(ctx, labels)
+	push := iso == worktree.IsolationWorktree || t.worktrees.Shares() && h.host.WorktreeOffered(ctx, labels)
 	base, berr := t.worktrees.ShareBase(ctx, name, push)
 	if berr != nil && base != "" && !errors.Is(berr, gitwt.ErrNoRemote) {
-		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", berr)})
+		t.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassInternal, "", berr)})
 	}
-	err = h.publish(ctx, withRules(t.perms, SpawnRequest{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
+	err = h.publish(ctx, withRules(t.perms, hosts.Request{ID: id, Name: name, Role: role, From: from, PromptID: prompt.ID,
 		Provider: choice.Provider, Model: choice.Name, PlanMode: spec.PlanMode, Isolation: iso, Labels: labels, Base: base,
 		Deadline: now.Add(h.opts.Placement)}))
 	if err != nil {
@@ -297,12 +300,12 @@ func spawnRequestID(ctx context.Context, name string) string {
 
 // liveElsewhere reports whether a registry entry is a teammate some
 // worker still runs (or that waits for one): its name is taken.
-func (h *hosting) liveElsewhere(m Member) bool {
+func (h *hosting) liveElsewhere(m registry.Member) bool {
 	if !m.Status.Live() {
 		return false
 	}
 	if m.Worker == "" {
-		return m.Status == StatusQueued && m.PID == h.t.pid // waits for a worker
+		return m.Status == registry.StatusQueued && m.PID == h.t.pid // waits for a worker
 	}
 	return h.host.Alive(m.Worker)
 }
@@ -357,18 +360,18 @@ func (h *hosting) giveBack(ctx context.Context, fenced []*member) {
 			continue
 		}
 		why := fmt.Errorf("its worker %s on %s lost its heartbeat and stopped it", h.opts.ID, h.opts.Host)
-		var d Member
-		var req SpawnRequest
-		err := changeRegistry(t.reg, func(c *Config) error {
-			d = Member{} // a change tried again decides afresh
+		var d registry.Member
+		var req hosts.Request
+		err := changeRegistry(t.reg, func(c *registry.Config) error {
+			d = registry.Member{} // a change tried again decides afresh
 			i := c.Find(fm.name)
 			if i < 0 {
-				return errNoChange
+				return statefile.ErrNoChange
 			}
 			m := &c.Teammates[i]
 			if m.SpawnID != fm.claim || m.Worker != h.opts.ID || m.Ended ||
-				m.Status != StatusQueued && m.Status != StatusWorking && m.Status != StatusIdle {
-				return errNoChange // respawned already, or it ended
+				m.Status != registry.StatusQueued && m.Status != registry.StatusWorking && m.Status != registry.StatusIdle {
+				return statefile.ErrNoChange // respawned already, or it ended
 			}
 			d = *m
 			req = fm.request
@@ -380,7 +383,7 @@ func (h *hosting) giveBack(ctx context.Context, fenced []*member) {
 			return nil
 		})
 		if err != nil {
-			t.events.Emit(Event{Agent: fm.name, Payload: failure(ClassRegistry, "give back after a lost heartbeat: ", err)})
+			t.events.Emit(event.Event{Agent: fm.name, Payload: failure(event.ClassRegistry, "give back after a lost heartbeat: ", err)})
 			continue
 		}
 		if d.Name == "" {
@@ -410,13 +413,13 @@ func (h *hosting) giveBack(ctx context.Context, fenced []*member) {
 
 // requeue changes a dead teammate's entry m: queued for request id when
 // it is respawned, failed otherwise.
-func (h *hosting) requeue(m *Member, id, why string, respawn bool, now time.Time) {
+func (h *hosting) requeue(m *registry.Member, id, why string, respawn bool, now time.Time) {
 	m.Activity, m.UpdatedAt = "", now
 	if !respawn {
-		m.Status, m.Error = StatusFailed, why
+		m.Status, m.Error = registry.StatusFailed, why
 		return
 	}
-	m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = StatusQueued, why+"; respawned", "", "", h.t.pid, id
+	m.Status, m.Error, m.Worker, m.Host, m.PID, m.SpawnID = registry.StatusQueued, why+"; respawned", "", "", h.t.pid, id
 }
 
 // Reap marks failed, in the lead's process, the teammates of workers
@@ -429,17 +432,17 @@ func (h *hosting) requeue(m *Member, id, why string, respawn bool, now time.Time
 func (h *hosting) Reap(alive map[string]bool) {
 	t := h.t
 	respawn := t.opts.Sessions != nil
-	var dead []Member
-	var requests []SpawnRequest
+	var dead []registry.Member
+	var requests []hosts.Request
 	now := time.Now().UTC()
-	_ = changeRegistry(t.reg, func(c *Config) error {
+	_ = changeRegistry(t.reg, func(c *registry.Config) error {
 		dead, requests = dead[:0], requests[:0]
 		for i := range c.Teammates {
 			m := &c.Teammates[i]
 			if m.Worker == "" || m.Worker == h.opts.ID || alive[m.Worker] || m.Ended {
 				continue
 			}
-			if m.Status != StatusQueued && m.Status != StatusWorking && m.Status != StatusIdle {
+			if m.Status != registry.StatusQueued && m.Status != registry.StatusWorking && m.Status != registry.StatusIdle {
 				continue
 			}
 			dead = append(dead, *m)
@@ -452,13 +455,13 @@ func (h *hosting) Reap(alive map[string]bool) {
 			if !gitwt.IsCommitID(base) {
 				base = "" // an edited registry's: a worker would drop the whole request
 			}
-			requests = append(requests, withRules(t.perms, SpawnRequest{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
+			requests = append(requests, withRules(t.perms, hosts.Request{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
 				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels, Base: base,
 				Deadline: now.Add(h.opts.Placement), Resume: true}))
 			h.requeue(m, id, why, respawn, now)
 		}
 		if len(dead) == 0 {
-			return errNoChange
+			return statefile.ErrNoChange
 		}
 		return nil
 	})
@@ -472,7 +475,7 @@ func (h *hosting) Reap(alive map[string]bool) {
 
 // announceRespawn, after its entry was requeued, logs that teammate d
 // failed for err, tells the lead, and, when it is respawned, publishes req.
-func (h *hosting) announceRespawn(d Member, req SpawnRequest, err error, respawn bool) {
+func (h *hosting) announceRespawn(d registry.Member, req hosts.Request, err error, respawn bool) {
 	t := h.t
 	h.tellRespawn(d, err, respawn, "on another worker")
 	if !respawn {
@@ -485,34 +488,34 @@ func (h *hosting) announceRespawn(d Member, req SpawnRequest, err error, respawn
 
 // tellRespawn logs that teammate d failed for err and tells the lead; one
 // respawned (where: "on another worker") is then logged queued again.
-func (h *hosting) tellRespawn(d Member, err error, respawn bool, where string) {
+func (h *hosting) tellRespawn(d registry.Member, err error, respawn bool, where string) {
 	t := h.t
-	t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusFailed, Reason: err.Error(), PID: t.pid}})
+	t.events.Emit(event.Event{Agent: d.Name, Payload: event.StatusChanged{Role: d.Role, Status: registry.StatusFailed, Reason: err.Error(), PID: t.pid}})
 	text := teammateFailedText(d.Name, err)
 	if respawn {
 		text += " It is respawned " + where + " and goes on from its conversation."
 	}
 	if _, derr := t.messenger.deliver(d.Name, workspace.LeadName, inbox.TypeError, text); derr != nil {
-		t.events.Emit(Event{Agent: d.Name, Payload: failure(ClassInbox, "could not tell the lead: ", derr)})
+		t.events.Emit(event.Event{Agent: d.Name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 	}
 	if respawn {
-		t.events.Emit(Event{Agent: d.Name, Payload: StatusChanged{Role: d.Role, Status: StatusQueued, Reason: "respawned: " + err.Error(), PID: t.pid}})
+		t.events.Emit(event.Event{Agent: d.Name, Payload: event.StatusChanged{Role: d.Role, Status: registry.StatusQueued, Reason: "respawned: " + err.Error(), PID: t.pid}})
 	}
 }
 
 // remote is the registry's entry of a teammate another process runs (or
 // that waits for a worker), on a team with a work queue.
-func (t *Team) remote(name string) (Member, bool) {
+func (t *Team) remote(name string) (registry.Member, bool) {
 	if t.hosting == nil || t.roster.runs(name) {
-		return Member{}, false
+		return registry.Member{}, false
 	}
 	c, err := t.reg.Read()
 	if err != nil {
-		return Member{}, false
+		return registry.Member{}, false
 	}
 	i := c.Find(name)
 	if i < 0 {
-		return Member{}, false
+		return registry.Member{}, false
 	}
 	return c.Teammates[i], true
 }
@@ -533,9 +536,9 @@ func (h *hosting) remoteSettled() bool {
 			continue
 		}
 		switch m.Status {
-		case StatusQueued, StatusWorking:
+		case registry.StatusQueued, registry.StatusWorking:
 			return false
-		case StatusIdle:
+		case registry.StatusIdle:
 			idle = append(idle, m.Name)
 		}
 	}
@@ -554,7 +557,7 @@ func (h *hosting) remoteSettled() bool {
 func (h *hosting) shutdownRemote(reason string) {
 	if h.askRemoteToStop(reason) {
 		if _, err := h.t.lead.Absorb(); err != nil {
-			h.t.events.Emit(Event{Agent: workspace.LeadName, Payload: failure(ClassInbox, "take the shutdown answers: ", err)})
+			h.t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: failure(event.ClassInbox, "take the shutdown answers: ", err)})
 		}
 	}
 }
@@ -582,10 +585,10 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 	t := h.t
 	c, err := t.reg.Read()
 	if err != nil {
-		t.events.Emit(Event{Payload: failure(ClassRegistry, "shut down the teammates on workers: ", err)})
+		t.events.Emit(event.Event{Payload: failure(event.ClassRegistry, "shut down the teammates on workers: ", err)})
 		return nil
 	}
-	var ask []Member
+	var ask []registry.Member
 	for _, m := range c.Teammates {
 		if t.roster.runs(m.Name) || m.Ended {
 			continue
@@ -593,7 +596,7 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 		if !m.Status.Live() {
 			continue
 		}
-		if m.Status == StatusQueued && m.Worker == "" {
+		if m.Status == registry.StatusQueued && m.Worker == "" {
 			h.cancelQueued(m, reason)
 			continue
 		}
@@ -609,7 +612,7 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 			defer wg.Done()
 			defer func() { <-slots }()
 			if _, err := t.shutdowns.RequestRemote(workspace.LeadName, m, reason); err != nil {
-				t.events.Emit(Event{Agent: m.Name, Payload: failure(ClassInbox, "shutdown request: ", err)})
+				t.events.Emit(event.Event{Agent: m.Name, Payload: failure(event.ClassInbox, "shutdown request: ", err)})
 				return
 			}
 			asked[i] = true
@@ -646,7 +649,7 @@ func (h *hosting) waitRemoteStops(waitFor []string) {
 		if err == nil {
 			left := waitFor[:0:0]
 			for _, name := range waitFor {
-				if i := c.Find(name); i >= 0 && (c.Teammates[i].Status == StatusShutdown || c.Teammates[i].Status == StatusFailed) {
+				if i := c.Find(name); i >= 0 && (c.Teammates[i].Status == registry.StatusShutdown || c.Teammates[i].Status == registry.StatusFailed) {
 					continue
 				}
 				left = append(left, name)
@@ -658,7 +661,7 @@ func (h *hosting) waitRemoteStops(waitFor []string) {
 		}
 		if time.Now().After(deadline) {
 			for _, name := range waitFor {
-				t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "",
+				t.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassInternal, "",
 					fmt.Errorf("%s, run on another worker, did not shut down within %s", name, t.opts.ShutdownTimeout))})
 			}
 			return
@@ -672,22 +675,22 @@ func (h *hosting) waitRemoteStops(waitFor []string) {
 
 // cancelQueued shuts down a teammate no worker has taken yet: a worker
 // that takes its request later finds it no longer queued.
-func (h *hosting) cancelQueued(m Member, reason string) {
+func (h *hosting) cancelQueued(m registry.Member, reason string) {
 	t := h.t
 	var done bool
-	err := changeRegistry(t.reg, func(c *Config) error {
+	err := changeRegistry(t.reg, func(c *registry.Config) error {
 		done = false
 		i := c.Find(m.Name)
-		if i < 0 || c.Teammates[i].Status != StatusQueued || c.Teammates[i].Worker != "" {
-			return errNoChange
+		if i < 0 || c.Teammates[i].Status != registry.StatusQueued || c.Teammates[i].Worker != "" {
+			return statefile.ErrNoChange
 		}
 		e := &c.Teammates[i]
-		e.Status, e.Ended, e.UpdatedAt = StatusShutdown, true, time.Now().UTC()
+		e.Status, e.Ended, e.UpdatedAt = registry.StatusShutdown, true, time.Now().UTC()
 		done = true
 		return nil
 	})
 	if err == nil && done {
-		t.events.Emit(Event{Agent: m.Name, Payload: StatusChanged{Role: m.Role, Status: StatusShutdown, Reason: reason + " (before a worker took it)", PID: t.pid}})
+		t.events.Emit(event.Event{Agent: m.Name, Payload: event.StatusChanged{Role: m.Role, Status: registry.StatusShutdown, Reason: reason + " (before a worker took it)", PID: t.pid}})
 	}
 }
 
@@ -724,16 +727,16 @@ func (t *Team) StopWorker(reason string) {
 		}
 	}
 	t.roster.mu.Unlock()
-	t.roster.stopAll(func(m *Member) {
+	t.roster.stopAll(func(m *registry.Member) {
 		if m.Status.Live() {
-			m.Status, m.Activity, m.Error = StatusShutdown, "", reason
+			m.Status, m.Activity, m.Error = registry.StatusShutdown, "", reason
 		}
 	}, reason)
 	t.reg.Flush()
 	for _, name := range live {
 		if _, err := t.messenger.deliver(name, workspace.LeadName, inbox.TypeError,
 			fmt.Sprintf("%s was shut down: %s. Spawn it again to go on.", name, reason)); err != nil {
-			t.events.Emit(Event{Agent: name, Payload: failure(ClassInbox, "could not tell the lead: ", err)})
+			t.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassInbox, "could not tell the lead: ", err)})
 		}
 	}
 }
@@ -741,6 +744,7 @@ func (t *Team) StopWorker(reason string) {
 // The worker's vocabulary lives in team/hosts; these names keep the
 // team's API for its callers while they move to that package's own.
 
+//go:fix inline
 type (
 	SpawnQueue    = hosts.SpawnQueue
 	QueueJob      = hosts.QueueJob
@@ -753,7 +757,11 @@ type (
 )
 
 // DefaultPlacement bounds the wait of a spawn for a worker that may take it.
+//
+//go:fix inline
 const DefaultPlacement = hosts.DefaultPlacement
 
 // WorkerID is a worker's default id (hosts.WorkerID).
+//
+//go:fix inline
 func WorkerID(host string, pid int) string { return hosts.WorkerID(host, pid) }

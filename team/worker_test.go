@@ -10,6 +10,9 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -31,7 +34,7 @@ func (q *memQueue) Publish(_ context.Context, _ string, data []byte) error {
 	return nil
 }
 
-func (q *memQueue) Next(ctx context.Context) (QueueJob, error) {
+func (q *memQueue) Next(ctx context.Context) (hosts.QueueJob, error) {
 	select {
 	case j := <-q.jobs:
 		return j, nil
@@ -71,12 +74,12 @@ func TestAWorkerRefusesHostileSpawnRequests(t *testing.T) {
 	}
 	q := &memQueue{jobs: make(chan *memJob, 8), done: map[string]string{}}
 	var mu sync.Mutex
-	var events []Event
+	var events []event.Event
 	tm, err := OpenWorker(context.Background(), Options{
 		Workspace: ws,
 		Model:     llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake"}),
 		Queue:     q,
-		OnEvent: func(e Event) {
+		OnEvent: func(e event.Event) {
 			mu.Lock()
 			events = append(events, e)
 			mu.Unlock()
@@ -87,16 +90,16 @@ func TestAWorkerRefusesHostileSpawnRequests(t *testing.T) {
 	}
 	defer tm.Close(context.Background())
 	future := time.Now().Add(time.Hour)
-	forged, _ := json.Marshal(SpawnRequest{ID: "spawn-x", Name: "mallory", Role: "spy", From: "lead", Deadline: future})
+	forged, _ := json.Marshal(hosts.Request{ID: "spawn-x", Name: "mallory", Role: "spy", From: "lead", Deadline: future})
 	hostile := []string{
 		`{not json`,
-		string(mustJSON(t, SpawnRequest{ID: "spawn-1", Name: "../etc", Role: "x", From: "lead", Deadline: future})),
-		string(mustJSON(t, SpawnRequest{ID: "spawn-2", Name: "eve", Role: "x", From: "lead", Isolation: "chroot", Deadline: future})),
-		string(mustJSON(t, SpawnRequest{ID: "spawn-3", Name: "eve", Role: "x", From: "lead", Labels: []string{"a b"}, Deadline: future})),
-		string(mustJSON(t, SpawnRequest{ID: "", Name: "eve", Role: "x", From: "lead", Deadline: future})),
-		string(mustJSON(t, SpawnRequest{ID: "spawn-4", Name: "eve", Role: "x", From: "lead", Isolation: IsolationWorktree, Base: "--upload-pack=touch /tmp/x", Deadline: future})),
-		string(mustJSON(t, SpawnRequest{ID: "spawn-5", Name: "eve", Role: "x", From: "lead", Isolation: IsolationWorktree, Base: "main", Deadline: future})),
-		string(mustJSON(t, SpawnRequest{ID: "spawn-6", Name: "eve", Role: "x", From: "lead", Deny: []string{"not a rule ("}, Deadline: future})),
+		string(mustJSON(t, hosts.Request{ID: "spawn-1", Name: "../etc", Role: "x", From: "lead", Deadline: future})),
+		string(mustJSON(t, hosts.Request{ID: "spawn-2", Name: "eve", Role: "x", From: "lead", Isolation: "chroot", Deadline: future})),
+		string(mustJSON(t, hosts.Request{ID: "spawn-3", Name: "eve", Role: "x", From: "lead", Labels: []string{"a b"}, Deadline: future})),
+		string(mustJSON(t, hosts.Request{ID: "", Name: "eve", Role: "x", From: "lead", Deadline: future})),
+		string(mustJSON(t, hosts.Request{ID: "spawn-4", Name: "eve", Role: "x", From: "lead", Isolation: worktree.IsolationWorktree, Base: "--upload-pack=touch /tmp/x", Deadline: future})),
+		string(mustJSON(t, hosts.Request{ID: "spawn-5", Name: "eve", Role: "x", From: "lead", Isolation: worktree.IsolationWorktree, Base: "main", Deadline: future})),
+		string(mustJSON(t, hosts.Request{ID: "spawn-6", Name: "eve", Role: "x", From: "lead", Deny: []string{"not a rule ("}, Deadline: future})),
 	}
 	for _, data := range append(hostile, string(forged)) {
 		if err := q.Publish(context.Background(), "", []byte(data)); err != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -17,24 +19,24 @@ func (t *Team) isolationOf(asked string) string {
 	case t.opts.Isolation != "":
 		return t.opts.Isolation
 	}
-	return IsolationNone
+	return worktree.IsolationNone
 }
 
 // place gives a teammate of isolation worktree its worktree (found or
 // made) and records it in the entry; a teammate of isolation none works
 // in the workspace and gets a zero placed.
-func (t *Team) place(ctx context.Context, name, iso string, entry *Member) (worktree.Placed, error) {
+func (t *Team) place(ctx context.Context, name, iso string, entry *registry.Member) (worktree.Placed, error) {
 	return t.placeFrom(ctx, name, iso, entry, worktree.Start{})
 }
 
 // placeFrom is place with a new branch begun where from says (a worker's
 // spawn: the lead's commit); the entry's BaseNote says why not.
-func (t *Team) placeFrom(ctx context.Context, name, iso string, entry *Member, from worktree.Start) (worktree.Placed, error) {
-	if err := CheckIsolation(iso); err != nil {
+func (t *Team) placeFrom(ctx context.Context, name, iso string, entry *registry.Member, from worktree.Start) (worktree.Placed, error) {
+	if err := worktree.CheckIsolation(iso); err != nil {
 		return worktree.Placed{}, err
 	}
 	entry.Isolation = iso
-	if iso != IsolationWorktree {
+	if iso != worktree.IsolationWorktree {
 		entry.Isolation = ""
 		return worktree.Placed{}, nil
 	}
@@ -44,10 +46,10 @@ func (t *Team) placeFrom(ctx context.Context, name, iso string, entry *Member, f
 	}
 	entry.Worktree, entry.Branch, entry.Merged, entry.BaseNote = p.Rel, p.WT.Branch, false, note
 	if note != "" {
-		t.events.Emit(Event{Agent: name, Payload: failure(ClassInternal, "", errors.New(note))})
+		t.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassInternal, "", errors.New(note))})
 	}
 	if made {
-		t.events.Emit(Event{Agent: name, Payload: WorktreeChanged{Action: WorktreeCreated, Branch: p.WT.Branch, Path: p.Rel}})
+		t.events.Emit(event.Event{Agent: name, Payload: event.WorktreeChanged{Action: event.WorktreeCreated, Branch: p.WT.Branch, Path: p.Rel}})
 	}
 	return p, nil
 }
@@ -55,7 +57,7 @@ func (t *Team) placeFrom(ctx context.Context, name, iso string, entry *Member, f
 // MergeAs merges a teammate's branch into the lead's branch for from (the
 // lead, or the person in the TUI); a conflict goes to the teammate as a
 // message from from.
-func (t *Team) MergeAs(ctx context.Context, from, name string) (MergeReport, error) {
+func (t *Team) MergeAs(ctx context.Context, from, name string) (worktree.MergeReport, error) {
 	return t.worktrees.Merge(ctx, name, func(text string) error {
 		_, err := t.messenger.deliver(from, name, inbox.TypeMessage, text)
 		return err
@@ -77,4 +79,4 @@ func (t *Team) MergeTeammate(ctx context.Context, name string) (string, error) {
 }
 
 // Worktrees are the team's teammate worktrees.
-func (t *Team) Worktrees() *Worktrees { return t.worktrees }
+func (t *Team) Worktrees() *worktree.Worktrees { return t.worktrees }

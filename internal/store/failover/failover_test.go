@@ -25,6 +25,9 @@ import (
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
+	registry0 "github.com/agentteam/agentteam/team/registry"
 )
 
 const (
@@ -362,9 +365,9 @@ func TestClusterFailover(t *testing.T) {
 		onVictim = onVictim[:0]
 		working := 0
 		for _, m := range cfg.Teammates {
-			if m.Worker == victim && (m.Status == team.StatusWorking || m.Status == team.StatusIdle || m.Status == team.StatusQueued) {
+			if m.Worker == victim && (m.Status == registry0.StatusWorking || m.Status == registry0.StatusIdle || m.Status == registry0.StatusQueued) {
 				onVictim = append(onVictim, m.Name)
-				if m.Status == team.StatusWorking {
+				if m.Status == registry0.StatusWorking {
 					working++
 				}
 			}
@@ -441,7 +444,7 @@ func TestClusterFailover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]team.Member{}
+	byName := map[string]registry0.Member{}
 	for _, m := range cfg.Teammates {
 		byName[m.Name] = m
 	}
@@ -453,7 +456,7 @@ func TestClusterFailover(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("%s is not in the registry", name(i))
-		case m.Status != team.StatusShutdown:
+		case m.Status != registry0.StatusShutdown:
 			t.Errorf("%s ended %s on %s (%s), want shutdown", m.Name, m.Status, m.Worker, m.Error)
 		case m.Worker == victim:
 			t.Errorf("%s ended on %s, the killed worker", m.Name, victim)
@@ -469,11 +472,11 @@ func TestClusterFailover(t *testing.T) {
 	}
 	respawned := map[string]bool{}
 	for _, l := range lines {
-		var e team.Event
+		var e event.Event
 		if json.Unmarshal(l, &e) != nil {
 			continue
 		}
-		if sc, ok := e.Payload.(team.StatusChanged); ok && sc.Status == team.StatusFailed && strings.Contains(sc.Reason, "its worker "+victim) {
+		if sc, ok := e.Payload.(event.StatusChanged); ok && sc.Status == registry0.StatusFailed && strings.Contains(sc.Reason, "its worker "+victim) {
 			respawned[e.Agent] = true
 		}
 	}
@@ -517,7 +520,7 @@ func TestClusterFailover(t *testing.T) {
 		for _, m := range msgs {
 			total++
 			if n := bytes.Count(conv, []byte(`id=\"`+m.ID+`\"`)); n != 1 {
-				t.Errorf("%s's message %s (%s from %s: %q) is in its conversation %d times, want once", who, m.ID, m.Type, m.From, team.FirstLine(m.Content, 60), n)
+				t.Errorf("%s's message %s (%s from %s: %q) is in its conversation %d times, want once", who, m.ID, m.Type, m.From, event.FirstLine(m.Content, 60), n)
 			}
 			if i >= 0 && m.From == name(partner(i)) && m.Content == hello(m.From, who) {
 				greeted++
@@ -580,14 +583,14 @@ func tail(s string, n int) string {
 
 // openRegistry is the team's registry as a process opens it (an entry per
 // teammate, team/registry/entries.go), on nc.
-func openRegistry(ctx context.Context, t *testing.T, nc *nats.Conn) *team.Registry {
+func openRegistry(ctx context.Context, t *testing.T, nc *nats.Conn) *registry.Registry {
 	t.Helper()
 	entries, err := natsstore.OpenEntries(ctx, nc, teamName, "registry", team.DecodeRegistryEntry, natsstore.Replicas(3))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(entries.Close)
-	registry, err := team.NewRegistryOnEntries(entries, teamName, nil)
+	registry, err := registry.NewRegistryOnEntries(entries, teamName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

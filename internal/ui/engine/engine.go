@@ -11,6 +11,8 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -50,12 +52,12 @@ type Engine interface {
 	// Compact summarizes the older half of the lead's conversation now.
 	Compact() (string, error)
 	// Usage is what each agent of this process spent so far, and the total.
-	Usage() team.TeamUsage
+	Usage() registry.TeamUsage
 	// SetLeadModel switches the lead's model ("model" or "provider/model",
 	// one of those configured) and returns its label.
 	SetLeadModel(spec string) (string, error)
 	// Models is what is configured and the label of the lead's model now.
-	Models() (team.Catalog, string)
+	Models() (models.Catalog, string)
 	// AnswerBudget says whether the team goes on past its reached budget.
 	AnswerBudget(goOn bool) (string, error)
 }
@@ -132,7 +134,7 @@ func (e *teamEngine) SetLeadModel(spec string) (string, error) {
 
 func (e *teamEngine) AnswerBudget(goOn bool) (string, error) { return e.t.AnswerBudget(goOn) }
 
-func (e *teamEngine) Models() (team.Catalog, string) { return e.t.Models(), e.t.LeadModel() }
+func (e *teamEngine) Models() (models.Catalog, string) { return e.t.Models(), e.t.LeadModel() }
 
 func (e *teamEngine) Compact() (string, error) {
 	if e.chat == nil {
@@ -141,7 +143,7 @@ func (e *teamEngine) Compact() (string, error) {
 	return e.chat.Compact(), nil
 }
 
-func (e *teamEngine) Usage() team.TeamUsage { return e.t.Usage() }
+func (e *teamEngine) Usage() registry.TeamUsage { return e.t.Usage() }
 
 func (e *teamEngine) Describe(ctx context.Context) (string, error) {
 	return e.t.Describe(ctx)

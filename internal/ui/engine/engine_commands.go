@@ -7,7 +7,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -26,7 +28,7 @@ type Reply struct {
 	// to: the screen shows that conversation in place of the one it had.
 	Session string
 	// Sessions, from /sessions alone, are the conversations it listed.
-	Sessions []team.SessionInfo
+	Sessions []sessions.Info
 }
 
 // EngineCall is one command's work against the engine; it may do file IO.
@@ -107,14 +109,14 @@ func CommandCall(c Command, focus, firstAsk string) (EngineCall, error) {
 }
 
 // CostText is /cost: each agent's model, tokens and cost, then the team's.
-func CostText(u team.TeamUsage) string {
+func CostText(u registry.TeamUsage) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "AGENT\tMODEL\tTOKENS\tIN\tOUT\tCOST")
 	for _, a := range u.Agents {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", a.Agent, a.Model, a.Tokens, a.PromptTokens, a.CompletionTokens, team.FormatCost(a.Cost))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", a.Agent, a.Model, a.Tokens, a.PromptTokens, a.CompletionTokens, models.FormatCost(a.Cost))
 	}
-	fmt.Fprintf(tw, "team\t\t%d\t%d\t%d\t%s\n", u.Total.Tokens, u.Total.PromptTokens, u.Total.CompletionTokens, team.FormatCost(u.Total.Cost))
+	fmt.Fprintf(tw, "team\t\t%d\t%d\t%d\t%s\n", u.Total.Tokens, u.Total.PromptTokens, u.Total.CompletionTokens, models.FormatCost(u.Total.Cost))
 	_ = tw.Flush()
 	out := strings.TrimRight(b.String(), "\n")
 	if len(u.Unpriced) > 0 {
@@ -351,7 +353,7 @@ func sessionsFind(text string) EngineCall {
 		if err != nil {
 			return r, err
 		}
-		var kept []team.SessionInfo
+		var kept []sessions.Info
 		for _, s := range r.Sessions {
 			if strings.Contains(strings.ToLower(s.Title), strings.ToLower(text)) {
 				kept = append(kept, s)

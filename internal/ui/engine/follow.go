@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // followInterval is how often a watch looks at the event log.
@@ -15,7 +15,7 @@ const followInterval = 250 * time.Millisecond
 // sentence when the log cannot be read (isErr) and when the process that
 // runs the team stops or one runs it again (running, looked at every
 // second; nil: never said).
-func Follow(ctx context.Context, events *team.EventFollower, running func(context.Context) bool, emit func(team.Event), note func(text string, isErr bool)) {
+func Follow(ctx context.Context, events *event.EventFollower, running func(context.Context) bool, emit func(event.Event), note func(text string, isErr bool)) {
 	was := running == nil || running(ctx)
 	lastLook := time.Now()
 	for {

@@ -6,12 +6,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/models"
 )
 
 // ModelsText lists the configured models, marking the lead's and the
 // default, with prices, and the roles that have a model of their own.
-func ModelsText(c team.Catalog, current string) string {
+func ModelsText(c models.Catalog, current string) string {
 	var b strings.Builder
 	b.WriteString("Models (/model NAME switches the lead's):\n")
 	for _, mod := range c.Models {
@@ -33,7 +33,7 @@ func ModelsText(c team.Catalog, current string) string {
 		}
 		fmt.Fprintf(&b, "%s%s  (%s)\n", mark, mod.Label, strings.Join(notes, ", "))
 	}
-	if !slices.ContainsFunc(c.Models, func(mod team.CatalogModel) bool { return mod.Label == current }) && current != "" {
+	if !slices.ContainsFunc(c.Models, func(mod models.CatalogModel) bool { return mod.Label == current }) && current != "" {
 		fmt.Fprintf(&b, "▸ %s  (the lead's)\n", current)
 	}
 	if len(c.Roles) > 0 {

@@ -5,17 +5,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/sessions"
 )
 
 // SessionLister is the part of an engine that lists the lead's sessions;
 // an engine without it has none to show.
 type SessionLister interface {
-	Sessions() ([]team.SessionInfo, error)
+	Sessions() ([]sessions.Info, error)
 }
 
-func (e *teamEngine) Sessions() ([]team.SessionInfo, error) {
-	return team.ListSessions(e.t.Workspace())
+func (e *teamEngine) Sessions() ([]sessions.Info, error) {
+	return sessions.List(e.t.Workspace())
 }
 
 // SessionSwitcher is the part of an engine that switches the lead to
@@ -29,7 +29,7 @@ func (e *teamEngine) SwitchSession(id string) error {
 }
 
 // FormatSessions is the /sessions note: one line per conversation.
-func FormatSessions(list []team.SessionInfo) string {
+func FormatSessions(list []sessions.Info) string {
 	if len(list) == 0 {
 		return "no conversations with the lead yet"
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -19,7 +21,7 @@ import (
 // approve do).
 type WatchStores struct {
 	Mail     Inboxes
-	Registry *team.Registry
+	Registry *registry.Registry
 	Board    *board.Board
 	// Send puts the person's message in to's inbox.
 	Send func(to, content string) error
@@ -58,7 +60,7 @@ func (e *watchEngine) Broadcast(_ context.Context, content string) ([]string, er
 	}
 	var to []string
 	for _, m := range c.Teammates {
-		if m.Status == team.StatusShutdown || m.Status == team.StatusFailed {
+		if m.Status == registry.StatusShutdown || m.Status == registry.StatusFailed {
 			continue
 		}
 		if err := e.s.Send(m.Name, content); err != nil {
@@ -134,13 +136,13 @@ func (e *watchEngine) Compact() (string, error) {
 	return "", e.refuse("compacting the lead's conversation")
 }
 
-func (e *watchEngine) Usage() team.TeamUsage { return team.TeamUsage{} }
+func (e *watchEngine) Usage() registry.TeamUsage { return registry.TeamUsage{} }
 
 func (e *watchEngine) SetLeadModel(string) (string, error) {
 	return "", e.refuse("switching the lead's model")
 }
 
-func (e *watchEngine) Models() (team.Catalog, string) { return team.Catalog{}, "" }
+func (e *watchEngine) Models() (models.Catalog, string) { return models.Catalog{}, "" }
 
 func (e *watchEngine) AnswerBudget(bool) (string, error) {
 	return "", e.refuse("answering the budget question")

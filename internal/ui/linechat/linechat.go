@@ -22,6 +22,7 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // Config is what Run needs besides the Chat made by New.
@@ -56,14 +57,14 @@ type Chat struct {
 
 // New makes a chat that writes to out; line is the sentence a team event
 // is shown with ("" hides it), the one `agentteam run` prints.
-func New(out io.Writer, line func(team.Event) string) *Chat {
+func New(out io.Writer, line func(event.Event) string) *Chat {
 	return &Chat{s: newSession(&printer{w: out}, line)}
 }
 
 // Retry is the model client's OnRetry: to events.jsonl once the team is
 // open (it comes back as an event), else straight to the output.
 func (c *Chat) Retry(r llm.Retry) {
-	e := team.RetryEvent(r)
+	e := event.RetryEvent(r)
 	if t := c.team.Load(); t != nil {
 		t.Emit(e)
 		return

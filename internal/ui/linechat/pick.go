@@ -11,7 +11,7 @@ import (
 
 	"github.com/muesli/cancelreader"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/sessions"
 )
 
 // maxPickLine bounds the answer to the session picker.
@@ -27,7 +27,7 @@ const maxPickLine = 1024
 // prompt, for an input that no terminal echoes. It reads one byte at a
 // time up to the end of the answer's line, so the lines after it are left
 // for the chat.
-func PickSession(ctx context.Context, in io.Reader, out io.Writer, list []team.SessionInfo, echo bool) (string, error) {
+func PickSession(ctx context.Context, in io.Reader, out io.Writer, list []sessions.Info, echo bool) (string, error) {
 	if len(list) == 0 {
 		return "", nil
 	}
@@ -88,7 +88,7 @@ func PickSession(ctx context.Context, in io.Reader, out io.Writer, list []team.S
 
 // choice is the session an answer names: its number in the list (empty
 // is the first), or its id ("current" for the current one).
-func choice(list []team.SessionInfo, answer string) (string, bool) {
+func choice(list []sessions.Info, answer string) (string, bool) {
 	if answer == "" {
 		return list[0].ID, true
 	}

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/sessions"
 )
 
-func pickList() []team.SessionInfo {
+func pickList() []sessions.Info {
 	at := time.Date(2026, 11, 23, 15, 4, 0, 0, time.UTC)
-	return []team.SessionInfo{
-		{ID: team.CurrentSessionID, Title: "list team", Time: at, Messages: 4, Current: true},
+	return []sessions.Info{
+		{ID: sessions.CurrentID, Title: "list team", Time: at, Messages: 4, Current: true},
 		{ID: "20261123T150000.000", Title: "fix the \x1b[2Jparser", Time: at.Add(-time.Hour), Messages: 12},
 		{ID: "20261122T090000.000", Title: "write docs", Time: at.Add(-30 * time.Hour), Messages: 7},
 	}
@@ -58,11 +58,11 @@ func TestPickSessionAsksUntilAnAnswerNamesOne(t *testing.T) {
 func TestPickSessionAnswers(t *testing.T) {
 	list := pickList()
 	for _, c := range []struct{ in, want string }{
-		{"\n", team.CurrentSessionID}, // enter: the first, as in the TUI
+		{"\n", sessions.CurrentID}, // enter: the first, as in the TUI
 		{"3\n", list[2].ID},
 		{"3", list[2].ID}, // a last line without a newline
 		{list[2].ID + "\r\n", list[2].ID},
-		{"current\n", team.CurrentSessionID},
+		{"current\n", sessions.CurrentID},
 		{"q\n", ""},
 		{"0\n-1\nq\n", ""},
 		{"", ""},        // the end of the input: nothing chosen

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/loop/llm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -21,7 +21,7 @@ import (
 // runs slash commands, and shows what the team does as it happens.
 type session struct {
 	out  *printer
-	line func(team.Event) string
+	line func(event.Event) string
 	echo bool
 	auto bool
 
@@ -52,7 +52,7 @@ type session struct {
 // pendingAsk is a tool call waiting for the person's permission.
 type pendingAsk struct{ id, who string }
 
-func newSession(out *printer, line func(team.Event) string) *session {
+func newSession(out *printer, line func(event.Event) string) *session {
 	return &session{out: out, line: line, changed: make(chan struct{}, 1)}
 }
 
@@ -60,20 +60,20 @@ func newSession(out *printer, line func(team.Event) string) *session {
 const maxAskDiffLines = 20
 
 // event shows one team event; agents' goroutines call it.
-func (s *session) event(e team.Event) {
+func (s *session) event(e event.Event) {
 	defer s.signal()
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
 	stamp := e.Time.Local().Format("15:04:05") + " "
 	switch p := e.Payload.(type) {
-	case team.Answer:
+	case event.Answer:
 		if e.Agent == workspace.LeadName {
 			s.answer(p)
 			return
 		}
-	case team.Failure:
-		if p.Class == team.ClassBudgetAsk {
+	case event.Failure:
+		if p.Class == event.ClassBudgetAsk {
 			s.mu.Lock()
 			s.budgetAsked = true
 			s.mu.Unlock()
@@ -91,7 +91,7 @@ func (s *session) event(e team.Event) {
 			s.endTurn(true)
 			return
 		}
-	case team.Permission:
+	case event.Permission:
 		if s.permission(stamp, e, p) {
 			return
 		}
@@ -122,7 +122,7 @@ func (s *session) delta(d llm.Delta) {
 }
 
 // answer ends the lead's turn: its reply is already shown when it streamed.
-func (s *session) answer(p team.Answer) {
+func (s *session) answer(p event.Answer) {
 	streamed := s.replyEnded()
 	switch {
 	case p.Interrupted:
@@ -191,7 +191,7 @@ func said(eng engine.Engine, text string) (n int, answered bool) {
 
 // permission keeps the asks made of the person and shows each with how to
 // answer it; it reports whether it showed the event.
-func (s *session) permission(stamp string, e team.Event, p team.Permission) bool {
+func (s *session) permission(stamp string, e event.Event, p event.Permission) bool {
 	if p.RequestID == "" {
 		return false
 	}

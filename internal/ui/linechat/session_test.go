@@ -13,7 +13,8 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/loop/llm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // fakeEngine records what the session asks of the team; the methods it
@@ -60,7 +61,7 @@ func (f *fakeEngine) Interrupt() bool { f.interrupted <- struct{}{}; return true
 
 func (f *fakeEngine) Compact() (string, error) { return "compacted", nil }
 
-func (f *fakeEngine) Usage() team.TeamUsage { return team.TeamUsage{} }
+func (f *fakeEngine) Usage() registry.TeamUsage { return registry.TeamUsage{} }
 
 func (f *fakeEngine) AllowForSession(_ context.Context, id string) (string, error) {
 	f.mu.Lock()
@@ -87,7 +88,7 @@ func bool01(b bool) string {
 // (output) when agents may be writing.
 func newTestSession() (*session, *bytes.Buffer) {
 	out := &bytes.Buffer{}
-	return newSession(&printer{w: out}, func(e team.Event) string { return e.Sentence() }), out
+	return newSession(&printer{w: out}, func(e event.Event) string { return e.Sentence() }), out
 }
 
 func (s *session) output() string {
@@ -96,15 +97,15 @@ func (s *session) output() string {
 	return s.out.w.(*bytes.Buffer).String()
 }
 
-func ask(id string) team.Event {
-	return team.Event{Agent: "alice", Payload: team.Permission{Tool: "bash", Subject: "rm -rf build", Decision: "asked", By: "user", RequestID: id}}
+func ask(id string) event.Event {
+	return event.Event{Agent: "alice", Payload: event.Permission{Tool: "bash", Subject: "rm -rf build", Decision: "asked", By: "user", RequestID: id}}
 }
 
 func TestNothingTheModelWritesReachesTheTerminalAsAnEscape(t *testing.T) {
 	s, out := newTestSession()
 	s.delta(llm.Delta{Agent: "lead", Content: "red \x1b[31malert\x1b[0m and \u009b2J and a bell\a\r\n"})
-	s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "not shown again"}})
-	s.event(team.Event{Agent: "al\x1b]52;c;aGk=\ace", Payload: team.Answer{Text: "x"}})
+	s.event(event.Event{Agent: "lead", Payload: event.Answer{Text: "not shown again"}})
+	s.event(event.Event{Agent: "al\x1b]52;c;aGk=\ace", Payload: event.Answer{Text: "x"}})
 	got := out.String()
 	if strings.ContainsAny(got, "\x1b\u009b\a\r") {
 		t.Fatalf("a control character was written: %q", got)
@@ -119,7 +120,7 @@ func TestNothingTheModelWritesReachesTheTerminalAsAnEscape(t *testing.T) {
 
 func TestAReplyNotStreamedIsPrintedWhole(t *testing.T) {
 	s, out := newTestSession()
-	s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "the whole answer\n"}})
+	s.event(event.Event{Agent: "lead", Payload: event.Answer{Text: "the whole answer\n"}})
 	if got := out.String(); got != "the whole answer\n" {
 		t.Fatalf("output %q", got)
 	}
@@ -157,13 +158,13 @@ func TestWithNoAskYIsAMessageToTheLead(t *testing.T) {
 	s, _ := newTestSession()
 	eng := newFakeEngine()
 	s.event(ask("req-1"))
-	s.event(team.Event{Agent: "alice", Payload: team.Permission{Tool: "bash", Decision: "allowed", By: "user", RequestID: "req-1"}})
+	s.event(event.Event{Agent: "alice", Payload: event.Permission{Tool: "bash", Decision: "allowed", By: "user", RequestID: "req-1"}})
 	left := make(chan bool)
 	go func() { left <- s.handle(context.Background(), eng, "y", nil, nil) }()
 	if got := <-eng.said; got != "y" || len(eng.answers) != 0 {
 		t.Fatalf("said %q, answers %v", got, eng.answers)
 	}
-	s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "hi"}}) // ends the turn the message started
+	s.event(event.Event{Agent: "lead", Payload: event.Answer{Text: "hi"}}) // ends the turn the message started
 	if <-left {
 		t.Fatal("the session left")
 	}
@@ -216,11 +217,11 @@ func TestALineWaitsForTheLeadsTurnButAnAnswerToAnAskDoesNot(t *testing.T) {
 		t.Fatalf("%q was said before the lead's turn ended", got)
 	default:
 	}
-	s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "done"}})
+	s.event(event.Event{Agent: "lead", Payload: event.Answer{Text: "done"}})
 	if got := <-eng.said; got != "second" {
 		t.Fatalf("after the turn said %q, want second", got)
 	}
-	s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "done again"}})
+	s.event(event.Event{Agent: "lead", Payload: event.Answer{Text: "done again"}})
 	close(lines)
 	<-done
 }
@@ -232,7 +233,7 @@ func TestCtrlCInterruptsTheTurnAndASecondLeaves(t *testing.T) {
 	<-eng.said
 	intr <- os.Interrupt
 	<-eng.interrupted
-	s.event(team.Event{Agent: "lead", Payload: team.Answer{Interrupted: true}})
+	s.event(event.Event{Agent: "lead", Payload: event.Answer{Interrupted: true}})
 	intr <- os.Interrupt
 	<-done
 	if got := s.output(); !strings.Contains(got, "interrupting the lead's turn") || !strings.Contains(got, "(the lead's turn was interrupted)") {
@@ -269,7 +270,7 @@ func TestATurnThatDidNotTakeTheMessageDoesNotEndTheWait(t *testing.T) {
 	lines <- "first"
 	<-eng.said
 	lines <- "second"
-	s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "about the report"}})
+	s.event(event.Event{Agent: "lead", Payload: event.Answer{Text: "about the report"}})
 	lines <- "third" // read by the same wait: the answer above did not end it
 	select {
 	case got := <-eng.said:
@@ -277,7 +278,7 @@ func TestATurnThatDidNotTakeTheMessageDoesNotEndTheWait(t *testing.T) {
 	default:
 	}
 	eng.answerLate()
-	s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "about first"}})
+	s.event(event.Event{Agent: "lead", Payload: event.Answer{Text: "about first"}})
 	if got := <-eng.said; got != "second" {
 		t.Fatalf("said %q, want second", got)
 	}
@@ -285,9 +286,9 @@ func TestATurnThatDidNotTakeTheMessageDoesNotEndTheWait(t *testing.T) {
 	eng.late = false
 	eng.mu.Unlock()
 	eng.answerLate()
-	s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "about second"}})
+	s.event(event.Event{Agent: "lead", Payload: event.Answer{Text: "about second"}})
 	<-eng.said // third, answered at once
-	s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "about third"}})
+	s.event(event.Event{Agent: "lead", Payload: event.Answer{Text: "about third"}})
 	close(lines)
 	<-done
 }
@@ -299,7 +300,7 @@ func TestInitSaysThePromptToTheLead(t *testing.T) {
 	if got := <-r.eng.said; got != engine.InitPrompt {
 		t.Fatalf("said %q", got)
 	}
-	r.s.event(team.Event{Agent: "lead", Payload: team.Answer{Text: "wrote AGENTS.md"}})
+	r.s.event(event.Event{Agent: "lead", Payload: event.Answer{Text: "wrote AGENTS.md"}})
 	close(r.lines)
 	<-r.done
 	if got := r.s.output(); !strings.Contains(got, "Write an AGENTS.md file at the root of this project") {

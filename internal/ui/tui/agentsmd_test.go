@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // The status line names the focused agent's AGENTS.md files; a file
@@ -14,9 +14,9 @@ func TestStatusLineNamesTheFocusedAgentsInstructions(t *testing.T) {
 	hs := newHarness(t, 140, 30, Options{HasModel: true, Sandbox: "sandbox: on"})
 	hs.send(members("alice:idle"))
 	hs.send(events(
-		team.Event{Agent: "lead", Payload: team.Instructions{Files: []string{"/r/AGENTS.md", "/r/sub/AGENTS.md"}, Summary: "AGENTS.md ×2",
+		event.Event{Agent: "lead", Payload: event.Instructions{Files: []string{"/r/AGENTS.md", "/r/sub/AGENTS.md"}, Summary: "AGENTS.md ×2",
 			Notes: []string{"/r/sub/CLAUDE.md is skipped: it is a named pipe (FIFO), not a regular file."}}},
-		team.Event{Agent: "alice", Payload: team.Instructions{Files: []string{"/r/CLAUDE.md"}, Summary: "CLAUDE.md"}},
+		event.Event{Agent: "alice", Payload: event.Instructions{Files: []string{"/r/CLAUDE.md"}, Summary: "CLAUDE.md"}},
 	))
 	status := func() string { return colourless(hs.m.scr.statusLine()) }
 	if s := status(); !strings.Contains(s, "AGENTS.md ×2 · sandbox: on") {
@@ -28,7 +28,7 @@ func TestStatusLineNamesTheFocusedAgentsInstructions(t *testing.T) {
 		t.Fatalf("status line with alice focused %q", s)
 	}
 	// Read no more: the status line says nothing of them.
-	hs.send(events(team.Event{Agent: "alice", Payload: team.Instructions{}}))
+	hs.send(events(event.Event{Agent: "alice", Payload: event.Instructions{}}))
 	if s := status(); strings.Contains(s, ".md") {
 		t.Fatalf("status line %q", s)
 	}

@@ -6,7 +6,9 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -92,7 +94,7 @@ func settle(p *convPane) {
 
 // event takes one engine event; it reports whether the focused teammate's
 // conversation changed.
-func (s *eventSink) event(e team.Event) bool {
+func (s *eventSink) event(e event.Event) bool {
 	m := s.m
 	isMate := m.mate != nil && involves(e, m.mate.name)
 	if m.mate != nil && branchChanged(e, m.mate.name) {
@@ -102,12 +104,12 @@ func (s *eventSink) event(e team.Event) bool {
 		s.agents[e.Agent] = true
 	}
 	switch p := e.Payload.(type) {
-	case team.Intake:
+	case event.Intake:
 		if e.Agent == workspace.LeadName {
 			settle(m.lead)
 			s.fromOutside(p.Messages)
 		}
-	case team.ToolCall:
+	case event.ToolCall:
 		w := m.writes.entry(e.Agent, p, m.team, m.mate)
 		switch {
 		case e.Agent == workspace.LeadName:
@@ -121,9 +123,9 @@ func (s *eventSink) event(e team.Event) bool {
 			w.who = e.Agent
 			m.lead.add(w)
 		}
-	case team.Answer:
+	case event.Answer:
 		s.answer(e, p)
-	case team.Failure:
+	case event.Failure:
 		m.lastErr = e.Brief()
 		m.ask.failure(p)
 		if e.Agent == workspace.LeadName {
@@ -131,44 +133,44 @@ func (s *eventSink) event(e team.Event) bool {
 			m.lead.add(&entry{kind: entryError, text: p.Text})
 			m.leadIdle()
 		}
-	case team.Retry:
+	case event.Retry:
 		m.lastErr = e.Brief()
-	case team.Instructions:
+	case event.Instructions:
 		m.instructions[e.Agent] = p.Summary
 		if len(p.Notes) > 0 && e.Agent == workspace.LeadName {
 			m.lead.add(&entry{kind: entryNote, text: e.Sentence()})
 		}
-	case team.MessageDelivered:
+	case event.MessageDelivered:
 		// A plan request is shown from its request event, with the plan alone.
-		if p.To == workspace.LeadName && p.From != workspace.UserName && p.Type != team.TypePlanApprovalRequest {
+		if p.To == workspace.LeadName && p.From != workspace.UserName && p.Type != protocol.TypePlanApprovalRequest {
 			m.lead.add(&entry{kind: entryReport, who: p.From, typ: "lead (" + string(p.Type) + ")", text: p.Content})
 		}
-	case team.RequestOpened:
-		if p.RequestKind == team.RequestPlanApproval {
+	case event.RequestOpened:
+		if p.RequestKind == event.RequestPlanApproval {
 			m.plans.request(p)
 		}
-	case team.RequestAnswered:
-		if p.RequestKind == team.RequestPlanApproval {
+	case event.RequestAnswered:
+		if p.RequestKind == event.RequestPlanApproval {
 			m.plans.answered(p.RequestRef, p.Outcome, p.By)
 		}
-	case team.RequestExpired:
-		if p.RequestKind == team.RequestPlanApproval {
+	case event.RequestExpired:
+		if p.RequestKind == event.RequestPlanApproval {
 			m.plans.answered(p.RequestRef, p.Outcome, p.To)
 		}
-	case team.Permission:
+	case event.Permission:
 		m.ask.event(e, p)
-	case team.HookRun:
+	case event.HookRun:
 		// Every run of a hook of the person's is one line in the lead's pane.
 		m.lead.add(&entry{kind: entryNote, text: e.Sentence(), isErr: p.Decision == "failed"})
-	case team.Spawn:
+	case event.Spawn:
 		if m.team.Find(e.Agent) < 0 {
-			m.team.Members = append(m.team.Members, team.Member{Name: e.Agent, Role: p.Role, Status: p.Status})
+			m.team.Members = append(m.team.Members, registry.Member{Name: e.Agent, Role: p.Role, Status: p.Status})
 		}
-	case team.StatusChanged:
+	case event.StatusChanged:
 		if i := m.team.Find(e.Agent); i >= 0 {
 			m.team.Members[i].Status = p.Status
 		}
-		if p.Status != team.StatusWorking {
+		if p.Status != registry.StatusWorking {
 			delete(m.team.Activity, e.Agent)
 		}
 	}
@@ -179,16 +181,16 @@ func (s *eventSink) event(e team.Event) bool {
 // replyEvent takes the lead's replies, and in a watch what the running
 // process's screen shows from elsewhere: the person's prompts there and
 // the lead's replies (a watch has no stream of them).
-func (s *eventSink) replyEvent(e team.Event) {
+func (s *eventSink) replyEvent(e event.Event) {
 	m := s.m
 	watch := m.opts.Watch != ""
 	switch p := e.Payload.(type) {
-	case team.Prompt:
+	case event.Prompt:
 		if watch {
 			settle(m.lead)
 			m.lead.add(&entry{kind: entryReport, who: "the person", typ: "lead", text: p.Text})
 		}
-	case team.Reply:
+	case event.Reply:
 		if e.Agent != workspace.LeadName {
 			return
 		}
@@ -202,25 +204,25 @@ func (s *eventSink) replyEvent(e team.Event) {
 
 // involves reports whether an event is about an agent: its own, or a
 // message or request it sends or gets.
-func involves(e team.Event, name string) bool {
+func involves(e event.Event, name string) bool {
 	if e.Agent == name {
 		return true
 	}
 	switch p := e.Payload.(type) {
-	case team.MessageDelivered:
+	case event.MessageDelivered:
 		return p.From == name || p.To == name
-	case team.RequestOpened:
+	case event.RequestOpened:
 		return p.From == name || p.To == name
-	case team.RequestAnswered:
+	case event.RequestAnswered:
 		return p.From == name || p.To == name
-	case team.RequestExpired:
+	case event.RequestExpired:
 		return p.From == name || p.To == name
 	}
 	return false
 }
 
 // answer ends the lead's cycle: its final reply replaces the streamed text.
-func (s *eventSink) answer(e team.Event, a team.Answer) {
+func (s *eventSink) answer(e event.Event, a event.Answer) {
 	m := s.m
 	m.leadIdle()
 	delete(m.team.Activity, workspace.LeadName)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // benchModel has 5,000 conversation entries, 50 teammates and a full feed.
@@ -66,7 +66,7 @@ func BenchmarkViewAfterReport(b *testing.B) {
 	hs := benchModel(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		hs.send(events(team.Event{Payload: team.MessageDelivered{From: "mate03", To: "lead", Type: "result", Content: "report **done**"}}))
+		hs.send(events(event.Event{Payload: event.MessageDelivered{From: "mate03", To: "lead", Type: "result", Content: "report **done**"}}))
 		_ = hs.m.View()
 	}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // Focusing a teammate that works in its own git worktree shows its
@@ -118,11 +118,11 @@ func (v *mateView) branchFromSnapshot(m *Model) {
 
 // branchChanged reports whether an event changes a teammate's branch: its
 // report (which commits its work) or a commit, merge or conflict.
-func branchChanged(e team.Event, name string) bool {
+func branchChanged(e event.Event, name string) bool {
 	switch p := e.Payload.(type) {
-	case team.WorktreeChanged:
+	case event.WorktreeChanged:
 		return e.Agent == name
-	case team.MessageDelivered:
+	case event.MessageDelivered:
 		return p.From == name && p.Type == inbox.TypeResult
 	}
 	return false

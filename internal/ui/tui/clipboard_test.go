@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // copied is the text the command asks Bubble Tea to put on the clipboard
@@ -38,11 +38,11 @@ func TestCopyPutsTheLastReplyOnTheClipboard(t *testing.T) {
 	if got := copied(t, hs.enter("first")); got != "" {
 		t.Fatalf("a message to the lead copied %q", got)
 	}
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "old answer"}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Text: "old answer"}}))
 	hs.enter("second")
 	reply := "Use `Vec<String>` — ünïcödé ✓\nline two"
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: reply}}))
-	hs.send(events(team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"ls"}`}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Text: reply}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.ToolCall{Tool: "bash", Args: `{"command":"ls"}`}}))
 	cmd := hs.enter("/copy")
 	hs.mustNotSee("copied the lead's last reply") // not before the clipboard is written
 	if got := copied(t, cmd); got != reply {

@@ -13,7 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // listings reads the directories completion asked for, as its tea.Cmd
@@ -410,7 +410,7 @@ func TestAttachToAFocusedTeammate(t *testing.T) {
 	hs.mustSee("sent to alice's inbox", "attached README.md (3 lines)", "@../../etc/passwd is not attached")
 
 	hs.eng.convs["alice"] = []openai.ChatCompletionMessage{{Role: "user", Content: "<message from=\"user\" type=\"message\" id=\"m1\">\n" + content + "\n</message>"}}
-	hs.send(events(team.Event{Agent: "alice", Payload: team.Reply{}}))
+	hs.send(events(event.Event{Agent: "alice", Payload: event.Reply{}}))
 	hs.flush()
 	hs.mustSee("user → alice (message)", "check @README.md and")
 	hs.mustNotSee("line two", "attached_file")

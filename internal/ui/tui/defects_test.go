@@ -10,7 +10,8 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // TestTextInAngleBracketsShowsAsWritten: glamour strips raw HTML, so
@@ -20,8 +21,8 @@ func TestTextInAngleBracketsShowsAsWritten(t *testing.T) {
 	hs := newHarness(t, 120, 40, Options{HasModel: false, Notice: NoModelNotice("OPENAI_API_KEY")})
 	hs.mustSee("export OPENAI_API_KEY=<your key>")
 	hs.send(events(
-		team.Event{Agent: "lead", Payload: team.Answer{Text: "use Vec<String> and <b>bold</b>; keep `a <b> c` and x<T>"}},
-		team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "done: <div>kept</div>"}},
+		event.Event{Agent: "lead", Payload: event.Answer{Text: "use Vec<String> and <b>bold</b>; keep `a <b> c` and x<T>"}},
+		event.Event{Payload: event.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "done: <div>kept</div>"}},
 	))
 	hs.mustSee("use Vec<String> and <b>bold</b>; keep a <b> c and x<T>", "done: <div>kept</div>")
 	hs.mustNotSee(`\<`)
@@ -65,7 +66,7 @@ func TestAPromptTypedWhileTheLeadStreamsLeavesNoStuckReply(t *testing.T) {
 	hs.send(deltas("lead", false, "Working on the first"))
 	hs.enter("second prompt")
 	hs.send(deltas("lead", false, " prompt now"))
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "Working on the first prompt now."}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Text: "Working on the first prompt now."}}))
 	v := hs.view()
 	hs.mustNotSee("▍")
 	if n := strings.Count(v, "Working on the first"); n != 1 {
@@ -90,14 +91,14 @@ func TestAPromptTypedWhileTheLeadStreamsLeavesNoStuckReply(t *testing.T) {
 func TestAMessageFromAnotherTerminalShowsInTheLeadsConversation(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true})
 	hs.send(poll.Feed{Msgs: []inbox.Message{{From: "user", To: "lead", Type: inbox.TypeMessage, Content: "an old request"}}})
-	hs.send(events(team.Event{Agent: "alice", Payload: team.Spawn{Role: "writer"}}))
-	hs.send(events(team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "alice's draft is ready"}}))
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Intake{Messages: []inbox.Message{
+	hs.send(events(event.Event{Agent: "alice", Payload: event.Spawn{Role: "writer"}}))
+	hs.send(events(event.Event{Payload: event.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "alice's draft is ready"}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Intake{Messages: []inbox.Message{
 		{From: "alice", To: "lead", Type: inbox.TypeResult, Content: "alice's draft is ready"},
 		{From: "user", To: "lead", Type: inbox.TypeMessage, Content: "list team please"},
 	}}}))
 	hs.send(deltas("lead", false, "The team is alice."))
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "The team is alice."}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Text: "The team is alice."}}))
 	var conv []string
 	for _, e := range hs.m.lead.entries {
 		conv = append(conv, e.who+": "+e.text)
@@ -117,7 +118,7 @@ func TestHintOfAnInterruptGoesWhenTheLeadIsIdle(t *testing.T) {
 	hs.send(deltas("lead", false, "Starting"))
 	hs.key(tea.KeyEsc)
 	hs.mustSee("interrupting the lead's turn…")
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Interrupted: true}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Interrupted: true}}))
 	hs.mustNotSee("interrupting the lead's turn…")
 }
 
@@ -158,12 +159,12 @@ func TestNotesWrapWithAHangingIndentAndAMargin(t *testing.T) {
 // waits for its plan's approval: the team is not done.
 func TestHeaderIsNotCompletedWhileAPlanWaits(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true})
-	alice := team.Member{Name: "alice", Role: "writer", Status: team.StatusIdle, Cycles: 1, PlanMode: true, PlanState: team.PlanAwaitingApproval}
-	hs.send(poll.Snapshot{Config: team.Config{Teammates: []team.Member{alice}}})
+	alice := registry.Member{Name: "alice", Role: "writer", Status: registry.StatusIdle, Cycles: 1, PlanMode: true, PlanState: registry.PlanAwaitingApproval}
+	hs.send(poll.Snapshot{Config: registry.Config{Teammates: []registry.Member{alice}}})
 	hs.mustSee("awaiting plan approval")
 	hs.mustNotSee("completed")
-	alice.PlanState = team.PlanApproved
-	hs.send(poll.Snapshot{Config: team.Config{Teammates: []team.Member{alice}}})
+	alice.PlanState = registry.PlanApproved
+	hs.send(poll.Snapshot{Config: registry.Config{Teammates: []registry.Member{alice}}})
 	hs.mustSee("completed")
 }
 

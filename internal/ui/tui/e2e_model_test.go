@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // TestChatModelCommandSwitchesTheLeadInTmux: in the real program, /model
@@ -65,7 +66,7 @@ model = "big"
 			t.Fatal(v)
 		}
 	}
-	c, err := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "").Read()
+	c, err := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "").Read()
 	if err != nil {
 		t.Fatal(err)
 	}

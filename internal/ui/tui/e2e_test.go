@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 var (
@@ -223,7 +223,7 @@ func TestChatEndToEndInTmux(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c team.Config
+	var c registry.Config
 	if err := json.Unmarshal(data, &c); err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +231,7 @@ func TestChatEndToEndInTmux(t *testing.T) {
 		t.Fatalf("registry has %d teammates, want alice and bob:\n%s", len(c.Teammates), data)
 	}
 	for _, m := range c.Teammates {
-		if m.Status != team.StatusShutdown {
+		if m.Status != registry.StatusShutdown {
 			t.Fatalf("%s is %s after quitting, want shutdown:\n%s", m.Name, m.Status, data)
 		}
 	}
@@ -273,11 +273,11 @@ func TestChatPlanApprovalAndShutdownInTmux(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c team.Config
+	var c registry.Config
 	if err := json.Unmarshal(data, &c); err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Teammates) != 1 || c.Teammates[0].PlanState != team.PlanApproved || c.Teammates[0].Status != team.StatusShutdown {
+	if len(c.Teammates) != 1 || c.Teammates[0].PlanState != registry.PlanApproved || c.Teammates[0].Status != registry.StatusShutdown {
 		t.Fatalf("registry after the session:\n%s", data)
 	}
 }

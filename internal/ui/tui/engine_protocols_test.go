@@ -16,6 +16,9 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -57,7 +60,7 @@ func planWriterScript(c fakellm.Call) fakellm.Reply {
 }
 
 // waitEvent reads events until one matches; the bound only catches a hang.
-func waitEvent(t *testing.T, ch <-chan team.Event, what string, ok func(team.Event) bool) team.Event {
+func waitEvent(t *testing.T, ch <-chan event.Event, what string, ok func(event.Event) bool) event.Event {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	for {
@@ -81,10 +84,10 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := bridge.New()
-	seen := make(chan team.Event, 4096)
+	seen := make(chan event.Event, 4096)
 	model := llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "m"})
 	tm, err := team.Open(context.Background(), team.Options{Workspace: ws, Model: model, PollInterval: 20 * time.Millisecond,
-		OnEvent: func(e team.Event) {
+		OnEvent: func(e event.Event) {
 			b.Event(e)
 			select {
 			case seen <- e:
@@ -108,9 +111,9 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 
 	hs.enter("/spawn --plan alice writer write notes.txt with one line")
 	hs.mustSee("spawned alice (writer) in plan mode")
-	waitEvent(t, seen, "alice's plan request", func(e team.Event) bool {
-		m, ok := e.Payload.(team.MessageDelivered)
-		return ok && m.Type == team.TypePlanApprovalRequest && m.From == "alice"
+	waitEvent(t, seen, "alice's plan request", func(e event.Event) bool {
+		m, ok := e.Payload.(event.MessageDelivered)
+		return ok && m.Type == protocol.TypePlanApprovalRequest && m.From == "alice"
 	})
 	deliver()
 	hs.mustSee("⏸ alice asks to approve a plan · plan-", "1. write notes.txt with one line", "/approve alice [feedback]")
@@ -120,8 +123,8 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 
 	hs.enter("/approve alice go ahead")
 	hs.mustSee("Approved alice's plan")
-	waitEvent(t, seen, "alice's report", func(e team.Event) bool {
-		m, ok := e.Payload.(team.MessageDelivered)
+	waitEvent(t, seen, "alice's report", func(e event.Event) bool {
+		m, ok := e.Payload.(event.MessageDelivered)
 		return ok && m.From == "alice" && m.Type == "result" && strings.Contains(m.Content, "wrote notes.txt")
 	})
 	if data, err := os.ReadFile(filepath.Join(dir, "notes.txt")); err != nil || string(data) != "notes\n" {
@@ -137,7 +140,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	}
 	hs.send(poll.Snapshot{Config: c, Unread: map[string]int{}})
 	hs.mustSee("✓ plan approved")
-	if a := c.Teammates[0]; !a.PlanMode || a.PlanState != team.PlanApproved {
+	if a := c.Teammates[0]; !a.PlanMode || a.PlanState != registry.PlanApproved {
 		t.Fatalf("alice in the registry: %+v", a)
 	}
 
@@ -148,9 +151,9 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 
 	hs.enter("/shutdown alice notes are done")
 	hs.mustSee("Asked alice to shut down")
-	waitEvent(t, seen, "alice shut down", func(e team.Event) bool {
-		st, ok := e.Payload.(team.StatusChanged)
-		return ok && e.Agent == "alice" && st.Status == team.StatusShutdown
+	waitEvent(t, seen, "alice shut down", func(e event.Event) bool {
+		st, ok := e.Payload.(event.StatusChanged)
+		return ok && e.Agent == "alice" && st.Status == registry.StatusShutdown
 	})
 	lead, _, err := tm.Mailbox().ReadAll(workspace.LeadName)
 	if err != nil {
@@ -158,7 +161,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	}
 	var answered bool
 	for _, m := range lead {
-		answered = answered || m.Type == team.TypeShutdownResponse
+		answered = answered || m.Type == protocol.TypeShutdownResponse
 	}
 	if !answered {
 		t.Fatalf("no shutdown_response in the lead's inbox: %+v", lead)

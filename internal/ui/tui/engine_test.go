@@ -11,6 +11,8 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -92,11 +94,11 @@ func TestTeamEngineAgainstARealTeam(t *testing.T) {
 			continue
 		}
 		switch p := it.Event.Payload.(type) {
-		case team.Spawn:
+		case event.Spawn:
 			if p.From == workspace.UserName {
 				kinds = append(kinds, string(it.Event.Kind())+":")
 			}
-		case team.MessageDelivered:
+		case event.MessageDelivered:
 			if p.From == workspace.UserName {
 				kinds = append(kinds, string(it.Event.Kind())+":"+p.Content)
 			}
@@ -133,7 +135,7 @@ func TestEngineCommandsSayWhoIsNotThere(t *testing.T) {
 	tm.ShutdownAll("test")
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if c, err := tm.Registry().Read(); err == nil && c.Find("bob") >= 0 && c.Teammates[c.Find("bob")].Status == team.StatusShutdown {
+		if c, err := tm.Registry().Read(); err == nil && c.Find("bob") >= 0 && c.Teammates[c.Find("bob")].Status == registry.StatusShutdown {
 			break
 		}
 		time.Sleep(10 * time.Millisecond)

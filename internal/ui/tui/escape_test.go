@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // TestEscapeSequencesFromModelsNeverReachTheTerminal: what a model writes
@@ -29,11 +29,11 @@ func TestEscapeSequencesFromModelsNeverReachTheTerminal(t *testing.T) {
 	}
 	hs.send(bridge.Batch{Items: []bridge.Item{{Delta: &bridge.Chunk{Agent: "lead", Reasoning: "thinking" + esc}}}})
 	hs.send(events(
-		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: string(args), Result: "out" + esc}},
-		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"x"}`, Result: "failed" + esc, IsError: true}},
-		team.Event{Agent: "lead", Payload: team.Answer{Text: "reply" + esc}},
-		team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "report" + esc}},
-		team.Event{Agent: "lead", Payload: team.Failure{Text: "failure" + esc}},
+		event.Event{Agent: "lead", Payload: event.ToolCall{Tool: "bash", Args: string(args), Result: "out" + esc}},
+		event.Event{Agent: "lead", Payload: event.ToolCall{Tool: "bash", Args: `{"command":"x"}`, Result: "failed" + esc, IsError: true}},
+		event.Event{Agent: "lead", Payload: event.Answer{Text: "reply" + esc}},
+		event.Event{Payload: event.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "report" + esc}},
+		event.Event{Agent: "lead", Payload: event.Failure{Text: "failure" + esc}},
 	))
 	hs.send(deltas("lead", false, "streaming"+esc))
 	v := hs.view()

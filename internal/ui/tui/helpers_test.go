@@ -16,7 +16,9 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -61,7 +63,7 @@ type fakeEngine struct {
 	err        error
 	// catalog is what is configured; leadModel the lead's label, which
 	// SetLeadModel changes to a catalog model.
-	catalog   team.Catalog
+	catalog   models.Catalog
 	leadModel string
 }
 
@@ -120,12 +122,9 @@ func (f *fakeEngine) ReviewPlan(ctx context.Context, name string, approve bool, 
 
 func (f *fakeEngine) Compact() (string, error) { return "compacted", nil }
 
-func (f *fakeEngine) Usage() team.TeamUsage {
+func (f *fakeEngine) Usage() registry.TeamUsage {
 	cost := 0.0123
-	return team.SumUsage([]team.AgentUsage{
-		{Agent: "lead", Model: "test-model", Usage: team.Usage{PromptTokens: 900, CompletionTokens: 100, Tokens: 1000, Cost: &cost}},
-		{Agent: "alice", Model: "local/qwen", Usage: team.Usage{PromptTokens: 400, CompletionTokens: 100, Tokens: 500}},
-	})
+	return registry.SumUsage([]registry.AgentUsage{{Agent: "lead", Model: "test-model", Usage: registry.Usage{PromptTokens: 900, CompletionTokens: 100, Tokens: 1000, Cost: &cost}}, {Agent: "alice", Model: "local/qwen", Usage: registry.Usage{PromptTokens: 400, CompletionTokens: 100, Tokens: 500}}})
 }
 
 func (f *fakeEngine) AllowForSession(ctx context.Context, id string) (string, error) {
@@ -218,7 +217,7 @@ func (f *fakeEngine) AnswerBudget(goOn bool) (string, error) {
 	return "", fmt.Errorf("the team has not reached its budget: there is nothing to answer")
 }
 
-func (f *fakeEngine) Models() (team.Catalog, string) {
+func (f *fakeEngine) Models() (models.Catalog, string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.catalog, f.leadModel
@@ -335,7 +334,7 @@ func (hs *harness) mustNotSee(parts ...string) {
 }
 
 // events wraps engine events as one batch, as the Bridge sends them.
-func events(es ...team.Event) bridge.Batch {
+func events(es ...event.Event) bridge.Batch {
 	b := bridge.Batch{}
 	for i := range es {
 		b.Items = append(b.Items, bridge.Item{Event: &es[i]})
@@ -348,12 +347,12 @@ func deltas(agent string, restart bool, text string) bridge.Batch {
 }
 
 func members(specs ...string) poll.Snapshot {
-	var ms []team.Member
+	var ms []registry.Member
 	for _, s := range specs {
 		name, status, _ := strings.Cut(s, ":")
-		ms = append(ms, team.Member{Name: name, Role: "tester", Status: team.Status(status)})
+		ms = append(ms, registry.Member{Name: name, Role: "tester", Status: registry.Status(status)})
 	}
-	return poll.Snapshot{Config: team.Config{Teammates: ms}, Unread: map[string]int{}}
+	return poll.Snapshot{Config: registry.Config{Teammates: ms}, Unread: map[string]int{}}
 }
 
 // checkScreen asserts the screen is exactly h lines of at most w cells.

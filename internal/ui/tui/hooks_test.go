@@ -3,7 +3,7 @@ package tui
 import (
 	"testing"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // Every hook run is one line in the lead's conversation: what ran, for
@@ -11,9 +11,9 @@ import (
 func TestEveryHookRunIsOneLine(t *testing.T) {
 	hs := newHarness(t, 120, 40, Options{HasModel: true})
 	hs.send(events(
-		team.Event{Agent: "lead", Payload: team.HookRun{Event: "PreToolUse", Command: "./guard.sh", Tool: "bash", Decision: "blocked", ExitCode: 2, Text: "no rm here"}},
-		team.Event{Agent: "alice", Payload: team.HookRun{Event: "TaskCompleted", Command: "make test", Decision: "failed", ExitCode: -1, Text: "did not finish within 1s and was stopped; the step went on"}},
-		team.Event{Agent: "lead", Payload: team.HookRun{Event: "PostToolUse", Command: "./after.sh", Tool: "write_file", Decision: "ok"}},
+		event.Event{Agent: "lead", Payload: event.HookRun{Event: "PreToolUse", Command: "./guard.sh", Tool: "bash", Decision: "blocked", ExitCode: 2, Text: "no rm here"}},
+		event.Event{Agent: "alice", Payload: event.HookRun{Event: "TaskCompleted", Command: "make test", Decision: "failed", ExitCode: -1, Text: "did not finish within 1s and was stopped; the step went on"}},
+		event.Event{Agent: "lead", Payload: event.HookRun{Event: "PostToolUse", Command: "./after.sh", Tool: "write_file", Decision: "ok"}},
 	))
 	hs.mustSee("lead: PreToolUse hook ./guard.sh blocked bash: no rm here",
 		"alice: TaskCompleted hook make test did not finish within 1s",

@@ -6,15 +6,16 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
-func testCatalog() team.Catalog {
-	return team.Catalog{
+func testCatalog() models.Catalog {
+	return models.Catalog{
 		Default: "cheap/small",
-		Models: []team.CatalogModel{
-			{Label: "cheap/small", Price: &team.Price{InputPerMillion: 1, OutputPerMillion: 2}},
-			{Label: "smart/big", Price: &team.Price{InputPerMillion: 10, OutputPerMillion: 20}},
+		Models: []models.CatalogModel{
+			{Label: "cheap/small", Price: &models.Price{InputPerMillion: 1, OutputPerMillion: 2}},
+			{Label: "smart/big", Price: &models.Price{InputPerMillion: 10, OutputPerMillion: 20}},
 			{Label: "local/free"},
 		},
 		Roles: map[string]string{"reviewer": "smart/big"},
@@ -75,7 +76,7 @@ func TestTeamPanelShowsModelsAndCosts(t *testing.T) {
 	b := &snap.Config.Teammates[1]
 	b.Model, b.Tokens = "local/free", 800 // no price: tokens, no cost
 	// The registry's lead entry may be an earlier run's: the panel names the model this process runs.
-	snap.Config.Lead = &team.LeadEntry{ModelRef: team.ModelRef{Model: "earlier/model"}, Usage: team.Usage{Tokens: 500, Cost: &leadCost}}
+	snap.Config.Lead = &registry.LeadEntry{ModelRef: registry.ModelRef{Model: "earlier/model"}, Usage: registry.Usage{Tokens: 500, Cost: &leadCost}}
 	snap.LeadTokens = 500
 	hs.send(snap)
 	// Too wide for the panel with all: the turns and what alice does give way.

@@ -15,7 +15,7 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/loop/llm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -33,13 +33,13 @@ func busyScreen(hs *harness) {
 		hs.key(tea.KeyEnter)
 		hs.flush()
 		hs.send(events(
-			team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"` + strings.Repeat("x", 200) + `"}`}},
-			team.Event{Agent: "lead", Payload: team.Answer{Text: "# Title\n\n" + strings.Repeat("**bold** and `code` ", 30) + "\n\n```go\nfunc main() { println(\"" + strings.Repeat("y", 150) + "\") }\n```"}},
-			team.Event{Payload: team.MessageDelivered{From: "bob", To: "lead", Type: "result", Content: strings.Repeat("a-word-without-any-space", 10)}},
+			event.Event{Agent: "lead", Payload: event.ToolCall{Tool: "bash", Args: `{"command":"` + strings.Repeat("x", 200) + `"}`}},
+			event.Event{Agent: "lead", Payload: event.Answer{Text: "# Title\n\n" + strings.Repeat("**bold** and `code` ", 30) + "\n\n```go\nfunc main() { println(\"" + strings.Repeat("y", 150) + "\") }\n```"}},
+			event.Event{Payload: event.MessageDelivered{From: "bob", To: "lead", Type: "result", Content: strings.Repeat("a-word-without-any-space", 10)}},
 		))
 	}
 	// A long status line: a teammate's error (a retry is only ever a few words).
-	hs.send(events(team.Event{Agent: "bob", Payload: team.Failure{Class: team.ClassModel, Text: "rate limited, retrying in 4 s " + strings.Repeat("z", 100)}}))
+	hs.send(events(event.Event{Agent: "bob", Payload: event.Failure{Class: event.ClassModel, Text: "rate limited, retrying in 4 s " + strings.Repeat("z", 100)}}))
 	hs.send(deltas("lead", false, "streaming "+strings.Repeat("ü漢 ", 60)))
 }
 
@@ -94,7 +94,7 @@ func TestStreamingDeltasWithRestart(t *testing.T) {
 	hs.send(deltas("lead", false, "try"))
 	hs.mustSee("Second try▍")
 	hs.mustNotSee("Draft that brok")
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "Second try, done."}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Text: "Second try, done."}}))
 	hs.mustSee("Second try, done.")
 	hs.mustNotSee("▍")
 	if hs.m.leadBusy {
@@ -123,10 +123,10 @@ func TestToolCallsAndReports(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true})
 	hs.send(deltas("lead", false, "Let me check."))
 	hs.send(events(
-		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"go test ./..."}`, Result: "ok"}},
-		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "read_file", Args: `{"path":"missing.go"}`, Result: "error: no such file", IsError: true}},
-		team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "tests pass"}},
-		team.Event{Payload: team.MessageDelivered{From: "user", To: "lead", Type: "message", Content: "not a report"}},
+		event.Event{Agent: "lead", Payload: event.ToolCall{Tool: "bash", Args: `{"command":"go test ./..."}`, Result: "ok"}},
+		event.Event{Agent: "lead", Payload: event.ToolCall{Tool: "read_file", Args: `{"path":"missing.go"}`, Result: "error: no such file", IsError: true}},
+		event.Event{Payload: event.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "tests pass"}},
+		event.Event{Payload: event.MessageDelivered{From: "user", To: "lead", Type: "message", Content: "not a report"}},
 	))
 	hs.mustSee("Let me check.", "⚙ bash go test ./...  ✓", "⚙ read_file missing.go  ✗ no such file",
 		"alice → lead (result)", "tests pass")
@@ -177,7 +177,7 @@ func TestFocusCyclesAndTypingGoesToTheInbox(t *testing.T) {
 	}
 	// New activity of the focused teammate rereads its conversation.
 	hs.eng.convs["alice"] = append(hs.eng.convs["alice"], openai.ChatCompletionMessage{Role: "assistant", Content: "Tests added."})
-	hs.send(events(team.Event{Agent: "alice", Payload: team.Reply{}}))
+	hs.send(events(event.Event{Agent: "alice", Payload: event.Reply{}}))
 	hs.flush()
 	hs.mustSee("Tests added.")
 
@@ -360,7 +360,7 @@ func TestEscInterruptsTheLead(t *testing.T) {
 	if hs.eng.interrupts != 1 {
 		t.Fatalf("%d interrupts, want 1", hs.eng.interrupts)
 	}
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Interrupted: true}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Interrupted: true}}))
 	hs.mustSee("interrupted")
 	hs.mustNotSee("esc interrupt")
 }
@@ -375,7 +375,7 @@ func TestScrollKeepsPlaceAndFollows(t *testing.T) {
 	hs.mustNotSee("note 39")
 	hs.mustSee("more below")
 	before := hs.view()
-	hs.send(events(team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "new report"}}))
+	hs.send(events(event.Event{Payload: event.MessageDelivered{From: "alice", To: "lead", Type: "result", Content: "new report"}}))
 	if hs.view() != before {
 		t.Fatal("new output moved the text the person scrolled up to")
 	}
@@ -433,18 +433,18 @@ func TestHelpShowsAllKeys(t *testing.T) {
 
 func TestErrorsInTheStatusLine(t *testing.T) {
 	hs := newHarness(t, 100, 30, Options{HasModel: true, ModelName: "gpt-x"})
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Retry{Attempt: 1, Cause: llm.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Retry{Attempt: 1, Cause: llm.RetryRateLimit, HTTPStatus: 429, Delay: 4 * time.Second}}))
 	lines := strings.Split(hs.view(), "\n")
 	if last := lines[len(lines)-1]; !strings.Contains(last, "gpt-x") || !strings.Contains(last, "lead: rate limited, retrying in 4 s") {
 		t.Fatalf("status line %q", last)
 	}
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "done"}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Text: "done"}}))
 	hs.mustNotSee("rate limited")
 }
 
 func TestToolResultsExpand(t *testing.T) {
 	hs := newHarness(t, 100, 30, Options{HasModel: true})
-	hs.send(events(team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"ls"}`, Result: "go.mod\nmain.go"}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.ToolCall{Tool: "bash", Args: `{"command":"ls"}`, Result: "go.mod\nmain.go"}}))
 	hs.mustSee("⚙ bash ls  ✓")
 	hs.mustNotSee("main.go")
 	hs.send(tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl})

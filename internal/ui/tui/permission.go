@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -35,7 +35,7 @@ const maxAskDiffLines = 8
 
 // event queues an ask for the person and drops it once decided;
 // an allowed write's diff waits for its tool call's entry.
-func (q *asker) event(e team.Event, p team.Permission) {
+func (q *asker) event(e event.Event, p event.Permission) {
 	m := q.m
 	if p.Decision == "allowed" && p.Diff != "" && isWrite(p.Tool) {
 		m.writes.allowed(e.Agent, p.Subject, p.Diff)
@@ -82,11 +82,11 @@ func askChoices(a pendingAsk) []askChoice {
 
 // failure takes a failure: a reached budget asks the person whether to
 // go on, and the team's stop for its budget ends that ask.
-func (q *asker) failure(p team.Failure) {
+func (q *asker) failure(p event.Failure) {
 	switch p.Class {
-	case team.ClassBudgetAsk:
+	case event.ClassBudgetAsk:
 		q.budget = p.Text
-	case team.ClassBudget:
+	case event.ClassBudget:
 		q.budget = ""
 	}
 }

@@ -6,16 +6,16 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
-func asked(agent, id, tool, subject, diff string) team.Event {
-	return team.Event{Agent: agent, Payload: team.Permission{Tool: tool, Subject: subject, Decision: "asked", By: "user",
+func asked(agent, id, tool, subject, diff string) event.Event {
+	return event.Event{Agent: agent, Payload: event.Permission{Tool: tool, Subject: subject, Decision: "asked", By: "user",
 		Why: "mode ask asks before " + tool, RequestID: id, Diff: diff}}
 }
 
-func decided(agent, id, decision string) team.Event {
-	return team.Event{Agent: agent, Payload: team.Permission{Tool: "bash", Decision: decision, By: "user", RequestID: id}}
+func decided(agent, id, decision string) event.Event {
+	return event.Event{Agent: agent, Payload: event.Permission{Tool: "bash", Decision: decision, By: "user", RequestID: id}}
 }
 
 func (hs *harness) press(s string) {
@@ -30,7 +30,7 @@ func TestAsksQueueVisiblyAndAreAnsweredWithKeys(t *testing.T) {
 		asked("alice", "permission-1", "write_file", "notes.txt", diff),
 		asked("bob", "permission-2", "bash", "go test ./...", ""),
 		// A lead's ask is the lead's to answer: not queued for the person.
-		team.Event{Agent: "carol", Payload: team.Permission{Tool: "bash", Subject: "ls", Decision: "asked", By: "lead", RequestID: "permission-3"}},
+		event.Event{Agent: "carol", Payload: event.Permission{Tool: "bash", Subject: "ls", Decision: "asked", By: "lead", RequestID: "permission-3"}},
 	))
 	hs.mustSee("alice asks to run write_file notes.txt", "+hello", "(1 more waiting)", "y allow once", "A allow always", "n deny")
 	hs.mustNotSee("carol")
@@ -85,8 +85,8 @@ func TestAnAsksControlCharactersAreNotSentToTheTerminal(t *testing.T) {
 func TestAWritesDiffShowsInTheConversationWhenExpanded(t *testing.T) {
 	hs := newHarness(t, 100, 30, Options{})
 	hs.send(events(
-		team.Event{Agent: "lead", Payload: team.Permission{Tool: "write_file", Subject: "a.txt", Decision: "allowed", By: "mode", Diff: "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+fresh line\n"}},
-		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "write_file", Args: `{"path":"a.txt","content":"fresh line\n"}`, Result: "Wrote 11 bytes to a.txt."}},
+		event.Event{Agent: "lead", Payload: event.Permission{Tool: "write_file", Subject: "a.txt", Decision: "allowed", By: "mode", Diff: "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+fresh line\n"}},
+		event.Event{Agent: "lead", Payload: event.ToolCall{Tool: "write_file", Args: `{"path":"a.txt","content":"fresh line\n"}`, Result: "Wrote 11 bytes to a.txt."}},
 	))
 	hs.mustSee("✎ wrote a.txt (+1 −0)")
 	hs.mustNotSee("+fresh line")
@@ -99,7 +99,7 @@ func TestAWritesDiffShowsInTheConversationWhenExpanded(t *testing.T) {
 func TestAnAskOffersItsPrefixForTheSessionAsANumberedChoice(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{})
 	ask := asked("bob", "permission-2", "bash", "go test ./...", "")
-	p := ask.Payload.(team.Permission)
+	p := ask.Payload.(event.Permission)
 	p.Prefix = "bash(go test *)"
 	ask.Payload = p
 	hs.send(events(ask, asked("alice", "permission-3", "bash", "rm -rf build", "")))

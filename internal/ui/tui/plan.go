@@ -2,7 +2,7 @@ package tui
 
 import (
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -14,7 +14,7 @@ type planBoard struct {
 
 // request shows a plan waiting for approval so that it stands out, with
 // the commands that answer it; it stays open until the answer goes out.
-func (b *planBoard) request(r team.RequestOpened) {
+func (b *planBoard) request(r event.RequestOpened) {
 	m := b.m
 	en := &entry{kind: entryPlan, who: r.From, typ: r.ID, text: r.Text}
 	m.lead.add(en)
@@ -30,7 +30,7 @@ func planHint(name string) string {
 // answered marks a teammate's open plan request with how it ended and
 // who ended it (the lead's review_plan, the person's /approve, or, for a
 // plan nobody reviewed in time, the lead it waited for).
-func (b *planBoard) answered(r team.RequestRef, outcome team.Outcome, by string) {
+func (b *planBoard) answered(r event.RequestRef, outcome event.Outcome, by string) {
 	en, ok := b.open[r.From]
 	if !ok || en.typ != r.ID {
 		return
@@ -40,11 +40,11 @@ func (b *planBoard) answered(r team.RequestRef, outcome team.Outcome, by string)
 		b.m.hint = ""
 	}
 	switch outcome {
-	case team.OutcomeApproved:
+	case event.OutcomeApproved:
 		en.answer = "✓ approved"
-	case team.OutcomeExpired:
+	case event.OutcomeExpired:
 		en.answer = "⌛ not reviewed in time"
-	case team.OutcomeFailed:
+	case event.OutcomeFailed:
 		en.answer = "✗ not delivered"
 	default:
 		en.answer = "✗ rejected"
@@ -52,7 +52,7 @@ func (b *planBoard) answered(r team.RequestRef, outcome team.Outcome, by string)
 	switch by {
 	case workspace.UserName:
 		en.answer += " by you"
-	case team.ByRuntime:
+	case event.ByRuntime:
 		en.answer += " by the runtime"
 	default:
 		en.answer += " by the " + by

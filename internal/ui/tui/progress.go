@@ -5,7 +5,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/panel"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // Update changes the state for one message, then keeps the progress in
@@ -36,11 +36,11 @@ func contexts(b bridge.Batch, p *panel.Progress) {
 			continue
 		}
 		switch pl := it.Event.Payload.(type) {
-		case team.Reply:
+		case event.Reply:
 			if pl.Tokens > 0 {
 				p.SetContext(it.Event.Agent, pl.Tokens)
 			}
-		case team.Compacted:
+		case event.Compacted:
 			p.SetContext(it.Event.Agent, 0)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/panel"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // clock is a hand-moved clock for the progress.
@@ -66,7 +66,7 @@ func TestProgressSpinnerAndElapsed(t *testing.T) {
 		t.Fatalf("the spinner did not move on a tick: %q", title)
 	}
 
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "done"}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Text: "done"}}))
 	hs.send(members("alice:idle", "bob:idle"))
 	v = hs.view()
 	if title := lineWith(t, v, "auto off"); !strings.Contains(title, "lead · idle") {
@@ -86,7 +86,7 @@ func TestProgressTimeRestartsPerTurn(t *testing.T) {
 	c := withClock(hs)
 	hs.enter("one")
 	c.t = c.t.Add(40 * time.Second)
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "first"}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Text: "first"}}))
 	c.t = c.t.Add(time.Hour)
 	hs.enter("two")
 	c.t = c.t.Add(3 * time.Second)
@@ -104,8 +104,8 @@ func TestContextFullness(t *testing.T) {
 	snap.Config.Teammates[0].Model = "anthropic/claude-sonnet-4"
 	hs.send(snap)
 	hs.send(events(
-		team.Event{Agent: "lead", Payload: team.Reply{Text: "hi", Tokens: 32_000, Turn: 1}},
-		team.Event{Agent: "alice", Payload: team.Reply{Text: "ok", Tokens: 150_000, Turn: 3}},
+		event.Event{Agent: "lead", Payload: event.Reply{Text: "hi", Tokens: 32_000, Turn: 1}},
+		event.Event{Agent: "alice", Payload: event.Reply{Text: "ok", Tokens: 150_000, Turn: 3}},
 	))
 	v := hs.view()
 	if l := lineWith(t, v, "lead · openai/gpt-4o"); !strings.Contains(l, "ctx 25%") {
@@ -124,7 +124,7 @@ func TestContextFullness(t *testing.T) {
 	if status := v[strings.LastIndex(v, "\n")+1:]; !strings.Contains(status, "alice ctx 75%") {
 		t.Fatalf("status line lacks the focused alice's context: %q", status)
 	}
-	hs.send(events(team.Event{Agent: "alice", Payload: team.Compacted{Dropped: 10, Turn: 4}}))
+	hs.send(events(event.Event{Agent: "alice", Payload: event.Compacted{Dropped: 10, Turn: 4}}))
 	if l := lineWith(t, hs.view(), "alice tester"); strings.Contains(l, "ctx") {
 		t.Fatalf("a compacted context still shows its old size: %q", l)
 	}
@@ -161,8 +161,8 @@ func TestProgressFitsSmallAndLargeScreens(t *testing.T) {
 		hs.send(snap)
 		hs.enter("go")
 		hs.send(events(
-			team.Event{Agent: "lead", Payload: team.Reply{Tokens: 64_000}},
-			team.Event{Agent: "alice", Payload: team.Reply{Tokens: 12_800}},
+			event.Event{Agent: "lead", Payload: event.Reply{Tokens: 64_000}},
+			event.Event{Agent: "alice", Payload: event.Reply{Tokens: 12_800}},
 		))
 		hs.send(bridge.Batch{Activity: map[string]string{"lead": "running bash", "alice": "running edit_file"}})
 		c.t = c.t.Add(2*time.Hour + 3*time.Minute)

@@ -9,7 +9,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -106,34 +108,34 @@ const planRequestText = "alice asks you to approve its plan (request plan-1a2b3c
 	`Answer with review_plan(request_id="plan-1a2b3c4d", approve=true or false, feedback=...).`
 
 // planRequest is the request team.SubmitPlan opens for planRequestText.
-var planRequest = team.RequestRef{ID: "plan-1a2b3c4d", RequestKind: team.RequestPlanApproval, From: "alice", To: "lead"}
+var planRequest = event.RequestRef{ID: "plan-1a2b3c4d", RequestKind: event.RequestPlanApproval, From: "alice", To: "lead"}
 
 func TestPlanRequestStandsOutUntilAnswered(t *testing.T) {
 	// Each answer as the team logs it: how the request ended, and the message alice gets.
 	cases := []struct {
 		from, detail string
-		end          team.Payload
+		end          event.Payload
 		see          string
 	}{
 		{"user", "The person approved your plan: you may now change files and run any command.",
-			team.RequestAnswered{RequestRef: planRequest, By: "user", Outcome: team.OutcomeApproved}, "✓ approved by you"},
+			event.RequestAnswered{RequestRef: planRequest, By: "user", Outcome: event.OutcomeApproved}, "✓ approved by you"},
 		{"lead", "The lead rejected your plan. Revise it and submit_plan again.\nFeedback: smaller steps",
-			team.RequestAnswered{RequestRef: planRequest, By: "lead", Outcome: team.OutcomeRejected, Reason: "smaller steps"}, "✗ rejected by the lead"},
+			event.RequestAnswered{RequestRef: planRequest, By: "lead", Outcome: event.OutcomeRejected, Reason: "smaller steps"}, "✗ rejected by the lead"},
 		{"lead", "No review: the lead did not review your plan within 15m0s",
-			team.RequestExpired{RequestRef: planRequest, Outcome: team.OutcomeExpired, Reason: "the lead did not review your plan within 15m0s"}, "⌛ not reviewed in time by the lead"},
+			event.RequestExpired{RequestRef: planRequest, Outcome: event.OutcomeExpired, Reason: "the lead did not review your plan within 15m0s"}, "⌛ not reviewed in time by the lead"},
 	}
 	for _, c := range cases {
 		t.Run(c.see, func(t *testing.T) {
 			hs := newHarness(t, 140, 40, Options{HasModel: true})
 			hs.send(events(
-				team.Event{Agent: "alice", Payload: team.RequestOpened{RequestRef: planRequest, Text: "1. read parse.go\n2. write parse_test.go"}},
-				team.Event{Payload: team.MessageDelivered{From: "alice", To: "lead", Type: team.TypePlanApprovalRequest, Content: planRequestText}}))
+				event.Event{Agent: "alice", Payload: event.RequestOpened{RequestRef: planRequest, Text: "1. read parse.go\n2. write parse_test.go"}},
+				event.Event{Payload: event.MessageDelivered{From: "alice", To: "lead", Type: protocol.TypePlanApprovalRequest, Content: planRequestText}}))
 			hs.mustSee("⏸ alice asks to approve a plan · plan-1a2b3c4d", "1. read parse.go", "2. write parse_test.go",
 				"/approve alice [feedback]  ·  /reject alice feedback", "alice's plan awaits your approval")
 			hs.mustNotSee("Answer with review_plan")
 			hs.send(events(
-				team.Event{Agent: "alice", Payload: c.end},
-				team.Event{Payload: team.MessageDelivered{From: c.from, To: "alice", Type: team.TypePlanApprovalResponse, Content: c.detail}}))
+				event.Event{Agent: "alice", Payload: c.end},
+				event.Event{Payload: event.MessageDelivered{From: c.from, To: "alice", Type: protocol.TypePlanApprovalResponse, Content: c.detail}}))
 			hs.mustSee(c.see, "1. read parse.go")
 			hs.mustNotSee("/reject alice feedback")
 			if len(hs.m.plans.open) != 0 {
@@ -146,8 +148,8 @@ func TestPlanRequestStandsOutUntilAnswered(t *testing.T) {
 func TestTeamPanelShowsTeamStateAndPlans(t *testing.T) {
 	hs := newHarness(t, 200, 30, Options{HasModel: true, MaxWorkers: 5})
 	snap := members("alice:idle", "bob:working", "carol:idle", "dave:queued", "erin:idle")
-	snap.Config.State = team.StateExecuting
-	plans := []team.PlanState{team.PlanAwaitingApproval, team.PlanDrafting, team.PlanApproved, team.PlanDrafting, team.PlanRejected}
+	snap.Config.State = registry.StateExecuting
+	plans := []registry.PlanState{registry.PlanAwaitingApproval, registry.PlanDrafting, registry.PlanApproved, registry.PlanDrafting, registry.PlanRejected}
 	for i, p := range plans {
 		snap.Config.Teammates[i].PlanMode, snap.Config.Teammates[i].PlanState = true, p
 	}
@@ -169,7 +171,7 @@ func TestTeamPanelShowsTeamStateAndPlans(t *testing.T) {
 func TestCompletionOfProtocolCommands(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true})
 	snap := members("alice:idle", "albert:idle", "bob:working")
-	snap.Config.Teammates[1].PlanMode, snap.Config.Teammates[1].PlanState = true, team.PlanAwaitingApproval
+	snap.Config.Teammates[1].PlanMode, snap.Config.Teammates[1].PlanState = true, registry.PlanAwaitingApproval
 	hs.send(snap)
 	cases := []struct{ typed, want string }{
 		{"/appr", "/approve "},

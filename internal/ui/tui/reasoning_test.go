@@ -15,6 +15,8 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -33,7 +35,7 @@ func TestReasoningIsFoldedUntilAsked(t *testing.T) {
 	// While the reply streams, the thinking is one line already.
 	hs.mustSee("thinking… (3 lines)", "It is")
 	hs.mustNotSee("forty-two")
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "It is 42."}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Text: "It is 42."}}))
 	hs.mustSee("thinking… (3 lines)", "It is 42")
 	hs.mustNotSee("forty-two")
 
@@ -61,9 +63,9 @@ func TestReasoningOfATurnThatCalledTools(t *testing.T) {
 	hs := newHarness(t, 100, 30, Options{HasModel: true})
 	hs.enter("write a file")
 	hs.send(bridge.Batch{Items: []bridge.Item{{Delta: &bridge.Chunk{Agent: "lead", Reasoning: "I should write a.txt."}}}})
-	hs.send(events(team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "write_file", Args: `{"path":"a.txt"}`, Result: "wrote a.txt"}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.ToolCall{Tool: "write_file", Args: `{"path":"a.txt"}`, Result: "wrote a.txt"}}))
 	hs.send(thinkingBatch("lead", "Done.\nSay so.", "Wrote a.txt."))
-	hs.send(events(team.Event{Agent: "lead", Payload: team.Answer{Text: "Wrote a.txt."}}))
+	hs.send(events(event.Event{Agent: "lead", Payload: event.Answer{Text: "Wrote a.txt."}}))
 	hs.mustSee("thinking… (1 line)", "write_file", "thinking… (2 lines)", "Wrote a.txt.")
 	v := hs.view()
 	if strings.Index(v, "(1 line)") > strings.Index(v, "write_file") || strings.Index(v, "write_file") > strings.Index(v, "(2 lines)") {
@@ -89,7 +91,7 @@ func TestTeammatesReasoningFromItsSession(t *testing.T) {
 		{Role: openai.ChatMessageRoleTool, ToolCallID: "c1", Content: "hello"},
 		{Role: openai.ChatMessageRoleAssistant, Content: "a.txt says hello"},
 	}
-	hs.send(events(team.Event{Agent: "alice", Payload: team.Spawn{Role: "tester", Status: team.StatusIdle}}))
+	hs.send(events(event.Event{Agent: "alice", Payload: event.Spawn{Role: "tester", Status: registry.StatusIdle}}))
 	hs.key(tea.KeyTab)
 	hs.flush()
 	hs.mustSee("thinking… (2 lines)", "read_file", "a.txt says hello")

@@ -17,6 +17,7 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // Config is what Run needs: the team to open and what the screen says.
@@ -102,9 +103,9 @@ func runScreen(ctx context.Context, r screenRun) error {
 	m := New(ctx, r.opts, r.eng, act.do)
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(r.in), tea.WithOutput(r.out), tea.WithColorProfile(profile))
 	b, looker := r.bridge, r.poll
-	b.SetObserver(func(e team.Event) {
+	b.SetObserver(func(e event.Event) {
 		switch e.Payload.(type) {
-		case team.MessageDelivered, team.StatusChanged, team.Spawn, team.Answer:
+		case event.MessageDelivered, event.StatusChanged, event.Spawn, event.Answer:
 			looker.Poke()
 		}
 	})

@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -133,7 +133,7 @@ func (cm *commander) submit() {
 		sent := "sent to " + to + "'s inbox"
 		if i := m.team.Find(to); i >= 0 {
 			switch st := m.team.Members[i].Status; st {
-			case team.StatusShutdown, team.StatusFailed:
+			case registry.StatusShutdown, registry.StatusFailed:
 				// Kept for a teammate spawned again under the name, but nobody reads it now.
 				sent += fmt.Sprintf(", but %s is %s: nobody reads it unless %s is spawned again", to, st, to)
 			}

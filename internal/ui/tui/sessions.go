@@ -5,31 +5,31 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/sessions"
 )
 
 // sessionSwitchedMsg is the lead's conversation after /sessions ID.
 type sessionSwitchedMsg struct {
 	note string
 	msgs []openai.ChatCompletionMessage
-	list []team.SessionInfo // the sessions after the switch, for completion
+	list []sessions.Info // the sessions after the switch, for completion
 }
 
 // sessionsListedMsg is /sessions alone: the list as a note, and the ids
 // kept for completing /sessions ID.
 type sessionsListedMsg struct {
 	text string
-	list []team.SessionInfo
+	list []sessions.Info
 }
 
 // sessionList is the lead's earlier conversations /sessions last
 // listed, offered when /sessions ID is completed.
 type sessionList struct {
-	list []team.SessionInfo
+	list []sessions.Info
 }
 
 // keep takes a listing; nil keeps the last.
-func (l *sessionList) keep(list []team.SessionInfo) {
+func (l *sessionList) keep(list []sessions.Info) {
 	if list != nil {
 		l.list = list
 	}

@@ -10,18 +10,18 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // agentteamSessions is `agentteam sessions --json` in ws.
-func agentteamSessions(t *testing.T, bin, ws string) []team.SessionInfo {
+func agentteamSessions(t *testing.T, bin, ws string) []sessions.Info {
 	t.Helper()
 	out, err := exec.Command(bin, "sessions", "--json", "--workspace", ws).Output()
 	if err != nil {
 		t.Fatalf("sessions --json: %v", err)
 	}
-	var list []team.SessionInfo
+	var list []sessions.Info
 	if err := json.Unmarshal(out, &list); err != nil {
 		t.Fatalf("sessions --json: %v\n%s", err, out)
 	}

@@ -11,13 +11,13 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/sessions"
 )
 
-func pickerList() []team.SessionInfo {
+func pickerList() []sessions.Info {
 	day := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	return []team.SessionInfo{
-		{ID: team.CurrentSessionID, Title: "fix the build", Time: day.Add(48 * time.Hour), Messages: 7, Current: true},
+	return []sessions.Info{
+		{ID: sessions.CurrentID, Title: "fix the build", Time: day.Add(48 * time.Hour), Messages: 7, Current: true},
 		{ID: "20261121T090000.000", Title: "write the docs", Time: day.Add(24 * time.Hour), Messages: 3},
 		{ID: "20261120T090000.000", Title: "first chat", Time: day, Messages: 2},
 	}
@@ -84,7 +84,7 @@ func TestSessionsCommandSwitchesTheLeadsConversation(t *testing.T) {
 	if len(msgs) != 2 || msgs[0].Content != "the archived chat" {
 		t.Fatalf("the lead's conversation after the switch: %+v", msgs)
 	}
-	list, err := team.ListSessions(tm.Workspace())
+	list, err := sessions.List(tm.Workspace())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,8 @@ import (
 
 	"github.com/agentteam/agentteam/internal/ui/mdrender"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
-	"github.com/agentteam/agentteam/team"
+
+	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -177,7 +178,7 @@ func (s *screen) statusLine() string {
 	m := s.m
 	parts := []string{m.opts.ModelName, m.opts.Workspace, draw.Tokens(m.tokens) + " tokens"}
 	if m.cost != nil {
-		parts = append(parts, "cost "+team.FormatCost(m.cost))
+		parts = append(parts, "cost "+models.FormatCost(m.cost))
 	}
 	if c := m.prog.ContextFull(s.focusName(), s.focusModel()); c != "" {
 		parts = append(parts, s.focusName()+" "+c)

@@ -9,7 +9,8 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // WatchConfig is what Watch needs: the stores of a team another process
@@ -19,9 +20,9 @@ type WatchConfig struct {
 	// running process can do it refuses in a sentence.
 	Engine   engine.Engine
 	Mail     poll.Inboxes
-	Registry *team.Registry
+	Registry *registry.Registry
 	// Events follows the team's event log from its last few events.
-	Events *team.EventFollower
+	Events *event.EventFollower
 	// Running reports whether a process still runs the team; the watch
 	// says once when it stops and when one runs it again.
 	Running func(ctx context.Context) bool
@@ -46,7 +47,7 @@ func Watch(ctx context.Context, cfg WatchConfig) error {
 
 // followLog hands the log's events to emit as they are written, and says
 // in the lead's pane when the process running the team stops or starts.
-func followLog(ctx context.Context, cfg WatchConfig, emit func(team.Event), send func(tea.Msg)) {
+func followLog(ctx context.Context, cfg WatchConfig, emit func(event.Event), send func(tea.Msg)) {
 	engine.Follow(ctx, cfg.Events, cfg.Running, emit, func(text string, isErr bool) {
 		send(noteMsg{text: text, isErr: isErr, toLead: true})
 	})

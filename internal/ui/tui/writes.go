@@ -10,7 +10,7 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/internal/ui/tui/panel"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -148,7 +148,7 @@ func keyArgOf(args, key string) string {
 // entry is the conversation's entry for an ended tool call that wrote a
 // file with a known diff; nil for any other call. A teammate's write is
 // counted in the team panel, and shown as one in its view if focused.
-func (w *writeDiffs) entry(agent string, p team.ToolCall, tp *panel.Team, mate *mateView) *entry {
+func (w *writeDiffs) entry(agent string, p event.ToolCall, tp *panel.Team, mate *mateView) *entry {
 	if p.Tool == tools.BashName && p.Diff != "" {
 		// A command that changed files the person's tools run later.
 		d := newShownDiff(p.Diff)

@@ -10,17 +10,18 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/worktree"
 )
 
 // allowedWrite and wrote are the two events of a write that went well:
 // the permission that let it run, with its diff, then its tool call.
-func allowedWrite(agent, tool, path, diff string) team.Event {
-	return team.Event{Agent: agent, Payload: team.Permission{Tool: tool, Subject: path, Decision: "allowed", By: "mode", Diff: diff}}
+func allowedWrite(agent, tool, path, diff string) event.Event {
+	return event.Event{Agent: agent, Payload: event.Permission{Tool: tool, Subject: path, Decision: "allowed", By: "mode", Diff: diff}}
 }
 
-func wrote(agent, tool, args string) team.Event {
-	return team.Event{Agent: agent, Payload: team.ToolCall{Tool: tool, Args: args, Result: "ok: " + tool}}
+func wrote(agent, tool, args string) event.Event {
+	return event.Event{Agent: agent, Payload: event.ToolCall{Tool: tool, Args: args, Result: "ok: " + tool}}
 }
 
 const (
@@ -128,10 +129,10 @@ func TestAFailedWriteIsNotShownAsWritten(t *testing.T) {
 	hs := newHarness(t, 120, 30, Options{HasModel: true})
 	hs.send(events(
 		allowedWrite("lead", "write_file", "full.txt", freshDiff),
-		team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "write_file", Args: `{"path":"full.txt","content":"x"}`, Result: "error: no space left on device", IsError: true}},
+		event.Event{Agent: "lead", Payload: event.ToolCall{Tool: "write_file", Args: `{"path":"full.txt","content":"x"}`, Result: "error: no space left on device", IsError: true}},
 		allowedWrite("carol", "write_file", "c.txt", freshDiff),
-		team.Event{Agent: "carol", Payload: team.ToolCall{Tool: "write_file", Args: `{"path":"c.txt","content":"x"}`, Result: "error: disk full", IsError: true}},
-		team.Event{Agent: "carol", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"ls"}`, Result: "a.txt"}},
+		event.Event{Agent: "carol", Payload: event.ToolCall{Tool: "write_file", Args: `{"path":"c.txt","content":"x"}`, Result: "error: disk full", IsError: true}},
+		event.Event{Agent: "carol", Payload: event.ToolCall{Tool: "bash", Args: `{"command":"ls"}`, Result: "a.txt"}},
 	))
 	hs.mustSee("⚙ write_file full.txt  ✗")
 	hs.mustNotSee("wrote", "carol")
@@ -201,7 +202,7 @@ func TestFocusedTeammatesWritesShowTheirDiffs(t *testing.T) {
 	hs.eng.convs["alice"] = append(hs.eng.convs["alice"],
 		openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c2", Function: openai.FunctionCall{Name: "write_file", Arguments: args2}}}},
 		openai.ChatCompletionMessage{Role: "tool", ToolCallID: "c2", Content: "ok: write_file"})
-	hs.send(events(team.Event{Agent: "alice", Payload: team.Reply{}}))
+	hs.send(events(event.Event{Agent: "alice", Payload: event.Reply{}}))
 	hs.flush()
 	hs.mustSee("⚙ write_file b.txt  ✓")
 	hs.send(events(allowedWrite("alice", "write_file", "b.txt", freshDiff), wrote("alice", "write_file", args2)))
@@ -213,7 +214,7 @@ func TestFocusedTeammatesWritesShowTheirDiffs(t *testing.T) {
 func withBranch(snap poll.Snapshot, name, stat string) poll.Snapshot {
 	for i := range snap.Config.Teammates {
 		if snap.Config.Teammates[i].Name == name {
-			snap.Config.Teammates[i].Branch, snap.Config.Teammates[i].Isolation = "agentteam/"+name, team.IsolationWorktree
+			snap.Config.Teammates[i].Branch, snap.Config.Teammates[i].Isolation = "agentteam/"+name, worktree.IsolationWorktree
 			snap.Config.Teammates[i].Diffstat = stat
 		}
 	}
@@ -242,7 +243,7 @@ func TestFocusShowsTheTeammatesBranchDiff(t *testing.T) {
 
 	// alice reports: her work is committed, the diff is read again.
 	hs.eng.diffText = strings.Replace(hs.eng.diffText, "+alice was here", "+alice was here twice", 1)
-	cmd = hs.send(events(team.Event{Agent: "alice", Payload: team.MessageDelivered{From: "alice", To: "lead", Type: inbox.TypeResult, Content: "done"}}))
+	cmd = hs.send(events(event.Event{Agent: "alice", Payload: event.MessageDelivered{From: "alice", To: "lead", Type: inbox.TypeResult, Content: "done"}}))
 	hs.run(cmd)
 	hs.flush()
 	hs.mustSee("+alice was here twice")
@@ -253,7 +254,7 @@ func TestFocusShowsTheTeammatesBranchDiff(t *testing.T) {
 	// /clear empties the pane; the next report brings the diff back, first.
 	hs.enter("/clear")
 	hs.mustNotSee("branch agentteam/alice")
-	hs.run(hs.send(events(team.Event{Agent: "alice", Payload: team.WorktreeChanged{Action: team.WorktreeCommitted, Branch: "agentteam/alice"}})))
+	hs.run(hs.send(events(event.Event{Agent: "alice", Payload: event.WorktreeChanged{Action: event.WorktreeCommitted, Branch: "agentteam/alice"}})))
 	hs.mustSee("branch agentteam/alice against the lead's branch", "+alice was here twice")
 
 	// bob works in the workspace itself: no branch, no read.
@@ -317,11 +318,11 @@ func TestALongBranchDiffScrolls(t *testing.T) {
 func TestAWriteShowsTheDiffItsToolCallCarries(t *testing.T) {
 	hs := newHarness(t, 120, 40, Options{HasModel: true})
 	made := wrote("alice", "write_file", `{"path":"./a.txt","content":"fresh line\n"}`)
-	tc := made.Payload.(team.ToolCall)
+	tc := made.Payload.(event.ToolCall)
 	tc.Diff = freshDiff
 	made.Payload = tc
 	edited := wrote("bob", "edit_file", `{"path":"notes.txt","old_text":"line two","new_text":"LINE TWO\nline three"}`)
-	ec := edited.Payload.(team.ToolCall)
+	ec := edited.Payload.(event.ToolCall)
 	ec.Diff = notesDiff
 	edited.Payload = ec
 	hs.send(events(
@@ -339,7 +340,7 @@ func TestAWriteShowsTheDiffItsToolCallCarries(t *testing.T) {
 // as a write line with its diff.
 func TestACommandsChangeOfAPersonRunFileShows(t *testing.T) {
 	hs := newHarness(t, 120, 40, Options{HasModel: true})
-	ran := team.Event{Agent: "alice", Payload: team.ToolCall{Tool: "bash", Args: `{"command":"echo x > .envrc"}`,
+	ran := event.Event{Agent: "alice", Payload: event.ToolCall{Tool: "bash", Args: `{"command":"echo x > .envrc"}`,
 		Result: "exit code: 0\n(this command changed .envrc: …)", Diff: "--- /dev/null\n+++ b/.envrc\n@@ -0,0 +1 @@\n+export PATH=/tmp/evil\n"}}
 	hs.send(events(ran))
 	hs.mustSee("✎ alice ran a command that changed .envrc (+1 −0)")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // DebounceInterval is how long streamed text gathers before the screen shows it.
@@ -18,7 +19,7 @@ const DebounceInterval = 30 * time.Millisecond
 // Item is one engine fact for the UI, in the order it happened: an event, or
 // a run of streamed text of one agent.
 type Item struct {
-	Event *team.Event
+	Event *event.Event
 	Delta *Chunk
 }
 
@@ -46,7 +47,7 @@ type Bridge struct {
 	activity map[string]string
 	wake     chan struct{}
 	team     atomic.Pointer[team.Team]
-	onEvent  func(team.Event) // extra non-blocking observer (the inbox poller's poke)
+	onEvent  func(event.Event) // extra non-blocking observer (the inbox poller's poke)
 }
 
 // New returns an empty Bridge; run it with Run.
@@ -55,9 +56,9 @@ func New() *Bridge {
 }
 
 // Event is the team's OnEvent subscriber.
-func (b *Bridge) Event(e team.Event) {
+func (b *Bridge) Event(e event.Event) {
 	b.mu.Lock()
-	if a, ok := e.Payload.(team.Activity); ok {
+	if a, ok := e.Payload.(event.Activity); ok {
 		b.activity[e.Agent] = a.Words()
 	} else {
 		// What the agent did before this event is stale now.
@@ -103,7 +104,7 @@ func (b *Bridge) Delta(d llm.Delta) {
 // Retry is the model client's OnRetry: the event goes to events.jsonl once
 // the team is open, and to the status line in words.
 func (b *Bridge) Retry(r llm.Retry) {
-	e := team.RetryEvent(r)
+	e := event.RetryEvent(r)
 	if t := b.team.Load(); t != nil {
 		t.Emit(e) // comes back through Event
 		return
@@ -115,7 +116,7 @@ func (b *Bridge) Retry(r llm.Retry) {
 func (b *Bridge) SetTeam(t *team.Team) { b.team.Store(t) }
 
 // SetObserver gives every event to fn too, without blocking the agent.
-func (b *Bridge) SetObserver(fn func(team.Event)) {
+func (b *Bridge) SetObserver(fn func(event.Event)) {
 	b.mu.Lock()
 	b.onEvent = fn
 	b.mu.Unlock()

@@ -11,21 +11,22 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/loop/llm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 func TestBridgeKeepsOrderAndCoalescesOnlyActivity(t *testing.T) {
 	b := New()
 	b.Delta(llm.Delta{Agent: "lead", Content: "a"})
-	b.Event(team.Event{Agent: "alice", Payload: team.Activity{}})
+	b.Event(event.Event{Agent: "alice", Payload: event.Activity{}})
 	b.Delta(llm.Delta{Agent: "lead", Content: "b"})
-	b.Event(team.Event{Agent: "alice", Payload: team.Activity{Tool: "bash"}})
-	b.Event(team.Event{Agent: "bob", Payload: team.Activity{}})
-	b.Event(team.Event{Agent: "lead", Payload: team.ToolCall{Tool: "bash"}})
+	b.Event(event.Event{Agent: "alice", Payload: event.Activity{Tool: "bash"}})
+	b.Event(event.Event{Agent: "bob", Payload: event.Activity{}})
+	b.Event(event.Event{Agent: "lead", Payload: event.ToolCall{Tool: "bash"}})
 	b.Delta(llm.Delta{Agent: "lead", Content: "broken"})
 	b.Delta(llm.Delta{Agent: "lead", Restart: true})
 	b.Delta(llm.Delta{Agent: "lead", Content: "c"})
-	b.Event(team.Event{Agent: "bob", Payload: team.StatusChanged{Status: team.StatusIdle}})
+	b.Event(event.Event{Agent: "bob", Payload: event.StatusChanged{Status: registry.StatusIdle}})
 
 	m, ok := b.Take()
 	if !ok {
@@ -37,7 +38,7 @@ func TestBridgeKeepsOrderAndCoalescesOnlyActivity(t *testing.T) {
 	if d := m.Items[0].Delta; d == nil || d.Text != "ab" || d.Restart {
 		t.Fatalf("first Item %+v, want the text ab", m.Items[0])
 	}
-	if e := m.Items[1].Event; e == nil || e.Kind() != team.EventToolCall {
+	if e := m.Items[1].Event; e == nil || e.Kind() != event.EventToolCall {
 		t.Fatalf("second Item %+v, want the tool call", m.Items[1])
 	}
 	if d := m.Items[2].Delta; d == nil || d.Text != "c" || !d.Restart {
@@ -64,8 +65,8 @@ func TestBridgeNeverBlocksAgentsNorDropsEvents(t *testing.T) {
 			defer wg.Done()
 			name := fmt.Sprintf("mate%d", a)
 			for i := 0; i < each; i++ {
-				b.Event(team.Event{Agent: name, Payload: team.Activity{}})
-				b.Event(team.Event{Payload: team.MessageDelivered{From: name, To: "lead", Content: fmt.Sprint(i)}})
+				b.Event(event.Event{Agent: name, Payload: event.Activity{}})
+				b.Event(event.Event{Payload: event.MessageDelivered{From: name, To: "lead", Content: fmt.Sprint(i)}})
 				b.Delta(llm.Delta{Agent: name, Content: "x"})
 			}
 		}()
@@ -77,7 +78,7 @@ func TestBridgeNeverBlocksAgentsNorDropsEvents(t *testing.T) {
 	for _, it := range m.Items {
 		if it.Event != nil {
 			msgs++
-			msg := it.Event.Payload.(team.MessageDelivered)
+			msg := it.Event.Payload.(event.MessageDelivered)
 			if want := fmt.Sprint(next[msg.From]); msg.Content != want {
 				t.Fatalf("%s's message %s arrived where %s was due", msg.From, msg.Content, want)
 			}
@@ -103,14 +104,14 @@ func TestBridgeRunDebouncesAndEnds(t *testing.T) {
 	for _, s := range []string{"one ", "two ", "three"} {
 		b.Delta(llm.Delta{Agent: "lead", Content: s})
 	}
-	b.Event(team.Event{Agent: "lead", Payload: team.Answer{Text: "one two three"}})
+	b.Event(event.Event{Agent: "lead", Payload: event.Answer{Text: "one two three"}})
 	text, answered := "", false
 	for !answered {
 		m := (<-got).(Batch)
 		for _, it := range m.Items {
 			if it.Delta != nil {
 				text += it.Delta.Text
-			} else if it.Event.Kind() == team.EventAnswer {
+			} else if it.Event.Kind() == event.EventAnswer {
 				answered = true
 			}
 		}
@@ -126,7 +127,7 @@ func TestBridgeRetryBeforeTheTeamOpens(t *testing.T) {
 	b := New()
 	b.Retry(llm.Retry{Agent: "lead", Attempt: 1, Wait: 4 * time.Second, Cause: llm.RetryRateLimit, Status: 429, Err: errors.New("HTTP 429 Too Many Requests")})
 	m, _ := b.Take()
-	if len(m.Items) != 1 || m.Items[0].Event.Payload.(team.Retry).Words() != "rate limited, retrying in 4 s" {
+	if len(m.Items) != 1 || m.Items[0].Event.Payload.(event.Retry).Words() != "rate limited, retrying in 4 s" {
 		t.Fatalf("retry became %+v", m.Items)
 	}
 }

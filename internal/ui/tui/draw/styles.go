@@ -6,7 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // Styles of the whole screen, built once.
@@ -14,7 +14,7 @@ type Styles struct {
 	Header, Dim, User, Who, Tool, OK, Bad, Note, ErrText, Focus, Status, Help, Key, Plan Style
 	// Thinking is a reply's reasoning: dimmed and italic, apart from the reply.
 	Thinking    Style
-	statusColor map[team.Status]Style
+	statusColor map[registry.Status]Style
 }
 
 // Style is a Lip Gloss style of text attributes and a colour, no layout,
@@ -63,27 +63,27 @@ func NewStyles() Styles {
 		Plan:    newStyle(fg("11").Bold(true)),
 	}
 	s.Thinking = newStyle(fg("8").Faint(true).Italic(true))
-	s.statusColor = map[team.Status]Style{
-		team.StatusQueued:   newStyle(fg("11")),
-		team.StatusWorking:  newStyle(fg("10").Bold(true)),
-		team.StatusIdle:     newStyle(fg("12")),
-		team.StatusShutdown: newStyle(fg("8")),
-		team.StatusFailed:   newStyle(fg("9").Bold(true)),
+	s.statusColor = map[registry.Status]Style{
+		registry.StatusQueued:   newStyle(fg("11")),
+		registry.StatusWorking:  newStyle(fg("10").Bold(true)),
+		registry.StatusIdle:     newStyle(fg("12")),
+		registry.StatusShutdown: newStyle(fg("8")),
+		registry.StatusFailed:   newStyle(fg("9").Bold(true)),
 	}
 	return s
 }
 
 // statusSymbols tell statuses apart without colour (NO_COLOR).
-var statusSymbols = map[team.Status]string{
-	team.StatusQueued:   "◔",
-	team.StatusWorking:  "▶",
-	team.StatusIdle:     "○",
-	team.StatusShutdown: "■",
-	team.StatusFailed:   "✗",
+var statusSymbols = map[registry.Status]string{
+	registry.StatusQueued:   "◔",
+	registry.StatusWorking:  "▶",
+	registry.StatusIdle:     "○",
+	registry.StatusShutdown: "■",
+	registry.StatusFailed:   "✗",
 }
 
 // StatusSymbol is a status's symbol, "?" for one not known.
-func StatusSymbol(status team.Status) string {
+func StatusSymbol(status registry.Status) string {
 	if s, ok := statusSymbols[status]; ok {
 		return s
 	}
@@ -91,7 +91,7 @@ func StatusSymbol(status team.Status) string {
 }
 
 // StatusStyle is a status's colour, dim for one not known.
-func (s Styles) StatusStyle(status team.Status) Style {
+func (s Styles) StatusStyle(status registry.Status) Style {
 	if st, ok := s.statusColor[status]; ok {
 		return st
 	}

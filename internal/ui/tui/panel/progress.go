@@ -7,7 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -135,7 +135,7 @@ func (p *Progress) Ticked() {
 // Track notes when the lead (working while leadBusy) and each teammate
 // began working, and forgets those that stopped. It runs on every message,
 // so it allocates nothing.
-func (p *Progress) Track(leadBusy bool, members []team.Member) {
+func (p *Progress) Track(leadBusy bool, members []registry.Member) {
 	for name := range p.since {
 		if !busy(name, leadBusy, members) {
 			delete(p.since, name)
@@ -145,20 +145,20 @@ func (p *Progress) Track(leadBusy bool, members []team.Member) {
 		p.begin(workspace.LeadName)
 	}
 	for _, mb := range members {
-		if mb.Status == team.StatusWorking {
+		if mb.Status == registry.StatusWorking {
 			p.begin(mb.Name)
 		}
 	}
 }
 
 // busy reports whether an agent works now.
-func busy(name string, leadBusy bool, members []team.Member) bool {
+func busy(name string, leadBusy bool, members []registry.Member) bool {
 	if name == workspace.LeadName {
 		return leadBusy
 	}
 	for _, mb := range members {
 		if mb.Name == name {
-			return mb.Status == team.StatusWorking
+			return mb.Status == registry.StatusWorking
 		}
 	}
 	return false

@@ -8,21 +8,23 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/mdrender"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // Team shows every teammate and the pool gauge.
 type Team struct {
-	Members    []team.Member
+	Members    []registry.Member
 	State      string // the registry's derived team state
 	Unread     map[string]int
 	Activity   map[string]string // live, from activity events; fresher than the registry's
 	maxWorkers int
 	LeadBusy   bool
 	LeadTokens int
-	Lead       *team.LeadEntry // the lead's model and usage, from the registry
-	LeadModel  string          // the lead's model as this process runs it
-	Focus      string          // "" is the lead
-	Prog       *Progress       // spinners, times at work and context sizes; nil shows none
+	Lead       *registry.LeadEntry // the lead's model and usage, from the registry
+	LeadModel  string              // the lead's model as this process runs it
+	Focus      string              // "" is the lead
+	Prog       *Progress           // spinners, times at work and context sizes; nil shows none
 	// Wrote sums each teammate's writes this screen saw (CountWrite): the
 	// change of one that works in the workspace itself, with no branch.
 	Wrote map[string]*WriteStat
@@ -40,9 +42,9 @@ func (p *Team) gauge() string {
 	working, queued := 0, 0
 	for _, m := range p.Members {
 		switch m.Status {
-		case team.StatusWorking:
+		case registry.StatusWorking:
 			working++
-		case team.StatusQueued:
+		case registry.StatusQueued:
 			queued++
 		}
 	}
@@ -50,9 +52,9 @@ func (p *Team) gauge() string {
 }
 
 // doing is what a teammate does now, in words.
-func (p *Team) doing(m team.Member) string {
+func (p *Team) doing(m registry.Member) string {
 	switch m.Status {
-	case team.StatusWorking:
+	case registry.StatusWorking:
 		if a := p.Activity[m.Name]; a != "" {
 			return a
 		}
@@ -60,11 +62,11 @@ func (p *Team) doing(m team.Member) string {
 			return m.Activity
 		}
 		return "thinking"
-	case team.StatusQueued:
+	case registry.StatusQueued:
 		return "waiting for a worker"
-	case team.StatusIdle:
+	case registry.StatusIdle:
 		return "waiting for messages"
-	case team.StatusFailed:
+	case registry.StatusFailed:
 		return engine.FirstLine(m.Error, 60)
 	}
 	return ""
@@ -103,7 +105,7 @@ func (p *Team) Render(st draw.Styles, w, h int) []string {
 		lead += st.Dim.Render(" · " + draw.Tokens(p.LeadTokens) + " tok")
 	}
 	if p.Lead != nil && p.Lead.Cost != nil && p.Lead.Tokens > 0 {
-		lead += st.Dim.Render(" · cost " + team.FormatCost(p.Lead.Cost))
+		lead += st.Dim.Render(" · cost " + models.FormatCost(p.Lead.Cost))
 	}
 	if n := p.Unread["lead"]; n > 0 {
 		lead += st.Dim.Render(fmt.Sprintf(" · ✉ %d", n))
@@ -144,7 +146,7 @@ func (p *Team) marker(name string) string {
 // (readable without colour), time at work, name, role, what it does, model,
 // context, turns, tokens, cost, unread. When that is too wide, the turns and
 // then what it does give way to the model and cost, then the time at work.
-func (p *Team) Row(st draw.Styles, m team.Member, w int) string {
+func (p *Team) Row(st draw.Styles, m registry.Member, w int) string {
 	line := p.rowWith(st, m, true, true, true)
 	if m.Model != "" && draw.Width(line) > w {
 		line = p.rowWith(st, m, true, false, true)
@@ -158,7 +160,7 @@ func (p *Team) Row(st draw.Styles, m team.Member, w int) string {
 	return draw.Clip(line, w)
 }
 
-func (p *Team) rowWith(st draw.Styles, m team.Member, doing, turns, elapsed bool) string {
+func (p *Team) rowWith(st draw.Styles, m registry.Member, doing, turns, elapsed bool) string {
 	ss := st.StatusStyle(m.Status)
 	var b strings.Builder
 	b.WriteString(p.marker(m.Name))
@@ -193,7 +195,7 @@ func (p *Team) rowWith(st draw.Styles, m team.Member, doing, turns, elapsed bool
 		b.WriteString(st.Dim.Render(" · " + ws.label()))
 	}
 	// A teammate idle on its plan waits for the review, not for any message.
-	if d := p.doing(m); doing && d != "" && !(m.PlanState == team.PlanAwaitingApproval && m.Status == team.StatusIdle) {
+	if d := p.doing(m); doing && d != "" && !(m.PlanState == registry.PlanAwaitingApproval && m.Status == registry.StatusIdle) {
 		b.WriteString(st.Dim.Render(" · " + d))
 	}
 	var nums []string
@@ -209,7 +211,7 @@ func (p *Team) rowWith(st draw.Styles, m team.Member, doing, turns, elapsed bool
 	if m.Tokens > 0 {
 		nums = append(nums, draw.Tokens(m.Tokens)+" tok")
 		if m.Cost != nil {
-			nums = append(nums, "cost "+team.FormatCost(m.Cost))
+			nums = append(nums, "cost "+models.FormatCost(m.Cost))
 		}
 	}
 	if n := p.Unread[m.Name]; n > 0 {
@@ -223,7 +225,7 @@ func (p *Team) rowWith(st draw.Styles, m team.Member, doing, turns, elapsed bool
 
 // where is the worker that runs a teammate, when it is not this process:
 // its id, and its host unless the id names it already (HOST-PID).
-func (p *Team) where(m team.Member) string {
+func (p *Team) where(m registry.Member) string {
 	if m.Worker == "" || m.Worker == p.Self {
 		return ""
 	}
@@ -232,7 +234,7 @@ func (p *Team) where(m team.Member) string {
 
 // branchLabel is a worktree teammate's branch (agentteam/NAME) and its
 // change, short: "branch +3 -1 (2 files)", "branch merged".
-func branchLabel(m team.Member) string {
+func branchLabel(m registry.Member) string {
 	switch {
 	case m.Branch == "":
 		return ""
@@ -280,18 +282,18 @@ func (p *Team) Names() []string {
 func (p *Team) teamState() string {
 	s := p.State
 	if s == "" {
-		s = team.DeriveState(p.Members)
+		s = registry.DeriveState(p.Members)
 	}
-	if s == team.StateCompleted && planWaits(p.Members) {
+	if s == registry.StateCompleted && planWaits(p.Members) {
 		return "awaiting plan approval" // not done: a teammate waits for the lead or the person
 	}
 	return s
 }
 
 // planWaits reports whether a teammate's plan awaits approval.
-func planWaits(members []team.Member) bool {
+func planWaits(members []registry.Member) bool {
 	for _, m := range members {
-		if m.PlanMode && m.PlanState == team.PlanAwaitingApproval && m.Status != team.StatusShutdown && m.Status != team.StatusFailed {
+		if m.PlanMode && m.PlanState == registry.PlanAwaitingApproval && m.Status != registry.StatusShutdown && m.Status != registry.StatusFailed {
 			return true
 		}
 	}
@@ -299,14 +301,14 @@ func planWaits(members []team.Member) bool {
 }
 
 // planLabels say where a plan-mode teammate's plan stands.
-var planLabels = map[team.PlanState]string{
-	team.PlanDrafting:         "✎ drafting a plan",
-	team.PlanAwaitingApproval: "⏸ plan awaiting approval",
-	team.PlanApproved:         "✓ plan approved",
-	team.PlanRejected:         "↺ plan rejected",
+var planLabels = map[registry.PlanState]string{
+	registry.PlanDrafting:         "✎ drafting a plan",
+	registry.PlanAwaitingApproval: "⏸ plan awaiting approval",
+	registry.PlanApproved:         "✓ plan approved",
+	registry.PlanRejected:         "↺ plan rejected",
 }
 
-func planLabel(m team.Member) string {
+func planLabel(m registry.Member) string {
 	if m.PlanState == "" {
 		return ""
 	}
@@ -358,7 +360,7 @@ func (p *Team) TeammateNames() []string {
 func (p *Team) PlanNames() []string {
 	var names []string
 	for _, mb := range p.Members {
-		if mb.PlanState == team.PlanAwaitingApproval {
+		if mb.PlanState == registry.PlanAwaitingApproval {
 			names = append(names, mb.Name)
 		}
 	}

@@ -8,20 +8,20 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/sessions"
 )
 
 // model is the list `chat --resume` shows when there is more than
 // one conversation to go back to: up/down choose, enter opens, esc leaves.
 type model struct {
-	list   []team.SessionInfo
+	list   []sessions.Info
 	cursor int
 	chosen string
 	width  int
 	height int
 }
 
-func newModel(list []team.SessionInfo) model {
+func newModel(list []sessions.Info) model {
 	return model{list: list, width: 80, height: 24}
 }
 
@@ -120,7 +120,7 @@ func pickerCut(s string, w int) string {
 
 // Pick shows the picker and returns the id chosen, or "" when the
 // person left without choosing.
-func Pick(ctx context.Context, in io.Reader, out io.Writer, list []team.SessionInfo) (string, error) {
+func Pick(ctx context.Context, in io.Reader, out io.Writer, list []sessions.Info) (string, error) {
 	p := tea.NewProgram(newModel(list), tea.WithContext(ctx), tea.WithInput(in), tea.WithOutput(out))
 	m, err := p.Run()
 	if err != nil {

@@ -8,13 +8,13 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/sessions"
 )
 
-func pickerList() []team.SessionInfo {
+func pickerList() []sessions.Info {
 	day := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	return []team.SessionInfo{
-		{ID: team.CurrentSessionID, Title: "fix the build", Time: day.Add(48 * time.Hour), Messages: 7, Current: true},
+	return []sessions.Info{
+		{ID: sessions.CurrentID, Title: "fix the build", Time: day.Add(48 * time.Hour), Messages: 7, Current: true},
 		{ID: "20261121T090000.000", Title: "write the docs", Time: day.Add(24 * time.Hour), Messages: 3},
 		{ID: "20261120T090000.000", Title: "first chat", Time: day, Messages: 2},
 	}
@@ -98,9 +98,9 @@ func TestSessionPickerCutsLongLinesToTheWidth(t *testing.T) {
 
 // A long list scrolls with the cursor and never outgrows the terminal.
 func TestSessionPickerScrollsALongList(t *testing.T) {
-	var list []team.SessionInfo
+	var list []sessions.Info
 	for i := 0; i < 50; i++ {
-		list = append(list, team.SessionInfo{ID: fmt.Sprintf("20261120T0900%02d.000", i), Title: fmt.Sprintf("chat number %d", i)})
+		list = append(list, sessions.Info{ID: fmt.Sprintf("20261120T0900%02d.000", i), Title: fmt.Sprintf("chat number %d", i)})
 	}
 	m, _ := newModel(list).Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	p := m.(model)

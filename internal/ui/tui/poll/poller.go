@@ -13,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // Interval is how often the Poller looks at the inbox and registry files,
@@ -24,7 +25,7 @@ const MaxFeed = 500
 
 // Snapshot is the registry and the inboxes' counts as they are on disk.
 type Snapshot struct {
-	Config     team.Config
+	Config     registry.Config
 	Unread     map[string]int // each inbox's unread messages
 	LeadTokens int
 }
@@ -49,7 +50,7 @@ type Poller struct {
 	// at every poll and counts as changed when its version moves).
 	mark       func(name string) any
 	regSig     func() fileSig
-	reg        *team.Registry
+	reg        *registry.Registry
 	leadTokens func() int
 	wake       chan struct{}
 	// mcp is the MCP servers' states (nil: none are watched); mcpSeen the
@@ -61,7 +62,7 @@ type Poller struct {
 	sigs    map[string]any // each inbox's mark at the last count
 	unread  map[string]int
 	lastReg fileSig
-	config  team.Config
+	config  registry.Config
 	tokens  int
 	started bool
 }
@@ -90,7 +91,7 @@ type fileSig struct {
 
 // New polls store's inboxes through their marks, and reg whatever
 // keeps it; a nil store polls the registry alone.
-func New(store Inboxes, reg *team.Registry, leadTokens func() int) *Poller {
+func New(store Inboxes, reg *registry.Registry, leadTokens func() int) *Poller {
 	p := &Poller{reg: reg, leadTokens: leadTokens, wake: make(chan struct{}, 1),
 		seen: map[string]int{}, sigs: map[string]any{}, unread: map[string]int{}}
 	if store != nil {
@@ -201,7 +202,7 @@ func (p *Poller) Poll() []tea.Msg {
 			unread[k] = v
 		}
 		c := p.config
-		c.Teammates = append([]team.Member(nil), c.Teammates...)
+		c.Teammates = append([]registry.Member(nil), c.Teammates...)
 		out = append(out, Snapshot{Config: c, Unread: unread, LeadTokens: p.tokens})
 	}
 	return out

@@ -10,6 +10,7 @@ import (
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // The Poller reads a team kept in JetStream as it reads the files: what is
@@ -22,7 +23,7 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
-	open := func() (*natsstore.Mailbox, *team.Registry) {
+	open := func() (*natsstore.Mailbox, *registry.Registry) {
 		nc, err := nats.Connect(s.ClientURL())
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +38,7 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(entries.Close)
-		reg, err := team.NewRegistryOnEntries(entries, "tui", nil)
+		reg, err := registry.NewRegistryOnEntries(entries, "tui", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,8 +57,8 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 	if _, err := other.Append("alice", inbox.Message{Type: "message", From: "lead", Content: "hello"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := otherReg.Update(func(c *team.Config) error {
-		c.Teammates = append(c.Teammates, team.Member{Name: "alice", Role: "coder", Status: team.StatusIdle})
+	if _, err := otherReg.Update(func(c *registry.Config) error {
+		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "coder", Status: registry.StatusIdle})
 		return nil
 	}); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 func split(msgs []tea.Msg) (*Feed, *Snapshot) {
@@ -28,7 +28,7 @@ func split(msgs []tea.Msg) (*Feed, *Snapshot) {
 func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
 	dir := t.TempDir()
 	store := inbox.NewStore(filepath.Join(dir, "inbox"))
-	reg := team.NewRegistry(filepath.Join(dir, "team", "config.json"), "")
+	reg := registry.NewRegistry(filepath.Join(dir, "team", "config.json"), "")
 	p := New(store, reg, func() int { return 42 })
 
 	f, s := split(p.Poll())
@@ -42,8 +42,8 @@ func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
 	base := time.Now().UTC()
 	mustAppend(t, store, "alice", inbox.Message{Type: "message", From: "lead", Content: "second", Timestamp: base.Add(2 * time.Millisecond)})
 	mustAppend(t, store, "lead", inbox.Message{Type: "result", From: "bob", Content: "first", Timestamp: base.Add(time.Millisecond)})
-	if _, err := reg.Update(func(c *team.Config) error {
-		c.Teammates = append(c.Teammates, team.Member{Name: "alice", Role: "coder", Status: team.StatusIdle})
+	if _, err := reg.Update(func(c *registry.Config) error {
+		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "coder", Status: registry.StatusIdle})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func mustAppend(t *testing.T, s *inbox.Store, name string, m inbox.Message) {
 func TestFeedPutsARequestBeforeItsAnswer(t *testing.T) {
 	dir := t.TempDir()
 	store := inbox.NewStore(filepath.Join(dir, "inbox"))
-	reg := team.NewRegistry(filepath.Join(dir, "team", "config.json"), "")
+	reg := registry.NewRegistry(filepath.Join(dir, "team", "config.json"), "")
 	at := time.Now().UTC().Truncate(time.Millisecond)
 	mustAppend(t, store, "zed", inbox.Message{Type: "shutdown_request", From: "lead", Content: "please stop", CorrelationID: "shutdown-1", Timestamp: at})
 	mustAppend(t, store, "lead", inbox.Message{Type: "shutdown_response", From: "zed", Content: "stopping", CorrelationID: "shutdown-1", Timestamp: at})
