@@ -46,15 +46,15 @@ func newApproveCmd(g *GlobalOptions, io IOStreams, runF func(*ApproveOptions) er
 }
 
 func runApprove(opts *ApproveOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
+	defer st.Close()
 	a, applies, err := answerAskAs(opts.GlobalOptions, ws, st, opts.ID, true, opts.Always, "", opts.Now())
 	if err != nil {
 		return err

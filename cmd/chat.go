@@ -82,7 +82,7 @@ conversation, the one it replaces is kept as an earlier one.`,
 	c.Flags().BoolVar(&opts.Plain, "plain", false, "a line-mode chat (prompt, plain text, no escape sequences) instead of the full-screen TUI")
 	c.Flags().BoolVar(&opts.Watch, "watch", false, "watch the team without running it, even when no other process runs it (chat watches by itself when one does)")
 	c.Flags().BoolVar(&opts.NoAuto, "no-auto", false, "the lead answers only you, not by itself when teammates report (/auto on changes it)")
-	addTeamFlags(c.Flags(), &opts.TeamFlags)
+	AddTeamFlags(c.Flags(), &opts.TeamFlags)
 	return c
 }
 
@@ -99,7 +99,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if err := opts.checkChatFlags(); err != nil {
 		return err
 	}
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
@@ -135,15 +135,15 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		}
 	}
 	if isTerminal(in) && isTerminal(out) {
-		if err := askTrust(opts.GlobalOptions, in, out); err != nil {
+		if err := AskTrust(opts.GlobalOptions, in, out); err != nil {
 			return err
 		}
 	}
-	st, err := openStores(ctx, opts.GlobalOptions, ws)
+	st, err := OpenStores(ctx, opts.GlobalOptions, ws)
 	if err != nil {
 		return err
 	}
-	defer st.close() // after tui.Run has closed the team
+	defer st.Close() // after tui.Run has closed the team
 	bridge := tui.NewBridge()
 	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
 	retry, lines := bridge.Retry, linechat.New(opts.IO.Out, progressLine)
@@ -151,24 +151,24 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		retry = lines.Retry
 	}
 	var models team.Models
-	set, lead, err := newModels(opts.GlobalOptions, retry)
+	set, lead, err := NewModels(opts.GlobalOptions, retry)
 	if err != nil {
 		// Without a key the TUI still opens: the team's files can be read and written.
 		models = team.OneModel(noModel{err: err}, "no model")
-		screen.HasModel, screen.Notice, screen.ModelName = false, tui.NoModelNotice(opts.keyEnv()), "no model"
+		screen.HasModel, screen.Notice, screen.ModelName = false, tui.NoModelNotice(opts.APIKeyEnv()), "no model"
 	} else {
 		models = set
 		screen.Notice, screen.ModelName = chatWelcome(opts.Demo, lineMode != ""), lead.Label()
 	}
-	screen.KeyEnv = opts.keyEnv()
-	topts := opts.options(opts.GlobalOptions, ws, models)
+	screen.KeyEnv = opts.APIKeyEnv()
+	topts := opts.Options(opts.GlobalOptions, ws, models)
 	if opts.ResumeID != team.CurrentSessionID {
 		topts.RestoreSession = opts.ResumeID
 	}
 	// A person at a terminal says whether to go on past the budget; a
 	// script cannot foresee when it is reached, so its team stops as a run's.
 	topts.Budget.Ask = isTerminal(in)
-	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, true); err != nil {
+	if topts.Permissions, err = opts.Permissions(opts.GlobalOptions, true); err != nil {
 		return err
 	}
 	if note := opts.untrustedNote(opts.GlobalOptions, true); note != "" {
@@ -178,7 +178,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 			screen.Notice += "\n" + note
 		}
 	}
-	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	sb, cleanup, err := opts.OpenSandbox(ctx, opts.GlobalOptions, opts.IO.Err)
 	if err != nil {
 		return err
 	}
@@ -188,11 +188,11 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
 	defer mcpServers.Close()
 	topts.MCP = mcpServers
-	st.apply(&topts)
-	if err := st.hosts(ctx, &topts); err != nil { // on NATS, spawns go through the work queue
+	st.Apply(&topts)
+	if err := st.Hosts(ctx, &topts); err != nil { // on NATS, spawns go through the work queue
 		return err
 	}
-	topts.Worker.KeyEnv = opts.keyEnv() // kept out of git's push of the lead's commit for workers
+	topts.Worker.KeyEnv = opts.APIKeyEnv() // kept out of git's push of the lead's commit for workers
 	if lineMode != "" {
 		return runLineChat(ctx, opts, lines, lineMode, topts, screen)
 	}
@@ -231,8 +231,8 @@ func runLineChat(ctx context.Context, opts *ChatOptions, lines *linechat.Chat, w
 // checkChatFlags refuses flags that cannot work together, before anything opens.
 func (opts *ChatOptions) checkChatFlags() error {
 	for _, check := range []func() error{
-		func() error { return checkPool(opts.GlobalOptions) },
-		opts.checkBounds, opts.checkIsolation, opts.checkGitRemote,
+		func() error { return CheckPool(opts.GlobalOptions) },
+		opts.CheckBounds, opts.CheckIsolation, opts.CheckGitRemote,
 	} {
 		if err := check(); err != nil {
 			return err
@@ -245,7 +245,7 @@ func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd()
 
 // checkResumeID refuses an id that names no session of this workspace.
 func checkResumeID(g *GlobalOptions, id string) error {
-	ws, err := openWorkspace(g)
+	ws, err := OpenWorkspace(g)
 	if err != nil {
 		return err
 	}
@@ -285,15 +285,15 @@ func (n noModel) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 // a team another process runs: the workspace's owner lock, or on a NATS
 // store its owner lease (taken and given back at once).
 func checkNotRunning(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) error {
-	if st, _ := storeURL(g); st == "" || st == "file" {
+	if st, _ := StoreURL(g); st == "" || st == "file" {
 		return team.CheckNotRunning(ws.TeamDir())
 	}
-	s, err := openStores(ctx, g, ws)
+	s, err := OpenStores(ctx, g, ws)
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	release, _, err := s.owner.Acquire(ctx)
+	defer s.Close()
+	release, _, err := s.Owner.Acquire(ctx)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}

@@ -39,11 +39,11 @@ type watchInboxes interface {
 
 // runner names the process that runs the workspace's team, "" when none
 // does: the workspace's owner lock, or on a NATS store its lease.
-func runner(ctx context.Context, st *stores, ws *workspace.Workspace) (string, error) {
-	if !st.nats {
+func runner(ctx context.Context, st *Stores, ws *workspace.Workspace) (string, error) {
+	if !st.NATS {
 		return team.Runner(ws.TeamDir()), nil
 	}
-	if h, ok := st.owner.(interface {
+	if h, ok := st.Owner.(interface {
 		Holder(context.Context) (string, error)
 	}); ok {
 		who, err := h.Holder(ctx)
@@ -52,12 +52,12 @@ func runner(ctx context.Context, st *stores, ws *workspace.Workspace) (string, e
 		}
 		return who, nil
 	}
-	running, _, err := st.owner.Running(ctx)
+	running, _, err := st.Owner.Running(ctx)
 	if err != nil {
 		return "", &ExitError{Code: ExitFailure, Err: err}
 	}
 	if running {
-		return "another agentteam process (on " + st.where + ")", nil
+		return "another agentteam process (on " + st.Where + ")", nil
 	}
 	return "", nil
 }
@@ -65,11 +65,11 @@ func runner(ctx context.Context, st *stores, ws *workspace.Workspace) (string, e
 // watchChat runs chat on a team another process runs (who; "" with
 // --watch and nobody running it): the team, its messages and its agents'
 // steps as the event log has them, the person's lines to the lead's inbox.
-func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, st *stores, who, lineMode string) error {
+func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, st *Stores, who, lineMode string) error {
 	if who == "" {
 		who = "no process"
 	}
-	mail, ok := st.mail.(watchInboxes)
+	mail, ok := st.Mail.(watchInboxes)
 	if !ok {
 		return &ExitError{Code: ExitFailure, Err: errors.New("this store's inboxes cannot be watched")}
 	}
@@ -77,7 +77,7 @@ func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, 
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	events := st.events(ws, nil)
+	events := st.Events(ws, nil)
 	ws2 := watchStores(opts, ws, st, mail, events, who)
 	running := func(ctx context.Context) bool {
 		r, err := runner(ctx, st, ws)
@@ -92,18 +92,18 @@ func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, 
 	return tui.Watch(ctx, tui.WatchConfig{
 		Engine:   engine.NewWatchEngine(ws2),
 		Mail:     mail,
-		Registry: st.registry,
+		Registry: st.Registry,
 		Events:   follow,
 		Running:  running,
-		Screen:   tui.Options{Workspace: ws.Root, ModelName: "watching", Notice: notice, KeyEnv: opts.keyEnv(), Watch: who, Sandbox: "sandbox: where the team runs"},
+		Screen:   tui.Options{Workspace: ws.Root, ModelName: "watching", Notice: notice, KeyEnv: opts.APIKeyEnv(), Watch: who, Sandbox: "sandbox: where the team runs"},
 		In:       in,
 		Out:      out,
 	})
 }
 
 // followEvents follows the team's event log from its last events.
-func followEvents(ctx context.Context, st *stores, ws *workspace.Workspace) (*team.EventFollower, error) {
-	lines, ok := st.lines.(*natsstore.EventLog)
+func followEvents(ctx context.Context, st *Stores, ws *workspace.Workspace) (*team.EventFollower, error) {
+	lines, ok := st.Lines.(*natsstore.EventLog)
 	if !ok {
 		return team.FollowEventFile(ws.EventsPath(), watchBacklogBytes), nil
 	}
@@ -116,22 +116,22 @@ func followEvents(ctx context.Context, st *stores, ws *workspace.Workspace) (*te
 
 // watchStores are the watch's ways to the team, as agentteam send and
 // approve take them.
-func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *stores, mail watchInboxes, events *team.EventLog, who string) engine.WatchStores {
+func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *Stores, mail watchInboxes, events *team.EventLog, who string) engine.WatchStores {
 	return engine.WatchStores{
 		Mail:     mail,
-		Registry: st.registry,
-		Board:    st.board,
+		Registry: st.Registry,
+		Board:    st.Board,
 		Runner:   who,
 		Send: func(to, content string) error {
 			if n := len(content); n > inbox.MaxContentBytes {
 				return fmt.Errorf("the message is %d bytes, over the limit of %d (256 KiB)", n, inbox.MaxContentBytes)
 			}
-			if !st.nats {
+			if !st.NATS {
 				if err := ws.Init(); err != nil { // this user's state, as agentteam send makes it
 					return err
 				}
 			}
-			m, err := st.mail.Append(to, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: to, Content: content})
+			m, err := st.Mail.Append(to, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: to, Content: content})
 			if err != nil {
 				return err
 			}
@@ -294,11 +294,11 @@ func watchIfRunning(ctx context.Context, opts *ChatOptions, ws *workspace.Worksp
 	if opts.Resume {
 		return false, nil // --resume continues a team this process runs, or says who runs it
 	}
-	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := OpenStoresAs(ctx, opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return false, err
 	}
-	defer st.close()
+	defer st.Close()
 	who, err := runner(ctx, st, ws)
 	if err != nil || (who == "" && !opts.Watch) {
 		return false, err

@@ -325,7 +325,7 @@ func TestConfigWithoutFilesShowsTodaysDefaultsAndWritesNothing(t *testing.T) {
 	for _, want := range []string{
 		"provider (not set) default",
 		"model " + DefaultModel + " default",
-		"base_url " + defaultBaseURL + " default",
+		"base_url " + DefaultBaseURL + " default",
 		"api_key_env OPENAI_API_KEY (not set) default",
 		"stream true default",
 		"team.max_workers 5 default",

@@ -43,15 +43,15 @@ func newDenyCmd(g *GlobalOptions, io IOStreams, runF func(*DenyOptions) error) *
 }
 
 func runDeny(opts *DenyOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
+	defer st.Close()
 	a, _, err := answerAskAs(opts.GlobalOptions, ws, st, opts.ID, false, false, opts.Reason, opts.Now())
 	if err != nil {
 		return err

@@ -42,16 +42,16 @@ reports; until then its files are named on stderr. Nothing is changed.`,
 }
 
 func runDiff(c *cobra.Command, opts *DiffOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(c.Context(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := OpenStoresAs(c.Context(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	wts := team.NewWorktrees(ws, st.registry, nil)
+	defer st.Close()
+	wts := team.NewWorktrees(ws, st.Registry, nil)
 	diff, uncommitted, err := wts.Diff(c.Context(), opts.Name, opts.Stat)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}

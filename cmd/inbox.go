@@ -51,23 +51,23 @@ type inboxRow struct {
 }
 
 func runInbox(opts *InboxOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	store := st.mail
+	defer st.Close()
+	store := st.Mail
 	if opts.Name == "" {
 		return listInboxes(opts, store)
 	}
 	if err := workspace.ValidateName(opts.Name); err != nil {
 		return usageErrorf("%v", err)
 	}
-	if err := checkInboxName(st.registry, store, opts.Name); err != nil {
+	if err := checkInboxName(st.Registry, store, opts.Name); err != nil {
 		return err
 	}
 	msgs, bad, err := store.ReadAll(opts.Name)
@@ -107,7 +107,7 @@ func runInbox(opts *InboxOptions) error {
 
 // checkInboxName refuses a name that is neither the lead, a teammate the
 // registry knows, nor an inbox on disk: "0 messages" would hide a typo.
-func checkInboxName(reg *team.Registry, store mailStore, name string) error {
+func checkInboxName(reg *team.Registry, store MailStore, name string) error {
 	if name == workspace.LeadName {
 		return nil
 	}
@@ -134,7 +134,7 @@ func checkInboxName(reg *team.Registry, store mailStore, name string) error {
 	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("no agent named %s has an inbox here: the agents are %s", name, strings.Join(known, ", "))}
 }
 
-func listInboxes(opts *InboxOptions, store mailStore) error {
+func listInboxes(opts *InboxOptions, store MailStore) error {
 	names, err := store.Names()
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ is trusted: agentteam trust), list its tools as the agents see them (mcp__SERVER
 did not start, then stop them.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if _, err := loadConfig(c, g); err != nil {
+			if _, err := LoadConfig(c, g); err != nil {
 				return err
 			}
 			if runF != nil {

@@ -55,8 +55,8 @@ agentteam chat, team, inbox and requests read the same workspace meanwhile.`,
 	c.Flags().StringVar(&opts.HTTP, "http", "", "serve streamable HTTP at ADDR (e.g. 127.0.0.1:7300) instead of stdin and stdout; the endpoint is /mcp")
 	c.Flags().BoolVar(&opts.AnyHost, "allow-any-host", false, "let --http listen beyond loopback: whoever reaches the port can run the team and answer its asks")
 	c.Flags().DurationVar(&opts.RunTimeout, "run-timeout", 30*time.Minute, "the longest one team_run may take (its timeout_seconds default)")
-	addTeamFlags(c.Flags(), &opts.TeamFlags)
-	withConfig(g, c)
+	AddTeamFlags(c.Flags(), &opts.TeamFlags)
+	WithConfig(g, c)
 	return c
 }
 
@@ -64,7 +64,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	if opts.RunTimeout <= 0 {
 		return usageErrorf("--run-timeout must be positive")
 	}
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}

@@ -56,18 +56,18 @@ func exactName(cmd string) cobra.PositionalArgs {
 }
 
 func runMerge(c *cobra.Command, opts *MergeOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(c.Context(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := OpenStoresAs(c.Context(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	events := st.events(ws, nil)
-	store := st.mail
-	wts := team.NewWorktrees(ws, st.registry, events)
+	defer st.Close()
+	events := st.Events(ws, nil)
+	store := st.Mail
+	wts := team.NewWorktrees(ws, st.Registry, events)
 	// A conflict goes to the teammate's inbox from the person: it reads it
 	// now if its team runs, or when the team is resumed.
 	notify := func(text string) error {

@@ -42,7 +42,7 @@ GET BASE_URL/models and the API key, and print their ids, one per line (--json: 
 			if opts.Timeout <= 0 {
 				return usageErrorf("--timeout must be positive")
 			}
-			if _, err := loadConfig(c, g); err != nil {
+			if _, err := LoadConfig(c, g); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -81,26 +81,26 @@ func runModels(ctx context.Context, opts *ModelsOptions) error {
 func listModels(ctx context.Context, opts *ModelsOptions) ([]string, error) {
 	base := opts.BaseURL
 	if base == "" {
-		base = defaultBaseURL
+		base = DefaultBaseURL
 	}
-	shown := redactURL(base)
+	shown := RedactURL(base)
 	failf := func(format string, a ...any) error {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the model server at %s "+format, append([]any{shown}, a...)...)}
 	}
-	keyEnv := opts.keyEnv()
+	keyEnv := opts.APIKeyEnv()
 	key := opts.Getenv(keyEnv)
 
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, modelsURL(base, opts.provider()), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, modelsURL(base, opts.Provider()), nil)
 	if err != nil || req.URL.Host == "" || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
 		return nil, usageErrorf("the base URL %s is not an http:// or https:// URL", shown)
 	}
 	req.Header.Set("Accept", "application/json")
-	for k, v := range opts.headers() {
+	for k, v := range opts.Headers() {
 		req.Header.Set(k, v)
 	}
-	switch p := opts.provider(); {
+	switch p := opts.Provider(); {
 	case key == "":
 	case p != nil && p.APIKeyHeader.V != "":
 		req.Header.Set(p.APIKeyHeader.V, key) // Azure's api-key

@@ -70,15 +70,15 @@ const (
 )
 
 func runRequests(opts *RequestsOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
+	defer st.Close()
 	all, err := openAsks(st, opts.Now())
 	if err != nil {
 		return err
@@ -145,14 +145,14 @@ func printable(s string) string {
 // it is gone (see team.WatchAsksOn): its owner lock is free (a file lock
 // the kernel dropped, a lease on the NATS server that expired) or held by
 // a run that started after the ask.
-func openAsks(st *stores, now time.Time) ([]ask, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), natsOpenTimeout)
+func openAsks(st *Stores, now time.Time) ([]ask, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), NATSOpenTimeout)
 	defer cancel()
-	watch, err := team.WatchAsksOn(ctx, st.owner)
+	watch, err := team.WatchAsksOn(ctx, st.Owner)
 	if err != nil {
 		return nil, err
 	}
-	asks, err := unansweredAsks(st.mail, now)
+	asks, err := unansweredAsks(st.Mail, now)
 	if err != nil {
 		return nil, err
 	}
@@ -177,11 +177,11 @@ func openAsks(st *stores, now time.Time) ([]ask, error) {
 
 // workersOf are the live workers of the team, by id, when an ask was made
 // on one (a team across hosts, on a NATS server); nil otherwise.
-func workersOf(ctx context.Context, st *stores, asks []ask) (map[string]team.WorkerInfo, error) {
-	if !st.nats || !slices.ContainsFunc(asks, func(a ask) bool { return a.Worker != "" }) {
+func workersOf(ctx context.Context, st *Stores, asks []ask) (map[string]team.WorkerInfo, error) {
+	if !st.NATS || !slices.ContainsFunc(asks, func(a ask) bool { return a.Worker != "" }) {
 		return nil, nil
 	}
-	beats, err := natsstore.OpenWorkers(ctx, st.conn, st.spec.team, st.copies...)
+	beats, err := natsstore.OpenWorkers(ctx, st.Conn, st.Spec.Team, st.Copies...)
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +200,7 @@ func workersOf(ctx context.Context, st *stores, asks []ask) (map[string]team.Wor
 
 // unansweredAsks are the asks with no answer in the asker's inbox whose
 // deadline has not passed.
-func unansweredAsks(store mailStore, now time.Time) ([]ask, error) {
+func unansweredAsks(store MailStore, now time.Time) ([]ask, error) {
 	var out []ask
 	for _, to := range []string{workspace.UserName, workspace.LeadName} {
 		msgs, _, err := store.ReadAll(to)
@@ -231,7 +231,7 @@ func unansweredAsks(store mailStore, now time.Time) ([]ask, error) {
 	return out, nil
 }
 
-func hasPermissionResponse(store mailStore, name, id string) (bool, error) {
+func hasPermissionResponse(store MailStore, name, id string) (bool, error) {
 	msgs, _, err := store.ReadAll(name)
 	if err != nil {
 		return false, err
@@ -245,7 +245,7 @@ func hasPermissionResponse(store mailStore, name, id string) (bool, error) {
 }
 
 // findAsk is the waiting ask id that the person may answer.
-func findAsk(st *stores, id string, now time.Time) (ask, error) {
+func findAsk(st *Stores, id string, now time.Time) (ask, error) {
 	asks, err := openAsks(st, now)
 	if err != nil {
 		return ask{}, err
@@ -271,7 +271,7 @@ func findAsk(st *stores, id string, now time.Time) (ask, error) {
 // agentteam approve and deny, and a watching chat. always also adds the
 // ask's rule to the project file; applies says whether later runs take it
 // before the project is trusted.
-func answerAskAs(g *GlobalOptions, ws *workspace.Workspace, st *stores, id string, approve, always bool, reason string, now time.Time) (a ask, applies bool, err error) {
+func answerAskAs(g *GlobalOptions, ws *workspace.Workspace, st *Stores, id string, approve, always bool, reason string, now time.Time) (a ask, applies bool, err error) {
 	if a, err = findAsk(st, id, now); err != nil {
 		return a, false, err
 	}
@@ -285,10 +285,10 @@ func answerAskAs(g *GlobalOptions, ws *workspace.Workspace, st *stores, id strin
 			return a, false, &ExitError{Code: ExitFailure, Err: fmt.Errorf("add the rule: %w", err)}
 		}
 	}
-	return a, applies, answerAsk(st.mail, a, approve, always, reason)
+	return a, applies, answerAsk(st.Mail, a, approve, always, reason)
 }
 
-func answerAsk(store mailStore, a ask, approve, always bool, reason string) error {
+func answerAsk(store MailStore, a ask, approve, always bool, reason string) error {
 	p := team.PermissionPayload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: workspace.UserName}
 	if always {
 		p.Rule = a.Rule

@@ -12,38 +12,12 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-
-	"github.com/agentteam/agentteam/internal/sys/config"
 )
 
 // IOStreams are the command's standard streams, injected so tests use buffers.
 type IOStreams struct {
 	In       io.Reader
 	Out, Err io.Writer
-}
-
-// GlobalOptions are the flags every command takes.
-type GlobalOptions struct {
-	Workspace  string
-	Model      string
-	BaseURL    string
-	MaxWorkers int
-	MaxQueue   int
-	Demo       bool
-	JSON       bool
-	Quiet      bool
-	NoStream   bool
-	// Store is where the team's state lives: "" (the files, unless the
-	// user's config says) or nats://HOST:PORT[/TEAM] (store.go).
-	Store string
-	// Getenv reads the environment; tests replace it.
-	Getenv func(string) string
-
-	// From the config files (see config.go), zero when there are none.
-	// KeyEnv names the variable holding the API key ("" is OPENAI_API_KEY).
-	KeyEnv string
-	// Config is what the files say (roles, prices…); nil without a file.
-	Config *config.Config
 }
 
 // NewRootCmd builds the command tree writing to io.
@@ -112,15 +86,15 @@ agentteam alone opens the chat with the lead (agentteam chat); the commands belo
 	pf.BoolVar(&g.Demo, "demo", false, "use the built-in offline model (no key, no network)")
 	pf.BoolVar(&g.JSON, "json", false, "machine-readable output on stdout")
 	pf.BoolVar(&g.Quiet, "quiet", false, "print only the result")
-	pf.StringVar(&g.Store, "store", getenv(storeEnv), "where the team's inboxes, registry, task board and events live: file (the workspace, the default), nats://HOST:PORT[/TEAM], or tls://HOST:PORT[/TEAM] for TLS only, its CA in AGENTTEAM_NATS_CA (env AGENTTEAM_STORE)")
+	pf.StringVar(&g.Store, "store", getenv(StoreEnv), "where the team's inboxes, registry, task board and events live: file (the workspace, the default), nats://HOST:PORT[/TEAM], or tls://HOST:PORT[/TEAM] for TLS only, its CA in AGENTTEAM_NATS_CA (env AGENTTEAM_STORE)")
 	pf.BoolVar(&g.NoStream, "no-stream", false, "ask the model server for whole replies instead of streamed ones")
 
 	runCmd, chatCmd := newRunCmd(g, io, hooks.run), newChatCmd(g, io, hooks.chat)
 	// The commands that run a team read the config files under their flags.
-	withConfig(g, runCmd)
-	withConfig(g, chatCmd)
+	WithConfig(g, runCmd)
+	WithConfig(g, chatCmd)
 	workerCmd := newWorkerCmd(g, io, hooks.worker)
-	withConfig(g, workerCmd)
+	WithConfig(g, workerCmd)
 	root.AddCommand(
 		runCmd,
 		newTeamCmd(g, io, hooks.team),

@@ -67,7 +67,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 		},
 	}
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "bound the whole run (e.g. 10m); exit 3 when it expires")
-	addTeamFlags(c.Flags(), &opts.TeamFlags)
+	AddTeamFlags(c.Flags(), &opts.TeamFlags)
 	c.Flags().BoolVar(&opts.AutoClaim, "auto-claim", false, "give an idle teammate the next claimable task on the board that fits its role")
 	c.Flags().DurationVar(&opts.Placement, "placement-timeout", team.DefaultPlacement, "on a team across hosts (--store nats://…), how long a spawn waits for a worker with its labels before it fails")
 	return c
@@ -116,37 +116,37 @@ type leadRun struct {
 // the team used; an error is the run's end as the person reads it.
 func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.TeamUsage, error) {
 	var none team.TeamUsage
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return "", none, err
 	}
-	if err := checkPool(opts.GlobalOptions); err != nil {
+	if err := CheckPool(opts.GlobalOptions); err != nil {
 		return "", none, err
 	}
-	if err := opts.checkBounds(); err != nil {
+	if err := opts.CheckBounds(); err != nil {
 		return "", none, err
 	}
-	if err := opts.checkIsolation(); err != nil {
+	if err := opts.CheckIsolation(); err != nil {
 		return "", none, err
 	}
-	if err := opts.checkGitRemote(); err != nil {
+	if err := opts.CheckGitRemote(); err != nil {
 		return "", none, err
 	}
-	st, err := openStores(ctx, opts.GlobalOptions, ws)
+	st, err := OpenStores(ctx, opts.GlobalOptions, ws)
 	if err != nil {
 		return "", none, err
 	}
-	defer st.close() // after tm.Close, which is deferred later
+	defer st.Close() // after tm.Close, which is deferred later
 	// Retries go to the event log and progress like the team's own events,
 	// but through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
-	retries := st.events(ws, how.onEvent)
-	models, _, err := newModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
+	retries := st.Events(ws, how.onEvent)
+	models, _, err := NewModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
 		return "", none, err
 	}
 	// Before the run's clock starts: the check runs a process.
-	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	sb, cleanup, err := opts.OpenSandbox(ctx, opts.GlobalOptions, opts.IO.Err)
 	if err != nil {
 		return "", none, err
 	}
@@ -165,9 +165,9 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 		}
 	}
 	defer cancel()
-	topts := opts.options(opts.GlobalOptions, ws, models)
+	topts := opts.Options(opts.GlobalOptions, ws, models)
 	topts.OnEvent, topts.PollInterval, topts.AutoClaim = how.onEvent, opts.Poll, opts.AutoClaim
-	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, how.person); err != nil {
+	if topts.Permissions, err = opts.Permissions(opts.GlobalOptions, how.person); err != nil {
 		return "", none, err
 	}
 	if note := opts.untrustedNote(opts.GlobalOptions, how.person); note != "" {
@@ -177,18 +177,18 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
 	defer mcpServers.Close()
 	topts.MCP = mcpServers
-	st.apply(&topts)
-	if err := st.hosts(ctx, &topts); err != nil {
+	st.Apply(&topts)
+	if err := st.Hosts(ctx, &topts); err != nil {
 		return "", none, err
 	}
 	topts.Worker.Placement, topts.RoleLabels = opts.Placement, roleLabels(opts.GlobalOptions)
-	topts.Worker.KeyEnv = opts.keyEnv() // kept out of git's push of the lead's commit for workers
+	topts.Worker.KeyEnv = opts.APIKeyEnv() // kept out of git's push of the lead's commit for workers
 	// Stopped after tm.Close: a NATS server gone away does not hold the
 	// run's ending, whether its deadline ended it or a fault (the owner
 	// lease lost with the server) halted the team.
 	ending, endNow := context.WithCancel(runCtx)
 	defer endNow()
-	defer st.cutWhenGone(ending, storeGoneGrace)()
+	defer st.CutWhenGone(ending, StoreGoneGrace)()
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return "", none, err

@@ -85,23 +85,23 @@ func runSend(opts *SendOptions) error {
 	if err := workspace.ValidateName(opts.To); err != nil {
 		return usageErrorf("--to: %v", err)
 	}
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	reg := st.registry
+	defer st.Close()
+	reg := st.Registry
 	if err := checkSender(reg, opts.From); err != nil {
 		return err
 	}
 	if err := team.CheckRecipient(reg, opts.To); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err} // before Init: a refused send leaves no .agentteam/ behind
 	}
-	if !st.nats {
+	if !st.NATS {
 		if err := ws.Init(); err != nil {
 			return err
 		}
@@ -109,9 +109,9 @@ func runSend(opts *SendOptions) error {
 	if err := warnEnded(opts.IO.Err, reg, opts.To); err != nil {
 		return err
 	}
-	store := st.mail
+	store := st.Mail
 	// The message is what counts; a log that cannot be written is said, once.
-	events := st.events(ws, func(e team.Event) {
+	events := st.Events(ws, func(e team.Event) {
 		if f, ok := e.Payload.(team.Failure); ok {
 			fmt.Fprintf(opts.IO.Err, "warning: %s\n", f.Text)
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,12 +166,12 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	}
 	if len(so.Users) == 0 && len(so.Owners) == 0 {
 		who := "any user of this host"
-		if !loopback(opts.Listen) {
+		if !Loopback(opts.Listen) {
 			who = "anyone who reaches it"
 		}
 		say("warning: %s asks no credentials (--insecure): %s reads and writes every team", opts.Listen, who)
 	}
-	if !loopback(opts.Listen) && so.TLS.Cert == "" {
+	if !Loopback(opts.Listen) && so.TLS.Cert == "" {
 		say("warning: %s is reachable from other hosts without TLS: credentials and messages cross the network in clear text", opts.Listen)
 	}
 	<-ctx.Done()
@@ -197,7 +196,7 @@ func checkServeSafety(opts *ServeOptions) error {
 	if len(opts.Teams) > 0 && opts.Insecure {
 		return usageErrorf("--team makes credentials and --insecure serves without them: use one")
 	}
-	if !loopback(opts.Listen) && opts.TLSCert == "" && !opts.Insecure {
+	if !Loopback(opts.Listen) && opts.TLSCert == "" && !opts.Insecure {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf(
 			"%s is reachable from other hosts: give --tls-cert and --tls-key, so credentials and messages do not cross the network in clear text (--insecure serves without TLS)",
 			opts.Listen)}
@@ -255,7 +254,7 @@ func makeServeCreds(opts *ServeOptions, so *natsstore.ServerOptions) ([]madeCred
 // defaultDataDir is .agentteam/nats in the workspace, created if missing
 // and refused if it (or .agentteam/) is a link.
 func defaultDataDir(g *GlobalOptions) (string, error) {
-	ws, err := openWorkspace(g)
+	ws, err := OpenWorkspace(g)
 	if err != nil {
 		return "", err
 	}
@@ -279,17 +278,4 @@ func defaultDataDir(g *GlobalOptions) (string, error) {
 		return "", &ExitError{Code: ExitFailure, Err: err}
 	}
 	return dir, nil
-}
-
-// loopback reports whether HOST:PORT only takes connections from this host.
-func loopback(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

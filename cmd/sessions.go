@@ -85,7 +85,7 @@ func sessionArgs(n int, say string) cobra.PositionalArgs {
 }
 
 func runSessions(opts *SessionsOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func TestLocalCredsOnlyForThisHost(t *testing.T) {
 		}
 	}
 	for raw, want := range cases {
-		spec, err := parseStore(raw)
+		spec, err := ParseStore(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestFoundCredentialsAreLeftOutForAServerThatAsksNone(t *testing.T) {
 	if _, err := natsstore.MakeCreds(natsstore.CredsFile(dir, "")); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := parseStore(s.ClientURL() + "/alpha")
+	spec, err := ParseStore(s.ClientURL() + "/alpha")
 	if err != nil {
 		t.Fatal(err)
 	}

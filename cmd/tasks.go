@@ -35,16 +35,16 @@ func newTasksCmd(g *GlobalOptions, io IOStreams, runF func(*TasksOptions) error)
 
 // runTasks prints the board; reading it changes nothing (a missing board is empty).
 func runTasks(opts *TasksOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	f, err := st.board.Read()
+	defer st.Close()
+	f, err := st.Board.Read()
 	if err != nil {
 		return err
 	}

@@ -51,19 +51,19 @@ type teamRow struct {
 }
 
 func runTeam(opts *TeamOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	reg := st.registry
+	defer st.Close()
+	reg := st.Registry
 	// The owner lock is a file of this workspace: only there can it tell a
 	// dead team from one run elsewhere, so a shared store is not repaired.
-	if !st.nats {
+	if !st.NATS {
 		if err := repairDead(ws, reg); err != nil {
 			return err
 		}
@@ -72,7 +72,7 @@ func runTeam(opts *TeamOptions) error {
 	if err != nil {
 		return err
 	}
-	store := st.mail
+	store := st.Mail
 	rows := make([]teamRow, 0, len(cfg.Teammates))
 	for _, m := range cfg.Teammates {
 		row := teamRow{Member: m}
@@ -95,7 +95,7 @@ func runTeam(opts *TeamOptions) error {
 // brokenInboxes says on stderr which teammates' inboxes could not be read
 // (one sentence each) and fails the command if any: the rest is shown, but
 // an unread count of 0 would hide messages nobody may ever read.
-func brokenInboxes(streams IOStreams, store mailStore, rows []teamRow) error {
+func brokenInboxes(streams IOStreams, store MailStore, rows []teamRow) error {
 	var broken []string
 	for _, r := range rows {
 		if r.InboxError != "" {

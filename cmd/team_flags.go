@@ -46,7 +46,7 @@ type TeamFlags struct {
 	Budget team.Budget
 }
 
-func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
+func AddTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 	fs.IntVar(&f.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
 	fs.BoolVar(&f.Resume, "resume", false, "continue the team in this workspace: the lead's conversation, the teammates (idle, with theirs) and unread messages")
 	fs.DurationVar(&f.ShutdownTimeout, "shutdown-timeout", team.DefaultShutdownTimeout, "how long a teammate may take to answer a shutdown request before it is shut down by force")
@@ -67,8 +67,8 @@ func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 	fs.Float64Var(&f.Budget.MaxCost, "max-cost", 0, "stop the team once its model calls cost this much at the configured prices, in this run or chat (0: no bound)")
 }
 
-// checkBounds refuses a turn limit or budget no run can have (bad usage).
-func (f TeamFlags) checkBounds() error {
+// CheckBounds refuses a turn limit or budget no run can have (bad usage).
+func (f TeamFlags) CheckBounds() error {
 	switch {
 	case f.MaxTurns < 1:
 		return usageErrorf("--max-turns must be at least 1 (got %d)", f.MaxTurns)
@@ -78,45 +78,26 @@ func (f TeamFlags) checkBounds() error {
 	return nil
 }
 
-// checkIsolation refuses an --isolation that is neither worktree nor none (bad usage).
-func (f TeamFlags) checkIsolation() error {
+// CheckIsolation refuses an --isolation that is neither worktree nor none (bad usage).
+func (f TeamFlags) CheckIsolation() error {
 	if err := team.CheckIsolation(f.Isolation); err != nil {
 		return usageErrorf("--isolation: %v", err)
 	}
 	return nil
 }
 
-// checkGitRemote refuses a --git-remote git could take for an option or a URL (bad usage).
-func (f TeamFlags) checkGitRemote() error {
+// CheckGitRemote refuses a --git-remote git could take for an option or a URL (bad usage).
+func (f TeamFlags) CheckGitRemote() error {
 	if !config.ValidGitRemote(f.GitRemote) {
 		return usageErrorf("--git-remote %q: give the name of one of this clone's remotes (git remote -v lists them)", f.GitRemote)
 	}
 	return nil
 }
 
-// addPermissions lists what the files say in [permissions] (the command's
-// own default mode and the flags are decided when it runs).
-func addPermissions(r *resolver, p config.Permissions) {
-	if p.Mode.IsSet() {
-		r.add("permissions.mode", string(p.Mode.V), p.Mode.From)
-	}
-	if p.Timeout.IsSet() {
-		r.add("permissions.timeout", p.Timeout.V.String(), p.Timeout.From)
-	}
-	for _, l := range []struct {
-		name string
-		es   []permission.Entry
-	}{{"allow", p.Allow}, {"ask", p.Ask}, {"deny", p.Deny}} {
-		for _, e := range l.es {
-			r.add("permissions."+l.name, e.Rule.String(), config.Source(e.From))
-		}
-	}
-}
-
-// permissions are the team's permission options: flags over the config
+// Permissions are the team's permission options: flags over the config
 // files over the command's defaults (chat asks the person; run, with
 // nobody to ask, runs what no rule refuses unless a mode is set).
-func (f TeamFlags) permissions(g *GlobalOptions, chat bool) (*team.PermissionOptions, error) {
+func (f TeamFlags) Permissions(g *GlobalOptions, chat bool) (*team.PermissionOptions, error) {
 	var file config.Permissions
 	if g.Config != nil {
 		file = g.Config.Permissions
@@ -167,12 +148,12 @@ func (f TeamFlags) permissions(g *GlobalOptions, chat bool) (*team.PermissionOpt
 
 }
 
-// sandbox settles how the team's commands are confined. Unless --sandbox
-// off, it checks once that the kernel can sandbox them; where it cannot,
+// OpenSandbox settles how the team's commands are confined. Unless --OpenSandbox
+// off, it checks once that the kernel can OpenSandbox them; where it cannot,
 // it says why in one line on errOut and runs them unconfined, or, with
-// --sandbox required, refuses to start. cleanup removes the agents' temp
+// --OpenSandbox required, refuses to start. cleanup removes the agents' temp
 // dirs; call it after the team has closed.
-func (f TeamFlags) sandbox(ctx context.Context, g *GlobalOptions, errOut io.Writer) (sb tools.Sandbox, cleanup func(), err error) {
+func (f TeamFlags) OpenSandbox(ctx context.Context, g *GlobalOptions, errOut io.Writer) (sb tools.Sandbox, cleanup func(), err error) {
 	mode, err := sandbox.ParseMode(f.Sandbox)
 	if err != nil {
 		return sb, nil, usageErrorf("--sandbox: %v", err)
@@ -195,7 +176,7 @@ func (f TeamFlags) sandbox(ctx context.Context, g *GlobalOptions, errOut io.Writ
 	cleanup = func() { _ = os.RemoveAll(tmp) }
 	sb = tools.Sandbox{
 		Network:  network,
-		Env:      sandbox.Environ(os.Environ(), extraEnv, []string{g.keyEnv(), defaultKeyEnv}),
+		Env:      sandbox.Environ(os.Environ(), extraEnv, []string{g.APIKeyEnv(), DefaultKeyEnv}),
 		Writable: writable,
 		Hidden:   g.hidden(),
 		TempDir:  tmp,
@@ -258,8 +239,8 @@ func (g *GlobalOptions) expandHome(path string) string {
 	return path
 }
 
-// checkPool refuses pool bounds no team can run with (bad usage).
-func checkPool(g *GlobalOptions) error {
+// CheckPool refuses pool bounds no team can run with (bad usage).
+func CheckPool(g *GlobalOptions) error {
 	if g.MaxWorkers < 1 {
 		return usageErrorf("--max-workers must be at least 1")
 	}
@@ -269,8 +250,8 @@ func checkPool(g *GlobalOptions) error {
 	return nil
 }
 
-// options are the team options the global and team flags describe.
-func (f TeamFlags) options(g *GlobalOptions, ws *workspace.Workspace, models team.Models) team.Options {
+// Options are the team Options the global and team flags describe.
+func (f TeamFlags) Options(g *GlobalOptions, ws *workspace.Workspace, models team.Models) team.Options {
 	return team.Options{
 		Workspace:       ws,
 		Models:          models,

@@ -173,28 +173,3 @@ func (f TeamFlags) untrustedNote(g *GlobalOptions, chat bool) string {
 	return fmt.Sprintf("the project file %s is not trusted%s, so this ignores its %s; agentteam trust shows them and applies them",
 		config.ProjectPath(g.Workspace), why, strings.Join(lines, ", "))
 }
-
-// addHeld lists, for `agentteam config`, what an untrusted project file
-// says that is ignored.
-func addHeld(r *resolver, h config.Held) {
-	ignored := func(src config.Source) config.Source {
-		return src + ", not trusted: ignored until agentteam trust"
-	}
-	if h.Mode.IsSet() {
-		r.add("permissions.mode", string(h.Mode.V), h.Mode.From+", not trusted: applies only where it asks at least as much as the mode it replaces")
-	}
-	for _, e := range h.Allow {
-		r.add("permissions.allow", e.Rule.String(), ignored(config.Source(e.From)))
-	}
-	for _, l := range []struct {
-		name string
-		v    config.Value[[]string]
-	}{{"sandbox.env", h.Env}, {"sandbox.writable", h.Writable}} {
-		if l.v.IsSet() {
-			r.add(l.name, l.v.V, ignored(l.v.From))
-		}
-	}
-	if h.Network.IsSet() {
-		r.add("sandbox.network", h.Network.V, ignored(h.Network.From))
-	}
-}

@@ -8,13 +8,13 @@ import (
 	"github.com/agentteam/agentteam/internal/sys/config"
 )
 
-// askTrust asks the person at a terminal, before the chat starts, whether
+// AskTrust asks the person at a terminal, before the chat starts, whether
 // to trust what the project file says that waits for trust; a yes records
 // the trust and reads the files again, so this chat applies them. A no is
 // not recorded: it leaves them ignored, as the note after says, and the
 // next chat asks again. (A network = "on" trusted here is the flag's from
 // the next chat on: the flags took the files' values already.)
-func askTrust(g *GlobalOptions, in io.Reader, out io.Writer) error {
+func AskTrust(g *GlobalOptions, in io.Reader, out io.Writer) error {
 	if g.Config == nil || g.Config.Held.IsEmpty() {
 		return nil
 	}

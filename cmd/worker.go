@@ -46,7 +46,7 @@ there. It runs until interrupted (Ctrl-C, SIGTERM); its teammates then end shut 
 			return runWorker(c.Context(), opts)
 		},
 	}
-	addTeamFlags(c.Flags(), &opts.TeamFlags)
+	AddTeamFlags(c.Flags(), &opts.TeamFlags)
 	c.Flags().StringSliceVar(&opts.Labels, "labels", nil, "what this worker offers, e.g. gpu,linux: it takes spawns whose labels it all has")
 	c.Flags().StringVar(&opts.ID, "id", "", "this worker's id in the registry (letters, digits, '-', '_'; default HOST-PID)")
 	return c
@@ -64,50 +64,50 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	if opts.Resume {
 		return usageErrorf("a worker takes no --resume: the lead's run resumes the team")
 	}
-	if err := opts.checkGitRemote(); err != nil {
+	if err := opts.CheckGitRemote(); err != nil {
 		return err
 	}
-	raw, err := storeURL(opts.GlobalOptions)
+	raw, err := StoreURL(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	if spec, err := parseStore(raw); err != nil {
+	if spec, err := ParseStore(raw); err != nil {
 		return err
-	} else if spec.server == "" {
+	} else if spec.Server == "" {
 		return usageErrorf("a worker serves a team on a NATS server: give --store nats://HOST:PORT/TEAM (or AGENTTEAM_STORE)")
 	}
-	if err := checkPool(opts.GlobalOptions); err != nil {
+	if err := CheckPool(opts.GlobalOptions); err != nil {
 		return err
 	}
-	if err := opts.checkBounds(); err != nil {
+	if err := opts.CheckBounds(); err != nil {
 		return err
 	}
-	if err := opts.checkIsolation(); err != nil {
+	if err := opts.CheckIsolation(); err != nil {
 		return err
 	}
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsstore.RoleWorker)
+	st, err := OpenStoresAs(ctx, opts.GlobalOptions, ws, natsstore.RoleWorker)
 	if err != nil {
 		return err
 	}
-	defer st.close() // after tm.Close, deferred later
+	defer st.Close() // after tm.Close, deferred later
 	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
-	retries := st.events(ws, progress.event)
-	models, _, err := newModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
+	retries := st.Events(ws, progress.event)
+	models, _, err := NewModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
 		return err
 	}
-	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	sb, cleanup, err := opts.OpenSandbox(ctx, opts.GlobalOptions, opts.IO.Err)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	topts := opts.options(opts.GlobalOptions, ws, models)
+	topts := opts.Options(opts.GlobalOptions, ws, models)
 	topts.OnEvent = progress.event
-	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, false); err != nil {
+	if topts.Permissions, err = opts.Permissions(opts.GlobalOptions, false); err != nil {
 		return err
 	}
 	if note := opts.untrustedNote(opts.GlobalOptions, false); note != "" {
@@ -124,9 +124,9 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
 	defer mcpServers.Close()
 	topts.MCP = mcpServers
-	topts.TeamName = st.spec.team
-	st.apply(&topts)
-	if err := st.hosts(ctx, &topts); err != nil {
+	topts.TeamName = st.Spec.Team
+	st.Apply(&topts)
+	if err := st.Hosts(ctx, &topts); err != nil {
 		return err
 	}
 	topts.Worker.ID, topts.Worker.Labels = opts.ID, opts.Labels
@@ -144,7 +144,7 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	}
 	if !opts.Quiet && !opts.JSON {
 		fmt.Fprintf(opts.IO.Err, "worker %s: taking %s of %s, at most %d at once; Ctrl-C stops it\n",
-			tm.WorkerID(), labels, st.where, opts.MaxWorkers)
+			tm.WorkerID(), labels, st.Where, opts.MaxWorkers)
 	}
 	return tm.Serve(ctx)
 }
