@@ -7,13 +7,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/sys/config"
 )
 
 // ApproveOptions are the inputs of `agentteam approve`.
 type ApproveOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 	ID string
 	// Always adds the ask's rule to the project file's allow list.
@@ -22,14 +24,14 @@ type ApproveOptions struct {
 }
 
 // newApproveCmd builds `agentteam approve`; runF, when not nil, replaces runApprove.
-func newApproveCmd(g *GlobalOptions, io IOStreams, runF func(*ApproveOptions) error) *cobra.Command {
+func newApproveCmd(g *launch.GlobalOptions, io IOStreams, runF func(*ApproveOptions) error) *cobra.Command {
 	opts := &ApproveOptions{GlobalOptions: g, IO: io, Now: time.Now}
 	c := &cobra.Command{
 		Use:   "approve ID",
 		Short: "Allow a tool call that waits for permission (see agentteam requests)",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageErrorf("approve needs the request id: agentteam approve ID (agentteam requests lists them)")
+				return exit.Usagef("approve needs the request id: agentteam approve ID (agentteam requests lists them)")
 			}
 			return nil
 		},
@@ -46,11 +48,11 @@ func newApproveCmd(g *GlobalOptions, io IOStreams, runF func(*ApproveOptions) er
 }
 
 func runApprove(opts *ApproveOptions) error {
-	ws, err := OpenWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/linechat"
@@ -39,7 +41,7 @@ type watchInboxes interface {
 
 // runner names the process that runs the workspace's team, "" when none
 // does: the workspace's owner lock, or on a NATS store its lease.
-func runner(ctx context.Context, st *Stores, ws *workspace.Workspace) (string, error) {
+func runner(ctx context.Context, st *launch.Stores, ws *workspace.Workspace) (string, error) {
 	if !st.NATS {
 		return team.Runner(ws.TeamDir()), nil
 	}
@@ -48,13 +50,13 @@ func runner(ctx context.Context, st *Stores, ws *workspace.Workspace) (string, e
 	}); ok {
 		who, err := h.Holder(ctx)
 		if err != nil {
-			return "", &ExitError{Code: ExitFailure, Err: err}
+			return "", &exit.Error{Code: exit.Failure, Err: err}
 		}
 		return who, nil
 	}
 	running, _, err := st.Owner.Running(ctx)
 	if err != nil {
-		return "", &ExitError{Code: ExitFailure, Err: err}
+		return "", &exit.Error{Code: exit.Failure, Err: err}
 	}
 	if running {
 		return "another agentteam process (on " + st.Where + ")", nil
@@ -65,17 +67,17 @@ func runner(ctx context.Context, st *Stores, ws *workspace.Workspace) (string, e
 // watchChat runs chat on a team another process runs (who; "" with
 // --watch and nobody running it): the team, its messages and its agents'
 // steps as the event log has them, the person's lines to the lead's inbox.
-func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, st *Stores, who, lineMode string) error {
+func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, who, lineMode string) error {
 	if who == "" {
 		who = "no process"
 	}
 	mail, ok := st.Mail.(watchInboxes)
 	if !ok {
-		return &ExitError{Code: ExitFailure, Err: errors.New("this store's inboxes cannot be watched")}
+		return &exit.Error{Code: exit.Failure, Err: errors.New("this store's inboxes cannot be watched")}
 	}
 	follow, err := followEvents(ctx, st, ws)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	events := st.Events(ws, nil)
 	ws2 := watchStores(opts, ws, st, mail, events, who)
@@ -102,7 +104,7 @@ func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, 
 }
 
 // followEvents follows the team's event log from its last events.
-func followEvents(ctx context.Context, st *Stores, ws *workspace.Workspace) (*team.EventFollower, error) {
+func followEvents(ctx context.Context, st *launch.Stores, ws *workspace.Workspace) (*team.EventFollower, error) {
 	lines, ok := st.Lines.(*natsstore.EventLog)
 	if !ok {
 		return team.FollowEventFile(ws.EventsPath(), watchBacklogBytes), nil
@@ -116,7 +118,7 @@ func followEvents(ctx context.Context, st *Stores, ws *workspace.Workspace) (*te
 
 // watchStores are the watch's ways to the team, as agentteam send and
 // approve take them.
-func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *Stores, mail watchInboxes, events *team.EventLog, who string) engine.WatchStores {
+func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, mail watchInboxes, events *team.EventLog, who string) engine.WatchStores {
 	return engine.WatchStores{
 		Mail:     mail,
 		Registry: st.Registry,
@@ -294,7 +296,7 @@ func watchIfRunning(ctx context.Context, opts *ChatOptions, ws *workspace.Worksp
 	if opts.Resume {
 		return false, nil // --resume continues a team this process runs, or says who runs it
 	}
-	st, err := OpenStoresAs(ctx, opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return false, err
 	}

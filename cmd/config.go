@@ -8,24 +8,25 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/sys/config"
 )
 
 // ConfigOptions are the inputs of `agentteam config`.
 type ConfigOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	// The team flags are accepted so that `config` shows what run would use.
-	TeamFlags
+	launch.TeamFlags
 	AutoClaim bool
 	IO        IOStreams
 	// Paths prints where the files are looked for instead of the settings.
 	Paths bool
 	// Settings are the effective settings, filled before the run function.
-	Settings []Setting
+	Settings []launch.Setting
 }
 
 // newConfigCmd builds `agentteam config`; runF, when not nil, replaces runConfig.
-func newConfigCmd(g *GlobalOptions, streams IOStreams, runF func(*ConfigOptions) error) *cobra.Command {
+func newConfigCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*ConfigOptions) error) *cobra.Command {
 	opts := &ConfigOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "config",
@@ -40,7 +41,7 @@ only once you trust the project (agentteam trust); until then they are listed as
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if !opts.Paths {
-				settings, err := LoadConfig(c, g)
+				settings, err := launch.LoadConfig(c, g)
 				if err != nil {
 					return err
 				}
@@ -54,7 +55,7 @@ only once you trust the project (agentteam trust); until then they are listed as
 	}
 	fs := c.Flags()
 	fs.BoolVar(&opts.Paths, "path", false, "print where the user and project config files are looked for")
-	AddTeamFlags(fs, &opts.TeamFlags)
+	launch.AddTeamFlags(fs, &opts.TeamFlags)
 	_ = fs.MarkHidden("resume")
 	fs.BoolVar(&opts.AutoClaim, "auto-claim", false, "as for run: give idle teammates claimable tasks")
 	return c
@@ -74,7 +75,7 @@ func runConfig(opts *ConfigOptions) error {
 	return tw.Flush()
 }
 
-func showValue(s Setting) string {
+func showValue(s launch.Setting) string {
 	v := "(not set)"
 	if s.Value != nil {
 		v = fmt.Sprint(s.Value)

@@ -9,17 +9,18 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 )
 
 // MCPOptions are the inputs of `agentteam mcp`.
 type MCPOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 }
 
 // newMCPCmd builds `agentteam mcp`; runF, when not nil, replaces runMCP.
-func newMCPCmd(g *GlobalOptions, io IOStreams, runF func(*MCPOptions) error) *cobra.Command {
+func newMCPCmd(g *launch.GlobalOptions, io IOStreams, runF func(*MCPOptions) error) *cobra.Command {
 	opts := &MCPOptions{GlobalOptions: g, IO: io}
 	c := &cobra.Command{
 		Use:   "mcp",
@@ -29,7 +30,7 @@ is trusted: agentteam trust), list its tools as the agents see them (mcp__SERVER
 did not start, then stop them.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if _, err := LoadConfig(c, g); err != nil {
+			if _, err := launch.LoadConfig(c, g); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -69,7 +70,7 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 
 // startMCP starts the configured MCP servers; each that did not start is
 // one line on warn (nil: none), and its tools are missing.
-func startMCP(ctx context.Context, g *GlobalOptions, warn io.Writer) *mcp.Manager {
+func startMCP(ctx context.Context, g *launch.GlobalOptions, warn io.Writer) *mcp.Manager {
 	if g.Config == nil || len(g.Config.MCP) == 0 {
 		return nil
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/internal/sys/permission"
@@ -21,7 +23,7 @@ import (
 
 // RequestsOptions are the inputs of `agentteam requests`.
 type RequestsOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 	// Now is the clock that says which asks are past their deadline.
 	Now func() time.Time
@@ -30,7 +32,7 @@ type RequestsOptions struct {
 }
 
 // newRequestsCmd builds `agentteam requests`; runF, when not nil, replaces runRequests.
-func newRequestsCmd(g *GlobalOptions, io IOStreams, runF func(*RequestsOptions) error) *cobra.Command {
+func newRequestsCmd(g *launch.GlobalOptions, io IOStreams, runF func(*RequestsOptions) error) *cobra.Command {
 	opts := &RequestsOptions{GlobalOptions: g, IO: io, Now: time.Now}
 	c := &cobra.Command{
 		Use:   "requests",
@@ -70,11 +72,11 @@ const (
 )
 
 func runRequests(opts *RequestsOptions) error {
-	ws, err := OpenWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}
@@ -145,8 +147,8 @@ func printable(s string) string {
 // it is gone (see team.WatchAsksOn): its owner lock is free (a file lock
 // the kernel dropped, a lease on the NATS server that expired) or held by
 // a run that started after the ask.
-func openAsks(st *Stores, now time.Time) ([]ask, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), NATSOpenTimeout)
+func openAsks(st *launch.Stores, now time.Time) ([]ask, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), launch.NATSOpenTimeout)
 	defer cancel()
 	watch, err := team.WatchAsksOn(ctx, st.Owner)
 	if err != nil {
@@ -177,7 +179,7 @@ func openAsks(st *Stores, now time.Time) ([]ask, error) {
 
 // workersOf are the live workers of the team, by id, when an ask was made
 // on one (a team across hosts, on a NATS server); nil otherwise.
-func workersOf(ctx context.Context, st *Stores, asks []ask) (map[string]team.WorkerInfo, error) {
+func workersOf(ctx context.Context, st *launch.Stores, asks []ask) (map[string]team.WorkerInfo, error) {
 	if !st.NATS || !slices.ContainsFunc(asks, func(a ask) bool { return a.Worker != "" }) {
 		return nil, nil
 	}
@@ -200,7 +202,7 @@ func workersOf(ctx context.Context, st *Stores, asks []ask) (map[string]team.Wor
 
 // unansweredAsks are the asks with no answer in the asker's inbox whose
 // deadline has not passed.
-func unansweredAsks(store MailStore, now time.Time) ([]ask, error) {
+func unansweredAsks(store launch.MailStore, now time.Time) ([]ask, error) {
 	var out []ask
 	for _, to := range []string{workspace.UserName, workspace.LeadName} {
 		msgs, _, err := store.ReadAll(to)
@@ -231,7 +233,7 @@ func unansweredAsks(store MailStore, now time.Time) ([]ask, error) {
 	return out, nil
 }
 
-func hasPermissionResponse(store MailStore, name, id string) (bool, error) {
+func hasPermissionResponse(store launch.MailStore, name, id string) (bool, error) {
 	msgs, _, err := store.ReadAll(name)
 	if err != nil {
 		return false, err
@@ -245,7 +247,7 @@ func hasPermissionResponse(store MailStore, name, id string) (bool, error) {
 }
 
 // findAsk is the waiting ask id that the person may answer.
-func findAsk(st *Stores, id string, now time.Time) (ask, error) {
+func findAsk(st *launch.Stores, id string, now time.Time) (ask, error) {
 	asks, err := openAsks(st, now)
 	if err != nil {
 		return ask{}, err
@@ -255,14 +257,14 @@ func findAsk(st *Stores, id string, now time.Time) (ask, error) {
 			continue
 		}
 		if a.State == askAbandoned {
-			return ask{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the agentteam process that made the ask %s is gone (killed or crashed): nobody waits for its answer", id)}
+			return ask{}, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the agentteam process that made the ask %s is gone (killed or crashed): nobody waits for its answer", id)}
 		}
 		if a.To != workspace.UserName {
-			return ask{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the ask %s is for the lead to answer (--permission-delegate lead), not for you", id)}
+			return ask{}, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the ask %s is for the lead to answer (--permission-delegate lead), not for you", id)}
 		}
 		return a, nil
 	}
-	return ask{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("no permission ask %q is waiting (agentteam requests lists those that are): it may have been answered or timed out", id)}
+	return ask{}, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("no permission ask %q is waiting (agentteam requests lists those that are): it may have been answered or timed out", id)}
 }
 
 // answerAsk appends the person's answer to the asker's inbox, where the
@@ -271,7 +273,7 @@ func findAsk(st *Stores, id string, now time.Time) (ask, error) {
 // agentteam approve and deny, and a watching chat. always also adds the
 // ask's rule to the project file; applies says whether later runs take it
 // before the project is trusted.
-func answerAskAs(g *GlobalOptions, ws *workspace.Workspace, st *Stores, id string, approve, always bool, reason string, now time.Time) (a ask, applies bool, err error) {
+func answerAskAs(g *launch.GlobalOptions, ws *workspace.Workspace, st *launch.Stores, id string, approve, always bool, reason string, now time.Time) (a ask, applies bool, err error) {
 	if a, err = findAsk(st, id, now); err != nil {
 		return a, false, err
 	}
@@ -279,16 +281,16 @@ func answerAskAs(g *GlobalOptions, ws *workspace.Workspace, st *Stores, id strin
 	if always {
 		r, err := permission.ParseRule(a.Rule)
 		if err != nil {
-			return a, false, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the ask %s carries no rule to add: %w", a.RequestID, err)}
+			return a, false, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the ask %s carries no rule to add: %w", a.RequestID, err)}
 		}
 		if applies, err = config.AddAllowRule(g.Getenv, ws.Root, r); err != nil {
-			return a, false, &ExitError{Code: ExitFailure, Err: fmt.Errorf("add the rule: %w", err)}
+			return a, false, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("add the rule: %w", err)}
 		}
 	}
 	return a, applies, answerAsk(st.Mail, a, approve, always, reason)
 }
 
-func answerAsk(store MailStore, a ask, approve, always bool, reason string) error {
+func answerAsk(store launch.MailStore, a ask, approve, always bool, reason string) error {
 	p := team.PermissionPayload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: workspace.UserName}
 	if always {
 		p.Rule = a.Rule

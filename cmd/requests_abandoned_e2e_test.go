@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
@@ -63,8 +64,8 @@ func checkAbandoned(t *testing.T, from string, store []string, first ask) {
 	}
 	for _, args := range [][]string{{"approve", first.RequestID}, {"deny", first.RequestID, "no"}} {
 		r := runBin(t, from, store, "", args...)
-		if r.code != ExitFailure || !strings.Contains(r.stderr, "is gone") {
-			t.Errorf("%s of the abandoned ask: exit %d, want %d saying the asking process is gone:\n%s", args[0], r.code, ExitFailure, r.stderr)
+		if r.code != exit.Failure || !strings.Contains(r.stderr, "is gone") {
+			t.Errorf("%s of the abandoned ask: exit %d, want %d saying the asking process is gone:\n%s", args[0], r.code, exit.Failure, r.stderr)
 		}
 	}
 }
@@ -82,7 +83,7 @@ func checkNewRunAsksAlone(t *testing.T, ws, from string, env, store []string, fi
 	if asks := requestsJSON(t, from, store); len(asks) != 1 {
 		t.Errorf("with a new run, requests lists %d asks, want only its own: %+v", len(asks), asks)
 	}
-	if r := runBin(t, from, store, "", "approve", first.RequestID); r.code != ExitFailure || !strings.Contains(r.stderr, "is gone") {
+	if r := runBin(t, from, store, "", "approve", first.RequestID); r.code != exit.Failure || !strings.Contains(r.stderr, "is gone") {
 		t.Errorf("approve of the killed run's ask while another run runs: exit %d:\n%s", r.code, r.stderr)
 	}
 	mustSucceed(t, runBin(t, from, store, "", "deny", second.RequestID, "not now"), "deny")

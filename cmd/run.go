@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
@@ -21,9 +23,9 @@ import (
 
 // RunOptions are the inputs of `agentteam run`.
 type RunOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
-	TeamFlags
+	launch.TeamFlags
 	Prompt  string
 	Timeout time.Duration
 	// Poll is the backstop interval for waking on inbox changes.
@@ -36,7 +38,7 @@ type RunOptions struct {
 }
 
 // newRunCmd builds `agentteam run`; runF, when not nil, replaces runRun.
-func newRunCmd(g *GlobalOptions, streams IOStreams, runF func(*RunOptions) error) *cobra.Command {
+func newRunCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "run PROMPT | -",
@@ -47,7 +49,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("run needs a prompt: agentteam run \"what the team should do\" (or - to read it from stdin)")
+				return exit.Usagef("run needs a prompt: agentteam run \"what the team should do\" (or - to read it from stdin)")
 			}
 			opts.Prompt = strings.Join(args, " ")
 			if opts.Prompt == "-" {
@@ -58,7 +60,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 				opts.Prompt = string(data)
 			}
 			if strings.TrimSpace(opts.Prompt) == "" {
-				return usageErrorf("the prompt is empty")
+				return exit.Usagef("the prompt is empty")
 			}
 			if runF != nil {
 				return runF(opts)
@@ -67,7 +69,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 		},
 	}
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "bound the whole run (e.g. 10m); exit 3 when it expires")
-	AddTeamFlags(c.Flags(), &opts.TeamFlags)
+	launch.AddTeamFlags(c.Flags(), &opts.TeamFlags)
 	c.Flags().BoolVar(&opts.AutoClaim, "auto-claim", false, "give an idle teammate the next claimable task on the board that fits its role")
 	c.Flags().DurationVar(&opts.Placement, "placement-timeout", team.DefaultPlacement, "on a team across hosts (--store nats://…), how long a spawn waits for a worker with its labels before it fails")
 	return c
@@ -116,11 +118,11 @@ type leadRun struct {
 // the team used; an error is the run's end as the person reads it.
 func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.TeamUsage, error) {
 	var none team.TeamUsage
-	ws, err := OpenWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return "", none, err
 	}
-	if err := CheckPool(opts.GlobalOptions); err != nil {
+	if err := launch.CheckPool(opts.GlobalOptions); err != nil {
 		return "", none, err
 	}
 	if err := opts.CheckBounds(); err != nil {
@@ -132,7 +134,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 	if err := opts.CheckGitRemote(); err != nil {
 		return "", none, err
 	}
-	st, err := OpenStores(ctx, opts.GlobalOptions, ws)
+	st, err := launch.OpenStores(ctx, opts.GlobalOptions, ws)
 	if err != nil {
 		return "", none, err
 	}
@@ -141,7 +143,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 	// but through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
 	retries := st.Events(ws, how.onEvent)
-	models, _, err := NewModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
+	models, _, err := launch.NewModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
 		return "", none, err
 	}
@@ -152,16 +154,16 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 	}
 	defer cleanup() // after tm.Close, which is deferred later
 	if how.hardStop {
-		defer interruptTwice(ctx)() // chat's second ctrl+c is its own: it leaves
+		defer exit.InterruptTwice(ctx)() // chat's second ctrl+c is its own: it leaves
 	}
 	runCtx := ctx
 	cancel := func() {}
 	if opts.Timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		if how.hardStop {
-			defer hardStop(opts.Timeout+hardGrace, ExitTimeout, fmt.Sprintf(
+			defer exit.HardStop(opts.Timeout+exit.HardGrace, exit.Timeout, fmt.Sprintf(
 				"the run timed out after %s and had not ended %s later: stopped at once; the team's files under %s show where it stopped",
-				opts.Timeout, hardGrace, ws.StatePath()))()
+				opts.Timeout, exit.HardGrace, ws.StatePath()))()
 		}
 	}
 	defer cancel()
@@ -170,7 +172,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 	if topts.Permissions, err = opts.Permissions(opts.GlobalOptions, how.person); err != nil {
 		return "", none, err
 	}
-	if note := opts.untrustedNote(opts.GlobalOptions, how.person); note != "" {
+	if note := opts.UntrustedNote(opts.GlobalOptions, how.person); note != "" {
 		fmt.Fprintln(opts.IO.Err, note)
 	}
 	topts.Sandbox = sb
@@ -188,7 +190,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 	// lease lost with the server) halted the team.
 	ending, endNow := context.WithCancel(runCtx)
 	defer endNow()
-	defer st.CutWhenGone(ending, StoreGoneGrace)()
+	defer st.CutWhenGone(ending, launch.StoreGoneGrace)()
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return "", none, err
@@ -213,19 +215,19 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 		// the error the lead stopped with.
 		case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			tm.Abort(fmt.Sprintf("the run timed out after %s", opts.Timeout))
-			return "", none, &ExitError{Code: ExitTimeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
+			return "", none, &exit.Error{Code: exit.Timeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
 		case ctx.Err() != nil:
 			tm.Abort("the run was interrupted")
-			return "", none, &ExitError{Code: ExitFailure, Err: fmt.Errorf("interrupted")}
+			return "", none, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("interrupted")}
 		case errors.As(err, new(*team.BudgetError)):
 			tm.Abort(err.Error())
-			return "", none, &ExitError{Code: ExitBudget, Err: err}
+			return "", none, &exit.Error{Code: exit.Budget, Err: err}
 		case errors.As(err, new(*team.StorageError)):
 			tm.Abort(err.Error())
-			return "", none, &ExitError{Code: ExitFailure, Err: err}
+			return "", none, &exit.Error{Code: exit.Failure, Err: err}
 		default:
 			tm.Abort(err.Error())
-			return "", none, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the lead stopped: %w", err)}
+			return "", none, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the lead stopped: %w", err)}
 		}
 	}
 	return final, tm.Usage(), nil
@@ -242,11 +244,11 @@ type runEnd struct {
 }
 
 func endEvent(ctx context.Context, err error) runEnd {
-	e := runEnd{Time: time.Now().UTC(), Kind: "end", Outcome: "error", ExitCode: ExitCode(err), Detail: err.Error()}
+	e := runEnd{Time: time.Now().UTC(), Kind: "end", Outcome: "error", ExitCode: exit.Code(err), Detail: err.Error()}
 	switch {
-	case e.ExitCode == ExitTimeout:
+	case e.ExitCode == exit.Timeout:
 		e.Outcome = "timeout"
-	case e.ExitCode == ExitBudget:
+	case e.ExitCode == exit.Budget:
 		e.Outcome = "budget"
 	case ctx.Err() != nil:
 		e.Outcome = "interrupted"

@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -21,13 +23,13 @@ import (
 
 // TeamOptions are the inputs of `agentteam team`.
 type TeamOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO  IOStreams
 	Now func() time.Time
 }
 
 // newTeamCmd builds `agentteam team`; runF, when not nil, replaces runTeam.
-func newTeamCmd(g *GlobalOptions, io IOStreams, runF func(*TeamOptions) error) *cobra.Command {
+func newTeamCmd(g *launch.GlobalOptions, io IOStreams, runF func(*TeamOptions) error) *cobra.Command {
 	opts := &TeamOptions{GlobalOptions: g, IO: io, Now: time.Now}
 	return &cobra.Command{
 		Use:   "team",
@@ -51,11 +53,11 @@ type teamRow struct {
 }
 
 func runTeam(opts *TeamOptions) error {
-	ws, err := OpenWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
+	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsstore.RolePerson)
 	if err != nil {
 		return err
 	}
@@ -95,7 +97,7 @@ func runTeam(opts *TeamOptions) error {
 // brokenInboxes says on stderr which teammates' inboxes could not be read
 // (one sentence each) and fails the command if any: the rest is shown, but
 // an unread count of 0 would hide messages nobody may ever read.
-func brokenInboxes(streams IOStreams, store MailStore, rows []teamRow) error {
+func brokenInboxes(streams IOStreams, store launch.MailStore, rows []teamRow) error {
 	var broken []string
 	for _, r := range rows {
 		if r.InboxError != "" {
@@ -107,9 +109,9 @@ func brokenInboxes(streams IOStreams, store MailStore, rows []teamRow) error {
 	case 0:
 		return nil
 	case 1:
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the inbox of %s is broken: its unread count is unknown", broken[0])}
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the inbox of %s is broken: its unread count is unknown", broken[0])}
 	}
-	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the inboxes of %s are broken: their unread counts are unknown", strings.Join(broken, ", "))}
+	return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the inboxes of %s are broken: their unread counts are unknown", strings.Join(broken, ", "))}
 }
 
 // printTeam writes the registry with each teammate's unread count: a table, or JSON with --json.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/team"
 )
@@ -189,8 +190,8 @@ func TestPermissionAskOfAKilledWorkerIsAbandoned(t *testing.T) {
 	if len(all) != 1 || all[0].RequestID != a.RequestID || all[0].State != askAbandoned {
 		t.Errorf("requests --all = %+v, want %s abandoned", all, a.RequestID)
 	}
-	if r := runBin(t, other, storeEnv, "", "approve", a.RequestID); r.code != ExitFailure || !strings.Contains(r.stderr, "is gone") {
-		t.Errorf("approve of the killed worker's ask: exit %d, want %d saying the asking process is gone:\n%s", r.code, ExitFailure, r.stderr)
+	if r := runBin(t, other, storeEnv, "", "approve", a.RequestID); r.code != exit.Failure || !strings.Contains(r.stderr, "is gone") {
+		t.Errorf("approve of the killed worker's ask: exit %d, want %d saying the asking process is gone:\n%s", r.code, exit.Failure, r.stderr)
 	}
 }
 

@@ -22,6 +22,9 @@ var layers = map[string]int{
 	// The program and the commands.
 	"":    13,
 	"cmd": 12,
+	// What the commands share.
+	"internal/launch": 10, // a team command's flags, config, stores and models
+	"internal/exit":   0,  // exit codes and the hard stops
 	// Programs that measure the commands, and test-only packages.
 	"internal/bench/peerbench":  14,
 	"internal/bench/storebench": 14,

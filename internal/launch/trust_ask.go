@@ -1,10 +1,11 @@
-package cmd
+package launch
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/sys/config"
 )
 
@@ -32,11 +33,11 @@ func AskTrust(g *GlobalOptions, in io.Reader, out io.Writer) error {
 		return nil
 	}
 	if err := config.Trust(g.Getenv, p); err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	cfg, err := config.Load(config.Options{Workspace: g.Workspace, Getenv: g.Getenv})
 	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return &exit.Error{Code: exit.Usage, Err: err}
 	}
 	g.Config = cfg
 	fmt.Fprintf(out, "trusted %s as it is now\n", p.Path)

@@ -1,4 +1,4 @@
-package cmd
+package launch
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/loop"
@@ -48,22 +49,22 @@ type MailStore interface {
 // workspace's files (the default) or a team on a NATS JetStream server.
 // The owner lock is a file in the workspace, or a lease on the server.
 type Stores struct {
-	// Where says in words Where the state is ("files", the server).
+	// Where says in words where the state is ("files", the server).
 	Where    string
 	Mail     MailStore
 	Registry *team.Registry
 	Board    *board.Board
-	// Lines are the event log's Lines; nil for the file events.jsonl.
+	// Lines are the event log's lines; nil for the file events.jsonl.
 	Lines   team.EventLines
 	Mailbox team.Mailbox // nil for the files: team.Open makes its own
-	// Owner is the team's Owner lock: the workspace's file or the lease.
+	// Owner is the team's owner lock: the workspace's file or the lease.
 	Owner team.OwnerLock
 	// Sessions keep the teammates' conversations; nil for the files (the
 	// lead's is a file either way).
 	Sessions team.SessionStore
 	Close    func()
 	NATS     bool
-	// Conn, spec and copies open the rest of a NATS team on demand (hosts).
+	// Conn, Spec and Copies open the rest of a NATS team on demand (Hosts).
 	Conn   *nats.Conn
 	Spec   StoreSpec
 	Copies []natsstore.MailboxOption
@@ -74,7 +75,7 @@ type StoreSpec struct {
 	Server string // nats:// or tls://host:port, with any user info; "" for files
 	Shown  string // the URL as said in sentences (no password)
 	Team   string
-	// Replicas is ?Replicas=N: copies of each stream and the bucket (1, 3
+	// Replicas is ?replicas=N: copies of each stream and the bucket (1, 3
 	// or 5); 0 when not given (new ones get one, existing ones keep theirs).
 	Replicas int
 	// Role is the command's: whose of serve's credentials it takes on
@@ -93,7 +94,7 @@ func StoreURL(g *GlobalOptions) (string, error) {
 	}
 	v, err := config.UserStore(g.Getenv)
 	if err != nil {
-		return "", &ExitError{Code: ExitUsage, Err: err}
+		return "", &exit.Error{Code: exit.Usage, Err: err}
 	}
 	return v.V, nil
 }
@@ -112,10 +113,10 @@ func ParseStore(raw string) (StoreSpec, error) {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "nats" && u.Scheme != "tls" || u.Host == "" || u.Opaque != "" {
-		return StoreSpec{}, usageErrorf("--store %q: use file, nats://HOST:PORT[/TEAM][?replicas=N] or tls://HOST:PORT[/TEAM][?replicas=N]", redactStore(raw))
+		return StoreSpec{}, exit.Usagef("--store %q: use file, nats://HOST:PORT[/TEAM][?replicas=N] or tls://HOST:PORT[/TEAM][?replicas=N]", redactStore(raw))
 	}
 	if u.Fragment != "" {
-		return StoreSpec{}, usageErrorf("--store %s: a NATS store takes no fragment", u.Redacted())
+		return StoreSpec{}, exit.Usagef("--store %s: a NATS store takes no fragment", u.Redacted())
 	}
 	replicas, err := parseReplicas(u)
 	if err != nil {
@@ -126,11 +127,11 @@ func ParseStore(raw string) (StoreSpec, error) {
 		name = "default"
 	}
 	if s := natsstore.ReservedSuffix(name); s != "" {
-		return StoreSpec{}, usageErrorf("--store %s: the team name %q may not end with %q: that names a stream of team %s; choose another name",
+		return StoreSpec{}, exit.Usagef("--store %s: the team name %q may not end with %q: that names a stream of team %s; choose another name",
 			u.Redacted(), name, s, strings.TrimSuffix(name, s))
 	}
 	if err := natsstore.CheckTeamName(name); err != nil {
-		return StoreSpec{}, usageErrorf("--store %s: the team name %q must be one NATS token: letters, digits, '-' and '_'", u.Redacted(), name)
+		return StoreSpec{}, exit.Usagef("--store %s: the team name %q must be one NATS token: letters, digits, '-' and '_'", u.Redacted(), name)
 	}
 	server := &url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host}
 	shown := &url.URL{Scheme: u.Scheme, Host: u.Host}
@@ -145,13 +146,13 @@ func parseReplicas(u *url.URL) (int, error) {
 	}
 	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil || len(q) != 1 || len(q["replicas"]) != 1 {
-		return 0, usageErrorf("--store %s: a NATS store takes one query, ?replicas=1, 3 or 5", u.Redacted())
+		return 0, exit.Usagef("--store %s: a NATS store takes one query, ?replicas=1, 3 or 5", u.Redacted())
 	}
 	switch v := q.Get("replicas"); v {
 	case "1", "3", "5":
 		return int(v[0] - '0'), nil
 	default:
-		return 0, usageErrorf("--store %s: replicas=%q: use 1, 3 or 5 copies (an odd count, so a majority survives)", u.Redacted(), v)
+		return 0, exit.Usagef("--store %s: replicas=%q: use 1, 3 or 5 copies (an odd count, so a majority survives)", u.Redacted(), v)
 	}
 }
 
@@ -170,7 +171,7 @@ func OpenStores(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) 
 	return OpenStoresAs(ctx, g, ws, natsstore.RoleLead)
 }
 
-// OpenStoresAs is openStores for a command in role: on a NATS store, it
+// OpenStoresAs is OpenStores for a command in role: on a NATS store, it
 // takes role's credentials of this host's serve.
 func OpenStoresAs(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace, role natsstore.Role) (*Stores, error) {
 	raw, err := StoreURL(g)
@@ -219,7 +220,7 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec StoreSpec) (*Stores, e
 		if cause := context.Cause(ctx); cause != nil && errors.Is(cause, nats.ErrPermissionViolation) {
 			err = fmt.Errorf("these credentials may not reach it: %w", cause)
 		}
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", spec.Team, spec.Shown, err)}
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", spec.Team, spec.Shown, err)}
 	}
 	if err := natsstore.CheckAccess(ctx, nc, spec.Team); err != nil {
 		return nil, fail(err)
@@ -289,7 +290,7 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec StoreSpec) (*Stores, e
 	}, nil
 }
 
-// Hosts makes a team opened with o one across Hosts when these stores are
+// Hosts makes a team opened with o one across hosts when these stores are
 // a NATS server: its spawns go through the team's work queue, which this
 // process serves as one of the workers, with a heartbeat. The files need
 // neither: every teammate runs in the one process.
@@ -300,7 +301,7 @@ func (s *Stores) Hosts(ctx context.Context, o *team.Options) error {
 	ctx, cancel := context.WithTimeout(ctx, NATSOpenTimeout)
 	defer cancel()
 	fail := func(err error) error {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", s.Spec.Team, s.Spec.Shown, err)}
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", s.Spec.Team, s.Spec.Shown, err)}
 	}
 	q, err := natsstore.OpenQueue(ctx, s.Conn, s.Spec.Team, s.Copies...)
 	if err != nil {
@@ -380,17 +381,17 @@ func (s spawnQueue) Next(ctx context.Context) (team.QueueJob, error) {
 func connectNATS(ctx context.Context, g *GlobalOptions, spec StoreSpec, refused func(error)) (*nats.Conn, error) {
 	o, err := natsstore.ConnectOptionsFromEnv(g.Getenv)
 	if err != nil {
-		return nil, &ExitError{Code: ExitFailure, Err: err}
+		return nil, &exit.Error{Code: exit.Failure, Err: err}
 	}
 	if o.User == "" && o.NKeySeed == "" {
 		if o, err = localCreds(g, spec, o); err != nil {
-			return nil, &ExitError{Code: ExitFailure, Err: err}
+			return nil, &exit.Error{Code: exit.Failure, Err: err}
 		}
 	}
 	o.Name, o.DialTimeout, o.Refused = "agentteam", natsConnectTimeout, refused
 	nc, err := natsstore.Connect(ctx, spec.Server, o)
 	if err != nil {
-		return nil, &ExitError{Code: ExitFailure, Err: err}
+		return nil, &exit.Error{Code: exit.Failure, Err: err}
 	}
 	return nc, nil
 }

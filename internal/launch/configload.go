@@ -1,4 +1,4 @@
-package cmd
+package launch
 
 import (
 	"cmp"
@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/loop/llm"
@@ -23,7 +24,7 @@ const DefaultKeyEnv = "OPENAI_API_KEY"
 // DefaultBaseURL is go-openai's, used when nothing sets one.
 const DefaultBaseURL = "https://api.openai.com/v1"
 
-// Setting is one effective Setting and where it came from.
+// Setting is one effective setting and where it came from.
 type Setting struct {
 	Name   string `json:"name"`
 	Value  any    `json:"value"`
@@ -57,7 +58,7 @@ func WithConfig(g *GlobalOptions, c *cobra.Command) {
 func LoadConfig(c *cobra.Command, g *GlobalOptions) ([]Setting, error) {
 	cfg, err := config.Load(config.Options{Workspace: g.Workspace, Getenv: g.Getenv})
 	if err != nil {
-		return nil, &ExitError{Code: ExitUsage, Err: err}
+		return nil, &exit.Error{Code: exit.Usage, Err: err}
 	}
 	if cfg.Found() {
 		g.Config = cfg
@@ -245,7 +246,7 @@ func (g *GlobalOptions) APIKeyEnv() string {
 	return DefaultKeyEnv
 }
 
-// Provider is the default Provider of the config files; nil without one.
+// Provider is the default provider of the config files; nil without one.
 func (g *GlobalOptions) Provider() *config.Provider {
 	if g.Config == nil {
 		return nil
@@ -253,7 +254,7 @@ func (g *GlobalOptions) Provider() *config.Provider {
 	return g.Config.Provider()
 }
 
-// Headers are the default provider's extra HTTP Headers.
+// Headers are the default provider's extra HTTP headers.
 func (g *GlobalOptions) Headers() map[string]string {
 	if g.Provider() == nil {
 		return nil
@@ -284,7 +285,7 @@ func idleTimeout(g *GlobalOptions) (time.Duration, config.Source, error) {
 	if v := g.Getenv(idleTimeoutEnv); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return 0, "", &ExitError{Code: ExitUsage, Err: fmt.Errorf("%s=%q is not a duration such as 90s or 5m", idleTimeoutEnv, v)}
+			return 0, "", &exit.Error{Code: exit.Usage, Err: fmt.Errorf("%s=%q is not a duration such as 90s or 5m", idleTimeoutEnv, v)}
 		}
 		return d, config.Env(idleTimeoutEnv), nil
 	}

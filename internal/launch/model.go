@@ -1,4 +1,4 @@
-package cmd
+package launch
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/demo"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/loop/llm"
@@ -151,10 +152,10 @@ func (s *modelSet) build(provider, model string) (llm.Model, *team.Price, error)
 // missingKey says how to give the key that keyEnv should hold.
 func missingKey(keyEnv string) error {
 	if keyEnv == DefaultKeyEnv {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf(
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf(
 			"OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key> (with --base-url for a server other than OpenAI), or add --demo to use the built-in offline model")}
 	}
-	return &ExitError{Code: ExitFailure, Err: fmt.Errorf(
+	return &exit.Error{Code: exit.Failure, Err: fmt.Errorf(
 		"%s is not set: export %s=<your key> (the config's api_key_env names it; agentteam config shows where), or add --demo to use the built-in offline model", keyEnv, keyEnv)}
 }
 
@@ -305,7 +306,7 @@ func OpenWorkspace(g *GlobalOptions) (*workspace.Workspace, error) {
 		err = ws.CheckState() // read-only commands too: never read state through a link
 	}
 	if err != nil {
-		return nil, &ExitError{Code: ExitFailure, Err: err}
+		return nil, &exit.Error{Code: exit.Failure, Err: err}
 	}
 	return ws, nil
 }

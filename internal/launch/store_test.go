@@ -1,8 +1,10 @@
-package cmd
+package launch
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 // parseStore reads the files, or a NATS server and a team named by the
@@ -40,7 +42,7 @@ func TestParseStore(t *testing.T) {
 		"nats://h:4222?replicas=", "nats://h:4222?replicas=three", "nats://h:4222?replicas=3&replicas=3", "nats://h:4222?replicas=3&x=1",
 		"nats://me:pw@h:4222/web?replicas=-1", "nats://h:4222?replicas=%zz"} {
 		_, err := ParseStore(in)
-		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "1, 3 or 5") || strings.Count(err.Error(), "\n") > 0 {
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "1, 3 or 5") || strings.Count(err.Error(), "\n") > 0 {
 			t.Errorf("parseStore(%q): %v, want one usage sentence naming 1, 3 or 5", in, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "pw") {
@@ -51,14 +53,14 @@ func TestParseStore(t *testing.T) {
 	// share them: refused, saying why.
 	for _, in := range []string{"nats://h:4222/web_sessions", "nats://h:4222/web_leases", "nats://me:pw@h:4222/x_events"} {
 		_, err := ParseStore(in)
-		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "may not end with") || strings.Contains(err.Error(), "pw") {
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "may not end with") || strings.Contains(err.Error(), "pw") {
 			t.Errorf("parseStore(%q): %v, want bad usage saying the name may not end so", in, err)
 		}
 	}
 	for _, in := range []string{"nats://h:4222/a.b", "nats://h:4222/a/b", "nats://h:4222/*", "nats://h:4222/>", "nats://h:4222/" + strings.Repeat("x", 65),
 		"http://h:4222", "nats:h", "nats://", "nats://h:4222?x=1", "nats://h:4222#f", "tcp://me:pw@h", "tls:me:pw@h", "tls://", "nats://me:pw@h:4222/a.b", "nats://me:pw@h:4222?q=1"} {
 		_, err := ParseStore(in)
-		if ExitCode(err) != ExitUsage {
+		if exit.Code(err) != exit.Usage {
 			t.Errorf("parseStore(%q): %v, want bad usage", in, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "pw") {
