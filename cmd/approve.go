@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/sys/config"
 )
@@ -57,7 +58,7 @@ func runApprove(opts *ApproveOptions) error {
 		return err
 	}
 	defer st.Close()
-	a, applies, err := answerAskAs(opts.GlobalOptions, ws, st, opts.ID, true, opts.Always, "", opts.Now())
+	a, applies, err := permask.Answer(opts.GlobalOptions, ws, st, opts.ID, true, opts.Always, "", opts.Now())
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/ui/linechat"
+	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/internal/ui/tui"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
@@ -148,7 +149,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	defer st.Close() // after tui.Run has closed the team
 	bridge := tui.NewBridge()
 	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
-	retry, lines := bridge.Retry, linechat.New(opts.IO.Out, progressLine)
+	retry, lines := bridge.Retry, linechat.New(opts.IO.Out, progress.Line)
 	if lineMode != "" {
 		retry = lines.Retry
 	}

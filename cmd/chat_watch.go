@@ -16,9 +16,11 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/linechat"
+	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/internal/ui/tui"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -141,7 +143,7 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, 
 			return nil
 		},
 		Answer: func(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
-			a, _, err := answerAskAs(opts.GlobalOptions, ws, st, id, approve, always, reason, time.Now())
+			a, _, err := permask.Answer(opts.GlobalOptions, ws, st, id, approve, always, reason, time.Now())
 			if err != nil {
 				return "", err
 			}
@@ -287,7 +289,7 @@ func (w *watchLog) line(e team.Event) string {
 			return e.Sentence() + ": answer with /allow " + p.RequestID + " or /deny " + p.RequestID + " REASON"
 		}
 	}
-	return progressLine(e)
+	return progress.Line(e)
 }
 
 // watchIfRunning watches the team when another process runs it or

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -54,7 +55,7 @@ func runDeny(opts *DenyOptions) error {
 		return err
 	}
 	defer st.Close()
-	a, _, err := answerAskAs(opts.GlobalOptions, ws, st, opts.ID, false, false, opts.Reason, opts.Now())
+	a, _, err := permask.Answer(opts.GlobalOptions, ws, st, opts.ID, false, false, opts.Reason, opts.Now())
 	if err != nil {
 		return err
 	}

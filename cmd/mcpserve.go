@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
+	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -368,10 +369,10 @@ func (s *teamServer) teamRun(ctx context.Context, req *sdkmcp.CallToolRequest, i
 	g := *s.opts.GlobalOptions
 	opts := &RunOptions{GlobalOptions: &g, IO: IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: s.opts.IO.Err},
 		TeamFlags: s.opts.TeamFlags, Prompt: in.Prompt, Timeout: timeout, Placement: team.DefaultPlacement}
-	printed := newProgress(IOStreams{Out: io.Discard, Err: s.opts.IO.Err}, false, s.opts.Quiet)
+	printed := progress.New(io.Discard, s.opts.IO.Err, false, s.opts.Quiet)
 	n := &progressNotes{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken()}
 	final, _, err := runLead(ctx, opts, leadRun{person: true, onEvent: func(e team.Event) {
-		printed.event(e)
+		printed.Event(e)
 		n.event(e)
 	}, opened: func(tm *team.Team) {
 		s.mu.Lock()
@@ -395,7 +396,7 @@ func (p *progressNotes) event(e team.Event) {
 	if p.token == nil || p.session == nil {
 		return
 	}
-	line := progressLine(e)
+	line := progress.Line(e)
 	if a, ok := e.Payload.(team.Permission); ok && a.Decision == "asked" && a.By == workspace.UserName {
 		line = e.Sentence() + ": answer with team_answer (id " + a.RequestID + ")"
 	}

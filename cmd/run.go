@@ -2,22 +2,19 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
-	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
-	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -76,22 +73,22 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 }
 
 func runRun(ctx context.Context, opts *RunOptions) (err error) {
-	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
+	printed := progress.New(opts.IO.Out, opts.IO.Err, opts.JSON, opts.Quiet)
 	if opts.JSON {
 		// A run that fails still closes its JSONL: a reader waits for a last line.
 		defer func() {
 			if err != nil {
-				_ = progress.write(endEvent(ctx, err))
+				_ = printed.Write(endEvent(ctx, err))
 			}
 		}()
 	}
-	final, usage, err := runLead(ctx, opts, leadRun{onEvent: progress.event, hardStop: true})
+	final, usage, err := runLead(ctx, opts, leadRun{onEvent: printed.Event, hardStop: true})
 	if err != nil {
 		return err
 	}
 	if opts.JSON {
 		// The closing answer carries what each agent used and cost.
-		return progress.write(team.Event{Time: time.Now().UTC(), Agent: workspace.LeadName,
+		return printed.Write(team.Event{Time: time.Now().UTC(), Agent: workspace.LeadName,
 			Payload: team.Answer{Text: final, Tokens: usage.Agents[0].Tokens, Usage: &usage}})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, strings.TrimRight(final, "\n"))
@@ -256,78 +253,9 @@ func endEvent(ctx context.Context, err error) runEnd {
 	return e
 }
 
-// progress prints team events: lines on stderr, or JSONL on stdout with --json.
-type progress struct {
-	io    IOStreams
-	json  bool
-	quiet bool
-	enc   *json.Encoder
-	mu    sync.Mutex // events come from many agent goroutines
-}
-
-func newProgress(io IOStreams, asJSON, quiet bool) *progress {
-	p := &progress{io: io, json: asJSON, quiet: quiet}
-	p.enc = json.NewEncoder(io.Out)
-	return p
-}
-
-func (p *progress) write(v any) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.enc.Encode(v)
-}
-
-func (p *progress) event(e team.Event) {
-	if p.json {
-		_ = p.write(e)
-		return
-	}
-	if p.quiet {
-		return
-	}
-	line := progressLine(e)
-	if line == "" {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintf(p.io.Err, "%s %s\n", e.Time.Local().Format("15:04:05"), line)
-}
-
-// progressLine is the event's sentence, or "" for events too chatty to
-// print (replies, activity: they are in events.jsonl). Every tool call gets
-// a line, as in the TUI: a bash that deleted a file must leave a trace.
 // closeTeam closes tm, waiting at most team.CloseTimeout for it to stop.
 func closeTeam(tm *team.Team) error {
 	ctx, cancel := context.WithTimeout(context.Background(), team.CloseTimeout)
 	defer cancel()
 	return tm.Close(ctx)
-}
-
-func progressLine(e team.Event) string {
-	switch p := e.Payload.(type) {
-	case team.Spawn, team.StatusChanged, team.MessageDelivered, team.Retry, team.TaskChanged,
-		team.Failure, team.BadLine, team.Repair, team.WorktreeChanged, team.HookRun:
-		return e.Sentence()
-	case team.ToolCall:
-		line := e.Agent + ": " + engine.CallSummary(p.Tool, p.Args)
-		if p.IsError {
-			return line + "  ✗ " + team.FirstLine(tools.ErrorText(p.Result), 120)
-		}
-		return line + "  ✓"
-	case team.Instructions:
-		// The lead's files once at the start and on a change; a teammate's
-		// only when one was skipped or cut.
-		if e.Agent == workspace.LeadName || len(p.Notes) > 0 {
-			return e.Sentence()
-		}
-	case team.Permission:
-		if p.Decision == "asked" && p.By == workspace.UserName {
-			return e.Sentence() + ": answer with agentteam approve " + p.RequestID + " or agentteam deny " + p.RequestID + " REASON"
-		}
-		if p.By != "mode" && p.By != "rule" || p.Decision != "allowed" {
-			return e.Sentence()
-		}
-	}
-	return ""
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
 
@@ -155,7 +156,7 @@ func everyCommandWorks(t *testing.T, s securedServe, store string, tlsEnv []stri
 	wait := startBin(t, ws, withCreds(s.alice, fakeEnv(asks)), "run", "--permission-mode", "auto-edit", "--permission-delegate", "user", "make it")
 	first := waitForAsk(t, elsewhere, file)
 	mustSucceed(t, quick(t, elsewhere, file, "approve", first.RequestID), "approve")
-	var second ask
+	var second permask.Ask
 	for deadline := time.Now().Add(60 * time.Second); ; {
 		if a := requestsJSON(t, elsewhere, file); len(a) > 0 && a[0].RequestID != first.RequestID {
 			second = a[0]

@@ -10,6 +10,7 @@ import (
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
@@ -96,8 +97,8 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 		return err
 	}
 	defer st.Close() // after tm.Close, deferred later
-	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
-	retries := st.Events(ws, progress.event)
+	printed := progress.New(opts.IO.Out, opts.IO.Err, opts.JSON, opts.Quiet)
+	retries := st.Events(ws, printed.Event)
 	models, _, err := launch.NewModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
 		return err
@@ -108,7 +109,7 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	}
 	defer cleanup()
 	topts := opts.Options(opts.GlobalOptions, ws, models)
-	topts.OnEvent = progress.event
+	topts.OnEvent = printed.Event
 	if topts.Permissions, err = opts.Permissions(opts.GlobalOptions, false); err != nil {
 		return err
 	}

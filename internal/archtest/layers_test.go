@@ -23,8 +23,9 @@ var layers = map[string]int{
 	"":    13,
 	"cmd": 12,
 	// What the commands share.
-	"internal/launch": 10, // a team command's flags, config, stores and models
-	"internal/exit":   0,  // exit codes and the hard stops
+	"internal/launch":  10, // a team command's flags, config, stores and models
+	"internal/exit":    0,  // exit codes and the hard stops
+	"internal/permask": 11, // the permission asks that wait for the person
 	// Programs that measure the commands, and test-only packages.
 	"internal/bench/peerbench":  14,
 	"internal/bench/storebench": 14,
@@ -40,6 +41,7 @@ var layers = map[string]int{
 	"internal/ui/tui":      11,
 	"internal/ui/linechat": 11,
 	"internal/ui/engine":   10, // what both chats ask of the team
+	"internal/ui/progress": 11, // the events as run prints them
 	"internal/ui/mdrender": 0,
 	"internal/ui/termbg":   0,
 	"internal/llm/demo":    1,
