@@ -188,7 +188,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	defer cleanup()
 	screen.Sandbox = "sandbox: " + sb.State()
 	topts.Sandbox = sb
-	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
+	mcpServers := launch.StartMCP(ctx, opts.GlobalOptions, opts.IO.Err)
 	defer mcpServers.Close()
 	topts.MCP = mcpServers
 	st.Apply(&topts)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -44,7 +43,7 @@ did not start, then stop them.`,
 }
 
 func runMCP(ctx context.Context, opts *MCPOptions) error {
-	m := startMCP(ctx, opts.GlobalOptions, nil)
+	m := launch.StartMCP(ctx, opts.GlobalOptions, nil)
 	defer m.Close()
 	st := m.Status()
 	if opts.JSON {
@@ -66,27 +65,4 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 		fmt.Fprintf(opts.IO.Out, "%s  running, %d tools: %s\n", s.Name, len(names), strings.Join(names, ", "))
 	}
 	return nil
-}
-
-// startMCP starts the configured MCP servers; each that did not start is
-// one line on warn (nil: none), and its tools are missing.
-func startMCP(ctx context.Context, g *launch.GlobalOptions, warn io.Writer) *mcp.Manager {
-	if g.Config == nil || len(g.Config.MCP) == 0 {
-		return nil
-	}
-	var servers []mcp.Server
-	for _, s := range g.Config.MCPServers() {
-		servers = append(servers, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, URL: s.URL,
-			Env: s.Env, Headers: s.Headers, Roles: s.Roles, Agents: s.Agents,
-			StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout})
-	}
-	m := mcp.Start(ctx, servers, g.Getenv)
-	if warn != nil {
-		for _, s := range m.Status() {
-			if s.Err != "" {
-				fmt.Fprintf(warn, "agentteam: %s; its tools are missing until it starts\n", s.Err)
-			}
-		}
-	}
-	return m
 }

@@ -173,7 +173,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 		fmt.Fprintln(opts.IO.Err, note)
 	}
 	topts.Sandbox = sb
-	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
+	mcpServers := launch.StartMCP(ctx, opts.GlobalOptions, opts.IO.Err)
 	defer mcpServers.Close()
 	topts.MCP = mcpServers
 	st.Apply(&topts)

@@ -124,7 +124,7 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	// lead's yolo run here, which only this worker's person may choose.
 	topts.Permissions.FollowMode = opts.PermissionMode == "" && (opts.Config == nil || opts.Config.Permissions.Mode.V == "")
 	topts.Sandbox = sb
-	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
+	mcpServers := launch.StartMCP(ctx, opts.GlobalOptions, opts.IO.Err)
 	defer mcpServers.Close()
 	topts.MCP = mcpServers
 	topts.TeamName = st.Spec.Team

@@ -9,5 +9,7 @@
 //   - NewModels builds the team's model clients, one per provider and
 //     model, from the flags and the [providers] and [roles] tables;
 //   - TeamFlags.Options, Permissions and OpenSandbox turn the flags into
-//     team.Options: permissions, sandbox, hooks and AGENTS.md loader.
+//     team.Options: permissions, sandbox, hooks and AGENTS.md loader;
+//     StartMCP starts the configured MCP servers;
+//   - AskTrust asks the person whether to trust the project file.
 package launch
