@@ -8,19 +8,21 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // AdoptOptions are the inputs of `agentteam adopt`.
 type AdoptOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 	// Yes trusts the state; without it adopt only shows what is there.
 	Yes bool
 }
 
 // newAdoptCmd builds `agentteam adopt`; runF, when not nil, replaces runAdopt.
-func newAdoptCmd(g *GlobalOptions, io IOStreams, runF func(*AdoptOptions) error) *cobra.Command {
+func newAdoptCmd(g *launch.GlobalOptions, io IOStreams, runF func(*AdoptOptions) error) *cobra.Command {
 	opts := &AdoptOptions{GlobalOptions: g, IO: io}
 	c := &cobra.Command{
 		Use:   "adopt",
@@ -40,15 +42,15 @@ func newAdoptCmd(g *GlobalOptions, io IOStreams, runF func(*AdoptOptions) error)
 func runAdopt(opts *AdoptOptions) error {
 	ws, err := workspace.Open(opts.Workspace)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	var fe *workspace.ForeignError
 	if err := ws.CheckState(); err != nil && !errors.As(err, &fe) {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	files, err := ws.ForeignState()
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	if len(files) == 0 {
 		fmt.Fprintf(opts.IO.Err, "%s holds nothing to adopt: agentteam made it here for you, or it holds no state\n", ws.StatePath())
@@ -67,7 +69,7 @@ func runAdopt(opts *AdoptOptions) error {
 		return nil
 	}
 	if err := ws.Adopt(); err != nil {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("adopt %s: %w", ws.StatePath(), err)}
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("adopt %s: %w", ws.StatePath(), err)}
 	}
 	if !opts.Quiet {
 		fmt.Fprintf(opts.IO.Err, "adopted %s: its messages, registry, sessions and tasks are trusted from now on\n", ws.StatePath())

@@ -7,13 +7,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/sys/config"
 )
 
 // ApproveOptions are the inputs of `agentteam approve`.
 type ApproveOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 	ID string
 	// Always adds the ask's rule to the project file's allow list.
@@ -22,14 +25,14 @@ type ApproveOptions struct {
 }
 
 // newApproveCmd builds `agentteam approve`; runF, when not nil, replaces runApprove.
-func newApproveCmd(g *GlobalOptions, io IOStreams, runF func(*ApproveOptions) error) *cobra.Command {
+func newApproveCmd(g *launch.GlobalOptions, io IOStreams, runF func(*ApproveOptions) error) *cobra.Command {
 	opts := &ApproveOptions{GlobalOptions: g, IO: io, Now: time.Now}
 	c := &cobra.Command{
 		Use:   "approve ID",
 		Short: "Allow a tool call that waits for permission (see agentteam requests)",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageErrorf("approve needs the request id: agentteam approve ID (agentteam requests lists them)")
+				return exit.Usagef("approve needs the request id: agentteam approve ID (agentteam requests lists them)")
 			}
 			return nil
 		},
@@ -46,16 +49,16 @@ func newApproveCmd(g *GlobalOptions, io IOStreams, runF func(*ApproveOptions) er
 }
 
 func runApprove(opts *ApproveOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	a, applies, err := answerAskAs(opts.GlobalOptions, ws, st, opts.ID, true, opts.Always, "", opts.Now())
+	defer st.Close()
+	a, applies, err := permask.Answer(opts.GlobalOptions, ws, st, opts.ID, true, opts.Always, "", opts.Now())
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
@@ -148,8 +149,8 @@ func TestRunTimeoutHoldsWithAStderrNobodyReads(t *testing.T) {
 	c, start := startUnread(t, srv, "run", "--timeout", "5s", "--sandbox", "off", "read everything")
 	// 5 s, the grace, and room for a race-built binary's start on a busy machine.
 	code := waitExit(t, c, 10*time.Second)
-	if code != ExitTimeout {
-		t.Errorf("exit %d after %s, want %d (timeout)", code, time.Since(start).Round(time.Millisecond), ExitTimeout)
+	if code != exit.Timeout {
+		t.Errorf("exit %d after %s, want %d (timeout)", code, time.Since(start).Round(time.Millisecond), exit.Timeout)
 	}
 	if srv.CallsFor("lead") < 2 {
 		t.Errorf("the lead made %d model calls: the run never got going", srv.CallsFor("lead"))
@@ -197,8 +198,8 @@ func TestASecondInterruptStopsAStuckRunAtOnce(t *testing.T) {
 	for {
 		select {
 		case code := <-done:
-			if code != ExitFailure {
-				t.Errorf("exit %d after the second interrupt, want %d", code, ExitFailure)
+			if code != exit.Failure {
+				t.Errorf("exit %d after the second interrupt, want %d", code, exit.Failure)
 			}
 			return
 		case <-tick.C:
@@ -240,8 +241,8 @@ func TestAPingPongIsToldAndStopsAtTheBudget(t *testing.T) {
 	defer srv.Close()
 	ws := t.TempDir()
 	r := runBin(t, ws, fakeEnv(srv), "", "run", "--sandbox", "off", "--max-model-calls", "60", "play")
-	if r.code != ExitBudget {
-		t.Fatalf("exit %d, want %d (budget)\nstderr:\n%s", r.code, ExitBudget, r.stderr)
+	if r.code != exit.Budget {
+		t.Fatalf("exit %d, want %d (budget)\nstderr:\n%s", r.code, exit.Budget, r.stderr)
 	}
 	if !strings.Contains(r.stderr, "reached its budget of 60 model calls (--max-model-calls)") {
 		t.Errorf("stderr does not say the budget was reached:\n%s", r.stderr)
@@ -271,7 +272,7 @@ func TestBoundsFlagsRefuseWhatNoRunCanHave(t *testing.T) {
 		{"run", "--demo", "--max-model-calls", "-3", "hi"},
 	} {
 		r := runBin(t, t.TempDir(), nil, "", args...)
-		if r.code != ExitUsage || !strings.Contains(r.stderr, "must") {
+		if r.code != exit.Usage || !strings.Contains(r.stderr, "must") {
 			t.Errorf("%v: exit %d, stderr %q", args, r.code, r.stderr)
 		}
 	}
@@ -334,8 +335,8 @@ func TestTheBudgetFromTheUserFileHoldsOverAProjectsLargerOne(t *testing.T) {
 	writeConfig(t, filepath.Join(ws, ".agentteam", "config.toml"), "[team]\nmax_model_calls = 1000\n")
 	env := append(fakeEnv(srv), configHome(t, "[team]\nmax_model_calls = 30\n")...)
 	r := runBin(t, ws, env, "", "run", "--sandbox", "off", "play")
-	if r.code != ExitBudget || !strings.Contains(r.stderr, "budget of 30 model calls") {
-		t.Fatalf("exit %d, want %d with the user file's budget of 30\nstderr:\n%s", r.code, ExitBudget, r.stderr)
+	if r.code != exit.Budget || !strings.Contains(r.stderr, "budget of 30 model calls") {
+		t.Fatalf("exit %d, want %d with the user file's budget of 30\nstderr:\n%s", r.code, exit.Budget, r.stderr)
 	}
 	if n := len(srv.Calls()); n > 30 {
 		t.Errorf("%d model calls were made, over the budget of 30", n)

@@ -10,7 +10,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/ui/linechat"
+	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/internal/ui/tui"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/internal/ui/tui/picker"
@@ -21,8 +24,8 @@ import (
 
 // ChatOptions are the inputs of `agentteam chat`.
 type ChatOptions struct {
-	*GlobalOptions
-	TeamFlags
+	*launch.GlobalOptions
+	launch.TeamFlags
 	IO     IOStreams
 	NoAuto bool
 	// Watch opens the chat on the team without running it, as it opens
@@ -37,7 +40,7 @@ type ChatOptions struct {
 }
 
 // newChatCmd builds `agentteam chat`; runF, when not nil, replaces runChat.
-func newChatCmd(g *GlobalOptions, streams IOStreams, runF func(*ChatOptions) error) *cobra.Command {
+func newChatCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*ChatOptions) error) *cobra.Command {
 	opts := &ChatOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Short: "The interactive team TUI: talk to the lead and watch the team work",
@@ -61,13 +64,13 @@ conversation, the one it replaces is kept as an earlier one.`,
 		Use: "chat [--resume [ID]]",
 		Args: func(c *cobra.Command, args []string) error {
 			if opts.Resume && opts.Watch {
-				return usageErrorf("chat --watch cannot --resume: a watching chat runs no lead of its own")
+				return exit.Usagef("chat --watch cannot --resume: a watching chat runs no lead of its own")
 			}
 			if !opts.Resume || len(args) == 0 {
 				return noArgs(c, args)
 			}
 			if len(args) > 1 {
-				return usageErrorf("chat --resume takes one session id, got %d words (see agentteam sessions)", len(args))
+				return exit.Usagef("chat --resume takes one session id, got %d words (see agentteam sessions)", len(args))
 			}
 			return nil
 		},
@@ -84,7 +87,7 @@ conversation, the one it replaces is kept as an earlier one.`,
 	c.Flags().BoolVar(&opts.Plain, "plain", false, "a line-mode chat (prompt, plain text, no escape sequences) instead of the full-screen TUI")
 	c.Flags().BoolVar(&opts.Watch, "watch", false, "watch the team without running it, even when no other process runs it (chat watches by itself when one does)")
 	c.Flags().BoolVar(&opts.NoAuto, "no-auto", false, "the lead answers only you, not by itself when teammates report (/auto on changes it)")
-	addTeamFlags(c.Flags(), &opts.TeamFlags)
+	launch.AddTeamFlags(c.Flags(), &opts.TeamFlags)
 	return c
 }
 
@@ -101,7 +104,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if err := opts.checkChatFlags(); err != nil {
 		return err
 	}
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
@@ -111,7 +114,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if opts.Resume && opts.ResumeID == "" {
 		list, err := team.ListSessions(ws)
 		if err != nil {
-			return &ExitError{Code: ExitFailure, Err: err}
+			return &exit.Error{Code: exit.Failure, Err: err}
 		}
 		switch {
 		case len(list) <= 1 && (len(list) == 0 || list[0].Current): // nothing earlier to pick from
@@ -127,7 +130,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 				id, err = picker.Pick(ctx, in, out, list)
 			}
 			if err != nil {
-				return &ExitError{Code: ExitFailure, Err: err}
+				return &exit.Error{Code: exit.Failure, Err: err}
 			}
 			if id == "" {
 				fmt.Fprintln(opts.IO.Err, "no conversation chosen: nothing opened")
@@ -137,64 +140,64 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		}
 	}
 	if isTerminal(in) && isTerminal(out) {
-		if err := askTrust(opts.GlobalOptions, in, out); err != nil {
+		if err := launch.AskTrust(opts.GlobalOptions, in, out); err != nil {
 			return err
 		}
 	}
-	st, err := openStores(ctx, opts.GlobalOptions, ws)
+	st, err := launch.OpenStores(ctx, opts.GlobalOptions, ws)
 	if err != nil {
 		return err
 	}
-	defer st.close() // after tui.Run has closed the team
+	defer st.Close() // after tui.Run has closed the team
 	br := bridge.New()
 	screen := tui.Options{Workspace: ws.Root, Auto: !opts.NoAuto, HasModel: true}
-	retry, lines := br.Retry, linechat.New(opts.IO.Out, progressLine)
+	retry, lines := br.Retry, linechat.New(opts.IO.Out, progress.Line)
 	if lineMode != "" {
 		retry = lines.Retry
 	}
 	var models team.Models
-	set, lead, err := newModels(opts.GlobalOptions, retry)
+	set, lead, err := launch.NewModels(opts.GlobalOptions, retry)
 	if err != nil {
 		// Without a key the TUI still opens: the team's files can be read and written.
 		models = team.OneModel(noModel{err: err}, "no model")
-		screen.HasModel, screen.Notice, screen.ModelName = false, tui.NoModelNotice(opts.keyEnv()), "no model"
+		screen.HasModel, screen.Notice, screen.ModelName = false, tui.NoModelNotice(opts.APIKeyEnv()), "no model"
 	} else {
 		models = set
 		screen.Notice, screen.ModelName = chatWelcome(opts.Demo, lineMode != ""), lead.Label()
 	}
-	screen.KeyEnv = opts.keyEnv()
-	topts := opts.options(opts.GlobalOptions, ws, models)
+	screen.KeyEnv = opts.APIKeyEnv()
+	topts := opts.Options(opts.GlobalOptions, ws, models)
 	if opts.ResumeID != team.CurrentSessionID {
 		topts.RestoreSession = opts.ResumeID
 	}
 	// A person at a terminal says whether to go on past the budget; a
 	// script cannot foresee when it is reached, so its team stops as a run's.
 	topts.Budget.Ask = isTerminal(in)
-	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, true); err != nil {
+	if topts.Permissions, err = opts.Permissions(opts.GlobalOptions, true); err != nil {
 		return err
 	}
-	if note := opts.untrustedNote(opts.GlobalOptions, true); note != "" {
+	if note := opts.UntrustedNote(opts.GlobalOptions, true); note != "" {
 		// Before the screen takes the terminal, and on it, which hides this line.
 		fmt.Fprintln(opts.IO.Err, note)
 		if lineMode == "" {
 			screen.Notice += "\n" + note
 		}
 	}
-	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	sb, cleanup, err := opts.OpenSandbox(ctx, opts.GlobalOptions, opts.IO.Err)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
 	screen.Sandbox = "sandbox: " + sb.State()
 	topts.Sandbox = sb
-	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
+	mcpServers := launch.StartMCP(ctx, opts.GlobalOptions, opts.IO.Err)
 	defer mcpServers.Close()
 	topts.MCP = mcpServers
-	st.apply(&topts)
-	if err := st.hosts(ctx, &topts); err != nil { // on NATS, spawns go through the work queue
+	st.Apply(&topts)
+	if err := st.Hosts(ctx, &topts); err != nil { // on NATS, spawns go through the work queue
 		return err
 	}
-	topts.Worker.KeyEnv = opts.keyEnv() // kept out of git's push of the lead's commit for workers
+	topts.Worker.KeyEnv = opts.APIKeyEnv() // kept out of git's push of the lead's commit for workers
 	if lineMode != "" {
 		return runLineChat(ctx, opts, lines, lineMode, topts, screen)
 	}
@@ -233,8 +236,8 @@ func runLineChat(ctx context.Context, opts *ChatOptions, lines *linechat.Chat, w
 // checkChatFlags refuses flags that cannot work together, before anything opens.
 func (opts *ChatOptions) checkChatFlags() error {
 	for _, check := range []func() error{
-		func() error { return checkPool(opts.GlobalOptions) },
-		opts.checkBounds, opts.checkIsolation, opts.checkGitRemote,
+		func() error { return launch.CheckPool(opts.GlobalOptions) },
+		opts.CheckBounds, opts.CheckIsolation, opts.CheckGitRemote,
 	} {
 		if err := check(); err != nil {
 			return err
@@ -246,21 +249,21 @@ func (opts *ChatOptions) checkChatFlags() error {
 func isTerminal(f *os.File) bool { return f != nil && term.IsTerminal(int(f.Fd())) }
 
 // checkResumeID refuses an id that names no session of this workspace.
-func checkResumeID(g *GlobalOptions, id string) error {
-	ws, err := openWorkspace(g)
+func checkResumeID(g *launch.GlobalOptions, id string) error {
+	ws, err := launch.OpenWorkspace(g)
 	if err != nil {
 		return err
 	}
 	list, err := team.ListSessions(ws)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	for _, s := range list {
 		if s.ID == id {
 			return nil
 		}
 	}
-	return usageErrorf("no session %q in %s: agentteam sessions lists them", id, ws.Root)
+	return exit.Usagef("no session %q in %s: agentteam sessions lists them", id, ws.Root)
 }
 
 func chatWelcome(demo, lines bool) string {
@@ -286,18 +289,18 @@ func (n noModel) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 // checkNotRunning refuses, in the sentence opening the team would give,
 // a team another process runs: the workspace's owner lock, or on a NATS
 // store its owner lease (taken and given back at once).
-func checkNotRunning(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) error {
-	if st, _ := storeURL(g); st == "" || st == "file" {
+func checkNotRunning(ctx context.Context, g *launch.GlobalOptions, ws *workspace.Workspace) error {
+	if st, _ := launch.StoreURL(g); st == "" || st == "file" {
 		return team.CheckNotRunning(ws.TeamDir())
 	}
-	s, err := openStores(ctx, g, ws)
+	s, err := launch.OpenStores(ctx, g, ws)
 	if err != nil {
 		return err
 	}
-	defer s.close()
-	release, _, err := s.owner.Acquire(ctx)
+	defer s.Close()
+	release, _, err := s.Owner.Acquire(ctx)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	release()
 	return nil

@@ -14,10 +14,14 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/linechat"
+	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/internal/ui/tui"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -40,25 +44,25 @@ type watchInboxes interface {
 
 // runner names the process that runs the workspace's team, "" when none
 // does: the workspace's owner lock, or on a NATS store its lease.
-func runner(ctx context.Context, st *stores, ws *workspace.Workspace) (string, error) {
-	if !st.nats {
+func runner(ctx context.Context, st *launch.Stores, ws *workspace.Workspace) (string, error) {
+	if !st.NATS {
 		return team.Runner(ws.TeamDir()), nil
 	}
-	if h, ok := st.owner.(interface {
+	if h, ok := st.Owner.(interface {
 		Holder(context.Context) (string, error)
 	}); ok {
 		who, err := h.Holder(ctx)
 		if err != nil {
-			return "", &ExitError{Code: ExitFailure, Err: err}
+			return "", &exit.Error{Code: exit.Failure, Err: err}
 		}
 		return who, nil
 	}
-	running, _, err := st.owner.Running(ctx)
+	running, _, err := st.Owner.Running(ctx)
 	if err != nil {
-		return "", &ExitError{Code: ExitFailure, Err: err}
+		return "", &exit.Error{Code: exit.Failure, Err: err}
 	}
 	if running {
-		return "another agentteam process (on " + st.where + ")", nil
+		return "another agentteam process (on " + st.Where + ")", nil
 	}
 	return "", nil
 }
@@ -66,19 +70,19 @@ func runner(ctx context.Context, st *stores, ws *workspace.Workspace) (string, e
 // watchChat runs chat on a team another process runs (who; "" with
 // --watch and nobody running it): the team, its messages and its agents'
 // steps as the event log has them, the person's lines to the lead's inbox.
-func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, st *stores, who, lineMode string) error {
+func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, who, lineMode string) error {
 	if who == "" {
 		who = "no process"
 	}
-	mail, ok := st.mail.(watchInboxes)
+	mail, ok := st.Mail.(watchInboxes)
 	if !ok {
-		return &ExitError{Code: ExitFailure, Err: errors.New("this store's inboxes cannot be watched")}
+		return &exit.Error{Code: exit.Failure, Err: errors.New("this store's inboxes cannot be watched")}
 	}
 	follow, err := followEvents(ctx, st, ws)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
-	events := st.events(ws, nil)
+	events := st.Events(ws, nil)
 	ws2 := watchStores(opts, ws, st, mail, events, who)
 	running := func(ctx context.Context) bool {
 		r, err := runner(ctx, st, ws)
@@ -93,18 +97,18 @@ func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, 
 	return tui.Watch(ctx, tui.WatchConfig{
 		Engine:   engine.NewWatchEngine(ws2),
 		Mail:     mail,
-		Registry: st.registry,
+		Registry: st.Registry,
 		Events:   follow,
 		Running:  running,
-		Screen:   tui.Options{Workspace: ws.Root, ModelName: "watching", Notice: notice, KeyEnv: opts.keyEnv(), Watch: who, Sandbox: "sandbox: where the team runs"},
+		Screen:   tui.Options{Workspace: ws.Root, ModelName: "watching", Notice: notice, KeyEnv: opts.APIKeyEnv(), Watch: who, Sandbox: "sandbox: where the team runs"},
 		In:       in,
 		Out:      out,
 	})
 }
 
 // followEvents follows the team's event log from its last events.
-func followEvents(ctx context.Context, st *stores, ws *workspace.Workspace) (*team.EventFollower, error) {
-	lines, ok := st.lines.(*natsstore.EventLog)
+func followEvents(ctx context.Context, st *launch.Stores, ws *workspace.Workspace) (*team.EventFollower, error) {
+	lines, ok := st.Lines.(*natsstore.EventLog)
 	if !ok {
 		return team.FollowEventFile(ws.EventsPath(), watchBacklogBytes), nil
 	}
@@ -117,22 +121,22 @@ func followEvents(ctx context.Context, st *stores, ws *workspace.Workspace) (*te
 
 // watchStores are the watch's ways to the team, as agentteam send and
 // approve take them.
-func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *stores, mail watchInboxes, events *team.EventLog, who string) engine.WatchStores {
+func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, mail watchInboxes, events *team.EventLog, who string) engine.WatchStores {
 	return engine.WatchStores{
 		Mail:     mail,
-		Registry: st.registry,
-		Board:    st.board,
+		Registry: st.Registry,
+		Board:    st.Board,
 		Runner:   who,
 		Send: func(to, content string) error {
 			if n := len(content); n > inbox.MaxContentBytes {
 				return fmt.Errorf("the message is %d bytes, over the limit of %d (256 KiB)", n, inbox.MaxContentBytes)
 			}
-			if !st.nats {
+			if !st.NATS {
 				if err := ws.Init(); err != nil { // this user's state, as agentteam send makes it
 					return err
 				}
 			}
-			m, err := st.mail.Append(to, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: to, Content: content})
+			m, err := st.Mail.Append(to, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: to, Content: content})
 			if err != nil {
 				return err
 			}
@@ -140,7 +144,7 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *stores, mail wa
 			return nil
 		},
 		Answer: func(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
-			a, _, err := answerAskAs(opts.GlobalOptions, ws, st, id, approve, always, reason, time.Now())
+			a, _, err := permask.Answer(opts.GlobalOptions, ws, st, id, approve, always, reason, time.Now())
 			if err != nil {
 				return "", err
 			}
@@ -286,7 +290,7 @@ func (w *watchLog) line(e team.Event) string {
 			return e.Sentence() + ": answer with /allow " + p.RequestID + " or /deny " + p.RequestID + " REASON"
 		}
 	}
-	return progressLine(e)
+	return progress.Line(e)
 }
 
 // watchIfRunning watches the team when another process runs it or
@@ -295,11 +299,11 @@ func watchIfRunning(ctx context.Context, opts *ChatOptions, ws *workspace.Worksp
 	if opts.Resume {
 		return false, nil // --resume continues a team this process runs, or says who runs it
 	}
-	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
+	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return false, err
 	}
-	defer st.close()
+	defer st.Close()
 	who, err := runner(ctx, st, ws)
 	if err != nil || (who == "" && !opts.Watch) {
 		return false, err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 // TestAClonedProjectCannotSendTheKeyElsewhere: a repository ships a project
@@ -26,7 +28,7 @@ func TestAClonedProjectCannotSendTheKeyElsewhere(t *testing.T) {
 	env := configHome(t, "", "OPENAI_API_KEY=sk-the-persons-real-key")
 	for _, args := range [][]string{{"run", "hello"}, {"models"}} {
 		r := runBin(t, ws, env, "", args...)
-		if r.code != ExitUsage || !strings.Contains(r.stderr, "is not read from a project file") || strings.Contains(r.stderr, "sk-the-persons-real-key") {
+		if r.code != exit.Usage || !strings.Contains(r.stderr, "is not read from a project file") || strings.Contains(r.stderr, "sk-the-persons-real-key") {
 			t.Errorf("%v: exit %d\n%s", args, r.code, r.stderr)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
@@ -45,7 +46,7 @@ func TestAProjectFileCannotRedirectTheKeyByItsSpelling(t *testing.T) {
 			r := runBin(t, ws, env, "", "run", "--quiet", "hello")
 			want := fmt.Sprintf("agentteam: config file .agentteam/config.toml, line 3: %s.fast.%s is not read from a project file",
 				strings.TrimSuffix(strings.TrimPrefix(tc.table, "["), ".fast]"), strings.Trim(tc.key, `"`))
-			if r.code != ExitUsage || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+			if r.code != exit.Usage || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
 				t.Errorf("exit %d, stderr %q; want exit 2 and %q…", r.code, r.stderr, want)
 			}
 			if strings.Contains(r.stdout+r.stderr, "the-persons-key") || strings.Contains(r.stdout+r.stderr, "ghp-the-persons-token") {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testfs"
 )
@@ -144,7 +145,7 @@ func TestALiteralKeyIsRefusedThroughTheBinary(t *testing.T) {
 		r := runBin(t, ws, configHome(t, "", "OPENAI_API_KEY=test-key"), "", args...)
 		// The workspace is ".", so the path is relative to where the user stands.
 		want := "agentteam: config file .agentteam/config.toml, line 3: providers.openai.api_key would put an API key in the project's files, which get committed"
-		if r.code != ExitUsage || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		if r.code != exit.Usage || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q…", args, r.code, r.stderr, want)
 		}
 		if strings.Contains(r.stdout+r.stderr, secret) {
@@ -223,7 +224,7 @@ func TestModelsThroughTheBinary(t *testing.T) {
 	}
 	r = runBin(t, ws, configHome(t, user, "P_KEY=bad-key"), "", "models")
 	want := "agentteam: the model server at " + srv.URL + "/v1 answered 401 Unauthorized: Incorrect API key provided. (the key is taken from P_KEY)\n"
-	if r.code != ExitFailure || r.stderr != want || r.stdout != "" {
+	if r.code != exit.Failure || r.stderr != want || r.stdout != "" {
 		t.Fatalf("models with a bad key: exit %d\nstderr %q\nwant   %q", r.code, r.stderr, want)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/testutil/testfs"
 	"github.com/agentteam/agentteam/team"
 )
@@ -61,7 +63,7 @@ type layered struct {
 	Model, BaseURL, KeyEnv string
 	NoStream               bool
 	MaxWorkers, MaxQueue   int
-	Team                   TeamFlags
+	Team                   launch.TeamFlags
 	AutoClaim              bool
 	HasConfig              bool
 }
@@ -82,10 +84,10 @@ func layeredOf(o any) layered {
 // TestConfigFilesLayerUnderEnvAndFlags: flags > environment > project file >
 // user file > defaults, for run's and chat's Options.
 func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
-	today := layered{Model: DefaultModel, MaxWorkers: 5, MaxQueue: 50, Team: teamDefaults}
+	today := layered{Model: launch.DefaultModel, MaxWorkers: 5, MaxQueue: 50, Team: teamDefaults}
 	fromUser := layered{Model: "user-model", BaseURL: "http://user.example/v1", KeyEnv: "USER_KEY",
 		MaxWorkers: 3, MaxQueue: 50, AutoClaim: true, HasConfig: true,
-		Team: TeamFlags{MaxTurns: 9, ShutdownTimeout: 7 * time.Second, PlanTimeout: team.DefaultPlanTimeout, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationNone, GitRemote: "team", Sandbox: "auto", SandboxNetwork: "on"}}
+		Team: launch.TeamFlags{MaxTurns: 9, ShutdownTimeout: 7 * time.Second, PlanTimeout: team.DefaultPlanTimeout, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationNone, GitRemote: "team", Sandbox: "auto", SandboxNetwork: "on"}}
 	fromBoth := fromUser
 	fromBoth.Model, fromBoth.NoStream, fromBoth.MaxWorkers, fromBoth.Team.PlanTimeout = "project-model", true, 2, 8*time.Second
 	fromBoth.Team.Isolation = team.IsolationWorktree
@@ -104,7 +106,7 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 			user: userConfig, project: projectConfig, args: []string{"run", "go"}, want: fromBoth},
 		{name: "the project file alone", project: projectConfig, args: []string{"run", "go"},
 			want: layered{Model: "project-model", NoStream: true, MaxWorkers: 2, MaxQueue: 50, HasConfig: true,
-				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree, GitRemote: "origin", Sandbox: "auto", SandboxNetwork: "on"}}},
+				Team: launch.TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree, GitRemote: "origin", Sandbox: "auto", SandboxNetwork: "on"}}},
 		{name: "the environment wins over the files",
 			user: userConfig, project: projectConfig,
 			env:  map[string]string{"AGENTTEAM_MODEL": "env-model", "OPENAI_BASE_URL": "http://env.example/v1"},
@@ -116,18 +118,18 @@ func TestConfigFilesLayerUnderEnvAndFlags(t *testing.T) {
 			args: []string{"run", "--model", "flag-model", "--base-url", "http://flag.example/v1", "--max-workers", "4", "--max-queue", "1",
 				"--max-turns", "5", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s", "--auto-claim=false", "--no-stream=false", "--isolation", "none", "--git-remote", "flag-remote", "go"},
 			want: layered{Model: "flag-model", BaseURL: "http://flag.example/v1", KeyEnv: "USER_KEY", MaxWorkers: 4, MaxQueue: 1, HasConfig: true,
-				Team: TeamFlags{MaxTurns: 5, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone, GitRemote: "flag-remote", Sandbox: "auto", SandboxNetwork: "on"}}},
+				Team: launch.TeamFlags{MaxTurns: 5, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone, GitRemote: "flag-remote", Sandbox: "auto", SandboxNetwork: "on"}}},
 		{name: "--demo ignores the providers but keeps the team defaults",
 			user: userConfig, project: projectConfig, args: []string{"run", "--demo", "go"},
 			want: func() layered {
 				l := fromBoth
-				l.Model, l.BaseURL, l.KeyEnv, l.NoStream = DefaultModel, "", "", false
+				l.Model, l.BaseURL, l.KeyEnv, l.NoStream = launch.DefaultModel, "", "", false
 				return l
 			}()},
 		{name: "AGENTTEAM_WORKSPACE finds the project file",
 			project: projectConfig, noWorkspace: true, args: []string{"run", "go"},
 			want: layered{Model: "project-model", NoStream: true, MaxWorkers: 2, MaxQueue: 50, HasConfig: true,
-				Team: TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree, GitRemote: "origin", Sandbox: "auto", SandboxNetwork: "on"}}},
+				Team: launch.TeamFlags{MaxTurns: team.DefaultMaxTurns, ShutdownTimeout: team.DefaultShutdownTimeout, PlanTimeout: 8 * time.Second, HandoffTimeout: team.DefaultHandoffTimeout, Isolation: team.IsolationWorktree, GitRemote: "origin", Sandbox: "auto", SandboxNetwork: "on"}}},
 		{name: "chat layers the same way (it has no --auto-claim)",
 			user: userConfig, project: projectConfig, args: []string{"chat"},
 			want: func() layered { l := fromBoth; l.AutoClaim = false; return l }()},
@@ -172,7 +174,7 @@ func TestABadConfigStopsOnlyTheCommandsThatUseIt(t *testing.T) {
 	env, ws := configFiles(t, "", "[team]\nmax_workers = -1\n")
 	for _, args := range [][]string{{"run", "go"}, {"chat"}, {"config"}, {"models"}} {
 		c, err := executeHooked(t, env, "", append([]string{"--workspace", ws}, args...)...)
-		if code := ExitCode(err); code != ExitUsage || c.calls != 0 {
+		if code := exit.Code(err); code != exit.Usage || c.calls != 0 {
 			t.Fatalf("%q: exit %d (%v), ran %d times", args, code, err, c.calls)
 		}
 		want := "config file " + filepath.Join(ws, ".agentteam", "config.toml") + ", line 2: team.max_workers must be at least 1, not -1"
@@ -324,8 +326,8 @@ func TestConfigWithoutFilesShowsTodaysDefaultsAndWritesNothing(t *testing.T) {
 	}
 	for _, want := range []string{
 		"provider (not set) default",
-		"model " + DefaultModel + " default",
-		"base_url " + defaultBaseURL + " default",
+		"model " + launch.DefaultModel + " default",
+		"base_url " + launch.DefaultBaseURL + " default",
 		"api_key_env OPENAI_API_KEY (not set) default",
 		"stream true default",
 		"team.max_workers 5 default",

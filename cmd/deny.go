@@ -8,12 +8,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 )
 
 // DenyOptions are the inputs of `agentteam deny`.
 type DenyOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO     IOStreams
 	ID     string
 	Reason string
@@ -21,14 +24,14 @@ type DenyOptions struct {
 }
 
 // newDenyCmd builds `agentteam deny`; runF, when not nil, replaces runDeny.
-func newDenyCmd(g *GlobalOptions, io IOStreams, runF func(*DenyOptions) error) *cobra.Command {
+func newDenyCmd(g *launch.GlobalOptions, io IOStreams, runF func(*DenyOptions) error) *cobra.Command {
 	opts := &DenyOptions{GlobalOptions: g, IO: io, Now: time.Now}
 	return &cobra.Command{
 		Use:   "deny ID REASON",
 		Short: "Refuse a tool call that waits for permission, with the reason the agent reads",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) < 2 || strings.TrimSpace(strings.Join(args[1:], " ")) == "" {
-				return usageErrorf("deny needs the request id and a reason: agentteam deny ID \"why not\"")
+				return exit.Usagef("deny needs the request id and a reason: agentteam deny ID \"why not\"")
 			}
 			return nil
 		},
@@ -43,16 +46,16 @@ func newDenyCmd(g *GlobalOptions, io IOStreams, runF func(*DenyOptions) error) *
 }
 
 func runDeny(opts *DenyOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	a, _, err := answerAskAs(opts.GlobalOptions, ws, st, opts.ID, false, false, opts.Reason, opts.Now())
+	defer st.Close()
+	a, _, err := permask.Answer(opts.GlobalOptions, ws, st, opts.ID, false, false, opts.Reason, opts.Now())
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team"
 )
 
 // DiffOptions are the inputs of `agentteam diff`.
 type DiffOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO   IOStreams
 	Name string
 	// Stat prints the diffstat instead of the patch.
@@ -20,7 +22,7 @@ type DiffOptions struct {
 }
 
 // newDiffCmd builds `agentteam diff`; runF, when not nil, replaces runDiff.
-func newDiffCmd(g *GlobalOptions, streams IOStreams, runF func(*DiffOptions) error) *cobra.Command {
+func newDiffCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*DiffOptions) error) *cobra.Command {
 	opts := &DiffOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "diff NAME",
@@ -42,19 +44,19 @@ reports; until then its files are named on stderr. Nothing is changed.`,
 }
 
 func runDiff(c *cobra.Command, opts *DiffOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(c.Context(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	st, err := launch.OpenStoresAs(c.Context(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	wts := team.NewWorktrees(ws, st.registry, nil)
+	defer st.Close()
+	wts := team.NewWorktrees(ws, st.Registry, nil)
 	diff, uncommitted, err := wts.Diff(c.Context(), opts.Name, opts.Stat)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	if _, err := fmt.Fprint(opts.IO.Out, diff); err != nil {
 		return err

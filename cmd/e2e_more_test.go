@@ -16,6 +16,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -257,8 +258,8 @@ func TestRunTimeoutExitsThreeAndLeavesStatusesTrue(t *testing.T) {
 	if elapsed := time.Since(start); elapsed > 20*time.Second {
 		t.Errorf("run --timeout 2s took %s", elapsed)
 	}
-	if r.code != ExitTimeout {
-		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, ExitTimeout, r.stderr)
+	if r.code != exit.Timeout {
+		t.Fatalf("exit %d, want %d; stderr:\n%s", r.code, exit.Timeout, r.stderr)
 	}
 	last := strings.TrimSpace(r.stderr)
 	if i := strings.LastIndexByte(last, '\n'); i >= 0 {
@@ -410,8 +411,8 @@ func TestHugeMessageIsRefusedAndNothingWritten(t *testing.T) {
 	ws := t.TempDir()
 	huge := strings.Repeat("x", 300<<10)
 	r := runBin(t, ws, nil, huge, "send", "--to", "lead", "-")
-	if r.code != ExitFailure {
-		t.Fatalf("exit %d, want %d; stderr %q", r.code, ExitFailure, r.stderr)
+	if r.code != exit.Failure {
+		t.Fatalf("exit %d, want %d; stderr %q", r.code, exit.Failure, r.stderr)
 	}
 	oneSentence(t, r.stderr)
 	if !strings.Contains(r.stderr, fmt.Sprint(len(huge))) || !strings.Contains(r.stderr, "limit") {

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -17,13 +19,13 @@ import (
 
 // InboxOptions are the inputs of `agentteam inbox`.
 type InboxOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO   IOStreams
 	Name string
 }
 
 // newInboxCmd builds `agentteam inbox`; runF, when not nil, replaces runInbox.
-func newInboxCmd(g *GlobalOptions, io IOStreams, runF func(*InboxOptions) error) *cobra.Command {
+func newInboxCmd(g *launch.GlobalOptions, io IOStreams, runF func(*InboxOptions) error) *cobra.Command {
 	opts := &InboxOptions{GlobalOptions: g, IO: io}
 	return &cobra.Command{
 		Use:   "inbox [NAME]",
@@ -51,23 +53,23 @@ type inboxRow struct {
 }
 
 func runInbox(opts *InboxOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	store := st.mail
+	defer st.Close()
+	store := st.Mail
 	if opts.Name == "" {
 		return listInboxes(opts, store)
 	}
 	if err := workspace.ValidateName(opts.Name); err != nil {
-		return usageErrorf("%v", err)
+		return exit.Usagef("%v", err)
 	}
-	if err := checkInboxName(st.registry, store, opts.Name); err != nil {
+	if err := checkInboxName(st.Registry, store, opts.Name); err != nil {
 		return err
 	}
 	msgs, bad, err := store.ReadAll(opts.Name)
@@ -107,7 +109,7 @@ func runInbox(opts *InboxOptions) error {
 
 // checkInboxName refuses a name that is neither the lead, a teammate the
 // registry knows, nor an inbox on disk: "0 messages" would hide a typo.
-func checkInboxName(reg *team.Registry, store mailStore, name string) error {
+func checkInboxName(reg *team.Registry, store launch.MailStore, name string) error {
 	if name == workspace.LeadName {
 		return nil
 	}
@@ -131,10 +133,10 @@ func checkInboxName(reg *team.Registry, store mailStore, name string) error {
 		}
 		known = append(known, m.Name)
 	}
-	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("no agent named %s has an inbox here: the agents are %s", name, strings.Join(known, ", "))}
+	return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("no agent named %s has an inbox here: the agents are %s", name, strings.Join(known, ", "))}
 }
 
-func listInboxes(opts *InboxOptions, store mailStore) error {
+func listInboxes(opts *InboxOptions, store launch.MailStore) error {
 	names, err := store.Names()
 	if err != nil {
 		return err

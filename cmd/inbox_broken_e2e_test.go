@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 // `agentteam inbox` lists an inbox that is a symbolic link or a directory
@@ -29,8 +31,8 @@ func TestInboxListsBrokenInboxes(t *testing.T) {
 	}
 
 	r := runBin(t, ws, nil, "", "inbox")
-	if r.code != ExitFailure {
-		t.Errorf("exit %d, want %d with broken inboxes", r.code, ExitFailure)
+	if r.code != exit.Failure {
+		t.Errorf("exit %d, want %d with broken inboxes", r.code, exit.Failure)
 	}
 	for _, want := range []string{
 		"NAME   UNREAD  TOTAL\n",

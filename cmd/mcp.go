@@ -4,22 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/plug/mcp"
 )
 
 // MCPOptions are the inputs of `agentteam mcp`.
 type MCPOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 }
 
 // newMCPCmd builds `agentteam mcp`; runF, when not nil, replaces runMCP.
-func newMCPCmd(g *GlobalOptions, io IOStreams, runF func(*MCPOptions) error) *cobra.Command {
+func newMCPCmd(g *launch.GlobalOptions, io IOStreams, runF func(*MCPOptions) error) *cobra.Command {
 	opts := &MCPOptions{GlobalOptions: g, IO: io}
 	c := &cobra.Command{
 		Use:   "mcp",
@@ -29,7 +29,7 @@ is trusted: agentteam trust), list its tools as the agents see them (mcp__SERVER
 did not start, then stop them.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if _, err := loadConfig(c, g); err != nil {
+			if _, err := launch.LoadConfig(c, g); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -43,7 +43,7 @@ did not start, then stop them.`,
 }
 
 func runMCP(ctx context.Context, opts *MCPOptions) error {
-	m := startMCP(ctx, opts.GlobalOptions, nil)
+	m := launch.StartMCP(ctx, opts.GlobalOptions, nil)
 	defer m.Close()
 	st := m.Status()
 	if opts.JSON {
@@ -65,27 +65,4 @@ func runMCP(ctx context.Context, opts *MCPOptions) error {
 		fmt.Fprintf(opts.IO.Out, "%s  running, %d tools: %s\n", s.Name, len(names), strings.Join(names, ", "))
 	}
 	return nil
-}
-
-// startMCP starts the configured MCP servers; each that did not start is
-// one line on warn (nil: none), and its tools are missing.
-func startMCP(ctx context.Context, g *GlobalOptions, warn io.Writer) *mcp.Manager {
-	if g.Config == nil || len(g.Config.MCP) == 0 {
-		return nil
-	}
-	var servers []mcp.Server
-	for _, s := range g.Config.MCPServers() {
-		servers = append(servers, mcp.Server{Name: s.Name, Command: s.Command, Args: s.Args, URL: s.URL,
-			Env: s.Env, Headers: s.Headers, Roles: s.Roles, Agents: s.Agents,
-			StartTimeout: s.StartTimeout, CallTimeout: s.CallTimeout})
-	}
-	m := mcp.Start(ctx, servers, g.Getenv)
-	if warn != nil {
-		for _, s := range m.Status() {
-			if s.Err != "" {
-				fmt.Fprintf(warn, "agentteam: %s; its tools are missing until it starts\n", s.Err)
-			}
-		}
-	}
-	return m
 }

@@ -15,15 +15,18 @@ import (
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
+	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // MCPServeOptions are the inputs of `agentteam mcp serve`.
 type MCPServeOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
-	TeamFlags
+	launch.TeamFlags
 	// HTTP is the address for streamable HTTP; "" serves on stdin and stdout.
 	HTTP string
 	// AnyHost lets HTTP listen on an address beyond loopback.
@@ -33,7 +36,7 @@ type MCPServeOptions struct {
 }
 
 // newMCPServeCmd builds `agentteam mcp serve`; runF, when not nil, replaces runMCPServe.
-func newMCPServeCmd(g *GlobalOptions, io IOStreams, runF func(*MCPServeOptions) error) *cobra.Command {
+func newMCPServeCmd(g *launch.GlobalOptions, io IOStreams, runF func(*MCPServeOptions) error) *cobra.Command {
 	opts := &MCPServeOptions{GlobalOptions: g, IO: io}
 	c := &cobra.Command{
 		Use:   "serve",
@@ -55,16 +58,16 @@ agentteam chat, team, inbox and requests read the same workspace meanwhile.`,
 	c.Flags().StringVar(&opts.HTTP, "http", "", "serve streamable HTTP at ADDR (e.g. 127.0.0.1:7300) instead of stdin and stdout; the endpoint is /mcp")
 	c.Flags().BoolVar(&opts.AnyHost, "allow-any-host", false, "let --http listen beyond loopback: whoever reaches the port can run the team and answer its asks")
 	c.Flags().DurationVar(&opts.RunTimeout, "run-timeout", 30*time.Minute, "the longest one team_run may take (its timeout_seconds default)")
-	addTeamFlags(c.Flags(), &opts.TeamFlags)
-	withConfig(g, c)
+	launch.AddTeamFlags(c.Flags(), &opts.TeamFlags)
+	launch.WithConfig(g, c)
 	return c
 }
 
 func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	if opts.RunTimeout <= 0 {
-		return usageErrorf("--run-timeout must be positive")
+		return exit.Usagef("--run-timeout must be positive")
 	}
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
@@ -89,7 +92,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 	}
 	ln, err := net.Listen("tcp", opts.HTTP)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("listen on %s: %w", opts.HTTP, err)}
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("listen on %s: %w", opts.HTTP, err)}
 	}
 	mux := http.NewServeMux()
 	// A web page the person visits must not reach the team: the SDK refuses
@@ -123,7 +126,7 @@ func runMCPServe(ctx context.Context, opts *MCPServeOptions) error {
 func checkLoopback(addr string, anyHost bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return usageErrorf("--http %s: want HOST:PORT, e.g. 127.0.0.1:7300 (%v)", addr, err)
+		return exit.Usagef("--http %s: want HOST:PORT, e.g. 127.0.0.1:7300 (%v)", addr, err)
 	}
 	if anyHost {
 		return nil
@@ -131,7 +134,7 @@ func checkLoopback(addr string, anyHost bool) error {
 	if ip := net.ParseIP(host); host == "localhost" || ip != nil && ip.IsLoopback() {
 		return nil
 	}
-	return usageErrorf("--http %s would listen beyond this machine, where whoever reaches the port runs the team and answers its asks: use 127.0.0.1:PORT, or add --allow-any-host behind your own authentication", addr)
+	return exit.Usagef("--http %s would listen beyond this machine, where whoever reaches the port runs the team and answers its asks: use 127.0.0.1:PORT, or add --allow-any-host behind your own authentication", addr)
 }
 
 // teamServer is the team as MCP tools and resources. Each tool is the CLI
@@ -196,19 +199,23 @@ func (s *teamServer) readResource(_ context.Context, req *sdkmcp.ReadResourceReq
 	var err error
 	switch {
 	case uri == registryURI:
-		out, err = s.command(func(g *GlobalOptions, io IOStreams) error {
+		out, err = s.command(func(g *launch.GlobalOptions, io IOStreams) error {
 			return runTeam(&TeamOptions{GlobalOptions: g, IO: io, Now: time.Now})
 		})
 	case uri == boardURI:
-		out, err = s.command(func(g *GlobalOptions, io IOStreams) error { return runTasks(&TasksOptions{GlobalOptions: g, IO: io}) })
+		out, err = s.command(func(g *launch.GlobalOptions, io IOStreams) error {
+			return runTasks(&TasksOptions{GlobalOptions: g, IO: io})
+		})
 	case uri == inboxesURI:
-		out, err = s.command(func(g *GlobalOptions, io IOStreams) error { return runInbox(&InboxOptions{GlobalOptions: g, IO: io}) })
+		out, err = s.command(func(g *launch.GlobalOptions, io IOStreams) error {
+			return runInbox(&InboxOptions{GlobalOptions: g, IO: io})
+		})
 	case strings.HasPrefix(uri, inboxURIPrefix):
 		name := strings.TrimPrefix(uri, inboxURIPrefix)
 		if workspace.ValidateName(name) != nil {
 			return nil, sdkmcp.ResourceNotFoundError(uri)
 		}
-		out, err = s.command(func(g *GlobalOptions, io IOStreams) error {
+		out, err = s.command(func(g *launch.GlobalOptions, io IOStreams) error {
 			return runInbox(&InboxOptions{GlobalOptions: g, IO: io, Name: name})
 		})
 	default:
@@ -222,7 +229,7 @@ func (s *teamServer) readResource(_ context.Context, req *sdkmcp.ReadResourceReq
 
 // command runs one of the CLI's commands with --json and --quiet, its
 // stdout and stderr captured; an error carries what it said on stderr.
-func (s *teamServer) command(run func(*GlobalOptions, IOStreams) error) (string, error) {
+func (s *teamServer) command(run func(*launch.GlobalOptions, IOStreams) error) (string, error) {
 	g := *s.opts.GlobalOptions
 	g.JSON, g.Quiet = true, true
 	var out, errOut bytes.Buffer
@@ -251,13 +258,15 @@ func toolResult(out string, err error) (*sdkmcp.CallToolResult, any, error) {
 type noInput struct{}
 
 func (s *teamServer) teamStatus(context.Context, *sdkmcp.CallToolRequest, noInput) (*sdkmcp.CallToolResult, any, error) {
-	return toolResult(s.command(func(g *GlobalOptions, io IOStreams) error {
+	return toolResult(s.command(func(g *launch.GlobalOptions, io IOStreams) error {
 		return runTeam(&TeamOptions{GlobalOptions: g, IO: io, Now: time.Now})
 	}))
 }
 
 func (s *teamServer) teamTasks(context.Context, *sdkmcp.CallToolRequest, noInput) (*sdkmcp.CallToolResult, any, error) {
-	return toolResult(s.command(func(g *GlobalOptions, io IOStreams) error { return runTasks(&TasksOptions{GlobalOptions: g, IO: io}) }))
+	return toolResult(s.command(func(g *launch.GlobalOptions, io IOStreams) error {
+		return runTasks(&TasksOptions{GlobalOptions: g, IO: io})
+	}))
 }
 
 type inboxInput struct {
@@ -265,7 +274,7 @@ type inboxInput struct {
 }
 
 func (s *teamServer) teamInbox(_ context.Context, _ *sdkmcp.CallToolRequest, in inboxInput) (*sdkmcp.CallToolResult, any, error) {
-	return toolResult(s.command(func(g *GlobalOptions, io IOStreams) error {
+	return toolResult(s.command(func(g *launch.GlobalOptions, io IOStreams) error {
 		return runInbox(&InboxOptions{GlobalOptions: g, IO: io, Name: in.Name})
 	}))
 }
@@ -275,7 +284,7 @@ type requestsInput struct {
 }
 
 func (s *teamServer) teamRequests(_ context.Context, _ *sdkmcp.CallToolRequest, in requestsInput) (*sdkmcp.CallToolResult, any, error) {
-	return toolResult(s.command(func(g *GlobalOptions, io IOStreams) error {
+	return toolResult(s.command(func(g *launch.GlobalOptions, io IOStreams) error {
 		return runRequests(&RequestsOptions{GlobalOptions: g, IO: io, Now: time.Now, All: in.All})
 	}))
 }
@@ -290,7 +299,7 @@ func (s *teamServer) teamSend(_ context.Context, _ *sdkmcp.CallToolRequest, in s
 	if in.From == "" {
 		in.From = workspace.UserName
 	}
-	return toolResult(s.command(func(g *GlobalOptions, io IOStreams) error {
+	return toolResult(s.command(func(g *launch.GlobalOptions, io IOStreams) error {
 		return runSend(&SendOptions{GlobalOptions: g, IO: io, To: in.To, From: in.From, Content: in.Content})
 	}))
 }
@@ -320,7 +329,7 @@ func (s *teamServer) teamAnswer(ctx context.Context, _ *sdkmcp.CallToolRequest, 
 		return toolResult(tm.ReviewPlanOf(ctx, in.Plan, in.Approve, in.Reason))
 	}
 	var verb string
-	out, err := s.command(func(g *GlobalOptions, io IOStreams) error {
+	out, err := s.command(func(g *launch.GlobalOptions, io IOStreams) error {
 		if in.Approve {
 			verb = "allowed"
 			return runApprove(&ApproveOptions{GlobalOptions: g, IO: io, ID: in.ID, Always: in.Always, Now: time.Now})
@@ -360,10 +369,10 @@ func (s *teamServer) teamRun(ctx context.Context, req *sdkmcp.CallToolRequest, i
 	g := *s.opts.GlobalOptions
 	opts := &RunOptions{GlobalOptions: &g, IO: IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: s.opts.IO.Err},
 		TeamFlags: s.opts.TeamFlags, Prompt: in.Prompt, Timeout: timeout, Placement: team.DefaultPlacement}
-	printed := newProgress(IOStreams{Out: io.Discard, Err: s.opts.IO.Err}, false, s.opts.Quiet)
+	printed := progress.New(io.Discard, s.opts.IO.Err, false, s.opts.Quiet)
 	n := &progressNotes{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken()}
 	final, _, err := runLead(ctx, opts, leadRun{person: true, onEvent: func(e team.Event) {
-		printed.event(e)
+		printed.Event(e)
 		n.event(e)
 	}, opened: func(tm *team.Team) {
 		s.mu.Lock()
@@ -387,7 +396,7 @@ func (p *progressNotes) event(e team.Event) {
 	if p.token == nil || p.session == nil {
 		return
 	}
-	line := progressLine(e)
+	line := progress.Line(e)
 	if a, ok := e.Payload.(team.Permission); ok && a.Decision == "asked" && a.By == workspace.UserName {
 		line = e.Sentence() + ": answer with team_answer (id " + a.RequestID + ")"
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/gofrs/flock"
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
@@ -278,7 +279,7 @@ func text(r *sdkmcp.CallToolResult) string {
 // team and answer its asks.
 func TestMCPServeRefusesANonLoopbackAddress(t *testing.T) {
 	r := runBin(t, t.TempDir(), nil, "", "mcp", "serve", "--http", "0.0.0.0:0")
-	if r.code != ExitUsage || !strings.Contains(r.stderr, "beyond this machine") || !strings.Contains(r.stderr, "--allow-any-host") {
+	if r.code != exit.Usage || !strings.Contains(r.stderr, "beyond this machine") || !strings.Contains(r.stderr, "--allow-any-host") {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -15,13 +17,13 @@ import (
 
 // MergeOptions are the inputs of `agentteam merge`.
 type MergeOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO   IOStreams
 	Name string
 }
 
 // newMergeCmd builds `agentteam merge`; runF, when not nil, replaces runMerge.
-func newMergeCmd(g *GlobalOptions, streams IOStreams, runF func(*MergeOptions) error) *cobra.Command {
+func newMergeCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*MergeOptions) error) *cobra.Command {
 	opts := &MergeOptions{GlobalOptions: g, IO: streams}
 	return &cobra.Command{
 		Use:   "merge NAME",
@@ -46,28 +48,28 @@ on its branch, and the command exits 1: merge again once it has.`,
 func exactName(cmd string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) != 1 {
-			return usageErrorf("%s needs one teammate's name: agentteam %s NAME", cmd, cmd)
+			return exit.Usagef("%s needs one teammate's name: agentteam %s NAME", cmd, cmd)
 		}
 		if err := workspace.ValidateTeammateName(args[0]); err != nil {
-			return usageErrorf("%v", err)
+			return exit.Usagef("%v", err)
 		}
 		return nil
 	}
 }
 
 func runMerge(c *cobra.Command, opts *MergeOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(c.Context(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	st, err := launch.OpenStoresAs(c.Context(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	events := st.events(ws, nil)
-	store := st.mail
-	wts := team.NewWorktrees(ws, st.registry, events)
+	defer st.Close()
+	events := st.Events(ws, nil)
+	store := st.Mail
+	wts := team.NewWorktrees(ws, st.Registry, events)
 	// A conflict goes to the teammate's inbox from the person: it reads it
 	// now if its team runs, or when the team is resumed.
 	notify := func(text string) error {
@@ -79,7 +81,7 @@ func runMerge(c *cobra.Command, opts *MergeOptions) error {
 	}
 	rep, err := wts.Merge(c.Context(), opts.Name, notify)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	if opts.JSON {
 		if err := json.NewEncoder(opts.IO.Out).Encode(mergeJSON(rep)); err != nil {
@@ -89,7 +91,7 @@ func runMerge(c *cobra.Command, opts *MergeOptions) error {
 		fmt.Fprintln(opts.IO.Out, rep.Text())
 	}
 	if len(rep.Conflicts) > 0 {
-		return &ExitError{Code: ExitFailure, Err: errors.New(rep.Text())}
+		return &exit.Error{Code: exit.Failure, Err: errors.New(rep.Text())}
 	}
 	return nil
 }

@@ -15,13 +15,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/team"
 )
 
 // ModelsOptions are the inputs of `agentteam models`.
 type ModelsOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 	// Timeout bounds the whole request.
 	Timeout time.Duration
@@ -30,7 +32,7 @@ type ModelsOptions struct {
 }
 
 // newModelsCmd builds `agentteam models`; runF, when not nil, replaces runModels.
-func newModelsCmd(g *GlobalOptions, streams IOStreams, runF func(*ModelsOptions) error) *cobra.Command {
+func newModelsCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*ModelsOptions) error) *cobra.Command {
 	opts := &ModelsOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "models",
@@ -40,9 +42,9 @@ GET BASE_URL/models and the API key, and print their ids, one per line (--json: 
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.Timeout <= 0 {
-				return usageErrorf("--timeout must be positive")
+				return exit.Usagef("--timeout must be positive")
 			}
-			if _, err := loadConfig(c, g); err != nil {
+			if _, err := launch.LoadConfig(c, g); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -81,26 +83,26 @@ func runModels(ctx context.Context, opts *ModelsOptions) error {
 func listModels(ctx context.Context, opts *ModelsOptions) ([]string, error) {
 	base := opts.BaseURL
 	if base == "" {
-		base = defaultBaseURL
+		base = launch.DefaultBaseURL
 	}
-	shown := redactURL(base)
+	shown := launch.RedactURL(base)
 	failf := func(format string, a ...any) error {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the model server at %s "+format, append([]any{shown}, a...)...)}
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the model server at %s "+format, append([]any{shown}, a...)...)}
 	}
-	keyEnv := opts.keyEnv()
+	keyEnv := opts.APIKeyEnv()
 	key := opts.Getenv(keyEnv)
 
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, modelsURL(base, opts.provider()), nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, modelsURL(base, opts.Provider()), nil)
 	if err != nil || req.URL.Host == "" || (req.URL.Scheme != "http" && req.URL.Scheme != "https") {
-		return nil, usageErrorf("the base URL %s is not an http:// or https:// URL", shown)
+		return nil, exit.Usagef("the base URL %s is not an http:// or https:// URL", shown)
 	}
 	req.Header.Set("Accept", "application/json")
-	for k, v := range opts.headers() {
+	for k, v := range opts.Headers() {
 		req.Header.Set(k, v)
 	}
-	switch p := opts.provider(); {
+	switch p := opts.Provider(); {
 	case key == "":
 	case p != nil && p.APIKeyHeader.V != "":
 		req.Header.Set(p.APIKeyHeader.V, key) // Azure's api-key
@@ -133,7 +135,7 @@ func listModels(ctx context.Context, opts *ModelsOptions) ([]string, error) {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return nil, failf("did not answer within %s", opts.Timeout)
 	case ctx.Err() != nil:
-		return nil, &ExitError{Code: ExitFailure, Err: errors.New("interrupted")}
+		return nil, &exit.Error{Code: exit.Failure, Err: errors.New("interrupted")}
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

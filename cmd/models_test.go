@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 const modelsKey = "sk-models-test-key-0123456789"
@@ -124,8 +126,8 @@ func TestModelsSaysWhyItHasNoList(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			stdout, _, err := runModelsAgainst(t, tc.handler, !tc.noKey, tc.args...)
-			if code := ExitCode(err); code != ExitFailure {
-				t.Fatalf("exit %d (%v), want %d", code, err, ExitFailure)
+			if code := exit.Code(err); code != exit.Failure {
+				t.Fatalf("exit %d (%v), want %d", code, err, exit.Failure)
 			}
 			msg := err.Error()
 			if !strings.HasPrefix(msg, "the model server at http://127.0.0.1:") {
@@ -151,7 +153,7 @@ func TestModelsWhenNothingListens(t *testing.T) {
 	root := newRootCmd(IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, func(k string) string { return "" }, rootOpts{})
 	root.SetArgs([]string{"models", "--base-url", url, "--workspace", t.TempDir()})
 	err := root.ExecuteContext(context.Background())
-	if ExitCode(err) != ExitFailure || !strings.Contains(err.Error(), "the model server at "+url+" did not answer: ") ||
+	if exit.Code(err) != exit.Failure || !strings.Contains(err.Error(), "the model server at "+url+" did not answer: ") ||
 		!strings.Contains(err.Error(), "connection refused") || strings.Count(err.Error(), url) != 1 {
 		t.Fatalf("models with nothing listening: %v", err)
 	}
@@ -159,7 +161,7 @@ func TestModelsWhenNothingListens(t *testing.T) {
 	for _, args := range [][]string{{"--base-url", "localhost:8080"}, {"--timeout", "0s"}} {
 		root := newRootCmd(IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}, func(k string) string { return "" }, rootOpts{})
 		root.SetArgs(append([]string{"models", "--workspace", t.TempDir()}, args...))
-		if err := root.ExecuteContext(context.Background()); ExitCode(err) != ExitUsage {
+		if err := root.ExecuteContext(context.Background()); exit.Code(err) != exit.Usage {
 			t.Errorf("models %q: %v, want bad usage", args, err)
 		}
 	}

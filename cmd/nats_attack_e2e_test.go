@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 )
@@ -75,7 +76,7 @@ func TestARunWhoseNATSServerWentAwayEndsByItsTimeout(t *testing.T) {
 	url := "nats://" + addr + "/gone"
 	const timeout = 10 * time.Second
 	r, took := runUntilTheServerGoes(t, addr, dir, "--store", url, "--timeout", timeout.String(), "say done")
-	if r.code != ExitTimeout || !strings.Contains(r.stderr, "the run timed out after 10s") {
+	if r.code != exit.Timeout || !strings.Contains(r.stderr, "the run timed out after 10s") {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 	// storeGoneGrace and room for a loaded host past the deadline (the

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -52,8 +54,8 @@ func executeHooked(t *testing.T, env map[string]string, stdin string, args ...st
 }
 
 // globalsOf is the GlobalOptions inside any command's Options (a pointer or a value).
-func globalsOf(o any) *GlobalOptions {
-	return reflect.Indirect(reflect.ValueOf(o)).FieldByName("GlobalOptions").Interface().(*GlobalOptions)
+func globalsOf(o any) *launch.GlobalOptions {
+	return reflect.Indirect(reflect.ValueOf(o)).FieldByName("GlobalOptions").Interface().(*launch.GlobalOptions)
 }
 
 // parsed strips what a table cannot spell (streams, functions) from
@@ -103,18 +105,18 @@ func parsed(o any) any {
 }
 
 // defaults are the global options with no flag and no environment.
-func defaults() *GlobalOptions {
-	return &GlobalOptions{Workspace: ".", Model: DefaultModel, MaxWorkers: 5, MaxQueue: 50}
+func defaults() *launch.GlobalOptions {
+	return &launch.GlobalOptions{Workspace: ".", Model: launch.DefaultModel, MaxWorkers: 5, MaxQueue: 50}
 }
 
-func with(change func(g *GlobalOptions)) *GlobalOptions {
+func with(change func(g *launch.GlobalOptions)) *launch.GlobalOptions {
 	g := defaults()
 	change(g)
 	return g
 }
 
 // teamDefaults are run's and chat's team flags left alone.
-var teamDefaults = TeamFlags{
+var teamDefaults = launch.TeamFlags{
 	MaxTurns:        team.DefaultMaxTurns,
 	ShutdownTimeout: team.DefaultShutdownTimeout,
 	PlanTimeout:     team.DefaultPlanTimeout,
@@ -133,12 +135,12 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 		// Read by the run functions, never by flag parsing.
 		"OPENAI_API_KEY": "sk-not-a-flag",
 	}
-	fromEnv := with(func(g *GlobalOptions) {
+	fromEnv := with(func(g *launch.GlobalOptions) {
 		g.Workspace, g.Model, g.BaseURL = "/from/env", "env-model", "http://env.example/v1"
 	})
 	allGlobals := []string{"--workspace", "/ws", "--model", "m1", "--base-url", "http://flag.example/v1",
 		"--max-workers", "2", "--max-queue", "0", "--demo", "--json", "--quiet"}
-	everyGlobal := &GlobalOptions{Workspace: "/ws", Model: "m1", BaseURL: "http://flag.example/v1",
+	everyGlobal := &launch.GlobalOptions{Workspace: "/ws", Model: "m1", BaseURL: "http://flag.example/v1",
 		MaxWorkers: 2, MaxQueue: 0, Demo: true, JSON: true, Quiet: true}
 
 	cases := []struct {
@@ -168,11 +170,11 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 				"--plan-timeout", "4s", "--handoff-timeout", "5s", "--auto-claim", "--isolation", "worktree", "--sandbox", "required", "--sandbox-network", "off",
 				"--placement-timeout", "20s", "--git-remote", "team", "go"},
 			want: RunOptions{GlobalOptions: defaults(), Prompt: "go", Timeout: 10 * time.Minute, AutoClaim: true, Placement: 20 * time.Second,
-				TeamFlags: TeamFlags{MaxTurns: 7, Resume: true, ShutdownTimeout: 3 * time.Second, PlanTimeout: 4 * time.Second, HandoffTimeout: 5 * time.Second, Isolation: team.IsolationWorktree,
+				TeamFlags: launch.TeamFlags{MaxTurns: 7, Resume: true, ShutdownTimeout: 3 * time.Second, PlanTimeout: 4 * time.Second, HandoffTimeout: 5 * time.Second, Isolation: team.IsolationWorktree,
 					GitRemote: "team", Sandbox: "required", SandboxNetwork: "off"}}},
 		{name: "run: global flags after the command",
 			args: []string{"run", "go", "--workspace", "/w", "--demo"},
-			want: RunOptions{GlobalOptions: with(func(g *GlobalOptions) { g.Workspace, g.Demo = "/w", true }), TeamFlags: teamDefaults, Prompt: "go", Placement: team.DefaultPlacement}},
+			want: RunOptions{GlobalOptions: with(func(g *launch.GlobalOptions) { g.Workspace, g.Demo = "/w", true }), TeamFlags: teamDefaults, Prompt: "go", Placement: team.DefaultPlacement}},
 
 		{name: "chat defaults",
 			args: []string{"chat"},
@@ -182,7 +184,7 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 			args: []string{"chat", "--no-auto", "--plain", "--resume", "--max-turns", "3", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s",
 				"--sandbox", "off", "--sandbox-network", "off"},
 			want: ChatOptions{GlobalOptions: fromEnv, NoAuto: true, Plain: true,
-				TeamFlags: TeamFlags{MaxTurns: 3, Resume: true, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone,
+				TeamFlags: launch.TeamFlags{MaxTurns: 3, Resume: true, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone,
 					GitRemote: "origin", Sandbox: "off", SandboxNetwork: "off"}}},
 
 		{name: "team defaults",
@@ -191,7 +193,7 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 		{name: "team with the environment and --json",
 			env:  env,
 			args: []string{"team", "--json"},
-			want: TeamOptions{GlobalOptions: with(func(g *GlobalOptions) { *g = *fromEnv; g.JSON = true })}},
+			want: TeamOptions{GlobalOptions: with(func(g *launch.GlobalOptions) { *g = *fromEnv; g.JSON = true })}},
 
 		{name: "tasks defaults",
 			args: []string{"tasks"},
@@ -206,7 +208,7 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 		{name: "inbox NAME",
 			env:  env,
 			args: []string{"inbox", "alice", "--json"},
-			want: InboxOptions{GlobalOptions: with(func(g *GlobalOptions) { *g = *fromEnv; g.JSON = true }), Name: "alice"}},
+			want: InboxOptions{GlobalOptions: with(func(g *launch.GlobalOptions) { *g = *fromEnv; g.JSON = true }), Name: "alice"}},
 
 		{name: "send: from user by default, arguments joined",
 			args: []string{"send", "--to", "alice", "hello", "there"},
@@ -218,21 +220,21 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 		{name: "send takes the environment's workspace",
 			env:  env,
 			args: []string{"send", "--quiet", "--to=bob", "hi"},
-			want: SendOptions{GlobalOptions: with(func(g *GlobalOptions) { *g = *fromEnv; g.Quiet = true }), To: "bob", From: "user", Content: "hi"}},
+			want: SendOptions{GlobalOptions: with(func(g *launch.GlobalOptions) { *g = *fromEnv; g.Quiet = true }), To: "bob", From: "user", Content: "hi"}},
 		{name: "send passes --from as given (runSend decides who may be named)",
 			args: []string{"send", "--from", "lead", "--to", "alice", "hi"},
 			want: SendOptions{GlobalOptions: defaults(), To: "alice", From: "lead", Content: "hi"}},
 
 		{name: "merge NAME",
 			args: []string{"merge", "alice", "--json"},
-			want: MergeOptions{GlobalOptions: with(func(g *GlobalOptions) { g.JSON = true }), Name: "alice"}},
+			want: MergeOptions{GlobalOptions: with(func(g *launch.GlobalOptions) { g.JSON = true }), Name: "alice"}},
 		{name: "diff NAME --stat",
 			args: []string{"diff", "--stat", "bob"},
 			want: DiffOptions{GlobalOptions: defaults(), Name: "bob", Stat: true}},
 
 		{name: "version",
 			args: []string{"version", "--json"},
-			want: VersionOptions{GlobalOptions: with(func(g *GlobalOptions) { g.JSON = true })}},
+			want: VersionOptions{GlobalOptions: with(func(g *launch.GlobalOptions) { g.JSON = true })}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -323,8 +325,8 @@ func TestBadUsageExitsTwoWithoutRunning(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			c, err := executeHooked(t, nil, tc.stdin, tc.args...)
-			if code := ExitCode(err); code != ExitUsage {
-				t.Fatalf("agentteam %q: exit code %d (%v), want %d", tc.args, code, err, ExitUsage)
+			if code := exit.Code(err); code != exit.Usage {
+				t.Fatalf("agentteam %q: exit code %d (%v), want %d", tc.args, code, err, exit.Usage)
 			}
 			if !strings.Contains(err.Error(), tc.says) {
 				t.Errorf("agentteam %q: %q does not say %q", tc.args, err, tc.says)

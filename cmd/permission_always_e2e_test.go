@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/permask"
 )
 
 // An ask approved with --always allows that command, not the pattern its
@@ -69,13 +70,13 @@ func TestPermissionAlwaysAllowsOnlyTheApprovedCommand(t *testing.T) {
 
 // waitForAnotherAsk polls `agentteam requests --json` until an ask other
 // than not waits, and returns it.
-func waitForAnotherAsk(t *testing.T, ws string, env []string, not string) ask {
+func waitForAnotherAsk(t *testing.T, ws string, env []string, not string) permask.Ask {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		r := runBin(t, ws, env, "", "requests", "--json")
 		mustSucceed(t, r, "requests")
-		var asks []ask
+		var asks []permask.Ask
 		if err := json.Unmarshal([]byte(r.stdout), &asks); err != nil {
 			t.Fatalf("requests --json printed %q: %v", r.stdout, err)
 		}
@@ -87,5 +88,5 @@ func waitForAnotherAsk(t *testing.T, ws string, env []string, not string) ask {
 		time.Sleep(50 * time.Millisecond) // a poll with a bound, not a synchronisation
 	}
 	t.Fatal("no second permission ask appeared in agentteam requests")
-	return ask{}
+	return permask.Ask{}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -70,13 +71,13 @@ func startBinWithin(t *testing.T, d time.Duration, dir string, env []string, arg
 }
 
 // waitForAsk polls `agentteam requests --json` until an ask waits, and returns it.
-func waitForAsk(t *testing.T, ws string, env []string) ask {
+func waitForAsk(t *testing.T, ws string, env []string) permask.Ask {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		r := runBin(t, ws, env, "", "requests", "--json")
 		mustSucceed(t, r, "requests")
-		var asks []ask
+		var asks []permask.Ask
 		if err := json.Unmarshal([]byte(r.stdout), &asks); err != nil {
 			t.Fatalf("requests --json printed %q: %v", r.stdout, err)
 		}
@@ -86,7 +87,7 @@ func waitForAsk(t *testing.T, ws string, env []string) ask {
 		time.Sleep(50 * time.Millisecond) // a poll with a bound, not a synchronisation
 	}
 	t.Fatal("no permission ask appeared in agentteam requests")
-	return ask{}
+	return permask.Ask{}
 }
 
 // permissionEvents are the permission decisions in events.jsonl.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 // llamaServer is llama.cpp's real llama-server with the toy model that
@@ -174,7 +176,7 @@ func TestARealServersCutToolCallRunsNothing(t *testing.T) {
 func TestARealServerRefusesAWrongKey(t *testing.T) {
 	base := startLlama(t, "-c", "4096", "-n", "64", "--api-key", "the-right-key")
 	r := runBin(t, t.TempDir(), llamaEnv(t, base, "a-wrong-key"), "", "run", "--sandbox", "off", "--timeout", "30s", "spawn alice")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "LLAMA_TEST_KEY") {
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "LLAMA_TEST_KEY") {
 		t.Errorf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
 	if strings.Contains(r.stderr, "a-wrong-key") || strings.Contains(r.stderr, "the-right-key") {

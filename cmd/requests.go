@@ -4,25 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/launch"
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
-	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/internal/sys/config"
-	"github.com/agentteam/agentteam/internal/sys/permission"
-	"github.com/agentteam/agentteam/team"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // RequestsOptions are the inputs of `agentteam requests`.
 type RequestsOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 	// Now is the clock that says which asks are past their deadline.
 	Now func() time.Time
@@ -31,7 +26,7 @@ type RequestsOptions struct {
 }
 
 // newRequestsCmd builds `agentteam requests`; runF, when not nil, replaces runRequests.
-func newRequestsCmd(g *GlobalOptions, io IOStreams, runF func(*RequestsOptions) error) *cobra.Command {
+func newRequestsCmd(g *launch.GlobalOptions, io IOStreams, runF func(*RequestsOptions) error) *cobra.Command {
 	opts := &RequestsOptions{GlobalOptions: g, IO: io, Now: time.Now}
 	c := &cobra.Command{
 		Use:   "requests",
@@ -53,46 +48,29 @@ An ask whose asking process is gone (killed, crashed) waits for nobody: it is no
 	return c
 }
 
-// ask is one permission_request as the commands see it.
-type ask struct {
-	team.PermissionPayload
-	// To is who is asked: user (the person) or lead.
-	To      string    `json:"to"`
-	AskedAt time.Time `json:"asked_at"`
-	// State is askWaiting, or askAbandoned when the process that asked is
-	// gone and nobody waits for the answer.
-	State string `json:"state"`
-}
-
-// The states of an ask.
-const (
-	askWaiting   = "waiting"
-	askAbandoned = "abandoned"
-)
-
 func runRequests(opts *RequestsOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	all, err := openAsks(st, opts.Now())
+	defer st.Close()
+	all, err := permask.Open(st, opts.Now())
 	if err != nil {
 		return err
 	}
-	var asks []ask
+	var asks []permask.Ask
 	for _, a := range all {
-		if opts.All || a.State == askWaiting {
+		if opts.All || a.State == permask.Waiting {
 			asks = append(asks, a)
 		}
 	}
 	if opts.JSON {
 		if asks == nil {
-			asks = []ask{}
+			asks = []permask.Ask{}
 		}
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
@@ -114,7 +92,7 @@ func runRequests(opts *RequestsOptions) error {
 			where = " (on worker " + printable(a.Worker) + ")"
 		}
 		fmt.Fprintf(opts.IO.Out, "%s  %s%s asks %s: %s %s\n", printable(a.RequestID), a.Agent, where, a.To, printable(a.Tool), printable(what))
-		if a.State == askAbandoned {
+		if a.State == permask.Abandoned {
 			fmt.Fprintf(opts.IO.Out, "    abandoned: the agentteam process that asked is gone (asked at %s); nobody waits for an answer\n", a.AskedAt.Local().Format("15:04:05"))
 		} else {
 			fmt.Fprintf(opts.IO.Out, "    why: %s; waits until %s\n", printable(a.Why), a.Deadline.Local().Format("15:04:05"))
@@ -138,171 +116,4 @@ func printable(s string) string {
 		}
 		return '?'
 	}, s)
-}
-
-// openAsks are the asks to the person and to the lead that have no answer
-// in the asker's inbox and whose deadline has not passed, oldest first:
-// waiting while the process that made them runs the team, abandoned once
-// it is gone (see team.WatchAsksOn): its owner lock is free (a file lock
-// the kernel dropped, a lease on the NATS server that expired) or held by
-// a run that started after the ask.
-func openAsks(st *stores, now time.Time) ([]ask, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), natsOpenTimeout)
-	defer cancel()
-	watch, err := team.WatchAsksOn(ctx, st.owner)
-	if err != nil {
-		return nil, err
-	}
-	asks, err := unansweredAsks(st.mail, now)
-	if err != nil {
-		return nil, err
-	}
-	workers, err := workersOf(ctx, st, asks)
-	if err != nil {
-		return nil, err
-	}
-	for i := range asks {
-		asks[i].State = askAbandoned
-		waits := watch.Waits(asks[i].AskedAt)
-		if w := asks[i].Worker; w != "" {
-			// A teammate on a worker asked: its call waits while that worker lives.
-			info, alive := workers[w]
-			waits = alive && (info.Since.IsZero() || !asks[i].AskedAt.Before(info.Since.Truncate(time.Millisecond)))
-		}
-		if waits {
-			asks[i].State = askWaiting
-		}
-	}
-	return asks, nil
-}
-
-// workersOf are the live workers of the team, by id, when an ask was made
-// on one (a team across hosts, on a NATS server); nil otherwise.
-func workersOf(ctx context.Context, st *stores, asks []ask) (map[string]team.WorkerInfo, error) {
-	if !st.nats || !slices.ContainsFunc(asks, func(a ask) bool { return a.Worker != "" }) {
-		return nil, nil
-	}
-	beats, err := natsstore.OpenWorkers(ctx, st.conn, st.spec.team, st.copies...)
-	if err != nil {
-		return nil, err
-	}
-	alive, err := beats.Alive(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]team.WorkerInfo, len(alive))
-	for id, raw := range alive {
-		var info team.WorkerInfo
-		_ = json.Unmarshal(raw, &info) // alive, whatever it says of itself
-		out[id] = info
-	}
-	return out, nil
-}
-
-// unansweredAsks are the asks with no answer in the asker's inbox whose
-// deadline has not passed.
-func unansweredAsks(store mailStore, now time.Time) ([]ask, error) {
-	var out []ask
-	for _, to := range []string{workspace.UserName, workspace.LeadName} {
-		msgs, _, err := store.ReadAll(to)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range msgs {
-			if m.Type != team.TypePermissionRequest {
-				continue
-			}
-			var p team.PermissionPayload
-			if json.Unmarshal(m.Payload, &p) != nil || p.RequestID == "" || p.RequestID != m.CorrelationID {
-				continue // not an ask the team made
-			}
-			if workspace.ValidateName(m.From) != nil || !now.Before(p.Deadline) {
-				continue
-			}
-			p.Agent = m.From
-			answered, err := hasPermissionResponse(store, m.From, p.RequestID)
-			if err != nil {
-				return nil, err
-			}
-			if !answered {
-				out = append(out, ask{PermissionPayload: p, To: to, AskedAt: m.Timestamp})
-			}
-		}
-	}
-	return out, nil
-}
-
-func hasPermissionResponse(store mailStore, name, id string) (bool, error) {
-	msgs, _, err := store.ReadAll(name)
-	if err != nil {
-		return false, err
-	}
-	for _, m := range msgs {
-		if m.Type == team.TypePermissionResponse && m.CorrelationID == id {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// findAsk is the waiting ask id that the person may answer.
-func findAsk(st *stores, id string, now time.Time) (ask, error) {
-	asks, err := openAsks(st, now)
-	if err != nil {
-		return ask{}, err
-	}
-	for _, a := range asks {
-		if a.RequestID != id {
-			continue
-		}
-		if a.State == askAbandoned {
-			return ask{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the agentteam process that made the ask %s is gone (killed or crashed): nobody waits for its answer", id)}
-		}
-		if a.To != workspace.UserName {
-			return ask{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the ask %s is for the lead to answer (--permission-delegate lead), not for you", id)}
-		}
-		return a, nil
-	}
-	return ask{}, &ExitError{Code: ExitFailure, Err: fmt.Errorf("no permission ask %q is waiting (agentteam requests lists those that are): it may have been answered or timed out", id)}
-}
-
-// answerAsk appends the person's answer to the asker's inbox, where the
-// team's waiting call finds it.
-// answerAskAs finds the waiting ask id and answers it as the person:
-// agentteam approve and deny, and a watching chat. always also adds the
-// ask's rule to the project file; applies says whether later runs take it
-// before the project is trusted.
-func answerAskAs(g *GlobalOptions, ws *workspace.Workspace, st *stores, id string, approve, always bool, reason string, now time.Time) (a ask, applies bool, err error) {
-	if a, err = findAsk(st, id, now); err != nil {
-		return a, false, err
-	}
-	applies = true
-	if always {
-		r, err := permission.ParseRule(a.Rule)
-		if err != nil {
-			return a, false, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the ask %s carries no rule to add: %w", a.RequestID, err)}
-		}
-		if applies, err = config.AddAllowRule(g.Getenv, ws.Root, r); err != nil {
-			return a, false, &ExitError{Code: ExitFailure, Err: fmt.Errorf("add the rule: %w", err)}
-		}
-	}
-	return a, applies, answerAsk(st.mail, a, approve, always, reason)
-}
-
-func answerAsk(store mailStore, a ask, approve, always bool, reason string) error {
-	p := team.PermissionPayload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: workspace.UserName}
-	if always {
-		p.Rule = a.Rule
-	}
-	raw, err := json.Marshal(p)
-	if err != nil {
-		return err
-	}
-	content := "The person allowed your tool call."
-	if !approve {
-		content = "The person denied your tool call. Reason: " + reason
-	}
-	_, err = store.Append(a.Agent, inbox.Message{Type: team.TypePermissionResponse, From: workspace.UserName, To: a.Agent,
-		CorrelationID: a.RequestID, Content: content, Payload: raw})
-	return err
 }

@@ -13,37 +13,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/agentteam/agentteam/internal/sys/config"
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 )
 
 // IOStreams are the command's standard streams, injected so tests use buffers.
 type IOStreams struct {
 	In       io.Reader
 	Out, Err io.Writer
-}
-
-// GlobalOptions are the flags every command takes.
-type GlobalOptions struct {
-	Workspace  string
-	Model      string
-	BaseURL    string
-	MaxWorkers int
-	MaxQueue   int
-	Demo       bool
-	JSON       bool
-	Quiet      bool
-	NoStream   bool
-	// Store is where the team's state lives: "" (the files, unless the
-	// user's config says) or nats://HOST:PORT[/TEAM] (store.go).
-	Store string
-	// Getenv reads the environment; tests replace it.
-	Getenv func(string) string
-
-	// From the config files (see config.go), zero when there are none.
-	// KeyEnv names the variable holding the API key ("" is OPENAI_API_KEY).
-	KeyEnv string
-	// Config is what the files say (roles, prices…); nil without a file.
-	Config *config.Config
 }
 
 // NewRootCmd builds the command tree writing to io.
@@ -82,7 +59,7 @@ func newRootCmd(io IOStreams, getenv func(string) string, hooks rootOpts) *cobra
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	g := &GlobalOptions{Getenv: getenv}
+	g := &launch.GlobalOptions{Getenv: getenv}
 	root := &cobra.Command{
 		Use:   "agentteam",
 		Short: "A lead agent and its teammates, working together through plain files",
@@ -101,26 +78,26 @@ agentteam alone opens the chat with the lead (agentteam chat); the commands belo
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErrorf("%v (see %s --help)", err, c.CommandPath())
+		return exit.Usagef("%v (see %s --help)", err, c.CommandPath())
 	})
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.Workspace, "workspace", envOr(getenv, "AGENTTEAM_WORKSPACE", "."), "the team's working directory (env AGENTTEAM_WORKSPACE)")
-	pf.StringVar(&g.Model, "model", envOr(getenv, "AGENTTEAM_MODEL", DefaultModel), "model name (env AGENTTEAM_MODEL)")
+	pf.StringVar(&g.Model, "model", envOr(getenv, "AGENTTEAM_MODEL", launch.DefaultModel), "model name (env AGENTTEAM_MODEL)")
 	pf.StringVar(&g.BaseURL, "base-url", getenv("OPENAI_BASE_URL"), "OpenAI-compatible API base URL (env OPENAI_BASE_URL)")
 	pf.IntVar(&g.MaxWorkers, "max-workers", 5, "at most N teammates run model turns at the same time")
 	pf.IntVar(&g.MaxQueue, "max-queue", 50, "spawns that may wait for a worker; beyond it a spawn is refused")
 	pf.BoolVar(&g.Demo, "demo", false, "use the built-in offline model (no key, no network)")
 	pf.BoolVar(&g.JSON, "json", false, "machine-readable output on stdout")
 	pf.BoolVar(&g.Quiet, "quiet", false, "print only the result")
-	pf.StringVar(&g.Store, "store", getenv(storeEnv), "where the team's inboxes, registry, task board and events live: file (the workspace, the default), nats://HOST:PORT[/TEAM], or tls://HOST:PORT[/TEAM] for TLS only, its CA in AGENTTEAM_NATS_CA (env AGENTTEAM_STORE)")
+	pf.StringVar(&g.Store, "store", getenv(launch.StoreEnv), "where the team's inboxes, registry, task board and events live: file (the workspace, the default), nats://HOST:PORT[/TEAM], or tls://HOST:PORT[/TEAM] for TLS only, its CA in AGENTTEAM_NATS_CA (env AGENTTEAM_STORE)")
 	pf.BoolVar(&g.NoStream, "no-stream", false, "ask the model server for whole replies instead of streamed ones")
 
 	runCmd, chatCmd := newRunCmd(g, io, hooks.run), newChatCmd(g, io, hooks.chat)
 	// The commands that run a team read the config files under their flags.
-	withConfig(g, runCmd)
-	withConfig(g, chatCmd)
+	launch.WithConfig(g, runCmd)
+	launch.WithConfig(g, chatCmd)
 	workerCmd := newWorkerCmd(g, io, hooks.worker)
-	withConfig(g, workerCmd)
+	launch.WithConfig(g, workerCmd)
 	root.AddCommand(
 		runCmd,
 		newTeamCmd(g, io, hooks.team),
@@ -152,7 +129,7 @@ func Execute() (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(streams.Err, "agentteam: internal error: %v (please report this)\n", r)
-			code = ExitFailure
+			code = exit.Failure
 		}
 	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -204,7 +181,7 @@ func (v *inertValue) IsBoolFlag() bool { return v.isBool }
 // Report prints err as one sentence and returns its exit code.
 func Report(w io.Writer, err error) int {
 	fmt.Fprintf(w, "agentteam: %s\n", err.Error())
-	return ExitCode(err)
+	return exit.Code(err)
 }
 
 func envOr(getenv func(string) string, key, def string) string {
@@ -216,7 +193,7 @@ func envOr(getenv func(string) string, key, def string) string {
 
 func noArgs(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("%s takes no arguments, got %q (see %s --help)", c.CommandPath(), args[0], c.CommandPath())
+		return exit.Usagef("%s takes no arguments, got %q (see %s --help)", c.CommandPath(), args[0], c.CommandPath())
 	}
 	return nil
 }
@@ -228,15 +205,15 @@ func unknownCommand(c *cobra.Command, args []string) error {
 		return nil
 	}
 	if s := c.SuggestionsFor(args[0]); len(s) > 0 {
-		return usageErrorf("unknown command %q: did you mean %q? (see %s --help)", args[0], s[0], c.CommandPath())
+		return exit.Usagef("unknown command %q: did you mean %q? (see %s --help)", args[0], s[0], c.CommandPath())
 	}
-	return usageErrorf("unknown command %q (see %s --help)", args[0], c.CommandPath())
+	return exit.Usagef("unknown command %q (see %s --help)", args[0], c.CommandPath())
 }
 
 func maxArgs(n int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) > n {
-			return usageErrorf("%s takes at most %d argument(s), got %d (see %s --help)", c.CommandPath(), n, len(args), c.CommandPath())
+			return exit.Usagef("%s takes at most %d argument(s), got %d (see %s --help)", c.CommandPath(), n, len(args), c.CommandPath())
 		}
 		return nil
 	}

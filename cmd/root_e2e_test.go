@@ -3,6 +3,8 @@ package cmd
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 // agentteam alone opens the chat, with chat's flags; --help lists the
@@ -19,7 +21,7 @@ func TestAgentteamAloneOpensTheChat(t *testing.T) {
 		t.Fatalf("agentteam --help:\n%s", r.stdout)
 	}
 	r = runBin(t, t.TempDir(), nil, "", "--workspace", ".", "frobnicate")
-	if r.code != ExitUsage || !strings.Contains(r.stderr, `unknown command "frobnicate"`) {
+	if r.code != exit.Usage || !strings.Contains(r.stderr, `unknown command "frobnicate"`) {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

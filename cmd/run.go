@@ -2,28 +2,27 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
+	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
-	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // RunOptions are the inputs of `agentteam run`.
 type RunOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
-	TeamFlags
+	launch.TeamFlags
 	Prompt  string
 	Timeout time.Duration
 	// Poll is the backstop interval for waking on inbox changes.
@@ -36,7 +35,7 @@ type RunOptions struct {
 }
 
 // newRunCmd builds `agentteam run`; runF, when not nil, replaces runRun.
-func newRunCmd(g *GlobalOptions, streams IOStreams, runF func(*RunOptions) error) *cobra.Command {
+func newRunCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*RunOptions) error) *cobra.Command {
 	opts := &RunOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "run PROMPT | -",
@@ -47,7 +46,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("run needs a prompt: agentteam run \"what the team should do\" (or - to read it from stdin)")
+				return exit.Usagef("run needs a prompt: agentteam run \"what the team should do\" (or - to read it from stdin)")
 			}
 			opts.Prompt = strings.Join(args, " ")
 			if opts.Prompt == "-" {
@@ -58,7 +57,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 				opts.Prompt = string(data)
 			}
 			if strings.TrimSpace(opts.Prompt) == "" {
-				return usageErrorf("the prompt is empty")
+				return exit.Usagef("the prompt is empty")
 			}
 			if runF != nil {
 				return runF(opts)
@@ -67,29 +66,29 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 		},
 	}
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "bound the whole run (e.g. 10m); exit 3 when it expires")
-	addTeamFlags(c.Flags(), &opts.TeamFlags)
+	launch.AddTeamFlags(c.Flags(), &opts.TeamFlags)
 	c.Flags().BoolVar(&opts.AutoClaim, "auto-claim", false, "give an idle teammate the next claimable task on the board that fits its role")
 	c.Flags().DurationVar(&opts.Placement, "placement-timeout", team.DefaultPlacement, "on a team across hosts (--store nats://…), how long a spawn waits for a worker with its labels before it fails")
 	return c
 }
 
 func runRun(ctx context.Context, opts *RunOptions) (err error) {
-	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
+	printed := progress.New(opts.IO.Out, opts.IO.Err, opts.JSON, opts.Quiet)
 	if opts.JSON {
 		// A run that fails still closes its JSONL: a reader waits for a last line.
 		defer func() {
 			if err != nil {
-				_ = progress.write(endEvent(ctx, err))
+				_ = printed.Write(endEvent(ctx, err))
 			}
 		}()
 	}
-	final, usage, err := runLead(ctx, opts, leadRun{onEvent: progress.event, hardStop: true})
+	final, usage, err := runLead(ctx, opts, leadRun{onEvent: printed.Event, hardStop: true})
 	if err != nil {
 		return err
 	}
 	if opts.JSON {
 		// The closing answer carries what each agent used and cost.
-		return progress.write(team.Event{Time: time.Now().UTC(), Agent: workspace.LeadName,
+		return printed.Write(team.Event{Time: time.Now().UTC(), Agent: workspace.LeadName,
 			Payload: team.Answer{Text: final, Tokens: usage.Agents[0].Tokens, Usage: &usage}})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, strings.TrimRight(final, "\n"))
@@ -116,79 +115,79 @@ type leadRun struct {
 // the team used; an error is the run's end as the person reads it.
 func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.TeamUsage, error) {
 	var none team.TeamUsage
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return "", none, err
 	}
-	if err := checkPool(opts.GlobalOptions); err != nil {
+	if err := launch.CheckPool(opts.GlobalOptions); err != nil {
 		return "", none, err
 	}
-	if err := opts.checkBounds(); err != nil {
+	if err := opts.CheckBounds(); err != nil {
 		return "", none, err
 	}
-	if err := opts.checkIsolation(); err != nil {
+	if err := opts.CheckIsolation(); err != nil {
 		return "", none, err
 	}
-	if err := opts.checkGitRemote(); err != nil {
+	if err := opts.CheckGitRemote(); err != nil {
 		return "", none, err
 	}
-	st, err := openStores(ctx, opts.GlobalOptions, ws)
+	st, err := launch.OpenStores(ctx, opts.GlobalOptions, ws)
 	if err != nil {
 		return "", none, err
 	}
-	defer st.close() // after tm.Close, which is deferred later
+	defer st.Close() // after tm.Close, which is deferred later
 	// Retries go to the event log and progress like the team's own events,
 	// but through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
-	retries := st.events(ws, how.onEvent)
-	models, _, err := newModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
+	retries := st.Events(ws, how.onEvent)
+	models, _, err := launch.NewModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
 		return "", none, err
 	}
 	// Before the run's clock starts: the check runs a process.
-	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	sb, cleanup, err := opts.OpenSandbox(ctx, opts.GlobalOptions, opts.IO.Err)
 	if err != nil {
 		return "", none, err
 	}
 	defer cleanup() // after tm.Close, which is deferred later
 	if how.hardStop {
-		defer interruptTwice(ctx)() // chat's second ctrl+c is its own: it leaves
+		defer exit.InterruptTwice(ctx)() // chat's second ctrl+c is its own: it leaves
 	}
 	runCtx := ctx
 	cancel := func() {}
 	if opts.Timeout > 0 {
 		runCtx, cancel = context.WithTimeout(ctx, opts.Timeout)
 		if how.hardStop {
-			defer hardStop(opts.Timeout+hardGrace, ExitTimeout, fmt.Sprintf(
+			defer exit.HardStop(opts.Timeout+exit.HardGrace, exit.Timeout, fmt.Sprintf(
 				"the run timed out after %s and had not ended %s later: stopped at once; the team's files under %s show where it stopped",
-				opts.Timeout, hardGrace, ws.StatePath()))()
+				opts.Timeout, exit.HardGrace, ws.StatePath()))()
 		}
 	}
 	defer cancel()
-	topts := opts.options(opts.GlobalOptions, ws, models)
+	topts := opts.Options(opts.GlobalOptions, ws, models)
 	topts.OnEvent, topts.PollInterval, topts.AutoClaim = how.onEvent, opts.Poll, opts.AutoClaim
-	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, how.person); err != nil {
+	if topts.Permissions, err = opts.Permissions(opts.GlobalOptions, how.person); err != nil {
 		return "", none, err
 	}
-	if note := opts.untrustedNote(opts.GlobalOptions, how.person); note != "" {
+	if note := opts.UntrustedNote(opts.GlobalOptions, how.person); note != "" {
 		fmt.Fprintln(opts.IO.Err, note)
 	}
 	topts.Sandbox = sb
-	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
+	mcpServers := launch.StartMCP(ctx, opts.GlobalOptions, opts.IO.Err)
 	defer mcpServers.Close()
 	topts.MCP = mcpServers
-	st.apply(&topts)
-	if err := st.hosts(ctx, &topts); err != nil {
+	st.Apply(&topts)
+	if err := st.Hosts(ctx, &topts); err != nil {
 		return "", none, err
 	}
 	topts.Worker.Placement, topts.RoleLabels = opts.Placement, roleLabels(opts.GlobalOptions)
-	topts.Worker.KeyEnv = opts.keyEnv() // kept out of git's push of the lead's commit for workers
+	topts.Worker.KeyEnv = opts.APIKeyEnv() // kept out of git's push of the lead's commit for workers
 	// Stopped after tm.Close: a NATS server gone away does not hold the
 	// run's ending, whether its deadline ended it or a fault (the owner
 	// lease lost with the server) halted the team.
 	ending, endNow := context.WithCancel(runCtx)
 	defer endNow()
-	defer st.cutWhenGone(ending, storeGoneGrace)()
+	defer st.CutWhenGone(ending, launch.StoreGoneGrace)()
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
 		return "", none, err
@@ -213,19 +212,19 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 		// the error the lead stopped with.
 		case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			tm.Abort(fmt.Sprintf("the run timed out after %s", opts.Timeout))
-			return "", none, &ExitError{Code: ExitTimeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
+			return "", none, &exit.Error{Code: exit.Timeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
 		case ctx.Err() != nil:
 			tm.Abort("the run was interrupted")
-			return "", none, &ExitError{Code: ExitFailure, Err: fmt.Errorf("interrupted")}
+			return "", none, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("interrupted")}
 		case errors.As(err, new(*team.BudgetError)):
 			tm.Abort(err.Error())
-			return "", none, &ExitError{Code: ExitBudget, Err: err}
+			return "", none, &exit.Error{Code: exit.Budget, Err: err}
 		case errors.As(err, new(*team.StorageError)):
 			tm.Abort(err.Error())
-			return "", none, &ExitError{Code: ExitFailure, Err: err}
+			return "", none, &exit.Error{Code: exit.Failure, Err: err}
 		default:
 			tm.Abort(err.Error())
-			return "", none, &ExitError{Code: ExitFailure, Err: fmt.Errorf("the lead stopped: %w", err)}
+			return "", none, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the lead stopped: %w", err)}
 		}
 	}
 	return final, tm.Usage(), nil
@@ -242,11 +241,11 @@ type runEnd struct {
 }
 
 func endEvent(ctx context.Context, err error) runEnd {
-	e := runEnd{Time: time.Now().UTC(), Kind: "end", Outcome: "error", ExitCode: ExitCode(err), Detail: err.Error()}
+	e := runEnd{Time: time.Now().UTC(), Kind: "end", Outcome: "error", ExitCode: exit.Code(err), Detail: err.Error()}
 	switch {
-	case e.ExitCode == ExitTimeout:
+	case e.ExitCode == exit.Timeout:
 		e.Outcome = "timeout"
-	case e.ExitCode == ExitBudget:
+	case e.ExitCode == exit.Budget:
 		e.Outcome = "budget"
 	case ctx.Err() != nil:
 		e.Outcome = "interrupted"
@@ -254,78 +253,9 @@ func endEvent(ctx context.Context, err error) runEnd {
 	return e
 }
 
-// progress prints team events: lines on stderr, or JSONL on stdout with --json.
-type progress struct {
-	io    IOStreams
-	json  bool
-	quiet bool
-	enc   *json.Encoder
-	mu    sync.Mutex // events come from many agent goroutines
-}
-
-func newProgress(io IOStreams, asJSON, quiet bool) *progress {
-	p := &progress{io: io, json: asJSON, quiet: quiet}
-	p.enc = json.NewEncoder(io.Out)
-	return p
-}
-
-func (p *progress) write(v any) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.enc.Encode(v)
-}
-
-func (p *progress) event(e team.Event) {
-	if p.json {
-		_ = p.write(e)
-		return
-	}
-	if p.quiet {
-		return
-	}
-	line := progressLine(e)
-	if line == "" {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprintf(p.io.Err, "%s %s\n", e.Time.Local().Format("15:04:05"), line)
-}
-
-// progressLine is the event's sentence, or "" for events too chatty to
-// print (replies, activity: they are in events.jsonl). Every tool call gets
-// a line, as in the TUI: a bash that deleted a file must leave a trace.
 // closeTeam closes tm, waiting at most team.CloseTimeout for it to stop.
 func closeTeam(tm *team.Team) error {
 	ctx, cancel := context.WithTimeout(context.Background(), team.CloseTimeout)
 	defer cancel()
 	return tm.Close(ctx)
-}
-
-func progressLine(e team.Event) string {
-	switch p := e.Payload.(type) {
-	case team.Spawn, team.StatusChanged, team.MessageDelivered, team.Retry, team.TaskChanged,
-		team.Failure, team.BadLine, team.Repair, team.WorktreeChanged, team.HookRun:
-		return e.Sentence()
-	case team.ToolCall:
-		line := e.Agent + ": " + engine.CallSummary(p.Tool, p.Args)
-		if p.IsError {
-			return line + "  ✗ " + team.FirstLine(tools.ErrorText(p.Result), 120)
-		}
-		return line + "  ✓"
-	case team.Instructions:
-		// The lead's files once at the start and on a change; a teammate's
-		// only when one was skipped or cut.
-		if e.Agent == workspace.LeadName || len(p.Notes) > 0 {
-			return e.Sentence()
-		}
-	case team.Permission:
-		if p.Decision == "asked" && p.By == workspace.UserName {
-			return e.Sentence() + ": answer with agentteam approve " + p.RequestID + " or agentteam deny " + p.RequestID + " REASON"
-		}
-		if p.By != "mode" && p.By != "rule" || p.Decision != "allowed" {
-			return e.Sentence()
-		}
-	}
-	return ""
 }

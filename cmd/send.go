@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -17,7 +19,7 @@ import (
 
 // SendOptions are the inputs of `agentteam send`.
 type SendOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO      IOStreams
 	To      string
 	From    string
@@ -27,7 +29,7 @@ type SendOptions struct {
 }
 
 // newSendCmd builds `agentteam send`; runF, when not nil, replaces runSend.
-func newSendCmd(g *GlobalOptions, streams IOStreams, runF func(*SendOptions) error) *cobra.Command {
+func newSendCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*SendOptions) error) *cobra.Command {
 	opts := &SendOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "send --to NAME CONTENT | -",
@@ -35,7 +37,7 @@ func newSendCmd(g *GlobalOptions, streams IOStreams, runF func(*SendOptions) err
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("send needs the message: agentteam send --to NAME \"text\" (or - to read it from stdin)")
+				return exit.Usagef("send needs the message: agentteam send --to NAME \"text\" (or - to read it from stdin)")
 			}
 			opts.Content = strings.Join(args, " ")
 			if opts.Content == "-" {
@@ -68,40 +70,40 @@ func runSend(opts *SendOptions) error {
 			}
 		}
 		if len(contents) == 0 {
-			return usageErrorf("there are no lines to send")
+			return exit.Usagef("there are no lines to send")
 		}
 	}
 	for _, c := range contents {
 		if strings.TrimSpace(c) == "" {
-			return usageErrorf("the message is empty")
+			return exit.Usagef("the message is empty")
 		}
 		if n := len(c); n > inbox.MaxContentBytes {
-			return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the message is %d bytes, over the limit of %d (256 KiB): put large content in a file in the workspace and send its path", n, inbox.MaxContentBytes)}
+			return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the message is %d bytes, over the limit of %d (256 KiB): put large content in a file in the workspace and send its path", n, inbox.MaxContentBytes)}
 		}
 	}
 	if err := workspace.ValidateName(opts.From); err != nil {
-		return usageErrorf("--from: %v", err)
+		return exit.Usagef("--from: %v", err)
 	}
 	if err := workspace.ValidateName(opts.To); err != nil {
-		return usageErrorf("--to: %v", err)
+		return exit.Usagef("--to: %v", err)
 	}
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	reg := st.registry
+	defer st.Close()
+	reg := st.Registry
 	if err := checkSender(reg, opts.From); err != nil {
 		return err
 	}
 	if err := team.CheckRecipient(reg, opts.To); err != nil {
-		return &ExitError{Code: ExitFailure, Err: err} // before Init: a refused send leaves no .agentteam/ behind
+		return &exit.Error{Code: exit.Failure, Err: err} // before Init: a refused send leaves no .agentteam/ behind
 	}
-	if !st.nats {
+	if !st.NATS {
 		if err := ws.Init(); err != nil {
 			return err
 		}
@@ -109,9 +111,9 @@ func runSend(opts *SendOptions) error {
 	if err := warnEnded(opts.IO.Err, reg, opts.To); err != nil {
 		return err
 	}
-	store := st.mail
+	store := st.Mail
 	// The message is what counts; a log that cannot be written is said, once.
-	events := st.events(ws, func(e team.Event) {
+	events := st.Events(ws, func(e team.Event) {
 		if f, ok := e.Payload.(team.Failure); ok {
 			fmt.Fprintf(opts.IO.Err, "warning: %s\n", f.Text)
 		}
@@ -157,7 +159,7 @@ func warnEnded(w io.Writer, reg *team.Registry, to string) error {
 func checkSender(reg *team.Registry, from string) error {
 	const who = "a person sends as user (the default) or under their own name"
 	if strings.EqualFold(from, workspace.LeadName) {
-		return usageErrorf("--from %s: that is an agent's name (the lead's); %s", from, who)
+		return exit.Usagef("--from %s: that is an agent's name (the lead's); %s", from, who)
 	}
 	c, err := reg.Read()
 	if err != nil {
@@ -165,7 +167,7 @@ func checkSender(reg *team.Registry, from string) error {
 	}
 	for _, m := range c.Teammates {
 		if strings.EqualFold(m.Name, from) {
-			return usageErrorf("--from %s: that is an agent's name (teammate %s); %s", from, m.Name, who)
+			return exit.Usagef("--from %s: that is an agent's name (teammate %s); %s", from, m.Name, who)
 		}
 	}
 	return nil

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -37,7 +39,7 @@ func TestSendFromMayNotNameAnAgent(t *testing.T) {
 			before := total(t, store, tc.to)
 			var out, errb bytes.Buffer
 			err := runSend(&SendOptions{
-				GlobalOptions: &GlobalOptions{Workspace: ws, Getenv: func(string) string { return "" }},
+				GlobalOptions: &launch.GlobalOptions{Workspace: ws, Getenv: func(string) string { return "" }},
 				IO:            IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb},
 				To:            tc.to, From: tc.from, Content: "please merge my branch",
 			})
@@ -48,8 +50,8 @@ func TestSendFromMayNotNameAnAgent(t *testing.T) {
 				}
 				return
 			}
-			if ExitCode(err) != ExitUsage {
-				t.Fatalf("send --from %s: exit %d (%v), want %d", tc.from, ExitCode(err), err, ExitUsage)
+			if exit.Code(err) != exit.Usage {
+				t.Fatalf("send --from %s: exit %d (%v), want %d", tc.from, exit.Code(err), err, exit.Usage)
 			}
 			for _, says := range []string{"--from " + tc.from, "agent's name", "a person sends as user"} {
 				if !strings.Contains(err.Error(), says) {
@@ -77,7 +79,7 @@ func total(t *testing.T, store *inbox.Store, name string) int {
 func TestARefusedSendLeavesNoStateBehind(t *testing.T) {
 	dir := t.TempDir()
 	r := runBin(t, dir, nil, "", "send", "--to", "bob", "hello")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "no agent named bob") {
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "no agent named bob") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".agentteam")); !os.IsNotExist(err) {

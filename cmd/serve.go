@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
@@ -20,7 +21,7 @@ import (
 
 // ServeOptions are the inputs of `agentteam serve`.
 type ServeOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 
 	Listen string
@@ -42,7 +43,7 @@ type ServeOptions struct {
 }
 
 // newServeCmd builds `agentteam serve`; runF, when not nil, replaces runServe.
-func newServeCmd(g *GlobalOptions, io IOStreams, runF func(*ServeOptions) error) *cobra.Command {
+func newServeCmd(g *launch.GlobalOptions, io IOStreams, runF func(*ServeOptions) error) *cobra.Command {
 	opts := &ServeOptions{GlobalOptions: g, IO: io}
 	c := &cobra.Command{
 		Use:   "serve",
@@ -110,7 +111,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	if opts.Users != "" {
 		users, err := natsserver.ReadUsersFile(opts.Users)
 		if err != nil {
-			return &ExitError{Code: ExitFailure, Err: err}
+			return &exit.Error{Code: exit.Failure, Err: err}
 		}
 		so.Users = users
 	}
@@ -118,7 +119,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	if opts.Users == "" && !opts.Insecure {
 		var err error
 		if made, err = makeServeCreds(opts, &so); err != nil {
-			return &ExitError{Code: ExitFailure, Err: err}
+			return &exit.Error{Code: exit.Failure, Err: err}
 		}
 	}
 	var mu sync.Mutex
@@ -130,7 +131,7 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	so.Warn = func(w string) { say("warning: %s", w) }
 	s, err := natsserver.Start(so)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	defer s.Shutdown()
 	what := []string{"data " + so.DataDir}
@@ -169,12 +170,12 @@ func runServe(ctx context.Context, opts *ServeOptions) error {
 	}
 	if len(so.Users) == 0 && len(so.Owners) == 0 {
 		who := "any user of this host"
-		if !loopback(opts.Listen) {
+		if !launch.Loopback(opts.Listen) {
 			who = "anyone who reaches it"
 		}
 		say("warning: %s asks no credentials (--insecure): %s reads and writes every team", opts.Listen, who)
 	}
-	if !loopback(opts.Listen) && so.TLS.Cert == "" {
+	if !launch.Loopback(opts.Listen) && so.TLS.Cert == "" {
 		say("warning: %s is reachable from other hosts without TLS: credentials and messages cross the network in clear text", opts.Listen)
 	}
 	<-ctx.Done()
@@ -194,13 +195,13 @@ var roleUse = map[natsconn.Role]string{
 // with --users (the file already names the teams).
 func checkServeSafety(opts *ServeOptions) error {
 	if len(opts.Teams) > 0 && opts.Users != "" {
-		return usageErrorf("--team makes credentials and --users gives them: use one")
+		return exit.Usagef("--team makes credentials and --users gives them: use one")
 	}
 	if len(opts.Teams) > 0 && opts.Insecure {
-		return usageErrorf("--team makes credentials and --insecure serves without them: use one")
+		return exit.Usagef("--team makes credentials and --insecure serves without them: use one")
 	}
-	if !loopback(opts.Listen) && opts.TLSCert == "" && !opts.Insecure {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf(
+	if !launch.Loopback(opts.Listen) && opts.TLSCert == "" && !opts.Insecure {
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf(
 			"%s is reachable from other hosts: give --tls-cert and --tls-key, so credentials and messages do not cross the network in clear text (--insecure serves without TLS)",
 			opts.Listen)}
 	}
@@ -256,13 +257,13 @@ func makeServeCreds(opts *ServeOptions, so *natsserver.ServerOptions) ([]madeCre
 
 // defaultDataDir is .agentteam/nats in the workspace, created if missing
 // and refused if it (or .agentteam/) is a link.
-func defaultDataDir(g *GlobalOptions) (string, error) {
-	ws, err := openWorkspace(g)
+func defaultDataDir(g *launch.GlobalOptions) (string, error) {
+	ws, err := launch.OpenWorkspace(g)
 	if err != nil {
 		return "", err
 	}
 	if err := ws.Init(); err != nil {
-		return "", &ExitError{Code: ExitFailure, Err: err}
+		return "", &exit.Error{Code: exit.Failure, Err: err}
 	}
 	dir := filepath.Join(ws.StatePath(), "nats")
 	err = os.Mkdir(dir, 0o700)
@@ -278,20 +279,7 @@ func defaultDataDir(g *GlobalOptions) (string, error) {
 		}
 	}
 	if err != nil {
-		return "", &ExitError{Code: ExitFailure, Err: err}
+		return "", &exit.Error{Code: exit.Failure, Err: err}
 	}
 	return dir, nil
-}
-
-// loopback reports whether HOST:PORT only takes connections from this host.
-func loopback(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 // Plain `agentteam serve` makes its clients' credentials at its first
@@ -57,7 +59,7 @@ func TestServeMakesCredentialsItsUsersClientsFind(t *testing.T) {
 		t.Fatalf("send --from dana with the person's credentials: exit %d\n%s", as.code, as.stderr)
 	}
 	r := quick(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + s.url + "/alpha", "XDG_STATE_HOME=" + t.TempDir()}, "team")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "asks for credentials") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "asks for credentials") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Fatalf("team without the credentials: exit %d\n%s", r.code, r.stderr)
 	}
 
@@ -150,12 +152,12 @@ func TestServeMakesACredentialPerTeam(t *testing.T) {
 	alpha := append([]string{"AGENTTEAM_STORE=" + s.url + "/alpha"}, env...)
 	mustSucceed(t, quick(t, t.TempDir(), alpha, "send", "--to", "lead", "alpha's secret"), "send with alpha's file found")
 	r := quick(t, t.TempDir(), append(alpha, "AGENTTEAM_NATS_CREDS="+beta), "inbox", "lead")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "are team beta's: they do not reach team alpha") || strings.Contains(r.stdout, "secret") {
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "are team beta's: they do not reach team alpha") || strings.Contains(r.stdout, "secret") {
 		t.Fatalf("inbox of alpha with beta's credentials: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// A team serve made no credential for: the one of every team is not there.
 	r = quick(t, t.TempDir(), append([]string{"AGENTTEAM_STORE=" + s.url + "/gamma"}, env...), "inbox", "lead")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "asks for credentials") {
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "asks for credentials") {
 		t.Fatalf("inbox of gamma: exit %d\n%s", r.code, r.stderr)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
@@ -132,7 +133,7 @@ func TestServeRunsAndASecondOnTheSamePortFails(t *testing.T) {
 
 	addr := strings.TrimPrefix(s.url, "nats://")
 	r := runBin(t, t.TempDir(), nil, "", "serve", "--listen", addr)
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "the listen address "+addr+" is taken by another program") ||
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "the listen address "+addr+" is taken by another program") ||
 		strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Fatalf("second serve: exit %d, stderr %q; want exit 1 and one sentence naming the taken port", r.code, r.stderr)
 	}
@@ -212,7 +213,7 @@ func TestServeRefusesBadSetupsWithASentence(t *testing.T) {
 		{[]string{"--listen", "0.0.0.0:0"}, "reachable from other hosts: give --tls-cert and --tls-key"},
 	} {
 		r := runBin(t, dir, nil, "", append([]string{"serve", "--listen", "127.0.0.1:0"}, tc.args...)...)
-		if r.code != ExitFailure || !strings.Contains(r.stderr, tc.says) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		if r.code != exit.Failure || !strings.Contains(r.stderr, tc.says) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("serve %q: exit %d, stderr %q; want one sentence saying %q", tc.args, r.code, r.stderr, tc.says)
 		}
 		if strings.Contains(r.stderr, "s3cret") {

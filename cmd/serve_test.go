@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 // executeServe parses args with serve's run function replaced by a hook.
@@ -73,8 +75,8 @@ func TestServeFillsItsOptions(t *testing.T) {
 func TestServeBadUsageExitsTwo(t *testing.T) {
 	for _, args := range [][]string{{"serve", "now"}, {"serve", "--listen"}, {"serve", "--no-such-flag"}} {
 		got, err := executeServe(t, nil, args...)
-		if ExitCode(err) != ExitUsage || got != nil {
-			t.Errorf("%q: exit %d (%v), ran %v", args, ExitCode(err), err, got != nil)
+		if exit.Code(err) != exit.Usage || got != nil {
+			t.Errorf("%q: exit %d (%v), ran %v", args, exit.Code(err), err, got != nil)
 		}
 	}
 }

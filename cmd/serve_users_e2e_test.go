@@ -12,7 +12,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 )
@@ -155,7 +157,7 @@ func everyCommandWorks(t *testing.T, s securedServe, store string, tlsEnv []stri
 	wait := startBin(t, ws, withCreds(s.alice, fakeEnv(asks)), "run", "--permission-mode", "auto-edit", "--permission-delegate", "user", "make it")
 	first := waitForAsk(t, elsewhere, file)
 	mustSucceed(t, quick(t, elsewhere, file, "approve", first.RequestID), "approve")
-	var second ask
+	var second permask.Ask
 	for deadline := time.Now().Add(60 * time.Second); ; {
 		if a := requestsJSON(t, elsewhere, file); len(a) > 0 && a[0].RequestID != first.RequestID {
 			second = a[0]
@@ -195,7 +197,7 @@ func TestOneTeamsCredentialsCannotReadAnothersTeam(t *testing.T) {
 	beta := []string{"AGENTTEAM_STORE=" + store, natsconn.EnvCreds + "=" + s.bob}
 	for _, args := range [][]string{{"inbox", "lead"}, {"team"}, {"send", "--to", "lead", "hi"}, {"requests"}} {
 		r := quick(t, t.TempDir(), beta, args...)
-		if r.code != ExitFailure || !strings.Contains(r.stderr, "are team beta's: they do not reach team alpha") ||
+		if r.code != exit.Failure || !strings.Contains(r.stderr, "are team beta's: they do not reach team alpha") ||
 			strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || strings.Contains(r.stdout, "secret") {
 			t.Errorf("%v with beta's credentials: exit %d\nstdout %s\nstderr %s", args, r.code, r.stdout, r.stderr)
 		}
@@ -233,7 +235,7 @@ func TestServeWithUsersAndTLSTakesCommands(t *testing.T) {
 		t.Fatalf("team --json over TLS: %+v", members)
 	}
 	r := quick(t, t.TempDir(), tlsEnv, "team")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "TLS with the NATS server") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "TLS with the NATS server") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Fatalf("team without a client certificate: exit %d\n%s", r.code, r.stderr)
 	}
 }
@@ -261,7 +263,7 @@ func TestAUserWithoutPermissionsIsRefusedAtOnce(t *testing.T) {
 	env := []string{"AGENTTEAM_STORE=" + ns.ClientURL() + "/alpha", natsconn.EnvUser + "=limited", natsconn.EnvPassword + "=pw"}
 	for _, args := range [][]string{{"team"}, {"send", "--to", "lead", "hi"}, {"inbox", "lead"}} {
 		r := quick(t, t.TempDir(), env, args...)
-		if r.code != ExitFailure || !strings.Contains(r.stderr, "these credentials may not reach it") ||
+		if r.code != exit.Failure || !strings.Contains(r.stderr, "these credentials may not reach it") ||
 			!strings.Contains(r.stderr, "Permissions Violation for Publish") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d\n%s", args, r.code, r.stderr)
 		}

@@ -10,13 +10,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // SessionsOptions are the inputs of `agentteam sessions [show ID]`.
 type SessionsOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 	// Show is the session to print whole; empty lists them.
 	Show string
@@ -29,7 +31,7 @@ type SessionsOptions struct {
 }
 
 // newSessionsCmd builds `agentteam sessions`; runF, when not nil, replaces runSessions.
-func newSessionsCmd(g *GlobalOptions, io IOStreams, runF func(*SessionsOptions) error) *cobra.Command {
+func newSessionsCmd(g *launch.GlobalOptions, io IOStreams, runF func(*SessionsOptions) error) *cobra.Command {
 	opts := &SessionsOptions{GlobalOptions: g, IO: io}
 	run := func() error {
 		if runF != nil {
@@ -53,7 +55,7 @@ prints one whole; agentteam chat --resume ID makes it the current conversation a
 		Short: "Give one of the lead's conversations a name, its title from then on (no NAME: take it away)",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) < 1 {
-				return usageErrorf("name needs a session id (agentteam sessions lists them), then the name")
+				return exit.Usagef("name needs a session id (agentteam sessions lists them), then the name")
 			}
 			return nil
 		},
@@ -78,27 +80,27 @@ prints one whole; agentteam chat --resume ID makes it the current conversation a
 func sessionArgs(n int, say string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) != n {
-			return usageErrorf("%s", say)
+			return exit.Usagef("%s", say)
 		}
 		return nil
 	}
 }
 
 func runSessions(opts *SessionsOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
 	if opts.naming {
 		if err := team.NameSession(ws, opts.NameID, opts.Name); err != nil {
-			return &ExitError{Code: ExitFailure, Err: err}
+			return &exit.Error{Code: exit.Failure, Err: err}
 		}
 		return nil
 	}
 	if opts.Show != "" {
 		msgs, err := team.ReadSession(ws, opts.Show)
 		if err != nil {
-			return &ExitError{Code: ExitFailure, Err: err}
+			return &exit.Error{Code: exit.Failure, Err: err}
 		}
 		if opts.JSON {
 			return sessionsJSON(opts.IO.Out, msgs)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -176,7 +177,7 @@ func TestASessionsNameStaysWithIt(t *testing.T) {
 		t.Fatalf("with the name taken away: %+v", list)
 	}
 	r = runBin(t, ws, nil, "", "sessions", "name", "../x", "y")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "is not a session id") {
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "is not a session id") {
 		t.Fatalf("a bad id: %+v", r)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
@@ -255,8 +256,8 @@ func TestUnreachableStoreFailsWithOneSentence(t *testing.T) {
 	for _, args := range [][]string{{"team", "--store", url}, {"inbox", "--json"}, {"send", "--to", "lead", "hi"}} {
 		r := runBin(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + url}, "", args...)
 		want := fmt.Sprintf("agentteam: cannot reach the NATS server at %s", url)
-		if r.code != ExitFailure || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
-			t.Errorf("%v: exit %d, stderr %q; want exit %d and one line starting %q", args, r.code, r.stderr, ExitFailure, want)
+		if r.code != exit.Failure || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and one line starting %q", args, r.code, r.stderr, exit.Failure, want)
 		}
 	}
 	if d := time.Since(start); d > time.Minute {
@@ -264,7 +265,7 @@ func TestUnreachableStoreFailsWithOneSentence(t *testing.T) {
 	}
 	for _, store := range []string{"nats://" + addr + "/a.b", "nats://" + addr + "/*", "http://" + addr, "nats:///x"} {
 		r := runBin(t, t.TempDir(), nil, "", "tasks", "--store", store)
-		if r.code != ExitUsage || !strings.Contains(r.stderr, "--store") {
+		if r.code != exit.Usage || !strings.Contains(r.stderr, "--store") {
 			t.Errorf("--store %s: exit %d, stderr %q; want a usage error", store, r.code, r.stderr)
 		}
 	}
@@ -337,7 +338,7 @@ func TestTheUserConfigSelectsTheStore(t *testing.T) {
 	xdg := t.TempDir()
 	writeConfig(t, filepath.Join(xdg, "agentteam", "config.toml"), "[team]\nstore = \"nats://"+addr+"\"\n")
 	r := runBin(t, t.TempDir(), []string{"XDG_CONFIG_HOME=" + xdg}, "", "tasks")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "cannot reach the NATS server at nats://"+addr) {
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "cannot reach the NATS server at nats://"+addr) {
 		t.Errorf("tasks with the store in the user file: exit %d, stderr %q", r.code, r.stderr)
 	}
 
@@ -347,7 +348,7 @@ func TestTheUserConfigSelectsTheStore(t *testing.T) {
 
 	writeConfig(t, filepath.Join(ws, ".agentteam", "config.toml"), "[team]\nstore = \"nats://"+addr+"\"\n")
 	r = runBin(t, ws, []string{"OPENAI_API_KEY=k"}, "", "run", "go")
-	if r.code != ExitUsage || !strings.Contains(r.stderr, "team.store is not read from a project file") {
+	if r.code != exit.Usage || !strings.Contains(r.stderr, "team.store is not read from a project file") {
 		t.Errorf("run with the store in the project file: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -363,13 +364,13 @@ func TestStoreReplicasThroughTheBinary(t *testing.T) {
 	defer func() { s.Shutdown(); s.WaitForShutdown() }()
 	url := s.ClientURL() + "/copies"
 	r := runBin(t, t.TempDir(), nil, "", "team", "--store", url+"?replicas=3")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "3 copies need a JetStream cluster") || strings.Count(r.stderr, "\n") != 1 {
-		t.Errorf("?replicas=3 on a lone server: exit %d, stderr %q; want exit %d and one sentence", r.code, r.stderr, ExitFailure)
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "3 copies need a JetStream cluster") || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("?replicas=3 on a lone server: exit %d, stderr %q; want exit %d and one sentence", r.code, r.stderr, exit.Failure)
 	}
 	t.Logf("?replicas=3 on a lone server: %s", r.stderr)
 	mustSucceed(t, runBin(t, t.TempDir(), nil, "", "tasks", "--store", url+"?replicas=1"), "tasks with one copy")
 	r = runBin(t, t.TempDir(), nil, "", "team", "--store", url+"?replicas=2")
-	if r.code != ExitUsage || !strings.Contains(r.stderr, "1, 3 or 5") {
+	if r.code != exit.Usage || !strings.Contains(r.stderr, "1, 3 or 5") {
 		t.Errorf("?replicas=2: exit %d, stderr %q; want a usage error naming 1, 3 or 5", r.code, r.stderr)
 	}
 }

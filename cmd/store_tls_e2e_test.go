@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 )
 
@@ -19,7 +20,7 @@ func TestEveryCommandWorksWithATLSStore(t *testing.T) {
 		t.Fatalf("the store is %s", store)
 	}
 	r := quick(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + store, natsconn.EnvCreds + "=" + s.alice}, "team")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "TLS with the NATS server at tls://127.0.0.1:") ||
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "TLS with the NATS server at tls://127.0.0.1:") ||
 		!strings.Contains(r.stderr, natsconn.EnvCA) || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Fatalf("team on a tls:// store without the CA: exit %d\n%s", r.code, r.stderr)
 	}
@@ -32,7 +33,7 @@ func TestATLSStoreOnAServerWithoutTLSSaysSo(t *testing.T) {
 	nt := startNATSTeam(t, "plain")
 	store := strings.Replace(nt.url, "nats://", "tls://", 1)
 	r := quick(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + store}, "team")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "does not speak TLS, yet its address asks for it (tls://)") ||
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "does not speak TLS, yet its address asks for it (tls://)") ||
 		strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
 		t.Fatalf("team on tls:// to a server without TLS: exit %d\n%s", r.code, r.stderr)
 	}

@@ -7,18 +7,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team/board"
 )
 
 // TasksOptions are the inputs of `agentteam tasks`.
 type TasksOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 }
 
 // newTasksCmd builds `agentteam tasks`; runF, when not nil, replaces runTasks.
-func newTasksCmd(g *GlobalOptions, io IOStreams, runF func(*TasksOptions) error) *cobra.Command {
+func newTasksCmd(g *launch.GlobalOptions, io IOStreams, runF func(*TasksOptions) error) *cobra.Command {
 	opts := &TasksOptions{GlobalOptions: g, IO: io}
 	return &cobra.Command{
 		Use:   "tasks",
@@ -35,16 +36,16 @@ func newTasksCmd(g *GlobalOptions, io IOStreams, runF func(*TasksOptions) error)
 
 // runTasks prints the board; reading it changes nothing (a missing board is empty).
 func runTasks(opts *TasksOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	f, err := st.board.Read()
+	defer st.Close()
+	f, err := st.Board.Read()
 	if err != nil {
 		return err
 	}

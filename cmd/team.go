@@ -14,6 +14,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/workspace"
@@ -21,13 +23,13 @@ import (
 
 // TeamOptions are the inputs of `agentteam team`.
 type TeamOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO  IOStreams
 	Now func() time.Time
 }
 
 // newTeamCmd builds `agentteam team`; runF, when not nil, replaces runTeam.
-func newTeamCmd(g *GlobalOptions, io IOStreams, runF func(*TeamOptions) error) *cobra.Command {
+func newTeamCmd(g *launch.GlobalOptions, io IOStreams, runF func(*TeamOptions) error) *cobra.Command {
 	opts := &TeamOptions{GlobalOptions: g, IO: io, Now: time.Now}
 	return &cobra.Command{
 		Use:   "team",
@@ -51,19 +53,19 @@ type teamRow struct {
 }
 
 func runTeam(opts *TeamOptions) error {
-	ws, err := openWorkspace(opts.GlobalOptions)
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
-	defer st.close()
-	reg := st.registry
+	defer st.Close()
+	reg := st.Registry
 	// The owner lock is a file of this workspace: only there can it tell a
 	// dead team from one run elsewhere, so a shared store is not repaired.
-	if !st.nats {
+	if !st.NATS {
 		if err := repairDead(ws, reg); err != nil {
 			return err
 		}
@@ -72,7 +74,7 @@ func runTeam(opts *TeamOptions) error {
 	if err != nil {
 		return err
 	}
-	store := st.mail
+	store := st.Mail
 	rows := make([]teamRow, 0, len(cfg.Teammates))
 	for _, m := range cfg.Teammates {
 		row := teamRow{Member: m}
@@ -95,7 +97,7 @@ func runTeam(opts *TeamOptions) error {
 // brokenInboxes says on stderr which teammates' inboxes could not be read
 // (one sentence each) and fails the command if any: the rest is shown, but
 // an unread count of 0 would hide messages nobody may ever read.
-func brokenInboxes(streams IOStreams, store mailStore, rows []teamRow) error {
+func brokenInboxes(streams IOStreams, store launch.MailStore, rows []teamRow) error {
 	var broken []string
 	for _, r := range rows {
 		if r.InboxError != "" {
@@ -107,9 +109,9 @@ func brokenInboxes(streams IOStreams, store mailStore, rows []teamRow) error {
 	case 0:
 		return nil
 	case 1:
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the inbox of %s is broken: its unread count is unknown", broken[0])}
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the inbox of %s is broken: its unread count is unknown", broken[0])}
 	}
-	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("the inboxes of %s are broken: their unread counts are unknown", strings.Join(broken, ", "))}
+	return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the inboxes of %s are broken: their unread counts are unknown", strings.Join(broken, ", "))}
 }
 
 // printTeam writes the registry with each teammate's unread count: a table, or JSON with --json.

@@ -3,19 +3,19 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/sys/config"
-	"github.com/agentteam/agentteam/internal/sys/permission"
 )
 
 // TrustOptions are the inputs of `agentteam trust`.
 type TrustOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 	// Revoke forgets the trust instead of recording it.
 	Revoke bool
@@ -24,7 +24,7 @@ type TrustOptions struct {
 }
 
 // newTrustCmd builds `agentteam trust`; runF, when not nil, replaces runTrust.
-func newTrustCmd(g *GlobalOptions, io IOStreams, runF func(*TrustOptions) error) *cobra.Command {
+func newTrustCmd(g *launch.GlobalOptions, io IOStreams, runF func(*TrustOptions) error) *cobra.Command {
 	opts := &TrustOptions{GlobalOptions: g, IO: io}
 	c := &cobra.Command{
 		Use:   "trust",
@@ -39,7 +39,7 @@ workspace's file as it is now. A change to the file needs trust again. --revoke 
 		Args: noArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			if opts.Revoke && opts.List {
-				return usageErrorf("--revoke and --list do not go together")
+				return exit.Usagef("--revoke and --list do not go together")
 			}
 			if runF != nil {
 				return runF(opts)
@@ -59,7 +59,7 @@ func runTrust(opts *TrustOptions) error {
 	if opts.Revoke {
 		had, err := config.Revoke(opts.Getenv, opts.Workspace)
 		if err != nil {
-			return &ExitError{Code: ExitFailure, Err: err}
+			return &exit.Error{Code: exit.Failure, Err: err}
 		}
 		if !opts.Quiet {
 			if had {
@@ -72,10 +72,10 @@ func runTrust(opts *TrustOptions) error {
 	}
 	p, err := config.ReadProject(opts.Getenv, opts.Workspace)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	if err := config.Trust(opts.Getenv, p); err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	if opts.JSON {
 		return json.NewEncoder(opts.IO.Out).Encode(struct {
@@ -101,7 +101,7 @@ func runTrust(opts *TrustOptions) error {
 func listTrusted(opts *TrustOptions) error {
 	list, err := config.TrustedProjects(opts.Getenv)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	if opts.JSON {
 		type row struct {
@@ -127,74 +127,4 @@ func nonNil(l []string) []string {
 		return []string{}
 	}
 	return l
-}
-
-// baseMode is the permission mode before an untrusted project file's:
-// the flag, else the files', else the command's default (chat asks; run,
-// with nobody to ask, runs what no rule refuses).
-func (f TeamFlags) baseMode(g *GlobalOptions, chat bool) string {
-	switch {
-	case f.PermissionMode != "":
-		return f.PermissionMode
-	case g.Config != nil && g.Config.Permissions.Mode.IsSet():
-		return string(g.Config.Permissions.Mode.V)
-	case chat:
-		return string(permission.ModeAsk)
-	}
-	return string(permission.ModeYolo)
-}
-
-// heldModeApplies reports whether an untrusted project file's mode is
-// used: no flag says one, and it asks at least whenever the mode it
-// replaces would.
-func (f TeamFlags) heldModeApplies(g *GlobalOptions, chat bool) bool {
-	if g.Config == nil || !g.Config.Held.Mode.IsSet() || f.PermissionMode != "" {
-		return false
-	}
-	return config.AtLeastAsStrict(g.Config.Held.Mode.V, permission.Mode(f.baseMode(g, chat)))
-}
-
-// untrustedNote is one sentence saying what an untrusted project file
-// said that this run ignores, and how to trust it; "" when nothing was.
-func (f TeamFlags) untrustedNote(g *GlobalOptions, chat bool) string {
-	if g.Config == nil {
-		return ""
-	}
-	h := g.Config.Held
-	// A mode a flag overrides, or one that applies, is not worth a word.
-	lines := h.Lines(h.Mode.IsSet() && f.PermissionMode == "" && !f.heldModeApplies(g, chat))
-	if len(lines) == 0 {
-		return ""
-	}
-	why := ""
-	if h.Problem != nil {
-		why = " (" + h.Problem.Error() + ")"
-	}
-	return fmt.Sprintf("the project file %s is not trusted%s, so this ignores its %s; agentteam trust shows them and applies them",
-		config.ProjectPath(g.Workspace), why, strings.Join(lines, ", "))
-}
-
-// addHeld lists, for `agentteam config`, what an untrusted project file
-// says that is ignored.
-func addHeld(r *resolver, h config.Held) {
-	ignored := func(src config.Source) config.Source {
-		return src + ", not trusted: ignored until agentteam trust"
-	}
-	if h.Mode.IsSet() {
-		r.add("permissions.mode", string(h.Mode.V), h.Mode.From+", not trusted: applies only where it asks at least as much as the mode it replaces")
-	}
-	for _, e := range h.Allow {
-		r.add("permissions.allow", e.Rule.String(), ignored(config.Source(e.From)))
-	}
-	for _, l := range []struct {
-		name string
-		v    config.Value[[]string]
-	}{{"sandbox.env", h.Env}, {"sandbox.writable", h.Writable}} {
-		if l.v.IsSet() {
-			r.add(l.name, l.v.V, ignored(l.v.From))
-		}
-	}
-	if h.Network.IsSet() {
-		r.add("sandbox.network", h.Network.V, ignored(h.Network.From))
-	}
 }

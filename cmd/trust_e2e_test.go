@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 )
 
@@ -153,7 +154,7 @@ func TestTrustWithoutAProjectFileSaysSo(t *testing.T) {
 	ws := t.TempDir()
 	env := configHome(t, "")
 	r := runBin(t, ws, env, "", "trust")
-	if r.code != ExitFailure || !strings.Contains(r.stderr, "there is no project file at .agentteam/config.toml: nothing to trust") || strings.Count(r.stderr, "\n") != 1 {
+	if r.code != exit.Failure || !strings.Contains(r.stderr, "there is no project file at .agentteam/config.toml: nothing to trust") || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(strings.TrimPrefix(env[0], "HOME="), ".local", "state")); !os.IsNotExist(err) {

@@ -3,6 +3,8 @@ package cmd
 import (
 	"errors"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 func TestTrustFlags(t *testing.T) {
@@ -24,8 +26,8 @@ func TestTrustFlags(t *testing.T) {
 	}
 	for _, args := range [][]string{{"trust", "--revoke", "--list"}, {"trust", "here"}} {
 		c, err := executeHooked(t, nil, "", args...)
-		var ee *ExitError
-		if !errors.As(err, &ee) || ee.Code != ExitUsage || c.calls != 0 {
+		var ee *exit.Error
+		if !errors.As(err, &ee) || ee.Code != exit.Usage || c.calls != 0 {
 			t.Errorf("%v: %v, %d calls; want bad usage and no run", args, err, c.calls)
 		}
 	}

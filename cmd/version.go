@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/agentteam/agentteam/internal/launch"
 )
 
 // Version and Commit are set at build time with -ldflags "-X ...".
@@ -17,12 +19,12 @@ var (
 
 // VersionOptions are the inputs of `agentteam version`.
 type VersionOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
 }
 
 // newVersionCmd builds `agentteam version`; runF, when not nil, replaces runVersion.
-func newVersionCmd(g *GlobalOptions, io IOStreams, runF func(*VersionOptions) error) *cobra.Command {
+func newVersionCmd(g *launch.GlobalOptions, io IOStreams, runF func(*VersionOptions) error) *cobra.Command {
 	opts := &VersionOptions{GlobalOptions: g, IO: io}
 	return &cobra.Command{
 		Use:   "version",

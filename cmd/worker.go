@@ -7,7 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/tools"
@@ -15,9 +18,9 @@ import (
 
 // WorkerOptions are the inputs of `agentteam worker`.
 type WorkerOptions struct {
-	*GlobalOptions
+	*launch.GlobalOptions
 	IO IOStreams
-	TeamFlags
+	launch.TeamFlags
 	// Labels are what this worker offers: it takes only spawns whose labels it all has.
 	Labels []string
 	// ID names the worker in the registry; "" is HOST-PID.
@@ -25,7 +28,7 @@ type WorkerOptions struct {
 }
 
 // newWorkerCmd builds `agentteam worker`; runF, when not nil, replaces runWorker.
-func newWorkerCmd(g *GlobalOptions, streams IOStreams, runF func(*WorkerOptions) error) *cobra.Command {
+func newWorkerCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*WorkerOptions) error) *cobra.Command {
 	opts := &WorkerOptions{GlobalOptions: g, IO: streams}
 	c := &cobra.Command{
 		Use:   "worker --store nats://HOST:PORT/TEAM --workspace DIR",
@@ -46,7 +49,7 @@ there. It runs until interrupted (Ctrl-C, SIGTERM); its teammates then end shut 
 			return runWorker(c.Context(), opts)
 		},
 	}
-	addTeamFlags(c.Flags(), &opts.TeamFlags)
+	launch.AddTeamFlags(c.Flags(), &opts.TeamFlags)
 	c.Flags().StringSliceVar(&opts.Labels, "labels", nil, "what this worker offers, e.g. gpu,linux: it takes spawns whose labels it all has")
 	c.Flags().StringVar(&opts.ID, "id", "", "this worker's id in the registry (letters, digits, '-', '_'; default HOST-PID)")
 	return c
@@ -55,62 +58,62 @@ there. It runs until interrupted (Ctrl-C, SIGTERM); its teammates then end shut 
 func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	for _, l := range opts.Labels {
 		if err := tools.CheckLabel(l); err != nil {
-			return usageErrorf("--labels: %v", err)
+			return exit.Usagef("--labels: %v", err)
 		}
 	}
 	if opts.ID != "" && !validWorkerID(opts.ID) {
-		return usageErrorf("--id %q: use 1 to 64 letters, digits, '-' and '_'", opts.ID)
+		return exit.Usagef("--id %q: use 1 to 64 letters, digits, '-' and '_'", opts.ID)
 	}
 	if opts.Resume {
-		return usageErrorf("a worker takes no --resume: the lead's run resumes the team")
+		return exit.Usagef("a worker takes no --resume: the lead's run resumes the team")
 	}
-	if err := opts.checkGitRemote(); err != nil {
+	if err := opts.CheckGitRemote(); err != nil {
 		return err
 	}
-	raw, err := storeURL(opts.GlobalOptions)
+	raw, err := launch.StoreURL(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	if spec, err := parseStore(raw); err != nil {
+	if spec, err := launch.ParseStore(raw); err != nil {
 		return err
-	} else if spec.server == "" {
-		return usageErrorf("a worker serves a team on a NATS server: give --store nats://HOST:PORT/TEAM (or AGENTTEAM_STORE)")
+	} else if spec.Server == "" {
+		return exit.Usagef("a worker serves a team on a NATS server: give --store nats://HOST:PORT/TEAM (or AGENTTEAM_STORE)")
 	}
-	if err := checkPool(opts.GlobalOptions); err != nil {
-		return err
-	}
-	if err := opts.checkBounds(); err != nil {
+	if err := launch.CheckPool(opts.GlobalOptions); err != nil {
 		return err
 	}
-	if err := opts.checkIsolation(); err != nil {
+	if err := opts.CheckBounds(); err != nil {
 		return err
 	}
-	ws, err := openWorkspace(opts.GlobalOptions)
+	if err := opts.CheckIsolation(); err != nil {
+		return err
+	}
+	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := openStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RoleWorker)
+	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RoleWorker)
 	if err != nil {
 		return err
 	}
-	defer st.close() // after tm.Close, deferred later
-	progress := newProgress(opts.IO, opts.JSON, opts.Quiet)
-	retries := st.events(ws, progress.event)
-	models, _, err := newModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
+	defer st.Close() // after tm.Close, deferred later
+	printed := progress.New(opts.IO.Out, opts.IO.Err, opts.JSON, opts.Quiet)
+	retries := st.Events(ws, printed.Event)
+	models, _, err := launch.NewModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
 	if err != nil {
 		return err
 	}
-	sb, cleanup, err := opts.sandbox(ctx, opts.GlobalOptions, opts.IO.Err)
+	sb, cleanup, err := opts.OpenSandbox(ctx, opts.GlobalOptions, opts.IO.Err)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	topts := opts.options(opts.GlobalOptions, ws, models)
-	topts.OnEvent = progress.event
-	if topts.Permissions, err = opts.permissions(opts.GlobalOptions, false); err != nil {
+	topts := opts.Options(opts.GlobalOptions, ws, models)
+	topts.OnEvent = printed.Event
+	if topts.Permissions, err = opts.Permissions(opts.GlobalOptions, false); err != nil {
 		return err
 	}
-	if note := opts.untrustedNote(opts.GlobalOptions, false); note != "" {
+	if note := opts.UntrustedNote(opts.GlobalOptions, false); note != "" {
 		fmt.Fprintln(opts.IO.Err, note)
 	}
 	if opts.PermissionDelegate == "" {
@@ -121,12 +124,12 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	// lead's yolo run here, which only this worker's person may choose.
 	topts.Permissions.FollowMode = opts.PermissionMode == "" && (opts.Config == nil || opts.Config.Permissions.Mode.V == "")
 	topts.Sandbox = sb
-	mcpServers := startMCP(ctx, opts.GlobalOptions, opts.IO.Err)
+	mcpServers := launch.StartMCP(ctx, opts.GlobalOptions, opts.IO.Err)
 	defer mcpServers.Close()
 	topts.MCP = mcpServers
-	topts.TeamName = st.spec.team
-	st.apply(&topts)
-	if err := st.hosts(ctx, &topts); err != nil {
+	topts.TeamName = st.Spec.Team
+	st.Apply(&topts)
+	if err := st.Hosts(ctx, &topts); err != nil {
 		return err
 	}
 	topts.Worker.ID, topts.Worker.Labels = opts.ID, opts.Labels
@@ -135,7 +138,7 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	// context must outlive it, or they would stop without a word.
 	tm, err := team.OpenWorker(context.WithoutCancel(ctx), topts)
 	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	defer closeTeam(tm)
 	labels := "any spawn"
@@ -144,7 +147,7 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	}
 	if !opts.Quiet && !opts.JSON {
 		fmt.Fprintf(opts.IO.Err, "worker %s: taking %s of %s, at most %d at once; Ctrl-C stops it\n",
-			tm.WorkerID(), labels, st.where, opts.MaxWorkers)
+			tm.WorkerID(), labels, st.Where, opts.MaxWorkers)
 	}
 	return tm.Serve(ctx)
 }
@@ -165,7 +168,7 @@ func validWorkerID(id string) bool {
 // roleLabels are the labels the config files give each role ([roles.NAME]
 // labels = […]): what a worker must have to run the role's teammates when
 // their spawn names none.
-func roleLabels(g *GlobalOptions) map[string][]string {
+func roleLabels(g *launch.GlobalOptions) map[string][]string {
 	if g.Config == nil {
 		return nil
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 // The worker pushes to origin unless told another remote, or none; a
@@ -29,8 +31,8 @@ func TestWorkerGitRemoteFlag(t *testing.T) {
 		root := newRootCmd(streams, func(k string) string { return env[k] }, rootOpts{})
 		root.SetArgs([]string{"worker", "--workspace", t.TempDir(), "--git-remote=" + bad})
 		err := root.ExecuteContext(context.Background())
-		if ExitCode(err) != ExitUsage || err == nil || !strings.Contains(err.Error(), "--git-remote") || strings.Contains(err.Error(), "\n") {
-			t.Errorf("--git-remote %q: exit %d, %v; want a usage error", bad, ExitCode(err), err)
+		if exit.Code(err) != exit.Usage || err == nil || !strings.Contains(err.Error(), "--git-remote") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("--git-remote %q: exit %d, %v; want a usage error", bad, exit.Code(err), err)
 		}
 	}
 }
@@ -71,8 +73,8 @@ func TestLeadGitRemoteFlag(t *testing.T) {
 			}
 			root.SetArgs(a)
 			err := root.ExecuteContext(context.Background())
-			if ExitCode(err) != ExitUsage || err == nil || !strings.Contains(err.Error(), "--git-remote") || strings.Contains(err.Error(), "\n") {
-				t.Errorf("%s --git-remote %q: exit %d, %v; want a usage error", cmd, bad, ExitCode(err), err)
+			if exit.Code(err) != exit.Usage || err == nil || !strings.Contains(err.Error(), "--git-remote") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s --git-remote %q: exit %d, %v; want a usage error", cmd, bad, exit.Code(err), err)
 			}
 		}
 	}

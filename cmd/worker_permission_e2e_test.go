@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/team"
 )
 
@@ -50,7 +52,7 @@ func TestPermissionAskOfATeammateOnAWorkerApprovedFromAnotherHost(t *testing.T) 
 	other := t.TempDir() // another host: the store is all it shares
 	storeEnv := append([]string{"AGENTTEAM_STORE=" + nt.url}, env...)
 	a := waitForAsk(t, other, storeEnv)
-	if a.Agent != "alice" || a.Tool != "write_file" || a.To != "user" || a.Worker != "w1" || a.State != askWaiting {
+	if a.Agent != "alice" || a.Tool != "write_file" || a.To != "user" || a.Worker != "w1" || a.State != permask.Waiting {
 		t.Fatalf("the ask is %+v", a)
 	}
 	if _, err := os.Stat(filepath.Join(wdir, "notes.txt")); err == nil {
@@ -172,7 +174,7 @@ func TestPermissionAskOfAKilledWorkerIsAbandoned(t *testing.T) {
 	other := t.TempDir()
 	storeEnv := append([]string{"AGENTTEAM_STORE=" + nt.url}, env...)
 	a := waitForAsk(t, other, storeEnv)
-	if a.Worker != "w1" || a.State != askWaiting {
+	if a.Worker != "w1" || a.State != permask.Waiting {
 		t.Fatalf("the ask is %+v", a)
 	}
 	if err := syscall.Kill(workerPID(), syscall.SIGKILL); err != nil {
@@ -186,11 +188,11 @@ func TestPermissionAskOfAKilledWorkerIsAbandoned(t *testing.T) {
 		time.Sleep(200 * time.Millisecond) // a poll with a bound, not a synchronisation
 	}
 	all := requestsJSON(t, other, storeEnv, "--all")
-	if len(all) != 1 || all[0].RequestID != a.RequestID || all[0].State != askAbandoned {
+	if len(all) != 1 || all[0].RequestID != a.RequestID || all[0].State != permask.Abandoned {
 		t.Errorf("requests --all = %+v, want %s abandoned", all, a.RequestID)
 	}
-	if r := runBin(t, other, storeEnv, "", "approve", a.RequestID); r.code != ExitFailure || !strings.Contains(r.stderr, "is gone") {
-		t.Errorf("approve of the killed worker's ask: exit %d, want %d saying the asking process is gone:\n%s", r.code, ExitFailure, r.stderr)
+	if r := runBin(t, other, storeEnv, "", "approve", a.RequestID); r.code != exit.Failure || !strings.Contains(r.stderr, "is gone") {
+		t.Errorf("approve of the killed worker's ask: exit %d, want %d saying the asking process is gone:\n%s", r.code, exit.Failure, r.stderr)
 	}
 }
 
@@ -245,14 +247,14 @@ func TestAWorkerWithNoModeFollowsTheLeads(t *testing.T) {
 	other := t.TempDir()
 	storeEnv := append([]string{"AGENTTEAM_STORE=" + nt.url}, env...)
 	notes := filepath.Join(wdir, "notes.txt")
-	var a ask
+	var a permask.Ask
 	for deadline := time.Now().Add(60 * time.Second); ; {
 		if _, err := os.Stat(notes); err == nil {
 			t.Fatal("alice's write ran on the worker without asking, though the lead runs in ask mode")
 		}
 		r := runBin(t, other, storeEnv, "", "requests", "--json")
 		mustSucceed(t, r, "requests")
-		var asks []ask
+		var asks []permask.Ask
 		if err := json.Unmarshal([]byte(r.stdout), &asks); err != nil {
 			t.Fatalf("requests --json printed %q: %v", r.stdout, err)
 		}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 // executeWorker runs `agentteam worker` with its run function replaced.
@@ -55,8 +57,8 @@ func TestWorkerBadUsageIsOneSentence(t *testing.T) {
 		}, rootOpts{})
 		root.SetArgs(append([]string{"worker", "--workspace", t.TempDir()}, tc.args...))
 		err := root.ExecuteContext(context.Background())
-		if ExitCode(err) != ExitUsage || err == nil || !strings.Contains(err.Error(), tc.says) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("worker %q: exit %d, %v; want usage saying %q", tc.args, ExitCode(err), err, tc.says)
+		if exit.Code(err) != exit.Usage || err == nil || !strings.Contains(err.Error(), tc.says) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("worker %q: exit %d, %v; want usage saying %q", tc.args, exit.Code(err), err, tc.says)
 		}
 	}
 }

@@ -23,7 +23,7 @@ var longFuncs = map[string]int{
 	"cmd/chat.go runChat":                                         118,
 	"cmd/run.go runLead":                                          116,
 	"cmd/serve.go runServe":                                       90,
-	"cmd/store.go openNATS":                                       90,
+	"internal/launch/store.go openNATS":                           90,
 	"cmd/worker.go runWorker":                                     96,
 	"internal/sys/config/file.go rawFile.check":                   115,
 	"internal/ui/mdrender/block.go parseBlocks":                   110,

@@ -22,6 +22,10 @@ var layers = map[string]int{
 	// The program and the commands.
 	"":    15,
 	"cmd": 14,
+	// What the commands share.
+	"internal/launch":  11, // a team command's flags, config, stores and models
+	"internal/exit":    0,  // exit codes and the hard stops
+	"internal/permask": 12, // the permission asks that wait for the person
 	// Programs that measure the commands, and test-only packages.
 	"internal/bench/peerbench":  16,
 	"internal/bench/storebench": 16,
@@ -45,6 +49,7 @@ var layers = map[string]int{
 	"internal/ui/tui/bridge": 11, // the team's events to the screen, debounced, never blocking
 	"internal/ui/linechat":   12,
 	"internal/ui/engine":     11, // what both chats ask of the team
+	"internal/ui/progress":   12, // the events as run prints them
 	"internal/ui/mdrender":   0,
 	"internal/ui/termbg":     0,
 	"internal/llm/demo":      1,

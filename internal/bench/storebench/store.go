@@ -52,7 +52,7 @@ func confFromEnv() (storeConf, error) {
 	return storeConf{dir: f[0], urls: f[1], team: f[2], replicas: n}, nil
 }
 
-// open opens the store as agentteam's commands do (cmd/store.go): the
+// open opens the store as agentteam's commands do (internal/launch/store.go): the
 // files with inbox.NewStore, a team's inboxes on a server with
 // natsstore.OpenMailbox on one connection.
 func (s storeConf) open() (mailbox, func(), error) {

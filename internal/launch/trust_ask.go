@@ -1,20 +1,21 @@
-package cmd
+package launch
 
 import (
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/sys/config"
 )
 
-// askTrust asks the person at a terminal, before the chat starts, whether
+// AskTrust asks the person at a terminal, before the chat starts, whether
 // to trust what the project file says that waits for trust; a yes records
 // the trust and reads the files again, so this chat applies them. A no is
 // not recorded: it leaves them ignored, as the note after says, and the
 // next chat asks again. (A network = "on" trusted here is the flag's from
 // the next chat on: the flags took the files' values already.)
-func askTrust(g *GlobalOptions, in io.Reader, out io.Writer) error {
+func AskTrust(g *GlobalOptions, in io.Reader, out io.Writer) error {
 	if g.Config == nil || g.Config.Held.IsEmpty() {
 		return nil
 	}
@@ -32,11 +33,11 @@ func askTrust(g *GlobalOptions, in io.Reader, out io.Writer) error {
 		return nil
 	}
 	if err := config.Trust(g.Getenv, p); err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		return &exit.Error{Code: exit.Failure, Err: err}
 	}
 	cfg, err := config.Load(config.Options{Workspace: g.Workspace, Getenv: g.Getenv})
 	if err != nil {
-		return &ExitError{Code: ExitUsage, Err: err}
+		return &exit.Error{Code: exit.Usage, Err: err}
 	}
 	g.Config = cfg
 	fmt.Fprintf(out, "trusted %s as it is now\n", p.Path)

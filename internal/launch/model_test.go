@@ -1,4 +1,4 @@
-package cmd
+package launch
 
 import (
 	"path/filepath"

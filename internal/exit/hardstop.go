@@ -1,4 +1,4 @@
-package cmd
+package exit
 
 import (
 	"context"
@@ -9,17 +9,17 @@ import (
 	"time"
 )
 
-// hardGrace is how long a run past its --timeout may take to end cleanly
+// HardGrace is how long a run past its --timeout may take to end cleanly
 // (teammates told, state written) before the process ends anyway.
-const hardGrace = 1500 * time.Millisecond
+const HardGrace = 1500 * time.Millisecond
 
 // sayWait bounds the last sentence's write: stderr may be a pipe nobody reads.
 const sayWait = 100 * time.Millisecond
 
-// exitNow ends the process with code, trying to say why first; it waits for
+// endNow ends the process with code, trying to say why first; it waits for
 // nothing that may be stuck. State files stay whole: every one is replaced
 // by rename or appended in one write.
-func exitNow(code int, sentence string) {
+func endNow(code int, sentence string) {
 	said := make(chan struct{})
 	go func() {
 		fmt.Fprintf(os.Stderr, "agentteam: %s\n", sentence)
@@ -32,18 +32,18 @@ func exitNow(code int, sentence string) {
 	os.Exit(code)
 }
 
-// hardStop makes a deadline a promise: at d from now the process ends with
+// HardStop makes a deadline a promise: at d from now the process ends with
 // code and sentence, whatever is stuck (a blocked stderr, a tool in a
 // syscall, a child holding a pipe). The returned func disarms it.
-func hardStop(d time.Duration, code int, sentence string) (disarm func()) {
-	t := time.AfterFunc(d, func() { exitNow(code, sentence) })
+func HardStop(d time.Duration, code int, sentence string) (disarm func()) {
+	t := time.AfterFunc(d, func() { endNow(code, sentence) })
 	return func() { t.Stop() }
 }
 
-// interruptTwice ends the process at once on a second Ctrl-C or SIGTERM,
+// InterruptTwice ends the process at once on a second Ctrl-C or SIGTERM,
 // once ctx (cancelled by the first) is done: the first asks for a clean end,
 // which may itself be what is stuck.
-func interruptTwice(ctx context.Context) (stop func()) {
+func InterruptTwice(ctx context.Context) (stop func()) {
 	sig := make(chan os.Signal, 1)
 	done := make(chan struct{})
 	go func() {
@@ -55,7 +55,7 @@ func interruptTwice(ctx context.Context) (stop func()) {
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 		select {
 		case <-sig:
-			exitNow(ExitFailure, "interrupted twice: stopped at once")
+			endNow(Failure, "interrupted twice: stopped at once")
 		case <-done:
 		}
 	}()

@@ -1,4 +1,4 @@
-package cmd
+package launch
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/sys/config"
@@ -21,22 +22,22 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// storeEnv selects the store when --store is not given.
-const storeEnv = "AGENTTEAM_STORE"
+// StoreEnv selects the store when --store is not given.
+const StoreEnv = "AGENTTEAM_STORE"
 
-// natsConnectTimeout bounds the dial of a NATS server; natsOpenTimeout the
+// natsConnectTimeout bounds the dial of a NATS server; NATSOpenTimeout the
 // creation of the team's streams and buckets once connected: on a cluster
 // each is agreed by its nodes, and several processes started at once
 // (a lead and its workers) create them together; on loaded nodes that took
 // over 10 s (the failover test under -race: a worker failed to start).
 const (
 	natsConnectTimeout = 3 * time.Second
-	natsOpenTimeout    = 30 * time.Second
+	NATSOpenTimeout    = 30 * time.Second
 )
 
-// mailStore is the inboxes as the commands read and write them, on either
+// MailStore is the inboxes as the commands read and write them, on either
 // store: *inbox.Store or *natsstore.Mailbox.
-type mailStore interface {
+type MailStore interface {
 	Append(name string, m inbox.Message) (inbox.Message, error)
 	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
 	Stats(name string) (inbox.Stats, error)
@@ -45,47 +46,47 @@ type mailStore interface {
 	Path(name string) string
 }
 
-// stores are a workspace's shared state as one command opened it: the
+// Stores are a workspace's shared state as one command opened it: the
 // workspace's files (the default) or a team on a NATS JetStream server.
 // The owner lock is a file in the workspace, or a lease on the server.
-type stores struct {
-	// where says in words where the state is ("files", the server).
-	where    string
-	mail     mailStore
-	registry *team.Registry
-	board    *board.Board
-	// lines are the event log's lines; nil for the file events.jsonl.
-	lines   team.EventLines
-	mailbox team.Mailbox // nil for the files: team.Open makes its own
-	// owner is the team's owner lock: the workspace's file or the lease.
-	owner team.OwnerLock
-	// sessions keep the teammates' conversations; nil for the files (the
+type Stores struct {
+	// Where says in words where the state is ("files", the server).
+	Where    string
+	Mail     MailStore
+	Registry *team.Registry
+	Board    *board.Board
+	// Lines are the event log's lines; nil for the file events.jsonl.
+	Lines   team.EventLines
+	Mailbox team.Mailbox // nil for the files: team.Open makes its own
+	// Owner is the team's owner lock: the workspace's file or the lease.
+	Owner team.OwnerLock
+	// Sessions keep the teammates' conversations; nil for the files (the
 	// lead's is a file either way).
-	sessions team.SessionStore
-	close    func()
-	nats     bool
-	// conn, spec and copies open the rest of a NATS team on demand (hosts).
-	conn   *nats.Conn
-	spec   storeSpec
-	copies []natsstore.MailboxOption
+	Sessions team.SessionStore
+	Close    func()
+	NATS     bool
+	// Conn, Spec and Copies open the rest of a NATS team on demand (Hosts).
+	Conn   *nats.Conn
+	Spec   StoreSpec
+	Copies []natsstore.MailboxOption
 }
 
-// storeSpec is a parsed --store: files, or a NATS server and a team.
-type storeSpec struct {
-	server string // nats:// or tls://host:port, with any user info; "" for files
-	shown  string // the URL as said in sentences (no password)
-	team   string
-	// replicas is ?replicas=N: copies of each stream and the bucket (1, 3
+// StoreSpec is a parsed --store: files, or a NATS server and a team.
+type StoreSpec struct {
+	Server string // nats:// or tls://host:port, with any user info; "" for files
+	Shown  string // the URL as said in sentences (no password)
+	Team   string
+	// Replicas is ?replicas=N: copies of each stream and the bucket (1, 3
 	// or 5); 0 when not given (new ones get one, existing ones keep theirs).
-	replicas int
-	// role is the command's: whose of serve's credentials it takes on
+	Replicas int
+	// Role is the command's: whose of serve's credentials it takes on
 	// this host when the environment names none.
-	role natsconn.Role
+	Role natsconn.Role
 }
 
-// storeURL is what selects the store: --store, else AGENTTEAM_STORE
+// StoreURL is what selects the store: --store, else AGENTTEAM_STORE
 // (the flag's default), else [team] store of the user's config file.
-func storeURL(g *GlobalOptions) (string, error) {
+func StoreURL(g *GlobalOptions) (string, error) {
 	if g.Store != "" {
 		return g.Store, nil
 	}
@@ -94,12 +95,12 @@ func storeURL(g *GlobalOptions) (string, error) {
 	}
 	v, err := config.UserStore(g.Getenv)
 	if err != nil {
-		return "", &ExitError{Code: ExitUsage, Err: err}
+		return "", &exit.Error{Code: exit.Usage, Err: err}
 	}
 	return v.V, nil
 }
 
-// parseStore reads a store URL: "" or "file" for the files, or
+// ParseStore reads a store URL: "" or "file" for the files, or
 // nats://HOST:PORT[/TEAM][?replicas=N], or the same with tls://, which
 // connects only over TLS (the server's certificate checked against the CA
 // file AGENTTEAM_NATS_CA names, else the system's); TEAM (default "default") prefixes
@@ -107,35 +108,35 @@ func storeURL(g *GlobalOptions) (string, error) {
 // HOST:PORT may be every node of a cluster, comma-separated
 // (nats://a:4222,b:4222,c:4222/TEAM): the client starts on any that
 // answers and moves to another when its node goes down.
-func parseStore(raw string) (storeSpec, error) {
+func ParseStore(raw string) (StoreSpec, error) {
 	if raw == "" || raw == "file" {
-		return storeSpec{}, nil
+		return StoreSpec{}, nil
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "nats" && u.Scheme != "tls" || u.Host == "" || u.Opaque != "" {
-		return storeSpec{}, usageErrorf("--store %q: use file, nats://HOST:PORT[/TEAM][?replicas=N] or tls://HOST:PORT[/TEAM][?replicas=N]", redactStore(raw))
+		return StoreSpec{}, exit.Usagef("--store %q: use file, nats://HOST:PORT[/TEAM][?replicas=N] or tls://HOST:PORT[/TEAM][?replicas=N]", redactStore(raw))
 	}
 	if u.Fragment != "" {
-		return storeSpec{}, usageErrorf("--store %s: a NATS store takes no fragment", u.Redacted())
+		return StoreSpec{}, exit.Usagef("--store %s: a NATS store takes no fragment", u.Redacted())
 	}
 	replicas, err := parseReplicas(u)
 	if err != nil {
-		return storeSpec{}, err
+		return StoreSpec{}, err
 	}
 	name := strings.Trim(u.Path, "/")
 	if name == "" {
 		name = "default"
 	}
 	if s := natsstore.ReservedSuffix(name); s != "" {
-		return storeSpec{}, usageErrorf("--store %s: the team name %q may not end with %q: that names a stream of team %s; choose another name",
+		return StoreSpec{}, exit.Usagef("--store %s: the team name %q may not end with %q: that names a stream of team %s; choose another name",
 			u.Redacted(), name, s, strings.TrimSuffix(name, s))
 	}
 	if err := natsstore.CheckTeamName(name); err != nil {
-		return storeSpec{}, usageErrorf("--store %s: the team name %q must be one NATS token: letters, digits, '-' and '_'", u.Redacted(), name)
+		return StoreSpec{}, exit.Usagef("--store %s: the team name %q must be one NATS token: letters, digits, '-' and '_'", u.Redacted(), name)
 	}
 	server := &url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host}
 	shown := &url.URL{Scheme: u.Scheme, Host: u.Host}
-	return storeSpec{server: server.String(), shown: shown.String(), team: name, replicas: replicas}, nil
+	return StoreSpec{Server: server.String(), Shown: shown.String(), Team: name, Replicas: replicas}, nil
 }
 
 // parseReplicas reads the one query a NATS store takes, ?replicas=N with
@@ -146,13 +147,13 @@ func parseReplicas(u *url.URL) (int, error) {
 	}
 	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil || len(q) != 1 || len(q["replicas"]) != 1 {
-		return 0, usageErrorf("--store %s: a NATS store takes one query, ?replicas=1, 3 or 5", u.Redacted())
+		return 0, exit.Usagef("--store %s: a NATS store takes one query, ?replicas=1, 3 or 5", u.Redacted())
 	}
 	switch v := q.Get("replicas"); v {
 	case "1", "3", "5":
 		return int(v[0] - '0'), nil
 	default:
-		return 0, usageErrorf("--store %s: replicas=%q: use 1, 3 or 5 copies (an odd count, so a majority survives)", u.Redacted(), v)
+		return 0, exit.Usagef("--store %s: replicas=%q: use 1, 3 or 5 copies (an odd count, so a majority survives)", u.Redacted(), v)
 	}
 }
 
@@ -165,33 +166,33 @@ func redactStore(raw string) string {
 	return raw
 }
 
-// openStores opens the shared state of ws as --store says, as the lead
+// OpenStores opens the shared state of ws as --store says, as the lead
 // (run, chat). The caller closes it.
-func openStores(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) (*stores, error) {
-	return openStoresAs(ctx, g, ws, natsconn.RoleLead)
+func OpenStores(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace) (*Stores, error) {
+	return OpenStoresAs(ctx, g, ws, natsconn.RoleLead)
 }
 
-// openStoresAs is openStores for a command in role: on a NATS store, it
+// OpenStoresAs is OpenStores for a command in role: on a NATS store, it
 // takes role's credentials of this host's serve.
-func openStoresAs(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace, role natsconn.Role) (*stores, error) {
-	raw, err := storeURL(g)
+func OpenStoresAs(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace, role natsconn.Role) (*Stores, error) {
+	raw, err := StoreURL(g)
 	if err != nil {
 		return nil, err
 	}
-	spec, err := parseStore(raw)
+	spec, err := ParseStore(raw)
 	if err != nil {
 		return nil, err
 	}
-	spec.role = role
-	if spec.server == "" {
+	spec.Role = role
+	if spec.Server == "" {
 		files := inbox.NewStore(ws.InboxDir())
-		return &stores{
-			where:    "files",
-			mail:     files,
-			registry: team.NewRegistry(ws.RegistryPath(), ""),
-			board:    board.New(ws.TasksPath()),
-			owner:    team.FileOwnerLock(ws.TeamDir()),
-			close:    func() { _ = files.Close() },
+		return &Stores{
+			Where:    "files",
+			Mail:     files,
+			Registry: team.NewRegistry(ws.RegistryPath(), ""),
+			Board:    board.New(ws.TasksPath()),
+			Owner:    team.FileOwnerLock(ws.TeamDir()),
+			Close:    func() { _ = files.Close() },
 		}, nil
 	}
 	return openNATS(ctx, g, spec)
@@ -199,7 +200,7 @@ func openStoresAs(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace
 
 // openNATS connects to spec's server and opens its team's inboxes,
 // registry, board and event log.
-func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, error) {
+func openNATS(ctx context.Context, g *GlobalOptions, spec StoreSpec) (*Stores, error) {
 	// A request the server refuses for lack of permission would only time
 	// out: the refusal ends the opening at once, and is its sentence.
 	ctx, refuse := context.WithCancelCause(ctx)
@@ -214,28 +215,28 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 			nc.Close()
 		}
 	}()
-	ctx, cancel := context.WithTimeout(ctx, natsOpenTimeout)
+	ctx, cancel := context.WithTimeout(ctx, NATSOpenTimeout)
 	defer cancel()
 	fail := func(err error) error {
 		if cause := context.Cause(ctx); cause != nil && errors.Is(cause, nats.ErrPermissionViolation) {
 			err = fmt.Errorf("these credentials may not reach it: %w", cause)
 		}
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", spec.team, spec.shown, err)}
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", spec.Team, spec.Shown, err)}
 	}
-	if err := natsconn.CheckAccess(ctx, nc, spec.team); err != nil {
+	if err := natsconn.CheckAccess(ctx, nc, spec.Team); err != nil {
 		return nil, fail(err)
 	}
 	var copies []natsstore.MailboxOption
-	if spec.replicas > 0 {
-		copies = append(copies, natsstore.Replicas(spec.replicas))
+	if spec.Replicas > 0 {
+		copies = append(copies, natsstore.Replicas(spec.Replicas))
 	}
-	mb, err := natsstore.OpenMailbox(ctx, nc, spec.team, copies...)
+	mb, err := natsstore.OpenMailbox(ctx, nc, spec.Team, copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
 	// The registry is an entry per teammate; one kept whole by
 	// an earlier version is carried over.
-	entries, err := natsstore.OpenEntries(ctx, nc, spec.team, "registry", team.DecodeRegistryEntry, copies...)
+	entries, err := natsstore.OpenEntries(ctx, nc, spec.Team, "registry", team.DecodeRegistryEntry, copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -244,70 +245,70 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec storeSpec) (*stores, e
 			entries.Close()
 		}
 	}()
-	whole, err := natsstore.OpenDocWith(ctx, nc, spec.team, "registry", team.EmptyConfig(spec.team), copies...)
+	whole, err := natsstore.OpenDocWith(ctx, nc, spec.Team, "registry", team.EmptyConfig(spec.Team), copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
-	reg, err := team.NewRegistryOnEntries(entries, spec.team, whole)
+	reg, err := team.NewRegistryOnEntries(entries, spec.Team, whole)
 	if err != nil {
 		return nil, fail(err)
 	}
-	bd, err := natsstore.OpenDocWith(ctx, nc, spec.team, "board", board.Empty, copies...)
+	bd, err := natsstore.OpenDocWith(ctx, nc, spec.Team, "board", board.Empty, copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
-	lines, err := natsstore.OpenEventLog(ctx, nc, spec.team, copies...)
+	lines, err := natsstore.OpenEventLog(ctx, nc, spec.Team, copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
-	leases, err := natsstore.OpenLeases(ctx, nc, spec.team, copies...)
+	leases, err := natsstore.OpenLeases(ctx, nc, spec.Team, copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
-	sessions, err := natsstore.OpenSessions(ctx, nc, spec.team, copies...)
+	sessions, err := natsstore.OpenSessions(ctx, nc, spec.Team, copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
 	ok = true
-	return &stores{
-		where:    "team " + spec.team + " on " + spec.shown,
-		mail:     mb,
-		mailbox:  mb,
-		registry: reg,
-		board:    board.NewOn(bd),
-		lines:    lines,
+	return &Stores{
+		Where:    "team " + spec.Team + " on " + spec.Shown,
+		Mail:     mb,
+		Mailbox:  mb,
+		Registry: reg,
+		Board:    board.NewOn(bd),
+		Lines:    lines,
 		// The owner lease renews on a connection of its own: the team's
 		// traffic on nc must not make it late.
-		owner: natsstore.NewOwner(leases, spec.team, spec.shown).RenewOn(func(ctx context.Context) (*nats.Conn, error) {
+		Owner: natsstore.NewOwner(leases, spec.Team, spec.Shown).RenewOn(func(ctx context.Context) (*nats.Conn, error) {
 			return connectNATS(ctx, g, spec, nil)
 		}),
-		sessions: natsSessions{sessions},
-		close:    func() { entries.Close(); nc.Close() },
-		nats:     true,
-		conn:     nc,
-		spec:     spec,
-		copies:   copies,
+		Sessions: natsSessions{sessions},
+		Close:    func() { entries.Close(); nc.Close() },
+		NATS:     true,
+		Conn:     nc,
+		Spec:     spec,
+		Copies:   copies,
 	}, nil
 }
 
-// hosts makes a team opened with o one across hosts when these stores are
+// Hosts makes a team opened with o one across hosts when these stores are
 // a NATS server: its spawns go through the team's work queue, which this
 // process serves as one of the workers, with a heartbeat. The files need
 // neither: every teammate runs in the one process.
-func (s *stores) hosts(ctx context.Context, o *team.Options) error {
-	if !s.nats {
+func (s *Stores) Hosts(ctx context.Context, o *team.Options) error {
+	if !s.NATS {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, natsOpenTimeout)
+	ctx, cancel := context.WithTimeout(ctx, NATSOpenTimeout)
 	defer cancel()
 	fail := func(err error) error {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", s.spec.team, s.spec.shown, err)}
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("open team %s on the NATS server at %s: %w", s.Spec.Team, s.Spec.Shown, err)}
 	}
-	q, err := natsstore.OpenQueue(ctx, s.conn, s.spec.team, s.copies...)
+	q, err := natsstore.OpenQueue(ctx, s.Conn, s.Spec.Team, s.Copies...)
 	if err != nil {
 		return fail(err)
 	}
-	beats, err := natsstore.OpenWorkers(ctx, s.conn, s.spec.team, s.copies...)
+	beats, err := natsstore.OpenWorkers(ctx, s.Conn, s.Spec.Team, s.Copies...)
 	if err != nil {
 		return fail(err)
 	}
@@ -378,20 +379,20 @@ func (s spawnQueue) Next(ctx context.Context) (team.QueueJob, error) {
 // a server that does not answer, or refuses them, is one sentence;
 // refused (may be nil) is told of each request refused for lack of
 // permission.
-func connectNATS(ctx context.Context, g *GlobalOptions, spec storeSpec, refused func(error)) (*nats.Conn, error) {
+func connectNATS(ctx context.Context, g *GlobalOptions, spec StoreSpec, refused func(error)) (*nats.Conn, error) {
 	o, err := natsconn.ConnectOptionsFromEnv(g.Getenv)
 	if err != nil {
-		return nil, &ExitError{Code: ExitFailure, Err: err}
+		return nil, &exit.Error{Code: exit.Failure, Err: err}
 	}
 	if o.User == "" && o.NKeySeed == "" {
 		if o, err = localCreds(g, spec, o); err != nil {
-			return nil, &ExitError{Code: ExitFailure, Err: err}
+			return nil, &exit.Error{Code: exit.Failure, Err: err}
 		}
 	}
 	o.Name, o.DialTimeout, o.Refused = "agentteam", natsConnectTimeout, refused
-	nc, err := natsconn.Connect(ctx, spec.server, o)
+	nc, err := natsconn.Connect(ctx, spec.Server, o)
 	if err != nil {
-		return nil, &ExitError{Code: ExitFailure, Err: err}
+		return nil, &exit.Error{Code: exit.Failure, Err: err}
 	}
 	return nc, nil
 }
@@ -399,8 +400,8 @@ func connectNATS(ctx context.Context, g *GlobalOptions, spec storeSpec, refused 
 // localCreds adds to o the credentials `agentteam serve` made in this
 // user's state directory when spec's server is on this host. Never for a
 // server elsewhere: one could relay the nkey's signature to this host's.
-func localCreds(g *GlobalOptions, spec storeSpec, o natsconn.ConnectOptions) (natsconn.ConnectOptions, error) {
-	u, err := url.Parse(spec.server)
+func localCreds(g *GlobalOptions, spec StoreSpec, o natsconn.ConnectOptions) (natsconn.ConnectOptions, error) {
+	u, err := url.Parse(spec.Server)
 	if err != nil || u.User != nil {
 		return o, nil
 	}
@@ -413,7 +414,7 @@ func localCreds(g *GlobalOptions, spec storeSpec, o natsconn.ConnectOptions) (na
 	if err != nil {
 		return o, nil
 	}
-	path := natsconn.FindRoleCreds(dir, spec.team, spec.role)
+	path := natsconn.FindRoleCreds(dir, spec.Team, spec.Role)
 	if path == "" {
 		return o, nil
 	}
@@ -429,7 +430,7 @@ func localCreds(g *GlobalOptions, spec storeSpec, o natsconn.ConnectOptions) (na
 // localhost, or the literal address of one of its interfaces (a name is
 // not looked up: DNS may say anything).
 func onThisHost(hostport string) bool {
-	if loopback(hostport) {
+	if Loopback(hostport) {
 		return true
 	}
 	host, _, err := net.SplitHostPort(hostport)
@@ -449,24 +450,37 @@ func onThisHost(hostport string) bool {
 	return false
 }
 
-// events is the event log on these stores; sub (may be nil) sees each event.
-func (s *stores) events(ws *workspace.Workspace, sub func(team.Event)) *team.EventLog {
-	if s.lines != nil {
-		return team.NewEventLogTo(s.lines, sub)
+// Events is the event log on these stores; sub (may be nil) sees each event.
+func (s *Stores) Events(ws *workspace.Workspace, sub func(team.Event)) *team.EventLog {
+	if s.Lines != nil {
+		return team.NewEventLogTo(s.Lines, sub)
 	}
 	return team.NewEventLog(ws.EventsPath(), sub)
 }
 
-// apply makes a team opened with o keep its state in these stores.
-func (s *stores) apply(o *team.Options) {
-	if !s.nats {
+// Apply makes a team opened with o keep its state in these stores.
+func (s *Stores) Apply(o *team.Options) {
+	if !s.NATS {
 		return
 	}
-	o.Mailbox, o.Registry, o.Board, o.EventLines = s.mailbox, s.registry, s.board, s.lines
-	o.Owner, o.Sessions = s.owner, s.sessions
+	o.Mailbox, o.Registry, o.Board, o.EventLines = s.Mailbox, s.Registry, s.Board, s.Lines
+	o.Owner, o.Sessions = s.Owner, s.Sessions
 }
 
 // natsSessions is natsstore.Sessions as the team's SessionStore.
 type natsSessions struct{ *natsstore.Sessions }
 
 func (s natsSessions) SessionLog(name string) loop.SessionLog { return s.Log(name) }
+
+// Loopback reports whether HOST:PORT only takes connections from this host.
+func Loopback(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

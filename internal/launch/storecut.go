@@ -1,4 +1,4 @@
-package cmd
+package launch
 
 import (
 	"context"
@@ -6,18 +6,18 @@ import (
 	"time"
 )
 
-// storeGoneGrace is how long a run past its end (deadline, interrupt)
+// StoreGoneGrace is how long a run past its end (deadline, interrupt)
 // waits for a NATS server out of reach before it stops waiting for it.
-const storeGoneGrace = 5 * time.Second
+const StoreGoneGrace = 5 * time.Second
 
-// cutWhenGone closes the NATS connection once ctx has ended and the server
+// CutWhenGone closes the NATS connection once ctx has ended and the server
 // has been out of reach for grace: each store call to a server gone away
 // waits its own bound (10 s), one after another, so a run's ending would
 // last minutes past its --timeout; closed, they fail at once. A server
 // that answers keeps the connection, so the ending's writes and the
 // shutdown of teammates on workers go on. stop ends the watch.
-func (s *stores) cutWhenGone(ctx context.Context, grace time.Duration) (stop func()) {
-	if s.conn == nil {
+func (s *Stores) CutWhenGone(ctx context.Context, grace time.Duration) (stop func()) {
+	if s.Conn == nil {
 		return func() {}
 	}
 	done := make(chan struct{})
@@ -39,12 +39,12 @@ func (s *stores) cutWhenGone(ctx context.Context, grace time.Duration) (stop fun
 				return
 			case now := <-tick.C:
 				switch {
-				case s.conn.IsConnected():
+				case s.Conn.IsConnected():
 					gone = time.Time{}
 				case gone.IsZero():
 					gone = now
 				case now.Sub(gone) >= grace:
-					s.conn.Close()
+					s.Conn.Close()
 					return
 				}
 			}

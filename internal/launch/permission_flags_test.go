@@ -1,9 +1,10 @@
-package cmd
+package launch
 
 import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team"
@@ -33,7 +34,7 @@ func TestPermissionFlagsOverTheFilesOverTheCommandsDefaults(t *testing.T) {
 			mode: permission.ModeAsk, delegate: team.DelegateLead, timeout: time.Second, allow: 1, deny: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			o, err := tc.f.permissions(&GlobalOptions{Config: tc.cfg}, tc.chat)
+			o, err := tc.f.Permissions(&GlobalOptions{Config: tc.cfg}, tc.chat)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,7 +45,7 @@ func TestPermissionFlagsOverTheFilesOverTheCommandsDefaults(t *testing.T) {
 		})
 	}
 	for _, f := range []TeamFlags{{PermissionMode: "careful"}, {PermissionDelegate: "bob"}, {Allow: []string{"bash("}}, {Deny: []string{"(x)"}}, {PermissionTimeout: -time.Second}} {
-		if _, err := f.permissions(&GlobalOptions{}, false); err == nil || ExitCode(err) != ExitUsage {
+		if _, err := f.Permissions(&GlobalOptions{}, false); err == nil || exit.Code(err) != exit.Usage {
 			t.Errorf("%+v: %v, want bad usage", f, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package cmd
+package launch
 
 import (
 	"os"
@@ -29,7 +29,7 @@ func (g *GlobalOptions) hooks(ws *workspace.Workspace) *hooks.Runner {
 // variables that hold the model's key: that key is agentteam's to spend,
 // and a hook, like a command the model runs, has no use for it.
 func (g *GlobalOptions) hookEnv(ws *workspace.Workspace) []string {
-	hide := []string{defaultKeyEnv, g.keyEnv(), projectDirEnv}
+	hide := []string{DefaultKeyEnv, g.APIKeyEnv(), projectDirEnv}
 	if g.Config != nil {
 		for _, p := range g.Config.Providers {
 			if p.APIKeyEnv.V != "" {

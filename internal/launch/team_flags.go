@@ -1,4 +1,4 @@
-package cmd
+package launch
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/plug/agentsmd"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/sys/config"
@@ -46,7 +47,7 @@ type TeamFlags struct {
 	Budget team.Budget
 }
 
-func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
+func AddTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 	fs.IntVar(&f.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
 	fs.BoolVar(&f.Resume, "resume", false, "continue the team in this workspace: the lead's conversation, the teammates (idle, with theirs) and unread messages")
 	fs.DurationVar(&f.ShutdownTimeout, "shutdown-timeout", team.DefaultShutdownTimeout, "how long a teammate may take to answer a shutdown request before it is shut down by force")
@@ -67,56 +68,37 @@ func addTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 	fs.Float64Var(&f.Budget.MaxCost, "max-cost", 0, "stop the team once its model calls cost this much at the configured prices, in this run or chat (0: no bound)")
 }
 
-// checkBounds refuses a turn limit or budget no run can have (bad usage).
-func (f TeamFlags) checkBounds() error {
+// CheckBounds refuses a turn limit or budget no run can have (bad usage).
+func (f TeamFlags) CheckBounds() error {
 	switch {
 	case f.MaxTurns < 1:
-		return usageErrorf("--max-turns must be at least 1 (got %d)", f.MaxTurns)
+		return exit.Usagef("--max-turns must be at least 1 (got %d)", f.MaxTurns)
 	case f.Budget.MaxCalls < 0 || f.Budget.MaxTokens < 0 || f.Budget.MaxCost < 0:
-		return usageErrorf("--max-model-calls, --max-tokens and --max-cost must not be negative (0 bounds nothing)")
+		return exit.Usagef("--max-model-calls, --max-tokens and --max-cost must not be negative (0 bounds nothing)")
 	}
 	return nil
 }
 
-// checkIsolation refuses an --isolation that is neither worktree nor none (bad usage).
-func (f TeamFlags) checkIsolation() error {
+// CheckIsolation refuses an --isolation that is neither worktree nor none (bad usage).
+func (f TeamFlags) CheckIsolation() error {
 	if err := team.CheckIsolation(f.Isolation); err != nil {
-		return usageErrorf("--isolation: %v", err)
+		return exit.Usagef("--isolation: %v", err)
 	}
 	return nil
 }
 
-// checkGitRemote refuses a --git-remote git could take for an option or a URL (bad usage).
-func (f TeamFlags) checkGitRemote() error {
+// CheckGitRemote refuses a --git-remote git could take for an option or a URL (bad usage).
+func (f TeamFlags) CheckGitRemote() error {
 	if !config.ValidGitRemote(f.GitRemote) {
-		return usageErrorf("--git-remote %q: give the name of one of this clone's remotes (git remote -v lists them)", f.GitRemote)
+		return exit.Usagef("--git-remote %q: give the name of one of this clone's remotes (git remote -v lists them)", f.GitRemote)
 	}
 	return nil
 }
 
-// addPermissions lists what the files say in [permissions] (the command's
-// own default mode and the flags are decided when it runs).
-func addPermissions(r *resolver, p config.Permissions) {
-	if p.Mode.IsSet() {
-		r.add("permissions.mode", string(p.Mode.V), p.Mode.From)
-	}
-	if p.Timeout.IsSet() {
-		r.add("permissions.timeout", p.Timeout.V.String(), p.Timeout.From)
-	}
-	for _, l := range []struct {
-		name string
-		es   []permission.Entry
-	}{{"allow", p.Allow}, {"ask", p.Ask}, {"deny", p.Deny}} {
-		for _, e := range l.es {
-			r.add("permissions."+l.name, e.Rule.String(), config.Source(e.From))
-		}
-	}
-}
-
-// permissions are the team's permission options: flags over the config
+// Permissions are the team's permission options: flags over the config
 // files over the command's defaults (chat asks the person; run, with
 // nobody to ask, runs what no rule refuses unless a mode is set).
-func (f TeamFlags) permissions(g *GlobalOptions, chat bool) (*team.PermissionOptions, error) {
+func (f TeamFlags) Permissions(g *GlobalOptions, chat bool) (*team.PermissionOptions, error) {
 	var file config.Permissions
 	if g.Config != nil {
 		file = g.Config.Permissions
@@ -128,7 +110,7 @@ func (f TeamFlags) permissions(g *GlobalOptions, chat bool) (*team.PermissionOpt
 	}
 	m, err := permission.ParseMode(mode)
 	if err != nil {
-		return nil, usageErrorf("--permission-mode must be ask, auto-edit or yolo, not %q", mode)
+		return nil, exit.Usagef("--permission-mode must be ask, auto-edit or yolo, not %q", mode)
 	}
 	o.Policy.Mode = m
 	o.Policy.Allow = append(o.Policy.Allow, file.Allow...)
@@ -142,7 +124,7 @@ func (f TeamFlags) permissions(g *GlobalOptions, chat bool) (*team.PermissionOpt
 		for _, s := range l.rules {
 			r, err := permission.ParseRule(s)
 			if err != nil {
-				return nil, usageErrorf("--%s: %v", l.flag, err)
+				return nil, exit.Usagef("--%s: %v", l.flag, err)
 			}
 			*l.dst = append(*l.dst, permission.Entry{Rule: r, From: "flag --" + l.flag})
 		}
@@ -155,10 +137,10 @@ func (f TeamFlags) permissions(g *GlobalOptions, chat bool) (*team.PermissionOpt
 		}
 	case team.DelegateUser, team.DelegateLead, team.DelegateNone:
 	default:
-		return nil, usageErrorf("--permission-delegate must be user, lead or none, not %q", o.Delegate)
+		return nil, exit.Usagef("--permission-delegate must be user, lead or none, not %q", o.Delegate)
 	}
 	if o.Timeout < 0 {
-		return nil, usageErrorf("--permission-timeout must not be negative")
+		return nil, exit.Usagef("--permission-timeout must not be negative")
 	}
 	if o.Timeout == 0 && file.Timeout.IsSet() {
 		o.Timeout = file.Timeout.V
@@ -167,19 +149,19 @@ func (f TeamFlags) permissions(g *GlobalOptions, chat bool) (*team.PermissionOpt
 
 }
 
-// sandbox settles how the team's commands are confined. Unless --sandbox
-// off, it checks once that the kernel can sandbox them; where it cannot,
+// OpenSandbox settles how the team's commands are confined. Unless --OpenSandbox
+// off, it checks once that the kernel can OpenSandbox them; where it cannot,
 // it says why in one line on errOut and runs them unconfined, or, with
-// --sandbox required, refuses to start. cleanup removes the agents' temp
+// --OpenSandbox required, refuses to start. cleanup removes the agents' temp
 // dirs; call it after the team has closed.
-func (f TeamFlags) sandbox(ctx context.Context, g *GlobalOptions, errOut io.Writer) (sb tools.Sandbox, cleanup func(), err error) {
+func (f TeamFlags) OpenSandbox(ctx context.Context, g *GlobalOptions, errOut io.Writer) (sb tools.Sandbox, cleanup func(), err error) {
 	mode, err := sandbox.ParseMode(f.Sandbox)
 	if err != nil {
-		return sb, nil, usageErrorf("--sandbox: %v", err)
+		return sb, nil, exit.Usagef("--sandbox: %v", err)
 	}
 	network, err := sandbox.ParseNetwork(f.SandboxNetwork)
 	if err != nil {
-		return sb, nil, usageErrorf("--sandbox-network: %v", err)
+		return sb, nil, exit.Usagef("--sandbox-network: %v", err)
 	}
 	var extraEnv, writable []string
 	if g.Config != nil {
@@ -195,7 +177,7 @@ func (f TeamFlags) sandbox(ctx context.Context, g *GlobalOptions, errOut io.Writ
 	cleanup = func() { _ = os.RemoveAll(tmp) }
 	sb = tools.Sandbox{
 		Network:  network,
-		Env:      sandbox.Environ(os.Environ(), extraEnv, []string{g.keyEnv(), defaultKeyEnv}),
+		Env:      sandbox.Environ(os.Environ(), extraEnv, []string{g.APIKeyEnv(), DefaultKeyEnv}),
 		Writable: writable,
 		Hidden:   g.hidden(),
 		TempDir:  tmp,
@@ -207,7 +189,7 @@ func (f TeamFlags) sandbox(ctx context.Context, g *GlobalOptions, errOut io.Writ
 	if err := sandbox.Check(ctx, network); err != nil {
 		if mode == sandbox.ModeRequired {
 			cleanup()
-			return sb, nil, &ExitError{Code: ExitFailure, Err: fmt.Errorf("--sandbox required, but commands cannot be sandboxed here: %v", err)}
+			return sb, nil, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("--sandbox required, but commands cannot be sandboxed here: %v", err)}
 		}
 		sb.Reason = err.Error()
 		fmt.Fprintf(errOut, "sandbox: off (%s); commands run unconfined (--sandbox required refuses to start instead)\n", sb.Reason)
@@ -258,19 +240,19 @@ func (g *GlobalOptions) expandHome(path string) string {
 	return path
 }
 
-// checkPool refuses pool bounds no team can run with (bad usage).
-func checkPool(g *GlobalOptions) error {
+// CheckPool refuses pool bounds no team can run with (bad usage).
+func CheckPool(g *GlobalOptions) error {
 	if g.MaxWorkers < 1 {
-		return usageErrorf("--max-workers must be at least 1")
+		return exit.Usagef("--max-workers must be at least 1")
 	}
 	if g.MaxQueue < 0 {
-		return usageErrorf("--max-queue must not be negative")
+		return exit.Usagef("--max-queue must not be negative")
 	}
 	return nil
 }
 
-// options are the team options the global and team flags describe.
-func (f TeamFlags) options(g *GlobalOptions, ws *workspace.Workspace, models team.Models) team.Options {
+// Options are the team Options the global and team flags describe.
+func (f TeamFlags) Options(g *GlobalOptions, ws *workspace.Workspace, models team.Models) team.Options {
 	return team.Options{
 		Workspace:       ws,
 		Models:          models,
@@ -300,4 +282,49 @@ func instructionsLoader(g *GlobalOptions) *agentsmd.Loader {
 		opts.Fallbacks, opts.MaxBytes = c.Context.Files.V, c.Context.MaxBytes.V
 	}
 	return agentsmd.New(opts)
+}
+
+// baseMode is the permission mode before an untrusted project file's:
+// the flag, else the files', else the command's default (chat asks; run,
+// with nobody to ask, runs what no rule refuses).
+func (f TeamFlags) baseMode(g *GlobalOptions, chat bool) string {
+	switch {
+	case f.PermissionMode != "":
+		return f.PermissionMode
+	case g.Config != nil && g.Config.Permissions.Mode.IsSet():
+		return string(g.Config.Permissions.Mode.V)
+	case chat:
+		return string(permission.ModeAsk)
+	}
+	return string(permission.ModeYolo)
+}
+
+// heldModeApplies reports whether an untrusted project file's mode is
+// used: no flag says one, and it asks at least whenever the mode it
+// replaces would.
+func (f TeamFlags) heldModeApplies(g *GlobalOptions, chat bool) bool {
+	if g.Config == nil || !g.Config.Held.Mode.IsSet() || f.PermissionMode != "" {
+		return false
+	}
+	return config.AtLeastAsStrict(g.Config.Held.Mode.V, permission.Mode(f.baseMode(g, chat)))
+}
+
+// UntrustedNote is one sentence saying what an untrusted project file
+// said that this run ignores, and how to trust it; "" when nothing was.
+func (f TeamFlags) UntrustedNote(g *GlobalOptions, chat bool) string {
+	if g.Config == nil {
+		return ""
+	}
+	h := g.Config.Held
+	// A mode a flag overrides, or one that applies, is not worth a word.
+	lines := h.Lines(h.Mode.IsSet() && f.PermissionMode == "" && !f.heldModeApplies(g, chat))
+	if len(lines) == 0 {
+		return ""
+	}
+	why := ""
+	if h.Problem != nil {
+		why = " (" + h.Problem.Error() + ")"
+	}
+	return fmt.Sprintf("the project file %s is not trusted%s, so this ignores its %s; agentteam trust shows them and applies them",
+		config.ProjectPath(g.Workspace), why, strings.Join(lines, ", "))
 }

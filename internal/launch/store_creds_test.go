@@ -1,4 +1,4 @@
-package cmd
+package launch
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func TestLocalCredsOnlyForThisHost(t *testing.T) {
 		}
 	}
 	for raw, want := range cases {
-		spec, err := parseStore(raw)
+		spec, err := ParseStore(raw)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestFoundCredentialsAreLeftOutForAServerThatAsksNone(t *testing.T) {
 	if _, err := natsserver.MakeCreds(natsconn.CredsFile(dir, "")); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := parseStore(s.ClientURL() + "/alpha")
+	spec, err := ParseStore(s.ClientURL() + "/alpha")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package cmd
+package launch
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/demo"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/loop/llm"
@@ -32,10 +33,10 @@ type modelSet struct {
 	clients map[string]team.ModelChoice // by label
 }
 
-// newModels builds the set and the default model: the demo model, or an
+// NewModels builds the set and the default model: the demo model, or an
 // OpenAI-compatible server with the key from OPENAI_API_KEY (or the
 // variable the provider's api_key_env names).
-func newModels(g *GlobalOptions, onRetry func(llm.Retry)) (*modelSet, team.ModelChoice, error) {
+func NewModels(g *GlobalOptions, onRetry func(llm.Retry)) (*modelSet, team.ModelChoice, error) {
 	idle, _, err := idleTimeout(g)
 	if err != nil {
 		return nil, team.ModelChoice{}, err
@@ -130,13 +131,13 @@ func (s *modelSet) build(provider, model string) (llm.Model, *team.Price, error)
 	if p.IdleTimeout.IsSet() && g.Getenv(idleTimeoutEnv) == "" {
 		cc.IdleTimeout = p.IdleTimeout.V // the provider's own, over [team]'s
 	}
-	keyEnv := defaultKeyEnv
+	keyEnv := DefaultKeyEnv
 	if p.APIKeyEnv.V != "" {
 		keyEnv = p.APIKeyEnv.V
 	}
 	if provider == s.defaultProvider() {
 		// The flags (and the environment) lie over the default provider's table.
-		cc.BaseURL, cc.Stream, cc.Headers, keyEnv = g.BaseURL, !g.NoStream, g.headers(), g.keyEnv()
+		cc.BaseURL, cc.Stream, cc.Headers, keyEnv = g.BaseURL, !g.NoStream, g.Headers(), g.APIKeyEnv()
 	} else {
 		cc.BaseURL, cc.Stream, cc.Headers = p.BaseURL.V, s.stream(p), headersOf(p)
 	}
@@ -150,11 +151,11 @@ func (s *modelSet) build(provider, model string) (llm.Model, *team.Price, error)
 
 // missingKey says how to give the key that keyEnv should hold.
 func missingKey(keyEnv string) error {
-	if keyEnv == defaultKeyEnv {
-		return &ExitError{Code: ExitFailure, Err: fmt.Errorf(
+	if keyEnv == DefaultKeyEnv {
+		return &exit.Error{Code: exit.Failure, Err: fmt.Errorf(
 			"OPENAI_API_KEY is not set: export OPENAI_API_KEY=<your key> (with --base-url for a server other than OpenAI), or add --demo to use the built-in offline model")}
 	}
-	return &ExitError{Code: ExitFailure, Err: fmt.Errorf(
+	return &exit.Error{Code: exit.Failure, Err: fmt.Errorf(
 		"%s is not set: export %s=<your key> (the config's api_key_env names it; agentteam config shows where), or add --demo to use the built-in offline model", keyEnv, keyEnv)}
 }
 
@@ -298,14 +299,14 @@ func (s *modelSet) Catalog() team.Catalog {
 	return c
 }
 
-// openWorkspace resolves --workspace.
-func openWorkspace(g *GlobalOptions) (*workspace.Workspace, error) {
+// OpenWorkspace resolves --workspace.
+func OpenWorkspace(g *GlobalOptions) (*workspace.Workspace, error) {
 	ws, err := workspace.Open(g.Workspace)
 	if err == nil {
 		err = ws.CheckState() // read-only commands too: never read state through a link
 	}
 	if err != nil {
-		return nil, &ExitError{Code: ExitFailure, Err: err}
+		return nil, &exit.Error{Code: exit.Failure, Err: err}
 	}
 	return ws, nil
 }

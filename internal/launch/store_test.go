@@ -1,8 +1,10 @@
-package cmd
+package launch
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentteam/agentteam/internal/exit"
 )
 
 // parseStore reads the files, or a NATS server and a team named by the
@@ -29,8 +31,8 @@ func TestParseStore(t *testing.T) {
 		{"tls://127.0.0.1:4222/web", "tls://127.0.0.1:4222", "tls://127.0.0.1:4222", "web", 0},
 		{"tls://me:pw@a:4222,b:4223/web?replicas=3", "tls://me:pw@a:4222,b:4223", "tls://a:4222,b:4223", "web", 3},
 	} {
-		got, err := parseStore(c.in)
-		if err != nil || got.server != c.server || got.shown != c.shown || got.team != c.team || got.replicas != c.replicas {
+		got, err := ParseStore(c.in)
+		if err != nil || got.Server != c.server || got.Shown != c.shown || got.Team != c.team || got.Replicas != c.replicas {
 			t.Errorf("parseStore(%q) = %+v, %v; want server %q shown %q team %q replicas %d", c.in, got, err, c.server, c.shown, c.team, c.replicas)
 		}
 	}
@@ -39,8 +41,8 @@ func TestParseStore(t *testing.T) {
 	for _, in := range []string{"nats://h:4222?replicas=2", "nats://h:4222?replicas=0", "nats://h:4222?replicas=7", "nats://h:4222?replicas=03",
 		"nats://h:4222?replicas=", "nats://h:4222?replicas=three", "nats://h:4222?replicas=3&replicas=3", "nats://h:4222?replicas=3&x=1",
 		"nats://me:pw@h:4222/web?replicas=-1", "nats://h:4222?replicas=%zz"} {
-		_, err := parseStore(in)
-		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "1, 3 or 5") || strings.Count(err.Error(), "\n") > 0 {
+		_, err := ParseStore(in)
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "1, 3 or 5") || strings.Count(err.Error(), "\n") > 0 {
 			t.Errorf("parseStore(%q): %v, want one usage sentence naming 1, 3 or 5", in, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "pw") {
@@ -50,15 +52,15 @@ func TestParseStore(t *testing.T) {
 	// A team name ending with a suffix of another team's streams would
 	// share them: refused, saying why.
 	for _, in := range []string{"nats://h:4222/web_sessions", "nats://h:4222/web_leases", "nats://me:pw@h:4222/x_events"} {
-		_, err := parseStore(in)
-		if ExitCode(err) != ExitUsage || !strings.Contains(err.Error(), "may not end with") || strings.Contains(err.Error(), "pw") {
+		_, err := ParseStore(in)
+		if exit.Code(err) != exit.Usage || !strings.Contains(err.Error(), "may not end with") || strings.Contains(err.Error(), "pw") {
 			t.Errorf("parseStore(%q): %v, want bad usage saying the name may not end so", in, err)
 		}
 	}
 	for _, in := range []string{"nats://h:4222/a.b", "nats://h:4222/a/b", "nats://h:4222/*", "nats://h:4222/>", "nats://h:4222/" + strings.Repeat("x", 65),
 		"http://h:4222", "nats:h", "nats://", "nats://h:4222?x=1", "nats://h:4222#f", "tcp://me:pw@h", "tls:me:pw@h", "tls://", "nats://me:pw@h:4222/a.b", "nats://me:pw@h:4222?q=1"} {
-		_, err := parseStore(in)
-		if ExitCode(err) != ExitUsage {
+		_, err := ParseStore(in)
+		if exit.Code(err) != exit.Usage {
 			t.Errorf("parseStore(%q): %v, want bad usage", in, err)
 		}
 		if err != nil && strings.Contains(err.Error(), "pw") {

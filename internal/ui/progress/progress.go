@@ -1,0 +1,87 @@
+// Package progress is a team's events as agentteam run prints them:
+//   - Line is an event's one line, or "" for those too chatty to print;
+//   - a Printer prints each event as its line with the time on stderr,
+//     or as JSONL on stdout (--json), safe for many agents' goroutines.
+package progress
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/agentteam/agentteam/internal/ui/engine"
+	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
+)
+
+// Printer prints team events: lines on errOut, or JSONL on out with --json.
+type Printer struct {
+	err   io.Writer
+	json  bool
+	quiet bool
+	enc   *json.Encoder
+	mu    sync.Mutex // events come from many agent goroutines
+}
+
+// New is a Printer of JSONL on out (asJSON), or of lines on errOut unless quiet.
+func New(out, errOut io.Writer, asJSON, quiet bool) *Printer {
+	return &Printer{err: errOut, json: asJSON, quiet: quiet, enc: json.NewEncoder(out)}
+}
+
+// Write writes v as one line of JSON on out.
+func (p *Printer) Write(v any) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.enc.Encode(v)
+}
+
+// Event prints e: its JSON, or its line with the time.
+func (p *Printer) Event(e team.Event) {
+	if p.json {
+		_ = p.Write(e)
+		return
+	}
+	if p.quiet {
+		return
+	}
+	line := Line(e)
+	if line == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.err, "%s %s\n", e.Time.Local().Format("15:04:05"), line)
+}
+
+// Line is the event's sentence, or "" for events too chatty to
+// print (replies, activity: they are in events.jsonl). Every tool call gets
+// a line, as in the TUI: a bash that deleted a file must leave a trace.
+func Line(e team.Event) string {
+	switch p := e.Payload.(type) {
+	case team.Spawn, team.StatusChanged, team.MessageDelivered, team.Retry, team.TaskChanged,
+		team.Failure, team.BadLine, team.Repair, team.WorktreeChanged, team.HookRun:
+		return e.Sentence()
+	case team.ToolCall:
+		line := e.Agent + ": " + engine.CallSummary(p.Tool, p.Args)
+		if p.IsError {
+			return line + "  ✗ " + team.FirstLine(tools.ErrorText(p.Result), 120)
+		}
+		return line + "  ✓"
+	case team.Instructions:
+		// The lead's files once at the start and on a change; a teammate's
+		// only when one was skipped or cut.
+		if e.Agent == workspace.LeadName || len(p.Notes) > 0 {
+			return e.Sentence()
+		}
+	case team.Permission:
+		if p.Decision == "asked" && p.By == workspace.UserName {
+			return e.Sentence() + ": answer with agentteam approve " + p.RequestID + " or agentteam deny " + p.RequestID + " REASON"
+		}
+		if p.By != "mode" && p.By != "rule" || p.Decision != "allowed" {
+			return e.Sentence()
+		}
+	}
+	return ""
+}
