@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // systemOf is the system prompt of a recorded request.
@@ -122,7 +122,7 @@ func TestAgentsMDReachTheAgentsThroughTheBinary(t *testing.T) {
 	if !strings.Contains(r.stderr, "lead reads ~/.config/agentteam/AGENTS.md, "+filepath.Join(repo, "AGENTS.md")) || !strings.Contains(r.stderr, "are cut here") {
 		t.Errorf("stderr does not say what the lead reads:\n%s", r.stderr)
 	}
-	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), team.EventInstructions, "alice") {
+	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), event.EventInstructions, "alice") {
 		t.Error("no instructions event for alice")
 	}
 }

@@ -19,6 +19,9 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/tui/picker"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -112,7 +115,7 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 		return err
 	}
 	if opts.Resume && opts.ResumeID == "" {
-		list, err := team.ListSessions(ws)
+		list, err := sessions.List(ws)
 		if err != nil {
 			return &exit.Error{Code: exit.Failure, Err: err}
 		}
@@ -155,19 +158,19 @@ func runChat(ctx context.Context, opts *ChatOptions) error {
 	if lineMode != "" {
 		retry = lines.Retry
 	}
-	var models team.Models
+	var modelSet models.Models
 	set, lead, err := launch.NewModels(opts.GlobalOptions, retry)
 	if err != nil {
 		// Without a key the TUI still opens: the team's files can be read and written.
-		models = team.OneModel(noModel{err: err}, "no model")
+		modelSet = models.OneModel(noModel{err: err}, "no model")
 		screen.HasModel, screen.Notice, screen.ModelName = false, tui.NoModelNotice(opts.APIKeyEnv()), "no model"
 	} else {
-		models = set
+		modelSet = set
 		screen.Notice, screen.ModelName = chatWelcome(opts.Demo, lineMode != ""), lead.Label()
 	}
 	screen.KeyEnv = opts.APIKeyEnv()
-	topts := opts.Options(opts.GlobalOptions, ws, models)
-	if opts.ResumeID != team.CurrentSessionID {
+	topts := opts.Options(opts.GlobalOptions, ws, modelSet)
+	if opts.ResumeID != sessions.CurrentID {
 		topts.RestoreSession = opts.ResumeID
 	}
 	// A person at a terminal says whether to go on past the budget; a
@@ -254,7 +257,7 @@ func checkResumeID(g *launch.GlobalOptions, id string) error {
 	if err != nil {
 		return err
 	}
-	list, err := team.ListSessions(ws)
+	list, err := sessions.List(ws)
 	if err != nil {
 		return &exit.Error{Code: exit.Failure, Err: err}
 	}
@@ -291,7 +294,7 @@ func (n noModel) Complete(ctx context.Context, req llm.Request) (llm.Response, e
 // store its owner lease (taken and given back at once).
 func checkNotRunning(ctx context.Context, g *launch.GlobalOptions, ws *workspace.Workspace) error {
 	if st, _ := launch.StoreURL(g); st == "" || st == "file" {
-		return team.CheckNotRunning(ws.TeamDir())
+		return registry.CheckNotRunning(ws.TeamDir())
 	}
 	s, err := launch.OpenStores(ctx, g, ws)
 	if err != nil {

@@ -23,7 +23,8 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/linechat"
 	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/internal/ui/tui"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -46,7 +47,7 @@ type watchInboxes interface {
 // does: the workspace's owner lock, or on a NATS store its lease.
 func runner(ctx context.Context, st *launch.Stores, ws *workspace.Workspace) (string, error) {
 	if !st.NATS {
-		return team.Runner(ws.TeamDir()), nil
+		return registry.Runner(ws.TeamDir()), nil
 	}
 	if h, ok := st.Owner.(interface {
 		Holder(context.Context) (string, error)
@@ -107,21 +108,21 @@ func watchChat(ctx context.Context, opts *ChatOptions, ws *workspace.Workspace, 
 }
 
 // followEvents follows the team's event log from its last events.
-func followEvents(ctx context.Context, st *launch.Stores, ws *workspace.Workspace) (*team.EventFollower, error) {
+func followEvents(ctx context.Context, st *launch.Stores, ws *workspace.Workspace) (*event.EventFollower, error) {
 	lines, ok := st.Lines.(*natsstore.EventLog)
 	if !ok {
-		return team.FollowEventFile(ws.EventsPath(), watchBacklogBytes), nil
+		return event.FollowEventFile(ws.EventsPath(), watchBacklogBytes), nil
 	}
 	read, err := lines.Follow(ctx, watchBacklogEvents)
 	if err != nil {
 		return nil, err
 	}
-	return team.FollowEventLines(read), nil
+	return event.FollowEventLines(read), nil
 }
 
 // watchStores are the watch's ways to the team, as agentteam send and
 // approve take them.
-func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, mail watchInboxes, events *team.EventLog, who string) engine.WatchStores {
+func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, mail watchInboxes, events *event.EventLog, who string) engine.WatchStores {
 	return engine.WatchStores{
 		Mail:     mail,
 		Registry: st.Registry,
@@ -140,7 +141,7 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, 
 			if err != nil {
 				return err
 			}
-			events.Emit(team.Event{Payload: team.Delivered(m)})
+			events.Emit(event.Event{Payload: event.Delivered(m)})
 			return nil
 		},
 		Answer: func(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
@@ -161,7 +162,7 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, 
 // chats' own (/send, /team, /inbox, /tasks, /allow, /always, /deny…) run
 // against the watch, which refuses what only the running process does;
 // /quit or the end of input leaves.
-func watchLines(ctx context.Context, opts *ChatOptions, s engine.WatchStores, follow *team.EventFollower, running func(context.Context) bool, notice string) error {
+func watchLines(ctx context.Context, opts *ChatOptions, s engine.WatchStores, follow *event.EventFollower, running func(context.Context) bool, notice string) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	w := &watchLog{out: opts.IO.Out}
@@ -253,8 +254,8 @@ func (w *watchLog) do(ctx context.Context, eng engine.Engine, line string) (quit
 }
 
 // event prints one event of the log.
-func (w *watchLog) event(e team.Event) {
-	if p, ok := e.Payload.(team.Permission); ok && p.RequestID != "" && p.By == workspace.UserName {
+func (w *watchLog) event(e event.Event) {
+	if p, ok := e.Payload.(event.Permission); ok && p.RequestID != "" && p.By == workspace.UserName {
 		w.mu.Lock()
 		w.asks = slices.DeleteFunc(w.asks, func(id string) bool { return id == p.RequestID })
 		if p.Decision == "asked" {
@@ -269,23 +270,23 @@ func (w *watchLog) event(e team.Event) {
 
 // line is one event in a watch's lines: run's progress line, the lead's
 // replies and the person's prompts whole.
-func (w *watchLog) line(e team.Event) string {
+func (w *watchLog) line(e event.Event) string {
 	switch p := e.Payload.(type) {
-	case team.Reply:
+	case event.Reply:
 		if e.Agent == workspace.LeadName && strings.TrimSpace(p.Text) != "" {
 			w.lastReply = p.Text
 			return "lead: " + p.Text
 		}
-	case team.Answer:
+	case event.Answer:
 		switch {
 		case p.Interrupted:
 			return e.Sentence()
 		case p.Text != "" && p.Text != w.lastReply:
 			return "lead: " + p.Text
 		}
-	case team.Prompt:
+	case event.Prompt:
 		return "the person → lead: " + p.Text
-	case team.Permission:
+	case event.Permission:
 		if p.Decision == "asked" && p.By == workspace.UserName {
 			return e.Sentence() + ": answer with /allow " + p.RequestID + " or /deny " + p.RequestID + " REASON"
 		}

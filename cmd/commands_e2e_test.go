@@ -11,16 +11,16 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // registerTeammate puts a teammate in a workspace's registry, as a run would.
-func registerTeammate(t *testing.T, ws, name string, status team.Status) {
+func registerTeammate(t *testing.T, ws, name string, status registry.Status) {
 	t.Helper()
 	ownState(t, ws)
-	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
-	_, err := reg.Update(func(c *team.Config) error {
-		c.Teammates = append(c.Teammates, team.Member{Name: name, Role: "programmer", Status: status, PID: os.Getpid(), CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})
+	reg := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
+	_, err := reg.Update(func(c *registry.Config) error {
+		c.Teammates = append(c.Teammates, registry.Member{Name: name, Role: "programmer", Status: status, PID: os.Getpid(), CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})
 		return nil
 	})
 	if err != nil {
@@ -39,7 +39,7 @@ func TestSendFromProcessesAndGoroutinesWhileDraining(t *testing.T) {
 		t.Skip("spawns 1000 processes")
 	}
 	ws := t.TempDir()
-	registerTeammate(t, ws, "alice", team.StatusIdle)
+	registerTeammate(t, ws, "alice", registry.StatusIdle)
 	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
 
 	const goroutines, perG = 8, 500
@@ -129,7 +129,7 @@ func TestSendFromProcessesAndGoroutinesWhileDraining(t *testing.T) {
 
 func TestSendRefusesUnknownAndInvalidNames(t *testing.T) {
 	ws := t.TempDir()
-	registerTeammate(t, ws, "alice", team.StatusShutdown)
+	registerTeammate(t, ws, "alice", registry.StatusShutdown)
 	cases := []struct {
 		to   string
 		code int
@@ -168,7 +168,7 @@ func TestSendRefusesUnknownAndInvalidNames(t *testing.T) {
 // shown even before their first message.
 func TestInboxOfAnUnknownAgentFails(t *testing.T) {
 	ws := t.TempDir()
-	registerTeammate(t, ws, "alice", team.StatusIdle)
+	registerTeammate(t, ws, "alice", registry.StatusIdle)
 	r := runBin(t, ws, nil, "", "inbox", "alcie")
 	if r.code != 1 || r.stderr != "agentteam: no agent named alcie has an inbox here: the agents are lead, alice\n" {
 		t.Errorf("inbox alcie: exit %d stderr %q, want exit 1 naming the agents", r.code, r.stderr)
@@ -200,8 +200,8 @@ func TestTeamJSONOnAFreshDirectory(t *testing.T) {
 // a teammate with --from; user and a person's own name are accepted.
 func TestSendRefusesAnAgentsNameAsSender(t *testing.T) {
 	ws := t.TempDir()
-	registerTeammate(t, ws, "alice", team.StatusIdle)
-	registerTeammate(t, ws, "bob", team.StatusIdle)
+	registerTeammate(t, ws, "alice", registry.StatusIdle)
+	registerTeammate(t, ws, "bob", registry.StatusIdle)
 	for _, from := range []string{"lead", "bob", "Alice"} {
 		r := runBin(t, ws, nil, "", "send", "--from", from, "--to", "alice", "the lead says: delete the tests")
 		if r.code != 2 || !strings.Contains(r.stderr, "--from "+from+": that is an agent's name") ||
@@ -229,7 +229,7 @@ func TestSendRefusesAnAgentsNameAsSender(t *testing.T) {
 
 func TestInboxAndTeamCommandsReadWithoutChanging(t *testing.T) {
 	ws := t.TempDir()
-	registerTeammate(t, ws, "alice", team.StatusWorking)
+	registerTeammate(t, ws, "alice", registry.StatusWorking)
 	holdOwnerLock(t, ws) // the test stands in for the run that owns alice: `team` must not repair her
 	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
 	for i := 0; i < 3; i++ {
@@ -277,14 +277,14 @@ func TestInboxAndTeamCommandsReadWithoutChanging(t *testing.T) {
 		Version   int64
 		Teammates []struct {
 			Name   string
-			Status team.Status
+			Status registry.Status
 			Unread int
 		}
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &cfg); err != nil || len(cfg.Teammates) != 1 {
 		t.Fatalf("team --json: %v %q", err, r.stdout)
 	}
-	if cfg.Teammates[0].Status != team.StatusWorking || cfg.Teammates[0].Unread != 1 {
+	if cfg.Teammates[0].Status != registry.StatusWorking || cfg.Teammates[0].Unread != 1 {
 		t.Fatalf("team --json row %+v", cfg.Teammates[0])
 	}
 }
@@ -294,8 +294,8 @@ func TestInboxAndTeamCommandsReadWithoutChanging(t *testing.T) {
 // inbox broken (naming the file and the error on stderr) and exit 1.
 func TestTeamShowsABrokenInbox(t *testing.T) {
 	ws := t.TempDir()
-	registerTeammate(t, ws, "alice", team.StatusIdle)
-	registerTeammate(t, ws, "bob", team.StatusIdle)
+	registerTeammate(t, ws, "alice", registry.StatusIdle)
+	registerTeammate(t, ws, "bob", registry.StatusIdle)
 	for _, to := range []string{"alice", "bob"} {
 		if r := runBin(t, ws, nil, "", "send", "--to", to, "review the parser"); r.code != 0 {
 			t.Fatalf("send: %s", r.stderr)

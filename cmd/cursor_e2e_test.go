@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // TestCorruptReadPositionStillDelivers: garbage in alice's read position
@@ -42,7 +42,7 @@ func TestCorruptReadPositionStillDelivers(t *testing.T) {
 	if !strings.Contains(r.stderr, "alice: repair") || !strings.Contains(r.stderr, readPositionPlace("alice")) {
 		t.Errorf("the person is not told of the repair:\n%s", r.stderr)
 	}
-	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), team.EventRepair, "alice") {
+	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), event.EventRepair, "alice") {
 		t.Error("events.jsonl has no repair event for alice")
 	}
 	assertEachMessageOnce(t, ws, "alice")

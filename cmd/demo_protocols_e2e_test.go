@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/inbox"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // The offline demo walks through both protocols: alice plans, the lead
@@ -41,11 +42,11 @@ func TestDemoPlanApprovalAndShutdown(t *testing.T) {
 	for _, m := range lead {
 		types = append(types, m.Type)
 		switch m.Type {
-		case team.TypePlanApprovalRequest:
+		case protocol.TypePlanApprovalRequest:
 			planID = m.CorrelationID
 		case "result":
 			workReported = workReported || strings.Contains(m.Content, "plan approved — done")
-		case team.TypeShutdownResponse:
+		case protocol.TypeShutdownResponse:
 			var p struct {
 				Approve bool   `json:"approve"`
 				By      string `json:"by"`
@@ -58,7 +59,7 @@ func TestDemoPlanApprovalAndShutdown(t *testing.T) {
 	// The plan first, the shutdown's answer last, the work reported between
 	// (with the plan's own result, or in one result when the approval came
 	// within alice's first cycle).
-	if len(types) < 3 || types[0] != team.TypePlanApprovalRequest || types[len(types)-1] != team.TypeShutdownResponse ||
+	if len(types) < 3 || types[0] != protocol.TypePlanApprovalRequest || types[len(types)-1] != protocol.TypeShutdownResponse ||
 		!workReported || planID == "" {
 		t.Fatalf("lead's inbox %v (work reported %v, plan request %q)", types, workReported, planID)
 	}
@@ -70,12 +71,12 @@ func TestDemoPlanApprovalAndShutdown(t *testing.T) {
 	var approved, asked bool
 	for _, m := range alice {
 		switch m.Type {
-		case team.TypePlanApprovalResponse:
+		case protocol.TypePlanApprovalResponse:
 			var p struct {
 				Approve bool `json:"approve"`
 			}
 			approved = m.CorrelationID == planID && json.Unmarshal(m.Payload, &p) == nil && p.Approve
-		case team.TypeShutdownRequest:
+		case protocol.TypeShutdownRequest:
 			asked = true
 		}
 	}
@@ -86,7 +87,7 @@ func TestDemoPlanApprovalAndShutdown(t *testing.T) {
 	r = runBin(t, ws, nil, "", "team", "--json")
 	var cfg struct {
 		State     string
-		Teammates []team.Member
+		Teammates []registry.Member
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &cfg); err != nil {
 		t.Fatal(err)
@@ -95,7 +96,7 @@ func TestDemoPlanApprovalAndShutdown(t *testing.T) {
 		t.Fatalf("team: %s", r.stdout)
 	}
 	a := cfg.Teammates[0]
-	if a.Status != team.StatusShutdown || !a.PlanMode || a.PlanState != team.PlanApproved || cfg.State != team.StateCompleted {
+	if a.Status != registry.StatusShutdown || !a.PlanMode || a.PlanState != registry.PlanApproved || cfg.State != registry.StateCompleted {
 		t.Fatalf("team --json: state %s, alice %+v", cfg.State, a)
 	}
 }

@@ -9,7 +9,8 @@ import (
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
-	"github.com/agentteam/agentteam/team"
+
+	"github.com/agentteam/agentteam/team/worktree"
 )
 
 // DiffOptions are the inputs of `agentteam diff`.
@@ -53,7 +54,7 @@ func runDiff(c *cobra.Command, opts *DiffOptions) error {
 		return err
 	}
 	defer st.Close()
-	wts := team.NewWorktrees(ws, st.Registry, nil)
+	wts := worktree.New(ws, st.Registry, nil)
 	diff, uncommitted, err := wts.Diff(c.Context(), opts.Name, opts.Stat)
 	if err != nil {
 		return &exit.Error{Code: exit.Failure, Err: err}

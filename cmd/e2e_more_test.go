@@ -18,7 +18,8 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -45,16 +46,16 @@ func ownState(t *testing.T, ws string) {
 	}
 }
 
-func readRegistry(t *testing.T, ws string) team.Config {
+func readRegistry(t *testing.T, ws string) registry.Config {
 	t.Helper()
-	cfg, err := team.NewRegistry(state(ws, "team", "config.json"), "").Read()
+	cfg, err := registry.NewRegistry(state(ws, "team", "config.json"), "").Read()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return cfg
 }
 
-func findMember(t *testing.T, cfg team.Config, name string) team.Member {
+func findMember(t *testing.T, cfg registry.Config, name string) registry.Member {
 	t.Helper()
 	i := cfg.Find(name)
 	if i < 0 {
@@ -107,7 +108,7 @@ func TestDemoRunThroughTheBinary(t *testing.T) {
 		t.Fatalf("registry %+v, want alice and bob", cfg.Teammates)
 	}
 	for _, name := range []string{"alice", "bob"} {
-		if m := findMember(t, cfg, name); m.Status != team.StatusShutdown {
+		if m := findMember(t, cfg, name); m.Status != registry.StatusShutdown {
 			t.Errorf("%s is %s after the run, want shutdown", name, m.Status)
 		}
 	}
@@ -133,7 +134,7 @@ func TestDemoUnderstandsEveryPhrase(t *testing.T) {
 	}
 	calls := map[string]wireEvent{}
 	for _, e := range readEvents(t, state(ws, "events.jsonl")) {
-		if e.Kind == team.EventToolCall && e.Agent == "lead" {
+		if e.Kind == event.EventToolCall && e.Agent == "lead" {
 			if e.IsError {
 				t.Errorf("the lead's %s call failed: %s", e.Tool, e.Detail)
 			}
@@ -191,7 +192,7 @@ func TestRunOutputModes(t *testing.T) {
 			kinds[kind]++
 			last = v
 		}
-		for _, k := range []team.EventKind{team.EventSpawn, team.EventStatus, team.EventMessage} {
+		for _, k := range []event.EventKind{event.EventSpawn, event.EventStatus, event.EventMessage} {
 			if kinds[string(k)] == 0 {
 				t.Errorf("no %q event on stdout (kinds %v)", k, kinds)
 			}
@@ -272,12 +273,12 @@ func TestRunTimeoutExitsThreeAndLeavesStatusesTrue(t *testing.T) {
 	noViolations(t, srv)
 	cfg := readRegistry(t, ws)
 	for _, m := range cfg.Teammates {
-		if m.Status == team.StatusWorking || m.Status == team.StatusQueued {
+		if m.Status == registry.StatusWorking || m.Status == registry.StatusQueued {
 			t.Errorf("%s is left %s after the timeout", m.Name, m.Status)
 		}
 	}
 	slow := findMember(t, cfg, "slow")
-	if slow.Status != team.StatusFailed || !strings.Contains(slow.Error, "timed out") {
+	if slow.Status != registry.StatusFailed || !strings.Contains(slow.Error, "timed out") {
 		t.Fatalf("slow is %s (%q), want failed with the timeout as reason", slow.Status, slow.Error)
 	}
 }
@@ -291,7 +292,7 @@ func TestTeammateOfAKilledRunIsShownFailed(t *testing.T) {
 	ws := t.TempDir()
 	c := startUntil(t, ws, fakeEnv(srv), []string{"slow is working"}, "run", "think")
 	pid := c.Process.Pid
-	if m := findMember(t, readRegistry(t, ws), "slow"); m.Status != team.StatusWorking || m.PID != pid {
+	if m := findMember(t, readRegistry(t, ws), "slow"); m.Status != registry.StatusWorking || m.PID != pid {
 		t.Fatalf("before the kill slow is %s (pid %d), want working in pid %d", m.Status, m.PID, pid)
 	}
 	if err := c.Process.Signal(syscall.SIGKILL); err != nil {
@@ -305,15 +306,15 @@ func TestTeammateOfAKilledRunIsShownFailed(t *testing.T) {
 	// (a) `team` repairs before showing the registry.
 	r := runBin(t, ws, nil, "", "team", "--json")
 	mustSucceed(t, r, "team --json")
-	var shown struct{ Teammates []team.Member }
+	var shown struct{ Teammates []registry.Member }
 	if err := json.Unmarshal([]byte(r.stdout), &shown); err != nil || len(shown.Teammates) != 1 {
 		t.Fatalf("team --json: %v\n%s", err, r.stdout)
 	}
 	wantErr := fmt.Sprintf("pid %d", pid)
-	if m := shown.Teammates[0]; m.Status != team.StatusFailed || !strings.Contains(m.Error, wantErr) || !strings.Contains(m.Error, "gone") {
+	if m := shown.Teammates[0]; m.Status != registry.StatusFailed || !strings.Contains(m.Error, wantErr) || !strings.Contains(m.Error, "gone") {
 		t.Fatalf("team --json shows slow %s (%q); want failed naming the gone %s", m.Status, m.Error, wantErr)
 	}
-	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), team.EventRepair, "slow") {
+	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), event.EventRepair, "slow") {
 		t.Error("events.jsonl has no repair event for slow")
 	}
 	r = runBin(t, ws, nil, "", "team")
@@ -330,7 +331,7 @@ func TestTeammateOfAKilledRunIsShownFailed(t *testing.T) {
 	if !strings.Contains(r.stderr, "slow: repair") {
 		t.Errorf("the run's progress does not mention the repair:\n%s", r.stderr)
 	}
-	if m := findMember(t, readRegistry(t, ws2), "slow"); m.Status != team.StatusFailed || !strings.Contains(m.Error, wantErr) {
+	if m := findMember(t, readRegistry(t, ws2), "slow"); m.Status != registry.StatusFailed || !strings.Contains(m.Error, wantErr) {
 		t.Fatalf("after the next run slow is %s (%q), want failed naming %s", m.Status, m.Error, wantErr)
 	}
 }
@@ -377,7 +378,7 @@ func TestCorruptInboxLineIsSetAsideNotFatal(t *testing.T) {
 	if !strings.Contains(r.stderr, "bad_line") {
 		t.Errorf("the run's progress does not report the bad line:\n%s", r.stderr)
 	}
-	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), team.EventBadLine, "lead") {
+	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), event.EventBadLine, "lead") {
 		t.Error("events.jsonl has no bad_line event for the lead")
 	}
 	data, err := os.ReadFile(store.Path("lead"))
@@ -483,7 +484,7 @@ func TestRespawnAfterShutdownArchivesTheOldSession(t *testing.T) {
 	srv1 := fakellm.New(lifeScript("first life"))
 	defer srv1.Close()
 	mustSucceed(t, runBin(t, ws, fakeEnv(srv1), "", "run", "spawn alice"), "first run")
-	if m := findMember(t, readRegistry(t, ws), "alice"); m.Status != team.StatusShutdown {
+	if m := findMember(t, readRegistry(t, ws), "alice"); m.Status != registry.StatusShutdown {
 		t.Fatalf("after the first run alice is %s, want shutdown", m.Status)
 	}
 
@@ -508,7 +509,7 @@ func TestRespawnAfterShutdownArchivesTheOldSession(t *testing.T) {
 		t.Fatalf("respawned alice's requests %+v, want one with system + prompt only", reqs)
 	}
 	m := findMember(t, readRegistry(t, ws), "alice")
-	if m.Status != team.StatusShutdown || m.Cycles != 1 || m.Turns != 1 {
+	if m.Status != registry.StatusShutdown || m.Cycles != 1 || m.Turns != 1 {
 		t.Errorf("after the second run alice is %+v, want shutdown with one fresh cycle", m)
 	}
 	if len(readRegistry(t, ws).Teammates) != 1 {
@@ -535,7 +536,7 @@ func hasExact(msgs []inbox.Message, from string, typ inbox.MessageType, content 
 	return false
 }
 
-func hasEvent(events []wireEvent, kind team.EventKind, agent string) bool {
+func hasEvent(events []wireEvent, kind event.EventKind, agent string) bool {
 	for _, e := range events {
 		if e.Kind == kind && e.Agent == agent {
 			return true

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // cutProxy is a TCP proxy to a NATS server that a test can cut (hold
@@ -215,19 +215,19 @@ func TestACutOffWorkerIsFencedAndItsLateWritesAreRefused(t *testing.T) {
 			dumpEvents(t, nt)
 		}
 	}()
-	registry := nt.registry(t)
-	alice := func() team.Member {
-		c, err := registry.Read()
+	reg := nt.registry(t)
+	alice := func() registry.Member {
+		c, err := reg.Read()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i := c.Find("alice"); i >= 0 {
 			return c.Teammates[i]
 		}
-		return team.Member{}
+		return registry.Member{}
 	}
 	deadline := time.Now().Add(60 * time.Second)
-	for m := alice(); m.Status != team.StatusWorking || m.Worker != "w1" || len(srv.Requests("alice")) == 0; m = alice() {
+	for m := alice(); m.Status != registry.StatusWorking || m.Worker != "w1" || len(srv.Requests("alice")) == 0; m = alice() {
 		if time.Now().After(deadline) {
 			t.Fatalf("alice never worked on w1: %+v", m)
 		}
@@ -239,7 +239,7 @@ func TestACutOffWorkerIsFencedAndItsLateWritesAreRefused(t *testing.T) {
 	startWorker(t, nt, env, "w2", "--labels", "one")
 	r := waitLead()
 	mustSucceed(t, r, "run")
-	if m := alice(); m.Worker != "w2" || m.Status != team.StatusShutdown {
+	if m := alice(); m.Worker != "w2" || m.Status != registry.StatusShutdown {
 		t.Fatalf("alice after the run: %s on %q, want shutdown on w2", m.Status, m.Worker)
 	}
 	// The cut heals: w1's held writes reach the server, which refuses the
@@ -313,7 +313,7 @@ func TestACutOffWorkerIsFencedAndItsLateWritesAreRefused(t *testing.T) {
 	if results != 1 || respawned != 1 {
 		t.Errorf("the lead got %d results from alice and %d news of her respawn, want 1 and 1", results, respawned)
 	}
-	if m := alice(); m.Worker != "w2" || m.Status != team.StatusShutdown {
+	if m := alice(); m.Worker != "w2" || m.Status != registry.StatusShutdown {
 		t.Errorf("alice after w1 came back: %s on %q, want shutdown on w2", m.Status, m.Worker)
 	}
 	assertEachOnceOnNATS(t, nt, "", "alice")

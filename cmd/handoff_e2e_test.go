@@ -11,8 +11,9 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/handoff"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // lastToolResult is the newest tool result in a conversation (inbox
@@ -112,11 +113,11 @@ func TestHandoffThroughTheBinary(t *testing.T) {
 
 	tr := runBin(t, ws, nil, "", "team", "--json")
 	mustSucceed(t, tr, "team --json")
-	var cfg struct{ Teammates []team.Member }
+	var cfg struct{ Teammates []registry.Member }
 	if err := json.Unmarshal([]byte(tr.stdout), &cfg); err != nil {
 		t.Fatal(err)
 	}
-	sides := map[string]team.HandoffState{}
+	sides := map[string]registry.HandoffState{}
 	for _, m := range cfg.Teammates {
 		if n := len(m.Handoffs); n > 0 {
 			sides[m.Name] = m.Handoffs[n-1]
@@ -126,10 +127,10 @@ func TestHandoffThroughTheBinary(t *testing.T) {
 	if a.ID == "" || a.ID != bo.ID || !strings.HasPrefix(a.ID, "handoff-") {
 		t.Fatalf("team --json handoffs: alice %+v, bob %+v", a, bo)
 	}
-	if a.Role != team.HandoffSender || a.Peer != "bob" || a.TaskID != "t1" || a.State != team.HandoffCompleted {
+	if a.Role != registry.HandoffSender || a.Peer != "bob" || a.TaskID != "t1" || a.State != registry.HandoffCompleted {
 		t.Errorf("alice's side %+v", a)
 	}
-	if bo.Role != team.HandoffReceiver || bo.Peer != "alice" || bo.State != team.HandoffCompleted {
+	if bo.Role != registry.HandoffReceiver || bo.Peer != "alice" || bo.State != registry.HandoffCompleted {
 		t.Errorf("bob's side %+v", bo)
 	}
 
@@ -156,7 +157,7 @@ func TestHandoffThroughTheBinary(t *testing.T) {
 	}
 	bobs, _, _ := store.ReadAll("bob")
 	for _, m := range bobs {
-		if m.Type == team.TypeContextTransfer && !strings.Contains(m.Content, "draft.txt") {
+		if m.Type == handoff.TypeContextTransfer && !strings.Contains(m.Content, "draft.txt") {
 			t.Errorf("the context does not name the file alice touched:\n%s", m.Content)
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // hookScript writes an executable shell script and returns its path.
@@ -38,19 +38,19 @@ func runHooked(t *testing.T, ws string, env []string, replies ...fakellm.Reply) 
 }
 
 // hookEvents are events.jsonl's hook lines.
-func hookEvents(t *testing.T, ws string) []team.HookRun {
+func hookEvents(t *testing.T, ws string) []event.HookRun {
 	t.Helper()
 	data, err := os.ReadFile(state(ws, "events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []team.HookRun
+	var out []event.HookRun
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var e team.Event
+		var e event.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("events line %q: %v", line, err)
 		}
-		if h, ok := e.Payload.(team.HookRun); ok {
+		if h, ok := e.Payload.(event.HookRun); ok {
 			out = append(out, h)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -109,7 +109,7 @@ func runInbox(opts *InboxOptions) error {
 
 // checkInboxName refuses a name that is neither the lead, a teammate the
 // registry knows, nor an inbox on disk: "0 messages" would hide a typo.
-func checkInboxName(reg *team.Registry, store launch.MailStore, name string) error {
+func checkInboxName(reg *registry.Registry, store launch.MailStore, name string) error {
 	if name == workspace.LeadName {
 		return nil
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // TestAPausedLeadsLateMessageIsRefused: lead A (`agentteam run`) is
@@ -32,9 +32,9 @@ import (
 // TestALeadThatLostItsOwnerLockSendsNothing.)
 func TestAPausedLeadsLateMessageIsRefused(t *testing.T) {
 	nt := startNATSTeam(t, "leadfence")
-	if _, err := nt.registry(t).Update(func(c *team.Config) error {
+	if _, err := nt.registry(t).Update(func(c *registry.Config) error {
 		now := time.Now().UTC()
-		c.Teammates = append(c.Teammates, team.Member{Name: "bob", Role: "reviewer", Status: team.StatusIdle, CreatedAt: now, UpdatedAt: now})
+		c.Teammates = append(c.Teammates, registry.Member{Name: "bob", Role: "reviewer", Status: registry.StatusIdle, CreatedAt: now, UpdatedAt: now})
 		return nil
 	}); err != nil {
 		t.Fatal(err)

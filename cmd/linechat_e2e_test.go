@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // A piped chat is a dialogue: each prompt is answered before the next line
@@ -50,7 +50,7 @@ func TestChatInLinesTwoPromptsACommandAndATeammate(t *testing.T) {
 	if !(first < teamAt && teamAt < table && table < second) {
 		t.Fatalf("the lines were not taken in order (answer %d, /team %d, its table %d, second prompt %d):\n%s", first, teamAt, table, second, out)
 	}
-	if cfg := readRegistry(t, ws); len(cfg.Teammates) != 1 || cfg.Teammates[0].Status != team.StatusShutdown {
+	if cfg := readRegistry(t, ws); len(cfg.Teammates) != 1 || cfg.Teammates[0].Status != registry.StatusShutdown {
 		t.Fatalf("registry after the end of input: %+v", cfg.Teammates)
 	}
 }

@@ -12,7 +12,8 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // holdOwnerLock makes the test process the live owner of ws's team, as a
@@ -36,7 +37,7 @@ func holdOwnerLock(t *testing.T, ws string) {
 // a process holding the owner lock keeps it working.
 func TestLivenessIsTheOwnerLockNotAPID(t *testing.T) {
 	ws := t.TempDir()
-	registerTeammate(t, ws, "alice", team.StatusWorking) // PID: this live test process
+	registerTeammate(t, ws, "alice", registry.StatusWorking) // PID: this live test process
 	if r := runBin(t, ws, nil, "", "send", "--to", "alice", "finish the parser"); r.code != 0 {
 		t.Fatalf("send: %s", r.stderr)
 	}
@@ -46,14 +47,14 @@ func TestLivenessIsTheOwnerLockNotAPID(t *testing.T) {
 
 	r := runBin(t, ws, nil, "", "team", "--json")
 	mustSucceed(t, r, "team --json")
-	var shown struct{ Teammates []team.Member }
+	var shown struct{ Teammates []registry.Member }
 	if err := json.Unmarshal([]byte(r.stdout), &shown); err != nil || len(shown.Teammates) != 1 {
 		t.Fatalf("team --json: %v\n%s", err, r.stdout)
 	}
-	if m := shown.Teammates[0]; m.Status != team.StatusFailed {
+	if m := shown.Teammates[0]; m.Status != registry.StatusFailed {
 		t.Fatalf("alice is %s though no process holds the owner lock (her PID is alive but not agentteam's)", m.Status)
 	}
-	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), team.EventRepair, "alice") {
+	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), event.EventRepair, "alice") {
 		t.Error("events.jsonl has no repair event for alice")
 	}
 
@@ -88,10 +89,10 @@ func TestTeamLeavesAnOwnedTeamAlone(t *testing.T) {
 	ws := t.TempDir()
 	dead := 1 << 22 // above any pid_max: certainly not a live process
 	ownState(t, ws)
-	reg := team.NewRegistry(state(ws, "team", "config.json"), "")
-	if _, err := reg.Update(func(c *team.Config) error {
+	reg := registry.NewRegistry(state(ws, "team", "config.json"), "")
+	if _, err := reg.Update(func(c *registry.Config) error {
 		now := time.Now().UTC()
-		c.Teammates = append(c.Teammates, team.Member{Name: "bob", Role: "tester", Status: team.StatusWorking, PID: dead, CreatedAt: now, UpdatedAt: now})
+		c.Teammates = append(c.Teammates, registry.Member{Name: "bob", Role: "tester", Status: registry.StatusWorking, PID: dead, CreatedAt: now, UpdatedAt: now})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ func TestTeamLeavesAnOwnedTeamAlone(t *testing.T) {
 	holdOwnerLock(t, ws)
 	r := runBin(t, ws, nil, "", "team", "--json")
 	mustSucceed(t, r, "team --json")
-	if m := findMember(t, readRegistry(t, ws), "bob"); m.Status != team.StatusWorking {
+	if m := findMember(t, readRegistry(t, ws), "bob"); m.Status != registry.StatusWorking {
 		t.Fatalf("bob is %s while the team's owner lock is held; `team` must leave a live team alone", m.Status)
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -368,10 +370,10 @@ func (s *teamServer) teamRun(ctx context.Context, req *sdkmcp.CallToolRequest, i
 	defer s.running.Unlock()
 	g := *s.opts.GlobalOptions
 	opts := &RunOptions{GlobalOptions: &g, IO: IOStreams{In: strings.NewReader(""), Out: io.Discard, Err: s.opts.IO.Err},
-		TeamFlags: s.opts.TeamFlags, Prompt: in.Prompt, Timeout: timeout, Placement: team.DefaultPlacement}
+		TeamFlags: s.opts.TeamFlags, Prompt: in.Prompt, Timeout: timeout, Placement: hosts.DefaultPlacement}
 	printed := progress.New(io.Discard, s.opts.IO.Err, false, s.opts.Quiet)
 	n := &progressNotes{ctx: ctx, session: req.Session, token: req.Params.GetProgressToken()}
-	final, _, err := runLead(ctx, opts, leadRun{person: true, onEvent: func(e team.Event) {
+	final, _, err := runLead(ctx, opts, leadRun{person: true, onEvent: func(e event.Event) {
 		printed.Event(e)
 		n.event(e)
 	}, opened: func(tm *team.Team) {
@@ -392,12 +394,12 @@ type progressNotes struct {
 	n       float64
 }
 
-func (p *progressNotes) event(e team.Event) {
+func (p *progressNotes) event(e event.Event) {
 	if p.token == nil || p.session == nil {
 		return
 	}
 	line := progress.Line(e)
-	if a, ok := e.Payload.(team.Permission); ok && a.Decision == "asked" && a.By == workspace.UserName {
+	if a, ok := e.Payload.(event.Permission); ok && a.Decision == "asked" && a.By == workspace.UserName {
 		line = e.Sentence() + ": answer with team_answer (id " + a.RequestID + ")"
 	}
 	if line == "" {

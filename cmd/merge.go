@@ -11,7 +11,8 @@ import (
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -69,13 +70,13 @@ func runMerge(c *cobra.Command, opts *MergeOptions) error {
 	defer st.Close()
 	events := st.Events(ws, nil)
 	store := st.Mail
-	wts := team.NewWorktrees(ws, st.Registry, events)
+	wts := worktree.New(ws, st.Registry, events)
 	// A conflict goes to the teammate's inbox from the person: it reads it
 	// now if its team runs, or when the team is resumed.
 	notify := func(text string) error {
 		m, err := store.Append(opts.Name, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: opts.Name, Content: text})
 		if err == nil {
-			events.Emit(team.Event{Payload: team.Delivered(m)})
+			events.Emit(event.Event{Payload: event.Delivered(m)})
 		}
 		return err
 	}
@@ -97,7 +98,7 @@ func runMerge(c *cobra.Command, opts *MergeOptions) error {
 }
 
 // mergeJSON is a merge as `merge --json` prints it.
-func mergeJSON(r team.MergeReport) any {
+func mergeJSON(r worktree.MergeReport) any {
 	notifyErr := ""
 	if r.NotifyErr != nil {
 		notifyErr = r.NotifyErr.Error()

@@ -10,7 +10,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // perCall is every fake reply's usage, so each agent's cost is its number
@@ -144,11 +145,11 @@ func TestRunGivesEachTeammateItsModel(t *testing.T) {
 	// The closing answer of run --json carries every agent's usage.
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	var answer struct {
-		Kind   team.EventKind `json:"kind"`
-		Detail string         `json:"detail"`
-		Usage  team.TeamUsage `json:"usage"`
+		Kind   event.EventKind    `json:"kind"`
+		Detail string             `json:"detail"`
+		Usage  registry.TeamUsage `json:"usage"`
 	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &answer); err != nil || answer.Kind != team.EventAnswer {
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &answer); err != nil || answer.Kind != event.EventAnswer {
 		t.Fatalf("last line %q is not the answer: %v", lines[len(lines)-1], err)
 	}
 	n := func(name string) int { return cheap.CallsFor(name) + smart.CallsFor(name) }
@@ -160,7 +161,7 @@ func TestRunGivesEachTeammateItsModel(t *testing.T) {
 		"dave":  ptrTo(callCost(n("dave"), 1, 2)),
 	}
 	wantModel := map[string]string{"lead": "cheap/small", "alice": "smart/big", "bob": "smart/big", "carol": "local/free", "dave": "cheap/small"}
-	checkUsage := func(where string, u team.TeamUsage) {
+	checkUsage := func(where string, u registry.TeamUsage) {
 		t.Helper()
 		if len(u.Agents) != len(wantModel) {
 			t.Fatalf("%s: usage of %d agents, want %d: %+v", where, len(u.Agents), len(wantModel), u.Agents)
@@ -189,9 +190,9 @@ func TestRunGivesEachTeammateItsModel(t *testing.T) {
 	r = runBin(t, ws, env, "", "team", "--json")
 	mustSucceed(t, r, "team --json")
 	var shown struct {
-		Teammates []team.Member   `json:"teammates"`
-		Lead      *team.LeadEntry `json:"lead"`
-		Usage     team.TeamUsage  `json:"usage"`
+		Teammates []registry.Member   `json:"teammates"`
+		Lead      *registry.LeadEntry `json:"lead"`
+		Usage     registry.TeamUsage  `json:"usage"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &shown); err != nil {
 		t.Fatal(err)

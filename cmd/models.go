@@ -18,7 +18,7 @@ import (
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/sys/config"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // ModelsOptions are the inputs of `agentteam models`.
@@ -206,9 +206,9 @@ func readModelList(resp *http.Response, body []byte, keyEnv string, keySet bool)
 func serverMessage(body []byte) string {
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
-		return team.FirstLine(string(body), 200)
+		return event.FirstLine(string(body), 200)
 	}
-	return team.FirstLine(messageIn(v), 300)
+	return event.FirstLine(messageIn(v), 300)
 }
 
 func messageIn(v any) string {

@@ -12,6 +12,10 @@ import (
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/handoff"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/worktree"
 )
 
 // captured holds the Options the one command that ran handed to its hook.
@@ -118,10 +122,10 @@ func with(change func(g *launch.GlobalOptions)) *launch.GlobalOptions {
 // teamDefaults are run's and chat's team flags left alone.
 var teamDefaults = launch.TeamFlags{
 	MaxTurns:        team.DefaultMaxTurns,
-	ShutdownTimeout: team.DefaultShutdownTimeout,
-	PlanTimeout:     team.DefaultPlanTimeout,
-	HandoffTimeout:  team.DefaultHandoffTimeout,
-	Isolation:       team.IsolationNone,
+	ShutdownTimeout: protocol.DefaultShutdownTimeout,
+	PlanTimeout:     protocol.DefaultPlanTimeout,
+	HandoffTimeout:  handoff.DefaultTimeout,
+	Isolation:       worktree.IsolationNone,
 	GitRemote:       "origin",
 	Sandbox:         "auto",
 	SandboxNetwork:  "on",
@@ -152,29 +156,29 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 	}{
 		{name: "run joins its arguments into the prompt",
 			args: []string{"run", "build", "a parser"},
-			want: RunOptions{GlobalOptions: defaults(), TeamFlags: teamDefaults, Prompt: "build a parser", Placement: team.DefaultPlacement}},
+			want: RunOptions{GlobalOptions: defaults(), TeamFlags: teamDefaults, Prompt: "build a parser", Placement: hosts.DefaultPlacement}},
 		{name: "run - reads the prompt from stdin",
 			stdin: "a prompt\nover two lines\n",
 			args:  []string{"run", "-"},
-			want:  RunOptions{GlobalOptions: defaults(), TeamFlags: teamDefaults, Prompt: "a prompt\nover two lines\n", Placement: team.DefaultPlacement}},
+			want:  RunOptions{GlobalOptions: defaults(), TeamFlags: teamDefaults, Prompt: "a prompt\nover two lines\n", Placement: hosts.DefaultPlacement}},
 		{name: "run takes the environment's workspace, model and base URL",
 			env:  env,
 			args: []string{"run", "go"},
-			want: RunOptions{GlobalOptions: fromEnv, TeamFlags: teamDefaults, Prompt: "go", Placement: team.DefaultPlacement}},
+			want: RunOptions{GlobalOptions: fromEnv, TeamFlags: teamDefaults, Prompt: "go", Placement: hosts.DefaultPlacement}},
 		{name: "run: flags win over the environment",
 			env:  env,
 			args: append(append([]string{}, allGlobals...), "run", "go"),
-			want: RunOptions{GlobalOptions: everyGlobal, TeamFlags: teamDefaults, Prompt: "go", Placement: team.DefaultPlacement}},
+			want: RunOptions{GlobalOptions: everyGlobal, TeamFlags: teamDefaults, Prompt: "go", Placement: hosts.DefaultPlacement}},
 		{name: "run: every run flag",
 			args: []string{"run", "--timeout", "10m", "--max-turns", "7", "--resume", "--shutdown-timeout", "3s",
 				"--plan-timeout", "4s", "--handoff-timeout", "5s", "--auto-claim", "--isolation", "worktree", "--sandbox", "required", "--sandbox-network", "off",
 				"--placement-timeout", "20s", "--git-remote", "team", "go"},
 			want: RunOptions{GlobalOptions: defaults(), Prompt: "go", Timeout: 10 * time.Minute, AutoClaim: true, Placement: 20 * time.Second,
-				TeamFlags: launch.TeamFlags{MaxTurns: 7, Resume: true, ShutdownTimeout: 3 * time.Second, PlanTimeout: 4 * time.Second, HandoffTimeout: 5 * time.Second, Isolation: team.IsolationWorktree,
+				TeamFlags: launch.TeamFlags{MaxTurns: 7, Resume: true, ShutdownTimeout: 3 * time.Second, PlanTimeout: 4 * time.Second, HandoffTimeout: 5 * time.Second, Isolation: worktree.IsolationWorktree,
 					GitRemote: "team", Sandbox: "required", SandboxNetwork: "off"}}},
 		{name: "run: global flags after the command",
 			args: []string{"run", "go", "--workspace", "/w", "--demo"},
-			want: RunOptions{GlobalOptions: with(func(g *launch.GlobalOptions) { g.Workspace, g.Demo = "/w", true }), TeamFlags: teamDefaults, Prompt: "go", Placement: team.DefaultPlacement}},
+			want: RunOptions{GlobalOptions: with(func(g *launch.GlobalOptions) { g.Workspace, g.Demo = "/w", true }), TeamFlags: teamDefaults, Prompt: "go", Placement: hosts.DefaultPlacement}},
 
 		{name: "chat defaults",
 			args: []string{"chat"},
@@ -184,7 +188,7 @@ func TestCommandsFillTheirOptions(t *testing.T) {
 			args: []string{"chat", "--no-auto", "--plain", "--resume", "--max-turns", "3", "--shutdown-timeout", "1s", "--plan-timeout", "2s", "--handoff-timeout", "3s",
 				"--sandbox", "off", "--sandbox-network", "off"},
 			want: ChatOptions{GlobalOptions: fromEnv, NoAuto: true, Plain: true,
-				TeamFlags: launch.TeamFlags{MaxTurns: 3, Resume: true, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: team.IsolationNone,
+				TeamFlags: launch.TeamFlags{MaxTurns: 3, Resume: true, ShutdownTimeout: time.Second, PlanTimeout: 2 * time.Second, HandoffTimeout: 3 * time.Second, Isolation: worktree.IsolationNone,
 					GitRemote: "origin", Sandbox: "off", SandboxNetwork: "off"}}},
 
 		{name: "team defaults",

@@ -17,7 +17,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/permask"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // startBin starts the binary in dir; wait returns what it did, bounded.
@@ -91,19 +91,19 @@ func waitForAsk(t *testing.T, ws string, env []string) permask.Ask {
 }
 
 // permissionEvents are the permission decisions in events.jsonl.
-func permissionEvents(t *testing.T, ws string) []team.Permission {
+func permissionEvents(t *testing.T, ws string) []event.Permission {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(ws, ".agentteam", "events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []team.Permission
+	var out []event.Permission
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var e team.Event
+		var e event.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("events line %q: %v", line, err)
 		}
-		if p, ok := e.Payload.(team.Permission); ok {
+		if p, ok := e.Payload.(event.Permission); ok {
 			out = append(out, p)
 		}
 	}

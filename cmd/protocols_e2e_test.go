@@ -13,7 +13,8 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 var planRequestRe = regexp.MustCompile(`type="plan_approval_request" id="[^"]*" correlation_id="([^"]+)"`)
@@ -102,9 +103,9 @@ func TestPlanApprovalAndShutdownThroughTheBinary(t *testing.T) {
 	var planID, shutdownBy string
 	for _, m := range lead {
 		switch m.Type {
-		case team.TypePlanApprovalRequest:
+		case protocol.TypePlanApprovalRequest:
 			planID = m.CorrelationID
-		case team.TypeShutdownResponse:
+		case protocol.TypeShutdownResponse:
 			var p struct {
 				Approve bool   `json:"approve"`
 				By      string `json:"by"`
@@ -121,7 +122,7 @@ func TestPlanApprovalAndShutdownThroughTheBinary(t *testing.T) {
 	alice, _, _ := store.ReadAll("alice")
 	var approved bool
 	for _, m := range alice {
-		if m.Type == team.TypePlanApprovalResponse && m.CorrelationID == planID {
+		if m.Type == protocol.TypePlanApprovalResponse && m.CorrelationID == planID {
 			approved = true
 		}
 	}
@@ -132,13 +133,13 @@ func TestPlanApprovalAndShutdownThroughTheBinary(t *testing.T) {
 	r = runBin(t, ws, nil, "", "team", "--json")
 	var cfg struct {
 		State     string
-		Teammates []team.Member
+		Teammates []registry.Member
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &cfg); err != nil {
 		t.Fatal(err)
 	}
 	a := cfg.Teammates[0]
-	if a.Status != team.StatusShutdown || !a.PlanMode || a.PlanState != team.PlanApproved || cfg.State != team.StateCompleted {
+	if a.Status != registry.StatusShutdown || !a.PlanMode || a.PlanState != registry.PlanApproved || cfg.State != registry.StateCompleted {
 		t.Fatalf("team --json: state %s, alice %+v", cfg.State, a)
 	}
 }

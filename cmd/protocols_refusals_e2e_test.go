@@ -18,8 +18,11 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/handoff"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // The rejections and timeouts of every protocol, through the built binary
@@ -143,7 +146,7 @@ func wantResults(t *testing.T, who string, got []string, want ...string) {
 }
 
 // handoffSide is an agent's registry entry for one handoff.
-func handoffSide(t *testing.T, m team.Member, id string) team.HandoffState {
+func handoffSide(t *testing.T, m registry.Member, id string) registry.HandoffState {
 	t.Helper()
 	for _, h := range m.Handoffs {
 		if h.ID == id {
@@ -151,7 +154,7 @@ func handoffSide(t *testing.T, m team.Member, id string) team.HandoffState {
 		}
 	}
 	t.Fatalf("%s's registry entry has no handoff %s: %+v", m.Name, id, m.Handoffs)
-	return team.HandoffState{}
+	return registry.HandoffState{}
 }
 
 // TestShutdownRejectedByAWorkingTeammateThroughTheBinary: alice is busy
@@ -165,7 +168,7 @@ func TestShutdownRejectedByAWorkingTeammateThroughTheBinary(t *testing.T) {
 		msgs := c.Req.Messages
 		if c.Agent == "alice" {
 			once.Do(func() { close(working) })
-			ids := requestIDsIn(msgs, team.TypeShutdownRequest)
+			ids := requestIDsIn(msgs, protocol.TypeShutdownRequest)
 			switch {
 			case len(ids) == 0:
 				return useTool("bash", `{"command":"sleep 0.05"}`) // busy until the request arrives
@@ -200,11 +203,11 @@ func TestShutdownRejectedByAWorkingTeammateThroughTheBinary(t *testing.T) {
 		t.Fatalf("notes.txt: %q %v\n%s", data, err, r.stderr)
 	}
 
-	id := onlyOf(t, ws, "alice", team.TypeShutdownRequest)
-	if _, p := protoMessage(t, ws, "alice", team.TypeShutdownRequest, id); p["reason"] != "wrap up" || !strings.HasPrefix(id, "shutdown-") {
+	id := onlyOf(t, ws, "alice", protocol.TypeShutdownRequest)
+	if _, p := protoMessage(t, ws, "alice", protocol.TypeShutdownRequest, id); p["reason"] != "wrap up" || !strings.HasPrefix(id, "shutdown-") {
 		t.Errorf("request %s payload %v", id, p)
 	}
-	msg, p := protoMessage(t, ws, "lead", team.TypeShutdownResponse, id)
+	msg, p := protoMessage(t, ws, "lead", protocol.TypeShutdownResponse, id)
 	if msg.From != "alice" || p["approve"] != false || p["by"] != "teammate" || p["reason"] != "mid-edit of notes.txt" || p["forced"] != nil ||
 		!strings.Contains(msg.Content, "rejected the shutdown request: mid-edit of notes.txt") {
 		t.Errorf("shutdown response %+v payload %v", msg, p)
@@ -213,7 +216,7 @@ func TestShutdownRejectedByAWorkingTeammateThroughTheBinary(t *testing.T) {
 	var sawReject, reportAfter bool
 	for _, m := range readInbox(t, ws, "lead") {
 		switch {
-		case m.Type == team.TypeShutdownResponse:
+		case m.Type == protocol.TypeShutdownResponse:
 			sawReject = true
 		case m.Type == inbox.TypeResult && m.From == "alice" && m.Content == "alice: finished notes.txt":
 			reportAfter = sawReject
@@ -227,7 +230,7 @@ func TestShutdownRejectedByAWorkingTeammateThroughTheBinary(t *testing.T) {
 
 	cfg := readRegistry(t, ws)
 	a := findMember(t, cfg, "alice")
-	if a.Status != team.StatusShutdown || a.Error != "" || a.Cycles < 1 || cfg.State != team.StateCompleted {
+	if a.Status != registry.StatusShutdown || a.Error != "" || a.Cycles < 1 || cfg.State != registry.StateCompleted {
 		t.Errorf("registry: state %s, alice %+v", cfg.State, a)
 	}
 	if !strings.Contains(r.stderr, "alice is shutdown: the team settled") {
@@ -274,15 +277,15 @@ func TestShutdownTimeoutForcesTheTeammateThroughTheBinary(t *testing.T) {
 		t.Errorf("final answer %q", r.stdout)
 	}
 
-	id := onlyOf(t, ws, "alice", team.TypeShutdownRequest)
-	msg, p := protoMessage(t, ws, "lead", team.TypeShutdownResponse, id)
+	id := onlyOf(t, ws, "alice", protocol.TypeShutdownRequest)
+	msg, p := protoMessage(t, ws, "lead", protocol.TypeShutdownResponse, id)
 	if msg.From != "alice" || p["forced"] != true || p["approve"] != true || p["by"] != "runtime" ||
 		msg.Content != "alice did not answer within 300ms and was shut down by force." {
 		t.Errorf("shutdown response %+v payload %v", msg, p)
 	}
 	cfg := readRegistry(t, ws)
 	a := findMember(t, cfg, "alice")
-	if a.Status != team.StatusShutdown || a.Error != "forced shutdown: no answer to the shutdown request within 300ms" || !a.Ended {
+	if a.Status != registry.StatusShutdown || a.Error != "forced shutdown: no answer to the shutdown request within 300ms" || !a.Ended {
 		t.Errorf("registry: alice %+v", a)
 	}
 	if n := srv.CallsFor("alice"); n != 1 {
@@ -316,7 +319,7 @@ func TestPlanRejectedThenApprovedThroughTheBinary(t *testing.T) {
 			}
 			return useTool("write_file", `{"path":"notes.txt","content":"notes\n"}`)
 		}
-		ids := requestIDsIn(msgs, team.TypePlanApprovalRequest)
+		ids := requestIDsIn(msgs, protocol.TypePlanApprovalRequest)
 		reviews := 0
 		for _, m := range msgs {
 			for _, tc := range m.ToolCalls {
@@ -353,25 +356,25 @@ func TestPlanRejectedThenApprovedThroughTheBinary(t *testing.T) {
 
 	var ids []string
 	for _, m := range readInbox(t, ws, "lead") {
-		if m.Type == team.TypePlanApprovalRequest {
+		if m.Type == protocol.TypePlanApprovalRequest {
 			ids = append(ids, m.CorrelationID)
 		}
 	}
 	if len(ids) != 2 || ids[0] == ids[1] {
 		t.Fatalf("plan requests %v, want two distinct", ids)
 	}
-	if _, p := protoMessage(t, ws, "lead", team.TypePlanApprovalRequest, ids[1]); p["plan"] != "write notes.txt with two lines" {
+	if _, p := protoMessage(t, ws, "lead", protocol.TypePlanApprovalRequest, ids[1]); p["plan"] != "write notes.txt with two lines" {
 		t.Errorf("the resubmitted plan %v", p)
 	}
-	msg, p := protoMessage(t, ws, "alice", team.TypePlanApprovalResponse, ids[0])
+	msg, p := protoMessage(t, ws, "alice", protocol.TypePlanApprovalResponse, ids[0])
 	if p["approve"] != false || p["feedback"] != "add a second line" || !strings.Contains(msg.Content, "Feedback: add a second line") {
 		t.Errorf("rejection %+v payload %v", msg, p)
 	}
-	if _, p := protoMessage(t, ws, "alice", team.TypePlanApprovalResponse, ids[1]); p["approve"] != true || p["feedback"] != "good" {
+	if _, p := protoMessage(t, ws, "alice", protocol.TypePlanApprovalResponse, ids[1]); p["approve"] != true || p["feedback"] != "good" {
 		t.Errorf("approval payload %v", p)
 	}
 	a := findMember(t, readRegistry(t, ws), "alice")
-	if !a.PlanMode || a.PlanState != team.PlanApproved {
+	if !a.PlanMode || a.PlanState != registry.PlanApproved {
 		t.Errorf("registry: alice %+v", a)
 	}
 }
@@ -400,7 +403,7 @@ func TestPlanTimeoutThroughTheBinary(t *testing.T) {
 			}
 			return useTool("write_file", `{"path":"notes.txt","content":"notes\n"}`)
 		}
-		ids := requestIDsIn(msgs, team.TypePlanApprovalRequest)
+		ids := requestIDsIn(msgs, protocol.TypePlanApprovalRequest)
 		switch {
 		case !called(msgs, "spawn_teammate"):
 			return useTool("spawn_teammate", `{"name":"alice","role":"writer","prompt":"write notes.txt","plan_mode":true}`)
@@ -422,8 +425,8 @@ func TestPlanTimeoutThroughTheBinary(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "notes.txt")); err == nil {
 		t.Fatal("alice wrote notes.txt without an approved plan")
 	}
-	id := onlyOf(t, ws, "lead", team.TypePlanApprovalRequest)
-	msg, p := protoMessage(t, ws, "alice", team.TypePlanApprovalResponse, id)
+	id := onlyOf(t, ws, "lead", protocol.TypePlanApprovalRequest)
+	msg, p := protoMessage(t, ws, "alice", protocol.TypePlanApprovalResponse, id)
 	fb := "the lead did not review your plan within 300ms; you are still read-only"
 	if msg.From != "lead" || p["approve"] != false || !strings.HasPrefix(fmt.Sprint(p["feedback"]), fb) ||
 		!strings.HasPrefix(msg.Content, "No review: "+fb) {
@@ -432,7 +435,7 @@ func TestPlanTimeoutThroughTheBinary(t *testing.T) {
 	wantResults(t, "alice", toolResults(t, ws, "alice"), "error: you are in plan mode", "Plan submitted", "error: you are in plan mode")
 	wantResults(t, "lead", toolResults(t, ws, "lead"), "Spawned", "error: there is no plan waiting for review with request id "+fmt.Sprintf("%q", id))
 	a := findMember(t, readRegistry(t, ws), "alice")
-	if !a.PlanMode || a.PlanState != team.PlanRejected {
+	if !a.PlanMode || a.PlanState != registry.PlanRejected {
 		t.Errorf("registry: alice %+v", a)
 	}
 }
@@ -444,7 +447,7 @@ func TestPlanTimeoutThroughTheBinary(t *testing.T) {
 func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 	bobBusy, release := make(chan struct{}), make(chan struct{})
 	var busyOnce, releaseOnce sync.Once
-	handoff := func(to, task string) fakellm.Reply {
+	handoffTo := func(to, task string) fakellm.Reply {
 		return useTool("handoff", fmt.Sprintf(`{"to":%q,"task":%q,"reason":"you are free","context":"nothing done yet"}`, to, task))
 	}
 	script := func(c fakellm.Call) fakellm.Reply {
@@ -453,7 +456,7 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 		case "bob":
 			if contentHas(msgs, "look at draft.txt") && !contentHas(msgs, "bob: looked at it") {
 				busyOnce.Do(func() { close(bobBusy) })
-				awaitClosed(release) // bob is working until alice's busy handoff is answered
+				awaitClosed(release) // bob is working until alice's busy handoffTo is answered
 				return fakellm.Reply{Content: "bob: looked at it"}
 			}
 			return fakellm.Reply{Content: "bob: standing by"}
@@ -464,16 +467,16 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 			case name == "":
 				return fakellm.Reply{ToolCalls: []fakellm.ToolCall{call("task_claim", `{"id":"t1"}`), call("task_claim", `{"id":"t2"}`)}}
 			case name == "task_claim" || name == "bash":
-				return handoff("bob", "t2")
+				return handoffTo("bob", "t2")
 			case name == "handoff" && strings.Contains(args, `"t2"`) && strings.Contains(res, "busy"):
 				return useTool("bash", `{"command":"sleep 0.1"}`) // bob is still busy with his first job: again
 			case name == "handoff" && strings.Contains(args, `"t2"`):
-				return handoff("carol", "t1")
+				return handoffTo("carol", "t1")
 			case name == "handoff" && strings.Contains(args, "carol"):
 				return useTool("send_message", `{"to":"bob","content":"please look at draft.txt"}`)
 			case name == "send_message":
 				awaitClosed(bobBusy)
-				return handoff("bob", "t1")
+				return handoffTo("bob", "t1")
 			}
 			releaseOnce.Do(func() { close(release) })
 			return fakellm.Reply{Content: "alice: t1 and t2 stay mine"}
@@ -493,7 +496,7 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 	srv := fakellm.New(script)
 	defer srv.Close()
 	ws := t.TempDir()
-	registerTeammate(t, ws, "carol", team.StatusIdle) // alive in the test process, not in the run
+	registerTeammate(t, ws, "carol", registry.StatusIdle) // alive in the test process, not in the run
 	r := runBin(t, ws, fakeEnv(srv), "", "run", "get the hello tasks done")
 	mustSucceed(t, r, "run")
 	noViolations(t, srv)
@@ -511,7 +514,7 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 	// The rejects in alice's inbox, by task: the last try of each.
 	rejects := map[string]string{}
 	for _, m := range readInbox(t, ws, "alice") {
-		if m.Type == team.TypeHandoffReject {
+		if m.Type == handoff.TypeHandoffReject {
 			rejects[m.TaskID] = m.CorrelationID
 		}
 	}
@@ -527,23 +530,23 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 			t.Errorf("no handoff_reject for %s in alice's inbox", c.task)
 			continue
 		}
-		msg, p := protoMessage(t, ws, "alice", team.TypeHandoffReject, id)
+		msg, p := protoMessage(t, ws, "alice", handoff.TypeHandoffReject, id)
 		if msg.From != "bob" || p["by"] != "runtime" || p["reason"] != c.why || p["task_id"] != c.task ||
 			!strings.Contains(msg.Content, c.why+". The task stays yours.") {
 			t.Errorf("%s: reject %+v payload %v", c.task, msg, p)
 		}
-		if got := typesFor(t, ws, "bob", id); got != team.TypeHandoffRequest {
+		if got := typesFor(t, ws, "bob", id); got != handoff.TypeHandoffRequest {
 			t.Errorf("%s: bob's inbox has %s for %s, want only the request", c.task, got, id)
 		}
-		if got := typesFor(t, ws, "alice", id); got != team.TypeHandoffReject {
+		if got := typesFor(t, ws, "alice", id); got != handoff.TypeHandoffReject {
 			t.Errorf("%s: alice's inbox has %s for %s, want only the reject", c.task, got, id)
 		}
 		s := handoffSide(t, alice, id)
-		if s.Role != team.HandoffSender || s.Peer != "bob" || s.TaskID != c.task || s.State != team.HandoffFailed ||
+		if s.Role != registry.HandoffSender || s.Peer != "bob" || s.TaskID != c.task || s.State != registry.HandoffFailed ||
 			s.Reason != "rejected by bob's runtime: "+c.why {
 			t.Errorf("%s: alice's side %+v", c.task, s)
 		}
-		if s := handoffSide(t, bob, id); s.Role != team.HandoffReceiver || s.Peer != "alice" || s.State != team.HandoffFailed || s.Reason != "rejected: "+c.why {
+		if s := handoffSide(t, bob, id); s.Role != registry.HandoffReceiver || s.Peer != "alice" || s.State != registry.HandoffFailed || s.Reason != "rejected: "+c.why {
 			t.Errorf("%s: bob's side %+v", c.task, s)
 		}
 	}
@@ -554,9 +557,9 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 		case strings.Contains(res, "carol"):
 			refused++
 			if res != "error: could not hand t1 to carol: carol is not run by this agentteam process" {
-				t.Errorf("the handoff to carol: %q", res)
+				t.Errorf("the handoffTo to carol: %q", res)
 			}
-		case strings.HasPrefix(res, "bob's runtime rejected the handoff of t"):
+		case strings.HasPrefix(res, "bob's runtime rejected the handoffTo of t"):
 			rejected++
 		}
 	}
@@ -564,8 +567,8 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 		t.Errorf("alice saw %d refusals and %d rejects:\n%s", refused, rejected, strings.Join(toolResults(t, ws, "alice"), "\n"))
 	}
 	carol := findMember(t, cfg, "carol")
-	if len(carol.Handoffs) != 0 || carol.Status != team.StatusIdle || len(readInbox(t, ws, "carol")) != 0 {
-		t.Errorf("the refused handoff touched carol: %+v", carol)
+	if len(carol.Handoffs) != 0 || carol.Status != registry.StatusIdle || len(readInbox(t, ws, "carol")) != 0 {
+		t.Errorf("the refused handoffTo touched carol: %+v", carol)
 	}
 }
 
@@ -595,7 +598,7 @@ func TestHandoffTimeoutThroughTheBinary(t *testing.T) {
 			deadline := time.Now().Add(20 * time.Second)
 			for time.Now().Before(deadline) {
 				msgs, _, err := inbox.NewStore(state(ws, "inbox")).ReadAll("alice")
-				if err == nil && hasType(msgs, team.TypeHandoffFailed) {
+				if err == nil && hasType(msgs, handoff.TypeHandoffFailed) {
 					return
 				}
 				time.Sleep(20 * time.Millisecond) // another process's file: polled
@@ -638,18 +641,18 @@ func TestHandoffTimeoutThroughTheBinary(t *testing.T) {
 	mustSucceed(t, r, "run --handoff-timeout 300ms")
 	noViolations(t, srv)
 
-	id := onlyOf(t, ws, "bob", team.TypeHandoffRequest)
+	id := onlyOf(t, ws, "bob", handoff.TypeHandoffRequest)
 	why := "no answer to the handoff request within 300ms"
-	msg, p := protoMessage(t, ws, "alice", team.TypeHandoffFailed, id)
+	msg, p := protoMessage(t, ws, "alice", handoff.TypeHandoffFailed, id)
 	if msg.From != "bob" || p["by"] != "runtime" || p["reason"] != why ||
 		msg.Content != fmt.Sprintf("The handoff of t1 (write hello.txt) to bob (request %s) failed: %s. The task stays yours.", id, why) {
 		t.Errorf("failure %+v payload %v", msg, p)
 	}
 	// The request reached bob late; his runtime did not answer it any more.
-	if got := typesFor(t, ws, "bob", id); got != team.TypeHandoffRequest {
+	if got := typesFor(t, ws, "bob", id); got != handoff.TypeHandoffRequest {
 		t.Errorf("bob's inbox has %s for %s, want only the late request", got, id)
 	}
-	if got := typesFor(t, ws, "alice", id); got != team.TypeHandoffFailed {
+	if got := typesFor(t, ws, "alice", id); got != handoff.TypeHandoffFailed {
 		t.Errorf("alice's inbox has %s for %s, want only the failure", got, id)
 	}
 	wantResults(t, "alice", toolResults(t, ws, "alice"), "You own t1 now", "failed: "+why+". The task stays yours.")
@@ -659,10 +662,10 @@ func TestHandoffTimeoutThroughTheBinary(t *testing.T) {
 	}
 	cfg := readRegistry(t, ws)
 	a, bo := handoffSide(t, findMember(t, cfg, "alice"), id), handoffSide(t, findMember(t, cfg, "bob"), id)
-	if a.Role != team.HandoffSender || a.State != team.HandoffFailed || a.Reason != why {
+	if a.Role != registry.HandoffSender || a.State != registry.HandoffFailed || a.Reason != why {
 		t.Errorf("alice's side %+v", a)
 	}
-	if bo.Role != team.HandoffReceiver || bo.State != team.HandoffFailed || bo.Reason != why {
+	if bo.Role != registry.HandoffReceiver || bo.State != registry.HandoffFailed || bo.Reason != why {
 		t.Errorf("bob's side %+v", bo)
 	}
 }
@@ -727,7 +730,7 @@ func TestTaskClaimRefusalsThroughTheBinary(t *testing.T) {
 		}
 	}
 	for _, e := range readEvents(t, state(ws, "events.jsonl")) {
-		if e.Kind == team.EventTask && strings.HasPrefix(e.Detail, "alice ") {
+		if e.Kind == event.EventTask && strings.HasPrefix(e.Detail, "alice ") {
 			t.Errorf("a refused try changed the board: %s", e.Detail)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // TestRunJSONCarriesReasoning: a model that thinks aloud
@@ -62,14 +62,14 @@ func leadReasoning(t *testing.T, lines []string) []string {
 		if err := json.Unmarshal([]byte(line), &flat); err != nil {
 			t.Fatalf("line %q: %v", line, err)
 		}
-		if flat.Kind != string(team.EventReply) || flat.Agent != "lead" {
+		if flat.Kind != string(event.EventReply) || flat.Agent != "lead" {
 			continue
 		}
-		var typed team.Event
+		var typed event.Event
 		if err := json.Unmarshal([]byte(line), &typed); err != nil {
 			t.Fatalf("line %q as a team.Event: %v", line, err)
 		}
-		reply, ok := typed.Payload.(team.Reply)
+		reply, ok := typed.Payload.(event.Reply)
 		if !ok {
 			t.Fatalf("line %q reads as %T, not a Reply", line, typed.Payload)
 		}

@@ -14,7 +14,8 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/team/worktree"
 )
 
 // teamClones is a bare repository as the team's git remote, made from a
@@ -233,35 +234,35 @@ func TestHostileRemoteInTheRegistryIsRefused(t *testing.T) {
 	missing := strings.Repeat("1", 40)
 	cases := []struct {
 		name string
-		m    team.Member
+		m    registry.Member
 		want string
 	}{
-		{"an option for a remote, ext:: for a URL", team.Member{PushRemote: "--upload-pack=touch " + pwned, PushURL: "ext::sh -c touch% " + pwned, PushedCommit: missing},
+		{"an option for a remote, ext:: for a URL", registry.Member{PushRemote: "--upload-pack=touch " + pwned, PushURL: "ext::sh -c touch% " + pwned, PushedCommit: missing},
 			"which this repository has none of"},
-		{"a URL elsewhere", team.Member{PushRemote: "elsewhere", PushURL: "file://" + filepath.Dir(pwned), PushedCommit: missing},
+		{"a URL elsewhere", registry.Member{PushRemote: "elsewhere", PushURL: "file://" + filepath.Dir(pwned), PushedCommit: missing},
 			"which this repository has none of"},
-		{"no commit id", team.Member{PushRemote: "origin", PushURL: "", PushedCommit: "HEAD --upload-pack=touch " + pwned},
+		{"no commit id", registry.Member{PushRemote: "origin", PushURL: "", PushedCommit: "HEAD --upload-pack=touch " + pwned},
 			"which is no commit id"},
-		{"a branch the remote lacks", team.Member{PushRemote: "origin", PushedCommit: missing},
+		{"a branch the remote lacks", registry.Member{PushRemote: "origin", PushedCommit: missing},
 			"could not fetch alice's branch agentteam/alice from the git remote origin"},
-		{"a commit the remote's branch lacks", team.Member{PushRemote: "origin", PushedCommit: missing, Host: "on-remote"},
+		{"a commit the remote's branch lacks", registry.Member{PushRemote: "origin", PushedCommit: missing, Host: "on-remote"},
 			"does not hold the commit 111111111111"},
-		{"another branch", team.Member{Branch: "main", PushRemote: "origin", PushedCommit: head},
+		{"another branch", registry.Member{Branch: "main", PushRemote: "origin", PushedCommit: head},
 			`the registry names "main" as alice's branch`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := tc.m
-			m.Name, m.Role, m.Status, m.Isolation, m.Worker = "alice", "programmer", team.StatusIdle, team.IsolationWorktree, "w1"
+			m.Name, m.Role, m.Status, m.Isolation, m.Worker = "alice", "programmer", registry.StatusIdle, worktree.IsolationWorktree, "w1"
 			if m.Branch == "" {
-				m.Branch = team.BranchPrefix + "alice"
+				m.Branch = worktree.BranchPrefix + "alice"
 			}
 			if m.Host == "on-remote" {
 				gitIn(t, lead, "push", "--quiet", "origin", "HEAD:refs/heads/agentteam/alice")
 			}
 			ownState(t, lead) // a registry of this user's that a model or a worker wrote
-			reg := team.NewRegistry(state(lead, "team", "config.json"), "")
-			if _, err := reg.Update(func(c *team.Config) error { c.Teammates = []team.Member{m}; return nil }); err != nil {
+			reg := registry.NewRegistry(state(lead, "team", "config.json"), "")
+			if _, err := reg.Update(func(c *registry.Config) error { c.Teammates = []registry.Member{m}; return nil }); err != nil {
 				t.Fatal(err)
 			}
 			for _, cmd := range []string{"merge", "diff"} {
@@ -468,7 +469,7 @@ func TestTheLeadPushesItsCommitToTheRemoteItIsTold(t *testing.T) {
 		}
 	}()
 	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
-	if len(members) != 1 || members[0].Worker != wid || members[0].Isolation != team.IsolationWorktree {
+	if len(members) != 1 || members[0].Worker != wid || members[0].Isolation != worktree.IsolationWorktree {
 		t.Fatalf("alice did not run in a worktree on the worker: %+v", members)
 	}
 	if m := members[0]; m.BaseNote != "" || m.PushRemote != "team" {
@@ -490,7 +491,7 @@ func TestTheLeadPushesItsCommitToTheRemoteItIsTold(t *testing.T) {
 func aliceStartedFromTheLeadsCommit(t *testing.T, nt natsTeam, wid, worker, bare, head string) {
 	t.Helper()
 	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
-	if len(members) != 1 || members[0].Worker != wid || members[0].Isolation != team.IsolationWorktree || members[0].PushedCommit == "" {
+	if len(members) != 1 || members[0].Worker != wid || members[0].Isolation != worktree.IsolationWorktree || members[0].PushedCommit == "" {
 		t.Fatalf("alice did not run in a worktree on the worker, pushed: %+v", members)
 	}
 	if m := members[0]; m.BaseNote != "" {

@@ -12,7 +12,8 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // startUntil starts the binary and returns once every wanted progress line
@@ -84,7 +85,7 @@ func assertEachMessageOnce(t *testing.T, ws, name string) {
 		// Tags are JSON-escaped inside the session line.
 		tag := `id=\"` + m.ID + `\"`
 		if n := strings.Count(string(data), tag); n != 1 {
-			t.Errorf("%s's message %s (%q from %s) is in its conversation %d times, want once", name, m.ID, team.FirstLine(m.Content, 40), m.From, n)
+			t.Errorf("%s's message %s (%q from %s) is in its conversation %d times, want once", name, m.ID, event.FirstLine(m.Content, 40), m.From, n)
 		}
 	}
 	if st, _ := store.Stats(name); st.Unread != 0 {
@@ -168,10 +169,10 @@ func TestResumeAfterTheProcessIsStopped(t *testing.T) {
 			for _, name := range []string{"lead", "alice", "bob"} {
 				assertEachMessageOnce(t, ws, name)
 			}
-			reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
+			reg := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 			cfg, _ := reg.Read()
 			for _, m := range cfg.Teammates {
-				if m.Status != team.StatusShutdown {
+				if m.Status != registry.StatusShutdown {
 					t.Errorf("%s is %s after the resumed run settled", m.Name, m.Status)
 				}
 			}

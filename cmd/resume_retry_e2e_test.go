@@ -10,7 +10,8 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // TestResumedTeammatesRetryWhileTheTeamOpens: with --resume, teammates start
@@ -30,7 +31,7 @@ func TestResumedTeammatesRetryWhileTheTeamOpens(t *testing.T) {
 		name := fmt.Sprintf("mate%02d", i)
 		names = append(names, name)
 		// Settled by an earlier run: not ended, so --resume brings it back.
-		registerTeammate(t, ws, name, team.StatusShutdown)
+		registerTeammate(t, ws, name, registry.StatusShutdown)
 		if _, err := store.Append(name, inbox.Message{Type: inbox.TypeMessage, From: "user", Content: "one more thing, " + name}); err != nil {
 			t.Fatal(err)
 		}
@@ -90,11 +91,11 @@ func retryEvents(t *testing.T, ws string) map[string]int {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var e team.Event
+		var e event.Event
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			t.Fatalf("events.jsonl: %v: %s", err, sc.Bytes())
 		}
-		if e.Kind() == team.EventRetry {
+		if e.Kind() == event.EventRetry {
 			n[e.Agent]++
 		}
 	}

@@ -15,6 +15,10 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -68,7 +72,7 @@ lead's final answer is printed on stdout. Progress goes to stderr (or JSONL even
 	c.Flags().DurationVar(&opts.Timeout, "timeout", 0, "bound the whole run (e.g. 10m); exit 3 when it expires")
 	launch.AddTeamFlags(c.Flags(), &opts.TeamFlags)
 	c.Flags().BoolVar(&opts.AutoClaim, "auto-claim", false, "give an idle teammate the next claimable task on the board that fits its role")
-	c.Flags().DurationVar(&opts.Placement, "placement-timeout", team.DefaultPlacement, "on a team across hosts (--store nats://…), how long a spawn waits for a worker with its labels before it fails")
+	c.Flags().DurationVar(&opts.Placement, "placement-timeout", hosts.DefaultPlacement, "on a team across hosts (--store nats://…), how long a spawn waits for a worker with its labels before it fails")
 	return c
 }
 
@@ -88,8 +92,8 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	}
 	if opts.JSON {
 		// The closing answer carries what each agent used and cost.
-		return printed.Write(team.Event{Time: time.Now().UTC(), Agent: workspace.LeadName,
-			Payload: team.Answer{Text: final, Tokens: usage.Agents[0].Tokens, Usage: &usage}})
+		return printed.Write(event.Event{Time: time.Now().UTC(), Agent: workspace.LeadName,
+			Payload: event.Answer{Text: final, Tokens: usage.Agents[0].Tokens, Usage: &usage}})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, strings.TrimRight(final, "\n"))
 	return err
@@ -98,7 +102,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 // leadRun is how a caller of runLead hears of the run: run prints, mcp
 // serve sends progress notifications.
 type leadRun struct {
-	onEvent func(team.Event)
+	onEvent func(event.Event)
 	// hardStop ends the process when --timeout has passed and the team has
 	// not ended, and at a second interrupt: a command's run owns its process,
 	// a server's does not.
@@ -113,8 +117,8 @@ type leadRun struct {
 // runLead runs the lead on opts.Prompt in the workspace until the team
 // settles, as `agentteam run` does, and returns its final answer and what
 // the team used; an error is the run's end as the person reads it.
-func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.TeamUsage, error) {
-	var none team.TeamUsage
+func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, registry.TeamUsage, error) {
+	var none registry.TeamUsage
 	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return "", none, err
@@ -140,7 +144,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 	// but through a log of their own: with --resume, teammates start inside
 	// team.Open and may retry before run has the team.
 	retries := st.Events(ws, how.onEvent)
-	models, _, err := launch.NewModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
+	modelSet, _, err := launch.NewModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(event.RetryEvent(r)) })
 	if err != nil {
 		return "", none, err
 	}
@@ -164,7 +168,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 		}
 	}
 	defer cancel()
-	topts := opts.Options(opts.GlobalOptions, ws, models)
+	topts := opts.Options(opts.GlobalOptions, ws, modelSet)
 	topts.OnEvent, topts.PollInterval, topts.AutoClaim = how.onEvent, opts.Poll, opts.AutoClaim
 	if topts.Permissions, err = opts.Permissions(opts.GlobalOptions, how.person); err != nil {
 		return "", none, err
@@ -216,7 +220,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, team.T
 		case ctx.Err() != nil:
 			tm.Abort("the run was interrupted")
 			return "", none, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("interrupted")}
-		case errors.As(err, new(*team.BudgetError)):
+		case errors.As(err, new(*models.BudgetError)):
 			tm.Abort(err.Error())
 			return "", none, &exit.Error{Code: exit.Budget, Err: err}
 		case errors.As(err, new(*team.StorageError)):

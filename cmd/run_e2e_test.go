@@ -12,7 +12,8 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 func call(name, args string) fakellm.ToolCall { return fakellm.ToolCall{Name: name, Args: args} }
@@ -80,7 +81,7 @@ func TestRunEndToEndTeamThroughTheBinary(t *testing.T) {
 	}
 
 	// Registry: both teammates shut down after settling.
-	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
+	reg := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 	cfg, err := reg.Read()
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,7 @@ func TestRunEndToEndTeamThroughTheBinary(t *testing.T) {
 		t.Fatalf("registry has %d teammates, want 2: %+v", len(cfg.Teammates), cfg.Teammates)
 	}
 	for _, m := range cfg.Teammates {
-		if m.Status != team.StatusShutdown {
+		if m.Status != registry.StatusShutdown {
 			t.Errorf("%s is %s after the run, want shutdown", m.Name, m.Status)
 		}
 		if m.Turns == 0 {
@@ -146,11 +147,11 @@ func TestRunEndToEndTeamThroughTheBinary(t *testing.T) {
 		}
 	}
 	events := readEvents(t, filepath.Join(ws, ".agentteam", "events.jsonl"))
-	kinds := map[team.EventKind]int{}
+	kinds := map[event.EventKind]int{}
 	for _, e := range events {
 		kinds[e.Kind]++
 	}
-	for _, k := range []team.EventKind{team.EventSpawn, team.EventStatus, team.EventMessage, team.EventToolCall, team.EventSettled} {
+	for _, k := range []event.EventKind{event.EventSpawn, event.EventStatus, event.EventMessage, event.EventToolCall, event.EventSettled} {
 		if kinds[k] == 0 {
 			t.Errorf("events.jsonl has no %q event (kinds: %v)", k, kinds)
 		}
@@ -217,16 +218,16 @@ func readSession(t *testing.T, path string) []openai.ChatCompletionMessage {
 // wireEvent is a line of events.jsonl as another program reads it: one flat
 // object whose fields keep the names they had when team.Event was flat.
 type wireEvent struct {
-	Kind    team.EventKind `json:"kind"`
-	Agent   string         `json:"agent"`
-	Status  string         `json:"status"`
-	From    string         `json:"from"`
-	To      string         `json:"to"`
-	Type    string         `json:"type"`
-	Tool    string         `json:"tool"`
-	Args    string         `json:"args"`
-	Detail  string         `json:"detail"`
-	IsError bool           `json:"is_error"`
+	Kind    event.EventKind `json:"kind"`
+	Agent   string          `json:"agent"`
+	Status  string          `json:"status"`
+	From    string          `json:"from"`
+	To      string          `json:"to"`
+	Type    string          `json:"type"`
+	Tool    string          `json:"tool"`
+	Args    string          `json:"args"`
+	Detail  string          `json:"detail"`
+	IsError bool            `json:"is_error"`
 }
 
 // readEvents reads events.jsonl as flat lines; every line also reads back
@@ -243,7 +244,7 @@ func readEvents(t *testing.T, path string) []wireEvent {
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("events line %q: %v", line, err)
 		}
-		var typed team.Event
+		var typed event.Event
 		if err := json.Unmarshal([]byte(line), &typed); err != nil || typed.Kind() != e.Kind {
 			t.Fatalf("events line %q read as a %q event: %v", line, typed.Kind(), err)
 		}

@@ -13,7 +13,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // TestClosedPortIsOneSentence: nothing listens at the base URL. The run ends
@@ -205,7 +205,7 @@ func TestATeammateFailureIsOneEvent(t *testing.T) {
 	mustSucceed(t, r, "run")
 	n := 0
 	for _, e := range readEvents(t, filepath.Join(ws, ".agentteam", "events.jsonl")) {
-		if e.Kind == team.EventError && e.Agent == "alice" {
+		if e.Kind == event.EventError && e.Agent == "alice" {
 			n++
 		}
 	}

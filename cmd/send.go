@@ -14,6 +14,8 @@ import (
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -113,8 +115,8 @@ func runSend(opts *SendOptions) error {
 	}
 	store := st.Mail
 	// The message is what counts; a log that cannot be written is said, once.
-	events := st.Events(ws, func(e team.Event) {
-		if f, ok := e.Payload.(team.Failure); ok {
+	events := st.Events(ws, func(e event.Event) {
+		if f, ok := e.Payload.(event.Failure); ok {
 			fmt.Fprintf(opts.IO.Err, "warning: %s\n", f.Text)
 		}
 	})
@@ -124,7 +126,7 @@ func runSend(opts *SendOptions) error {
 		if err != nil {
 			return err
 		}
-		events.Emit(team.Event{Payload: team.Delivered(m)})
+		events.Emit(event.Event{Payload: event.Delivered(m)})
 		if opts.JSON {
 			err = enc.Encode(m)
 		} else {
@@ -143,7 +145,7 @@ func runSend(opts *SendOptions) error {
 // warnEnded says when the recipient is a teammate that has ended: the
 // message is still appended (a teammate spawned again under that name reads
 // it), but nobody reads it now, and "sent" alone would say otherwise.
-func warnEnded(w io.Writer, reg *team.Registry, to string) error {
+func warnEnded(w io.Writer, reg *registry.Registry, to string) error {
 	c, err := reg.Read()
 	if err != nil {
 		return err
@@ -156,7 +158,7 @@ func warnEnded(w io.Writer, reg *team.Registry, to string) error {
 
 // checkSender refuses a --from that names an agent, the lead or any teammate
 // in the registry (in any case): a person must not pose as one of the team.
-func checkSender(reg *team.Registry, from string) error {
+func checkSender(reg *registry.Registry, from string) error {
 	const who = "a person sends as user (the default) or under their own name"
 	if strings.EqualFold(from, workspace.LeadName) {
 		return exit.Usagef("--from %s: that is an agent's name (the lead's); %s", from, who)

@@ -10,7 +10,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // TestSendFromMayNotNameAnAgent runs send in-process: the lead's name and
@@ -18,8 +18,8 @@ import (
 // as --from with exit 2 before anything is written; user and other names pass.
 func TestSendFromMayNotNameAnAgent(t *testing.T) {
 	ws := t.TempDir()
-	registerTeammate(t, ws, "alice", team.StatusWorking)
-	registerTeammate(t, ws, "bob", team.StatusShutdown)
+	registerTeammate(t, ws, "alice", registry.StatusWorking)
+	registerTeammate(t, ws, "bob", registry.StatusShutdown)
 	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
 	cases := []struct {
 		from, to string

@@ -11,7 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // Issue 8: agentteam against the bytes real OpenAI-compatible servers send,
@@ -457,7 +457,7 @@ func overflowCompacts(t *testing.T, overflow fakellm.Reply) {
 	ws := t.TempDir()
 	r := runBin(t, ws, fakeEnv(srv), "", "run", "--quiet", "do the work")
 	worked(t, r, srv, "all done")
-	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), team.EventCompacted, "lead") {
+	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), event.EventCompacted, "lead") {
 		t.Error("no compaction event for the lead")
 	}
 	if n := srv.CallsFor("lead"); n != 4 {

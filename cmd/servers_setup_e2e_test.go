@@ -9,7 +9,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // serverSetup is one row of the Servers table in docs/servers.md.
@@ -102,7 +102,7 @@ var serverPlaybacks = map[string]setupPlayback{
 
 func compacted(t *testing.T, ws string, srv *fakellm.Server) {
 	t.Helper()
-	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), team.EventCompacted, "lead") {
+	if !hasEvent(readEvents(t, state(ws, "events.jsonl")), event.EventCompacted, "lead") {
 		t.Error("no compaction event for the lead")
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -92,13 +92,13 @@ func runSessions(opts *SessionsOptions) error {
 		return err
 	}
 	if opts.naming {
-		if err := team.NameSession(ws, opts.NameID, opts.Name); err != nil {
+		if err := sessions.Name(ws, opts.NameID, opts.Name); err != nil {
 			return &exit.Error{Code: exit.Failure, Err: err}
 		}
 		return nil
 	}
 	if opts.Show != "" {
-		msgs, err := team.ReadSession(ws, opts.Show)
+		msgs, err := sessions.Read(ws, opts.Show)
 		if err != nil {
 			return &exit.Error{Code: exit.Failure, Err: err}
 		}
@@ -107,7 +107,7 @@ func runSessions(opts *SessionsOptions) error {
 		}
 		return printSession(opts.IO.Out, msgs)
 	}
-	list, err := team.ListSessions(ws)
+	list, err := sessions.List(ws)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func runSessions(opts *SessionsOptions) error {
 	}
 	if opts.JSON {
 		if list == nil {
-			list = []team.SessionInfo{}
+			list = []sessions.Info{}
 		}
 		return sessionsJSON(opts.IO.Out, list)
 	}
@@ -143,9 +143,9 @@ func runSessions(opts *SessionsOptions) error {
 // grepSessions keeps of list the conversations in which text was said, in
 // a message or a tool call, any case, with the first place each says it
 // (who, and the words around it). One that cannot be read is left out.
-func grepSessions(ws *workspace.Workspace, list []team.SessionInfo, text string) ([]team.SessionInfo, map[string]string) {
+func grepSessions(ws *workspace.Workspace, list []sessions.Info, text string) ([]sessions.Info, map[string]string) {
 	want := strings.ToLower(text)
-	var kept []team.SessionInfo
+	var kept []sessions.Info
 	found := map[string]string{}
 	for _, s := range list {
 		if s.Named && strings.Contains(strings.ToLower(s.Title), want) {
@@ -153,7 +153,7 @@ func grepSessions(ws *workspace.Workspace, list []team.SessionInfo, text string)
 			kept = append(kept, s)
 			continue
 		}
-		msgs, err := team.ReadSession(ws, s.ID)
+		msgs, err := sessions.Read(ws, s.ID)
 		if err != nil {
 			continue
 		}
@@ -204,7 +204,7 @@ func sessionsJSON(w io.Writer, v any) error {
 
 // printSession writes a conversation as a person reads it: who speaks,
 // then what was said, indented; tool calls and results shortened.
-func printSession(w io.Writer, msgs []team.SessionMessage) error {
+func printSession(w io.Writer, msgs []sessions.Message) error {
 	for i, m := range msgs {
 		if i > 0 {
 			fmt.Fprintln(w)

@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/exit"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/sessions"
 )
 
-func sessionsJSONOf(t *testing.T, ws string) []team.SessionInfo {
+func sessionsJSONOf(t *testing.T, ws string) []sessions.Info {
 	t.Helper()
 	r := runBin(t, ws, nil, "", "sessions", "--json")
 	mustSucceed(t, r, "sessions --json")
-	var list []team.SessionInfo
+	var list []sessions.Info
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil {
 		t.Fatalf("sessions --json: %v\n%s", err, r.stdout)
 	}
@@ -65,7 +65,7 @@ func TestSessionsListsAndShowsTheLeadsConversations(t *testing.T) {
 	}
 	r = runBin(t, ws, nil, "", "sessions", "show", "current", "--json")
 	mustSucceed(t, r, "sessions show current --json")
-	var msgs []team.SessionMessage
+	var msgs []sessions.Message
 	if err := json.Unmarshal([]byte(r.stdout), &msgs); err != nil || len(msgs) == 0 || msgs[0].Content != "list team" {
 		t.Fatalf("show --json: %v %+v", err, msgs)
 	}
@@ -116,7 +116,7 @@ func TestSessionsGrepFindsWhereSomethingWasSaid(t *testing.T) {
 	}
 	r = runBin(t, ws, nil, "", "sessions", "--grep", "NAME", "--json")
 	mustSucceed(t, r, "sessions --grep --json")
-	var got []team.SessionInfo
+	var got []sessions.Info
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || len(got) != 2 {
 		t.Fatalf("grep NAME (both: the list's table, alice's spawn) --json: %v %+v", err, got)
 	}

@@ -22,7 +22,8 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // storeScript: the lead puts a task on the board and spawns alice and bob,
@@ -93,7 +94,7 @@ func TestRunOnJetStreamThroughTheBinary(t *testing.T) {
 		TeamName  string
 		Teammates []struct {
 			Name   string
-			Status team.Status
+			Status registry.Status
 			Turns  int
 		}
 	}
@@ -104,7 +105,7 @@ func TestRunOnJetStreamThroughTheBinary(t *testing.T) {
 		t.Fatalf("team --json on the store: %s", views["team --json"])
 	}
 	for _, m := range tj.Teammates {
-		if m.Status != team.StatusShutdown || m.Turns == 0 {
+		if m.Status != registry.StatusShutdown || m.Turns == 0 {
 			t.Errorf("%s: %s after %d turns; want shutdown after some", m.Name, m.Status, m.Turns)
 		}
 	}
@@ -176,7 +177,7 @@ func TestRunOnJetStreamThroughTheBinary(t *testing.T) {
 		}
 		events = append(events, e)
 	}
-	if !hasEvent(events, team.EventSpawn, "alice") || !hasEvent(events, team.EventSpawn, "bob") {
+	if !hasEvent(events, event.EventSpawn, "alice") || !hasEvent(events, event.EventSpawn, "bob") {
 		t.Errorf("the event stream lacks the spawns (%d events)", len(events))
 	}
 

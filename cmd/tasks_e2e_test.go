@@ -13,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // tasksJSON runs `agentteam tasks --json` and decodes the board.
@@ -105,7 +106,7 @@ func TestTaskBoardThroughTheBinary(t *testing.T) {
 	events := readEvents(t, state(ws, "events.jsonl"))
 	var taskEvents []string
 	for _, e := range events {
-		if e.Kind == team.EventTask {
+		if e.Kind == event.EventTask {
 			taskEvents = append(taskEvents, e.Detail)
 		}
 	}

@@ -18,6 +18,9 @@ import (
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -46,7 +49,7 @@ func newTeamCmd(g *launch.GlobalOptions, io IOStreams, runF func(*TeamOptions) e
 
 // teamRow is one teammate as `team --json` prints it.
 type teamRow struct {
-	team.Member
+	registry.Member
 	Unread int `json:"unread"`
 	// InboxError says why the inbox could not be read; Unread is then unknown (0).
 	InboxError string `json:"inboxError,omitempty"`
@@ -115,7 +118,7 @@ func brokenInboxes(streams IOStreams, store launch.MailStore, rows []teamRow) er
 }
 
 // printTeam writes the registry with each teammate's unread count: a table, or JSON with --json.
-func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows []teamRow) error {
+func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg registry.Config, rows []teamRow) error {
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetIndent("", "  ")
@@ -124,16 +127,16 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 			updated = &cfg.UpdatedAt
 		}
 		return enc.Encode(struct {
-			TeamName     string              `json:"teamName"`
-			Version      int64               `json:"version"`
-			UpdatedAt    *time.Time          `json:"updatedAt,omitempty"`
-			State        string              `json:"state"`
-			Teammates    []teamRow           `json:"teammates"`
-			LeadHandoffs []team.HandoffState `json:"leadHandoffs,omitempty"`
-			Lead         *team.LeadEntry     `json:"lead,omitempty"`
-			Usage        team.TeamUsage      `json:"usage"`
-			Sandbox      *team.SandboxState  `json:"sandbox,omitempty"`
-		}{cfg.TeamName, cfg.Version, updated, team.DeriveState(cfg.Teammates), rows, cfg.LeadHandoffs, cfg.Lead, cfg.Usage(), cfg.Sandbox})
+			TeamName     string                  `json:"teamName"`
+			Version      int64                   `json:"version"`
+			UpdatedAt    *time.Time              `json:"updatedAt,omitempty"`
+			State        string                  `json:"state"`
+			Teammates    []teamRow               `json:"teammates"`
+			LeadHandoffs []registry.HandoffState `json:"leadHandoffs,omitempty"`
+			Lead         *registry.LeadEntry     `json:"lead,omitempty"`
+			Usage        registry.TeamUsage      `json:"usage"`
+			Sandbox      *registry.SandboxState  `json:"sandbox,omitempty"`
+		}{cfg.TeamName, cfg.Version, updated, registry.DeriveState(cfg.Teammates), rows, cfg.LeadHandoffs, cfg.Lead, cfg.Usage(), cfg.Sandbox})
 	}
 	sandbox := ""
 	if cfg.Sandbox != nil {
@@ -148,7 +151,7 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 		return nil
 	}
 	if !opts.Quiet {
-		fmt.Fprintf(opts.IO.Err, "team %s · %s · version %d · %d teammates%s\n", cfg.TeamName, team.DeriveState(cfg.Teammates), cfg.Version, len(rows), sandbox)
+		fmt.Fprintf(opts.IO.Err, "team %s · %s · version %d · %d teammates%s\n", cfg.TeamName, registry.DeriveState(cfg.Teammates), cfg.Version, len(rows), sandbox)
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	branches := slices.ContainsFunc(rows, func(r teamRow) bool { return r.Branch != "" })
@@ -165,29 +168,29 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 	now := opts.Now()
 	for _, r := range rows {
 		status := string(r.Status)
-		if r.Activity != "" && r.Status == team.StatusWorking {
-			status += " (" + cell(team.FirstLine(r.Activity, 40)) + ")"
+		if r.Activity != "" && r.Status == registry.StatusWorking {
+			status += " (" + cell(event.FirstLine(r.Activity, 40)) + ")"
 		}
-		if r.PlanMode && r.PlanState != team.PlanApproved {
+		if r.PlanMode && r.PlanState != registry.PlanApproved {
 			status += " [plan " + strings.ReplaceAll(string(r.PlanState), "_", " ") + "]"
 		}
 		last := ago(now.Sub(r.UpdatedAt)) + " ago"
 		if r.Error != "" {
-			last += ": " + cell(team.FirstLine(r.Error, 60))
+			last += ": " + cell(event.FirstLine(r.Error, 60))
 		}
 		unread := fmt.Sprint(r.Unread)
 		if r.InboxError != "" {
 			unread = "broken"
 		}
-		cost := team.FormatCost(r.Cost)
+		cost := models.FormatCost(r.Cost)
 		if branches {
 			cost += "\t" + branchWords(r.Member)
 		}
 		if workers {
 			cost += "\t" + orDash(team.WorkerPlace(r.Worker, r.Host))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Name, cell(team.FirstLine(r.Role, 24)), status, r.Turns, r.Tokens, unread,
-			orDash(cell(team.FirstLine(r.Model, 40))), cost, last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\n", r.Name, cell(event.FirstLine(r.Role, 24)), status, r.Turns, r.Tokens, unread,
+			orDash(cell(event.FirstLine(r.Model, 40))), cost, last)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -197,11 +200,11 @@ func printTeam(opts *TeamOptions, ws *workspace.Workspace, cfg team.Config, rows
 }
 
 // usageLine is the team's total, the lead's part in it, and who is unpriced.
-func usageLine(cfg team.Config) string {
+func usageLine(cfg registry.Config) string {
 	u := cfg.Usage()
 	s := fmt.Sprintf("total: %d tokens (%d in, %d out)", u.Total.Tokens, u.Total.PromptTokens, u.Total.CompletionTokens)
 	if u.Total.Cost != nil {
-		s += ", cost " + team.FormatCost(u.Total.Cost)
+		s += ", cost " + models.FormatCost(u.Total.Cost)
 	}
 	if len(u.Unpriced) > 0 {
 		s += "; no price configured for " + strings.Join(u.Unpriced, ", ")
@@ -210,7 +213,7 @@ func usageLine(cfg team.Config) string {
 		}
 	}
 	if l := cfg.Lead; l != nil {
-		s += fmt.Sprintf("; lead: %s, %d tokens, cost %s", orDash(l.Model), l.Tokens, team.FormatCost(l.Cost))
+		s += fmt.Sprintf("; lead: %s, %d tokens, cost %s", orDash(l.Model), l.Tokens, models.FormatCost(l.Cost))
 	}
 	return s
 }
@@ -238,7 +241,7 @@ func orDash(s string) string {
 
 // branchWords says where a teammate's branch stands: merged (and its
 // worktree removed), or unmerged with its diffstat.
-func branchWords(m team.Member) string {
+func branchWords(m registry.Member) string {
 	switch {
 	case m.Branch == "":
 		return "-"
@@ -256,11 +259,11 @@ func branchWords(m team.Member) string {
 // process holds the team's owner lock, so `team` never shows a dead teammate
 // working. A workspace without a registry is left untouched: reading
 // creates nothing.
-func repairDead(ws *workspace.Workspace, reg *team.Registry) error {
+func repairDead(ws *workspace.Workspace, reg *registry.Registry) error {
 	if _, err := os.Stat(reg.Path()); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	_, err := team.RepairOrphans(ws.TeamDir(), reg, team.NewEventLog(ws.EventsPath(), nil))
+	_, err := team.RepairOrphans(ws.TeamDir(), reg, event.NewEventLog(ws.EventsPath(), nil))
 	return err
 }
 

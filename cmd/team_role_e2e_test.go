@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // TestTeamShowsAHostileRoleAsText: a role in the registry (written by a
@@ -18,16 +18,16 @@ import (
 func TestTeamShowsAHostileRoleAsText(t *testing.T) {
 	ws := t.TempDir()
 	ownState(t, ws) // a registry of this user's that a model filled
-	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
+	reg := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 	now := time.Now().UTC()
 	// On a terminal this would clear the screen, home the cursor and
 	// overwrite the row with "idle" under another name; U+202E would
 	// show the rest of the row reversed.
 	role := "dev\x1b[2J\x1b[H\rmallory\tX\x07\u202e\nsecond line"
-	_, err := reg.Update(func(c *team.Config) error {
+	_, err := reg.Update(func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates,
-			team.Member{Name: "alice", Role: role, Status: team.StatusIdle, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now},
-			team.Member{Name: "bob", Role: "reviewer", Status: team.StatusIdle, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now})
+			registry.Member{Name: "alice", Role: role, Status: registry.StatusIdle, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now},
+			registry.Member{Name: "bob", Role: "reviewer", Status: registry.StatusIdle, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now})
 		return nil
 	})
 	if err != nil {
@@ -73,13 +73,13 @@ func TestTeamShowsAHostileRoleAsText(t *testing.T) {
 func TestTeamShowsHostileModelAndErrorAsText(t *testing.T) {
 	ws := t.TempDir()
 	ownState(t, ws) // a registry of this user's that a model filled
-	reg := team.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
+	reg := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 	now := time.Now().UTC()
 	hostile := "x\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\r\u202emallory\nsecond line"
-	_, err := reg.Update(func(c *team.Config) error {
+	_, err := reg.Update(func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates,
-			team.Member{Name: "alice", Role: "dev", Status: team.StatusIdle, ModelRef: team.ModelRef{Model: hostile}, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now},
-			team.Member{Name: "bob", Role: "dev", Status: team.StatusFailed, Error: hostile, CreatedAt: now, UpdatedAt: now})
+			registry.Member{Name: "alice", Role: "dev", Status: registry.StatusIdle, ModelRef: registry.ModelRef{Model: hostile}, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now},
+			registry.Member{Name: "bob", Role: "dev", Status: registry.StatusFailed, Error: hostile, CreatedAt: now, UpdatedAt: now})
 		return nil
 	})
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/tools"
 )
 
@@ -99,7 +101,7 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 	defer st.Close() // after tm.Close, deferred later
 	printed := progress.New(opts.IO.Out, opts.IO.Err, opts.JSON, opts.Quiet)
 	retries := st.Events(ws, printed.Event)
-	models, _, err := launch.NewModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(team.RetryEvent(r)) })
+	models, _, err := launch.NewModels(opts.GlobalOptions, func(r llm.Retry) { retries.Emit(event.RetryEvent(r)) })
 	if err != nil {
 		return err
 	}
@@ -117,7 +119,7 @@ func runWorker(ctx context.Context, opts *WorkerOptions) error {
 		fmt.Fprintln(opts.IO.Err, note)
 	}
 	if opts.PermissionDelegate == "" {
-		topts.Permissions.Delegate = team.DelegateTeam // whoever the lead's process says answers
+		topts.Permissions.Delegate = permgate.DelegateTeam // whoever the lead's process says answers
 	}
 	// With no mode set here, a teammate runs in the lead's: a chat that asks
 	// is not bypassed by this worker's default (yolo, as run's); nor does a

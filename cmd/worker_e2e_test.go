@@ -19,7 +19,9 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // natsTeam is an embedded JetStream server for one test and a client of it.
@@ -62,7 +64,7 @@ func fakeModel(t *testing.T, script fakellm.Script) (*fakellm.Server, []string) 
 
 // members is what `team --json` says of the team's teammates, run in a
 // directory of its own with the store in its environment.
-func (nt natsTeam) members(t *testing.T) []team.Member {
+func (nt natsTeam) members(t *testing.T) []registry.Member {
 	t.Helper()
 	return teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
 }
@@ -114,11 +116,11 @@ func startBinPID(t *testing.T, dir string, env []string, args ...string) (func()
 }
 
 // teamJSON is what `team --json` says of the teammates, read from dir.
-func teamJSON(t *testing.T, dir string, env []string) []team.Member {
+func teamJSON(t *testing.T, dir string, env []string) []registry.Member {
 	t.Helper()
 	r := runBin(t, dir, env, "", "team", "--json")
 	mustSucceed(t, r, "team --json")
-	var c struct{ Teammates []team.Member }
+	var c struct{ Teammates []registry.Member }
 	if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
 		t.Fatalf("team --json: %v\n%s", err, r.stdout)
 	}
@@ -154,7 +156,7 @@ func assertEachOnceOnNATS(t *testing.T, nt natsTeam, ws, name string) {
 	for _, m := range msgs {
 		tag := `id=\"` + m.ID + `\"`
 		if n := strings.Count(string(data), tag); n != 1 {
-			t.Errorf("%s's message %s (%q from %s) is in its conversation %d times, want once", name, m.ID, team.FirstLine(m.Content, 40), m.From, n)
+			t.Errorf("%s's message %s (%q from %s) is in its conversation %d times, want once", name, m.ID, event.FirstLine(m.Content, 40), m.From, n)
 		}
 	}
 	mb, err := natsstore.OpenMailbox(context.Background(), nt.nc, nt.team)
@@ -211,7 +213,7 @@ func TestTeammatesRunOnAWorkerProcess(t *testing.T) {
 		if m.Worker != "w1" || m.Host == "" || m.PID != workerPID() {
 			t.Errorf("%s ran on worker %q host %q pid %d, want w1 (pid %d)", m.Name, m.Worker, m.Host, m.PID, workerPID())
 		}
-		if m.Status != team.StatusShutdown || m.Cycles == 0 {
+		if m.Status != registry.StatusShutdown || m.Cycles == 0 {
 			t.Errorf("%s: %s after %d cycles, want shutdown after some", m.Name, m.Status, m.Cycles)
 		}
 		if strings.Join(m.Labels, ",") != "remote" {
@@ -249,7 +251,7 @@ func TestTeammatesRunOnAWorkerProcess(t *testing.T) {
 		t.Fatalf("worker exit %d on SIGTERM\n%s", w.code, w.stderr)
 	}
 	for _, m := range nt.members(t) {
-		if m.Status == team.StatusWorking || m.Status == team.StatusQueued {
+		if m.Status == registry.StatusWorking || m.Status == registry.StatusQueued {
 			t.Errorf("%s left %s by the stopped worker", m.Name, m.Status)
 		}
 	}
@@ -340,9 +342,9 @@ func TestPlanApprovalAndShutdownOfATeammateOnAWorker(t *testing.T) {
 	var planID, shutdownBy string
 	for _, m := range msgs {
 		switch m.Type {
-		case team.TypePlanApprovalRequest:
+		case protocol.TypePlanApprovalRequest:
 			planID = m.CorrelationID
-		case team.TypeShutdownResponse:
+		case protocol.TypeShutdownResponse:
 			var p struct {
 				Approve bool   `json:"approve"`
 				By      string `json:"by"`
@@ -357,7 +359,7 @@ func TestPlanApprovalAndShutdownOfATeammateOnAWorker(t *testing.T) {
 		t.Fatalf("the lead's inbox lacks the plan request or the runtime's shutdown answer: %+v", msgs)
 	}
 	members := nt.members(t)
-	if len(members) != 1 || members[0].Worker != "w1" || members[0].Status != team.StatusShutdown || members[0].PlanState != team.PlanApproved {
+	if len(members) != 1 || members[0].Worker != "w1" || members[0].Status != registry.StatusShutdown || members[0].PlanState != registry.PlanApproved {
 		t.Fatalf("alice in the registry: %+v", members)
 	}
 	assertEachOnceOnNATS(t, nt, wdir, "alice")
@@ -396,11 +398,11 @@ func TestSpawnsArePlacedByLabels(t *testing.T) {
 	for _, m := range nt.members(t) {
 		switch m.Name {
 		case "carol":
-			if m.Status != team.StatusFailed || m.Worker != "" || !strings.Contains(m.Error, "no worker with the labels tpu") {
+			if m.Status != registry.StatusFailed || m.Worker != "" || !strings.Contains(m.Error, "no worker with the labels tpu") {
 				t.Errorf("carol: %s on %q: %q; want failed, unplaced", m.Status, m.Worker, m.Error)
 			}
 		default:
-			if m.Worker != want[m.Name] || m.Status != team.StatusShutdown {
+			if m.Worker != want[m.Name] || m.Status != registry.StatusShutdown {
 				t.Errorf("%s: %s on %q, want shutdown on %s", m.Name, m.Status, m.Worker, want[m.Name])
 			}
 			if m.Name == "bob" && strings.Join(m.Labels, ",") != "cpu" {
@@ -453,20 +455,20 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 			dumpEvents(t, nt)
 		}
 	}()
-	registry := nt.registry(t)
-	alice := func() team.Member {
-		c, err := registry.Read()
+	reg := nt.registry(t)
+	alice := func() registry.Member {
+		c, err := reg.Read()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if i := c.Find("alice"); i >= 0 {
 			return c.Teammates[i]
 		}
-		return team.Member{}
+		return registry.Member{}
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	// alice works on w1 and her model call is under way.
-	for m := alice(); m.Status != team.StatusWorking || m.Worker != "w1" || len(srv.Requests("alice")) == 0; m = alice() {
+	for m := alice(); m.Status != registry.StatusWorking || m.Worker != "w1" || len(srv.Requests("alice")) == 0; m = alice() {
 		if time.Now().After(deadline) {
 			t.Fatalf("alice never worked on w1: %+v", m)
 		}
@@ -480,7 +482,7 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 	r := waitLead()
 	mustSucceed(t, r, "run")
 	m := alice()
-	if m.Worker != "w2" || m.Status != team.StatusShutdown || m.Cycles == 0 {
+	if m.Worker != "w2" || m.Status != registry.StatusShutdown || m.Cycles == 0 {
 		t.Fatalf("alice after w1 died: %s on %q after %d cycles, want shutdown on w2", m.Status, m.Worker, m.Cycles)
 	}
 	ev, err := natsstore.OpenEventLog(context.Background(), nt.nc, nt.team)
@@ -556,7 +558,7 @@ func TestAStoppedWorkerShutsItsTeammatesDown(t *testing.T) {
 		t.Errorf("the lead's answer: %q", r.stdout)
 	}
 	members := nt.members(t)
-	if len(members) != 1 || members[0].Status != team.StatusShutdown || !strings.Contains(members[0].Error, "its worker w1 stopped") {
+	if len(members) != 1 || members[0].Status != registry.StatusShutdown || !strings.Contains(members[0].Error, "its worker w1 stopped") {
 		t.Fatalf("alice after her worker stopped: %+v", members)
 	}
 	msgs := nt.inbox(t, "lead")
@@ -602,7 +604,7 @@ func TestChatOnNATSPlacesATeammateOnAWorker(t *testing.T) {
 	if len(members) != 1 || members[0].Worker != "w1" || members[0].PID != workerPID() {
 		t.Fatalf("team --json: %+v, want alice on worker w1 (pid %d)", members, workerPID())
 	}
-	if members[0].Status != team.StatusShutdown {
+	if members[0].Status != registry.StatusShutdown {
 		t.Fatalf("alice is %s after the chat ended, want shutdown", members[0].Status)
 	}
 }
@@ -632,7 +634,7 @@ func TestATimedOutRunShutsDownItsTeammatesOnWorkers(t *testing.T) {
 	deadline := time.Now().Add(45 * time.Second)
 	for {
 		members := nt.members(t)
-		if len(members) == 1 && members[0].Status == team.StatusShutdown {
+		if len(members) == 1 && members[0].Status == registry.StatusShutdown {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -644,14 +646,14 @@ func TestATimedOutRunShutsDownItsTeammatesOnWorkers(t *testing.T) {
 
 // registry is the team's registry as a process opens it (an entry per
 // teammate, team/registry/entries.go), on the test's connection.
-func (nt natsTeam) registry(t *testing.T) *team.Registry {
+func (nt natsTeam) registry(t *testing.T) *registry.Registry {
 	t.Helper()
-	entries, err := natsstore.OpenEntries(context.Background(), nt.nc, nt.team, "registry", team.DecodeRegistryEntry)
+	entries, err := natsstore.OpenEntries(context.Background(), nt.nc, nt.team, "registry", registry.DecodeRegistryEntry)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(entries.Close)
-	registry, err := team.NewRegistryOnEntries(entries, nt.team, nil)
+	registry, err := registry.NewRegistryOnEntries(entries, nt.team, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

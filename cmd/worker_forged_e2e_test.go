@@ -14,28 +14,29 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // forgeSpawn writes, as any client of the team's server can, a registry
 // entry queued for a spawn of name, its prompt, and the spawn request raw
 // (published with a Nats-Msg-Id of its own), then waits until the
 // registry shows the entry no longer queued and returns it.
-func forgeSpawn(t *testing.T, nt natsTeam, name, id string, raw []byte) team.Member {
+func forgeSpawn(t *testing.T, nt natsTeam, name, id string, raw []byte) registry.Member {
 	t.Helper()
 	ctx := context.Background()
-	entries, err := natsstore.OpenEntries(ctx, nt.nc, nt.team, "registry", team.DecodeRegistryEntry)
+	entries, err := natsstore.OpenEntries(ctx, nt.nc, nt.team, "registry", registry.DecodeRegistryEntry)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer entries.Close()
-	reg, err := team.NewRegistryOnEntries(entries, nt.team, nil)
+	reg, err := registry.NewRegistryOnEntries(entries, nt.team, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if err := reg.Change(func(c *team.Config) error {
-		m := team.Member{Name: name, Role: "helper", Status: team.StatusQueued, CreatedAt: now, UpdatedAt: now, SpawnID: id}
+	if err := reg.Change(func(c *registry.Config) error {
+		m := registry.Member{Name: name, Role: "helper", Status: registry.StatusQueued, CreatedAt: now, UpdatedAt: now, SpawnID: id}
 		if i := c.Find(name); i >= 0 {
 			c.Teammates[i] = m
 		} else {
@@ -64,7 +65,7 @@ func forgeSpawn(t *testing.T, nt natsTeam, name, id string, raw []byte) team.Mem
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i := c.Find(name); i >= 0 && c.Teammates[i].Status != team.StatusQueued {
+		if i := c.Find(name); i >= 0 && c.Teammates[i].Status != registry.StatusQueued {
 			return c.Teammates[i]
 		}
 		if time.Now().After(deadline) {
@@ -104,9 +105,9 @@ func TestAWorkerRunsNoForgedSpawn(t *testing.T) {
 	defer sub.Unsubscribe()
 	wdir, wait, pid := startWorker(t, nt, env, "w1", "--permission-mode", "yolo")
 	pwned := filepath.Join(wdir, "PWNED.txt")
-	refused := func(m team.Member, want string) {
+	refused := func(m registry.Member, want string) {
 		t.Helper()
-		if m.Status != team.StatusFailed || !strings.Contains(m.Error, "refused the spawn of mallory") || !strings.Contains(m.Error, want) {
+		if m.Status != registry.StatusFailed || !strings.Contains(m.Error, "refused the spawn of mallory") || !strings.Contains(m.Error, want) {
 			t.Fatalf("mallory's entry after the forged spawn: status %s, error %q; want failed, %q", m.Status, m.Error, want)
 		}
 		if _, err := os.Stat(pwned); err == nil {
@@ -116,7 +117,7 @@ func TestAWorkerRunsNoForgedSpawn(t *testing.T) {
 			t.Fatalf("the forged spawn's model was called %d times", n)
 		}
 	}
-	forged := func(q team.SpawnRequest) []byte {
+	forged := func(q hosts.Request) []byte {
 		q.Name, q.Role, q.From, q.Mode, q.Deadline = "mallory", "helper", "lead", "yolo", time.Now().Add(time.Minute)
 		data, err := json.Marshal(q)
 		if err != nil {
@@ -125,7 +126,7 @@ func TestAWorkerRunsNoForgedSpawn(t *testing.T) {
 		return data
 	}
 
-	refused(forgeSpawn(t, nt, "mallory", "spawn-m1", forged(team.SpawnRequest{ID: "spawn-m1"})), "carries no signature")
+	refused(forgeSpawn(t, nt, "mallory", "spawn-m1", forged(hosts.Request{ID: "spawn-m1"})), "carries no signature")
 
 	lead := t.TempDir()
 	mustSucceed(t, runBin(t, lead, env, "", "run", "--store", nt.url, "have alice write it"), "run")
@@ -133,7 +134,7 @@ func TestAWorkerRunsNoForgedSpawn(t *testing.T) {
 		t.Fatal("the lead's own spawn of alice did not run")
 	}
 	var signed []byte
-	var real team.SpawnRequest
+	var real hosts.Request
 	for real.LeadClaim == 0 { // the forged ones went by on the subject too
 		select {
 		case signed = <-published:
@@ -148,12 +149,12 @@ func TestAWorkerRunsNoForgedSpawn(t *testing.T) {
 		t.Fatalf("the lead's spawn request %s is not signed", signed)
 	}
 
-	copied := team.SpawnRequest{ID: "spawn-m2", LeadClaim: real.LeadClaim, Signature: real.Signature}
+	copied := hosts.Request{ID: "spawn-m2", LeadClaim: real.LeadClaim, Signature: real.Signature}
 	refused(forgeSpawn(t, nt, "mallory", "spawn-m2", forged(copied)), "not the team's current lead's")
 
 	mustSucceed(t, runBin(t, lead, env, "", "run", "--store", nt.url, "say it is done"), "second run")
 	m := forgeSpawn(t, nt, "alice", real.ID, signed)
-	if m.Status != team.StatusFailed || !strings.Contains(m.Error, "not the team's current one") {
+	if m.Status != registry.StatusFailed || !strings.Contains(m.Error, "not the team's current one") {
 		t.Fatalf("the earlier lead's request replayed: alice's entry is %s, %q; want failed, refused for its claim", m.Status, m.Error)
 	}
 	stopWorker(t, wait, pid)

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // Handoffs across processes: alice and bob run on a worker process, the
@@ -102,13 +102,13 @@ func TestHandoffsWithTeammatesOnAWorker(t *testing.T) {
 	out := runBin(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url}, "", "team", "--json")
 	mustSucceed(t, out, "team --json")
 	var c struct {
-		Teammates    []team.Member
-		LeadHandoffs []team.HandoffState `json:"leadHandoffs"`
+		Teammates    []registry.Member
+		LeadHandoffs []registry.HandoffState `json:"leadHandoffs"`
 	}
 	if err := json.Unmarshal([]byte(out.stdout), &c); err != nil {
 		t.Fatal(err)
 	}
-	sides := map[string]team.HandoffStatus{}
+	sides := map[string]registry.HandoffStatus{}
 	for _, h := range c.LeadHandoffs {
 		sides["lead "+string(h.Role)+" "+h.Peer] = h.State
 	}
@@ -118,7 +118,7 @@ func TestHandoffsWithTeammatesOnAWorker(t *testing.T) {
 		}
 	}
 	for _, side := range []string{"lead sender bob", "bob receiver lead", "alice sender lead", "lead receiver alice"} {
-		if sides[side] != team.HandoffCompleted {
+		if sides[side] != registry.HandoffCompleted {
 			t.Errorf("%s: %q, want completed (all: %v)", side, sides[side], sides)
 		}
 	}

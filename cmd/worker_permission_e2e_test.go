@@ -14,7 +14,8 @@ import (
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/permask"
-	"github.com/agentteam/agentteam/team"
+
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // remoteWriter is a script whose lead spawns alice on a worker labelled
@@ -80,7 +81,7 @@ func TestPermissionAskOfATeammateOnAWorkerApprovedFromAnotherHost(t *testing.T) 
 	tr := runBin(t, other, storeEnv, "", "team")
 	mustSucceed(t, tr, "team")
 	host, _ := os.Hostname()
-	if !strings.Contains(tr.stdout, "WORKER") || !strings.Contains(tr.stdout, " w1@"+team.FirstLine(host, 24)) {
+	if !strings.Contains(tr.stdout, "WORKER") || !strings.Contains(tr.stdout, " w1@"+event.FirstLine(host, 24)) {
 		t.Errorf("team does not say alice ran on worker w1:\n%s", tr.stdout)
 	}
 }

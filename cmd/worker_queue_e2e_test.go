@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/registry"
 )
 
 // --max-queue bounds the spawns that wait for a worker on a team across
@@ -48,7 +48,7 @@ func TestMaxQueueBoundsSpawnsWaitingForAWorker(t *testing.T) {
 		t.Fatalf("spawned %q, refused %q: want one of each", spawned, refused)
 	}
 	members := teamJSON(t, t.TempDir(), []string{"AGENTTEAM_STORE=" + nt.url})
-	if len(members) != 1 || members[0].Name != spawned || members[0].Status != team.StatusFailed {
+	if len(members) != 1 || members[0].Name != spawned || members[0].Status != registry.StatusFailed {
 		t.Errorf("team: %+v, want only %s, failed unplaced", members, spawned)
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // gitRepo makes ws a git repository on main with notes.txt committed and
@@ -178,7 +178,7 @@ func TestTwoTeammatesInWorktreesMergeWithAConflictResolved(t *testing.T) {
 		t.Errorf("run's progress lacks the worktree lines:\n%s", r.stderr)
 	}
 	events := readEvents(t, state(ws, "events.jsonl"))
-	if !hasEvent(events, team.EventWorktree, "bob") {
+	if !hasEvent(events, event.EventWorktree, "bob") {
 		t.Errorf("no worktree event for bob")
 	}
 	cfg := readRegistry(t, ws)

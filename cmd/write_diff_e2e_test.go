@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 )
 
 // Every write shows as a diff in `run --json`: the tool_call events of
@@ -34,13 +34,13 @@ func TestRunJSONToolCallsCarryTheWritesDiff(t *testing.T) {
 	mustSucceed(t, r, "run")
 	noViolations(t, srv)
 
-	var writes []team.ToolCall
+	var writes []event.ToolCall
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
-		var e team.Event
+		var e event.Event
 		if json.Unmarshal([]byte(line), &e) != nil {
 			continue // run's closing line
 		}
-		if c, ok := e.Payload.(team.ToolCall); ok && (c.Tool == "write_file" || c.Tool == "edit_file") {
+		if c, ok := e.Payload.(event.ToolCall); ok && (c.Tool == "write_file" || c.Tool == "edit_file") {
 			writes = append(writes, c)
 		}
 	}

@@ -50,7 +50,7 @@ func (c *countingEntries) reset() {
 // it, with its entries counted.
 func countedRegistry(t *testing.T, url, teamName string) (*registry.Registry, *countingEntries) {
 	t.Helper()
-	e, err := natsstore.OpenEntries(context.Background(), natsConn(t, url), teamName, "registry", DecodeRegistryEntry)
+	e, err := natsstore.OpenEntries(context.Background(), natsConn(t, url), teamName, "registry", registry.DecodeRegistryEntry)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestAWorkerClaimWritesItsTeammateAlone(t *testing.T) {
 func TestAClaimIsNotRefusedOnAStaleCopy(t *testing.T) {
 	url := natsURL(t)
 	const teamName = "stale"
-	e, err := natsstore.OpenEntries(context.Background(), natsConn(t, url), teamName, "registry", DecodeRegistryEntry)
+	e, err := natsstore.OpenEntries(context.Background(), natsConn(t, url), teamName, "registry", registry.DecodeRegistryEntry)
 	if err != nil {
 		t.Fatal(err)
 	}

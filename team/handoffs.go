@@ -11,20 +11,6 @@ import (
 	"github.com/agentteam/agentteam/tools"
 )
 
-// Handoff message types and the default step bound live in team/handoff;
-// these names keep the team's API for its callers.
-//
-//go:fix inline
-const (
-	TypeHandoffRequest    = handoff.TypeHandoffRequest
-	TypeHandoffAccept     = handoff.TypeHandoffAccept
-	TypeHandoffReject     = handoff.TypeHandoffReject
-	TypeContextTransfer   = handoff.TypeContextTransfer
-	TypeHandoffComplete   = handoff.TypeHandoffComplete
-	TypeHandoffFailed     = handoff.TypeHandoffFailed
-	DefaultHandoffTimeout = handoff.DefaultTimeout
-)
-
 // newHandoffs is the team's handoffs, built once its requests, registry
 // and roster are.
 func newHandoffs(t *Team) *handoff.Service {

@@ -14,7 +14,6 @@ import (
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/models"
-	models0 "github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -22,7 +21,7 @@ import (
 
 func TestSumUsage(t *testing.T) {
 	c1, c2 := 0.25, 0.5
-	tu := SumUsage([]registry.AgentUsage{
+	tu := registry.SumUsage([]registry.AgentUsage{
 		{Agent: "lead", Usage: registry.Usage{PromptTokens: 10, CompletionTokens: 1, Tokens: 11, Cost: &c1}},
 		{Agent: "alice", Usage: registry.Usage{PromptTokens: 20, CompletionTokens: 2, Tokens: 22}},
 		{Agent: "bob", Usage: registry.Usage{PromptTokens: 30, CompletionTokens: 3, Tokens: 33, Cost: &c2}},
@@ -37,7 +36,7 @@ func TestSumUsage(t *testing.T) {
 	if fmt.Sprint(tu.Unpriced) != "[alice]" {
 		t.Fatalf("unpriced %v, want [alice]", tu.Unpriced)
 	}
-	none := SumUsage([]registry.AgentUsage{{Agent: "lead", Usage: registry.Usage{Tokens: 5}}})
+	none := registry.SumUsage([]registry.AgentUsage{{Agent: "lead", Usage: registry.Usage{Tokens: 5}}})
 	if none.Total.Cost != nil {
 		t.Fatalf("a team with no price has cost %v", *none.Total.Cost)
 	}
@@ -107,10 +106,10 @@ func TestTeammatesTalkToTheirModels(t *testing.T) {
 	})
 	srv := fakellm.New(script)
 	defer srv.Close()
-	models := newTestModels(srv, "small",
+	modelSet := newTestModels(srv, "small",
 		map[string]*models.Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}, "free": nil},
 		map[string]string{"reviewer": "big"})
-	tm := newTestTeam(t, srv, Options{Models: models})
+	tm := newTestTeam(t, srv, Options{Models: modelSet})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := tm.Run(ctx, "build it"); err != nil {
@@ -145,11 +144,11 @@ func TestTeammatesTalkToTheirModels(t *testing.T) {
 	if c.Find("dave") >= 0 {
 		t.Error("dave is in the registry")
 	}
-	cost := func(p models0.Price, calls int) float64 { return float64(calls) * p.Cost(1000, 100) }
+	cost := func(p models.Price, calls int) float64 { return float64(calls) * p.Cost(1000, 100) }
 	wantCost := map[string]*float64{
 		"alice": nil,
-		"bob":   ptr(cost(models0.Price{InputPerMillion: 10, OutputPerMillion: 20}, srv.CallsFor("bob"))),
-		"carol": ptr(cost(models0.Price{InputPerMillion: 1, OutputPerMillion: 2}, srv.CallsFor("carol"))),
+		"bob":   ptr(cost(models.Price{InputPerMillion: 10, OutputPerMillion: 20}, srv.CallsFor("bob"))),
+		"carol": ptr(cost(models.Price{InputPerMillion: 1, OutputPerMillion: 2}, srv.CallsFor("carol"))),
 	}
 	for _, m := range c.Teammates {
 		if m.Model != "fake/"+want[m.Name] || m.ModelName != want[m.Name] || m.Provider != "fake" {
@@ -162,7 +161,7 @@ func TestTeammatesTalkToTheirModels(t *testing.T) {
 			t.Errorf("%s's cost %v, want %v", m.Name, deref(m.Cost), deref(wantCost[m.Name]))
 		}
 	}
-	if c.Lead == nil || c.Lead.Model != "fake/small" || !sameCost(c.Lead.Cost, ptr(cost(models0.Price{InputPerMillion: 1, OutputPerMillion: 2}, srv.CallsFor("lead")))) {
+	if c.Lead == nil || c.Lead.Model != "fake/small" || !sameCost(c.Lead.Cost, ptr(cost(models.Price{InputPerMillion: 1, OutputPerMillion: 2}, srv.CallsFor("lead")))) {
 		t.Fatalf("the registry's lead entry %+v", c.Lead)
 	}
 	u := tm.Usage()
@@ -184,8 +183,8 @@ func TestSetLeadModelSwitchesForTheNextTurns(t *testing.T) {
 	usage := &openai.Usage{PromptTokens: 1000, CompletionTokens: 100, TotalTokens: 1100}
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok", Usage: usage}))
 	defer srv.Close()
-	models := newTestModels(srv, "small", map[string]*models.Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}}, nil)
-	tm := newTestTeam(t, srv, Options{Models: models})
+	modelSet := newTestModels(srv, "small", map[string]*models.Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}}, nil)
+	tm := newTestTeam(t, srv, Options{Models: modelSet})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := tm.Run(ctx, "one"); err != nil {
@@ -205,7 +204,7 @@ func TestSetLeadModelSwitchesForTheNextTurns(t *testing.T) {
 	if len(calls) != 2 || calls[0].Req.Model != "small" || calls[1].Req.Model != "big" {
 		t.Fatalf("lead's calls asked for %v, want small then big", modelsOf(calls))
 	}
-	want := models0.Price{InputPerMillion: 1, OutputPerMillion: 2}.Cost(1000, 100) + models0.Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
+	want := models.Price{InputPerMillion: 1, OutputPerMillion: 2}.Cost(1000, 100) + models.Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
 	c, _ := tm.Registry().Read()
 	if c.Lead == nil || c.Lead.Model != "fake/big" || !sameCost(c.Lead.Cost, &want) || c.Lead.Tokens != 2200 {
 		t.Fatalf("lead entry %+v (cost %v), want fake/big, 2200 tokens, cost %g", c.Lead, deref(c.Lead.Cost), want)
@@ -245,14 +244,14 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 	usage := &openai.Usage{PromptTokens: 1000, CompletionTokens: 100, TotalTokens: 1100}
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok", Usage: usage}))
 	defer srv.Close()
-	models := newTestModels(srv, "small", map[string]*models.Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}}, map[string]string{"programmer": "small"})
+	modelSet := newTestModels(srv, "small", map[string]*models.Price{"small": {InputPerMillion: 1, OutputPerMillion: 2}, "big": {InputPerMillion: 10, OutputPerMillion: 20}}, map[string]string{"programmer": "small"})
 	ws, err := workspace.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	open := func(resume bool) (*Team, *statusWatcher) {
 		w := newStatusWatcher()
-		tm, err := Open(context.Background(), Options{Workspace: ws, Resume: resume, OnEvent: w.on, PollInterval: 50 * time.Millisecond, Models: models})
+		tm, err := Open(context.Background(), Options{Workspace: ws, Resume: resume, OnEvent: w.on, PollInterval: 50 * time.Millisecond, Models: modelSet})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,7 +282,7 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 	}
 	c, _ := second.Registry().Read()
 	alice := c.Teammates[c.Find("alice")]
-	want := 2 * models0.Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
+	want := 2 * models.Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
 	if alice.Model != "fake/big" || alice.Tokens != 2200 || !sameCost(alice.Cost, &want) {
 		t.Fatalf("alice after the resume: model %s, %d tokens, cost %v; want fake/big, 2200, %g", alice.Model, alice.Tokens, deref(alice.Cost), want)
 	}

@@ -68,7 +68,7 @@ func natsRegistry(t *testing.T, url, teamName string) *registry.Registry {
 // old over.
 func entriesRegistry(t *testing.T, nc *nats.Conn, teamName string, old registry.RegistryStore) *registry.Registry {
 	t.Helper()
-	e, err := natsstore.OpenEntries(context.Background(), nc, teamName, "registry", DecodeRegistryEntry)
+	e, err := natsstore.OpenEntries(context.Background(), nc, teamName, "registry", registry.DecodeRegistryEntry)
 	if err != nil {
 		t.Fatal(err)
 	}

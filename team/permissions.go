@@ -8,23 +8,6 @@ import (
 // The permission gate lives in team/permgate; these names keep the team's
 // API for its callers while they move to that package's own.
 
-//go:fix inline
-type (
-	PermissionOptions = permgate.Options
-	PermissionPayload = permgate.Payload
-)
-
-//go:fix inline
-const (
-	TypePermissionRequest    = permgate.TypeRequest
-	TypePermissionResponse   = permgate.TypeResponse
-	DefaultPermissionTimeout = permgate.DefaultTimeout
-	DelegateUser             = permgate.DelegateUser
-	DelegateLead             = permgate.DelegateLead
-	DelegateNone             = permgate.DelegateNone
-	DelegateTeam             = permgate.DelegateTeam
-)
-
 // Permissions is the team's permission gate: its asks waiting, and the
 // answers the person or the lead give them; nil-safe when the team asks
 // nobody (every call runs).

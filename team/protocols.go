@@ -45,16 +45,6 @@ func (r *roster) expiredMember(name string) *member {
 // team's side of them (its roster as protocol.Roster) and their names
 // kept for the team's callers.
 
-//go:fix inline
-const (
-	TypeShutdownRequest      = protocol.TypeShutdownRequest
-	TypeShutdownResponse     = protocol.TypeShutdownResponse
-	TypePlanApprovalRequest  = protocol.TypePlanApprovalRequest
-	TypePlanApprovalResponse = protocol.TypePlanApprovalResponse
-	DefaultShutdownTimeout   = protocol.DefaultShutdownTimeout
-	DefaultPlanTimeout       = protocol.DefaultPlanTimeout
-)
-
 // protocolDeps are the team as its shutdown and plan protocols see it.
 func protocolDeps(t *Team) protocol.Deps {
 	return protocol.Deps{Requests: t.requests, Events: t.events, Registry: t.reg, Indexes: t.indexes,

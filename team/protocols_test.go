@@ -463,7 +463,7 @@ func TestDeriveState(t *testing.T) {
 		{"failed and idle without results", []registry.Member{m(registry.StatusIdle, 0), m(registry.StatusFailed, 0)}, registry.StateFailed},
 	}
 	for _, c := range cases {
-		if got := DeriveState(c.members); got != c.want {
+		if got := registry.DeriveState(c.members); got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/sessions"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // SwitchSession makes an archived session the lead's conversation while
@@ -102,38 +101,3 @@ func (t *Team) archiveTeammateSession(name string, now time.Time) error {
 
 // The lead's sessions live in team/sessions; these names keep the team's
 // API for its callers while they move to that package's own.
-
-//go:fix inline
-type (
-	SessionInfo    = sessions.Info
-	SessionMessage = sessions.Message
-)
-
-// CurrentSessionID names the lead's current conversation.
-//
-//go:fix inline
-const CurrentSessionID = sessions.CurrentID
-
-// ListSessions lists the lead's sessions (sessions.List).
-//
-//go:fix inline
-func ListSessions(ws *workspace.Workspace) ([]sessions.Info, error) { return sessions.List(ws) }
-
-// NameSession names session id (sessions.Name).
-//
-//go:fix inline
-func NameSession(ws *workspace.Workspace, id, name string) error { return sessions.Name(ws, id, name) }
-
-// ReadSession is session id's readable messages (sessions.Read).
-//
-//go:fix inline
-func ReadSession(ws *workspace.Workspace, id string) ([]sessions.Message, error) {
-	return sessions.Read(ws, id)
-}
-
-// RestoreSession makes session id the current one (sessions.Restore).
-//
-//go:fix inline
-func RestoreSession(ws *workspace.Workspace, id string, now time.Time) error {
-	return sessions.Restore(ws, id, now)
-}

@@ -743,25 +743,3 @@ func (t *Team) StopWorker(reason string) {
 
 // The worker's vocabulary lives in team/hosts; these names keep the
 // team's API for its callers while they move to that package's own.
-
-//go:fix inline
-type (
-	SpawnQueue    = hosts.SpawnQueue
-	QueueJob      = hosts.QueueJob
-	Heartbeats    = hosts.Heartbeats
-	Heartbeat     = hosts.Heartbeat
-	WorkerChange  = hosts.WorkerChange
-	WorkerOptions = hosts.Options
-	SpawnRequest  = hosts.Request
-	WorkerInfo    = hosts.WorkerInfo
-)
-
-// DefaultPlacement bounds the wait of a spawn for a worker that may take it.
-//
-//go:fix inline
-const DefaultPlacement = hosts.DefaultPlacement
-
-// WorkerID is a worker's default id (hosts.WorkerID).
-//
-//go:fix inline
-func WorkerID(host string, pid int) string { return hosts.WorkerID(host, pid) }

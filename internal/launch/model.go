@@ -12,7 +12,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/demo"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/loop/llm"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -30,21 +30,21 @@ type modelSet struct {
 	idle    time.Duration
 
 	mu      sync.Mutex
-	clients map[string]team.ModelChoice // by label
+	clients map[string]models.ModelChoice // by label
 }
 
 // NewModels builds the set and the default model: the demo model, or an
 // OpenAI-compatible server with the key from OPENAI_API_KEY (or the
 // variable the provider's api_key_env names).
-func NewModels(g *GlobalOptions, onRetry func(llm.Retry)) (*modelSet, team.ModelChoice, error) {
+func NewModels(g *GlobalOptions, onRetry func(llm.Retry)) (*modelSet, models.ModelChoice, error) {
 	idle, _, err := idleTimeout(g)
 	if err != nil {
-		return nil, team.ModelChoice{}, err
+		return nil, models.ModelChoice{}, err
 	}
-	s := &modelSet{g: g, onRetry: onRetry, idle: idle, clients: map[string]team.ModelChoice{}}
+	s := &modelSet{g: g, onRetry: onRetry, idle: idle, clients: map[string]models.ModelChoice{}}
 	c, err := s.Model("", "")
 	if err != nil {
-		return nil, team.ModelChoice{}, err
+		return nil, models.ModelChoice{}, err
 	}
 	return s, c, nil
 }
@@ -62,7 +62,7 @@ func (s *modelSet) defaultProvider() string { return s.cfg().ProviderName.V }
 
 // Model is the client for model of provider (team.Models). model may be
 // written "provider/model" when provider is "".
-func (s *modelSet) Model(provider, model string) (team.ModelChoice, error) {
+func (s *modelSet) Model(provider, model string) (models.ModelChoice, error) {
 	provider, model = strings.TrimSpace(provider), strings.TrimSpace(model)
 	if p, m, ok := strings.Cut(model, "/"); ok && (provider == "" || provider == p) && s.cfg().Providers[p] != nil {
 		provider, model = p, m
@@ -71,7 +71,7 @@ func (s *modelSet) Model(provider, model string) (team.ModelChoice, error) {
 		if model == "" {
 			model = "demo"
 		}
-		return s.client(provider, model, func() (llm.Model, *team.Price, error) {
+		return s.client(provider, model, func() (llm.Model, *models.Price, error) {
 			return llm.NewClient(llm.ClientConfig{
 				BaseURL: demo.BaseURL, APIKey: "demo", Model: model,
 				HTTPClient: demo.NewHTTPClient(), Stream: true, OnRetry: s.onRetry,
@@ -84,23 +84,23 @@ func (s *modelSet) Model(provider, model string) (team.ModelChoice, error) {
 	}
 	p := s.cfg().Providers[provider]
 	if provider != def && p == nil {
-		return team.ModelChoice{}, fmt.Errorf("provider %q is not configured: %s", provider, s.configured())
+		return models.ModelChoice{}, fmt.Errorf("provider %q is not configured: %s", provider, s.configured())
 	}
 	if model == "" {
 		model = s.providerModel(provider)
 		if model == "" {
-			return team.ModelChoice{}, fmt.Errorf("provider %s names no model: add model = \"MODEL\" to its [providers.%s] table", provider, provider)
+			return models.ModelChoice{}, fmt.Errorf("provider %s names no model: add model = \"MODEL\" to its [providers.%s] table", provider, provider)
 		}
 	}
 	if !slices.Contains(s.modelsOf(provider), model) {
-		return team.ModelChoice{}, fmt.Errorf("model %s is not configured: %s", quoteLabel(provider, model), s.configured())
+		return models.ModelChoice{}, fmt.Errorf("model %s is not configured: %s", quoteLabel(provider, model), s.configured())
 	}
-	return s.client(provider, model, func() (llm.Model, *team.Price, error) { return s.build(provider, model) })
+	return s.client(provider, model, func() (llm.Model, *models.Price, error) { return s.build(provider, model) })
 }
 
 // client is the shared choice for provider/model, built once.
-func (s *modelSet) client(provider, model string, build func() (llm.Model, *team.Price, error)) (team.ModelChoice, error) {
-	label := team.ModelChoice{Provider: provider, Name: model}.Label()
+func (s *modelSet) client(provider, model string, build func() (llm.Model, *models.Price, error)) (models.ModelChoice, error) {
+	label := models.ModelChoice{Provider: provider, Name: model}.Label()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.clients[label]; ok {
@@ -108,9 +108,9 @@ func (s *modelSet) client(provider, model string, build func() (llm.Model, *team
 	}
 	m, price, err := build()
 	if err != nil {
-		return team.ModelChoice{}, err
+		return models.ModelChoice{}, err
 	}
-	c := team.ModelChoice{Model: m, Provider: provider, Name: model, Price: price}
+	c := models.ModelChoice{Model: m, Provider: provider, Name: model, Price: price}
 	if p := s.cfg().Providers[provider]; p != nil {
 		c.ContextWindow, c.ReplyReserve = p.ContextWindow.V, p.MaxOutputTokens.V
 	}
@@ -119,7 +119,7 @@ func (s *modelSet) client(provider, model string, build func() (llm.Model, *team
 }
 
 // build makes the client of a configured provider and model.
-func (s *modelSet) build(provider, model string) (llm.Model, *team.Price, error) {
+func (s *modelSet) build(provider, model string) (llm.Model, *models.Price, error) {
 	g := s.g
 	p := s.cfg().Providers[provider]
 	if p == nil {
@@ -181,11 +181,11 @@ func headersOf(p *config.Provider) map[string]string {
 
 // priceOf is the provider's price when both of its prices are set; nil
 // otherwise, so a cost is never computed from a price nobody gave.
-func priceOf(p *config.Provider) *team.Price {
+func priceOf(p *config.Provider) *models.Price {
 	if !p.PriceInputPerMillion.IsSet() || !p.PriceOutputPerMillion.IsSet() {
 		return nil
 	}
-	return &team.Price{InputPerMillion: p.PriceInputPerMillion.V, OutputPerMillion: p.PriceOutputPerMillion.V}
+	return &models.Price{InputPerMillion: p.PriceInputPerMillion.V, OutputPerMillion: p.PriceOutputPerMillion.V}
 }
 
 // providerModel is a provider's default model: for the default provider
@@ -245,7 +245,7 @@ func (s *modelSet) configured() string {
 }
 
 func quoteLabel(provider, model string) string {
-	return fmt.Sprintf("%q", team.ModelChoice{Provider: provider, Name: model}.Label())
+	return fmt.Sprintf("%q", models.ModelChoice{Provider: provider, Name: model}.Label())
 }
 
 // ForRole is the model [roles] gives role (team.Models); a role written
@@ -268,11 +268,11 @@ func (s *modelSet) ForRole(role string) (string, string, bool) {
 }
 
 // Catalog is every configured model and the roles' models (team.Models).
-func (s *modelSet) Catalog() team.Catalog {
-	c := team.Catalog{Roles: map[string]string{}}
+func (s *modelSet) Catalog() models.Catalog {
+	c := models.Catalog{Roles: map[string]string{}}
 	if s.g.Demo {
 		c.Default = "demo"
-		c.Models = []team.CatalogModel{{Label: "demo"}}
+		c.Models = []models.CatalogModel{{Label: "demo"}}
 		for name, r := range s.cfg().Roles {
 			c.Roles[name] = r.V.String()
 		}
@@ -280,21 +280,21 @@ func (s *modelSet) Catalog() team.Catalog {
 	}
 	def := s.defaultProvider()
 	for _, prov := range s.providers() {
-		var price *team.Price
+		var price *models.Price
 		if p := s.cfg().Providers[prov]; p != nil {
 			price = priceOf(p)
 		}
 		for _, m := range s.modelsOf(prov) {
-			c.Models = append(c.Models, team.CatalogModel{Label: team.ModelChoice{Provider: prov, Name: m}.Label(), Price: price})
+			c.Models = append(c.Models, models.CatalogModel{Label: models.ModelChoice{Provider: prov, Name: m}.Label(), Price: price})
 		}
 	}
-	c.Default = team.ModelChoice{Provider: def, Name: s.g.Model}.Label()
+	c.Default = models.ModelChoice{Provider: def, Name: s.g.Model}.Label()
 	for name, r := range s.cfg().Roles {
 		p := r.V.Provider
 		if p == "" {
 			p = def
 		}
-		c.Roles[name] = team.ModelChoice{Provider: p, Name: r.V.Model}.Label()
+		c.Roles[name] = models.ModelChoice{Provider: p, Name: r.V.Model}.Label()
 	}
 	return c
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/internal/testutil/testfs"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/models"
 )
 
 const resolverConfig = `
@@ -55,7 +55,7 @@ func resolverFor(t *testing.T, text string, env map[string]string, demo bool) *m
 	if p := cfg.Provider(); p != nil {
 		g.Model, g.BaseURL, g.KeyEnv = p.Model.V, p.BaseURL.V, p.APIKeyEnv.V
 	}
-	return &modelSet{g: g, clients: map[string]team.ModelChoice{}}
+	return &modelSet{g: g, clients: map[string]models.ModelChoice{}}
 }
 
 var bothKeys = map[string]string{"CHEAP_KEY": "c", "SMART_KEY": "s", "OPENAI_API_KEY": "o"}
@@ -65,12 +65,12 @@ func TestResolverPicksConfiguredModels(t *testing.T) {
 	cases := []struct {
 		provider, model string
 		label           string
-		price           *team.Price
+		price           *models.Price
 	}{
-		{"", "", "cheap/small", &team.Price{InputPerMillion: 1, OutputPerMillion: 2}},
-		{"", "small-2", "cheap/small-2", &team.Price{InputPerMillion: 1, OutputPerMillion: 2}},
-		{"", "small-3", "cheap/small-3", &team.Price{InputPerMillion: 1, OutputPerMillion: 2}}, // a role's model is configured
-		{"", "smart/big", "smart/big", nil},                                                    // only one of smart's prices: no cost
+		{"", "", "cheap/small", &models.Price{InputPerMillion: 1, OutputPerMillion: 2}},
+		{"", "small-2", "cheap/small-2", &models.Price{InputPerMillion: 1, OutputPerMillion: 2}},
+		{"", "small-3", "cheap/small-3", &models.Price{InputPerMillion: 1, OutputPerMillion: 2}}, // a role's model is configured
+		{"", "smart/big", "smart/big", nil},                                                      // only one of smart's prices: no cost
 		{"smart", "", "smart/big", nil},
 		{"local", "free", "local/free", nil},
 		{" local ", "local/free", "local/free", nil},

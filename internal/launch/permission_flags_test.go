@@ -7,7 +7,7 @@ import (
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/internal/sys/permission"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/permgate"
 )
 
 func TestPermissionFlagsOverTheFilesOverTheCommandsDefaults(t *testing.T) {
@@ -26,12 +26,12 @@ func TestPermissionFlagsOverTheFilesOverTheCommandsDefaults(t *testing.T) {
 		timeout     time.Duration
 		allow, deny int
 	}{
-		{name: "chat asks the person", chat: true, mode: permission.ModeAsk, delegate: team.DelegateUser},
-		{name: "run has nobody to ask and runs what no rule refuses", mode: permission.ModeYolo, delegate: team.DelegateNone},
-		{name: "the files' mode and rules", cfg: file, mode: permission.ModeAutoEdit, delegate: team.DelegateNone, timeout: time.Minute, deny: 1},
+		{name: "chat asks the person", chat: true, mode: permission.ModeAsk, delegate: permgate.DelegateUser},
+		{name: "run has nobody to ask and runs what no rule refuses", mode: permission.ModeYolo, delegate: permgate.DelegateNone},
+		{name: "the files' mode and rules", cfg: file, mode: permission.ModeAutoEdit, delegate: permgate.DelegateNone, timeout: time.Minute, deny: 1},
 		{name: "flags win and add rules", cfg: file, f: TeamFlags{PermissionMode: "ask", PermissionDelegate: "lead", PermissionTimeout: time.Second,
 			Allow: []string{"bash(go test *)"}, Deny: []string{"write_file(.env)"}},
-			mode: permission.ModeAsk, delegate: team.DelegateLead, timeout: time.Second, allow: 1, deny: 2},
+			mode: permission.ModeAsk, delegate: permgate.DelegateLead, timeout: time.Second, allow: 1, deny: 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, err := tc.f.Permissions(&GlobalOptions{Config: tc.cfg}, tc.chat)

@@ -19,6 +19,9 @@ import (
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -53,13 +56,13 @@ type Stores struct {
 	// Where says in words where the state is ("files", the server).
 	Where    string
 	Mail     MailStore
-	Registry *team.Registry
+	Registry *registry.Registry
 	Board    *board.Board
 	// Lines are the event log's lines; nil for the file events.jsonl.
-	Lines   team.EventLines
+	Lines   event.EventLines
 	Mailbox team.Mailbox // nil for the files: team.Open makes its own
 	// Owner is the team's owner lock: the workspace's file or the lease.
-	Owner team.OwnerLock
+	Owner registry.OwnerLock
 	// Sessions keep the teammates' conversations; nil for the files (the
 	// lead's is a file either way).
 	Sessions team.SessionStore
@@ -189,9 +192,9 @@ func OpenStoresAs(ctx context.Context, g *GlobalOptions, ws *workspace.Workspace
 		return &Stores{
 			Where:    "files",
 			Mail:     files,
-			Registry: team.NewRegistry(ws.RegistryPath(), ""),
+			Registry: registry.NewRegistry(ws.RegistryPath(), ""),
 			Board:    board.New(ws.TasksPath()),
-			Owner:    team.FileOwnerLock(ws.TeamDir()),
+			Owner:    registry.FileOwnerLock(ws.TeamDir()),
 			Close:    func() { _ = files.Close() },
 		}, nil
 	}
@@ -236,7 +239,7 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec StoreSpec) (*Stores, e
 	}
 	// The registry is an entry per teammate; one kept whole by
 	// an earlier version is carried over.
-	entries, err := natsstore.OpenEntries(ctx, nc, spec.Team, "registry", team.DecodeRegistryEntry, copies...)
+	entries, err := natsstore.OpenEntries(ctx, nc, spec.Team, "registry", registry.DecodeRegistryEntry, copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -245,11 +248,11 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec StoreSpec) (*Stores, e
 			entries.Close()
 		}
 	}()
-	whole, err := natsstore.OpenDocWith(ctx, nc, spec.Team, "registry", team.EmptyConfig(spec.Team), copies...)
+	whole, err := natsstore.OpenDocWith(ctx, nc, spec.Team, "registry", registry.EmptyConfig(spec.Team), copies...)
 	if err != nil {
 		return nil, fail(err)
 	}
-	reg, err := team.NewRegistryOnEntries(entries, spec.Team, whole)
+	reg, err := registry.NewRegistryOnEntries(entries, spec.Team, whole)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -320,7 +323,7 @@ func (s *Stores) Hosts(ctx context.Context, o *team.Options) error {
 // workerBeats are the workers' heartbeats as the team takes them (team.Heartbeats).
 type workerBeats struct{ w *natsstore.Workers }
 
-func (b workerBeats) Hold(ctx context.Context, id string, info []byte) (team.Heartbeat, error) {
+func (b workerBeats) Hold(ctx context.Context, id string, info []byte) (hosts.Heartbeat, error) {
 	l, err := b.w.Hold(ctx, id, info)
 	if err != nil {
 		return nil, err
@@ -328,14 +331,14 @@ func (b workerBeats) Hold(ctx context.Context, id string, info []byte) (team.Hea
 	return l, nil
 }
 
-func (b workerBeats) Watch(ctx context.Context) (<-chan team.WorkerChange, <-chan struct{}, error) {
+func (b workerBeats) Watch(ctx context.Context) (<-chan hosts.WorkerChange, <-chan struct{}, error) {
 	in, current, err := b.w.Watch(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	// One goroutine passes both on, in order: current is closed here only
 	// after every change given before it was passed on (out is unbuffered).
-	out, cur := make(chan team.WorkerChange), make(chan struct{})
+	out, cur := make(chan hosts.WorkerChange), make(chan struct{})
 	go func() {
 		defer close(out)
 		for {
@@ -345,7 +348,7 @@ func (b workerBeats) Watch(ctx context.Context) (<-chan team.WorkerChange, <-cha
 					return
 				}
 				select {
-				case out <- team.WorkerChange{ID: c.ID, Gone: c.Gone}:
+				case out <- hosts.WorkerChange{ID: c.ID, Gone: c.Gone}:
 				case <-ctx.Done():
 				}
 			case <-current:
@@ -366,7 +369,7 @@ func (s spawnQueue) Publish(ctx context.Context, id string, data []byte) error {
 	return s.q.Publish(ctx, id, data)
 }
 
-func (s spawnQueue) Next(ctx context.Context) (team.QueueJob, error) {
+func (s spawnQueue) Next(ctx context.Context) (hosts.QueueJob, error) {
 	j, err := s.q.Next(ctx)
 	if err != nil {
 		return nil, err
@@ -451,11 +454,11 @@ func onThisHost(hostport string) bool {
 }
 
 // Events is the event log on these stores; sub (may be nil) sees each event.
-func (s *Stores) Events(ws *workspace.Workspace, sub func(team.Event)) *team.EventLog {
+func (s *Stores) Events(ws *workspace.Workspace, sub func(event.Event)) *event.EventLog {
 	if s.Lines != nil {
-		return team.NewEventLogTo(s.Lines, sub)
+		return event.NewEventLogTo(s.Lines, sub)
 	}
-	return team.NewEventLog(ws.EventsPath(), sub)
+	return event.NewEventLog(ws.EventsPath(), sub)
 }
 
 // Apply makes a team opened with o keep its state in these stores.

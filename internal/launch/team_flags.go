@@ -18,6 +18,12 @@ import (
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/internal/sys/sandbox"
 	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/handoff"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/permgate"
+	"github.com/agentteam/agentteam/team/protocol"
+	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -44,16 +50,16 @@ type TeamFlags struct {
 	// Sandbox is auto, required or off; SandboxNetwork on or off.
 	Sandbox, SandboxNetwork string
 	// Budget bounds the run's or chat's model calls, tokens and cost.
-	Budget team.Budget
+	Budget models.Budget
 }
 
 func AddTeamFlags(fs *pflag.FlagSet, f *TeamFlags) {
 	fs.IntVar(&f.MaxTurns, "max-turns", team.DefaultMaxTurns, "model turns per work cycle of one agent")
 	fs.BoolVar(&f.Resume, "resume", false, "continue the team in this workspace: the lead's conversation, the teammates (idle, with theirs) and unread messages")
-	fs.DurationVar(&f.ShutdownTimeout, "shutdown-timeout", team.DefaultShutdownTimeout, "how long a teammate may take to answer a shutdown request before it is shut down by force")
-	fs.DurationVar(&f.PlanTimeout, "plan-timeout", team.DefaultPlanTimeout, "how long a submitted plan waits for the lead's review before it comes back rejected")
-	fs.DurationVar(&f.HandoffTimeout, "handoff-timeout", team.DefaultHandoffTimeout, "how long each step of a handoff may take before the handoff fails")
-	fs.StringVar(&f.Isolation, "isolation", team.IsolationNone, "where teammates work unless their spawn says: worktree (each its own git worktree and branch agentteam/NAME) or none (the shared workspace)")
+	fs.DurationVar(&f.ShutdownTimeout, "shutdown-timeout", protocol.DefaultShutdownTimeout, "how long a teammate may take to answer a shutdown request before it is shut down by force")
+	fs.DurationVar(&f.PlanTimeout, "plan-timeout", protocol.DefaultPlanTimeout, "how long a submitted plan waits for the lead's review before it comes back rejected")
+	fs.DurationVar(&f.HandoffTimeout, "handoff-timeout", handoff.DefaultTimeout, "how long each step of a handoff may take before the handoff fails")
+	fs.StringVar(&f.Isolation, "isolation", worktree.IsolationNone, "where teammates work unless their spawn says: worktree (each its own git worktree and branch agentteam/NAME) or none (the shared workspace)")
 	fs.StringVar(&f.GitRemote, "git-remote", "origin",
 		`on a team across hosts, the git remote of this clone that worktree teammates' work goes through: a worker pushes each one's branch there when it reports, the lead the commit they start from ("" pushes nothing)`)
 	fs.StringVar(&f.PermissionMode, "permission-mode", "", "what runs without asking: ask (commands and writes ask), auto-edit (writes in the agent's root run, commands ask), yolo (all runs); default ask for chat, yolo for run, unless [permissions] mode says")
@@ -81,7 +87,7 @@ func (f TeamFlags) CheckBounds() error {
 
 // CheckIsolation refuses an --isolation that is neither worktree nor none (bad usage).
 func (f TeamFlags) CheckIsolation() error {
-	if err := team.CheckIsolation(f.Isolation); err != nil {
+	if err := worktree.CheckIsolation(f.Isolation); err != nil {
 		return exit.Usagef("--isolation: %v", err)
 	}
 	return nil
@@ -98,12 +104,12 @@ func (f TeamFlags) CheckGitRemote() error {
 // Permissions are the team's permission options: flags over the config
 // files over the command's defaults (chat asks the person; run, with
 // nobody to ask, runs what no rule refuses unless a mode is set).
-func (f TeamFlags) Permissions(g *GlobalOptions, chat bool) (*team.PermissionOptions, error) {
+func (f TeamFlags) Permissions(g *GlobalOptions, chat bool) (*permgate.Options, error) {
 	var file config.Permissions
 	if g.Config != nil {
 		file = g.Config.Permissions
 	}
-	o := &team.PermissionOptions{Person: chat, Timeout: f.PermissionTimeout, Delegate: f.PermissionDelegate}
+	o := &permgate.Options{Person: chat, Timeout: f.PermissionTimeout, Delegate: f.PermissionDelegate}
 	mode := f.baseMode(g, chat)
 	if f.heldModeApplies(g, chat) {
 		mode = string(g.Config.Held.Mode.V)
@@ -131,11 +137,11 @@ func (f TeamFlags) Permissions(g *GlobalOptions, chat bool) (*team.PermissionOpt
 	}
 	switch o.Delegate {
 	case "":
-		o.Delegate = team.DelegateNone
+		o.Delegate = permgate.DelegateNone
 		if chat {
-			o.Delegate = team.DelegateUser
+			o.Delegate = permgate.DelegateUser
 		}
-	case team.DelegateUser, team.DelegateLead, team.DelegateNone:
+	case permgate.DelegateUser, permgate.DelegateLead, permgate.DelegateNone:
 	default:
 		return nil, exit.Usagef("--permission-delegate must be user, lead or none, not %q", o.Delegate)
 	}
@@ -252,7 +258,7 @@ func CheckPool(g *GlobalOptions) error {
 }
 
 // Options are the team Options the global and team flags describe.
-func (f TeamFlags) Options(g *GlobalOptions, ws *workspace.Workspace, models team.Models) team.Options {
+func (f TeamFlags) Options(g *GlobalOptions, ws *workspace.Workspace, models models.Models) team.Options {
 	return team.Options{
 		Workspace:       ws,
 		Models:          models,
@@ -264,7 +270,7 @@ func (f TeamFlags) Options(g *GlobalOptions, ws *workspace.Workspace, models tea
 		PlanTimeout:     f.PlanTimeout,
 		HandoffTimeout:  f.HandoffTimeout,
 		Isolation:       f.Isolation,
-		Worker:          team.WorkerOptions{GitRemote: f.GitRemote},
+		Worker:          hosts.Options{GitRemote: f.GitRemote},
 		Budget:          f.Budget,
 		Instructions:    instructionsLoader(g),
 		Hooks:           g.hooks(ws),

@@ -19,13 +19,15 @@ import (
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/internal/sys/permission"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/hosts"
+	"github.com/agentteam/agentteam/team/permgate"
+	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 // Ask is one permission_request as the commands see it.
 type Ask struct {
-	team.PermissionPayload
+	permgate.Payload
 	// To is who is asked: user (the person) or lead.
 	To      string    `json:"to"`
 	AskedAt time.Time `json:"asked_at"`
@@ -49,7 +51,7 @@ const (
 func Open(st *launch.Stores, now time.Time) ([]Ask, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), launch.NATSOpenTimeout)
 	defer cancel()
-	watch, err := team.WatchAsksOn(ctx, st.Owner)
+	watch, err := registry.WatchAsksOn(ctx, st.Owner)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +80,7 @@ func Open(st *launch.Stores, now time.Time) ([]Ask, error) {
 
 // workersOf are the live workers of the team, by id, when an ask was made
 // on one (a team across hosts, on a NATS server); nil otherwise.
-func workersOf(ctx context.Context, st *launch.Stores, asks []Ask) (map[string]team.WorkerInfo, error) {
+func workersOf(ctx context.Context, st *launch.Stores, asks []Ask) (map[string]hosts.WorkerInfo, error) {
 	if !st.NATS || !slices.ContainsFunc(asks, func(a Ask) bool { return a.Worker != "" }) {
 		return nil, nil
 	}
@@ -90,9 +92,9 @@ func workersOf(ctx context.Context, st *launch.Stores, asks []Ask) (map[string]t
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]team.WorkerInfo, len(alive))
+	out := make(map[string]hosts.WorkerInfo, len(alive))
 	for id, raw := range alive {
-		var info team.WorkerInfo
+		var info hosts.WorkerInfo
 		_ = json.Unmarshal(raw, &info) // alive, whatever it says of itself
 		out[id] = info
 	}
@@ -109,10 +111,10 @@ func unanswered(store launch.MailStore, now time.Time) ([]Ask, error) {
 			return nil, err
 		}
 		for _, m := range msgs {
-			if m.Type != team.TypePermissionRequest {
+			if m.Type != permgate.TypeRequest {
 				continue
 			}
-			var p team.PermissionPayload
+			var p permgate.Payload
 			if json.Unmarshal(m.Payload, &p) != nil || p.RequestID == "" || p.RequestID != m.CorrelationID {
 				continue // not an ask the team made
 			}
@@ -125,7 +127,7 @@ func unanswered(store launch.MailStore, now time.Time) ([]Ask, error) {
 				return nil, err
 			}
 			if !answered {
-				out = append(out, Ask{PermissionPayload: p, To: to, AskedAt: m.Timestamp})
+				out = append(out, Ask{Payload: p, To: to, AskedAt: m.Timestamp})
 			}
 		}
 	}
@@ -138,7 +140,7 @@ func hasResponse(store launch.MailStore, name, id string) (bool, error) {
 		return false, err
 	}
 	for _, m := range msgs {
-		if m.Type == team.TypePermissionResponse && m.CorrelationID == id {
+		if m.Type == permgate.TypeResponse && m.CorrelationID == id {
 			return true, nil
 		}
 	}
@@ -190,7 +192,7 @@ func Answer(g *launch.GlobalOptions, ws *workspace.Workspace, st *launch.Stores,
 // answer appends the person's answer to the asker's inbox, where the
 // team's waiting call finds it.
 func answer(store launch.MailStore, a Ask, approve, always bool, reason string) error {
-	p := team.PermissionPayload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: workspace.UserName}
+	p := permgate.Payload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: workspace.UserName}
 	if always {
 		p.Rule = a.Rule
 	}
@@ -202,7 +204,7 @@ func answer(store launch.MailStore, a Ask, approve, always bool, reason string) 
 	if !approve {
 		content = "The person denied your tool call. Reason: " + reason
 	}
-	_, err = store.Append(a.Agent, inbox.Message{Type: team.TypePermissionResponse, From: workspace.UserName, To: a.Agent,
+	_, err = store.Append(a.Agent, inbox.Message{Type: permgate.TypeResponse, From: workspace.UserName, To: a.Agent,
 		CorrelationID: a.RequestID, Content: content, Payload: raw})
 	return err
 }

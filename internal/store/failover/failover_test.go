@@ -24,10 +24,8 @@ import (
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
-	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
-	registry0 "github.com/agentteam/agentteam/team/registry"
 )
 
 const (
@@ -345,7 +343,7 @@ func TestClusterFailover(t *testing.T) {
 			}
 		}
 	}()
-	registry := openRegistry(ctx, t, nc)
+	reg := openRegistry(ctx, t, nc)
 	everyone := map[string]*proc{"the lead": run}
 	for id, w := range workers {
 		everyone["worker "+id] = w
@@ -358,16 +356,16 @@ func TestClusterFailover(t *testing.T) {
 		if teammateCalls.Load() < int64(teammates) {
 			return false
 		}
-		cfg, err := registry.Read()
+		cfg, err := reg.Read()
 		if err != nil {
 			return false
 		}
 		onVictim = onVictim[:0]
 		working := 0
 		for _, m := range cfg.Teammates {
-			if m.Worker == victim && (m.Status == registry0.StatusWorking || m.Status == registry0.StatusIdle || m.Status == registry0.StatusQueued) {
+			if m.Worker == victim && (m.Status == registry.StatusWorking || m.Status == registry.StatusIdle || m.Status == registry.StatusQueued) {
 				onVictim = append(onVictim, m.Name)
-				if m.Status == registry0.StatusWorking {
+				if m.Status == registry.StatusWorking {
 					working++
 				}
 			}
@@ -444,19 +442,19 @@ func TestClusterFailover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]registry0.Member{}
+	byName := map[string]registry.Member{}
 	for _, m := range cfg.Teammates {
 		byName[m.Name] = m
 	}
 	if len(cfg.Teammates) != teammates {
-		t.Errorf("the registry has %d teammates, want %d", len(cfg.Teammates), teammates)
+		t.Errorf("the reg has %d teammates, want %d", len(cfg.Teammates), teammates)
 	}
 	for i := range teammates {
 		m, ok := byName[name(i)]
 		switch {
 		case !ok:
 			t.Errorf("%s is not in the registry", name(i))
-		case m.Status != registry0.StatusShutdown:
+		case m.Status != registry.StatusShutdown:
 			t.Errorf("%s ended %s on %s (%s), want shutdown", m.Name, m.Status, m.Worker, m.Error)
 		case m.Worker == victim:
 			t.Errorf("%s ended on %s, the killed worker", m.Name, victim)
@@ -476,7 +474,7 @@ func TestClusterFailover(t *testing.T) {
 		if json.Unmarshal(l, &e) != nil {
 			continue
 		}
-		if sc, ok := e.Payload.(event.StatusChanged); ok && sc.Status == registry0.StatusFailed && strings.Contains(sc.Reason, "its worker "+victim) {
+		if sc, ok := e.Payload.(event.StatusChanged); ok && sc.Status == registry.StatusFailed && strings.Contains(sc.Reason, "its worker "+victim) {
 			respawned[e.Agent] = true
 		}
 	}
@@ -585,7 +583,7 @@ func tail(s string, n int) string {
 // teammate, team/registry/entries.go), on nc.
 func openRegistry(ctx context.Context, t *testing.T, nc *nats.Conn) *registry.Registry {
 	t.Helper()
-	entries, err := natsstore.OpenEntries(ctx, nc, teamName, "registry", team.DecodeRegistryEntry, natsstore.Replicas(3))
+	entries, err := natsstore.OpenEntries(ctx, nc, teamName, "registry", registry.DecodeRegistryEntry, natsstore.Replicas(3))
 	if err != nil {
 		t.Fatal(err)
 	}

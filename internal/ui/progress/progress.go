@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/agentteam/agentteam/internal/ui/engine"
-	"github.com/agentteam/agentteam/team"
+	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -38,7 +38,7 @@ func (p *Printer) Write(v any) error {
 }
 
 // Event prints e: its JSON, or its line with the time.
-func (p *Printer) Event(e team.Event) {
+func (p *Printer) Event(e event.Event) {
 	if p.json {
 		_ = p.Write(e)
 		return
@@ -58,24 +58,24 @@ func (p *Printer) Event(e team.Event) {
 // Line is the event's sentence, or "" for events too chatty to
 // print (replies, activity: they are in events.jsonl). Every tool call gets
 // a line, as in the TUI: a bash that deleted a file must leave a trace.
-func Line(e team.Event) string {
+func Line(e event.Event) string {
 	switch p := e.Payload.(type) {
-	case team.Spawn, team.StatusChanged, team.MessageDelivered, team.Retry, team.TaskChanged,
-		team.Failure, team.BadLine, team.Repair, team.WorktreeChanged, team.HookRun:
+	case event.Spawn, event.StatusChanged, event.MessageDelivered, event.Retry, event.TaskChanged,
+		event.Failure, event.BadLine, event.Repair, event.WorktreeChanged, event.HookRun:
 		return e.Sentence()
-	case team.ToolCall:
+	case event.ToolCall:
 		line := e.Agent + ": " + engine.CallSummary(p.Tool, p.Args)
 		if p.IsError {
-			return line + "  ✗ " + team.FirstLine(tools.ErrorText(p.Result), 120)
+			return line + "  ✗ " + event.FirstLine(tools.ErrorText(p.Result), 120)
 		}
 		return line + "  ✓"
-	case team.Instructions:
+	case event.Instructions:
 		// The lead's files once at the start and on a change; a teammate's
 		// only when one was skipped or cut.
 		if e.Agent == workspace.LeadName || len(p.Notes) > 0 {
 			return e.Sentence()
 		}
-	case team.Permission:
+	case event.Permission:
 		if p.Decision == "asked" && p.By == workspace.UserName {
 			return e.Sentence() + ": answer with agentteam approve " + p.RequestID + " or agentteam deny " + p.RequestID + " REASON"
 		}

@@ -9,7 +9,6 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
-	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/registry"
 )
 
@@ -33,7 +32,7 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries, err := natsstore.OpenEntries(context.Background(), nc, "tui", "registry", team.DecodeRegistryEntry)
+		entries, err := natsstore.OpenEntries(context.Background(), nc, "tui", "registry", registry.DecodeRegistryEntry)
 		if err != nil {
 			t.Fatal(err)
 		}
