@@ -23,7 +23,7 @@ import (
 // Mailbox is the agents' inboxes as the team uses them: the loop reads
 // what is unread and commits it once recorded (loop.Inbox); the team
 // appends, looks cheaply, is woken, reads a whole log (resume, recovery)
-// or on from where it last read one (the protocols' indexes, index.go) and
+// or on from where it last read one (the protocols' indexes, inbox.Indexes) and
 // counts it (Describe).
 type Mailbox interface {
 	mailAppender

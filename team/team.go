@@ -67,7 +67,7 @@ type Options struct {
 	ShutdownTimeout time.Duration
 	PlanTimeout     time.Duration
 	HandoffTimeout  time.Duration // bounds each step of a handoff; default DefaultHandoffTimeout
-	// Permissions decide each tool call of every agent (permission.go);
+	// Permissions decide each tool call of every agent (team/permgate);
 	// nil lets every call run.
 	Permissions *permgate.Options
 	// Resume continues the lead's earlier conversation and brings the
@@ -158,13 +158,13 @@ type Team struct {
 	// timer; the protocols run on them.
 	requests *protocol.Requests
 	// indexes are the inboxes read on, not again, by the protocols
-	// across processes (index.go).
+	// across processes (inbox.Indexes).
 	indexes *inbox.Indexes
 
 	shutdowns *protocol.Shutdowns
 	plans     *protocol.Plans
 	handoffs  *handoff.Service
-	worktrees *worktree.Worktrees // worktree.go: teammates' git worktrees
+	worktrees *worktree.Worktrees // teammates' git worktrees
 	perms     *permgate.Service   // nil: every tool call runs
 	hosting   *hosting            // worker.go: this process as a worker; nil without a queue
 	lead      *loop.Agent         // nil in a worker's team (OpenWorker)

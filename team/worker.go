@@ -26,15 +26,15 @@ import (
 // Teammates on workers, on other hosts. On a team whose spawns go
 // through a work queue (Options.Queue, a JetStream stream in
 // internal/store/natsstore), the lead's spawn registers the teammate queued,
-// delivers its prompt to its inbox and publishes a SpawnRequest; any
+// delivers its prompt to its inbox and publishes a hosts.Request; any
 // worker process of the team — `agentteam worker` on any host, and the
 // lead's own process — takes it with a free place in its pool, claims it
 // in the registry (its id, host and PID) and runs it as the lead's
 // process would, with the team's inboxes, registry, board and events on
 // the store, and its own model client: no key crosses the wire. The
 // protocols' requests live in the process that runs the teammate: one
-// asked from another process is adopted from the inboxes (shutdown.go,
-// plan.go call in here).
+// asked from another process is adopted from the inboxes (team/protocol's
+// remote.go).
 
 // hosting is this process as a worker of the team (team/hosts), and what
 // it does with the requests it takes (hosts.Runner): the teammates it

@@ -13,7 +13,7 @@ import (
 
 // Every sentence a person reads about an event is written here, from the
 // event's fields: `agentteam run` prints them as progress lines, the TUI
-// shows them. What the model reads is in prompts.go.
+// shows them. What the model reads is in team/prompts.go and the protocols' texts.
 
 // Sentence is the one human line for an event, as `agentteam run` prints it.
 func (e Event) Sentence() string {

@@ -33,7 +33,7 @@ const (
 	EventRequestAnswered EventKind = "request_answered"
 	EventRequestExpired  EventKind = "request_expired"
 	EventWorktree        EventKind = "worktree"   // a teammate's git worktree: made, merged, conflicted, removed, kept
-	EventPermission      EventKind = "permission" // a tool call allowed or denied (permission.go)
+	EventPermission      EventKind = "permission" // a tool call allowed or denied (team/permgate)
 	EventHook            EventKind = "hook"       // one run of a hook command of the person's (hooks.go)
 	EventPrompt          EventKind = "prompt"     // what the person said to the lead in the process that runs it
 	EventActivity        EventKind = "activity"   // what an agent does now; not written to the log

@@ -113,10 +113,10 @@ type Service struct {
 	// each teammate's asks and how long it waits, as its spawn request said.
 	asks map[string]teamAsks
 	// remote are, in the lead's process, the asks of teammates on workers
-	// waiting for the person (permission_remote.go), by request id.
+	// waiting for the person (remote.go), by request id.
 	remote map[string]Payload
 	// leadDeny are, on a worker, the lead's deny rules each teammate's
-	// spawn request carried, added to this worker's (permission_deny.go).
+	// spawn request carried, added to this worker's (deny.go).
 	leadDeny map[string][]permission.Entry
 }
 
@@ -454,7 +454,7 @@ func (g *permissionGate) respondForRuntime(id, why string) {
 
 // findResponse is the first answer to request id in name's
 // inbox from the one asked, to ("" for anyone). The inbox is read through
-// this process's index (index.go), on from the last look: a wait woken
+// this process's index (inbox.Indexes), on from the last look: a wait woken
 // many times, or a relay polling many asks, reads each message once.
 func findResponse(x *inbox.Indexes, name, id, to string) (Payload, bool) {
 	ix, err := x.Read(name)

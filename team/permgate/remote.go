@@ -15,7 +15,7 @@ import (
 )
 
 // Permission asks of teammates run on workers (a team across hosts,
-// worker.go). The ask is made where the teammate runs, with that
+// team/hosts). The ask is made where the teammate runs, with that
 // process's policy; who answers is the team's choice, which the lead's
 // process puts in each spawn request (SpawnRequest.Asks). The ask and its
 // answer travel through the inboxes as on one host: the person answers
@@ -125,7 +125,7 @@ type remoteAsk struct {
 }
 
 // remoteAsks are the asks in to's inbox made on other workers, by request
-// id; the inbox is read on from the last look (index.go), not whole at
+// id; the inbox is read on from the last look (inbox.Indexes), not whole at
 // every poll.
 func (p *Service) remoteAsks(to string) (map[string]remoteAsk, error) {
 	ix, err := p.d.Indexes.Read(to)

@@ -43,7 +43,7 @@ type Member struct {
 	Cycles int `json:"cycles"`
 	// Tokens is the total token usage reported by the model server.
 	Tokens int `json:"tokens"`
-	// The model the teammate talks to, and what its calls cost (usage.go).
+	// The model the teammate talks to, and what its calls cost (team/models).
 	ModelRef
 	PromptTokens     int      `json:"promptTokens,omitempty"`
 	CompletionTokens int      `json:"completionTokens,omitempty"`
@@ -72,7 +72,7 @@ type Member struct {
 	Diffstat  string `json:"diffstat,omitempty"`
 	Merged    bool   `json:"merged,omitempty"`
 	// A worker on another host pushed the branch to the team's git remote
-	// (worktree.go): PushRemote as the worker's clone names it, PushURL its
+	// (team/worktree): PushRemote as the worker's clone names it, PushURL its
 	// URL without credentials, PushedCommit the commit pushed last. The
 	// lead fetches it from its own remote of that URL (or name).
 	PushRemote   string `json:"pushRemote,omitempty"`
@@ -84,7 +84,7 @@ type Member struct {
 	// Base is the lead's commit a worker was asked to start the teammate's
 	// branch from (SpawnRequest.Base), kept so a respawn starts there too.
 	Base string `json:"base,omitempty"`
-	// On a team whose spawns go through a work queue (worker.go): the
+	// On a team whose spawns go through a work queue (team/hosts): the
 	// worker that runs the teammate (its id, the host it runs on), the
 	// labels a worker must have to take it, and the id of the spawn
 	// request that placed it ("" for a teammate run by the lead's process

@@ -73,7 +73,7 @@ func Subject(team, agent string) string { return "agentteam." + team + ".inbox."
 
 // SentSubject is the subject of a message from sender to agent's inbox in
 // team: the sender is in the subject, so the server's permissions of the
-// credentials that publish it say who may send as whom (roles.go), and a
+// credentials that publish it say who may send as whom (natsconn/roles.go), and a
 // reader takes the sender from where the server stored the message.
 func SentSubject(team, agent, sender string) string { return Subject(team, agent) + "." + sender }
 

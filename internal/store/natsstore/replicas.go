@@ -53,7 +53,7 @@ func keepReplicas(ctx context.Context, js jetstream.JetStream, name string, opts
 //
 // A stream there is none of is created, never updated: a worker's and a
 // person's credentials may create the team's streams, not change them
-// (roles.go).
+// (natsconn/roles.go).
 func openStream(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig, existing jetstream.Stream) (jetstream.Stream, error) {
 	if existing != nil && sameStream(existing.CachedInfo().Config, cfg) {
 		return existing, nil
