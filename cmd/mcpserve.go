@@ -328,7 +328,7 @@ func (s *teamServer) teamAnswer(ctx context.Context, _ *sdkmcp.CallToolRequest, 
 		if tm == nil {
 			return toolResult("", errors.New("no team_run is running in this server: a plan is reviewed while its team runs"))
 		}
-		return toolResult(tm.ReviewPlanOf(ctx, in.Plan, in.Approve, in.Reason))
+		return toolResult(tm.Protocols().ReviewPlanOf(ctx, in.Plan, in.Approve, in.Reason))
 	}
 	var verb string
 	out, err := s.command(func(g *launch.GlobalOptions, io IOStreams) error {

@@ -64,7 +64,7 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 					t.Fatal(err)
 				}
 				sw.wait(t, "alice", "running bash")
-				if _, err := tm.RequestShutdown(ctx, "lead", "alice", "stop"); err != nil {
+				if _, err := tm.Protocols().RequestShutdown(ctx, "lead", "alice", "stop"); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -82,7 +82,7 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 			func(t *testing.T, tm *Team, sw *statusWatcher) {
 				spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
 				tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == handoff.TypeHandoffRequest })
-				if _, err := tm.Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "write the parser", Reason: "r", Context: "c"}); err != nil {
+				if _, err := tm.Protocols().Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "write the parser", Reason: "r", Context: "c"}); err != nil {
 					t.Fatal(err)
 				}
 			},

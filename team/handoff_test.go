@@ -276,7 +276,7 @@ func TestHandoffOfFreeTextWorkBetweenTeammates(t *testing.T) {
 	defer srv.Close()
 	tm, hw, sw := handoffTeam(t, srv, Options{})
 	spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
-	out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "investigate the flaky test", Reason: "I must switch", Context: "it fails one run in ten"})
+	out, err := tm.Protocols().Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "investigate the flaky test", Reason: "I must switch", Context: "it fails one run in ten"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +304,7 @@ func TestHandoffBackToTheLead(t *testing.T) {
 	tm, hw, sw := handoffTeam(t, srv, Options{})
 	spawnIdle(t, tm, sw, "alice", "programmer")
 	boardTask(t, tm, "alice", "test the parser", "tester")
-	out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "lead", Task: "t1", Reason: "not my role", Context: "untouched"})
+	out, err := tm.Protocols().Handoff(context.Background(), "alice", tools.HandoffSpec{To: "lead", Task: "t1", Reason: "not my role", Context: "untouched"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestHandoffRejectedWhenTheReceiverIsBusy(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitStatus(t, tm, sw, "bob", registry.StatusWorking)
-	out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
+	out, err := tm.Protocols().Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +391,7 @@ func TestHandoffRejectedWhenTheRoleDoesNotFit(t *testing.T) {
 	tm, _, sw := handoffTeam(t, srv, Options{})
 	spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
 	boardTask(t, tm, "alice", "test the parser", "tester")
-	out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
+	out, err := tm.Protocols().Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -427,7 +427,7 @@ func TestHandoffStepTimeouts(t *testing.T) {
 				}
 				return false
 			})
-			out, err := tm.Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
+			out, err := tm.Protocols().Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -505,16 +505,16 @@ func TestHandoffRefusals(t *testing.T) {
 		{"unknown task", spec("bob", "t99"), "no such task"},
 	}
 	for _, c := range cases {
-		if _, err := tm.Handoff(ctx, "alice", c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := tm.Protocols().Handoff(ctx, "alice", c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err %v, want %q", c.name, err, c.want)
 		}
 	}
 	// While one handoff of t1 is open, a second is refused.
 	tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == handoff.TypeHandoffRequest })
-	if _, err := tm.Handoff(ctx, "alice", spec("bob", "t1")); err != nil {
+	if _, err := tm.Protocols().Handoff(ctx, "alice", spec("bob", "t1")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.Handoff(ctx, "alice", spec("lead", "t1")); err == nil || !strings.Contains(err.Error(), "already being handed") {
+	if _, err := tm.Protocols().Handoff(ctx, "alice", spec("lead", "t1")); err == nil || !strings.Contains(err.Error(), "already being handed") {
 		t.Errorf("a second handoff of t1: %v", err)
 	}
 	if m := memberOf(t, tm, "carol"); len(m.Handoffs) != 0 {

@@ -8,7 +8,6 @@ import (
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/handoff"
-	"github.com/agentteam/agentteam/tools"
 )
 
 // newHandoffs is the team's handoffs, built once its requests, registry
@@ -25,14 +24,6 @@ func newHandoffs(t *Team) *handoff.Service {
 			})
 		},
 		Notify: t.notifyChanged, Stopped: t.stopped})
-}
-
-// Handoff hands a task, with the sender's context, to another agent of
-// this process (tools.Protocols). The runtimes of both sides run every step
-// as its message is delivered; the result says how it went, or that it is
-// still under way.
-func (t *Team) Handoff(ctx context.Context, from string, spec tools.HandoffSpec) (string, error) {
-	return t.handoffs.Start(ctx, from, spec)
 }
 
 // lazyBoard is the team's task board, which Open makes after the handoffs.

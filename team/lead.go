@@ -62,7 +62,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Inbox:       lead,
 		Team:        t.messenger,
 		Tasks:       t.tasks,
-		Protocols:   t,
+		Protocols:   t.protocols,
 		Merger:      t,
 		BashTimeout: t.opts.BashTimeout,
 		Permission:  t.perms.Gate(workspace.LeadName, t.ws),

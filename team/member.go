@@ -244,7 +244,7 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		Messenger:   t.messenger,
 		Inbox:       agent,
 		Tasks:       t.tasks,
-		Protocols:   t,
+		Protocols:   t.protocols,
 		Gate:        m,
 		PlanMode:    m.planMode,
 		BashTimeout: t.opts.BashTimeout,

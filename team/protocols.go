@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/handoff"
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // member returns a teammate this process runs.
@@ -45,30 +49,73 @@ func (r *roster) expiredMember(name string) *member {
 // team's side of them (its roster as protocol.Roster) and their names
 // kept for the team's callers.
 
+// Protocols are the team's protocols as the agents' tools and the chats
+// use them (tools.Protocols): shutdown, plan approval and handoff.
+type Protocols struct {
+	shutdowns *protocol.Shutdowns
+	plans     *protocol.Plans
+	handoffs  *handoff.Service
+	requests  *protocol.Requests
+	reg       registryReader
+}
+
+// Protocols are the team's protocols.
+func (t *Team) Protocols() *Protocols { return t.protocols }
+
+// RequestShutdown asks a teammate to shut down (tools.Protocols).
+func (p *Protocols) RequestShutdown(_ context.Context, from, name, reason string) (string, error) {
+	return p.shutdowns.Request(from, name, reason)
+}
+
+// RespondShutdown is a teammate's answer to a shutdown request (tools.Protocols).
+func (p *Protocols) RespondShutdown(_ context.Context, from, id string, approve bool, reason string) (string, error) {
+	return p.shutdowns.Respond(from, id, approve, reason)
+}
+
+// SubmitPlan sends a plan-mode teammate's plan to the lead (tools.Protocols).
+func (p *Protocols) SubmitPlan(_ context.Context, from, plan string) (string, error) {
+	return p.plans.Submit(from, plan)
+}
+
+// ReviewPlan approves or rejects a plan (tools.Protocols).
+func (p *Protocols) ReviewPlan(_ context.Context, from, id string, approve bool, feedback string) (string, error) {
+	return p.plans.Review(from, id, approve, feedback)
+}
+
+// Handoff hands a task, with the sender's context, to another agent of
+// this process (tools.Protocols). The runtimes of both sides run every step
+// as its message is delivered; the result says how it went, or that it is
+// still under way.
+func (p *Protocols) Handoff(ctx context.Context, from string, spec tools.HandoffSpec) (string, error) {
+	return p.handoffs.Start(ctx, from, spec)
+}
+
+// OpenPlanRequest is the id of a teammate's plan waiting for review, so the
+// person can approve or reject it by the teammate's name.
+func (p *Protocols) OpenPlanRequest(name string) (id string, ok bool) {
+	id = p.requests.OpenFor(event.RequestPlanApproval, name)
+	return id, id != ""
+}
+
+// ReviewPlanOf answers, as the person, the plan teammate name waits with.
+func (p *Protocols) ReviewPlanOf(ctx context.Context, name string, approve bool, feedback string) (string, error) {
+	if err := workspace.ValidateTeammateName(name); err != nil {
+		return "", err
+	}
+	if err := CheckRecipient(p.reg, name); err != nil {
+		return "", err // no such teammate: not "nobody has no plan waiting"
+	}
+	id, ok := p.OpenPlanRequest(name)
+	if !ok {
+		return "", fmt.Errorf("%s has no plan waiting for review", name)
+	}
+	return p.ReviewPlan(ctx, workspace.UserName, id, approve, feedback)
+}
+
 // protocolDeps are the team as its shutdown and plan protocols see it.
 func protocolDeps(t *Team) protocol.Deps {
 	return protocol.Deps{Requests: t.requests, Events: t.events, Registry: t.reg, Indexes: t.indexes,
 		Roster: protocolRoster{t}, Across: t.opts.Queue != nil, Failure: failure, Notify: t.notifyChanged}
-}
-
-// RequestShutdown asks a teammate to shut down (tools.Protocols).
-func (t *Team) RequestShutdown(_ context.Context, from, name, reason string) (string, error) {
-	return t.shutdowns.Request(from, name, reason)
-}
-
-// RespondShutdown is a teammate's answer to a shutdown request (tools.Protocols).
-func (t *Team) RespondShutdown(_ context.Context, from, id string, approve bool, reason string) (string, error) {
-	return t.shutdowns.Respond(from, id, approve, reason)
-}
-
-// SubmitPlan sends a plan-mode teammate's plan to the lead (tools.Protocols).
-func (t *Team) SubmitPlan(_ context.Context, from, plan string) (string, error) {
-	return t.plans.Submit(from, plan)
-}
-
-// ReviewPlan approves or rejects a plan (tools.Protocols).
-func (t *Team) ReviewPlan(_ context.Context, from, id string, approve bool, feedback string) (string, error) {
-	return t.plans.Review(from, id, approve, feedback)
 }
 
 // WriteAllowed closes the write tools of a plan-mode teammate until its

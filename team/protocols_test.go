@@ -154,7 +154,7 @@ func TestShutdownOfAnIdleTeammateIsApprovedByTheRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(registry.StatusIdle))
-	out, err := tm.RequestShutdown(ctx, "lead", "alice", "the work is done")
+	out, err := tm.Protocols().RequestShutdown(ctx, "lead", "alice", "the work is done")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestShutdownOfAnIdleTeammateIsApprovedByTheRuntime(t *testing.T) {
 	if last := conv[len(conv)-1]; !strings.Contains(last.Content, string(protocol.TypeShutdownRequest)) {
 		t.Fatalf("the request is not in alice's conversation: %+v", last)
 	}
-	if _, err := tm.RequestShutdown(ctx, "lead", "alice", "again"); err == nil {
+	if _, err := tm.Protocols().RequestShutdown(ctx, "lead", "alice", "again"); err == nil {
 		t.Fatal("a shut-down teammate was asked again without an error")
 	}
 }
@@ -210,7 +210,7 @@ func TestShutdownApprovedByAWorkingTeammate(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "running bash")
-	out, err := tm.RequestShutdown(ctx, "lead", "alice", "stop now")
+	out, err := tm.Protocols().RequestShutdown(ctx, "lead", "alice", "stop now")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestShutdownRejectedByAWorkingTeammate(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "running bash")
-	out, err := tm.RequestShutdown(ctx, "lead", "alice", "stop now")
+	out, err := tm.Protocols().RequestShutdown(ctx, "lead", "alice", "stop now")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestShutdownWithoutAnswerIsForcedAfterTheTimeout(t *testing.T) {
 	}
 	w.wait(t, "alice", "running bash")
 	start := time.Now()
-	out, err := tm.RequestShutdown(ctx, "lead", "alice", "stop")
+	out, err := tm.Protocols().RequestShutdown(ctx, "lead", "alice", "stop")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,16 +341,16 @@ func TestPlanModeRefusesWritesUntilTheLeadApproves(t *testing.T) {
 	}
 	// The lead rejects the first plan with feedback.
 	first := pendingPlan(t, tm)
-	if _, err := tm.ReviewPlan(ctx, "lead", first, false, "add tests"); err != nil {
+	if _, err := tm.Protocols().ReviewPlan(ctx, "lead", first, false, "add tests"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.ReviewPlan(ctx, "lead", first, true, ""); err == nil {
+	if _, err := tm.Protocols().ReviewPlan(ctx, "lead", first, true, ""); err == nil {
 		t.Fatal("a plan request was answered twice")
 	}
 	w.wait(t, "alice", "plan rejected")
 	// Alice resubmits; the lead approves; alice writes.
 	second := waitPlan(t, tm, first)
-	if _, err := tm.ReviewPlan(ctx, "lead", second, true, "go"); err != nil {
+	if _, err := tm.Protocols().ReviewPlan(ctx, "lead", second, true, "go"); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "plan approved")
@@ -428,12 +428,12 @@ func TestProtocolRefusals(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"unknown teammate", second(tm.RequestShutdown(ctx, "lead", "nobody", "x")), "no agent named nobody"},
-		{"teammate asks", second(tm.RequestShutdown(ctx, "alice", "alice", "x")), "only the lead"},
-		{"answer to nothing", second(tm.RespondShutdown(ctx, "alice", "shutdown-00000000", true, "")), "no open shutdown request"},
-		{"plan outside plan mode", second(tm.SubmitPlan(ctx, "alice", "p")), "not in plan mode"},
-		{"review of nothing", second(tm.ReviewPlan(ctx, "lead", "plan-00000000", true, "")), "no plan waiting"},
-		{"teammate reviews", second(tm.ReviewPlan(ctx, "alice", "plan-00000000", true, "")), "only the lead"},
+		{"unknown teammate", second(tm.Protocols().RequestShutdown(ctx, "lead", "nobody", "x")), "no agent named nobody"},
+		{"teammate asks", second(tm.Protocols().RequestShutdown(ctx, "alice", "alice", "x")), "only the lead"},
+		{"answer to nothing", second(tm.Protocols().RespondShutdown(ctx, "alice", "shutdown-00000000", true, "")), "no open shutdown request"},
+		{"plan outside plan mode", second(tm.Protocols().SubmitPlan(ctx, "alice", "p")), "not in plan mode"},
+		{"review of nothing", second(tm.Protocols().ReviewPlan(ctx, "lead", "plan-00000000", true, "")), "no plan waiting"},
+		{"teammate reviews", second(tm.Protocols().ReviewPlan(ctx, "alice", "plan-00000000", true, "")), "only the lead"},
 	}
 	for _, c := range cases {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {

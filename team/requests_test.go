@@ -86,7 +86,7 @@ func TestRequestsAreLoggedWithTheirOutcome(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.wait(t, "alice", string(registry.StatusIdle))
-		out, err := tm.RequestShutdown(ctx, "lead", "alice", "the work is done")
+		out, err := tm.Protocols().RequestShutdown(ctx, "lead", "alice", "the work is done")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestRequestsAreLoggedWithTheirOutcome(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.wait(t, "alice", "running bash")
-		out, err := tm.RequestShutdown(ctx, "user", "alice", "stop")
+		out, err := tm.Protocols().RequestShutdown(ctx, "user", "alice", "stop")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,11 +133,11 @@ func TestRequestsAreLoggedWithTheirOutcome(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.wait(t, "alice", "plan awaiting approval")
-		id, ok := tm.OpenPlanRequest("alice")
+		id, ok := tm.Protocols().OpenPlanRequest("alice")
 		if !ok {
 			t.Fatal("no plan waiting")
 		}
-		if _, err := tm.ReviewPlan(ctx, "user", id, true, "go ahead"); err != nil {
+		if _, err := tm.Protocols().ReviewPlan(ctx, "user", id, true, "go ahead"); err != nil {
 			t.Fatal(err)
 		}
 		got := log.of(id)
@@ -192,7 +192,7 @@ func TestHandoffRequestsAreLogged(t *testing.T) {
 	ctx := context.Background()
 	t.Run("completed", func(t *testing.T) {
 		tm, hw, log := setup(t, Options{})
-		out, err := tm.Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "investigate the flaky test", Reason: "r", Context: "c"})
+		out, err := tm.Protocols().Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "investigate the flaky test", Reason: "r", Context: "c"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +208,7 @@ func TestHandoffRequestsAreLogged(t *testing.T) {
 	t.Run("rejected", func(t *testing.T) {
 		tm, _, log := setup(t, Options{})
 		boardTask(t, tm, "alice", "test the parser", "tester")
-		out, err := tm.Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
+		out, err := tm.Protocols().Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func TestHandoffRequestsAreLogged(t *testing.T) {
 		tm, hw, log := setup(t, Options{HandoffTimeout: 150 * time.Millisecond})
 		boardTask(t, tm, "alice", "write the parser", "")
 		tm.handoffs.SetStall(func(typ inbox.MessageType, h *handoff.Handoff) bool { return typ == handoff.TypeHandoffRequest })
-		out, err := tm.Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
+		out, err := tm.Protocols().Handoff(ctx, "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
 		if err != nil {
 			t.Fatal(err)
 		}

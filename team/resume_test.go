@@ -45,10 +45,10 @@ func TestResumedTeamKeepsAnOpenPlanRequest(t *testing.T) {
 
 	second, w2 := open(true)
 	defer second.Close(context.Background())
-	if got, ok := second.OpenPlanRequest("alice"); !ok || got != id {
+	if got, ok := second.Protocols().OpenPlanRequest("alice"); !ok || got != id {
 		t.Fatalf("after resume the open plan request is %q (%v), want %q", got, ok, id)
 	}
-	if _, err := second.ReviewPlan(context.Background(), "lead", id, true, "go"); err != nil {
+	if _, err := second.Protocols().ReviewPlan(context.Background(), "lead", id, true, "go"); err != nil {
 		t.Fatalf("approving the plan submitted before the stop: %v", err)
 	}
 	w2.wait(t, "alice", "plan approved")

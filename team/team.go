@@ -164,6 +164,7 @@ type Team struct {
 	shutdowns *protocol.Shutdowns
 	plans     *protocol.Plans
 	handoffs  *handoff.Service
+	protocols *Protocols
 	worktrees *worktree.Worktrees // teammates' git worktrees
 	perms     *permgate.Service   // nil: every tool call runs
 	hosting   *hosting            // worker.go: this process as a worker; nil without a queue
@@ -314,6 +315,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	t.shutdowns = protocol.NewShutdowns(protocolDeps(t), opts.ShutdownTimeout)
 	t.plans = protocol.NewPlans(protocolDeps(t), opts.PlanTimeout)
 	t.handoffs = newHandoffs(t)
+	t.protocols = &Protocols{shutdowns: t.shutdowns, plans: t.plans, handoffs: t.handoffs, requests: t.requests, reg: t.reg}
 	t.worktrees = worktree.New(ws, reg, events)
 	t.worktrees.SetInCycle(t.roster.inCycle)
 	if opts.Queue != nil {

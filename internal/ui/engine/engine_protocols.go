@@ -15,7 +15,7 @@ import (
 
 // ReviewPlan answers a teammate's open plan request as the person.
 func (e *teamEngine) ReviewPlan(ctx context.Context, name string, approve bool, feedback string) (string, error) {
-	return e.t.ReviewPlanOf(ctx, name, approve, feedback)
+	return e.t.Protocols().ReviewPlanOf(ctx, name, approve, feedback)
 }
 
 // AnswerPermission answers an ask as the person; always first adds the
@@ -58,7 +58,7 @@ func (e *teamEngine) Shutdown(ctx context.Context, name, reason string) (string,
 	if err := workspace.ValidateTeammateName(name); err != nil {
 		return "", err
 	}
-	return e.t.RequestShutdown(ctx, workspace.UserName, name, reason)
+	return e.t.Protocols().RequestShutdown(ctx, workspace.UserName, name, reason)
 }
 
 // Merge merges a teammate's branch as the person.
