@@ -2,6 +2,7 @@ package registry
 
 import (
 	"cmp"
+	"encoding/json"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -31,6 +32,25 @@ func TestCreatedInOrderIsIsSortedFunc(t *testing.T) {
 		}
 		if got, want := createdInOrder(ms, true), slices.IsSortedFunc(ms, byTimeName); got != want {
 			t.Fatalf("by time and name, %v: %v, want %v", ms, got, want)
+		}
+	}
+}
+
+// A member whose time moved to another zone (the same instant) is encoded
+// again: its JSON shows the zone, so the cached bytes would be stale.
+func TestAppendJSONSeesAZoneChange(t *testing.T) {
+	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	c := &Config{TeamName: "zone", Teammates: []Member{{Name: "zone-w1", CreatedAt: at, UpdatedAt: at}}}
+	for _, zone := range []*time.Location{time.UTC, time.FixedZone("X", 3600), time.UTC} {
+		c.Teammates[0].UpdatedAt = at.In(zone)
+		got, err := c.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type plain Config
+		want, _ := json.Marshal((*plain)(c))
+		if string(got) != string(want) {
+			t.Fatalf("in %s:\n got %s\nwant %s", zone, got, want)
 		}
 	}
 }
