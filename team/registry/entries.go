@@ -250,7 +250,7 @@ func (s *entryRegistry) snapshot(withFrom bool) (snapshot, error) {
 	byCreation := func(a, b Member) int {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.Name, b.Name))
 	}
-	if !slices.IsSortedFunc(c.Teammates, byCreation) {
+	if !createdInOrder(c.Teammates, true) {
 		slices.SortFunc(c.Teammates, byCreation)
 	}
 	c.Version, c.State = int64(newest), DeriveState(c.Teammates)

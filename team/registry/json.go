@@ -3,7 +3,6 @@ package registry
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"slices"
 	"sync"
 )
@@ -12,8 +11,10 @@ import (
 // members was the largest user-space cost left of a registry write,
 // though most members had not changed since the last write. AppendJSON
 // keeps each member's JSON and encodes again only those that differ from
-// the member it was made from (compared whole, with reflect.DeepEqual, so
-// a field added to Member one day cannot be missed by the comparison).
+// the member it was made from (compared whole, field by field: sameMember,
+// which TestSameMemberComparesEveryField keeps complete, so a field added
+// to Member one day cannot be missed by the comparison; reflect.DeepEqual
+// of every member at every write cost more than the rest of the check).
 
 // memberJSONCache is the JSON of members as last encoded, by name. It is
 // shared by every registry of the process: an entry of another registry's
@@ -81,7 +82,7 @@ func (c *Config) AppendJSON(dst []byte) ([]byte, error) {
 	for j := range c.Teammates {
 		m := &c.Teammates[j]
 		e := cache.byName[m.Name]
-		if e == nil || !reflect.DeepEqual(&e.m, m) {
+		if e == nil || !sameEncoding(&e.m, m) {
 			data, err := json.Marshal(m)
 			if err != nil {
 				return dst, err
@@ -103,4 +104,11 @@ func (c *Config) AppendJSON(dst []byte) ([]byte, error) {
 	}
 	dst = append(dst, ']')
 	return append(dst, head[i+len(hole):]...), nil
+}
+
+// sameEncoding reports whether a and b encode alike: the same member, with
+// their times equal as values, zones included (the JSON writes the zone;
+// a monotonic reading only makes a needless miss).
+func sameEncoding(a, b *Member) bool {
+	return a.CreatedAt == b.CreatedAt && a.UpdatedAt == b.UpdatedAt && sameMember(a, b)
 }

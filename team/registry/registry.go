@@ -286,8 +286,8 @@ func (r *Registry) change(fn func(*Config) error) func(**Config) error {
 		if (*c).TeamName == "" {
 			(*c).TeamName = r.teamName
 		}
-		byCreation := func(a, b Member) int { return a.CreatedAt.Compare(b.CreatedAt) }
-		if !slices.IsSortedFunc((*c).Teammates, byCreation) {
+		if !createdInOrder((*c).Teammates, false) {
+			byCreation := func(a, b Member) int { return a.CreatedAt.Compare(b.CreatedAt) }
 			slices.SortStableFunc((*c).Teammates, byCreation)
 		}
 		return nil
@@ -486,4 +486,22 @@ func (r *Registry) RepairRunning(running func(*Member) bool) ([]string, error) {
 		return nil
 	})
 	return repaired, err
+}
+
+// createdInOrder reports whether ms is in creation order (by name too,
+// with byName, among members created at one time): slices.IsSortedFunc
+// without its copies of two whole members per comparison, which at every
+// change of a large team's registry were a cost of their own.
+func createdInOrder(ms []Member, byName bool) bool {
+	for i := 1; i < len(ms); i++ {
+		switch ms[i].CreatedAt.Compare(ms[i-1].CreatedAt) {
+		case -1:
+			return false
+		case 0:
+			if byName && ms[i].Name < ms[i-1].Name {
+				return false
+			}
+		}
+	}
+	return true
 }

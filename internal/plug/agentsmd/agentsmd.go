@@ -208,7 +208,21 @@ func (l *Loader) inDir(ws *workspace.Workspace, rel string, refuse func(string) 
 	for _, name := range l.names {
 		p := filepath.Join(rel, name)
 		abs := filepath.Join(ws.Root, p)
-		if why := refused(ws, p, abs, refuse); why != "" {
+		// Most names are missing from most directories, and this runs at
+		// every turn of every agent: one lstat settles that instead of the
+		// walk beneath the root (an open, two stats, a close). Only at the
+		// top, whose path is the root's own (no links in it): below, a link
+		// on the way could make the walk's answer a note of its own.
+		var lerr error
+		if refuse != nil || rel == "." {
+			_, lerr = os.Lstat(abs)
+		}
+		if rel == "." && errors.Is(lerr, fs.ErrNotExist) {
+			l.forget(abs)
+			continue
+		}
+		there := lerr == nil
+		if why := refused(ws, p, abs, there, refuse); why != "" {
 			set.Notes = append(set.Notes, fmt.Sprintf("%s is skipped: %s.", l.show(abs), why))
 			continue
 		}
@@ -224,12 +238,10 @@ func (l *Loader) inDir(ws *workspace.Workspace, rel string, refuse func(string) 
 }
 
 // refused is why refuse will not have the file p names read, by its name
-// or by where its links lead; "" for a file that is not there.
-func refused(ws *workspace.Workspace, p, abs string, refuse func(string) string) string {
-	if refuse == nil {
-		return ""
-	}
-	if _, err := os.Lstat(abs); err != nil {
+// or by where its links lead; "" for a file that is not there (there,
+// the caller's lstat of abs, says it is).
+func refused(ws *workspace.Workspace, p, abs string, there bool, refuse func(string) string) string {
+	if refuse == nil || !there {
 		return ""
 	}
 	if why := refuse(abs); why != "" {
@@ -244,6 +256,11 @@ func refused(ws *workspace.Workspace, p, abs string, refuse func(string) string)
 // userFile reads the person's own file. It is theirs: a link they made
 // to their dotfiles is followed, still opened as any other.
 func (l *Loader) userFile(set *Set) (found, bool) {
+	// No directory, no file in it: one lstat at each turn instead of the
+	// walk of each name's links (EvalSymlinks would find it missing too).
+	if _, err := os.Lstat(l.opts.UserDir); errors.Is(err, fs.ErrNotExist) {
+		return found{}, false
+	}
 	for _, name := range l.names {
 		abs := filepath.Join(l.opts.UserDir, name)
 		real, err := filepath.EvalSymlinks(abs)

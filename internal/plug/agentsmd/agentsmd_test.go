@@ -276,3 +276,38 @@ func TestLoadForRefusedFilesAreSkipped(t *testing.T) {
 		t.Fatalf("notes %q", s.Notes)
 	}
 }
+
+// A file missing at one load (settled by an lstat, without the walk) and
+// made before the next is read at the next, at the top and in the person's
+// directory, which need not exist at first either.
+func TestLoadFindsFilesMadeSinceTheyWereMissing(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := filepath.Join(t.TempDir(), "agentteam")
+	l := New(Options{UserDir: user})
+	refuse := func(string) string { return "" }
+	for _, load := range []func() Set{func() Set { return l.Load(dir) }, func() Set { return l.LoadFor(dir, refuse) }} {
+		if s := load(); s.Text != "" || len(s.Notes) != 0 {
+			t.Fatalf("nothing there, yet: %q %q", s.Text, s.Notes)
+		}
+	}
+	write(t, filepath.Join(dir, OverrideName), "OVERRIDE\n")
+	write(t, filepath.Join(user, Name), "MINE\n")
+	for _, load := range []func() Set{func() Set { return l.Load(dir) }, func() Set { return l.LoadFor(dir, refuse) }} {
+		if s := load(); !strings.Contains(s.Text, "OVERRIDE") || !strings.Contains(s.Text, "MINE") {
+			t.Fatalf("notes %q:\n%s", s.Notes, s.Text)
+		}
+	}
+	// A directory at a name is not missing: it is skipped with its sentence.
+	if err := os.Remove(filepath.Join(dir, OverrideName)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, OverrideName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if s := l.LoadFor(dir, refuse); len(s.Notes) != 1 || !strings.Contains(s.Notes[0], "directory") {
+		t.Fatalf("notes %q:\n%s", s.Notes, s.Text)
+	}
+}
