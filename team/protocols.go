@@ -112,6 +112,15 @@ func (p *Protocols) ReviewPlanOf(ctx context.Context, name string, approve bool,
 	return p.ReviewPlan(ctx, workspace.UserName, id, approve, feedback)
 }
 
+// newProtocols builds the team's shutdown, plan and handoff protocols,
+// once its requests, indexes and registry are.
+func newProtocols(t *Team) *Protocols {
+	t.shutdowns = protocol.NewShutdowns(protocolDeps(t), t.opts.ShutdownTimeout)
+	t.plans = protocol.NewPlans(protocolDeps(t), t.opts.PlanTimeout)
+	t.handoffs = newHandoffs(t)
+	return &Protocols{shutdowns: t.shutdowns, plans: t.plans, handoffs: t.handoffs, requests: t.requests, reg: t.reg}
+}
+
 // protocolDeps are the team as its shutdown and plan protocols see it.
 func protocolDeps(t *Team) protocol.Deps {
 	return protocol.Deps{Requests: t.requests, Events: t.events, Registry: t.reg, Indexes: t.indexes,

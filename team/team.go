@@ -312,10 +312,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	t.inboxes.store = t.store
 	t.requests = protocol.New(t.events, t.store, t.notifyChanged)
 	t.indexes = inbox.NewIndexes(t.store)
-	t.shutdowns = protocol.NewShutdowns(protocolDeps(t), opts.ShutdownTimeout)
-	t.plans = protocol.NewPlans(protocolDeps(t), opts.PlanTimeout)
-	t.handoffs = newHandoffs(t)
-	t.protocols = &Protocols{shutdowns: t.shutdowns, plans: t.plans, handoffs: t.handoffs, requests: t.requests, reg: t.reg}
+	t.protocols = newProtocols(t)
 	t.worktrees = worktree.New(ws, reg, events)
 	t.worktrees.SetInCycle(t.roster.inCycle)
 	if opts.Queue != nil {
