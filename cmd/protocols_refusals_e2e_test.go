@@ -456,7 +456,7 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 		case "bob":
 			if contentHas(msgs, "look at draft.txt") && !contentHas(msgs, "bob: looked at it") {
 				busyOnce.Do(func() { close(bobBusy) })
-				awaitClosed(release) // bob is working until alice's busy handoffTo is answered
+				awaitClosed(release) // bob is working until alice's busy handoff is answered
 				return fakellm.Reply{Content: "bob: looked at it"}
 			}
 			return fakellm.Reply{Content: "bob: standing by"}
@@ -557,9 +557,9 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 		case strings.Contains(res, "carol"):
 			refused++
 			if res != "error: could not hand t1 to carol: carol is not run by this agentteam process" {
-				t.Errorf("the handoffTo to carol: %q", res)
+				t.Errorf("the handoff to carol: %q", res)
 			}
-		case strings.HasPrefix(res, "bob's runtime rejected the handoffTo of t"):
+		case strings.HasPrefix(res, "bob's runtime rejected the handoff of t"):
 			rejected++
 		}
 	}
@@ -568,7 +568,7 @@ func TestHandoffRejectionsThroughTheBinary(t *testing.T) {
 	}
 	carol := findMember(t, cfg, "carol")
 	if len(carol.Handoffs) != 0 || carol.Status != registry.StatusIdle || len(readInbox(t, ws, "carol")) != 0 {
-		t.Errorf("the refused handoffTo touched carol: %+v", carol)
+		t.Errorf("the refused handoff touched carol: %+v", carol)
 	}
 }
 

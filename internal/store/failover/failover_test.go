@@ -447,7 +447,7 @@ func TestClusterFailover(t *testing.T) {
 		byName[m.Name] = m
 	}
 	if len(cfg.Teammates) != teammates {
-		t.Errorf("the reg has %d teammates, want %d", len(cfg.Teammates), teammates)
+		t.Errorf("the registry has %d teammates, want %d", len(cfg.Teammates), teammates)
 	}
 	for i := range teammates {
 		m, ok := byName[name(i)]
