@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/testutil/testpki"
 )
 
 // Plain `agentteam serve` makes its clients' credentials at its first
@@ -166,7 +167,7 @@ func TestServeMakesACredentialPerTeam(t *testing.T) {
 // the credentials file (0600) in AGENTTEAM_NATS_CREDS and the CA in
 // AGENTTEAM_NATS_CA, from a state directory of its own.
 func TestAnotherHostUsesACopyOfServesCredentials(t *testing.T) {
-	pki := newPKI(t)
+	pki := testpki.New(t)
 	state := t.TempDir()
 	s := startServe(t, t.TempDir(), []string{"XDG_STATE_HOME=" + state}, "--listen", "127.0.0.1:0", "--data", t.TempDir(),
 		"--tls-cert", pki.ServerCert, "--tls-key", pki.ServerKey)

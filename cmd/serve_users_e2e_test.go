@@ -17,6 +17,7 @@ import (
 	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testpki"
 )
 
 // securedServe is `agentteam serve --users FILE` with team alpha's lead
@@ -225,7 +226,7 @@ func TestOneTeamsCredentialsCannotReadAnothersTeam(t *testing.T) {
 // credentials; without the client's certificate the connection is refused
 // in one sentence within seconds.
 func TestServeWithUsersAndTLSTakesCommands(t *testing.T) {
-	pki := newPKI(t)
+	pki := testpki.New(t)
 	s := startSecuredServe(t, "--tls-cert", pki.ServerCert, "--tls-key", pki.ServerKey, "--tls-ca", pki.CA)
 	tlsEnv := []string{"AGENTTEAM_STORE=" + s.url + "/alpha", natsconn.EnvCreds + "=" + s.alice, natsconn.EnvCA + "=" + pki.CA}
 	full := append(append([]string{}, tlsEnv...), natsconn.EnvCert+"="+pki.ClientCert, natsconn.EnvKey+"="+pki.ClientKey)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
+	"github.com/agentteam/agentteam/internal/testutil/testpki"
 )
 
 // The address a serve with a certificate says, tls://HOST:PORT, is a
@@ -13,7 +14,7 @@ import (
 // the same scenario of every command as against serve --users. Without
 // the CA, the tls:// store is one sentence that names it.
 func TestEveryCommandWorksWithATLSStore(t *testing.T) {
-	pki := newPKI(t)
+	pki := testpki.New(t)
 	s := startSecuredServe(t, "--tls-cert", pki.ServerCert, "--tls-key", pki.ServerKey)
 	store := strings.Replace(s.url, "nats://", "tls://", 1) + "/alpha"
 	if !strings.HasPrefix(store, "tls://127.0.0.1:") {
