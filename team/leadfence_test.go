@@ -235,7 +235,7 @@ func TestTheLeadWritesTheCurrentSessionFileAfterASwitch(t *testing.T) {
 		t.Fatal(err)
 	}
 	const old = "20261120T090000.000"
-	writeSession(t, tm.ws.SessionPath("lead."+old), time.Now().Add(-time.Hour), user("the archived question"))
+	testkit.WriteSession(t, tm.ws.SessionPath("lead."+old), time.Now().Add(-time.Hour), testkit.User("the archived question"))
 	if err := tm.SwitchSession(old, time.Now()); err != nil {
 		t.Fatal(err)
 	}

@@ -115,8 +115,9 @@ func (p *Protocols) ReviewPlanOf(ctx context.Context, name string, approve bool,
 // newProtocols builds the team's shutdown, plan and handoff protocols,
 // once its requests, indexes and registry are.
 func newProtocols(t *Team) *Protocols {
-	t.shutdowns = protocol.NewShutdowns(protocolDeps(t), t.opts.ShutdownTimeout)
-	t.plans = protocol.NewPlans(protocolDeps(t), t.opts.PlanTimeout)
+	d := protocolDeps(t)
+	t.shutdowns = protocol.NewShutdowns(d, t.opts.ShutdownTimeout)
+	t.plans = protocol.NewPlans(d, t.opts.PlanTimeout)
 	t.handoffs = newHandoffs(t)
 	return &Protocols{shutdowns: t.shutdowns, plans: t.plans, handoffs: t.handoffs, requests: t.requests, reg: t.reg}
 }

@@ -2,7 +2,6 @@ package team
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,37 +20,6 @@ import (
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
-
-// writeSession writes a session file as the loop records one, dated at mtime.
-func writeSession(t *testing.T, path string, mtime time.Time, msgs ...openai.ChatCompletionMessage) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for _, m := range msgs {
-		line, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(path, mtime, mtime); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func user(s string) openai.ChatCompletionMessage {
-	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s}
-}
-
-func assistant(s string) openai.ChatCompletionMessage {
-	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: s}
-}
 
 // /sessions ID in a running chat: the lead goes on from the chosen
 // conversation (its next request carries it), the one it had is archived,
@@ -75,8 +43,8 @@ func TestSwitchSessionGoesOnFromTheChosenConversation(t *testing.T) {
 	defer releaseLead()
 	tm, events := chatTeam(t, srv)
 	const old = "20261120T090000.000"
-	writeSession(t, tm.ws.SessionPath("lead."+old), time.Now().Add(-time.Hour),
-		user("the archived question"), assistant("the archived answer"))
+	testkit.WriteSession(t, tm.ws.SessionPath("lead."+old), time.Now().Add(-time.Hour),
+		testkit.User("the archived question"), testkit.Assistant("the archived answer"))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	chat := tm.StartChat(ctx, false)

@@ -1,7 +1,6 @@
 package sessions
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,39 +9,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/workspace"
 )
-
-// writeSession writes a session file as the loop records one, dated at mtime.
-func writeSession(t *testing.T, path string, mtime time.Time, msgs ...openai.ChatCompletionMessage) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for _, m := range msgs {
-		line, err := json.Marshal(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(path, mtime, mtime); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func user(s string) openai.ChatCompletionMessage {
-	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: s}
-}
-
-func assistant(s string) openai.ChatCompletionMessage {
-	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: s}
-}
 
 func sessionsWorkspace(t *testing.T) *workspace.Workspace {
 	t.Helper()
@@ -56,15 +25,15 @@ func sessionsWorkspace(t *testing.T) *workspace.Workspace {
 func TestListSessionsCurrentFirstThenNewestWithTitles(t *testing.T) {
 	ws := sessionsWorkspace(t)
 	day := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	writeSession(t, ws.SessionPath("lead"), day.Add(72*time.Hour),
-		user("<message from=\"alice\" type=\"result\" id=\"1\">\ndone\n</message>"), user("fix the build\nthen test"), assistant("ok"))
-	writeSession(t, ws.SessionPath("lead.20261120T090000.000"), day, user("first chat"), assistant("hi"))
-	writeSession(t, ws.SessionPath("lead.20261121T090000.000"), day.Add(24*time.Hour),
-		user("second \x1b[31mchat\x07 "+strings.Repeat("x", 100)))
+	testkit.WriteSession(t, ws.SessionPath("lead"), day.Add(72*time.Hour),
+		testkit.User("<message from=\"alice\" type=\"result\" id=\"1\">\ndone\n</message>"), testkit.User("fix the build\nthen test"), testkit.Assistant("ok"))
+	testkit.WriteSession(t, ws.SessionPath("lead.20261120T090000.000"), day, testkit.User("first chat"), testkit.Assistant("hi"))
+	testkit.WriteSession(t, ws.SessionPath("lead.20261121T090000.000"), day.Add(24*time.Hour),
+		testkit.User("second \x1b[31mchat\x07 "+strings.Repeat("x", 100)))
 	// Not sessions of the lead: a teammate's, a stray name, an empty one.
-	writeSession(t, ws.SessionPath("alice.20261121T090000.000"), day, user("alice's"))
-	writeSession(t, ws.SessionPath("lead.backup"), day, user("stray"))
-	writeSession(t, ws.SessionPath("lead.20261122T090000.000"), day)
+	testkit.WriteSession(t, ws.SessionPath("alice.20261121T090000.000"), day, testkit.User("alice's"))
+	testkit.WriteSession(t, ws.SessionPath("lead.backup"), day, testkit.User("stray"))
+	testkit.WriteSession(t, ws.SessionPath("lead.20261122T090000.000"), day)
 
 	list, err := List(ws)
 	if err != nil {
@@ -100,11 +69,11 @@ func TestReadSessionIsReadable(t *testing.T) {
 	ws := sessionsWorkspace(t)
 	call := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, ToolCalls: []openai.ToolCall{{
 		ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "list_team", Arguments: "{}"}}}}
-	writeSession(t, ws.SessionPath("lead"), time.Now(),
+	testkit.WriteSession(t, ws.SessionPath("lead"), time.Now(),
 		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: "secret prompt"},
-		user("who is here?"), call,
+		testkit.User("who is here?"), call,
 		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: "c1", Content: "nobody"},
-		user("<message from=\"bob\" type=\"message\" id=\"2\">\nhey\n</message>"))
+		testkit.User("<message from=\"bob\" type=\"message\" id=\"2\">\nhey\n</message>"))
 	msgs, err := Read(ws, CurrentID)
 	if err != nil {
 		t.Fatal(err)
@@ -128,8 +97,8 @@ func TestReadSessionIsReadable(t *testing.T) {
 func TestSessionIDsAreNotPaths(t *testing.T) {
 	ws := sessionsWorkspace(t)
 	outside := filepath.Join(ws.Root, "outside.jsonl")
-	writeSession(t, outside, time.Now(), user("not a session"))
-	writeSession(t, ws.SessionPath("lead"), time.Now(), user("current"))
+	testkit.WriteSession(t, outside, time.Now(), testkit.User("not a session"))
+	testkit.WriteSession(t, ws.SessionPath("lead"), time.Now(), testkit.User("current"))
 	for _, id := range []string{"../../../../outside", "x/../../../outside", "../../../outside", "../outside", "/etc/passwd", "", "lead", "20261120T090000.000/../../x"} {
 		if _, err := Read(ws, id); err == nil {
 			t.Errorf("Read(%q) read something", id)
@@ -148,7 +117,7 @@ func TestSessionIDsAreNotPaths(t *testing.T) {
 func TestSessionLinksAreRefused(t *testing.T) {
 	ws := sessionsWorkspace(t)
 	target := filepath.Join(ws.Root, "secret.jsonl")
-	writeSession(t, target, time.Now(), user("the secret"))
+	testkit.WriteSession(t, target, time.Now(), testkit.User("the secret"))
 	link := ws.SessionPath("lead.20261120T090000.000")
 	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
 		t.Fatal(err)
@@ -174,11 +143,11 @@ func TestSessionLinksAreRefused(t *testing.T) {
 func TestRestoreSessionArchivesTheCurrentOne(t *testing.T) {
 	ws := sessionsWorkspace(t)
 	day := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
-	writeSession(t, ws.SessionPath("lead"), day.Add(time.Hour), user("the current one"))
-	writeSession(t, ws.SessionPath("lead.20261120T090000.000"), day, user("the old one"))
+	testkit.WriteSession(t, ws.SessionPath("lead"), day.Add(time.Hour), testkit.User("the current one"))
+	testkit.WriteSession(t, ws.SessionPath("lead.20261120T090000.000"), day, testkit.User("the old one"))
 	// The stamp of now is taken already: the archive moves on a millisecond.
 	now := time.Date(2026, 11, 23, 14, 0, 0, 0, time.UTC)
-	writeSession(t, ws.SessionPath("lead.20261123T140000.000"), day, user("taken"))
+	testkit.WriteSession(t, ws.SessionPath("lead.20261123T140000.000"), day, testkit.User("taken"))
 
 	if err := Restore(ws, "20261120T090000.000", now); err != nil {
 		t.Fatal(err)
