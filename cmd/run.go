@@ -16,6 +16,7 @@ import (
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/fault"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
@@ -223,7 +224,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, regist
 		case errors.As(err, new(*models.BudgetError)):
 			tm.Abort(err.Error())
 			return "", none, &exit.Error{Code: exit.Budget, Err: err}
-		case errors.As(err, new(*team.StorageError)):
+		case errors.As(err, new(*fault.StorageError)):
 			tm.Abort(err.Error())
 			return "", none, &exit.Error{Code: exit.Failure, Err: err}
 		default:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/fault"
 	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
@@ -29,19 +30,19 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		}
 	}
 	t.leadModel = t.newAgentModel(choice, used)
-	hk, source := t.hookAgent(workspace.LeadName, "lead", ""), "startup"
+	hk, source := t.plugs.For(workspace.LeadName, "lead", ""), "startup"
 	if t.opts.Resume {
 		source = "resume"
 	}
 	lead, err := loop.NewAgent(loop.AgentConfig{
 		Name:   workspace.LeadName,
-		System: leadSystemPrompt(t.teamName(), t.ws.Root, t.models.Catalog()) + hk.sessionStart(source),
+		System: leadSystemPrompt(t.teamName(), t.ws.Root, t.models.Catalog()) + hk.SessionStart(t.root, source),
 		// Its AGENTS.md files, read again at each cycle.
-		Instructions: t.instructionsFor(workspace.LeadName, t.ws),
+		Instructions: hk.Instructions(),
 		Model:        t.leadModel,
 		Inbox:        agentInbox{Inbox: t.store, plans: t.plans},
 		SessionPath:  t.ws.SessionPath(workspace.LeadName),
-		Session:      fencedSession{SessionLog: loop.FileSession(t.ws.SessionPath(workspace.LeadName)), fence: t.ownerFence},
+		Session:      fencedSession{SessionLog: loop.FileSession(t.ws.SessionPath(workspace.LeadName)), fence: t.faults.Fence},
 		MaxTurns:     t.opts.MaxTurns,
 		OnEvent:      t.agentEvent,
 		OnDelta:      t.opts.OnDelta,
@@ -50,7 +51,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		// what the loop learned of it.
 		ContextWindow: choice.ContextWindow,
 		ReplyReserve:  choice.ReplyReserve,
-		OnStop:        hk.onStop(false),
+		OnStop:        hk.OnStop(false),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start the lead: %w", err)
@@ -66,7 +67,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Merger:      t,
 		BashTimeout: t.opts.BashTimeout,
 		Permission:  t.perms.Gate(workspace.LeadName, t.ws),
-		Hooks:       hk.toolHooks(),
+		Hooks:       hk.ToolHooks(),
 		Reviewer:    t.perms.Reviewer(),
 		Sandbox:     t.opts.Sandbox,
 		Extra:       t.opts.MCP.Tools(workspace.LeadName, "lead", tools.DefaultOutputCap),
@@ -75,7 +76,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 }
 
 // fencedSession is the lead's session file, to which its process appends
-// nothing once it no longer runs the team (Team.ownerFence): a lead run
+// nothing once it no longer runs the team (fault.Latch.Fence): a lead run
 // again in the same workspace by another process writes it now.
 type fencedSession struct {
 	loop.SessionLog
@@ -169,7 +170,7 @@ func cycleErrorClass(err error) event.ErrorClass { return sourceClass(loop.Sourc
 // working, and no agent has unread messages that would wake it. It returns
 // the lead's final answer. Teammates are then shut down.
 //
-// A full disk stops the team (see checkStorage): Run then returns the
+// A full disk stops the team (fault.Latch.CheckStorage): Run then returns the
 // *StorageError that says so.
 func (t *Team) Run(ctx context.Context, prompt string) (final string, err error) {
 	// Only a full disk ends the lead early; the caller's own deadline or
@@ -178,16 +179,16 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 	defer stop()
 	go func() {
 		select {
-		case <-t.halted:
+		case <-t.faults.Halted():
 			stop()
 		case <-ctx.Done():
 		}
 	}()
 	defer func() {
-		if fault := t.Fault(); fault != nil {
-			err = fault // settled or not, a run that lost writes has not succeeded
+		if f := t.Fault(); f != nil {
+			err = f // settled or not, a run that lost writes has not succeeded
 		} else {
-			err = AsStorageError(err)
+			err = fault.AsStorageError(err)
 		}
 	}()
 	if err := t.sayToLead(ctx, prompt); err != nil {
@@ -329,4 +330,21 @@ func (r *roster) stopAll(change func(*registry.Member), reason string) {
 // setActivity tells the subscriber what an agent is doing now.
 func (t *Team) setActivity(agent string, a event.Activity) {
 	t.events.Notify(event.Event{Agent: agent, Payload: a})
+}
+
+// sayToLead gives the lead the person's prompt once the UserPromptSubmit
+// hooks let it through, followed by what they add.
+func (t *Team) sayToLead(ctx context.Context, prompt string) error {
+	extra, err := t.plugs.For(workspace.LeadName, "lead", "").SubmitPrompt(ctx, prompt)
+	if err != nil {
+		return err
+	}
+	if err := t.lead.Say(prompt); err != nil {
+		return err
+	}
+	t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Prompt{Text: prompt}})
+	if extra != "" {
+		return t.lead.Say(extra)
+	}
+	return nil
 }

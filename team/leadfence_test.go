@@ -16,6 +16,7 @@ import (
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/fault"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -67,7 +68,7 @@ func leadTeam(t *testing.T, url, teamName string, srv *fakellm.Server, owner reg
 // expires on the server, and A is never told (its halt is late). Lead B
 // (`run --resume` on another host) takes the lock. A's next message to bob
 // is refused by the server (B claimed the lead's sending with the lock),
-// A stops with ErrOwnerLost, and bob has A's first message and B's, not
+// A stops with fault.ErrOwnerLost, and bob has A's first message and B's, not
 // A's second.
 func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 	testkit.SkipShort(t)
@@ -101,14 +102,14 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 	}
 
 	err = a.messenger.Send(ctx, workspace.LeadName, "bob", "second from A")
-	if !errors.Is(err, ErrOwnerLost) {
-		t.Errorf("A's message after B took the lock: %v, want it refused with ErrOwnerLost", err)
+	if !errors.Is(err, fault.ErrOwnerLost) {
+		t.Errorf("A's message after B took the lock: %v, want it refused with fault.ErrOwnerLost", err)
 	}
-	if !errors.Is(a.Fault(), ErrOwnerLost) {
-		t.Errorf("A's fault after its refused message: %v, want ErrOwnerLost", a.Fault())
+	if !errors.Is(a.Fault(), fault.ErrOwnerLost) {
+		t.Errorf("A's fault after its refused message: %v, want fault.ErrOwnerLost", a.Fault())
 	}
-	if err := a.Registry().ChangeStatus("bob", registry.StatusFailed, nil); !errors.Is(err, ErrOwnerLost) {
-		t.Errorf("A's status change of bob after its refused message: %v, want ErrOwnerLost", err)
+	if err := a.Registry().ChangeStatus("bob", registry.StatusFailed, nil); !errors.Is(err, fault.ErrOwnerLost) {
+		t.Errorf("A's status change of bob after its refused message: %v, want fault.ErrOwnerLost", err)
 	}
 	msgs, _, err := b.Mailbox().ReadAll("bob")
 	if err != nil {
@@ -155,7 +156,7 @@ func cuttableOwner(t *testing.T, url, teamName string) (*natsstore.Owner, **nats
 // nor the lead's session file (what it could still do while its halt goes
 // on; another process may now run the team in the same workspace). Its
 // lock's renewals are cut; once its lease is lost it halts with
-// ErrOwnerLost, and then each write is refused with ErrOwnerLost and none
+// fault.ErrOwnerLost, and then each write is refused with fault.ErrOwnerLost and none
 // reaches the server or the file.
 func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	testkit.SkipShort(t)
@@ -171,30 +172,30 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	}
 	(*renew).Close()
 	select {
-	case <-a.halted:
+	case <-a.Halted():
 	case <-time.After(60 * time.Second):
 		t.Fatal("the team did not halt 60s after its lease's renewals were cut")
 	}
-	if !errors.Is(a.Fault(), ErrOwnerLost) {
-		t.Fatalf("fault: %v, want ErrOwnerLost", a.Fault())
+	if !errors.Is(a.Fault(), fault.ErrOwnerLost) {
+		t.Fatalf("fault: %v, want fault.ErrOwnerLost", a.Fault())
 	}
 	ctx := context.Background()
-	if err := a.messenger.Send(ctx, workspace.LeadName, "bob", "after the loss"); !errors.Is(err, ErrOwnerLost) {
-		t.Errorf("the lead's message: %v, want ErrOwnerLost", err)
+	if err := a.messenger.Send(ctx, workspace.LeadName, "bob", "after the loss"); !errors.Is(err, fault.ErrOwnerLost) {
+		t.Errorf("the lead's message: %v, want fault.ErrOwnerLost", err)
 	}
-	if err := a.Registry().ChangeStatus("bob", registry.StatusFailed, nil); !errors.Is(err, ErrOwnerLost) {
-		t.Errorf("a status change: %v, want ErrOwnerLost", err)
+	if err := a.Registry().ChangeStatus("bob", registry.StatusFailed, nil); !errors.Is(err, fault.ErrOwnerLost) {
+		t.Errorf("a status change: %v, want fault.ErrOwnerLost", err)
 	}
-	if _, err := a.Registry().Update(func(c *registry.Config) error { c.Sandbox = &registry.SandboxState{State: "off"}; return nil }); !errors.Is(err, ErrOwnerLost) {
-		t.Errorf("a registry update: %v, want ErrOwnerLost", err)
+	if _, err := a.Registry().Update(func(c *registry.Config) error { c.Sandbox = &registry.SandboxState{State: "off"}; return nil }); !errors.Is(err, fault.ErrOwnerLost) {
+		t.Errorf("a registry update: %v, want fault.ErrOwnerLost", err)
 	}
-	if _, err := a.tasks.CreateTask(ctx, workspace.LeadName, tools.TaskSpec{Subject: "write the parser"}); !errors.Is(err, ErrOwnerLost) {
-		t.Errorf("a new task: %v, want ErrOwnerLost", err)
+	if _, err := a.tasks.CreateTask(ctx, workspace.LeadName, tools.TaskSpec{Subject: "write the parser"}); !errors.Is(err, fault.ErrOwnerLost) {
+		t.Errorf("a new task: %v, want fault.ErrOwnerLost", err)
 	}
 	session := a.ws.SessionPath(workspace.LeadName)
 	before, _ := os.ReadFile(session)
-	if err := a.lead.Say("after the loss"); !errors.Is(err, ErrOwnerLost) {
-		t.Errorf("an append to the lead's session: %v, want ErrOwnerLost", err)
+	if err := a.lead.Say("after the loss"); !errors.Is(err, fault.ErrOwnerLost) {
+		t.Errorf("an append to the lead's session: %v, want fault.ErrOwnerLost", err)
 	}
 	if after, _ := os.ReadFile(session); string(after) != string(before) {
 		t.Errorf("the lead's session file changed after the loss: %q", after)

@@ -191,7 +191,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error) {
 	t := r.t
 	name := m.name
-	hk := t.hookAgent(name, m.role, m.root)
+	hk := t.plugs.For(name, m.role, m.root)
 	ws, system := t.ws, teammateSystemPrompt(t.teamName(), t.ws.Root, name, m.role, m.planMode)
 	if m.root != "" {
 		// Its file tools and bash are confined to its worktree.
@@ -218,9 +218,9 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 	}
 	agent, err := loop.NewAgent(loop.AgentConfig{
 		Name:   name,
-		System: system + hk.sessionStart(source),
+		System: system + hk.SessionStart(t.root, source),
 		// Its AGENTS.md files, from where it works: its worktree's own.
-		Instructions: t.instructionsFor(name, ws),
+		Instructions: hk.Instructions(),
 		Model:        m.model,
 		Inbox:        agentInbox{Inbox: t.store},
 		SessionPath:  t.teammateSessionPath(name),
@@ -233,7 +233,7 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		// does not concern it.
 		ContextWindow: m.model.Choice().ContextWindow,
 		ReplyReserve:  m.model.Choice().ReplyReserve,
-		OnStop:        hk.onStop(true),
+		OnStop:        hk.OnStop(true),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
@@ -249,7 +249,7 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		PlanMode:    m.planMode,
 		BashTimeout: t.opts.BashTimeout,
 		Permission:  t.perms.Gate(name, ws),
-		Hooks:       hk.toolHooks(),
+		Hooks:       hk.ToolHooks(),
 		Sandbox:     t.opts.Sandbox,
 		Extra:       t.opts.MCP.Tools(name, m.role, tools.DefaultOutputCap),
 	}))
@@ -459,7 +459,7 @@ func (r *roster) fail(m *member, class event.ErrorClass, err error) {
 		r.fenceOff(m, err)
 		return
 	}
-	t.checkStorage(err)
+	t.faults.CheckStorage(err)
 	r.setStatus(m, registry.StatusFailed, func(mb *registry.Member) { mb.Error = err.Error(); mb.Activity = "" })
 	if !loop.Told(err) { // the loop's own error event already said it
 		t.events.Emit(event.Event{Agent: m.name, Payload: failure(class, "", err)})

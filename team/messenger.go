@@ -141,7 +141,7 @@ func (ms *messenger) deliverMessage(m inbox.Message) (inbox.Message, error) {
 	t := ms.t
 	m, err := t.store.Append(m.To, m)
 	if err != nil {
-		t.checkStorage(err)
+		t.faults.CheckStorage(err)
 		return m, err
 	}
 	t.events.Emit(event.Event{Payload: event.Delivered(m)})

@@ -11,6 +11,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
+	"github.com/agentteam/agentteam/team/fault"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -94,11 +95,11 @@ func TestATeamStopsWhenItLosesItsOwnerLock(t *testing.T) {
 	}
 	close(lock.lost)
 	testkit.Eventually(t, 10*time.Second, "the team to stop after losing its owner lock", func() bool { return tm.Fault() != nil })
-	if !errors.Is(tm.Fault(), ErrOwnerLost) {
-		t.Fatalf("Fault = %v, want ErrOwnerLost", tm.Fault())
+	if !errors.Is(tm.Fault(), fault.ErrOwnerLost) {
+		t.Fatalf("Fault = %v, want fault.ErrOwnerLost", tm.Fault())
 	}
-	if _, err := tm.Run(context.Background(), "go on"); !errors.Is(err, ErrOwnerLost) {
-		t.Fatalf("Run after the loss: %v, want ErrOwnerLost", err)
+	if _, err := tm.Run(context.Background(), "go on"); !errors.Is(err, fault.ErrOwnerLost) {
+		t.Fatalf("Run after the loss: %v, want fault.ErrOwnerLost", err)
 	}
 	tm.Close(context.Background())
 	select {

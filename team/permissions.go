@@ -3,6 +3,8 @@ package team
 import (
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/permgate"
+	"github.com/agentteam/agentteam/team/plugs"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // The permission gate lives in team/permgate; these names keep the team's
@@ -29,6 +31,22 @@ func newGate(t *Team, opts Options) *permgate.Service {
 		deps.Hosts = gateHosts{t.hosting}
 	}
 	return permgate.New(opts.Permissions, deps)
+}
+
+// newPlugs is the person's hooks and AGENTS.md files for the team's
+// agents, under its permission rules.
+func newPlugs(t *Team) *plugs.Plugs {
+	o := plugs.Options{Hooks: t.opts.Hooks, Instructions: t.opts.Instructions, Events: t.events,
+		TeamName: t.teamName(), Workspace: t.ws.Root, SessionPath: func(name string) string {
+			if name == workspace.LeadName {
+				return t.ws.SessionPath(name)
+			}
+			return t.teammateSessionPath(name)
+		}}
+	if t.perms != nil {
+		o.Policy = t.perms.Policy
+	}
+	return plugs.New(o)
 }
 
 // gateHosts is the hosting as the permission gate sees it.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/team/fault"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -49,7 +50,7 @@ func (cm *claimedMailbox) Append(name string, m inbox.Message) (inbox.Message, e
 	}
 	if m.From != workspace.UserName && cm.lead != 0 {
 		// The lead's process no longer runs the team: nor do its teammates.
-		if err := cm.r.t.ownerFence(); err != nil {
+		if err := cm.r.t.faults.Fence(); err != nil {
 			return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, err)
 		}
 	}
@@ -73,14 +74,14 @@ func (cm *claimedMailbox) Append(name string, m inbox.Message) (inbox.Message, e
 // once this process knows it lost the owner lock, by the server once
 // another process claimed the lead's sending since; either stops the team.
 func (cm *claimedMailbox) appendLead(name string, m inbox.Message) (inbox.Message, error) {
-	if err := cm.r.t.ownerFence(); err != nil {
-		cm.r.t.halt(err)
+	if err := cm.r.t.faults.Fence(); err != nil {
+		cm.r.t.faults.Halt(err)
 		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, err)
 	}
 	out, err := cm.claims.AppendAs(name, m, cm.lead)
 	if err != nil && fencedError(err) {
-		cm.r.t.halt(ErrOwnerLost)
-		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, ErrOwnerLost)
+		cm.r.t.faults.Halt(fault.ErrOwnerLost)
+		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, fault.ErrOwnerLost)
 	}
 	return out, err
 }

@@ -57,7 +57,7 @@ func (r *roster) statusWritten(m *member, status registry.Status, why string, er
 		r.fenceOff(m, err)
 		return
 	}
-	t.checkStorage(err)
+	t.faults.CheckStorage(err)
 	if err != nil && t.Fault() == nil { // a full disk is told once, by checkStorage
 		t.events.Emit(event.Event{Agent: m.name, Payload: failure(event.ClassRegistry, "registry: ", err)})
 	}

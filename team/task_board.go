@@ -9,7 +9,9 @@ import (
 	"github.com/agentteam/agentteam/internal/plug/hooks"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/plugs"
 	"github.com/agentteam/agentteam/tools"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // teamTasks is the board as the team's agents use it (tools.TaskBoard):
@@ -28,12 +30,28 @@ func newTeamTasks(t *Team, b TaskDoc) *teamTasks {
 	return &teamTasks{t: t, board: b, auto: t.opts.AutoClaim}
 }
 
+// plugsOf is the plug-ins of the agent of that name this process runs,
+// as far as it knows it (the lead, or one of its teammates).
+func (tt *teamTasks) plugsOf(name string) plugs.Agent {
+	t := tt.t
+	if name == workspace.LeadName {
+		return t.plugs.For(name, "lead", "")
+	}
+	t.roster.mu.Lock()
+	m := t.roster.members[name]
+	t.roster.mu.Unlock()
+	if m == nil {
+		return t.plugs.For(name, "", "")
+	}
+	return t.plugs.For(name, m.role, m.root)
+}
+
 // Board is the team's shared task board, as a file.
 func (t *Team) Board() *board.Board { return t.files.board }
 
 // CreateTask adds a task (tools.TaskBoard).
 func (tt *teamTasks) CreateTask(ctx context.Context, by string, spec tools.TaskSpec) (string, error) {
-	if err := tt.t.taskHook(ctx, hooks.TaskCreated, by, "", spec.Subject, spec.Description); err != nil {
+	if err := tt.plugsOf(by).TaskHook(ctx, hooks.TaskCreated, "", spec.Subject, spec.Description); err != nil {
 		return "", err
 	}
 	task, err := tt.board.Create(ctx, by, board.NewTask{Subject: spec.Subject, Description: spec.Description, Role: spec.Role, BlockedBy: spec.BlockedBy})
@@ -98,7 +116,7 @@ func (tt *teamTasks) UpdateTask(ctx context.Context, agent, id, statusText, note
 		// A task the board does not hold is refused by Update, hook or not.
 		if f, err := tt.board.Read(); err == nil {
 			if i := f.Find(id); i >= 0 && f.Tasks[i].Status != board.TaskCompleted {
-				if err := tt.t.taskHook(ctx, hooks.TaskCompleted, agent, id, f.Tasks[i].Subject, f.Tasks[i].Description); err != nil {
+				if err := tt.plugsOf(agent).TaskHook(ctx, hooks.TaskCompleted, id, f.Tasks[i].Subject, f.Tasks[i].Description); err != nil {
 					return strings.Join(said, " "), err
 				}
 			}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
@@ -18,10 +17,12 @@ import (
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/fault"
 	"github.com/agentteam/agentteam/team/handoff"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/permgate"
+	"github.com/agentteam/agentteam/team/plugs"
 	"github.com/agentteam/agentteam/team/pool"
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/registry"
@@ -167,15 +168,14 @@ type Team struct {
 	protocols *Protocols
 	worktrees *worktree.Worktrees // teammates' git worktrees
 	perms     *permgate.Service   // nil: every tool call runs
+	plugs     *plugs.Plugs        // the person's hooks and AGENTS.md files
 	hosting   *hosting            // worker.go: this process as a worker; nil without a queue
 	lead      *loop.Agent         // nil in a worker's team (OpenWorker)
 	models    models.Models
-	leadModel *models.Agent         // the lead's model now, and its meter
-	spend     *models.Spend         // the budget's count; nil: none
-	changed   chan struct{}         // coalesced signal: some status changed
-	fault     atomic.Pointer[error] // what stopped the team: a full disk, the owner lock lost
-	halted    chan struct{}         // closed when a fault stops the team
-	ownerLost <-chan struct{}       // closed when the owner lock is lost (nil: never)
+	leadModel *models.Agent // the lead's model now, and its meter
+	spend     *models.Spend // the budget's count; nil: none
+	changed   chan struct{} // coalesced signal: some status changed
+	faults    *fault.Latch  // what stopped the team: a full disk, the owner lock lost
 }
 
 // Open prepares the team in a workspace: creates .agentteam/, repairs
@@ -277,27 +277,25 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		events:       events,
 		pid:          os.Getpid(),
 		changed:      make(chan struct{}, 1),
-		halted:       make(chan struct{}),
 	}
-	t.spend = models.NewSpend(opts.Budget, t.halt, func(err error) {
+	t.root, t.stop = context.WithCancel(context.Background())
+	t.faults = fault.NewLatch(ownerLost, tellFault(events), t.stop)
+	t.spend = models.NewSpend(opts.Budget, t.faults.Halt, func(err error) {
 		t.events.Notify(event.Event{Payload: event.Failure{Class: event.ClassBudgetAsk, Text: models.AskText(err)}})
 	})
 	if !worker {
 		// Once this process no longer runs the team, it changes neither
 		// the registry nor the task board.
-		t.ownerLost = ownerLost
-		reg = reg.FencedBy(t.ownerFence)
+		reg = reg.FencedBy(t.faults.Fence)
 		t.reg = reg
 	}
 	t.roster = &roster{t: t, members: map[string]*member{}}
 	t.messenger = &messenger{t: t}
 	t.inboxes = &inboxes{events: events, errs: map[string]string{}}
-	t.root, t.stop = context.WithCancel(context.Background())
 	// The run's deadline (the ctx given to Open) stops the teammates too.
 	t.stopRun = context.AfterFunc(ctx, t.stop)
 	if ownerLost != nil {
-		t.wg.Add(1)
-		go t.watchOwner(ownerLost)
+		t.wg.Go(func() { t.faults.WatchOwner(t.root) })
 	}
 	store := inbox.NewStoreWithOptions(ws.InboxDir(), inbox.StoreOptions{PollInterval: opts.PollInterval, OnRepair: t.inboxes.repaired})
 	t.files = files{inbox: store, reg: reg}
@@ -319,20 +317,21 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		t.hosting = newHosting(t, opts.Worker, opts.Queue, opts.Heartbeats, !worker)
 	}
 	t.perms = newGate(t, opts)
-	events.OnWriteError(t.checkStorage)
-	reg.OnWriteError(t.checkStorage)
+	t.plugs = newPlugs(t)
+	events.OnWriteError(t.faults.CheckStorage)
+	reg.OnWriteError(t.faults.CheckStorage)
 	fail := func(err error) (*Team, error) {
 		t.stopRun()
 		t.stop()
 		releaseOwner()
-		return nil, AsStorageError(err)
+		return nil, fault.AsStorageError(err)
 	}
 	if worker {
 		t.files.board = opts.Board
 		if t.files.board == nil {
 			t.files.board = board.New(ws.TasksPath())
 		}
-		t.files.board.OnWriteError(t.checkStorage)
+		t.files.board.OnWriteError(t.faults.CheckStorage)
 		t.tasks = newTeamTasks(t, t.files.board)
 		t.hosting.start()
 		return t, nil
@@ -361,8 +360,8 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	if t.files.board == nil {
 		t.files.board = board.New(ws.TasksPath())
 	}
-	t.files.board.OnWriteError(t.checkStorage)
-	t.tasks = newTeamTasks(t, fencedTasks{TaskDoc: t.files.board, fence: t.ownerFence})
+	t.files.board.OnWriteError(t.faults.CheckStorage)
+	t.tasks = newTeamTasks(t, fencedTasks{TaskDoc: t.files.board, fence: t.faults.Fence})
 	lead, err := t.newLead()
 	if err != nil {
 		return fail(err)
@@ -373,7 +372,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 			closing, cancel := context.WithTimeout(context.Background(), CloseTimeout)
 			defer cancel()
 			_ = t.Close(closing)
-			return nil, AsStorageError(err)
+			return nil, fault.AsStorageError(err)
 		}
 	}
 	if t.hosting != nil {

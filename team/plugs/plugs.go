@@ -1,76 +1,85 @@
-package team
+// Package plugs is the person's plug-ins as each agent of a team meets
+// them:
+//   - its hooks (internal/plug/hooks) at points of its life, each run an
+//     event.HookRun; a hook that blocks a step is told to whoever took it:
+//     the model (a tool call, a task change, the end of its turn) or the
+//     person (their prompt);
+//   - its AGENTS.md files (internal/plug/agentsmd), read before each of its
+//     cycles, with an event when what it is given changes.
+package plugs
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 
+	"github.com/agentteam/agentteam/internal/plug/agentsmd"
 	"github.com/agentteam/agentteam/internal/plug/hooks"
+	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
-// The person's hooks (Options.Hooks) run at points of each agent's life;
-// every run is a HookRun event. A hook that blocks a step is told to whoever
-// took the step: the model (a tool call, a task change, the end of its
-// turn) or the person (their prompt).
+// Options are a team's plug-ins and what they tell of its agents.
+type Options struct {
+	Hooks        *hooks.Runner    // nil: none
+	Instructions *agentsmd.Loader // nil: no AGENTS.md files are read
+	Events       event.Sink
+	TeamName     string
+	Workspace    string // the team's directory
+	// SessionPath is an agent's conversation file ("" when it is kept
+	// elsewhere), for the hooks' transcript_path.
+	SessionPath func(agent string) string
+	// Policy is an agent's permission rules (nil: none), which its
+	// AGENTS.md files may not get round.
+	Policy func(agent string) permission.Policy
+}
 
-// hookAgent is the agent a hook runs for: its name, role and where it works.
-type hookAgent struct {
-	t          *Team
+// Plugs are the plug-ins of one team's agents.
+type Plugs struct{ o Options }
+
+// New is the plug-ins o describes.
+func New(o Options) *Plugs { return &Plugs{o: o} }
+
+// For is the agent name of role, working in cwd ("" for the workspace).
+func (p *Plugs) For(name, role, cwd string) Agent {
+	if cwd == "" {
+		cwd = p.o.Workspace
+	}
+	return Agent{p: p, name: name, role: role, cwd: cwd}
+}
+
+// Agent is one agent as its hooks and files see it.
+type Agent struct {
+	p          *Plugs
 	name, role string
 	cwd        string // its worktree, or the workspace
 }
 
-// hookAgent is name's; root is its worktree ("" for the workspace).
-func (t *Team) hookAgent(name, role, root string) hookAgent {
-	if root == "" {
-		root = t.ws.Root
-	}
-	return hookAgent{t: t, name: name, role: role, cwd: root}
-}
-
-// hookAgentNamed is the agent of that name this process runs, as far as
-// it knows it (the lead, or one of its teammates).
-func (t *Team) hookAgentNamed(name string) hookAgent {
-	if name == workspace.LeadName {
-		return t.hookAgent(name, "lead", "")
-	}
-	t.roster.mu.Lock()
-	m := t.roster.members[name]
-	t.roster.mu.Unlock()
-	if m == nil {
-		return t.hookAgent(name, "", "")
-	}
-	return t.hookAgent(name, m.role, m.root)
-}
-
 // input is the hook input of ev for the agent, with the fields every event has.
-func (a hookAgent) input(ev hooks.Event) hooks.Input {
-	in := hooks.Input{SessionID: a.t.teamName() + "/" + a.name, Cwd: a.cwd, HookEventName: ev,
-		Agent: a.name, Role: a.role, Workspace: a.t.ws.Root, TeamName: a.t.teamName()}
-	if a.name == workspace.LeadName {
-		in.TranscriptPath = a.t.ws.SessionPath(a.name)
-	} else {
-		in.TranscriptPath = a.t.teammateSessionPath(a.name)
+func (a Agent) input(ev hooks.Event) hooks.Input {
+	o := a.p.o
+	in := hooks.Input{SessionID: o.TeamName + "/" + a.name, Cwd: a.cwd, HookEventName: ev,
+		Agent: a.name, Role: a.role, Workspace: o.Workspace, TeamName: o.TeamName}
+	if o.SessionPath != nil {
+		in.TranscriptPath = o.SessionPath(a.name)
 	}
 	return in
 }
 
 // run runs the hooks of in's event and logs each run as the agent's event.
-func (a hookAgent) run(ctx context.Context, in hooks.Input) hooks.Outcome {
-	return a.t.opts.Hooks.Run(ctx, in, func(r hooks.Report) {
-		a.t.events.Emit(event.Event{Agent: a.name, Payload: event.HookRun{Event: string(r.Event), Command: r.Command, Tool: r.Tool,
+func (a Agent) run(ctx context.Context, in hooks.Input) hooks.Outcome {
+	return a.p.o.Hooks.Run(ctx, in, func(r hooks.Report) {
+		a.p.o.Events.Emit(event.Event{Agent: a.name, Payload: event.HookRun{Event: string(r.Event), Command: r.Command, Tool: r.Tool,
 			Decision: r.Decision, ExitCode: r.ExitCode, DurationMS: r.Duration.Milliseconds(), Text: r.Text}})
 	})
 }
 
-func (a hookAgent) has(ev hooks.Event) bool { return a.t.opts.Hooks.Has(ev) }
+func (a Agent) has(ev hooks.Event) bool { return a.p.o.Hooks.Has(ev) }
 
-// toolHooks are the agent's PreToolUse and PostToolUse hooks; nil when
+// ToolHooks are the agent's PreToolUse and PostToolUse hooks; nil when
 // there are none.
-func (a hookAgent) toolHooks() tools.ToolHooks {
+func (a Agent) ToolHooks() tools.ToolHooks {
 	if !a.has(hooks.PreToolUse) && !a.has(hooks.PostToolUse) {
 		return nil
 	}
@@ -89,7 +98,7 @@ func toolInput(args json.RawMessage) json.RawMessage {
 }
 
 // BeforeTool runs the PreToolUse hooks (tools.ToolHooks).
-func (a hookAgent) BeforeTool(ctx context.Context, tool string, args json.RawMessage) (bool, string) {
+func (a Agent) BeforeTool(ctx context.Context, tool string, args json.RawMessage) (bool, string) {
 	if !a.has(hooks.PreToolUse) {
 		return true, ""
 	}
@@ -101,7 +110,7 @@ func (a hookAgent) BeforeTool(ctx context.Context, tool string, args json.RawMes
 
 // AfterTool runs the PostToolUse hooks (tools.ToolHooks): a hook that
 // blocks, or adds context, gives the model a note with the result.
-func (a hookAgent) AfterTool(ctx context.Context, tool string, args json.RawMessage, res tools.Result) string {
+func (a Agent) AfterTool(ctx context.Context, tool string, args json.RawMessage, res tools.Result) string {
 	if !a.has(hooks.PostToolUse) {
 		return ""
 	}
@@ -118,11 +127,11 @@ func (a hookAgent) AfterTool(ctx context.Context, tool string, args json.RawMess
 	return out.Context
 }
 
-// onStop runs, when the agent ends its turn without a tool call, its Stop
+// OnStop runs, when the agent ends its turn without a tool call, its Stop
 // hooks and, for a teammate, then its TeammateIdle hooks; the first that
 // blocks keeps it working with the reason (loop.AgentConfig.OnStop). nil
 // when there are none.
-func (a hookAgent) onStop(teammate bool) func(context.Context, string, bool) string {
+func (a Agent) OnStop(teammate bool) func(context.Context, string, bool) string {
 	idle := teammate && a.has(hooks.TeammateIdle)
 	if !a.has(hooks.Stop) && !idle {
 		return nil
@@ -145,14 +154,14 @@ func (a hookAgent) onStop(teammate bool) func(context.Context, string, bool) str
 	}
 }
 
-// sessionStart runs the SessionStart hooks of an agent that starts (source
+// SessionStart runs the SessionStart hooks of an agent that starts (source
 // "startup") or resumes ("resume"), and is what they say for its system
 // prompt ("" for nothing).
-func (a hookAgent) sessionStart(source string) string {
+func (a Agent) SessionStart(ctx context.Context, source string) string {
 	if !a.has(hooks.SessionStart) {
 		return ""
 	}
-	ctx, stop := context.WithCancel(a.t.root)
+	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	in := a.input(hooks.SessionStart)
 	in.Source = source
@@ -170,10 +179,9 @@ func (e *HookBlockedError) Error() string {
 	return "a UserPromptSubmit hook refused the prompt: " + e.Reason
 }
 
-// submitPrompt runs the UserPromptSubmit hooks on the person's prompt to
-// the lead; it is what they add for the lead, or why they refused it.
-func (t *Team) submitPrompt(ctx context.Context, prompt string) (string, error) {
-	a := t.hookAgent(workspace.LeadName, "lead", "")
+// SubmitPrompt runs the UserPromptSubmit hooks on the person's prompt to
+// the agent (the lead); it is what they add, or why they refused it.
+func (a Agent) SubmitPrompt(ctx context.Context, prompt string) (string, error) {
 	if !a.has(hooks.UserPromptSubmit) {
 		return "", nil
 	}
@@ -189,27 +197,9 @@ func (t *Team) submitPrompt(ctx context.Context, prompt string) (string, error) 
 	return "Context from the person's UserPromptSubmit hooks:\n" + out.Context, nil
 }
 
-// sayToLead gives the lead the person's prompt once the UserPromptSubmit
-// hooks let it through, followed by what they add.
-func (t *Team) sayToLead(ctx context.Context, prompt string) error {
-	extra, err := t.submitPrompt(ctx, prompt)
-	if err != nil {
-		return err
-	}
-	if err := t.lead.Say(prompt); err != nil {
-		return err
-	}
-	t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Prompt{Text: prompt}})
-	if extra != "" {
-		return t.lead.Say(extra)
-	}
-	return nil
-}
-
-// taskHook runs the TaskCreated or TaskCompleted hooks for agent; an error
-// is the refusal the model reads.
-func (t *Team) taskHook(ctx context.Context, ev hooks.Event, agent, id, subject, description string) error {
-	a := t.hookAgentNamed(agent)
+// TaskHook runs the TaskCreated or TaskCompleted hooks for the agent; an
+// error is the refusal the model reads.
+func (a Agent) TaskHook(ctx context.Context, ev hooks.Event, id, subject, description string) error {
 	if !a.has(ev) {
 		return nil
 	}

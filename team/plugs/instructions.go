@@ -1,4 +1,4 @@
-package team
+package plugs
 
 import (
 	"fmt"
@@ -10,46 +10,41 @@ import (
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // instructions is one agent's AGENTS.md files: read before each of its
-// cycles (loop.AgentConfig.Instructions), with an event when what it is
-// given changes, so the person sees which files it read and why one was
-// skipped.
+// cycles, with an event when what it is given changes, so the person sees
+// which files it read and why one was skipped.
 type instructions struct {
-	t     *Team
-	agent string
-	dir   string // where it works
-	root  string // its workspace (its worktree), whose files its rules speak of
-
-	mu   sync.Mutex
-	last string // the Set's key last told
+	a   Agent
+	mu  sync.Mutex
+	key string // the Set's key last told
 }
 
-// instructionsFor is the agent's Instructions for the loop; nil when the
-// team reads no AGENTS.md files. The files are read once now, so the
-// person is told before the agent's first cycle.
-func (t *Team) instructionsFor(agent string, ws *workspace.Workspace) func() string {
-	if t.opts.Instructions == nil {
+// Instructions is the agent's AGENTS.md section for its system prompt,
+// read from where it works at each call (loop.AgentConfig.Instructions);
+// nil when the team reads no AGENTS.md files. The files are read once now,
+// so the person is told before the agent's first cycle.
+func (a Agent) Instructions() func() string {
+	if a.p.o.Instructions == nil {
 		return nil
 	}
 	// Nothing to read is nothing to tell, until a file was read.
-	in := &instructions{t: t, agent: agent, dir: ws.Root, root: ws.Root, last: agentsmd.Set{}.Key()}
+	in := &instructions{a: a, key: agentsmd.Set{}.Key()}
 	in.read()
 	return in.read
 }
 
 // read is the section of the agent's system prompt the files make now.
 func (in *instructions) read() string {
-	set := in.t.opts.Instructions.LoadFor(in.dir, in.refuse)
+	set := in.a.p.o.Instructions.LoadFor(in.a.cwd, in.refuse)
 	key := set.Key()
 	in.mu.Lock()
-	changed := key != in.last
-	in.last = key
+	changed := key != in.key
+	in.key = key
 	in.mu.Unlock()
 	if changed {
-		in.t.events.Emit(event.Event{Agent: in.agent, Payload: instructionsEvent(set)})
+		in.a.p.o.Events.Emit(event.Event{Agent: in.a.name, Payload: instructionsEvent(set)})
 	}
 	return set.Text
 }
@@ -59,15 +54,14 @@ func (in *instructions) read() string {
 // not get round the rules; a file above the workspace is not one its tools
 // can read at all, so no rule speaks of it.
 func (in *instructions) refuse(abs string) string {
-	p := in.t.perms
-	if p == nil {
+	if in.a.p.o.Policy == nil {
 		return ""
 	}
-	rel, err := filepath.Rel(in.root, abs)
+	rel, err := filepath.Rel(in.a.cwd, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return ""
 	}
-	v := p.Policy(in.agent).Decide(permission.Call{Tool: tools.ReadFileName, Kind: permission.Read, Subject: filepath.ToSlash(rel)})
+	v := in.a.p.o.Policy(in.a.name).Decide(permission.Call{Tool: tools.ReadFileName, Kind: permission.Read, Subject: filepath.ToSlash(rel)})
 	if v.Decision == permission.Allow {
 		return ""
 	}
