@@ -28,7 +28,7 @@ func (w *Workspace) CheckState() error {
 	if err := w.checkLinks(); err != nil {
 		return err
 	}
-	_, err := w.checkOwner()
+	_, err := w.owner().check()
 	return err
 }
 

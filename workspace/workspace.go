@@ -54,14 +54,15 @@ func (w *Workspace) Init() error {
 	if err := w.checkLinks(); err != nil {
 		return err
 	}
-	own, err := w.checkOwner()
+	o := w.owner()
+	own, err := o.check()
 	if err != nil {
 		return err
 	}
 	if own != ownMine {
-		return w.claim()
+		return o.claim()
 	}
-	return w.writeIgnore()
+	return o.writeIgnore()
 }
 
 // StatePath is .agentteam/ inside the workspace.
