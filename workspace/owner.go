@@ -69,7 +69,7 @@ const (
 // Adopt makes a foreign .agentteam/ this user's, once the person has seen
 // what it holds (ForeignState) and trusts it.
 func (w *Workspace) Adopt() error {
-	if err := w.checkLinks(); err != nil {
+	if err := w.layout().checkLinks(); err != nil {
 		return err
 	}
 	return w.owner().adopt()
