@@ -56,7 +56,7 @@ func (e *ForeignError) Error() string {
 		e.Dir, strings.Join(e.Found, ", "), e.Dir, e.Dir)
 }
 
-// ownership is what checkOwner found.
+// ownership is what owner.check found.
 type ownership int
 
 const (
@@ -66,42 +66,75 @@ const (
 	ownForeign
 )
 
-// checkOwner tells whose .agentteam/ this is; it changes nothing.
-func (w *Workspace) checkOwner() (ownership, error) {
-	if _, err := os.Lstat(w.StatePath()); errors.Is(err, fs.ErrNotExist) {
+// Adopt makes a foreign .agentteam/ this user's, once the person has seen
+// what it holds (ForeignState) and trusts it.
+func (w *Workspace) Adopt() error {
+	if err := w.layout().checkLinks(); err != nil {
+		return err
+	}
+	return w.owner().adopt()
+}
+
+// ForeignState is every state file of a foreign .agentteam/ (relative to
+// it), nil when it is this user's.
+func (w *Workspace) ForeignState() ([]string, error) { return w.owner().foreign() }
+
+// owner is the ownership record of a workspace's .agentteam/: the id
+// beside the state, this user's record of it, and the test of state that
+// carries neither. It is built from the workspace's paths as it is needed.
+type owner struct {
+	root    string   // the workspace's real path, which names the record
+	dir     string   // .agentteam/
+	inbox   string   // inbox/, whose logs carry the read position
+	guarded []string // the directories whose files reach a model, and the event log
+}
+
+// owner is the ownership record of w's .agentteam/.
+func (w *Workspace) owner() owner {
+	return owner{
+		root:    w.Root,
+		dir:     w.StatePath(),
+		inbox:   w.InboxDir(),
+		guarded: []string{w.InboxDir(), w.TeamDir(), w.SessionsDir(), w.TasksDir(), w.EventsPath()},
+	}
+}
+
+// check tells whose .agentteam/ this is; it changes nothing.
+func (o owner) check() (ownership, error) {
+	if _, err := os.Lstat(o.dir); errors.Is(err, fs.ErrNotExist) {
 		return ownNothing, nil
 	}
-	id, idErr := w.readID()
+	id, idErr := o.readID()
 	if idErr == nil {
-		if rec, err := w.readRecord(); err == nil && rec == id {
+		if rec, err := o.readRecord(); err == nil && rec == id {
 			return ownMine, nil
 		}
 	}
-	found, err := w.stateFound()
+	found, err := o.stateFound()
 	if err != nil {
 		return ownForeign, err
 	}
 	if len(found) == 0 {
 		return ownNothing, nil
 	}
-	if errors.Is(idErr, fs.ErrNotExist) && w.earlierAgentteam() {
+	if errors.Is(idErr, fs.ErrNotExist) && o.earlierAgentteam() {
 		return ownEarlier, nil
 	}
-	return ownForeign, &ForeignError{Dir: w.StatePath(), Found: found}
+	return ownForeign, &ForeignError{Dir: o.dir, Found: found}
 }
 
 // claim makes .agentteam/ this user's: the ignore file, a new id, the record.
-func (w *Workspace) claim() error {
-	if err := w.writeIgnore(); err != nil {
+func (o owner) claim() error {
+	if err := o.writeIgnore(); err != nil {
 		return err
 	}
-	unlock, err := statefile.Lock(filepath.Join(w.StatePath(), idFile))
+	unlock, err := statefile.Lock(filepath.Join(o.dir, idFile))
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	if id, err := w.readID(); err == nil {
-		if rec, err := w.readRecord(); err == nil && rec == id {
+	if id, err := o.readID(); err == nil {
+		if rec, err := o.readRecord(); err == nil && rec == id {
 			return nil // another process claimed it first
 		}
 	}
@@ -110,63 +143,59 @@ func (w *Workspace) claim() error {
 		return err
 	}
 	id := hex.EncodeToString(b[:])
-	rec, err := w.recordPath()
+	rec, err := o.recordPath()
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(rec), 0o700); err != nil {
-		return fmt.Errorf("record the workspace %s: %w", w.Root, err)
+		return fmt.Errorf("record the workspace %s: %w", o.root, err)
 	}
-	if err := statefile.WriteFileAtomic(rec, []byte(id+"\n"+w.Root+"\n"), 0o600); err != nil {
-		return fmt.Errorf("record the workspace %s: %w", w.Root, err)
+	if err := statefile.WriteFileAtomic(rec, []byte(id+"\n"+o.root+"\n"), 0o600); err != nil {
+		return fmt.Errorf("record the workspace %s: %w", o.root, err)
 	}
-	return statefile.WriteFileAtomic(filepath.Join(w.StatePath(), idFile), []byte(id+"\n"), 0o600)
+	return statefile.WriteFileAtomic(filepath.Join(o.dir, idFile), []byte(id+"\n"), 0o600)
 }
 
-// Adopt makes a foreign .agentteam/ this user's, once the person has seen
-// what it holds (ForeignState) and trusts it.
-func (w *Workspace) Adopt() error {
-	if err := w.checkLinks(); err != nil {
+// adopt drops the id of an existing .agentteam/ and claims it anew.
+func (o owner) adopt() error {
+	if _, err := os.Lstat(o.dir); err != nil {
+		return fmt.Errorf("%s: %w", o.dir, err)
+	}
+	if err := os.Remove(filepath.Join(o.dir, idFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if _, err := os.Lstat(w.StatePath()); err != nil {
-		return fmt.Errorf("%s: %w", w.StatePath(), err)
-	}
-	if err := os.Remove(filepath.Join(w.StatePath(), idFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return w.claim()
+	return o.claim()
 }
 
-// ForeignState is every state file of a foreign .agentteam/ (relative to
-// it), nil when it is this user's.
-func (w *Workspace) ForeignState() ([]string, error) {
-	if own, err := w.checkOwner(); own != ownForeign {
+// foreign is every state file of a foreign .agentteam/, nil when it is
+// this user's.
+func (o owner) foreign() ([]string, error) {
+	if own, err := o.check(); own != ownForeign {
 		return nil, err
 	}
-	return w.modelFiles(0)
+	return o.modelFiles(0)
 }
 
 // writeIgnore writes .agentteam/.gitignore unless there is one.
-func (w *Workspace) writeIgnore() error {
-	f, err := os.OpenFile(filepath.Join(w.StatePath(), ignoreFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+func (o owner) writeIgnore() error {
+	f, err := os.OpenFile(filepath.Join(o.dir, ignoreFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("create %s: %w", filepath.Join(w.StatePath(), ignoreFile), err)
+		return fmt.Errorf("create %s: %w", filepath.Join(o.dir, ignoreFile), err)
 	}
 	_, err = f.WriteString("# agentteam's state: never commit it\n*\n")
 	return errors.Join(err, f.Close())
 }
 
-func (w *Workspace) readID() (string, error) {
-	data, err := statefile.ReadFile(filepath.Join(w.StatePath(), idFile), 128)
+func (o owner) readID() (string, error) {
+	data, err := statefile.ReadFile(filepath.Join(o.dir, idFile), 128)
 	return string(bytes.TrimSpace(data)), err
 }
 
-func (w *Workspace) readRecord() (string, error) {
-	rec, err := w.recordPath()
+func (o owner) readRecord() (string, error) {
+	rec, err := o.recordPath()
 	if err != nil {
 		return "", err
 	}
@@ -182,7 +211,7 @@ func (w *Workspace) readRecord() (string, error) {
 }
 
 // recordPath is this user's record of the workspace.
-func (w *Workspace) recordPath() (string, error) {
+func (o owner) recordPath() (string, error) {
 	dir := os.Getenv("XDG_STATE_HOME")
 	if !filepath.IsAbs(dir) {
 		home, err := os.UserHomeDir()
@@ -191,24 +220,19 @@ func (w *Workspace) recordPath() (string, error) {
 		}
 		dir = filepath.Join(home, ".local", "state")
 	}
-	sum := sha256.Sum256([]byte(w.Root))
+	sum := sha256.Sum256([]byte(o.root))
 	return filepath.Join(dir, "agentteam", "workspaces", hex.EncodeToString(sum[:16])), nil
 }
 
-// guarded are the directories whose files reach a model, and the event log.
-func (w *Workspace) guarded() []string {
-	return []string{w.InboxDir(), w.TeamDir(), w.SessionsDir(), w.TasksDir(), w.EventsPath()}
-}
-
 // stateFound is a few of the state files, for the refusal.
-func (w *Workspace) stateFound() ([]string, error) { return w.modelFiles(3) }
+func (o owner) stateFound() ([]string, error) { return o.modelFiles(3) }
 
 // modelFiles lists the files under the guarded paths, at most limit of
 // them (0: all), skipping empty regular files (locks).
-func (w *Workspace) modelFiles(limit int) ([]string, error) {
+func (o owner) modelFiles(limit int) ([]string, error) {
 	var found []string
 	errFull := errors.New("enough")
-	for _, d := range w.guarded() {
+	for _, d := range o.guarded {
 		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -222,7 +246,7 @@ func (w *Workspace) modelFiles(limit int) ([]string, error) {
 			if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && fi.Size() == 0 {
 				return nil
 			}
-			rel, _ := filepath.Rel(w.StatePath(), p)
+			rel, _ := filepath.Rel(o.dir, p)
 			found = append(found, filepath.ToSlash(rel))
 			if limit > 0 && len(found) == limit {
 				return errFull
@@ -242,9 +266,9 @@ func (w *Workspace) modelFiles(limit int) ([]string, error) {
 // earlierAgentteam reports whether the state looks made by an earlier
 // agentteam of this user's: every file this user's, and an inbox log with
 // a read position in its extended attribute.
-func (w *Workspace) earlierAgentteam() bool {
+func (o owner) earlierAgentteam() bool {
 	positioned := false
-	for _, d := range w.guarded() {
+	for _, d := range o.guarded {
 		err := filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -256,7 +280,7 @@ func (w *Workspace) earlierAgentteam() bool {
 			if !ownedByMe(fi) {
 				return errors.New("another user's")
 			}
-			if d == w.InboxDir() && strings.HasSuffix(p, ".jsonl") && fi.Mode().IsRegular() {
+			if d == o.inbox && strings.HasSuffix(p, ".jsonl") && fi.Mode().IsRegular() {
 				var buf [64]byte
 				if n, err := statefile.LinkAttr(p, readPosAttr, buf[:]); err == nil && n > 0 {
 					positioned = true

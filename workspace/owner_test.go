@@ -28,7 +28,7 @@ func TestInitClaimsTheStateDir(t *testing.T) {
 	if got, err := os.ReadFile(filepath.Join(ws.StatePath(), ".gitignore")); err != nil || !strings.Contains(string(got), "\n*\n") {
 		t.Errorf(".gitignore = %q, %v; want one that ignores everything", got, err)
 	}
-	rec, err := ws.recordPath()
+	rec, err := ws.owner().recordPath()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,15 +7,24 @@ import (
 	"os"
 )
 
-// stateDirs are the directories of the .agentteam/ layout, parents first.
-func (w *Workspace) stateDirs() []string {
-	return []string{w.StatePath(), w.InboxDir(), w.TeamDir(), w.SessionsDir(), w.TasksDir()}
+// layout is the .agentteam/ directories and fixed state files, which
+// agentteam makes and refuses to go through when one is a link or not
+// what it made there. It is built from the workspace's paths as it is needed.
+type layout struct {
+	dirs      []string // the directories Init makes, parents first
+	worktrees string   // worktrees/, made only for a teammate's worktree
+	// files are the single state files at fixed places; each agent's
+	// inbox and session file is refused at its own open (statefile.Open).
+	files []string
 }
 
-// stateFiles are the single state files at fixed places; each agent's
-// inbox and session file is refused at its own open (statefile.Open).
-func (w *Workspace) stateFiles() []string {
-	return []string{w.EventsPath(), w.RegistryPath(), w.TasksPath()}
+// layout is w's .agentteam/ layout.
+func (w *Workspace) layout() layout {
+	return layout{
+		dirs:      []string{w.StatePath(), w.InboxDir(), w.TeamDir(), w.SessionsDir(), w.TasksDir()},
+		worktrees: w.WorktreesDir(),
+		files:     []string{w.EventsPath(), w.RegistryPath(), w.TasksPath()},
+	}
 }
 
 // CheckState refuses a .agentteam/ that agentteam must not trust: the
@@ -25,17 +34,18 @@ func (w *Workspace) stateFiles() []string {
 // this user's (ForeignError, see owner.go). What does not exist yet is
 // fine. It changes nothing, so read-only commands can call it.
 func (w *Workspace) CheckState() error {
-	if err := w.checkLinks(); err != nil {
+	if err := w.layout().checkLinks(); err != nil {
 		return err
 	}
-	_, err := w.checkOwner()
+	_, err := w.owner().check()
 	return err
 }
 
 // checkLinks is CheckState's refusal of links and of what is not a
 // directory or a regular file.
-func (w *Workspace) checkLinks() error {
-	for _, d := range append(w.stateDirs(), w.WorktreesDir()) {
+func (l layout) checkLinks() error {
+	dirs := append(append([]string(nil), l.dirs...), l.worktrees)
+	for _, d := range dirs {
 		fi, err := os.Lstat(d)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -47,7 +57,7 @@ func (w *Workspace) checkLinks() error {
 			return err
 		}
 	}
-	for _, f := range w.stateFiles() {
+	for _, f := range l.files {
 		fi, err := os.Lstat(f)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -76,10 +86,10 @@ func checkStateDir(d string, fi fs.FileInfo) error {
 	return nil
 }
 
-// makeStateDirs creates the layout one directory at a time, parents
-// first, refusing one that exists as a link instead of going through it.
-func (w *Workspace) makeStateDirs() error {
-	for _, d := range w.stateDirs() {
+// makeDirs creates the layout one directory at a time, parents first,
+// refusing one that exists as a link instead of going through it.
+func (l layout) makeDirs() error {
+	for _, d := range l.dirs {
 		err := os.Mkdir(d, 0o755)
 		if err == nil {
 			continue

@@ -48,20 +48,22 @@ func Open(dir string) (*Workspace, error) {
 // that agentteam must not trust, as CheckState does; one it may trust but
 // has not claimed yet it claims (owner.go).
 func (w *Workspace) Init() error {
-	if err := w.makeStateDirs(); err != nil {
+	l := w.layout()
+	if err := l.makeDirs(); err != nil {
 		return err
 	}
-	if err := w.checkLinks(); err != nil {
+	if err := l.checkLinks(); err != nil {
 		return err
 	}
-	own, err := w.checkOwner()
+	o := w.owner()
+	own, err := o.check()
 	if err != nil {
 		return err
 	}
 	if own != ownMine {
-		return w.claim()
+		return o.claim()
 	}
-	return w.writeIgnore()
+	return o.writeIgnore()
 }
 
 // StatePath is .agentteam/ inside the workspace.
