@@ -232,7 +232,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, regist
 			return "", none, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the lead stopped: %w", err)}
 		}
 	}
-	return final, tm.Usage(), nil
+	return final, tm.Models().Usage(), nil
 }
 
 // runEnd is the closing line of a `run --json` that ended without an

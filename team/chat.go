@@ -160,7 +160,7 @@ func (c *Chat) cycle(ctx context.Context) {
 		c.cancel = cancel
 		c.mu.Unlock()
 		cyc, err := c.t.lead.RunCycle(turnCtx)
-		c.t.writeLeadUsage()
+		c.t.meters.writeLeadUsage()
 		c.mu.Lock()
 		c.cancel = nil
 		c.mu.Unlock()

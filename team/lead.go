@@ -9,14 +9,13 @@ import (
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/fault"
-	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
 )
 
 func (t *Team) newLead() (*loop.Agent, error) {
-	choice, err := t.models.Model("", "")
+	choice, err := t.meters.models.Model("", "")
 	if err != nil {
 		return nil, fmt.Errorf("the lead's model: %w", err)
 	}
@@ -26,20 +25,20 @@ func (t *Team) newLead() (*loop.Agent, error) {
 	if t.opts.Resume {
 		if c, err := t.reg.Read(); err == nil && c.Lead != nil {
 			used = c.Lead.Usage
-			choice = t.resumeLeadModel(c.Lead.ModelRef, choice)
+			choice = t.meters.resumeLead(c.Lead.ModelRef, choice)
 		}
 	}
-	t.leadModel = t.newAgentModel(choice, used)
+	t.meters.lead = t.meters.forAgent(choice, used)
 	hk, source := t.plugs.For(workspace.LeadName, "lead", ""), "startup"
 	if t.opts.Resume {
 		source = "resume"
 	}
 	lead, err := loop.NewAgent(loop.AgentConfig{
 		Name:   workspace.LeadName,
-		System: leadSystemPrompt(t.teamName(), t.ws.Root, t.models.Catalog()) + hk.SessionStart(t.root, source),
+		System: leadSystemPrompt(t.teamName(), t.ws.Root, t.meters.Catalog()) + hk.SessionStart(t.root, source),
 		// Its AGENTS.md files, read again at each cycle.
 		Instructions: hk.Instructions(),
-		Model:        t.leadModel,
+		Model:        t.meters.lead,
 		Inbox:        agentInbox{Inbox: t.store, plans: t.plans},
 		SessionPath:  t.ws.SessionPath(workspace.LeadName),
 		Session:      fencedSession{SessionLog: loop.FileSession(t.ws.SessionPath(workspace.LeadName)), fence: t.faults.Fence},
@@ -101,29 +100,6 @@ func (s fencedSession) Lines() ([][]byte, error) {
 func (s fencedSession) EachLine(fn func([]byte)) error {
 	_ = s.SessionLog.Close()
 	return loop.EachLine(s.SessionLog, fn)
-}
-
-// resumeLeadModel is the model the lead last talked to, as the registry
-// recorded it; one that is not configured any more (or was recorded before
-// models were) leaves the lead on def, and the first is said in one sentence.
-func (t *Team) resumeLeadModel(was registry.ModelRef, def models.ModelChoice) models.ModelChoice {
-	if was.ModelName == "" || (was.Provider == def.Provider && was.ModelName == def.Name) {
-		return def
-	}
-	err := models.CheckWord("provider", was.Provider) // the registry is a file anyone could have edited
-	if err == nil {
-		err = models.CheckWord("model", was.ModelName)
-	}
-	var c models.ModelChoice
-	if err == nil {
-		c, err = t.models.Model(was.Provider, was.ModelName)
-	}
-	if err != nil {
-		t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: failure(event.ClassModel, "resume: ",
-			fmt.Errorf("the lead's model when it stopped cannot be used now (%w); it goes on with %s", err, def.Label()))})
-		return def
-	}
-	return c
 }
 
 // agentEvent turns a loop event into a team event.
@@ -197,7 +173,7 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 	wake := t.store.Watch(ctx, workspace.LeadName)
 	for {
 		cycle, err := t.lead.RunCycle(ctx)
-		t.writeLeadUsage()
+		t.meters.writeLeadUsage()
 		switch {
 		case err == nil:
 			final = cycle.Final

@@ -102,7 +102,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	if err := ctx.Err(); err != nil {
 		return err // the call that asked is gone: spawn nobody
 	}
-	choice, err := t.resolveModel(spec.Provider, spec.Model, role)
+	choice, err := t.meters.resolve(spec.Provider, spec.Model, role)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 
 	mctx, cancel := context.WithCancel(t.root)
 	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: registry.StatusQueued, planMode: spec.PlanMode, root: where.Root,
-		model: r.t.newAgentModel(choice, registry.Usage{})}
+		model: r.t.meters.forAgent(choice, registry.Usage{})}
 	agent, err := r.newTeammateAgent(m, "startup")
 	if err != nil {
 		cancel()

@@ -164,7 +164,7 @@ func TestTeammatesTalkToTheirModels(t *testing.T) {
 	if c.Lead == nil || c.Lead.Model != "fake/small" || !sameCost(c.Lead.Cost, ptr(cost(models.Price{InputPerMillion: 1, OutputPerMillion: 2}, srv.CallsFor("lead")))) {
 		t.Fatalf("the registry's lead entry %+v", c.Lead)
 	}
-	u := tm.Usage()
+	u := tm.Models().Usage()
 	if fmt.Sprint(u.Unpriced) != "[alice]" {
 		t.Errorf("unpriced %v, want [alice]", u.Unpriced)
 	}
@@ -190,12 +190,12 @@ func TestSetLeadModelSwitchesForTheNextTurns(t *testing.T) {
 	if _, err := tm.Run(ctx, "one"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.SetLeadModel("huge"); err == nil || !strings.Contains(err.Error(), "huge") {
+	if _, err := tm.Models().SetLead("huge"); err == nil || !strings.Contains(err.Error(), "huge") {
 		t.Fatalf("switching to an unknown model: %v", err)
 	}
-	label, err := tm.SetLeadModel("fake/big")
-	if err != nil || label != "fake/big" || tm.LeadModel() != "fake/big" {
-		t.Fatalf("switch: %q, %v; lead model %q", label, err, tm.LeadModel())
+	label, err := tm.Models().SetLead("fake/big")
+	if err != nil || label != "fake/big" || tm.Models().Lead() != "fake/big" {
+		t.Fatalf("switch: %q, %v; lead model %q", label, err, tm.Models().Lead())
 	}
 	if _, err := tm.Run(ctx, "two"); err != nil {
 		t.Fatal(err)
@@ -318,7 +318,7 @@ func TestSpawnRefusesAHostileModelName(t *testing.T) {
 		if err == nil {
 			t.Fatalf("spawn with model %q accepted", bad)
 		}
-		if _, err := tm.SetLeadModel(bad); err == nil {
+		if _, err := tm.Models().SetLead(bad); err == nil {
 			t.Fatalf("the lead switched to %q", bad)
 		}
 	}

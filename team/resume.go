@@ -2,11 +2,9 @@ package team
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/agentteam/agentteam/team/event"
-	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
@@ -36,14 +34,14 @@ func (r *roster) resumeTeammates() error {
 		if (mb.Status == registry.StatusIdle || mb.Status == registry.StatusWorking || mb.Status == registry.StatusQueued) && elsewhere(&mb) {
 			continue // a live worker runs it
 		}
-		choice, err := t.resumeModel(mb)
+		choice, err := t.meters.resume(mb)
 		if err != nil {
 			t.events.Emit(event.Event{Agent: mb.Name, Payload: failure(event.ClassModel, "resume: ", err)})
 			continue
 		}
 		mctx, cancel := context.WithCancel(t.root)
 		m := &member{name: mb.Name, role: mb.Role, cancel: cancel, done: make(chan struct{}),
-			status: registry.StatusIdle, planMode: mb.PlanMode, model: t.newAgentModel(choice, mb.Usage())}
+			status: registry.StatusIdle, planMode: mb.PlanMode, model: t.meters.forAgent(choice, mb.Usage())}
 		m.planApproved.Store(mb.PlanState == registry.PlanApproved)
 		if mb.Isolation == worktree.IsolationWorktree {
 			// Its worktree again: found, or made anew if it was removed.
@@ -101,19 +99,6 @@ func (r *roster) resumeTeammates() error {
 		go r.runTeammate(b.ctx, b.m, nil)
 	}
 	return nil
-}
-
-// resumeModel is the model a resumed teammate had; one written before
-// models were recorded gets its role's or the default.
-func (t *Team) resumeModel(mb registry.Member) (models.ModelChoice, error) {
-	if mb.ModelName == "" {
-		return t.resolveModel("", "", mb.Role)
-	}
-	c, err := t.models.Model(mb.Provider, mb.ModelName)
-	if err != nil {
-		return models.ModelChoice{}, fmt.Errorf("%s talked to %s, which cannot be used now: %w", mb.Name, mb.Model, err)
-	}
-	return c, nil
 }
 
 // reopenRequests re-registers a resumed teammate's protocol requests that

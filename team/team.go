@@ -171,11 +171,9 @@ type Team struct {
 	plugs     *plugs.Plugs        // the person's hooks and AGENTS.md files
 	hosting   *hosting            // worker.go: this process as a worker; nil without a queue
 	lead      *loop.Agent         // nil in a worker's team (OpenWorker)
-	models    models.Models
-	leadModel *models.Agent // the lead's model now, and its meter
-	spend     *models.Spend // the budget's count; nil: none
-	changed   chan struct{} // coalesced signal: some status changed
-	faults    *fault.Latch  // what stopped the team: a full disk, the owner lock lost
+	meters    *Models             // the models, the lead's, every agent's meter and the budget
+	changed   chan struct{}       // coalesced signal: some status changed
+	faults    *fault.Latch        // what stopped the team: a full disk, the owner lock lost
 }
 
 // Open prepares the team in a workspace: creates .agentteam/, repairs
@@ -270,7 +268,6 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		releaseOwner: releaseOwner,
 		leadSign:     leadSign,
 		opts:         opts,
-		models:       opts.Models,
 		ws:           ws,
 		reg:          reg,
 		pool:         pool.New(opts.MaxWorkers, opts.MaxQueue),
@@ -280,16 +277,18 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	}
 	t.root, t.stop = context.WithCancel(context.Background())
 	t.faults = fault.NewLatch(ownerLost, tellFault(events), t.stop)
-	t.spend = models.NewSpend(opts.Budget, t.faults.Halt, func(err error) {
+	t.meters = &Models{models: opts.Models, events: events, spend: models.NewSpend(opts.Budget, t.faults.Halt, func(err error) {
 		t.events.Notify(event.Event{Payload: event.Failure{Class: event.ClassBudgetAsk, Text: models.AskText(err)}})
-	})
+	})}
 	if !worker {
 		// Once this process no longer runs the team, it changes neither
 		// the registry nor the task board.
 		reg = reg.FencedBy(t.faults.Fence)
 		t.reg = reg
 	}
+	t.meters.reg = t.reg // fenced, as every write of the lead's process
 	t.roster = &roster{t: t, members: map[string]*member{}}
+	t.meters.teammates = t.roster.usage
 	t.messenger = &messenger{t: t}
 	t.inboxes = &inboxes{events: events, errs: map[string]string{}}
 	// The run's deadline (the ctx given to Open) stops the teammates too.

@@ -136,7 +136,7 @@ func (h *hosting) Run(req hosts.Request, release func()) bool {
 		}
 		return false
 	}
-	choice, err := t.resolveModel(req.Provider, req.Model, req.Role)
+	choice, err := t.meters.resolve(req.Provider, req.Model, req.Role)
 	if err != nil {
 		return failed(event.ClassModel, fmt.Errorf("worker %s cannot run %s: %w", h.opts.ID, req.Name, err))
 	}
@@ -181,7 +181,7 @@ func (h *hosting) Run(req hosts.Request, release func()) bool {
 		}
 	}
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: registry.StatusQueued,
-		planMode: req.PlanMode, root: where.Root, model: t.newAgentModel(choice, used), claim: req.ID, request: req}
+		planMode: req.PlanMode, root: where.Root, model: t.meters.forAgent(choice, used), claim: req.ID, request: req}
 	m.planFromRegistry = func() bool { return t.plans.ApprovedElsewhere(mate{r, m}) }
 	t.perms.Follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
 	if !h.isLead { // the lead's own process has its rules already

@@ -129,12 +129,12 @@ func (e *teamEngine) SetLeadModel(spec string) (string, error) {
 	if e.chat == nil {
 		return "", fmt.Errorf("the lead has no model to switch: it cannot answer without a key")
 	}
-	return e.t.SetLeadModel(spec)
+	return e.t.Models().SetLead(spec)
 }
 
-func (e *teamEngine) AnswerBudget(goOn bool) (string, error) { return e.t.AnswerBudget(goOn) }
+func (e *teamEngine) AnswerBudget(goOn bool) (string, error) { return e.t.Models().AnswerBudget(goOn) }
 
-func (e *teamEngine) Models() (models.Catalog, string) { return e.t.Models(), e.t.LeadModel() }
+func (e *teamEngine) Models() (models.Catalog, string) { return e.t.Models().Catalog(), e.t.Models().Lead() }
 
 func (e *teamEngine) Compact() (string, error) {
 	if e.chat == nil {
@@ -143,7 +143,7 @@ func (e *teamEngine) Compact() (string, error) {
 	return e.chat.Compact(), nil
 }
 
-func (e *teamEngine) Usage() registry.TeamUsage { return e.t.Usage() }
+func (e *teamEngine) Usage() registry.TeamUsage { return e.t.Models().Usage() }
 
 func (e *teamEngine) Describe(ctx context.Context) (string, error) {
 	return e.t.Describe(ctx)

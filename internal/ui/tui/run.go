@@ -57,12 +57,12 @@ func Run(ctx context.Context, cfg Config) error {
 	cfg.Screen.MaxWorkers = tm.MaxWorkers()
 	cfg.Screen.WorkerID = tm.WorkerID()
 	if cfg.Screen.HasModel {
-		cfg.Screen.ModelName = tm.LeadModel() // a resumed lead's may differ from the default
+		cfg.Screen.ModelName = tm.Models().Lead() // a resumed lead's may differ from the default
 	}
-	for _, mod := range tm.Models().Models {
+	for _, mod := range tm.Models().Catalog().Models {
 		cfg.Screen.ModelLabels = append(cfg.Screen.ModelLabels, mod.Label)
 	}
-	looker := poll.ForTeam(tm, func() int { return tm.LeadUsage().Tokens }) // with what a resumed lead used before
+	looker := poll.ForTeam(tm, func() int { return tm.Models().LeadUsage().Tokens }) // with what a resumed lead used before
 	perr := runScreen(runCtx, screenRun{opts: cfg.Screen, eng: engine.NewEngine(tm, chat), in: cfg.In, out: cfg.Out, bridge: b, poll: looker})
 	cancel()
 	if chat != nil {
