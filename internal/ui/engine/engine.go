@@ -134,7 +134,9 @@ func (e *teamEngine) SetLeadModel(spec string) (string, error) {
 
 func (e *teamEngine) AnswerBudget(goOn bool) (string, error) { return e.t.Models().AnswerBudget(goOn) }
 
-func (e *teamEngine) Models() (models.Catalog, string) { return e.t.Models().Catalog(), e.t.Models().Lead() }
+func (e *teamEngine) Models() (models.Catalog, string) {
+	return e.t.Models().Catalog(), e.t.Models().Lead()
+}
 
 func (e *teamEngine) Compact() (string, error) {
 	if e.chat == nil {
