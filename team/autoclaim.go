@@ -85,7 +85,7 @@ func (tt *teamTasks) assign(ctx context.Context, name, role string, roles []stri
 		return
 	}
 	tt.t.events.Emit(event.Event{Payload: event.Delivered(m)})
-	tt.t.notifyChanged()
+	tt.t.changed.notify()
 }
 
 // roles are the roles of every registered teammate, to tell a task meant for

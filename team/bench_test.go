@@ -85,7 +85,7 @@ func benchTeamWake(b *testing.B, otherStore bool) {
 	await(ctx, b, model.calls)
 	await(ctx, b, idle)
 
-	send := func() error { return tm.Send(ctx, workspace.LeadName, "alice", "ping") }
+	send := func() error { return tm.Messenger().Send(ctx, workspace.LeadName, "alice", "ping") }
 	if otherStore {
 		other := inbox.NewStore(ws.InboxDir())
 		send = func() error {

@@ -56,7 +56,7 @@ func (c *Chat) Auto() bool { return c.auto.Load() }
 func (c *Chat) Say(text string) error {
 	ctx, stop := context.WithCancel(c.t.root)
 	defer stop()
-	if err := c.t.sayToLead(ctx, text); err != nil {
+	if err := c.t.turns.say(ctx, text); err != nil {
 		return err
 	}
 	c.poke()

@@ -25,19 +25,19 @@ func TestACancelledCallChangesNothing(t *testing.T) {
 	if c, _ := tm.Registry().Read(); len(c.Teammates) != 0 {
 		t.Fatalf("a cancelled spawn registered %+v", c.Teammates)
 	}
-	if err := tm.Send(ctx, "user", workspace.LeadName, "hello"); !errors.Is(err, context.Canceled) {
+	if err := tm.Messenger().Send(ctx, "user", workspace.LeadName, "hello"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("send under a cancelled context: %v", err)
 	}
 	if st, _ := tm.Mailbox().Stats(workspace.LeadName); st.Total != 0 {
 		t.Fatalf("a cancelled send wrote %d messages", st.Total)
 	}
-	if _, err := tm.Describe(ctx); !errors.Is(err, context.Canceled) {
+	if _, err := tm.Messenger().Describe(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("describe under a cancelled context: %v", err)
 	}
 	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "bob", Role: "x", Prompt: "work"}); err != nil {
 		t.Fatal(err)
 	}
-	if reached, err := tm.Broadcast(ctx, workspace.LeadName, "all"); !errors.Is(err, context.Canceled) || len(reached) != 0 {
+	if reached, err := tm.Messenger().Broadcast(ctx, workspace.LeadName, "all"); !errors.Is(err, context.Canceled) || len(reached) != 0 {
 		t.Fatalf("broadcast under a cancelled context reached %v: %v", reached, err)
 	}
 }

@@ -359,7 +359,7 @@ func TestHandoffRejectedWhenTheReceiverIsBusy(t *testing.T) {
 	tm, _, sw := handoffTeam(t, srv, Options{})
 	spawnIdle(t, tm, sw, "alice", "programmer", "bob", "programmer")
 	boardTask(t, tm, "alice", "write the parser", "")
-	if err := tm.Send(context.Background(), "lead", "bob", "another job"); err != nil {
+	if err := tm.Messenger().Send(context.Background(), "lead", "bob", "another job"); err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, tm, sw, "bob", registry.StatusWorking)

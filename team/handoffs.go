@@ -23,7 +23,7 @@ func newHandoffs(t *Team) *handoff.Service {
 				fn(ctx)
 			})
 		},
-		Notify: t.notifyChanged, Stopped: t.stopped})
+		Notify: t.changed.notify, Stopped: func() bool { return t.root.Err() != nil }})
 }
 
 // lazyBoard is the team's task board, which Open makes after the handoffs.
@@ -50,7 +50,7 @@ func (a handoffAgents) Receiver(name string) (handoff.Receiver, error) {
 	if err == nil {
 		return handoff.Receiver{Here: true, Status: t.roster.statusOf(m), Role: m.role}, nil
 	}
-	mb, elsewhere := t.remote(name)
+	mb, elsewhere := t.hosting.remote(name)
 	if !elsewhere {
 		return handoff.Receiver{}, err
 	}

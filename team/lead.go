@@ -9,6 +9,7 @@ import (
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/fault"
+	"github.com/agentteam/agentteam/team/plugs"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -35,7 +36,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 	}
 	lead, err := loop.NewAgent(loop.AgentConfig{
 		Name:   workspace.LeadName,
-		System: leadSystemPrompt(t.teamName(), t.ws.Root, t.meters.Catalog()) + hk.SessionStart(t.root, source),
+		System: leadSystemPrompt(t.opts.teamName(), t.ws.Root, t.meters.Catalog()) + hk.SessionStart(t.root, source),
 		// Its AGENTS.md files, read again at each cycle.
 		Instructions: hk.Instructions(),
 		Model:        t.meters.lead,
@@ -43,7 +44,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		SessionPath:  t.ws.SessionPath(workspace.LeadName),
 		Session:      fencedSession{SessionLog: loop.FileSession(t.ws.SessionPath(workspace.LeadName)), fence: t.faults.Fence},
 		MaxTurns:     t.opts.MaxTurns,
-		OnEvent:      t.agentEvent,
+		OnEvent:      agentEvents(t.events),
 		OnDelta:      t.opts.OnDelta,
 		Recover:      t.messenger.recoverCall(workspace.LeadName),
 		// The window of the lead's first model; a switch (/model) keeps
@@ -63,7 +64,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Team:        t.messenger,
 		Tasks:       t.tasks,
 		Protocols:   t.protocols,
-		Merger:      t,
+		Merger:      t.placing,
 		BashTimeout: t.opts.BashTimeout,
 		Permission:  t.perms.Gate(workspace.LeadName, t.ws),
 		Hooks:       hk.ToolHooks(),
@@ -102,26 +103,30 @@ func (s fencedSession) EachLine(fn func([]byte)) error {
 	return loop.EachLine(s.SessionLog, fn)
 }
 
-// agentEvent turns a loop event into a team event.
-func (t *Team) agentEvent(e loop.Event) {
+// agentEvents turns an agent's loop events into team events.
+func agentEvents(events EventSink) func(loop.Event) {
+	return func(e loop.Event) { agentEvent(events, e) }
+}
+
+func agentEvent(events EventSink, e loop.Event) {
 	switch e.Kind {
 	case loop.EventTurn:
-		t.setActivity(e.Agent, event.Activity{})
+		events.Notify(event.Event{Agent: e.Agent, Payload: event.Activity{}})
 	case loop.EventToolStart:
-		t.setActivity(e.Agent, event.Activity{Tool: e.Tool})
+		events.Notify(event.Event{Agent: e.Agent, Payload: event.Activity{Tool: e.Tool}})
 	case loop.EventToolCall:
-		t.events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.ToolCall{Tool: e.Tool, Args: e.Args,
+		events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.ToolCall{Tool: e.Tool, Args: e.Args,
 			Result: e.Result, IsError: e.IsError, Turn: e.Turn, Diff: e.Diff}})
 	case loop.EventReply:
-		t.events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Reply{Text: e.Result, Tokens: e.Usage.TotalTokens, Turn: e.Turn, Reasoning: e.Reasoning}})
+		events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Reply{Text: e.Result, Tokens: e.Usage.TotalTokens, Turn: e.Turn, Reasoning: e.Reasoning}})
 	case loop.EventBadLine:
-		t.events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.BadLine{Reason: e.Err, Line: e.Result}})
+		events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.BadLine{Reason: e.Err, Line: e.Result}})
 	case loop.EventError:
-		t.events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Failure{Class: sourceClass(e.Source), Text: e.Err}})
+		events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Failure{Class: sourceClass(e.Source), Text: e.Err}})
 	case loop.EventInbox:
-		t.events.Notify(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Intake{Messages: e.Messages}})
+		events.Notify(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Intake{Messages: e.Messages}})
 	case loop.EventCompacted:
-		t.events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Compacted{Dropped: e.Dropped, Turn: e.Turn}})
+		events.Emit(event.Event{Time: e.Time, Agent: e.Agent, Payload: event.Compacted{Dropped: e.Dropped, Turn: e.Turn}})
 	}
 }
 
@@ -167,7 +172,7 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 			err = fault.AsStorageError(err)
 		}
 	}()
-	if err := t.sayToLead(ctx, prompt); err != nil {
+	if err := t.turns.say(ctx, prompt); err != nil {
 		return "", err
 	}
 	wake := t.store.Watch(ctx, workspace.LeadName)
@@ -183,7 +188,7 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 		default:
 			return final, err
 		}
-		woke, err := t.waitLeadOrSettled(ctx, wake)
+		woke, err := t.turns.waitOrSettled(ctx, wake)
 		if err != nil {
 			return final, err
 		}
@@ -191,33 +196,6 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 			t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Settled{Final: final}})
 			t.ShutdownAll("the team settled")
 			return final, nil
-		}
-	}
-}
-
-// waitLeadOrSettled returns true when the lead has unread messages, false
-// when the team has settled.
-func (t *Team) waitLeadOrSettled(ctx context.Context, wake <-chan struct{}) (bool, error) {
-	poll := time.NewTicker(t.opts.PollInterval)
-	defer poll.Stop()
-	for {
-		if t.inboxes.hasUnread(workspace.LeadName) {
-			return true, nil
-		}
-		if t.roster.settled() {
-			// Re-check the lead after the teammates: a report sent just
-			// before the last teammate went idle is already on disk.
-			if t.inboxes.hasUnread(workspace.LeadName) {
-				return true, nil
-			}
-			return false, nil
-		}
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-wake:
-		case <-t.changed:
-		case <-poll.C:
 		}
 	}
 }
@@ -303,24 +281,59 @@ func (r *roster) stopAll(change func(*registry.Member), reason string) {
 	}
 }
 
-// setActivity tells the subscriber what an agent is doing now.
-func (t *Team) setActivity(agent string, a event.Activity) {
-	t.events.Notify(event.Event{Agent: agent, Payload: a})
+// leadTurns are the lead's turns as the person drives them: their
+// prompts, through the hooks, and between its cycles the wait for its
+// messages or for the team to settle.
+type leadTurns struct {
+	agent   *loop.Agent
+	hooks   plugs.Agent
+	events  EventSink
+	inboxes *inboxes
+	settled func() bool // no teammate works or would wake
+	changed signal
+	poll    time.Duration
 }
 
-// sayToLead gives the lead the person's prompt once the UserPromptSubmit
+// say gives the lead the person's prompt once the UserPromptSubmit
 // hooks let it through, followed by what they add.
-func (t *Team) sayToLead(ctx context.Context, prompt string) error {
-	extra, err := t.plugs.For(workspace.LeadName, "lead", "").SubmitPrompt(ctx, prompt)
+func (l *leadTurns) say(ctx context.Context, prompt string) error {
+	extra, err := l.hooks.SubmitPrompt(ctx, prompt)
 	if err != nil {
 		return err
 	}
-	if err := t.lead.Say(prompt); err != nil {
+	if err := l.agent.Say(prompt); err != nil {
 		return err
 	}
-	t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Prompt{Text: prompt}})
+	l.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Prompt{Text: prompt}})
 	if extra != "" {
-		return t.lead.Say(extra)
+		return l.agent.Say(extra)
 	}
 	return nil
+}
+
+// waitOrSettled returns true when the lead has unread messages, false
+// when the team has settled.
+func (l *leadTurns) waitOrSettled(ctx context.Context, wake <-chan struct{}) (bool, error) {
+	poll := time.NewTicker(l.poll)
+	defer poll.Stop()
+	for {
+		if l.inboxes.hasUnread(workspace.LeadName) {
+			return true, nil
+		}
+		if l.settled() {
+			// Re-check the lead after the teammates: a report sent just
+			// before the last teammate went idle is already on disk.
+			if l.inboxes.hasUnread(workspace.LeadName) {
+				return true, nil
+			}
+			return false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case <-wake:
+		case <-l.changed:
+		case <-poll.C:
+		}
+	}
 }

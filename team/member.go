@@ -96,7 +96,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	if len(prompt) > inbox.MaxContentBytes {
 		return fmt.Errorf("the prompt for %s is %d bytes, more than the %d allowed", name, len(prompt), inbox.MaxContentBytes)
 	}
-	if t.stopped() {
+	if t.root.Err() != nil {
 		return fmt.Errorf("the team is stopping")
 	}
 	if err := ctx.Err(); err != nil {
@@ -126,7 +126,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	now := time.Now().UTC()
 	entry := registry.Member{Name: name, Role: role, Status: registry.StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid, PlanMode: spec.PlanMode,
 		ModelRef: modelRefOf(choice)}
-	where, err := t.place(ctx, name, t.isolationOf(spec.Isolation), &entry)
+	where, err := t.placing.place(ctx, name, t.placing.isolationOf(spec.Isolation), &entry)
 	if err != nil {
 		ticket.Cancel()
 		return err
@@ -154,7 +154,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		ticket.Cancel()
 		return err
 	}
-	if err := t.archiveTeammateSession(name, now); err != nil {
+	if err := t.mates.archive(name, now); err != nil {
 		ticket.Cancel()
 		r.markFailed(name, err)
 		return err
@@ -192,16 +192,16 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 	t := r.t
 	name := m.name
 	hk := t.plugs.For(name, m.role, m.root)
-	ws, system := t.ws, teammateSystemPrompt(t.teamName(), t.ws.Root, name, m.role, m.planMode)
+	ws, system := t.ws, teammateSystemPrompt(t.opts.teamName(), t.ws.Root, name, m.role, m.planMode)
 	if m.root != "" {
 		// Its file tools and bash are confined to its worktree.
 		wt, err := workspace.Open(m.root)
 		if err != nil {
 			return nil, fmt.Errorf("start %s: %w", name, err)
 		}
-		ws, system = wt, teammateSystemPrompt(t.teamName(), wt.Root, name, m.role, m.planMode)+worktreePrompt(worktree.BranchPrefix+name)
+		ws, system = wt, teammateSystemPrompt(t.opts.teamName(), wt.Root, name, m.role, m.planMode)+worktreePrompt(worktree.BranchPrefix+name)
 	}
-	session := t.teammateSession(name)
+	session := t.mates.log(name)
 	if m.claim != "" {
 		// A worker's teammate is the one sender of its messages and the one
 		// writer of its conversation from now on: an earlier run of it (on a
@@ -223,10 +223,10 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		Instructions: hk.Instructions(),
 		Model:        m.model,
 		Inbox:        agentInbox{Inbox: t.store},
-		SessionPath:  t.teammateSessionPath(name),
+		SessionPath:  t.mates.path(name),
 		Session:      session,
 		MaxTurns:     t.opts.MaxTurns,
-		OnEvent:      t.agentEvent,
+		OnEvent:      agentEvents(t.events),
 		OnDelta:      t.opts.OnDelta,
 		Recover:      t.messenger.recoverCall(name),
 		// The model at the teammate's start; a later /model of the lead's
@@ -478,7 +478,7 @@ func (r *roster) markFailed(name string, cause error) {
 	r.mu.Unlock()
 	_ = setStatusNow(t.reg, name, registry.StatusFailed, func(mb *registry.Member) { mb.Error = cause.Error() })
 	t.events.Emit(event.Event{Agent: name, Payload: event.StatusChanged{Status: registry.StatusFailed, Reason: cause.Error(), PID: t.pid}})
-	t.notifyChanged()
+	t.changed.notify()
 }
 
 // setStatus changes a member's status in memory, in the registry and in the
@@ -505,9 +505,9 @@ func (r *roster) setStatusWhy(m *member, status registry.Status, why string, fn 
 	r.statusWritten(m, status, why, err)
 }
 
-func (t *Team) teamName() string {
-	if t.opts.TeamName == "" {
+func (o Options) teamName() string {
+	if o.TeamName == "" {
 		return "default"
 	}
-	return t.opts.TeamName
+	return o.TeamName
 }

@@ -14,34 +14,25 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// messenger delivers the agents' messages: it is the tools' Messenger and
-// TeamManager, and every message of the team goes through it.
-type messenger struct {
+// Messenger delivers the agents' messages: it is the tools' Messenger and
+// TeamManager, the person's way to write to the team, and every message
+// of the team goes through it.
+type Messenger struct {
 	t     *Team // the roster (who is run here), the registry, the inboxes, the log
 	loops pingPong
 }
 
-// Send delivers a message to one agent for the person (the TUI).
-func (t *Team) Send(ctx context.Context, from, to, content string) error {
-	return t.messenger.Send(ctx, from, to, content)
-}
-
-// Broadcast sends a broadcast message for the person (the TUI).
-func (t *Team) Broadcast(ctx context.Context, from, content string) ([]string, error) {
-	return t.messenger.Broadcast(ctx, from, content)
-}
-
-// Describe renders the registry as the lead reads it.
-func (t *Team) Describe(ctx context.Context) (string, error) { return t.messenger.Describe(ctx) }
+// Messenger is how the team's messages are sent, for the person too.
+func (t *Team) Messenger() *Messenger { return t.messenger }
 
 // SpawnTeammate is the lead's spawn_teammate (tools.TeamManager).
-func (ms *messenger) SpawnTeammate(ctx context.Context, spec tools.SpawnSpec) error {
+func (ms *Messenger) SpawnTeammate(ctx context.Context, spec tools.SpawnSpec) error {
 	return ms.t.roster.spawn(ctx, workspace.LeadName, spec)
 }
 
 // Send delivers a message to one agent (tools.Messenger). The recipient
 // must be the lead or a teammate the registry knows, whatever its status.
-func (ms *messenger) Send(ctx context.Context, from, to, content string) error {
+func (ms *Messenger) Send(ctx context.Context, from, to, content string) error {
 	t := ms.t
 	if err := ctx.Err(); err != nil {
 		return err
@@ -69,7 +60,7 @@ func (ms *messenger) Send(ctx context.Context, from, to, content string) error {
 
 // Broadcast sends a broadcast message to every registered teammate but the
 // sender (tools.Messenger).
-func (ms *messenger) Broadcast(ctx context.Context, from, content string) ([]string, error) {
+func (ms *Messenger) Broadcast(ctx context.Context, from, content string) ([]string, error) {
 	t := ms.t
 	c, err := t.reg.Read()
 	if err != nil {
@@ -132,12 +123,12 @@ func CheckRecipient(reg registryReader, to string) error {
 }
 
 // deliver appends to an inbox and logs the message event.
-func (ms *messenger) deliver(from, to string, typ inbox.MessageType, content string) (inbox.Message, error) {
+func (ms *Messenger) deliver(from, to string, typ inbox.MessageType, content string) (inbox.Message, error) {
 	return ms.deliverMessage(inbox.Message{Type: typ, From: from, To: to, Content: content})
 }
 
 // deliverMessage appends m to m.To's inbox and logs the message event.
-func (ms *messenger) deliverMessage(m inbox.Message) (inbox.Message, error) {
+func (ms *Messenger) deliverMessage(m inbox.Message) (inbox.Message, error) {
 	t := ms.t
 	m, err := t.store.Append(m.To, m)
 	if err != nil {
@@ -145,12 +136,12 @@ func (ms *messenger) deliverMessage(m inbox.Message) (inbox.Message, error) {
 		return m, err
 	}
 	t.events.Emit(event.Event{Payload: event.Delivered(m)})
-	t.notifyChanged()
+	t.changed.notify()
 	return m, nil
 }
 
 // Describe renders the registry for the model (tools.TeamManager).
-func (ms *messenger) Describe(ctx context.Context) (string, error) {
+func (ms *Messenger) Describe(ctx context.Context) (string, error) {
 	t := ms.t
 	if err := ctx.Err(); err != nil {
 		return "", err

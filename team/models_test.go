@@ -266,7 +266,7 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 
 	second, w2 := open(true)
 	defer second.Close(context.Background())
-	if err := second.Send(context.Background(), "lead", "alice", "once more"); err != nil {
+	if err := second.Messenger().Send(context.Background(), "lead", "alice", "once more"); err != nil {
 		t.Fatal(err)
 	}
 	w2.wait(t, "alice", string(registry.StatusWorking))

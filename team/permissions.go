@@ -7,9 +7,6 @@ import (
 	"github.com/agentteam/agentteam/workspace"
 )
 
-// The permission gate lives in team/permgate; these names keep the team's
-// API for its callers while they move to that package's own.
-
 // Permissions is the team's permission gate: its asks waiting, and the
 // answers the person or the lead give them; nil-safe when the team asks
 // nobody (every call runs).
@@ -37,11 +34,11 @@ func newGate(t *Team, opts Options) *permgate.Service {
 // agents, under its permission rules.
 func newPlugs(t *Team) *plugs.Plugs {
 	o := plugs.Options{Hooks: t.opts.Hooks, Instructions: t.opts.Instructions, Events: t.events,
-		TeamName: t.teamName(), Workspace: t.ws.Root, SessionPath: func(name string) string {
+		TeamName: t.opts.teamName(), Workspace: t.ws.Root, SessionPath: func(name string) string {
 			if name == workspace.LeadName {
 				return t.ws.SessionPath(name)
 			}
-			return t.teammateSessionPath(name)
+			return t.mates.path(name)
 		}}
 	if t.perms != nil {
 		o.Policy = t.perms.Policy

@@ -93,7 +93,7 @@ func normalizeMessage(s string) string {
 }
 
 // tellPingPong tells the lead that from and to bounce messages.
-func (ms *messenger) tellPingPong(from, to, content string) {
+func (ms *Messenger) tellPingPong(from, to, content string) {
 	text := fmt.Sprintf("agentteam noticed that %s and %s have sent each other near-identical messages %d times in a row (the last: %q): they may be stuck in a loop that spends model calls; tell them to stop, give one a new task, or shut one down",
 		from, to, pingPongRun, event.Clip(content, 120))
 	if _, err := ms.deliver(from, workspace.LeadName, inbox.TypeError, text); err != nil {

@@ -37,7 +37,7 @@ func (r *roster) statusOf(m *member) registry.Status {
 // nil when the team is stopping (or the teammate is not run here).
 func (r *roster) expiredMember(name string) *member {
 	t := r.t
-	if t.stopped() {
+	if t.root.Err() != nil {
 		return nil
 	}
 	r.mu.Lock()
@@ -45,9 +45,8 @@ func (r *roster) expiredMember(name string) *member {
 	return r.members[name]
 }
 
-// The shutdown and plan protocols live in team/protocol; these are the
-// team's side of them (its roster as protocol.Roster) and their names
-// kept for the team's callers.
+// The shutdown and plan protocols run in team/protocol; this is the
+// team's side of them: its roster as protocol.Roster.
 
 // Protocols are the team's protocols as the agents' tools and the chats
 // use them (tools.Protocols): shutdown, plan approval and handoff.
@@ -125,7 +124,7 @@ func newProtocols(t *Team) *Protocols {
 // protocolDeps are the team as its shutdown and plan protocols see it.
 func protocolDeps(t *Team) protocol.Deps {
 	return protocol.Deps{Requests: t.requests, Events: t.events, Registry: t.reg, Indexes: t.indexes,
-		Roster: protocolRoster{t}, Across: t.opts.Queue != nil, Failure: failure, Notify: t.notifyChanged}
+		Roster: protocolRoster{t}, Across: t.opts.Queue != nil, Failure: failure, Notify: t.changed.notify}
 }
 
 // WriteAllowed closes the write tools of a plan-mode teammate until its
@@ -158,7 +157,7 @@ func (p protocolRoster) Expired(name string) protocol.Mate {
 	return nil
 }
 
-func (p protocolRoster) Remote(name string) (registry.Member, bool) { return p.t.remote(name) }
+func (p protocolRoster) Remote(name string) (registry.Member, bool) { return p.t.hosting.remote(name) }
 
 func (p protocolRoster) CancelQueued(m registry.Member, reason string) {
 	p.t.hosting.cancelQueued(m, reason)
@@ -210,4 +209,21 @@ func (x mate) ShutDown(why string, forced bool) {
 			mb.Error = why
 		}
 	})
+}
+
+// reopen re-registers a resumed teammate's protocol requests that
+// were still unanswered when the earlier process stopped, found from the
+// inboxes (a request without a reply of the same correlation_id), each with
+// a fresh timeout: the answer the lead or teammate gives now still counts.
+func (p *Protocols) reopen(store Mailbox, name string) {
+	leadMsgs, _, err := store.ReadAll(workspace.LeadName)
+	if err != nil {
+		return
+	}
+	mateMsgs, _, err := store.ReadAll(name)
+	if err != nil {
+		return
+	}
+	p.shutdowns.Reopen(name, leadMsgs, mateMsgs)
+	p.plans.Reopen(name, leadMsgs, mateMsgs)
 }

@@ -25,7 +25,7 @@ func sentMessageID(from, callID, to string) string {
 // recoverCall answers, on resume, a send_message call of agent that a crash
 // left without an answer: delivered when its message is in the recipient's
 // inbox. Any other call stays interrupted.
-func (ms *messenger) recoverCall(agent string) func(openai.ToolCall) (string, bool) {
+func (ms *Messenger) recoverCall(agent string) func(openai.ToolCall) (string, bool) {
 	t := ms.t
 	return func(tc openai.ToolCall) (string, bool) {
 		if tc.Function.Name != tools.SendMessageName {

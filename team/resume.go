@@ -7,7 +7,6 @@ import (
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // resumeTeammates brings back the registry's teammates for a resumed team:
@@ -26,7 +25,7 @@ func (r *roster) resumeTeammates() error {
 		ctx context.Context
 	}
 	var back []resumed
-	elsewhere := t.runsElsewhere()
+	elsewhere := t.hosting.runsElsewhere()
 	for _, mb := range c.Teammates {
 		if mb.Ended {
 			continue
@@ -45,7 +44,7 @@ func (r *roster) resumeTeammates() error {
 		m.planApproved.Store(mb.PlanState == registry.PlanApproved)
 		if mb.Isolation == worktree.IsolationWorktree {
 			// Its worktree again: found, or made anew if it was removed.
-			where, err := t.place(context.Background(), mb.Name, worktree.IsolationWorktree, &mb)
+			where, err := t.placing.place(context.Background(), mb.Name, worktree.IsolationWorktree, &mb)
 			if err != nil {
 				cancel()
 				t.events.Emit(event.Event{Agent: mb.Name, Payload: failure(event.ClassInternal, "resume its worktree: ", err)})
@@ -93,27 +92,10 @@ func (r *roster) resumeTeammates() error {
 	}
 	r.mu.Unlock()
 	for _, b := range back {
-		t.reopenRequests(b.m.name)
+		t.protocols.reopen(t.store, b.m.name)
 		t.events.Emit(event.Event{Agent: b.m.name, Payload: event.StatusChanged{Role: b.m.role, Status: registry.StatusIdle, Reason: "resumed", PID: t.pid}})
 		t.wg.Add(1)
 		go r.runTeammate(b.ctx, b.m, nil)
 	}
 	return nil
-}
-
-// reopenRequests re-registers a resumed teammate's protocol requests that
-// were still unanswered when the earlier process stopped, found from the
-// inboxes (a request without a reply of the same correlation_id), each with
-// a fresh timeout: the answer the lead or teammate gives now still counts.
-func (t *Team) reopenRequests(name string) {
-	leadMsgs, _, err := t.store.ReadAll(workspace.LeadName)
-	if err != nil {
-		return
-	}
-	mateMsgs, _, err := t.store.ReadAll(name)
-	if err != nil {
-		return
-	}
-	t.shutdowns.Reopen(name, leadMsgs, mateMsgs)
-	t.plans.Reopen(name, leadMsgs, mateMsgs)
 }

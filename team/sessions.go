@@ -10,6 +10,7 @@ import (
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/sessions"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // SwitchSession makes an archived session the lead's conversation while
@@ -66,38 +67,40 @@ type SessionStore interface {
 	Archive(name string, now time.Time) error
 }
 
-// teammateSessionPath is name's session file; "" when Options.Sessions
-// keeps the conversation elsewhere.
-func (t *Team) teammateSessionPath(name string) string {
-	if t.opts.Sessions != nil {
+// mateSessions are the teammates' conversations: files of the workspace,
+// or the store Options.Sessions gives.
+type mateSessions struct {
+	ws    *workspace.Workspace
+	store SessionStore // nil: the files
+}
+
+// path is name's session file; "" when a store keeps the conversation.
+func (s mateSessions) path(name string) string {
+	if s.store != nil {
 		return ""
 	}
-	return t.ws.SessionPath(name)
+	return s.ws.SessionPath(name)
 }
 
-// teammateSession is name's conversation in Options.Sessions; nil for
-// the file.
-func (t *Team) teammateSession(name string) loop.SessionLog {
-	if t.opts.Sessions == nil {
+// log is name's conversation in the store; nil for the file.
+func (s mateSessions) log(name string) loop.SessionLog {
+	if s.store == nil {
 		return nil
 	}
-	return t.opts.Sessions.SessionLog(name)
+	return s.store.SessionLog(name)
 }
 
-// archiveTeammateSession sets name's earlier conversation aside before it
-// is spawned afresh. A file that cannot be moved is left (as before); a
-// store that cannot archive fails the spawn, which would otherwise
-// continue the earlier conversation.
-func (t *Team) archiveTeammateSession(name string, now time.Time) error {
-	if t.opts.Sessions == nil {
-		sessions.ArchiveFile(t.ws.SessionPath(name), now)
+// archive sets name's earlier conversation aside before it is spawned
+// afresh. A file that cannot be moved is left; a store that cannot
+// archive fails the spawn, which would otherwise continue the earlier
+// conversation.
+func (s mateSessions) archive(name string, now time.Time) error {
+	if s.store == nil {
+		sessions.ArchiveFile(s.ws.SessionPath(name), now)
 		return nil
 	}
-	if err := t.opts.Sessions.Archive(name, now); err != nil {
+	if err := s.store.Archive(name, now); err != nil {
 		return fmt.Errorf("start %s afresh: %w", name, err)
 	}
 	return nil
 }
-
-// The lead's sessions live in team/sessions; these names keep the team's
-// API for its callers while they move to that package's own.

@@ -62,7 +62,7 @@ func (r *roster) statusWritten(m *member, status registry.Status, why string, er
 		t.events.Emit(event.Event{Agent: m.name, Payload: failure(event.ClassRegistry, "registry: ", err)})
 	}
 	t.events.Emit(event.Event{Agent: m.name, Payload: event.StatusChanged{Role: m.role, Status: status, Reason: why, PID: t.pid}})
-	t.notifyChanged()
+	t.changed.notify()
 }
 
 // withUsage is fn that also records the teammate's usage so far: every

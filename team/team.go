@@ -153,7 +153,7 @@ type Team struct {
 	wg      sync.WaitGroup
 
 	roster    *roster    // member.go: the teammates this process runs
-	messenger *messenger // messenger.go: every message of the team
+	messenger *Messenger // messenger.go: every message of the team
 	inboxes   *inboxes   // unread.go: the inboxes' health
 	// requests are the open protocol requests, each with its deadline's
 	// timer; the protocols run on them.
@@ -167,12 +167,15 @@ type Team struct {
 	handoffs  *handoff.Service
 	protocols *Protocols
 	worktrees *worktree.Worktrees // teammates' git worktrees
+	placing   *placement          // where each teammate works, and its merge
+	mates     mateSessions        // the teammates' conversations
 	perms     *permgate.Service   // nil: every tool call runs
 	plugs     *plugs.Plugs        // the person's hooks and AGENTS.md files
 	hosting   *hosting            // worker.go: this process as a worker; nil without a queue
 	lead      *loop.Agent         // nil in a worker's team (OpenWorker)
+	turns     *leadTurns          // the person's prompts to the lead, and its waits
 	meters    *Models             // the models, the lead's, every agent's meter and the budget
-	changed   chan struct{}       // coalesced signal: some status changed
+	changed   signal              // coalesced signal: some status changed
 	faults    *fault.Latch        // what stopped the team: a full disk, the owner lock lost
 }
 
@@ -273,7 +276,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		pool:         pool.New(opts.MaxWorkers, opts.MaxQueue),
 		events:       events,
 		pid:          os.Getpid(),
-		changed:      make(chan struct{}, 1),
+		changed:      make(signal, 1),
 	}
 	t.root, t.stop = context.WithCancel(context.Background())
 	t.faults = fault.NewLatch(ownerLost, tellFault(events), t.stop)
@@ -289,7 +292,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	t.meters.reg = t.reg // fenced, as every write of the lead's process
 	t.roster = &roster{t: t, members: map[string]*member{}}
 	t.meters.teammates = t.roster.usage
-	t.messenger = &messenger{t: t}
+	t.messenger = &Messenger{t: t}
 	t.inboxes = &inboxes{events: events, errs: map[string]string{}}
 	// The run's deadline (the ctx given to Open) stops the teammates too.
 	t.stopRun = context.AfterFunc(ctx, t.stop)
@@ -307,11 +310,16 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		t.store = withSenderClaims(t.store, t.roster, leadClaim)
 	}
 	t.inboxes.store = t.store
-	t.requests = protocol.New(t.events, t.store, t.notifyChanged)
+	t.requests = protocol.New(t.events, t.store, t.changed.notify)
 	t.indexes = inbox.NewIndexes(t.store)
 	t.protocols = newProtocols(t)
 	t.worktrees = worktree.New(ws, reg, events)
 	t.worktrees.SetInCycle(t.roster.inCycle)
+	t.placing = &placement{worktrees: t.worktrees, events: events, isolation: opts.Isolation, tell: func(from, to, text string) error {
+		_, err := t.messenger.deliver(from, to, inbox.TypeMessage, text)
+		return err
+	}}
+	t.mates = mateSessions{ws: ws, store: opts.Sessions}
 	if opts.Queue != nil {
 		t.hosting = newHosting(t, opts.Worker, opts.Queue, opts.Heartbeats, !worker)
 	}
@@ -338,7 +346,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	// This process holds the owner lock, so whatever the registry shows
 	// queued or working was left by a process that is gone, whatever its
 	// PID — unless a live worker of a team across hosts runs it.
-	repaired, err := reg.RepairRunning(t.runsElsewhere())
+	repaired, err := reg.RepairRunning(t.hosting.runsElsewhere())
 	if err != nil {
 		return fail(err)
 	}
@@ -366,6 +374,8 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		return fail(err)
 	}
 	t.lead = lead
+	t.turns = &leadTurns{agent: lead, hooks: t.plugs.For(workspace.LeadName, "lead", ""), events: t.events,
+		inboxes: t.inboxes, settled: t.roster.settled, changed: t.changed, poll: opts.PollInterval}
 	if opts.Resume {
 		if err := t.roster.resumeTeammates(); err != nil {
 			closing, cancel := context.WithTimeout(context.Background(), CloseTimeout)
@@ -383,11 +393,11 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 // runsElsewhere is, at the lead's Open, the test of a registry entry left
 // queued or working: still run by a live worker of a team across hosts
 // (heard of now), else left by a process that is gone.
-func (t *Team) runsElsewhere() func(*registry.Member) bool {
-	if t.hosting == nil || t.hosting.host.Beats() == nil {
+func (h *hosting) runsElsewhere() func(*registry.Member) bool {
+	if h == nil || h.host.Beats() == nil {
 		return func(*registry.Member) bool { return false }
 	}
-	alive, err := t.hosting.host.Beats().Alive(context.Background())
+	alive, err := h.host.Beats().Alive(context.Background())
 	return func(m *registry.Member) bool {
 		if m.Worker == "" {
 			return false
@@ -459,12 +469,13 @@ func (t *Team) Close(ctx context.Context) error {
 	return t.files.inbox.Close()
 }
 
-// stopped reports whether the team is stopping.
-func (t *Team) stopped() bool { return t.root.Err() != nil }
+// signal is a coalesced wake-up: a send never blocks, and sends made
+// before the receiver looks are one.
+type signal chan struct{}
 
-func (t *Team) notifyChanged() {
+func (s signal) notify() {
 	select {
-	case t.changed <- struct{}{}:
+	case s <- struct{}{}:
 	default:
 	}
 }

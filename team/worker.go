@@ -146,9 +146,9 @@ func (h *hosting) Run(req hosts.Request, release func()) bool {
 		// The request says the lead's choice (an older lead's says none);
 		// a worker whose person asked for worktrees keeps its clone's
 		// checkout out of reach whatever the lead says: the stricter wins.
-		iso = t.isolationOf("")
+		iso = t.placing.isolationOf("")
 	}
-	where, err := t.placeFrom(context.Background(), req.Name, iso, &entry, worktree.Start{Base: req.Base, Fresh: !req.Resume})
+	where, err := t.placing.placeFrom(context.Background(), req.Name, iso, &entry, worktree.Start{Base: req.Base, Fresh: !req.Resume})
 	if err != nil {
 		return failed(event.ClassInternal, fmt.Errorf("worker %s cannot place %s: %w", h.opts.ID, req.Name, err))
 	}
@@ -221,7 +221,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	// The lead's default travels with the spawn: a lead started with
 	// --isolation worktree expects its teammates in worktrees wherever they
 	// run, not in a worker's checkout because the model did not say.
-	iso := t.isolationOf(spec.Isolation)
+	iso := t.placing.isolationOf(spec.Isolation)
 	id := spawnRequestID(ctx, name)
 	now := time.Now().UTC()
 	entry := registry.Member{Name: name, Role: role, Status: registry.StatusQueued, CreatedAt: now, UpdatedAt: now, PID: t.pid,
@@ -256,7 +256,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	if err != nil {
 		return err
 	}
-	if err := t.archiveTeammateSession(name, now); err != nil {
+	if err := t.mates.archive(name, now); err != nil {
 		r.markFailed(name, err)
 		return err
 	}
@@ -407,7 +407,7 @@ func (h *hosting) giveBack(ctx context.Context, fenced []*member) {
 		}()
 	}
 	if len(fenced) > 0 {
-		t.notifyChanged()
+		t.changed.notify()
 	}
 }
 
@@ -469,7 +469,7 @@ func (h *hosting) Reap(alive map[string]bool) {
 		h.announceRespawn(d, requests[i], fmt.Errorf("its worker %s on %s stopped (no heartbeat)", d.Worker, d.Host), respawn)
 	}
 	if len(dead) > 0 {
-		t.notifyChanged()
+		t.changed.notify()
 	}
 }
 
@@ -505,11 +505,11 @@ func (h *hosting) tellRespawn(d registry.Member, err error, respawn bool, where 
 
 // remote is the registry's entry of a teammate another process runs (or
 // that waits for a worker), on a team with a work queue.
-func (t *Team) remote(name string) (registry.Member, bool) {
-	if t.hosting == nil || t.roster.runs(name) {
+func (h *hosting) remote(name string) (registry.Member, bool) {
+	if h == nil || h.t.roster.runs(name) {
 		return registry.Member{}, false
 	}
-	c, err := t.reg.Read()
+	c, err := h.t.reg.Read()
 	if err != nil {
 		return registry.Member{}, false
 	}
@@ -703,7 +703,7 @@ func (t *Team) Serve(ctx context.Context) error {
 		return fmt.Errorf("team: not a worker: no work queue")
 	}
 	<-ctx.Done()
-	t.StopWorker("its worker " + t.hosting.opts.ID + " stopped")
+	t.hosting.stopAll("its worker " + t.hosting.opts.ID + " stopped")
 	return nil
 }
 
@@ -715,10 +715,11 @@ func (t *Team) WorkerID() string {
 	return t.hosting.opts.ID
 }
 
-// StopWorker stops every teammate this worker runs: each ends shut down
+// stopAll stops every teammate this worker runs: each ends shut down
 // (its conversation and inbox intact), never left working, and the lead
 // hears of each that was not shut down already.
-func (t *Team) StopWorker(reason string) {
+func (h *hosting) stopAll(reason string) {
+	t := h.t
 	var live []string
 	t.roster.mu.Lock()
 	for _, m := range t.roster.members {
@@ -740,6 +741,3 @@ func (t *Team) StopWorker(reason string) {
 		}
 	}
 }
-
-// The worker's vocabulary lives in team/hosts; these names keep the
-// team's API for its callers while they move to that package's own.

@@ -4,20 +4,29 @@ import (
 	"context"
 	"errors"
 
-	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/workspace"
 )
 
+// placement is where each teammate works, and the merge of its branch:
+// its worktree (found or made), or the workspace.
+type placement struct {
+	worktrees *worktree.Worktrees
+	events    EventSink
+	isolation string // the team's default
+	// tell gives a teammate a message (a merge's conflict).
+	tell func(from, to, text string) error
+}
+
 // isolationOf is the isolation a spawn asks for, or the team's default.
-func (t *Team) isolationOf(asked string) string {
+func (p *placement) isolationOf(asked string) string {
 	switch {
 	case asked != "":
 		return asked
-	case t.opts.Isolation != "":
-		return t.opts.Isolation
+	case p.isolation != "":
+		return p.isolation
 	}
 	return worktree.IsolationNone
 }
@@ -25,13 +34,13 @@ func (t *Team) isolationOf(asked string) string {
 // place gives a teammate of isolation worktree its worktree (found or
 // made) and records it in the entry; a teammate of isolation none works
 // in the workspace and gets a zero placed.
-func (t *Team) place(ctx context.Context, name, iso string, entry *registry.Member) (worktree.Placed, error) {
-	return t.placeFrom(ctx, name, iso, entry, worktree.Start{})
+func (p *placement) place(ctx context.Context, name, iso string, entry *registry.Member) (worktree.Placed, error) {
+	return p.placeFrom(ctx, name, iso, entry, worktree.Start{})
 }
 
 // placeFrom is place with a new branch begun where from says (a worker's
 // spawn: the lead's commit); the entry's BaseNote says why not.
-func (t *Team) placeFrom(ctx context.Context, name, iso string, entry *registry.Member, from worktree.Start) (worktree.Placed, error) {
+func (p *placement) placeFrom(ctx context.Context, name, iso string, entry *registry.Member, from worktree.Start) (worktree.Placed, error) {
 	if err := worktree.CheckIsolation(iso); err != nil {
 		return worktree.Placed{}, err
 	}
@@ -40,35 +49,32 @@ func (t *Team) placeFrom(ctx context.Context, name, iso string, entry *registry.
 		entry.Isolation = ""
 		return worktree.Placed{}, nil
 	}
-	p, made, note, err := t.worktrees.Ensure(ctx, name, from)
+	pl, made, note, err := p.worktrees.Ensure(ctx, name, from)
 	if err != nil {
 		return worktree.Placed{}, err
 	}
-	entry.Worktree, entry.Branch, entry.Merged, entry.BaseNote = p.Rel, p.WT.Branch, false, note
+	entry.Worktree, entry.Branch, entry.Merged, entry.BaseNote = pl.Rel, pl.WT.Branch, false, note
 	if note != "" {
-		t.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassInternal, "", errors.New(note))})
+		p.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassInternal, "", errors.New(note))})
 	}
 	if made {
-		t.events.Emit(event.Event{Agent: name, Payload: event.WorktreeChanged{Action: event.WorktreeCreated, Branch: p.WT.Branch, Path: p.Rel}})
+		p.events.Emit(event.Event{Agent: name, Payload: event.WorktreeChanged{Action: event.WorktreeCreated, Branch: pl.WT.Branch, Path: pl.Rel}})
 	}
-	return p, nil
+	return pl, nil
 }
 
-// MergeAs merges a teammate's branch into the lead's branch for from (the
-// lead, or the person in the TUI); a conflict goes to the teammate as a
-// message from from.
-func (t *Team) MergeAs(ctx context.Context, from, name string) (worktree.MergeReport, error) {
-	return t.worktrees.Merge(ctx, name, func(text string) error {
-		_, err := t.messenger.deliver(from, name, inbox.TypeMessage, text)
-		return err
-	})
+// mergeAs merges a teammate's branch into the lead's branch for from; a
+// conflict goes to the teammate as a message from from.
+func (p *placement) mergeAs(ctx context.Context, from, name string) (worktree.MergeReport, error) {
+	return p.worktrees.Merge(ctx, name, func(text string) error { return p.tell(from, name, text) })
 }
 
 // MergeTeammate merges a teammate's branch into the lead's branch for the
-// lead's merge_teammate tool; a conflict goes to the teammate as a
-// message from the lead and comes back as an error the model reads.
-func (t *Team) MergeTeammate(ctx context.Context, name string) (string, error) {
-	rep, err := t.MergeAs(ctx, workspace.LeadName, name)
+// lead's merge_teammate tool (tools.Merger); a conflict goes to the
+// teammate as a message from the lead and comes back as an error the
+// model reads.
+func (p *placement) MergeTeammate(ctx context.Context, name string) (string, error) {
+	rep, err := p.mergeAs(ctx, workspace.LeadName, name)
 	if err != nil {
 		return "", err
 	}
@@ -78,5 +84,12 @@ func (t *Team) MergeTeammate(ctx context.Context, name string) (string, error) {
 	return rep.Text(), nil
 }
 
+// MergeAs merges a teammate's branch into the lead's branch for from (the
+// lead, or the person in the TUI); a conflict goes to the teammate as a
+// message from from.
+func (t *Team) MergeAs(ctx context.Context, from, name string) (worktree.MergeReport, error) {
+	return t.placing.mergeAs(ctx, from, name)
+}
+
 // Worktrees are the team's teammate worktrees.
-func (t *Team) Worktrees() *worktree.Worktrees { return t.worktrees }
+func (t *Team) Worktrees() *worktree.Worktrees { return t.placing.worktrees }

@@ -88,7 +88,7 @@ func (e *teamEngine) Say(text string) error {
 }
 
 func (e *teamEngine) Send(ctx context.Context, to, content string) error {
-	return e.t.Send(ctx, workspace.UserName, to, content)
+	return e.t.Messenger().Send(ctx, workspace.UserName, to, content)
 }
 
 // EndedNote says a teammate that has ended reads nothing now ("" else).
@@ -101,7 +101,7 @@ func (e *teamEngine) EndedNote(to string) string {
 }
 
 func (e *teamEngine) Broadcast(ctx context.Context, content string) ([]string, error) {
-	return e.t.Broadcast(ctx, workspace.UserName, content)
+	return e.t.Messenger().Broadcast(ctx, workspace.UserName, content)
 }
 
 func (e *teamEngine) Spawn(ctx context.Context, spec tools.SpawnSpec) error {
@@ -148,7 +148,7 @@ func (e *teamEngine) Compact() (string, error) {
 func (e *teamEngine) Usage() registry.TeamUsage { return e.t.Models().Usage() }
 
 func (e *teamEngine) Describe(ctx context.Context) (string, error) {
-	return e.t.Describe(ctx)
+	return e.t.Messenger().Describe(ctx)
 }
 
 func (e *teamEngine) Inbox(name string) (string, error) { return InboxText(e.t.Mailbox(), name) }
