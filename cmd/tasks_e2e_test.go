@@ -11,9 +11,9 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/tasks"
 )
 
 // tasksJSON runs `agentteam tasks --json` and decodes the board.
@@ -152,7 +152,7 @@ func TestAutoClaimThroughTheBinary(t *testing.T) {
 	}
 	assigned := 0
 	for _, m := range readInbox(t, ws, "alice") {
-		if m.Type == team.TypeTaskAssigned {
+		if m.Type == tasks.TypeTaskAssigned {
 			assigned++
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/team/board"
+	"github.com/agentteam/agentteam/team/tasks"
 )
 
 func openTaskTeam(t *testing.T, srv *fakellm.Server, autoClaim bool) *Team {
@@ -68,7 +69,7 @@ func TestAutoClaimGivesIdleTeammatesFittingTasks(t *testing.T) {
 		}
 		assigned := 0
 		for _, m := range msgs {
-			if m.Type == TypeTaskAssigned {
+			if m.Type == tasks.TypeTaskAssigned {
 				assigned++
 				if m.TaskID != id || !strings.Contains(m.Content, "You have been assigned task "+id) {
 					t.Errorf("%s was assigned %q: %q", name, m.TaskID, m.Content)

@@ -14,6 +14,7 @@ import (
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/team/tasks"
 )
 
 // The registry keeps the compare-and-set document contract that every store
@@ -47,7 +48,7 @@ var (
 	_ storetest.Doc[registry.Config] = RegistryDoc(nil)
 	_ Mailbox                        = (*inbox.Store)(nil)
 	_ RegistryDoc                    = (*registry.Registry)(nil)
-	_ TaskDoc                        = (*board.Board)(nil)
+	_ tasks.Doc                      = (*board.Board)(nil)
 	_ EventSink                      = (*event.EventLog)(nil)
 )
 

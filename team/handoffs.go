@@ -14,7 +14,7 @@ import (
 // and roster are.
 func newHandoffs(t *Team) *handoff.Service {
 	return handoff.New(handoff.Deps{Requests: t.requests, Events: t.events, Registry: t.reg,
-		Board: lazyBoard{t}, Changed: func(agent string, c event.TaskChanged, task board.Task) { t.tasks.emit(agent, c, task) },
+		Board: lazyBoard{t}, Changed: func(agent string, c event.TaskChanged, task board.Task) { t.tasks.Emit(agent, c, task) },
 		Agents: handoffAgents{t}, Timeout: t.opts.HandoffTimeout, Failure: failure,
 		Go: func(fn func(context.Context)) {
 			t.wg.Go(func() {
@@ -29,10 +29,10 @@ func newHandoffs(t *Team) *handoff.Service {
 // lazyBoard is the team's task board, which Open makes after the handoffs.
 type lazyBoard struct{ t *Team }
 
-func (b lazyBoard) Read() (board.File, error) { return b.t.tasks.board.Read() }
+func (b lazyBoard) Read() (board.File, error) { return b.t.tasks.Board().Read() }
 
 func (b lazyBoard) HandOver(ctx context.Context, id, from, to string) (board.Task, error) {
-	return b.t.tasks.board.HandOver(ctx, id, from, to)
+	return b.t.tasks.Board().HandOver(ctx, id, from, to)
 }
 
 // handoffAgents are the team's agents as its handoffs see them.

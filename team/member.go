@@ -408,7 +408,7 @@ func (r *roster) waitForWork(ctx context.Context, name string, wake <-chan struc
 
 func (r *roster) setIdle(ctx context.Context, m *member, c loop.Cycle) {
 	t := r.t
-	defer t.tasks.idling(ctx, m.name, m.role)() // auto-claim: maybe a task to do before idling
+	defer t.tasks.Idling(ctx, m.name, m.role)() // auto-claim: maybe a task to do before idling
 	r.setStatusLater(m, registry.StatusIdle, "", func(mb *registry.Member) {
 		mb.Activity = ""
 		mb.Turns += c.Turns

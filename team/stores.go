@@ -59,19 +59,6 @@ type registryReader interface {
 	Read() (registry.Config, error)
 }
 
-// TaskDoc is the task board as the team's tools, auto-claim and handoffs
-// use it; every change is a compare-and-set on one document.
-type TaskDoc interface {
-	Read() (board.File, error)
-	List(ctx context.Context) ([]board.Task, error)
-	Create(ctx context.Context, by string, in board.NewTask) (board.Task, error)
-	Claim(ctx context.Context, id, agent string) (task board.Task, already bool, err error)
-	ClaimNext(ctx context.Context, agent, role string, roles []string) (board.Task, bool, error)
-	SetBlockers(ctx context.Context, id, agent string, blockedBy []string) (board.Task, error)
-	Update(ctx context.Context, id, agent string, status board.TaskStatus, note string) (task board.Task, unblocked []board.Task, err error)
-	HandOver(ctx context.Context, id, from, to string) (board.Task, error)
-}
-
 // EventSink is the event log as the team writes it (event.Sink).
 type EventSink = event.Sink
 

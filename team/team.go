@@ -27,6 +27,7 @@ import (
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/sessions"
+	"github.com/agentteam/agentteam/team/tasks"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -135,7 +136,7 @@ type Team struct {
 	reg    RegistryDoc
 	pool   *pool.Pool
 	events EventSink
-	tasks  *teamTasks
+	tasks  *tasks.Service
 	files  files // the same stores as files, for the accessors
 	pid    int
 	// releaseOwner gives the owner lock back (Close).
@@ -313,12 +314,8 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	t.requests = protocol.New(t.events, t.store, t.changed.notify)
 	t.indexes = inbox.NewIndexes(t.store)
 	t.protocols = newProtocols(t)
-	t.worktrees = worktree.New(ws, reg, events)
-	t.worktrees.SetInCycle(t.roster.inCycle)
-	t.placing = &placement{worktrees: t.worktrees, events: events, isolation: opts.Isolation, tell: func(from, to, text string) error {
-		_, err := t.messenger.deliver(from, to, inbox.TypeMessage, text)
-		return err
-	}}
+	t.placing = newPlacement(t)
+	t.worktrees = t.placing.worktrees
 	t.mates = mateSessions{ws: ws, store: opts.Sessions}
 	if opts.Queue != nil {
 		t.hosting = newHosting(t, opts.Worker, opts.Queue, opts.Heartbeats, !worker)
@@ -334,12 +331,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		return nil, fault.AsStorageError(err)
 	}
 	if worker {
-		t.files.board = opts.Board
-		if t.files.board == nil {
-			t.files.board = board.New(ws.TasksPath())
-		}
-		t.files.board.OnWriteError(t.faults.CheckStorage)
-		t.tasks = newTeamTasks(t, t.files.board)
+		t.tasks = newTasks(t, false)
 		t.hosting.start()
 		return t, nil
 	}
@@ -363,12 +355,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 			return fail(err)
 		}
 	}
-	t.files.board = opts.Board
-	if t.files.board == nil {
-		t.files.board = board.New(ws.TasksPath())
-	}
-	t.files.board.OnWriteError(t.faults.CheckStorage)
-	t.tasks = newTeamTasks(t, fencedTasks{TaskDoc: t.files.board, fence: t.faults.Fence})
+	t.tasks = newTasks(t, true)
 	lead, err := t.newLead()
 	if err != nil {
 		return fail(err)

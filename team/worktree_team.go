@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
@@ -18,6 +19,16 @@ type placement struct {
 	isolation string // the team's default
 	// tell gives a teammate a message (a merge's conflict).
 	tell func(from, to, text string) error
+}
+
+// newPlacement is the team's placement, over its worktrees.
+func newPlacement(t *Team) *placement {
+	w := worktree.New(t.ws, t.reg, t.events)
+	w.SetInCycle(t.roster.inCycle)
+	return &placement{worktrees: w, events: t.events, isolation: t.opts.Isolation, tell: func(from, to, text string) error {
+		_, err := t.messenger.deliver(from, to, inbox.TypeMessage, text)
+		return err
+	}}
 }
 
 // isolationOf is the isolation a spawn asks for, or the team's default.

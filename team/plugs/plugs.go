@@ -75,12 +75,13 @@ func (a Agent) run(ctx context.Context, in hooks.Input) hooks.Outcome {
 	})
 }
 
-func (a Agent) has(ev hooks.Event) bool { return a.p.o.Hooks.Has(ev) }
+// Has reports whether the person has hooks of ev.
+func (a Agent) Has(ev hooks.Event) bool { return a.p.o.Hooks.Has(ev) }
 
 // ToolHooks are the agent's PreToolUse and PostToolUse hooks; nil when
 // there are none.
 func (a Agent) ToolHooks() tools.ToolHooks {
-	if !a.has(hooks.PreToolUse) && !a.has(hooks.PostToolUse) {
+	if !a.Has(hooks.PreToolUse) && !a.Has(hooks.PostToolUse) {
 		return nil
 	}
 	return a
@@ -99,7 +100,7 @@ func toolInput(args json.RawMessage) json.RawMessage {
 
 // BeforeTool runs the PreToolUse hooks (tools.ToolHooks).
 func (a Agent) BeforeTool(ctx context.Context, tool string, args json.RawMessage) (bool, string) {
-	if !a.has(hooks.PreToolUse) {
+	if !a.Has(hooks.PreToolUse) {
 		return true, ""
 	}
 	in := a.input(hooks.PreToolUse)
@@ -111,7 +112,7 @@ func (a Agent) BeforeTool(ctx context.Context, tool string, args json.RawMessage
 // AfterTool runs the PostToolUse hooks (tools.ToolHooks): a hook that
 // blocks, or adds context, gives the model a note with the result.
 func (a Agent) AfterTool(ctx context.Context, tool string, args json.RawMessage, res tools.Result) string {
-	if !a.has(hooks.PostToolUse) {
+	if !a.Has(hooks.PostToolUse) {
 		return ""
 	}
 	in := a.input(hooks.PostToolUse)
@@ -132,8 +133,8 @@ func (a Agent) AfterTool(ctx context.Context, tool string, args json.RawMessage,
 // blocks keeps it working with the reason (loop.AgentConfig.OnStop). nil
 // when there are none.
 func (a Agent) OnStop(teammate bool) func(context.Context, string, bool) string {
-	idle := teammate && a.has(hooks.TeammateIdle)
-	if !a.has(hooks.Stop) && !idle {
+	idle := teammate && a.Has(hooks.TeammateIdle)
+	if !a.Has(hooks.Stop) && !idle {
 		return nil
 	}
 	return func(ctx context.Context, final string, again bool) string {
@@ -158,7 +159,7 @@ func (a Agent) OnStop(teammate bool) func(context.Context, string, bool) string 
 // "startup") or resumes ("resume"), and is what they say for its system
 // prompt ("" for nothing).
 func (a Agent) SessionStart(ctx context.Context, source string) string {
-	if !a.has(hooks.SessionStart) {
+	if !a.Has(hooks.SessionStart) {
 		return ""
 	}
 	ctx, stop := context.WithCancel(ctx)
@@ -182,7 +183,7 @@ func (e *HookBlockedError) Error() string {
 // SubmitPrompt runs the UserPromptSubmit hooks on the person's prompt to
 // the agent (the lead); it is what they add, or why they refused it.
 func (a Agent) SubmitPrompt(ctx context.Context, prompt string) (string, error) {
-	if !a.has(hooks.UserPromptSubmit) {
+	if !a.Has(hooks.UserPromptSubmit) {
 		return "", nil
 	}
 	in := a.input(hooks.UserPromptSubmit)
@@ -200,7 +201,7 @@ func (a Agent) SubmitPrompt(ctx context.Context, prompt string) (string, error) 
 // TaskHook runs the TaskCreated or TaskCompleted hooks for the agent; an
 // error is the refusal the model reads.
 func (a Agent) TaskHook(ctx context.Context, ev hooks.Event, id, subject, description string) error {
-	if !a.has(ev) {
+	if !a.Has(ev) {
 		return nil
 	}
 	in := a.input(ev)

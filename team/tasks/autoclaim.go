@@ -1,4 +1,4 @@
-package team
+package tasks
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/event"
-	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
 
@@ -16,12 +15,12 @@ import (
 // teammate the task auto-claim took for it; its task_id names the task.
 const TypeTaskAssigned = "task_assigned"
 
-// idling runs as a teammate is about to go idle. With auto-claim on it gives
+// Idling runs as a teammate is about to go idle. With auto-claim on it gives
 // the teammate the next claimable task that fits its role; the returned func
 // must run once the idle status is recorded: until then no offer pass runs,
 // so a task freed meanwhile is not missed by both this and the pass.
-func (tt *teamTasks) idling(ctx context.Context, name, role string) (done func()) {
-	if tt == nil || !tt.auto || ctx.Err() != nil {
+func (tt *Service) Idling(ctx context.Context, name, role string) (done func()) {
+	if tt == nil || !tt.d.Auto || ctx.Err() != nil {
 		return func() {}
 	}
 	tt.offerMu.Lock()
@@ -31,67 +30,61 @@ func (tt *teamTasks) idling(ctx context.Context, name, role string) (done func()
 
 // offer gives claimable tasks to this process's idle teammates, one each,
 // after a change on the board may have freed some.
-func (tt *teamTasks) offer(ctx context.Context) {
-	if !tt.auto {
+func (tt *Service) offer(ctx context.Context) {
+	if !tt.d.Auto {
 		return
 	}
 	tt.offerMu.Lock()
 	defer tt.offerMu.Unlock()
-	type cand struct{ name, role string }
-	var idle []cand
-	tt.t.roster.mu.Lock()
-	for _, m := range tt.t.roster.members {
-		if m.status == registry.StatusIdle {
-			idle = append(idle, cand{m.name, m.role})
-		}
-	}
-	tt.t.roster.mu.Unlock()
+	idle := tt.d.Idle()
 	if len(idle) == 0 {
 		return
 	}
-	sort.Slice(idle, func(i, j int) bool { return idle[i].name < idle[j].name })
+	sort.Slice(idle, func(i, j int) bool { return idle[i].Name < idle[j].Name })
 	roles := tt.roles()
 	for _, c := range idle {
 		if ctx.Err() != nil {
 			return
 		}
-		tt.assign(ctx, c.name, c.role, roles)
+		tt.assign(ctx, c.Name, c.Role, roles)
 	}
 }
 
 // assign claims the next fitting task for a teammate that has nothing unread
 // and tells it in its inbox, which wakes it.
-func (tt *teamTasks) assign(ctx context.Context, name, role string, roles []string) {
-	if has, err := tt.t.store.HasUnread(name); err != nil || has {
-		tt.t.inboxes.health(name, err)
+func (tt *Service) assign(ctx context.Context, name, role string, roles []string) {
+	if has, err := tt.d.Inboxes.HasUnread(name); err != nil || has {
+		if tt.d.Health != nil {
+			tt.d.Health(name, err)
+		}
 		return // it has messages to answer first, and comes back here when idle again
 	}
-	task, ok, err := tt.board.ClaimNext(ctx, name, role, roles)
+	task, ok, err := tt.d.Board.ClaimNext(ctx, name, role, roles)
 	if err != nil {
-		tt.t.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassBoard, "auto-claim: ", err)})
+		tt.d.Events.Emit(event.Event{Agent: name, Payload: tt.d.Failure(event.ClassBoard, "auto-claim: ", err)})
 		return
 	}
 	if !ok {
 		return
 	}
-	tt.emit(name, event.TaskChanged{Change: event.TaskChangeAutoClaimed}, task)
+	tt.Emit(name, event.TaskChanged{Change: event.TaskChangeAutoClaimed}, task)
 	content := fmt.Sprintf("You have been assigned task %s: %s\n%s\nWhen it is done, call task_update with id %s, status completed and a note on the result.",
 		task.ID, task.Subject, task.Description, task.ID)
-	m, err := tt.t.store.Append(name, inbox.Message{Type: TypeTaskAssigned, From: workspace.LeadName, To: name, Content: content, TaskID: task.ID})
+	m, err := tt.d.Inboxes.Append(name, inbox.Message{Type: TypeTaskAssigned, From: workspace.LeadName, To: name, Content: content, TaskID: task.ID})
 	if err != nil {
 		// Untold, the teammate would hold the task forever: give it back.
-		_, _, _ = tt.board.Update(ctx, task.ID, workspace.LeadName, board.TaskPending, "could not tell "+name+": "+err.Error())
-		tt.t.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassInbox, "auto-claim: tell "+name+": ", err)})
+		_, _, _ = tt.d.Board.Update(ctx, task.ID, workspace.LeadName, board.TaskPending, "could not tell "+name+": "+err.Error())
+		tt.d.Events.Emit(event.Event{Agent: name, Payload: tt.d.Failure(event.ClassInbox, "auto-claim: tell "+name+": ", err)})
 		return
 	}
-	tt.t.events.Emit(event.Event{Payload: event.Delivered(m)})
-	tt.t.changed.notify()
+	tt.d.Events.Emit(event.Event{Payload: event.Delivered(m)})
+	tt.d.Changed()
 }
 
 // roles are the roles of every registered teammate, to tell a task meant for
 // another role from one meant for anyone.
-func (tt *teamTasks) roles() []string {
-	c, err := tt.t.reg.Read()
+func (tt *Service) roles() []string {
+	c, err := tt.d.Registry.Read()
 	if err != nil {
 		return nil
 	}
