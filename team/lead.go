@@ -10,6 +10,7 @@ import (
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/fault"
 	"github.com/agentteam/agentteam/team/plugs"
+	"github.com/agentteam/agentteam/team/prompt"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -36,7 +37,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 	}
 	lead, err := loop.NewAgent(loop.AgentConfig{
 		Name:   workspace.LeadName,
-		System: leadSystemPrompt(t.opts.teamName(), t.ws.Root, t.meters.Catalog()) + hk.SessionStart(t.root, source),
+		System: prompt.Lead(t.opts.teamName(), t.ws.Root, t.meters.Catalog()) + hk.SessionStart(t.root, source),
 		// Its AGENTS.md files, read again at each cycle.
 		Instructions: hk.Instructions(),
 		Model:        t.meters.lead,

@@ -14,6 +14,7 @@ import (
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/prompt"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
@@ -192,14 +193,14 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 	t := r.t
 	name := m.name
 	hk := t.plugs.For(name, m.role, m.root)
-	ws, system := t.ws, teammateSystemPrompt(t.opts.teamName(), t.ws.Root, name, m.role, m.planMode)
+	ws, system := t.ws, prompt.Teammate(t.opts.teamName(), t.ws.Root, name, m.role, m.planMode)
 	if m.root != "" {
 		// Its file tools and bash are confined to its worktree.
 		wt, err := workspace.Open(m.root)
 		if err != nil {
 			return nil, fmt.Errorf("start %s: %w", name, err)
 		}
-		ws, system = wt, teammateSystemPrompt(t.opts.teamName(), wt.Root, name, m.role, m.planMode)+worktreePrompt(worktree.BranchPrefix+name)
+		ws, system = wt, prompt.Teammate(t.opts.teamName(), wt.Root, name, m.role, m.planMode)+prompt.Worktree(worktree.BranchPrefix+name)
 	}
 	session := t.mates.log(name)
 	if m.claim != "" {
@@ -464,7 +465,7 @@ func (r *roster) fail(m *member, class event.ErrorClass, err error) {
 	if !loop.Told(err) { // the loop's own error event already said it
 		t.events.Emit(event.Event{Agent: m.name, Payload: failure(class, "", err)})
 	}
-	if _, derr := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeError, teammateFailedText(m.name, err)); derr != nil {
+	if _, derr := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeError, prompt.TeammateFailed(m.name, err)); derr != nil {
 		t.events.Emit(event.Event{Agent: m.name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 	}
 }

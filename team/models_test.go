@@ -14,6 +14,7 @@ import (
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/prompt"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -289,11 +290,11 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 }
 
 func TestLeadPromptListsTheModels(t *testing.T) {
-	one := leadSystemPrompt("t", "/w", models.Catalog{Default: "gpt", Models: []models.CatalogModel{{Label: "gpt"}}})
+	one := prompt.Lead("t", "/w", models.Catalog{Default: "gpt", Models: []models.CatalogModel{{Label: "gpt"}}})
 	if strings.Contains(one, "Models") {
 		t.Errorf("with one model and no roles the prompt speaks of models:\n%s", one)
 	}
-	p := leadSystemPrompt("t", "/w", models.Catalog{
+	p := prompt.Lead("t", "/w", models.Catalog{
 		Default: "cheap/small",
 		Models:  []models.CatalogModel{{Label: "cheap/small", Price: &models.Price{InputPerMillion: 0.15, OutputPerMillion: 0.6}}, {Label: "local/free"}},
 		Roles:   map[string]string{"reviewer": "smart/big", "writer": "cheap/small"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -52,15 +53,15 @@ type claimingOwner interface {
 // the lead's sending in turn — even if this process does not know yet
 // that it lost the lock. Where the mailbox keeps keys in its claims, the
 // claim holds the key that signs the lead's spawn requests (spawnsign.go).
-func acquireLead(ctx context.Context, lock registry.OwnerLock, mb Mailbox) (release func(), lost <-chan struct{}, leadClaim uint64, sign *leadSigner, err error) {
+func acquireLead(ctx context.Context, lock registry.OwnerLock, mb Mailbox) (release func(), lost <-chan struct{}, leadClaim uint64, sign *hosts.Signer, err error) {
 	co, ok := lock.(claimingOwner)
 	claims, can := mb.(senderClaims)
-	keys, keyed := mb.(leadKeys)
+	keys, keyed := mb.(hosts.LeadKeys)
 	if !ok || !can {
 		if release, lost, err = lock.Acquire(ctx); err != nil || !keyed {
 			return release, lost, 0, nil, err
 		}
-		if sign, err = claimLeadKey(keys); err != nil {
+		if sign, err = hosts.ClaimLeadKey(keys); err != nil {
 			release()
 			return nil, nil, 0, nil, fmt.Errorf("claim the lead's spawn requests: %w", err)
 		}
@@ -72,8 +73,8 @@ func acquireLead(ctx context.Context, lock registry.OwnerLock, mb Mailbox) (rele
 			leadClaim, err = claims.ClaimSender(workspace.LeadName)
 			return err
 		}
-		if sign, err = claimLeadKey(keys); err == nil {
-			leadClaim = sign.claim
+		if sign, err = hosts.ClaimLeadKey(keys); err == nil {
+			leadClaim = sign.Claim()
 		}
 		return err
 	})

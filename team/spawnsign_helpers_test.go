@@ -10,9 +10,9 @@ import (
 
 // testLead claims the lead's sending on mb as a lead's process does, for
 // a test that publishes spawn requests itself.
-func testLead(t *testing.T, mb *natsstore.Mailbox) *leadSigner {
+func testLead(t *testing.T, mb *natsstore.Mailbox) *hosts.Signer {
 	t.Helper()
-	s, err := claimLeadKey(mb)
+	s, err := hosts.ClaimLeadKey(mb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func testLead(t *testing.T, mb *natsstore.Mailbox) *leadSigner {
 // lead claim the test makes on mb.
 func signedAsLead(t *testing.T, mb *natsstore.Mailbox, req hosts.Request) []byte {
 	t.Helper()
-	data, err := json.Marshal(testLead(t, mb).sign(req))
+	data, err := json.Marshal(testLead(t, mb).Sign(req))
 	if err != nil {
 		t.Fatal(err)
 	}

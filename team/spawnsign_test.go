@@ -31,7 +31,7 @@ func TestOnlyTheCurrentLeadsSpawnRequestsAreTaken(t *testing.T) {
 		return out
 	}
 	lead := testLead(t, mb)
-	req := lead.sign(hosts.Request{ID: "spawn-alice-1", Name: "alice", Role: "writer", From: "lead", Mode: permission.ModeAsk,
+	req := lead.Sign(hosts.Request{ID: "spawn-alice-1", Name: "alice", Role: "writer", From: "lead", Mode: permission.ModeAsk,
 		Labels: []string{"gpu"}, Deny: []string{"bash(rm *)"}, Deadline: time.Now().Add(time.Minute)})
 	if err := h.Verify(roundTrip(req)); err != nil {
 		t.Fatalf("the lead's own request: %v", err)

@@ -21,8 +21,22 @@ func newTasks(t *Team, fenced bool) *tasks.Service {
 	if fenced {
 		doc = tasks.Fenced(doc, t.faults.Fence)
 	}
+	// The plug-ins of the agent of that name this process runs, as far as
+	// it knows it (the lead, or one of its teammates).
+	plugsOf := func(name string) plugs.Agent {
+		if name == workspace.LeadName {
+			return t.plugs.For(name, "lead", "")
+		}
+		t.roster.mu.Lock()
+		m := t.roster.members[name]
+		t.roster.mu.Unlock()
+		if m == nil {
+			return t.plugs.For(name, "", "")
+		}
+		return t.plugs.For(name, m.role, m.root)
+	}
 	return tasks.New(tasks.Deps{Board: doc, Events: t.events, Inboxes: t.store, Registry: t.reg,
-		Idle: t.roster.idle, Plugs: t.plugsOf, Health: t.inboxes.health, Changed: t.changed.notify,
+		Idle: t.roster.idle, Plugs: plugsOf, Health: t.inboxes.health, Changed: t.changed.notify,
 		Failure: failure, Auto: t.opts.AutoClaim})
 }
 
@@ -37,21 +51,6 @@ func (r *roster) idle() []tasks.Agent {
 		}
 	}
 	return idle
-}
-
-// plugsOf is the plug-ins of the agent of that name this process runs,
-// as far as it knows it (the lead, or one of its teammates).
-func (t *Team) plugsOf(name string) plugs.Agent {
-	if name == workspace.LeadName {
-		return t.plugs.For(name, "lead", "")
-	}
-	t.roster.mu.Lock()
-	m := t.roster.members[name]
-	t.roster.mu.Unlock()
-	if m == nil {
-		return t.plugs.For(name, "", "")
-	}
-	return t.plugs.For(name, m.role, m.root)
 }
 
 // Board is the team's shared task board, as a file.

@@ -142,7 +142,7 @@ type Team struct {
 	// releaseOwner gives the owner lock back (Close).
 	releaseOwner func()
 	// leadSign signs the lead's spawn requests (nil: its store checks none).
-	leadSign *leadSigner
+	leadSign *hosts.Signer
 
 	// root is the context every goroutine of the team works under (each
 	// its own child, carrying no values: a goroutine outlives the call
@@ -249,7 +249,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	}
 	// A worker runs no lead: it takes no owner lock.
 	releaseOwner, ownerLost, leadClaim := func() {}, (<-chan struct{})(nil), uint64(0)
-	var leadSign *leadSigner
+	var leadSign *hosts.Signer
 	if !worker {
 		lock := opts.Owner
 		if lock == nil {

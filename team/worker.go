@@ -16,6 +16,7 @@ import (
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/models"
+	"github.com/agentteam/agentteam/team/prompt"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/team/worktree"
@@ -119,7 +120,7 @@ func (h *hosting) Unplaced(req hosts.Request) {
 		return
 	}
 	t.events.Emit(event.Event{Agent: req.Name, Payload: event.StatusChanged{Role: req.Role, Status: registry.StatusFailed, Reason: why, PID: t.pid}})
-	if _, err := t.messenger.deliver(req.Name, req.From, inbox.TypeError, teammateFailedText(req.Name, fmt.Errorf("%s", why))); err != nil {
+	if _, err := t.messenger.deliver(req.Name, req.From, inbox.TypeError, prompt.TeammateFailed(req.Name, fmt.Errorf("%s", why))); err != nil {
 		t.events.Emit(event.Event{Agent: req.Name, Payload: failure(event.ClassInbox, "could not tell "+req.From+": ", err)})
 	}
 }
@@ -131,7 +132,7 @@ func (h *hosting) Run(req hosts.Request, release func()) bool {
 	failed := func(class event.ErrorClass, err error) bool {
 		r.markFailed(req.Name, err)
 		t.events.Emit(event.Event{Agent: req.Name, Payload: failure(class, "", err)})
-		if _, derr := t.messenger.deliver(req.Name, workspace.LeadName, inbox.TypeError, teammateFailedText(req.Name, err)); derr != nil {
+		if _, derr := t.messenger.deliver(req.Name, workspace.LeadName, inbox.TypeError, prompt.TeammateFailed(req.Name, err)); derr != nil {
 			t.events.Emit(event.Event{Agent: req.Name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 		}
 		return false
@@ -491,7 +492,7 @@ func (h *hosting) announceRespawn(d registry.Member, req hosts.Request, err erro
 func (h *hosting) tellRespawn(d registry.Member, err error, respawn bool, where string) {
 	t := h.t
 	t.events.Emit(event.Event{Agent: d.Name, Payload: event.StatusChanged{Role: d.Role, Status: registry.StatusFailed, Reason: err.Error(), PID: t.pid}})
-	text := teammateFailedText(d.Name, err)
+	text := prompt.TeammateFailed(d.Name, err)
 	if respawn {
 		text += " It is respawned " + where + " and goes on from its conversation."
 	}

@@ -1,4 +1,7 @@
-package team
+// Package prompt is what an agent of the team is told: the lead's and a
+// teammate's system prompts, a worktree's rules, and the lead's word of a
+// teammate that failed.
+package prompt
 
 import (
 	"fmt"
@@ -9,7 +12,9 @@ import (
 	"github.com/agentteam/agentteam/team/models"
 )
 
-func leadSystemPrompt(teamName, root string, models models.Catalog) string {
+// Lead is the lead's system prompt: its team, where it works, and the
+// models it may give a teammate.
+func Lead(teamName, root string, models models.Catalog) string {
 	return fmt.Sprintf(`You are the lead of an agent team called %q, working in the directory %s.
 A person gives you tasks. You can do small things yourself with your tools, and you can split larger work
 among teammates: spawn_teammate starts a teammate with a name, a role and a prompt that says exactly what
@@ -68,7 +73,8 @@ func modelsText(c models.Catalog) string {
 	return b.String()
 }
 
-func teammateSystemPrompt(teamName, root, name, role string, planMode bool) string {
+// Teammate is a teammate's system prompt; planMode adds its rules.
+func Teammate(teamName, root, name, role string, planMode bool) string {
 	plan := ""
 	if planMode {
 		plan = `
@@ -93,8 +99,8 @@ Shared tasks may be on the task board: task_list, task_claim, task_update.%s`,
 		teamName, root, name, role, plan)
 }
 
-// worktreePrompt tells a teammate of isolation worktree where its work goes.
-func worktreePrompt(branch string) string {
+// Worktree tells a teammate of isolation worktree where its work goes.
+func Worktree(branch string) string {
 	return fmt.Sprintf(`
 
 Your working directory is your own git worktree, on the branch %s, made from the lead's branch: other teammates
@@ -103,7 +109,7 @@ work is committed on it for you and the lead merges it. If the lead says a merge
 into yours as it tells you, resolve the conflicts, commit, and report.`, branch)
 }
 
-// teammateFailedText tells the lead a teammate failed.
-func teammateFailedText(name string, err error) string {
+// TeammateFailed tells the lead a teammate failed.
+func TeammateFailed(name string, err error) string {
 	return fmt.Sprintf("%s failed: %v", name, err)
 }
