@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/pingpong"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
 	"github.com/agentteam/agentteam/workspace"
@@ -19,7 +20,7 @@ import (
 // of the team goes through it.
 type Messenger struct {
 	t     *Team // the roster (who is run here), the registry, the inboxes, the log
-	loops pingPong
+	loops pingpong.Detector
 }
 
 // Messenger is how the team's messages are sent, for the person too.
@@ -52,7 +53,7 @@ func (ms *Messenger) Send(ctx context.Context, from, to, content string) error {
 	if _, err := ms.deliverMessage(m); err != nil {
 		return err
 	}
-	if ms.loops.observe(from, to, content) {
+	if ms.loops.Observe(from, to, content) {
 		ms.tellPingPong(from, to, content)
 	}
 	return nil

@@ -69,6 +69,7 @@ var layers = map[string]int{
 	"team/plugs":        7, // the person's hooks and AGENTS.md files as each agent meets them
 	"team/tasks":        8, // the task board as the agents use it: events, hooks, auto-claim
 	"team/prompt":       6, // what an agent is told: the system prompts, a failure
+	"team/pingpong":     3, // two teammates bouncing the same messages, noticed
 	"team/models":       5, // the models, their meters and the budget
 	"team/sessions":     3, // the lead's conversations kept in the workspace
 	"internal/plug/mcp": 5,
