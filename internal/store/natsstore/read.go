@@ -426,6 +426,7 @@ func (mb *Mailbox) HasUnread(name string) (bool, error) {
 	mb.mu.Lock()
 	known, ok := mb.floors[name]
 	mb.mu.Unlock()
+	var stored uint64 // a message seen stored after the known position
 	if ok && mb.direct && !mb.hasUnnamed(name) {
 		raws, err := retried(ctx, func(ctx context.Context) ([]*jetstream.RawStreamMsg, error) {
 			raws, _, err := mb.gets.get(ctx, inboxFilter(mb.team, name), known+1, 1)
@@ -434,12 +435,18 @@ func (mb *Mailbox) HasUnread(name string) (bool, error) {
 		if err == nil && len(raws) == 0 {
 			return false, nil
 		}
+		if err == nil {
+			stored = raws[0].Sequence
+		}
 	}
 	info, err := mb.floor(ctx, name)
 	if err != nil {
 		return false, err
 	}
-	return info.NumPending > 0 || info.NumAckPending > 0, nil
+	// The consumer takes note of a message after the stream stores it:
+	// just stored, it may not count as pending yet, but a message after
+	// the read position is unread all the same.
+	return info.NumPending > 0 || info.NumAckPending > 0 || stored > info.AckFloor.Stream, nil
 }
 
 // Watch signals on the returned channel when name's inbox may have
