@@ -506,6 +506,15 @@ func (r *roster) setStatusWhy(m *member, status registry.Status, why string, fn 
 	r.statusWritten(m, status, why, err)
 }
 
+// each calls fn for every teammate r runs, under r's lock: fn only reads.
+func (r *roster) each(fn func(m *member)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range r.members {
+		fn(m)
+	}
+}
+
 func (o Options) teamName() string {
 	if o.TeamName == "" {
 		return "default"

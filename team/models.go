@@ -155,15 +155,15 @@ func modelRefOf(c models.ModelChoice) registry.ModelRef {
 	return registry.ModelRef{Model: c.Label(), Provider: c.Provider, ModelName: c.Name}
 }
 
-// usage is the meter of each teammate of this process.
-func (r *roster) usage() []registry.AgentUsage {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var agents []registry.AgentUsage
-	for _, m := range r.members {
-		if m.model != nil {
-			agents = append(agents, registry.AgentUsage{Agent: m.name, Model: m.model.Choice().Label(), Usage: m.model.Usage()})
-		}
+// mateUsage is the meter of each teammate r runs.
+func mateUsage(r *roster) func() []registry.AgentUsage {
+	return func() []registry.AgentUsage {
+		var agents []registry.AgentUsage
+		r.each(func(m *member) {
+			if m.model != nil {
+				agents = append(agents, registry.AgentUsage{Agent: m.name, Model: m.model.Choice().Label(), Usage: m.model.Usage()})
+			}
+		})
+		return agents
 	}
-	return agents
 }

@@ -27,7 +27,7 @@ func (t *Team) SwitchSession(id string, now time.Time) error {
 	if _, err := sessions.Path(t.ws, id); err != nil {
 		return err
 	}
-	if busy := t.roster.working(); len(busy) > 0 {
+	if busy := working(t.roster); len(busy) > 0 {
 		return fmt.Errorf("%s working: wait until the team is idle (or /shutdown), then switch", strings.Join(busy, ", ")+isOrAre(len(busy)))
 	}
 	err := t.lead.Reload(func() error { return sessions.Restore(t.ws, id, now) })
@@ -44,16 +44,14 @@ func isOrAre(n int) string {
 	return " are"
 }
 
-// working names the teammates of this process in a cycle or queued for one.
-func (r *roster) working() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// working names the teammates r runs that are in a cycle or queued for one.
+func working(r *roster) []string {
 	var out []string
-	for name, m := range r.members {
+	r.each(func(m *member) {
 		if m.cycleCancel != nil || m.status == registry.StatusQueued {
-			out = append(out, name)
+			out = append(out, m.name)
 		}
-	}
+	})
 	sort.Strings(out)
 	return out
 }

@@ -36,21 +36,21 @@ func newTasks(t *Team, fenced bool) *tasks.Service {
 		return t.plugs.For(name, m.role, m.root)
 	}
 	return tasks.New(tasks.Deps{Board: doc, Events: t.events, Inboxes: t.store, Registry: t.reg,
-		Idle: t.roster.idle, Plugs: plugsOf, Health: t.inboxes.health, Changed: t.changed.notify,
+		Idle: idleMates(t.roster), Plugs: plugsOf, Health: t.inboxes.health, Changed: t.changed.notify,
 		Failure: failure, Auto: t.opts.AutoClaim})
 }
 
-// idle are the teammates of this process that are idle now.
-func (r *roster) idle() []tasks.Agent {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var idle []tasks.Agent
-	for _, m := range r.members {
-		if m.status == registry.StatusIdle {
-			idle = append(idle, tasks.Agent{Name: m.name, Role: m.role})
-		}
+// idleMates are the teammates r runs that are idle now.
+func idleMates(r *roster) func() []tasks.Agent {
+	return func() []tasks.Agent {
+		var idle []tasks.Agent
+		r.each(func(m *member) {
+			if m.status == registry.StatusIdle {
+				idle = append(idle, tasks.Agent{Name: m.name, Role: m.role})
+			}
+		})
+		return idle
 	}
-	return idle
 }
 
 // Board is the team's shared task board, as a file.

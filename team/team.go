@@ -292,7 +292,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	}
 	t.meters.reg = t.reg // fenced, as every write of the lead's process
 	t.roster = &roster{t: t, members: map[string]*member{}}
-	t.meters.teammates = t.roster.usage
+	t.meters.teammates = mateUsage(t.roster)
 	t.messenger = &Messenger{t: t}
 	t.inboxes = &inboxes{events: events, errs: map[string]string{}}
 	// The run's deadline (the ctx given to Open) stops the teammates too.
