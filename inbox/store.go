@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -65,11 +64,7 @@ type Store struct {
 	// file system has no extended attributes (tests of that layout).
 	fileCursors bool
 
-	mu      sync.Mutex
-	subs    map[string]map[*subscriber]struct{} // by inbox name
-	nsubs   int
-	watcher *dirWatcher
-	closed  bool
+	watch *watchers // the Watch calls, woken by Append
 }
 
 // NewStore returns the store of inboxes in dir; dir is created at first write.
@@ -87,7 +82,9 @@ func NewStoreWithOptions(dir string, opts StoreOptions) *Store {
 	if poll <= 0 {
 		poll = defaultPollTick
 	}
-	return &Store{dir: dir, poll: poll, onRepair: opts.OnRepair, subs: make(map[string]map[*subscriber]struct{})}
+	s := &Store{dir: dir, poll: poll, onRepair: opts.OnRepair}
+	s.watch = newWatchers(dir, s.Path)
+	return s
 }
 
 // Dir is the directory of the inbox files.
@@ -130,7 +127,7 @@ func (s *Store) Append(name string, m Message) (Message, error) {
 	if err != nil {
 		return Message{}, fmt.Errorf("message to %s: %w", name, err)
 	}
-	s.wake(name)
+	s.watch.notify(name) // in-process: a map lookup when no one watches name
 	return m, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -12,13 +13,30 @@ import (
 	"github.com/agentteam/agentteam/internal/store/statefile"
 )
 
+// watchers are a Store's Watch calls, by inbox, and the one fsnotify
+// watcher of its directory they share while any runs.
+type watchers struct {
+	dir  string
+	path func(name string) string // an inbox's log
+
+	mu      sync.Mutex
+	subs    map[string]map[*subscriber]struct{} // by inbox name
+	nsubs   int
+	watcher *dirWatcher
+	closed  bool
+}
+
+func newWatchers(dir string, path func(string) string) *watchers {
+	return &watchers{dir: dir, path: path, subs: make(map[string]map[*subscriber]struct{})}
+}
+
 // subscriber is one Watch call. seen is the inbox size when it was last
 // signalled: a log only grows, so an unchanged size means nothing new, and
 // the in-process wake, fsnotify and the poll do not signal the same lines
 // three times.
 type subscriber struct {
 	ch   chan struct{}
-	seen int64 // guarded by Store.mu
+	seen int64 // guarded by watchers.mu
 }
 
 // dirWatcher is the one fsnotify watcher a Store shares among its Watch calls.
@@ -41,12 +59,13 @@ func (s *Store) Watch(ctx context.Context, name string) <-chan struct{} {
 		return ch
 	}
 	sub := &subscriber{ch: ch}
-	s.subscribe(name, sub)
+	w := s.watch
+	w.subscribe(name, sub)
 	if has, err := s.HasUnread(name); err != nil || has {
 		// On error, wake the caller so that its own read reports the problem.
-		s.mu.Lock()
+		w.mu.Lock()
 		signal(sub)
-		s.mu.Unlock()
+		w.mu.Unlock()
 	}
 	go func() {
 		t := time.NewTicker(s.poll)
@@ -54,11 +73,11 @@ func (s *Store) Watch(ctx context.Context, name string) <-chan struct{} {
 		for {
 			select {
 			case <-ctx.Done():
-				s.unsubscribe(name, sub)
+				w.unsubscribe(name, sub)
 				close(ch)
 				return
 			case <-t.C:
-				s.notify(name)
+				w.notify(name)
 			}
 		}
 	}()
@@ -71,68 +90,68 @@ func (s *Store) Watch(ctx context.Context, name string) <-chan struct{} {
 // (later calls open them again).
 func (s *Store) Close() error {
 	defer statefile.CloseKept(s.dir)
-	s.mu.Lock()
-	s.closed = true
-	dw := s.watcher
-	s.watcher = nil
-	s.mu.Unlock()
+	return s.watch.close()
+}
+
+// close stops the shared watcher; later subscribers poll only.
+func (w *watchers) close() error {
+	w.mu.Lock()
+	w.closed = true
+	dw := w.watcher
+	w.watcher = nil
+	w.mu.Unlock()
 	if dw != nil {
 		return dw.stop()
 	}
 	return nil
 }
 
-func (s *Store) subscribe(name string, sub *subscriber) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m := s.subs[name]
+func (w *watchers) subscribe(name string, sub *subscriber) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	m := w.subs[name]
 	if m == nil {
 		m = make(map[*subscriber]struct{})
-		s.subs[name] = m
+		w.subs[name] = m
 	}
-	sub.seen = s.size(name)
+	sub.seen = w.size(name)
 	m[sub] = struct{}{}
-	s.nsubs++
-	if s.watcher == nil && !s.closed {
+	w.nsubs++
+	if w.watcher == nil && !w.closed {
 		// Without fsnotify (no inotify instances left, say) the poll still works.
-		s.watcher = s.startDirWatcher()
+		w.watcher = w.startDirWatcher()
 	}
 }
 
-func (s *Store) unsubscribe(name string, sub *subscriber) {
-	s.mu.Lock()
-	delete(s.subs[name], sub)
-	if len(s.subs[name]) == 0 {
-		delete(s.subs, name)
+func (w *watchers) unsubscribe(name string, sub *subscriber) {
+	w.mu.Lock()
+	delete(w.subs[name], sub)
+	if len(w.subs[name]) == 0 {
+		delete(w.subs, name)
 	}
-	s.nsubs--
+	w.nsubs--
 	var dw *dirWatcher
-	if s.nsubs == 0 {
+	if w.nsubs == 0 {
 		// No one is watching: give the inotify instance back.
-		dw, s.watcher = s.watcher, nil
+		dw, w.watcher = w.watcher, nil
 	}
-	s.mu.Unlock()
+	w.mu.Unlock()
 	if dw != nil {
 		_ = dw.stop()
 	}
 }
 
-// wake is Append's in-process signal; it costs a map lookup when no one watches name.
-func (s *Store) wake(name string) {
-	s.notify(name)
-}
-
 // notify signals every watcher of name whose last seen size differs from now.
 // The size is taken under the lock so that notifiers see sizes in order and a
 // late, stale size cannot cause a spurious signal.
-func (s *Store) notify(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.subs[name]) == 0 {
+func (w *watchers) notify(name string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.subs[name]) == 0 {
 		return
 	}
-	size := s.size(name)
-	for sub := range s.subs[name] {
+	size := w.size(name)
+	for sub := range w.subs[name] {
 		if sub.seen != size {
 			sub.seen = size
 			signal(sub)
@@ -141,10 +160,10 @@ func (s *Store) notify(name string) {
 }
 
 // notifyAll signals every watcher, as when fsnotify lost events.
-func (s *Store) notifyAll() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, m := range s.subs {
+func (w *watchers) notifyAll() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, m := range w.subs {
 		for sub := range m {
 			signal(sub)
 		}
@@ -162,8 +181,8 @@ func signal(sub *subscriber) {
 
 // size is the inbox file's size; missing or unreadable counts as 0, and a
 // link is not followed.
-func (s *Store) size(name string) int64 {
-	fi, err := os.Lstat(s.Path(name))
+func (w *watchers) size(name string) int64 {
+	fi, err := os.Lstat(w.path(name))
 	if err != nil {
 		return 0
 	}
@@ -172,24 +191,24 @@ func (s *Store) size(name string) int64 {
 
 // startDirWatcher watches the inbox directory, creating it so there is
 // something to watch; it returns nil if fsnotify is unavailable.
-func (s *Store) startDirWatcher() *dirWatcher {
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+func (w *watchers) startDirWatcher() *dirWatcher {
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return nil
 	}
-	w, err := fsnotify.NewWatcher()
+	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil
 	}
-	if err := w.Add(s.dir); err != nil {
-		_ = w.Close()
+	if err := fw.Add(w.dir); err != nil {
+		_ = fw.Close()
 		return nil
 	}
-	dw := &dirWatcher{w: w, done: make(chan struct{})}
+	dw := &dirWatcher{w: fw, done: make(chan struct{})}
 	go func() {
 		defer close(dw.done)
 		for {
 			select {
-			case ev, ok := <-w.Events:
+			case ev, ok := <-fw.Events:
 				if !ok {
 					return
 				}
@@ -200,13 +219,13 @@ func (s *Store) startDirWatcher() *dirWatcher {
 				}
 				base := filepath.Base(ev.Name)
 				if name, isLog := strings.CutSuffix(base, logExt); isLog && name != "" {
-					s.notify(name)
+					w.notify(name)
 				}
-			case _, ok := <-w.Errors:
+			case _, ok := <-fw.Errors:
 				if !ok {
 					return
 				}
-				s.notifyAll() // an overflow drops events; let every watcher look
+				w.notifyAll() // an overflow drops events; let every watcher look
 			}
 		}
 	}()

@@ -82,7 +82,7 @@ func TestWatchPollWithoutFsnotify(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch := st.Watch(ctx, "bob")
-	if st.watcher != nil {
+	if st.watch.watcher != nil {
 		t.Fatal("a closed store started fsnotify")
 	}
 	rawAppend(t, st.Path("bob"), "{}\n") // another writer, not this Store
@@ -94,7 +94,7 @@ func TestWatchEndsWithContext(t *testing.T) {
 	ctx1, cancel1 := context.WithCancel(context.Background())
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	ch1, ch2 := st.Watch(ctx1, "bob"), st.Watch(ctx2, "alice")
-	if st.watcher == nil {
+	if st.watch.watcher == nil {
 		t.Error("no shared fsnotify watcher while watching")
 	}
 	cancel1()
@@ -104,10 +104,10 @@ func TestWatchEndsWithContext(t *testing.T) {
 	receive(t, ch2, "remaining watcher")
 	cancel2()
 	waitClosed(t, ch2)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.watcher != nil || st.nsubs != 0 || len(st.subs) != 0 {
-		t.Errorf("after all watchers ended: watcher %v, %d subscribers", st.watcher, st.nsubs)
+	st.watch.mu.Lock()
+	defer st.watch.mu.Unlock()
+	if st.watch.watcher != nil || st.watch.nsubs != 0 || len(st.watch.subs) != 0 {
+		t.Errorf("after all watchers ended: watcher %v, %d subscribers", st.watch.watcher, st.watch.nsubs)
 	}
 }
 
