@@ -83,7 +83,7 @@ type Options struct {
 	// cycles (nil: none are read).
 	Instructions *agentsmd.Loader
 	// Hooks are the person's hook commands (nil: none), run for every
-	// agent this process runs (hooks.go).
+	// agent this process runs (team/plugs).
 	Hooks *hooks.Runner
 	// Budget bounds the model calls of this process's agents together;
 	// once spent, the team stops with a *BudgetError as its Fault.
