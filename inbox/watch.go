@@ -171,7 +171,7 @@ func (w *watchers) notifyAll() {
 }
 
 // signal leaves a value in sub's channel unless one is already waiting.
-// The caller holds Store.mu, which keeps the channel from being closed meanwhile.
+// The caller holds watchers.mu, which keeps the channel from being closed meanwhile.
 func signal(sub *subscriber) {
 	select {
 	case sub.ch <- struct{}{}:
