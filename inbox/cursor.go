@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -57,16 +58,32 @@ func parsePos(data []byte) (offset int64, ok bool) {
 	return off, true
 }
 
+// positions are the read positions of a Store's inboxes: where each is
+// kept (the log's attribute posAttr, or NAME.cursor), read, written and,
+// when it cannot be trusted, set aside.
+type positions struct {
+	dir  string
+	path func(name string) string // an inbox's log
+	// fileCursors keeps read positions in NAME.cursor files, as where the
+	// file system has no extended attributes (tests of that layout).
+	fileCursors bool
+}
+
+// cursorPath is the file NAME.cursor of name.
+func (p *positions) cursorPath(name string) string {
+	return filepath.Join(p.dir, name+cursorExt)
+}
+
 // attrReader reads the position attribute of one log: through its held
 // lock, an open file or its path.
 type attrReader func(name string, buf []byte) (int, error)
 
-// readPosition returns name's read position from get (the log's
+// read returns name's read position from get (the log's
 // attribute), or else from NAME.cursor, and where it was found. locked
 // says the caller holds the inbox's lock. A position that cannot be
 // trusted is an error wrapping ErrCorruptCursor, with src saying which.
-func (s *Store) readPosition(name string, get attrReader, locked bool) (offset int64, src posSource, err error) {
-	if !s.fileCursors {
+func (p *positions) read(name string, get attrReader, locked bool) (offset int64, src posSource, err error) {
+	if !p.fileCursors {
 		var buf [maxPosAttr]byte
 		n, err := get(posAttr, buf[:])
 		switch {
@@ -74,16 +91,16 @@ func (s *Store) readPosition(name string, get attrReader, locked bool) (offset i
 			if off, ok := parsePos(buf[:n]); ok {
 				return off, fromAttr, nil
 			}
-			return 0, fromAttr, corruptAttr(s.Path(name), buf[:n])
+			return 0, fromAttr, corruptAttr(p.path(name), buf[:n])
 		case errors.Is(err, statefile.ErrAttrTooLong):
-			return 0, fromAttr, &cursorError{path: attrPlace(s.Path(name)),
+			return 0, fromAttr, &cursorError{path: attrPlace(p.path(name)),
 				what: fmt.Sprintf("is corrupt: it is longer than %d bytes", maxPosAttr)}
 		case errors.Is(err, statefile.ErrNoAttr), errors.Is(err, errors.ErrUnsupported), errors.Is(err, fs.ErrNotExist):
 		default:
 			return 0, fromAttr, fmt.Errorf("read position of %s: %w", name, err)
 		}
 	}
-	off, found, err := s.readCursor(name, locked)
+	off, found, err := p.readCursor(name, locked)
 	if !found {
 		return off, fromNothing, err
 	}
@@ -148,8 +165,8 @@ func parseCursor(data []byte) (offset int64, ok bool) {
 // caller holds the inbox's lock, so no write is under way and a bad record
 // is corrupt, not torn. A read position that cannot be trusted is an error
 // wrapping ErrCorruptCursor.
-func (s *Store) readCursor(name string, locked bool) (offset int64, found bool, err error) {
-	path := s.cursorPath(name)
+func (p *positions) readCursor(name string, locked bool) (offset int64, found bool, err error) {
+	path := p.cursorPath(name)
 	for try := 1; ; try++ {
 		data, err := statefile.ReadFile(path, maxCursorBytes)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -205,7 +222,7 @@ func (s *Store) commit(name string, b filePos) (repaired, err error) {
 		// positions in the new one, whose lines are all unread.
 		return nil, nil
 	}
-	cur, src, repaired, err := s.repairPosition(name, h)
+	cur, src, repaired, err := s.positions.repair(name, h)
 	if err != nil {
 		return repaired, fmt.Errorf("commit %s: %w", name, err)
 	}
@@ -213,26 +230,26 @@ func (s *Store) commit(name string, b filePos) (repaired, err error) {
 	if (replaced && cur != b.base) || (!replaced && b.next <= cur) {
 		return repaired, nil
 	}
-	if err := s.writePosition(name, h, src, b.next); err != nil {
+	if err := s.positions.write(name, h, src, b.next); err != nil {
 		return repaired, fmt.Errorf("commit %s: %w", name, err)
 	}
 	return repaired, nil
 }
 
-// writePosition writes name's read position, the caller holding the lock:
+// write writes name's read position, the caller holding the lock:
 // into the log's extended attribute, then, if the position was still in
 // NAME.cursor (src), that file is removed (carried over: the attribute,
 // once there, is read first, so a crash in between loses nothing). Where
 // the file system keeps no extended attributes, NAME.cursor is rewritten
 // in place instead.
-func (s *Store) writePosition(name string, h statefile.Held, src posSource, offset int64) error {
+func (p *positions) write(name string, h statefile.Held, src posSource, offset int64) error {
 	now := time.Now()
-	if !s.fileCursors {
+	if !p.fileCursors {
 		err := h.SetAttr(posAttr, encodePos(offset, now))
 		if err == nil {
 			if src == fromFile {
-				if rerr := os.Remove(s.cursorPath(name)); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-					return fmt.Errorf("carrying the read position over from %s: %w", s.cursorPath(name), rerr)
+				if rerr := os.Remove(p.cursorPath(name)); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+					return fmt.Errorf("carrying the read position over from %s: %w", p.cursorPath(name), rerr)
 				}
 			}
 			return nil
@@ -245,5 +262,5 @@ func (s *Store) writePosition(name string, h statefile.Held, src posSource, offs
 	if err != nil {
 		return err
 	}
-	return h.WriteRecord(s.cursorPath(name), rec)
+	return h.WriteRecord(p.cursorPath(name), rec)
 }

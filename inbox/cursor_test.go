@@ -65,7 +65,7 @@ func TestCommitWritesTheCursorFileInPlace(t *testing.T) {
 	if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
 		t.Fatal(err)
 	}
-	fi1, err := os.Stat(st.cursorPath("bob"))
+	fi1, err := os.Stat(st.positions.cursorPath("bob"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestCommitWritesTheCursorFileInPlace(t *testing.T) {
 	if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
 		t.Fatal(err)
 	}
-	fi2, err := os.Stat(st.cursorPath("bob"))
+	fi2, err := os.Stat(st.positions.cursorPath("bob"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func oldWorkspace(t *testing.T, rec func(offset int64) []byte) *Store {
 	first := mustRead(t, st, "bob").Pos.(filePos).next
 	mustAppend(t, st, "bob", "two")
 	writeFile(t, st.Path("bob")+".lock", "")
-	writeFile(t, st.cursorPath("bob"), string(rec(first)))
+	writeFile(t, st.positions.cursorPath("bob"), string(rec(first)))
 	return NewStore(st.Dir())
 }
 
@@ -134,7 +134,7 @@ func TestOldLayoutPositionIsCarriedOver(t *testing.T) {
 			if err := st.Commit("bob", b); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := os.Lstat(st.cursorPath("bob")); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Lstat(st.positions.cursorPath("bob")); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("the old read position file is still there: %v", err)
 			}
 			if off, ok := positionAttr(t, st, "bob"); !ok || off != b.Pos.(filePos).next {
@@ -158,7 +158,7 @@ func TestOldCursorFileIsReadAndUpgraded(t *testing.T) {
 	mustAppend(t, st, "bob", "one")
 	first := mustRead(t, st, "bob")
 	old := fmt.Sprintf(`{"offset":%d,"updatedAt":"2026-01-02T03:04:05.678Z"}`+"\n", first.Pos.(filePos).next)
-	if err := os.WriteFile(st.cursorPath("bob"), []byte(old), 0o644); err != nil {
+	if err := os.WriteFile(st.positions.cursorPath("bob"), []byte(old), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	mustAppend(t, st, "bob", "two")
@@ -167,7 +167,7 @@ func TestOldCursorFileIsReadAndUpgraded(t *testing.T) {
 	if err := st.Commit("bob", b); err != nil {
 		t.Fatal(err)
 	}
-	data, _ := os.ReadFile(st.cursorPath("bob"))
+	data, _ := os.ReadFile(st.positions.cursorPath("bob"))
 	if off, ok := parseCursor(data); !ok || off != b.Pos.(filePos).next || len(data) != cursorRecordLen {
 		t.Errorf("cursor after commit = %q", data)
 	}
@@ -209,7 +209,7 @@ func TestCursorRecords(t *testing.T) {
 func TestCorruptCursorIsReported(t *testing.T) {
 	st, rep := newRepairStore(t)
 	mustAppend(t, st, "bob", "one")
-	if err := os.WriteFile(st.cursorPath("bob"), []byte("{nonsense"), 0o644); err != nil {
+	if err := os.WriteFile(st.positions.cursorPath("bob"), []byte("{nonsense"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := st.ReadUnread("bob"); err != nil || len(b.Messages) != 1 {
@@ -218,7 +218,7 @@ func TestCorruptCursorIsReported(t *testing.T) {
 	if errs := rep.list(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "corrupt") {
 		t.Errorf("repairs reported: %v", errs)
 	}
-	if err := os.WriteFile(st.cursorPath("bob"), []byte("{nonsense"), 0o644); err != nil {
+	if err := os.WriteFile(st.positions.cursorPath("bob"), []byte("{nonsense"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Commit("bob", Batch{Pos: filePos{base: 0, start: 0, next: 5}}); err != nil {
@@ -251,7 +251,7 @@ func readersSeeOnlyCommitted(t *testing.T, st *Store) {
 					return
 				default:
 				}
-				off, _, err := st.readPosition("bob", pathAttr(st.Path("bob")), false)
+				off, _, err := st.positions.read("bob", pathAttr(st.Path("bob")), false)
 				if err != nil {
 					t.Error(err)
 					return

@@ -27,7 +27,7 @@ func TestFullDiskIsAnErrorAndLosesNothing(t *testing.T) {
 func fullDisk(t *testing.T, fileCursors bool) {
 	disk := testfs.SmallDisk(t, "2m", statefile.CloseKept)
 	st := NewStore(filepath.Join(disk, "inbox"))
-	st.fileCursors = fileCursors
+	st.positions.fileCursors = fileCursors
 	defer st.Close()
 	mustAppend(t, st, "alice", "one")
 	mustAppend(t, st, "alice", "two")
@@ -40,7 +40,7 @@ func fullDisk(t *testing.T, fileCursors bool) {
 	err = testfs.NoPanic(t, "Commit", func() error { return st.Commit("alice", mustRead(t, st, "alice")) })
 	committed := false
 	if fileCursors {
-		testfs.WantENOSPC(t, "Commit", err, st.cursorPath("alice"))
+		testfs.WantENOSPC(t, "Commit", err, st.positions.cursorPath("alice"))
 	} else if err != nil {
 		testfs.WantENOSPC(t, "Commit", err, st.Path("alice"))
 	} else {

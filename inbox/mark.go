@@ -37,7 +37,7 @@ func (s *Store) Mark(name string) (Mark, error) {
 		return Mark{}, fmt.Errorf("inbox %s: %w", name, err)
 	}
 	m := Mark{Size: fi.Size(), Mod: fi.ModTime()}
-	pos, _, err := s.readPosition(name, pathAttr(path), false)
+	pos, _, err := s.positions.read(name, pathAttr(path), false)
 	switch {
 	case errors.Is(err, ErrCorruptCursor):
 		m.Position = -1

@@ -9,7 +9,7 @@ import (
 func TestMarkFollowsAppendsAndCommits(t *testing.T) {
 	for _, fileCursors := range []bool{false, true} {
 		st := newTestStore(t)
-		st.fileCursors = fileCursors
+		st.positions.fileCursors = fileCursors
 		mark := func() Mark {
 			t.Helper()
 			m, err := st.Mark("bob")

@@ -146,9 +146,9 @@ func (s *Store) Stats(name string) (Stats, error) {
 		return st, err
 	}
 	defer f.Close()
-	pos, _, err := s.readPosition(name, fileAttr(f), false)
+	pos, _, err := s.positions.read(name, fileAttr(f), false)
 	if errors.Is(err, ErrCorruptCursor) {
-		pos, err = s.confirmCorrupt(name, err)
+		pos, err = s.positions.confirmCorrupt(name, err)
 	}
 	if errors.Is(err, ErrCorruptCursor) {
 		st.Broken = err.Error() + "; the next read sets it aside and delivers the inbox's messages again"
@@ -195,7 +195,7 @@ func (s *Store) HasUnread(name string) (bool, error) {
 	if err := statefile.CheckRegular(path, fi); err != nil {
 		return false, fmt.Errorf("inbox %s: %w", name, err)
 	}
-	pos, _, err := s.readPosition(name, pathAttr(path), false)
+	pos, _, err := s.positions.read(name, pathAttr(path), false)
 	if errors.Is(err, ErrCorruptCursor) {
 		return fi.Size() > 0, nil
 	}
@@ -203,19 +203,6 @@ func (s *Store) HasUnread(name string) (bool, error) {
 		return false, err
 	}
 	return fi.Size() > pos || (fi.Size() < pos && fi.Size() > 0), nil
-}
-
-// confirmCorrupt reads name's read position again under the inbox's lock,
-// where no commit is under way: a record torn by one is not reported as
-// corrupt. It changes nothing; if the lock cannot be had, err stands.
-func (s *Store) confirmCorrupt(name string, err error) (int64, error) {
-	h, lerr := statefile.HoldLog(s.Path(name), false)
-	if lerr != nil {
-		return 0, err
-	}
-	defer h.Unlock()
-	pos, _, err := s.readPosition(name, h.Attr, true)
-	return pos, err
 }
 
 // open opens name's inbox for reading; a missing file is (nil, 0, nil).

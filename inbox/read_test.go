@@ -27,7 +27,7 @@ func newTestStore(t *testing.T) *Store {
 func newFileCursorStore(t *testing.T) *Store {
 	t.Helper()
 	st := newTestStore(t)
-	st.fileCursors = true
+	st.positions.fileCursors = true
 	return st
 }
 
@@ -185,7 +185,7 @@ func TestReadUnreadChangesNothing(t *testing.T) {
 		t.Errorf("two reads differ: %+v vs %+v", b1, b2)
 	}
 	assertContents(t, b1, "one", "two")
-	if _, err := os.Stat(st.cursorPath("bob")); !os.IsNotExist(err) {
+	if _, err := os.Stat(st.positions.cursorPath("bob")); !os.IsNotExist(err) {
 		t.Errorf("ReadUnread wrote a cursor: %v", err)
 	}
 	if _, _, err := st.ReadAll("bob"); err != nil {

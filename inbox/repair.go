@@ -86,7 +86,7 @@ func pathAttr(path string) attrReader {
 // from 0: the messages are delivered again (readers drop ids they have
 // seen) rather than never. OnRepair is told, after the lock is released.
 func (s *Store) position(name string, f *os.File) (int64, error) {
-	pos, _, err := s.readPosition(name, fileAttr(f), false)
+	pos, _, err := s.positions.read(name, fileAttr(f), false)
 	if !errors.Is(err, ErrCorruptCursor) {
 		return pos, err
 	}
@@ -98,24 +98,24 @@ func (s *Store) position(name string, f *os.File) (int64, error) {
 	if lerr != nil {
 		return 0, fmt.Errorf("read position of %s: %w", name, lerr)
 	}
-	pos, _, repaired, err := s.repairPosition(name, h)
+	pos, _, repaired, err := s.positions.repair(name, h)
 	h.Unlock()
 	s.reportRepair(name, repaired)
 	return pos, err
 }
 
-// repairPosition reads name's read position; the caller holds the inbox's
-// lock, h. One that cannot be trusted is set aside, which makes the
-// position 0: a NAME.cursor is renamed to NAME.cursor.corrupt-TIME (a link
-// is moved, never followed); an attribute's value is kept in a new file of
-// that name and the attribute set to 0. repaired then says so in a
-// sentence wrapping ErrCorruptCursor.
-func (s *Store) repairPosition(name string, h statefile.Held) (pos int64, src posSource, repaired, err error) {
-	pos, src, err = s.readPosition(name, h.Attr, true)
+// repair reads name's read position; the caller holds the inbox's lock,
+// h. One that cannot be trusted is set aside, which makes the position 0:
+// a NAME.cursor is renamed to NAME.cursor.corrupt-TIME (a link is moved,
+// never followed); an attribute's value is kept in a new file of that name
+// and the attribute set to 0. repaired then says so in a sentence wrapping
+// ErrCorruptCursor.
+func (p *positions) repair(name string, h statefile.Held) (pos int64, src posSource, repaired, err error) {
+	pos, src, err = p.read(name, h.Attr, true)
 	if !errors.Is(err, ErrCorruptCursor) {
 		return pos, src, nil, err
 	}
-	path := s.cursorPath(name)
+	path := p.cursorPath(name)
 	aside := path + ".corrupt-" + time.Now().UTC().Format("20060102T150405.000000000Z")
 	if src == fromAttr {
 		var buf [maxPosAttr]byte
@@ -135,6 +135,19 @@ func (s *Store) repairPosition(name string, h statefile.Held) (pos int64, src po
 	}
 	return 0, src, fmt.Errorf("inbox %s: %w; set aside as %s, and the inbox's messages are delivered again from the start",
 		name, err, aside), nil
+}
+
+// confirmCorrupt reads name's read position again under the inbox's lock,
+// where no commit is under way: a record torn by one is not reported as
+// corrupt. It changes nothing; if the lock cannot be had, err stands.
+func (p *positions) confirmCorrupt(name string, err error) (int64, error) {
+	h, lerr := statefile.HoldLog(p.path(name), false)
+	if lerr != nil {
+		return 0, err
+	}
+	defer h.Unlock()
+	pos, _, err := p.read(name, h.Attr, true)
+	return pos, err
 }
 
 // reportRepair tells OnRepair of a repair, if there was one.

@@ -42,7 +42,7 @@ func newRepairStore(t *testing.T) (*Store, *repairs) {
 func newFileCursorRepairStore(t *testing.T) (*Store, *repairs) {
 	t.Helper()
 	st, r := newRepairStore(t)
-	st.fileCursors = true
+	st.positions.fileCursors = true
 	return st, r
 }
 
@@ -65,7 +65,7 @@ func setAttr(t *testing.T, st *Store, name, value string) {
 // setAside lists the files a repair kept beside the read position.
 func setAside(t *testing.T, st *Store, name string) []string {
 	t.Helper()
-	found, err := filepath.Glob(st.cursorPath(name) + ".corrupt-*")
+	found, err := filepath.Glob(st.positions.cursorPath(name) + ".corrupt-*")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,8 +175,8 @@ func corruptCursorFileIsSetAside(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			corruptPositionIsSetAside(t, newFileCursorRepairStore, func(st *Store) string { return st.cursorPath("alice") }, func(t *testing.T, st *Store) {
-				path := st.cursorPath("alice")
+			corruptPositionIsSetAside(t, newFileCursorRepairStore, func(st *Store) string { return st.positions.cursorPath("alice") }, func(t *testing.T, st *Store) {
+				path := st.positions.cursorPath("alice")
 				good, err := os.ReadFile(path)
 				if err != nil {
 					t.Fatal(err)
@@ -191,13 +191,13 @@ func corruptCursorFileIsSetAside(t *testing.T) {
 // read and its commit does not stop the commit.
 func TestCommitRepairsACorruptCursor(t *testing.T) {
 	spoil := map[string]func(*testing.T, *Store){
-		"file":      func(t *testing.T, st *Store) { writeFile(t, st.cursorPath("alice"), "{garbage") },
+		"file":      func(t *testing.T, st *Store) { writeFile(t, st.positions.cursorPath("alice"), "{garbage") },
 		"attribute": func(t *testing.T, st *Store) { setAttr(t, st, "alice", "{garbage") },
 	}
 	for what, spoil := range spoil {
 		t.Run(what, func(t *testing.T) {
 			st, rep := newRepairStore(t)
-			st.fileCursors = what == "file"
+			st.positions.fileCursors = what == "file"
 			mustAppend(t, st, "alice", "one")
 			b := mustRead(t, st, "alice")
 			spoil(t, st)
@@ -232,7 +232,7 @@ func TestTornCursorIsNotMistakenForCorruption(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, st.cursorPath("alice"), string(torn))
+	writeFile(t, st.positions.cursorPath("alice"), string(torn))
 	type result struct {
 		b   Batch
 		err error
@@ -243,7 +243,7 @@ func TestTornCursorIsNotMistakenForCorruption(t *testing.T) {
 		done <- result{b, err}
 	}()
 	time.Sleep(50 * time.Millisecond) // the reader's quick retries see the torn record
-	writeFile(t, st.cursorPath("alice"), string(good))
+	writeFile(t, st.positions.cursorPath("alice"), string(good))
 	h.Unlock()
 
 	r := <-done
@@ -268,7 +268,7 @@ func TestSymlinkedCursorIsSetAsideNotFollowed(t *testing.T) {
 
 func symlinkedCursorIsSetAside(t *testing.T, fileCursors bool) {
 	st, rep := newRepairStore(t)
-	st.fileCursors = fileCursors
+	st.positions.fileCursors = fileCursors
 	outside, unchanged := outsideFile(t)
 	dangling := filepath.Join(t.TempDir(), "created-outside")
 	for _, target := range []string{outside, dangling} {
@@ -285,7 +285,7 @@ func symlinkedCursorIsSetAside(t *testing.T, fileCursors bool) {
 				t.Fatal(err)
 			}
 		}
-		symlink(t, target, st.cursorPath("alice"))
+		symlink(t, target, st.positions.cursorPath("alice"))
 		if has, err := st.HasUnread("alice"); err != nil || !has {
 			t.Errorf("HasUnread = %v, %v", has, err)
 		}
@@ -297,19 +297,19 @@ func symlinkedCursorIsSetAside(t *testing.T, fileCursors bool) {
 			t.Fatal(err)
 		}
 		errs := rep.list()
-		want := st.cursorPath("alice") + " is a symbolic link"
+		want := st.positions.cursorPath("alice") + " is a symbolic link"
 		if len(errs) == 0 || !strings.Contains(errs[len(errs)-1].Error(), want) {
 			t.Errorf("OnRepair told %v, want %q", errs, want)
 		}
 		if fileCursors {
-			if fi, err := os.Lstat(st.cursorPath("alice")); err != nil || !fi.Mode().IsRegular() {
+			if fi, err := os.Lstat(st.positions.cursorPath("alice")); err != nil || !fi.Mode().IsRegular() {
 				t.Errorf("read position after the repair: %v %v", fi, err)
 			}
-			if err := os.Remove(st.cursorPath("alice")); err != nil {
+			if err := os.Remove(st.positions.cursorPath("alice")); err != nil {
 				t.Fatal(err)
 			}
 		} else {
-			if _, err := os.Lstat(st.cursorPath("alice")); !errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Lstat(st.positions.cursorPath("alice")); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("the link is still there after the repair: %v", err)
 			}
 			if off, ok := positionAttr(t, st, "alice"); !ok || off != b.Pos.(filePos).next {

@@ -60,11 +60,9 @@ type Store struct {
 	dir      string
 	poll     time.Duration
 	onRepair func(name string, err error)
-	// fileCursors keeps read positions in NAME.cursor files, as where the
-	// file system has no extended attributes (tests of that layout).
-	fileCursors bool
 
-	watch *watchers // the Watch calls, woken by Append
+	positions positions // where each inbox's read position is kept
+	watch     *watchers // the Watch calls, woken by Append
 }
 
 // NewStore returns the store of inboxes in dir; dir is created at first write.
@@ -83,6 +81,7 @@ func NewStoreWithOptions(dir string, opts StoreOptions) *Store {
 		poll = defaultPollTick
 	}
 	s := &Store{dir: dir, poll: poll, onRepair: opts.OnRepair}
+	s.positions = positions{dir: dir, path: s.Path}
 	s.watch = newWatchers(dir, s.Path)
 	return s
 }
@@ -92,8 +91,6 @@ func (s *Store) Dir() string { return s.dir }
 
 // Path is the inbox file of name.
 func (s *Store) Path(name string) string { return filepath.Join(s.dir, name+logExt) }
-
-func (s *Store) cursorPath(name string) string { return filepath.Join(s.dir, name+cursorExt) }
 
 // checkName refuses names that would leave the directory; who may have an
 // inbox is the caller's business, not the store's.

@@ -99,7 +99,7 @@ func TestNamesListsBrokenInboxes(t *testing.T) {
 	if err := os.Mkdir(st.Path("bob"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, st.cursorPath("carol")+".corrupt-20260101T000000.000000000Z", "x")
+	writeFile(t, st.positions.cursorPath("carol")+".corrupt-20260101T000000.000000000Z", "x")
 	names, err := st.Names()
 	if err != nil || strings.Join(names, " ") != "alice bob carol" {
 		t.Errorf("Names = %v, %v; want alice bob carol", names, err)
