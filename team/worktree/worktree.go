@@ -141,10 +141,10 @@ func (w *Worktrees) ShareBase(ctx context.Context, name string, push bool) (stri
 	if err != nil {
 		return "", err
 	}
-	if !push || w.share == "" || r.RemoteHas(ctx, w.share, head) {
+	if !push || w.share == "" || r.Remotes().Holds(ctx, w.share, head) {
 		return head, nil
 	}
-	if err := r.PushCommit(ctx, w.share, head, baseRef(name), w.dropEnv()); err != nil {
+	if err := r.Remotes().PushCommit(ctx, w.share, head, baseRef(name), w.dropEnv()); err != nil {
 		return head, fmt.Errorf("the lead's commit %.12s for %s to start from was not pushed to the git remote %s: %w", head, name, w.share, err)
 	}
 	return head, nil
@@ -305,7 +305,7 @@ func (w *Worktrees) fetchBase(ctx context.Context, r *gitwt.Repo, base string) e
 	if w.push == "" {
 		return fmt.Errorf("%s: this worker has no git remote to fetch it from (--git-remote \"\")", why)
 	}
-	if err := r.FetchCommit(ctx, w.push, base, w.dropEnv()); err != nil {
+	if err := r.Remotes().FetchCommit(ctx, w.push, base, w.dropEnv()); err != nil {
 		return fmt.Errorf("%s: the fetch from the git remote %s failed (%v)", why, w.push, err)
 	}
 	return nil
@@ -564,8 +564,8 @@ func (w *Worktrees) dropPushed(ctx context.Context, r *gitwt.Repo, m registry.Me
 	if err != nil {
 		return fmt.Sprintf("Its branch on the team's git remote was not deleted: %v.", err)
 	}
-	_ = r.DeleteRemoteRef(ctx, remote, baseRef(m.Name), "", w.dropEnv()) // often none: the lead's commit was on a branch there
-	if err := r.DeleteRemoteRef(ctx, remote, "refs/heads/"+m.Branch, m.PushedCommit, w.dropEnv()); err != nil {
+	_ = r.Remotes().DeleteRef(ctx, remote, baseRef(m.Name), "", w.dropEnv()) // often none: the lead's commit was on a branch there
+	if err := r.Remotes().DeleteRef(ctx, remote, "refs/heads/"+m.Branch, m.PushedCommit, w.dropEnv()); err != nil {
 		w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Reason: fmt.Sprintf("it was not deleted from the git remote %s: %v", remote, err)})
 		return fmt.Sprintf("%s was not deleted from the git remote %s: %v.", m.Branch, remote, err)
 	}
@@ -699,7 +699,7 @@ func (w *Worktrees) pushBranch(ctx context.Context, r *gitwt.Repo, m registry.Me
 	if commit == "" || commit == m.PushedCommit || gitwt.IsCommitID(m.PushedCommit) && r.IsAncestor(ctx, commit, m.PushedCommit) {
 		return "" // pushed already, here or by a worker that went on from it
 	}
-	url, err := r.PushURL(ctx, w.push)
+	url, err := r.Remotes().PushURL(ctx, w.push)
 	if err != nil {
 		if errors.Is(err, gitwt.ErrNoRemote) {
 			return fmt.Sprintf("\nIts branch was not pushed: this worker's clone has no git remote %q (start the worker with --git-remote NAME), so a lead on another host cannot merge it.", w.push)
@@ -707,7 +707,7 @@ func (w *Worktrees) pushBranch(ctx context.Context, r *gitwt.Repo, m registry.Me
 		return fmt.Sprintf("\nIts branch was not pushed to the team's git remote %s: %v.", w.push, err)
 	}
 	shown := gitwt.RedactURL(url)
-	if _, err := r.Push(ctx, w.push, m.Branch, w.dropEnv()); err != nil {
+	if _, err := r.Remotes().Push(ctx, w.push, m.Branch, w.dropEnv()); err != nil {
 		w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Path: m.Worktree,
 			Reason: fmt.Sprintf("the push to %s (%s) failed: %v", w.push, shown, err)})
 		return fmt.Sprintf("\nIts branch was not pushed to the team's git remote %s (%s): %v; the lead cannot merge it until it is.", w.push, shown, err)
@@ -771,7 +771,7 @@ func (w *Worktrees) fetchPushed(ctx context.Context, r *gitwt.Repo, m registry.M
 	if err != nil {
 		return err
 	}
-	tip, err := r.Fetch(ctx, remote, m.Branch, w.dropEnv())
+	tip, err := r.Remotes().Fetch(ctx, remote, m.Branch, w.dropEnv())
 	if err != nil {
 		return fmt.Errorf("could not fetch %s's branch %s from the git remote %s: %w", m.Name, m.Branch, remote, err)
 	}
@@ -799,7 +799,7 @@ func (w *Worktrees) fetchPushed(ctx context.Context, r *gitwt.Repo, m registry.M
 // remoteFor is the remote of this repository that m's branch was pushed
 // to: the one whose URL is the registry's, else the one of its name.
 func (w *Worktrees) remoteFor(ctx context.Context, r *gitwt.Repo, m registry.Member) (string, error) {
-	remotes, err := r.Remotes(ctx)
+	remotes, err := r.Remotes().URLs(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -91,7 +91,7 @@ func TestOnlyPushAndFetchGetTheSSHAgent(t *testing.T) {
 	if _, err := worker.Dirty(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, _ = worker.Push(ctx, "asks", "agentteam/alice", nil) // refused by the server
+	_, _ = worker.Remotes().Push(ctx, "asks", "agentteam/alice", nil) // refused by the server
 	for file, wantAgent := range map[string]bool{helperEnv: true, filterEnv: false} {
 		env, err := os.ReadFile(file)
 		if err != nil {

@@ -46,7 +46,8 @@ type Repo struct {
 	// Top is the main work tree's root (symlinks resolved); CommonDir is
 	// the repository's git directory shared by all its worktrees.
 	Top, CommonDir string
-	gitDir         string // Top's own git directory
+	gitDir         string   // Top's own git directory
+	remotes        *Remotes // its network half
 }
 
 // Open finds the repository that dir lies in.
@@ -83,7 +84,9 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if err := ownsWorkTree(top, gitDir); err != nil {
 		return nil, err
 	}
-	return &Repo{Top: top, CommonDir: common, gitDir: gitDir}, nil
+	r := &Repo{Top: top, CommonDir: common, gitDir: gitDir}
+	r.remotes = &Remotes{repo: r}
+	return r, nil
 }
 
 // ownsWorkTree checks that top's .git is gitDir: a core.worktree in the
@@ -107,6 +110,10 @@ func ownsWorkTree(top, gitDir string) error {
 	}
 	return nil
 }
+
+// Remotes is the network half of the repository: push, fetch and its
+// remotes' refs.
+func (r *Repo) Remotes() *Remotes { return r.remotes }
 
 // where addresses the main work tree by its recorded directories.
 func (r *Repo) where() []string {

@@ -16,15 +16,19 @@ import (
 // ext:: transport, no submodules, and without the model API key's
 // variables in their environment.
 
+// Remotes is the network half of a Repo: its configured remotes, push
+// and fetch of branches and commits, and refs on a remote.
+type Remotes struct{ repo *Repo }
+
 // netSafety are the -c settings of push and fetch, on top of safety.
 var netSafety = []string{"-c", "protocol.ext.allow=never", "-c", "submodule.recurse=false", "-c", "push.gpgSign=false"}
 
 // ErrNoRemote is returned for a remote name the repository does not configure.
 var ErrNoRemote = errors.New("no such git remote")
 
-// Remotes are the repository's remotes and their fetch URLs, by name.
-func (r *Repo) Remotes(ctx context.Context) (map[string]string, error) {
-	out, err := r.top(ctx, nil, "config", "--null", "--get-regexp", `^remote\..*\.url$`)
+// URLs are the repository's remotes and their fetch URLs, by name.
+func (rs *Remotes) URLs(ctx context.Context) (map[string]string, error) {
+	out, err := rs.repo.top(ctx, nil, "config", "--null", "--get-regexp", `^remote\..*\.url$`)
 	if err != nil {
 		if strings.TrimSpace(out) == "" && !strings.Contains(err.Error(), "fatal") {
 			return map[string]string{}, nil // exit 1: none configured
@@ -51,18 +55,18 @@ func validRemoteName(name string) bool {
 }
 
 // PushURL is the URL a push to the named remote goes to.
-func (r *Repo) PushURL(ctx context.Context, remote string) (string, error) {
+func (rs *Remotes) PushURL(ctx context.Context, remote string) (string, error) {
 	if !validRemoteName(remote) {
 		return "", fmt.Errorf("%w %q", ErrNoRemote, remote)
 	}
-	remotes, err := r.Remotes(ctx)
+	remotes, err := rs.URLs(ctx)
 	if err != nil {
 		return "", err
 	}
 	if _, ok := remotes[remote]; !ok {
 		return "", fmt.Errorf("%w %q", ErrNoRemote, remote)
 	}
-	out, err := r.top(ctx, nil, "remote", "get-url", "--push", remote)
+	out, err := rs.repo.top(ctx, nil, "remote", "get-url", "--push", remote)
 	if err != nil {
 		return "", err
 	}
@@ -72,17 +76,17 @@ func (r *Repo) PushURL(ctx context.Context, remote string) (string, error) {
 // Push pushes refs/heads/branch to the same branch on the named remote,
 // never forced, and returns the commit pushed. dropEnv names variables
 // (the model API key's) the git process must not have.
-func (r *Repo) Push(ctx context.Context, remote, branch string, dropEnv []string) (string, error) {
-	url, err := r.PushURL(ctx, remote)
+func (rs *Remotes) Push(ctx context.Context, remote, branch string, dropEnv []string) (string, error) {
+	url, err := rs.PushURL(ctx, remote)
 	if err != nil {
 		return "", err
 	}
-	commit := r.BranchCommit(ctx, branch)
+	commit := rs.repo.BranchCommit(ctx, branch)
 	if commit == "" {
 		return "", fmt.Errorf("no branch %s to push", branch)
 	}
 	ref := "refs/heads/" + branch
-	_, err = r.runNet(ctx, dropEnv, url, "push", "--quiet", "--no-verify", "--recurse-submodules=no",
+	_, err = rs.runNet(ctx, dropEnv, url, "push", "--quiet", "--no-verify", "--recurse-submodules=no",
 		remote, commit+":"+ref)
 	if err != nil {
 		return "", errors.New(RedactIn(pushFailure(err.Error()), url))
@@ -119,8 +123,8 @@ func lastGitLine(msg string) string {
 
 // Fetch fetches branch from the named remote into the remote-tracking
 // ref refs/remotes/REMOTE/branch and returns the commit it names.
-func (r *Repo) Fetch(ctx context.Context, remote, branch string, dropEnv []string) (string, error) {
-	remotes, err := r.Remotes(ctx)
+func (rs *Remotes) Fetch(ctx context.Context, remote, branch string, dropEnv []string) (string, error) {
+	remotes, err := rs.URLs(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -129,15 +133,15 @@ func (r *Repo) Fetch(ctx context.Context, remote, branch string, dropEnv []strin
 		return "", fmt.Errorf("%w %q", ErrNoRemote, remote)
 	}
 	track := "refs/remotes/" + remote + "/" + branch
-	if _, err := r.top(ctx, nil, "check-ref-format", track); err != nil {
+	if _, err := rs.repo.top(ctx, nil, "check-ref-format", track); err != nil {
 		return "", fmt.Errorf("the remote %q and branch %q make no usable ref name", remote, branch)
 	}
-	_, err = r.runNet(ctx, dropEnv, "", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
+	_, err = rs.runNet(ctx, dropEnv, "", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head",
 		remote, "+refs/heads/"+branch+":"+track)
 	if err != nil {
 		return "", errors.New(RedactIn(lastGitLine(err.Error()), url))
 	}
-	out, err := r.top(ctx, nil, "rev-parse", "--verify", "--quiet", track+"^{commit}")
+	out, err := rs.repo.top(ctx, nil, "rev-parse", "--verify", "--quiet", track+"^{commit}")
 	if err != nil {
 		return "", fmt.Errorf("the fetch of %s from %s brought no commit", branch, remote)
 	}
@@ -183,7 +187,7 @@ func SameRepoURL(a, b string) bool {
 // runNet is run for push and fetch: netSafety on, the person's ssh
 // agent and proxies in git's environment, and the variables hide names
 // (the model API key's) left out. url is where a push goes.
-func (r *Repo) runNet(ctx context.Context, hide []string, url string, args ...string) (string, error) {
+func (rs *Remotes) runNet(ctx context.Context, hide []string, url string, args ...string) (string, error) {
 	// git takes the first remote.NAME.uploadpack (or receivepack) it reads,
 	// the repository's own: only the command line wins over it.
 	switch args[0] {
@@ -196,7 +200,7 @@ func (r *Repo) runNet(ctx context.Context, hide []string, url string, args ...st
 		}
 		args = slices.Insert(args, 1, "--receive-pack="+rp)
 	}
-	return runGit(ctx, r.Top, r.where(), nil, true, hide, args)
+	return runGit(ctx, rs.repo.Top, rs.repo.where(), nil, true, hide, args)
 }
 
 // localReceivePack receives a push into a repository on this machine,
@@ -222,33 +226,33 @@ func localURL(url string) bool {
 // remote has that commit (PushCommit to a ref of agentteam's own when no
 // branch it knows of there holds it), the worker fetches it by id
 // (FetchCommit). A merged teammate's pushed branch is then deleted from
-// the remote (DeleteRemoteRef), unless it moved on since.
+// the remote (DeleteRef), unless it moved on since.
 
-// RemoteHas reports whether a remote-tracking branch of remote holds
+// Holds reports whether a remote-tracking branch of remote holds
 // commit: the remote had it when it was last fetched from.
-func (r *Repo) RemoteHas(ctx context.Context, remote, commit string) bool {
+func (rs *Remotes) Holds(ctx context.Context, remote, commit string) bool {
 	if !validRemoteName(remote) || !IsCommitID(commit) {
 		return false
 	}
-	out, err := r.top(ctx, nil, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit, "refs/remotes/"+remote+"/")
+	out, err := rs.repo.top(ctx, nil, "for-each-ref", "--count=1", "--format=%(refname)", "--contains", commit, "refs/remotes/"+remote+"/")
 	return err == nil && strings.TrimSpace(out) != ""
 }
 
 // PushCommit sets ref (a full ref name outside refs/heads and refs/tags,
 // agentteam's own) on the named remote to commit, forced: the ref is
 // agentteam's, only there to keep the commit on the remote.
-func (r *Repo) PushCommit(ctx context.Context, remote, commit, ref string, dropEnv []string) error {
+func (rs *Remotes) PushCommit(ctx context.Context, remote, commit, ref string, dropEnv []string) error {
 	if !IsCommitID(commit) || !strings.HasPrefix(ref, "refs/agentteam/") {
 		return fmt.Errorf("push %.80q to %.80q: not a commit id and a ref of agentteam's", commit, ref)
 	}
-	url, err := r.PushURL(ctx, remote)
+	url, err := rs.PushURL(ctx, remote)
 	if err != nil {
 		return err
 	}
-	if _, err := r.top(ctx, nil, "check-ref-format", ref); err != nil {
+	if _, err := rs.repo.top(ctx, nil, "check-ref-format", ref); err != nil {
 		return fmt.Errorf("%.80q is no usable ref name", ref)
 	}
-	_, err = r.runNet(ctx, dropEnv, url, "push", "--quiet", "--no-verify", "--recurse-submodules=no", remote, "+"+commit+":"+ref)
+	_, err = rs.runNet(ctx, dropEnv, url, "push", "--quiet", "--no-verify", "--recurse-submodules=no", remote, "+"+commit+":"+ref)
 	if err != nil {
 		return errors.New(RedactIn(pushFailure(err.Error()), url))
 	}
@@ -257,11 +261,11 @@ func (r *Repo) PushCommit(ctx context.Context, remote, commit, ref string, dropE
 
 // FetchCommit fetches the commit id from the named remote (by id: the
 // remote must hold it under some ref), writing no ref here.
-func (r *Repo) FetchCommit(ctx context.Context, remote, id string, dropEnv []string) error {
+func (rs *Remotes) FetchCommit(ctx context.Context, remote, id string, dropEnv []string) error {
 	if !IsCommitID(id) {
 		return fmt.Errorf("%.80q is no commit id", id)
 	}
-	remotes, err := r.Remotes(ctx)
+	remotes, err := rs.URLs(ctx)
 	if err != nil {
 		return err
 	}
@@ -269,7 +273,7 @@ func (r *Repo) FetchCommit(ctx context.Context, remote, id string, dropEnv []str
 	if !ok || !validRemoteName(remote) {
 		return fmt.Errorf("%w %q", ErrNoRemote, remote)
 	}
-	_, err = r.runNet(ctx, dropEnv, "", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", remote, id)
+	_, err = rs.runNet(ctx, dropEnv, "", "fetch", "--quiet", "--no-tags", "--no-recurse-submodules", "--no-write-fetch-head", remote, id)
 	if err != nil {
 		msg := lastGitLine(err.Error())
 		if strings.Contains(msg, "not our ref") {
@@ -277,32 +281,32 @@ func (r *Repo) FetchCommit(ctx context.Context, remote, id string, dropEnv []str
 		}
 		return errors.New(RedactIn(msg, url))
 	}
-	if !r.HasCommit(ctx, id) {
+	if !rs.repo.HasCommit(ctx, id) {
 		return fmt.Errorf("the fetch from %s brought no commit %.12s", remote, id)
 	}
 	return nil
 }
 
-// DeleteRemoteRef deletes ref on the named remote if it still names
+// DeleteRef deletes ref on the named remote if it still names
 // expect (a full commit id): one that moved on since is left alone. An
 // expect of "" deletes whatever it names, for agentteam's own refs only.
-func (r *Repo) DeleteRemoteRef(ctx context.Context, remote, ref, expect string, dropEnv []string) error {
+func (rs *Remotes) DeleteRef(ctx context.Context, remote, ref, expect string, dropEnv []string) error {
 	own := expect == "" && strings.HasPrefix(ref, "refs/agentteam/")
 	if !own && !IsCommitID(expect) || !strings.HasPrefix(ref, "refs/") {
 		return fmt.Errorf("delete %.80q at %.80q: not a ref and a commit id", ref, expect)
 	}
-	url, err := r.PushURL(ctx, remote)
+	url, err := rs.PushURL(ctx, remote)
 	if err != nil {
 		return err
 	}
-	if _, err := r.top(ctx, nil, "check-ref-format", ref); err != nil {
+	if _, err := rs.repo.top(ctx, nil, "check-ref-format", ref); err != nil {
 		return fmt.Errorf("%.80q is no usable ref name", ref)
 	}
 	args := []string{"push", "--quiet", "--no-verify", "--recurse-submodules=no"}
 	if !own {
 		args = append(args, "--force-with-lease="+ref+":"+expect)
 	}
-	_, err = r.runNet(ctx, dropEnv, url, append(args, remote, ":"+ref)...)
+	_, err = rs.runNet(ctx, dropEnv, url, append(args, remote, ":"+ref)...)
 	if err != nil {
 		msg := err.Error()
 		if strings.Contains(msg, "stale info") {
