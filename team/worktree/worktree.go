@@ -250,7 +250,7 @@ func (w *Worktrees) Ensure(ctx context.Context, name string, from Start) (Placed
 		// An earlier teammate's worktree of this name, merged: it goes on
 		// from the lead's commit (a worktree with work of its own stays).
 		if tip := r.BranchCommit(ctx, wt.Branch); wt.Branch == branch && tip != from.Base && r.IsAncestor(ctx, tip, from.Base) {
-			_ = r.FastForward(ctx, wt, from.Base)
+			_ = wt.FastForward(ctx, from.Base)
 		}
 	}
 	if ferr != nil {
@@ -372,7 +372,7 @@ func (w *Worktrees) Report(ctx context.Context, name string) string {
 	}
 	note := ""
 	if wt := w.find(ctx, r, m); wt != nil {
-		switch ok, err := r.CommitAll(ctx, wt, commitMessage(name)); {
+		switch ok, err := wt.CommitAll(ctx, commitMessage(name)); {
 		case err != nil:
 			note = fmt.Sprintf("\nIts uncommitted work was not committed: %v.", err)
 		case ok:
@@ -519,7 +519,7 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 			rep.Into, strings.Join(firstN(dirty, 5), ", "))
 	}
 	if wt := w.find(ctx, r, m); wt != nil {
-		if _, err := r.CommitAll(ctx, wt, commitMessage(name)); err != nil {
+		if _, err := wt.CommitAll(ctx, commitMessage(name)); err != nil {
 			return rep, fmt.Errorf("%s's uncommitted work could not be committed: %w", name, err)
 		}
 	}
@@ -533,7 +533,7 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 			// The teammate resolves by editing files: the lead's branch is
 			// merged into its worktree, the conflicts marked there.
 			msg := fmt.Sprintf("agentteam: merge %s into %s to resolve a conflict", rep.Into, m.Branch)
-			marked, err := r.MergeInto(ctx, wt, rep.Into, msg)
+			marked, err := wt.MergeInto(ctx, rep.Into, msg)
 			rep.Marked, rep.MarkedNone = err == nil && len(marked) > 0, err == nil && len(marked) == 0
 		}
 		if notify != nil {
@@ -598,7 +598,7 @@ func (w *Worktrees) Diff(ctx context.Context, name string, stat bool) (diff stri
 		return "", nil, fmt.Errorf("the branch %s no longer exists (merged and removed)", m.Branch)
 	}
 	if wt := w.find(ctx, r, m); wt != nil {
-		uncommitted, _ = r.Changes(ctx, wt)
+		uncommitted, _ = wt.Changes(ctx)
 	}
 	diff, err = r.BranchDiff(ctx, m.Branch, stat)
 	return diff, uncommitted, err
@@ -646,7 +646,7 @@ func (w *Worktrees) Cleanup(ctx context.Context) {
 			continue
 		}
 		if wt != nil {
-			if ch, err := r.Changes(ctx, wt); err != nil || len(ch) > 0 {
+			if ch, err := wt.Changes(ctx); err != nil || len(ch) > 0 {
 				w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Path: m.Worktree,
 					Reason: "it has uncommitted changes in " + strings.Join(firstN(ch, 5), ", ")})
 				continue

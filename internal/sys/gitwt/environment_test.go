@@ -36,7 +36,7 @@ func TestThePersonsFilterRunsWithoutSecrets(t *testing.T) {
 		t.Helper()
 		_ = os.Remove(envFile)
 		write(t, filepath.Join(w.Path, file), file+"\n")
-		if _, err := r.CommitAll(ctx, w, "eve"); err != nil {
+		if _, err := w.CommitAll(ctx, "eve"); err != nil {
 			t.Fatal(err)
 		}
 		env, err := os.ReadFile(envFile)

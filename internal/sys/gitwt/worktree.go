@@ -8,11 +8,13 @@ import (
 	"strings"
 )
 
-// Worktree is one linked worktree of a Repo.
+// Worktree is one linked worktree of a Repo, as Find and Add return it;
+// its methods run git in it: status, commit, merge and fast-forward.
 type Worktree struct {
 	// Path is its work tree; GitDir its own git directory
 	// (CommonDir/worktrees/NAME); Branch its branch's short name.
 	Path, GitDir, Branch string
+	repo                 *Repo // the repository it is a worktree of
 }
 
 // Add makes a worktree at path on branch: a new branch from HEAD, or the
@@ -48,7 +50,7 @@ func (r *Repo) AddFrom(ctx context.Context, path, branch, start string) (*Worktr
 	if err != nil {
 		return nil, err
 	}
-	if _, err := r.wt(ctx, w, nil, "reset", "--hard", "--quiet"); err != nil {
+	if _, err := w.git(ctx, nil, "reset", "--hard", "--quiet"); err != nil {
 		return nil, err
 	}
 	return w, nil
@@ -66,7 +68,7 @@ func (r *Repo) Find(ctx context.Context, path string) (*Worktree, error) {
 		return nil, err
 	}
 	for _, block := range strings.Split(out, "\n\n") {
-		var wt Worktree
+		wt := Worktree{repo: r}
 		for _, line := range strings.Split(block, "\n") {
 			switch k, v, _ := strings.Cut(line, " "); k {
 			case "worktree":
@@ -118,7 +120,7 @@ func (r *Repo) adminDir(path string) (string, error) {
 // repository nested in the worktree.
 func (r *Repo) Remove(ctx context.Context, wt *Worktree, force bool) error {
 	if !force {
-		changes, err := r.Changes(ctx, wt)
+		changes, err := wt.Changes(ctx)
 		if err != nil {
 			return err
 		}
@@ -138,15 +140,15 @@ func firstN(s []string, n int) []string {
 	return s
 }
 
-// wt runs git in a teammate's worktree by its recorded directories.
-func (r *Repo) wt(ctx context.Context, w *Worktree, env []string, args ...string) (string, error) {
+// git runs git in the worktree by its recorded directories.
+func (w *Worktree) git(ctx context.Context, env []string, args ...string) (string, error) {
 	where := []string{"--git-dir=" + w.GitDir, "--work-tree=" + w.Path}
 	return runGit(ctx, w.Path, where, env, false, nil, args)
 }
 
 // Changes lists the worktree's uncommitted changes, untracked files included.
-func (r *Repo) Changes(ctx context.Context, w *Worktree) ([]string, error) {
-	out, err := r.wt(ctx, w, nil, "status", "--porcelain", "--ignore-submodules=all", "-z")
+func (w *Worktree) Changes(ctx context.Context) ([]string, error) {
+	out, err := w.git(ctx, nil, "status", "--porcelain", "--ignore-submodules=all", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -157,8 +159,8 @@ func (r *Repo) Changes(ctx context.Context, w *Worktree) ([]string, error) {
 // on its branch with message. It reports false when there was nothing to
 // commit. A worktree in a merge whose files still hold conflict markers is
 // not committed: that would record the markers as the resolution.
-func (r *Repo) CommitAll(ctx context.Context, w *Worktree, message string) (bool, error) {
-	changes, err := r.Changes(ctx, w)
+func (w *Worktree) CommitAll(ctx context.Context, message string) (bool, error) {
+	changes, err := w.Changes(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -174,10 +176,10 @@ func (r *Repo) CommitAll(ctx context.Context, w *Worktree, message string) (bool
 			return false, fmt.Errorf("unresolved merge conflicts in %s", strings.Join(marked, ", "))
 		}
 	}
-	if _, err := r.wt(ctx, w, nil, "add", "-A"); err != nil {
+	if _, err := w.git(ctx, nil, "add", "-A"); err != nil {
 		return false, err
 	}
-	if _, err := r.wt(ctx, w, r.identityEnv(ctx), "commit", "--quiet", "--no-verify", "-m", message); err != nil {
+	if _, err := w.git(ctx, w.repo.identityEnv(ctx), "commit", "--quiet", "--no-verify", "-m", message); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -207,27 +209,27 @@ func withMarkers(dir string, paths []string) []string {
 // to the repository's git directory). A conflict is left in place, files
 // marked, for the teammate to resolve: its next commit (CommitAll)
 // concludes the merge. Any other failure is aborted and an error.
-func (r *Repo) MergeInto(ctx context.Context, w *Worktree, rev, message string) (conflicts []string, err error) {
-	_, merr := r.wt(ctx, w, r.identityEnv(ctx), "merge", "--no-ff", "--no-edit", "-m", message, rev)
+func (w *Worktree) MergeInto(ctx context.Context, rev, message string) (conflicts []string, err error) {
+	_, merr := w.git(ctx, w.repo.identityEnv(ctx), "merge", "--no-ff", "--no-edit", "-m", message, rev)
 	if merr == nil {
 		return nil, nil
 	}
-	out, err := r.wt(ctx, w, nil, "diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "--name-only", "--diff-filter=U", "-z")
+	out, err := w.git(ctx, nil, "diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all", "--name-only", "--diff-filter=U", "-z")
 	if conflicts = splitZ(out); err == nil && len(conflicts) > 0 {
 		return conflicts, nil
 	}
 	if _, serr := os.Stat(filepath.Join(w.GitDir, "MERGE_HEAD")); serr == nil {
-		_, _ = r.wt(ctx, w, nil, "merge", "--abort")
+		_, _ = w.git(ctx, nil, "merge", "--abort")
 	}
 	return nil, merr
 }
 
 // FastForward moves the worktree's branch forward to commit (git merge
 // --ff-only); it fails, changing nothing, when that is no fast-forward.
-func (r *Repo) FastForward(ctx context.Context, w *Worktree, commit string) error {
+func (w *Worktree) FastForward(ctx context.Context, commit string) error {
 	if !IsCommitID(commit) {
 		return fmt.Errorf("%.80q is no commit id", commit)
 	}
-	_, err := r.wt(ctx, w, nil, "merge", "--ff-only", "--quiet", commit)
+	_, err := w.git(ctx, nil, "merge", "--ff-only", "--quiet", commit)
 	return err
 }
