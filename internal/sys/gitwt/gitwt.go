@@ -2,6 +2,12 @@
 // and branch per teammate, made from the lead's HEAD, committed, merged
 // back with --no-ff, and removed once merged. It knows nothing of agents.
 //
+// A Repo is the lead's main work tree and its branches: HEAD, merges,
+// diffs, and the worktrees it adds, finds and removes (gitwt.go,
+// branch.go, worktree.go). A Worktree runs git in one teammate's
+// worktree: status, commit, merge. Repo.Remotes is the network half:
+// push, fetch and refs on the team's git remote (remote.go).
+//
 // agentteam's own git never runs what a model wrote (neutral.go): hooks,
 // fsmonitor, pagers, editors, signing and external diffs are off on every
 // command, and each filter, diff or merge driver, credential helper or ssh
