@@ -141,10 +141,10 @@ func (w *Worktrees) ShareBase(ctx context.Context, name string, push bool) (stri
 	if err != nil {
 		return "", err
 	}
-	if !push || w.share == "" || r.RemoteHas(ctx, w.share, head) {
+	if !push || w.share == "" || r.Remotes().Holds(ctx, w.share, head) {
 		return head, nil
 	}
-	if err := r.PushCommit(ctx, w.share, head, baseRef(name), w.dropEnv()); err != nil {
+	if err := r.Remotes().PushCommit(ctx, w.share, head, baseRef(name), w.dropEnv()); err != nil {
 		return head, fmt.Errorf("the lead's commit %.12s for %s to start from was not pushed to the git remote %s: %w", head, name, w.share, err)
 	}
 	return head, nil
@@ -250,7 +250,7 @@ func (w *Worktrees) Ensure(ctx context.Context, name string, from Start) (Placed
 		// An earlier teammate's worktree of this name, merged: it goes on
 		// from the lead's commit (a worktree with work of its own stays).
 		if tip := r.BranchCommit(ctx, wt.Branch); wt.Branch == branch && tip != from.Base && r.IsAncestor(ctx, tip, from.Base) {
-			_ = r.FastForward(ctx, wt, from.Base)
+			_ = wt.FastForward(ctx, from.Base)
 		}
 	}
 	if ferr != nil {
@@ -305,7 +305,7 @@ func (w *Worktrees) fetchBase(ctx context.Context, r *gitwt.Repo, base string) e
 	if w.push == "" {
 		return fmt.Errorf("%s: this worker has no git remote to fetch it from (--git-remote \"\")", why)
 	}
-	if err := r.FetchCommit(ctx, w.push, base, w.dropEnv()); err != nil {
+	if err := r.Remotes().FetchCommit(ctx, w.push, base, w.dropEnv()); err != nil {
 		return fmt.Errorf("%s: the fetch from the git remote %s failed (%v)", why, w.push, err)
 	}
 	return nil
@@ -372,7 +372,7 @@ func (w *Worktrees) Report(ctx context.Context, name string) string {
 	}
 	note := ""
 	if wt := w.find(ctx, r, m); wt != nil {
-		switch ok, err := r.CommitAll(ctx, wt, commitMessage(name)); {
+		switch ok, err := wt.CommitAll(ctx, commitMessage(name)); {
 		case err != nil:
 			note = fmt.Sprintf("\nIts uncommitted work was not committed: %v.", err)
 		case ok:
@@ -519,7 +519,7 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 			rep.Into, strings.Join(firstN(dirty, 5), ", "))
 	}
 	if wt := w.find(ctx, r, m); wt != nil {
-		if _, err := r.CommitAll(ctx, wt, commitMessage(name)); err != nil {
+		if _, err := wt.CommitAll(ctx, commitMessage(name)); err != nil {
 			return rep, fmt.Errorf("%s's uncommitted work could not be committed: %w", name, err)
 		}
 	}
@@ -533,7 +533,7 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 			// The teammate resolves by editing files: the lead's branch is
 			// merged into its worktree, the conflicts marked there.
 			msg := fmt.Sprintf("agentteam: merge %s into %s to resolve a conflict", rep.Into, m.Branch)
-			marked, err := r.MergeInto(ctx, wt, rep.Into, msg)
+			marked, err := wt.MergeInto(ctx, rep.Into, msg)
 			rep.Marked, rep.MarkedNone = err == nil && len(marked) > 0, err == nil && len(marked) == 0
 		}
 		if notify != nil {
@@ -564,8 +564,8 @@ func (w *Worktrees) dropPushed(ctx context.Context, r *gitwt.Repo, m registry.Me
 	if err != nil {
 		return fmt.Sprintf("Its branch on the team's git remote was not deleted: %v.", err)
 	}
-	_ = r.DeleteRemoteRef(ctx, remote, baseRef(m.Name), "", w.dropEnv()) // often none: the lead's commit was on a branch there
-	if err := r.DeleteRemoteRef(ctx, remote, "refs/heads/"+m.Branch, m.PushedCommit, w.dropEnv()); err != nil {
+	_ = r.Remotes().DeleteRef(ctx, remote, baseRef(m.Name), "", w.dropEnv()) // often none: the lead's commit was on a branch there
+	if err := r.Remotes().DeleteRef(ctx, remote, "refs/heads/"+m.Branch, m.PushedCommit, w.dropEnv()); err != nil {
 		w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Reason: fmt.Sprintf("it was not deleted from the git remote %s: %v", remote, err)})
 		return fmt.Sprintf("%s was not deleted from the git remote %s: %v.", m.Branch, remote, err)
 	}
@@ -598,7 +598,7 @@ func (w *Worktrees) Diff(ctx context.Context, name string, stat bool) (diff stri
 		return "", nil, fmt.Errorf("the branch %s no longer exists (merged and removed)", m.Branch)
 	}
 	if wt := w.find(ctx, r, m); wt != nil {
-		uncommitted, _ = r.Changes(ctx, wt)
+		uncommitted, _ = wt.Changes(ctx)
 	}
 	diff, err = r.BranchDiff(ctx, m.Branch, stat)
 	return diff, uncommitted, err
@@ -646,7 +646,7 @@ func (w *Worktrees) Cleanup(ctx context.Context) {
 			continue
 		}
 		if wt != nil {
-			if ch, err := r.Changes(ctx, wt); err != nil || len(ch) > 0 {
+			if ch, err := wt.Changes(ctx); err != nil || len(ch) > 0 {
 				w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Path: m.Worktree,
 					Reason: "it has uncommitted changes in " + strings.Join(firstN(ch, 5), ", ")})
 				continue
@@ -699,7 +699,7 @@ func (w *Worktrees) pushBranch(ctx context.Context, r *gitwt.Repo, m registry.Me
 	if commit == "" || commit == m.PushedCommit || gitwt.IsCommitID(m.PushedCommit) && r.IsAncestor(ctx, commit, m.PushedCommit) {
 		return "" // pushed already, here or by a worker that went on from it
 	}
-	url, err := r.PushURL(ctx, w.push)
+	url, err := r.Remotes().PushURL(ctx, w.push)
 	if err != nil {
 		if errors.Is(err, gitwt.ErrNoRemote) {
 			return fmt.Sprintf("\nIts branch was not pushed: this worker's clone has no git remote %q (start the worker with --git-remote NAME), so a lead on another host cannot merge it.", w.push)
@@ -707,7 +707,7 @@ func (w *Worktrees) pushBranch(ctx context.Context, r *gitwt.Repo, m registry.Me
 		return fmt.Sprintf("\nIts branch was not pushed to the team's git remote %s: %v.", w.push, err)
 	}
 	shown := gitwt.RedactURL(url)
-	if _, err := r.Push(ctx, w.push, m.Branch, w.dropEnv()); err != nil {
+	if _, err := r.Remotes().Push(ctx, w.push, m.Branch, w.dropEnv()); err != nil {
 		w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Path: m.Worktree,
 			Reason: fmt.Sprintf("the push to %s (%s) failed: %v", w.push, shown, err)})
 		return fmt.Sprintf("\nIts branch was not pushed to the team's git remote %s (%s): %v; the lead cannot merge it until it is.", w.push, shown, err)
@@ -771,7 +771,7 @@ func (w *Worktrees) fetchPushed(ctx context.Context, r *gitwt.Repo, m registry.M
 	if err != nil {
 		return err
 	}
-	tip, err := r.Fetch(ctx, remote, m.Branch, w.dropEnv())
+	tip, err := r.Remotes().Fetch(ctx, remote, m.Branch, w.dropEnv())
 	if err != nil {
 		return fmt.Errorf("could not fetch %s's branch %s from the git remote %s: %w", m.Name, m.Branch, remote, err)
 	}
@@ -799,7 +799,7 @@ func (w *Worktrees) fetchPushed(ctx context.Context, r *gitwt.Repo, m registry.M
 // remoteFor is the remote of this repository that m's branch was pushed
 // to: the one whose URL is the registry's, else the one of its name.
 func (w *Worktrees) remoteFor(ctx context.Context, r *gitwt.Repo, m registry.Member) (string, error) {
-	remotes, err := r.Remotes(ctx)
+	remotes, err := r.Remotes().URLs(ctx)
 	if err != nil {
 		return "", err
 	}

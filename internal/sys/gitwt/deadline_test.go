@@ -49,7 +49,7 @@ func TestALeftBehindChildIsKilledWithGit(t *testing.T) {
 			defer cancel()
 			done := make(chan error, 1)
 			start := time.Now()
-			go func() { _, err := r.CommitAll(ctx, w, "eve"); done <- err }()
+			go func() { _, err := w.CommitAll(ctx, "eve"); done <- err }()
 			select {
 			case <-done:
 			case <-time.After(15 * time.Second):

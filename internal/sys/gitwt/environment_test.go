@@ -36,7 +36,7 @@ func TestThePersonsFilterRunsWithoutSecrets(t *testing.T) {
 		t.Helper()
 		_ = os.Remove(envFile)
 		write(t, filepath.Join(w.Path, file), file+"\n")
-		if _, err := r.CommitAll(ctx, w, "eve"); err != nil {
+		if _, err := w.CommitAll(ctx, "eve"); err != nil {
 			t.Fatal(err)
 		}
 		env, err := os.ReadFile(envFile)
@@ -91,7 +91,7 @@ func TestOnlyPushAndFetchGetTheSSHAgent(t *testing.T) {
 	if _, err := worker.Dirty(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, _ = worker.Push(ctx, "asks", "agentteam/alice", nil) // refused by the server
+	_, _ = worker.Remotes().Push(ctx, "asks", "agentteam/alice", nil) // refused by the server
 	for file, wantAgent := range map[string]bool{helperEnv: true, filterEnv: false} {
 		env, err := os.ReadFile(file)
 		if err != nil {

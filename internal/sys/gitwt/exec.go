@@ -152,3 +152,11 @@ func subcommand(argv []string) string {
 	}
 	return "git"
 }
+
+func firstLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	return strings.Join(lines, "; ")
+}

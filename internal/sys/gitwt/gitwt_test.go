@@ -154,17 +154,17 @@ func TestWorktreesCommitMergeConflictAndRemove(t *testing.T) {
 
 	write(t, filepath.Join(alice.Path, "notes.txt"), "one\nTWO by alice\nthree\n")
 	write(t, filepath.Join(alice.Path, "alice.txt"), "new\n")
-	if ch, err := r.Changes(ctx, alice); err != nil || !slices.Equal(ch, []string{"alice.txt", "notes.txt"}) {
+	if ch, err := alice.Changes(ctx); err != nil || !slices.Equal(ch, []string{"alice.txt", "notes.txt"}) {
 		t.Fatalf("Changes = %v, %v", ch, err)
 	}
-	if ok, err := r.CommitAll(ctx, alice, "agentteam: alice's work"); err != nil || !ok {
+	if ok, err := alice.CommitAll(ctx, "agentteam: alice's work"); err != nil || !ok {
 		t.Fatalf("CommitAll(alice) = %v, %v", ok, err)
 	}
-	if ok, err := r.CommitAll(ctx, alice, "again"); err != nil || ok {
+	if ok, err := alice.CommitAll(ctx, "again"); err != nil || ok {
 		t.Fatalf("CommitAll with nothing to commit = %v, %v", ok, err)
 	}
 	write(t, filepath.Join(bob.Path, "notes.txt"), "one\nTWO by bob\nthree\n")
-	if _, err := r.CommitAll(ctx, bob, "agentteam: bob's work"); err != nil {
+	if _, err := bob.CommitAll(ctx, "agentteam: bob's work"); err != nil {
 		t.Fatal(err)
 	}
 	sum, files, err := r.BranchStat(ctx, "agentteam/alice")
@@ -200,18 +200,18 @@ func TestWorktreesCommitMergeConflictAndRemove(t *testing.T) {
 
 	// main is merged into bob's worktree, the conflict left marked; the
 	// commit refuses the markers; resolved, it commits and concludes the merge.
-	marked, err := r.MergeInto(ctx, bob, "main", "merge main into bob")
+	marked, err := bob.MergeInto(ctx, "main", "merge main into bob")
 	if err != nil || !slices.Equal(marked, []string{"notes.txt"}) {
 		t.Fatalf("MergeInto = %v, %v", marked, err)
 	}
 	if got := read(t, filepath.Join(bob.Path, "notes.txt")); !strings.Contains(got, "<<<<<<< ") || !strings.Contains(got, "TWO by alice") {
 		t.Fatalf("bob's notes.txt is not marked: %q", got)
 	}
-	if _, err := r.CommitAll(ctx, bob, "bob"); err == nil || !strings.Contains(err.Error(), "unresolved merge conflicts in notes.txt") {
+	if _, err := bob.CommitAll(ctx, "bob"); err == nil || !strings.Contains(err.Error(), "unresolved merge conflicts in notes.txt") {
 		t.Fatalf("CommitAll with conflicts = %v", err)
 	}
 	write(t, filepath.Join(bob.Path, "notes.txt"), "one\nTWO by alice\nTWO by bob\nthree\n")
-	if ok, err := r.CommitAll(ctx, bob, "agentteam: bob resolved"); err != nil || !ok {
+	if ok, err := bob.CommitAll(ctx, "agentteam: bob resolved"); err != nil || !ok {
 		t.Fatalf("CommitAll(resolved) = %v, %v", ok, err)
 	}
 	if p := strings.Fields(git(t, dir, "log", "-1", "--format=%P", "agentteam/bob")); len(p) != 2 {
@@ -255,7 +255,7 @@ func TestCommitIgnoresARewrittenDotGitFile(t *testing.T) {
 	write(t, filepath.Join(w.Path, ".git"), "gitdir: "+filepath.Join(dir, ".git")+"\n")
 	write(t, filepath.Join(w.Path, "evil.txt"), "x\n")
 	head := strings.TrimSpace(git(t, dir, "rev-parse", "main"))
-	if _, err := r.CommitAll(ctx, w, "agentteam: eve's work"); err != nil {
+	if _, err := w.CommitAll(ctx, "agentteam: eve's work"); err != nil {
 		t.Fatal(err)
 	}
 	if now := strings.TrimSpace(git(t, dir, "rev-parse", "main")); now != head {
@@ -277,7 +277,7 @@ func TestAddReattachesAnExistingBranch(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(w.Path, "carol.txt"), "kept\n")
-	if _, err := r.CommitAll(ctx, w, "carol"); err != nil {
+	if _, err := w.CommitAll(ctx, "carol"); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Remove(ctx, w, false); err != nil {
@@ -316,7 +316,7 @@ func TestHooksDoNotRunOnAgentteamsCommitsAndMerges(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(w.Path, "eve.txt"), "x\n")
-	if _, err := r.CommitAll(ctx, w, "eve"); err != nil {
+	if _, err := w.CommitAll(ctx, "eve"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Merge(ctx, "agentteam/eve", "merge eve"); err != nil {
@@ -339,7 +339,7 @@ func TestBranchStatIsBoundedAndADetachedHeadHasAName(t *testing.T) {
 	for i := range maxStatFiles + 5 {
 		write(t, filepath.Join(w.Path, "f", strings.Repeat("x", i+1)+".txt"), "x\n")
 	}
-	if _, err := r.CommitAll(ctx, w, "many"); err != nil {
+	if _, err := w.CommitAll(ctx, "many"); err != nil {
 		t.Fatal(err)
 	}
 	sum, files, err := r.BranchStat(ctx, "agentteam/many")

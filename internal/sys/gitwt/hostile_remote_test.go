@@ -63,13 +63,13 @@ func TestPushAndFetchRunNoProgramOfTheRepositorys(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			var errs []error
-			_, err := worker.Push(ctx, c.remote, "agentteam/alice", nil)
+			_, err := worker.Remotes().Push(ctx, c.remote, "agentteam/alice", nil)
 			errs = append(errs, err)
-			_, err = lead.Fetch(ctx, c.remote, "agentteam/alice", nil)
+			_, err = lead.Remotes().Fetch(ctx, c.remote, "agentteam/alice", nil)
 			errs = append(errs, err)
-			errs = append(errs, lead.FetchCommit(ctx, c.remote, commit, nil))
-			errs = append(errs, worker.PushCommit(ctx, c.remote, commit, "refs/agentteam/base/x", nil))
-			errs = append(errs, worker.DeleteRemoteRef(ctx, c.remote, "refs/agentteam/base/x", "", nil))
+			errs = append(errs, lead.Remotes().FetchCommit(ctx, c.remote, commit, nil))
+			errs = append(errs, worker.Remotes().PushCommit(ctx, c.remote, commit, "refs/agentteam/base/x", nil))
+			errs = append(errs, worker.Remotes().DeleteRef(ctx, c.remote, "refs/agentteam/base/x", "", nil))
 			for i, err := range errs {
 				switch {
 				case c.refused != "" && (err == nil || !strings.Contains(err.Error(), c.refused)):
@@ -103,14 +103,14 @@ func TestAPushIntoALocalRepositoryRunsNoHookOfItsOwn(t *testing.T) {
 			}
 			git(t, worker.Top, "config", "remote.origin.url", scheme+made)
 			ctx := context.Background()
-			if _, err := worker.Push(ctx, "origin", "agentteam/alice", nil); err != nil {
+			if _, err := worker.Remotes().Push(ctx, "origin", "agentteam/alice", nil); err != nil {
 				t.Errorf("Push: %v", err)
 			}
-			if err := worker.PushCommit(ctx, "origin", commit, "refs/agentteam/base/x", nil); err != nil {
+			if err := worker.Remotes().PushCommit(ctx, "origin", commit, "refs/agentteam/base/x", nil); err != nil {
 				t.Errorf("PushCommit: %v", err)
 			}
-			if err := worker.DeleteRemoteRef(ctx, "origin", "refs/agentteam/base/x", "", nil); err != nil {
-				t.Errorf("DeleteRemoteRef: %v", err)
+			if err := worker.Remotes().DeleteRef(ctx, "origin", "refs/agentteam/base/x", "", nil); err != nil {
+				t.Errorf("DeleteRef: %v", err)
 			}
 			if got := strings.TrimSpace(git(t, made, "rev-parse", "refs/heads/agentteam/alice")); got != commit {
 				t.Errorf("the push did not land: %s", got)

@@ -82,7 +82,7 @@ func driversSetup(t *testing.T) (dir string, r *Repo, eve, bob *Worktree) {
 	write(t, filepath.Join(eve.Path, "notes.txt"), "one\ntwo\nthree\nfour\n")
 	write(t, filepath.Join(bob.Path, "notes.txt"), "one\n2\nthree\n")
 	for _, w := range []*Worktree{eve, bob} {
-		if _, err := r.CommitAll(ctx, w, "work"); err != nil {
+		if _, err := w.CommitAll(ctx, "work"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -106,9 +106,9 @@ func exercise(t *testing.T, dir string, r *Repo, eve, bob *Worktree) {
 	}
 	write(t, filepath.Join(eve.Path, "new.txt"), "new\n")
 	write(t, filepath.Join(eve.Path, "notes.txt"), "one\ntwo\nthree\nfour\nfive\n")
-	_, err := r.Changes(ctx, eve)
+	_, err := eve.Changes(ctx)
 	check("Changes", err)
-	_, err = r.CommitAll(ctx, eve, "eve's work")
+	_, err = eve.CommitAll(ctx, "eve's work")
 	check("CommitAll", err)
 	write(t, filepath.Join(dir, "notes.txt"), "zero\none\ntwo\nthree\n") // same content, new stat
 	_, err = r.Dirty(ctx)
@@ -123,7 +123,7 @@ func exercise(t *testing.T, dir string, r *Repo, eve, bob *Worktree) {
 	check("ShortStat", err)
 	zed, err := r.Add(ctx, filepath.Join(dir, ".agentteam", "worktrees", "zed"), "agentteam/zed")
 	check("Add", err)
-	conflicts, err := r.MergeInto(ctx, eve, "main", "merge main")
+	conflicts, err := eve.MergeInto(ctx, "main", "merge main")
 	check("MergeInto", err)
 	if len(conflicts) > 0 {
 		t.Errorf("MergeInto conflicted: %v", conflicts)

@@ -42,11 +42,11 @@ func TestANestedRepositoryInAWorktreeRunsNothing(t *testing.T) {
 		what string
 		do   func() error
 	}{
-		{"Changes", func() error { _, err := r.Changes(ctx, eve); return err }},
-		{"CommitAll", func() error { _, err := r.CommitAll(ctx, eve, "eve"); return err }},
+		{"Changes", func() error { _, err := eve.Changes(ctx); return err }},
+		{"CommitAll", func() error { _, err := eve.CommitAll(ctx, "eve"); return err }},
 		{"edit", func() error { return os.WriteFile(filepath.Join(sub, "f.txt"), []byte("two\n"), 0o644) }},
-		{"Changes", func() error { _, err := r.Changes(ctx, eve); return err }},
-		{"CommitAll", func() error { _, err := r.CommitAll(ctx, eve, "eve again"); return err }},
+		{"Changes", func() error { _, err := eve.Changes(ctx); return err }},
+		{"CommitAll", func() error { _, err := eve.CommitAll(ctx, "eve again"); return err }},
 		{"BranchStat", func() error { _, _, err := r.BranchStat(ctx, "agentteam/eve"); return err }},
 		{"BranchDiff", func() error { _, err := r.BranchDiff(ctx, "agentteam/eve", false); return err }},
 		{"Merge", func() error { _, err := r.Merge(ctx, "agentteam/eve", "merge eve"); return err }},
@@ -81,10 +81,10 @@ func TestARewrittenDotGitFileRunsNothing(t *testing.T) {
 	write(t, filepath.Join(eve.Path, ".git"), "gitdir: "+made+"\n")
 	write(t, filepath.Join(eve.Path, "eve.txt"), "eve\n")
 
-	if _, err := r.Changes(ctx, eve); err != nil {
+	if _, err := eve.Changes(ctx); err != nil {
 		t.Error(err)
 	}
-	if _, err := r.CommitAll(ctx, eve, "eve"); err != nil {
+	if _, err := eve.CommitAll(ctx, "eve"); err != nil {
 		t.Error(err)
 	}
 	if _, _, err := r.BranchStat(ctx, "agentteam/eve"); err != nil {
@@ -116,7 +116,7 @@ func TestCoreWorktreeCannotMoveTheWorkTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(eve.Path, "eve.txt"), "eve\n")
-	if _, err := r.CommitAll(ctx, eve, "eve"); err != nil {
+	if _, err := eve.CommitAll(ctx, "eve"); err != nil {
 		t.Fatal(err)
 	}
 	git(t, dir, "config", "core.worktree", victim)

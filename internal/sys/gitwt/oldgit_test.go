@@ -37,7 +37,7 @@ func TestWithoutShowScopeEveryValueIsSetBack(t *testing.T) {
 	}
 	write(t, filepath.Join(w.Path, "data.bin"), "data\n")
 	write(t, filepath.Join(w.Path, "eve.txt"), "eve\n")
-	if _, err := r.CommitAll(ctx, w, "eve"); err != nil {
+	if _, err := w.CommitAll(ctx, "eve"); err != nil {
 		t.Fatal(err)
 	}
 	noMarks(t, marks)
@@ -55,7 +55,7 @@ func TestADriverNameWithAnEqualsSignIsRefused(t *testing.T) {
 	w, err := r.Add(ctx, filepath.Join(dir, ".agentteam", "worktrees", "eve"), "agentteam/eve")
 	if err == nil {
 		write(t, filepath.Join(w.Path, "eve.txt"), "eve\n")
-		_, err = r.CommitAll(ctx, w, "eve")
+		_, err = w.CommitAll(ctx, "eve")
 	}
 	if err == nil || !strings.Contains(err.Error(), `"filter.x=y.clean", which agentteam cannot switch off`) {
 		t.Errorf("err = %v", err)

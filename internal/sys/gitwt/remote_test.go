@@ -46,18 +46,18 @@ func remoteSetup(t *testing.T) (bare string, worker, lead *Repo, commit string) 
 func TestPushThenFetchThroughTheTeamsRemote(t *testing.T) {
 	ctx := context.Background()
 	bare, worker, lead, commit := remoteSetup(t)
-	got, err := worker.Push(ctx, "origin", "agentteam/alice", nil)
+	got, err := worker.Remotes().Push(ctx, "origin", "agentteam/alice", nil)
 	if err != nil || got != commit {
 		t.Fatalf("Push = %q, %v; want %s", got, err, commit)
 	}
 	if onRemote := strings.TrimSpace(git(t, bare, "rev-parse", "refs/heads/agentteam/alice")); onRemote != commit {
 		t.Fatalf("the remote's agentteam/alice is %s, want %s", onRemote, commit)
 	}
-	remotes, err := lead.Remotes(ctx)
+	remotes, err := lead.Remotes().URLs(ctx)
 	if err != nil || !SameRepoURL(remotes["origin"], bare) {
 		t.Fatalf("lead's remotes = %v, %v", remotes, err)
 	}
-	tip, err := lead.Fetch(ctx, "origin", "agentteam/alice", nil)
+	tip, err := lead.Remotes().Fetch(ctx, "origin", "agentteam/alice", nil)
 	if err != nil || tip != commit {
 		t.Fatalf("Fetch = %q, %v; want %s", tip, err, commit)
 	}
@@ -97,7 +97,7 @@ func TestPushRefusedSaysWhyInAClause(t *testing.T) {
 	git(t, lead.Top, "commit", "--quiet", "-m", "other")
 	git(t, lead.Top, "push", "--quiet", "origin", "agentteam/alice")
 	theirs := strings.TrimSpace(git(t, lead.Top, "rev-parse", "HEAD"))
-	_, err := worker.Push(ctx, "origin", "agentteam/alice", nil)
+	_, err := worker.Remotes().Push(ctx, "origin", "agentteam/alice", nil)
 	if err == nil || !strings.Contains(err.Error(), "not a fast-forward") {
 		t.Fatalf("a non-fast-forward push: %v", err)
 	}
@@ -105,21 +105,21 @@ func TestPushRefusedSaysWhyInAClause(t *testing.T) {
 		t.Fatal("the remote's branch was pushed over")
 	}
 
-	if _, err := worker.Push(ctx, "nosuch", "agentteam/alice", nil); !errors.Is(err, ErrNoRemote) {
+	if _, err := worker.Remotes().Push(ctx, "nosuch", "agentteam/alice", nil); !errors.Is(err, ErrNoRemote) {
 		t.Fatalf("a push to a remote the clone lacks: %v", err)
 	}
-	if _, err := worker.Push(ctx, "--upload-pack=touch pwned", "agentteam/alice", nil); !errors.Is(err, ErrNoRemote) {
+	if _, err := worker.Remotes().Push(ctx, "--upload-pack=touch pwned", "agentteam/alice", nil); !errors.Is(err, ErrNoRemote) {
 		t.Fatalf("a push to an option: %v", err)
 	}
 
 	if err := os.RemoveAll(bare); err != nil {
 		t.Fatal(err)
 	}
-	_, err = worker.Push(ctx, "origin", "agentteam/alice", nil)
+	_, err = worker.Remotes().Push(ctx, "origin", "agentteam/alice", nil)
 	if err == nil || !strings.Contains(err.Error(), "could not be reached") || strings.Count(err.Error(), "\n") > 0 {
 		t.Fatalf("a push to a remote gone: %v", err)
 	}
-	if _, err := lead.Fetch(ctx, "origin", "agentteam/alice", nil); err == nil {
+	if _, err := lead.Remotes().Fetch(ctx, "origin", "agentteam/alice", nil); err == nil {
 		t.Fatal("a fetch from a remote gone succeeded")
 	}
 }
@@ -144,21 +144,21 @@ func TestPushAndFetchRunWithoutTheAPIKey(t *testing.T) {
 	url := "ssh://alice@example.invalid" + bare
 	git(t, worker.Top, "remote", "set-url", "origin", url)
 	git(t, lead.Top, "remote", "set-url", "origin", url)
-	if _, err := worker.Push(ctx, "origin", "agentteam/alice", []string{"MY_MODEL_TOKEN"}); err != nil {
+	if _, err := worker.Remotes().Push(ctx, "origin", "agentteam/alice", []string{"MY_MODEL_TOKEN"}); err != nil {
 		t.Fatal(err)
 	}
-	if tip, err := lead.Fetch(ctx, "origin", "agentteam/alice", []string{"MY_MODEL_TOKEN"}); err != nil || tip != commit {
+	if tip, err := lead.Remotes().Fetch(ctx, "origin", "agentteam/alice", []string{"MY_MODEL_TOKEN"}); err != nil || tip != commit {
 		t.Fatalf("Fetch = %q, %v", tip, err)
 	}
 	// The lead's base for a worker, and the deletion after a merge, too.
 	leadHead, _ := lead.Head(ctx)
-	if err := lead.PushCommit(ctx, "origin", leadHead, "refs/agentteam/base/alice", []string{"MY_MODEL_TOKEN"}); err != nil {
+	if err := lead.Remotes().PushCommit(ctx, "origin", leadHead, "refs/agentteam/base/alice", []string{"MY_MODEL_TOKEN"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := worker.FetchCommit(ctx, "origin", leadHead, []string{"MY_MODEL_TOKEN"}); err != nil {
+	if err := worker.Remotes().FetchCommit(ctx, "origin", leadHead, []string{"MY_MODEL_TOKEN"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := lead.DeleteRemoteRef(ctx, "origin", "refs/heads/agentteam/alice", commit, []string{"MY_MODEL_TOKEN"}); err != nil {
+	if err := lead.Remotes().DeleteRef(ctx, "origin", "refs/heads/agentteam/alice", commit, []string{"MY_MODEL_TOKEN"}); err != nil {
 		t.Fatal(err)
 	}
 	env := read(t, dump)
@@ -208,30 +208,30 @@ func TestTheLeadsBaseAndAMergedBranchOnTheRemote(t *testing.T) {
 	git(t, lead.Top, "add", "-A")
 	git(t, lead.Top, "commit", "--quiet", "-m", "newer")
 	head, _ := lead.Head(ctx)
-	if !lead.RemoteHas(ctx, "origin", shared) || lead.RemoteHas(ctx, "origin", head) || lead.RemoteHas(ctx, "--all", shared) {
-		t.Fatal("RemoteHas does not tell the commit origin/main holds from the lead's own")
+	if !lead.Remotes().Holds(ctx, "origin", shared) || lead.Remotes().Holds(ctx, "origin", head) || lead.Remotes().Holds(ctx, "--all", shared) {
+		t.Fatal("Holds does not tell the commit origin/main holds from the lead's own")
 	}
-	if err := lead.PushCommit(ctx, "origin", head, "refs/heads/main", nil); err == nil {
+	if err := lead.Remotes().PushCommit(ctx, "origin", head, "refs/heads/main", nil); err == nil {
 		t.Fatal("PushCommit forced a branch")
 	}
-	if err := lead.PushCommit(ctx, "origin", head, "refs/agentteam/base/alice", nil); err != nil {
+	if err := lead.Remotes().PushCommit(ctx, "origin", head, "refs/agentteam/base/alice", nil); err != nil {
 		t.Fatal(err)
 	}
 	if worker.HasCommit(ctx, head) {
 		t.Fatal("the worker has the lead's commit before any fetch")
 	}
-	if err := worker.FetchCommit(ctx, "origin", head, nil); err != nil || !worker.HasCommit(ctx, head) {
+	if err := worker.Remotes().FetchCommit(ctx, "origin", head, nil); err != nil || !worker.HasCommit(ctx, head) {
 		t.Fatalf("FetchCommit = %v", err)
 	}
 	missing := strings.Repeat("1", 40)
-	if err := worker.FetchCommit(ctx, "origin", missing, nil); err == nil || err.Error() != "the remote has no such commit" {
+	if err := worker.Remotes().FetchCommit(ctx, "origin", missing, nil); err == nil || err.Error() != "the remote has no such commit" {
 		t.Fatalf("FetchCommit of a commit the remote lacks: %v", err)
 	}
-	if err := worker.FetchCommit(ctx, "origin", "HEAD", nil); err == nil {
+	if err := worker.Remotes().FetchCommit(ctx, "origin", "HEAD", nil); err == nil {
 		t.Fatal("FetchCommit took a name for a commit id")
 	}
 
-	if _, err := worker.Push(ctx, "origin", "agentteam/alice", nil); err != nil {
+	if _, err := worker.Remotes().Push(ctx, "origin", "agentteam/alice", nil); err != nil {
 		t.Fatal(err)
 	}
 	// The branch moves on after the commit the lead merged.
@@ -239,23 +239,23 @@ func TestTheLeadsBaseAndAMergedBranchOnTheRemote(t *testing.T) {
 	write(t, filepath.Join(worker.Top, "more.txt"), "more\n")
 	git(t, worker.Top, "add", "-A")
 	git(t, worker.Top, "commit", "--quiet", "-m", "more")
-	newer, err := worker.Push(ctx, "origin", "agentteam/alice", nil)
+	newer, err := worker.Remotes().Push(ctx, "origin", "agentteam/alice", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lead.DeleteRemoteRef(ctx, "origin", "refs/heads/agentteam/alice", commit, nil); err == nil || !strings.Contains(err.Error(), "moved on") {
-		t.Fatalf("DeleteRemoteRef of a branch that moved on: %v", err)
+	if err := lead.Remotes().DeleteRef(ctx, "origin", "refs/heads/agentteam/alice", commit, nil); err == nil || !strings.Contains(err.Error(), "moved on") {
+		t.Fatalf("DeleteRef of a branch that moved on: %v", err)
 	}
 	if got := strings.TrimSpace(git(t, bare, "rev-parse", "refs/heads/agentteam/alice")); got != newer {
 		t.Fatal("a branch that moved on was deleted")
 	}
-	if err := lead.DeleteRemoteRef(ctx, "origin", "refs/heads/agentteam/alice", newer, nil); err != nil {
+	if err := lead.Remotes().DeleteRef(ctx, "origin", "refs/heads/agentteam/alice", newer, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := lead.DeleteRemoteRef(ctx, "origin", "refs/heads/main", "", nil); err == nil {
-		t.Fatal("DeleteRemoteRef deleted a branch without a commit to expect")
+	if err := lead.Remotes().DeleteRef(ctx, "origin", "refs/heads/main", "", nil); err == nil {
+		t.Fatal("DeleteRef deleted a branch without a commit to expect")
 	}
-	if err := lead.DeleteRemoteRef(ctx, "origin", "refs/agentteam/base/alice", "", nil); err != nil {
+	if err := lead.Remotes().DeleteRef(ctx, "origin", "refs/agentteam/base/alice", "", nil); err != nil {
 		t.Fatal(err)
 	}
 	if refs := git(t, bare, "for-each-ref", "refs/heads/agentteam/", "refs/agentteam/"); refs != "" {
