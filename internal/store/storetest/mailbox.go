@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -24,6 +25,7 @@ func RunMailbox(t *testing.T, open MailboxOpener) {
 	t.Run("WatchWakesOnAnotherInstancesAppend", func(t *testing.T) { watchWakes(t, open) })
 	t.Run("InboxesAreSeparate", func(t *testing.T) { separate(t, open) })
 	t.Run("ReadSinceReadsEachMessageOnce", func(t *testing.T) { readSince(t, open) })
+	t.Run("ACancelledCallDoesNothing", func(t *testing.T) { cancelled(t, open) })
 }
 
 func send(t *testing.T, mb Mailbox, to, from, content string) inbox.Message {
@@ -282,6 +284,24 @@ func readSince(t *testing.T, open MailboxOpener) {
 	got, _, err = open(t).ReadSince(t.Context(), "heidi", nil)
 	if all := append(want, more...); err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(all) {
 		t.Fatalf("a new instance from the start read %v, %v; want %v", ids(got), err, all)
+	}
+}
+
+// cancelled: an append or a read whose context is done fails with its
+// error and changes nothing; the message is not stored.
+func cancelled(t *testing.T, open MailboxOpener) {
+	mb := open(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := mb.Append(ctx, "judy", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "too late"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("append with its context done: %v, want context.Canceled", err)
+	}
+	send(t, mb, "judy", "lead", "in time")
+	if _, err := mb.ReadUnread(ctx, "judy"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("read with its context done: %v, want context.Canceled", err)
+	}
+	if got := drain(t, open(t), "judy"); len(got) != 1 || got[0].Content != "in time" {
+		t.Fatalf("read %+v, want only the message sent in time", got)
 	}
 }
 

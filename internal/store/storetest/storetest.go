@@ -11,7 +11,8 @@ import (
 
 // Mailbox is what the engine needs of the per-agent message logs: append,
 // read what is unread from the read position, commit it as read once the
-// reader has recorded it, ask cheaply, and be woken.
+// reader has recorded it, ask cheaply, and be woken. Each call takes its
+// caller's context: an append or a read once it is done does nothing.
 type Mailbox interface {
 	Append(ctx context.Context, name string, m inbox.Message) (inbox.Message, error)
 	ReadUnread(ctx context.Context, name string) (inbox.Batch, error)
