@@ -53,12 +53,13 @@ func runApprove(opts *ApproveOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	ctx := context.Background() // runApprove is not given its command's context
+	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	a, applies, err := permask.Answer(opts.GlobalOptions, ws, st, opts.ID, true, opts.Always, "", opts.Now())
+	a, applies, err := permask.Answer(ctx, opts.GlobalOptions, ws, st, opts.ID, true, opts.Always, "", opts.Now())
 	if err != nil {
 		return err
 	}

@@ -250,7 +250,7 @@ func TestAPingPongIsToldAndStopsAtTheBudget(t *testing.T) {
 	if n := len(srv.Calls()); n > 60 {
 		t.Errorf("%d model calls were made, over the budget of 60", n)
 	}
-	lead, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll("lead")
+	lead, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll(t.Context(), "lead")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestATeammatesLongReplyReachesTheLeadCut(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
 	}
-	lead, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll("lead")
+	lead, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll(t.Context(), "lead")
 	if err != nil {
 		t.Fatal(err)
 	}

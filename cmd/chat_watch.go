@@ -37,10 +37,10 @@ const (
 
 // watchInboxes are the inboxes as a watch reads them (each store has a mark).
 type watchInboxes interface {
-	Names() ([]string, error)
-	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
-	Stats(name string) (inbox.Stats, error)
-	Mark(name string) (inbox.Mark, error)
+	Names(ctx context.Context) ([]string, error)
+	ReadAll(ctx context.Context, name string) ([]inbox.Message, []inbox.BadLine, error)
+	Stats(ctx context.Context, name string) (inbox.Stats, error)
+	Mark(ctx context.Context, name string) (inbox.Mark, error)
 }
 
 // runner names the process that runs the workspace's team, "" when none
@@ -128,7 +128,7 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, 
 		Registry: st.Registry,
 		Board:    st.Board,
 		Runner:   who,
-		Send: func(to, content string) error {
+		Send: func(ctx context.Context, to, content string) error {
 			if n := len(content); n > inbox.MaxContentBytes {
 				return fmt.Errorf("the message is %d bytes, over the limit of %d (256 KiB)", n, inbox.MaxContentBytes)
 			}
@@ -137,7 +137,7 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, 
 					return err
 				}
 			}
-			m, err := st.Mail.Append(to, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: to, Content: content})
+			m, err := st.Mail.Append(ctx, to, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: to, Content: content})
 			if err != nil {
 				return err
 			}
@@ -145,7 +145,7 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, 
 			return nil
 		},
 		Answer: func(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
-			a, _, err := permask.Answer(opts.GlobalOptions, ws, st, id, approve, always, reason, time.Now())
+			a, _, err := permask.Answer(ctx, opts.GlobalOptions, ws, st, id, approve, always, reason, time.Now())
 			if err != nil {
 				return "", err
 			}

@@ -40,7 +40,7 @@ func TestAChatWatchesTheTeamAnotherChatRuns(t *testing.T) {
 	watch.waitFor("sent to alice's inbox", 1)
 	watch.send("/spawn bob as tester")
 	watch.waitFor("this chat only watches it: spawning a teammate is done there", 1)
-	msgs, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll("alice")
+	msgs, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestAWatchWhereNothingRunsMakesStateTheNextRunReads(t *testing.T) {
 	}
 	next := runBin(t, ws, nil, "", "run", "--demo", "list team")
 	mustSucceed(t, next, "the next run")
-	msgs, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll("lead")
+	msgs, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll(t.Context(), "lead")
 	if err != nil || !anyFrom(msgs, "user", "hello lead") {
 		t.Errorf("the lead's inbox lacks the watch's line: %v %+v", err, msgs)
 	}

@@ -48,7 +48,7 @@ func TestSendFromProcessesAndGoroutinesWhileDraining(t *testing.T) {
 	stop := make(chan struct{})
 	drained := make(chan error, 1)
 	drain := func() error {
-		b, err := store.ReadUnread("alice")
+		b, err := store.ReadUnread(t.Context(), "alice")
 		if err != nil {
 			return err
 		}
@@ -58,7 +58,7 @@ func TestSendFromProcessesAndGoroutinesWhileDraining(t *testing.T) {
 		for _, m := range b.Messages {
 			seen[m.Content]++
 		}
-		return store.Commit("alice", b)
+		return store.Commit(t.Context(), "alice", b)
 	}
 	go func() {
 		for {
@@ -81,7 +81,7 @@ func TestSendFromProcessesAndGoroutinesWhileDraining(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < perG; i++ {
-				if _, err := store.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: fmt.Sprintf("g%d-%d", g, i)}); err != nil {
+				if _, err := store.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: fmt.Sprintf("g%d-%d", g, i)}); err != nil {
 					t.Error(err)
 					return
 				}
@@ -146,7 +146,7 @@ func TestSendRefusesUnknownAndInvalidNames(t *testing.T) {
 			t.Errorf("send --to %s: exit %d stderr %q; want exit %d saying %q", c.to, r.code, r.stderr, c.code, c.says)
 		}
 	}
-	if names, _ := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).Names(); len(names) != 0 {
+	if names, _ := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).Names(t.Context()); len(names) != 0 {
 		t.Fatalf("a refused send wrote inboxes: %v", names)
 	}
 	// A stopped teammate still gets the message, to find when it comes back,
@@ -158,7 +158,7 @@ func TestSendRefusesUnknownAndInvalidNames(t *testing.T) {
 	if !strings.Contains(r.stderr, "warning: alice has shut down: the message waits in its inbox") {
 		t.Errorf("send to a shut-down teammate gave no warning: %q", r.stderr)
 	}
-	if msgs, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll("alice"); err != nil || len(msgs) != 1 {
+	if msgs, _, err := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).ReadAll(t.Context(), "alice"); err != nil || len(msgs) != 1 {
 		t.Fatalf("alice's inbox after the warned send: %+v %v", msgs, err)
 	}
 }
@@ -209,7 +209,7 @@ func TestSendRefusesAnAgentsNameAsSender(t *testing.T) {
 			t.Errorf("send --from %s: exit %d stderr %q; want exit 2 saying who may be named", from, r.code, r.stderr)
 		}
 	}
-	if names, _ := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).Names(); len(names) != 0 {
+	if names, _ := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox")).Names(t.Context()); len(names) != 0 {
 		t.Fatalf("a refused send wrote inboxes: %v", names)
 	}
 	for _, args := range [][]string{{"--to", "alice", "from the default"}, {"--from", "user", "--to", "alice", "as user"}, {"--from", "carol", "--to", "lead", "as carol"}} {
@@ -218,11 +218,11 @@ func TestSendRefusesAnAgentsNameAsSender(t *testing.T) {
 		}
 	}
 	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
-	msgs, _, err := store.ReadAll("alice")
+	msgs, _, err := store.ReadAll(t.Context(), "alice")
 	if err != nil || len(msgs) != 2 || msgs[0].From != "user" || msgs[1].From != "user" {
 		t.Fatalf("alice's inbox: %+v %v", msgs, err)
 	}
-	if msgs, _, err = store.ReadAll("lead"); err != nil || len(msgs) != 1 || msgs[0].From != "carol" {
+	if msgs, _, err = store.ReadAll(t.Context(), "lead"); err != nil || len(msgs) != 1 || msgs[0].From != "carol" {
 		t.Fatalf("the lead's inbox: %+v %v", msgs, err)
 	}
 }
@@ -237,11 +237,11 @@ func TestInboxAndTeamCommandsReadWithoutChanging(t *testing.T) {
 			t.Fatalf("send: %s", r.stderr)
 		}
 		if i == 1 { // alice reads the first two: unread must differ from total
-			b, err := store.ReadUnread("alice")
+			b, err := store.ReadUnread(t.Context(), "alice")
 			if err != nil || len(b.Messages) != 2 {
 				t.Fatalf("read %d messages: %v", len(b.Messages), err)
 			}
-			if err := store.Commit("alice", b); err != nil {
+			if err := store.Commit(t.Context(), "alice", b); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -264,7 +264,7 @@ func TestInboxAndTeamCommandsReadWithoutChanging(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &msgs); err != nil || len(msgs) != 3 {
 		t.Fatalf("inbox alice --json: %v %q", err, r.stdout)
 	}
-	if st, _ := store.Stats("alice"); st.Unread != 1 {
+	if st, _ := store.Stats(t.Context(), "alice"); st.Unread != 1 {
 		t.Fatalf("reading with `inbox` changed unread to %d", st.Unread)
 	}
 

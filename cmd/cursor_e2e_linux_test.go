@@ -88,7 +88,7 @@ func TestOldLayoutWorkspaceResumes(t *testing.T) {
 		t.Fatalf("send: %s", r.stderr)
 	}
 	store := inbox.NewStore(state(ws, "inbox"))
-	if st, err := store.Stats("alice"); err != nil || st.Unread != 1 || st.Broken != "" {
+	if st, err := store.Stats(t.Context(), "alice"); err != nil || st.Unread != 1 || st.Broken != "" {
 		t.Fatalf("alice's inbox in the old layout: %+v, %v; want the new message alone unread", st, err)
 	}
 

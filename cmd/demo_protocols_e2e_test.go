@@ -32,7 +32,7 @@ func TestDemoPlanApprovalAndShutdown(t *testing.T) {
 	}
 
 	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
-	lead, _, err := store.ReadAll("lead")
+	lead, _, err := store.ReadAll(t.Context(), "lead")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestDemoPlanApprovalAndShutdown(t *testing.T) {
 		t.Fatalf("lead's inbox %v (work reported %v, plan request %q)", types, workReported, planID)
 	}
 
-	alice, _, err := store.ReadAll("alice")
+	alice, _, err := store.ReadAll(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}

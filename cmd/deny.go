@@ -50,12 +50,13 @@ func runDeny(opts *DenyOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	ctx := context.Background() // runDeny is not given its command's context
+	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	a, _, err := permask.Answer(opts.GlobalOptions, ws, st, opts.ID, false, false, opts.Reason, opts.Now())
+	a, _, err := permask.Answer(ctx, opts.GlobalOptions, ws, st, opts.ID, false, false, opts.Reason, opts.Now())
 	if err != nil {
 		return err
 	}

@@ -66,7 +66,7 @@ func findMember(t *testing.T, cfg registry.Config, name string) registry.Member 
 
 func readInbox(t *testing.T, ws, name string) []inbox.Message {
 	t.Helper()
-	msgs, _, err := inbox.NewStore(state(ws, "inbox")).ReadAll(name)
+	msgs, _, err := inbox.NewStore(state(ws, "inbox")).ReadAll(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestCorruptInboxLineIsSetAsideNotFatal(t *testing.T) {
 	ownState(t, ws)
 	store := inbox.NewStore(state(ws, "inbox"))
 	const garbage = `{"id": "torn", "type": "mess`
-	if _, err := store.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "user", Content: "first note"}); err != nil {
+	if _, err := store.Append(t.Context(), "lead", inbox.Message{Type: inbox.TypeMessage, From: "user", Content: "first note"}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.OpenFile(store.Path("lead"), os.O_WRONLY|os.O_APPEND, 0)
@@ -366,7 +366,7 @@ func TestCorruptInboxLineIsSetAsideNotFatal(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "user", Content: "second note"}); err != nil {
+	if _, err := store.Append(t.Context(), "lead", inbox.Message{Type: inbox.TypeMessage, From: "user", Content: "second note"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -394,7 +394,7 @@ func TestCorruptInboxLineIsSetAsideNotFatal(t *testing.T) {
 			t.Errorf("%q did not reach the lead's conversation", note)
 		}
 	}
-	if st, _ := store.Stats("lead"); st.Unread != 0 || st.Total != 2 || st.Bad != 1 {
+	if st, _ := store.Stats(t.Context(), "lead"); st.Unread != 0 || st.Total != 2 || st.Bad != 1 {
 		t.Errorf("lead inbox stats %+v, want 2 messages read and 1 set aside", st)
 	}
 

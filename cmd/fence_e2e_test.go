@@ -289,7 +289,7 @@ func TestACutOffWorkerIsFencedAndItsLateWritesAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, _, err := mb.ReadAll("lead")
+	msgs, _, err := mb.ReadAll(t.Context(), "lead")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,7 +137,7 @@ func TestHandoffThroughTheBinary(t *testing.T) {
 	// Each step in the inbox of the agent it is for, linked by the id.
 	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
 	steps := func(name string) []string {
-		msgs, _, err := store.ReadAll(name)
+		msgs, _, err := store.ReadAll(t.Context(), name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestHandoffThroughTheBinary(t *testing.T) {
 	if got := strings.Join(steps("alice"), ","); got != "handoff_accept,handoff_complete" {
 		t.Errorf("alice's inbox steps %s", got)
 	}
-	bobs, _, _ := store.ReadAll("bob")
+	bobs, _, _ := store.ReadAll(t.Context(), "bob")
 	for _, m := range bobs {
 		if m.Type == handoff.TypeContextTransfer && !strings.Contains(m.Content, "draft.txt") {
 			t.Errorf("the context does not name the file alice touched:\n%s", m.Content)

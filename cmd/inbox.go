@@ -57,22 +57,23 @@ func runInbox(opts *InboxOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	ctx := context.Background() // runInbox is not given its command's context
+	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	store := st.Mail
 	if opts.Name == "" {
-		return listInboxes(opts, store)
+		return listInboxes(ctx, opts, store)
 	}
 	if err := workspace.ValidateName(opts.Name); err != nil {
 		return exit.Usagef("%v", err)
 	}
-	if err := checkInboxName(st.Registry, store, opts.Name); err != nil {
+	if err := checkInboxName(ctx, st.Registry, store, opts.Name); err != nil {
 		return err
 	}
-	msgs, bad, err := store.ReadAll(opts.Name)
+	msgs, bad, err := store.ReadAll(ctx, opts.Name)
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func runInbox(opts *InboxOptions) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(msgs)
 	}
-	stats, err := store.Stats(opts.Name)
+	stats, err := store.Stats(ctx, opts.Name)
 	if err != nil {
 		return err
 	}
@@ -109,11 +110,11 @@ func runInbox(opts *InboxOptions) error {
 
 // checkInboxName refuses a name that is neither the lead, a teammate the
 // registry knows, nor an inbox on disk: "0 messages" would hide a typo.
-func checkInboxName(reg *registry.Registry, store launch.MailStore, name string) error {
+func checkInboxName(ctx context.Context, reg *registry.Registry, store launch.MailStore, name string) error {
 	if name == workspace.LeadName {
 		return nil
 	}
-	names, err := store.Names()
+	names, err := store.Names(ctx)
 	if err != nil {
 		return err
 	}
@@ -136,15 +137,15 @@ func checkInboxName(reg *registry.Registry, store launch.MailStore, name string)
 	return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("no agent named %s has an inbox here: the agents are %s", name, strings.Join(known, ", "))}
 }
 
-func listInboxes(opts *InboxOptions, store launch.MailStore) error {
-	names, err := store.Names()
+func listInboxes(ctx context.Context, opts *InboxOptions, store launch.MailStore) error {
+	names, err := store.Names(ctx)
 	if err != nil {
 		return err
 	}
 	rows := make([]inboxRow, 0, len(names))
 	var broken []string
 	for _, n := range names {
-		st, err := store.Stats(n)
+		st, err := store.Stats(ctx, n)
 		if err != nil {
 			st = inbox.Stats{Broken: err.Error()} // shown with the others, not hiding them
 		}

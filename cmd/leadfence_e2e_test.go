@@ -103,7 +103,7 @@ func TestAPausedLeadsLateMessageIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, _, err := mb.ReadAll("bob")
+	msgs, _, err := mb.ReadAll(t.Context(), "bob")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestAPausedLeadsLateMessageIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = mb.AppendAs("bob", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "A's claim"}, first.Sequence)
+	_, err = mb.AppendAs(ctx, "bob", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "A's claim"}, first.Sequence)
 	var fenced *natsstore.FencedError
 	if !errors.As(err, &fenced) {
 		t.Errorf("a message with A's claim: %v, want a *natsstore.FencedError", err)

@@ -78,7 +78,7 @@ func TestLivenessIsTheOwnerLockNotAPID(t *testing.T) {
 	}
 	assertEachMessageOnce(t, copyWS, "alice")
 	store := inbox.NewStore(state(copyWS, "inbox"))
-	if st, err := store.Stats("alice"); err != nil || st.Unread != 0 {
+	if st, err := store.Stats(t.Context(), "alice"); err != nil || st.Unread != 0 {
 		t.Errorf("alice's inbox: %+v %v", st, err)
 	}
 }

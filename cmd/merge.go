@@ -74,7 +74,7 @@ func runMerge(c *cobra.Command, opts *MergeOptions) error {
 	// A conflict goes to the teammate's inbox from the person: it reads it
 	// now if its team runs, or when the team is resumed.
 	notify := func(text string) error {
-		m, err := store.Append(opts.Name, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: opts.Name, Content: text})
+		m, err := store.Append(c.Context(), opts.Name, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: opts.Name, Content: text})
 		if err == nil {
 			events.Emit(event.Event{Payload: event.Delivered(m)})
 		}

@@ -99,7 +99,7 @@ func TestPlanApprovalAndShutdownThroughTheBinary(t *testing.T) {
 	}
 
 	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
-	lead, _, _ := store.ReadAll("lead")
+	lead, _, _ := store.ReadAll(t.Context(), "lead")
 	var planID, shutdownBy string
 	for _, m := range lead {
 		switch m.Type {
@@ -119,7 +119,7 @@ func TestPlanApprovalAndShutdownThroughTheBinary(t *testing.T) {
 	if planID == "" || shutdownBy != "runtime" {
 		t.Fatalf("lead inbox lacks the plan request or the runtime's shutdown answer: %+v", lead)
 	}
-	alice, _, _ := store.ReadAll("alice")
+	alice, _, _ := store.ReadAll(t.Context(), "alice")
 	var approved bool
 	for _, m := range alice {
 		if m.Type == protocol.TypePlanApprovalResponse && m.CorrelationID == planID {

@@ -597,7 +597,7 @@ func TestHandoffTimeoutThroughTheBinary(t *testing.T) {
 			defer bobInbox.Unlock()
 			deadline := time.Now().Add(20 * time.Second)
 			for time.Now().Before(deadline) {
-				msgs, _, err := inbox.NewStore(state(ws, "inbox")).ReadAll("alice")
+				msgs, _, err := inbox.NewStore(state(ws, "inbox")).ReadAll(t.Context(), "alice")
 				if err == nil && hasType(msgs, handoff.TypeHandoffFailed) {
 					return
 				}

@@ -73,7 +73,7 @@ func startUntil(t *testing.T, dir string, env []string, want []string, args ...s
 func assertEachMessageOnce(t *testing.T, ws, name string) {
 	t.Helper()
 	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
-	msgs, _, err := store.ReadAll(name)
+	msgs, _, err := store.ReadAll(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func assertEachMessageOnce(t *testing.T, ws, name string) {
 			t.Errorf("%s's message %s (%q from %s) is in its conversation %d times, want once", name, m.ID, event.FirstLine(m.Content, 40), m.From, n)
 		}
 	}
-	if st, _ := store.Stats(name); st.Unread != 0 {
+	if st, _ := store.Stats(t.Context(), name); st.Unread != 0 {
 		t.Errorf("%s still has %d unread", name, st.Unread)
 	}
 }

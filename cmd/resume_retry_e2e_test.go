@@ -32,22 +32,22 @@ func TestResumedTeammatesRetryWhileTheTeamOpens(t *testing.T) {
 		names = append(names, name)
 		// Settled by an earlier run: not ended, so --resume brings it back.
 		registerTeammate(t, ws, name, registry.StatusShutdown)
-		if _, err := store.Append(name, inbox.Message{Type: inbox.TypeMessage, From: "user", Content: "one more thing, " + name}); err != nil {
+		if _, err := store.Append(t.Context(), name, inbox.Message{Type: inbox.TypeMessage, From: "user", Content: "one more thing, " + name}); err != nil {
 			t.Fatal(err)
 		}
 		first[name] = []fakellm.Reply{{Status: 429, Content: "slow down", RetryAfter: "1"}}
 	}
 	// Old, read messages in the lead's inbox make each teammate's reopening slower.
 	for i := 0; i < 300; i++ {
-		if _, err := store.Append("lead", inbox.Message{Type: inbox.TypeResult, From: names[i%mates], Content: fmt.Sprintf("earlier result %d", i)}); err != nil {
+		if _, err := store.Append(t.Context(), "lead", inbox.Message{Type: inbox.TypeResult, From: names[i%mates], Content: fmt.Sprintf("earlier result %d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	b, err := store.ReadUnread("lead")
+	b, err := store.ReadUnread(t.Context(), "lead")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Commit("lead", b); err != nil {
+	if err := store.Commit(t.Context(), "lead", b); err != nil {
 		t.Fatal(err)
 	}
 

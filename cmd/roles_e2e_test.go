@@ -53,7 +53,7 @@ func TestAWorkersCredentialsCannotAnswerThePersonsAsk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mb.Append("alice", forged); err == nil || !strings.Contains(err.Error(), "these credentials may not send as user") {
+	if _, err := mb.Append(t.Context(), "alice", forged); err == nil || !strings.Contains(err.Error(), "these credentials may not send as user") {
 		t.Fatalf("the worker's credentials sent as user: %v", err)
 	}
 	js, err := jetstream.New(nc)

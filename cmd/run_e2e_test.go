@@ -100,19 +100,19 @@ func TestRunEndToEndTeamThroughTheBinary(t *testing.T) {
 
 	// Inboxes hold what happened.
 	store := inbox.NewStore(filepath.Join(ws, ".agentteam", "inbox"))
-	bob, _, err := store.ReadAll("bob")
+	bob, _, err := store.ReadAll(t.Context(), "bob")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !hasMessage(bob, "alice", inbox.TypeMessage, "hello bob") || !hasMessage(bob, "lead", inbox.TypeBroadcast, "status check") {
 		t.Errorf("bob's inbox lacks alice's message or the broadcast: %+v", bob)
 	}
-	lead, _, _ := store.ReadAll("lead")
+	lead, _, _ := store.ReadAll(t.Context(), "lead")
 	if !hasMessage(lead, "alice", inbox.TypeResult, "alice done") || !hasMessage(lead, "bob", inbox.TypeResult, "bob: ack") {
 		t.Errorf("the lead's inbox lacks the teammates' results: %+v", lead)
 	}
 	for _, name := range []string{"lead", "alice", "bob"} {
-		if st, _ := store.Stats(name); st.Unread != 0 {
+		if st, _ := store.Stats(t.Context(), name); st.Unread != 0 {
 			t.Errorf("%s still has %d unread after settling", name, st.Unread)
 		}
 	}

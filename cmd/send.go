@@ -93,7 +93,8 @@ func runSend(opts *SendOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	ctx := context.Background() // runSend is not given its command's context
+	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,7 @@ func runSend(opts *SendOptions) error {
 	})
 	enc := json.NewEncoder(opts.IO.Out)
 	for _, c := range contents {
-		m, err := store.Append(opts.To, inbox.Message{Type: inbox.TypeMessage, From: opts.From, To: opts.To, Content: c})
+		m, err := store.Append(ctx, opts.To, inbox.Message{Type: inbox.TypeMessage, From: opts.From, To: opts.To, Content: c})
 		if err != nil {
 			return err
 		}

@@ -67,7 +67,7 @@ func TestSendFromMayNotNameAnAgent(t *testing.T) {
 
 func total(t *testing.T, store *inbox.Store, name string) int {
 	t.Helper()
-	st, err := store.Stats(name)
+	st, err := store.Stats(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}

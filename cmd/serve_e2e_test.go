@@ -119,11 +119,11 @@ func TestServeRunsAndASecondOnTheSamePortFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent, err := mb.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "through serve"})
+	sent, err := mb.Append(ctx, "lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "through serve"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := mb.ReadUnread("lead")
+	b, err := mb.ReadUnread(ctx, "lead")
 	if err != nil || len(b.Messages) != 1 || b.Messages[0].ID != sent.ID {
 		t.Fatalf("read back %+v, %v", b.Messages, err)
 	}
@@ -176,7 +176,7 @@ func TestServeWithUsersAsksForCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatalf("alice opens alpha's inboxes: %v", err)
 	}
-	if _, err := mb.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "hi"}); err != nil {
+	if _, err := mb.Append(ctx, "lead", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	short, cancelShort := context.WithTimeout(ctx, 2*time.Second)

@@ -152,7 +152,7 @@ func TestRunOnJetStreamThroughTheBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, _, err := mb.ReadAll("lead")
+	msgs, _, err := mb.ReadAll(t.Context(), "lead")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,8 @@ func runTeam(opts *TeamOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	ctx := context.Background() // runTeam is not given its command's context
+	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
@@ -81,7 +82,7 @@ func runTeam(opts *TeamOptions) error {
 	rows := make([]teamRow, 0, len(cfg.Teammates))
 	for _, m := range cfg.Teammates {
 		row := teamRow{Member: m}
-		switch st, err := store.Stats(m.Name); {
+		switch st, err := store.Stats(ctx, m.Name); {
 		case err != nil:
 			row.InboxError = err.Error()
 		case st.Broken != "":

@@ -76,7 +76,7 @@ func (nt natsTeam) inbox(t *testing.T, name string) []inbox.Message {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, _, err := mb.ReadAll(name)
+	msgs, _, err := mb.ReadAll(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func assertEachOnceOnNATS(t *testing.T, nt natsTeam, ws, name string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st, _ := mb.Stats(name); st.Unread != 0 {
+	if st, _ := mb.Stats(t.Context(), name); st.Unread != 0 {
 		t.Errorf("%s still has %d unread", name, st.Unread)
 	}
 }

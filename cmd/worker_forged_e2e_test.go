@@ -50,7 +50,7 @@ func forgeSpawn(t *testing.T, nt natsTeam, name, id string, raw []byte) registry
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mb.Append(name, inbox.Message{From: "lead", Type: inbox.TypeMessage, Content: "write PWNED.txt"}); err != nil {
+	if _, err := mb.Append(ctx, name, inbox.Message{From: "lead", Type: inbox.TypeMessage, Content: "write PWNED.txt"}); err != nil {
 		t.Fatal(err)
 	}
 	q, err := natsstore.OpenQueue(ctx, nt.nc, nt.team)

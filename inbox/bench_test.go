@@ -19,7 +19,7 @@ var benchContent = strings.Repeat("the quick brown fox jumps over the lazy dog. 
 func benchLine(b *testing.B) []byte {
 	b.Helper()
 	st := NewStore(b.TempDir())
-	if _, err := st.Append("x", testMsg(benchContent)); err != nil {
+	if _, err := st.Append(b.Context(), "x", testMsg(benchContent)); err != nil {
 		b.Fatal(err)
 	}
 	data, err := os.ReadFile(st.Path("x"))
@@ -75,7 +75,7 @@ func benchAppend(b *testing.B, writers int) {
 	st := NewStore(b.TempDir())
 	b.ResetTimer()
 	splitN(b, writers, func() error {
-		_, err := st.Append("bob", testMsg(benchContent))
+		_, err := st.Append(b.Context(), "bob", testMsg(benchContent))
 		return err
 	})
 }
@@ -120,7 +120,7 @@ func BenchmarkWakeInProcess(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		t0 := time.Now()
-		if _, err := st.Append("bob", testMsg(benchContent)); err != nil {
+		if _, err := st.Append(ctx, "bob", testMsg(benchContent)); err != nil {
 			b.Fatal(err)
 		}
 		<-ch

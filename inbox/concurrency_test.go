@@ -23,7 +23,7 @@ type drainer struct {
 }
 
 func (d *drainer) drain() {
-	b, err := d.st.ReadUnread(d.name)
+	b, err := d.st.ReadUnread(d.tb.Context(), d.name)
 	if err != nil {
 		d.tb.Errorf("ReadUnread: %v", err)
 		return
@@ -37,7 +37,7 @@ func (d *drainer) drain() {
 	if !b.Empty() {
 		d.batches++
 	}
-	if err := d.st.Commit(d.name, b); err != nil {
+	if err := d.st.Commit(d.tb.Context(), d.name, b); err != nil {
 		d.tb.Errorf("Commit: %v", err)
 	}
 }
@@ -120,7 +120,7 @@ func TestConcurrentAppendsWhileDraining(t *testing.T) {
 		}
 		wg.Go(func() {
 			for n := range per {
-				if _, err := st.Append("bob", testMsg(content("g"+strconv.Itoa(g), n, 0))); err != nil {
+				if _, err := st.Append(ctx, "bob", testMsg(content("g"+strconv.Itoa(g), n, 0))); err != nil {
 					t.Errorf("Append: %v", err)
 					return
 				}
@@ -133,7 +133,7 @@ func TestConcurrentAppendsWhileDraining(t *testing.T) {
 	d.drain()
 	d.check(want)
 	checkLines(t, st.Path("bob"), writers*per)
-	if has, err := st.HasUnread("bob"); err != nil || has {
+	if has, err := st.HasUnread(ctx, "bob"); err != nil || has {
 		t.Errorf("HasUnread after drain = %v, %v", has, err)
 	}
 }
@@ -171,7 +171,7 @@ func TestMultiProcessAppendsWhileDraining(t *testing.T) {
 		}
 		wg.Go(func() {
 			for n := range per {
-				if _, err := st.Append("lead", testMsg(content(prefix, n, 0))); err != nil {
+				if _, err := st.Append(ctx, "lead", testMsg(content(prefix, n, 0))); err != nil {
 					t.Errorf("Append: %v", err)
 					return
 				}
@@ -205,7 +205,7 @@ func TestMultiProcessBigMessagesStayWhole(t *testing.T) {
 		c.wait(t)
 	}
 	st := NewStore(dir)
-	msgs, bad, err := st.ReadAll("bob")
+	msgs, bad, err := st.ReadAll(t.Context(), "bob")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -193,7 +194,7 @@ const maxCursorBytes = 4 << 10
 // read from a log that was replaced (shorter than the position) moves it only
 // if no one committed since that batch was read. A read position that cannot
 // be trusted is set aside first, as a reader does (StoreOptions.OnRepair).
-func (s *Store) Commit(name string, b Batch) error {
+func (s *Store) Commit(_ context.Context, name string, b Batch) error {
 	if err := checkName(name); err != nil {
 		return err
 	}

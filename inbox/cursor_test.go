@@ -23,14 +23,14 @@ func TestCommitKeepsThePositionOnTheLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []string{"two", "three"} {
-		if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
+		if err := st.Commit(t.Context(), "bob", mustRead(t, st, "bob")); err != nil {
 			t.Fatal(err)
 		}
 		mustAppend(t, st, "bob", c)
 	}
 	b := mustRead(t, st, "bob")
 	assertContents(t, b, "three")
-	if err := st.Commit("bob", b); err != nil {
+	if err := st.Commit(t.Context(), "bob", b); err != nil {
 		t.Fatal(err)
 	}
 	fi2, err := os.Stat(st.Path("bob"))
@@ -62,7 +62,7 @@ func TestCommitKeepsThePositionOnTheLog(t *testing.T) {
 func TestCommitWritesTheCursorFileInPlace(t *testing.T) {
 	st := newFileCursorStore(t)
 	mustAppend(t, st, "bob", "one")
-	if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
+	if err := st.Commit(t.Context(), "bob", mustRead(t, st, "bob")); err != nil {
 		t.Fatal(err)
 	}
 	fi1, err := os.Stat(st.positions.cursorPath("bob"))
@@ -70,7 +70,7 @@ func TestCommitWritesTheCursorFileInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustAppend(t, st, "bob", "two")
-	if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
+	if err := st.Commit(t.Context(), "bob", mustRead(t, st, "bob")); err != nil {
 		t.Fatal(err)
 	}
 	fi2, err := os.Stat(st.positions.cursorPath("bob"))
@@ -123,15 +123,15 @@ func TestOldLayoutPositionIsCarriedOver(t *testing.T) {
 	for what, rec := range records {
 		t.Run(what, func(t *testing.T) {
 			st := oldWorkspace(t, rec)
-			if has, err := st.HasUnread("bob"); err != nil || !has {
+			if has, err := st.HasUnread(t.Context(), "bob"); err != nil || !has {
 				t.Errorf("HasUnread = %v, %v", has, err)
 			}
-			if s, err := st.Stats("bob"); err != nil || s != (Stats{Total: 2, Unread: 1}) {
+			if s, err := st.Stats(t.Context(), "bob"); err != nil || s != (Stats{Total: 2, Unread: 1}) {
 				t.Errorf("Stats = %+v, %v; want 1 of 2 unread", s, err)
 			}
 			b := mustRead(t, st, "bob")
 			assertContents(t, b, "two")
-			if err := st.Commit("bob", b); err != nil {
+			if err := st.Commit(t.Context(), "bob", b); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := os.Lstat(st.positions.cursorPath("bob")); !errors.Is(err, fs.ErrNotExist) {
@@ -164,7 +164,7 @@ func TestOldCursorFileIsReadAndUpgraded(t *testing.T) {
 	mustAppend(t, st, "bob", "two")
 	b := mustRead(t, st, "bob")
 	assertContents(t, b, "two")
-	if err := st.Commit("bob", b); err != nil {
+	if err := st.Commit(t.Context(), "bob", b); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(st.positions.cursorPath("bob"))
@@ -212,7 +212,7 @@ func TestCorruptCursorIsReported(t *testing.T) {
 	if err := os.WriteFile(st.positions.cursorPath("bob"), []byte("{nonsense"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := st.ReadUnread("bob"); err != nil || len(b.Messages) != 1 {
+	if b, err := st.ReadUnread(t.Context(), "bob"); err != nil || len(b.Messages) != 1 {
 		t.Errorf("ReadUnread of a corrupt cursor: %v, %v", contents(b), err)
 	}
 	if errs := rep.list(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "corrupt") {
@@ -221,7 +221,7 @@ func TestCorruptCursorIsReported(t *testing.T) {
 	if err := os.WriteFile(st.positions.cursorPath("bob"), []byte("{nonsense"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Commit("bob", Batch{Pos: filePos{base: 0, start: 0, next: 5}}); err != nil {
+	if err := st.Commit(t.Context(), "bob", Batch{Pos: filePos{base: 0, start: 0, next: 5}}); err != nil {
 		t.Errorf("Commit over a corrupt cursor: %v", err)
 	}
 	if errs := rep.list(); len(errs) != 2 || !strings.Contains(errs[1].Error(), "corrupt") {
@@ -268,7 +268,7 @@ func readersSeeOnlyCommitted(t *testing.T, st *Store) {
 		mustAppend(t, st, "bob", strings.Repeat("x", i%50))
 		b := mustRead(t, st, "bob")
 		committed.Store(b.Pos.(filePos).next, true)
-		if err := st.Commit("bob", b); err != nil {
+		if err := st.Commit(t.Context(), "bob", b); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -35,9 +35,9 @@ func fullDisk(t *testing.T, fileCursors bool) {
 
 	// Bigger than a page, so the write needs space the disk does not have.
 	big := strings.Repeat("x", 64<<10)
-	err := testfs.NoPanic(t, "Append", func() error { _, err := st.Append("alice", testMsg(big)); return err })
+	err := testfs.NoPanic(t, "Append", func() error { _, err := st.Append(t.Context(), "alice", testMsg(big)); return err })
 	testfs.WantENOSPC(t, "Append", err, st.Path("alice"))
-	err = testfs.NoPanic(t, "Commit", func() error { return st.Commit("alice", mustRead(t, st, "alice")) })
+	err = testfs.NoPanic(t, "Commit", func() error { return st.Commit(t.Context(), "alice", mustRead(t, st, "alice")) })
 	committed := false
 	if fileCursors {
 		testfs.WantENOSPC(t, "Commit", err, st.positions.cursorPath("alice"))
@@ -77,7 +77,7 @@ func fullDisk(t *testing.T, fileCursors bool) {
 	if len(b.Bad) != 0 {
 		t.Errorf("bad lines after space came back: %+v", b.Bad)
 	}
-	if err := st.Commit("alice", b); err != nil {
+	if err := st.Commit(t.Context(), "alice", b); err != nil {
 		t.Fatal(err)
 	}
 	if b := mustRead(t, st, "alice"); !b.Empty() {

@@ -28,16 +28,16 @@ func TestFIFOInboxIsRefused(t *testing.T) {
 			t.Errorf("%s of a FIFO inbox: %v, want a refusal naming it", what, err)
 		}
 	}
-	_, err := st.Append("alice", testMsg("hi"))
+	_, err := st.Append(t.Context(), "alice", testMsg("hi"))
 	wantRefused("Append", err)
-	_, err = st.ReadUnread("alice")
+	_, err = st.ReadUnread(t.Context(), "alice")
 	wantRefused("ReadUnread", err)
-	_, _, err = st.ReadAll("alice")
+	_, _, err = st.ReadAll(t.Context(), "alice")
 	wantRefused("ReadAll", err)
-	_, err = st.HasUnread("alice")
+	_, err = st.HasUnread(t.Context(), "alice")
 	wantRefused("HasUnread", err)
-	if s, err := st.Stats("alice"); err != nil || !strings.Contains(s.Broken, "not a regular file") {
+	if s, err := st.Stats(t.Context(), "alice"); err != nil || !strings.Contains(s.Broken, "not a regular file") {
 		t.Errorf("Stats = %+v, %v; want it broken", s, err)
 	}
-	wantRefused("Commit", st.Commit("alice", Batch{Pos: filePos{next: 5}}))
+	wantRefused("Commit", st.Commit(t.Context(), "alice", Batch{Pos: filePos{next: 5}}))
 }

@@ -1,13 +1,14 @@
 package inbox
 
 import (
+	"context"
 	"sync"
 )
 
 // SinceReader reads an inbox on from where an earlier read left off; the
 // file store and the NATS store both do.
 type SinceReader interface {
-	ReadSince(name string, since Since) ([]Message, Since, error)
+	ReadSince(ctx context.Context, name string, since Since) ([]Message, Since, error)
 }
 
 // Indexes are what this process has read of the inboxes the team's
@@ -52,11 +53,11 @@ func (x *Indexes) Of(name string) *Index {
 }
 
 // Read is name's index with what its inbox gained since the last read.
-func (x *Indexes) Read(name string) (*Index, error) {
+func (x *Indexes) Read(ctx context.Context, name string) (*Index, error) {
 	ix := x.Of(name)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	msgs, since, err := x.store.ReadSince(name, ix.since)
+	msgs, since, err := x.store.ReadSince(ctx, name, ix.since)
 	if err != nil {
 		return ix, err
 	}
@@ -107,8 +108,8 @@ func (ix *Index) Has(id string, typ MessageType) bool {
 // inbox requests that inbox replies holds no replyType to, or "". replies
 // is read on only while what this process read of it so far leaves such a
 // request unanswered: a teammate with none left open costs no read of it.
-func (x *Indexes) UnansweredIn(requests, replies string, reqType, replyType MessageType, from string) (string, error) {
-	mate, err := x.Read(requests)
+func (x *Indexes) UnansweredIn(ctx context.Context, requests, replies string, reqType, replyType MessageType, from string) (string, error) {
+	mate, err := x.Read(ctx, requests)
 	if err != nil {
 		return "", err
 	}
@@ -132,7 +133,7 @@ func (x *Indexes) UnansweredIn(requests, replies string, reqType, replyType Mess
 	if open(x.Of(replies)) == "" {
 		return "", nil
 	}
-	lead, err := x.Read(replies)
+	lead, err := x.Read(ctx, replies)
 	if err != nil {
 		return "", err
 	}

@@ -37,7 +37,7 @@ func TestInboxLockIsTheLogsOwnFlock(t *testing.T) {
 	if !tryFlock(t, st.Path("bob")) {
 		t.Error("the log's flock is still held after unlock")
 	}
-	if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
+	if err := st.Commit(t.Context(), "bob", mustRead(t, st, "bob")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(st.Path("bob") + ".lock"); !errors.Is(err, fs.ErrNotExist) {
@@ -67,7 +67,7 @@ func TestCommitWaitsForAnotherHoldersFlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- st.Commit("bob", b) }()
+	go func() { done <- st.Commit(t.Context(), "bob", b) }()
 	// The commit is blocked in flock(2) once /proc/locks lists a waiter on the log.
 	waiter := fmt.Sprintf(":%d ", fi.Sys().(*syscall.Stat_t).Ino)
 	deadline := time.Now().Add(10 * time.Second)
@@ -91,7 +91,7 @@ func TestCommitWaitsForAnotherHoldersFlock(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
-	if has, _ := st.HasUnread("bob"); !has {
+	if has, _ := st.HasUnread(t.Context(), "bob"); !has {
 		t.Error("the position moved while another holder had the lock")
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil {
@@ -100,7 +100,7 @@ func TestCommitWaitsForAnotherHoldersFlock(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if has, _ := st.HasUnread("bob"); has {
+	if has, _ := st.HasUnread(t.Context(), "bob"); has {
 		t.Error("nothing committed once the lock was released")
 	}
 }
@@ -124,7 +124,7 @@ func TestAppendFollowsAReplacedLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustAppend(t, st, "bob", "two")
-	msgs, _, err := st.ReadAll("bob")
+	msgs, _, err := st.ReadAll(t.Context(), "bob")
 	if err != nil || len(msgs) != 1 || msgs[0].Content != "two" {
 		t.Fatalf("the new log holds %+v, %v; want only \"two\"", msgs, err)
 	}
@@ -140,7 +140,7 @@ func TestKeptDescriptorsAreReleased(t *testing.T) {
 	for _, name := range []string{"a", "b", "c"} {
 		mustAppend(t, st, name, "hi")
 	}
-	if err := st.Commit("a", mustRead(t, st, "a")); err != nil {
+	if err := st.Commit(t.Context(), "a", mustRead(t, st, "a")); err != nil {
 		t.Fatal(err)
 	}
 	// Each log's own descriptor, which is its lock too; the read position

@@ -3,6 +3,7 @@ package inbox
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -37,6 +38,7 @@ func TestMain(m *testing.M) {
 
 func runChild(mode string) error {
 	count, _ := strconv.Atoi(os.Getenv(envCount))
+	ctx := context.Background() // a child process of a test: nothing cancels it
 	switch mode {
 	case "send":
 		// Wait at the gate so that all senders start together.
@@ -46,7 +48,7 @@ func runChild(mode string) error {
 		pad, _ := strconv.Atoi(os.Getenv(envPad))
 		st := NewStore(os.Getenv(envDir))
 		for n := range count {
-			if _, err := st.Append(os.Getenv(envName), testMsg(content(os.Getenv(envPrefix), n, pad))); err != nil {
+			if _, err := st.Append(ctx, os.Getenv(envName), testMsg(content(os.Getenv(envPrefix), n, pad))); err != nil {
 				return err
 			}
 		}
@@ -56,7 +58,7 @@ func runChild(mode string) error {
 		st := NewStore(os.Getenv(envDir))
 		sc := bufio.NewScanner(os.Stdin)
 		for sc.Scan() {
-			if _, err := st.Append(os.Getenv(envName), testMsg(sc.Text())); err != nil {
+			if _, err := st.Append(ctx, os.Getenv(envName), testMsg(sc.Text())); err != nil {
 				return err
 			}
 		}

@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,7 +25,7 @@ type Mark struct {
 // Mark returns name's Mark; a missing inbox is the zero Mark. Equal Marks
 // mean equal Stats (short of a change within the file system's time
 // resolution that kept the size).
-func (s *Store) Mark(name string) (Mark, error) {
+func (s *Store) Mark(_ context.Context, name string) (Mark, error) {
 	if err := checkName(name); err != nil {
 		return Mark{}, err
 	}

@@ -12,7 +12,7 @@ func TestMarkFollowsAppendsAndCommits(t *testing.T) {
 		st.positions.fileCursors = fileCursors
 		mark := func() Mark {
 			t.Helper()
-			m, err := st.Mark("bob")
+			m, err := st.Mark(t.Context(), "bob")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -26,7 +26,7 @@ func TestMarkFollowsAppendsAndCommits(t *testing.T) {
 		if m1 == (Mark{}) || mark() != m1 {
 			t.Fatalf("Mark after an append %+v, then %+v", m1, mark())
 		}
-		if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
+		if err := st.Commit(t.Context(), "bob", mustRead(t, st, "bob")); err != nil {
 			t.Fatal(err)
 		}
 		m2 := mark()
@@ -45,7 +45,7 @@ func TestMarkOfACorruptPosition(t *testing.T) {
 	st, _ := newRepairStore(t)
 	mustAppend(t, st, "bob", "one")
 	setAttr(t, st, "bob", "garbage")
-	if m, err := st.Mark("bob"); err != nil || m.Position != -1 {
+	if m, err := st.Mark(t.Context(), "bob"); err != nil || m.Position != -1 {
 		t.Errorf("Mark = %+v, %v; want position -1", m, err)
 	}
 }

@@ -3,6 +3,7 @@ package inbox
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,10 +58,14 @@ func (b Batch) Empty() bool { return len(b.Messages) == 0 && len(b.Bad) == 0 }
 // ReadUnread returns the lines after name's read position. It changes
 // nothing, but for one repair: a read position that cannot be trusted is
 // set aside and the whole inbox returned (StoreOptions.OnRepair). Commit
-// marks the batch read. A missing inbox is an empty batch.
-func (s *Store) ReadUnread(name string) (Batch, error) {
+// marks the batch read. A missing inbox is an empty batch. Once ctx is
+// done it reads nothing.
+func (s *Store) ReadUnread(ctx context.Context, name string) (Batch, error) {
 	if err := checkName(name); err != nil {
 		return Batch{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Batch{}, fmt.Errorf("read inbox %s: %w", name, err)
 	}
 	var b Batch
 	f, fi, err := s.openStat(name)
@@ -94,7 +99,7 @@ func (s *Store) ReadUnread(name string) (Batch, error) {
 }
 
 // ReadAll returns every message and bad line of name's inbox, read or not.
-func (s *Store) ReadAll(name string) ([]Message, []BadLine, error) {
+func (s *Store) ReadAll(_ context.Context, name string) ([]Message, []BadLine, error) {
 	if err := checkName(name); err != nil {
 		return nil, nil, err
 	}
@@ -133,7 +138,7 @@ type Stats struct {
 
 // Stats counts name's messages; a missing inbox is all zeros. It changes
 // nothing: what is broken is reported in Stats.Broken, not repaired.
-func (s *Store) Stats(name string) (Stats, error) {
+func (s *Store) Stats(_ context.Context, name string) (Stats, error) {
 	var st Stats
 	if err := checkName(name); err != nil {
 		return st, err
@@ -180,7 +185,7 @@ func (s *Store) Stats(name string) (Stats, error) {
 // HasUnread cheaply reports whether name's inbox has bytes past its read
 // position (a partial line counts). With a read position that cannot be
 // trusted, any message counts: the next read sets it aside and delivers them.
-func (s *Store) HasUnread(name string) (bool, error) {
+func (s *Store) HasUnread(_ context.Context, name string) (bool, error) {
 	if err := checkName(name); err != nil {
 		return false, err
 	}

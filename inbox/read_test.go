@@ -57,7 +57,7 @@ func positionAttr(t *testing.T, st *Store, name string) (int64, bool) {
 
 func mustAppend(t *testing.T, st *Store, name, c string) Message {
 	t.Helper()
-	m, err := st.Append(name, testMsg(c))
+	m, err := st.Append(t.Context(), name, testMsg(c))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func rawAppend(t *testing.T, path, s string) {
 
 func mustRead(t *testing.T, st *Store, name string) Batch {
 	t.Helper()
-	b, err := st.ReadUnread(name)
+	b, err := st.ReadUnread(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestAppendFillsFields(t *testing.T) {
 	}
 	given := Message{ID: "x1", Type: TypeResult, From: "alice", To: "lead", Content: "c",
 		Timestamp: time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.UTC), CorrelationID: "r1", TaskID: "t1"}
-	got, err := st.Append("bob", given)
+	got, err := st.Append(t.Context(), "bob", given)
 	if err != nil || !reflect.DeepEqual(got, given) {
 		t.Errorf("Append kept %+v, %v; want %+v", got, err, given)
 	}
@@ -141,7 +141,7 @@ func TestAppendRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := newTestStore(t)
-			if _, err := st.Append(tt.inbox, tt.msg); !errors.Is(err, tt.want) {
+			if _, err := st.Append(t.Context(), tt.inbox, tt.msg); !errors.Is(err, tt.want) {
 				t.Errorf("err = %v, want %v", err, tt.want)
 			}
 			if _, err := os.Stat(st.Dir()); !os.IsNotExist(err) {
@@ -150,7 +150,7 @@ func TestAppendRefuses(t *testing.T) {
 		})
 	}
 	st := newTestStore(t)
-	if _, err := st.Append("bob", testMsg(strings.Repeat("x", MaxContentBytes))); err != nil {
+	if _, err := st.Append(t.Context(), "bob", testMsg(strings.Repeat("x", MaxContentBytes))); err != nil {
 		t.Errorf("content of exactly MaxContentBytes refused: %v", err)
 	}
 }
@@ -159,7 +159,7 @@ func TestContentRoundTrips(t *testing.T) {
 	st := newTestStore(t)
 	c := "héllo\nworld\r\n\t\"quoted\" \\ <b>&amp;</b> 🎉 \u2028 \x00 日本語"
 	payload := json.RawMessage("{\n  \"a\": [1, 2],\n  \"s\": \"x\\ny\"\n}")
-	m, err := st.Append("bob", Message{Type: "task_request", From: "lead", Content: c, Payload: payload})
+	m, err := st.Append(t.Context(), "bob", Message{Type: "task_request", From: "lead", Content: c, Payload: payload})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,10 +188,10 @@ func TestReadUnreadChangesNothing(t *testing.T) {
 	if _, err := os.Stat(st.positions.cursorPath("bob")); !os.IsNotExist(err) {
 		t.Errorf("ReadUnread wrote a cursor: %v", err)
 	}
-	if _, _, err := st.ReadAll("bob"); err != nil {
+	if _, _, err := st.ReadAll(t.Context(), "bob"); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := st.Stats("bob"); err != nil || s != (Stats{Total: 2, Unread: 2}) {
+	if s, err := st.Stats(t.Context(), "bob"); err != nil || s != (Stats{Total: 2, Unread: 2}) {
 		t.Errorf("Stats = %+v, %v", s, err)
 	}
 	assertContents(t, mustRead(t, st, "bob"), "one", "two")
@@ -204,32 +204,32 @@ func TestCommitNeverMovesBackwards(t *testing.T) {
 	mustAppend(t, st, "bob", "two")
 	both := mustRead(t, st, "bob")
 	assertContents(t, both, "one", "two")
-	if err := st.Commit("bob", both); err != nil {
+	if err := st.Commit(t.Context(), "bob", both); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Commit("bob", old); err != nil {
+	if err := st.Commit(t.Context(), "bob", old); err != nil {
 		t.Fatal(err)
 	}
 	if b := mustRead(t, st, "bob"); !b.Empty() {
 		t.Errorf("after committing an older batch, unread = %q", contents(b))
 	}
 	mustAppend(t, st, "bob", "three")
-	if err := st.Commit("bob", both); err != nil { // again: still a no-op
+	if err := st.Commit(t.Context(), "bob", both); err != nil { // again: still a no-op
 		t.Fatal(err)
 	}
 	b := mustRead(t, st, "bob")
 	assertContents(t, b, "three")
-	if err := st.Commit("bob", b); err != nil {
+	if err := st.Commit(t.Context(), "bob", b); err != nil {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(st.Path("bob"))
 	if off, ok := positionAttr(t, st, "bob"); !ok || off != fi.Size() {
 		t.Errorf("read position %d (ok %v), want offset %d", off, ok, fi.Size())
 	}
-	if s, _ := st.Stats("bob"); s != (Stats{Total: 3}) {
+	if s, _ := st.Stats(t.Context(), "bob"); s != (Stats{Total: 3}) {
 		t.Errorf("Stats = %+v", s)
 	}
-	if err := st.Commit("bob", Batch{}); err != nil {
+	if err := st.Commit(t.Context(), "bob", Batch{}); err != nil {
 		t.Errorf("zero batch: %v", err)
 	}
 }
@@ -243,7 +243,7 @@ func TestPartialLineWaitsForItsEnd(t *testing.T) {
 	if len(b.Bad) != 0 {
 		t.Errorf("partial line reported bad: %+v", b.Bad)
 	}
-	if err := st.Commit("bob", b); err != nil {
+	if err := st.Commit(t.Context(), "bob", b); err != nil {
 		t.Fatal(err)
 	}
 	if b := mustRead(t, st, "bob"); !b.Empty() {
@@ -287,17 +287,17 @@ func TestCorruptLinesAreReportedAndSkipped(t *testing.T) {
 			t.Errorf("bad[%d] = {%d %.40q %q}, want offset %d reason ~%q", i, bad.Offset, bad.Line, bad.Reason, offsets[i], bads[i].reason)
 		}
 	}
-	if err := st.Commit("bob", b); err != nil {
+	if err := st.Commit(t.Context(), "bob", b); err != nil {
 		t.Fatal(err)
 	}
 	if b := mustRead(t, st, "bob"); !b.Empty() {
 		t.Errorf("after commit: %+v", b)
 	}
-	msgs, bad, err := st.ReadAll("bob")
+	msgs, bad, err := st.ReadAll(t.Context(), "bob")
 	if err != nil || len(msgs) != 2 || len(bad) != len(bads) {
 		t.Errorf("ReadAll kept %d messages, %d bad, %v", len(msgs), len(bad), err)
 	}
-	if s, _ := st.Stats("bob"); s != (Stats{Total: 2, Bad: len(bads)}) {
+	if s, _ := st.Stats(t.Context(), "bob"); s != (Stats{Total: 2, Bad: len(bads)}) {
 		t.Errorf("Stats = %+v", s)
 	}
 }
@@ -314,23 +314,23 @@ func TestBadLineIsCutOnACharacterBoundary(t *testing.T) {
 
 func TestMissingInbox(t *testing.T) {
 	st := newTestStore(t)
-	if names, err := st.Names(); err != nil || len(names) != 0 {
+	if names, err := st.Names(t.Context()); err != nil || len(names) != 0 {
 		t.Errorf("Names = %v, %v", names, err)
 	}
-	b, err := st.ReadUnread("bob")
+	b, err := st.ReadUnread(t.Context(), "bob")
 	if err != nil || !b.Empty() {
 		t.Errorf("ReadUnread = %+v, %v", b, err)
 	}
-	if err := st.Commit("bob", b); err != nil {
+	if err := st.Commit(t.Context(), "bob", b); err != nil {
 		t.Error(err)
 	}
-	if msgs, bad, err := st.ReadAll("bob"); err != nil || msgs != nil || bad != nil {
+	if msgs, bad, err := st.ReadAll(t.Context(), "bob"); err != nil || msgs != nil || bad != nil {
 		t.Errorf("ReadAll = %v %v %v", msgs, bad, err)
 	}
-	if s, err := st.Stats("bob"); err != nil || s != (Stats{}) {
+	if s, err := st.Stats(t.Context(), "bob"); err != nil || s != (Stats{}) {
 		t.Errorf("Stats = %+v, %v", s, err)
 	}
-	if has, err := st.HasUnread("bob"); err != nil || has {
+	if has, err := st.HasUnread(t.Context(), "bob"); err != nil || has {
 		t.Errorf("HasUnread = %v, %v", has, err)
 	}
 	if _, err := os.Stat(st.Dir()); !os.IsNotExist(err) {
@@ -346,19 +346,19 @@ func TestNamesAndStats(t *testing.T) {
 	b := mustRead(t, st, "bob")
 	b.Messages = b.Messages[:0] // what is committed is the batch's end, not its slice
 	mustAppend(t, st, "bob", "later")
-	if err := st.Commit("bob", b); err != nil {
+	if err := st.Commit(t.Context(), "bob", b); err != nil {
 		t.Fatal(err)
 	}
-	names, err := st.Names()
+	names, err := st.Names(t.Context())
 	if err != nil || !reflect.DeepEqual(names, []string{"alice", "bob", "lead"}) {
 		t.Errorf("Names = %v, %v (cursor and lock files must not count)", names, err)
 	}
 	want := map[string]Stats{"alice": {Total: 1, Unread: 1}, "bob": {Total: 3, Unread: 1}, "lead": {Total: 1, Unread: 1}}
 	for n, w := range want {
-		if s, err := st.Stats(n); err != nil || s != w {
+		if s, err := st.Stats(t.Context(), n); err != nil || s != w {
 			t.Errorf("Stats(%s) = %+v, %v; want %+v", n, s, err, w)
 		}
-		if has, err := st.HasUnread(n); err != nil || !has {
+		if has, err := st.HasUnread(t.Context(), n); err != nil || !has {
 			t.Errorf("HasUnread(%s) = %v, %v", n, has, err)
 		}
 	}
@@ -370,22 +370,22 @@ func TestReplacedLogIsReadFromItsStart(t *testing.T) {
 	for _, c := range []string{"one", "two", "three"} {
 		mustAppend(t, st, "bob", c)
 	}
-	if err := st.Commit("bob", mustRead(t, st, "bob")); err != nil {
+	if err := st.Commit(t.Context(), "bob", mustRead(t, st, "bob")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Remove(st.Path("bob")); err != nil {
 		t.Fatal(err)
 	}
 	mustAppend(t, st, "bob", "new")
-	if has, _ := st.HasUnread("bob"); !has {
+	if has, _ := st.HasUnread(t.Context(), "bob"); !has {
 		t.Error("HasUnread false after the log was replaced")
 	}
-	if s, _ := st.Stats("bob"); s != (Stats{Total: 1, Unread: 1}) {
+	if s, _ := st.Stats(t.Context(), "bob"); s != (Stats{Total: 1, Unread: 1}) {
 		t.Errorf("Stats = %+v", s)
 	}
 	b := mustRead(t, st, "bob")
 	assertContents(t, b, "new")
-	if err := st.Commit("bob", b); err != nil {
+	if err := st.Commit(t.Context(), "bob", b); err != nil {
 		t.Fatal(err)
 	}
 	if b := mustRead(t, st, "bob"); !b.Empty() {

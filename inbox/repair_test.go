@@ -100,17 +100,17 @@ func corruptPositionIsSetAside(t *testing.T, newStore func(*testing.T) (*Store, 
 	place func(*Store) string, spoil func(*testing.T, *Store), says string, isDir bool) {
 	st, rep := newStore(t)
 	mustAppend(t, st, "alice", "one")
-	if err := st.Commit("alice", mustRead(t, st, "alice")); err != nil {
+	if err := st.Commit(t.Context(), "alice", mustRead(t, st, "alice")); err != nil {
 		t.Fatal(err)
 	}
 	mustAppend(t, st, "alice", "two")
 	path := place(st)
 	spoil(t, st)
 
-	if has, err := st.HasUnread("alice"); err != nil || !has {
+	if has, err := st.HasUnread(t.Context(), "alice"); err != nil || !has {
 		t.Errorf("HasUnread = %v, %v; want true: there is something to deliver", has, err)
 	}
-	stats, err := st.Stats("alice")
+	stats, err := st.Stats(t.Context(), "alice")
 	if err != nil || !strings.Contains(stats.Broken, path+" "+says) || stats.Total != 2 || stats.Unread != 2 {
 		t.Errorf("Stats = %+v, %v; want broken (%s %s), 2 of 2 unread", stats, err, path, says)
 	}
@@ -118,18 +118,18 @@ func corruptPositionIsSetAside(t *testing.T, newStore func(*testing.T) (*Store, 
 		t.Fatal("Stats repaired: read-only calls must not change anything")
 	}
 
-	b, err := st.ReadUnread("alice")
+	b, err := st.ReadUnread(t.Context(), "alice")
 	if err != nil {
 		t.Fatalf("ReadUnread with a corrupt read position: %v", err)
 	}
 	assertContents(t, b, "one", "two") // delivered again, never lost
-	if err := st.Commit("alice", b); err != nil {
+	if err := st.Commit(t.Context(), "alice", b); err != nil {
 		t.Fatal(err)
 	}
 	if b := mustRead(t, st, "alice"); !b.Empty() {
 		t.Errorf("unread after commit: %q", contents(b))
 	}
-	if stats, _ := st.Stats("alice"); stats.Broken != "" || stats.Unread != 0 {
+	if stats, _ := st.Stats(t.Context(), "alice"); stats.Broken != "" || stats.Unread != 0 {
 		t.Errorf("Stats after the repair = %+v", stats)
 	}
 
@@ -201,7 +201,7 @@ func TestCommitRepairsACorruptCursor(t *testing.T) {
 			mustAppend(t, st, "alice", "one")
 			b := mustRead(t, st, "alice")
 			spoil(t, st)
-			if err := st.Commit("alice", b); err != nil {
+			if err := st.Commit(t.Context(), "alice", b); err != nil {
 				t.Fatalf("Commit with a corrupt read position: %v", err)
 			}
 			if got := mustRead(t, st, "alice"); !got.Empty() {
@@ -239,7 +239,7 @@ func TestTornCursorIsNotMistakenForCorruption(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		b, err := st.ReadUnread("alice")
+		b, err := st.ReadUnread(t.Context(), "alice")
 		done <- result{b, err}
 	}()
 	time.Sleep(50 * time.Millisecond) // the reader's quick retries see the torn record
@@ -286,14 +286,14 @@ func symlinkedCursorIsSetAside(t *testing.T, fileCursors bool) {
 			}
 		}
 		symlink(t, target, st.positions.cursorPath("alice"))
-		if has, err := st.HasUnread("alice"); err != nil || !has {
+		if has, err := st.HasUnread(t.Context(), "alice"); err != nil || !has {
 			t.Errorf("HasUnread = %v, %v", has, err)
 		}
-		b, err := st.ReadUnread("alice")
+		b, err := st.ReadUnread(t.Context(), "alice")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := st.Commit("alice", b); err != nil {
+		if err := st.Commit(t.Context(), "alice", b); err != nil {
 			t.Fatal(err)
 		}
 		errs := rep.list()

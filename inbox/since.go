@@ -1,6 +1,7 @@
 package inbox
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/agentteam/agentteam/internal/store/statefile"
@@ -23,7 +24,7 @@ type fileSince struct {
 // a reader that keeps it reads each message once, however long the inbox
 // grows. A log replaced since it was read is read again from its start. A
 // missing inbox is no message.
-func (s *Store) ReadSince(name string, since Since) ([]Message, Since, error) {
+func (s *Store) ReadSince(_ context.Context, name string, since Since) ([]Message, Since, error) {
 	if err := checkName(name); err != nil {
 		return nil, since, err
 	}

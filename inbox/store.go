@@ -2,6 +2,7 @@ package inbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,6 +57,9 @@ type StoreOptions struct {
 
 // Store is the set of inboxes in one directory (.agentteam/inbox). It is safe
 // for concurrent use; other processes may use the same directory at once.
+// Its reads and writes take a context to keep one contract with a store
+// across the network; a file does not block on one, so only Append and
+// ReadUnread look at theirs, to do nothing once it is done.
 type Store struct {
 	dir      string
 	poll     time.Duration
@@ -103,10 +107,14 @@ func checkName(name string) error {
 
 // Append writes m as one line at the end of name's inbox, filling ID,
 // Timestamp and To when empty, and wakes this Store's watchers of name at
-// once (other Stores and processes see the write through fsnotify).
-func (s *Store) Append(name string, m Message) (Message, error) {
+// once (other Stores and processes see the write through fsnotify). Once
+// ctx is done it writes nothing.
+func (s *Store) Append(ctx context.Context, name string, m Message) (Message, error) {
 	if err := checkName(name); err != nil {
 		return Message{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Message{}, fmt.Errorf("message to %s: %w", name, err)
 	}
 	m, line, err := Encode(name, m)
 	if err != nil {
@@ -171,7 +179,7 @@ func Encode(name string, m Message) (Message, []byte, error) {
 // Names lists the agents that have an inbox file, sorted. An entry named
 // NAME.jsonl that is no regular file (a symbolic link, a directory) is
 // listed too, so that it is shown as broken (Stats.Broken), not left out.
-func (s *Store) Names() ([]string, error) {
+func (s *Store) Names(_ context.Context) ([]string, error) {
 	entries, err := os.ReadDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

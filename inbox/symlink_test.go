@@ -20,13 +20,13 @@ func TestSymlinkedInboxIsRefused(t *testing.T) {
 	outside, unchanged := outsideFile(t)
 	symlink(t, outside, st.Path("alice"))
 
-	_, err := st.Append("alice", testMsg("echo pwned"))
+	_, err := st.Append(t.Context(), "alice", testMsg("echo pwned"))
 	wantLinkRefused(t, "Append", err, st.Path("alice"))
-	_, err = st.ReadUnread("alice")
+	_, err = st.ReadUnread(t.Context(), "alice")
 	wantLinkRefused(t, "ReadUnread", err, st.Path("alice"))
-	_, _, err = st.ReadAll("alice")
+	_, _, err = st.ReadAll(t.Context(), "alice")
 	wantLinkRefused(t, "ReadAll", err, st.Path("alice"))
-	_, err = st.HasUnread("alice")
+	_, err = st.HasUnread(t.Context(), "alice")
 	wantLinkRefused(t, "HasUnread", err, st.Path("alice"))
 	unchanged()
 }
@@ -36,7 +36,7 @@ func TestDanglingSymlinkedInboxIsNotCreated(t *testing.T) {
 	st := newTestStore(t)
 	target := filepath.Join(t.TempDir(), "created-outside")
 	symlink(t, target, st.Path("alice"))
-	_, err := st.Append("alice", testMsg("hi"))
+	_, err := st.Append(t.Context(), "alice", testMsg("hi"))
 	wantLinkRefused(t, "Append", err, st.Path("alice"))
 	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Append created %s through the link: %v", target, err)
@@ -54,7 +54,7 @@ func TestOldLockFileSymlinkIsNotFollowed(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "created-outside")
 	symlink(t, target, st.Path("alice")+".lock")
 	mustAppend(t, st, "alice", "hi")
-	if err := st.Commit("alice", mustRead(t, st, "alice")); err != nil {
+	if err := st.Commit(t.Context(), "alice", mustRead(t, st, "alice")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(target); !errors.Is(err, os.ErrNotExist) {
@@ -78,7 +78,7 @@ func TestStatsReportsABrokenInbox(t *testing.T) {
 		"alice": st.Path("alice") + " is a symbolic link; agentteam keeps its state only in real files: remove it",
 		"bob":   st.Path("bob") + " is a directory; agentteam keeps its state only in regular files: move it away",
 	} {
-		if s, err := st.Stats(name); err != nil || s != (Stats{Broken: want}) {
+		if s, err := st.Stats(t.Context(), name); err != nil || s != (Stats{Broken: want}) {
 			t.Errorf("Stats(%s) = %+v, %v; want broken: %s", name, s, err, want)
 		}
 	}
@@ -91,7 +91,7 @@ func TestStatsReportsABrokenInbox(t *testing.T) {
 func TestNamesListsBrokenInboxes(t *testing.T) {
 	st := newTestStore(t)
 	mustAppend(t, st, "carol", "hi")
-	if err := st.Commit("carol", mustRead(t, st, "carol")); err != nil {
+	if err := st.Commit(t.Context(), "carol", mustRead(t, st, "carol")); err != nil {
 		t.Fatal(err)
 	}
 	outside, unchanged := outsideFile(t)
@@ -100,12 +100,12 @@ func TestNamesListsBrokenInboxes(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, st.positions.cursorPath("carol")+".corrupt-20260101T000000.000000000Z", "x")
-	names, err := st.Names()
+	names, err := st.Names(t.Context())
 	if err != nil || strings.Join(names, " ") != "alice bob carol" {
 		t.Errorf("Names = %v, %v; want alice bob carol", names, err)
 	}
 	for _, n := range names {
-		s, err := st.Stats(n)
+		s, err := st.Stats(t.Context(), n)
 		if err != nil || (s.Broken != "") != (n != "carol") {
 			t.Errorf("Stats(%s) = %+v, %v", n, s, err)
 		}

@@ -61,7 +61,7 @@ func (s *Store) Watch(ctx context.Context, name string) <-chan struct{} {
 	sub := &subscriber{ch: ch}
 	w := s.watch
 	w.subscribe(name, sub)
-	if has, err := s.HasUnread(name); err != nil || has {
+	if has, err := s.HasUnread(ctx, name); err != nil || has {
 		// On error, wake the caller so that its own read reports the problem.
 		w.mu.Lock()
 		signal(sub)

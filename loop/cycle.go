@@ -28,6 +28,20 @@ func (a *Agent) RunCycle(ctx context.Context) (cyc Cycle, err error) {
 	return a.cycle(ctx)
 }
 
+// takeIn takes what is pending and unread into the conversation before a
+// turn; a read that ctx stopped is ctx's error, not the inbox's.
+func (a *Agent) takeIn(ctx context.Context, turn int) error {
+	err := errors.Join(a.conv.takePending(), a.in.take(ctx))
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return ctx.Err()
+	}
+	a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error(), Source: SourceInbox})
+	return told(SourceInbox, err)
+}
+
 func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 	var cyc Cycle
 	stops := 0 // times OnStop kept this cycle going
@@ -35,9 +49,8 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		if err := ctx.Err(); err != nil {
 			return cyc, err
 		}
-		if err := errors.Join(a.conv.takePending(), a.in.take()); err != nil {
-			a.emit(Event{Kind: EventError, Turn: turn, Err: err.Error(), Source: SourceInbox})
-			return cyc, told(SourceInbox, err)
+		if err := a.takeIn(ctx, turn); err != nil {
+			return cyc, err
 		}
 		if turn == 1 && !a.conv.hasNews() {
 			return cyc, ErrNothingToDo

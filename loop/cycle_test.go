@@ -211,7 +211,7 @@ func TestAHeldCommitIsReadAgainNotAFailure(t *testing.T) {
 	if n != 1 {
 		t.Errorf("m1 appears %d times:\n%s", n, dump(a.Messages()))
 	}
-	if b, _ := in.ReadUnread("alice"); !b.Empty() {
+	if b, _ := in.ReadUnread(t.Context(), "alice"); !b.Empty() {
 		t.Errorf("m1 is still unread after the second read's commit")
 	}
 }

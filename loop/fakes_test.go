@@ -149,7 +149,7 @@ type fakeInbox struct {
 	held        int      // the next commits that fail with inbox.ErrHeld (position unmoved)
 }
 
-func (f *fakeInbox) ReadUnread(name string) (inbox.Batch, error) {
+func (f *fakeInbox) ReadUnread(_ context.Context, name string) (inbox.Batch, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.log = append(f.log, "read")
@@ -159,7 +159,7 @@ func (f *fakeInbox) ReadUnread(name string) (inbox.Batch, error) {
 	return f.batches[0], nil
 }
 
-func (f *fakeInbox) Commit(name string, b inbox.Batch) error {
+func (f *fakeInbox) Commit(_ context.Context, name string, b inbox.Batch) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.log = append(f.log, "commit")

@@ -15,8 +15,8 @@ import (
 
 // Inbox is what the loop needs from the inbox store.
 type Inbox interface {
-	ReadUnread(name string) (inbox.Batch, error)
-	Commit(name string, b inbox.Batch) error
+	ReadUnread(ctx context.Context, name string) (inbox.Batch, error)
+	Commit(ctx context.Context, name string, b inbox.Batch) error
 }
 
 // formatMessage is how an inbox message appears in a conversation. The id
@@ -179,7 +179,7 @@ func (a *Agent) Absorb() ([]inbox.Message, error) {
 	if !a.conv.start() {
 		return nil, ErrCycleRunning
 	}
-	msgs, err := a.in.takeMessages()
+	msgs, err := a.in.takeMessages(context.Background()) // Absorb is given no context: a shutdown takes all in
 	if endErr := a.conv.end(); endErr != nil && err == nil {
 		err = endErr
 	}
@@ -187,16 +187,16 @@ func (a *Agent) Absorb() ([]inbox.Message, error) {
 }
 
 // take moves unread messages into the conversation between turns.
-func (in *intake) take() error {
-	_, err := in.takeMessages()
+func (in *intake) take(ctx context.Context) error {
+	_, err := in.takeMessages(ctx)
 	return err
 }
 
-func (in *intake) takeMessages() ([]inbox.Message, error) {
+func (in *intake) takeMessages(ctx context.Context) ([]inbox.Message, error) {
 	if in.inbox == nil {
 		return nil, nil
 	}
-	b, err := in.inbox.ReadUnread(in.name)
+	b, err := in.inbox.ReadUnread(ctx, in.name)
 	if err != nil {
 		return nil, fmt.Errorf("read the inbox of %s: %w", in.name, err)
 	}
@@ -215,7 +215,8 @@ func (in *intake) takeMessages() ([]inbox.Message, error) {
 	if err := in.record(msgs...); err != nil {
 		return nil, err
 	}
-	if err := in.inbox.Commit(in.name, b); err != nil && !errors.Is(err, inbox.ErrHeld) {
+	// Recorded: the commit is not given up with ctx (the store still bounds it).
+	if err := in.inbox.Commit(context.WithoutCancel(ctx), in.name, b); err != nil && !errors.Is(err, inbox.ErrHeld) {
 		// Held: the messages are in the conversation; they come again
 		// once the other commit times out, are dropped by id, and that
 		// read's commit moves the position.
@@ -239,7 +240,7 @@ func (in *intake) read(ctx context.Context) (string, func() error, error) {
 	if err := ctx.Err(); err != nil {
 		return "", noop, err
 	}
-	b, err := in.inbox.ReadUnread(in.name)
+	b, err := in.inbox.ReadUnread(ctx, in.name)
 	if err != nil {
 		return "", noop, fmt.Errorf("read the inbox of %s: %w", in.name, err)
 	}
@@ -256,7 +257,8 @@ func (in *intake) read(ctx context.Context) (string, func() error, error) {
 	}
 	commit := func() error {
 		in.seen.mark(ids)
-		if err := in.inbox.Commit(in.name, b); err != nil && !errors.Is(err, inbox.ErrHeld) {
+		// Recorded: the commit is not given up with the call's ctx.
+		if err := in.inbox.Commit(context.WithoutCancel(ctx), in.name, b); err != nil && !errors.Is(err, inbox.ErrHeld) {
 			return fmt.Errorf("mark the inbox of %s read: %w", in.name, err)
 		}
 		if len(ids) > 0 {

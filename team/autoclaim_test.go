@@ -63,7 +63,7 @@ func TestAutoClaimGivesIdleTeammatesFittingTasks(t *testing.T) {
 		}
 	}
 	for name, id := range map[string]string{"alice": "t1", "bob": "t2"} {
-		msgs, _, err := tm.Mailbox().ReadAll(name)
+		msgs, _, err := tm.Mailbox().ReadAll(ctx, name)
 		if err != nil {
 			t.Fatal(err)
 		}

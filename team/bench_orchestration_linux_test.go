@@ -196,7 +196,7 @@ func checkOrchestration(b *testing.B, tm *Team, final string) {
 			b.Fatalf("%s: status %s, %d turns in %d cycles", m.Name, m.Status, m.Turns, m.Cycles)
 		}
 	}
-	msgs, _, err := tm.Mailbox().ReadAll(workspace.LeadName)
+	msgs, _, err := tm.Mailbox().ReadAll(b.Context(), workspace.LeadName)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -89,7 +89,7 @@ func benchTeamWake(b *testing.B, otherStore bool) {
 	if otherStore {
 		other := inbox.NewStore(ws.InboxDir())
 		send = func() error {
-			_, err := other.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, Content: "ping"})
+			_, err := other.Append(ctx, "alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, Content: "ping"})
 			return err
 		}
 	}

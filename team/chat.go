@@ -78,10 +78,11 @@ func (c *Chat) CycleEnded() <-chan struct{} { return c.ended }
 // process works, waits for a worker or has a message to take, the lead is
 // not in a turn, and with auto on it has no unread message to start one.
 func (c *Chat) Settled() bool {
-	if c.t.roster.moving() {
+	ctx := context.Background() // Settled is given no context
+	if c.t.roster.moving(ctx) {
 		return false
 	}
-	if c.auto.Load() && c.t.inboxes.hasUnread(workspace.LeadName) {
+	if c.auto.Load() && c.t.inboxes.hasUnread(ctx, workspace.LeadName) {
 		return false
 	}
 	return !c.running.Load()
@@ -183,7 +184,7 @@ func (c *Chat) cycle(ctx context.Context) {
 		if !c.auto.Load() {
 			return
 		}
-		if !c.t.inboxes.hasUnread(workspace.LeadName) {
+		if !c.t.inboxes.hasUnread(ctx, workspace.LeadName) {
 			return
 		}
 	}

@@ -144,7 +144,7 @@ func TestChatWithAutoOffWaitsForThePerson(t *testing.T) {
 	}
 	// Wait for alice's report to be in the lead's inbox; the lead must not wake.
 	testkit.Eventually(t, 20*time.Second, "alice's report in the lead's inbox", func() bool {
-		has, _ := tm.Mailbox().HasUnread("lead")
+		has, _ := tm.Mailbox().HasUnread(ctx, "lead")
 		return has
 	})
 	calls := srv.CallsFor("lead")

@@ -28,7 +28,7 @@ func TestACancelledCallChangesNothing(t *testing.T) {
 	if err := tm.Messenger().Send(ctx, "user", workspace.LeadName, "hello"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("send under a cancelled context: %v", err)
 	}
-	if st, _ := tm.Mailbox().Stats(workspace.LeadName); st.Total != 0 {
+	if st, _ := tm.Mailbox().Stats(ctx, workspace.LeadName); st.Total != 0 {
 		t.Fatalf("a cancelled send wrote %d messages", st.Total)
 	}
 	if _, err := tm.Messenger().Describe(ctx); !errors.Is(err, context.Canceled) {

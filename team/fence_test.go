@@ -78,7 +78,7 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 		}
 	}
 	fromAlice := func(to string, typ inbox.MessageType) int {
-		msgs, _, err := mb.ReadAll(to)
+		msgs, _, err := mb.ReadAll(ctx, to)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -282,7 +282,7 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 		m := alice()
 		return m.Status == registry.StatusIdle && m.SpawnID != "s1" && m.Worker == "w1"
 	})
-	msgs, _, err := mb.ReadAll(workspace.LeadName)
+	msgs, _, err := mb.ReadAll(ctx, workspace.LeadName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func fenceTeam(t *testing.T, url, teamName string, others ...registry.Member) (*
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "write the parser"}); err != nil {
+	if _, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "write the parser"}); err != nil {
 		t.Fatal(err)
 	}
 	return mb, reg

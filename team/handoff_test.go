@@ -151,7 +151,7 @@ func handoffsOf(t *testing.T, tm *Team, name string) []registry.HandoffState {
 // typesIn lists the handoff message types with correlation id in an inbox.
 func typesIn(t *testing.T, tm *Team, name, id string) []inbox.MessageType {
 	t.Helper()
-	msgs, _, err := tm.Mailbox().ReadAll(name)
+	msgs, _, err := tm.Mailbox().ReadAll(t.Context(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -455,8 +455,8 @@ func TestHandoffStepTimeouts(t *testing.T) {
 
 			// The stuck runtime wakes up late: nothing moves.
 			tm.handoffs.SetStall(nil)
-			tm.handoffs.React(c.stuck, stuck)
-			tm.handoffs.React(handoff.TypeHandoffComplete, stuck)
+			tm.handoffs.React(t.Context(), c.stuck, stuck)
+			tm.handoffs.React(t.Context(), handoff.TypeHandoffComplete, stuck)
 			if got := ownerOf(t, tm, "t1"); got != "alice" {
 				t.Errorf("a late answer gave t1 to %q", got)
 			}

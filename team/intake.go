@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -19,8 +20,8 @@ type agentInbox struct {
 	plans *protocol.Plans
 }
 
-func (ai agentInbox) ReadUnread(name string) (inbox.Batch, error) {
-	b, err := ai.Inbox.ReadUnread(name)
+func (ai agentInbox) ReadUnread(ctx context.Context, name string) (inbox.Batch, error) {
+	b, err := ai.Inbox.ReadUnread(ctx, name)
 	kept := b.Messages[:0:0]
 	for _, m := range b.Messages {
 		if m.Type == permgate.TypeResponse {
@@ -31,7 +32,7 @@ func (ai agentInbox) ReadUnread(name string) (inbox.Batch, error) {
 	if len(kept) == 0 && len(b.Messages) > 0 && len(b.Bad) == 0 {
 		// Nothing left for the loop, which commits no empty batch: the
 		// answers are read here, or they would wake the agent for ever.
-		if cerr := ai.Inbox.Commit(name, b); cerr != nil && !errors.Is(cerr, inbox.ErrHeld) {
+		if cerr := ai.Inbox.Commit(ctx, name, b); cerr != nil && !errors.Is(cerr, inbox.ErrHeld) {
 			return inbox.Batch{}, cerr
 		}
 	}

@@ -203,7 +203,7 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 
 // settled reports whether no teammate of this process is queued or working
 // and none that could wake has unread messages.
-func (r *roster) settled() bool {
+func (r *roster) settled(ctx context.Context) bool {
 	t := r.t
 	r.mu.Lock()
 	type st struct {
@@ -220,13 +220,13 @@ func (r *roster) settled() bool {
 		case registry.StatusQueued, registry.StatusWorking:
 			return false
 		case registry.StatusIdle:
-			if t.inboxes.hasUnread(m.name) {
+			if t.inboxes.hasUnread(ctx, m.name) {
 				return false
 			}
 		}
 	}
 	// Teammates on other workers of a team across hosts (worker.go).
-	return t.hosting == nil || t.hosting.remoteSettled()
+	return t.hosting == nil || t.hosting.remoteSettled(ctx)
 }
 
 // ShutdownAll stops every teammate of this process and marks the idle ones
@@ -290,7 +290,7 @@ type leadTurns struct {
 	hooks   plugs.Agent
 	events  EventSink
 	inboxes *inboxes
-	settled func() bool // no teammate works or would wake
+	settled func(ctx context.Context) bool // no teammate works or would wake
 	changed signal
 	poll    time.Duration
 }
@@ -318,13 +318,13 @@ func (l *leadTurns) waitOrSettled(ctx context.Context, wake <-chan struct{}) (bo
 	poll := time.NewTicker(l.poll)
 	defer poll.Stop()
 	for {
-		if l.inboxes.hasUnread(workspace.LeadName) {
+		if l.inboxes.hasUnread(ctx, workspace.LeadName) {
 			return true, nil
 		}
-		if l.settled() {
+		if l.settled(ctx) {
 			// Re-check the lead after the teammates: a report sent just
 			// before the last teammate went idle is already on disk.
-			if l.inboxes.hasUnread(workspace.LeadName) {
+			if l.inboxes.hasUnread(ctx, workspace.LeadName) {
 				return true, nil
 			}
 			return false, nil

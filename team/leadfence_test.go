@@ -111,7 +111,7 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 	if err := a.Registry().ChangeStatus("bob", registry.StatusFailed, nil); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("A's status change of bob after its refused message: %v, want fault.ErrOwnerLost", err)
 	}
-	msgs, _, err := b.Mailbox().ReadAll("bob")
+	msgs, _, err := b.Mailbox().ReadAll(ctx, "bob")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	if i := c.Find("bob"); i < 0 || c.Teammates[i].Status != registry.StatusIdle || c.Sandbox != nil {
 		t.Errorf("the registry on the server changed: %+v", c)
 	}
-	msgs, _, err := a.Mailbox().ReadAll("bob")
+	msgs, _, err := a.Mailbox().ReadAll(ctx, "bob")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,8 @@ const (
 // appendFromEnv is the child process's whole job.
 func appendFromEnv() error {
 	to := os.Getenv(envAppendTo)
-	_, err := inbox.NewStore(os.Getenv(envAppendDir)).Append(to, inbox.Message{
+	ctx := context.Background() // a child process of a test: nothing cancels it
+	_, err := inbox.NewStore(os.Getenv(envAppendDir)).Append(ctx, to, inbox.Message{
 		Type: inbox.TypeMessage, From: workspace.UserName, To: to, Content: os.Getenv(envAppendContent)})
 	return err
 }
@@ -152,7 +153,7 @@ func TestIdleTeammateWakesOnAppendByAnotherStore(t *testing.T) {
 	waitIdleAfterCycles(t, tm, w, "alice", 1, 10*time.Second)
 
 	other := inbox.NewStore(tm.Workspace().InboxDir())
-	if _, err := other.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, Content: "wake up from another store"}); err != nil {
+	if _, err := other.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, Content: "wake up from another store"}); err != nil {
 		t.Fatal(err)
 	}
 	waitIdleAfterCycles(t, tm, w, "alice", 2, 10*time.Second)

@@ -177,7 +177,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	r.mu.Unlock()
 
 	t.events.Emit(event.Event{Agent: name, Payload: event.Spawn{Role: role, Status: registry.StatusQueued, From: from, PID: t.pid, Model: choice.Label()}})
-	if _, err := t.messenger.deliver(from, name, inbox.TypeMessage, prompt); err != nil {
+	if _, err := t.messenger.deliver(ctx, from, name, inbox.TypeMessage, prompt); err != nil {
 		cancel()
 		close(m.done)
 		ticket.Cancel()
@@ -286,7 +286,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 			if !r.waitForWork(ctx, m.name, wake) {
 				return
 			}
-			if t.shutdowns.AnswerIfAsked(mate{r, m}) {
+			if t.shutdowns.AnswerIfAsked(ctx, mate{r, m}) {
 				return
 			}
 			// Only a teammate that must wait for a worker is shown queued.
@@ -320,7 +320,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 		case ctx.Err() != nil || m.fenced.Load():
 			return
 		case errors.Is(err, loop.ErrNothingToDo):
-			if t.shutdowns.AnswerIfAsked(mate{r, m}) {
+			if t.shutdowns.AnswerIfAsked(ctx, mate{r, m}) {
 				return
 			}
 			r.setIdle(ctx, m, cycle)
@@ -339,11 +339,11 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 			// Its work, committed on its branch, and what merging it brings.
 			final += "\n\n" + t.worktrees.Report(ctx, m.name)
 		}
-		if _, err := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeResult, fitMessage(final, t.ws.SessionPath(m.name))); err != nil {
+		if _, err := t.messenger.deliver(ctx, m.name, workspace.LeadName, inbox.TypeResult, fitMessage(final, t.ws.SessionPath(m.name))); err != nil {
 			r.fail(m, event.ClassInbox, fmt.Errorf("report to the lead: %w", err))
 			return
 		}
-		if t.shutdowns.AnswerIfAsked(mate{r, m}) {
+		if t.shutdowns.AnswerIfAsked(ctx, mate{r, m}) {
 			return
 		}
 		r.setIdle(ctx, m, cycle)
@@ -366,7 +366,7 @@ func (r *roster) inCycle(name string) (busy, known bool) {
 // moving reports whether a teammate of this process will run a cycle
 // without anyone's word: it is in one, queued for one, or alive with
 // unread messages it is about to take.
-func (r *roster) moving() bool {
+func (r *roster) moving(ctx context.Context) bool {
 	var alive []string
 	r.mu.Lock()
 	for name, m := range r.members {
@@ -382,7 +382,7 @@ func (r *roster) moving() bool {
 	}
 	r.mu.Unlock()
 	for _, name := range alive {
-		if r.t.inboxes.hasUnread(name) {
+		if r.t.inboxes.hasUnread(ctx, name) {
 			return true
 		}
 	}
@@ -393,7 +393,7 @@ func (r *roster) moving() bool {
 func (r *roster) waitForWork(ctx context.Context, name string, wake <-chan struct{}) bool {
 	t := r.t
 	for {
-		if t.inboxes.hasUnread(name) {
+		if t.inboxes.hasUnread(ctx, name) {
 			return true
 		}
 		select {
@@ -465,7 +465,8 @@ func (r *roster) fail(m *member, class event.ErrorClass, err error) {
 	if !loop.Told(err) { // the loop's own error event already said it
 		t.events.Emit(event.Event{Agent: m.name, Payload: failure(class, "", err)})
 	}
-	if _, derr := t.messenger.deliver(m.name, workspace.LeadName, inbox.TypeError, prompt.TeammateFailed(m.name, err)); derr != nil {
+	ctx := context.Background() // told whatever ended the teammate's context
+	if _, derr := t.messenger.deliver(ctx, m.name, workspace.LeadName, inbox.TypeError, prompt.TeammateFailed(m.name, err)); derr != nil {
 		t.events.Emit(event.Event{Agent: m.name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 	}
 }

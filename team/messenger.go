@@ -50,11 +50,11 @@ func (ms *Messenger) Send(ctx context.Context, from, to, content string) error {
 	if call := tools.CallID(ctx); call != "" {
 		m.ID = sentMessageID(from, call, to)
 	}
-	if _, err := ms.deliverMessage(m); err != nil {
+	if _, err := ms.deliverMessage(ctx, m); err != nil {
 		return err
 	}
 	if ms.loops.Observe(from, to, content) {
-		ms.tellPingPong(from, to, content)
+		ms.tellPingPong(ctx, from, to, content)
 	}
 	return nil
 }
@@ -75,7 +75,7 @@ func (ms *Messenger) Broadcast(ctx context.Context, from, content string) ([]str
 		if err := ctx.Err(); err != nil {
 			return reached, fmt.Errorf("broadcast stopped before %s: %w", m.Name, err)
 		}
-		if _, err := ms.deliver(from, m.Name, inbox.TypeBroadcast, content); err != nil {
+		if _, err := ms.deliver(ctx, from, m.Name, inbox.TypeBroadcast, content); err != nil {
 			return reached, fmt.Errorf("broadcast to %s: %w", m.Name, err)
 		}
 		reached = append(reached, m.Name)
@@ -124,14 +124,14 @@ func CheckRecipient(reg registryReader, to string) error {
 }
 
 // deliver appends to an inbox and logs the message event.
-func (ms *Messenger) deliver(from, to string, typ inbox.MessageType, content string) (inbox.Message, error) {
-	return ms.deliverMessage(inbox.Message{Type: typ, From: from, To: to, Content: content})
+func (ms *Messenger) deliver(ctx context.Context, from, to string, typ inbox.MessageType, content string) (inbox.Message, error) {
+	return ms.deliverMessage(ctx, inbox.Message{Type: typ, From: from, To: to, Content: content})
 }
 
 // deliverMessage appends m to m.To's inbox and logs the message event.
-func (ms *Messenger) deliverMessage(m inbox.Message) (inbox.Message, error) {
+func (ms *Messenger) deliverMessage(ctx context.Context, m inbox.Message) (inbox.Message, error) {
 	t := ms.t
-	m, err := t.store.Append(m.To, m)
+	m, err := t.store.Append(ctx, m.To, m)
 	if err != nil {
 		t.faults.CheckStorage(err)
 		return m, err
@@ -151,12 +151,12 @@ func (ms *Messenger) Describe(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return DescribeTeam(c, t.store.Stats), nil
+	return DescribeTeam(ctx, c, t.store.Stats), nil
 }
 
 // DescribeTeam is the registry c as list_teammates and /team show it: a
 // row per teammate, its unread count from stats ("?" when it cannot be read).
-func DescribeTeam(c registry.Config, stats func(name string) (inbox.Stats, error)) string {
+func DescribeTeam(ctx context.Context, c registry.Config, stats func(ctx context.Context, name string) (inbox.Stats, error)) string {
 	if len(c.Teammates) == 0 {
 		return "no teammates yet"
 	}
@@ -165,7 +165,7 @@ func DescribeTeam(c registry.Config, stats func(name string) (inbox.Stats, error
 	fmt.Fprintln(tw, "NAME\tROLE\tSTATUS\tTURNS\tUNREAD\tUPDATED\tMODEL")
 	for _, m := range c.Teammates {
 		unread := "?"
-		if st, err := stats(m.Name); err == nil {
+		if st, err := stats(ctx, m.Name); err == nil {
 			unread = fmt.Sprint(st.Unread)
 		}
 		status := string(m.Status)

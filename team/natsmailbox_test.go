@@ -62,7 +62,7 @@ func TestTeamRunsOnAJetStreamMailbox(t *testing.T) {
 	if v := srv.Violations(); len(v) > 0 {
 		t.Fatalf("violations: %v", v)
 	}
-	reports, bad, err := mb.ReadAll("lead")
+	reports, bad, err := mb.ReadAll(ctx, "lead")
 	if err != nil || len(bad) != 0 {
 		t.Fatalf("read the lead's inbox in the stream: %v, %d bad", err, len(bad))
 	}
@@ -78,7 +78,7 @@ func TestTeamRunsOnAJetStreamMailbox(t *testing.T) {
 			t.Errorf("w%d reported %d times in the stream, want once", i, n)
 		}
 	}
-	if has, err := mb.HasUnread("lead"); err != nil || has {
+	if has, err := mb.HasUnread(ctx, "lead"); err != nil || has {
 		t.Errorf("the lead's inbox still has unread messages: %v, %v", has, err)
 	}
 	cfg, _ := tm.Registry().Read()

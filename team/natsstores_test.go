@@ -189,7 +189,7 @@ func TestTeamRunsWithAllItsStateOnJetStream(t *testing.T) {
 	if v := srv.Violations(); len(v) > 0 {
 		t.Fatalf("violations: %v", v)
 	}
-	reports, _, err := mb.ReadAll("lead")
+	reports, _, err := mb.ReadAll(ctx, "lead")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "second task"}); err != nil {
+	if _, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "second task"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -387,7 +387,7 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 	if !saw {
 		t.Errorf("alice's request on the second host lacks her earlier answer: %+v", last.Messages)
 	}
-	if has, err := mb.HasUnread("alice"); err != nil || has {
+	if has, err := mb.HasUnread(t.Context(), "alice"); err != nil || has {
 		t.Errorf("alice's inbox after the resume: unread %v, %v", has, err)
 	}
 	lines, err := natsSessions(t, url, teamName).SessionLog("alice").Lines()

@@ -47,7 +47,7 @@ func TestAPanickingTeammateFailsAloneAndTheLeadIsTold(t *testing.T) {
 	if m := memberOf(t, tm, "alice"); m.Status != registry.StatusFailed || !strings.Contains(m.Error, "boom in alice") {
 		t.Fatalf("alice %+v: want failed with the panic's reason", m)
 	}
-	msgs, _, _ := tm.Mailbox().ReadAll("lead")
+	msgs, _, _ := tm.Mailbox().ReadAll(ctx, "lead")
 	if len(msgs) != 1 || msgs[0].Type != "error" || !strings.Contains(msgs[0].Content, "internal error") {
 		t.Fatalf("lead inbox %+v", msgs)
 	}

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/agentteam/agentteam/inbox"
@@ -10,10 +11,10 @@ import (
 )
 
 // tellPingPong tells the lead that from and to bounce messages.
-func (ms *Messenger) tellPingPong(from, to, content string) {
+func (ms *Messenger) tellPingPong(ctx context.Context, from, to, content string) {
 	text := fmt.Sprintf("agentteam noticed that %s and %s have sent each other near-identical messages %d times in a row (the last: %q): they may be stuck in a loop that spends model calls; tell them to stop, give one a new task, or shut one down",
 		from, to, pingpong.Run, event.Clip(content, 120))
-	if _, err := ms.deliver(from, workspace.LeadName, inbox.TypeError, text); err != nil {
+	if _, err := ms.deliver(ctx, from, workspace.LeadName, inbox.TypeError, text); err != nil {
 		ms.t.events.Emit(event.Event{Agent: from, Payload: failure(event.ClassInbox, "telling the lead of a message loop: ", err)})
 	}
 }

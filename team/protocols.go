@@ -62,23 +62,23 @@ type Protocols struct {
 func (t *Team) Protocols() *Protocols { return t.protocols }
 
 // RequestShutdown asks a teammate to shut down (tools.Protocols).
-func (p *Protocols) RequestShutdown(_ context.Context, from, name, reason string) (string, error) {
-	return p.shutdowns.Request(from, name, reason)
+func (p *Protocols) RequestShutdown(ctx context.Context, from, name, reason string) (string, error) {
+	return p.shutdowns.Request(ctx, from, name, reason)
 }
 
 // RespondShutdown is a teammate's answer to a shutdown request (tools.Protocols).
-func (p *Protocols) RespondShutdown(_ context.Context, from, id string, approve bool, reason string) (string, error) {
-	return p.shutdowns.Respond(from, id, approve, reason)
+func (p *Protocols) RespondShutdown(ctx context.Context, from, id string, approve bool, reason string) (string, error) {
+	return p.shutdowns.Respond(ctx, from, id, approve, reason)
 }
 
 // SubmitPlan sends a plan-mode teammate's plan to the lead (tools.Protocols).
-func (p *Protocols) SubmitPlan(_ context.Context, from, plan string) (string, error) {
-	return p.plans.Submit(from, plan)
+func (p *Protocols) SubmitPlan(ctx context.Context, from, plan string) (string, error) {
+	return p.plans.Submit(ctx, from, plan)
 }
 
 // ReviewPlan approves or rejects a plan (tools.Protocols).
-func (p *Protocols) ReviewPlan(_ context.Context, from, id string, approve bool, feedback string) (string, error) {
-	return p.plans.Review(from, id, approve, feedback)
+func (p *Protocols) ReviewPlan(ctx context.Context, from, id string, approve bool, feedback string) (string, error) {
+	return p.plans.Review(ctx, from, id, approve, feedback)
 }
 
 // Handoff hands a task, with the sender's context, to another agent of
@@ -215,12 +215,12 @@ func (x mate) ShutDown(why string, forced bool) {
 // were still unanswered when the earlier process stopped, found from the
 // inboxes (a request without a reply of the same correlation_id), each with
 // a fresh timeout: the answer the lead or teammate gives now still counts.
-func (p *Protocols) reopen(store Mailbox, name string) {
-	leadMsgs, _, err := store.ReadAll(workspace.LeadName)
+func (p *Protocols) reopen(ctx context.Context, store Mailbox, name string) {
+	leadMsgs, _, err := store.ReadAll(ctx, workspace.LeadName)
 	if err != nil {
 		return
 	}
-	mateMsgs, _, err := store.ReadAll(name)
+	mateMsgs, _, err := store.ReadAll(ctx, name)
 	if err != nil {
 		return
 	}

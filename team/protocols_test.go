@@ -106,7 +106,7 @@ func protoTeam(t *testing.T, srv *fakellm.Server, opts Options) (*Team, *statusW
 // response is a protocol reply found in an inbox.
 func findReply(t *testing.T, tm *Team, inboxName string, typ inbox.MessageType, correlation string) (inbox.Message, map[string]any) {
 	t.Helper()
-	msgs, _, err := tm.Mailbox().ReadAll(inboxName)
+	msgs, _, err := tm.Mailbox().ReadAll(t.Context(), inboxName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +362,7 @@ func TestPlanModeRefusesWritesUntilTheLeadApproves(t *testing.T) {
 	if p["approve"] != true || p["feedback"] != "go" {
 		t.Fatalf("approval payload %v", p)
 	}
-	plans, _, _ := tm.Mailbox().ReadAll("lead")
+	plans, _, _ := tm.Mailbox().ReadAll(ctx, "lead")
 	var n int
 	for _, m := range plans {
 		if m.Type == protocol.TypePlanApprovalRequest {
@@ -399,7 +399,7 @@ func TestPlanWithoutReviewTimesOutAndStaysReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "plan rejected")
-	msgs, _, _ := tm.Mailbox().ReadAll("alice")
+	msgs, _, _ := tm.Mailbox().ReadAll(ctx, "alice")
 	var got bool
 	for _, m := range msgs {
 		if m.Type == protocol.TypePlanApprovalResponse && strings.Contains(m.Content, "did not review") {

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -38,7 +39,7 @@ func (ms *Messenger) recoverCall(agent string) func(openai.ToolCall) (string, bo
 			return "", false
 		}
 		id := sentMessageID(agent, tc.ID, a.To)
-		msgs, _, err := t.store.ReadAll(a.To)
+		msgs, _, err := t.store.ReadAll(context.Background(), a.To) // the loop calls Recover without a context
 		if err != nil {
 			return "", false
 		}

@@ -62,7 +62,7 @@ func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req
 		t.Fatal(err)
 	}
 	store := inbox.NewStore(ws.InboxDir())
-	if _, err := store.Append(req.Name, inbox.Message{Type: inbox.TypeMessage, From: "lead", To: req.Name, Content: "work"}); err != nil {
+	if _, err := store.Append(t.Context(), req.Name, inbox.Message{Type: inbox.TypeMessage, From: "lead", To: req.Name, Content: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	q := &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}}
@@ -84,7 +84,7 @@ func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		msgs, _, err := store.ReadAll("lead")
+		msgs, _, err := store.ReadAll(t.Context(), "lead")
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}

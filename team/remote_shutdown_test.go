@@ -26,24 +26,24 @@ type countingMailbox struct {
 	n    *atomic.Int64
 }
 
-func (c countingMailbox) ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error) {
-	msgs, bad, err := c.Mailbox.ReadAll(name)
+func (c countingMailbox) ReadAll(ctx context.Context, name string) ([]inbox.Message, []inbox.BadLine, error) {
+	msgs, bad, err := c.Mailbox.ReadAll(ctx, name)
 	if name == c.name {
 		c.n.Add(int64(len(msgs)))
 	}
 	return msgs, bad, err
 }
 
-func (c countingMailbox) ReadSince(name string, since inbox.Since) ([]inbox.Message, inbox.Since, error) {
-	msgs, next, err := c.Mailbox.ReadSince(name, since)
+func (c countingMailbox) ReadSince(ctx context.Context, name string, since inbox.Since) ([]inbox.Message, inbox.Since, error) {
+	msgs, next, err := c.Mailbox.ReadSince(ctx, name, since)
 	if name == c.name {
 		c.n.Add(int64(len(msgs)))
 	}
 	return msgs, next, err
 }
 
-func (c countingMailbox) ReadUnread(name string) (inbox.Batch, error) {
-	b, err := c.Mailbox.ReadUnread(name)
+func (c countingMailbox) ReadUnread(ctx context.Context, name string) (inbox.Batch, error) {
+	b, err := c.Mailbox.ReadUnread(ctx, name)
 	if name == c.name {
 		c.n.Add(int64(len(b.Messages)))
 	}
@@ -137,7 +137,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 				idle++
 			}
 		}
-		if msgs, _, err := lead.store.ReadAll(workspace.LeadName); err == nil && idle == k && len(msgs) >= k {
+		if msgs, _, err := lead.store.ReadAll(t.Context(), workspace.LeadName); err == nil && idle == k && len(msgs) >= k {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -159,7 +159,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 			t.Errorf("%s is %s after the team's end, want shutdown", m.Name, m.Status)
 		}
 	}
-	all, _, err := lead.store.ReadAll(workspace.LeadName)
+	all, _, err := lead.store.ReadAll(t.Context(), workspace.LeadName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,9 +184,9 @@ type unreadAsking struct {
 	n *atomic.Int64
 }
 
-func (u unreadAsking) HasUnread(name string) (bool, error) {
+func (u unreadAsking) HasUnread(ctx context.Context, name string) (bool, error) {
 	u.n.Add(1)
-	return u.Mailbox.HasUnread(name)
+	return u.Mailbox.HasUnread(ctx, name)
 }
 
 // While a teammate on another worker works, the lead's look at whether the
@@ -216,7 +216,7 @@ func TestRemoteSettledAsksNoInboxWhileOneWorks(t *testing.T) {
 		t.Fatal(err)
 	}
 	asked.Store(0)
-	if tm.hosting.remoteSettled() {
+	if tm.hosting.remoteSettled(t.Context()) {
 		t.Fatal("settled while a teammate on another worker works")
 	}
 	if n := asked.Load(); n != 0 {
@@ -229,10 +229,10 @@ func TestRemoteSettledAsksNoInboxWhileOneWorks(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.store.Append("m07", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "one more"}); err != nil {
+	if _, err := tm.store.Append(t.Context(), "m07", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "one more"}); err != nil {
 		t.Fatal(err)
 	}
-	if tm.hosting.remoteSettled() {
+	if tm.hosting.remoteSettled(t.Context()) {
 		t.Error("settled while an idle teammate on another worker has an unread message")
 	}
 }

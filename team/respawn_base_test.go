@@ -96,7 +96,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 		m := alice()
 		return m.Status == registry.StatusIdle && m.Worker == "w2" && m.SpawnID != "s1"
 	})
-	msgs, _, err := mb.ReadAll(workspace.LeadName)
+	msgs, _, err := mb.ReadAll(ctx, workspace.LeadName)
 	if err != nil {
 		t.Fatal(err)
 	}

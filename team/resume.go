@@ -92,7 +92,7 @@ func (r *roster) resumeTeammates() error {
 	}
 	r.mu.Unlock()
 	for _, b := range back {
-		t.protocols.reopen(t.store, b.m.name)
+		t.protocols.reopen(b.ctx, t.store, b.m.name)
 		t.events.Emit(event.Event{Agent: b.m.name, Payload: event.StatusChanged{Role: b.m.role, Status: registry.StatusIdle, Reason: "resumed", PID: t.pid}})
 		t.wg.Add(1)
 		go r.runTeammate(b.ctx, b.m, nil)

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/agentteam/agentteam/inbox"
@@ -14,7 +15,7 @@ import (
 // of its messages is stored only while that claim is its sender's last.
 type senderClaims interface {
 	ClaimSender(agent string) (uint64, error)
-	AppendAs(name string, m inbox.Message, claim uint64) (inbox.Message, error)
+	AppendAs(ctx context.Context, name string, m inbox.Message, claim uint64) (inbox.Message, error)
 }
 
 // claimedMailbox is the team's mailbox on a team across hosts: a message
@@ -44,9 +45,9 @@ func withSenderClaims(mb Mailbox, r *roster, lead uint64) Mailbox {
 
 // Append stores m in name's inbox, with its sender's claim when this
 // process runs the sender for one.
-func (cm *claimedMailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
+func (cm *claimedMailbox) Append(ctx context.Context, name string, m inbox.Message) (inbox.Message, error) {
 	if m.From == workspace.LeadName && cm.lead != 0 {
-		return cm.appendLead(name, m)
+		return cm.appendLead(ctx, name, m)
 	}
 	if m.From != workspace.UserName && cm.lead != 0 {
 		// The lead's process no longer runs the team: nor do its teammates.
@@ -58,12 +59,12 @@ func (cm *claimedMailbox) Append(name string, m inbox.Message) (inbox.Message, e
 	s := cm.r.members[m.From]
 	cm.r.mu.Unlock()
 	if s == nil || s.sendClaim == 0 || s.ended() {
-		return cm.Mailbox.Append(name, m)
+		return cm.Mailbox.Append(ctx, name, m)
 	}
 	if s.fenced.Load() {
 		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, registry.ErrTakenOver)
 	}
-	out, err := cm.claims.AppendAs(name, m, s.sendClaim)
+	out, err := cm.claims.AppendAs(ctx, name, m, s.sendClaim)
 	if err != nil && fencedError(err) {
 		cm.r.fenceOff(s, err)
 	}
@@ -73,12 +74,12 @@ func (cm *claimedMailbox) Append(name string, m inbox.Message) (inbox.Message, e
 // appendLead stores a message of the lead with its claim: refused here
 // once this process knows it lost the owner lock, by the server once
 // another process claimed the lead's sending since; either stops the team.
-func (cm *claimedMailbox) appendLead(name string, m inbox.Message) (inbox.Message, error) {
+func (cm *claimedMailbox) appendLead(ctx context.Context, name string, m inbox.Message) (inbox.Message, error) {
 	if err := cm.r.t.faults.Fence(); err != nil {
 		cm.r.t.faults.Halt(err)
 		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, err)
 	}
-	out, err := cm.claims.AppendAs(name, m, cm.lead)
+	out, err := cm.claims.AppendAs(ctx, name, m, cm.lead)
 	if err != nil && fencedError(err) {
 		cm.r.t.faults.Halt(fault.ErrOwnerLost)
 		return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, fault.ErrOwnerLost)

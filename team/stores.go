@@ -27,17 +27,17 @@ import (
 // counts it (Describe).
 type Mailbox interface {
 	mailAppender
-	ReadUnread(name string) (inbox.Batch, error)
-	Commit(name string, b inbox.Batch) error
-	HasUnread(name string) (bool, error)
+	ReadUnread(ctx context.Context, name string) (inbox.Batch, error)
+	Commit(ctx context.Context, name string, b inbox.Batch) error
+	HasUnread(ctx context.Context, name string) (bool, error)
 	Watch(ctx context.Context, name string) <-chan struct{}
-	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
-	ReadSince(name string, since inbox.Since) ([]inbox.Message, inbox.Since, error)
-	Stats(name string) (inbox.Stats, error)
+	ReadAll(ctx context.Context, name string) ([]inbox.Message, []inbox.BadLine, error)
+	ReadSince(ctx context.Context, name string, since inbox.Since) ([]inbox.Message, inbox.Since, error)
+	Stats(ctx context.Context, name string) (inbox.Stats, error)
 	// Names lists the inboxes that hold anything (the views list them).
-	Names() ([]string, error)
+	Names(ctx context.Context) ([]string, error)
 	// Mark tells cheaply whether an inbox changed (the views poll it).
-	Mark(name string) (inbox.Mark, error)
+	Mark(ctx context.Context, name string) (inbox.Mark, error)
 }
 
 // mailAppender is all the request service needs of the inboxes.

@@ -61,7 +61,7 @@ func TestPoolBoundSeenByTheModelServer(t *testing.T) {
 			t.Errorf("%s: status %s cycles %d", m.Name, m.Status, m.Cycles)
 		}
 	}
-	results, _, _ := tm.Mailbox().ReadAll("lead")
+	results, _, _ := tm.Mailbox().ReadAll(ctx, "lead")
 	if len(results) != 12 {
 		t.Fatalf("the lead got %d reports, want 12", len(results))
 	}
@@ -90,7 +90,7 @@ func TestFailingTeammateBecomesFailedAndTellsTheLead(t *testing.T) {
 	if len(cfg.Teammates) != 1 || cfg.Teammates[0].Status != registry.StatusFailed || cfg.Teammates[0].Error == "" {
 		t.Fatalf("registry %+v: want flaky failed with a reason", cfg.Teammates)
 	}
-	msgs, _, _ := tm.Mailbox().ReadAll("lead")
+	msgs, _, _ := tm.Mailbox().ReadAll(ctx, "lead")
 	if len(msgs) != 1 || msgs[0].Type != "error" || msgs[0].From != "flaky" {
 		t.Fatalf("lead inbox %+v: want one error message from flaky", msgs)
 	}

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"sync"
 
 	"github.com/agentteam/agentteam/team/event"
@@ -19,8 +20,8 @@ type inboxes struct {
 // hasUnread reports whether name's inbox has something to deliver. An
 // inbox that cannot be read is reported to the person (once per distinct
 // error, as an event) instead of being taken silently as empty.
-func (ib *inboxes) hasUnread(name string) bool {
-	has, err := ib.store.HasUnread(name)
+func (ib *inboxes) hasUnread(ctx context.Context, name string) bool {
+	has, err := ib.store.HasUnread(ctx, name)
 	ib.health(name, err)
 	return err == nil && has
 }

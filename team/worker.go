@@ -120,7 +120,8 @@ func (h *hosting) Unplaced(req hosts.Request) {
 		return
 	}
 	t.events.Emit(event.Event{Agent: req.Name, Payload: event.StatusChanged{Role: req.Role, Status: registry.StatusFailed, Reason: why, PID: t.pid}})
-	if _, err := t.messenger.deliver(req.Name, req.From, inbox.TypeError, prompt.TeammateFailed(req.Name, fmt.Errorf("%s", why))); err != nil {
+	ctx := context.Background() // hosts calls Unplaced without a context
+	if _, err := t.messenger.deliver(ctx, req.Name, req.From, inbox.TypeError, prompt.TeammateFailed(req.Name, fmt.Errorf("%s", why))); err != nil {
 		t.events.Emit(event.Event{Agent: req.Name, Payload: failure(event.ClassInbox, "could not tell "+req.From+": ", err)})
 	}
 }
@@ -132,7 +133,8 @@ func (h *hosting) Run(req hosts.Request, release func()) bool {
 	failed := func(class event.ErrorClass, err error) bool {
 		r.markFailed(req.Name, err)
 		t.events.Emit(event.Event{Agent: req.Name, Payload: failure(class, "", err)})
-		if _, derr := t.messenger.deliver(req.Name, workspace.LeadName, inbox.TypeError, prompt.TeammateFailed(req.Name, err)); derr != nil {
+		ctx := context.Background() // hosts calls Run without a context
+		if _, derr := t.messenger.deliver(ctx, req.Name, workspace.LeadName, inbox.TypeError, prompt.TeammateFailed(req.Name, err)); derr != nil {
 			t.events.Emit(event.Event{Agent: req.Name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 		}
 		return false
@@ -262,7 +264,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 		return err
 	}
 	t.events.Emit(event.Event{Agent: name, Payload: event.Spawn{Role: role, Status: registry.StatusQueued, From: from, PID: t.pid, Model: choice.Label()}})
-	prompt, err := t.messenger.deliver(from, name, inbox.TypeMessage, spec.Prompt)
+	prompt, err := t.messenger.deliver(ctx, from, name, inbox.TypeMessage, spec.Prompt)
 	if err != nil {
 		r.markFailed(name, err)
 		return err
@@ -496,7 +498,8 @@ func (h *hosting) tellRespawn(d registry.Member, err error, respawn bool, where 
 	if respawn {
 		text += " It is respawned " + where + " and goes on from its conversation."
 	}
-	if _, derr := t.messenger.deliver(d.Name, workspace.LeadName, inbox.TypeError, text); derr != nil {
+	ctx := context.Background() // a failure is told whatever ended the teammate's context
+	if _, derr := t.messenger.deliver(ctx, d.Name, workspace.LeadName, inbox.TypeError, text); derr != nil {
 		t.events.Emit(event.Event{Agent: d.Name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 	}
 	if respawn {
@@ -525,7 +528,7 @@ func (h *hosting) remote(name string) (registry.Member, bool) {
 // elsewhere is queued or working or has unread messages. The statuses are
 // looked at first, all of them: an inbox is asked (a request to the store
 // each) only once none works, not for every idle teammate at every look.
-func (h *hosting) remoteSettled() bool {
+func (h *hosting) remoteSettled(ctx context.Context) bool {
 	t := h.t
 	c, err := t.reg.Read()
 	if err != nil {
@@ -544,7 +547,7 @@ func (h *hosting) remoteSettled() bool {
 		}
 	}
 	for _, name := range idle {
-		if t.inboxes.hasUnread(name) {
+		if t.inboxes.hasUnread(ctx, name) {
 			return false
 		}
 	}
@@ -603,6 +606,7 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 		}
 		ask = append(ask, m)
 	}
+	ctx := context.Background() // ShutdownAll and Abort are given no context: the requests go out in full
 	asked := make([]bool, len(ask))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, remoteStopsAtOnce)
@@ -612,7 +616,7 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			if _, err := t.shutdowns.RequestRemote(workspace.LeadName, m, reason); err != nil {
+			if _, err := t.shutdowns.RequestRemote(ctx, workspace.LeadName, m, reason); err != nil {
 				t.events.Emit(event.Event{Agent: m.Name, Payload: failure(event.ClassInbox, "shutdown request: ", err)})
 				return
 			}
@@ -735,8 +739,9 @@ func (h *hosting) stopAll(reason string) {
 		}
 	}, reason)
 	t.reg.Flush()
+	ctx := context.Background() // stopAll is given no context: the lead is told of each
 	for _, name := range live {
-		if _, err := t.messenger.deliver(name, workspace.LeadName, inbox.TypeError,
+		if _, err := t.messenger.deliver(ctx, name, workspace.LeadName, inbox.TypeError,
 			fmt.Sprintf("%s was shut down: %s. Spawn it again to go on.", name, reason)); err != nil {
 			t.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassInbox, "could not tell the lead: ", err)})
 		}

@@ -18,15 +18,15 @@ type placement struct {
 	events    EventSink
 	isolation string // the team's default
 	// tell gives a teammate a message (a merge's conflict).
-	tell func(from, to, text string) error
+	tell func(ctx context.Context, from, to, text string) error
 }
 
 // newPlacement is the team's placement, over its worktrees.
 func newPlacement(t *Team) *placement {
 	w := worktree.New(t.ws, t.reg, t.events)
 	w.SetInCycle(t.roster.inCycle)
-	return &placement{worktrees: w, events: t.events, isolation: t.opts.Isolation, tell: func(from, to, text string) error {
-		_, err := t.messenger.deliver(from, to, inbox.TypeMessage, text)
+	return &placement{worktrees: w, events: t.events, isolation: t.opts.Isolation, tell: func(ctx context.Context, from, to, text string) error {
+		_, err := t.messenger.deliver(ctx, from, to, inbox.TypeMessage, text)
 		return err
 	}}
 }
@@ -77,7 +77,7 @@ func (p *placement) placeFrom(ctx context.Context, name, iso string, entry *regi
 // mergeAs merges a teammate's branch into the lead's branch for from; a
 // conflict goes to the teammate as a message from from.
 func (p *placement) mergeAs(ctx context.Context, from, name string) (worktree.MergeReport, error) {
-	return p.worktrees.Merge(ctx, name, func(text string) error { return p.tell(from, name, text) })
+	return p.worktrees.Merge(ctx, name, func(text string) error { return p.tell(ctx, from, name, text) })
 }
 
 // MergeTeammate merges a teammate's branch into the lead's branch for the

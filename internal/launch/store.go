@@ -41,10 +41,10 @@ const (
 // MailStore is the inboxes as the commands read and write them, on either
 // store: *inbox.Store or *natsstore.Mailbox.
 type MailStore interface {
-	Append(name string, m inbox.Message) (inbox.Message, error)
-	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
-	Stats(name string) (inbox.Stats, error)
-	Names() ([]string, error)
+	Append(ctx context.Context, name string, m inbox.Message) (inbox.Message, error)
+	ReadAll(ctx context.Context, name string) ([]inbox.Message, []inbox.BadLine, error)
+	Stats(ctx context.Context, name string) (inbox.Stats, error)
+	Names(ctx context.Context) ([]string, error)
 	// Path names an inbox in a sentence: its file, or its stream and subject.
 	Path(name string) string
 }

@@ -55,7 +55,7 @@ func Open(st *launch.Stores, now time.Time) ([]Ask, error) {
 	if err != nil {
 		return nil, err
 	}
-	asks, err := unanswered(st.Mail, now)
+	asks, err := unanswered(ctx, st.Mail, now)
 	if err != nil {
 		return nil, err
 	}
@@ -103,10 +103,10 @@ func workersOf(ctx context.Context, st *launch.Stores, asks []Ask) (map[string]h
 
 // unanswered are the asks with no answer in the asker's inbox whose
 // deadline has not passed.
-func unanswered(store launch.MailStore, now time.Time) ([]Ask, error) {
+func unanswered(ctx context.Context, store launch.MailStore, now time.Time) ([]Ask, error) {
 	var out []Ask
 	for _, to := range []string{workspace.UserName, workspace.LeadName} {
-		msgs, _, err := store.ReadAll(to)
+		msgs, _, err := store.ReadAll(ctx, to)
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +122,7 @@ func unanswered(store launch.MailStore, now time.Time) ([]Ask, error) {
 				continue
 			}
 			p.Agent = m.From
-			answered, err := hasResponse(store, m.From, p.RequestID)
+			answered, err := hasResponse(ctx, store, m.From, p.RequestID)
 			if err != nil {
 				return nil, err
 			}
@@ -134,8 +134,8 @@ func unanswered(store launch.MailStore, now time.Time) ([]Ask, error) {
 	return out, nil
 }
 
-func hasResponse(store launch.MailStore, name, id string) (bool, error) {
-	msgs, _, err := store.ReadAll(name)
+func hasResponse(ctx context.Context, store launch.MailStore, name, id string) (bool, error) {
+	msgs, _, err := store.ReadAll(ctx, name)
 	if err != nil {
 		return false, err
 	}
@@ -172,7 +172,7 @@ func find(st *launch.Stores, id string, now time.Time) (Ask, error) {
 // agentteam approve and deny, and a watching chat. always also adds the
 // ask's rule to the project file; applies says whether later runs take it
 // before the project is trusted.
-func Answer(g *launch.GlobalOptions, ws *workspace.Workspace, st *launch.Stores, id string, approve, always bool, reason string, now time.Time) (a Ask, applies bool, err error) {
+func Answer(ctx context.Context, g *launch.GlobalOptions, ws *workspace.Workspace, st *launch.Stores, id string, approve, always bool, reason string, now time.Time) (a Ask, applies bool, err error) {
 	if a, err = find(st, id, now); err != nil {
 		return a, false, err
 	}
@@ -186,12 +186,12 @@ func Answer(g *launch.GlobalOptions, ws *workspace.Workspace, st *launch.Stores,
 			return a, false, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("add the rule: %w", err)}
 		}
 	}
-	return a, applies, answer(st.Mail, a, approve, always, reason)
+	return a, applies, answer(ctx, st.Mail, a, approve, always, reason)
 }
 
 // answer appends the person's answer to the asker's inbox, where the
 // team's waiting call finds it.
-func answer(store launch.MailStore, a Ask, approve, always bool, reason string) error {
+func answer(ctx context.Context, store launch.MailStore, a Ask, approve, always bool, reason string) error {
 	p := permgate.Payload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: workspace.UserName}
 	if always {
 		p.Rule = a.Rule
@@ -204,7 +204,7 @@ func answer(store launch.MailStore, a Ask, approve, always bool, reason string) 
 	if !approve {
 		content = "The person denied your tool call. Reason: " + reason
 	}
-	_, err = store.Append(a.Agent, inbox.Message{Type: permgate.TypeResponse, From: workspace.UserName, To: a.Agent,
+	_, err = store.Append(ctx, a.Agent, inbox.Message{Type: permgate.TypeResponse, From: workspace.UserName, To: a.Agent,
 		CorrelationID: a.RequestID, Content: content, Payload: raw})
 	return err
 }

@@ -272,10 +272,10 @@ func (hs *Service) run(ctx context.Context, h *Handoff) (string, error) {
 	var undelivered *undeliveredError
 	switch {
 	case errors.As(err, &undelivered) && undelivered.typ == TypeHandoffRequest:
-		_, _ = hs.fail(h, event.OutcomeFailed, "the request could not be delivered: "+undelivered.err.Error())
+		_, _ = hs.fail(ctx, h, event.OutcomeFailed, "the request could not be delivered: "+undelivered.err.Error())
 		return "", undelivered.err
 	case err != nil:
-		return hs.failed(h, err, missedAnswer)
+		return hs.failed(ctx, h, err, missedAnswer)
 	case answer == TypeHandoffReject:
 		if !hs.close(h, event.OutcomeRejected) {
 			return "", errTeamStopping
@@ -294,7 +294,7 @@ func (hs *Service) run(ctx context.Context, h *Handoff) (string, error) {
 	}
 	hs.setSide(h.from, h, registry.HandoffSender, registry.HandoffAwaitingAck, "")
 	if _, err := hs.exchange(ctx, h, h.from, h.to, TypeContextTransfer, contextText(h, p), p); err != nil {
-		return hs.failed(h, err, missedAck)
+		return hs.failed(ctx, h, err, missedAck)
 	}
 
 	// Acknowledged: only now does the task change owner, and only if the sender still owns it.
@@ -304,7 +304,7 @@ func (hs *Service) run(ctx context.Context, h *Handoff) (string, error) {
 	if h.taskID != "" {
 		task, err := hs.d.Board.HandOver(ctx, h.taskID, h.from, h.to)
 		if err != nil {
-			return hs.failedAfter(h, true, event.OutcomeFailed, "the board did not change owner: "+err.Error()), nil
+			return hs.failedAfter(ctx, h, true, event.OutcomeFailed, "the board did not change owner: "+err.Error()), nil
 		}
 		hs.d.Changed(h.from, event.TaskChanged{Change: event.TaskChangeHandedOver, To: h.to}, task)
 	}
@@ -341,8 +341,8 @@ func (e *undeliveredError) Error() string {
 // delivery waits (an inbox another process holds locked).
 func (hs *Service) exchange(ctx context.Context, h *Handoff, from, to string, typ inbox.MessageType, content string, p Payload) (inbox.MessageType, error) {
 	sent := make(chan error, 1)
-	hs.d.Go(func(context.Context) {
-		sent <- hs.deliver(from, to, typ, content, h, p)
+	hs.d.Go(func(ctx context.Context) { // the team's: the send outlives a step that gave up waiting
+		sent <- hs.deliver(ctx, from, to, typ, content, h, p)
 	})
 	deadline := time.NewTimer(hs.timeout())
 	defer deadline.Stop()
@@ -372,13 +372,13 @@ func (hs *Service) exchange(ctx context.Context, h *Handoff, from, to string, ty
 // failed ends a handoff whose step got no answer (missed says what did
 // not happen) or whose step's message could not be delivered. A handoff
 // the team stopped ends without a word: the team writes nothing more.
-func (hs *Service) failed(h *Handoff, err error, missed string) (string, error) {
+func (hs *Service) failed(ctx context.Context, h *Handoff, err error, missed string) (string, error) {
 	var undelivered *undeliveredError
 	switch {
 	case errors.Is(err, errMissed):
-		return hs.fail(h, event.OutcomeExpired, fmt.Sprintf(missed, hs.timeout()))
+		return hs.fail(ctx, h, event.OutcomeExpired, fmt.Sprintf(missed, hs.timeout()))
 	case errors.As(err, &undelivered):
-		return hs.fail(h, event.OutcomeFailed, undelivered.Error())
+		return hs.fail(ctx, h, event.OutcomeFailed, undelivered.Error())
 	}
 	return "", err
 }
@@ -393,17 +393,17 @@ func (hs *Service) close(h *Handoff, o event.Outcome) bool {
 // fail ends a handoff that is still open: the task stays with the sender,
 // and both sides are told why. outcome is event.OutcomeExpired when a step's
 // deadline passed, event.OutcomeFailed otherwise.
-func (hs *Service) fail(h *Handoff, outcome event.Outcome, why string) (string, error) {
+func (hs *Service) fail(ctx context.Context, h *Handoff, outcome event.Outcome, why string) (string, error) {
 	if !hs.close(h, outcome) {
 		return "", errTeamStopping
 	}
-	return hs.failedAfter(h, h.accepted.Load(), outcome, why), nil
+	return hs.failedAfter(ctx, h, h.accepted.Load(), outcome, why), nil
 }
 
 // failedAfter tells the sender (and, if told, the receiver, which had
 // accepted) that the handoff failed, records it on both sides, and
 // returns what the sender was told.
-func (hs *Service) failedAfter(h *Handoff, told bool, outcome event.Outcome, why string) string {
+func (hs *Service) failedAfter(ctx context.Context, h *Handoff, told bool, outcome event.Outcome, why string) string {
 	if outcome == event.OutcomeExpired {
 		hs.d.Requests.Expired(h.from, h.ref(), outcome, why)
 	} else {
@@ -411,12 +411,12 @@ func (hs *Service) failedAfter(h *Handoff, told bool, outcome event.Outcome, why
 	}
 	p := Payload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, Reason: why, By: "runtime"}
 	content := handoffFailedText(h, why)
-	if err := hs.deliver(h.to, h.from, TypeHandoffFailed, content, h, p); err != nil {
+	if err := hs.deliver(ctx, h.to, h.from, TypeHandoffFailed, content, h, p); err != nil {
 		hs.d.Events.Emit(event.Event{Agent: h.from, Payload: hs.d.Failure(event.ClassInbox, "handoff failed, and the sender could not be told: ", err)})
 	}
 	if told {
 		msg := handoffFailedReceiverText(h, why)
-		if err := hs.deliver(h.from, h.to, TypeHandoffFailed, msg, h, p); err != nil {
+		if err := hs.deliver(ctx, h.from, h.to, TypeHandoffFailed, msg, h, p); err != nil {
 			hs.d.Events.Emit(event.Event{Agent: h.to, Payload: hs.d.Failure(event.ClassInbox, "handoff failed, and the receiver could not be told: ", err)})
 		}
 	}
@@ -526,13 +526,13 @@ func (hs *Service) verdict(h *Handoff) string {
 
 // deliver appends one step's message, then lets the runtime of the agent
 // it was delivered to react (both ends are this process's agents).
-func (hs *Service) deliver(from, to string, typ inbox.MessageType, content string, h *Handoff, p Payload) error {
+func (hs *Service) deliver(ctx context.Context, from, to string, typ inbox.MessageType, content string, h *Handoff, p Payload) error {
 	m := inbox.Message{Type: typ, From: from, To: to, Content: content, CorrelationID: h.id, TaskID: h.taskID}
-	if err := hs.d.Requests.Send(m, p); err != nil {
+	if err := hs.d.Requests.Send(ctx, m, p); err != nil {
 		return err
 	}
 	if !hs.stalled(typ, h) {
-		hs.React(typ, h)
+		hs.React(ctx, typ, h)
 	}
 	return nil
 }
@@ -540,12 +540,12 @@ func (hs *Service) deliver(from, to string, typ inbox.MessageType, content strin
 // React is a runtime's answer to a handoff message delivered to its agent:
 // the receiver's answers the request and acknowledges the context; the
 // sender's hands the receiver's answers to the waiting run.
-func (hs *Service) React(typ inbox.MessageType, h *Handoff) {
+func (hs *Service) React(ctx context.Context, typ inbox.MessageType, h *Handoff) {
 	switch typ {
 	case TypeHandoffRequest:
-		hs.answerRequest(h)
+		hs.answerRequest(ctx, h)
 	case TypeContextTransfer:
-		hs.acknowledgeContext(h)
+		hs.acknowledgeContext(ctx, h)
 	case TypeHandoffAccept, TypeHandoffReject, TypeHandoffComplete:
 		h.answer(answer{typ: typ})
 	}
@@ -559,7 +559,7 @@ func (hs *Service) open(h *Handoff) bool {
 }
 
 // answerRequest is the receiver's runtime: accept or reject, no model involved.
-func (hs *Service) answerRequest(h *Handoff) {
+func (hs *Service) answerRequest(ctx context.Context, h *Handoff) {
 	if !hs.open(h) {
 		return // the sender gave up waiting
 	}
@@ -574,19 +574,19 @@ func (hs *Service) answerRequest(h *Handoff) {
 		h.accepted.Store(true)
 		hs.setSide(h.to, h, registry.HandoffReceiver, registry.HandoffAwaitingContext, "")
 	}
-	if err := hs.deliver(h.to, h.from, typ, content, h, p); err != nil {
+	if err := hs.deliver(ctx, h.to, h.from, typ, content, h, p); err != nil {
 		h.answer(answer{typ: typ, err: err})
 	}
 }
 
 // acknowledgeContext is the receiver's runtime: the context is in its
 // agent's inbox (which wakes it), so it acknowledges.
-func (hs *Service) acknowledgeContext(h *Handoff) {
+func (hs *Service) acknowledgeContext(ctx context.Context, h *Handoff) {
 	if !hs.open(h) {
 		return
 	}
 	p := Payload{RequestID: h.id, Task: h.subject, TaskID: h.taskID, By: "runtime"}
-	if err := hs.deliver(h.to, h.from, TypeHandoffComplete, handoffCompleteText(h), h, p); err != nil {
+	if err := hs.deliver(ctx, h.to, h.from, TypeHandoffComplete, handoffCompleteText(h), h, p); err != nil {
 		h.answer(answer{typ: TypeHandoffComplete, err: err})
 	}
 }

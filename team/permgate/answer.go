@@ -23,8 +23,8 @@ func (p *Service) Reviewer() tools.PermissionReviewer {
 
 // ReviewPermission is the lead's answer to a teammate's ask
 // (tools.PermissionReviewer).
-func (p *Service) ReviewPermission(_ context.Context, from, id string, approve bool, reason string) (string, error) {
-	return p.Answer(from, strings.TrimSpace(id), approve, false, reason)
+func (p *Service) ReviewPermission(ctx context.Context, from, id string, approve bool, reason string) (string, error) {
+	return p.Answer(ctx, from, strings.TrimSpace(id), approve, false, reason)
 }
 
 // Answer answers an open ask in this process: from is who was
@@ -32,14 +32,14 @@ func (p *Service) ReviewPermission(_ context.Context, from, id string, approve b
 // asker's inbox, where its waiting call finds it, as it finds one written
 // by `agentteam approve` from another process. always adds the ask's rule
 // while the team runs (the caller writes it to the project file).
-func (p *Service) Answer(from, id string, approve, always bool, reason string) (string, error) {
-	return p.answerPermission(from, id, approve, always, false, reason)
+func (p *Service) Answer(ctx context.Context, from, id string, approve, always bool, reason string) (string, error) {
+	return p.answerPermission(ctx, from, id, approve, always, false, reason)
 }
 
 // AllowForSession allows the open ask id as the person, and with it every
 // command its prefix rule allows (Payload.Prefix: go test *)
 // while the team runs; an ask with no prefix rule is refused.
-func (p *Service) AllowForSession(id string) (string, error) {
+func (p *Service) AllowForSession(ctx context.Context, id string) (string, error) {
 	prefix := ""
 	for _, a := range p.Pending() {
 		if a.RequestID == id {
@@ -49,7 +49,7 @@ func (p *Service) AllowForSession(id string) (string, error) {
 	if prefix == "" {
 		return "", fmt.Errorf("the ask %s has no wider rule to allow for this session: allow it once or always", id)
 	}
-	text, err := p.answerPermission(workspace.UserName, id, true, false, true, "")
+	text, err := p.answerPermission(ctx, workspace.UserName, id, true, false, true, "")
 	if err != nil {
 		return "", err
 	}
@@ -58,13 +58,13 @@ func (p *Service) AllowForSession(id string) (string, error) {
 
 // answerPermission is Answer; session allows the ask's prefix
 // rule while the team runs.
-func (p *Service) answerPermission(from, id string, approve, always, session bool, reason string) (string, error) {
+func (p *Service) answerPermission(ctx context.Context, from, id string, approve, always, session bool, reason string) (string, error) {
 	if p == nil {
 		return "", fmt.Errorf("this team asks nobody for permission")
 	}
 	r, ok := p.d.Requests.Get(id)
 	if !ok || r.Kind != event.RequestPermission {
-		if text, found, err := p.answerRemote(from, id, approve, always, session, reason); found {
+		if text, found, err := p.answerRemote(ctx, from, id, approve, always, session, reason); found {
 			return text, err
 		}
 		return "", fmt.Errorf("there is no permission ask waiting with request id %q", id)
@@ -78,7 +78,7 @@ func (p *Service) answerPermission(from, id string, approve, always, session boo
 		pl.Rule = p.ruleOf(id)
 	}
 	msg := inbox.Message{Type: TypeResponse, From: from, To: r.From, CorrelationID: id, Content: answerText(approve, from, reason)}
-	if err := p.d.Requests.Send(msg, pl); err != nil {
+	if err := p.d.Requests.Send(ctx, msg, pl); err != nil {
 		return "", err
 	}
 	if approve {

@@ -86,16 +86,16 @@ func TestAnAnswerCountsOnlyFromTheOneAsked(t *testing.T) {
 	store := inbox.NewStore(t.TempDir())
 	yes := true
 	raw, _ := json.Marshal(Payload{RequestID: "permission-1", Approve: &yes, By: "user"})
-	if _, err := store.Append("alice", inbox.Message{Type: TypeResponse, From: "bob", To: "alice", CorrelationID: "permission-1", Payload: raw}); err != nil {
+	if _, err := store.Append(t.Context(), "alice", inbox.Message{Type: TypeResponse, From: "bob", To: "alice", CorrelationID: "permission-1", Payload: raw}); err != nil {
 		t.Fatal(err)
 	}
-	if r, ok := findResponse(inbox.NewIndexes(store), "alice", "permission-1", "user"); ok {
+	if r, ok := findResponse(t.Context(), inbox.NewIndexes(store), "alice", "permission-1", "user"); ok {
 		t.Fatalf("bob's line was taken as the person's answer: %+v", r)
 	}
-	if _, err := store.Append("alice", inbox.Message{Type: TypeResponse, From: "user", To: "alice", CorrelationID: "permission-1", Payload: raw}); err != nil {
+	if _, err := store.Append(t.Context(), "alice", inbox.Message{Type: TypeResponse, From: "user", To: "alice", CorrelationID: "permission-1", Payload: raw}); err != nil {
 		t.Fatal(err)
 	}
-	r, ok := findResponse(inbox.NewIndexes(store), "alice", "permission-1", "user")
+	r, ok := findResponse(t.Context(), inbox.NewIndexes(store), "alice", "permission-1", "user")
 	if !ok || r.Approve == nil || !*r.Approve || r.By != "user" {
 		t.Fatalf("the person's answer: %+v, %v", r, ok)
 	}

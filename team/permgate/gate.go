@@ -363,7 +363,7 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 	}
 	msg := inbox.Message{Type: TypeRequest, From: g.agent, To: to, CorrelationID: id,
 		Content: requestText(g.agent, to, c.what(), v.Why, id, c.diff)}
-	if err := rq.Send(msg, req); err != nil {
+	if err := rq.Send(ctx, msg, req); err != nil {
 		if _, open := rq.Answer(id, event.RequestPermission, g.agent, event.OutcomeFailed); open {
 			rq.Answered(g.agent, ref, event.ByRuntime, event.OutcomeFailed, "the ask could not be delivered: "+err.Error())
 		}
@@ -424,7 +424,7 @@ func (g *permissionGate) wait(ctx context.Context, id, to string, deadline time.
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	for {
-		if r, ok := findResponse(d.Indexes, g.agent, id, to); ok {
+		if r, ok := findResponse(ctx, d.Indexes, g.agent, id, to); ok {
 			if r.Approve != nil && *r.Approve {
 				return r, event.OutcomeApproved, nil
 			}
@@ -447,7 +447,8 @@ func (g *permissionGate) respondForRuntime(id, why string) {
 	// From the asker's own runtime: on a worker, its credentials may not
 	// send as the person or the lead it asked.
 	msg := inbox.Message{Type: TypeResponse, From: g.agent, To: g.agent, CorrelationID: id, Content: "Not allowed: " + why}
-	if err := g.p.d.Requests.Send(msg, p); err != nil {
+	ctx := context.Background() // the asking call may be cancelled: the ask is closed all the same
+	if err := g.p.d.Requests.Send(ctx, msg, p); err != nil {
 		g.p.d.Events.Emit(event.Event{Agent: g.agent, Payload: g.p.d.Failure(event.ClassInbox, "permission response: ", err)})
 	}
 }
@@ -456,8 +457,8 @@ func (g *permissionGate) respondForRuntime(id, why string) {
 // inbox from the one asked, to ("" for anyone). The inbox is read through
 // this process's index (inbox.Indexes), on from the last look: a wait woken
 // many times, or a relay polling many asks, reads each message once.
-func findResponse(x *inbox.Indexes, name, id, to string) (Payload, bool) {
-	ix, err := x.Read(name)
+func findResponse(ctx context.Context, x *inbox.Indexes, name, id, to string) (Payload, bool) {
+	ix, err := x.Read(ctx, name)
 	if err != nil {
 		return Payload{}, false
 	}

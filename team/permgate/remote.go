@@ -127,8 +127,8 @@ type remoteAsk struct {
 // remoteAsks are the asks in to's inbox made on other workers, by request
 // id; the inbox is read on from the last look (inbox.Indexes), not whole at
 // every poll.
-func (p *Service) remoteAsks(to string) (map[string]remoteAsk, error) {
-	ix, err := p.d.Indexes.Read(to)
+func (p *Service) remoteAsks(ctx context.Context, to string) (map[string]remoteAsk, error) {
+	ix, err := p.d.Indexes.Read(ctx, to)
 	if err != nil {
 		return nil, err
 	}
@@ -163,11 +163,11 @@ func (p *Service) askGone(r Payload, now time.Time) string {
 
 // answerRemote is Answer for an ask made on another worker; ok
 // is false when there is no such ask in from's inbox.
-func (p *Service) answerRemote(from, id string, approve, always, session bool, reason string) (string, bool, error) {
+func (p *Service) answerRemote(ctx context.Context, from, id string, approve, always, session bool, reason string) (string, bool, error) {
 	if p.d.Hosts == nil || (from != workspace.UserName && from != workspace.LeadName) {
 		return "", false, nil
 	}
-	asks, err := p.remoteAsks(from)
+	asks, err := p.remoteAsks(ctx, from)
 	if err != nil {
 		return "", true, err
 	}
@@ -175,7 +175,7 @@ func (p *Service) answerRemote(from, id string, approve, always, session bool, r
 	if !ok {
 		return "", false, nil
 	}
-	if _, answered := findResponse(p.d.Indexes, a.req.Agent, id, ""); answered {
+	if _, answered := findResponse(ctx, p.d.Indexes, a.req.Agent, id, ""); answered {
 		return "", true, fmt.Errorf("the ask %s was already answered", id)
 	}
 	if why := p.askGone(a.req, time.Now()); why != "" {
@@ -187,7 +187,7 @@ func (p *Service) answerRemote(from, id string, approve, always, session bool, r
 		pl.Rule = a.req.Rule
 	}
 	msg := inbox.Message{Type: TypeResponse, From: from, To: a.req.Agent, CorrelationID: id, Content: answerText(approve, from, reason)}
-	if err := p.d.Requests.Send(msg, pl); err != nil {
+	if err := p.d.Requests.Send(ctx, msg, pl); err != nil {
 		return "", true, err
 	}
 	if approve {
@@ -206,7 +206,7 @@ func (p *Service) RelayRemoteAsks(ctx context.Context) {
 	defer tick.Stop()
 	closed := map[string]bool{} // asks found answered or gone: never looked at again
 	for {
-		p.lookRemoteAsks(time.Now(), closed)
+		p.lookRemoteAsks(ctx, time.Now(), closed)
 		select {
 		case <-ctx.Done():
 			return
@@ -218,8 +218,8 @@ func (p *Service) RelayRemoteAsks(ctx context.Context) {
 
 // lookRemoteAsks tells the chat of each new ask made of the person on
 // another worker, and of each shown before that nobody waits for now.
-func (p *Service) lookRemoteAsks(now time.Time, closed map[string]bool) {
-	asks, err := p.remoteAsks(workspace.UserName)
+func (p *Service) lookRemoteAsks(ctx context.Context, now time.Time, closed map[string]bool) {
+	asks, err := p.remoteAsks(ctx, workspace.UserName)
 	if err != nil {
 		return // the next look tries again
 	}
@@ -233,7 +233,7 @@ func (p *Service) lookRemoteAsks(now time.Time, closed map[string]bool) {
 		if _, ok := shown[id]; ok || closed[id] {
 			continue
 		}
-		if _, answered := findResponse(p.d.Indexes, a.req.Agent, id, ""); answered || p.askGone(a.req, now) != "" {
+		if _, answered := findResponse(ctx, p.d.Indexes, a.req.Agent, id, ""); answered || p.askGone(a.req, now) != "" {
 			closed[id] = true
 			continue
 		}
@@ -249,7 +249,7 @@ func (p *Service) lookRemoteAsks(now time.Time, closed map[string]bool) {
 	}
 	for id, r := range shown {
 		decision, by, why := "", "", ""
-		if resp, answered := findResponse(p.d.Indexes, r.Agent, id, ""); answered {
+		if resp, answered := findResponse(ctx, p.d.Indexes, r.Agent, id, ""); answered {
 			decision, by, why = "denied", resp.By, resp.Reason
 			if resp.Approve != nil && *resp.Approve {
 				decision = "allowed"

@@ -1,6 +1,7 @@
 package permgate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sync/atomic"
@@ -21,8 +22,8 @@ type countingReads struct {
 	n    *atomic.Int64
 }
 
-func (c countingReads) ReadSince(name string, since inbox.Since) ([]inbox.Message, inbox.Since, error) {
-	msgs, next, err := c.Store.ReadSince(name, since)
+func (c countingReads) ReadSince(ctx context.Context, name string, since inbox.Since) ([]inbox.Message, inbox.Since, error) {
+	msgs, next, err := c.Store.ReadSince(ctx, name, since)
 	if name == c.name {
 		c.n.Add(int64(len(msgs)))
 	}
@@ -82,7 +83,7 @@ func TestRemoteAsksReadTheTeammatesInboxLinearly(t *testing.T) {
 			m.Payload = raw
 		}
 		m.To = to
-		if _, err := store.Append(to, m); err != nil {
+		if _, err := store.Append(t.Context(), to, m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -103,7 +104,7 @@ func TestRemoteAsksReadTheTeammatesInboxLinearly(t *testing.T) {
 					Payload{RequestID: "permission-w9-3", Approve: a, By: workspace.UserName})
 			}
 		}
-		lead.lookRemoteAsks(time.Now(), closed)
+		lead.lookRemoteAsks(t.Context(), time.Now(), closed)
 		appendTo("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: fmt.Sprintf("later %d", i)}, nil)
 	}
 	if got := len(lead.remotePending()); got != k-1 {
@@ -112,7 +113,7 @@ func TestRemoteAsksReadTheTeammatesInboxLinearly(t *testing.T) {
 	if !closed["permission-w9-3"] {
 		t.Error("the answered ask was not closed")
 	}
-	if r, ok := findResponse(lead.d.Indexes, "alice", "permission-w9-3", ""); !ok || r.Approve == nil || !*r.Approve {
+	if r, ok := findResponse(t.Context(), lead.d.Indexes, "alice", "permission-w9-3", ""); !ok || r.Approve == nil || !*r.Approve {
 		t.Errorf("the first answer (allow) is not the one found: %+v, %v", r, ok)
 	}
 	t.Logf("%d messages of alice's inbox read by %d looks at %d asks", reads.Load(), p, k)

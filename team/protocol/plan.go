@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -59,7 +60,7 @@ func (p *Plans) ByPerson(id string) (approved, ok bool) {
 }
 
 // Submit sends a plan-mode teammate's plan to the lead.
-func (p *Plans) Submit(from, plan string) (string, error) {
+func (p *Plans) Submit(ctx context.Context, from, plan string) (string, error) {
 	m, err := p.d.Roster.Mate(from)
 	if err != nil {
 		return "", err
@@ -83,7 +84,7 @@ func (p *Plans) Submit(from, plan string) (string, error) {
 	// once must not have its approval overwritten by this later write.
 	p.setState(m.Name(), m.Role(), m.Status(), registry.PlanAwaitingApproval)
 	msg := inbox.Message{Type: TypePlanApprovalRequest, From: from, To: workspace.LeadName, Content: planRequestText(from, text, id), CorrelationID: id}
-	if err := p.rq.Send(msg, planPayload{RequestID: id, Plan: plan}); err != nil {
+	if err := p.rq.Send(ctx, msg, planPayload{RequestID: id, Plan: plan}); err != nil {
 		if _, open := p.rq.Answer(id, event.RequestPlanApproval, from, event.OutcomeFailed); open {
 			p.rq.Answered(from, ref, event.ByRuntime, event.OutcomeFailed, "the plan could not be delivered: "+err.Error())
 		}
@@ -94,14 +95,14 @@ func (p *Plans) Submit(from, plan string) (string, error) {
 }
 
 // Review approves or rejects a plan, as the lead or the person.
-func (p *Plans) Review(from, id string, approve bool, feedback string) (string, error) {
+func (p *Plans) Review(ctx context.Context, from, id string, approve bool, feedback string) (string, error) {
 	if from != workspace.LeadName && from != workspace.UserName {
 		return "", fmt.Errorf("only the lead reviews plans")
 	}
 	r, ok := p.rq.Get(id)
 	if !ok || r.Kind != event.RequestPlanApproval {
 		// A plan of a teammate run by another process (remote.go).
-		if text, found, err := p.reviewRemote(from, id, approve, feedback); found || err != nil {
+		if text, found, err := p.reviewRemote(ctx, from, id, approve, feedback); found || err != nil {
 			return text, err
 		}
 		return "", fmt.Errorf("there is no plan waiting for review with request id %q", id)
@@ -128,7 +129,7 @@ func (p *Plans) Review(from, id string, approve bool, feedback string) (string, 
 	// finish and report before a later write would land.
 	p.setState(m.Name(), m.Role(), m.Status(), state)
 	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(from, approve, feedback), CorrelationID: id}
-	if err := p.rq.Send(msg, planPayload{RequestID: id, Approve: Bool(approve), Feedback: feedback}); err != nil {
+	if err := p.rq.Send(ctx, msg, planPayload{RequestID: id, Approve: Bool(approve), Feedback: feedback}); err != nil {
 		return "", err
 	}
 	if approve {
@@ -149,7 +150,8 @@ func (p *Plans) expire(r request.Request) {
 	fb := planExpiredFeedback(p.timeout)
 	p.rq.Expired(m.Name(), ref, event.OutcomeExpired, fb)
 	msg := inbox.Message{Type: TypePlanApprovalResponse, From: workspace.LeadName, To: m.Name(), Content: planExpiredText(fb), CorrelationID: id}
-	if err := p.rq.Send(msg, planPayload{RequestID: id, Approve: Bool(false), Feedback: fb}); err != nil {
+	ctx := context.Background() // the request table's timer has no caller to cancel it
+	if err := p.rq.Send(ctx, msg, planPayload{RequestID: id, Approve: Bool(false), Feedback: fb}); err != nil {
 		p.d.Events.Emit(event.Event{Agent: m.Name(), Payload: p.d.Failure(event.ClassInbox, "plan timeout: ", err)})
 	}
 	p.setState(m.Name(), m.Role(), m.Status(), registry.PlanRejected)

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 // process takes it from there.
 
 // RequestRemote asks a teammate run elsewhere to shut down.
-func (s *Shutdowns) RequestRemote(from string, mb registry.Member, reason string) (string, error) {
+func (s *Shutdowns) RequestRemote(ctx context.Context, from string, mb registry.Member, reason string) (string, error) {
 	name := mb.Name
 	switch mb.Status {
 	case registry.StatusShutdown, registry.StatusFailed:
@@ -34,7 +35,7 @@ func (s *Shutdowns) RequestRemote(from string, mb registry.Member, reason string
 	}
 	// Asked before and not answered: the teammate's inbox, and the lead's
 	// read on from where this process left it (inbox.Indexes), never whole.
-	id, err := s.d.Indexes.UnansweredIn(name, workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
+	id, err := s.d.Indexes.UnansweredIn(ctx, name, workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
 	if err != nil {
 		return "", err
 	}
@@ -44,7 +45,7 @@ func (s *Shutdowns) RequestRemote(from string, mb registry.Member, reason string
 	ref := event.RequestRef{ID: NewID(event.RequestShutdown), RequestKind: event.RequestShutdown, From: from, To: name}
 	s.d.Events.Emit(event.Event{Agent: name, Payload: event.RequestOpened{RequestRef: ref, Deadline: time.Now().UTC().Add(s.timeout), Text: reason}})
 	msg := inbox.Message{Type: TypeShutdownRequest, From: from, To: name, Content: shutdownRequestText(reason, ref.ID), CorrelationID: ref.ID}
-	if err := s.rq.Send(msg, shutdownPayload{RequestID: ref.ID, Reason: reason}); err != nil {
+	if err := s.rq.Send(ctx, msg, shutdownPayload{RequestID: ref.ID, Reason: reason}); err != nil {
 		s.rq.Answered(name, ref, event.ByRuntime, event.OutcomeFailed, "the request could not be delivered: "+err.Error())
 		return "", err
 	}
@@ -57,11 +58,11 @@ func (s *Shutdowns) RequestRemote(from string, mb registry.Member, reason string
 // idle point of every teammate: the teammate's inbox is read on from the
 // last look, and the lead's only while a request there is not known
 // answered (inbox.Indexes).
-func (s *Shutdowns) adopt(m Mate) {
+func (s *Shutdowns) adopt(ctx context.Context, m Mate) {
 	if !s.d.Across || s.rq.OpenFor(event.RequestShutdown, m.Name()) != "" {
 		return
 	}
-	id, err := s.d.Indexes.UnansweredIn(m.Name(), workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
+	id, err := s.d.Indexes.UnansweredIn(ctx, m.Name(), workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
 	if err != nil || id == "" {
 		return
 	}
@@ -71,11 +72,11 @@ func (s *Shutdowns) adopt(m Mate) {
 // reviewRemote reviews a plan whose request is not in this process's
 // table: one a teammate run elsewhere sent to the lead's inbox and nobody
 // has answered. ok is false when there is no such plan.
-func (p *Plans) reviewRemote(from, id string, approve bool, feedback string) (string, bool, error) {
+func (p *Plans) reviewRemote(ctx context.Context, from, id string, approve bool, feedback string) (string, bool, error) {
 	if !p.d.Across {
 		return "", false, nil
 	}
-	lead, err := p.d.Indexes.Read(workspace.LeadName)
+	lead, err := p.d.Indexes.Read(ctx, workspace.LeadName)
 	if err != nil {
 		return "", false, err
 	}
@@ -88,7 +89,7 @@ func (p *Plans) reviewRemote(from, id string, approve bool, feedback string) (st
 	if !ok {
 		return "", false, nil
 	}
-	mate, err := p.d.Indexes.Read(author)
+	mate, err := p.d.Indexes.Read(ctx, author)
 	if err != nil {
 		return "", false, err
 	}
@@ -104,7 +105,7 @@ func (p *Plans) reviewRemote(from, id string, approve bool, feedback string) (st
 	// The registry says so before the teammate is told: its process reads it there.
 	p.setState(author, mb.Role, mb.Status, state)
 	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(from, approve, feedback), CorrelationID: id}
-	if err := p.rq.Send(msg, planPayload{RequestID: id, Approve: Bool(approve), Feedback: feedback}); err != nil {
+	if err := p.rq.Send(ctx, msg, planPayload{RequestID: id, Approve: Bool(approve), Feedback: feedback}); err != nil {
 		return "", true, err
 	}
 	if approve {

@@ -20,6 +20,7 @@
 package protocol
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -34,7 +35,7 @@ import (
 
 // Appender is all the requests need of the inboxes.
 type Appender interface {
-	Append(name string, m inbox.Message) (inbox.Message, error)
+	Append(ctx context.Context, name string, m inbox.Message) (inbox.Message, error)
 }
 
 // Requests are the team's protocol requests: the table of the open ones,
@@ -130,14 +131,14 @@ func (rq *Requests) Expired(agent string, ref event.RequestRef, outcome event.Ou
 }
 
 // Send delivers a protocol message m (its correlation id set) with its payload.
-func (rq *Requests) Send(m inbox.Message, payload any) error {
+func (rq *Requests) Send(ctx context.Context, m inbox.Message, payload any) error {
 	m, err := WithPayload(m, payload)
 	if err != nil {
 		return err
 	}
 	rq.sending.Lock()
 	defer rq.sending.Unlock()
-	return rq.SendHeld(m)
+	return rq.SendHeld(ctx, m)
 }
 
 // Hold takes the sending lock until release is called: a request opened
@@ -148,8 +149,8 @@ func (rq *Requests) Hold() (release func()) {
 }
 
 // SendHeld is Send for a caller that holds the sending lock (Hold).
-func (rq *Requests) SendHeld(m inbox.Message) error {
-	m, err := rq.store.Append(m.To, m)
+func (rq *Requests) SendHeld(ctx context.Context, m inbox.Message) error {
+	m, err := rq.store.Append(ctx, m.To, m)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -48,14 +49,14 @@ func NewShutdowns(d Deps, timeout time.Duration) *Shutdowns {
 
 // Request asks a teammate, from the lead or the person, to shut down; one
 // run elsewhere is asked through the inboxes (remote.go).
-func (s *Shutdowns) Request(from, name, reason string) (string, error) {
+func (s *Shutdowns) Request(ctx context.Context, from, name, reason string) (string, error) {
 	if from != workspace.LeadName && from != workspace.UserName {
 		return "", fmt.Errorf("only the lead can ask a teammate to shut down")
 	}
 	m, err := s.d.Roster.Mate(name)
 	if err != nil {
 		if mb, ok := s.d.Roster.Remote(name); ok {
-			return s.RequestRemote(from, mb, reason) // remote.go
+			return s.RequestRemote(ctx, from, mb, reason) // remote.go
 		}
 		return "", err
 	}
@@ -76,7 +77,7 @@ func (s *Shutdowns) Request(from, name, reason string) (string, error) {
 	msg, err := WithPayload(inbox.Message{Type: TypeShutdownRequest, From: from, To: name, Content: shutdownRequestText(reason, id), CorrelationID: id},
 		shutdownPayload{RequestID: id, Reason: reason})
 	if err == nil {
-		err = s.rq.SendHeld(msg)
+		err = s.rq.SendHeld(ctx, msg)
 	}
 	if err != nil {
 		if _, open := s.rq.Answer(id, event.RequestShutdown, name, event.OutcomeFailed); open {
@@ -89,7 +90,7 @@ func (s *Shutdowns) Request(from, name, reason string) (string, error) {
 }
 
 // Respond is a teammate's answer to the shutdown it was asked.
-func (s *Shutdowns) Respond(from, id string, approve bool, reason string) (string, error) {
+func (s *Shutdowns) Respond(ctx context.Context, from, id string, approve bool, reason string) (string, error) {
 	m, err := s.d.Roster.Mate(from)
 	if err != nil {
 		return "", err
@@ -100,7 +101,7 @@ func (s *Shutdowns) Respond(from, id string, approve bool, reason string) (strin
 	}
 	ref, ok := s.rq.Answer(id, event.RequestShutdown, from, outcome)
 	if !ok && s.d.Across {
-		s.adopt(m) // asked from another process (remote.go)
+		s.adopt(ctx, m) // asked from another process (remote.go)
 		ref, ok = s.rq.Answer(id, event.RequestShutdown, from, outcome)
 	}
 	if !ok {
@@ -108,7 +109,7 @@ func (s *Shutdowns) Respond(from, id string, approve bool, reason string) (strin
 	}
 	s.rq.Answered(from, ref, from, outcome, reason)
 	p := shutdownPayload{RequestID: id, Approve: Bool(approve), Reason: reason, By: "teammate"}
-	if err := s.rq.Send(s.response(from, shutdownAnswerText(from, approve, reason), id), p); err != nil {
+	if err := s.rq.Send(ctx, s.response(from, shutdownAnswerText(from, approve, reason), id), p); err != nil {
 		return "", err
 	}
 	if !approve {
@@ -127,9 +128,9 @@ func (s *Shutdowns) response(from, content, id string) inbox.Message {
 // shutdown it was asked: its unread messages are taken into its
 // conversation first, so none is lost, and it is shut down. It reports
 // whether the teammate stops.
-func (s *Shutdowns) AnswerIfAsked(m Mate) bool {
+func (s *Shutdowns) AnswerIfAsked(ctx context.Context, m Mate) bool {
 	if s.d.Across { // requests asked from another process (remote.go)
-		s.adopt(m)
+		s.adopt(ctx, m)
 		if m.PlanMode() && !m.PlanApproved() {
 			m.RefreshPlan()
 		}
@@ -148,7 +149,7 @@ func (s *Shutdowns) AnswerIfAsked(m Mate) bool {
 	// The answer is written before the teammate's inbox is emptied, so the
 	// team never looks settled while the lead has yet to hear of it.
 	p := shutdownPayload{RequestID: id, Approve: Bool(true), By: "runtime"}
-	if err := s.rq.Send(s.response(m.Name(), shutdownIdleText(m.Name()), id), p); err != nil {
+	if err := s.rq.Send(ctx, s.response(m.Name(), shutdownIdleText(m.Name()), id), p); err != nil {
 		s.d.Events.Emit(event.Event{Agent: m.Name(), Payload: s.d.Failure(event.ClassInbox, "shutdown response: ", err)})
 	}
 	if err := m.Absorb(); err != nil {
@@ -170,7 +171,8 @@ func (s *Shutdowns) force(r request.Request) {
 	why := fmt.Sprintf("forced shutdown: no answer to the shutdown request within %s", s.timeout)
 	s.rq.Expired(m.Name(), ref, event.OutcomeForced, why)
 	p := shutdownPayload{RequestID: id, Approve: Bool(true), Forced: true, By: "runtime"}
-	if err := s.rq.Send(s.response(m.Name(), shutdownForcedText(m.Name(), s.timeout), id), p); err != nil {
+	ctx := context.Background() // the request table's timer has no caller to cancel it
+	if err := s.rq.Send(ctx, s.response(m.Name(), shutdownForcedText(m.Name(), s.timeout), id), p); err != nil {
 		s.d.Events.Emit(event.Event{Agent: m.Name(), Payload: s.d.Failure(event.ClassInbox, "shutdown response: ", err)})
 	}
 	m.ShutDown(why, true)

@@ -53,7 +53,7 @@ func (tt *Service) offer(ctx context.Context) {
 // assign claims the next fitting task for a teammate that has nothing unread
 // and tells it in its inbox, which wakes it.
 func (tt *Service) assign(ctx context.Context, name, role string, roles []string) {
-	if has, err := tt.d.Inboxes.HasUnread(name); err != nil || has {
+	if has, err := tt.d.Inboxes.HasUnread(ctx, name); err != nil || has {
 		if tt.d.Health != nil {
 			tt.d.Health(name, err)
 		}
@@ -70,7 +70,7 @@ func (tt *Service) assign(ctx context.Context, name, role string, roles []string
 	tt.Emit(name, event.TaskChanged{Change: event.TaskChangeAutoClaimed}, task)
 	content := fmt.Sprintf("You have been assigned task %s: %s\n%s\nWhen it is done, call task_update with id %s, status completed and a note on the result.",
 		task.ID, task.Subject, task.Description, task.ID)
-	m, err := tt.d.Inboxes.Append(name, inbox.Message{Type: TypeTaskAssigned, From: workspace.LeadName, To: name, Content: content, TaskID: task.ID})
+	m, err := tt.d.Inboxes.Append(ctx, name, inbox.Message{Type: TypeTaskAssigned, From: workspace.LeadName, To: name, Content: content, TaskID: task.ID})
 	if err != nil {
 		// Untold, the teammate would hold the task forever: give it back.
 		_, _, _ = tt.d.Board.Update(ctx, task.ID, workspace.LeadName, board.TaskPending, "could not tell "+name+": "+err.Error())

@@ -37,8 +37,8 @@ type Doc interface {
 
 // Inboxes are what auto-claim needs of the agents' inboxes.
 type Inboxes interface {
-	HasUnread(name string) (bool, error)
-	Append(name string, m inbox.Message) (inbox.Message, error)
+	HasUnread(ctx context.Context, name string) (bool, error)
+	Append(ctx context.Context, name string, m inbox.Message) (inbox.Message, error)
 }
 
 // Agent is a teammate of this process, by name and role.

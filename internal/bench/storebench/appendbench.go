@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -67,9 +68,10 @@ func appendChild(args []string) int {
 	msg := func(i int) inbox.Message {
 		return inbox.Message{Type: inbox.TypeMessage, From: fmt.Sprintf("a%02d", i), Content: content}
 	}
+	ctx := context.Background() // a benchmark's child: nothing cancels it
 	// Warm: each inbox exists (its file, its subject) before the clock starts.
 	for i := range n {
-		if _, err := mb.Append(target(i), msg(i)); err != nil {
+		if _, err := mb.Append(ctx, target(i), msg(i)); err != nil {
 			fmt.Fprintln(os.Stderr, "storebench: append:", err)
 			return 1
 		}
@@ -87,7 +89,7 @@ func appendChild(args []string) int {
 			m := msg(i)
 			to := target(i)
 			for time.Now().Before(deadline) {
-				if _, err := mb.Append(to, m); err != nil {
+				if _, err := mb.Append(ctx, to, m); err != nil {
 					errs.Add(1)
 					firstErr.CompareAndSwap(nil, err.Error())
 					continue

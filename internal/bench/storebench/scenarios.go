@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -196,21 +197,22 @@ func (h *harness) commitScenario(rounds int) error {
 			wclose()
 			return err
 		}
+		ctx := context.Background() // a benchmark run: nothing cancels it
 		fails, first := 0, ""
 		start := time.Now()
 		for i := range rounds {
-			if _, err := w.Append("c", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: strconv.Itoa(i)}); err != nil {
+			if _, err := w.Append(ctx, "c", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: strconv.Itoa(i)}); err != nil {
 				wclose()
 				rclose()
 				return err
 			}
-			b, err := rd.ReadUnread("c")
+			b, err := rd.ReadUnread(ctx, "c")
 			if err != nil {
 				wclose()
 				rclose()
 				return err
 			}
-			if err := rd.Commit("c", b); err != nil {
+			if err := rd.Commit(ctx, "c", b); err != nil {
 				fails++
 				if first == "" {
 					first = err.Error()
@@ -251,14 +253,17 @@ func (h *harness) consumerScenario(n int) error {
 		if err != nil {
 			return err
 		}
-		look, ok := mb.(interface{ HasUnread(string) (bool, error) })
+		look, ok := mb.(interface {
+			HasUnread(context.Context, string) (bool, error)
+		})
 		if !ok {
 			closeFn()
 			return fmt.Errorf("%s: no HasUnread", c.name)
 		}
+		ctx := context.Background() // a benchmark run: nothing cancels it
 		before, s0, start := rusageSelf(), srv.cpu(), time.Now()
 		for i := range n {
-			if _, err := look.HasUnread(fmt.Sprintf("w%03d", i)); err != nil {
+			if _, err := look.HasUnread(ctx, fmt.Sprintf("w%03d", i)); err != nil {
 				closeFn()
 				return fmt.Errorf("%s: %w", c.name, err)
 			}

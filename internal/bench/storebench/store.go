@@ -18,9 +18,9 @@ import (
 // mailbox is what the benchmarks use of a store: the methods of
 // team.Mailbox that `agentteam send` and a waiting teammate call.
 type mailbox interface {
-	Append(name string, m inbox.Message) (inbox.Message, error)
-	ReadUnread(name string) (inbox.Batch, error)
-	Commit(name string, b inbox.Batch) error
+	Append(ctx context.Context, name string, m inbox.Message) (inbox.Message, error)
+	ReadUnread(ctx context.Context, name string) (inbox.Batch, error)
+	Commit(ctx context.Context, name string, b inbox.Batch) error
 	Watch(ctx context.Context, name string) <-chan struct{}
 }
 

@@ -87,7 +87,7 @@ func TestAppendChildCountsWhatItStored(t *testing.T) {
 	defer closeFn()
 	var total int64
 	for _, name := range []string{"r0", "r1", "r2", "r3"} {
-		b, err := mb.ReadUnread(name)
+		b, err := mb.ReadUnread(t.Context(), name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestCallCounterCountsByKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if _, err := mb.Append("bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "hi"}); err != nil {
+		if _, err := mb.Append(t.Context(), "bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 	}

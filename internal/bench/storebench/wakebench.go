@@ -68,7 +68,7 @@ func receiveChild() int {
 			}
 		}
 		woke := time.Now()
-		b, err := mb.ReadUnread(rxInbox)
+		b, err := mb.ReadUnread(ctx, rxInbox)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "storebench: receiver: read:", err)
 			return 1
@@ -103,7 +103,7 @@ func receiveChild() int {
 		}
 		again = false
 		if !b.Empty() {
-			if err := mb.Commit(rxInbox, b); err != nil {
+			if err := mb.Commit(ctx, rxInbox, b); err != nil {
 				r.CommitErrors++
 				if r.FirstCommitErr == "" {
 					r.FirstCommitErr = err.Error()
@@ -153,6 +153,7 @@ func wakeRun(conf storeConf, sends int, pace time.Duration, serverCPU func() tim
 		return wakeResult{}, nil, 0, err
 	}
 	defer closeFn()
+	ctx := context.Background() // a benchmark run: nothing cancels it
 	pad := strings.Repeat("x", 120)
 	appends = make([]time.Duration, 0, sends)
 	s0 := serverCPU()
@@ -161,13 +162,13 @@ func wakeRun(conf storeConf, sends int, pace time.Duration, serverCPU func() tim
 		next = next.Add(pace)
 		time.Sleep(time.Until(next))
 		t0 := time.Now()
-		if _, err := mb.Append(rxInbox, inbox.Message{Type: inbox.TypeMessage, From: "lead",
+		if _, err := mb.Append(ctx, rxInbox, inbox.Message{Type: inbox.TypeMessage, From: "lead",
 			Content: strconv.FormatInt(t0.UnixNano(), 10) + " " + pad}); err != nil {
 			return wakeResult{}, nil, 0, err
 		}
 		appends = append(appends, time.Since(t0))
 	}
-	if _, err := mb.Append(rxInbox, inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "stop"}); err != nil {
+	if _, err := mb.Append(ctx, rxInbox, inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "stop"}); err != nil {
 		return wakeResult{}, nil, 0, err
 	}
 	if err := json.NewDecoder(rd).Decode(&r); err != nil {

@@ -507,7 +507,7 @@ func TestClusterFailover(t *testing.T) {
 			}
 			conv = bytes.Join(lines, []byte("\n"))
 		}
-		msgs, bad, err := mb.ReadAll(who)
+		msgs, bad, err := mb.ReadAll(ctx, who)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -531,7 +531,7 @@ func TestClusterFailover(t *testing.T) {
 		// position may still lag behind one a commit found held by the
 		// lost node's unfinished commit (inbox.ErrHeld) if the agent did
 		// not read again after its hold ran out: said, not a failure.
-		if st, err := mb.Stats(who); err != nil {
+		if st, err := mb.Stats(ctx, who); err != nil {
 			t.Errorf("%s's inbox: %v", who, err)
 		} else if st.Unread != 0 {
 			t.Logf("%s's read position is %d behind its conversation (a held commit)", who, st.Unread)

@@ -59,12 +59,12 @@ func TestEachRoleSendsOnlyAsThoseItSpeaksFor(t *testing.T) {
 			t.Fatalf("%s opens the inboxes: %v", c.user, err)
 		}
 		for _, from := range c.may {
-			if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: from, Content: "hi"}); err != nil {
+			if _, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: from, Content: "hi"}); err != nil {
 				t.Errorf("%s sending as %s: %v", c.user, from, err)
 			}
 		}
 		for _, from := range c.not {
-			_, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: from, Content: "approve"})
+			_, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: from, Content: "approve"})
 			if err == nil || !strings.Contains(err.Error(), "these credentials may not send as "+from) || !strings.Contains(err.Error(), "refused") {
 				t.Errorf("%s sending as %s: %v", c.user, from, err)
 			}
@@ -75,7 +75,7 @@ func TestEachRoleSendsOnlyAsThoseItSpeaksFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, _, err := mb.ReadAll("alice")
+	msgs, _, err := mb.ReadAll(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +109,14 @@ func TestAMessageWhoseSenderDisagreesWithItsSubjectIsForged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := mb.ReadUnread("alice")
+	b, err := mb.ReadUnread(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(b.Messages) != 0 || len(b.Bad) != 1 || !strings.Contains(b.Bad[0].Reason, `forged sender: it says it is from "user" but was sent as "bob"`) {
 		t.Fatalf("alice's unread: %+v", b)
 	}
-	if msgs, _, _ := mb.ReadAll("alice"); len(msgs) != 0 {
+	if msgs, _, _ := mb.ReadAll(t.Context(), "alice"); len(msgs) != 0 {
 		t.Fatalf("ReadAll gave the forged message: %+v", msgs)
 	}
 }
@@ -200,10 +200,10 @@ func TestARoleInEveryTeam(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the worker opens %s's inboxes: %v", team, err)
 		}
-		if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "hi"}); err != nil {
+		if _, err := mb.Append(ctx, "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "hi"}); err != nil {
 			t.Errorf("the worker sends as bob in %s: %v", team, err)
 		}
-		if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "user", Content: "approve"}); err == nil ||
+		if _, err := mb.Append(ctx, "alice", inbox.Message{Type: inbox.TypeMessage, From: "user", Content: "approve"}); err == nil ||
 			!strings.Contains(err.Error(), "these credentials may not send as user") {
 			t.Errorf("the worker sends as user in %s: %v", team, err)
 		}
@@ -275,10 +275,10 @@ func TestAStreamAWorkerMadeIsRemadeByTheLead(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the worker opens the stream the lead remade: %v", err)
 	}
-	if _, err := wmb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "hi"}); err != nil {
+	if _, err := wmb.Append(ctx, "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "hi"}); err != nil {
 		t.Fatal(err)
 	}
-	msgs, bad, err := mb.ReadAll("alice")
+	msgs, bad, err := mb.ReadAll(ctx, "alice")
 	if err != nil || len(bad) != 0 || len(msgs) != 1 || msgs[0].From != "bob" {
 		t.Fatalf("alice's inbox: %+v, bad %+v, %v", msgs, bad, err)
 	}

@@ -103,7 +103,7 @@ func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
 	if err != nil {
 		t.Fatalf("team beta opens its own inboxes: %v", err)
 	}
-	if _, err := mbB.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "beta's secret"}); err != nil {
+	if _, err := mbB.Append(t.Context(), "lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "beta's secret"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := natsstore.OpenDoc[counterDoc](context.Background(), ncB, "beta", "config"); err != nil {
@@ -121,7 +121,7 @@ func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
 	if err != nil {
 		t.Fatalf("team alpha opens its own inboxes: %v", err)
 	}
-	if _, err := mbA.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "al", Content: "mine"}); err != nil {
+	if _, err := mbA.Append(t.Context(), "lead", inbox.Message{Type: inbox.TypeMessage, From: "al", Content: "mine"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -186,7 +186,7 @@ func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
 	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.NAMES"`)
 
 	// B sends again: nothing reaches A's refused subscriptions.
-	if _, err := mbB.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "beta's second secret"}); err != nil {
+	if _, err := mbB.Append(t.Context(), "lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "beta's second secret"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := ncA.Flush(); err != nil {
@@ -219,7 +219,7 @@ func TestAStreamOfOneTeamCannotCaptureAnother(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mbB.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "beta's first secret"}); err != nil {
+	if _, err := mbB.Append(ctx, "lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "beta's first secret"}); err != nil {
 		t.Fatal(err)
 	}
 	// The mirror of B's stream, under A's own stream name: in A's account
@@ -247,7 +247,7 @@ func TestAStreamOfOneTeamCannotCaptureAnother(t *testing.T) {
 	if err != nil {
 		t.Fatalf("team alpha creates its own stream: %v", err)
 	}
-	if _, err := mbB.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "beta's secret"}); err != nil {
+	if _, err := mbB.Append(ctx, "lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "beta's secret"}); err != nil {
 		t.Fatal(err)
 	}
 	short, cancelShort := context.WithTimeout(ctx, 2*time.Second)
@@ -353,7 +353,7 @@ func TestTLSWithATestCA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mb.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "over TLS"}); err != nil {
+	if _, err := mb.Append(t.Context(), "lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "over TLS"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -439,11 +439,11 @@ func TestADataDirectoryIsFreeAfterShutdown(t *testing.T) {
 		}
 		mb, err := natsstore.OpenMailbox(context.Background(), nc, "again")
 		if err == nil && i == 0 {
-			_, err = mb.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "kept"})
+			_, err = mb.Append(t.Context(), "lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "kept"})
 		}
 		if err == nil && i == 1 {
 			var all []inbox.Message
-			if all, _, err = mb.ReadAll("lead"); err == nil && (len(all) != 1 || all[0].Content != "kept") {
+			if all, _, err = mb.ReadAll(t.Context(), "lead"); err == nil && (len(all) != 1 || all[0].Content != "kept") {
 				t.Errorf("after a restart read %+v, want the kept message", all)
 			}
 		}

@@ -45,8 +45,8 @@ func TestAMessageOverTheServersMaxPayloadIsRefusedWithASentence(t *testing.T) {
 		t.Fatal(err)
 	}
 	appends := map[string]func(inbox.Message) (inbox.Message, error){
-		"Append":   func(m inbox.Message) (inbox.Message, error) { return mb.Append("alice", m) },
-		"AppendAs": func(m inbox.Message) (inbox.Message, error) { return mb.AppendAs("alice", m, claim) },
+		"Append":   func(m inbox.Message) (inbox.Message, error) { return mb.Append(t.Context(), "alice", m) },
+		"AppendAs": func(m inbox.Message) (inbox.Message, error) { return mb.AppendAs(t.Context(), "alice", m, claim) },
 	}
 	for name, appendFn := range appends {
 		_, err := appendFn(inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: worstContent})
@@ -58,10 +58,10 @@ func TestAMessageOverTheServersMaxPayloadIsRefusedWithASentence(t *testing.T) {
 			t.Errorf("%s: the sentence is %q", name, msg)
 		}
 	}
-	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "small"}); err != nil {
+	if _, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "small"}); err != nil {
 		t.Fatal(err)
 	}
-	all, bad, err := mb.ReadAll("alice")
+	all, bad, err := mb.ReadAll(t.Context(), "alice")
 	if err != nil || len(bad) != 0 || len(all) != 1 || all[0].Content != "small" {
 		t.Fatalf("the inbox holds %d messages, bad %v, err %v; want the small one alone", len(all), bad, err)
 	}
@@ -72,11 +72,11 @@ func TestAMessageOverTheServersMaxPayloadIsRefusedWithASentence(t *testing.T) {
 // and read back whole.
 func TestServeTakesTheFilesStoresLongestMessage(t *testing.T) {
 	mb := opener(startServer(t), "big")(t)
-	sent, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: worstContent})
+	sent, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: worstContent})
 	if err != nil {
 		t.Fatalf("append the files store's longest line: %v", err)
 	}
-	b, err := mb.ReadUnread("alice")
+	b, err := mb.ReadUnread(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}

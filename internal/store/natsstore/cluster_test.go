@@ -222,9 +222,9 @@ type gatedMailbox struct {
 	wait func()
 }
 
-func (g gatedMailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
+func (g gatedMailbox) Append(ctx context.Context, name string, m inbox.Message) (inbox.Message, error) {
 	g.wait()
-	return g.Mailbox.Append(name, m)
+	return g.Mailbox.Append(ctx, name, m)
 }
 
 // stopLeaderAfter waits until team's stream holds at least n messages,
@@ -299,7 +299,7 @@ func TestClusterOverMutualTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mb.Append("lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "over routes with TLS"}); err != nil {
+	if _, err := mb.Append(ctx, "lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "over routes with TLS"}); err != nil {
 		t.Fatal(err)
 	}
 	js, _ := jetstream.New(nc)
@@ -379,7 +379,7 @@ func TestClusterStoresAMessagePublishedTwiceAtOnceOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if _, err := mb.Append("alice", m); err != nil {
+				if _, err := mb.Append(t.Context(), "alice", m); err != nil {
 					errs <- err
 				}
 			}()
@@ -390,7 +390,7 @@ func TestClusterStoresAMessagePublishedTwiceAtOnceOnce(t *testing.T) {
 			t.Fatalf("round %d: %v", r, err)
 		}
 	}
-	msgs, _, err := mbs[0].ReadAll("alice")
+	msgs, _, err := mbs[0].ReadAll(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}

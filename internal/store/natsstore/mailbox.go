@@ -24,9 +24,9 @@ import (
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 )
 
-// opTimeout bounds one request to the server: a store call has no context
-// of its own (the Mailbox interface is the file store's), so a server gone
-// away is an error after this long, not a hang.
+// opTimeout bounds one store call to the server, so that a server gone
+// away is an error after this long, not a hang; an inbox call also ends
+// with its caller's context.
 const opTimeout = 10 * time.Second
 
 // ackWait is how long a message handed to a commit that never finished (its
@@ -234,12 +234,12 @@ func consumerConfig(team, name string) jetstream.ConsumerConfig {
 // empty, and returns once the server has stored it. The id is the
 // message's Nats-Msg-Id, so a publish repeated after a lost reply is stored
 // once.
-func (mb *Mailbox) Append(name string, m inbox.Message) (inbox.Message, error) {
+func (mb *Mailbox) Append(ctx context.Context, name string, m inbox.Message) (inbox.Message, error) {
 	m, line, err := mb.encodeAppend(name, m)
 	if err != nil {
 		return inbox.Message{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	subj := SentSubject(mb.team, name, m.From)
 	ctx, stop := natsconn.WatchRefusal(ctx, mb.nc, subj)
@@ -284,8 +284,8 @@ func (mb *Mailbox) encodeAppend(name string, m inbox.Message) (inbox.Message, []
 }
 
 // Names lists the inboxes that hold a message, sorted.
-func (mb *Mailbox) Names() ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+func (mb *Mailbox) Names(ctx context.Context) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	prefix := "agentteam." + mb.team + ".inbox."
 	info, err := mb.stream.Info(ctx, jetstream.WithSubjectFilter(prefix+">"))
@@ -312,11 +312,11 @@ func (mb *Mailbox) Path(name string) string {
 // Mark returns name's mark, what tells it changed without reading it: the
 // stream sequence of its last message and its read position (as
 // Position). Two requests, whatever the inbox's length.
-func (mb *Mailbox) Mark(name string) (inbox.Mark, error) {
+func (mb *Mailbox) Mark(ctx context.Context, name string) (inbox.Mark, error) {
 	if err := checkToken("inbox", name); err != nil {
 		return inbox.Mark{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	var m inbox.Mark
 	subjects := []string{inboxFilter(mb.team, name)}

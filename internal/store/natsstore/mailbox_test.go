@@ -56,14 +56,14 @@ func TestJetStreamKeepsTheMailboxContract(t *testing.T) {
 // is stored once: Nats-Msg-Id deduplicates it.
 func TestAppendWithTheSameIDIsStoredOnce(t *testing.T) {
 	mb := opener(startServer(t), "t2")(t)
-	first, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "hi"})
+	first, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mb.Append("alice", first); err != nil {
+	if _, err := mb.Append(t.Context(), "alice", first); err != nil {
 		t.Fatal(err)
 	}
-	b, err := mb.ReadUnread("alice")
+	b, err := mb.ReadUnread(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +78,10 @@ func TestHostileNamesAreRefused(t *testing.T) {
 	url := startServer(t)
 	mb := opener(url, "t3")(t)
 	for _, name := range []string{"", "a.b", "*", ">", "a b", "../x"} {
-		if _, err := mb.Append(name, inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "x"}); !errors.Is(err, inbox.ErrInvalid) {
+		if _, err := mb.Append(t.Context(), name, inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "x"}); !errors.Is(err, inbox.ErrInvalid) {
 			t.Errorf("append to %q: err = %v, want ErrInvalid", name, err)
 		}
-		if _, err := mb.ReadUnread(name); !errors.Is(err, inbox.ErrInvalid) {
+		if _, err := mb.ReadUnread(t.Context(), name); !errors.Is(err, inbox.ErrInvalid) {
 			t.Errorf("read %q: err = %v, want ErrInvalid", name, err)
 		}
 	}
@@ -112,21 +112,21 @@ func TestAForeignLineIsReportedBad(t *testing.T) {
 	if _, err := js.Publish(context.Background(), natsstore.SentSubject("t4", "alice", "bob"), []byte("not json")); err != nil {
 		t.Fatal(err)
 	}
-	good, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "ok"})
+	good, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "ok"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := mb.ReadUnread("alice")
+	b, err := mb.ReadUnread(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(b.Bad) != 1 || len(b.Messages) != 1 || b.Messages[0].ID != good.ID {
 		t.Fatalf("read %d messages and bad lines %+v, want the good one and one bad", len(b.Messages), b.Bad)
 	}
-	if err := mb.Commit("alice", b); err != nil {
+	if err := mb.Commit(t.Context(), "alice", b); err != nil {
 		t.Fatal(err)
 	}
-	if has, err := mb.HasUnread("alice"); err != nil || has {
+	if has, err := mb.HasUnread(t.Context(), "alice"); err != nil || has {
 		t.Fatalf("after commit HasUnread = %v, %v", has, err)
 	}
 }
@@ -135,29 +135,29 @@ func TestAForeignLineIsReportedBad(t *testing.T) {
 func TestReadAllAndStatsCountTheWholeInbox(t *testing.T) {
 	mb := opener(startServer(t), "t5")(t).(*natsstore.Mailbox)
 	for _, c := range []string{"one", "two", "three"} {
-		if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: c}); err != nil {
+		if _, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: c}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	b, err := mb.ReadUnread("alice")
+	b, err := mb.ReadUnread(t.Context(), "alice")
 	if err != nil || len(b.Messages) != 3 {
 		t.Fatalf("read %d, %v", len(b.Messages), err)
 	}
-	if err := mb.Commit("alice", b); err != nil {
+	if err := mb.Commit(t.Context(), "alice", b); err != nil {
 		t.Fatal(err)
 	}
-	all, bad, err := mb.ReadAll("alice")
+	all, bad, err := mb.ReadAll(t.Context(), "alice")
 	if err != nil || len(all) != 3 || len(bad) != 0 || all[2].Content != "three" {
 		t.Fatalf("ReadAll = %d messages, %d bad, %v", len(all), len(bad), err)
 	}
-	st, err := mb.Stats("alice")
+	st, err := mb.Stats(t.Context(), "alice")
 	if err != nil || st.Total != 3 || st.Unread != 0 || st.Bad != 0 {
 		t.Fatalf("Stats = %+v, %v; want 3 in all, none unread", st, err)
 	}
-	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "four"}); err != nil {
+	if _, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "four"}); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := mb.Stats("alice"); err != nil || st.Total != 4 || st.Unread != 1 {
+	if st, err := mb.Stats(t.Context(), "alice"); err != nil || st.Total != 4 || st.Unread != 1 {
 		t.Fatalf("Stats after one more = %+v, %v; want 4 in all, 1 unread", st, err)
 	}
 }
@@ -170,11 +170,11 @@ func TestCommitHeldByADeadCommitSaysSo(t *testing.T) {
 	url := startServer(t)
 	mb := opener(url, "t7")(t)
 	for _, c := range []string{"one", "two"} {
-		if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: c}); err != nil {
+		if _, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: c}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	b, err := mb.ReadUnread("alice")
+	b, err := mb.ReadUnread(t.Context(), "alice")
 	if err != nil || len(b.Messages) != 2 {
 		t.Fatalf("read %d, %v", len(b.Messages), err)
 	}
@@ -203,14 +203,14 @@ func TestCommitHeldByADeadCommitSaysSo(t *testing.T) {
 	if n != 2 {
 		t.Fatalf("the dead commit was delivered %d messages, want 2", n)
 	}
-	err = opener(url, "t7")(t).Commit("alice", b)
+	err = opener(url, "t7")(t).Commit(t.Context(), "alice", b)
 	if err == nil || !strings.Contains(err.Error(), "unfinished commit") {
 		t.Fatalf("commit of held messages: err = %v, want one naming the unfinished commit", err)
 	}
-	if has, err := mb.HasUnread("alice"); err != nil || !has {
+	if has, err := mb.HasUnread(t.Context(), "alice"); err != nil || !has {
 		t.Fatalf("after the refused commit HasUnread = %v, %v; want true", has, err)
 	}
-	again, err := mb.ReadUnread("alice")
+	again, err := mb.ReadUnread(t.Context(), "alice")
 	if err != nil || len(again.Messages) != 2 {
 		t.Fatalf("after the refused commit read %d, %v; want both again", len(again.Messages), err)
 	}
@@ -237,14 +237,14 @@ func TestNamesListsTheTeamsInboxes(t *testing.T) {
 	url := startServer(t)
 	mine, other := opener(url, "t9")(t), opener(url, "t10")(t)
 	for _, to := range []string{"zed", "alice", "alice"} {
-		if _, err := mine.Append(to, inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "x"}); err != nil {
+		if _, err := mine.Append(t.Context(), to, inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "x"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := other.Append("bob", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "x"}); err != nil {
+	if _, err := other.Append(t.Context(), "bob", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	names, err := mine.(*natsstore.Mailbox).Names()
+	names, err := mine.(*natsstore.Mailbox).Names(t.Context())
 	if err != nil || strings.Join(names, ",") != "alice,zed" {
 		t.Fatalf("Names = %v, %v; want alice,zed", names, err)
 	}
@@ -259,17 +259,17 @@ func TestACommitRightAfterItsReadSucceeds(t *testing.T) {
 	url := startServer(t)
 	w, r := opener(url, "tc")(t), opener(url, "tc")(t)
 	for i := range 2000 {
-		if _, err := w.Append("c", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "m"}); err != nil {
+		if _, err := w.Append(t.Context(), "c", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "m"}); err != nil {
 			t.Fatal(err)
 		}
-		b, err := r.ReadUnread("c")
+		b, err := r.ReadUnread(t.Context(), "c")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(b.Messages) != 1 {
 			t.Fatalf("round %d: read %d messages, want 1", i, len(b.Messages))
 		}
-		if err := r.Commit("c", b); err != nil {
+		if err := r.Commit(t.Context(), "c", b); err != nil {
 			t.Fatalf("round %d: %v", i, err)
 		}
 	}
@@ -281,7 +281,7 @@ func TestATeamHoldsMoreThanAThousandInboxes(t *testing.T) {
 	testkit.SkipShort(t)
 	mb := opener(startServer(t), "big")(t)
 	for i := range 1010 {
-		if _, err := mb.HasUnread(fmt.Sprintf("a%d", i)); err != nil {
+		if _, err := mb.HasUnread(t.Context(), fmt.Sprintf("a%d", i)); err != nil {
 			t.Fatalf("inbox %d: %v", i, err)
 		}
 	}
@@ -296,11 +296,11 @@ func TestATeamHoldsMoreThanAThousandInboxes(t *testing.T) {
 func TestReadAndCommitAskTheServerLittle(t *testing.T) {
 	url := startServer(t)
 	w := opener(url, "few")(t)
-	if _, err := w.HasUnread("alice"); err != nil { // the consumer, made by another process
+	if _, err := w.HasUnread(t.Context(), "alice"); err != nil { // the consumer, made by another process
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if _, err := w.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: fmt.Sprint(i)}); err != nil {
+		if _, err := w.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -315,7 +315,7 @@ func TestReadAndCommitAskTheServerLittle(t *testing.T) {
 	}
 	sent := func() uint64 { return nc.Stats().OutMsgs }
 	before := sent()
-	b, err := r.ReadUnread("alice")
+	b, err := r.ReadUnread(t.Context(), "alice")
 	if err != nil || len(b.Messages) != 3 {
 		t.Fatalf("read %d, %v", len(b.Messages), err)
 	}
@@ -335,16 +335,16 @@ func TestReadAndCommitAskTheServerLittle(t *testing.T) {
 	for i := range rounds {
 		if i > 0 {
 			for range 2 {
-				if _, err := w.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "m"}); err != nil {
+				if _, err := w.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "m"}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if b, err = r.ReadUnread("alice"); err != nil || len(b.Messages) != 2 {
+			if b, err = r.ReadUnread(t.Context(), "alice"); err != nil || len(b.Messages) != 2 {
 				t.Fatalf("round %d: read %d, %v", i, len(b.Messages), err)
 			}
 		}
 		before = sent()
-		if err := r.Commit("alice", b); err != nil {
+		if err := r.Commit(t.Context(), "alice", b); err != nil {
 			t.Fatal(err)
 		}
 		commits += sent() - before
@@ -352,11 +352,11 @@ func TestReadAndCommitAskTheServerLittle(t *testing.T) {
 	if commits > rounds*5/2 {
 		t.Errorf("%d commits sent %d requests, want about 2 each (a pull, an acknowledgement)", rounds, commits)
 	}
-	if has, err := w.HasUnread("alice"); err != nil || has {
+	if has, err := w.HasUnread(t.Context(), "alice"); err != nil || has {
 		t.Fatalf("after the commit another process sees unread = %v, %v", has, err)
 	}
 	// A commit of a batch already at the position is still a no-op.
-	if err := r.Commit("alice", b); err != nil {
+	if err := r.Commit(t.Context(), "alice", b); err != nil {
 		t.Fatalf("the same commit again: %v", err)
 	}
 }
@@ -367,7 +367,7 @@ func TestReadAndCommitAskTheServerLittle(t *testing.T) {
 func TestAnInboxConsumerWithOtherSettingsIsUpdated(t *testing.T) {
 	url := startServer(t)
 	mb := opener(url, "cfg")(t)
-	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "x"}); err != nil {
+	if _, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	nc, err := nats.Connect(url)
@@ -385,7 +385,7 @@ func TestAnInboxConsumerWithOtherSettingsIsUpdated(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := opener(url, "cfg")(t).ReadUnread("alice")
+	b, err := opener(url, "cfg")(t).ReadUnread(ctx, "alice")
 	if err != nil || len(b.Messages) != 1 {
 		t.Fatalf("read %d, %v", len(b.Messages), err)
 	}
@@ -405,20 +405,20 @@ func TestAReadOfManyMessagesTakesEveryOneInOrder(t *testing.T) {
 	mb := opener(url, "many")(t).(*natsstore.Mailbox)
 	const n = 700
 	for i := range n {
-		if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: fmt.Sprint(i)}); err != nil {
+		if _, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: fmt.Sprint(i)}); err != nil {
 			t.Fatal(err)
 		}
 		if i%100 == 0 { // another inbox's messages between
-			if _, err := mb.Append("bob", inbox.Message{Type: inbox.TypeMessage, From: "x", Content: "y"}); err != nil {
+			if _, err := mb.Append(t.Context(), "bob", inbox.Message{Type: inbox.TypeMessage, From: "x", Content: "y"}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	b, err := opener(url, "many")(t).ReadUnread("alice")
+	b, err := opener(url, "many")(t).ReadUnread(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, bad, err := mb.ReadAll("alice")
+	all, bad, err := mb.ReadAll(t.Context(), "alice")
 	if err != nil || len(bad) > 0 {
 		t.Fatal(err, bad)
 	}
@@ -503,23 +503,23 @@ func TestHasUnreadOfAReadInboxAsksNoConsumerInfo(t *testing.T) {
 	other := opener(url, "quietinfo")(t)
 	send := func() {
 		t.Helper()
-		if _, err := mb.Append("bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "hi"}); err != nil {
+		if _, err := mb.Append(t.Context(), "bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "hi"}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	readAll := func(m storetest.Mailbox) {
 		t.Helper()
-		b, err := m.ReadUnread("bob")
+		b, err := m.ReadUnread(t.Context(), "bob")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := m.Commit("bob", b); err != nil {
+		if err := m.Commit(t.Context(), "bob", b); err != nil {
 			t.Fatal(err)
 		}
 	}
 	hasUnread := func(want bool) {
 		t.Helper()
-		has, err := mb.HasUnread("bob")
+		has, err := mb.HasUnread(t.Context(), "bob")
 		if err != nil {
 			t.Fatal(err)
 		}

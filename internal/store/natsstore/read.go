@@ -91,11 +91,11 @@ func (mb *Mailbox) sawFloor(name string, seq uint64) {
 // ReadUnread returns the messages after name's read position, up to
 // maxBatch. It changes nothing: the messages are read from the stream, not
 // delivered by the consumer. Commit marks the batch read.
-func (mb *Mailbox) ReadUnread(name string) (inbox.Batch, error) {
+func (mb *Mailbox) ReadUnread(ctx context.Context, name string) (inbox.Batch, error) {
 	if err := checkToken("inbox", name); err != nil {
 		return inbox.Batch{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	info, err := mb.floor(ctx, name)
 	if err != nil {
@@ -214,11 +214,11 @@ func (mb *Mailbox) scanSubject(ctx context.Context, subj string, seq uint64, lim
 }
 
 // ReadAll returns every message and bad line of name's inbox, read or not.
-func (mb *Mailbox) ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error) {
+func (mb *Mailbox) ReadAll(ctx context.Context, name string) ([]inbox.Message, []inbox.BadLine, error) {
 	if err := checkToken("inbox", name); err != nil {
 		return nil, nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	var msgs []inbox.Message
 	var bad []inbox.BadLine
@@ -237,11 +237,11 @@ func (mb *Mailbox) ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error
 
 // Stats counts name's messages: valid ones, those after the read
 // position, and bad ones. It reads the whole inbox.
-func (mb *Mailbox) Stats(name string) (inbox.Stats, error) {
+func (mb *Mailbox) Stats(ctx context.Context, name string) (inbox.Stats, error) {
 	if err := checkToken("inbox", name); err != nil {
 		return inbox.Stats{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	info, err := mb.floor(ctx, name)
 	if err != nil {
@@ -308,7 +308,7 @@ func senderOf(subject string) string {
 // come again at the next commit. If a commit elsewhere died holding b's
 // last message, it is held until ackWait passes; Commit then says so and
 // the batch is read again later.
-func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
+func (mb *Mailbox) Commit(ctx context.Context, name string, b inbox.Batch) error {
 	p, ok := b.Pos.(pos)
 	if !ok || p.last == 0 {
 		return nil
@@ -316,7 +316,7 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 	if err := checkToken("inbox", name); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	c, _, err := mb.consumer(ctx, name)
 	if err != nil {
@@ -413,11 +413,11 @@ func (mb *Mailbox) Commit(name string, b inbox.Batch) error {
 }
 
 // HasUnread reports whether name has messages after its read position.
-func (mb *Mailbox) HasUnread(name string) (bool, error) {
+func (mb *Mailbox) HasUnread(ctx context.Context, name string) (bool, error) {
 	if err := checkToken("inbox", name); err != nil {
 		return false, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	// Nothing stored after a position seen here is nothing unread: one
 	// small direct get, not the consumer's info (its JSON built and
@@ -495,7 +495,7 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 		// No subscription: wake once so the reader looks, then at the backstop.
 		signal()
 	}
-	if has, herr := mb.HasUnread(name); herr != nil || has {
+	if has, herr := mb.HasUnread(ctx, name); herr != nil || has {
 		signal()
 	}
 	// What a backstop may have missed since the last: a message heard (its

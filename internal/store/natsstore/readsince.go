@@ -13,7 +13,7 @@ type since struct{ next uint64 }
 // the start), read or not (bad ones passed over), and where the next call
 // goes on from: a reader that keeps it reads each message once, and a call
 // with nothing new costs one request.
-func (mb *Mailbox) ReadSince(name string, s inbox.Since) ([]inbox.Message, inbox.Since, error) {
+func (mb *Mailbox) ReadSince(ctx context.Context, name string, s inbox.Since) ([]inbox.Message, inbox.Since, error) {
 	if err := checkToken("inbox", name); err != nil {
 		return nil, s, err
 	}
@@ -21,7 +21,7 @@ func (mb *Mailbox) ReadSince(name string, s inbox.Since) ([]inbox.Message, inbox
 	if p.next == 0 {
 		p.next = 1
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	var msgs []inbox.Message
 	last, err := mb.scan(ctx, name, p.next, 0, func(_ uint64, m *inbox.Message, _ *inbox.BadLine) {

@@ -67,12 +67,12 @@ func (mb *Mailbox) ClaimSenderKey(agent string, key []byte) (uint64, error) {
 // ClaimSender): the server stores it only while the claim is m.From's
 // last, and refuses it with a *FencedError once another writer claimed
 // m.From since.
-func (mb *Mailbox) AppendAs(name string, m inbox.Message, claim uint64) (inbox.Message, error) {
+func (mb *Mailbox) AppendAs(ctx context.Context, name string, m inbox.Message, claim uint64) (inbox.Message, error) {
 	m, line, err := mb.encodeAppend(name, m)
 	if err != nil {
 		return inbox.Message{}, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	subj, from := SentSubject(mb.team, name, m.From), senderSubject(mb.team, m.From)
 	ctx, stop := natsconn.WatchRefusal(ctx, mb.nc, subj)

@@ -39,7 +39,7 @@ func TestAMessageOfASenderClaimedElsewhereIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := old.AppendAs("bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "before the takeover"}, first); err != nil {
+	if _, err := old.AppendAs(ctx, "bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "before the takeover"}, first); err != nil {
 		t.Fatalf("a message of the one claim: %v", err)
 	}
 	respawn, err := natsstore.OpenMailbox(ctx, connect(t, url, natsconn.ConnectOptions{}), "sc")
@@ -50,18 +50,18 @@ func TestAMessageOfASenderClaimedElsewhereIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = old.AppendAs("bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "after the takeover"}, first)
+	_, err = old.AppendAs(ctx, "bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "after the takeover"}, first)
 	var fenced *natsstore.FencedError
 	if !errors.As(err, &fenced) || fenced.Agent != "alice" {
 		t.Fatalf("a message of the earlier claim after the takeover: %v, want a FencedError for alice", err)
 	}
-	if _, err := respawn.AppendAs("bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "from the respawn"}, second); err != nil {
+	if _, err := respawn.AppendAs(ctx, "bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "from the respawn"}, second); err != nil {
 		t.Fatalf("a message of the new claim: %v", err)
 	}
-	if _, err := old.Append("bob", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "from the lead"}); err != nil {
+	if _, err := old.Append(ctx, "bob", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "from the lead"}); err != nil {
 		t.Fatal(err)
 	}
-	msgs, bad, err := respawn.ReadAll("bob")
+	msgs, bad, err := respawn.ReadAll(ctx, "bob")
 	if err != nil || len(bad) != 0 {
 		t.Fatal(err, bad)
 	}
@@ -72,7 +72,7 @@ func TestAMessageOfASenderClaimedElsewhereIsRefused(t *testing.T) {
 	if fmt.Sprint(got) != "[before the takeover from the respawn from the lead]" {
 		t.Fatalf("bob's inbox: %q", got)
 	}
-	if names, err := respawn.Names(); err != nil || fmt.Sprint(names) != "[bob]" {
+	if names, err := respawn.Names(ctx); err != nil || fmt.Sprint(names) != "[bob]" {
 		t.Fatalf("the inboxes: %v, %v (a claim is no inbox)", names, err)
 	}
 }
@@ -98,7 +98,7 @@ func TestClusterDeliversASendersConcurrentMessages(t *testing.T) {
 	errs := make(chan error, n)
 	for i := range n {
 		wg.Go(func() {
-			if _, err := mb.AppendAs(fmt.Sprintf("b%d", i%4), inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: fmt.Sprint(i)}, claim); err != nil {
+			if _, err := mb.AppendAs(ctx, fmt.Sprintf("b%d", i%4), inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: fmt.Sprint(i)}, claim); err != nil {
 				errs <- err
 			}
 		})
@@ -110,7 +110,7 @@ func TestClusterDeliversASendersConcurrentMessages(t *testing.T) {
 	}
 	total := 0
 	for i := range 4 {
-		msgs, _, err := mb.ReadAll(fmt.Sprintf("b%d", i))
+		msgs, _, err := mb.ReadAll(ctx, fmt.Sprintf("b%d", i))
 		if err != nil {
 			t.Fatal(err)
 		}

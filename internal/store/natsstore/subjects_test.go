@@ -38,14 +38,14 @@ func TestAnInboxOfBeforeSendersWereNamedIsReadOn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "three"}); err != nil {
+	if _, err := mb.Append(ctx, "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "three"}); err != nil {
 		t.Fatal(err)
 	}
 	mb, err = natsstore.OpenMailbox(ctx, nc, "old")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := mb.ReadUnread("alice")
+	b, err := mb.ReadUnread(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,16 +56,16 @@ func TestAnInboxOfBeforeSendersWereNamedIsReadOn(t *testing.T) {
 	if strings.Join(got, " ") != "user:one user:two bob:three" || len(b.Bad) != 0 {
 		t.Fatalf("alice's unread: %q, bad %+v", got, b.Bad)
 	}
-	if err := mb.Commit("alice", b); err != nil {
+	if err := mb.Commit(ctx, "alice", b); err != nil {
 		t.Fatal(err)
 	}
-	if has, err := mb.HasUnread("alice"); err != nil || has {
+	if has, err := mb.HasUnread(ctx, "alice"); err != nil || has {
 		t.Fatalf("after the commit HasUnread = %v, %v", has, err)
 	}
-	if names, err := mb.Names(); err != nil || strings.Join(names, " ") != "alice" {
+	if names, err := mb.Names(ctx); err != nil || strings.Join(names, " ") != "alice" {
 		t.Fatalf("Names = %v, %v", names, err)
 	}
-	if m, err := mb.Mark("alice"); err != nil || m.Seq != 3 || m.Position != 3 {
+	if m, err := mb.Mark(ctx, "alice"); err != nil || m.Seq != 3 || m.Position != 3 {
 		t.Fatalf("Mark = %+v, %v", m, err)
 	}
 }

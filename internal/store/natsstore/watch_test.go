@@ -35,7 +35,7 @@ func TestWatchArmsOneTimerForABurst(t *testing.T) {
 	wake := mb.Watch(ctx, "bob")
 	const n = 300
 	for i := range n {
-		if _, err := mb.Append("bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: fmt.Sprint("m", i)}); err != nil {
+		if _, err := mb.Append(ctx, "bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: fmt.Sprint("m", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,11 +49,11 @@ func TestWatchArmsOneTimerForABurst(t *testing.T) {
 	for read := 0; read < n; {
 		select {
 		case <-wake:
-			b, err := mb.ReadUnread("bob")
+			b, err := mb.ReadUnread(ctx, "bob")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := mb.Commit("bob", b); err != nil {
+			if err := mb.Commit(ctx, "bob", b); err != nil {
 				t.Fatal(err)
 			}
 			read += len(b.Messages)
@@ -131,7 +131,7 @@ func TestAQuietWatchSignalsOnlyNowAndThen(t *testing.T) {
 	if got, w := pattern(2*full), want(1, 2*full); got != w {
 		t.Fatalf("backstops of a quiet inbox signalled %s, want %s", got, w)
 	}
-	if _, err := mb.Append("bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "hi"}); err != nil {
+	if _, err := mb.Append(ctx, "bob", inbox.Message{Type: inbox.TypeMessage, From: "alice", Content: "hi"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := nc.Flush(); err != nil {

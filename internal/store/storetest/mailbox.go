@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -24,11 +25,12 @@ func RunMailbox(t *testing.T, open MailboxOpener) {
 	t.Run("WatchWakesOnAnotherInstancesAppend", func(t *testing.T) { watchWakes(t, open) })
 	t.Run("InboxesAreSeparate", func(t *testing.T) { separate(t, open) })
 	t.Run("ReadSinceReadsEachMessageOnce", func(t *testing.T) { readSince(t, open) })
+	t.Run("ACancelledCallDoesNothing", func(t *testing.T) { cancelled(t, open) })
 }
 
 func send(t *testing.T, mb Mailbox, to, from, content string) inbox.Message {
 	t.Helper()
-	m, err := mb.Append(to, inbox.Message{Type: inbox.TypeMessage, From: from, To: to, Content: content})
+	m, err := mb.Append(t.Context(), to, inbox.Message{Type: inbox.TypeMessage, From: from, To: to, Content: content})
 	if err != nil {
 		t.Fatalf("append to %s: %v", to, err)
 	}
@@ -43,7 +45,7 @@ func drain(t *testing.T, mb Mailbox, name string) []inbox.Message {
 	t.Helper()
 	var out []inbox.Message
 	for {
-		b, err := mb.ReadUnread(name)
+		b, err := mb.ReadUnread(t.Context(), name)
 		if err != nil {
 			t.Fatalf("read %s: %v", name, err)
 		}
@@ -51,7 +53,7 @@ func drain(t *testing.T, mb Mailbox, name string) []inbox.Message {
 			return out
 		}
 		out = append(out, b.Messages...)
-		if err := mb.Commit(name, b); err != nil {
+		if err := mb.Commit(t.Context(), name, b); err != nil {
 			t.Fatalf("commit %s: %v", name, err)
 		}
 	}
@@ -71,7 +73,7 @@ func exactlyOnce(t *testing.T, open MailboxOpener) {
 			go func() {
 				defer wg.Done()
 				for n := range each {
-					m, err := mb.Append("alice", inbox.Message{Type: inbox.TypeMessage, From: "bob",
+					m, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: "bob",
 						Content: fmt.Sprintf("i%d w%d n%d", i, w, n)})
 					if err != nil {
 						t.Errorf("append: %v", err)
@@ -86,7 +88,7 @@ func exactlyOnce(t *testing.T, open MailboxOpener) {
 	go func() { wg.Wait(); close(done) }()
 	got := map[string]int{}
 	read := func() {
-		b, err := reader.ReadUnread("alice")
+		b, err := reader.ReadUnread(t.Context(), "alice")
 		if err != nil {
 			t.Fatalf("read: %v", err)
 		}
@@ -96,7 +98,7 @@ func exactlyOnce(t *testing.T, open MailboxOpener) {
 		if len(b.Bad) > 0 {
 			t.Fatalf("%d bad lines while writers append: %+v", len(b.Bad), b.Bad[0])
 		}
-		if err := reader.Commit("alice", b); err != nil {
+		if err := reader.Commit(t.Context(), "alice", b); err != nil {
 			t.Fatalf("commit: %v", err)
 		}
 	}
@@ -120,7 +122,7 @@ func exactlyOnce(t *testing.T, open MailboxOpener) {
 	if len(got) != want || want != instances*writers*each {
 		t.Fatalf("read %d distinct messages of %d sent (want %d)", len(got), want, instances*writers*each)
 	}
-	if has, err := reader.HasUnread("alice"); err != nil || has {
+	if has, err := reader.HasUnread(t.Context(), "alice"); err != nil || has {
 		t.Fatalf("after draining HasUnread = %v, %v", has, err)
 	}
 }
@@ -132,20 +134,20 @@ func crashRedelivers(t *testing.T, open MailboxOpener) {
 	first := open(t)
 	a := send(t, first, "carol", "lead", "one")
 	b := send(t, first, "carol", "lead", "two")
-	batch, err := first.ReadUnread("carol")
+	batch, err := first.ReadUnread(t.Context(), "carol")
 	if err != nil || len(batch.Messages) != 2 {
 		t.Fatalf("read %d messages, %v", len(batch.Messages), err)
 	}
 	// The reader records the batch, then dies before Commit.
 	again := open(t)
-	if has, err := again.HasUnread("carol"); err != nil || !has {
+	if has, err := again.HasUnread(t.Context(), "carol"); err != nil || !has {
 		t.Fatalf("after a crash before commit HasUnread = %v, %v; want true", has, err)
 	}
-	re, err := again.ReadUnread("carol")
+	re, err := again.ReadUnread(t.Context(), "carol")
 	if err != nil || len(re.Messages) != 2 || re.Messages[0].ID != a.ID || re.Messages[1].ID != b.ID {
 		t.Fatalf("re-delivered %+v, %v; want the same two messages in order", re.Messages, err)
 	}
-	if err := again.Commit("carol", re); err != nil {
+	if err := again.Commit(t.Context(), "carol", re); err != nil {
 		t.Fatal(err)
 	}
 	if got := drain(t, open(t), "carol"); len(got) != 0 {
@@ -158,19 +160,19 @@ func crashRedelivers(t *testing.T, open MailboxOpener) {
 func commitNeverMovesBack(t *testing.T, open MailboxOpener) {
 	mb := open(t)
 	send(t, mb, "dave", "lead", "one")
-	old, _ := mb.ReadUnread("dave")
+	old, _ := mb.ReadUnread(t.Context(), "dave")
 	send(t, mb, "dave", "lead", "two")
-	newer, _ := mb.ReadUnread("dave")
+	newer, _ := mb.ReadUnread(t.Context(), "dave")
 	if len(newer.Messages) != 2 {
 		t.Fatalf("second read has %d messages, want 2", len(newer.Messages))
 	}
-	if err := mb.Commit("dave", newer); err != nil {
+	if err := mb.Commit(t.Context(), "dave", newer); err != nil {
 		t.Fatal(err)
 	}
-	if err := mb.Commit("dave", old); err != nil {
+	if err := mb.Commit(t.Context(), "dave", old); err != nil {
 		t.Fatal(err)
 	}
-	if err := mb.Commit("dave", newer); err != nil {
+	if err := mb.Commit(t.Context(), "dave", newer); err != nil {
 		t.Fatal(err)
 	}
 	if got := drain(t, mb, "dave"); len(got) != 0 {
@@ -249,7 +251,7 @@ func readSince(t *testing.T, open MailboxOpener) {
 		}
 		return out
 	}
-	got, since, err := reader.ReadSince("heidi", nil)
+	got, since, err := reader.ReadSince(t.Context(), "heidi", nil)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("an empty inbox read %v, %v", ids(got), err)
 	}
@@ -258,13 +260,13 @@ func readSince(t *testing.T, open MailboxOpener) {
 		want = append(want, send(t, writer, "heidi", "lead", fmt.Sprintf("m%d", i)).ID)
 	}
 	send(t, writer, "ivan", "lead", "not heidi's")
-	got, since, err = reader.ReadSince("heidi", since)
+	got, since, err = reader.ReadSince(t.Context(), "heidi", since)
 	if err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(want) {
 		t.Fatalf("first read gave %v, %v; want %v", ids(got), err, want)
 	}
 	// The read position is not ReadSince's: a commit moves it, ReadSince reads on.
 	drain(t, writer, "heidi")
-	got, since, err = reader.ReadSince("heidi", since)
+	got, since, err = reader.ReadSince(t.Context(), "heidi", since)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("with nothing new ReadSince gave %v, %v", ids(got), err)
 	}
@@ -272,16 +274,34 @@ func readSince(t *testing.T, open MailboxOpener) {
 	for i := range 2 {
 		more = append(more, send(t, writer, "heidi", "lead", fmt.Sprintf("n%d", i)).ID)
 	}
-	got, since, err = reader.ReadSince("heidi", since)
+	got, since, err = reader.ReadSince(t.Context(), "heidi", since)
 	if err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(more) {
 		t.Fatalf("after two more ReadSince gave %v, %v; want only %v", ids(got), err, more)
 	}
-	if got, _, err = reader.ReadSince("heidi", since); err != nil || len(got) != 0 {
+	if got, _, err = reader.ReadSince(t.Context(), "heidi", since); err != nil || len(got) != 0 {
 		t.Fatalf("read again from the same place gave %v, %v; want none", ids(got), err)
 	}
-	got, _, err = open(t).ReadSince("heidi", nil)
+	got, _, err = open(t).ReadSince(t.Context(), "heidi", nil)
 	if all := append(want, more...); err != nil || fmt.Sprint(ids(got)) != fmt.Sprint(all) {
 		t.Fatalf("a new instance from the start read %v, %v; want %v", ids(got), err, all)
+	}
+}
+
+// cancelled: an append or a read whose context is done fails with its
+// error and changes nothing; the message is not stored.
+func cancelled(t *testing.T, open MailboxOpener) {
+	mb := open(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := mb.Append(ctx, "judy", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "too late"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("append with its context done: %v, want context.Canceled", err)
+	}
+	send(t, mb, "judy", "lead", "in time")
+	if _, err := mb.ReadUnread(ctx, "judy"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("read with its context done: %v, want context.Canceled", err)
+	}
+	if got := drain(t, open(t), "judy"); len(got) != 1 || got[0].Content != "in time" {
+		t.Fatalf("read %+v, want only the message sent in time", got)
 	}
 }
 
@@ -295,7 +315,7 @@ func BenchmarkWatch(b *testing.B, open func(b *testing.B) Mailbox) {
 	drainSignals(ch)
 	b.ResetTimer()
 	for range b.N {
-		if _, err := writer.Append("bench", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "x"}); err != nil {
+		if _, err := writer.Append(ctx, "bench", inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "x"}); err != nil {
 			b.Fatal(err)
 		}
 		<-ch

@@ -11,17 +11,18 @@ import (
 
 // Mailbox is what the engine needs of the per-agent message logs: append,
 // read what is unread from the read position, commit it as read once the
-// reader has recorded it, ask cheaply, and be woken.
+// reader has recorded it, ask cheaply, and be woken. Each call takes its
+// caller's context: an append or a read once it is done does nothing.
 type Mailbox interface {
-	Append(name string, m inbox.Message) (inbox.Message, error)
-	ReadUnread(name string) (inbox.Batch, error)
-	Commit(name string, b inbox.Batch) error
-	HasUnread(name string) (bool, error)
+	Append(ctx context.Context, name string, m inbox.Message) (inbox.Message, error)
+	ReadUnread(ctx context.Context, name string) (inbox.Batch, error)
+	Commit(ctx context.Context, name string, b inbox.Batch) error
+	HasUnread(ctx context.Context, name string) (bool, error)
 	Watch(ctx context.Context, name string) <-chan struct{}
 	// ReadSince reads an inbox on from where an earlier call left it
 	// (nil: its start), read or not: the protocols' indexes of requests
 	// and answers read each message once.
-	ReadSince(name string, since inbox.Since) ([]inbox.Message, inbox.Since, error)
+	ReadSince(ctx context.Context, name string, since inbox.Since) ([]inbox.Message, inbox.Since, error)
 }
 
 // Doc is a document changed only by compare-and-set (read, change, write

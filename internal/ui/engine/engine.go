@@ -42,7 +42,7 @@ type Engine interface {
 	Conversation(name string) ([]openai.ChatCompletionMessage, bool)
 	Describe(ctx context.Context) (string, error)
 	// Inbox lists every inbox (name "") or one inbox's messages, as text.
-	Inbox(name string) (string, error)
+	Inbox(ctx context.Context, name string) (string, error)
 	// AnswerPermission allows or denies a tool call waiting for the
 	// person's permission; always also allows every identical call.
 	AnswerPermission(ctx context.Context, id string, approve, always bool, reason string) (string, error)
@@ -65,10 +65,10 @@ type Engine interface {
 // Inboxes are the inboxes as a chat reads them, on any store
 // (team.Mailbox), each with a mark that tells cheaply whether it changed.
 type Inboxes interface {
-	Names() ([]string, error)
-	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
-	Stats(name string) (inbox.Stats, error)
-	Mark(name string) (inbox.Mark, error)
+	Names(ctx context.Context) ([]string, error)
+	ReadAll(ctx context.Context, name string) ([]inbox.Message, []inbox.BadLine, error)
+	Stats(ctx context.Context, name string) (inbox.Stats, error)
+	Mark(ctx context.Context, name string) (inbox.Mark, error)
 }
 
 // teamEngine is the Engine of a running team; chat is nil without a model.
@@ -151,14 +151,16 @@ func (e *teamEngine) Describe(ctx context.Context) (string, error) {
 	return e.t.Messenger().Describe(ctx)
 }
 
-func (e *teamEngine) Inbox(name string) (string, error) { return InboxText(e.t.Mailbox(), name) }
+func (e *teamEngine) Inbox(ctx context.Context, name string) (string, error) {
+	return InboxText(ctx, e.t.Mailbox(), name)
+}
 
 // InboxText is /inbox's answer: every inbox (name "") or one inbox's
 // messages, as text.
-func InboxText(store Inboxes, name string) (string, error) {
+func InboxText(ctx context.Context, store Inboxes, name string) (string, error) {
 	var b strings.Builder
 	if name == "" {
-		names, err := store.Names()
+		names, err := store.Names(ctx)
 		if err != nil {
 			return "", err
 		}
@@ -168,7 +170,7 @@ func InboxText(store Inboxes, name string) (string, error) {
 		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "INBOX\tUNREAD\tTOTAL")
 		for _, n := range names {
-			st, err := store.Stats(n)
+			st, err := store.Stats(ctx, n)
 			if err != nil {
 				return "", err
 			}
@@ -180,7 +182,7 @@ func InboxText(store Inboxes, name string) (string, error) {
 	if err := workspace.ValidateName(name); err != nil {
 		return "", err
 	}
-	msgs, bad, err := store.ReadAll(name)
+	msgs, bad, err := store.ReadAll(ctx, name)
 	if err != nil {
 		return "", err
 	}

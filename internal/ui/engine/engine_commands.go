@@ -64,7 +64,7 @@ func CommandCall(c Command, focus, firstAsk string) (EngineCall, error) {
 		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Describe(ctx) }), nil
 	case "/inbox":
 		name := c.Rest
-		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Inbox(name) }), nil
+		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Inbox(ctx, name) }), nil
 	case "/tasks":
 		return textCall(func(ctx context.Context, eng Engine) (string, error) { return eng.Tasks(ctx) }), nil
 	case "/sessions":

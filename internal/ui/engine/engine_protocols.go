@@ -20,7 +20,7 @@ func (e *teamEngine) ReviewPlan(ctx context.Context, name string, approve bool, 
 
 // AnswerPermission answers an ask as the person; always first adds the
 // ask's rule to the project file, so later runs allow it too.
-func (e *teamEngine) AnswerPermission(_ context.Context, id string, approve, always bool, reason string) (string, error) {
+func (e *teamEngine) AnswerPermission(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
 	if always {
 		rule := ""
 		for _, a := range e.t.Permissions().Pending() {
@@ -37,20 +37,20 @@ func (e *teamEngine) AnswerPermission(_ context.Context, id string, approve, alw
 			return "", err
 		}
 		if !applies {
-			msg, err := e.t.Permissions().Answer(workspace.UserName, id, approve, always, reason)
+			msg, err := e.t.Permissions().Answer(ctx, workspace.UserName, id, approve, always, reason)
 			if err != nil {
 				return "", err
 			}
 			return msg + "; later runs allow it only once you trust the project file (agentteam trust)", nil
 		}
 	}
-	return e.t.Permissions().Answer(workspace.UserName, id, approve, always, reason)
+	return e.t.Permissions().Answer(ctx, workspace.UserName, id, approve, always, reason)
 }
 
 // AllowForSession allows an ask and its prefix rule as the person while
 // the team runs; nothing is written to the project file.
-func (e *teamEngine) AllowForSession(_ context.Context, id string) (string, error) {
-	return e.t.Permissions().AllowForSession(id)
+func (e *teamEngine) AllowForSession(ctx context.Context, id string) (string, error) {
+	return e.t.Permissions().AllowForSession(ctx, id)
 }
 
 // Shutdown asks a teammate to shut down as the person.

@@ -24,7 +24,7 @@ type WatchStores struct {
 	Registry *registry.Registry
 	Board    *board.Board
 	// Send puts the person's message in to's inbox.
-	Send func(to, content string) error
+	Send func(ctx context.Context, to, content string) error
 	// Answer allows or denies a permission ask; always also adds its rule.
 	Answer func(ctx context.Context, id string, approve, always bool, reason string) (string, error)
 	// Runner names the process that runs the team, for refusals.
@@ -44,16 +44,18 @@ func (e *watchEngine) refuse(what string) error {
 	return fmt.Errorf("%s runs this team and this chat only watches it: %s is done there, or ask the lead", e.s.Runner, what)
 }
 
-func (e *watchEngine) Say(text string) error { return e.s.Send(workspace.LeadName, text) }
+func (e *watchEngine) Say(text string) error {
+	return e.s.Send(context.Background(), workspace.LeadName, text) // Say is given no context
+}
 
-func (e *watchEngine) Send(_ context.Context, to, content string) error {
+func (e *watchEngine) Send(ctx context.Context, to, content string) error {
 	if err := team.CheckRecipient(e.s.Registry, to); err != nil {
 		return err
 	}
-	return e.s.Send(to, content)
+	return e.s.Send(ctx, to, content)
 }
 
-func (e *watchEngine) Broadcast(_ context.Context, content string) ([]string, error) {
+func (e *watchEngine) Broadcast(ctx context.Context, content string) ([]string, error) {
 	c, err := e.s.Registry.Read()
 	if err != nil {
 		return nil, err
@@ -63,7 +65,7 @@ func (e *watchEngine) Broadcast(_ context.Context, content string) ([]string, er
 		if m.Status == registry.StatusShutdown || m.Status == registry.StatusFailed {
 			continue
 		}
-		if err := e.s.Send(m.Name, content); err != nil {
+		if err := e.s.Send(ctx, m.Name, content); err != nil {
 			return to, err
 		}
 		to = append(to, m.Name)
@@ -114,15 +116,17 @@ func (e *watchEngine) Interrupt() bool { return false }
 
 func (e *watchEngine) Conversation(string) ([]openai.ChatCompletionMessage, bool) { return nil, false }
 
-func (e *watchEngine) Describe(context.Context) (string, error) {
+func (e *watchEngine) Describe(ctx context.Context) (string, error) {
 	c, err := e.s.Registry.Read()
 	if err != nil {
 		return "", err
 	}
-	return team.DescribeTeam(c, e.s.Mail.Stats), nil
+	return team.DescribeTeam(ctx, c, e.s.Mail.Stats), nil
 }
 
-func (e *watchEngine) Inbox(name string) (string, error) { return InboxText(e.s.Mail, name) }
+func (e *watchEngine) Inbox(ctx context.Context, name string) (string, error) {
+	return InboxText(ctx, e.s.Mail, name)
+}
 
 func (e *watchEngine) AnswerPermission(ctx context.Context, id string, approve, always bool, reason string) (string, error) {
 	return e.s.Answer(ctx, id, approve, always, reason)

@@ -155,7 +155,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 		st, ok := e.Payload.(event.StatusChanged)
 		return ok && e.Agent == "alice" && st.Status == registry.StatusShutdown
 	})
-	lead, _, err := tm.Mailbox().ReadAll(workspace.LeadName)
+	lead, _, err := tm.Mailbox().ReadAll(t.Context(), workspace.LeadName)
 	if err != nil {
 		t.Fatal(err)
 	}

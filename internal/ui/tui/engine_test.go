@@ -59,7 +59,7 @@ func TestTeamEngineAgainstARealTeam(t *testing.T) {
 	if _, err := eng.Broadcast(ctx, "all hands"); err != nil {
 		t.Fatal(err)
 	}
-	text, err := eng.Inbox("alice")
+	text, err := eng.Inbox(ctx, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestTeamEngineAgainstARealTeam(t *testing.T) {
 			t.Fatalf("alice's inbox lacks %q:\n%s", want, text)
 		}
 	}
-	if text, _ := eng.Inbox(""); !strings.Contains(text, "alice") || !strings.Contains(text, "INBOX") {
+	if text, _ := eng.Inbox(ctx, ""); !strings.Contains(text, "alice") || !strings.Contains(text, "INBOX") {
 		t.Fatalf("inbox list:\n%s", text)
 	}
 	if text, _ := eng.Describe(ctx); !strings.Contains(text, "alice") || !strings.Contains(text, "programmer") {

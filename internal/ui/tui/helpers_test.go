@@ -223,7 +223,7 @@ func (f *fakeEngine) Models() (models.Catalog, string) {
 	return f.catalog, f.leadModel
 }
 
-func (f *fakeEngine) Inbox(name string) (string, error) {
+func (f *fakeEngine) Inbox(_ context.Context, name string) (string, error) {
 	if s, ok := f.inboxes[name]; ok {
 		return s, nil
 	}

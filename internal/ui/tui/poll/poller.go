@@ -48,7 +48,7 @@ type Poller struct {
 	// mark is what tells an inbox changed without reading it; regSig the
 	// registry file's, nil when the registry is not a file (it is then read
 	// at every poll and counts as changed when its version moves).
-	mark       func(name string) any
+	mark       func(ctx context.Context, name string) any
 	regSig     func() fileSig
 	reg        *registry.Registry
 	leadTokens func() int
@@ -71,10 +71,10 @@ type Poller struct {
 // store (team.Mailbox), each with a mark that tells cheaply whether it
 // changed.
 type Inboxes interface {
-	Names() ([]string, error)
-	ReadAll(name string) ([]inbox.Message, []inbox.BadLine, error)
-	Stats(name string) (inbox.Stats, error)
-	Mark(name string) (inbox.Mark, error)
+	Names(ctx context.Context) ([]string, error)
+	ReadAll(ctx context.Context, name string) ([]inbox.Message, []inbox.BadLine, error)
+	Stats(ctx context.Context, name string) (inbox.Stats, error)
+	Mark(ctx context.Context, name string) (inbox.Mark, error)
 }
 
 // ForTeam polls tm's inboxes and registry, whichever store holds them.
@@ -96,8 +96,8 @@ func New(store Inboxes, reg *registry.Registry, leadTokens func() int) *Poller {
 		seen: map[string]int{}, sigs: map[string]any{}, unread: map[string]int{}}
 	if store != nil {
 		p.store = store
-		p.mark = func(name string) any {
-			m, err := store.Mark(name)
+		p.mark = func(ctx context.Context, name string) any {
+			m, err := store.Mark(ctx, name)
 			if err != nil {
 				return err.Error() // looked at again once it reads
 			}
@@ -123,7 +123,7 @@ func (p *Poller) Run(ctx context.Context, send func(tea.Msg), every time.Duratio
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
-		for _, m := range p.Poll() {
+		for _, m := range p.Poll(ctx) {
 			send(m)
 		}
 		select {
@@ -136,7 +136,7 @@ func (p *Poller) Run(ctx context.Context, send func(tea.Msg), every time.Duratio
 }
 
 // Poll looks once and returns the messages for the UI (none if nothing changed).
-func (p *Poller) Poll() []tea.Msg {
+func (p *Poller) Poll(ctx context.Context) []tea.Msg {
 	var out []tea.Msg
 	changed := !p.started
 	p.started = true
@@ -154,16 +154,16 @@ func (p *Poller) Poll() []tea.Msg {
 			}
 		}
 	}
-	names, _ := p.store.Names()
+	names, _ := p.store.Names(ctx)
 	var fresh []inbox.Message
 	for _, name := range names {
-		sig := p.mark(name)
+		sig := p.mark(ctx, name)
 		if sig == p.sigs[name] {
 			continue
 		}
 		p.sigs[name] = sig
 		changed = true
-		msgs, _, err := p.store.ReadAll(name)
+		msgs, _, err := p.store.ReadAll(ctx, name)
 		if err != nil {
 			continue
 		}
@@ -172,7 +172,7 @@ func (p *Poller) Poll() []tea.Msg {
 		}
 		fresh = append(fresh, msgs[p.seen[name]:]...)
 		p.seen[name] = len(msgs)
-		if st, err := p.store.Stats(name); err == nil {
+		if st, err := p.store.Stats(ctx, name); err == nil {
 			p.unread[name] = st.Unread
 		}
 	}

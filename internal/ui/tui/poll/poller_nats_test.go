@@ -45,15 +45,15 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 	}
 	mb, reg := open()
 	p := New(mb, reg, nil)
-	if f, s := split(p.Poll()); f != nil || s == nil || len(s.Config.Teammates) != 0 {
+	if f, s := split(p.Poll(t.Context())); f != nil || s == nil || len(s.Config.Teammates) != 0 {
 		t.Fatalf("first look at an empty team: feed %v snapshot %+v", f, s)
 	}
-	if out := p.Poll(); len(out) != 0 {
+	if out := p.Poll(t.Context()); len(out) != 0 {
 		t.Fatalf("nothing changed but the Poller sent %v", out)
 	}
 
 	other, otherReg := open()
-	if _, err := other.Append("alice", inbox.Message{Type: "message", From: "lead", Content: "hello"}); err != nil {
+	if _, err := other.Append(t.Context(), "alice", inbox.Message{Type: "message", From: "lead", Content: "hello"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := otherReg.Update(func(c *registry.Config) error {
@@ -62,25 +62,25 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	f, snap := split(p.Poll())
+	f, snap := split(p.Poll(t.Context()))
 	if f == nil || len(f.Msgs) != 1 || f.Msgs[0].Content != "hello" {
 		t.Fatalf("feed %+v, want the message from the other connection", f)
 	}
 	if snap == nil || len(snap.Config.Teammates) != 1 || snap.Unread["alice"] != 1 {
 		t.Fatalf("snapshot %+v", snap)
 	}
-	if out := p.Poll(); len(out) != 0 {
+	if out := p.Poll(t.Context()); len(out) != 0 {
 		t.Fatalf("nothing changed but the Poller sent %v", out)
 	}
 
-	b, err := other.ReadUnread("alice")
+	b, err := other.ReadUnread(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := other.Commit("alice", b); err != nil {
+	if err := other.Commit(t.Context(), "alice", b); err != nil {
 		t.Fatal(err)
 	}
-	f, snap = split(p.Poll())
+	f, snap = split(p.Poll(t.Context()))
 	if f != nil || snap == nil || snap.Unread["alice"] != 0 {
 		t.Fatalf("after alice read her inbox: feed %v snapshot %+v", f, snap)
 	}

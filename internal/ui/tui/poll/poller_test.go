@@ -31,11 +31,11 @@ func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
 	reg := registry.NewRegistry(filepath.Join(dir, "team", "config.json"), "")
 	p := New(store, reg, func() int { return 42 })
 
-	f, s := split(p.Poll())
+	f, s := split(p.Poll(t.Context()))
 	if f != nil || s == nil || len(s.Config.Teammates) != 0 || s.LeadTokens != 42 {
 		t.Fatalf("first look at an empty team: feed %v snapshot %+v", f, s)
 	}
-	if out := p.Poll(); len(out) != 0 {
+	if out := p.Poll(t.Context()); len(out) != 0 {
 		t.Fatalf("nothing changed but the Poller sent %v", out)
 	}
 
@@ -48,7 +48,7 @@ func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	f, s = split(p.Poll())
+	f, s = split(p.Poll(t.Context()))
 	if f == nil || len(f.Msgs) != 2 || f.Msgs[0].Content != "first" || f.Msgs[1].Content != "second" {
 		t.Fatalf("feed %+v, want first then second by time", f)
 	}
@@ -59,7 +59,7 @@ func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
 	// A message from another process (another Store on the same directory).
 	other := inbox.NewStore(filepath.Join(dir, "inbox"))
 	mustAppend(t, other, "alice", inbox.Message{Type: "message", From: "user", Content: "third"})
-	f, s = split(p.Poll())
+	f, s = split(p.Poll(t.Context()))
 	if f == nil || len(f.Msgs) != 1 || f.Msgs[0].Content != "third" {
 		t.Fatalf("feed %+v, want only the new message", f)
 	}
@@ -68,14 +68,14 @@ func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
 	}
 
 	// Reading marks messages read: the count follows the cursor.
-	batch, err := store.ReadUnread("alice")
+	batch, err := store.ReadUnread(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := store.Commit("alice", batch); err != nil {
+	if err := store.Commit(t.Context(), "alice", batch); err != nil {
 		t.Fatal(err)
 	}
-	_, s = split(p.Poll())
+	_, s = split(p.Poll(t.Context()))
 	if s == nil || s.Unread["alice"] != 0 {
 		t.Fatalf("after alice read her inbox: %+v", s)
 	}
@@ -83,7 +83,7 @@ func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
 
 func mustAppend(t *testing.T, s *inbox.Store, name string, m inbox.Message) {
 	t.Helper()
-	if _, err := s.Append(name, m); err != nil {
+	if _, err := s.Append(t.Context(), name, m); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -100,7 +100,7 @@ func TestFeedPutsARequestBeforeItsAnswer(t *testing.T) {
 	mustAppend(t, store, "zed", inbox.Message{Type: "shutdown_request", From: "lead", Content: "please stop", CorrelationID: "shutdown-1", Timestamp: at})
 	mustAppend(t, store, "lead", inbox.Message{Type: "shutdown_response", From: "zed", Content: "stopping", CorrelationID: "shutdown-1", Timestamp: at})
 	p := New(store, reg, nil)
-	f, _ := split(p.Poll())
+	f, _ := split(p.Poll(t.Context()))
 	if f == nil || len(f.Msgs) != 2 || f.Msgs[0].Type != "shutdown_request" {
 		t.Fatalf("feed %+v, want the request before its answer", f)
 	}
