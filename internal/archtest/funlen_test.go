@@ -4,11 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -52,45 +50,34 @@ func TestFunctionsStayShort(t *testing.T) {
 	fset := token.NewFileSet()
 	seen := map[string]bool{}
 	var bad []string
-	err := filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		if fi.IsDir() && (fi.Name() == ".git" || fi.Name() == "testdata" || fi.Name() == "node_modules") {
-			return filepath.SkipDir
-		}
-		if fi.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, 0)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body == nil {
-				continue
+	for _, files := range codeFiles(t) {
+		for _, p := range files {
+			f, err := parser.ParseFile(fset, p, nil, 0)
+			if err != nil {
+				t.Fatal(err)
 			}
-			n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1
-			key := filepath.ToSlash(rel) + " " + funcName(fd)
-			ceiling, known := longFuncs[key]
-			if known {
-				seen[key] = true
-			}
-			switch {
-			case known && n <= maxFuncLines:
-				bad = append(bad, key+" is "+strconv.Itoa(n)+" lines now: take it off longFuncs")
-			case known && n > ceiling:
-				bad = append(bad, key+" grew to "+strconv.Itoa(n)+" lines (at most "+strconv.Itoa(ceiling)+"): cut it instead")
-			case !known && n > maxFuncLines:
-				bad = append(bad, key+" is "+strconv.Itoa(n)+" lines, over "+strconv.Itoa(maxFuncLines)+": give its parts functions of their own")
+			rel, _ := filepath.Rel(root, p)
+			for _, d := range f.Decls {
+				fd, ok := d.(*ast.FuncDecl)
+				if !ok || fd.Body == nil {
+					continue
+				}
+				n := fset.Position(fd.End()).Line - fset.Position(fd.Pos()).Line + 1
+				key := filepath.ToSlash(rel) + " " + funcName(fd)
+				ceiling, known := longFuncs[key]
+				if known {
+					seen[key] = true
+				}
+				switch {
+				case known && n <= maxFuncLines:
+					bad = append(bad, key+" is "+strconv.Itoa(n)+" lines now: take it off longFuncs")
+				case known && n > ceiling:
+					bad = append(bad, key+" grew to "+strconv.Itoa(n)+" lines (at most "+strconv.Itoa(ceiling)+"): cut it instead")
+				case !known && n > maxFuncLines:
+					bad = append(bad, key+" is "+strconv.Itoa(n)+" lines, over "+strconv.Itoa(maxFuncLines)+": give its parts functions of their own")
+				}
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	for key := range longFuncs {
 		if !seen[key] {
