@@ -46,7 +46,7 @@ func BenchmarkRegistrySetStatus200(b *testing.B) {
 	cpu0 := cpuTime(b)
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := reg.SetStatus(fmt.Sprintf("w%03d", i%orchTeammates), statuses[i%3], nil); err != nil {
+		if err := reg.ChangeStatus(fmt.Sprintf("w%03d", i%orchTeammates), statuses[i%3], nil); err != nil {
 			b.Fatal(err)
 		}
 	}

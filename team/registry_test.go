@@ -50,7 +50,7 @@ func bumpTurns(path string, n int) error {
 	reg := registry.NewRegistry(path, "")
 	statuses := []registry.Status{registry.StatusQueued, registry.StatusWorking, registry.StatusIdle}
 	for i := 0; i < n; i++ {
-		if _, err := reg.SetStatus("alice", statuses[i%3], func(m *registry.Member) { m.Turns++ }); err != nil {
+		if err := reg.ChangeStatus("alice", statuses[i%3], func(m *registry.Member) { m.Turns++ }); err != nil {
 			return err
 		}
 	}

@@ -39,7 +39,7 @@ func TestBatchedUpdatesCountEveryChange(t *testing.T) {
 					}
 					continue
 				}
-				if _, err := reg.SetStatus("alice", registry.StatusWorking, func(m *registry.Member) { m.Turns++ }); err != nil {
+				if err := reg.ChangeStatus("alice", registry.StatusWorking, func(m *registry.Member) { m.Turns++ }); err != nil {
 					t.Error(err)
 				}
 			}

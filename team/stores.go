@@ -43,13 +43,16 @@ type Mailbox interface {
 // mailAppender is all the request service needs of the inboxes.
 type mailAppender = protocol.Appender
 
-// RegistryDoc is the registry as the team changes it: read, compare-and-set
-// update, and the status changes that may wait for a later write (Flush
-// returns once they are stored).
+// RegistryDoc is the registry as the team changes it (*registry.Registry):
+// read; change the whole document (Update hands back a copy, Change does
+// not), one teammate's entry, or its status now or joined to a later write
+// (SetStatusLater; Flush returns once those are stored).
 type RegistryDoc interface {
 	registryReader
 	Update(fn func(*registry.Config) error) (registry.Config, error)
-	SetStatus(name string, status registry.Status, fn func(*registry.Member)) (registry.Config, error)
+	Change(fn func(*registry.Config) error) error
+	ChangeTeammate(name string, fn func(*registry.Member) error) error
+	ChangeStatus(name string, status registry.Status, fn func(*registry.Member)) error
 	SetStatusLater(name string, status registry.Status, fn func(*registry.Member), after func(error))
 	Flush()
 }

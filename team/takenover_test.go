@@ -40,7 +40,7 @@ func TestAStatusWriteOfATakenOverTeammateIsRefused(t *testing.T) {
 			if err := reg.ChangeStatus("alice", registry.StatusIdle, late); !errors.Is(err, registry.ErrTakenOver) {
 				t.Errorf("ChangeStatus = %v, want registry.ErrTakenOver", err)
 			}
-			if _, err := reg.SetStatus("alice", registry.StatusFailed, late); !errors.Is(err, registry.ErrTakenOver) {
+			if err := reg.ChangeStatus("alice", registry.StatusFailed, late); !errors.Is(err, registry.ErrTakenOver) {
 				t.Errorf("SetStatus = %v, want registry.ErrTakenOver", err)
 			}
 			done := make(chan error, 1)

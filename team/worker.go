@@ -81,7 +81,7 @@ func (h *hosting) Claim(req hosts.Request) (bool, error) {
 	var claimed bool
 	// The teammate's entry alone: a claim decides on nothing else, and as a
 	// whole-registry update it raced every spawn for the team's entry.
-	err := changeTeammate(t.reg, req.Name, func(m *registry.Member) error {
+	err := t.reg.ChangeTeammate(req.Name, func(m *registry.Member) error {
 		claimed = false
 		if m.SpawnID != req.ID || m.Status != registry.StatusQueued || m.Worker != "" {
 			return statefile.ErrNoChange
@@ -105,7 +105,7 @@ func (h *hosting) Unplaced(req hosts.Request) {
 	t := h.t
 	why := fmt.Sprintf("no worker with the labels %s took it within its placement time", strings.Join(req.Labels, ", "))
 	var failed bool
-	err := changeRegistry(t.reg, func(c *registry.Config) error {
+	err := t.reg.Change(func(c *registry.Config) error {
 		failed = false
 		i := c.Find(req.Name)
 		if i < 0 || c.Teammates[i].SpawnID != req.ID || c.Teammates[i].Status != registry.StatusQueued || c.Teammates[i].Worker != "" {
@@ -232,7 +232,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	if spec.PlanMode {
 		entry.PlanState = registry.PlanDrafting
 	}
-	err := changeRegistry(t.reg, func(c *registry.Config) error {
+	err := t.reg.Change(func(c *registry.Config) error {
 		i := c.Find(name)
 		if i >= 0 {
 			// This spawn's own entry, queued by this process or since taken
@@ -365,7 +365,7 @@ func (h *hosting) giveBack(ctx context.Context, fenced []*member) {
 		why := fmt.Errorf("its worker %s on %s lost its heartbeat and stopped it", h.opts.ID, h.opts.Host)
 		var d registry.Member
 		var req hosts.Request
-		err := changeRegistry(t.reg, func(c *registry.Config) error {
+		err := t.reg.Change(func(c *registry.Config) error {
 			d = registry.Member{} // a change tried again decides afresh
 			i := c.Find(fm.name)
 			if i < 0 {
@@ -438,7 +438,7 @@ func (h *hosting) Reap(alive map[string]bool) {
 	var dead []registry.Member
 	var requests []hosts.Request
 	now := time.Now().UTC()
-	_ = changeRegistry(t.reg, func(c *registry.Config) error {
+	_ = t.reg.Change(func(c *registry.Config) error {
 		dead, requests = dead[:0], requests[:0]
 		for i := range c.Teammates {
 			m := &c.Teammates[i]
@@ -683,7 +683,7 @@ func (h *hosting) waitRemoteStops(waitFor []string) {
 func (h *hosting) cancelQueued(m registry.Member, reason string) {
 	t := h.t
 	var done bool
-	err := changeRegistry(t.reg, func(c *registry.Config) error {
+	err := t.reg.Change(func(c *registry.Config) error {
 		done = false
 		i := c.Find(m.Name)
 		if i < 0 || c.Teammates[i].Status != registry.StatusQueued || c.Teammates[i].Worker != "" {

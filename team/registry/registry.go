@@ -326,8 +326,8 @@ type keyedDoc interface {
 	SubmitKeyed(key string, fn func(**Config) error, after func(error))
 }
 
-// ChangeStatus is SetStatus for a caller that needs no copy of the
-// registry. No other status change of the member shares its write, so when
+// ChangeStatus changes one member's status (and the fields fn sets) and
+// returns once it is stored. No other status change of the member shares its write, so when
 // it returns the registry shows this status (until the member's next change).
 func (r *Registry) ChangeStatus(name string, status Status, fn func(*Member)) error {
 	if d, ok := r.doc.(memberChanger); ok {
@@ -371,22 +371,7 @@ func TeammateChange(name string, fn func(*Member) error) func(*Config) error {
 	}
 }
 
-// SetStatus changes one member's status (and optional fields via fn).
-func (r *Registry) SetStatus(name string, status Status, fn func(*Member)) (Config, error) {
-	if d, ok := r.doc.(memberChanger); ok {
-		if err := d.ChangeMember(name, r.fenced(memberStatusChange(status, fn))); err != nil {
-			return Config{}, err
-		}
-		return r.Read()
-	}
-	c, err := r.doc.UpdateInPlace(r.change(statusChange(name, status, fn)))
-	if c == nil {
-		return Config{}, err
-	}
-	return r.normal(c), err
-}
-
-// SetStatusLater is SetStatus without waiting: the change joins the next
+// SetStatusLater is ChangeStatus without waiting: the change joins the next
 // write (changes made meanwhile share it), in order with every other
 // change of this Registry, and after is called with its outcome once it is
 // on disk. after runs on the writing goroutine and must not change the
