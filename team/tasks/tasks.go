@@ -143,15 +143,8 @@ func (tt *Service) UpdateTask(ctx context.Context, agent, id, statusText, note s
 		}
 		said = append(said, fmt.Sprintf("%s now waits for %s.", task.ID, waits))
 	}
-	if status == board.TaskCompleted && tt.d.Plugs(agent).Has(hooks.TaskCompleted) {
-		// A task the board does not hold is refused by Update, hook or not.
-		if f, err := tt.d.Board.Read(); err == nil {
-			if i := f.Find(id); i >= 0 && f.Tasks[i].Status != board.TaskCompleted {
-				if err := tt.d.Plugs(agent).TaskHook(ctx, hooks.TaskCompleted, id, f.Tasks[i].Subject, f.Tasks[i].Description); err != nil {
-					return strings.Join(said, " "), err
-				}
-			}
-		}
+	if err := tt.completing(ctx, agent, id, status); err != nil {
+		return strings.Join(said, " "), err
 	}
 	if status != "" {
 		wasOwner := ""
@@ -189,6 +182,27 @@ func (tt *Service) UpdateTask(ctx context.Context, agent, id, statusText, note s
 		tt.offer(ctx)
 	}
 	return strings.Join(said, " "), nil
+}
+
+// completing runs the TaskCompleted hooks of agent on a task it completes;
+// an error is their refusal. The board is read only when there are such
+// hooks; a task it does not hold is refused by Update, hook or not.
+func (tt *Service) completing(ctx context.Context, agent, id string, status board.TaskStatus) error {
+	if status != board.TaskCompleted {
+		return nil
+	}
+	pl := tt.d.Plugs(agent)
+	if !pl.Has(hooks.TaskCompleted) {
+		return nil
+	}
+	f, err := tt.d.Board.Read()
+	if err != nil {
+		return nil // Update reads it again, and says why it cannot
+	}
+	if i := f.Find(id); i >= 0 && f.Tasks[i].Status != board.TaskCompleted {
+		return pl.TaskHook(ctx, hooks.TaskCompleted, id, f.Tasks[i].Subject, f.Tasks[i].Description)
+	}
+	return nil
 }
 
 // Emit logs one change of task by agent; c says what changed.
