@@ -377,26 +377,6 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	return t, nil
 }
 
-// runsElsewhere is, at the lead's Open, the test of a registry entry left
-// queued or working: still run by a live worker of a team across hosts
-// (heard of now), else left by a process that is gone.
-func (h *hosting) runsElsewhere() func(*registry.Member) bool {
-	if h == nil || h.host.Beats() == nil {
-		return func(*registry.Member) bool { return false }
-	}
-	alive, err := h.host.Beats().Alive(context.Background())
-	return func(m *registry.Member) bool {
-		if m.Worker == "" {
-			return false
-		}
-		if err != nil {
-			return true // not known: the heartbeats' watch decides later
-		}
-		_, ok := alive[m.Worker]
-		return ok
-	}
-}
-
 // Workspace is the team's directory.
 func (t *Team) Workspace() *workspace.Workspace { return t.ws }
 

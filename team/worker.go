@@ -507,8 +507,30 @@ func (h *hosting) tellRespawn(d registry.Member, err error, respawn bool, where 
 	}
 }
 
+// runsElsewhere is, at the lead's Open, the test of a registry entry left
+// queued or working: still run by a live worker of a team across hosts
+// (heard of now), else left by a process that is gone. On a team
+// without a work queue (h nil) nothing runs elsewhere.
+func (h *hosting) runsElsewhere() func(*registry.Member) bool {
+	if h == nil || h.host.Beats() == nil {
+		return func(*registry.Member) bool { return false }
+	}
+	alive, err := h.host.Beats().Alive(context.Background())
+	return func(m *registry.Member) bool {
+		if m.Worker == "" {
+			return false
+		}
+		if err != nil {
+			return true // not known: the heartbeats' watch decides later
+		}
+		_, ok := alive[m.Worker]
+		return ok
+	}
+}
+
 // remote is the registry's entry of a teammate another process runs (or
-// that waits for a worker), on a team with a work queue.
+// that waits for a worker), on a team with a work queue; none when h is
+// nil (no queue).
 func (h *hosting) remote(name string) (registry.Member, bool) {
 	if h == nil || h.t.roster.runs(name) {
 		return registry.Member{}, false
