@@ -56,6 +56,9 @@ func (s *Signer) Sign(q Request) Request {
 	return q
 }
 
+// Claim is the lead's sender claim the signer's key is held by.
+func (s *Signer) Claim() uint64 { return s.claim }
+
 // signedSpawn is what a spawn request's signature covers: the request
 // without its signature, as JSON, after a line that says what it is.
 func signedSpawn(q Request) []byte {
@@ -65,8 +68,9 @@ func signedSpawn(q Request) []byte {
 }
 
 // VerifyLead checks that q was signed by the team's current lead, whose
-// claim keys holds. It returns an *UnsignedError when it was not, another error when the
-// lead's claim could not be read (try again later), and nil when it was.
+// claim keys holds. It returns an *UnsignedError when it was not, another
+// error when the lead's claim could not be read (try again later), and nil
+// when it was.
 func VerifyLead(keys LeadKeys, q Request) error {
 	if q.LeadClaim == 0 || len(q.Signature) == 0 {
 		return &UnsignedError{Why: "it carries no signature of the team's lead"}
@@ -83,6 +87,3 @@ func VerifyLead(keys LeadKeys, q Request) error {
 	}
 	return nil
 }
-
-// Claim is the lead's sender claim the signer's key is held by.
-func (s *Signer) Claim() uint64 { return s.claim }
