@@ -238,6 +238,19 @@ func (rs *Remotes) Holds(ctx context.Context, remote, commit string) bool {
 	return err == nil && strings.TrimSpace(out) != ""
 }
 
+// refPushURL is the URL a push of ref to the named remote goes to, once
+// git accepts ref as a ref name.
+func (rs *Remotes) refPushURL(ctx context.Context, remote, ref string) (string, error) {
+	url, err := rs.PushURL(ctx, remote)
+	if err != nil {
+		return "", err
+	}
+	if _, err := rs.repo.top(ctx, nil, "check-ref-format", ref); err != nil {
+		return "", fmt.Errorf("%.80q is no usable ref name", ref)
+	}
+	return url, nil
+}
+
 // PushCommit sets ref (a full ref name outside refs/heads and refs/tags,
 // agentteam's own) on the named remote to commit, forced: the ref is
 // agentteam's, only there to keep the commit on the remote.
@@ -245,12 +258,9 @@ func (rs *Remotes) PushCommit(ctx context.Context, remote, commit, ref string, d
 	if !IsCommitID(commit) || !strings.HasPrefix(ref, "refs/agentteam/") {
 		return fmt.Errorf("push %.80q to %.80q: not a commit id and a ref of agentteam's", commit, ref)
 	}
-	url, err := rs.PushURL(ctx, remote)
+	url, err := rs.refPushURL(ctx, remote, ref)
 	if err != nil {
 		return err
-	}
-	if _, err := rs.repo.top(ctx, nil, "check-ref-format", ref); err != nil {
-		return fmt.Errorf("%.80q is no usable ref name", ref)
 	}
 	_, err = rs.runNet(ctx, dropEnv, url, "push", "--quiet", "--no-verify", "--recurse-submodules=no", remote, "+"+commit+":"+ref)
 	if err != nil {
@@ -295,12 +305,9 @@ func (rs *Remotes) DeleteRef(ctx context.Context, remote, ref, expect string, dr
 	if !own && !IsCommitID(expect) || !strings.HasPrefix(ref, "refs/") {
 		return fmt.Errorf("delete %.80q at %.80q: not a ref and a commit id", ref, expect)
 	}
-	url, err := rs.PushURL(ctx, remote)
+	url, err := rs.refPushURL(ctx, remote, ref)
 	if err != nil {
 		return err
-	}
-	if _, err := rs.repo.top(ctx, nil, "check-ref-format", ref); err != nil {
-		return fmt.Errorf("%.80q is no usable ref name", ref)
 	}
 	args := []string{"push", "--quiet", "--no-verify", "--recurse-submodules=no"}
 	if !own {
