@@ -137,7 +137,7 @@ func watchStores(opts *ChatOptions, ws *workspace.Workspace, st *launch.Stores, 
 					return err
 				}
 			}
-			m, err := st.Mail.Append(ctx, to, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: to, Content: content})
+			m, err := st.Mail.Append(ctx, to, inbox.Message{Type: inbox.TypeMessage, From: inbox.UserName, To: to, Content: content})
 			if err != nil {
 				return err
 			}
@@ -255,7 +255,7 @@ func (w *watchLog) do(ctx context.Context, eng engine.Engine, line string) (quit
 
 // event prints one event of the log.
 func (w *watchLog) event(e event.Event) {
-	if p, ok := e.Payload.(event.Permission); ok && p.RequestID != "" && p.By == workspace.UserName {
+	if p, ok := e.Payload.(event.Permission); ok && p.RequestID != "" && p.By == inbox.UserName {
 		w.mu.Lock()
 		w.asks = slices.DeleteFunc(w.asks, func(id string) bool { return id == p.RequestID })
 		if p.Decision == "asked" {
@@ -273,7 +273,7 @@ func (w *watchLog) event(e event.Event) {
 func (w *watchLog) line(e event.Event) string {
 	switch p := e.Payload.(type) {
 	case event.Reply:
-		if e.Agent == workspace.LeadName && strings.TrimSpace(p.Text) != "" {
+		if e.Agent == inbox.LeadName && strings.TrimSpace(p.Text) != "" {
 			w.lastReply = p.Text
 			return "lead: " + p.Text
 		}
@@ -287,7 +287,7 @@ func (w *watchLog) line(e event.Event) string {
 	case event.Prompt:
 		return "the person → lead: " + p.Text
 	case event.Permission:
-		if p.Decision == "asked" && p.By == workspace.UserName {
+		if p.Decision == "asked" && p.By == inbox.UserName {
 			return e.Sentence() + ": answer with /allow " + p.RequestID + " or /deny " + p.RequestID + " REASON"
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team/registry"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // InboxOptions are the inputs of `agentteam inbox`.
@@ -67,7 +66,7 @@ func runInbox(opts *InboxOptions) error {
 	if opts.Name == "" {
 		return listInboxes(ctx, opts, store)
 	}
-	if err := workspace.ValidateName(opts.Name); err != nil {
+	if err := inbox.ValidateName(opts.Name); err != nil {
 		return exit.Usagef("%v", err)
 	}
 	if err := checkInboxName(ctx, st.Registry, store, opts.Name); err != nil {
@@ -111,7 +110,7 @@ func runInbox(opts *InboxOptions) error {
 // checkInboxName refuses a name that is neither the lead, a teammate the
 // registry knows, nor an inbox on disk: "0 messages" would hide a typo.
 func checkInboxName(ctx context.Context, reg *registry.Registry, store launch.MailStore, name string) error {
-	if name == workspace.LeadName {
+	if name == inbox.LeadName {
 		return nil
 	}
 	names, err := store.Names(ctx)
@@ -127,7 +126,7 @@ func checkInboxName(ctx context.Context, reg *registry.Registry, store launch.Ma
 	if err != nil {
 		return err
 	}
-	known := []string{workspace.LeadName}
+	known := []string{inbox.LeadName}
 	for _, m := range c.Teammates {
 		if m.Name == name {
 			return nil

@@ -15,13 +15,13 @@ import (
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/ui/progress"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/hosts"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // MCPServeOptions are the inputs of `agentteam mcp serve`.
@@ -214,7 +214,7 @@ func (s *teamServer) readResource(_ context.Context, req *sdkmcp.ReadResourceReq
 		})
 	case strings.HasPrefix(uri, inboxURIPrefix):
 		name := strings.TrimPrefix(uri, inboxURIPrefix)
-		if workspace.ValidateName(name) != nil {
+		if inbox.ValidateName(name) != nil {
 			return nil, sdkmcp.ResourceNotFoundError(uri)
 		}
 		out, err = s.command(func(g *launch.GlobalOptions, io IOStreams) error {
@@ -299,7 +299,7 @@ type sendInput struct {
 
 func (s *teamServer) teamSend(_ context.Context, _ *sdkmcp.CallToolRequest, in sendInput) (*sdkmcp.CallToolResult, any, error) {
 	if in.From == "" {
-		in.From = workspace.UserName
+		in.From = inbox.UserName
 	}
 	return toolResult(s.command(func(g *launch.GlobalOptions, io IOStreams) error {
 		return runSend(&SendOptions{GlobalOptions: g, IO: io, To: in.To, From: in.From, Content: in.Content})
@@ -399,7 +399,7 @@ func (p *progressNotes) event(e event.Event) {
 		return
 	}
 	line := progress.Line(e)
-	if a, ok := e.Payload.(event.Permission); ok && a.Decision == "asked" && a.By == workspace.UserName {
+	if a, ok := e.Payload.(event.Permission); ok && a.Decision == "asked" && a.By == inbox.UserName {
 		line = e.Sentence() + ": answer with team_answer (id " + a.RequestID + ")"
 	}
 	if line == "" {

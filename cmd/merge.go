@@ -13,7 +13,6 @@ import (
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/worktree"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // MergeOptions are the inputs of `agentteam merge`.
@@ -51,7 +50,7 @@ func exactName(cmd string) cobra.PositionalArgs {
 		if len(args) != 1 {
 			return exit.Usagef("%s needs one teammate's name: agentteam %s NAME", cmd, cmd)
 		}
-		if err := workspace.ValidateTeammateName(args[0]); err != nil {
+		if err := inbox.ValidateTeammateName(args[0]); err != nil {
 			return exit.Usagef("%v", err)
 		}
 		return nil
@@ -74,7 +73,7 @@ func runMerge(c *cobra.Command, opts *MergeOptions) error {
 	// A conflict goes to the teammate's inbox from the person: it reads it
 	// now if its team runs, or when the team is resumed.
 	notify := func(text string) error {
-		m, err := store.Append(c.Context(), opts.Name, inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, To: opts.Name, Content: text})
+		m, err := store.Append(c.Context(), opts.Name, inbox.Message{Type: inbox.TypeMessage, From: inbox.UserName, To: opts.Name, Content: text})
 		if err == nil {
 			events.Emit(event.Event{Payload: event.Delivered(m)})
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/launch"
 	"github.com/agentteam/agentteam/internal/ui/progress"
@@ -20,7 +21,6 @@ import (
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // RunOptions are the inputs of `agentteam run`.
@@ -93,7 +93,7 @@ func runRun(ctx context.Context, opts *RunOptions) (err error) {
 	}
 	if opts.JSON {
 		// The closing answer carries what each agent used and cost.
-		return printed.Write(event.Event{Time: time.Now().UTC(), Agent: workspace.LeadName,
+		return printed.Write(event.Event{Time: time.Now().UTC(), Agent: inbox.LeadName,
 			Payload: event.Answer{Text: final, Tokens: usage.Agents[0].Tokens, Usage: &usage}})
 	}
 	_, err = fmt.Fprintln(opts.IO.Out, strings.TrimRight(final, "\n"))

@@ -16,7 +16,6 @@ import (
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // SendOptions are the inputs of `agentteam send`.
@@ -56,7 +55,7 @@ func newSendCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*SendOptio
 		},
 	}
 	c.Flags().StringVar(&opts.To, "to", "", "the agent to send to: lead or a teammate's name")
-	c.Flags().StringVar(&opts.From, "from", workspace.UserName, "the sender's name: user or your own, never an agent's")
+	c.Flags().StringVar(&opts.From, "from", inbox.UserName, "the sender's name: user or your own, never an agent's")
 	c.Flags().BoolVar(&opts.EachLine, "each-line", false, "send every non-empty line as its own message (e.g. with - to pipe a list)")
 	_ = c.MarkFlagRequired("to")
 	return c
@@ -83,10 +82,10 @@ func runSend(opts *SendOptions) error {
 			return &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the message is %d bytes, over the limit of %d (256 KiB): put large content in a file in the workspace and send its path", n, inbox.MaxContentBytes)}
 		}
 	}
-	if err := workspace.ValidateName(opts.From); err != nil {
+	if err := inbox.ValidateName(opts.From); err != nil {
 		return exit.Usagef("--from: %v", err)
 	}
-	if err := workspace.ValidateName(opts.To); err != nil {
+	if err := inbox.ValidateName(opts.To); err != nil {
 		return exit.Usagef("--to: %v", err)
 	}
 	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
@@ -161,7 +160,7 @@ func warnEnded(w io.Writer, reg *registry.Registry, to string) error {
 // in the registry (in any case): a person must not pose as one of the team.
 func checkSender(reg *registry.Registry, from string) error {
 	const who = "a person sends as user (the default) or under their own name"
-	if strings.EqualFold(from, workspace.LeadName) {
+	if strings.EqualFold(from, inbox.LeadName) {
 		return exit.Usagef("--from %s: that is an agent's name (the lead's); %s", from, who)
 	}
 	c, err := reg.Read()

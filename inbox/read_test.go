@@ -349,9 +349,15 @@ func TestNamesAndStats(t *testing.T) {
 	if err := st.Commit(t.Context(), "bob", b); err != nil {
 		t.Fatal(err)
 	}
+	// A file planted under a name no agent can have is no inbox.
+	for _, planted := range []string{"a.b.jsonl", "x y.jsonl", "-x.jsonl"} {
+		if err := os.WriteFile(filepath.Join(st.Dir(), planted), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	names, err := st.Names(t.Context())
 	if err != nil || !reflect.DeepEqual(names, []string{"alice", "bob", "lead"}) {
-		t.Errorf("Names = %v, %v (cursor and lock files must not count)", names, err)
+		t.Errorf("Names = %v, %v (cursor, lock and planted files must not count)", names, err)
 	}
 	want := map[string]Stats{"alice": {Total: 1, Unread: 1}, "bob": {Total: 3, Unread: 1}, "lead": {Total: 1, Unread: 1}}
 	for n, w := range want {

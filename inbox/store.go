@@ -96,11 +96,11 @@ func (s *Store) Dir() string { return s.dir }
 // Path is the inbox file of name.
 func (s *Store) Path(name string) string { return filepath.Join(s.dir, name+logExt) }
 
-// checkName refuses names that would leave the directory; who may have an
-// inbox is the caller's business, not the store's.
+// checkName refuses what is no agent name (ValidateName), so that no
+// name leaves the directory and every store takes the same names.
 func checkName(name string) error {
-	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
-		return fmt.Errorf("inbox name %q: %w", name, ErrInvalid)
+	if err := ValidateName(name); err != nil {
+		return fmt.Errorf("inbox: %w", err)
 	}
 	return nil
 }
@@ -150,6 +150,9 @@ func Encode(name string, m Message) (Message, []byte, error) {
 	if m.From == "" {
 		return Message{}, nil, fmt.Errorf("message to %s: empty sender: %w", name, ErrInvalid)
 	}
+	if err := ValidateName(m.From); err != nil {
+		return Message{}, nil, fmt.Errorf("message to %s: sender: %w", name, err)
+	}
 	if m.ID == "" {
 		id, err := uuid.NewV7()
 		if err != nil {
@@ -176,7 +179,8 @@ func Encode(name string, m Message) (Message, []byte, error) {
 	return m, buf.Bytes(), nil
 }
 
-// Names lists the agents that have an inbox file, sorted. An entry named
+// Names lists the agents that have an inbox file, sorted; a file whose
+// name is no agent's is left out. An entry named
 // NAME.jsonl that is no regular file (a symbolic link, a directory) is
 // listed too, so that it is shown as broken (Stats.Broken), not left out.
 func (s *Store) Names(_ context.Context) ([]string, error) {
@@ -190,8 +194,8 @@ func (s *Store) Names(_ context.Context) ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		n := e.Name()
-		if strings.HasSuffix(n, logExt) && len(n) > len(logExt) {
-			names = append(names, strings.TrimSuffix(n, logExt))
+		if name, ok := strings.CutSuffix(n, logExt); ok && ValidateName(name) == nil {
+			names = append(names, name)
 		}
 	}
 	sort.Strings(names)

@@ -15,6 +15,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/registry"
@@ -38,7 +39,7 @@ type plannedCall struct{ name, args string }
 // orchPlan is the scripted reply of an agent that has already made n
 // assistant messages in its conversation.
 func orchPlan(agent string, n int) (string, []plannedCall) {
-	if agent == workspace.LeadName {
+	if agent == inbox.LeadName {
 		if n*orchBatch >= orchTeammates {
 			return "noted", nil
 		}
@@ -196,7 +197,7 @@ func checkOrchestration(b *testing.B, tm *Team, final string) {
 			b.Fatalf("%s: status %s, %d turns in %d cycles", m.Name, m.Status, m.Turns, m.Cycles)
 		}
 	}
-	msgs, _, err := tm.Mailbox().ReadAll(b.Context(), workspace.LeadName)
+	msgs, _, err := tm.Mailbox().ReadAll(b.Context(), inbox.LeadName)
 	if err != nil {
 		b.Fatal(err)
 	}

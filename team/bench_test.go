@@ -79,17 +79,17 @@ func benchTeamWake(b *testing.B, otherStore bool) {
 		b.Fatal(err)
 	}
 	defer tm.Close(context.Background())
-	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "worker", Prompt: "start"}); err != nil {
+	if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "worker", Prompt: "start"}); err != nil {
 		b.Fatal(err)
 	}
 	await(ctx, b, model.calls)
 	await(ctx, b, idle)
 
-	send := func() error { return tm.Messenger().Send(ctx, workspace.LeadName, "alice", "ping") }
+	send := func() error { return tm.Messenger().Send(ctx, inbox.LeadName, "alice", "ping") }
 	if otherStore {
 		other := inbox.NewStore(ws.InboxDir())
 		send = func() error {
-			_, err := other.Append(ctx, "alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, Content: "ping"})
+			_, err := other.Append(ctx, "alice", inbox.Message{Type: inbox.TypeMessage, From: inbox.UserName, Content: "ping"})
 			return err
 		}
 	}

@@ -7,9 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/event"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Chat runs the lead for a person at a keyboard: it answers what the person
@@ -82,7 +82,7 @@ func (c *Chat) Settled() bool {
 	if c.t.roster.moving(ctx) {
 		return false
 	}
-	if c.auto.Load() && c.t.inboxes.hasUnread(ctx, workspace.LeadName) {
+	if c.auto.Load() && c.t.inboxes.hasUnread(ctx, inbox.LeadName) {
 		return false
 	}
 	return !c.running.Load()
@@ -122,11 +122,11 @@ func (c *Chat) run(ctx context.Context) {
 	defer close(c.done)
 	defer func() {
 		if r := recover(); r != nil {
-			c.t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Failure{Class: event.ClassInternal,
+			c.t.events.Emit(event.Event{Agent: inbox.LeadName, Payload: event.Failure{Class: event.ClassInternal,
 				Text: fmt.Sprintf("internal error: %v (please report this); the lead stopped", r)}})
 		}
 	}()
-	wake := c.t.store.Watch(ctx, workspace.LeadName)
+	wake := c.t.store.Watch(ctx, inbox.LeadName)
 	for {
 		select {
 		case <-ctx.Done():
@@ -171,20 +171,20 @@ func (c *Chat) cycle(ctx context.Context) {
 		case errors.Is(err, loop.ErrNothingToDo):
 			return
 		case interrupted:
-			c.t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Answer{Interrupted: true, Tokens: c.t.lead.Usage().TotalTokens}})
+			c.t.events.Emit(event.Event{Agent: inbox.LeadName, Payload: event.Answer{Interrupted: true, Tokens: c.t.lead.Usage().TotalTokens}})
 			return
 		case err != nil && !errors.Is(err, loop.ErrTurnLimit):
 			if ctx.Err() == nil && !loop.Told(err) { // the loop's own error event already said it
-				c.t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: failure(cycleErrorClass(err), "", err)})
+				c.t.events.Emit(event.Event{Agent: inbox.LeadName, Payload: failure(cycleErrorClass(err), "", err)})
 			}
 			return
 		}
-		c.t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Answer{Text: cyc.Final, Tokens: c.t.lead.Usage().TotalTokens}})
+		c.t.events.Emit(event.Event{Agent: inbox.LeadName, Payload: event.Answer{Text: cyc.Final, Tokens: c.t.lead.Usage().TotalTokens}})
 		// Reports that arrived during the cycle wake the lead again only with auto on.
 		if !c.auto.Load() {
 			return
 		}
-		if !c.t.inboxes.hasUnread(ctx, workspace.LeadName) {
+		if !c.t.inboxes.hasUnread(ctx, inbox.LeadName) {
 			return
 		}
 	}

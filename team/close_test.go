@@ -60,7 +60,7 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 	}{
 		{"forced shutdown", Options{ShutdownTimeout: 100 * time.Millisecond},
 			func(t *testing.T, tm *Team, sw *statusWatcher) {
-				if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "sleep"}); err != nil {
+				if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "sleep"}); err != nil {
 					t.Fatal(err)
 				}
 				sw.wait(t, "alice", "running bash")
@@ -73,7 +73,7 @@ func TestNothingIsWrittenAfterClose(t *testing.T) {
 			}},
 		{"plan not reviewed", Options{PlanTimeout: 100 * time.Millisecond},
 			func(t *testing.T, tm *Team, sw *statusWatcher) {
-				if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
+				if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -162,7 +162,7 @@ func TestCloseIsBoundedByItsContext(t *testing.T) {
 	}
 	tm := newTestTeam(t, nil, Options{Workspace: ws, Model: m})
 	defer close(m.release) // before the cleanup's Close, which waits for it
-	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "work"}); err != nil {
+	if err := tm.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // TestACancelledCallChangesNothing: the tool call that asked is gone (its
@@ -19,25 +19,25 @@ func TestACancelledCallChangesNothing(t *testing.T) {
 	tm := newTestTeam(t, srv, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "x", Prompt: "work"}); !errors.Is(err, context.Canceled) {
+	if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "x", Prompt: "work"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("spawn under a cancelled context: %v", err)
 	}
 	if c, _ := tm.Registry().Read(); len(c.Teammates) != 0 {
 		t.Fatalf("a cancelled spawn registered %+v", c.Teammates)
 	}
-	if err := tm.Messenger().Send(ctx, "user", workspace.LeadName, "hello"); !errors.Is(err, context.Canceled) {
+	if err := tm.Messenger().Send(ctx, "user", inbox.LeadName, "hello"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("send under a cancelled context: %v", err)
 	}
-	if st, _ := tm.Mailbox().Stats(ctx, workspace.LeadName); st.Total != 0 {
+	if st, _ := tm.Mailbox().Stats(ctx, inbox.LeadName); st.Total != 0 {
 		t.Fatalf("a cancelled send wrote %d messages", st.Total)
 	}
 	if _, err := tm.Messenger().Describe(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("describe under a cancelled context: %v", err)
 	}
-	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "bob", Role: "x", Prompt: "work"}); err != nil {
+	if err := tm.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: "bob", Role: "x", Prompt: "work"}); err != nil {
 		t.Fatal(err)
 	}
-	if reached, err := tm.Messenger().Broadcast(ctx, workspace.LeadName, "all"); !errors.Is(err, context.Canceled) || len(reached) != 0 {
+	if reached, err := tm.Messenger().Broadcast(ctx, inbox.LeadName, "all"); !errors.Is(err, context.Canceled) || len(reached) != 0 {
 		t.Fatalf("broadcast under a cancelled context reached %v: %v", reached, err)
 	}
 }

@@ -63,7 +63,7 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 	}
 	request := func(q *memQueue, id string, resume bool) {
 		t.Helper()
-		data := signedAsLead(t, mb, hosts.Request{ID: id, Name: "alice", Role: "programmer", From: workspace.LeadName,
+		data := signedAsLead(t, mb, hosts.Request{ID: id, Name: "alice", Role: "programmer", From: inbox.LeadName,
 			Deadline: time.Now().Add(time.Hour), Resume: resume})
 		if err := q.Publish(ctx, id, data); err != nil {
 			t.Fatal(err)
@@ -110,7 +110,7 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 	q2 := &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}}
 	worker("w2", q2)
 	request(q2, "s2", true)
-	waitFor("report of alice's from w2", func() bool { return fromAlice(workspace.LeadName, inbox.TypeResult) == 1 })
+	waitFor("report of alice's from w2", func() bool { return fromAlice(inbox.LeadName, inbox.TypeResult) == 1 })
 
 	// w1's alice goes on: her command ends, and she sends.
 	w1.roster.mu.Lock()
@@ -130,7 +130,7 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 	if !old.fenced.Load() {
 		t.Error("w1 did not stop its alice as run elsewhere")
 	}
-	if n := fromAlice(workspace.LeadName, inbox.TypeResult); n != 1 {
+	if n := fromAlice(inbox.LeadName, inbox.TypeResult); n != 1 {
 		t.Errorf("the lead got %d reports from alice, want 1 (w2's)", n)
 	}
 }
@@ -233,7 +233,7 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 		t.FailNow()
 	}
 	t.Cleanup(func() { _ = w1.Close(context.Background()) })
-	if err := q.Publish(ctx, "s1", signedAsLead(t, mb, hosts.Request{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
+	if err := q.Publish(ctx, "s1", signedAsLead(t, mb, hosts.Request{ID: "s1", Name: "alice", Role: "programmer", From: inbox.LeadName,
 		Deadline: time.Now().Add(time.Hour)})); err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +282,7 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 		m := alice()
 		return m.Status == registry.StatusIdle && m.SpawnID != "s1" && m.Worker == "w1"
 	})
-	msgs, _, err := mb.ReadAll(ctx, workspace.LeadName)
+	msgs, _, err := mb.ReadAll(ctx, inbox.LeadName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func fenceTeam(t *testing.T, url, teamName string, others ...registry.Member) (*
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "write the parser"}); err != nil {
+	if _, err := mb.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: inbox.LeadName, Content: "write the parser"}); err != nil {
 		t.Fatal(err)
 	}
 	return mb, reg

@@ -106,7 +106,7 @@ func handoffTeam(t *testing.T, srv *fakellm.Server, opts Options) (*Team, *hando
 func spawnIdle(t *testing.T, tm *Team, sw *statusWatcher, nameRoles ...string) {
 	t.Helper()
 	for i := 0; i < len(nameRoles); i += 2 {
-		if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: nameRoles[i], Role: nameRoles[i+1], Prompt: "stand by"}); err != nil {
+		if err := tm.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: nameRoles[i], Role: nameRoles[i+1], Prompt: "stand by"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,7 +119,7 @@ func spawnIdle(t *testing.T, tm *Team, sw *statusWatcher, nameRoles ...string) {
 func boardTask(t *testing.T, tm *Team, owner, subject, role string) board.Task {
 	t.Helper()
 	ctx := context.Background()
-	task, err := tm.Board().Create(ctx, workspace.LeadName, board.NewTask{Subject: subject, Description: "the details of " + subject, Role: role})
+	task, err := tm.Board().Create(ctx, inbox.LeadName, board.NewTask{Subject: subject, Description: "the details of " + subject, Role: role})
 	if err != nil {
 		t.Fatal(err)
 	}

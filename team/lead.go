@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/fault"
@@ -13,7 +14,6 @@ import (
 	"github.com/agentteam/agentteam/team/prompt"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 func (t *Team) newLead() (*loop.Agent, error) {
@@ -31,23 +31,23 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		}
 	}
 	t.meters.lead = t.meters.forAgent(choice, used)
-	hk, source := t.plugs.For(workspace.LeadName, "lead", ""), "startup"
+	hk, source := t.plugs.For(inbox.LeadName, "lead", ""), "startup"
 	if t.opts.Resume {
 		source = "resume"
 	}
 	lead, err := loop.NewAgent(loop.AgentConfig{
-		Name:   workspace.LeadName,
+		Name:   inbox.LeadName,
 		System: prompt.Lead(t.opts.teamName(), t.ws.Root, t.meters.Catalog()) + hk.SessionStart(t.root, source),
 		// Its AGENTS.md files, read again at each cycle.
 		Instructions: hk.Instructions(),
 		Model:        t.meters.lead,
 		Inbox:        agentInbox{Inbox: t.store, plans: t.plans},
-		SessionPath:  t.ws.SessionPath(workspace.LeadName),
-		Session:      fencedSession{SessionLog: loop.FileSession(t.ws.SessionPath(workspace.LeadName)), fence: t.faults.Fence},
+		SessionPath:  t.ws.SessionPath(inbox.LeadName),
+		Session:      fencedSession{SessionLog: loop.FileSession(t.ws.SessionPath(inbox.LeadName)), fence: t.faults.Fence},
 		MaxTurns:     t.opts.MaxTurns,
 		OnEvent:      agentEvents(t.events),
 		OnDelta:      t.opts.OnDelta,
-		Recover:      t.messenger.recoverCall(workspace.LeadName),
+		Recover:      t.messenger.recoverCall(inbox.LeadName),
 		// The window of the lead's first model; a switch (/model) keeps
 		// what the loop learned of it.
 		ContextWindow: choice.ContextWindow,
@@ -58,7 +58,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		return nil, fmt.Errorf("start the lead: %w", err)
 	}
 	lead.SetTools(tools.ForLead(tools.Env{
-		Agent:       workspace.LeadName,
+		Agent:       inbox.LeadName,
 		Workspace:   t.ws,
 		Messenger:   t.messenger,
 		Inbox:       lead,
@@ -67,11 +67,11 @@ func (t *Team) newLead() (*loop.Agent, error) {
 		Protocols:   t.protocols,
 		Merger:      t.placing,
 		BashTimeout: t.opts.BashTimeout,
-		Permission:  t.perms.Gate(workspace.LeadName, t.ws),
+		Permission:  t.perms.Gate(inbox.LeadName, t.ws),
 		Hooks:       hk.ToolHooks(),
 		Reviewer:    t.perms.Reviewer(),
 		Sandbox:     t.opts.Sandbox,
-		Extra:       t.opts.MCP.Tools(workspace.LeadName, "lead", tools.DefaultOutputCap),
+		Extra:       t.opts.MCP.Tools(inbox.LeadName, "lead", tools.DefaultOutputCap),
 	}))
 	return lead, nil
 }
@@ -86,7 +86,7 @@ type fencedSession struct {
 
 func (s fencedSession) AppendLines(lines [][]byte) error {
 	if err := s.fence(); err != nil {
-		return fmt.Errorf("record the session of %s: %w", workspace.LeadName, err)
+		return fmt.Errorf("record the session of %s: %w", inbox.LeadName, err)
 	}
 	return s.SessionLog.AppendLines(lines)
 }
@@ -176,7 +176,7 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 	if err := t.turns.say(ctx, prompt); err != nil {
 		return "", err
 	}
-	wake := t.store.Watch(ctx, workspace.LeadName)
+	wake := t.store.Watch(ctx, inbox.LeadName)
 	for {
 		cycle, err := t.lead.RunCycle(ctx)
 		t.meters.writeLeadUsage()
@@ -194,7 +194,7 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 			return final, err
 		}
 		if !woke {
-			t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Settled{Final: final}})
+			t.events.Emit(event.Event{Agent: inbox.LeadName, Payload: event.Settled{Final: final}})
 			t.ShutdownAll("the team settled")
 			return final, nil
 		}
@@ -305,7 +305,7 @@ func (l *leadTurns) say(ctx context.Context, prompt string) error {
 	if err := l.agent.Say(prompt); err != nil {
 		return err
 	}
-	l.events.Emit(event.Event{Agent: workspace.LeadName, Payload: event.Prompt{Text: prompt}})
+	l.events.Emit(event.Event{Agent: inbox.LeadName, Payload: event.Prompt{Text: prompt}})
 	if extra != "" {
 		return l.agent.Say(extra)
 	}
@@ -318,13 +318,13 @@ func (l *leadTurns) waitOrSettled(ctx context.Context, wake <-chan struct{}) (bo
 	poll := time.NewTicker(l.poll)
 	defer poll.Stop()
 	for {
-		if l.inboxes.hasUnread(ctx, workspace.LeadName) {
+		if l.inboxes.hasUnread(ctx, inbox.LeadName) {
 			return true, nil
 		}
 		if l.settled(ctx) {
 			// Re-check the lead after the teammates: a report sent just
 			// before the last teammate went idle is already on disk.
-			if l.inboxes.hasUnread(ctx, workspace.LeadName) {
+			if l.inboxes.hasUnread(ctx, inbox.LeadName) {
 				return true, nil
 			}
 			return false, nil

@@ -83,7 +83,7 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := a.messenger.Send(ctx, workspace.LeadName, "bob", "first from A"); err != nil {
+	if err := a.messenger.Send(ctx, inbox.LeadName, "bob", "first from A"); err != nil {
 		t.Fatalf("A's message while it holds the lock: %v", err)
 	}
 
@@ -97,11 +97,11 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 			t.Fatalf("B could not take the lock A no longer renews: %v", err)
 		}
 	}
-	if err := b.messenger.Send(ctx, workspace.LeadName, "bob", "from B"); err != nil {
+	if err := b.messenger.Send(ctx, inbox.LeadName, "bob", "from B"); err != nil {
 		t.Fatalf("B's message: %v", err)
 	}
 
-	err = a.messenger.Send(ctx, workspace.LeadName, "bob", "second from A")
+	err = a.messenger.Send(ctx, inbox.LeadName, "bob", "second from A")
 	if !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("A's message after B took the lock: %v, want it refused with fault.ErrOwnerLost", err)
 	}
@@ -117,7 +117,7 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 	}
 	var got []string
 	for _, m := range msgs {
-		if m.From == workspace.LeadName && m.Type == inbox.TypeMessage {
+		if m.From == inbox.LeadName && m.Type == inbox.TypeMessage {
 			got = append(got, m.Content)
 		}
 	}
@@ -180,7 +180,7 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 		t.Fatalf("fault: %v, want fault.ErrOwnerLost", a.Fault())
 	}
 	ctx := context.Background()
-	if err := a.messenger.Send(ctx, workspace.LeadName, "bob", "after the loss"); !errors.Is(err, fault.ErrOwnerLost) {
+	if err := a.messenger.Send(ctx, inbox.LeadName, "bob", "after the loss"); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("the lead's message: %v, want fault.ErrOwnerLost", err)
 	}
 	if err := a.Registry().ChangeStatus("bob", registry.StatusFailed, nil); !errors.Is(err, fault.ErrOwnerLost) {
@@ -189,10 +189,10 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	if _, err := a.Registry().Update(func(c *registry.Config) error { c.Sandbox = &registry.SandboxState{State: "off"}; return nil }); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("a registry update: %v, want fault.ErrOwnerLost", err)
 	}
-	if _, err := a.tasks.CreateTask(ctx, workspace.LeadName, tools.TaskSpec{Subject: "write the parser"}); !errors.Is(err, fault.ErrOwnerLost) {
+	if _, err := a.tasks.CreateTask(ctx, inbox.LeadName, tools.TaskSpec{Subject: "write the parser"}); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("a new task: %v, want fault.ErrOwnerLost", err)
 	}
-	session := a.ws.SessionPath(workspace.LeadName)
+	session := a.ws.SessionPath(inbox.LeadName)
 	before, _ := os.ReadFile(session)
 	if err := a.lead.Say("after the loss"); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("an append to the lead's session: %v, want fault.ErrOwnerLost", err)
@@ -243,7 +243,7 @@ func TestTheLeadWritesTheCurrentSessionFileAfterASwitch(t *testing.T) {
 	if err := tm.Lead().Say("after the switch"); err != nil {
 		t.Fatal(err)
 	}
-	current, err := os.ReadFile(tm.ws.SessionPath(workspace.LeadName))
+	current, err := os.ReadFile(tm.ws.SessionPath(inbox.LeadName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func appendFromEnv() error {
 	to := os.Getenv(envAppendTo)
 	ctx := context.Background() // a child process of a test: nothing cancels it
 	_, err := inbox.NewStore(os.Getenv(envAppendDir)).Append(ctx, to, inbox.Message{
-		Type: inbox.TypeMessage, From: workspace.UserName, To: to, Content: os.Getenv(envAppendContent)})
+		Type: inbox.TypeMessage, From: inbox.UserName, To: to, Content: os.Getenv(envAppendContent)})
 	return err
 }
 
@@ -147,13 +147,13 @@ func TestIdleTeammateWakesOnAppendByAnotherStore(t *testing.T) {
 	srv := fakellm.New(echoScript())
 	defer srv.Close()
 	tm, w := openIdleTeam(t, srv)
-	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
+	if err := tm.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 		t.Fatal(err)
 	}
 	waitIdleAfterCycles(t, tm, w, "alice", 1, 10*time.Second)
 
 	other := inbox.NewStore(tm.Workspace().InboxDir())
-	if _, err := other.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.UserName, Content: "wake up from another store"}); err != nil {
+	if _, err := other.Append(t.Context(), "alice", inbox.Message{Type: inbox.TypeMessage, From: inbox.UserName, Content: "wake up from another store"}); err != nil {
 		t.Fatal(err)
 	}
 	waitIdleAfterCycles(t, tm, w, "alice", 2, 10*time.Second)
@@ -166,7 +166,7 @@ func TestIdleTeammateWakesOnAppendByAnotherProcess(t *testing.T) {
 	srv := fakellm.New(echoScript())
 	defer srv.Close()
 	tm, w := openIdleTeam(t, srv)
-	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
+	if err := tm.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 		t.Fatal(err)
 	}
 	waitIdleAfterCycles(t, tm, w, "alice", 1, 10*time.Second)

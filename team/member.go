@@ -84,7 +84,7 @@ func (t *Team) Spawn(ctx context.Context, from string, spec tools.SpawnSpec) err
 func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) error {
 	t := r.t
 	name, role, prompt := spec.Name, spec.Role, spec.Prompt
-	if err := workspace.ValidateTeammateName(name); err != nil {
+	if err := inbox.ValidateTeammateName(name); err != nil {
 		return err
 	}
 	role = strings.TrimSpace(role)
@@ -339,7 +339,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 			// Its work, committed on its branch, and what merging it brings.
 			final += "\n\n" + t.worktrees.Report(ctx, m.name)
 		}
-		if _, err := t.messenger.deliver(ctx, m.name, workspace.LeadName, inbox.TypeResult, fitMessage(final, t.ws.SessionPath(m.name))); err != nil {
+		if _, err := t.messenger.deliver(ctx, m.name, inbox.LeadName, inbox.TypeResult, fitMessage(final, t.ws.SessionPath(m.name))); err != nil {
 			r.fail(m, event.ClassInbox, fmt.Errorf("report to the lead: %w", err))
 			return
 		}
@@ -466,7 +466,7 @@ func (r *roster) fail(m *member, class event.ErrorClass, err error) {
 		t.events.Emit(event.Event{Agent: m.name, Payload: failure(class, "", err)})
 	}
 	ctx := context.Background() // told whatever ended the teammate's context
-	if _, derr := t.messenger.deliver(ctx, m.name, workspace.LeadName, inbox.TypeError, prompt.TeammateFailed(m.name, err)); derr != nil {
+	if _, derr := t.messenger.deliver(ctx, m.name, inbox.LeadName, inbox.TypeError, prompt.TeammateFailed(m.name, err)); derr != nil {
 		t.events.Emit(event.Event{Agent: m.name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 	}
 }

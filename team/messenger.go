@@ -12,7 +12,6 @@ import (
 	"github.com/agentteam/agentteam/team/pingpong"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Messenger delivers the agents' messages: it is the tools' Messenger and
@@ -28,7 +27,7 @@ func (t *Team) Messenger() *Messenger { return t.messenger }
 
 // SpawnTeammate is the lead's spawn_teammate (tools.TeamManager).
 func (ms *Messenger) SpawnTeammate(ctx context.Context, spec tools.SpawnSpec) error {
-	return ms.t.roster.spawn(ctx, workspace.LeadName, spec)
+	return ms.t.roster.spawn(ctx, inbox.LeadName, spec)
 }
 
 // Send delivers a message to one agent (tools.Messenger). The recipient
@@ -96,13 +95,13 @@ func (r *roster) runs(name string) bool {
 
 // CheckRecipient refuses invalid names and names the registry does not know.
 func CheckRecipient(reg registryReader, to string) error {
-	if err := workspace.ValidateName(to); err != nil {
+	if err := inbox.ValidateName(to); err != nil {
 		return err
 	}
-	if to == workspace.LeadName {
+	if to == inbox.LeadName {
 		return nil
 	}
-	if to == workspace.UserName {
+	if to == inbox.UserName {
 		return fmt.Errorf("the person is not an inbox: put what they should read in your final reply")
 	}
 	c, err := reg.Read()

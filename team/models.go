@@ -5,11 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/store/statefile"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Models are the team's models: what is configured, which one each agent
@@ -83,7 +83,7 @@ func (ms *Models) resumeLead(was registry.ModelRef, def models.ModelChoice) mode
 		c, err = ms.models.Model(was.Provider, was.ModelName)
 	}
 	if err != nil {
-		ms.events.Emit(event.Event{Agent: workspace.LeadName, Payload: failure(event.ClassModel, "resume: ",
+		ms.events.Emit(event.Event{Agent: inbox.LeadName, Payload: failure(event.ClassModel, "resume: ",
 			fmt.Errorf("the lead's model when it stopped cannot be used now (%w); it goes on with %s", err, def.Label()))})
 		return def
 	}
@@ -129,7 +129,7 @@ func (ms *Models) AnswerBudget(goOn bool) (string, error) { return ms.spend.Answ
 
 // Usage is what the lead and the teammates of this process used so far.
 func (ms *Models) Usage() registry.TeamUsage {
-	agents := []registry.AgentUsage{{Agent: workspace.LeadName, Model: ms.Lead(), Usage: ms.lead.Usage()}}
+	agents := []registry.AgentUsage{{Agent: inbox.LeadName, Model: ms.Lead(), Usage: ms.lead.Usage()}}
 	agents = append(agents, ms.teammates()...)
 	// Map order is random: lead first, then by name.
 	slices.SortFunc(agents[1:], func(a, b registry.AgentUsage) int { return strings.Compare(a.Agent, b.Agent) })

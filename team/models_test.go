@@ -10,6 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
@@ -259,7 +260,7 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 		return tm, w
 	}
 	first, w := open(false)
-	if err := first.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "go", Model: "big"}); err != nil {
+	if err := first.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "go", Model: "big"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(registry.StatusIdle))
@@ -315,7 +316,7 @@ func TestSpawnRefusesAHostileModelName(t *testing.T) {
 	anyName := &testModels{clients: map[string]models.ModelChoice{}}
 	tm := newTestTeam(t, srv, Options{Models: anyModel{anyName, srv}})
 	for _, bad := range []string{"big\x1b[2J", "big model", strings.Repeat("m", 200)} {
-		err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "go", Model: bad})
+		err := tm.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "go", Model: bad})
 		if err == nil {
 			t.Fatalf("spawn with model %q accepted", bad)
 		}
@@ -327,7 +328,7 @@ func TestSpawnRefusesAHostileModelName(t *testing.T) {
 		t.Fatalf("registry %+v", c.Teammates)
 	}
 	// The same resolver takes a plain name.
-	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "go", Model: "whatever"}); err != nil {
+	if err := tm.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "r", Prompt: "go", Model: "whatever"}); err != nil {
 		t.Fatal(err)
 	}
 }

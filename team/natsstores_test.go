@@ -323,7 +323,7 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 	}
 	w := newStatusWatcher()
 	first := open(false, w.on)
-	if err := first.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "first task"}); err != nil {
+	if err := first.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "first task"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(registry.StatusIdle))

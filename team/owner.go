@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/registry"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // nobodyAlive is the liveness test for the owner of the team's lock: no
@@ -70,7 +70,7 @@ func acquireLead(ctx context.Context, lock registry.OwnerLock, mb Mailbox) (rele
 	release, lost, err = co.AcquireThen(ctx, func() error {
 		var err error
 		if !keyed {
-			leadClaim, err = claims.ClaimSender(workspace.LeadName)
+			leadClaim, err = claims.ClaimSender(inbox.LeadName)
 			return err
 		}
 		if sign, err = hosts.ClaimLeadKey(keys); err == nil {

@@ -8,6 +8,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
@@ -19,7 +20,7 @@ import (
 type panickyModel struct{}
 
 func (panickyModel) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	if req.Agent != workspace.LeadName {
+	if req.Agent != inbox.LeadName {
 		panic("boom in " + req.Agent)
 	}
 	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: "ok"}
@@ -36,7 +37,7 @@ func TestAPanickingTeammateFailsAloneAndTheLeadIsTold(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tm.Close(context.Background())
-	if err := tm.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "work"}); err != nil {
+	if err := tm.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "work"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -1,10 +1,10 @@
 package team
 
 import (
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/team/plugs"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Permissions is the team's permission gate: its asks waiting, and the
@@ -35,7 +35,7 @@ func newGate(t *Team, opts Options) *permgate.Service {
 func newPlugs(t *Team) *plugs.Plugs {
 	o := plugs.Options{Hooks: t.opts.Hooks, Instructions: t.opts.Instructions, Events: t.events,
 		TeamName: t.opts.teamName(), Workspace: t.ws.Root, SessionPath: func(name string) string {
-			if name == workspace.LeadName {
+			if name == inbox.LeadName {
 				return t.ws.SessionPath(name)
 			}
 			return t.mates.path(name)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/handoff"
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // member returns a teammate this process runs.
@@ -98,7 +98,7 @@ func (p *Protocols) OpenPlanRequest(name string) (id string, ok bool) {
 
 // ReviewPlanOf answers, as the person, the plan teammate name waits with.
 func (p *Protocols) ReviewPlanOf(ctx context.Context, name string, approve bool, feedback string) (string, error) {
-	if err := workspace.ValidateTeammateName(name); err != nil {
+	if err := inbox.ValidateTeammateName(name); err != nil {
 		return "", err
 	}
 	if err := CheckRecipient(p.reg, name); err != nil {
@@ -108,7 +108,7 @@ func (p *Protocols) ReviewPlanOf(ctx context.Context, name string, approve bool,
 	if !ok {
 		return "", fmt.Errorf("%s has no plan waiting for review", name)
 	}
-	return p.ReviewPlan(ctx, workspace.UserName, id, approve, feedback)
+	return p.ReviewPlan(ctx, inbox.UserName, id, approve, feedback)
 }
 
 // newProtocols builds the team's shutdown, plan and handoff protocols,
@@ -216,7 +216,7 @@ func (x mate) ShutDown(why string, forced bool) {
 // inboxes (a request without a reply of the same correlation_id), each with
 // a fresh timeout: the answer the lead or teammate gives now still counts.
 func (p *Protocols) reopen(ctx context.Context, store Mailbox, name string) {
-	leadMsgs, _, err := store.ReadAll(ctx, workspace.LeadName)
+	leadMsgs, _, err := store.ReadAll(ctx, inbox.LeadName)
 	if err != nil {
 		return
 	}

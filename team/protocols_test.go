@@ -19,7 +19,6 @@ import (
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 var correlationRe = regexp.MustCompile(`type="([a-z_]+)" id="[^"]*" correlation_id="([^"]+)"`)
@@ -150,7 +149,7 @@ func TestShutdownOfAnIdleTeammateIsApprovedByTheRuntime(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
+	if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(registry.StatusIdle))
@@ -206,7 +205,7 @@ func TestShutdownApprovedByAWorkingTeammate(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "edit things"}); err != nil {
+	if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "edit things"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "running bash")
@@ -235,7 +234,7 @@ func TestShutdownRejectedByAWorkingTeammate(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "edit things"}); err != nil {
+	if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "edit things"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "running bash")
@@ -261,7 +260,7 @@ func TestShutdownWithoutAnswerIsForcedAfterTheTimeout(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{ShutdownTimeout: 300 * time.Millisecond})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "sleep"}); err != nil {
+	if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "sleep"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "running bash")
@@ -320,7 +319,7 @@ func TestPlanModeRefusesWritesUntilTheLeadApproves(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
+	if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
 		close(gate)
 		t.Fatal(err)
 	}
@@ -395,7 +394,7 @@ func TestPlanWithoutReviewTimesOutAndStaysReadOnly(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{PlanTimeout: 200 * time.Millisecond})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
+	if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", "plan rejected")
@@ -419,7 +418,7 @@ func TestProtocolRefusals(t *testing.T) {
 	defer srv.Close()
 	tm, w := protoTeam(t, srv, Options{})
 	ctx := context.Background()
-	if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
+	if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(registry.StatusIdle))

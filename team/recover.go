@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // sentNamespace seeds the ids of messages sent by a tool call.
@@ -35,7 +35,7 @@ func (ms *Messenger) recoverCall(agent string) func(openai.ToolCall) (string, bo
 		var a struct {
 			To string `json:"to"`
 		}
-		if json.Unmarshal([]byte(tc.Function.Arguments), &a) != nil || workspace.ValidateName(a.To) != nil {
+		if json.Unmarshal([]byte(tc.Function.Arguments), &a) != nil || inbox.ValidateName(a.To) != nil {
 			return "", false
 		}
 		id := sentMessageID(agent, tc.ID, a.To)

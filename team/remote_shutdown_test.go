@@ -95,7 +95,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 			Model: llm.NewClient(llm.ClientConfig{BaseURL: srv.URL(), APIKey: "k", Model: "fake", Stream: true,
 				BaseDelay: 5 * time.Millisecond, MaxDelay: 20 * time.Millisecond}),
 			PollInterval: 50 * time.Millisecond, ShutdownTimeout: 30 * time.Second,
-			Mailbox:  countingMailbox{Mailbox: mb, name: workspace.LeadName, n: &leadReads},
+			Mailbox:  countingMailbox{Mailbox: mb, name: inbox.LeadName, n: &leadReads},
 			Registry: entriesRegistry(t, nc, teamName, nil),
 			Queue:    natsQueue{q},
 		}
@@ -120,7 +120,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 	defer worker.Close(context.Background())
 
 	for i := range k {
-		if err := lead.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: fmt.Sprintf("m%02d", i), Role: "far", Prompt: "say done"}); err != nil {
+		if err := lead.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: fmt.Sprintf("m%02d", i), Role: "far", Prompt: "say done"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -137,7 +137,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 				idle++
 			}
 		}
-		if msgs, _, err := lead.store.ReadAll(t.Context(), workspace.LeadName); err == nil && idle == k && len(msgs) >= k {
+		if msgs, _, err := lead.store.ReadAll(t.Context(), inbox.LeadName); err == nil && idle == k && len(msgs) >= k {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -159,7 +159,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 			t.Errorf("%s is %s after the team's end, want shutdown", m.Name, m.Status)
 		}
 	}
-	all, _, err := lead.store.ReadAll(t.Context(), workspace.LeadName)
+	all, _, err := lead.store.ReadAll(t.Context(), inbox.LeadName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestRemoteSettledAsksNoInboxWhileOneWorks(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.store.Append(t.Context(), "m07", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: "one more"}); err != nil {
+	if _, err := tm.store.Append(t.Context(), "m07", inbox.Message{Type: inbox.TypeMessage, From: inbox.LeadName, Content: "one more"}); err != nil {
 		t.Fatal(err)
 	}
 	if tm.hosting.remoteSettled(t.Context()) {

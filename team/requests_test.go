@@ -82,7 +82,7 @@ func TestRequestsAreLoggedWithTheirOutcome(t *testing.T) {
 		srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ready"}))
 		defer srv.Close()
 		tm, w, log := requestTeam(t, srv, Options{})
-		if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
+		if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "get ready"}); err != nil {
 			t.Fatal(err)
 		}
 		w.wait(t, "alice", string(registry.StatusIdle))
@@ -105,7 +105,7 @@ func TestRequestsAreLoggedWithTheirOutcome(t *testing.T) {
 		})
 		defer srv.Close()
 		tm, w, log := requestTeam(t, srv, Options{ShutdownTimeout: 300 * time.Millisecond})
-		if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "sleep"}); err != nil {
+		if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "sleep"}); err != nil {
 			t.Fatal(err)
 		}
 		w.wait(t, "alice", "running bash")
@@ -129,7 +129,7 @@ func TestRequestsAreLoggedWithTheirOutcome(t *testing.T) {
 		srv := fakellm.New(planScript)
 		defer srv.Close()
 		tm, w, log := requestTeam(t, srv, Options{})
-		if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
+		if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
 			t.Fatal(err)
 		}
 		w.wait(t, "alice", "plan awaiting approval")
@@ -151,7 +151,7 @@ func TestRequestsAreLoggedWithTheirOutcome(t *testing.T) {
 		srv := fakellm.New(planScript)
 		defer srv.Close()
 		tm, w, log := requestTeam(t, srv, Options{PlanTimeout: 200 * time.Millisecond})
-		if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
+		if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
 			t.Fatal(err)
 		}
 		w.wait(t, "alice", "plan rejected")

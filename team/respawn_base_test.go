@@ -75,7 +75,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 	}
 
 	_, q1 := worker("w1", ws1)
-	if err := q1.Publish(ctx, "s1", signedAsLead(t, mb, hosts.Request{ID: "s1", Name: "alice", Role: "programmer", From: workspace.LeadName,
+	if err := q1.Publish(ctx, "s1", signedAsLead(t, mb, hosts.Request{ID: "s1", Name: "alice", Role: "programmer", From: inbox.LeadName,
 		Isolation: worktree.IsolationWorktree, Base: base, Deadline: time.Now().Add(time.Hour)})); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 		m := alice()
 		return m.Status == registry.StatusIdle && m.Worker == "w2" && m.SpawnID != "s1"
 	})
-	msgs, _, err := mb.ReadAll(ctx, workspace.LeadName)
+	msgs, _, err := mb.ReadAll(ctx, inbox.LeadName)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
@@ -35,7 +36,7 @@ func TestResumedTeamKeepsAnOpenPlanRequest(t *testing.T) {
 		return tm, w
 	}
 	first, w := open(false)
-	if err := first.Spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
+	if err := first.Spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "programmer", Prompt: "write out.txt", PlanMode: true}); err != nil {
 		t.Fatal(err)
 	}
 	w.wait(t, "alice", string(registry.StatusIdle))

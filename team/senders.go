@@ -7,7 +7,6 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/fault"
 	"github.com/agentteam/agentteam/team/registry"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // senderClaims is a mailbox whose messages can be fenced by their sender
@@ -46,10 +45,10 @@ func withSenderClaims(mb Mailbox, r *roster, lead uint64) Mailbox {
 // Append stores m in name's inbox, with its sender's claim when this
 // process runs the sender for one.
 func (cm *claimedMailbox) Append(ctx context.Context, name string, m inbox.Message) (inbox.Message, error) {
-	if m.From == workspace.LeadName && cm.lead != 0 {
+	if m.From == inbox.LeadName && cm.lead != 0 {
 		return cm.appendLead(ctx, name, m)
 	}
-	if m.From != workspace.UserName && cm.lead != 0 {
+	if m.From != inbox.UserName && cm.lead != 0 {
 		// The lead's process no longer runs the team: nor do its teammates.
 		if err := cm.r.t.faults.Fence(); err != nil {
 			return inbox.Message{}, fmt.Errorf("message from %s to %s: %w", m.From, name, err)

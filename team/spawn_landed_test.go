@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/statefile"
 	"github.com/agentteam/agentteam/team/registry"
@@ -46,7 +47,7 @@ func TestAQueuedSpawnWhoseRegistryChangeLandedTwiceSucceeds(t *testing.T) {
 	q := &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}}
 	tm := newTestTeam(t, srv, Options{Workspace: ws, Queue: q, MaxQueue: 10, Registry: registry.NewRegistryOn(doc, "")})
 	doc.armed.Store(true)
-	if err := tm.roster.spawn(context.Background(), workspace.LeadName, tools.SpawnSpec{Name: "bob", Role: "dev", Prompt: "hi"}); err != nil {
+	if err := tm.roster.spawn(context.Background(), inbox.LeadName, tools.SpawnSpec{Name: "bob", Role: "dev", Prompt: "hi"}); err != nil {
 		t.Fatalf("a spawn whose registry change landed before it was applied again: %v", err)
 	}
 	if doc.again.Load() != 1 {

@@ -11,6 +11,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
@@ -152,7 +153,7 @@ func TestStatusEventsFollowTheRegistry(t *testing.T) {
 	defer tm.Close(context.Background())
 	names := []string{"alice", "bob", "carol"}
 	for _, n := range names {
-		if err := tm.Spawn(ctx, workspace.LeadName, tools.SpawnSpec{Name: n, Role: "worker", Prompt: "start"}); err != nil {
+		if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: n, Role: "worker", Prompt: "start"}); err != nil {
 			t.Fatal(err)
 		}
 	}

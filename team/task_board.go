@@ -1,11 +1,11 @@
 package team
 
 import (
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/plugs"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/tasks"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // newTasks opens the task board (a file unless Options.Board gives
@@ -24,7 +24,7 @@ func newTasks(t *Team, fenced bool) *tasks.Service {
 	// The plug-ins of the agent of that name this process runs, as far as
 	// it knows it (the lead, or one of its teammates).
 	plugsOf := func(name string) plugs.Agent {
-		if name == workspace.LeadName {
+		if name == inbox.LeadName {
 			return t.plugs.For(name, "lead", "")
 		}
 		t.roster.mu.Lock()

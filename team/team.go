@@ -347,7 +347,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		return fail(err)
 	}
 	if !opts.Resume {
-		if fi, err := os.Stat(ws.SessionPath(workspace.LeadName)); err == nil && fi.Size() > 0 {
+		if fi, err := os.Stat(ws.SessionPath(inbox.LeadName)); err == nil && fi.Size() > 0 {
 			_ = sessions.ArchiveLead(ws, time.Now().UTC()) // as before: a start is not refused for it
 		}
 	} else if opts.RestoreSession != "" {
@@ -361,7 +361,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		return fail(err)
 	}
 	t.lead = lead
-	t.turns = &leadTurns{agent: lead, hooks: t.plugs.For(workspace.LeadName, "lead", ""), events: t.events,
+	t.turns = &leadTurns{agent: lead, hooks: t.plugs.For(inbox.LeadName, "lead", ""), events: t.events,
 		inboxes: t.inboxes, settled: t.roster.settled, changed: t.changed, poll: opts.PollInterval}
 	if opts.Resume {
 		if err := t.roster.resumeTeammates(); err != nil {

@@ -3,14 +3,14 @@ package team
 import (
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // Conversation is a copy of an agent's conversation (the lead's or a
 // teammate's run by this process), for the TUI to show read-only. ok is
 // false for a name this process does not run.
 func (t *Team) Conversation(name string) ([]openai.ChatCompletionMessage, bool) {
-	if name == workspace.LeadName {
+	if name == inbox.LeadName {
 		return t.lead.Messages(), true
 	}
 	t.roster.mu.Lock()

@@ -21,7 +21,6 @@ import (
 	"github.com/agentteam/agentteam/team/sessions"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Teammates on workers, on other hosts. On a team whose spawns go
@@ -134,7 +133,7 @@ func (h *hosting) Run(req hosts.Request, release func()) bool {
 		r.markFailed(req.Name, err)
 		t.events.Emit(event.Event{Agent: req.Name, Payload: failure(class, "", err)})
 		ctx := context.Background() // hosts calls Run without a context
-		if _, derr := t.messenger.deliver(ctx, req.Name, workspace.LeadName, inbox.TypeError, prompt.TeammateFailed(req.Name, err)); derr != nil {
+		if _, derr := t.messenger.deliver(ctx, req.Name, inbox.LeadName, inbox.TypeError, prompt.TeammateFailed(req.Name, err)); derr != nil {
 			t.events.Emit(event.Event{Agent: req.Name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 		}
 		return false
@@ -458,7 +457,7 @@ func (h *hosting) Reap(alive map[string]bool) {
 			if !gitwt.IsCommitID(base) {
 				base = "" // an edited registry's: a worker would drop the whole request
 			}
-			requests = append(requests, withRules(t.perms, hosts.Request{ID: id, Name: m.Name, Role: m.Role, From: workspace.LeadName,
+			requests = append(requests, withRules(t.perms, hosts.Request{ID: id, Name: m.Name, Role: m.Role, From: inbox.LeadName,
 				Provider: m.Provider, Model: m.ModelName, PlanMode: m.PlanMode, Isolation: m.Isolation, Labels: m.Labels, Base: base,
 				Deadline: now.Add(h.opts.Placement), Resume: true}))
 			h.requeue(m, id, why, respawn, now)
@@ -499,7 +498,7 @@ func (h *hosting) tellRespawn(d registry.Member, err error, respawn bool, where 
 		text += " It is respawned " + where + " and goes on from its conversation."
 	}
 	ctx := context.Background() // a failure is told whatever ended the teammate's context
-	if _, derr := t.messenger.deliver(ctx, d.Name, workspace.LeadName, inbox.TypeError, text); derr != nil {
+	if _, derr := t.messenger.deliver(ctx, d.Name, inbox.LeadName, inbox.TypeError, text); derr != nil {
 		t.events.Emit(event.Event{Agent: d.Name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 	}
 	if respawn {
@@ -583,7 +582,7 @@ func (h *hosting) remoteSettled(ctx context.Context) bool {
 func (h *hosting) shutdownRemote(reason string) {
 	if h.askRemoteToStop(reason) {
 		if _, err := h.t.lead.Absorb(); err != nil {
-			h.t.events.Emit(event.Event{Agent: workspace.LeadName, Payload: failure(event.ClassInbox, "take the shutdown answers: ", err)})
+			h.t.events.Emit(event.Event{Agent: inbox.LeadName, Payload: failure(event.ClassInbox, "take the shutdown answers: ", err)})
 		}
 	}
 }
@@ -638,7 +637,7 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			if _, err := t.shutdowns.RequestRemote(ctx, workspace.LeadName, m, reason); err != nil {
+			if _, err := t.shutdowns.RequestRemote(ctx, inbox.LeadName, m, reason); err != nil {
 				t.events.Emit(event.Event{Agent: m.Name, Payload: failure(event.ClassInbox, "shutdown request: ", err)})
 				return
 			}
@@ -668,7 +667,7 @@ func (h *hosting) waitRemoteStops(waitFor []string) {
 	deadline := time.Now().Add(t.opts.ShutdownTimeout + 5*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	answers := t.store.Watch(ctx, workspace.LeadName)
+	answers := t.store.Watch(ctx, inbox.LeadName)
 	tick := time.NewTicker(min(t.opts.PollInterval, remoteStopsPoll))
 	defer tick.Stop()
 	for {
@@ -763,7 +762,7 @@ func (h *hosting) stopAll(reason string) {
 	t.reg.Flush()
 	ctx := context.Background() // stopAll is given no context: the lead is told of each
 	for _, name := range live {
-		if _, err := t.messenger.deliver(ctx, name, workspace.LeadName, inbox.TypeError,
+		if _, err := t.messenger.deliver(ctx, name, inbox.LeadName, inbox.TypeError,
 			fmt.Sprintf("%s was shut down: %s. Spawn it again to go on.", name, reason)); err != nil {
 			t.events.Emit(event.Event{Agent: name, Payload: failure(event.ClassInbox, "could not tell the lead: ", err)})
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // placement is where each teammate works, and the merge of its branch:
@@ -85,7 +84,7 @@ func (p *placement) mergeAs(ctx context.Context, from, name string) (worktree.Me
 // teammate as a message from the lead and comes back as an error the
 // model reads.
 func (p *placement) MergeTeammate(ctx context.Context, name string) (string, error) {
-	rep, err := p.mergeAs(ctx, workspace.LeadName, name)
+	rep, err := p.mergeAs(ctx, inbox.LeadName, name)
 	if err != nil {
 		return "", err
 	}

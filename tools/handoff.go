@@ -3,7 +3,7 @@ package tools
 import (
 	"context"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 type handoffArgs struct {
@@ -21,7 +21,7 @@ func newHandoff(p Protocols, agent string) Tool {
 			"are sent to it, and once it acknowledges, the task (and its board entry) is its. Until then, or if any step fails, the task stays yours. "+
 			"The result says how it went; the steps also arrive as messages.",
 		func(ctx context.Context, a handoffArgs) (Result, error) {
-			if err := workspace.ValidateName(a.To); err != nil {
+			if err := inbox.ValidateName(a.To); err != nil {
 				return Errorf("%v", err), nil
 			}
 			for _, f := range []struct{ name, value string }{{"task", a.Task}, {"reason", a.Reason}, {"context", a.Context}} {

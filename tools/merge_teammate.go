@@ -3,7 +3,7 @@ package tools
 import (
 	"context"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 type mergeTeammateArgs struct {
@@ -18,7 +18,7 @@ func newMergeTeammate(m Merger) Tool {
 			"Its uncommitted work is committed first. On a conflict the merge is aborted, your tree is left as it was, "+
 			"the conflicting files are listed, and the teammate is asked to resolve them on its branch; merge again when it reports.",
 		func(ctx context.Context, a mergeTeammateArgs) (Result, error) {
-			if err := workspace.ValidateTeammateName(a.Name); err != nil {
+			if err := inbox.ValidateTeammateName(a.Name); err != nil {
 				return Errorf("%v", err), nil
 			}
 			out, err := m.MergeTeammate(ctx, a.Name)

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 type sendMessageArgs struct {
@@ -18,7 +18,7 @@ func newSendMessage(m Messenger, agent string) Tool {
 		"Send a message to one agent's inbox by name. The recipient reads it before its next turn; an idle teammate wakes up.",
 		func(ctx context.Context, a sendMessageArgs) (Result, error) {
 			// Validate before anything else so a name like "../x" never reaches a path.
-			if err := workspace.ValidateName(a.To); err != nil {
+			if err := inbox.ValidateName(a.To); err != nil {
 				return Errorf("invalid recipient: %v", err), nil
 			}
 			if a.To == agent {

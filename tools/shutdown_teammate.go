@@ -3,7 +3,7 @@ package tools
 import (
 	"context"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 type shutdownTeammateArgs struct {
@@ -17,7 +17,7 @@ func newShutdownTeammate(p Protocols, agent string) Tool {
 		"Ask a teammate to shut down. It approves (then stops for good) or rejects with a reason, e.g. when it is mid-edit; "+
 			"an idle teammate is approved at once, and one that does not answer in time is shut down by force. The outcome arrives as a message.",
 		func(ctx context.Context, a shutdownTeammateArgs) (Result, error) {
-			if err := workspace.ValidateTeammateName(a.Name); err != nil {
+			if err := inbox.ValidateTeammateName(a.Name); err != nil {
 				return Errorf("%v", err), nil
 			}
 			if err := nonEmpty("reason", a.Reason); err != nil {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 type spawnTeammateArgs struct {
@@ -30,7 +30,7 @@ func newSpawnTeammate(team TeamManager) Tool {
 		"Create a teammate agent with a name, a role and a task prompt, and start it. "+
 			"It works on its own and sends its final result to your inbox; you can message it by name.",
 		func(ctx context.Context, a spawnTeammateArgs) (Result, error) {
-			if err := workspace.ValidateTeammateName(a.Name); err != nil {
+			if err := inbox.ValidateTeammateName(a.Name); err != nil {
 				return Errorf("%v", err), nil
 			}
 			if err := nonEmpty("role", a.Role); err != nil {

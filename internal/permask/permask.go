@@ -105,7 +105,7 @@ func workersOf(ctx context.Context, st *launch.Stores, asks []Ask) (map[string]h
 // deadline has not passed.
 func unanswered(ctx context.Context, store launch.MailStore, now time.Time) ([]Ask, error) {
 	var out []Ask
-	for _, to := range []string{workspace.UserName, workspace.LeadName} {
+	for _, to := range []string{inbox.UserName, inbox.LeadName} {
 		msgs, _, err := store.ReadAll(ctx, to)
 		if err != nil {
 			return nil, err
@@ -118,7 +118,7 @@ func unanswered(ctx context.Context, store launch.MailStore, now time.Time) ([]A
 			if json.Unmarshal(m.Payload, &p) != nil || p.RequestID == "" || p.RequestID != m.CorrelationID {
 				continue // not an ask the team made
 			}
-			if workspace.ValidateName(m.From) != nil || !now.Before(p.Deadline) {
+			if inbox.ValidateName(m.From) != nil || !now.Before(p.Deadline) {
 				continue
 			}
 			p.Agent = m.From
@@ -160,7 +160,7 @@ func find(st *launch.Stores, id string, now time.Time) (Ask, error) {
 		if a.State == Abandoned {
 			return Ask{}, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the agentteam process that made the ask %s is gone (killed or crashed): nobody waits for its answer", id)}
 		}
-		if a.To != workspace.UserName {
+		if a.To != inbox.UserName {
 			return Ask{}, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("the ask %s is for the lead to answer (--permission-delegate lead), not for you", id)}
 		}
 		return a, nil
@@ -192,7 +192,7 @@ func Answer(ctx context.Context, g *launch.GlobalOptions, ws *workspace.Workspac
 // answer appends the person's answer to the asker's inbox, where the
 // team's waiting call finds it.
 func answer(ctx context.Context, store launch.MailStore, a Ask, approve, always bool, reason string) error {
-	p := permgate.Payload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: workspace.UserName}
+	p := permgate.Payload{RequestID: a.RequestID, Approve: &approve, Always: always, Reason: reason, By: inbox.UserName}
 	if always {
 		p.Rule = a.Rule
 	}
@@ -204,7 +204,7 @@ func answer(ctx context.Context, store launch.MailStore, a Ask, approve, always 
 	if !approve {
 		content = "The person denied your tool call. Reason: " + reason
 	}
-	_, err = store.Append(ctx, a.Agent, inbox.Message{Type: permgate.TypeResponse, From: workspace.UserName, To: a.Agent,
+	_, err = store.Append(ctx, a.Agent, inbox.Message{Type: permgate.TypeResponse, From: inbox.UserName, To: a.Agent,
 		CorrelationID: a.RequestID, Content: content, Payload: raw})
 	return err
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // SetBlockers replaces the blockers of a pending task (its creator or the
@@ -24,7 +24,7 @@ func (b *Board) SetBlockers(ctx context.Context, id, agent string, blockedBy []s
 			return notFound(id)
 		}
 		t := &f.Tasks[i]
-		if agent != t.CreatedBy && agent != workspace.LeadName {
+		if agent != t.CreatedBy && agent != inbox.LeadName {
 			return fmt.Errorf("only %s, who created %s, or the lead may change what it waits for: %w", t.CreatedBy, t.ID, ErrTaskNotAllowed)
 		}
 		if t.Status != TaskPending {

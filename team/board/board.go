@@ -14,8 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/store/statefile"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // errNoChange lets a change decline to write.
@@ -188,7 +188,7 @@ func (f *File) Changed() {
 
 // Create adds a pending task by the named agent and returns it.
 func (b *Board) Create(ctx context.Context, by string, in NewTask) (Task, error) {
-	if err := workspace.ValidateName(by); err != nil {
+	if err := inbox.ValidateName(by); err != nil {
 		return Task{}, fmt.Errorf("%w: creator: %v", ErrTaskInvalid, err)
 	}
 	in.Subject = strings.TrimSpace(in.Subject)
@@ -231,7 +231,7 @@ func (b *Board) Create(ctx context.Context, by string, in NewTask) (Task, error)
 // pending. Claiming a task agent already owns succeeds and changes nothing
 // (already reports that).
 func (b *Board) Claim(ctx context.Context, id, agent string) (task Task, already bool, err error) {
-	if err := workspace.ValidateName(agent); err != nil {
+	if err := inbox.ValidateName(agent); err != nil {
 		return Task{}, false, fmt.Errorf("%w: %v", ErrTaskInvalid, err)
 	}
 	_, err = b.update(ctx, func(f *File) error {
@@ -292,7 +292,7 @@ func openBlockers(f *File, t *Task) []string {
 // claimable; pending releases it (owner or lead) to nobody; in_progress is a
 // claim. A completed task does not change any more.
 func (b *Board) Update(ctx context.Context, id, agent string, status TaskStatus, note string) (task Task, unblocked []Task, err error) {
-	if err := workspace.ValidateName(agent); err != nil {
+	if err := inbox.ValidateName(agent); err != nil {
 		return Task{}, nil, fmt.Errorf("%w: %v", ErrTaskInvalid, err)
 	}
 	if len(note) > MaxTaskText {
@@ -320,10 +320,10 @@ func (b *Board) Update(ctx context.Context, id, agent string, status TaskStatus,
 			task = *t // releasing what nobody holds changes nothing
 			return errNoChange
 		}
-		if t.Owner == "" && agent != workspace.LeadName {
+		if t.Owner == "" && agent != inbox.LeadName {
 			return fmt.Errorf("%s has no owner yet: claim it first: %w", t.ID, ErrTaskNotAllowed)
 		}
-		if t.Owner != "" && t.Owner != agent && agent != workspace.LeadName {
+		if t.Owner != "" && t.Owner != agent && agent != inbox.LeadName {
 			return fmt.Errorf("%s is owned by %s: %w", t.ID, t.Owner, ErrTaskNotAllowed)
 		}
 		if status == TaskCompleted {

@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // HandOver moves a task from one owner to another, compare-and-set: only
 // while from still owns it in progress, so a handoff never takes a task
 // its sender has meanwhile finished or released.
 func (b *Board) HandOver(ctx context.Context, id, from, to string) (Task, error) {
-	if err := workspace.ValidateName(to); err != nil {
+	if err := inbox.ValidateName(to); err != nil {
 		return Task{}, fmt.Errorf("%w: %v", ErrTaskInvalid, err)
 	}
 	var task Task

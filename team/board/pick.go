@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // NextClaimable is the task agent (of role) would get from ClaimNext now, without claiming it.
@@ -28,7 +28,7 @@ func (b *Board) NextClaimable(ctx context.Context, agent, role string, roles []s
 // fits role for an agent that owns no task in progress. roles are the
 // team's roles, to tell a task meant for another role from one meant for anyone.
 func (b *Board) ClaimNext(ctx context.Context, agent, role string, roles []string) (Task, bool, error) {
-	if err := workspace.ValidateName(agent); err != nil {
+	if err := inbox.ValidateName(agent); err != nil {
 		return Task{}, false, fmt.Errorf("%w: %v", ErrTaskInvalid, err)
 	}
 	var task Task

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/loop/llm"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Every sentence a person reads about an event is written here, from the
@@ -120,7 +120,7 @@ func kindLine(e Event, text string) string {
 
 // theAgent names an agent in a sentence: "the lead", or a teammate's name.
 func theAgent(name string) string {
-	if name == workspace.LeadName {
+	if name == inbox.LeadName {
 		return "the lead"
 	}
 	return name

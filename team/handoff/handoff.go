@@ -33,7 +33,6 @@ import (
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/request"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Handoff message types; each one's correlation_id is the handoff's request id.
@@ -429,16 +428,16 @@ func (hs *Service) failedAfter(ctx context.Context, h *Handoff, told bool, outco
 // an agent of this process, and a board task is the sender's own.
 func (hs *Service) prepare(ctx context.Context, from string, spec tools.HandoffSpec) (*Handoff, error) {
 	to := strings.TrimSpace(spec.To)
-	if err := workspace.ValidateName(to); err != nil {
+	if err := inbox.ValidateName(to); err != nil {
 		return nil, err
 	}
 	if to == from {
 		return nil, fmt.Errorf("you cannot hand a task to yourself")
 	}
-	if to == workspace.UserName {
+	if to == inbox.UserName {
 		return nil, fmt.Errorf("the person does not take tasks: hand it to the lead or a teammate")
 	}
-	if to != workspace.LeadName {
+	if to != inbox.LeadName {
 		// One run on another worker has its runtime's part played here
 		// (remoteVerdict).
 		if _, err := hs.d.Agents.Receiver(to); err != nil {
@@ -502,7 +501,7 @@ func (h *Handoff) answer(a answer) {
 
 // verdict is the receiver runtime's answer: "" accepts, otherwise why not.
 func (hs *Service) verdict(h *Handoff) string {
-	if h.to == workspace.LeadName {
+	if h.to == inbox.LeadName {
 		return "" // the lead coordinates every role and is never at a worker's limit
 	}
 	m, err := hs.d.Agents.Receiver(h.to)
@@ -601,7 +600,7 @@ func (hs *Service) setSide(agent string, h *Handoff, role registry.HandoffSide, 
 	entry := registry.HandoffState{ID: h.id, Role: role, Peer: peer, Task: event.Clip(h.task, 80), TaskID: h.taskID, State: state, Reason: reason, UpdatedAt: time.Now().UTC()}
 	if _, err := hs.d.Registry.Update(func(c *registry.Config) error {
 		var states *[]registry.HandoffState
-		if agent == workspace.LeadName {
+		if agent == inbox.LeadName {
 			states = &c.LeadHandoffs
 		} else {
 			i := c.Find(agent)

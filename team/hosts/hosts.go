@@ -24,12 +24,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/sys/gitwt"
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team/permgate"
 	"github.com/agentteam/agentteam/team/worktree"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // SpawnQueue is the team's work queue of spawn requests, shared by every
@@ -157,10 +157,10 @@ func (q *Request) Check() error {
 	if q.ID == "" || len(q.ID) > 200 {
 		return fmt.Errorf("no usable request id")
 	}
-	if err := workspace.ValidateTeammateName(q.Name); err != nil {
+	if err := inbox.ValidateTeammateName(q.Name); err != nil {
 		return err
 	}
-	if err := workspace.ValidateName(q.From); err != nil {
+	if err := inbox.ValidateName(q.From); err != nil {
 		return fmt.Errorf("from: %w", err)
 	}
 	if q.Role = strings.TrimSpace(q.Role); q.Role == "" || len(q.Role) > 200 {

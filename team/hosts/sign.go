@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // Spawn requests signed by the lead. Whoever reaches the team's store can
@@ -38,7 +38,7 @@ func ClaimLeadKey(keys LeadKeys) (*Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	claim, err := keys.ClaimSenderKey(workspace.LeadName, pub)
+	claim, err := keys.ClaimSenderKey(inbox.LeadName, pub)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +75,7 @@ func VerifyLead(keys LeadKeys, q Request) error {
 	if q.LeadClaim == 0 || len(q.Signature) == 0 {
 		return &UnsignedError{Why: "it carries no signature of the team's lead"}
 	}
-	claim, key, err := keys.SenderClaim(workspace.LeadName)
+	claim, key, err := keys.SenderClaim(inbox.LeadName)
 	if err != nil {
 		return err
 	}

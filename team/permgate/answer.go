@@ -9,7 +9,6 @@ import (
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Reviewer is the lead's review_permission service when it answers
@@ -49,7 +48,7 @@ func (p *Service) AllowForSession(ctx context.Context, id string) (string, error
 	if prefix == "" {
 		return "", fmt.Errorf("the ask %s has no wider rule to allow for this session: allow it once or always", id)
 	}
-	text, err := p.answerPermission(ctx, workspace.UserName, id, true, false, true, "")
+	text, err := p.answerPermission(ctx, inbox.UserName, id, true, false, true, "")
 	if err != nil {
 		return "", err
 	}
@@ -72,8 +71,8 @@ func (p *Service) answerPermission(ctx context.Context, from, id string, approve
 	if r.To != from {
 		return "", fmt.Errorf("the ask %s is for %s to answer, not %s", id, answererWords(r.To), from)
 	}
-	pl := Payload{RequestID: id, Approve: protocol.Bool(approve), Always: always && from == workspace.UserName,
-		Session: session && approve && from == workspace.UserName, Reason: reason, By: from}
+	pl := Payload{RequestID: id, Approve: protocol.Bool(approve), Always: always && from == inbox.UserName,
+		Session: session && approve && from == inbox.UserName, Reason: reason, By: from}
 	if pl.Always {
 		pl.Rule = p.ruleOf(id)
 	}

@@ -261,10 +261,10 @@ func (p *Service) answerer(agent string) string {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		return p.asks[agent].to
-	case p.opts.Delegate == DelegateLead && agent != workspace.LeadName:
-		return workspace.LeadName
+	case p.opts.Delegate == DelegateLead && agent != inbox.LeadName:
+		return inbox.LeadName
 	case p.opts.Delegate == DelegateUser || (p.opts.Delegate == DelegateLead && p.opts.Person):
-		return workspace.UserName
+		return inbox.UserName
 	}
 	return ""
 }
@@ -405,9 +405,9 @@ func (g *permissionGate) ask(ctx context.Context, c classified, v permission.Ver
 		return false, fmt.Sprintf("permission denied by %s: %s. Do not try to reach the same result another way.", answererWords(by), reason)
 	}
 	switch {
-	case resp.Always && by == workspace.UserName:
+	case resp.Always && by == inbox.UserName:
 		p.addAlways(req.Rule) // the ask's own rule, whatever the answer says
-	case resp.Session && by == workspace.UserName && req.Prefix != "":
+	case resp.Session && by == inbox.UserName && req.Prefix != "":
 		p.addAlways(req.Prefix) // the ask's own prefix, likewise
 	}
 	g.decided(c, "allowed", by, resp.Reason, id)
@@ -484,9 +484,9 @@ func findResponse(ctx context.Context, x *inbox.Indexes, name, id, to string) (P
 
 func answererWords(name string) string {
 	switch name {
-	case workspace.UserName:
+	case inbox.UserName:
 		return "the person"
-	case workspace.LeadName:
+	case inbox.LeadName:
 		return "the lead"
 	case event.ByRuntime:
 		return "agentteam"

@@ -11,7 +11,6 @@ import (
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/protocol"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Permission asks of teammates run on workers (a team across hosts,
@@ -47,7 +46,7 @@ func (p *Service) askerOf(name string) string {
 		return ""
 	}
 	switch to := p.answerer(name); to {
-	case workspace.UserName, workspace.LeadName:
+	case inbox.UserName, inbox.LeadName:
 		return to
 	}
 	return ""
@@ -102,7 +101,7 @@ func (p *Service) askTimeout() time.Duration {
 // CheckAsks refuses who-answers values and waits no lead of ours would send.
 func CheckAsks(asks string, timeout time.Duration, mode permission.Mode) error {
 	switch asks {
-	case "", workspace.UserName, workspace.LeadName:
+	case "", inbox.UserName, inbox.LeadName:
 	default:
 		return fmt.Errorf("asks: %q is not user, lead or empty", asks)
 	}
@@ -141,7 +140,7 @@ func (p *Service) remoteAsks(ctx context.Context, to string) (map[string]remoteA
 		if json.Unmarshal(m.Payload, &r) != nil || r.RequestID != m.CorrelationID || r.Worker == "" || r.Worker == p.d.Hosts.ID() {
 			continue
 		}
-		if workspace.ValidateTeammateName(m.From) != nil || p.d.Runs(m.From) {
+		if inbox.ValidateTeammateName(m.From) != nil || p.d.Runs(m.From) {
 			continue
 		}
 		r.Agent = m.From
@@ -164,7 +163,7 @@ func (p *Service) askGone(r Payload, now time.Time) string {
 // answerRemote is Answer for an ask made on another worker; ok
 // is false when there is no such ask in from's inbox.
 func (p *Service) answerRemote(ctx context.Context, from, id string, approve, always, session bool, reason string) (string, bool, error) {
-	if p.d.Hosts == nil || (from != workspace.UserName && from != workspace.LeadName) {
+	if p.d.Hosts == nil || (from != inbox.UserName && from != inbox.LeadName) {
 		return "", false, nil
 	}
 	asks, err := p.remoteAsks(ctx, from)
@@ -181,8 +180,8 @@ func (p *Service) answerRemote(ctx context.Context, from, id string, approve, al
 	if why := p.askGone(a.req, time.Now()); why != "" {
 		return "", true, fmt.Errorf("nobody waits for the ask %s any more: %s", id, why)
 	}
-	pl := Payload{RequestID: id, Approve: protocol.Bool(approve), Always: always && from == workspace.UserName,
-		Session: session && approve && from == workspace.UserName, Reason: reason, By: from}
+	pl := Payload{RequestID: id, Approve: protocol.Bool(approve), Always: always && from == inbox.UserName,
+		Session: session && approve && from == inbox.UserName, Reason: reason, By: from}
 	if pl.Always {
 		pl.Rule = a.req.Rule
 	}
@@ -201,8 +200,8 @@ func (p *Service) answerRemote(ctx context.Context, from, id string, approve, al
 // (the worker logged them), and closes each once answered, expired or
 // abandoned, until ctx ends.
 func (p *Service) RelayRemoteAsks(ctx context.Context) {
-	wake := p.d.Inboxes.Watch(ctx, workspace.UserName) // before the first look
-	tick := time.NewTicker(p.d.PollInterval)           // answers in other inboxes, deadlines, heartbeats
+	wake := p.d.Inboxes.Watch(ctx, inbox.UserName) // before the first look
+	tick := time.NewTicker(p.d.PollInterval)       // answers in other inboxes, deadlines, heartbeats
 	defer tick.Stop()
 	closed := map[string]bool{} // asks found answered or gone: never looked at again
 	for {
@@ -219,7 +218,7 @@ func (p *Service) RelayRemoteAsks(ctx context.Context) {
 // lookRemoteAsks tells the chat of each new ask made of the person on
 // another worker, and of each shown before that nobody waits for now.
 func (p *Service) lookRemoteAsks(ctx context.Context, now time.Time, closed map[string]bool) {
-	asks, err := p.remoteAsks(ctx, workspace.UserName)
+	asks, err := p.remoteAsks(ctx, inbox.UserName)
 	if err != nil {
 		return // the next look tries again
 	}
@@ -245,7 +244,7 @@ func (p *Service) lookRemoteAsks(ctx context.Context, now time.Time, closed map[
 			subject = a.req.Path
 		}
 		p.d.Events.Notify(event.Event{Agent: a.req.Agent, Payload: event.Permission{Tool: a.req.Tool, Subject: subject, Decision: "asked",
-			By: workspace.UserName, Why: a.req.Why + " · on worker " + a.req.Worker, RequestID: id, Diff: a.req.Diff, Prefix: a.req.Prefix}})
+			By: inbox.UserName, Why: a.req.Why + " · on worker " + a.req.Worker, RequestID: id, Diff: a.req.Diff, Prefix: a.req.Prefix}})
 	}
 	for id, r := range shown {
 		decision, by, why := "", "", ""

@@ -12,7 +12,6 @@ import (
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/protocol"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // countingReads counts the messages read of one inbox.
@@ -88,11 +87,11 @@ func TestRemoteAsksReadTheTeammatesInboxLinearly(t *testing.T) {
 		}
 	}
 	for i := range n {
-		appendTo("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: fmt.Sprintf("note %d", i)}, nil)
+		appendTo("alice", inbox.Message{Type: inbox.TypeMessage, From: inbox.LeadName, Content: fmt.Sprintf("note %d", i)}, nil)
 	}
 	for i := range k {
 		id := fmt.Sprintf("permission-w9-%d", i)
-		appendTo(workspace.UserName, inbox.Message{Type: TypeRequest, From: "alice", CorrelationID: id, Content: "may I?"},
+		appendTo(inbox.UserName, inbox.Message{Type: TypeRequest, From: "alice", CorrelationID: id, Content: "may I?"},
 			Payload{RequestID: id, Tool: "bash", Command: "make", Worker: "w9", Deadline: time.Now().Add(time.Hour)})
 	}
 	yes, no := true, false
@@ -100,12 +99,12 @@ func TestRemoteAsksReadTheTeammatesInboxLinearly(t *testing.T) {
 	for i := range p {
 		if i == p/2 { // the person answers one ask twice: the first answer counts
 			for _, a := range []*bool{&yes, &no} {
-				appendTo("alice", inbox.Message{Type: TypeResponse, From: workspace.UserName, CorrelationID: "permission-w9-3"},
-					Payload{RequestID: "permission-w9-3", Approve: a, By: workspace.UserName})
+				appendTo("alice", inbox.Message{Type: TypeResponse, From: inbox.UserName, CorrelationID: "permission-w9-3"},
+					Payload{RequestID: "permission-w9-3", Approve: a, By: inbox.UserName})
 			}
 		}
 		lead.lookRemoteAsks(t.Context(), time.Now(), closed)
-		appendTo("alice", inbox.Message{Type: inbox.TypeMessage, From: workspace.LeadName, Content: fmt.Sprintf("later %d", i)}, nil)
+		appendTo("alice", inbox.Message{Type: inbox.TypeMessage, From: inbox.LeadName, Content: fmt.Sprintf("later %d", i)}, nil)
 	}
 	if got := len(lead.remotePending()); got != k-1 {
 		t.Errorf("%d asks shown as pending, want %d (one answered)", got, k-1)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // Run is how many messages in a row two teammates may bounce, each
@@ -65,7 +65,7 @@ func (p *Detector) Observe(from, to, content string) bool {
 	return false
 }
 
-func isPerson(name string) bool { return name == workspace.LeadName || name == workspace.UserName }
+func isPerson(name string) bool { return name == inbox.LeadName || name == inbox.UserName }
 
 // normalizeMessage is content as a loop repeats it: case, digits and
 // spacing aside ("ping 3" and "Ping 4" are the same).

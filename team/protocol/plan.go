@@ -12,7 +12,6 @@ import (
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/request"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Plan approval message types.
@@ -75,7 +74,7 @@ func (p *Plans) Submit(ctx context.Context, from, plan string) (string, error) {
 		return "", fmt.Errorf("your plan (request %s) still waits for the lead's review: end your turn and wait", id)
 	}
 	text := strings.TrimSpace(plan)
-	ref, err := p.rq.Open(event.RequestRef{RequestKind: event.RequestPlanApproval, From: from, To: workspace.LeadName}, text, p.timeout, p.expire)
+	ref, err := p.rq.Open(event.RequestRef{RequestKind: event.RequestPlanApproval, From: from, To: inbox.LeadName}, text, p.timeout, p.expire)
 	if err != nil {
 		return "", err
 	}
@@ -83,7 +82,7 @@ func (p *Plans) Submit(ctx context.Context, from, plan string) (string, error) {
 	// The registry says so before the lead is told: a lead that reviews at
 	// once must not have its approval overwritten by this later write.
 	p.setState(m.Name(), m.Role(), m.Status(), registry.PlanAwaitingApproval)
-	msg := inbox.Message{Type: TypePlanApprovalRequest, From: from, To: workspace.LeadName, Content: planRequestText(from, text, id), CorrelationID: id}
+	msg := inbox.Message{Type: TypePlanApprovalRequest, From: from, To: inbox.LeadName, Content: planRequestText(from, text, id), CorrelationID: id}
 	if err := p.rq.Send(ctx, msg, planPayload{RequestID: id, Plan: plan}); err != nil {
 		if _, open := p.rq.Answer(id, event.RequestPlanApproval, from, event.OutcomeFailed); open {
 			p.rq.Answered(from, ref, event.ByRuntime, event.OutcomeFailed, "the plan could not be delivered: "+err.Error())
@@ -96,7 +95,7 @@ func (p *Plans) Submit(ctx context.Context, from, plan string) (string, error) {
 
 // Review approves or rejects a plan, as the lead or the person.
 func (p *Plans) Review(ctx context.Context, from, id string, approve bool, feedback string) (string, error) {
-	if from != workspace.LeadName && from != workspace.UserName {
+	if from != inbox.LeadName && from != inbox.UserName {
 		return "", fmt.Errorf("only the lead reviews plans")
 	}
 	r, ok := p.rq.Get(id)
@@ -121,7 +120,7 @@ func (p *Plans) Review(ctx context.Context, from, id string, approve bool, feedb
 		return "", fmt.Errorf("the plan request %q was already answered", id)
 	}
 	m.SetPlanApproved(approve)
-	if from == workspace.UserName {
+	if from == inbox.UserName {
 		p.byPerson.Store(id, approve)
 	}
 	p.rq.Answered(author, ref, from, outcome, feedback)
@@ -149,7 +148,7 @@ func (p *Plans) expire(r request.Request) {
 	id, ref := r.ID, RefOf(r)
 	fb := planExpiredFeedback(p.timeout)
 	p.rq.Expired(m.Name(), ref, event.OutcomeExpired, fb)
-	msg := inbox.Message{Type: TypePlanApprovalResponse, From: workspace.LeadName, To: m.Name(), Content: planExpiredText(fb), CorrelationID: id}
+	msg := inbox.Message{Type: TypePlanApprovalResponse, From: inbox.LeadName, To: m.Name(), Content: planExpiredText(fb), CorrelationID: id}
 	ctx := context.Background() // the request table's timer has no caller to cancel it
 	if err := p.rq.Send(ctx, msg, planPayload{RequestID: id, Approve: Bool(false), Feedback: fb}); err != nil {
 		p.d.Events.Emit(event.Event{Agent: m.Name(), Payload: p.d.Failure(event.ClassInbox, "plan timeout: ", err)})
@@ -179,6 +178,6 @@ func (p *Plans) setState(name, role string, status registry.Status, state regist
 // lead had not reviewed when the earlier process stopped, with a fresh deadline.
 func (p *Plans) Reopen(name string, leadInbox, mateInbox []inbox.Message) {
 	if id := Unanswered(leadInbox, mateInbox, TypePlanApprovalRequest, TypePlanApprovalResponse, name); id != "" {
-		p.rq.Reopen(event.RequestRef{ID: id, RequestKind: event.RequestPlanApproval, From: name, To: workspace.LeadName}, p.timeout, p.expire)
+		p.rq.Reopen(event.RequestRef{ID: id, RequestKind: event.RequestPlanApproval, From: name, To: inbox.LeadName}, p.timeout, p.expire)
 	}
 }

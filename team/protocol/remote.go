@@ -8,7 +8,6 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // The protocols with a teammate another process runs (a team across
@@ -35,11 +34,11 @@ func (s *Shutdowns) RequestRemote(ctx context.Context, from string, mb registry.
 	}
 	// Asked before and not answered: the teammate's inbox, and the lead's
 	// read on from where this process left it (inbox.Indexes), never whole.
-	id, err := s.d.Indexes.UnansweredIn(ctx, name, workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
+	id, err := s.d.Indexes.UnansweredIn(ctx, name, inbox.LeadName, TypeShutdownRequest, TypeShutdownResponse, inbox.LeadName)
 	if err != nil {
 		return "", err
 	}
-	if id != "" && from == workspace.LeadName {
+	if id != "" && from == inbox.LeadName {
 		return fmt.Sprintf("%s was already asked to shut down (request %s); its answer will arrive as a message.", name, id), nil
 	}
 	ref := event.RequestRef{ID: NewID(event.RequestShutdown), RequestKind: event.RequestShutdown, From: from, To: name}
@@ -62,11 +61,11 @@ func (s *Shutdowns) adopt(ctx context.Context, m Mate) {
 	if !s.d.Across || s.rq.OpenFor(event.RequestShutdown, m.Name()) != "" {
 		return
 	}
-	id, err := s.d.Indexes.UnansweredIn(ctx, m.Name(), workspace.LeadName, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName)
+	id, err := s.d.Indexes.UnansweredIn(ctx, m.Name(), inbox.LeadName, TypeShutdownRequest, TypeShutdownResponse, inbox.LeadName)
 	if err != nil || id == "" {
 		return
 	}
-	s.rq.Reopen(event.RequestRef{ID: id, RequestKind: event.RequestShutdown, From: workspace.LeadName, To: m.Name()}, s.timeout, s.force)
+	s.rq.Reopen(event.RequestRef{ID: id, RequestKind: event.RequestShutdown, From: inbox.LeadName, To: m.Name()}, s.timeout, s.force)
 }
 
 // reviewRemote reviews a plan whose request is not in this process's
@@ -76,7 +75,7 @@ func (p *Plans) reviewRemote(ctx context.Context, from, id string, approve bool,
 	if !p.d.Across {
 		return "", false, nil
 	}
-	lead, err := p.d.Indexes.Read(ctx, workspace.LeadName)
+	lead, err := p.d.Indexes.Read(ctx, inbox.LeadName)
 	if err != nil {
 		return "", false, err
 	}
@@ -100,7 +99,7 @@ func (p *Plans) reviewRemote(ctx context.Context, from, id string, approve bool,
 	if !approve {
 		state, outcome = registry.PlanRejected, event.OutcomeRejected
 	}
-	ref := event.RequestRef{ID: id, RequestKind: event.RequestPlanApproval, From: author, To: workspace.LeadName}
+	ref := event.RequestRef{ID: id, RequestKind: event.RequestPlanApproval, From: author, To: inbox.LeadName}
 	p.rq.Answered(author, ref, from, outcome, feedback)
 	// The registry says so before the teammate is told: its process reads it there.
 	p.setState(author, mb.Role, mb.Status, state)

@@ -9,7 +9,6 @@ import (
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/request"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Shutdown message types.
@@ -50,7 +49,7 @@ func NewShutdowns(d Deps, timeout time.Duration) *Shutdowns {
 // Request asks a teammate, from the lead or the person, to shut down; one
 // run elsewhere is asked through the inboxes (remote.go).
 func (s *Shutdowns) Request(ctx context.Context, from, name, reason string) (string, error) {
-	if from != workspace.LeadName && from != workspace.UserName {
+	if from != inbox.LeadName && from != inbox.UserName {
 		return "", fmt.Errorf("only the lead can ask a teammate to shut down")
 	}
 	m, err := s.d.Roster.Mate(name)
@@ -121,7 +120,7 @@ func (s *Shutdowns) Respond(ctx context.Context, from, id string, approve bool, 
 
 // response is a shutdown_response from a teammate to the lead.
 func (s *Shutdowns) response(from, content, id string) inbox.Message {
-	return inbox.Message{Type: TypeShutdownResponse, From: from, To: workspace.LeadName, Content: content, CorrelationID: id}
+	return inbox.Message{Type: TypeShutdownResponse, From: from, To: inbox.LeadName, Content: content, CorrelationID: id}
 }
 
 // AnswerIfAsked approves, for a teammate between cycles (idle), a
@@ -181,7 +180,7 @@ func (s *Shutdowns) force(r request.Request) {
 // Reopen opens again the shutdown a resumed teammate was asked and had
 // not answered when the earlier process stopped, with a fresh deadline.
 func (s *Shutdowns) Reopen(name string, leadInbox, mateInbox []inbox.Message) {
-	if id := Unanswered(mateInbox, leadInbox, TypeShutdownRequest, TypeShutdownResponse, workspace.LeadName); id != "" {
-		s.rq.Reopen(event.RequestRef{ID: id, RequestKind: event.RequestShutdown, From: workspace.LeadName, To: name}, s.timeout, s.force)
+	if id := Unanswered(mateInbox, leadInbox, TypeShutdownRequest, TypeShutdownResponse, inbox.LeadName); id != "" {
+		s.rq.Reopen(event.RequestRef{ID: id, RequestKind: event.RequestShutdown, From: inbox.LeadName, To: name}, s.timeout, s.force)
 	}
 }

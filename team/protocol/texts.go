@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // What agents read in their inboxes from shutdown and plan approval.
@@ -53,7 +53,7 @@ func planRequestText(from, plan, id string) string {
 // planReviewText tells a teammate the lead's review of its plan.
 func planReviewText(from string, approve bool, feedback string) string {
 	who := "The lead"
-	if from == workspace.UserName {
+	if from == inbox.UserName {
 		who = "The person"
 	}
 	s := who + " approved your plan: you may now change files and run any command."

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // The registry on a store of small entries (RegistryEntries: JetStream's
@@ -68,7 +68,7 @@ func DecodeRegistryEntry(key string, data []byte) any {
 		}
 		// A key may hold what no teammate's name can ("a/b"): said here,
 		// not as a refusal of every later update of the registry.
-		if err := workspace.ValidateName(m.Name); err != nil {
+		if err := inbox.ValidateName(m.Name); err != nil {
 			return badEntry{fmt.Errorf("the registry's entry %.80q names no teammate: %w", key, err)}
 		}
 		return &m
@@ -164,7 +164,7 @@ func (s *entryRegistry) carryOver(old RegistryStore) error {
 	}
 	for i := range c.Teammates {
 		m := &c.Teammates[i]
-		if workspace.ValidateName(m.Name) != nil {
+		if inbox.ValidateName(m.Name) != nil {
 			continue // no such teammate could have been spawned: not carried
 		}
 		if err := s.create(MemberKey(m.Name), m); err != nil {
@@ -330,7 +330,7 @@ func (s *entryRegistry) changes(sn snapshot, c *Config) (keys []string, data [][
 	seen := make(map[string]bool, len(c.Teammates))
 	for i := range c.Teammates {
 		m := &c.Teammates[i]
-		if err := workspace.ValidateName(m.Name); err != nil {
+		if err := inbox.ValidateName(m.Name); err != nil {
 			return nil, nil, nil, fmt.Errorf("update the registry: %w", err)
 		}
 		if seen[m.Name] {

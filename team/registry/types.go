@@ -3,7 +3,7 @@ package registry
 import (
 	"time"
 
-	"github.com/agentteam/agentteam/workspace"
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // RegistryStore is the document the registry is kept in: the file
@@ -95,7 +95,7 @@ func SumUsage(agents []AgentUsage) TeamUsage {
 func (c *Config) Usage() TeamUsage {
 	agents := make([]AgentUsage, 0, len(c.Teammates)+1)
 	if c.Lead != nil {
-		agents = append(agents, AgentUsage{Agent: workspace.LeadName, Model: c.Lead.Model, Usage: c.Lead.Usage})
+		agents = append(agents, AgentUsage{Agent: inbox.LeadName, Model: c.Lead.Model, Usage: c.Lead.Usage})
 	}
 	for i := range c.Teammates {
 		m := &c.Teammates[i]

@@ -27,6 +27,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/store/statefile"
 	"github.com/agentteam/agentteam/workspace"
 )
@@ -81,12 +82,12 @@ func List(ws *workspace.Workspace) ([]Info, error) {
 	}
 	var cur []Info
 	var old []Info
-	prefix := workspace.LeadName + "."
+	prefix := inbox.LeadName + "."
 	for _, e := range entries {
 		name := e.Name()
 		var id string
 		switch {
-		case name == workspace.LeadName+".jsonl":
+		case name == inbox.LeadName+".jsonl":
 			id = CurrentID
 		case strings.HasPrefix(name, prefix) && strings.HasSuffix(name, ".jsonl"):
 			id = strings.TrimSuffix(strings.TrimPrefix(name, prefix), ".jsonl")
@@ -205,12 +206,12 @@ func sessionTitle(s string) string {
 // "current" or an archive stamp (so an id never names another path).
 func Path(ws *workspace.Workspace, id string) (string, error) {
 	if id == CurrentID {
-		return ws.SessionPath(workspace.LeadName), nil
+		return ws.SessionPath(inbox.LeadName), nil
 	}
 	if !sessionIDPattern().MatchString(id) {
 		return "", fmt.Errorf("%q is not a session id: agentteam sessions lists them", id)
 	}
-	return ws.SessionPath(workspace.LeadName + "." + id), nil
+	return ws.SessionPath(inbox.LeadName + "." + id), nil
 }
 
 // readSession reads a session file (never through a link): the messages
@@ -286,7 +287,7 @@ func Restore(ws *workspace.Workspace, id string, now time.Time) error {
 	if err := statefile.CheckRegular(src, fi); err != nil {
 		return fmt.Errorf("restore session %s: %w", id, statefile.Refusal(err))
 	}
-	cur := ws.SessionPath(workspace.LeadName)
+	cur := ws.SessionPath(inbox.LeadName)
 	if _, err := os.Lstat(cur); err == nil {
 		if err := ArchiveLead(ws, now); err != nil {
 			return err
@@ -308,13 +309,13 @@ func Restore(ws *workspace.Workspace, id string, now time.Time) error {
 // currentIDPath holds the id the current conversation had as an earlier
 // one, when it was picked from them.
 func currentIDPath(ws *workspace.Workspace) string {
-	return filepath.Join(ws.SessionsDir(), workspace.LeadName+".id")
+	return filepath.Join(ws.SessionsDir(), inbox.LeadName+".id")
 }
 
 // ArchiveLead moves the current conversation aside as an earlier one:
 // under the id it had before it was picked, else under now's stamp.
 func ArchiveLead(ws *workspace.Workspace, now time.Time) error {
-	cur := ws.SessionPath(workspace.LeadName)
+	cur := ws.SessionPath(inbox.LeadName)
 	dst := ""
 	if b, err := statefile.ReadFile(currentIDPath(ws), 64); err == nil {
 		if p, err := Path(ws, strings.TrimSpace(string(b))); err == nil && p != cur {
@@ -345,7 +346,7 @@ func ArchiveLead(ws *workspace.Workspace, now time.Time) error {
 // while that name is taken.
 func freeArchivePath(ws *workspace.Workspace, now time.Time) (string, error) {
 	for i := 0; i < 1000; i++ {
-		p := ws.SessionPath(workspace.LeadName + "." + now.UTC().Add(time.Duration(i)*time.Millisecond).Format(archiveStamp))
+		p := ws.SessionPath(inbox.LeadName + "." + now.UTC().Add(time.Duration(i)*time.Millisecond).Format(archiveStamp))
 		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
 			return p, nil
 		}

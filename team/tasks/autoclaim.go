@@ -8,7 +8,6 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/event"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // TypeTaskAssigned is the inbox type of the message that gives an idle
@@ -70,10 +69,10 @@ func (tt *Service) assign(ctx context.Context, name, role string, roles []string
 	tt.Emit(name, event.TaskChanged{Change: event.TaskChangeAutoClaimed}, task)
 	content := fmt.Sprintf("You have been assigned task %s: %s\n%s\nWhen it is done, call task_update with id %s, status completed and a note on the result.",
 		task.ID, task.Subject, task.Description, task.ID)
-	m, err := tt.d.Inboxes.Append(ctx, name, inbox.Message{Type: TypeTaskAssigned, From: workspace.LeadName, To: name, Content: content, TaskID: task.ID})
+	m, err := tt.d.Inboxes.Append(ctx, name, inbox.Message{Type: TypeTaskAssigned, From: inbox.LeadName, To: name, Content: content, TaskID: task.ID})
 	if err != nil {
 		// Untold, the teammate would hold the task forever: give it back.
-		_, _, _ = tt.d.Board.Update(ctx, task.ID, workspace.LeadName, board.TaskPending, "could not tell "+name+": "+err.Error())
+		_, _, _ = tt.d.Board.Update(ctx, task.ID, inbox.LeadName, board.TaskPending, "could not tell "+name+": "+err.Error())
 		tt.d.Events.Emit(event.Event{Agent: name, Payload: tt.d.Failure(event.ClassInbox, "auto-claim: tell "+name+": ", err)})
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/store/statefile"
 	"github.com/agentteam/agentteam/internal/sys/gitwt"
 	"github.com/agentteam/agentteam/team/event"
@@ -123,7 +124,7 @@ func baseRef(name string) string { return "refs/agentteam/base/" + name }
 func (w *Worktrees) ShareBase(ctx context.Context, name string, push bool) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	if err := workspace.ValidateTeammateName(name); err != nil {
+	if err := inbox.ValidateTeammateName(name); err != nil {
 		return "", err
 	}
 	w.mu.Lock()
@@ -234,7 +235,7 @@ func (w *Worktrees) Ensure(ctx context.Context, name string, from Start) (Placed
 	if err != nil {
 		return Placed{}, false, "", err
 	}
-	if err := workspace.ValidateTeammateName(name); err != nil {
+	if err := inbox.ValidateTeammateName(name); err != nil {
 		return Placed{}, false, "", err
 	}
 	path := w.ws.WorktreePath(name)
@@ -326,7 +327,7 @@ func (w *Worktrees) find(ctx context.Context, r *gitwt.Repo, m registry.Member) 
 
 // member is name's registry entry with a branch, or a sentence saying why not.
 func (w *Worktrees) member(name string) (registry.Member, error) {
-	if err := workspace.ValidateTeammateName(name); err != nil {
+	if err := inbox.ValidateTeammateName(name); err != nil {
 		return registry.Member{}, err
 	}
 	c, err := w.reg.Read()
@@ -351,7 +352,7 @@ func (w *Worktrees) member(name string) (registry.Member, error) {
 // The registry is a file anyone can edit; a branch it names otherwise
 // (main, a person's own) is never merged from, committed on or deleted.
 func ownBranch(m registry.Member) bool {
-	return m.Branch == BranchPrefix+m.Name && workspace.ValidateTeammateName(m.Name) == nil
+	return m.Branch == BranchPrefix+m.Name && inbox.ValidateTeammateName(m.Name) == nil
 }
 
 // Report commits the teammate's uncommitted work on its branch and says

@@ -40,9 +40,9 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/cmd"
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/bench/benchproc"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // The scenario: N agents of 3 model turns each, C at a time.
@@ -243,7 +243,7 @@ func (b *bench) script(c fakellm.Call) fakellm.Reply {
 		}
 		return fakellm.Reply{Content: "done"}
 	}
-	if c.Agent == workspace.LeadName {
+	if c.Agent == inbox.LeadName {
 		if n*batch >= b.agents {
 			return fakellm.Reply{Content: "noted"}
 		}

@@ -17,9 +17,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/bench/benchproc"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // spawnBatch is the spawn_teammate calls of one lead turn.
@@ -134,7 +134,7 @@ func (b *turnBench) script(c fakellm.Call) fakellm.Reply {
 			n++
 		}
 	}
-	if c.Agent == workspace.LeadName {
+	if c.Agent == inbox.LeadName {
 		if n*spawnBatch >= b.agents {
 			return fakellm.Reply{Content: "noted"}
 		}

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/bench/benchproc"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // startWorker starts `bin worker` on url in its own workspace and returns
@@ -50,7 +50,7 @@ func (h *harness) workerScenario(counts []int, agents, slots int, delay time.Dur
 	b := &turnBench{teamBin: h.bin, agents: agents, workers: slots}
 	var span turnSpan
 	b.srv = fakellm.New(func(c fakellm.Call) fakellm.Reply {
-		if c.Agent != workspace.LeadName {
+		if c.Agent != inbox.LeadName {
 			span.saw(time.Now())
 		}
 		r := b.script(c)

@@ -162,7 +162,9 @@ func unnamedInboxes(ctx context.Context, st jetstream.Stream, team string) (map[
 }
 
 // checkToken refuses a name that cannot be one token of a subject or part
-// of a stream or consumer name: only letters, digits, '-' and '_'.
+// of a stream or consumer name: only letters, digits, '-' and '_'. It is
+// for the names of teams, buckets, leases, workers and users; an agent's
+// name meets inbox.ValidateName, the rule of every store.
 func checkToken(what, name string) error {
 	if name == "" || len(name) > 64 {
 		return fmt.Errorf("%s name %q: empty or over 64 bytes: %w", what, name, inbox.ErrInvalid)
@@ -259,17 +261,14 @@ func sendRefused(ctx context.Context, from string, err error) error {
 	return err
 }
 
-// encodeAppend is the first steps of Append and AppendAs: name and m.From
-// checked (tokens of its subject and of its sender's claim), then m given
-// its id and time and encoded as its line. A line over what
+// encodeAppend is the first steps of Append and AppendAs: name checked
+// (a token of its subject), then m checked (its sender is a token of the
+// sender's claim), given its id and time and encoded as its line. A line over what
 // the server takes is refused as inbox.ErrTooLarge with what to do: NATS's
 // client says only "maximum payload exceeded", and the same message goes
 // in on another server.
 func (mb *Mailbox) encodeAppend(name string, m inbox.Message) (inbox.Message, []byte, error) {
-	if err := checkToken("inbox", name); err != nil {
-		return inbox.Message{}, nil, err
-	}
-	if err := checkToken("sender", m.From); err != nil {
+	if err := inbox.ValidateName(name); err != nil {
 		return inbox.Message{}, nil, err
 	}
 	m, line, err := inbox.Encode(name, m)
@@ -296,7 +295,7 @@ func (mb *Mailbox) Names(ctx context.Context) ([]string, error) {
 	for subj := range info.State.Subjects {
 		rest, ok := strings.CutPrefix(subj, prefix)
 		name, _, _ := strings.Cut(rest, ".")
-		if ok && checkToken("inbox", name) == nil {
+		if ok && inbox.ValidateName(name) == nil {
 			names = append(names, name)
 		}
 	}
@@ -313,7 +312,7 @@ func (mb *Mailbox) Path(name string) string {
 // stream sequence of its last message and its read position (as
 // Position). Two requests, whatever the inbox's length.
 func (mb *Mailbox) Mark(ctx context.Context, name string) (inbox.Mark, error) {
-	if err := checkToken("inbox", name); err != nil {
+	if err := inbox.ValidateName(name); err != nil {
 		return inbox.Mark{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)

@@ -92,7 +92,7 @@ func (mb *Mailbox) sawFloor(name string, seq uint64) {
 // maxBatch. It changes nothing: the messages are read from the stream, not
 // delivered by the consumer. Commit marks the batch read.
 func (mb *Mailbox) ReadUnread(ctx context.Context, name string) (inbox.Batch, error) {
-	if err := checkToken("inbox", name); err != nil {
+	if err := inbox.ValidateName(name); err != nil {
 		return inbox.Batch{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
@@ -215,7 +215,7 @@ func (mb *Mailbox) scanSubject(ctx context.Context, subj string, seq uint64, lim
 
 // ReadAll returns every message and bad line of name's inbox, read or not.
 func (mb *Mailbox) ReadAll(ctx context.Context, name string) ([]inbox.Message, []inbox.BadLine, error) {
-	if err := checkToken("inbox", name); err != nil {
+	if err := inbox.ValidateName(name); err != nil {
 		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
@@ -238,7 +238,7 @@ func (mb *Mailbox) ReadAll(ctx context.Context, name string) ([]inbox.Message, [
 // Stats counts name's messages: valid ones, those after the read
 // position, and bad ones. It reads the whole inbox.
 func (mb *Mailbox) Stats(ctx context.Context, name string) (inbox.Stats, error) {
-	if err := checkToken("inbox", name); err != nil {
+	if err := inbox.ValidateName(name); err != nil {
 		return inbox.Stats{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
@@ -313,7 +313,7 @@ func (mb *Mailbox) Commit(ctx context.Context, name string, b inbox.Batch) error
 	if !ok || p.last == 0 {
 		return nil
 	}
-	if err := checkToken("inbox", name); err != nil {
+	if err := inbox.ValidateName(name); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
@@ -414,7 +414,7 @@ func (mb *Mailbox) Commit(ctx context.Context, name string, b inbox.Batch) error
 
 // HasUnread reports whether name has messages after its read position.
 func (mb *Mailbox) HasUnread(ctx context.Context, name string) (bool, error) {
-	if err := checkToken("inbox", name); err != nil {
+	if err := inbox.ValidateName(name); err != nil {
 		return false, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, opTimeout)
@@ -470,7 +470,7 @@ func (mb *Mailbox) Watch(ctx context.Context, name string) <-chan struct{} {
 		default:
 		}
 	}
-	if checkToken("inbox", name) != nil {
+	if inbox.ValidateName(name) != nil {
 		close(ch)
 		return ch
 	}

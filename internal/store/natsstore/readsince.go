@@ -14,7 +14,7 @@ type since struct{ next uint64 }
 // goes on from: a reader that keeps it reads each message once, and a call
 // with nothing new costs one request.
 func (mb *Mailbox) ReadSince(ctx context.Context, name string, s inbox.Since) ([]inbox.Message, inbox.Since, error) {
-	if err := checkToken("inbox", name); err != nil {
+	if err := inbox.ValidateName(name); err != nil {
 		return nil, s, err
 	}
 	p, _ := s.(since)

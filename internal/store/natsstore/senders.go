@@ -41,7 +41,7 @@ func (mb *Mailbox) ClaimSender(agent string) (uint64, error) {
 // of the claimant's: whoever reads the claim (SenderClaim) can check what
 // the claimant signed with it.
 func (mb *Mailbox) ClaimSenderKey(agent string, key []byte) (uint64, error) {
-	if err := checkToken("agent", agent); err != nil {
+	if err := inbox.ValidateName(agent); err != nil {
 		return 0, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
@@ -104,7 +104,7 @@ func (mb *Mailbox) AppendAs(ctx context.Context, name string, m inbox.Message, c
 // SenderClaim is agent's current sender claim and the key it holds
 // (ClaimSenderKey); 0 and no key while nobody claimed agent.
 func (mb *Mailbox) SenderClaim(agent string) (claim uint64, key []byte, err error) {
-	if err := checkToken("agent", agent); err != nil {
+	if err := inbox.ValidateName(agent); err != nil {
 		return 0, nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentteam/agentteam/inbox"
 )
 
 // Sessions is the agents' conversations of a team in a stream
@@ -110,7 +112,7 @@ func (e *FencedError) Fenced() bool { return true }
 // message after the subject's last, so that every earlier writer's next
 // append, expecting its own last message, is refused.
 func (l *SessionLog) Claim() error {
-	if err := checkToken("agent", l.name); err != nil {
+	if err := inbox.ValidateName(l.name); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
@@ -174,7 +176,7 @@ func (l *SessionLog) AppendLines(lines [][]byte) error {
 	if len(lines) == 0 {
 		return nil
 	}
-	if err := checkToken("agent", l.name); err != nil {
+	if err := inbox.ValidateName(l.name); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
@@ -223,7 +225,7 @@ func (l *SessionLog) AppendLines(lines [][]byte) error {
 // Lines returns the lines of the agent's current session (since its last
 // archive), oldest first.
 func (l *SessionLog) Lines() ([][]byte, error) {
-	if err := checkToken("agent", l.name); err != nil {
+	if err := inbox.ValidateName(l.name); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
@@ -299,7 +301,7 @@ func (s *Sessions) markers(ctx context.Context, agent string) ([]archiveMarker, 
 // next Lines starts empty, and Archived lists it. The agent must not be
 // writing meanwhile (it is called before a teammate starts afresh).
 func (s *Sessions) Archive(agent string, now time.Time) error {
-	if err := checkToken("agent", agent); err != nil {
+	if err := inbox.ValidateName(agent); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
@@ -342,7 +344,7 @@ type ArchivedSession struct {
 
 // Archived returns agent's earlier sessions, oldest first.
 func (s *Sessions) Archived(agent string) ([]ArchivedSession, error) {
-	if err := checkToken("agent", agent); err != nil {
+	if err := inbox.ValidateName(agent); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +28,7 @@ func RunMailbox(t *testing.T, open MailboxOpener) {
 	t.Run("InboxesAreSeparate", func(t *testing.T) { separate(t, open) })
 	t.Run("ReadSinceReadsEachMessageOnce", func(t *testing.T) { readSince(t, open) })
 	t.Run("ACancelledCallDoesNothing", func(t *testing.T) { cancelled(t, open) })
+	t.Run("OneNameRule", func(t *testing.T) { oneNameRule(t, open) })
 }
 
 func send(t *testing.T, mb Mailbox, to, from, content string) inbox.Message {
@@ -319,5 +322,37 @@ func BenchmarkWatch(b *testing.B, open func(b *testing.B) Mailbox) {
 			b.Fatal(err)
 		}
 		<-ch
+	}
+}
+
+// oneNameRule: every store takes the agent names inbox.ValidateName takes
+// and refuses the others, as sender or inbox, so a name that works on one
+// host's files works across hosts too.
+func oneNameRule(t *testing.T, open MailboxOpener) {
+	mb := open(t)
+	for _, name := range []string{"", "a.b", "a b", "-x", "../x", "zoë", strings.Repeat("a", inbox.MaxNameLen+1)} {
+		if _, err := mb.Append(t.Context(), name, inbox.Message{Type: inbox.TypeMessage, From: "lead", Content: "x"}); !errors.Is(err, inbox.ErrInvalid) {
+			t.Errorf("append to %q: %v, want ErrInvalid", name, err)
+		}
+		if _, err := mb.Append(t.Context(), "judy", inbox.Message{Type: inbox.TypeMessage, From: name, Content: "x"}); !errors.Is(err, inbox.ErrInvalid) {
+			t.Errorf("append from %q: %v, want ErrInvalid", name, err)
+		}
+		if _, err := mb.ReadUnread(t.Context(), name); !errors.Is(err, inbox.ErrInvalid) {
+			t.Errorf("read %q: %v, want ErrInvalid", name, err)
+		}
+	}
+	longest := strings.Repeat("a", inbox.MaxNameLen)
+	for _, name := range []string{longest, "_x", "Bob_2-x", inbox.LeadName, inbox.UserName} {
+		send(t, mb, name, "user", "hi "+name)
+		if got := drain(t, mb, name); len(got) != 1 || got[0].Content != "hi "+name {
+			t.Errorf("inbox %q read %+v, want the one message", name, got)
+		}
+	}
+	names, err := mb.Names(t.Context())
+	if err != nil {
+		t.Fatalf("names: %v", err)
+	}
+	if !slices.Contains(names, longest) {
+		t.Errorf("names %v: want %q among them", names, longest)
 	}
 }

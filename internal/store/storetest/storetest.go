@@ -23,6 +23,8 @@ type Mailbox interface {
 	// (nil: its start), read or not: the protocols' indexes of requests
 	// and answers read each message once.
 	ReadSince(ctx context.Context, name string, since inbox.Since) ([]inbox.Message, inbox.Since, error)
+	// Names lists the agents that have an inbox, sorted.
+	Names(ctx context.Context) ([]string, error)
 }
 
 // Doc is a document changed only by compare-and-set (read, change, write

@@ -14,7 +14,6 @@ import (
 	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Engine is what the TUI asks of the team. Every method may do file IO, so
@@ -88,7 +87,7 @@ func (e *teamEngine) Say(text string) error {
 }
 
 func (e *teamEngine) Send(ctx context.Context, to, content string) error {
-	return e.t.Messenger().Send(ctx, workspace.UserName, to, content)
+	return e.t.Messenger().Send(ctx, inbox.UserName, to, content)
 }
 
 // EndedNote says a teammate that has ended reads nothing now ("" else).
@@ -101,11 +100,11 @@ func (e *teamEngine) EndedNote(to string) string {
 }
 
 func (e *teamEngine) Broadcast(ctx context.Context, content string) ([]string, error) {
-	return e.t.Messenger().Broadcast(ctx, workspace.UserName, content)
+	return e.t.Messenger().Broadcast(ctx, inbox.UserName, content)
 }
 
 func (e *teamEngine) Spawn(ctx context.Context, spec tools.SpawnSpec) error {
-	return e.t.Spawn(ctx, workspace.UserName, spec)
+	return e.t.Spawn(ctx, inbox.UserName, spec)
 }
 
 func (e *teamEngine) SetAuto(on bool) {
@@ -179,7 +178,7 @@ func InboxText(ctx context.Context, store Inboxes, name string) (string, error) 
 		tw.Flush()
 		return strings.TrimRight(b.String(), "\n"), nil
 	}
-	if err := workspace.ValidateName(name); err != nil {
+	if err := inbox.ValidateName(name); err != nil {
 		return "", err
 	}
 	msgs, bad, err := store.ReadAll(ctx, name)

@@ -7,10 +7,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/sys/config"
 	"github.com/agentteam/agentteam/internal/sys/permission"
 	"github.com/agentteam/agentteam/team/board"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // ReviewPlan answers a teammate's open plan request as the person.
@@ -37,14 +37,14 @@ func (e *teamEngine) AnswerPermission(ctx context.Context, id string, approve, a
 			return "", err
 		}
 		if !applies {
-			msg, err := e.t.Permissions().Answer(ctx, workspace.UserName, id, approve, always, reason)
+			msg, err := e.t.Permissions().Answer(ctx, inbox.UserName, id, approve, always, reason)
 			if err != nil {
 				return "", err
 			}
 			return msg + "; later runs allow it only once you trust the project file (agentteam trust)", nil
 		}
 	}
-	return e.t.Permissions().Answer(ctx, workspace.UserName, id, approve, always, reason)
+	return e.t.Permissions().Answer(ctx, inbox.UserName, id, approve, always, reason)
 }
 
 // AllowForSession allows an ask and its prefix rule as the person while
@@ -55,18 +55,18 @@ func (e *teamEngine) AllowForSession(ctx context.Context, id string) (string, er
 
 // Shutdown asks a teammate to shut down as the person.
 func (e *teamEngine) Shutdown(ctx context.Context, name, reason string) (string, error) {
-	if err := workspace.ValidateTeammateName(name); err != nil {
+	if err := inbox.ValidateTeammateName(name); err != nil {
 		return "", err
 	}
-	return e.t.Protocols().RequestShutdown(ctx, workspace.UserName, name, reason)
+	return e.t.Protocols().RequestShutdown(ctx, inbox.UserName, name, reason)
 }
 
 // Merge merges a teammate's branch as the person.
 func (e *teamEngine) Merge(ctx context.Context, name string) (string, error) {
-	if err := workspace.ValidateTeammateName(name); err != nil {
+	if err := inbox.ValidateTeammateName(name); err != nil {
 		return "", err
 	}
-	rep, err := e.t.MergeAs(ctx, workspace.UserName, name)
+	rep, err := e.t.MergeAs(ctx, inbox.UserName, name)
 	if err != nil {
 		return "", err
 	}
@@ -81,7 +81,7 @@ const maxDiffBytes = 20000
 
 // Diff is a teammate's diffstat and patch against the merge base.
 func (e *teamEngine) Diff(ctx context.Context, name string) (string, error) {
-	if err := workspace.ValidateTeammateName(name); err != nil {
+	if err := inbox.ValidateTeammateName(name); err != nil {
 		return "", err
 	}
 	stat, uncommitted, err := e.t.Worktrees().Diff(ctx, name, true)

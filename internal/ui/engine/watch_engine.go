@@ -7,12 +7,12 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // WatchStores are what a watching chat reads and writes of a team another
@@ -45,7 +45,7 @@ func (e *watchEngine) refuse(what string) error {
 }
 
 func (e *watchEngine) Say(text string) error {
-	return e.s.Send(context.Background(), workspace.LeadName, text) // Say is given no context
+	return e.s.Send(context.Background(), inbox.LeadName, text) // Say is given no context
 }
 
 func (e *watchEngine) Send(ctx context.Context, to, content string) error {

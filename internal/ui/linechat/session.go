@@ -10,10 +10,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/event"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // session is the person's side of the chat: it reads their lines, gives
@@ -68,7 +68,7 @@ func (s *session) event(e event.Event) {
 	stamp := e.Time.Local().Format("15:04:05") + " "
 	switch p := e.Payload.(type) {
 	case event.Answer:
-		if e.Agent == workspace.LeadName {
+		if e.Agent == inbox.LeadName {
 			s.answer(p)
 			return
 		}
@@ -80,7 +80,7 @@ func (s *session) event(e event.Event) {
 			s.out.line(stamp + p.Text + "\n  answer y (go on with as much again) or n (stop the team)")
 			return
 		}
-		if e.Agent == workspace.LeadName {
+		if e.Agent == inbox.LeadName {
 			// A lead that failed has ended its turn, and its reply.
 			s.replyEnded()
 			last := s.line(e)
@@ -97,7 +97,7 @@ func (s *session) event(e event.Event) {
 		}
 	}
 	if l := s.line(e); l != "" {
-		if e.Agent == workspace.LeadName {
+		if e.Agent == inbox.LeadName {
 			s.out.line(stamp + l) // the lead's own step ends its text so far
 		} else {
 			s.out.aside(stamp + l) // never cuts a line of the lead's reply
@@ -108,7 +108,7 @@ func (s *session) event(e event.Event) {
 // delta shows the lead's reply as it streams; teammates' replies are
 // shown by their tool calls and messages.
 func (s *session) delta(d llm.Delta) {
-	if d.Agent != workspace.LeadName || (d.Content == "" && !d.Restart) {
+	if d.Agent != inbox.LeadName || (d.Content == "" && !d.Restart) {
 		return
 	}
 	s.mu.Lock()
@@ -177,7 +177,7 @@ func (s *session) turnOver(before uint64, answered func() bool) bool {
 // said counts the person's messages of text in the lead's conversation;
 // answered is whether the last of them has an answer after it.
 func said(eng engine.Engine, text string) (n int, answered bool) {
-	msgs, _ := eng.Conversation(workspace.LeadName)
+	msgs, _ := eng.Conversation(inbox.LeadName)
 	for _, m := range msgs {
 		switch {
 		case m.Role == openai.ChatMessageRoleUser && m.Content == text:
@@ -206,7 +206,7 @@ func (s *session) permission(stamp string, e event.Event, p event.Permission) bo
 		}
 		return false
 	}
-	if p.By != workspace.UserName {
+	if p.By != inbox.UserName {
 		return false
 	}
 	s.asks = append(s.asks, pendingAsk{id: p.RequestID, who: e.Agent})

@@ -10,10 +10,10 @@ import (
 	"io"
 	"sync"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Printer prints team events: lines on errOut, or JSONL on out with --json.
@@ -72,11 +72,11 @@ func Line(e event.Event) string {
 	case event.Instructions:
 		// The lead's files once at the start and on a change; a teammate's
 		// only when one was skipped or cut.
-		if e.Agent == workspace.LeadName || len(p.Notes) > 0 {
+		if e.Agent == inbox.LeadName || len(p.Notes) > 0 {
 			return e.Sentence()
 		}
 	case event.Permission:
-		if p.Decision == "asked" && p.By == workspace.UserName {
+		if p.Decision == "asked" && p.By == inbox.UserName {
 			return e.Sentence() + ": answer with agentteam approve " + p.RequestID + " or agentteam deny " + p.RequestID + " REASON"
 		}
 		if p.By != "mode" && p.By != "rule" || p.Decision != "allowed" {

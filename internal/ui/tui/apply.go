@@ -9,7 +9,6 @@ import (
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/registry"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // eventSink takes the engine's facts into the panes, in the order they
@@ -38,7 +37,7 @@ func (s *eventSink) apply(b bridge.Batch) {
 	}
 	for agent, what := range b.Activity {
 		m.team.Activity[agent] = what
-		if agent == workspace.LeadName && what != "" {
+		if agent == inbox.LeadName && what != "" {
 			m.leadBusy = true
 		}
 	}
@@ -53,7 +52,7 @@ func (s *eventSink) delta(d *bridge.Chunk) {
 	m := s.m
 	var p *convPane
 	switch {
-	case d.Agent == workspace.LeadName:
+	case d.Agent == inbox.LeadName:
 		p = m.lead
 		m.leadBusy = true
 	case m.mate != nil && d.Agent == m.mate.name:
@@ -105,14 +104,14 @@ func (s *eventSink) event(e event.Event) bool {
 	}
 	switch p := e.Payload.(type) {
 	case event.Intake:
-		if e.Agent == workspace.LeadName {
+		if e.Agent == inbox.LeadName {
 			settle(m.lead)
 			s.fromOutside(p.Messages)
 		}
 	case event.ToolCall:
 		w := m.writes.entry(e.Agent, p, m.team, m.mate)
 		switch {
-		case e.Agent == workspace.LeadName:
+		case e.Agent == inbox.LeadName:
 			settle(m.lead)
 			if w == nil {
 				w = &entry{kind: entryTool, tool: p.Tool, arg: engine.KeyArg(p.Tool, p.Args), done: true, isErr: p.IsError, text: p.Result}
@@ -128,7 +127,7 @@ func (s *eventSink) event(e event.Event) bool {
 	case event.Failure:
 		m.lastErr = e.Brief()
 		m.ask.failure(p)
-		if e.Agent == workspace.LeadName {
+		if e.Agent == inbox.LeadName {
 			settle(m.lead)
 			m.lead.add(&entry{kind: entryError, text: p.Text})
 			m.leadIdle()
@@ -137,12 +136,12 @@ func (s *eventSink) event(e event.Event) bool {
 		m.lastErr = e.Brief()
 	case event.Instructions:
 		m.instructions[e.Agent] = p.Summary
-		if len(p.Notes) > 0 && e.Agent == workspace.LeadName {
+		if len(p.Notes) > 0 && e.Agent == inbox.LeadName {
 			m.lead.add(&entry{kind: entryNote, text: e.Sentence()})
 		}
 	case event.MessageDelivered:
 		// A plan request is shown from its request event, with the plan alone.
-		if p.To == workspace.LeadName && p.From != workspace.UserName && p.Type != protocol.TypePlanApprovalRequest {
+		if p.To == inbox.LeadName && p.From != inbox.UserName && p.Type != protocol.TypePlanApprovalRequest {
 			m.lead.add(&entry{kind: entryReport, who: p.From, typ: "lead (" + string(p.Type) + ")", text: p.Content})
 		}
 	case event.RequestOpened:
@@ -191,12 +190,12 @@ func (s *eventSink) replyEvent(e event.Event) {
 			m.lead.add(&entry{kind: entryReport, who: "the person", typ: "lead", text: p.Text})
 		}
 	case event.Reply:
-		if e.Agent != workspace.LeadName {
+		if e.Agent != inbox.LeadName {
 			return
 		}
 		m.lastErr = ""
 		if watch && strings.TrimSpace(p.Text) != "" {
-			m.lead.add(&entry{kind: entryReply, who: workspace.LeadName, text: p.Text})
+			m.lead.add(&entry{kind: entryReply, who: inbox.LeadName, text: p.Text})
 			s.watchReply = p.Text
 		}
 	}
@@ -225,7 +224,7 @@ func involves(e event.Event, name string) bool {
 func (s *eventSink) answer(e event.Event, a event.Answer) {
 	m := s.m
 	m.leadIdle()
-	delete(m.team.Activity, workspace.LeadName)
+	delete(m.team.Activity, inbox.LeadName)
 	if m.opts.Watch != "" && a.Text == s.watchReply {
 		a.Text = "" // a watch showed it from its reply
 	}
@@ -241,7 +240,7 @@ func (s *eventSink) answer(e event.Event, a event.Answer) {
 		}
 		settle(m.lead)
 	case a.Text != "":
-		m.lead.add(&entry{kind: entryReply, who: workspace.LeadName, text: a.Text})
+		m.lead.add(&entry{kind: entryReply, who: inbox.LeadName, text: a.Text})
 	}
 	m.lastErr = ""
 }
@@ -266,7 +265,7 @@ func (m *Model) leadIdle() {
 func (s *eventSink) fromOutside(msgs []inbox.Message) {
 	m := s.m
 	for _, msg := range msgs {
-		if msg.To != workspace.LeadName || msg.From == workspace.LeadName || s.agents[msg.From] || m.team.Find(msg.From) >= 0 {
+		if msg.To != inbox.LeadName || msg.From == inbox.LeadName || s.agents[msg.From] || m.team.Find(msg.From) >= 0 {
 			continue
 		}
 		m.lead.add(&entry{kind: entryReport, who: msg.From, typ: "lead (" + string(msg.Type) + ")", text: msg.Content})

@@ -10,6 +10,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
@@ -155,7 +156,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 		st, ok := e.Payload.(event.StatusChanged)
 		return ok && e.Agent == "alice" && st.Status == registry.StatusShutdown
 	})
-	lead, _, err := tm.Mailbox().ReadAll(t.Context(), workspace.LeadName)
+	lead, _, err := tm.Mailbox().ReadAll(t.Context(), inbox.LeadName)
 	if err != nil {
 		t.Fatal(err)
 	}

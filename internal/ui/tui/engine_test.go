@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/demo"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
@@ -95,11 +96,11 @@ func TestTeamEngineAgainstARealTeam(t *testing.T) {
 		}
 		switch p := it.Event.Payload.(type) {
 		case event.Spawn:
-			if p.From == workspace.UserName {
+			if p.From == inbox.UserName {
 				kinds = append(kinds, string(it.Event.Kind())+":")
 			}
 		case event.MessageDelivered:
-			if p.From == workspace.UserName {
+			if p.From == inbox.UserName {
 				kinds = append(kinds, string(it.Event.Kind())+":"+p.Content)
 			}
 		}

@@ -5,11 +5,11 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
 	"github.com/agentteam/agentteam/loop"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // convMsg is a teammate's conversation, read by a job.
@@ -85,7 +85,7 @@ func (v *mateView) add(msg openai.ChatCompletionMessage) {
 			return
 		}
 		who := v.name
-		if who == workspace.LeadName {
+		if who == inbox.LeadName {
 			who = "" // the person talking to the lead
 		}
 		text, attached := atpath.Split(msg.Content)
@@ -138,7 +138,7 @@ func (p *convPane) restore(msgs []openai.ChatCompletionMessage) {
 	if len(msgs) == 0 {
 		return
 	}
-	v := &mateView{name: workspace.LeadName, pane: newConvPane(), calls: map[string]*entry{}} // this process saw none of its writes
+	v := &mateView{name: inbox.LeadName, pane: newConvPane(), calls: map[string]*entry{}} // this process saw none of its writes
 	for _, msg := range msgs {
 		v.add(msg)
 	}

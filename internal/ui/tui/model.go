@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/textarea"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/atpath"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
@@ -14,7 +15,6 @@ import (
 	"github.com/agentteam/agentteam/internal/ui/tui/panel"
 	"github.com/agentteam/agentteam/internal/ui/tui/poll"
 	"github.com/agentteam/agentteam/team"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Options describe what the screen shows besides the team.
@@ -154,7 +154,7 @@ func New(ctx context.Context, opts Options, eng engine.Engine, do func(job func(
 	}
 	m.setPlaceholder()
 	m.do(func() tea.Msg {
-		msgs, _ := eng.Conversation(workspace.LeadName)
+		msgs, _ := eng.Conversation(inbox.LeadName)
 		return historyMsg{msgs: msgs}
 	})
 	return m
@@ -359,7 +359,7 @@ func (m *Model) cycleFocus(step int) {
 
 // setFocus shows an agent's conversation; "" is the lead.
 func (m *Model) setFocus(name string) {
-	if name == workspace.LeadName {
+	if name == inbox.LeadName {
 		name = ""
 	}
 	m.focus = name

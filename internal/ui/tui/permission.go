@@ -7,9 +7,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team/event"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // pendingAsk is a tool call that waits for the person's permission.
@@ -44,7 +44,7 @@ func (q *asker) event(e event.Event, p event.Permission) {
 		return
 	}
 	if p.Decision == "asked" {
-		if p.By == workspace.UserName {
+		if p.By == inbox.UserName {
 			q.asks = append(q.asks, pendingAsk{id: p.RequestID, who: e.Agent, tool: p.Tool, subject: p.Subject, why: p.Why, diff: p.Diff, prefix: p.Prefix})
 			m.bell()
 		}

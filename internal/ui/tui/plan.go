@@ -1,9 +1,9 @@
 package tui
 
 import (
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/team/event"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // planBoard is the plan requests shown and not yet answered.
@@ -50,7 +50,7 @@ func (b *planBoard) answered(r event.RequestRef, outcome event.Outcome, by strin
 		en.answer = "✗ rejected"
 	}
 	switch by {
-	case workspace.UserName:
+	case inbox.UserName:
 		en.answer += " by you"
 	case event.ByRuntime:
 		en.answer += " by the runtime"

@@ -6,9 +6,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/team/registry"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // commander puts what the person typed to work: a slash command, a
@@ -64,7 +64,7 @@ func (cm *commander) command(c engine.Command) {
 func (cm *commander) focus(name string) {
 	m := cm.m
 	name = strings.TrimSpace(name)
-	if name == "" || name == workspace.LeadName {
+	if name == "" || name == inbox.LeadName {
 		m.setFocus("")
 		return
 	}
@@ -102,7 +102,7 @@ func (cm *commander) engine(c engine.Command) {
 		case r.Model != "":
 			return modelMsg(r.Model)
 		case r.Session != "":
-			msgs, _ := m.eng.Conversation(workspace.LeadName)
+			msgs, _ := m.eng.Conversation(inbox.LeadName)
 			return sessionSwitchedMsg{note: r.Text, msgs: msgs, list: r.Sessions}
 		case r.Sessions != nil:
 			return sessionsListedMsg{text: r.Text, list: r.Sessions}

@@ -7,11 +7,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/mdrender"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 
 	"github.com/agentteam/agentteam/team/models"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // layout is where each pane goes for the current size.
@@ -153,7 +153,7 @@ func (s *screen) convTitle(w int) string {
 	if m.mate != nil {
 		return draw.Clip(m.st.Header.Render(m.mate.name)+m.st.Dim.Render(m.prog.MateWork(m.mate.name, m.team.Activity[m.mate.name])+" · read-only · typing goes to "+m.mate.name+"'s inbox"), w)
 	}
-	state := m.prog.LeadStatus(m.leadBusy, m.team.Activity[workspace.LeadName])
+	state := m.prog.LeadStatus(m.leadBusy, m.team.Activity[inbox.LeadName])
 	auto := "auto on"
 	switch {
 	case m.opts.Watch != "":
@@ -215,7 +215,7 @@ func shortPath(p string) string {
 func (s *screen) focusName() string {
 	m := s.m
 	if m.focus == "" {
-		return workspace.LeadName
+		return inbox.LeadName
 	}
 	return m.focus
 }

@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/draw"
 	"github.com/agentteam/agentteam/internal/ui/tui/panel"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/tools"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // Every write_file / edit_file call that went well, the lead's and each
@@ -175,7 +175,7 @@ func (w *writeDiffs) entry(agent string, p event.ToolCall, tp *panel.Team, mate 
 		return nil
 	}
 	w.remember(agent, p.Args, d.diff)
-	if agent != workspace.LeadName {
+	if agent != inbox.LeadName {
 		tp.CountWrite(agent, d.path, d.diff.add, d.diff.del)
 	}
 	if mate != nil && mate.name == agent {

@@ -7,8 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/registry"
-	"github.com/agentteam/agentteam/workspace"
 )
 
 // TickMsg moves the spinner on; ticks run only while an agent works.
@@ -142,7 +142,7 @@ func (p *Progress) Track(leadBusy bool, members []registry.Member) {
 		}
 	}
 	if leadBusy {
-		p.begin(workspace.LeadName)
+		p.begin(inbox.LeadName)
 	}
 	for _, mb := range members {
 		if mb.Status == registry.StatusWorking {
@@ -153,7 +153,7 @@ func (p *Progress) Track(leadBusy bool, members []registry.Member) {
 
 // busy reports whether an agent works now.
 func busy(name string, leadBusy bool, members []registry.Member) bool {
-	if name == workspace.LeadName {
+	if name == inbox.LeadName {
 		return leadBusy
 	}
 	for _, mb := range members {
@@ -181,8 +181,8 @@ func (p *Progress) LeadStatus(leadBusy bool, activity string) string {
 		return "idle"
 	}
 	s := "working"
-	if w := p.Working(workspace.LeadName); w != "" {
-		s = p.Spinner() + " working " + p.Elapsed(workspace.LeadName)
+	if w := p.Working(inbox.LeadName); w != "" {
+		s = p.Spinner() + " working " + p.Elapsed(inbox.LeadName)
 	}
 	if activity != "" && activity != "thinking" {
 		s += " · " + activity
