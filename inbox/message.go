@@ -1,5 +1,6 @@
 // Package inbox is the message log of each agent: an append-only JSONL file
-// plus a durable read position. It knows nothing of agents or models.
+// plus a durable read position. Of agents it knows only who may have an
+// inbox (ValidateName); of models, nothing.
 package inbox
 
 import (

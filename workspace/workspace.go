@@ -1,6 +1,6 @@
 // Package workspace knows the directory an agentteam works in: where the
-// .agentteam/ files live, which agent names are valid, and how a path given
-// by a model is confined to the workspace.
+// .agentteam/ files live, whose they are, and how a path given by a model
+// is confined to the workspace.
 package workspace
 
 import (
