@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/testutil/testfs"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 
 	"github.com/agentteam/agentteam/internal/store/statefile"
 )
@@ -70,8 +71,7 @@ func TestCommitWaitsForAnotherHoldersFlock(t *testing.T) {
 	go func() { done <- st.Commit(t.Context(), "bob", b) }()
 	// The commit is blocked in flock(2) once /proc/locks lists a waiter on the log.
 	waiter := fmt.Sprintf(":%d ", fi.Sys().(*syscall.Stat_t).Ino)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testkit.Eventually(t, 10*time.Second, "the commit to wait on the log's flock", func() bool {
 		data, err := os.ReadFile("/proc/locks")
 		if err != nil {
 			t.Skipf("no /proc/locks: %v", err)
@@ -79,18 +79,15 @@ func TestCommitWaitsForAnotherHoldersFlock(t *testing.T) {
 		if slices.ContainsFunc(strings.Split(string(data), "\n"), func(l string) bool {
 			return strings.Contains(l, "-> FLOCK") && strings.Contains(l, waiter)
 		}) {
-			break
+			return true
 		}
 		select {
 		case err := <-done:
 			t.Fatalf("Commit returned (%v) while another holder had the log's flock", err)
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the commit never waited on the log's flock")
-		}
-		runtime.Gosched()
-	}
+		return false
+	})
 	if has, _ := st.HasUnread(t.Context(), "bob"); !has {
 		t.Error("the position moved while another holder had the lock")
 	}

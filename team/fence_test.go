@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/registry"
@@ -69,14 +71,6 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(60 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("no %s after 60s", what)
-			}
-		}
-	}
 	fromAlice := func(to string, typ inbox.MessageType) int {
 		msgs, _, err := mb.ReadAll(ctx, to)
 		if err != nil {
@@ -97,7 +91,7 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 		t.Errorf("the team's Mailbox is %T: the views lose what the store offers more (Mark)", w1.Mailbox())
 	}
 	request(q1, "s1", false)
-	waitFor("command of alice's on w1", func() bool { _, err := os.Stat(started); return err == nil })
+	testkit.Eventually(t, time.Minute, "a command of alice's on w1", func() bool { _, err := os.Stat(started); return err == nil })
 
 	// Taken over: the registry waits for a new request, which w2 takes.
 	if _, err := reg.Update(func(c *registry.Config) error {
@@ -110,7 +104,7 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 	q2 := &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}}
 	worker("w2", q2)
 	request(q2, "s2", true)
-	waitFor("report of alice's from w2", func() bool { return fromAlice(inbox.LeadName, inbox.TypeResult) == 1 })
+	testkit.Eventually(t, time.Minute, "a report of alice's from w2", func() bool { return fromAlice(inbox.LeadName, inbox.TypeResult) == 1 })
 
 	// w1's alice goes on: her command ends, and she sends.
 	w1.roster.mu.Lock()
@@ -244,21 +238,14 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 		}
 		return c.Teammates[c.Find("alice")]
 	}
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not after 30s; alice is %+v", what, alice())
-			}
-		}
-	}
-	waitFor("alice working on w1", func() bool {
+	aliceIs := func() string { return fmt.Sprintf("alice is %+v", alice()) }
+	testkit.EventuallyF(t, 30*time.Second, "alice working on w1", func() bool {
 		m := alice()
 		return m.Status == registry.StatusWorking && m.Worker == "w1" && len(srv.Requests("alice")) == 1
-	})
+	}, aliceIs)
 	close(first) // the blip: w1 stops alice, then holds a heartbeat again
 	if leadFirst {
-		waitFor("w1 to stop alice", func() bool { return !w1.roster.runs("alice") })
+		testkit.EventuallyF(t, 30*time.Second, "w1 to stop alice", func() bool { return !w1.roster.runs("alice") }, aliceIs)
 		// As reapDead: queued for a request of the lead's, on no worker yet.
 		if _, err := reg.Update(func(c *registry.Config) error {
 			m := &c.Teammates[c.Find("alice")]
@@ -278,10 +265,10 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 	}
 	<-beats.held
 	close(answer)
-	waitFor("alice respawned and idle", func() bool {
+	testkit.EventuallyF(t, 30*time.Second, "alice respawned and idle", func() bool {
 		m := alice()
 		return m.Status == registry.StatusIdle && m.SpawnID != "s1" && m.Worker == "w1"
-	})
+	}, aliceIs)
 	msgs, _, err := mb.ReadAll(ctx, inbox.LeadName)
 	if err != nil {
 		t.Fatal(err)

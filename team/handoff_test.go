@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/team/board"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/handoff"
@@ -362,27 +363,12 @@ func TestHandoffRejectedWhenTheReceiverIsBusy(t *testing.T) {
 	if err := tm.Messenger().Send(context.Background(), "lead", "bob", "another job"); err != nil {
 		t.Fatal(err)
 	}
-	waitStatus(t, tm, sw, "bob", registry.StatusWorking)
+	testkit.Eventually(t, 20*time.Second, "bob working", func() bool { return memberOf(t, tm, "bob").Status == registry.StatusWorking })
 	out, err := tm.Protocols().Handoff(context.Background(), "alice", tools.HandoffSpec{To: "bob", Task: "t1", Reason: "r", Context: "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantRejected(t, tm, out, "alice", "bob", "t1", "busy")
-}
-
-// waitStatus waits until the registry shows name in status, after an event.
-func waitStatus(t *testing.T, tm *Team, sw *statusWatcher, name string, status registry.Status) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for memberOf(t, tm, name).Status != status {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never became %s", name, status)
-		}
-		select {
-		case <-sw.ch:
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }
 
 func TestHandoffRejectedWhenTheRoleDoesNotFit(t *testing.T) {

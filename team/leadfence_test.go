@@ -89,6 +89,8 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 
 	(*renew).Close() // A's lease is refreshed no more; A is not told
 	var b *Team
+	// Tried every 200ms, not at testkit's 10ms: each try opens a team whose
+	// connections stay open until the test ends.
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		if b, err = leadTeam(t, url, teamName, srv, natsOwner(t, url, teamName)); err == nil {
 			break

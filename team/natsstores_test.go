@@ -347,20 +347,17 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 		t.Fatal("the second team is in the first one's directory")
 	}
 	var conv []openai.ChatCompletionMessage
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	testkit.EventuallyF(t, 30*time.Second, "the resumed alice's answer to the second task", func() bool {
 		second.roster.mu.Lock()
 		m := second.roster.members["alice"]
 		second.roster.mu.Unlock()
-		if m != nil && m.agent != nil {
-			conv = m.agent.Messages()
-			if n := len(conv); n > 0 && conv[n-1].Content == "done two" {
-				break
-			}
+		if m == nil || m.agent == nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the resumed alice never answered the second task; her conversation: %+v", conv)
-		}
-	}
+		conv = m.agent.Messages()
+		n := len(conv)
+		return n > 0 && conv[n-1].Content == "done two"
+	}, func() string { return fmt.Sprintf("her conversation: %+v", conv) })
 	count := func(text string) int {
 		n := 0
 		for _, m := range conv {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testgit"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/registry"
@@ -82,28 +84,27 @@ func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req
 	if err := q.Publish(context.Background(), req.ID, mustJSON(t, req)); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	var report inbox.Message
+	testkit.Eventually(t, time.Minute, req.Name+"'s report to the lead", func() bool {
 		msgs, _, err := store.ReadAll(t.Context(), "lead")
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
-		for _, m := range msgs {
-			if m.From == req.Name && (m.Type == inbox.TypeResult || m.Type == inbox.TypeError) {
-				c, err := reg.Read()
-				if err != nil {
-					t.Fatal(err)
-				}
-				out, _ := exec.Command("git", "-C", ws.Root, "merge-base", worktree.BranchPrefix+req.Name, base).Output()
-				from := strings.TrimSpace(string(out)) // "" when it has no branch or lacks base
-				return m.Content, c.Teammates[c.Find(req.Name)], from
-			}
+		i := slices.IndexFunc(msgs, func(m inbox.Message) bool {
+			return m.From == req.Name && (m.Type == inbox.TypeResult || m.Type == inbox.TypeError)
+		})
+		if i >= 0 {
+			report = msgs[i]
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never reported", req.Name)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return i >= 0
+	})
+	c, err := reg.Read()
+	if err != nil {
+		t.Fatal(err)
 	}
+	out, _ := exec.Command("git", "-C", ws.Root, "merge-base", worktree.BranchPrefix+req.Name, base).Output()
+	from := strings.TrimSpace(string(out)) // "" when it has no branch or lacks base
+	return report.Content, c.Teammates[c.Find(req.Name)], from
 }
 
 // TestAWorkerStartsATeammateFromTheLeadsCommit: the lead's commit, which

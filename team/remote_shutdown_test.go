@@ -10,6 +10,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/protocol"
@@ -125,26 +126,21 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 		}
 	}
 	// Every teammate ran on the worker, reported to the lead and is idle.
-	deadline := time.Now().Add(90 * time.Second)
-	for {
+	idle := 0
+	testkit.EventuallyF(t, 90*time.Second, "every teammate idle on the worker and reported", func() bool {
 		c, err := lead.reg.Read()
 		if err != nil {
 			t.Fatal(err)
 		}
-		idle := 0
+		idle = 0
 		for _, m := range c.Teammates {
 			if m.Status == registry.StatusIdle && m.Worker == "far1" {
 				idle++
 			}
 		}
-		if msgs, _, err := lead.store.ReadAll(t.Context(), inbox.LeadName); err == nil && idle == k && len(msgs) >= k {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d teammates idle on the worker", idle, k)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		msgs, _, err := lead.store.ReadAll(t.Context(), inbox.LeadName)
+		return err == nil && idle == k && len(msgs) >= k
+	}, func() string { return fmt.Sprintf("%d of %d teammates idle on the worker", idle, k) })
 
 	leadReads.Store(0)
 	lead.ShutdownAll("the run is over")

@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/testutil/testgit"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
@@ -65,24 +67,17 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 		}
 		return c.Teammates[c.Find("alice")]
 	}
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(60 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not after 60s; alice is %+v", what, alice())
-			}
-		}
-	}
+	aliceIs := func() string { return fmt.Sprintf("alice is %+v", alice()) }
 
 	_, q1 := worker("w1", ws1)
 	if err := q1.Publish(ctx, "s1", signedAsLead(t, mb, hosts.Request{ID: "s1", Name: "alice", Role: "programmer", From: inbox.LeadName,
 		Isolation: worktree.IsolationWorktree, Base: base, Deadline: time.Now().Add(time.Hour)})); err != nil {
 		t.Fatal(err)
 	}
-	waitFor("alice working on w1", func() bool {
+	testkit.EventuallyF(t, time.Minute, "alice working on w1", func() bool {
 		m := alice()
 		return m.Status == registry.StatusWorking && m.Worker == "w1" && len(srv.Requests("alice")) == 1
-	})
+	}, aliceIs)
 	if m := alice(); m.Base != head || m.PushedCommit != "" {
 		t.Fatalf("w1's claim keeps base %q (want %s), pushed %q (want none)", m.Base, head, m.PushedCommit)
 	}
@@ -92,10 +87,10 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 	w2, _ := worker("w2", ws2)
 	w2.leadSign = testLead(t, mb)
 	w2.hosting.Reap(map[string]bool{"w2": true})
-	waitFor("alice respawned on w2 and idle", func() bool {
+	testkit.EventuallyF(t, time.Minute, "alice respawned on w2 and idle", func() bool {
 		m := alice()
 		return m.Status == registry.StatusIdle && m.Worker == "w2" && m.SpawnID != "s1"
-	})
+	}, aliceIs)
 	msgs, _, err := mb.ReadAll(ctx, inbox.LeadName)
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,14 @@ package team
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/loop/llm"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/hosts"
@@ -106,20 +108,14 @@ func TestAWorkerRefusesHostileSpawnRequests(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		all := true
+	testkit.EventuallyF(t, 30*time.Second, "the worker's answer to every request", func() bool {
 		for _, data := range append(hostile, string(forged)) {
-			all = all && q.answered(data) != ""
+			if q.answered(data) == "" {
+				return false
+			}
 		}
-		if all {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the worker did not answer for every request: %v", q.done)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return true
+	}, func() string { q.mu.Lock(); defer q.mu.Unlock(); return fmt.Sprintf("answered: %v", q.done) })
 	for _, data := range hostile {
 		if how := q.answered(data); how != "term" {
 			t.Errorf("%s was %s, want dropped (term)", data, how)

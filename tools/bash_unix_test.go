@@ -5,6 +5,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // The timeout must kill the shell's background children too, not only the shell.
@@ -30,13 +33,8 @@ func TestBashTimeoutKillsProcessGroup(t *testing.T) {
 	}
 	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
 	// SIGKILL is delivered asynchronously; allow a generous moment for the kernel.
-	deadline := time.Now().Add(10 * time.Second)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("background child %d survived the timeout", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, fmt.Sprintf("the background child %d to end after the timeout", pid),
+		func() bool { return !alive(pid) })
 }
 
 // alive treats a zombie as dead: it has exited and only waits to be reaped.

@@ -3,10 +3,12 @@ package pool
 import (
 	"context"
 	"errors"
-	"runtime"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 func TestPoolBoundsConcurrencyAndReachesIt(t *testing.T) {
@@ -43,17 +45,13 @@ func TestPoolBoundsConcurrencyAndReachesIt(t *testing.T) {
 		<-entered
 	}
 	// The other 8 are blocked in Acquire; wait until all have queued.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testkit.EventuallyF(t, 10*time.Second, "4 busy and 8 waiting", func() bool {
 		busy, waiting := p.Stats()
-		if busy == 4 && waiting == 8 {
-			break
-		}
-		if busy > 4 || time.Now().After(deadline) {
+		if busy > 4 {
 			t.Fatalf("busy %d waiting %d, want 4 and 8", busy, waiting)
 		}
-		runtime.Gosched()
-	}
+		return busy == 4 && waiting == 8
+	}, func() string { busy, waiting := p.Stats(); return fmt.Sprintf("busy %d waiting %d", busy, waiting) })
 	close(gate)
 	wg.Wait()
 	if peak != 4 {

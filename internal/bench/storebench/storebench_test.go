@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // TestMain lets the test binary stand for the program's children (the
@@ -130,18 +132,12 @@ func TestCallCounterCountsByKind(t *testing.T) {
 	if _, err := nc.Request("$JS.API.INFO", nil, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	var n map[string]int
-	for {
+	testkit.EventuallyF(t, 10*time.Second, "the counter to see the INFO request", func() bool {
 		calls.mu.Lock()
-		done := calls.n["api INFO"] > 0
-		calls.mu.Unlock()
-		if done || time.Now().After(deadline) {
-			n = calls.stop()
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		defer calls.mu.Unlock()
+		return calls.n["api INFO"] > 0
+	}, func() string { return fmt.Sprintf("counted %v", calls.stop()) })
+	n := calls.stop()
 	if n["publish inbox"] != 2 || n["kv registry"] != 1 || n["api INFO"] != 1 {
 		t.Fatalf("counted %v, want 2 publish inbox, 1 kv registry, 1 api INFO", n)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 func TestMatcher(t *testing.T) {
@@ -234,18 +236,12 @@ func TestATimeoutEndsWhatTheHookStarted(t *testing.T) {
 	}
 	stat := filepath.Join("/proc", strings.TrimSpace(string(data)), "stat")
 	// Killed is gone, or a zombie until whoever inherited it reaps it.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		b, err := os.ReadFile(stat)
-		if err != nil {
-			return
+	var b []byte
+	testkit.EventuallyF(t, 10*time.Second, "the hook's child to end after its timeout", func() bool {
+		if b, err = os.ReadFile(stat); err != nil {
+			return true
 		}
-		if f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(f) > 0 && f[0] == "Z" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the hook's child still runs after its timeout: %s", b)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		return len(f) > 0 && f[0] == "Z"
+	}, func() string { return "it runs: " + string(b) })
 }

@@ -91,17 +91,15 @@ func startCluster(t *testing.T) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+	var last error
+	testkit.EventuallyF(t, time.Minute, "the cluster's JetStream leader", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
 		info, err := js.AccountInfo(ctx)
-		cancel()
-		if err == nil && info != nil {
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the cluster has no JetStream leader after a minute: %v", err)
-		}
-	}
+		last = err
+		return err == nil && info != nil
+	}, func() string { return fmt.Sprint(last) })
+	return c
 }
 
 func tryCluster(t *testing.T) (*cluster, error) {
@@ -544,16 +542,17 @@ func TestClusterFailover(t *testing.T) {
 // soon as one of procs ends (what it waits for cannot come then).
 func waitFor(t *testing.T, what string, cond func() bool, procs map[string]*proc) {
 	t.Helper()
-	for deadline := time.Now().Add(within); !cond(); time.Sleep(50 * time.Millisecond) { // a poll with a bound
+	testkit.Eventually(t, within, what, func() bool {
+		if cond() {
+			return true
+		}
 		for who, p := range procs {
 			if p.exited() {
 				t.Fatalf("waiting for %s: %s ended (%v):\n%s", what, who, p.err, tail(p.stderr(), 4000))
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within %s", what, within)
-		}
-	}
+		return false
+	})
 }
 
 // tail is the last n bytes of s.

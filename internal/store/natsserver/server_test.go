@@ -2,9 +2,11 @@ package natsserver_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -73,17 +75,17 @@ func (v *violations) reset() {
 // waitFor polls v until one error says want, within a bound.
 func (v *violations) waitFor(t *testing.T, want string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testkit.EventuallyF(t, 10*time.Second, fmt.Sprintf("an asynchronous error that says %q", want), func() bool {
 		v.mu.Lock()
-		for _, err := range v.errs {
-			if strings.Contains(strings.ToLower(err.Error()), strings.ToLower(want)) {
-				v.mu.Unlock()
-				return
-			}
-		}
-		v.mu.Unlock()
-	}
-	t.Fatalf("no asynchronous error says %q within 10s (got %v)", want, v.errs)
+		defer v.mu.Unlock()
+		return slices.ContainsFunc(v.errs, func(err error) bool {
+			return strings.Contains(strings.ToLower(err.Error()), strings.ToLower(want))
+		})
+	}, func() string {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return fmt.Sprintf("got %v", v.errs)
+	})
 }
 
 // The attack: team A's user, knowing team B's names, tries to read B's

@@ -70,17 +70,14 @@ func startCluster(t *testing.T, tlsFiles ...natsserver.TLSFiles) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	var last error
+	testkit.EventuallyF(t, time.Minute, "the cluster's JetStream leader", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
 		info, err := js.AccountInfo(ctx)
-		cancel()
-		if err == nil && info != nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the cluster has no JetStream leader after 60s: %v", err)
-		}
-	}
+		last = err
+		return err == nil && info != nil
+	}, func() string { return fmt.Sprint(last) })
 	return c
 }
 
@@ -236,6 +233,8 @@ func stopLeaderAfter(t *testing.T, nc *nats.Conn, team string, n uint64, c *clus
 		t.Error(err)
 		return ""
 	}
+	// Its own loop, not testkit's: it runs on a goroutine of its own, where
+	// t.Fatal may not be called.
 	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		st, err := js.Stream(ctx, natsstore.StreamName(team))

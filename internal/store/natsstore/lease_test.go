@@ -422,21 +422,22 @@ func streamLeader(t *testing.T, c *cluster, stream string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	var leader string
+	var last error
+	testkit.EventuallyF(t, 30*time.Second, "a leader of stream "+stream, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
 		st, err := js.Stream(ctx, stream)
 		var info *jetstream.StreamInfo
 		if err == nil {
 			info, err = st.Info(ctx)
 		}
-		cancel()
-		if err == nil && info.Cluster != nil && info.Cluster.Leader != "" {
-			return info.Cluster.Leader
+		if last = err; err == nil && info.Cluster != nil {
+			leader = info.Cluster.Leader
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stream %s has no leader: %v", stream, err)
-		}
-	}
+		return leader != ""
+	}, func() string { return fmt.Sprint(last) })
+	return leader
 }
 
 // With a users file, a team's user holds and watches its own team's

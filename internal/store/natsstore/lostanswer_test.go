@@ -3,6 +3,7 @@ package natsstore_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"strconv"
 	"sync"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // answerDropper is a TCP proxy to a NATS server that loses the answer to
@@ -309,19 +311,20 @@ func lastSeq(t *testing.T, nc *nats.Conn, stream string) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	var seq uint64
+	var last error
+	testkit.EventuallyF(t, time.Minute, "stream "+stream+"'s last sequence", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
 		st, err := js.Stream(ctx, stream)
 		var info *jetstream.StreamInfo
 		if err == nil {
 			info, err = st.Info(ctx)
 		}
-		cancel()
-		if err == nil {
-			return info.State.LastSeq
+		if last = err; err == nil {
+			seq = info.State.LastSeq
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("stream %s: %v", stream, err)
-		}
-	}
+		return err == nil
+	}, func() string { return fmt.Sprint(last) })
+	return seq
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // The owner lock's value comes from any client of the team: a host name
@@ -75,15 +75,14 @@ func TestAnOwnerWhoseClaimsCameLateKeepsNothing(t *testing.T) {
 	var taken *natsstore.Lease
 	_, _, err := o.AcquireThen(ctx, func() error {
 		renew.Close() // the lease is refreshed no more
-		for deadline := time.Now().Add(leaseTTL + expiryBound); taken == nil; time.Sleep(50 * time.Millisecond) {
+		testkit.Eventually(t, leaseTTL+expiryBound, "another to take the lock no longer renewed", func() bool {
 			l, err := other.Acquire(ctx, "owner", []byte(`{"host":"other"}`), leaseTTL)
-			switch {
-			case err == nil:
-				taken = l
-			case !errors.Is(err, natsstore.ErrHeld) || time.Now().After(deadline):
-				return fmt.Errorf("another could not take the lock: %w", err)
+			if err != nil && !errors.Is(err, natsstore.ErrHeld) {
+				t.Fatalf("another could not take the lock: %v", err)
 			}
-		}
+			taken = l
+			return err == nil
+		})
 		return nil
 	})
 	if !errors.Is(err, natsstore.ErrClaimedLate) {

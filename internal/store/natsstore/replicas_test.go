@@ -127,6 +127,8 @@ func stopStreamLeaderAfter(t *testing.T, c *cluster, stream string, n uint64) st
 		t.Error(err)
 		return ""
 	}
+	// Its own loop, not testkit's: it runs on a goroutine of its own, where
+	// t.Fatal may not be called.
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		st, err := js.Stream(ctx, stream)

@@ -2,6 +2,8 @@ package natsstore_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // start runs a server with o on 127.0.0.1 and a random port unless o says
@@ -57,15 +60,15 @@ func (v *violations) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
 // waitFor polls v until one error says want, within a bound.
 func (v *violations) waitFor(t *testing.T, want string) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	testkit.EventuallyF(t, 10*time.Second, fmt.Sprintf("an asynchronous error that says %q", want), func() bool {
 		v.mu.Lock()
-		for _, err := range v.errs {
-			if strings.Contains(strings.ToLower(err.Error()), strings.ToLower(want)) {
-				v.mu.Unlock()
-				return
-			}
-		}
-		v.mu.Unlock()
-	}
-	t.Fatalf("no asynchronous error says %q within 10s (got %v)", want, v.errs)
+		defer v.mu.Unlock()
+		return slices.ContainsFunc(v.errs, func(err error) bool {
+			return strings.Contains(strings.ToLower(err.Error()), strings.ToLower(want))
+		})
+	}, func() string {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		return fmt.Sprintf("got %v", v.errs)
+	})
 }

@@ -2,6 +2,7 @@ package gitwt
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,12 +67,8 @@ func TestALeftBehindChildIsKilledWithGit(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for deadline := time.Now().Add(5 * time.Second); alive(pid); {
-				if time.Now().After(deadline) {
-					t.Fatalf("the filter's child %d outlived git", pid)
-				}
-				time.Sleep(20 * time.Millisecond) // polling the process table
-			}
+			testkit.Eventually(t, 5*time.Second, fmt.Sprintf("the filter's child %d to end with git", pid),
+				func() bool { return !alive(pid) })
 		})
 	}
 }

@@ -19,12 +19,24 @@ func SkipShort(t testing.TB) {
 }
 
 // Eventually waits until cond holds, looking every 10 ms, and fails the
-// test with what (what was awaited) once within has passed.
+// test with what (what was awaited) once within has passed. It runs on the
+// test's goroutine, so cond may call t.Fatal to fail at once.
 func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	EventuallyF(t, within, what, cond, nil)
+}
+
+// EventuallyF is Eventually for a wait whose failure should show what it
+// saw: detail, if not nil, is called once the wait has failed, and its text
+// ends the failure.
+func EventuallyF(t testing.TB, within time.Duration, what string, cond func() bool, detail func() string) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for !cond() {
 		if time.Now().After(deadline) {
+			if detail != nil {
+				t.Fatalf("after %v: still waiting for %s; %s", within, what, detail())
+			}
 			t.Fatalf("after %v: still waiting for %s", within, what)
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -2,9 +2,11 @@ package tui
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,10 +70,10 @@ func startTmux(t *testing.T, dir string) *tmuxSession {
 		// The programs in the pane still write into the test's directory as
 		// they end, so the server's end waits for them before the directory
 		// is removed.
+		defer os.RemoveAll(sockDir)
 		procs := s.paneProcesses()
 		_ = exec.Command("tmux", "-S", s.sock, "kill-server").Run()
 		waitGone(t, procs)
-		os.RemoveAll(sockDir)
 	})
 	// -u CI: the program sees a terminal as a person's is (a set CI is taken
 	// for one without colours, and CI runs these tests with CI=true).
@@ -129,20 +131,15 @@ func procStat(file string) (pid, ppid int, state string, ok bool) {
 
 // waitGone waits until each process has ended (a zombie has).
 func waitGone(t *testing.T, procs []int) {
-	deadline := time.Now().Add(15 * time.Second)
-	for _, pid := range procs {
-		for {
+	t.Helper()
+	var running []int
+	testkit.EventuallyF(t, 15*time.Second, "the tmux pane's processes to end after the server was killed", func() bool {
+		running = slices.DeleteFunc(slices.Clone(procs), func(pid int) bool {
 			_, _, state, ok := procStat("/proc/" + strconv.Itoa(pid) + "/stat")
-			if !ok || state == "Z" {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("process %d in the tmux pane did not end after the server was killed", pid)
-				return
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+			return !ok || state == "Z"
+		})
+		return len(running) == 0
+	}, func() string { return fmt.Sprintf("still running: %v", running) })
 }
 
 func (s *tmuxSession) run(args ...string) string {
@@ -165,20 +162,15 @@ func (s *tmuxSession) typeLine(text string) {
 // waitFor polls the screen until ok says yes; the bound only catches a hang.
 func (s *tmuxSession) waitFor(what string, ok func(screen string) bool) string {
 	s.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		screen := s.screen()
+	var screen string
+	testkit.EventuallyF(s.t, 30*time.Second, what, func() bool {
+		screen = s.screen()
 		if strings.Contains(screen, "panic:") || strings.Contains(screen, "goroutine ") || strings.Contains(screen, "DATA RACE") {
 			s.t.Fatalf("a Go panic or race report on screen:\n%s", screen)
 		}
-		if ok(screen) {
-			return screen
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("waited for %s; the screen is:\n%s", what, screen)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return ok(screen)
+	}, func() string { return "the screen is:\n" + screen })
+	return screen
 }
 
 func contains(parts ...string) func(string) bool {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/demo"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/loop/llm"
@@ -134,13 +135,10 @@ func TestEngineCommandsSayWhoIsNotThere(t *testing.T) {
 		t.Fatal(err)
 	}
 	tm.ShutdownAll("test")
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := tm.Registry().Read(); err == nil && c.Find("bob") >= 0 && c.Teammates[c.Find("bob")].Status == registry.StatusShutdown {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, 10*time.Second, "bob shut down", func() bool {
+		c, err := tm.Registry().Read()
+		return err == nil && c.Find("bob") >= 0 && c.Teammates[c.Find("bob")].Status == registry.StatusShutdown
+	})
 	text, err := run("/send bob are you there?")
 	if err != nil || !strings.Contains(text, "bob has shut down") {
 		t.Errorf("/send to a shut-down teammate: %q, %v", text, err)

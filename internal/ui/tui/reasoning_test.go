@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/internal/ui/engine"
 	"github.com/agentteam/agentteam/internal/ui/tui/bridge"
 	"github.com/agentteam/agentteam/loop/llm"
@@ -129,23 +130,18 @@ func TestEngineDeliversReasoning(t *testing.T) {
 				t.Fatal(err)
 			}
 			var reasoning, text strings.Builder
-			deadline := time.Now().Add(30 * time.Second) // only catches a hang
-			for reasoning.String() != "alice weighs it up" {
-				if time.Now().After(deadline) {
-					t.Fatalf("alice's reasoning never reached the bridge; reasoning %q text %q", reasoning.String(), text.String())
-				}
-				m, ok := b.Take()
-				if !ok {
-					time.Sleep(5 * time.Millisecond) // polling the bridge, bounded by the deadline
-					continue
-				}
-				for _, it := range m.Items {
-					if it.Delta != nil && it.Delta.Agent == "alice" {
-						reasoning.WriteString(it.Delta.Reasoning)
-						text.WriteString(it.Delta.Text)
+			// The bound only catches a hang.
+			testkit.EventuallyF(t, 30*time.Second, "alice's reasoning on the bridge", func() bool {
+				for m, ok := b.Take(); ok; m, ok = b.Take() {
+					for _, it := range m.Items {
+						if it.Delta != nil && it.Delta.Agent == "alice" {
+							reasoning.WriteString(it.Delta.Reasoning)
+							text.WriteString(it.Delta.Text)
+						}
 					}
 				}
-			}
+				return reasoning.String() == "alice weighs it up"
+			}, func() string { return fmt.Sprintf("reasoning %q text %q", reasoning.String(), text.String()) })
 		})
 	}
 }
