@@ -11,7 +11,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// writeSession writes a session file as the loop records one, dated at mtime.
 // WriteSession writes msgs as a session file at path, one JSON line each,
 // dated mtime.
 func WriteSession(t testing.TB, path string, mtime time.Time, msgs ...openai.ChatCompletionMessage) {
