@@ -164,7 +164,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	mctx, cancel := context.WithCancel(t.root)
 	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: registry.StatusQueued, planMode: spec.PlanMode, root: where.Root,
 		model: r.t.meters.forAgent(choice, registry.Usage{})}
-	agent, err := r.newTeammateAgent(m, "startup")
+	agent, err := r.newTeammateAgent(ctx, m, "startup")
 	if err != nil {
 		cancel()
 		ticket.Cancel()
@@ -189,7 +189,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	return nil
 }
 
-func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error) {
+func (r *roster) newTeammateAgent(ctx context.Context, m *member, source string) (*loop.Agent, error) {
 	t := r.t
 	name := m.name
 	hk := t.plugs.For(name, m.role, m.root)
@@ -217,7 +217,7 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 			}
 		}
 	}
-	agent, err := loop.NewAgent(loop.AgentConfig{
+	agent, err := loop.NewAgent(ctx, loop.AgentConfig{
 		Name:   name,
 		System: system + hk.SessionStart(t.root, source),
 		// Its AGENTS.md files, from where it works: its worktree's own.

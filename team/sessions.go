@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -19,7 +20,7 @@ import (
 // turn goes on from there. The teammates are left as they are. It refuses,
 // with a sentence, while the lead or a teammate of this process works: the
 // person waits or interrupts first.
-func (t *Team) SwitchSession(id string, now time.Time) error {
+func (t *Team) SwitchSession(ctx context.Context, id string, now time.Time) error {
 	id = strings.TrimSpace(id)
 	if id == sessions.CurrentID {
 		return errors.New("that is the conversation open now")
@@ -30,7 +31,7 @@ func (t *Team) SwitchSession(id string, now time.Time) error {
 	if busy := working(t.roster); len(busy) > 0 {
 		return fmt.Errorf("%s working: wait until the team is idle (or /shutdown), then switch", strings.Join(busy, ", ")+isOrAre(len(busy)))
 	}
-	err := t.lead.Reload(func() error { return sessions.Restore(t.ws, id, now) })
+	err := t.lead.Reload(ctx, func() error { return sessions.Restore(t.ws, id, now) })
 	if errors.Is(err, loop.ErrCycleRunning) {
 		return errors.New("the lead is working: wait for its answer or interrupt it (esc), then switch")
 	}

@@ -189,7 +189,7 @@ func (h *hosting) Run(req hosts.Request, release func()) bool {
 	if !h.isLead { // the lead's own process has its rules already
 		t.perms.FollowDeny(req.Name, req.Deny)
 	}
-	agent, err := r.newTeammateAgent(m, "startup")
+	agent, err := r.newTeammateAgent(mctx, m, "startup") // its own life's context: Run is given none
 	if err != nil {
 		cancel()
 		return failed(event.ClassSession, err)

@@ -172,14 +172,14 @@ func (s *Sessions) Log(agent string) *SessionLog { return &SessionLog{s: s, name
 // server's largest message go as several messages of whole lines (a crash
 // between them leaves the first part, as a torn write would); one line
 // over it is refused.
-func (l *SessionLog) AppendLines(lines [][]byte) error {
+func (l *SessionLog) AppendLines(ctx context.Context, lines [][]byte) error {
 	if len(lines) == 0 {
 		return nil
 	}
 	if err := inbox.ValidateName(l.name); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	limit := int(l.s.nc.MaxPayload()) - 1024 // room for the headers
 	for len(lines) > 0 {
@@ -224,11 +224,11 @@ func (l *SessionLog) AppendLines(lines [][]byte) error {
 
 // Lines returns the lines of the agent's current session (since its last
 // archive), oldest first.
-func (l *SessionLog) Lines() ([][]byte, error) {
+func (l *SessionLog) Lines(ctx context.Context) ([][]byte, error) {
 	if err := inbox.ValidateName(l.name); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	markers, err := l.s.markers(ctx, l.name)
 	if err != nil {
