@@ -155,7 +155,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		ticket.Cancel()
 		return err
 	}
-	if err := t.mates.archive(name, now); err != nil {
+	if err := t.mates.archive(ctx, name, now); err != nil {
 		ticket.Cancel()
 		r.markFailed(name, err)
 		return err

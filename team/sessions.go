@@ -63,7 +63,7 @@ func working(r *roster) []string {
 // name used before, which must stay readable.
 type SessionStore interface {
 	SessionLog(name string) loop.SessionLog
-	Archive(name string, now time.Time) error
+	Archive(ctx context.Context, name string, now time.Time) error
 }
 
 // mateSessions are the teammates' conversations: files of the workspace,
@@ -93,12 +93,12 @@ func (s mateSessions) log(name string) loop.SessionLog {
 // afresh. A file that cannot be moved is left; a store that cannot
 // archive fails the spawn, which would otherwise continue the earlier
 // conversation.
-func (s mateSessions) archive(name string, now time.Time) error {
+func (s mateSessions) archive(ctx context.Context, name string, now time.Time) error {
 	if s.store == nil {
 		sessions.ArchiveFile(s.ws.SessionPath(name), now)
 		return nil
 	}
-	if err := s.store.Archive(name, now); err != nil {
+	if err := s.store.Archive(ctx, name, now); err != nil {
 		return fmt.Errorf("start %s afresh: %w", name, err)
 	}
 	return nil

@@ -258,7 +258,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	if err != nil {
 		return err
 	}
-	if err := t.mates.archive(name, now); err != nil {
+	if err := t.mates.archive(ctx, name, now); err != nil {
 		r.markFailed(name, err)
 		return err
 	}

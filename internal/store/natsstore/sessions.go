@@ -300,11 +300,11 @@ func (s *Sessions) markers(ctx context.Context, agent string) ([]archiveMarker, 
 // Archive sets agent's current session aside, if it holds anything: the
 // next Lines starts empty, and Archived lists it. The agent must not be
 // writing meanwhile (it is called before a teammate starts afresh).
-func (s *Sessions) Archive(agent string, now time.Time) error {
+func (s *Sessions) Archive(ctx context.Context, agent string, now time.Time) error {
 	if err := inbox.ValidateName(agent); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	raw, err := retried(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
 		return s.stream.GetLastMsgForSubject(ctx, SessionSubject(s.team, agent))

@@ -33,7 +33,7 @@ func sessionsOpener(url, team string, opts ...natsstore.MailboxOption) storetest
 	return storetest.SessionsOpener{
 		Open: func(t *testing.T, agent string) storetest.SessionLog { return open(t).Log(agent) },
 		Archive: func(t *testing.T, agent string, now time.Time) error {
-			return open(t).Archive(agent, now)
+			return open(t).Archive(t.Context(), agent, now)
 		},
 		Archived: func(t *testing.T, agent string) ([][][]byte, error) {
 			arch, err := open(t).Archived(agent)
