@@ -208,7 +208,7 @@ func (r *roster) newTeammateAgent(ctx context.Context, m *member, source string)
 		// writer of its conversation from now on: an earlier run of it (on a
 		// worker cut off) may no longer send or write. Its sending is
 		// claimed first, so a conversation claimed has its sending claimed.
-		if err := r.claimSending(m); err != nil {
+		if err := r.claimSending(ctx, m); err != nil {
 			return nil, fmt.Errorf("start %s: %w", name, err)
 		}
 		if c, ok := session.(interface{ Claim() error }); ok {
