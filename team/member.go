@@ -211,8 +211,8 @@ func (r *roster) newTeammateAgent(ctx context.Context, m *member, source string)
 		if err := r.claimSending(ctx, m); err != nil {
 			return nil, fmt.Errorf("start %s: %w", name, err)
 		}
-		if c, ok := session.(interface{ Claim() error }); ok {
-			if err := c.Claim(); err != nil {
+		if c, ok := session.(interface{ Claim(context.Context) error }); ok {
+			if err := c.Claim(ctx); err != nil {
 				return nil, fmt.Errorf("start %s: %w", name, err)
 			}
 		}

@@ -66,7 +66,7 @@ func TestASlowSessionAppendIsStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := s.Log("alice")
-	if err := log.Claim(); err != nil {
+	if err := log.Claim(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	proxy.setDelay(lateAnswers)

@@ -111,11 +111,11 @@ func (e *FencedError) Fenced() bool { return true }
 // Claim makes this log the conversation's one writer: it stores an empty
 // message after the subject's last, so that every earlier writer's next
 // append, expecting its own last message, is refused.
-func (l *SessionLog) Claim() error {
+func (l *SessionLog) Claim(ctx context.Context) error {
 	if err := inbox.ValidateName(l.name); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	subj := SessionSubject(l.s.team, l.name)
 	for range maxCASTries {
@@ -343,11 +343,11 @@ type ArchivedSession struct {
 }
 
 // Archived returns agent's earlier sessions, oldest first.
-func (s *Sessions) Archived(agent string) ([]ArchivedSession, error) {
+func (s *Sessions) Archived(ctx context.Context, agent string) ([]ArchivedSession, error) {
 	if err := inbox.ValidateName(agent); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	markers, err := s.markers(ctx, agent)
 	if err != nil {

@@ -36,7 +36,7 @@ func sessionsOpener(url, team string, opts ...natsstore.MailboxOption) storetest
 			return open(t).Archive(t.Context(), agent, now)
 		},
 		Archived: func(t *testing.T, agent string) ([][][]byte, error) {
-			arch, err := open(t).Archived(agent)
+			arch, err := open(t).Archived(t.Context(), agent)
 			var out [][][]byte
 			for _, a := range arch {
 				out = append(out, a.Lines)
@@ -125,13 +125,13 @@ func TestAClaimedSessionRefusesTheEarlierWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	old, respawn := s.Log("alice"), s.Log("alice")
-	if err := old.Claim(); err != nil {
+	if err := old.Claim(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if err := old.AppendLines(t.Context(), [][]byte{[]byte(`"one"`)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := respawn.Claim(); err != nil {
+	if err := respawn.Claim(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	err = old.AppendLines(t.Context(), [][]byte{[]byte(`"stale"`)})
