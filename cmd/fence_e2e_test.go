@@ -274,7 +274,7 @@ func TestACutOffWorkerIsFencedAndItsLateWritesAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines, err := sessions.Log("alice").Lines()
+	lines, err := sessions.Log("alice").Lines(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -204,7 +204,7 @@ func TestRunOnJetStreamThroughTheBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"alice", "bob"} {
-		lines, err := ss.Log(name).Lines()
+		lines, err := ss.Log(name).Lines(t.Context())
 		if err != nil || len(lines) < 2 || !strings.Contains(string(lines[len(lines)-1]), name+" finished") {
 			t.Errorf("%s's conversation in the session stream: %d lines, %v", name, len(lines), err)
 		}

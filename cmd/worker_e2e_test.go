@@ -144,7 +144,7 @@ func assertEachOnceOnNATS(t *testing.T, nt natsTeam, ws, name string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines, err := sessions.Log(name).Lines()
+		lines, err := sessions.Log(name).Lines(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,9 +83,9 @@ type Agent struct {
 	in   intake       // the inbox, taken into conv
 }
 
-// NewAgent builds an agent; an existing non-empty session file is restored,
-// so the agent continues the conversation it had.
-func NewAgent(cfg AgentConfig) (*Agent, error) {
+// NewAgent builds an agent; an existing non-empty session file is restored
+// (read within ctx), so the agent continues the conversation it had.
+func NewAgent(ctx context.Context, cfg AgentConfig) (*Agent, error) {
 	if cfg.Name == "" {
 		return nil, errors.New("an agent needs a name")
 	}
@@ -105,7 +105,7 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 	a.in = intake{name: cfg.Name, inbox: cfg.Inbox, seen: seen, emit: a.emit, record: a.conv.record}
 	if cfg.SessionPath != "" || cfg.Session != nil {
 		a.conv.session = &session{path: cfg.SessionPath, log: cfg.Session}
-		r, err := a.conv.session.load()
+		r, err := a.conv.session.load(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("restore agent %s: %w", cfg.Name, err)
 		}
@@ -119,11 +119,11 @@ func NewAgent(cfg AgentConfig) (*Agent, error) {
 // conversation is read again from the session file. During a cycle nothing
 // runs and the error is ErrCycleRunning; a cycle or Say asked for meanwhile
 // waits for the swap. The usage counted so far stays.
-func (a *Agent) Reload(replace func() error) error {
+func (a *Agent) Reload(ctx context.Context, replace func() error) error {
 	if a.conv.session == nil {
 		return fmt.Errorf("agent %s keeps no session to reload", a.name)
 	}
-	return a.conv.reload(a.name, replace)
+	return a.conv.reload(ctx, a.name, replace)
 }
 
 // Name is the agent's name.
@@ -135,8 +135,8 @@ func (a *Agent) SetTools(s *tools.Set) { a.conv.setTools(s) }
 // Say appends a plain user message (the person, or a spawn prompt). During a
 // cycle it waits for the next turn boundary, so it never splits a tool call
 // from its answers; if the cycle ends first, the next cycle answers it.
-func (a *Agent) Say(content string) error {
-	return a.conv.say(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: content})
+func (a *Agent) Say(ctx context.Context, content string) error {
+	return a.conv.say(ctx, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: content})
 }
 
 // Close releases the agent's open session file; a later write reopens it.

@@ -25,14 +25,14 @@ func TestToolCallIDsAreUniqueInAConversation(t *testing.T) {
 		calls(tc{"call_1", "probe", `{}`}), calls(tc{"call_1", "probe", `{}`}), final("done"),
 	}}
 	a := newAgent(t, AgentConfig{Model: m, SessionPath: path}, probe)
-	a.Say("go")
+	a.Say(t.Context(), "go")
 	if _, err := a.RunCycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	// Restored, the agent keeps knowing the ids it used.
 	m2 := &fakeModel{t: t, steps: []step{calls(tc{"call_1", "probe", `{}`}), final("done")}}
 	b := newAgent(t, AgentConfig{Model: m2, SessionPath: path}, probe)
-	b.Say("again")
+	b.Say(t.Context(), "again")
 	if _, err := b.RunCycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}

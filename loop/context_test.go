@@ -79,7 +79,7 @@ func TestCompactionLeavesRoomForTheReplyAndKeepsTheSpawns(t *testing.T) {
 	}
 	ev := &eventLog{}
 	a := newAgent(t, AgentConfig{Model: w, OnEvent: ev.add}, bigTool("spawn_teammate"), bigTool("read_file"))
-	if err := a.Say("read everything"); err != nil {
+	if err := a.Say(t.Context(), "read everything"); err != nil {
 		t.Fatal(err)
 	}
 	cyc, err := a.RunCycle(context.Background())
@@ -124,7 +124,7 @@ func TestALengthFinishOnAFullWindowCompactsInsteadOfBlamingTheOutputLimit(t *tes
 		return llm.Response{Message: openai.ChatCompletionMessage{Role: "assistant", Content: "done"}}
 	}
 	a := newAgent(t, AgentConfig{Model: w, ContextWindow: 2000, ReplyReserve: 700}, bigTool("read_file"))
-	_ = a.Say("go")
+	_ = a.Say(t.Context(), "go")
 	cyc, err := a.RunCycle(context.Background())
 	if errors.Is(err, ErrOutputLimit) {
 		t.Fatalf("blamed the output limit: %v", err)
@@ -141,7 +141,7 @@ func TestATaskLongerThanTheWindowEndsWithASentence(t *testing.T) {
 		return llm.Response{Message: openai.ChatCompletionMessage{Role: "assistant", Content: "x"}}
 	}}
 	a := newAgent(t, AgentConfig{Model: w})
-	_ = a.Say(strings.Repeat("a very long task ", 400))
+	_ = a.Say(t.Context(), strings.Repeat("a very long task ", 400))
 	_, err := a.RunCycle(context.Background())
 	if err == nil {
 		// Cut to fit: the task's text was shortened and the model answered.

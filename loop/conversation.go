@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -46,7 +47,7 @@ func (c *conversation) restore(r *restored) {
 
 // reload swaps the conversation for what the session holds once replace
 // has run, with the session file let go meanwhile (see Agent.Reload).
-func (c *conversation) reload(name string, replace func() error) error {
+func (c *conversation) reload(ctx context.Context, name string, replace func() error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cycling {
@@ -59,7 +60,7 @@ func (c *conversation) reload(name string, replace func() error) error {
 		c.session.f = nil
 	}
 	rerr := replace()
-	r, err := c.session.load()
+	r, err := c.session.load(ctx)
 	if err != nil {
 		// The file may be half moved: the conversation in memory stays,
 		// and the next write goes to whatever the path holds now.
@@ -90,7 +91,7 @@ func (c *conversation) setExtra(text string) {
 }
 
 // say appends m, or, during a cycle, keeps it for the next turn boundary.
-func (c *conversation) say(m openai.ChatCompletionMessage) error {
+func (c *conversation) say(ctx context.Context, m openai.ChatCompletionMessage) error {
 	c.mu.Lock()
 	if c.cycling {
 		c.pending = append(c.pending, m)
@@ -99,16 +100,16 @@ func (c *conversation) say(m openai.ChatCompletionMessage) error {
 	}
 	c.msgs = append(c.msgs, m)
 	c.mu.Unlock()
-	return c.session.append(m)
+	return c.session.append(ctx, m)
 }
 
 // takePending moves what was said during the cycle into the conversation.
-func (c *conversation) takePending() error {
+func (c *conversation) takePending(ctx context.Context) error {
 	c.mu.Lock()
 	msgs := c.pending
 	c.pending = nil
 	c.mu.Unlock()
-	return c.record(msgs...)
+	return c.record(ctx, msgs...)
 }
 
 // start and end bracket a cycle; end keeps late Says.
@@ -122,23 +123,23 @@ func (c *conversation) start() bool {
 	return true
 }
 
-func (c *conversation) end() error {
+func (c *conversation) end(ctx context.Context) error {
 	c.mu.Lock()
 	msgs := c.pending
 	c.pending = nil
 	c.msgs = append(c.msgs, msgs...)
 	c.cycling = false
 	c.mu.Unlock()
-	return c.session.append(msgs...)
+	return c.session.append(ctx, msgs...)
 }
 
 // record appends to the conversation and the session file. The conversation
 // keeps the messages even if the file write fails, so pairing stays valid.
-func (c *conversation) record(msgs ...openai.ChatCompletionMessage) error {
+func (c *conversation) record(ctx context.Context, msgs ...openai.ChatCompletionMessage) error {
 	c.mu.Lock()
 	c.msgs = append(c.msgs, msgs...)
 	c.mu.Unlock()
-	return c.session.append(msgs...)
+	return c.session.append(ctx, msgs...)
 }
 
 // messages is a copy of the conversation, without the system prompt.

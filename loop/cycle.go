@@ -21,7 +21,7 @@ func (a *Agent) RunCycle(ctx context.Context) (cyc Cycle, err error) {
 		return Cycle{}, ErrCycleRunning
 	}
 	defer func() {
-		if endErr := a.conv.end(); endErr != nil {
+		if endErr := a.conv.end(ctx); endErr != nil {
 			err = errors.Join(err, sourced(SourceSession, endErr))
 		}
 	}()
@@ -31,7 +31,7 @@ func (a *Agent) RunCycle(ctx context.Context) (cyc Cycle, err error) {
 // takeIn takes what is pending and unread into the conversation before a
 // turn; a read that ctx stopped is ctx's error, not the inbox's.
 func (a *Agent) takeIn(ctx context.Context, turn int) error {
-	err := errors.Join(a.conv.takePending(), a.in.take(ctx))
+	err := errors.Join(a.conv.takePending(ctx), a.in.take(ctx))
 	switch {
 	case err == nil:
 		return nil
@@ -65,7 +65,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 				// Stopped on purpose: not an error to report. What streamed
 				// stays the reply, so the conversation reads as it happened.
 				if text := strings.TrimSpace(resp.Message.Content); text != "" {
-					if recErr := a.conv.record(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text + "\n\n" + InterruptedMark}); recErr != nil {
+					if recErr := a.conv.record(ctx, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text + "\n\n" + InterruptedMark}); recErr != nil {
 						return cyc, errors.Join(ctx.Err(), sourced(SourceSession, recErr))
 					}
 				}
@@ -89,7 +89,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 		}
 		a.conv.claimCallIDs(&msg)
 		if resp.Cut != nil {
-			final, done, err := a.replyCut(turn, msg, resp)
+			final, done, err := a.replyCut(ctx, turn, msg, resp)
 			if done || err != nil {
 				cyc.Final = final
 				return cyc, err
@@ -102,12 +102,12 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 			// Calls cut mid-way, or a reply cut before its call could be
 			// parsed (llama.cpp streams nothing of a call it holds back).
 			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
-			return cyc, a.cutOff(turn, msg, ErrOutputLimit, outputLimitAnswer)
+			return cyc, a.cutOff(ctx, turn, msg, ErrOutputLimit, outputLimitAnswer)
 		case resp.FinishReason == string(openai.FinishReasonContentFilter):
 			a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
-			return cyc, a.cutOff(turn, msg, ErrContentFilter, contentFilterAnswer)
+			return cyc, a.cutOff(ctx, turn, msg, ErrContentFilter, contentFilterAnswer)
 		}
-		recErr := sourced(SourceSession, a.conv.record(msg))
+		recErr := sourced(SourceSession, a.conv.record(ctx, msg))
 		a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
 		if len(msg.ToolCalls) == 0 {
 			cyc.Final = msg.Content
@@ -122,7 +122,7 @@ func (a *Agent) cycle(ctx context.Context) (Cycle, error) {
 				return cyc, err
 			}
 			stops++
-			if err := a.conv.record(openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: stopMessage(reason)}); err != nil {
+			if err := a.conv.record(ctx, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: stopMessage(reason)}); err != nil {
 				return cyc, sourced(SourceSession, err)
 			}
 			continue

@@ -23,7 +23,7 @@ func TestCycleRunsToolCallsAndKeepsPairing(t *testing.T) {
 	}}
 	ev := &eventLog{}
 	a := newAgent(t, AgentConfig{Model: m, OnEvent: ev.add}, echo("echo", false))
-	if err := a.Say("start"); err != nil {
+	if err := a.Say(t.Context(), "start"); err != nil {
 		t.Fatal(err)
 	}
 	cyc, err := a.RunCycle(context.Background())
@@ -98,7 +98,7 @@ func TestParallelCallsOverlap(t *testing.T) {
 		final("ok"),
 	}}
 	a := newAgent(t, AgentConfig{Model: m}, meet, solo)
-	_ = a.Say("go")
+	_ = a.Say(t.Context(), "go")
 	// Without concurrency the first meet call waits for the second forever; the timeout turns that into a failure.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -233,7 +233,7 @@ func TestTurnLimit(t *testing.T) {
 		return calls(tc{fmt.Sprintf("c%d", len(req.Messages)), "echo", `{}`})(req)
 	}
 	a := newAgent(t, AgentConfig{Model: m, MaxTurns: 3}, echo("echo", false))
-	_ = a.Say("loop forever")
+	_ = a.Say(t.Context(), "loop forever")
 	cyc, err := a.RunCycle(context.Background())
 	if !errors.Is(err, ErrTurnLimit) || cyc.Final != "stopped after 3 turns" || cyc.Turns != 3 {
 		t.Errorf("cycle %+v err %v", cyc, err)
@@ -252,7 +252,7 @@ func TestCancelMidToolLeavesValidConversation(t *testing.T) {
 			}}
 			m := &fakeModel{t: t, steps: []step{calls(tc{"c1", "block", `{}`}, tc{"c2", "block", `{}`}, tc{"c3", "echo", `{}`})}}
 			a := newAgent(t, AgentConfig{Model: m}, block, echo("echo", false))
-			_ = a.Say("go")
+			_ = a.Say(t.Context(), "go")
 			ctx, cancel := context.WithCancel(context.Background())
 			go func() {
 				<-started
@@ -275,7 +275,7 @@ func TestModelErrorIsReturned(t *testing.T) {
 	boom := errors.New("server on fire")
 	ev := &eventLog{}
 	a := newAgent(t, AgentConfig{Model: &fakeModel{t: t, steps: []step{fail(boom)}}, OnEvent: ev.add})
-	_ = a.Say("hi")
+	_ = a.Say(t.Context(), "hi")
 	if _, err := a.RunCycle(context.Background()); !errors.Is(err, boom) {
 		t.Errorf("err = %v", err)
 	}
@@ -293,7 +293,7 @@ func TestRunCycleIsNotReentrant(t *testing.T) {
 	}}
 	m := &fakeModel{t: t, steps: []step{calls(tc{"c1", "hold", `{}`}), final("ok")}}
 	a := newAgent(t, AgentConfig{Model: m}, hold)
-	_ = a.Say("go")
+	_ = a.Say(t.Context(), "go")
 	done := make(chan error, 1)
 	go func() { _, err := a.RunCycle(context.Background()); done <- err }()
 	<-entered
@@ -319,7 +319,7 @@ func TestReadsDuringCycle(t *testing.T) {
 		return tools.Text("ok"), nil
 	}}
 	a := newAgent(t, AgentConfig{Model: m}, wait)
-	_ = a.Say("go")
+	_ = a.Say(t.Context(), "go")
 	stop := make(chan struct{})
 	readerDone := make(chan int)
 	go func() {
@@ -351,7 +351,7 @@ func TestReadsDuringCycle(t *testing.T) {
 func TestSayDuringCycleWaitsForTurnBoundary(t *testing.T) {
 	var a *Agent
 	interrupt := funcTool{name: "slow", run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
-		if err := a.Say("person: also do X"); err != nil { // typed while tools run
+		if err := a.Say(t.Context(), "person: also do X"); err != nil { // typed while tools run
 			return tools.Result{}, err
 		}
 		return tools.Text("slow done"), nil
@@ -359,14 +359,14 @@ func TestSayDuringCycleWaitsForTurnBoundary(t *testing.T) {
 	m := &fakeModel{t: t, steps: []step{
 		calls(tc{"c1", "slow", `{}`}, tc{"c2", "slow", `{}`}),
 		func(req llm.Request) (llm.Response, error) {
-			_ = a.Say("person: one more thing") // typed during the last model call
+			_ = a.Say(t.Context(), "person: one more thing") // typed during the last model call
 			return final("done")(req)
 		},
 		final("did the one more thing"),
 	}}
 	path := filepath.Join(t.TempDir(), "alice.jsonl")
 	a = newAgent(t, AgentConfig{Model: m, SessionPath: path}, interrupt)
-	_ = a.Say("go")
+	_ = a.Say(t.Context(), "go")
 	if _, err := a.RunCycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -392,7 +392,7 @@ func TestSayDuringCycleWaitsForTurnBoundary(t *testing.T) {
 func TestEmptyReplyIsRecordedAsAValidMessage(t *testing.T) {
 	m := &fakeModel{t: t, steps: []step{final("")}}
 	a := newAgent(t, AgentConfig{Model: m})
-	if err := a.Say("hi"); err != nil {
+	if err := a.Say(t.Context(), "hi"); err != nil {
 		t.Fatal(err)
 	}
 	c, err := a.RunCycle(context.Background())

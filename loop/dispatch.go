@@ -50,7 +50,7 @@ func (a *Agent) runTools(ctx context.Context, turn int, calls []openai.ToolCall)
 		}
 		answers[k] = toolMessage(tc.ID, results[k].Content)
 	}
-	recErr := a.conv.record(answers...)
+	recErr := a.conv.record(ctx, answers...)
 	for k, tc := range calls {
 		a.emit(Event{Kind: EventToolCall, Turn: turn, Tool: tc.Function.Name, Args: tc.Function.Arguments,
 			Result: answers[k].Content, IsError: results[k].IsError, Diff: results[k].Diff})

@@ -222,7 +222,7 @@ func newAgent(t *testing.T, cfg AgentConfig, ts ...tools.Tool) *Agent {
 	if cfg.System == "" {
 		cfg.System = "you are alice"
 	}
-	a, err := NewAgent(cfg)
+	a, err := NewAgent(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

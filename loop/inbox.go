@@ -162,7 +162,7 @@ type intake struct {
 	inbox  Inbox // nil: no inbox
 	seen   *seenIDs
 	emit   func(Event)
-	record func(...openai.ChatCompletionMessage) error
+	record func(context.Context, ...openai.ChatCompletionMessage) error
 }
 
 func (in *intake) reportBad(b inbox.Batch) {
@@ -179,8 +179,9 @@ func (a *Agent) Absorb() ([]inbox.Message, error) {
 	if !a.conv.start() {
 		return nil, ErrCycleRunning
 	}
-	msgs, err := a.in.takeMessages(context.Background()) // Absorb is given no context: a shutdown takes all in
-	if endErr := a.conv.end(); endErr != nil && err == nil {
+	ctx := context.Background() // Absorb is given no context: a shutdown takes all in
+	msgs, err := a.in.takeMessages(ctx)
+	if endErr := a.conv.end(ctx); endErr != nil && err == nil {
 		err = endErr
 	}
 	return msgs, err
@@ -212,7 +213,7 @@ func (in *intake) takeMessages(ctx context.Context) ([]inbox.Message, error) {
 		ids = append(ids, m.ID)
 	}
 	in.seen.mark(ids)
-	if err := in.record(msgs...); err != nil {
+	if err := in.record(ctx, msgs...); err != nil {
 		return nil, err
 	}
 	// Recorded: the commit is not given up with ctx (the store still bounds it).

@@ -18,14 +18,14 @@ func TestInstructionsAreReadAtEachCycle(t *testing.T) {
 		reads++
 		return s
 	}}, echo("echo", false))
-	_ = a.Say("go")
+	_ = a.Say(t.Context(), "go")
 	if _, err := a.RunCycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.RunCycle(context.Background()); !errors.Is(err, ErrNothingToDo) || reads != 1 {
 		t.Fatalf("a cycle with nothing to do: err %v, %d reads", err, reads)
 	}
-	_ = a.Say("again")
+	_ = a.Say(t.Context(), "again")
 	if _, err := a.RunCycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 
@@ -28,20 +29,20 @@ const contentFilterAnswer = "error: not run: the server's content filter stopped
 // cutOff records a reply that was cut off (at the output limit, or by a
 // content filter) with every call answered unrun, so that the conversation
 // stays valid and the model reads why, and ends the cycle with why.
-func (a *Agent) cutOff(turn int, msg openai.ChatCompletionMessage, why error, answer string) error {
-	recErr := a.answerUnrun(turn, msg, answer)
+func (a *Agent) cutOff(ctx context.Context, turn int, msg openai.ChatCompletionMessage, why error, answer string) error {
+	recErr := a.answerUnrun(ctx, turn, msg, answer)
 	a.emit(Event{Kind: EventError, Turn: turn, Err: why.Error(), Source: SourceModel})
 	return errors.Join(told(SourceModel, why), sourced(SourceSession, recErr))
 }
 
 // answerUnrun records msg with each of its calls answered, unrun, by answer.
-func (a *Agent) answerUnrun(turn int, msg openai.ChatCompletionMessage, answer string) error {
+func (a *Agent) answerUnrun(ctx context.Context, turn int, msg openai.ChatCompletionMessage, answer string) error {
 	answers := make([]openai.ChatCompletionMessage, 0, len(msg.ToolCalls)+1)
 	answers = append(answers, msg)
 	for _, tc := range msg.ToolCalls {
 		answers = append(answers, toolMessage(tc.ID, answer))
 	}
-	recErr := a.conv.record(answers...)
+	recErr := a.conv.record(ctx, answers...)
 	for _, tc := range msg.ToolCalls {
 		a.emit(Event{Kind: EventToolCall, Turn: turn, Tool: tc.Function.Name, Args: tc.Function.Arguments,
 			Result: answer, IsError: true})
@@ -53,16 +54,16 @@ func (a *Agent) answerUnrun(turn int, msg openai.ChatCompletionMessage, answer s
 // person. Its calls are answered unrun and the cycle goes on, so the model
 // can try smaller ones; a reply of text alone ends the cycle with what
 // was kept and a line saying it was cut.
-func (a *Agent) replyCut(turn int, msg openai.ChatCompletionMessage, resp llm.Response) (final string, done bool, err error) {
+func (a *Agent) replyCut(ctx context.Context, turn int, msg openai.ChatCompletionMessage, resp llm.Response) (final string, done bool, err error) {
 	a.emit(Event{Kind: EventReply, Turn: turn, Result: msg.Content, Usage: resp.Usage, Reasoning: msg.ReasoningContent})
 	a.emit(Event{Kind: EventError, Turn: turn, Err: resp.Cut.Sentence(), Source: SourceModel})
 	if len(msg.ToolCalls) > 0 {
-		return "", false, sourced(SourceSession, a.answerUnrun(turn, msg, resp.Cut.Answer()))
+		return "", false, sourced(SourceSession, a.answerUnrun(ctx, turn, msg, resp.Cut.Answer()))
 	}
 	if said := "(" + resp.Cut.Sentence() + ")"; msg.Content != said {
 		msg.Content += "\n\n" + said
 	}
-	return msg.Content, true, sourced(SourceSession, a.conv.record(msg))
+	return msg.Content, true, sourced(SourceSession, a.conv.record(ctx, msg))
 }
 
 // keepCut makes a cut reply fit to record: the call that passed its bound

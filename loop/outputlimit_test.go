@@ -30,7 +30,7 @@ func TestOutputLimitRunsNoCallAndTellsTheModel(t *testing.T) {
 	}}
 	ev := &eventLog{}
 	a := newAgent(t, AgentConfig{Model: m, OnEvent: ev.add}, counting)
-	if err := a.Say("write it"); err != nil {
+	if err := a.Say(t.Context(), "write it"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := a.RunCycle(context.Background())
@@ -49,7 +49,7 @@ func TestOutputLimitRunsNoCallAndTellsTheModel(t *testing.T) {
 		t.Errorf("error events %+v", errs)
 	}
 	// The next cycle goes on from a valid conversation.
-	if err := a.Say("try again in parts"); err != nil {
+	if err := a.Say(t.Context(), "try again in parts"); err != nil {
 		t.Fatal(err)
 	}
 	if cyc, err := a.RunCycle(context.Background()); err != nil || cyc.Final != "done" {

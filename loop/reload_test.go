@@ -15,33 +15,33 @@ func TestReloadSwapsTheConversationBetweenCycles(t *testing.T) {
 	if err := os.WriteFile(other, []byte(`{"role":"user","content":"from the other file"}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewAgent(AgentConfig{Name: "lead", Model: &fakeModel{t: t}, SessionPath: path})
+	a, err := NewAgent(t.Context(), AgentConfig{Name: "lead", Model: &fakeModel{t: t}, SessionPath: path})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Say("first"); err != nil { // opens the session file
+	if err := a.Say(t.Context(), "first"); err != nil { // opens the session file
 		t.Fatal(err)
 	}
 	if !a.conv.start() {
 		t.Fatal("no cycle started")
 	}
 	ran := false
-	if err := a.Reload(func() error { ran = true; return nil }); !errors.Is(err, ErrCycleRunning) || ran {
+	if err := a.Reload(t.Context(), func() error { ran = true; return nil }); !errors.Is(err, ErrCycleRunning) || ran {
 		t.Fatalf("reload during a cycle: %v (replace ran: %v)", err, ran)
 	}
-	if err := a.conv.end(); err != nil {
+	if err := a.conv.end(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Reload(func() error { return os.Rename(other, path) }); err != nil {
+	if err := a.Reload(t.Context(), func() error { return os.Rename(other, path) }); err != nil {
 		t.Fatal(err)
 	}
 	if got := a.Messages(); len(got) != 1 || got[0].Content != "from the other file" {
 		t.Fatalf("conversation after reload: %+v", got)
 	}
-	if err := a.Say("second"); err != nil {
+	if err := a.Say(t.Context(), "second"); err != nil {
 		t.Fatal(err)
 	}
-	b, err := NewAgent(AgentConfig{Name: "lead", Model: &fakeModel{t: t}, SessionPath: path})
+	b, err := NewAgent(t.Context(), AgentConfig{Name: "lead", Model: &fakeModel{t: t}, SessionPath: path})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func TestACutReplyRunsNothingAndTheModelIsTold(t *testing.T) {
 	m := &fakeModel{t: t, steps: []step{cutStep, calls(tc{"c3", "write_file", `{"text":"again"}`}), final("done")}}
 	ev := &eventLog{}
 	a := newAgent(t, AgentConfig{Model: m, OnEvent: ev.add}, tool)
-	if err := a.Say("write it"); err != nil {
+	if err := a.Say(t.Context(), "write it"); err != nil {
 		t.Fatal(err)
 	}
 	cyc, err := a.RunCycle(context.Background())

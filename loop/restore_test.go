@@ -63,7 +63,7 @@ func TestARestoredSessionStaysWithinItsBudget(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	a, err := NewAgent(AgentConfig{Name: "alice", Model: &fakeModel{t: t}, SessionPath: path})
+	a, err := NewAgent(t.Context(), AgentConfig{Name: "alice", Model: &fakeModel{t: t}, SessionPath: path})
 	if err != nil {
 		t.Fatal(err)
 	}

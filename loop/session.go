@@ -3,6 +3,7 @@ package loop
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,8 +30,11 @@ type session struct {
 	f    *os.File
 }
 
-// append writes msgs as JSON lines in a single write.
-func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
+// append writes msgs as JSON lines in a single write. The conversation
+// keeps msgs whether or not they are written, so the write is not given
+// up with ctx (a cancelled turn's reply and answers are recorded too);
+// the store still bounds it.
+func (s *session) append(ctx context.Context, msgs ...openai.ChatCompletionMessage) error {
 	if s == nil || len(msgs) == 0 {
 		return nil
 	}
@@ -45,7 +49,7 @@ func (s *session) append(msgs ...openai.ChatCompletionMessage) error {
 	if s.log != nil {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return s.log.AppendLines(lines)
+		return s.log.AppendLines(context.WithoutCancel(ctx), lines)
 	}
 	return s.appendLines(lines)
 }
@@ -114,13 +118,16 @@ func (s *session) close() error {
 
 // load reads the recorded conversation. A line that does not parse (a write
 // cut short by a crash, garbage) is skipped, as is any system message.
-func (s *session) load() (*restored, error) {
+func (s *session) load(ctx context.Context) (*restored, error) {
 	v := newView()
 	if s.log != nil {
-		if err := EachLine(s.log, v.line); err != nil {
+		if err := EachLine(ctx, s.log, v.line); err != nil {
 			return nil, err
 		}
 		return v.done(), nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if err := s.eachLine(v.line); err != nil {
 		return nil, err
@@ -200,10 +207,29 @@ type fileLog struct{ s *session }
 // (sessions/NAME.jsonl): one JSON line per message.
 func FileSession(path string) SessionLog { return fileLog{s: &session{path: path}} }
 
-func (l fileLog) AppendLines(lines [][]byte) error { return l.s.appendLines(lines) }
-func (l fileLog) Lines() ([][]byte, error)         { return l.s.readLines() }
-func (l fileLog) EachLine(fn func([]byte)) error   { return l.s.eachLine(fn) }
-func (l fileLog) Close() error                     { return l.s.close() }
+// AppendLines writes nothing once ctx is done.
+func (l fileLog) AppendLines(ctx context.Context, lines [][]byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return l.s.appendLines(lines)
+}
+
+func (l fileLog) Lines(ctx context.Context) ([][]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return l.s.readLines()
+}
+
+func (l fileLog) EachLine(ctx context.Context, fn func([]byte)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return l.s.eachLine(fn)
+}
+
+func (l fileLog) Close() error { return l.s.close() }
 
 // interruptedResult answers a tool call that a crash or cancel left without an answer.
 const interruptedResult = "error: interrupted: this tool call did not finish"

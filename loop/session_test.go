@@ -22,7 +22,7 @@ func TestSessionRestoreContinues(t *testing.T) {
 	in.push(msg("m1", "lead", "hello"))
 	m := &fakeModel{t: t, steps: []step{calls(tc{"c1", "echo", `{"text":"a"}`}), final("first done")}}
 	a := newAgent(t, AgentConfig{Model: m, Inbox: in, SessionPath: path}, echo("echo", false))
-	_ = a.Say("task")
+	_ = a.Say(t.Context(), "task")
 	if _, err := a.RunCycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestReadInboxToolCommitsAfterRecording(t *testing.T) {
 		final("answered"),
 	}}
 	a = newAgent(t, AgentConfig{Model: m, Inbox: in, SessionPath: path}, readInbox)
-	_ = a.Say("check your inbox")
+	_ = a.Say(t.Context(), "check your inbox")
 	if _, err := a.RunCycle(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestReadInboxToolCommitsAfterRecording(t *testing.T) {
 func TestCompactionKeepsPairing(t *testing.T) {
 	m := &fakeModel{t: t}
 	a := newAgent(t, AgentConfig{Model: m}, echo("echo", true))
-	_ = a.Say("the task")
+	_ = a.Say(t.Context(), "the task")
 	var steps []step
 	for i := range 12 {
 		ids := []tc{{id: "p" + string(rune('a'+i)), name: "echo", args: `{}`}, {id: "q" + string(rune('a'+i)), name: "echo", args: `{}`}}
@@ -187,5 +187,33 @@ func TestCompactShapes(t *testing.T) {
 				t.Errorf("first user message lost:\n%s", dump(c.msgs))
 			}
 		})
+	}
+}
+
+// A cycle cancelled mid-tool still records the calls' answers in a
+// SessionLog that refuses a cancelled call: the conversation keeps them,
+// so its log must too, and a restored agent reads the same conversation.
+func TestACancelledCycleIsRecordedInItsSessionLog(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "alice.jsonl")
+	started := make(chan struct{}, 1)
+	block := funcTool{name: "block", run: func(ctx context.Context, _ json.RawMessage) (tools.Result, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		return tools.Errorf("stopped: %v", ctx.Err()), nil
+	}}
+	m := &fakeModel{t: t, steps: []step{calls(tc{"c1", "block", `{}`}, tc{"c2", "echo", `{}`})}}
+	a := newAgent(t, AgentConfig{Model: m, Session: FileSession(path)}, block, echo("echo", false))
+	_ = a.Say(t.Context(), "go")
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-started
+		cancel()
+	}()
+	if _, err := a.RunCycle(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+	b := newAgent(t, AgentConfig{Model: &fakeModel{t: t}, Session: FileSession(path)})
+	if got := b.Messages(); len(got) != 4 || !reflect.DeepEqual(got, a.Messages()) {
+		t.Fatalf("restored:\n%s\nwant:\n%s", dump(got), dump(a.Messages()))
 	}
 }

@@ -12,7 +12,7 @@ import (
 func TestSessionLineShape(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	s := &session{path: path}
-	err := s.append(
+	err := s.append(t.Context(),
 		openai.ChatCompletionMessage{Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "c1", Type: "function",
 			Function: openai.FunctionCall{Name: "bash", Arguments: `{"command":"ls"}`}}}},
 		toolMessage("c1", ""),

@@ -18,7 +18,7 @@ func TestAStopHookKeepsTheCycleGoingBoundedly(t *testing.T) {
 		agains = append(agains, again)
 		return "a Stop hook says: the tests fail"
 	}})
-	_ = a.Say("work")
+	_ = a.Say(t.Context(), "work")
 	cyc, err := a.RunCycle(context.Background())
 	if err != nil || cyc.Final != "done" {
 		t.Fatalf("cycle %+v, err %v", cyc, err)
@@ -46,7 +46,7 @@ func TestAStopHookKeepsTheCycleGoingBoundedly(t *testing.T) {
 func TestAStopHookThatLetsGoEndsTheCycle(t *testing.T) {
 	m := &fakeModel{t: t, steps: []step{final("done")}}
 	a := newAgent(t, AgentConfig{Model: m, OnStop: func(context.Context, string, bool) string { return "" }})
-	_ = a.Say("work")
+	_ = a.Say(t.Context(), "work")
 	if cyc, err := a.RunCycle(context.Background()); err != nil || cyc.Final != "done" || len(m.requests()) != 1 {
 		t.Errorf("cycle %+v, err %v, %d requests", cyc, err, len(m.requests()))
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/agentteam/agentteam/tools"
 )
 
-func (t *Team) newLead() (*loop.Agent, error) {
+func (t *Team) newLead(ctx context.Context) (*loop.Agent, error) {
 	choice, err := t.meters.models.Model("", "")
 	if err != nil {
 		return nil, fmt.Errorf("the lead's model: %w", err)
@@ -35,7 +35,7 @@ func (t *Team) newLead() (*loop.Agent, error) {
 	if t.opts.Resume {
 		source = "resume"
 	}
-	lead, err := loop.NewAgent(loop.AgentConfig{
+	lead, err := loop.NewAgent(ctx, loop.AgentConfig{
 		Name:   inbox.LeadName,
 		System: prompt.Lead(t.opts.teamName(), t.ws.Root, t.meters.Catalog()) + hk.SessionStart(t.root, source),
 		// Its AGENTS.md files, read again at each cycle.
@@ -84,24 +84,24 @@ type fencedSession struct {
 	fence func() error
 }
 
-func (s fencedSession) AppendLines(lines [][]byte) error {
+func (s fencedSession) AppendLines(ctx context.Context, lines [][]byte) error {
 	if err := s.fence(); err != nil {
 		return fmt.Errorf("record the session of %s: %w", inbox.LeadName, err)
 	}
-	return s.SessionLog.AppendLines(lines)
+	return s.SessionLog.AppendLines(ctx, lines)
 }
 
 // Lines reads the file afresh, letting go of the one kept open for
 // appends: a reload (SwitchSession) may have renamed it meanwhile.
-func (s fencedSession) Lines() ([][]byte, error) {
+func (s fencedSession) Lines(ctx context.Context) ([][]byte, error) {
 	_ = s.SessionLog.Close()
-	return s.SessionLog.Lines()
+	return s.SessionLog.Lines(ctx)
 }
 
 // EachLine is Lines one line at a time (loop.LineReader).
-func (s fencedSession) EachLine(fn func([]byte)) error {
+func (s fencedSession) EachLine(ctx context.Context, fn func([]byte)) error {
 	_ = s.SessionLog.Close()
-	return loop.EachLine(s.SessionLog, fn)
+	return loop.EachLine(ctx, s.SessionLog, fn)
 }
 
 // agentEvents turns an agent's loop events into team events.
@@ -302,12 +302,12 @@ func (l *leadTurns) say(ctx context.Context, prompt string) error {
 	if err != nil {
 		return err
 	}
-	if err := l.agent.Say(prompt); err != nil {
+	if err := l.agent.Say(ctx, prompt); err != nil {
 		return err
 	}
 	l.events.Emit(event.Event{Agent: inbox.LeadName, Payload: event.Prompt{Text: prompt}})
 	if extra != "" {
-		return l.agent.Say(extra)
+		return l.agent.Say(ctx, extra)
 	}
 	return nil
 }

@@ -196,7 +196,7 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	}
 	session := a.ws.SessionPath(inbox.LeadName)
 	before, _ := os.ReadFile(session)
-	if err := a.lead.Say("after the loss"); !errors.Is(err, fault.ErrOwnerLost) {
+	if err := a.lead.Say(t.Context(), "after the loss"); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("an append to the lead's session: %v, want fault.ErrOwnerLost", err)
 	}
 	if after, _ := os.ReadFile(session); string(after) != string(before) {
@@ -234,15 +234,15 @@ func TestTheLeadWritesTheCurrentSessionFileAfterASwitch(t *testing.T) {
 	srv := fakellm.New(fakellm.Always(fakellm.Reply{Content: "ok"}))
 	defer srv.Close()
 	tm := newTestTeam(t, srv, Options{})
-	if err := tm.Lead().Say("today's question"); err != nil {
+	if err := tm.Lead().Say(t.Context(), "today's question"); err != nil {
 		t.Fatal(err)
 	}
 	const old = "20261120T090000.000"
 	testkit.WriteSession(t, tm.ws.SessionPath("lead."+old), time.Now().Add(-time.Hour), testkit.User("the archived question"))
-	if err := tm.SwitchSession(old, time.Now()); err != nil {
+	if err := tm.SwitchSession(t.Context(), old, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := tm.Lead().Say("after the switch"); err != nil {
+	if err := tm.Lead().Say(t.Context(), "after the switch"); err != nil {
 		t.Fatal(err)
 	}
 	current, err := os.ReadFile(tm.ws.SessionPath(inbox.LeadName))

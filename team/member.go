@@ -155,7 +155,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		ticket.Cancel()
 		return err
 	}
-	if err := t.mates.archive(name, now); err != nil {
+	if err := t.mates.archive(ctx, name, now); err != nil {
 		ticket.Cancel()
 		r.markFailed(name, err)
 		return err
@@ -164,7 +164,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	mctx, cancel := context.WithCancel(t.root)
 	m := &member{name: name, role: role, cancel: cancel, done: make(chan struct{}), status: registry.StatusQueued, planMode: spec.PlanMode, root: where.Root,
 		model: r.t.meters.forAgent(choice, registry.Usage{})}
-	agent, err := r.newTeammateAgent(m, "startup")
+	agent, err := r.newTeammateAgent(ctx, m, "startup")
 	if err != nil {
 		cancel()
 		ticket.Cancel()
@@ -189,7 +189,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 	return nil
 }
 
-func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error) {
+func (r *roster) newTeammateAgent(ctx context.Context, m *member, source string) (*loop.Agent, error) {
 	t := r.t
 	name := m.name
 	hk := t.plugs.For(name, m.role, m.root)
@@ -208,16 +208,16 @@ func (r *roster) newTeammateAgent(m *member, source string) (*loop.Agent, error)
 		// writer of its conversation from now on: an earlier run of it (on a
 		// worker cut off) may no longer send or write. Its sending is
 		// claimed first, so a conversation claimed has its sending claimed.
-		if err := r.claimSending(m); err != nil {
+		if err := r.claimSending(ctx, m); err != nil {
 			return nil, fmt.Errorf("start %s: %w", name, err)
 		}
-		if c, ok := session.(interface{ Claim() error }); ok {
-			if err := c.Claim(); err != nil {
+		if c, ok := session.(interface{ Claim(context.Context) error }); ok {
+			if err := c.Claim(ctx); err != nil {
 				return nil, fmt.Errorf("start %s: %w", name, err)
 			}
 		}
 	}
-	agent, err := loop.NewAgent(loop.AgentConfig{
+	agent, err := loop.NewAgent(ctx, loop.AgentConfig{
 		Name:   name,
 		System: system + hk.SessionStart(t.root, source),
 		// Its AGENTS.md files, from where it works: its worktree's own.

@@ -253,7 +253,7 @@ func TestTeamRunsWithAllItsStateOnJetStream(t *testing.T) {
 		if _, err := os.Stat(ws.SessionPath(name)); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s's session file was written beside the stream (stat: %v)", name, err)
 		}
-		lines, err := natsSessions(t, url, teamName).SessionLog(name).Lines()
+		lines, err := natsSessions(t, url, teamName).SessionLog(name).Lines(t.Context())
 		if err != nil || len(lines) < 2 || !strings.Contains(string(lines[len(lines)-1]), name+" finished") {
 			t.Errorf("%s's conversation in the stream: %d lines, %v", name, len(lines), err)
 		}
@@ -387,7 +387,7 @@ func TestATeammateResumesFromTheStoreInAnotherWorkspace(t *testing.T) {
 	if has, err := mb.HasUnread(t.Context(), "alice"); err != nil || has {
 		t.Errorf("alice's inbox after the resume: unread %v, %v", has, err)
 	}
-	lines, err := natsSessions(t, url, teamName).SessionLog("alice").Lines()
+	lines, err := natsSessions(t, url, teamName).SessionLog("alice").Lines(t.Context())
 	if err != nil || len(lines) != len(conv) {
 		t.Errorf("alice's conversation in the stream has %d lines (%v), in memory %d", len(lines), err, len(conv))
 	}

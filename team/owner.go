@@ -61,7 +61,7 @@ func acquireLead(ctx context.Context, lock registry.OwnerLock, mb Mailbox) (rele
 		if release, lost, err = lock.Acquire(ctx); err != nil || !keyed {
 			return release, lost, 0, nil, err
 		}
-		if sign, err = hosts.ClaimLeadKey(keys); err != nil {
+		if sign, err = hosts.ClaimLeadKey(ctx, keys); err != nil {
 			release()
 			return nil, nil, 0, nil, fmt.Errorf("claim the lead's spawn requests: %w", err)
 		}
@@ -70,10 +70,10 @@ func acquireLead(ctx context.Context, lock registry.OwnerLock, mb Mailbox) (rele
 	release, lost, err = co.AcquireThen(ctx, func() error {
 		var err error
 		if !keyed {
-			leadClaim, err = claims.ClaimSender(inbox.LeadName)
+			leadClaim, err = claims.ClaimSender(ctx, inbox.LeadName)
 			return err
 		}
-		if sign, err = hosts.ClaimLeadKey(keys); err == nil {
+		if sign, err = hosts.ClaimLeadKey(ctx, keys); err == nil {
 			leadClaim = sign.Claim()
 		}
 		return err

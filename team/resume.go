@@ -14,7 +14,7 @@ import (
 // file) and finds its unread messages in its inbox; one stopped mid-cycle
 // goes on answering. Teammates ended through the shutdown protocol stay
 // shut down. This process holds the owner lock, so no other runs any of them.
-func (r *roster) resumeTeammates() error {
+func (r *roster) resumeTeammates(ctx context.Context) error {
 	t := r.t
 	c, err := t.reg.Read()
 	if err != nil {
@@ -53,7 +53,7 @@ func (r *roster) resumeTeammates() error {
 			m.root = where.Root
 			t.worktrees.Record(mb.Name, func(e *registry.Member) { e.Worktree, e.Branch, e.Merged = mb.Worktree, mb.Branch, mb.Merged })
 		}
-		agent, err := r.newTeammateAgent(m, "resume")
+		agent, err := r.newTeammateAgent(ctx, m, "resume")
 		if err != nil {
 			cancel()
 			t.events.Emit(event.Event{Agent: mb.Name, Payload: failure(event.ClassSession, "resume: ", err)})

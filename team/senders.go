@@ -13,7 +13,7 @@ import (
 // (natsstore.Mailbox): a worker's teammate claims its sending, and each
 // of its messages is stored only while that claim is its sender's last.
 type senderClaims interface {
-	ClaimSender(agent string) (uint64, error)
+	ClaimSender(ctx context.Context, agent string) (uint64, error)
 	AppendAs(ctx context.Context, name string, m inbox.Message, claim uint64) (inbox.Message, error)
 }
 
@@ -88,12 +88,12 @@ func (cm *claimedMailbox) appendLead(ctx context.Context, name string, m inbox.M
 
 // claimSending makes m's messages from now on carry a claim of its
 // sending, which refuses every earlier one's (its run on a worker cut off).
-func (r *roster) claimSending(m *member) error {
+func (r *roster) claimSending(ctx context.Context, m *member) error {
 	cm, ok := r.t.store.(*claimedMailbox)
 	if !ok {
 		return nil
 	}
-	seq, err := cm.claims.ClaimSender(m.name)
+	seq, err := cm.claims.ClaimSender(ctx, m.name)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -19,7 +20,7 @@ import (
 // turn goes on from there. The teammates are left as they are. It refuses,
 // with a sentence, while the lead or a teammate of this process works: the
 // person waits or interrupts first.
-func (t *Team) SwitchSession(id string, now time.Time) error {
+func (t *Team) SwitchSession(ctx context.Context, id string, now time.Time) error {
 	id = strings.TrimSpace(id)
 	if id == sessions.CurrentID {
 		return errors.New("that is the conversation open now")
@@ -30,7 +31,7 @@ func (t *Team) SwitchSession(id string, now time.Time) error {
 	if busy := working(t.roster); len(busy) > 0 {
 		return fmt.Errorf("%s working: wait until the team is idle (or /shutdown), then switch", strings.Join(busy, ", ")+isOrAre(len(busy)))
 	}
-	err := t.lead.Reload(func() error { return sessions.Restore(t.ws, id, now) })
+	err := t.lead.Reload(ctx, func() error { return sessions.Restore(t.ws, id, now) })
 	if errors.Is(err, loop.ErrCycleRunning) {
 		return errors.New("the lead is working: wait for its answer or interrupt it (esc), then switch")
 	}
@@ -62,7 +63,7 @@ func working(r *roster) []string {
 // name used before, which must stay readable.
 type SessionStore interface {
 	SessionLog(name string) loop.SessionLog
-	Archive(name string, now time.Time) error
+	Archive(ctx context.Context, name string, now time.Time) error
 }
 
 // mateSessions are the teammates' conversations: files of the workspace,
@@ -92,12 +93,12 @@ func (s mateSessions) log(name string) loop.SessionLog {
 // afresh. A file that cannot be moved is left; a store that cannot
 // archive fails the spawn, which would otherwise continue the earlier
 // conversation.
-func (s mateSessions) archive(name string, now time.Time) error {
+func (s mateSessions) archive(ctx context.Context, name string, now time.Time) error {
 	if s.store == nil {
 		sessions.ArchiveFile(s.ws.SessionPath(name), now)
 		return nil
 	}
-	if err := s.store.Archive(name, now); err != nil {
+	if err := s.store.Archive(ctx, name, now); err != nil {
 		return fmt.Errorf("start %s afresh: %w", name, err)
 	}
 	return nil

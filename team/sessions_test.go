@@ -57,7 +57,7 @@ func TestSwitchSessionGoesOnFromTheChosenConversation(t *testing.T) {
 	}
 
 	for _, bad := range []string{sessions.CurrentID, "../../etc/passwd", "20991231T000000.000"} {
-		if err := tm.SwitchSession(bad, time.Now()); err == nil {
+		if err := tm.SwitchSession(t.Context(), bad, time.Now()); err == nil {
 			t.Fatalf("switching to %q was not refused", bad)
 		}
 	}
@@ -65,7 +65,7 @@ func TestSwitchSessionGoesOnFromTheChosenConversation(t *testing.T) {
 		t.Fatalf("a refused switch changed the conversation: %s", got)
 	}
 
-	if err := tm.SwitchSession(old, time.Now()); err != nil {
+	if err := tm.SwitchSession(t.Context(), old, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	got := convText(tm.Lead().Messages())
@@ -110,7 +110,7 @@ func TestSwitchSessionGoesOnFromTheChosenConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, 20*time.Second, "the lead's request in flight", func() bool { return srv.InFlight() > 0 })
-	err = tm.SwitchSession(list[1].ID, time.Now())
+	err = tm.SwitchSession(t.Context(), list[1].ID, time.Now())
 	if err == nil || !strings.Contains(err.Error(), "the lead is working") {
 		t.Fatalf("switch during the lead's turn: %v", err)
 	}
@@ -124,7 +124,7 @@ func TestSwitchSessionGoesOnFromTheChosenConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.Eventually(t, 20*time.Second, "alice's request in flight", func() bool { return srv.InFlight() > 0 })
-	err = tm.SwitchSession(list[1].ID, time.Now())
+	err = tm.SwitchSession(t.Context(), list[1].ID, time.Now())
 	if err == nil || !strings.Contains(err.Error(), "alice is working") {
 		t.Fatalf("switch while alice works: %v", err)
 	}
@@ -165,7 +165,7 @@ func TestFileSessionsKeepTheSessionContract(t *testing.T) {
 			sort.Strings(paths) // the stamps sort by time
 			var out [][][]byte
 			for _, p := range paths {
-				lines, err := loop.FileSession(p).Lines()
+				lines, err := loop.FileSession(p).Lines(t.Context())
 				if err != nil {
 					return nil, err
 				}

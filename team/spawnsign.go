@@ -16,12 +16,12 @@ import (
 // Verify checks that q was signed by the team's current lead
 // (hosts.VerifyLead); nil when this team's store keeps no keys to check
 // it by.
-func (h *hosting) Verify(q hosts.Request) error {
+func (h *hosting) Verify(ctx context.Context, q hosts.Request) error {
 	keys, ok := h.t.opts.Mailbox.(hosts.LeadKeys)
 	if !ok {
 		return nil
 	}
-	return hosts.VerifyLead(keys, q)
+	return hosts.VerifyLead(ctx, keys, q)
 }
 
 // Refuse fails, for want of the lead's signature, the registry entry that

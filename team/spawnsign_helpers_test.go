@@ -12,7 +12,7 @@ import (
 // a test that publishes spawn requests itself.
 func testLead(t *testing.T, mb *natsstore.Mailbox) *hosts.Signer {
 	t.Helper()
-	s, err := hosts.ClaimLeadKey(mb)
+	s, err := hosts.ClaimLeadKey(t.Context(), mb)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,12 +33,12 @@ func TestOnlyTheCurrentLeadsSpawnRequestsAreTaken(t *testing.T) {
 	lead := testLead(t, mb)
 	req := lead.Sign(hosts.Request{ID: "spawn-alice-1", Name: "alice", Role: "writer", From: "lead", Mode: permission.ModeAsk,
 		Labels: []string{"gpu"}, Deny: []string{"bash(rm *)"}, Deadline: time.Now().Add(time.Minute)})
-	if err := h.Verify(roundTrip(req)); err != nil {
+	if err := h.Verify(t.Context(), roundTrip(req)); err != nil {
 		t.Fatalf("the lead's own request: %v", err)
 	}
 	refused := func(what string, q hosts.Request, want string) {
 		t.Helper()
-		err := h.Verify(roundTrip(q))
+		err := h.Verify(t.Context(), roundTrip(q))
 		if !errors.As(err, new(*hosts.UnsignedError)) || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want a refusal saying %q", what, err, want)
 		}

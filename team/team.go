@@ -356,7 +356,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		}
 	}
 	t.tasks = newTasks(t, true)
-	lead, err := t.newLead()
+	lead, err := t.newLead(ctx)
 	if err != nil {
 		return fail(err)
 	}
@@ -364,7 +364,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	t.turns = &leadTurns{agent: lead, hooks: t.plugs.For(inbox.LeadName, "lead", ""), events: t.events,
 		inboxes: t.inboxes, settled: t.roster.settled, changed: t.changed, poll: opts.PollInterval}
 	if opts.Resume {
-		if err := t.roster.resumeTeammates(); err != nil {
+		if err := t.roster.resumeTeammates(ctx); err != nil {
 			closing, cancel := context.WithTimeout(context.Background(), CloseTimeout)
 			defer cancel()
 			_ = t.Close(closing)

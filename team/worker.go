@@ -189,7 +189,7 @@ func (h *hosting) Run(req hosts.Request, release func()) bool {
 	if !h.isLead { // the lead's own process has its rules already
 		t.perms.FollowDeny(req.Name, req.Deny)
 	}
-	agent, err := r.newTeammateAgent(m, "startup")
+	agent, err := r.newTeammateAgent(mctx, m, "startup") // its own life's context: Run is given none
 	if err != nil {
 		cancel()
 		return failed(event.ClassSession, err)
@@ -258,7 +258,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	if err != nil {
 		return err
 	}
-	if err := t.mates.archive(name, now); err != nil {
+	if err := t.mates.archive(ctx, name, now); err != nil {
 		r.markFailed(name, err)
 		return err
 	}

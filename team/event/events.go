@@ -1,6 +1,7 @@
 package event
 
 import (
+	"context"
 	"encoding/json"
 	"sync/atomic"
 	"time"
@@ -96,7 +97,9 @@ func (l *EventLog) Emit(e Event) {
 	e.Payload = clipPayload(e.Payload)
 	data, err := json.Marshal(e)
 	if err == nil {
-		err = l.app.AppendLine(data)
+		// An event is told, not awaited: its emitter gives no ctx, and the
+		// line is kept for the log's readers whatever the emitter does next.
+		err = l.app.AppendLine(context.Background(), data)
 	}
 	if l.sub != nil {
 		l.sub(e)
@@ -211,9 +214,10 @@ func Clip(s string, n int) string {
 
 // EventLines is where the event log's lines go: the file events.jsonl
 // (statefile.Appender, the default) or a stream (natsstore.EventLog). Each
-// call stores one whole JSON line (without its newline) or fails.
+// call stores one whole JSON line (without its newline) or fails; called
+// with ctx done, it stores nothing.
 type EventLines interface {
-	AppendLine(data []byte) error
+	AppendLine(ctx context.Context, data []byte) error
 }
 
 // Sink is the event log as its writers use it: Emit records an event (and

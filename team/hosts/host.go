@@ -20,7 +20,7 @@ type Runner interface {
 	// *UnsignedError when it was not, another error when that cannot be
 	// known now (the request is offered again), nil when it was or the
 	// store keeps no keys to check it by.
-	Verify(req Request) error
+	Verify(ctx context.Context, req Request) error
 	// Refuse fails the teammate that waits for req, for want of the lead's
 	// signature, and says why.
 	Refuse(req Request, why error)
@@ -232,7 +232,7 @@ func (h *Host) take(ctx context.Context, job QueueJob, release func()) (taken, g
 		_ = job.Nak(placementRetry)
 		return false, true
 	}
-	if err := h.d.Runner.Verify(signed); err != nil {
+	if err := h.d.Runner.Verify(ctx, signed); err != nil {
 		if errors.As(err, new(*UnsignedError)) {
 			h.d.Runner.Refuse(req, err)
 			_ = job.Term()

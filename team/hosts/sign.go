@@ -1,6 +1,7 @@
 package hosts
 
 import (
+	"context"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
@@ -21,8 +22,8 @@ import (
 
 // LeadKeys is a mailbox whose sender claims hold a key (natsstore.Mailbox).
 type LeadKeys interface {
-	ClaimSenderKey(agent string, key []byte) (uint64, error)
-	SenderClaim(agent string) (claim uint64, key []byte, err error)
+	ClaimSenderKey(ctx context.Context, agent string, key []byte) (uint64, error)
+	SenderClaim(ctx context.Context, agent string) (claim uint64, key []byte, err error)
 }
 
 // Signer signs the spawn requests of the lead's process: claim is the
@@ -33,12 +34,12 @@ type Signer struct {
 }
 
 // ClaimLeadKey makes a key pair and claims the lead's sending with it.
-func ClaimLeadKey(keys LeadKeys) (*Signer, error) {
+func ClaimLeadKey(ctx context.Context, keys LeadKeys) (*Signer, error) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return nil, err
 	}
-	claim, err := keys.ClaimSenderKey(inbox.LeadName, pub)
+	claim, err := keys.ClaimSenderKey(ctx, inbox.LeadName, pub)
 	if err != nil {
 		return nil, err
 	}
@@ -71,11 +72,11 @@ func signedSpawn(q Request) []byte {
 // claim keys holds. It returns an *UnsignedError when it was not, another
 // error when the lead's claim could not be read (try again later), and nil
 // when it was.
-func VerifyLead(keys LeadKeys, q Request) error {
+func VerifyLead(ctx context.Context, keys LeadKeys, q Request) error {
 	if q.LeadClaim == 0 || len(q.Signature) == 0 {
 		return &UnsignedError{Why: "it carries no signature of the team's lead"}
 	}
-	claim, key, err := keys.SenderClaim(inbox.LeadName)
+	claim, key, err := keys.SenderClaim(ctx, inbox.LeadName)
 	if err != nil {
 		return err
 	}

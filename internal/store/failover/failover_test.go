@@ -499,7 +499,7 @@ func TestClusterFailover(t *testing.T) {
 		who, conv := "lead", leadSession
 		if i >= 0 {
 			who = name(i)
-			lines, err := sessions.Log(who).Lines()
+			lines, err := sessions.Log(who).Lines(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,7 +40,7 @@ var worstContent = strings.Repeat("\x1b", inbox.MaxContentBytes)
 // stored and the inbox goes on.
 func TestAMessageOverTheServersMaxPayloadIsRefusedWithASentence(t *testing.T) {
 	mb := opener(startDefaultServer(t), "big")(t).(*natsstore.Mailbox)
-	claim, err := mb.ClaimSender("bob")
+	claim, err := mb.ClaimSender(t.Context(), "bob")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,8 +60,8 @@ func OpenEventLog(ctx context.Context, nc *nats.Conn, team string, opts ...Mailb
 
 // AppendLine stores one event line (without its newline) and returns once
 // the server has it.
-func (l *EventLog) AppendLine(data []byte) error {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+func (l *EventLog) AppendLine(ctx context.Context, data []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	id, err := newID()
 	if err != nil {

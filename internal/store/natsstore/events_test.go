@@ -49,7 +49,7 @@ func TestEventStreamsOfTwoTeamsAreSeparate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.AppendLine([]byte(`{"team":"alpha"}`)); err != nil {
+	if err := a.AppendLine(t.Context(), []byte(`{"team":"alpha"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if lines, err := b.Lines(context.Background()); err != nil || len(lines) != 0 {
@@ -81,7 +81,7 @@ func eventLogContract(t *testing.T, open func(t *testing.T) *natsstore.EventLog)
 		Open: func(t *testing.T) func(int) {
 			l := open(t)
 			return func(n int) {
-				if err := l.AppendLine(fmt.Appendf(nil, `{"n":%d}`, n)); err != nil {
+				if err := l.AppendLine(t.Context(), fmt.Appendf(nil, `{"n":%d}`, n)); err != nil {
 					t.Errorf("append event %d: %v", n, err)
 				}
 			}
@@ -127,7 +127,7 @@ func TestClusterEventLogKeepsEveryLineWhileItsLeaderStops(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				if err := l.AppendLine([]byte(fmt.Sprintf(`{"w":%d,"i":%d}`, w, i))); err != nil {
+				if err := l.AppendLine(t.Context(), []byte(fmt.Sprintf(`{"w":%d,"i":%d}`, w, i))); err != nil {
 					t.Errorf("append %d of writer %d: %v", i, w, err)
 					return
 				}

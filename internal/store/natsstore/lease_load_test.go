@@ -66,18 +66,18 @@ func TestASlowSessionAppendIsStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := s.Log("alice")
-	if err := log.Claim(); err != nil {
+	if err := log.Claim(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	proxy.setDelay(lateAnswers)
-	if err := log.AppendLines([][]byte{[]byte(`{"role":"user","content":"one"}`)}); err != nil {
+	if err := log.AppendLines(t.Context(), [][]byte{[]byte(`{"role":"user","content":"one"}`)}); err != nil {
 		t.Fatalf("a slow append: %v", err)
 	}
-	if err := log.AppendLines([][]byte{[]byte(`{"role":"assistant","content":"two"}`)}); err != nil {
+	if err := log.AppendLines(t.Context(), [][]byte{[]byte(`{"role":"assistant","content":"two"}`)}); err != nil {
 		t.Fatalf("the append after it: %v", err)
 	}
 	proxy.setDelay(0)
-	lines, err := log.Lines()
+	lines, err := log.Lines(t.Context())
 	if err != nil || len(lines) != 2 {
 		t.Fatalf("the conversation: %q, %v", lines, err)
 	}

@@ -45,7 +45,7 @@ func TestATeamNamedLikeAnothersStreamIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sessions.Log("alice").AppendLines([][]byte{[]byte(`{"role":"user"}`)}); err != nil {
+	if err := sessions.Log("alice").AppendLines(t.Context(), [][]byte{[]byte(`{"role":"user"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{"x_sessions", "x_leases", "x_events", "x_spawn", "x_workers", "x_registry"} {
@@ -74,7 +74,7 @@ func TestATeamNamedLikeAnothersStreamIsRefused(t *testing.T) {
 			t.Errorf("team %q opened its events", bad)
 		}
 	}
-	lines, err := sessions.Log("alice").Lines()
+	lines, err := sessions.Log("alice").Lines(t.Context())
 	if err != nil || len(lines) != 1 {
 		t.Fatalf("x's session after the attempts: %q, %v", lines, err)
 	}

@@ -33,18 +33,18 @@ const inProcessPause = 5 * time.Millisecond
 // ClaimSender makes the caller the one sender of agent's messages and
 // returns its claim, for AppendAs: every earlier claim's messages are
 // refused from now on.
-func (mb *Mailbox) ClaimSender(agent string) (uint64, error) {
-	return mb.ClaimSenderKey(agent, nil)
+func (mb *Mailbox) ClaimSender(ctx context.Context, agent string) (uint64, error) {
+	return mb.ClaimSenderKey(ctx, agent, nil)
 }
 
 // ClaimSenderKey is ClaimSender whose claim also holds key, a public key
 // of the claimant's: whoever reads the claim (SenderClaim) can check what
 // the claimant signed with it.
-func (mb *Mailbox) ClaimSenderKey(agent string, key []byte) (uint64, error) {
+func (mb *Mailbox) ClaimSenderKey(ctx context.Context, agent string, key []byte) (uint64, error) {
 	if err := inbox.ValidateName(agent); err != nil {
 		return 0, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	id, err := newID()
 	if err != nil {
@@ -103,11 +103,11 @@ func (mb *Mailbox) AppendAs(ctx context.Context, name string, m inbox.Message, c
 
 // SenderClaim is agent's current sender claim and the key it holds
 // (ClaimSenderKey); 0 and no key while nobody claimed agent.
-func (mb *Mailbox) SenderClaim(agent string) (claim uint64, key []byte, err error) {
+func (mb *Mailbox) SenderClaim(ctx context.Context, agent string) (claim uint64, key []byte, err error) {
 	if err := inbox.ValidateName(agent); err != nil {
 		return 0, nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	raw, err := mb.stream.GetLastMsgForSubject(ctx, senderSubject(mb.team, agent))
 	switch {

@@ -35,7 +35,7 @@ func TestAMessageOfASenderClaimedElsewhereIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := old.ClaimSender("alice")
+	first, err := old.ClaimSender(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestAMessageOfASenderClaimedElsewhereIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := respawn.ClaimSender("alice")
+	second, err := respawn.ClaimSender(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestClusterDeliversASendersConcurrentMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claim, err := mb.ClaimSender("alice")
+	claim, err := mb.ClaimSender(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
 	}

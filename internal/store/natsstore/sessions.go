@@ -111,11 +111,11 @@ func (e *FencedError) Fenced() bool { return true }
 // Claim makes this log the conversation's one writer: it stores an empty
 // message after the subject's last, so that every earlier writer's next
 // append, expecting its own last message, is refused.
-func (l *SessionLog) Claim() error {
+func (l *SessionLog) Claim(ctx context.Context) error {
 	if err := inbox.ValidateName(l.name); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	subj := SessionSubject(l.s.team, l.name)
 	for range maxCASTries {
@@ -172,14 +172,14 @@ func (s *Sessions) Log(agent string) *SessionLog { return &SessionLog{s: s, name
 // server's largest message go as several messages of whole lines (a crash
 // between them leaves the first part, as a torn write would); one line
 // over it is refused.
-func (l *SessionLog) AppendLines(lines [][]byte) error {
+func (l *SessionLog) AppendLines(ctx context.Context, lines [][]byte) error {
 	if len(lines) == 0 {
 		return nil
 	}
 	if err := inbox.ValidateName(l.name); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	limit := int(l.s.nc.MaxPayload()) - 1024 // room for the headers
 	for len(lines) > 0 {
@@ -224,11 +224,11 @@ func (l *SessionLog) AppendLines(lines [][]byte) error {
 
 // Lines returns the lines of the agent's current session (since its last
 // archive), oldest first.
-func (l *SessionLog) Lines() ([][]byte, error) {
+func (l *SessionLog) Lines(ctx context.Context) ([][]byte, error) {
 	if err := inbox.ValidateName(l.name); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	markers, err := l.s.markers(ctx, l.name)
 	if err != nil {
@@ -300,11 +300,11 @@ func (s *Sessions) markers(ctx context.Context, agent string) ([]archiveMarker, 
 // Archive sets agent's current session aside, if it holds anything: the
 // next Lines starts empty, and Archived lists it. The agent must not be
 // writing meanwhile (it is called before a teammate starts afresh).
-func (s *Sessions) Archive(agent string, now time.Time) error {
+func (s *Sessions) Archive(ctx context.Context, agent string, now time.Time) error {
 	if err := inbox.ValidateName(agent); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	raw, err := retried(ctx, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
 		return s.stream.GetLastMsgForSubject(ctx, SessionSubject(s.team, agent))
@@ -343,11 +343,11 @@ type ArchivedSession struct {
 }
 
 // Archived returns agent's earlier sessions, oldest first.
-func (s *Sessions) Archived(agent string) ([]ArchivedSession, error) {
+func (s *Sessions) Archived(ctx context.Context, agent string) ([]ArchivedSession, error) {
 	if err := inbox.ValidateName(agent); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	markers, err := s.markers(ctx, agent)
 	if err != nil {

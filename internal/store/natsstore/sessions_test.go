@@ -33,10 +33,10 @@ func sessionsOpener(url, team string, opts ...natsstore.MailboxOption) storetest
 	return storetest.SessionsOpener{
 		Open: func(t *testing.T, agent string) storetest.SessionLog { return open(t).Log(agent) },
 		Archive: func(t *testing.T, agent string, now time.Time) error {
-			return open(t).Archive(agent, now)
+			return open(t).Archive(t.Context(), agent, now)
 		},
 		Archived: func(t *testing.T, agent string) ([][][]byte, error) {
-			arch, err := open(t).Archived(agent)
+			arch, err := open(t).Archived(t.Context(), agent)
 			var out [][][]byte
 			for _, a := range arch {
 				out = append(out, a.Lines)
@@ -66,10 +66,10 @@ func TestClusterKeepsTheSessionContract(t *testing.T) {
 func TestSessionsRefuseHostileNames(t *testing.T) {
 	o := sessionsOpener(startServer(t), "s2")
 	for _, name := range []string{"", "a.b", "*", ">", "a b", "../x", "alice.archived"} {
-		if err := o.Open(t, name).AppendLines([][]byte{[]byte(`{}`)}); err == nil {
+		if err := o.Open(t, name).AppendLines(t.Context(), [][]byte{[]byte(`{}`)}); err == nil {
 			t.Errorf("appended to the session %q", name)
 		}
-		if _, err := o.Open(t, name).Lines(); err == nil {
+		if _, err := o.Open(t, name).Lines(t.Context()); err == nil {
 			t.Errorf("read the session %q", name)
 		}
 	}
@@ -87,10 +87,10 @@ func TestASessionAppendOverTheLargestMessageIsSplit(t *testing.T) {
 	for i := range 5 {
 		lines = append(lines, []byte(fmt.Sprintf(`{"role":"user","content":"%d %s"}`, i, strings.Repeat("x", maxPayload/3))))
 	}
-	if err := l.AppendLines(lines); err != nil {
+	if err := l.AppendLines(t.Context(), lines); err != nil {
 		t.Fatal(err)
 	}
-	got, err := o.Open(t, "alice").Lines()
+	got, err := o.Open(t, "alice").Lines(t.Context())
 	if err != nil || len(got) != len(lines) {
 		t.Fatalf("read back %d lines, %v; want %d", len(got), err, len(lines))
 	}
@@ -100,10 +100,10 @@ func TestASessionAppendOverTheLargestMessageIsSplit(t *testing.T) {
 		}
 	}
 	huge := []byte(`{"role":"user","content":"` + strings.Repeat("y", maxPayload) + `"}`)
-	if err := l.AppendLines([][]byte{huge}); err == nil || !strings.Contains(err.Error(), "max_payload") {
+	if err := l.AppendLines(t.Context(), [][]byte{huge}); err == nil || !strings.Contains(err.Error(), "max_payload") {
 		t.Fatalf("a line over the largest message: %v", err)
 	}
-	if got, _ := o.Open(t, "alice").Lines(); len(got) != len(lines) {
+	if got, _ := o.Open(t, "alice").Lines(t.Context()); len(got) != len(lines) {
 		t.Fatalf("after the refused line the conversation has %d lines, want %d", len(got), len(lines))
 	}
 }
@@ -125,24 +125,24 @@ func TestAClaimedSessionRefusesTheEarlierWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	old, respawn := s.Log("alice"), s.Log("alice")
-	if err := old.Claim(); err != nil {
+	if err := old.Claim(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := old.AppendLines([][]byte{[]byte(`"one"`)}); err != nil {
+	if err := old.AppendLines(t.Context(), [][]byte{[]byte(`"one"`)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := respawn.Claim(); err != nil {
+	if err := respawn.Claim(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	err = old.AppendLines([][]byte{[]byte(`"stale"`)})
+	err = old.AppendLines(t.Context(), [][]byte{[]byte(`"stale"`)})
 	var fenced *natsstore.FencedError
 	if !errors.As(err, &fenced) {
 		t.Fatalf("the earlier writer's append after the claim: %v, want refused as fenced", err)
 	}
-	if err := respawn.AppendLines([][]byte{[]byte(`"two"`)}); err != nil {
+	if err := respawn.AppendLines(t.Context(), [][]byte{[]byte(`"two"`)}); err != nil {
 		t.Fatal(err)
 	}
-	lines, err := s.Log("alice").Lines()
+	lines, err := s.Log("alice").Lines(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package statefile
 
 import (
+	"context"
 	"fmt"
 	"sync"
 )
@@ -49,8 +50,12 @@ type appendReq struct {
 func NewAppender(path string) *Appender { return &Appender{path: path} }
 
 // AppendLine appends data and a trailing '\n' (unless present) and returns
-// once it is written.
-func (a *Appender) AppendLine(data []byte) error {
+// once it is written. Called with ctx done, it writes nothing; a line
+// already queued is written with its batch.
+func (a *Appender) AppendLine(ctx context.Context, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	r := &appendReq{line: data, wake: make(chan struct{}, 1)}
 	a.mu.Lock()
 	a.queue = append(a.queue, r)

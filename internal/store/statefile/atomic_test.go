@@ -1,7 +1,9 @@
 package statefile
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -66,6 +68,23 @@ func TestReplaceFileStampsEveryVersion(t *testing.T) {
 	}
 }
 
+// An Appender called with its context done writes nothing.
+func TestAppenderWritesNothingForACancelledCall(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "events.jsonl")
+	a := NewAppender(p)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := a.AppendLine(ctx, []byte(`{"n":1}`)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("append with its context done: %v, want context.Canceled", err)
+	}
+	if err := a.AppendLine(t.Context(), []byte(`{"n":2}`)); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(p); err != nil || string(data) != "{\"n\":2}\n" {
+		t.Fatalf("the file holds %q, %v; want only the line appended in time", data, err)
+	}
+}
+
 // Lines appended together through an Appender share writes, and each
 // still lands whole, once, with the others' around it.
 func TestAppenderWritesEveryLineWholeOnce(t *testing.T) {
@@ -80,7 +99,7 @@ func TestAppenderWritesEveryLineWholeOnce(t *testing.T) {
 				if i%2 == 0 {
 					line += "\n" // a line that ends with its newline gets no second
 				}
-				if err := a.AppendLine([]byte(line)); err != nil {
+				if err := a.AppendLine(t.Context(), []byte(line)); err != nil {
 					t.Error(err)
 					return
 				}

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,8 +13,8 @@ import (
 // SessionLog is one agent's conversation as the loop keeps it
 // (loop.SessionLog): appended lines, read back in order.
 type SessionLog interface {
-	AppendLines(lines [][]byte) error
-	Lines() ([][]byte, error)
+	AppendLines(ctx context.Context, lines [][]byte) error
+	Lines(ctx context.Context) ([][]byte, error)
 	Close() error
 }
 
@@ -38,6 +40,7 @@ func RunSessions(t *testing.T, o SessionsOpener) {
 	t.Run("ATornLineLeavesTheOthersWhole", func(t *testing.T) { sessionsTorn(t, o) })
 	t.Run("ArchiveStartsAfreshAndKeepsTheEarlierReadable", func(t *testing.T) { sessionsArchive(t, o) })
 	t.Run("ConcurrentAgentsKeepTheirOwn", func(t *testing.T) { sessionsConcurrent(t, o) })
+	t.Run("ACancelledCallDoesNothing", func(t *testing.T) { sessionsCancelled(t, o) })
 }
 
 // line is the n-th line of agent: a chat message as JSON.
@@ -69,7 +72,7 @@ func joinLines(lines [][]byte) string {
 
 func mustLines(t *testing.T, l SessionLog) [][]byte {
 	t.Helper()
-	got, err := l.Lines()
+	got, err := l.Lines(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +95,7 @@ func sessionsOrder(t *testing.T, o SessionsOpener) {
 				n++
 				batch = append(batch, line("alice", n))
 			}
-			if err := l.AppendLines(batch); err != nil {
+			if err := l.AppendLines(t.Context(), batch); err != nil {
 				t.Fatal(err)
 			}
 			want = append(want, batch...)
@@ -109,13 +112,13 @@ func sessionsOrder(t *testing.T, o SessionsOpener) {
 // is at most a line of its own, which the loop skips as not a message.
 func sessionsTorn(t *testing.T, o SessionsOpener) {
 	l := o.Open(t, "bob")
-	if err := l.AppendLines([][]byte{line("bob", 1)}); err != nil {
+	if err := l.AppendLines(t.Context(), [][]byte{line("bob", 1)}); err != nil {
 		t.Fatal(err)
 	}
 	_ = l.Close() // the writer "crashed"
 	o.Tear(t, "bob", []byte(`{"role":"assistant","content":"cut sh`))
 	l = o.Open(t, "bob")
-	if err := l.AppendLines([][]byte{line("bob", 2), line("bob", 3)}); err != nil {
+	if err := l.AppendLines(t.Context(), [][]byte{line("bob", 2), line("bob", 3)}); err != nil {
 		t.Fatal(err)
 	}
 	var kept [][]byte
@@ -139,7 +142,7 @@ func sessionsArchive(t *testing.T, o SessionsOpener) {
 	if err := o.Archive(t, "carol", at); err != nil { // nothing yet
 		t.Fatal(err)
 	}
-	if err := l.AppendLines([][]byte{line("carol", 1), line("carol", 2)}); err != nil {
+	if err := l.AppendLines(t.Context(), [][]byte{line("carol", 1), line("carol", 2)}); err != nil {
 		t.Fatal(err)
 	}
 	_ = l.Close()
@@ -153,11 +156,11 @@ func sessionsArchive(t *testing.T, o SessionsOpener) {
 		t.Fatal(err)
 	}
 	l = o.Open(t, "carol")
-	if err := l.AppendLines([][]byte{line("carol", 3)}); err != nil {
+	if err := l.AppendLines(t.Context(), [][]byte{line("carol", 3)}); err != nil {
 		t.Fatal(err)
 	}
 	wantLines(t, "carol's fresh conversation", mustLines(t, o.Open(t, "carol")), [][]byte{line("carol", 3)})
-	if err := l.AppendLines([][]byte{line("carol", 4)}); err != nil {
+	if err := l.AppendLines(t.Context(), [][]byte{line("carol", 4)}); err != nil {
 		t.Fatal(err)
 	}
 	_ = l.Close()
@@ -190,7 +193,7 @@ func sessionsConcurrent(t *testing.T, o SessionsOpener) {
 		go func() {
 			defer wg.Done()
 			for n := range each {
-				if err := logs[i].AppendLines([][]byte{line(fmt.Sprintf("w%d", i), n)}); err != nil {
+				if err := logs[i].AppendLines(t.Context(), [][]byte{line(fmt.Sprintf("w%d", i), n)}); err != nil {
 					errs <- err
 					return
 				}
@@ -210,4 +213,22 @@ func sessionsConcurrent(t *testing.T, o SessionsOpener) {
 		}
 		wantLines(t, name+"'s conversation", mustLines(t, o.Open(t, name)), want)
 	}
+}
+
+// sessionsCancelled: an append whose context is done stores nothing, and a
+// read whose context is done returns its error.
+func sessionsCancelled(t *testing.T, o SessionsOpener) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	l := o.Open(t, "judy")
+	if err := l.AppendLines(ctx, [][]byte{line("judy", 1)}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("append with its context done: %v, want context.Canceled", err)
+	}
+	if err := l.AppendLines(t.Context(), [][]byte{line("judy", 2)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Open(t, "judy").Lines(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("read with its context done: %v, want context.Canceled", err)
+	}
+	wantLines(t, "judy's conversation", mustLines(t, o.Open(t, "judy")), [][]byte{line("judy", 2)})
 }

@@ -323,12 +323,12 @@ func sessionsCall(c Command) (EngineCall, error) {
 	if strings.ContainsAny(id, " \t\n") {
 		return nil, errors.New("usage: /sessions [ID] (one id; /sessions alone lists them; /sessions find TEXT those whose title holds TEXT)")
 	}
-	return func(_ context.Context, eng Engine) (Reply, error) {
+	return func(ctx context.Context, eng Engine) (Reply, error) {
 		s, ok := eng.(SessionSwitcher)
 		if !ok {
 			return Reply{}, errors.New("no sessions to switch to here")
 		}
-		if err := s.SwitchSession(id); err != nil {
+		if err := s.SwitchSession(ctx, id); err != nil {
 			return Reply{}, err
 		}
 		r := Reply{Text: switchedWords(id), Session: id}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -21,11 +22,11 @@ func (e *teamEngine) Sessions() ([]sessions.Info, error) {
 // SessionSwitcher is the part of an engine that switches the lead to
 // another of its conversations.
 type SessionSwitcher interface {
-	SwitchSession(id string) error
+	SwitchSession(ctx context.Context, id string) error
 }
 
-func (e *teamEngine) SwitchSession(id string) error {
-	return e.t.SwitchSession(id, time.Now())
+func (e *teamEngine) SwitchSession(ctx context.Context, id string) error {
+	return e.t.SwitchSession(ctx, id, time.Now())
 }
 
 // FormatSessions is the /sessions note: one line per conversation.

@@ -58,7 +58,7 @@ func TestSessionsCommandWithNoneSaysSo(t *testing.T) {
 // the pane shows it in place of the one it had, and the lead holds it.
 func TestSessionsCommandSwitchesTheLeadsConversation(t *testing.T) {
 	tm := openDemoTeam(t, bridge.New())
-	if err := tm.Lead().Say("today's question"); err != nil {
+	if err := tm.Lead().Say(t.Context(), "today's question"); err != nil {
 		t.Fatal(err)
 	}
 	const old = "20261120T090000.000"
