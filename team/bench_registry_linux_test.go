@@ -20,7 +20,7 @@ func seedRegistry200(b *testing.B) *registry.Registry {
 	b.Helper()
 	reg := registry.NewRegistry(filepath.Join(b.TempDir(), "config.json"), "")
 	now := time.Now().UTC()
-	_, err := reg.Update(func(c *registry.Config) error {
+	err := reg.Change(func(c *registry.Config) error {
 		for i := range orchTeammates {
 			c.Teammates = append(c.Teammates, registry.Member{Name: fmt.Sprintf("w%03d", i), Role: "worker",
 				Status: registry.StatusIdle, CreatedAt: now.Add(time.Duration(i)), UpdatedAt: now, PID: os.Getpid()})

@@ -71,7 +71,7 @@ func countedRegistry(t *testing.T, url, teamName string) (*registry.Registry, *c
 func TestAWorkerClaimWritesItsTeammateAlone(t *testing.T) {
 	url := natsURL(t)
 	r, c := countedRegistry(t, url, "claim")
-	if _, err := r.Update(func(cf *registry.Config) error {
+	if err := r.Change(func(cf *registry.Config) error {
 		cf.Teammates = append(cf.Teammates,
 			registry.Member{Name: "alice", Role: "worker", Status: registry.StatusQueued, SpawnID: "spawn-a", CreatedAt: time.Now().UTC()},
 			registry.Member{Name: "bob", Role: "worker", Status: registry.StatusQueued, SpawnID: "spawn-b", CreatedAt: time.Now().UTC()})
@@ -124,7 +124,7 @@ func TestAClaimIsNotRefusedOnAStaleCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	lead := natsRegistry(t, url, teamName)
-	if _, err := lead.Update(func(c *registry.Config) error {
+	if err := lead.Change(func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "worker", Status: registry.StatusQueued, SpawnID: "s1", CreatedAt: time.Now().UTC()})
 		return nil
 	}); err != nil {

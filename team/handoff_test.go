@@ -468,7 +468,7 @@ func TestHandoffRefusals(t *testing.T) {
 	if _, _, err := tm.Board().Update(ctx, done.ID, "alice", board.TaskCompleted, "done"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.Registry().Update(func(c *registry.Config) error {
+	if err := tm.Registry().Change(func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: "carol", Role: "programmer", Status: registry.StatusIdle, PID: 1, CreatedAt: time.Now()})
 		return nil
 	}); err != nil {

@@ -131,7 +131,7 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 // withBob registers bob, idle, in teamName's registry on url.
 func withBob(t *testing.T, url, teamName string) {
 	t.Helper()
-	if _, err := natsRegistry(t, url, teamName).Update(func(c *registry.Config) error {
+	if err := natsRegistry(t, url, teamName).Change(func(c *registry.Config) error {
 		now := time.Now().UTC()
 		c.Teammates = append(c.Teammates, registry.Member{Name: "bob", Role: "reviewer", Status: registry.StatusIdle, CreatedAt: now, UpdatedAt: now})
 		return nil
@@ -188,7 +188,7 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	if err := a.Registry().ChangeStatus("bob", registry.StatusFailed, nil); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("a status change: %v, want fault.ErrOwnerLost", err)
 	}
-	if _, err := a.Registry().Update(func(c *registry.Config) error { c.Sandbox = &registry.SandboxState{State: "off"}; return nil }); !errors.Is(err, fault.ErrOwnerLost) {
+	if err := a.Registry().Change(func(c *registry.Config) error { c.Sandbox = &registry.SandboxState{State: "off"}; return nil }); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("a registry update: %v, want fault.ErrOwnerLost", err)
 	}
 	if _, err := a.tasks.CreateTask(ctx, inbox.LeadName, tools.TaskSpec{Subject: "write the parser"}); !errors.Is(err, fault.ErrOwnerLost) {

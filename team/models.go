@@ -142,7 +142,7 @@ func (ms *Models) LeadUsage() registry.Usage { return ms.lead.Usage() }
 // writeLeadUsage records the lead's model and usage in the registry.
 func (ms *Models) writeLeadUsage() {
 	entry := registry.LeadEntry{ModelRef: modelRefOf(ms.lead.Choice()), Usage: ms.lead.Usage()}
-	_, _ = ms.reg.Update(func(c *registry.Config) error {
+	_ = ms.reg.Change(func(c *registry.Config) error {
 		if c.Lead != nil && c.Lead.Same(entry) {
 			return statefile.ErrNoChange
 		}

@@ -85,7 +85,7 @@ func TestRegistryOnJetStreamKeepsTheDocContract(t *testing.T) {
 	testkit.SkipShort(t)
 	url := natsURL(t)
 	storetest.RunDoc(t, storetest.DocOpener[registry.Config]{
-		Open: func(t *testing.T) storetest.Doc[registry.Config] { return natsRegistry(t, url, "reg") },
+		Open: func(t *testing.T) storetest.Doc[registry.Config] { return registryDoc{natsRegistry(t, url, "reg")} },
 		Inc: func(c *registry.Config) {
 			i := c.Find("counter")
 			if i < 0 {

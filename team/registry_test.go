@@ -60,7 +60,7 @@ func bumpTurns(path string, n int) error {
 func seedRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
 	reg := registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "")
-	_, err := reg.Update(func(c *registry.Config) error {
+	err := reg.Change(func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "programmer", Status: registry.StatusIdle, CreatedAt: time.Now()})
 		return nil
 	})
@@ -153,7 +153,7 @@ func TestRegistryConcurrentGoroutinesAndReadersSeeWholeFiles(t *testing.T) {
 func TestRepairDeadMarksOrphansFailed(t *testing.T) {
 	reg := registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "")
 	now := time.Now()
-	_, err := reg.Update(func(c *registry.Config) error {
+	err := reg.Change(func(c *registry.Config) error {
 		c.Teammates = []registry.Member{
 			{Name: "dead", Status: registry.StatusWorking, PID: 999999, CreatedAt: now},
 			{Name: "live", Status: registry.StatusWorking, PID: os.Getpid(), CreatedAt: now.Add(time.Second)},

@@ -43,7 +43,7 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 	wsA, wsB, lead := cloneWorkspace(t, bare), cloneWorkspace(t, bare), cloneWorkspace(t, bare)
 	reg := registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "") // the team's, shared
 	now := time.Now().UTC()
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(func(c *registry.Config) error {
 		c.Teammates = []registry.Member{{Name: "carol", Role: "programmer", Status: registry.StatusWorking, CreatedAt: now, Worker: "a", Host: "a"}}
 		return nil
 	}); err != nil {
@@ -81,7 +81,7 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 		t.Fatalf("registry's pushed commit %s, remote's %s", pushed, onRemote)
 	}
 
-	if _, err := reg.Update(func(c *registry.Config) error { c.Teammates[0].Status = registry.StatusIdle; return nil }); err != nil {
+	if err := reg.Change(func(c *registry.Config) error { c.Teammates[0].Status = registry.StatusIdle; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	mr, err := worktree.New(lead, reg, nil).Merge(ctx, "carol", nil)
@@ -101,7 +101,7 @@ func TestAWorkerWithoutTheRemoteSaysSo(t *testing.T) {
 	ctx := context.Background()
 	ws := testgit.Workspace(t) // no remote at all
 	reg := registry.NewRegistry(ws.RegistryPath(), "")
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(func(c *registry.Config) error {
 		c.Teammates = []registry.Member{{Name: "dave", Role: "programmer", Status: registry.StatusWorking, CreatedAt: time.Now().UTC()}}
 		return nil
 	}); err != nil {

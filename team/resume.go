@@ -70,7 +70,7 @@ func (r *roster) resumeTeammates(ctx context.Context) error {
 		names[b.m.name] = true
 	}
 	now := time.Now().UTC()
-	if _, err := t.reg.Update(func(c *registry.Config) error {
+	if err := t.reg.Change(func(c *registry.Config) error {
 		for i := range c.Teammates {
 			if mb := &c.Teammates[i]; names[mb.Name] {
 				mb.Status, mb.PID, mb.Error, mb.Activity, mb.UpdatedAt = registry.StatusIdle, t.pid, "", "", now

@@ -23,7 +23,7 @@ func TestAStatusWriteOfATakenOverTeammateIsRefused(t *testing.T) {
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) {
 			reg := open(t)
-			if _, err := reg.Update(func(c *registry.Config) error {
+			if err := reg.Change(func(c *registry.Config) error {
 				c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "r", Status: registry.StatusWorking, SpawnID: "s2", Worker: "w2"})
 				return nil
 			}); err != nil {

@@ -454,9 +454,8 @@ func recordSandbox(reg *registry.Registry, s tools.Sandbox) error {
 		return nil
 	}
 	state := &registry.SandboxState{On: s.On, Network: s.Network, Reason: s.Reason, State: s.State()}
-	_, err := reg.Update(func(c *registry.Config) error {
+	return reg.Change(func(c *registry.Config) error {
 		c.Sandbox = state
 		return nil
 	})
-	return err
 }

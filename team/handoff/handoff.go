@@ -129,7 +129,7 @@ type Deps struct {
 
 // Registry is the registry as the handoffs record each side's state.
 type Registry interface {
-	Update(fn func(*registry.Config) error) (registry.Config, error)
+	Change(fn func(*registry.Config) error) error
 }
 
 // Board is the task board as a handoff reads and hands over a task.
@@ -598,7 +598,7 @@ func (hs *Service) setSide(agent string, h *Handoff, role registry.HandoffSide, 
 		peer = h.from
 	}
 	entry := registry.HandoffState{ID: h.id, Role: role, Peer: peer, Task: event.Clip(h.task, 80), TaskID: h.taskID, State: state, Reason: reason, UpdatedAt: time.Now().UTC()}
-	if _, err := hs.d.Registry.Update(func(c *registry.Config) error {
+	if err := hs.d.Registry.Change(func(c *registry.Config) error {
 		var states *[]registry.HandoffState
 		if agent == inbox.LeadName {
 			states = &c.LeadHandoffs

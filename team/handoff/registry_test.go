@@ -13,17 +13,17 @@ import (
 // memRegistry is a registry document in memory.
 type memRegistry struct{ c registry.Config }
 
-func (r *memRegistry) Update(fn func(*registry.Config) error) (registry.Config, error) {
+func (r *memRegistry) Change(fn func(*registry.Config) error) error {
 	next := r.c
 	next.Teammates = append([]registry.Member(nil), r.c.Teammates...)
 	if err := fn(&next); err != nil {
 		if errors.Is(err, statefile.ErrNoChange) {
-			return r.c, nil
+			return nil
 		}
-		return r.c, err
+		return err
 	}
 	r.c = next
-	return r.c, nil
+	return nil
 }
 
 type discard struct{}

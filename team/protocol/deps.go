@@ -26,7 +26,7 @@ type Deps struct {
 // Registry is the registry as the protocols read and record it.
 type Registry interface {
 	Read() (registry.Config, error)
-	Update(fn func(*registry.Config) error) (registry.Config, error)
+	Change(fn func(*registry.Config) error) error
 }
 
 // Roster is the team's teammates as the protocols reach them.

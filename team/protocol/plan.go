@@ -158,7 +158,7 @@ func (p *Plans) expire(r request.Request) {
 
 // setState records where a teammate's plan is, in the registry and the log.
 func (p *Plans) setState(name, role string, status registry.Status, state registry.PlanState) {
-	if _, err := p.d.Registry.Update(func(c *registry.Config) error {
+	if err := p.d.Registry.Change(func(c *registry.Config) error {
 		i := c.Find(name)
 		if i < 0 {
 			return statefile.ErrNoChange

@@ -73,7 +73,7 @@ func countedRegistry(t *testing.T, url, teamName string) (*Registry, *countingEn
 
 func addMembers(t *testing.T, r *Registry, names ...string) {
 	t.Helper()
-	if _, err := r.Update(func(c *Config) error {
+	if err := r.Change(func(c *Config) error {
 		for _, n := range names {
 			c.Teammates = append(c.Teammates, Member{Name: n, Role: "worker", Status: StatusIdle, CreatedAt: time.Now().UTC()})
 		}
@@ -98,7 +98,7 @@ func TestRegistryEntriesTwoProcessesChangeTeammatesAtOnce(t *testing.T) {
 		if via == "status" {
 			return r.ChangeStatus(name, StatusWorking, func(m *Member) { m.Turns++ })
 		}
-		_, err := r.Update(func(c *Config) error {
+		err := r.Change(func(c *Config) error {
 			c.Teammates[c.Find(name)].Turns++
 			return nil
 		})
@@ -210,7 +210,7 @@ func TestRegistryEntriesCarryOverAWholeRegistry(t *testing.T) {
 	oldReg := NewRegistryOn(whole, "old")
 	cost := 0.25
 	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
-	if _, err := oldReg.Update(func(c *Config) error {
+	if err := oldReg.Change(func(c *Config) error {
 		c.Teammates = append(c.Teammates,
 			Member{Name: "alice", Role: "coder", Status: StatusIdle, CreatedAt: t0, Turns: 3, Cost: &cost, Labels: []string{"gpu"}},
 			Member{Name: "bob", Role: "tester", Status: StatusShutdown, CreatedAt: t0.Add(time.Second), Ended: true})
@@ -330,7 +330,7 @@ func TestRegistryEntriesUpdatesDecideOnWhatOthersChanged(t *testing.T) {
 		read.Add(2)
 		add := func(r *Registry, name string) error {
 			first := true
-			_, err := r.Update(func(c *Config) error {
+			err := r.Change(func(c *Config) error {
 				if first {
 					first = false
 					read.Done()
@@ -386,7 +386,7 @@ func TestRegistryEntriesUpdatesOfOneProcessDoNotRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := r.Update(func(c *Config) error {
+			if err := r.Change(func(c *Config) error {
 				c.Teammates = append(c.Teammates, Member{Name: fmt.Sprintf("p%02d", i), Role: "worker", Status: StatusQueued, CreatedAt: time.Now().UTC()})
 				return nil
 			}); err != nil {

@@ -261,16 +261,6 @@ func (r *Registry) normal(c *Config) Config {
 	return *c
 }
 
-// Update applies fn to the current registry and writes the result, bumping
-// the version once. If fn returns errNoChange nothing is written.
-func (r *Registry) Update(fn func(*Config) error) (Config, error) {
-	c, err := r.doc.Update(r.change(fn))
-	if c == nil {
-		return Config{}, err
-	}
-	return r.normal(c), err
-}
-
 // change is fn followed by what every written registry needs: a team name
 // and the members in the order they were created.
 func (r *Registry) change(fn func(*Config) error) func(**Config) error {
@@ -294,10 +284,11 @@ func (r *Registry) change(fn func(*Config) error) func(**Config) error {
 	}
 }
 
-// Change applies fn, which fails (if at all) before it changes anything,
-// and returns once the change is on disk, without making the caller a copy
-// of the whole registry (with 200 members, the copies were a tenth of a
-// run's CPU).
+// Change applies fn to the current registry and returns once the change
+// is on disk, the version bumped once; errNoChange from fn writes nothing.
+// fn fails (if at all) before it changes anything, and whatever it needs
+// of the result it reads inside: no caller is made a copy of the whole
+// registry (with 200 members, the copies were a tenth of a run's CPU).
 func (r *Registry) Change(fn func(*Config) error) error {
 	// r.doc may become another store than the file; one without
 	// Change is changed in place all the same.
@@ -449,7 +440,7 @@ func (r *Registry) RepairDead(alive func(pid int) bool) ([]string, error) {
 // says they still run.
 func (r *Registry) RepairRunning(running func(*Member) bool) ([]string, error) {
 	var repaired []string
-	_, err := r.Update(func(c *Config) error {
+	err := r.Change(func(c *Config) error {
 		repaired = repaired[:0]
 		for i := range c.Teammates {
 			m := &c.Teammates[i]

@@ -22,7 +22,7 @@ import (
 // Registry is what the worktrees read and record of the registry.
 type Registry interface {
 	Read() (registry.Config, error)
-	Update(fn func(*registry.Config) error) (registry.Config, error)
+	Change(fn func(*registry.Config) error) error
 }
 
 // Events takes what the worktrees say happened.
@@ -668,7 +668,7 @@ func (w *Worktrees) Cleanup(ctx context.Context) {
 
 // record changes name's registry entry; a failure only costs the record.
 func (w *Worktrees) Record(name string, fn func(*registry.Member)) {
-	_, _ = w.reg.Update(func(c *registry.Config) error {
+	_ = w.reg.Change(func(c *registry.Config) error {
 		i := c.Find(name)
 		if i < 0 {
 			return statefile.ErrNoChange

@@ -26,7 +26,7 @@ func TestMergeRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates,
 			registry.Member{Name: "alice", Status: registry.StatusIdle, CreatedAt: now, Isolation: IsolationWorktree, Worktree: p.Rel, Branch: p.WT.Branch},
 			registry.Member{Name: "bob", Status: registry.StatusIdle, CreatedAt: now.Add(time.Second)},
