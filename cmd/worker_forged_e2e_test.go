@@ -30,7 +30,7 @@ func forgeSpawn(t *testing.T, nt natsTeam, name, id string, raw []byte) registry
 		t.Fatal(err)
 	}
 	defer entries.Close()
-	reg, err := registry.NewRegistryOnEntries(entries, nt.team, nil)
+	reg, err := registry.NewRegistryOnEntries(t.Context(), entries, nt.team, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,13 +22,13 @@ type countingEntries struct {
 	bytes []int
 }
 
-func (c *countingEntries) Sync() error {
+func (c *countingEntries) Sync(ctx context.Context) error {
 	c.syncs.Add(1)
-	return c.RegistryEntries.Sync()
+	return c.RegistryEntries.Sync(ctx)
 }
 
-func (c *countingEntries) Put(keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
-	rev, lost, err := c.RegistryEntries.Put(keys, data, revs)
+func (c *countingEntries) Put(ctx context.Context, keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
+	rev, lost, err := c.RegistryEntries.Put(ctx, keys, data, revs)
 	n := 0
 	for _, d := range data {
 		n += len(d)
@@ -56,7 +56,7 @@ func countedRegistry(t *testing.T, url, teamName string) (*registry.Registry, *c
 	}
 	t.Cleanup(e.Close)
 	c := &countingEntries{RegistryEntries: e}
-	r, err := registry.NewRegistryOnEntries(c, teamName, nil)
+	r, err := registry.NewRegistryOnEntries(t.Context(), c, teamName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestAClaimIsNotRefusedOnAStaleCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stale, err := registry.NewRegistryOnEntries(e, teamName, nil)
+	stale, err := registry.NewRegistryOnEntries(t.Context(), e, teamName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

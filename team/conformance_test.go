@@ -2,6 +2,7 @@ package team
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -47,8 +48,8 @@ func TestRegistryKeepsTheDocContract(t *testing.T) {
 // result read inside it.
 type registryDoc struct{ r RegistryDoc }
 
-func (d registryDoc) Read() (registry.Config, error) { return d.r.Read() }
-func (d registryDoc) Update(fn func(*registry.Config) error) (registry.Config, error) {
+func (d registryDoc) Read(ctx context.Context) (registry.Config, error) { return d.r.Read() }
+func (d registryDoc) Update(ctx context.Context, fn func(*registry.Config) error) (registry.Config, error) {
 	var out registry.Config
 	err := d.r.Change(func(c *registry.Config) error {
 		next := c.Clone()

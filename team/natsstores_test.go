@@ -73,7 +73,7 @@ func entriesRegistry(t *testing.T, nc *nats.Conn, teamName string, old registry.
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	r, err := registry.NewRegistryOnEntries(e, teamName, old)
+	r, err := registry.NewRegistryOnEntries(t.Context(), e, teamName, old)
 	if err != nil {
 		t.Fatal(err)
 	}

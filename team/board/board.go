@@ -101,10 +101,11 @@ type Board struct {
 // default) or a KV entry changed by compare-and-set on its revision
 // (natsstore.Doc). Update applies fn to the current board, counts the
 // change (File.Changed) and stores it unless fn returns
-// statefile.ErrNoChange; a missing board reads as Empty().
+// statefile.ErrNoChange; a missing board reads as Empty(). A read or a
+// change whose ctx is done does nothing.
 type Store interface {
-	Read() (*File, error)
-	Update(fn func(**File) error) (*File, error)
+	Read(ctx context.Context) (*File, error)
+	Update(ctx context.Context, fn func(**File) error) (*File, error)
 }
 
 // Empty is the board before its first change.
@@ -137,7 +138,7 @@ func (b *Board) OnWriteError(fn func(error)) {
 
 // Read returns the board as it is on disk; a missing file is an empty board.
 func (b *Board) Read() (File, error) {
-	f, err := b.doc.Read()
+	f, err := b.doc.Read(context.TODO())
 	if err != nil {
 		return File{}, err
 	}
@@ -159,10 +160,7 @@ func (b *Board) List(ctx context.Context) ([]Task, error) {
 // update applies fn to the board under the lock and writes the result once,
 // bumping the version; errNoChange from fn writes nothing.
 func (b *Board) update(ctx context.Context, fn func(*File) error) (File, error) {
-	if err := ctx.Err(); err != nil {
-		return File{}, err
-	}
-	f, err := b.doc.Update(func(f **File) error { return fn(*f) })
+	f, err := b.doc.Update(ctx, func(f **File) error { return fn(*f) })
 	if f == nil {
 		return File{}, err
 	}

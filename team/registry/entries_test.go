@@ -30,13 +30,13 @@ type countingEntries struct {
 	bytes []int
 }
 
-func (c *countingEntries) Sync() error {
+func (c *countingEntries) Sync(ctx context.Context) error {
 	c.syncs.Add(1)
-	return c.RegistryEntries.Sync()
+	return c.RegistryEntries.Sync(ctx)
 }
 
-func (c *countingEntries) Put(keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
-	rev, lost, err := c.RegistryEntries.Put(keys, data, revs)
+func (c *countingEntries) Put(ctx context.Context, keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
+	rev, lost, err := c.RegistryEntries.Put(ctx, keys, data, revs)
 	n := 0
 	for _, d := range data {
 		n += len(d)
@@ -64,7 +64,7 @@ func countedRegistry(t *testing.T, url, teamName string) (*Registry, *countingEn
 	}
 	t.Cleanup(e.Close)
 	c := &countingEntries{RegistryEntries: e}
-	r, err := NewRegistryOnEntries(c, teamName, nil)
+	r, err := NewRegistryOnEntries(t.Context(), c, teamName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +459,7 @@ func entriesRegistry(t *testing.T, nc *nats.Conn, teamName string, old RegistryS
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	r, err := NewRegistryOnEntries(e, teamName, old)
+	r, err := NewRegistryOnEntries(t.Context(), e, teamName, old)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -244,7 +245,7 @@ func (r *Registry) OnWriteError(fn func(error)) {
 
 // Read returns the registry as it is on disk; a missing file is an empty team.
 func (r *Registry) Read() (Config, error) {
-	c, err := r.doc.Read()
+	c, err := r.doc.Read(context.TODO())
 	if err != nil {
 		return Config{}, err
 	}
@@ -293,15 +294,15 @@ func (r *Registry) Change(fn func(*Config) error) error {
 	// r.doc may become another store than the file; one without
 	// Change is changed in place all the same.
 	if d, ok := any(r.doc).(docChanger); ok {
-		return d.Change(r.change(fn))
+		return d.Change(context.TODO(), r.change(fn))
 	}
-	_, err := r.doc.UpdateInPlace(r.change(fn))
+	_, err := r.doc.UpdateInPlace(context.TODO(), r.change(fn))
 	return err
 }
 
 // docChanger is a store of the registry document with statefile.Doc's Change.
 type docChanger interface {
-	Change(fn func(**Config) error) error
+	Change(ctx context.Context, fn func(**Config) error) error
 }
 
 // Changer is a registry that can change without handing back a
@@ -313,8 +314,8 @@ type Changer interface {
 // keyedDoc is a store of the registry document with statefile.Doc's
 // keyed changes: two of one key never share a write.
 type keyedDoc interface {
-	ChangeKeyed(key string, fn func(**Config) error) error
-	SubmitKeyed(key string, fn func(**Config) error, after func(error))
+	ChangeKeyed(ctx context.Context, key string, fn func(**Config) error) error
+	SubmitKeyed(ctx context.Context, key string, fn func(**Config) error, after func(error))
 }
 
 // ChangeStatus changes one member's status (and the fields fn sets) and
@@ -322,13 +323,13 @@ type keyedDoc interface {
 // it returns the registry shows this status (until the member's next change).
 func (r *Registry) ChangeStatus(name string, status Status, fn func(*Member)) error {
 	if d, ok := r.doc.(memberChanger); ok {
-		return d.ChangeMember(name, r.fenced(memberStatusChange(status, fn)))
+		return d.ChangeMember(context.TODO(), name, r.fenced(memberStatusChange(status, fn)))
 	}
 	change := r.change(statusChange(name, status, fn))
 	if d, ok := any(r.doc).(keyedDoc); ok {
-		return d.ChangeKeyed(name, change)
+		return d.ChangeKeyed(context.TODO(), name, change)
 	}
-	_, err := r.doc.UpdateInPlace(change)
+	_, err := r.doc.UpdateInPlace(context.TODO(), change)
 	return err
 }
 
@@ -345,7 +346,7 @@ func (e NoTeammateError) Error() string {
 // and are serial). A teammate not held is a NoTeammateError.
 func (r *Registry) ChangeTeammate(name string, fn func(*Member) error) error {
 	if d, ok := r.doc.(memberChanger); ok {
-		return d.ChangeMember(name, r.fenced(fn))
+		return d.ChangeMember(context.TODO(), name, r.fenced(fn))
 	}
 	return r.Change(TeammateChange(name, fn))
 }
@@ -366,29 +367,34 @@ func TeammateChange(name string, fn func(*Member) error) func(*Config) error {
 // write (changes made meanwhile share it), in order with every other
 // change of this Registry, and after is called with its outcome once it is
 // on disk. after runs on the writing goroutine and must not change the
-// registry itself. Flush waits for such changes.
+// registry itself. Flush waits for such changes. It takes no ctx: nobody
+// waits for the change, which is written after its caller has moved on
+// (a teammate's last status, once its run has ended), so there is no
+// caller's wait to cut short.
 func (r *Registry) SetStatusLater(name string, status Status, fn func(*Member), after func(error)) {
+	ctx := context.Background() // see above: no caller waits
 	if d, ok := r.doc.(memberChanger); ok {
-		after(d.ChangeMember(name, r.fenced(memberStatusChange(status, fn))))
+		after(d.ChangeMember(ctx, name, r.fenced(memberStatusChange(status, fn))))
 		return
 	}
 	change := r.change(statusChange(name, status, fn))
 	if d, ok := any(r.doc).(keyedDoc); ok {
 		// Never in one write with another status change of the member: each
 		// status is on disk by itself before its event (after) is written.
-		d.SubmitKeyed(name, change, after)
+		d.SubmitKeyed(ctx, name, change, after)
 		return
 	}
-	r.doc.Submit(change, after)
+	r.doc.Submit(ctx, change, after)
 }
 
 // Flush returns once every change made through this Registry is on disk.
+// It takes no ctx: it changes nothing and waits only for writes under way.
 func (r *Registry) Flush() { r.doc.Flush() }
 
 // memberChanger is a store of the registry that keeps each teammate apart
 // (entryRegistry): a change of one teammate reads and writes it alone.
 type memberChanger interface {
-	ChangeMember(name string, fn func(*Member) error) error
+	ChangeMember(ctx context.Context, name string, fn func(*Member) error) error
 }
 
 // memberStatusChange is statusChange for one teammate's entry: refused

@@ -587,7 +587,7 @@ func openRegistry(ctx context.Context, t *testing.T, nc *nats.Conn) *registry.Re
 		t.Fatal(err)
 	}
 	t.Cleanup(entries.Close)
-	registry, err := registry.NewRegistryOnEntries(entries, teamName, nil)
+	registry, err := registry.NewRegistryOnEntries(t.Context(), entries, teamName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

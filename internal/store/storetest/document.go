@@ -27,7 +27,7 @@ func RunDoc[T any](t *testing.T, o DocOpener[T]) {
 func racing[T any](t *testing.T, o DocOpener[T]) {
 	const instances, workers, each = 4, 5, 40
 	base := o.Open(t)
-	start, err := base.Read()
+	start, err := base.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func racing[T any](t *testing.T, o DocOpener[T]) {
 				return
 			default:
 			}
-			v, err := base.Read()
+			v, err := base.Read(t.Context())
 			if err != nil {
 				t.Errorf("read during updates: %v", err)
 				return
@@ -64,7 +64,7 @@ func racing[T any](t *testing.T, o DocOpener[T]) {
 			go func() {
 				defer wg.Done()
 				for range each {
-					if _, err := d.Update(func(v *T) error { o.Inc(v); return nil }); err != nil {
+					if _, err := d.Update(t.Context(), func(v *T) error { o.Inc(v); return nil }); err != nil {
 						t.Errorf("update: %v", err)
 						return
 					}
@@ -75,7 +75,7 @@ func racing[T any](t *testing.T, o DocOpener[T]) {
 	wg.Wait()
 	close(stop)
 	<-readerDone
-	end, err := o.Open(t).Read()
+	end, err := o.Open(t).Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,15 +88,15 @@ func racing[T any](t *testing.T, o DocOpener[T]) {
 // it changed its copy, and the error comes back.
 func failedChange[T any](t *testing.T, o DocOpener[T]) {
 	d := o.Open(t)
-	if _, err := d.Update(func(v *T) error { o.Inc(v); return nil }); err != nil {
+	if _, err := d.Update(t.Context(), func(v *T) error { o.Inc(v); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := d.Read()
+	before, _ := d.Read(t.Context())
 	refuse := errors.New("refused")
-	if _, err := d.Update(func(v *T) error { o.Inc(v); return refuse }); !errors.Is(err, refuse) {
+	if _, err := d.Update(t.Context(), func(v *T) error { o.Inc(v); return refuse }); !errors.Is(err, refuse) {
 		t.Fatalf("the failed change returned %v, want its own error", err)
 	}
-	after, _ := o.Open(t).Read()
+	after, _ := o.Open(t).Read(t.Context())
 	if o.Count(after) != o.Count(before) {
 		t.Fatalf("a failed change was stored: %d → %d", o.Count(before), o.Count(after))
 	}

@@ -37,7 +37,7 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(entries.Close)
-		reg, err := registry.NewRegistryOnEntries(entries, "tui", nil)
+		reg, err := registry.NewRegistryOnEntries(t.Context(), entries, "tui", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
