@@ -457,7 +457,7 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 	}()
 	reg := nt.registry(t)
 	alice := func() registry.Member {
-		c, err := reg.Read()
+		c, err := reg.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,10 +48,10 @@ func TestRegistryKeepsTheDocContract(t *testing.T) {
 // result read inside it.
 type registryDoc struct{ r RegistryDoc }
 
-func (d registryDoc) Read(ctx context.Context) (registry.Config, error) { return d.r.Read() }
+func (d registryDoc) Read(ctx context.Context) (registry.Config, error) { return d.r.Read(ctx) }
 func (d registryDoc) Update(ctx context.Context, fn func(*registry.Config) error) (registry.Config, error) {
 	var out registry.Config
-	err := d.r.Change(func(c *registry.Config) error {
+	err := d.r.Change(ctx, func(c *registry.Config) error {
 		next := c.Clone()
 		if err := fn(next); err != nil {
 			return err

@@ -261,7 +261,7 @@ func TestHandoffOfABoardTaskByTheLead(t *testing.T) {
 	if len(hs) != 1 || hs[0].ID != id || hs[0].Role != registry.HandoffReceiver || hs[0].Peer != "lead" || hs[0].TaskID != "t1" || hs[0].State != registry.HandoffCompleted {
 		t.Fatalf("bob's registry handoffs %+v", hs)
 	}
-	cfg, err := tm.Registry().Read()
+	cfg, err := tm.Registry().Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +468,7 @@ func TestHandoffRefusals(t *testing.T) {
 	if _, _, err := tm.Board().Update(ctx, done.ID, "alice", board.TaskCompleted, "done"); err != nil {
 		t.Fatal(err)
 	}
-	if err := tm.Registry().Change(func(c *registry.Config) error {
+	if err := tm.Registry().Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: "carol", Role: "programmer", Status: registry.StatusIdle, PID: 1, CreatedAt: time.Now()})
 		return nil
 	}); err != nil {

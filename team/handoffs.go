@@ -44,13 +44,13 @@ func (a handoffAgents) Conversation(name string) ([]openai.ChatCompletionMessage
 
 // Receiver is a teammate this process runs, else one a worker runs (or
 // that waits for one), else the roster's refusal.
-func (a handoffAgents) Receiver(name string) (handoff.Receiver, error) {
+func (a handoffAgents) Receiver(ctx context.Context, name string) (handoff.Receiver, error) {
 	t := a.t
-	m, err := t.roster.member(name)
+	m, err := t.roster.member(ctx, name)
 	if err == nil {
 		return handoff.Receiver{Here: true, Status: t.roster.statusOf(m), Role: m.role}, nil
 	}
-	mb, elsewhere := t.hosting.remote(name)
+	mb, elsewhere := t.hosting.remote(ctx, name)
 	if !elsewhere {
 		return handoff.Receiver{}, err
 	}

@@ -198,7 +198,7 @@ func TestTeamRunsWithAllItsStateOnJetStream(t *testing.T) {
 		got[m.From]++
 	}
 	// Read back through a new connection, as another process would.
-	cfg, err := natsRegistry(t, url, teamName).Read()
+	cfg, err := natsRegistry(t, url, teamName).Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestAQueuedSpawnWhoseRegistryChangeLandedTwiceSucceeds(t *testing.T) {
 	if doc.again.Load() != 1 {
 		t.Fatal("the spawn's registry change was not applied again: the test proves nothing")
 	}
-	c, err := tm.reg.Read()
+	c, err := tm.reg.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,16 +51,16 @@ type mailAppender = protocol.Appender
 // returns once those are stored).
 type RegistryDoc interface {
 	registryReader
-	Change(fn func(*registry.Config) error) error
-	ChangeTeammate(name string, fn func(*registry.Member) error) error
-	ChangeStatus(name string, status registry.Status, fn func(*registry.Member)) error
+	Change(ctx context.Context, fn func(*registry.Config) error) error
+	ChangeTeammate(ctx context.Context, name string, fn func(*registry.Member) error) error
+	ChangeStatus(ctx context.Context, name string, status registry.Status, fn func(*registry.Member)) error
 	SetStatusLater(name string, status registry.Status, fn func(*registry.Member), after func(error))
 	Flush()
 }
 
 // registryReader is all a recipient check needs of the registry.
 type registryReader interface {
-	Read() (registry.Config, error)
+	Read(ctx context.Context) (registry.Config, error)
 }
 
 // EventSink is the event log as the team writes it (event.Sink).

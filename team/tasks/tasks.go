@@ -51,7 +51,7 @@ type Deps struct {
 	Inboxes Inboxes
 	// Registry gives the roles of every registered teammate.
 	Registry interface {
-		Read() (registry.Config, error)
+		Read(ctx context.Context) (registry.Config, error)
 	}
 	// Idle are the teammates of this process that are idle now.
 	Idle func() []Agent

@@ -354,7 +354,7 @@ func TestClusterFailover(t *testing.T) {
 		if teammateCalls.Load() < int64(teammates) {
 			return false
 		}
-		cfg, err := reg.Read()
+		cfg, err := reg.Read(t.Context())
 		if err != nil {
 			return false
 		}
@@ -436,7 +436,7 @@ func TestClusterFailover(t *testing.T) {
 	check := connect(t, c.url())
 	ctx, cancel = context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cfg, err := openRegistry(ctx, t, check).Read()
+	cfg, err := openRegistry(ctx, t, check).Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

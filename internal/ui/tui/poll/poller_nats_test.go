@@ -56,7 +56,7 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 	if _, err := other.Append(t.Context(), "alice", inbox.Message{Type: "message", From: "lead", Content: "hello"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := otherReg.Change(func(c *registry.Config) error {
+	if err := otherReg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "coder", Status: registry.StatusIdle})
 		return nil
 	}); err != nil {
