@@ -45,7 +45,7 @@ func (w *handoffWatch) on(e event.Event) {
 		w.mu.Unlock()
 	case isMessage && (strings.HasPrefix(string(msg.Type), "handoff_") || msg.Type == handoff.TypeContextTransfer):
 		owner := "?"
-		if f, err := w.board.Read(); err == nil {
+		if f, err := w.board.Read(context.Background()); err == nil {
 			if i := f.Find(w.task); i >= 0 {
 				owner = f.Tasks[i].Owner
 			}
@@ -132,7 +132,7 @@ func boardTask(t *testing.T, tm *Team, owner, subject, role string) board.Task {
 
 func ownerOf(t *testing.T, tm *Team, id string) string {
 	t.Helper()
-	f, err := tm.Board().Read()
+	f, err := tm.Board().Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

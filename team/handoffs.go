@@ -29,7 +29,9 @@ func newHandoffs(t *Team) *handoff.Service {
 // lazyBoard is the team's task board, which Open makes after the handoffs.
 type lazyBoard struct{ t *Team }
 
-func (b lazyBoard) Read() (board.File, error) { return b.t.tasks.Board().Read() }
+func (b lazyBoard) Read(ctx context.Context) (board.File, error) {
+	return b.t.tasks.Board().Read(ctx)
+}
 
 func (b lazyBoard) HandOver(ctx context.Context, id, from, to string) (board.Task, error) {
 	return b.t.tasks.Board().HandOver(ctx, id, from, to)

@@ -217,7 +217,7 @@ func TestTeamRunsWithAllItsStateOnJetStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f, err := board.NewOn(bd).Read(); err != nil || len(f.Tasks) != 1 || f.Tasks[0].Subject != "split the work" || f.Version != 1 {
+	if f, err := board.NewOn(bd).Read(t.Context()); err != nil || len(f.Tasks) != 1 || f.Tasks[0].Subject != "split the work" || f.Version != 1 {
 		t.Fatalf("the board in the bucket: %+v, %v", f, err)
 	}
 	lines, err := events.Lines(ctx)

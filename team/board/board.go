@@ -137,8 +137,8 @@ func (b *Board) OnWriteError(fn func(error)) {
 }
 
 // Read returns the board as it is on disk; a missing file is an empty board.
-func (b *Board) Read() (File, error) {
-	f, err := b.doc.Read(context.TODO())
+func (b *Board) Read(ctx context.Context) (File, error) {
+	f, err := b.doc.Read(ctx)
 	if err != nil {
 		return File{}, err
 	}
@@ -153,7 +153,7 @@ func (b *Board) List(ctx context.Context) ([]Task, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := b.Read()
+	f, err := b.Read(ctx)
 	return f.Tasks, err
 }
 

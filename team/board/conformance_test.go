@@ -11,7 +11,7 @@ import (
 // boardDoc is the board's read-modify-write as the contract names it.
 type boardDoc struct{ b *Board }
 
-func (d boardDoc) Read(ctx context.Context) (File, error) { return d.b.Read() }
+func (d boardDoc) Read(ctx context.Context) (File, error) { return d.b.Read(ctx) }
 func (d boardDoc) Update(ctx context.Context, fn func(*File) error) (File, error) {
 	return d.b.update(ctx, fn)
 }

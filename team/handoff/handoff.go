@@ -134,7 +134,7 @@ type Registry interface {
 
 // Board is the task board as a handoff reads and hands over a task.
 type Board interface {
-	Read() (board.File, error)
+	Read(ctx context.Context) (board.File, error)
 	HandOver(ctx context.Context, id, from, to string) (board.Task, error)
 }
 
@@ -454,7 +454,7 @@ func (hs *Service) prepare(ctx context.Context, from string, spec tools.HandoffS
 	if !taskIDRe().MatchString(h.task) {
 		return h, nil
 	}
-	f, err := hs.d.Board.Read()
+	f, err := hs.d.Board.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
