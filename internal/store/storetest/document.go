@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ type DocOpener[T any] struct {
 func RunDoc[T any](t *testing.T, o DocOpener[T]) {
 	t.Run("RacingUpdatersLoseNothing", func(t *testing.T) { racing(t, o) })
 	t.Run("AFailedChangeStoresNothing", func(t *testing.T) { failedChange(t, o) })
+	t.Run("ACancelledCallDoesNothing", func(t *testing.T) { cancelledDoc(t, o) })
 }
 
 // racing: 4 instances × 5 goroutines × 40 updates, all on one document;
@@ -99,5 +101,38 @@ func failedChange[T any](t *testing.T, o DocOpener[T]) {
 	after, _ := o.Open(t).Read(t.Context())
 	if o.Count(after) != o.Count(before) {
 		t.Fatalf("a failed change was stored: %d → %d", o.Count(before), o.Count(after))
+	}
+}
+
+// cancelledDoc: an update whose context is done returns context.Canceled
+// and stores nothing, nor does its function run; a read whose context is
+// done returns context.Canceled.
+func cancelledDoc[T any](t *testing.T, o DocOpener[T]) {
+	d := o.Open(t)
+	if _, err := d.Update(t.Context(), func(v *T) error { o.Inc(v); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	before, err := d.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	ran := false
+	if _, err := d.Update(ctx, func(v *T) error { ran = true; o.Inc(v); return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("update with its context done: %v, want context.Canceled", err)
+	}
+	if ran {
+		t.Error("the change of an update with its context done ran")
+	}
+	if _, err := d.Read(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("read with its context done: %v, want context.Canceled", err)
+	}
+	after, err := o.Open(t).Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Count(after) != o.Count(before) {
+		t.Fatalf("an update with its context done was stored: %d → %d", o.Count(before), o.Count(after))
 	}
 }
