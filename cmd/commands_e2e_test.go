@@ -19,7 +19,7 @@ func registerTeammate(t *testing.T, ws, name string, status registry.Status) {
 	t.Helper()
 	ownState(t, ws)
 	reg := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
-	_, err := reg.Update(func(c *registry.Config) error {
+	err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: name, Role: "programmer", Status: status, PID: os.Getpid(), CreatedAt: time.Now().UTC(), UpdatedAt: time.Now().UTC()})
 		return nil
 	})

@@ -48,7 +48,7 @@ func ownState(t *testing.T, ws string) {
 
 func readRegistry(t *testing.T, ws string) registry.Config {
 	t.Helper()
-	cfg, err := registry.NewRegistry(state(ws, "team", "config.json"), "").Read()
+	cfg, err := registry.NewRegistry(state(ws, "team", "config.json"), "").Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -217,7 +217,7 @@ func TestACutOffWorkerIsFencedAndItsLateWritesAreRefused(t *testing.T) {
 	}()
 	reg := nt.registry(t)
 	alice := func() registry.Member {
-		c, err := reg.Read()
+		c, err := reg.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -122,7 +122,7 @@ func checkInboxName(ctx context.Context, reg *registry.Registry, store launch.Ma
 			return nil
 		}
 	}
-	c, err := reg.Read()
+	c, err := reg.Read(ctx)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ import (
 // TestALeadThatLostItsOwnerLockSendsNothing.)
 func TestAPausedLeadsLateMessageIsRefused(t *testing.T) {
 	nt := startNATSTeam(t, "leadfence")
-	if _, err := nt.registry(t).Update(func(c *registry.Config) error {
+	if err := nt.registry(t).Change(t.Context(), func(c *registry.Config) error {
 		now := time.Now().UTC()
 		c.Teammates = append(c.Teammates, registry.Member{Name: "bob", Role: "reviewer", Status: registry.StatusIdle, CreatedAt: now, UpdatedAt: now})
 		return nil

@@ -90,7 +90,7 @@ func TestTeamLeavesAnOwnedTeamAlone(t *testing.T) {
 	dead := 1 << 22 // above any pid_max: certainly not a live process
 	ownState(t, ws)
 	reg := registry.NewRegistry(state(ws, "team", "config.json"), "")
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error {
 		now := time.Now().UTC()
 		c.Teammates = append(c.Teammates, registry.Member{Name: "bob", Role: "tester", Status: registry.StatusWorking, PID: dead, CreatedAt: now, UpdatedAt: now})
 		return nil

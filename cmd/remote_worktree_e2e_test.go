@@ -262,7 +262,7 @@ func TestHostileRemoteInTheRegistryIsRefused(t *testing.T) {
 			}
 			ownState(t, lead) // a registry of this user's that a model or a worker wrote
 			reg := registry.NewRegistry(state(lead, "team", "config.json"), "")
-			if _, err := reg.Update(func(c *registry.Config) error { c.Teammates = []registry.Member{m}; return nil }); err != nil {
+			if err := reg.Change(t.Context(), func(c *registry.Config) error { c.Teammates = []registry.Member{m}; return nil }); err != nil {
 				t.Fatal(err)
 			}
 			for _, cmd := range []string{"merge", "diff"} {

@@ -170,7 +170,7 @@ func TestResumeAfterTheProcessIsStopped(t *testing.T) {
 				assertEachMessageOnce(t, ws, name)
 			}
 			reg := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
-			cfg, _ := reg.Read()
+			cfg, _ := reg.Read(t.Context())
 			for _, m := range cfg.Teammates {
 				if m.Status != registry.StatusShutdown {
 					t.Errorf("%s is %s after the resumed run settled", m.Name, m.Status)

@@ -82,7 +82,7 @@ func TestRunEndToEndTeamThroughTheBinary(t *testing.T) {
 
 	// Registry: both teammates shut down after settling.
 	reg := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
-	cfg, err := reg.Read()
+	cfg, err := reg.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,10 +99,10 @@ func runSend(opts *SendOptions) error {
 	}
 	defer st.Close()
 	reg := st.Registry
-	if err := checkSender(reg, opts.From); err != nil {
+	if err := checkSender(ctx, reg, opts.From); err != nil {
 		return err
 	}
-	if err := team.CheckRecipient(reg, opts.To); err != nil {
+	if err := team.CheckRecipient(ctx, reg, opts.To); err != nil {
 		return &exit.Error{Code: exit.Failure, Err: err} // before Init: a refused send leaves no .agentteam/ behind
 	}
 	if !st.NATS {
@@ -110,7 +110,7 @@ func runSend(opts *SendOptions) error {
 			return err
 		}
 	}
-	if err := warnEnded(opts.IO.Err, reg, opts.To); err != nil {
+	if err := warnEnded(ctx, opts.IO.Err, reg, opts.To); err != nil {
 		return err
 	}
 	store := st.Mail
@@ -145,8 +145,8 @@ func runSend(opts *SendOptions) error {
 // warnEnded says when the recipient is a teammate that has ended: the
 // message is still appended (a teammate spawned again under that name reads
 // it), but nobody reads it now, and "sent" alone would say otherwise.
-func warnEnded(w io.Writer, reg *registry.Registry, to string) error {
-	c, err := reg.Read()
+func warnEnded(ctx context.Context, w io.Writer, reg *registry.Registry, to string) error {
+	c, err := reg.Read(ctx)
 	if err != nil {
 		return err
 	}
@@ -158,12 +158,12 @@ func warnEnded(w io.Writer, reg *registry.Registry, to string) error {
 
 // checkSender refuses a --from that names an agent, the lead or any teammate
 // in the registry (in any case): a person must not pose as one of the team.
-func checkSender(reg *registry.Registry, from string) error {
+func checkSender(ctx context.Context, reg *registry.Registry, from string) error {
 	const who = "a person sends as user (the default) or under their own name"
 	if strings.EqualFold(from, inbox.LeadName) {
 		return exit.Usagef("--from %s: that is an agent's name (the lead's); %s", from, who)
 	}
-	c, err := reg.Read()
+	c, err := reg.Read(ctx)
 	if err != nil {
 		return err
 	}

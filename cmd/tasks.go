@@ -40,12 +40,13 @@ func runTasks(opts *TasksOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	ctx := context.Background() // runTasks is not given its command's context
+	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	f, err := st.Board.Read()
+	f, err := st.Board.Read(ctx)
 	if err != nil {
 		return err
 	}

@@ -70,11 +70,11 @@ func runTeam(opts *TeamOptions) error {
 	// The owner lock is a file of this workspace: only there can it tell a
 	// dead team from one run elsewhere, so a shared store is not repaired.
 	if !st.NATS {
-		if err := repairDead(ws, reg); err != nil {
+		if err := repairDead(ctx, ws, reg); err != nil {
 			return err
 		}
 	}
-	cfg, err := reg.Read()
+	cfg, err := reg.Read(ctx)
 	if err != nil {
 		return err
 	}
@@ -260,11 +260,11 @@ func branchWords(m registry.Member) string {
 // process holds the team's owner lock, so `team` never shows a dead teammate
 // working. A workspace without a registry is left untouched: reading
 // creates nothing.
-func repairDead(ws *workspace.Workspace, reg *registry.Registry) error {
+func repairDead(ctx context.Context, ws *workspace.Workspace, reg *registry.Registry) error {
 	if _, err := os.Stat(reg.Path()); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	_, err := team.RepairOrphans(ws.TeamDir(), reg, event.NewEventLog(ws.EventsPath(), nil))
+	_, err := team.RepairOrphans(ctx, ws.TeamDir(), reg, event.NewEventLog(ws.EventsPath(), nil))
 	return err
 }
 

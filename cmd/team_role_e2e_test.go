@@ -24,7 +24,7 @@ func TestTeamShowsAHostileRoleAsText(t *testing.T) {
 	// overwrite the row with "idle" under another name; U+202E would
 	// show the rest of the row reversed.
 	role := "dev\x1b[2J\x1b[H\rmallory\tX\x07\u202e\nsecond line"
-	_, err := reg.Update(func(c *registry.Config) error {
+	err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates,
 			registry.Member{Name: "alice", Role: role, Status: registry.StatusIdle, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now},
 			registry.Member{Name: "bob", Role: "reviewer", Status: registry.StatusIdle, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now})
@@ -76,7 +76,7 @@ func TestTeamShowsHostileModelAndErrorAsText(t *testing.T) {
 	reg := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "")
 	now := time.Now().UTC()
 	hostile := "x\x1b]52;c;cm0gLXJmIH4=\x07\x1b[2J\r\u202emallory\nsecond line"
-	_, err := reg.Update(func(c *registry.Config) error {
+	err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates,
 			registry.Member{Name: "alice", Role: "dev", Status: registry.StatusIdle, ModelRef: registry.ModelRef{Model: hostile}, PID: os.Getpid(), CreatedAt: now, UpdatedAt: now},
 			registry.Member{Name: "bob", Role: "dev", Status: registry.StatusFailed, Error: hostile, CreatedAt: now, UpdatedAt: now})

@@ -457,7 +457,7 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 	}()
 	reg := nt.registry(t)
 	alice := func() registry.Member {
-		c, err := reg.Read()
+		c, err := reg.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -653,7 +653,7 @@ func (nt natsTeam) registry(t *testing.T) *registry.Registry {
 		t.Fatal(err)
 	}
 	t.Cleanup(entries.Close)
-	registry, err := registry.NewRegistryOnEntries(entries, nt.team, nil)
+	registry, err := registry.NewRegistryOnEntries(t.Context(), entries, nt.team, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

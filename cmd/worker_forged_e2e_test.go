@@ -30,12 +30,12 @@ func forgeSpawn(t *testing.T, nt natsTeam, name, id string, raw []byte) registry
 		t.Fatal(err)
 	}
 	defer entries.Close()
-	reg, err := registry.NewRegistryOnEntries(entries, nt.team, nil)
+	reg, err := registry.NewRegistryOnEntries(t.Context(), entries, nt.team, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if err := reg.Change(func(c *registry.Config) error {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error {
 		m := registry.Member{Name: name, Role: "helper", Status: registry.StatusQueued, CreatedAt: now, UpdatedAt: now, SpawnID: id}
 		if i := c.Find(name); i >= 0 {
 			c.Teammates[i] = m
@@ -61,7 +61,7 @@ func forgeSpawn(t *testing.T, nt natsTeam, name, id string, raw []byte) registry
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(60 * time.Second); ; {
-		c, err := reg.Read()
+		c, err := reg.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,7 +52,7 @@ func TestAutoClaimGivesIdleTeammatesFittingTasks(t *testing.T) {
 	if _, err := tm.Run(ctx, "set up the board"); err != nil {
 		t.Fatal(err)
 	}
-	f, err := tm.Board().Read()
+	f, err := tm.Board().Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestNoAutoClaimByDefault(t *testing.T) {
 	if _, err := tm.Run(ctx, "set up"); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := tm.Board().Read()
+	f, _ := tm.Board().Read(t.Context())
 	if len(f.Tasks) != 1 || f.Tasks[0].Status != board.TaskPending || f.Tasks[0].Owner != "" {
 		t.Fatalf("board %+v: want t1 still pending, unowned", f.Tasks)
 	}

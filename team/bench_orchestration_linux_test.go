@@ -185,7 +185,7 @@ func checkOrchestration(b *testing.B, tm *Team, final string) {
 	if final != "noted" {
 		b.Fatalf("final answer %q", final)
 	}
-	cfg, err := tm.Registry().Read()
+	cfg, err := tm.Registry().Read(b.Context())
 	if err != nil {
 		b.Fatal(err)
 	}

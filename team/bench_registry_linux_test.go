@@ -20,7 +20,7 @@ func seedRegistry200(b *testing.B) *registry.Registry {
 	b.Helper()
 	reg := registry.NewRegistry(filepath.Join(b.TempDir(), "config.json"), "")
 	now := time.Now().UTC()
-	_, err := reg.Update(func(c *registry.Config) error {
+	err := reg.Change(b.Context(), func(c *registry.Config) error {
 		for i := range orchTeammates {
 			c.Teammates = append(c.Teammates, registry.Member{Name: fmt.Sprintf("w%03d", i), Role: "worker",
 				Status: registry.StatusIdle, CreatedAt: now.Add(time.Duration(i)), UpdatedAt: now, PID: os.Getpid()})
@@ -46,7 +46,7 @@ func BenchmarkRegistrySetStatus200(b *testing.B) {
 	cpu0 := cpuTime(b)
 	b.ResetTimer()
 	for i := range b.N {
-		if err := reg.ChangeStatus(fmt.Sprintf("w%03d", i%orchTeammates), statuses[i%3], nil); err != nil {
+		if err := reg.ChangeStatus(b.Context(), fmt.Sprintf("w%03d", i%orchTeammates), statuses[i%3], nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -64,7 +64,7 @@ func BenchmarkRegistryRead200(b *testing.B) {
 	cpu0 := cpuTime(b)
 	b.ResetTimer()
 	for range b.N {
-		if _, err := reg.Read(); err != nil {
+		if _, err := reg.Read(b.Context()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -116,7 +116,7 @@ func BenchmarkRegistryWriteNoSync200(b *testing.B) {
 
 func registryBytes(b *testing.B) []byte {
 	b.Helper()
-	c, err := seedRegistry200(b).Read()
+	c, err := seedRegistry200(b).Read(b.Context())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,13 +22,13 @@ type countingEntries struct {
 	bytes []int
 }
 
-func (c *countingEntries) Sync() error {
+func (c *countingEntries) Sync(ctx context.Context) error {
 	c.syncs.Add(1)
-	return c.RegistryEntries.Sync()
+	return c.RegistryEntries.Sync(ctx)
 }
 
-func (c *countingEntries) Put(keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
-	rev, lost, err := c.RegistryEntries.Put(keys, data, revs)
+func (c *countingEntries) Put(ctx context.Context, keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
+	rev, lost, err := c.RegistryEntries.Put(ctx, keys, data, revs)
 	n := 0
 	for _, d := range data {
 		n += len(d)
@@ -56,7 +56,7 @@ func countedRegistry(t *testing.T, url, teamName string) (*registry.Registry, *c
 	}
 	t.Cleanup(e.Close)
 	c := &countingEntries{RegistryEntries: e}
-	r, err := registry.NewRegistryOnEntries(c, teamName, nil)
+	r, err := registry.NewRegistryOnEntries(t.Context(), c, teamName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func countedRegistry(t *testing.T, url, teamName string) (*registry.Registry, *c
 func TestAWorkerClaimWritesItsTeammateAlone(t *testing.T) {
 	url := natsURL(t)
 	r, c := countedRegistry(t, url, "claim")
-	if _, err := r.Update(func(cf *registry.Config) error {
+	if err := r.Change(t.Context(), func(cf *registry.Config) error {
 		cf.Teammates = append(cf.Teammates,
 			registry.Member{Name: "alice", Role: "worker", Status: registry.StatusQueued, SpawnID: "spawn-a", CreatedAt: time.Now().UTC()},
 			registry.Member{Name: "bob", Role: "worker", Status: registry.StatusQueued, SpawnID: "spawn-b", CreatedAt: time.Now().UTC()})
@@ -96,7 +96,7 @@ func TestAWorkerClaimWritesItsTeammateAlone(t *testing.T) {
 	if len(c.puts) != 1 {
 		t.Fatalf("claims the registry does not wait for wrote %v", c.puts[1:])
 	}
-	got, err := r.Read()
+	got, err := r.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,22 +119,22 @@ func TestAClaimIsNotRefusedOnAStaleCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stale, err := registry.NewRegistryOnEntries(e, teamName, nil)
+	stale, err := registry.NewRegistryOnEntries(t.Context(), e, teamName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lead := natsRegistry(t, url, teamName)
-	if _, err := lead.Update(func(c *registry.Config) error {
+	if err := lead.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "worker", Status: registry.StatusQueued, SpawnID: "s1", CreatedAt: time.Now().UTC()})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := stale.Read(); err != nil || c.Find("alice") < 0 {
+	if c, err := stale.Read(t.Context()); err != nil || c.Find("alice") < 0 {
 		t.Fatalf("the worker's copy before its watch stops: %v, %v", c.Teammates, err)
 	}
 	e.Close() // its watch stops: the copy keeps alice's request s1
-	if err := lead.ChangeTeammate("alice", func(m *registry.Member) error { m.SpawnID = "s2"; return nil }); err != nil {
+	if err := lead.ChangeTeammate(t.Context(), "alice", func(m *registry.Member) error { m.SpawnID = "s2"; return nil }); err != nil {
 		t.Fatal(err) // the lead respawns her under a new request
 	}
 	h := &hosting{t: &Team{reg: stale, pid: 4242}, opts: hosts.Options{ID: "w1", Host: "h1"}}
@@ -142,7 +142,7 @@ func TestAClaimIsNotRefusedOnAStaleCopy(t *testing.T) {
 	if err != nil || !claimed {
 		t.Fatalf("the claim of alice's new request on a copy behind: claimed %v, %v; want claimed", claimed, err)
 	}
-	c, err := lead.Read()
+	c, err := lead.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package team
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -23,7 +24,7 @@ import (
 func TestRegistryKeepsTheDocContract(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "team", "config.json")
 	storetest.RunDoc(t, storetest.DocOpener[registry.Config]{
-		Open: func(t *testing.T) storetest.Doc[registry.Config] { return registry.NewRegistry(path, "") },
+		Open: func(t *testing.T) storetest.Doc[registry.Config] { return registryDoc{registry.NewRegistry(path, "")} },
 		Inc: func(c *registry.Config) {
 			i := c.Find("counter")
 			if i < 0 {
@@ -41,11 +42,31 @@ func TestRegistryKeepsTheDocContract(t *testing.T) {
 	})
 }
 
+// registryDoc is the registry as the contract names it: the suite's Update
+// is a Change, made on a copy of its own (Change wants a fn that fails
+// before it changes anything, and the suite's may fail after) and the
+// result read inside it.
+type registryDoc struct{ r RegistryDoc }
+
+func (d registryDoc) Read(ctx context.Context) (registry.Config, error) { return d.r.Read(ctx) }
+func (d registryDoc) Update(ctx context.Context, fn func(*registry.Config) error) (registry.Config, error) {
+	var out registry.Config
+	err := d.r.Change(ctx, func(c *registry.Config) error {
+		next := c.Clone()
+		if err := fn(next); err != nil {
+			return err
+		}
+		*c, out = *next, *next.Clone()
+		return nil
+	})
+	return out, err
+}
+
 // A store behind a team, written for team's interfaces, also runs the
 // conformance suite: the method sets hold the suite's.
 var (
 	_ storetest.Mailbox              = Mailbox(nil)
-	_ storetest.Doc[registry.Config] = RegistryDoc(nil)
+	_ storetest.Doc[registry.Config] = registryDoc{}
 	_ Mailbox                        = (*inbox.Store)(nil)
 	_ RegistryDoc                    = (*registry.Registry)(nil)
 	_ tasks.Doc                      = (*board.Board)(nil)

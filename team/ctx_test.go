@@ -22,7 +22,7 @@ func TestACancelledCallChangesNothing(t *testing.T) {
 	if err := tm.Spawn(ctx, inbox.LeadName, tools.SpawnSpec{Name: "alice", Role: "x", Prompt: "work"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("spawn under a cancelled context: %v", err)
 	}
-	if c, _ := tm.Registry().Read(); len(c.Teammates) != 0 {
+	if c, _ := tm.Registry().Read(t.Context()); len(c.Teammates) != 0 {
 		t.Fatalf("a cancelled spawn registered %+v", c.Teammates)
 	}
 	if err := tm.Messenger().Send(ctx, "user", inbox.LeadName, "hello"); !errors.Is(err, context.Canceled) {

@@ -94,7 +94,7 @@ func TestATeammateTakenOverSendsNothing(t *testing.T) {
 	testkit.Eventually(t, time.Minute, "a command of alice's on w1", func() bool { _, err := os.Stat(started); return err == nil })
 
 	// Taken over: the registry waits for a new request, which w2 takes.
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error {
 		m := &c.Teammates[c.Find("alice")]
 		m.Status, m.SpawnID, m.Worker, m.Host = registry.StatusQueued, "s2", "", ""
 		return nil
@@ -232,7 +232,7 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 		t.Fatal(err)
 	}
 	alice := func() registry.Member {
-		c, err := reg.Read()
+		c, err := reg.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func fencedByABlip(t *testing.T, leadFirst bool) {
 	if leadFirst {
 		testkit.EventuallyF(t, 30*time.Second, "w1 to stop alice", func() bool { return !w1.roster.runs("alice") }, aliceIs)
 		// As reapDead: queued for a request of the lead's, on no worker yet.
-		if _, err := reg.Update(func(c *registry.Config) error {
+		if err := reg.Change(t.Context(), func(c *registry.Config) error {
 			m := &c.Teammates[c.Find("alice")]
 			m.Status, m.SpawnID, m.Worker, m.Host = registry.StatusQueued, "s2", "", ""
 			return nil
@@ -296,7 +296,7 @@ func fenceTeam(t *testing.T, url, teamName string, others ...registry.Member) (*
 		t.Fatal(err)
 	}
 	reg := natsRegistry(t, url, teamName)
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error {
 		now := time.Now().UTC()
 		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "programmer", Status: registry.StatusQueued, SpawnID: "s1", CreatedAt: now, UpdatedAt: now})
 		for _, m := range others {

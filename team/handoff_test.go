@@ -45,7 +45,7 @@ func (w *handoffWatch) on(e event.Event) {
 		w.mu.Unlock()
 	case isMessage && (strings.HasPrefix(string(msg.Type), "handoff_") || msg.Type == handoff.TypeContextTransfer):
 		owner := "?"
-		if f, err := w.board.Read(); err == nil {
+		if f, err := w.board.Read(context.Background()); err == nil {
 			if i := f.Find(w.task); i >= 0 {
 				owner = f.Tasks[i].Owner
 			}
@@ -132,7 +132,7 @@ func boardTask(t *testing.T, tm *Team, owner, subject, role string) board.Task {
 
 func ownerOf(t *testing.T, tm *Team, id string) string {
 	t.Helper()
-	f, err := tm.Board().Read()
+	f, err := tm.Board().Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestHandoffOfABoardTaskByTheLead(t *testing.T) {
 	if len(hs) != 1 || hs[0].ID != id || hs[0].Role != registry.HandoffReceiver || hs[0].Peer != "lead" || hs[0].TaskID != "t1" || hs[0].State != registry.HandoffCompleted {
 		t.Fatalf("bob's registry handoffs %+v", hs)
 	}
-	cfg, err := tm.Registry().Read()
+	cfg, err := tm.Registry().Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -468,7 +468,7 @@ func TestHandoffRefusals(t *testing.T) {
 	if _, _, err := tm.Board().Update(ctx, done.ID, "alice", board.TaskCompleted, "done"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tm.Registry().Update(func(c *registry.Config) error {
+	if err := tm.Registry().Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: "carol", Role: "programmer", Status: registry.StatusIdle, PID: 1, CreatedAt: time.Now()})
 		return nil
 	}); err != nil {

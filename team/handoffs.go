@@ -29,7 +29,9 @@ func newHandoffs(t *Team) *handoff.Service {
 // lazyBoard is the team's task board, which Open makes after the handoffs.
 type lazyBoard struct{ t *Team }
 
-func (b lazyBoard) Read() (board.File, error) { return b.t.tasks.Board().Read() }
+func (b lazyBoard) Read(ctx context.Context) (board.File, error) {
+	return b.t.tasks.Board().Read(ctx)
+}
 
 func (b lazyBoard) HandOver(ctx context.Context, id, from, to string) (board.Task, error) {
 	return b.t.tasks.Board().HandOver(ctx, id, from, to)
@@ -44,13 +46,13 @@ func (a handoffAgents) Conversation(name string) ([]openai.ChatCompletionMessage
 
 // Receiver is a teammate this process runs, else one a worker runs (or
 // that waits for one), else the roster's refusal.
-func (a handoffAgents) Receiver(name string) (handoff.Receiver, error) {
+func (a handoffAgents) Receiver(ctx context.Context, name string) (handoff.Receiver, error) {
 	t := a.t
-	m, err := t.roster.member(name)
+	m, err := t.roster.member(ctx, name)
 	if err == nil {
 		return handoff.Receiver{Here: true, Status: t.roster.statusOf(m), Role: m.role}, nil
 	}
-	mb, elsewhere := t.hosting.remote(name)
+	mb, elsewhere := t.hosting.remote(ctx, name)
 	if !elsewhere {
 		return handoff.Receiver{}, err
 	}

@@ -25,7 +25,7 @@ func (t *Team) newLead(ctx context.Context) (*loop.Agent, error) {
 	// was last switched to (/model).
 	var used registry.Usage
 	if t.opts.Resume {
-		if c, err := t.reg.Read(); err == nil && c.Lead != nil {
+		if c, err := t.reg.Read(ctx); err == nil && c.Lead != nil {
 			used = c.Lead.Usage
 			choice = t.meters.resumeLead(c.Lead.ModelRef, choice)
 		}

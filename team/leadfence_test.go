@@ -110,7 +110,7 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 	if !errors.Is(a.Fault(), fault.ErrOwnerLost) {
 		t.Errorf("A's fault after its refused message: %v, want fault.ErrOwnerLost", a.Fault())
 	}
-	if err := a.Registry().ChangeStatus("bob", registry.StatusFailed, nil); !errors.Is(err, fault.ErrOwnerLost) {
+	if err := a.Registry().ChangeStatus(t.Context(), "bob", registry.StatusFailed, nil); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("A's status change of bob after its refused message: %v, want fault.ErrOwnerLost", err)
 	}
 	msgs, _, err := b.Mailbox().ReadAll(ctx, "bob")
@@ -131,7 +131,7 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 // withBob registers bob, idle, in teamName's registry on url.
 func withBob(t *testing.T, url, teamName string) {
 	t.Helper()
-	if _, err := natsRegistry(t, url, teamName).Update(func(c *registry.Config) error {
+	if err := natsRegistry(t, url, teamName).Change(t.Context(), func(c *registry.Config) error {
 		now := time.Now().UTC()
 		c.Teammates = append(c.Teammates, registry.Member{Name: "bob", Role: "reviewer", Status: registry.StatusIdle, CreatedAt: now, UpdatedAt: now})
 		return nil
@@ -185,10 +185,10 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	if err := a.messenger.Send(ctx, inbox.LeadName, "bob", "after the loss"); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("the lead's message: %v, want fault.ErrOwnerLost", err)
 	}
-	if err := a.Registry().ChangeStatus("bob", registry.StatusFailed, nil); !errors.Is(err, fault.ErrOwnerLost) {
+	if err := a.Registry().ChangeStatus(t.Context(), "bob", registry.StatusFailed, nil); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("a status change: %v, want fault.ErrOwnerLost", err)
 	}
-	if _, err := a.Registry().Update(func(c *registry.Config) error { c.Sandbox = &registry.SandboxState{State: "off"}; return nil }); !errors.Is(err, fault.ErrOwnerLost) {
+	if err := a.Registry().Change(t.Context(), func(c *registry.Config) error { c.Sandbox = &registry.SandboxState{State: "off"}; return nil }); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("a registry update: %v, want fault.ErrOwnerLost", err)
 	}
 	if _, err := a.tasks.CreateTask(ctx, inbox.LeadName, tools.TaskSpec{Subject: "write the parser"}); !errors.Is(err, fault.ErrOwnerLost) {
@@ -203,7 +203,7 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 		t.Errorf("the lead's session file changed after the loss: %q", after)
 	}
 
-	c, err := natsRegistry(t, url, teamName).Read()
+	c, err := natsRegistry(t, url, teamName).Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

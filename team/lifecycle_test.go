@@ -108,7 +108,7 @@ func waitIdleAfterCycles(t *testing.T, tm *Team, w *eventWaiter, name string, n 
 		if st, ok := e.Payload.(event.StatusChanged); !ok || e.Agent != name || st.Status != registry.StatusIdle {
 			return false
 		}
-		cfg, err := tm.Registry().Read()
+		cfg, err := tm.Registry().Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -133,7 +133,7 @@ func (r *roster) spawn(ctx context.Context, from string, spec tools.SpawnSpec) e
 		return err
 	}
 	// The change fails, if at all, before it changes anything.
-	err = t.reg.Change(func(c *registry.Config) error {
+	err = t.reg.Change(ctx, func(c *registry.Config) error {
 		i := c.Find(name)
 		if spec.PlanMode {
 			entry.PlanState = registry.PlanDrafting
@@ -478,7 +478,8 @@ func (r *roster) markFailed(name string, cause error) {
 		m.status = registry.StatusFailed
 	}
 	r.mu.Unlock()
-	_ = t.reg.ChangeStatus(name, registry.StatusFailed, func(mb *registry.Member) { mb.Error = cause.Error() })
+	ctx := context.Background() // a failure is recorded whatever ended its caller's context
+	_ = t.reg.ChangeStatus(ctx, name, registry.StatusFailed, func(mb *registry.Member) { mb.Error = cause.Error() })
 	t.events.Emit(event.Event{Agent: name, Payload: event.StatusChanged{Status: registry.StatusFailed, Reason: cause.Error(), PID: t.pid}})
 	t.changed.notify()
 }
@@ -503,7 +504,8 @@ func (r *roster) setStatusWhy(m *member, status registry.Status, why string, fn 
 		t.reg.SetStatusLater(m.name, status, r.guarded(m, withUsage(m, fn)), func(err error) { r.statusWritten(m, status, why, err) })
 		return
 	}
-	err := t.reg.ChangeStatus(m.name, status, r.guarded(m, withUsage(m, fn)))
+	ctx := context.Background() // a status is written whatever ended the teammate's context, as SetStatusLater's are
+	err := t.reg.ChangeStatus(ctx, m.name, status, r.guarded(m, withUsage(m, fn)))
 	r.statusWritten(m, status, why, err)
 }
 

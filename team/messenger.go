@@ -38,7 +38,7 @@ func (ms *Messenger) Send(ctx context.Context, from, to, content string) error {
 		return err
 	}
 	if !t.roster.runs(to) { // a teammate of this process needs no registry read
-		if err := CheckRecipient(t.reg, to); err != nil {
+		if err := CheckRecipient(ctx, t.reg, to); err != nil {
 			return err
 		}
 	}
@@ -62,7 +62,7 @@ func (ms *Messenger) Send(ctx context.Context, from, to, content string) error {
 // sender (tools.Messenger).
 func (ms *Messenger) Broadcast(ctx context.Context, from, content string) ([]string, error) {
 	t := ms.t
-	c, err := t.reg.Read()
+	c, err := t.reg.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +94,7 @@ func (r *roster) runs(name string) bool {
 }
 
 // CheckRecipient refuses invalid names and names the registry does not know.
-func CheckRecipient(reg registryReader, to string) error {
+func CheckRecipient(ctx context.Context, reg registryReader, to string) error {
 	if err := inbox.ValidateName(to); err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func CheckRecipient(reg registryReader, to string) error {
 	if to == inbox.UserName {
 		return fmt.Errorf("the person is not an inbox: put what they should read in your final reply")
 	}
-	c, err := reg.Read()
+	c, err := reg.Read(ctx)
 	if err != nil {
 		return err
 	}
@@ -146,7 +146,7 @@ func (ms *Messenger) Describe(ctx context.Context) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	c, err := t.reg.Read()
+	c, err := t.reg.Read(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -142,7 +143,8 @@ func (ms *Models) LeadUsage() registry.Usage { return ms.lead.Usage() }
 // writeLeadUsage records the lead's model and usage in the registry.
 func (ms *Models) writeLeadUsage() {
 	entry := registry.LeadEntry{ModelRef: modelRefOf(ms.lead.Choice()), Usage: ms.lead.Usage()}
-	_, _ = ms.reg.Update(func(c *registry.Config) error {
+	ctx := context.Background() // what was used is recorded whatever ended the cycle that used it
+	_ = ms.reg.Change(ctx, func(c *registry.Config) error {
 		if c.Lead != nil && c.Lead.Same(entry) {
 			return statefile.ErrNoChange
 		}

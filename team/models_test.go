@@ -139,7 +139,7 @@ func TestTeammatesTalkToTheirModels(t *testing.T) {
 		t.Error("the lead was not told that dave's model is not configured")
 	}
 
-	c, err := tm.Registry().Read()
+	c, err := tm.Registry().Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestSetLeadModelSwitchesForTheNextTurns(t *testing.T) {
 		t.Fatalf("lead's calls asked for %v, want small then big", modelsOf(calls))
 	}
 	want := models.Price{InputPerMillion: 1, OutputPerMillion: 2}.Cost(1000, 100) + models.Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
-	c, _ := tm.Registry().Read()
+	c, _ := tm.Registry().Read(t.Context())
 	if c.Lead == nil || c.Lead.Model != "fake/big" || !sameCost(c.Lead.Cost, &want) || c.Lead.Tokens != 2200 {
 		t.Fatalf("lead entry %+v (cost %v), want fake/big, 2200 tokens, cost %g", c.Lead, deref(c.Lead.Cost), want)
 	}
@@ -274,7 +274,7 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 	w2.wait(t, "alice", string(registry.StatusWorking))
 	// Idle after a second cycle: the registry counts it.
 	testkit.Eventually(t, 20*time.Second, "alice idle after her second cycle", func() bool {
-		c, _ := second.Registry().Read()
+		c, _ := second.Registry().Read(t.Context())
 		i := c.Find("alice")
 		return i >= 0 && c.Teammates[i].Cycles == 2 && c.Teammates[i].Status == registry.StatusIdle
 	})
@@ -282,7 +282,7 @@ func TestResumedTeammateKeepsItsModelAndCount(t *testing.T) {
 	if len(calls) != 2 || calls[0].Req.Model != "big" || calls[1].Req.Model != "big" {
 		t.Fatalf("alice's calls asked for %v, want big twice", modelsOf(calls))
 	}
-	c, _ := second.Registry().Read()
+	c, _ := second.Registry().Read(t.Context())
 	alice := c.Teammates[c.Find("alice")]
 	want := 2 * models.Price{InputPerMillion: 10, OutputPerMillion: 20}.Cost(1000, 100)
 	if alice.Model != "fake/big" || alice.Tokens != 2200 || !sameCost(alice.Cost, &want) {
@@ -324,7 +324,7 @@ func TestSpawnRefusesAHostileModelName(t *testing.T) {
 			t.Fatalf("the lead switched to %q", bad)
 		}
 	}
-	if c, _ := tm.Registry().Read(); len(c.Teammates) != 0 {
+	if c, _ := tm.Registry().Read(t.Context()); len(c.Teammates) != 0 {
 		t.Fatalf("registry %+v", c.Teammates)
 	}
 	// The same resolver takes a plain name.

@@ -81,7 +81,7 @@ func TestTeamRunsOnAJetStreamMailbox(t *testing.T) {
 	if has, err := mb.HasUnread(ctx, "lead"); err != nil || has {
 		t.Errorf("the lead's inbox still has unread messages: %v, %v", has, err)
 	}
-	cfg, _ := tm.Registry().Read()
+	cfg, _ := tm.Registry().Read(t.Context())
 	for _, m := range cfg.Teammates {
 		if m.Status != registry.StatusShutdown {
 			t.Errorf("%s: status %s, want shutdown", m.Name, m.Status)

@@ -73,7 +73,7 @@ func entriesRegistry(t *testing.T, nc *nats.Conn, teamName string, old registry.
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	r, err := registry.NewRegistryOnEntries(e, teamName, old)
+	r, err := registry.NewRegistryOnEntries(t.Context(), e, teamName, old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestRegistryOnJetStreamKeepsTheDocContract(t *testing.T) {
 	testkit.SkipShort(t)
 	url := natsURL(t)
 	storetest.RunDoc(t, storetest.DocOpener[registry.Config]{
-		Open: func(t *testing.T) storetest.Doc[registry.Config] { return natsRegistry(t, url, "reg") },
+		Open: func(t *testing.T) storetest.Doc[registry.Config] { return registryDoc{natsRegistry(t, url, "reg")} },
 		Inc: func(c *registry.Config) {
 			i := c.Find("counter")
 			if i < 0 {
@@ -198,7 +198,7 @@ func TestTeamRunsWithAllItsStateOnJetStream(t *testing.T) {
 		got[m.From]++
 	}
 	// Read back through a new connection, as another process would.
-	cfg, err := natsRegistry(t, url, teamName).Read()
+	cfg, err := natsRegistry(t, url, teamName).Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestTeamRunsWithAllItsStateOnJetStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f, err := board.NewOn(bd).Read(); err != nil || len(f.Tasks) != 1 || f.Tasks[0].Subject != "split the work" || f.Version != 1 {
+	if f, err := board.NewOn(bd).Read(t.Context()); err != nil || len(f.Tasks) != 1 || f.Tasks[0].Subject != "split the work" || f.Version != 1 {
 		t.Fatalf("the board in the bucket: %+v, %v", f, err)
 	}
 	lines, err := events.Lines(ctx)

@@ -18,13 +18,13 @@ func nobodyAlive(int) bool { return false }
 // process runs the team, judged by the owner lock rather than by PIDs: the
 // lock is taken for the repair (so no run starts meanwhile) and released.
 // While a run holds it, nothing changes. It returns the names repaired.
-func RepairOrphans(teamDir string, reg *registry.Registry, events *event.EventLog) ([]string, error) {
+func RepairOrphans(ctx context.Context, teamDir string, reg *registry.Registry, events *event.EventLog) ([]string, error) {
 	release, ok, err := registry.HoldOwner(teamDir)
 	if err != nil || !ok {
 		return nil, err // !ok: a live process runs the team, its statuses are true
 	}
 	defer release()
-	repaired, err := reg.RepairDead(nobodyAlive)
+	repaired, err := reg.RepairDead(ctx, nobodyAlive)
 	if err != nil {
 		return nil, err
 	}

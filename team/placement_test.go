@@ -80,7 +80,7 @@ func TestASpawnIsNotFailedWhenTheHeartbeatsCannotBeRead(t *testing.T) {
 	}
 	status := func() registry.Member {
 		t.Helper()
-		c, err := reg.Read()
+		c, err := reg.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

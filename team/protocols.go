@@ -13,7 +13,7 @@ import (
 )
 
 // member returns a teammate this process runs.
-func (r *roster) member(name string) (*member, error) {
+func (r *roster) member(ctx context.Context, name string) (*member, error) {
 	t := r.t
 	r.mu.Lock()
 	m, ok := r.members[name]
@@ -21,7 +21,7 @@ func (r *roster) member(name string) (*member, error) {
 	if ok {
 		return m, nil
 	}
-	if err := CheckRecipient(t.reg, name); err != nil {
+	if err := CheckRecipient(ctx, t.reg, name); err != nil {
 		return nil, err
 	}
 	return nil, fmt.Errorf("%s is not run by this agentteam process", name)
@@ -101,7 +101,7 @@ func (p *Protocols) ReviewPlanOf(ctx context.Context, name string, approve bool,
 	if err := inbox.ValidateTeammateName(name); err != nil {
 		return "", err
 	}
-	if err := CheckRecipient(p.reg, name); err != nil {
+	if err := CheckRecipient(ctx, p.reg, name); err != nil {
 		return "", err // no such teammate: not "nobody has no plan waiting"
 	}
 	id, ok := p.OpenPlanRequest(name)
@@ -142,8 +142,8 @@ func (m *member) WriteAllowed() (bool, string) {
 // protocolRoster is the roster as protocol.Roster.
 type protocolRoster struct{ t *Team }
 
-func (p protocolRoster) Mate(name string) (protocol.Mate, error) {
-	m, err := p.t.roster.member(name)
+func (p protocolRoster) Mate(ctx context.Context, name string) (protocol.Mate, error) {
+	m, err := p.t.roster.member(ctx, name)
 	if err != nil {
 		return nil, err
 	}
@@ -157,10 +157,12 @@ func (p protocolRoster) Expired(name string) protocol.Mate {
 	return nil
 }
 
-func (p protocolRoster) Remote(name string) (registry.Member, bool) { return p.t.hosting.remote(name) }
+func (p protocolRoster) Remote(ctx context.Context, name string) (registry.Member, bool) {
+	return p.t.hosting.remote(ctx, name)
+}
 
-func (p protocolRoster) CancelQueued(m registry.Member, reason string) {
-	p.t.hosting.cancelQueued(m, reason)
+func (p protocolRoster) CancelQueued(ctx context.Context, m registry.Member, reason string) {
+	p.t.hosting.cancelQueued(ctx, m, reason)
 }
 
 // mate is a teammate of the roster as protocol.Mate.

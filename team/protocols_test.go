@@ -133,7 +133,7 @@ func requestIDFrom(t *testing.T, out string) string {
 
 func memberOf(t *testing.T, tm *Team, name string) registry.Member {
 	t.Helper()
-	c, err := tm.Registry().Read()
+	c, err := tm.Registry().Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package team
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -50,7 +51,7 @@ func bumpTurns(path string, n int) error {
 	reg := registry.NewRegistry(path, "")
 	statuses := []registry.Status{registry.StatusQueued, registry.StatusWorking, registry.StatusIdle}
 	for i := 0; i < n; i++ {
-		if err := reg.ChangeStatus("alice", statuses[i%3], func(m *registry.Member) { m.Turns++ }); err != nil {
+		if err := reg.ChangeStatus(context.Background(), "alice", statuses[i%3], func(m *registry.Member) { m.Turns++ }); err != nil {
 			return err
 		}
 	}
@@ -60,7 +61,7 @@ func bumpTurns(path string, n int) error {
 func seedRegistry(t *testing.T) *registry.Registry {
 	t.Helper()
 	reg := registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "")
-	_, err := reg.Update(func(c *registry.Config) error {
+	err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "programmer", Status: registry.StatusIdle, CreatedAt: time.Now()})
 		return nil
 	})
@@ -72,7 +73,7 @@ func seedRegistry(t *testing.T) *registry.Registry {
 
 func TestRegistryConcurrentProcessesLoseNoUpdate(t *testing.T) {
 	reg := seedRegistry(t)
-	before, _ := reg.Read()
+	before, _ := reg.Read(t.Context())
 	const procs, each = 4, 200
 	var wg sync.WaitGroup
 	errs := make(chan error, procs)
@@ -92,7 +93,7 @@ func TestRegistryConcurrentProcessesLoseNoUpdate(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	after, err := reg.Read()
+	after, err := reg.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestRegistryConcurrentGoroutinesAndReadersSeeWholeFiles(t *testing.T) {
 	if err := <-readErr; err != nil {
 		t.Fatal(err)
 	}
-	c, _ := reg.Read()
+	c, _ := reg.Read(t.Context())
 	if c.Teammates[0].Turns != writers*each {
 		t.Fatalf("turns = %d, want %d", c.Teammates[0].Turns, writers*each)
 	}
@@ -153,7 +154,7 @@ func TestRegistryConcurrentGoroutinesAndReadersSeeWholeFiles(t *testing.T) {
 func TestRepairDeadMarksOrphansFailed(t *testing.T) {
 	reg := registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "")
 	now := time.Now()
-	_, err := reg.Update(func(c *registry.Config) error {
+	err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = []registry.Member{
 			{Name: "dead", Status: registry.StatusWorking, PID: 999999, CreatedAt: now},
 			{Name: "live", Status: registry.StatusWorking, PID: os.Getpid(), CreatedAt: now.Add(time.Second)},
@@ -166,14 +167,14 @@ func TestRepairDeadMarksOrphansFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	alive := func(pid int) bool { return pid == os.Getpid() }
-	got, err := reg.RepairDead(alive)
+	got, err := reg.RepairDead(t.Context(), alive)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(got) != "[dead queued]" {
 		t.Fatalf("repaired %v, want [dead queued]", got)
 	}
-	c, _ := reg.Read()
+	c, _ := reg.Read(t.Context())
 	want := map[string]registry.Status{"dead": registry.StatusFailed, "live": registry.StatusWorking, "idle": registry.StatusIdle, "queued": registry.StatusFailed}
 	for _, m := range c.Teammates {
 		if m.Status != want[m.Name] {
@@ -181,10 +182,10 @@ func TestRepairDeadMarksOrphansFailed(t *testing.T) {
 		}
 	}
 	v := c.Version
-	if again, _ := reg.RepairDead(alive); len(again) != 0 {
+	if again, _ := reg.RepairDead(t.Context(), alive); len(again) != 0 {
 		t.Fatalf("second repair changed %v", again)
 	}
-	if c2, _ := reg.Read(); c2.Version != v {
+	if c2, _ := reg.Read(t.Context()); c2.Version != v {
 		t.Fatalf("a repair with nothing to do bumped the version")
 	}
 }
@@ -194,7 +195,7 @@ func TestRegistryCorruptFileIsAClearError(t *testing.T) {
 	if err := os.WriteFile(path, []byte("{not json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := registry.NewRegistry(path, "").Read()
+	_, err := registry.NewRegistry(path, "").Read(t.Context())
 	if err == nil {
 		t.Fatal("want an error for a corrupt registry")
 	}

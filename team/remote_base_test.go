@@ -57,7 +57,7 @@ func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req
 	t.Helper()
 	reg := registry.NewRegistry(ws.RegistryPath(), "")
 	now := time.Now().UTC()
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: req.Name, Role: req.Role, Status: registry.StatusQueued, CreatedAt: now, SpawnID: req.ID})
 		return nil
 	}); err != nil {
@@ -98,7 +98,7 @@ func runQueuedOn(t *testing.T, ws *workspace.Workspace, srv *fakellm.Server, req
 		}
 		return i >= 0
 	})
-	c, err := reg.Read()
+	c, err := reg.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	bare, lead, worker, _ := teamRemote(t)
 	reg := registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "") // the team's, shared
 	now := time.Now().UTC()
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = []registry.Member{{Name: "carol", Role: "programmer", Status: registry.StatusWorking, CreatedAt: now, Worker: "w", Host: "w"}}
 		return nil
 	}); err != nil {
@@ -206,7 +206,7 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	wW.Record("carol", func(m *registry.Member) {
+	wW.Record(ctx, "carol", func(m *registry.Member) {
 		m.Isolation, m.Worktree, m.Branch = worktree.IsolationWorktree, p.Rel, p.WT.Branch
 	})
 	if err := os.WriteFile(filepath.Join(p.Root, "carol.txt"), []byte("carol\n"), 0o644); err != nil {
@@ -215,7 +215,7 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	if rep := wW.Report(ctx, "carol"); !strings.Contains(rep, "Pushed to the team's git remote origin") {
 		t.Fatalf("carol's report: %s", rep)
 	}
-	if _, err := reg.Update(func(c *registry.Config) error { c.Teammates[0].Status = registry.StatusIdle; return nil }); err != nil {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error { c.Teammates[0].Status = registry.StatusIdle; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	mr, err := leadW.Merge(ctx, "carol", nil)
@@ -241,7 +241,7 @@ func TestAMergedBranchIsDeletedFromTheRemoteAndARespawnStartsAfresh(t *testing.T
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates[0] = registry.Member{Name: "carol", Role: "programmer", Status: registry.StatusQueued, CreatedAt: now, Worker: "w", Host: "w"}
 		return nil
 	}); err != nil {

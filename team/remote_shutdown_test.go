@@ -128,7 +128,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 	// Every teammate ran on the worker, reported to the lead and is idle.
 	idle := 0
 	testkit.EventuallyF(t, 90*time.Second, "every teammate idle on the worker and reported", func() bool {
-		c, err := lead.reg.Read()
+		c, err := lead.reg.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +146,7 @@ func TestRemoteShutdownReadsTheLeadsInboxLinearly(t *testing.T) {
 	lead.ShutdownAll("the run is over")
 	read := leadReads.Load()
 
-	c, err := lead.reg.Read()
+	c, err := lead.reg.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestRemoteSettledAsksNoInboxWhileOneWorks(t *testing.T) {
 	tm := newTestTeam(t, srv, Options{Workspace: ws, Queue: &memQueue{jobs: make(chan *memJob, 1), done: map[string]string{}},
 		Mailbox: unreadAsking{Mailbox: inbox.NewStore(ws.InboxDir()), n: &asked}})
 	now := time.Now().UTC()
-	if err := tm.reg.Change(func(c *registry.Config) error {
+	if err := tm.reg.Change(t.Context(), func(c *registry.Config) error {
 		for i := range k {
 			c.Teammates = append(c.Teammates, registry.Member{Name: fmt.Sprintf("m%02d", i), Role: "far", Status: registry.StatusIdle,
 				CreatedAt: now, UpdatedAt: now, Worker: "far1", Host: "far"})
@@ -219,7 +219,7 @@ func TestRemoteSettledAsksNoInboxWhileOneWorks(t *testing.T) {
 		t.Errorf("the look asked %d inboxes whether they hold unread messages while a teammate works, want none", n)
 	}
 	// Once none works, each idle one's inbox is asked (a message may wait there).
-	if err := tm.reg.Change(func(c *registry.Config) error {
+	if err := tm.reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates[c.Find("busy")].Status = registry.StatusIdle
 		return nil
 	}); err != nil {

@@ -43,7 +43,7 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 	wsA, wsB, lead := cloneWorkspace(t, bare), cloneWorkspace(t, bare), cloneWorkspace(t, bare)
 	reg := registry.NewRegistry(filepath.Join(t.TempDir(), "config.json"), "") // the team's, shared
 	now := time.Now().UTC()
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = []registry.Member{{Name: "carol", Role: "programmer", Status: registry.StatusWorking, CreatedAt: now, Worker: "a", Host: "a"}}
 		return nil
 	}); err != nil {
@@ -56,7 +56,7 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wts.Record("carol", func(m *registry.Member) {
+		wts.Record(ctx, "carol", func(m *registry.Member) {
 			m.Isolation, m.Worktree, m.Branch = worktree.IsolationWorktree, p.Rel, p.WT.Branch
 		})
 		if err := os.WriteFile(filepath.Join(p.Root, file), []byte(file+"\n"), 0o644); err != nil {
@@ -72,7 +72,7 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 	if !strings.Contains(rep, "Pushed to the team's git remote origin") || !strings.Contains(rep, "2 files changed") {
 		t.Fatalf("worker b's report (her branch should hold both files): %s", rep)
 	}
-	c, err := reg.Read()
+	c, err := reg.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestARespawnedTeammateGoesOnFromItsPushedBranch(t *testing.T) {
 		t.Fatalf("registry's pushed commit %s, remote's %s", pushed, onRemote)
 	}
 
-	if _, err := reg.Update(func(c *registry.Config) error { c.Teammates[0].Status = registry.StatusIdle; return nil }); err != nil {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error { c.Teammates[0].Status = registry.StatusIdle; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	mr, err := worktree.New(lead, reg, nil).Merge(ctx, "carol", nil)
@@ -101,7 +101,7 @@ func TestAWorkerWithoutTheRemoteSaysSo(t *testing.T) {
 	ctx := context.Background()
 	ws := testgit.Workspace(t) // no remote at all
 	reg := registry.NewRegistry(ws.RegistryPath(), "")
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = []registry.Member{{Name: "dave", Role: "programmer", Status: registry.StatusWorking, CreatedAt: time.Now().UTC()}}
 		return nil
 	}); err != nil {
@@ -113,7 +113,7 @@ func TestAWorkerWithoutTheRemoteSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wts.Record("dave", func(m *registry.Member) {
+	wts.Record(ctx, "dave", func(m *registry.Member) {
 		m.Isolation, m.Worktree, m.Branch = worktree.IsolationWorktree, p.Rel, p.WT.Branch
 	})
 	if err := os.WriteFile(filepath.Join(p.Root, "d.txt"), []byte("d\n"), 0o644); err != nil {
@@ -123,7 +123,7 @@ func TestAWorkerWithoutTheRemoteSaysSo(t *testing.T) {
 	if !strings.Contains(rep, `Its branch was not pushed: this worker's clone has no git remote "origin"`) {
 		t.Fatalf("report: %s", rep)
 	}
-	if c, _ := reg.Read(); c.Teammates[0].PushedCommit != "" {
+	if c, _ := reg.Read(t.Context()); c.Teammates[0].PushedCommit != "" {
 		t.Fatalf("a push is recorded: %+v", c.Teammates[0])
 	}
 }

@@ -61,7 +61,7 @@ func TestARespawnStartsFromTheLeadsCommit(t *testing.T) {
 		return tm, q
 	}
 	alice := func() registry.Member {
-		c, err := reg.Read()
+		c, err := reg.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 // shut down. This process holds the owner lock, so no other runs any of them.
 func (r *roster) resumeTeammates(ctx context.Context) error {
 	t := r.t
-	c, err := t.reg.Read()
+	c, err := t.reg.Read(ctx)
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (r *roster) resumeTeammates(ctx context.Context) error {
 				continue
 			}
 			m.root = where.Root
-			t.worktrees.Record(mb.Name, func(e *registry.Member) { e.Worktree, e.Branch, e.Merged = mb.Worktree, mb.Branch, mb.Merged })
+			t.worktrees.Record(ctx, mb.Name, func(e *registry.Member) { e.Worktree, e.Branch, e.Merged = mb.Worktree, mb.Branch, mb.Merged })
 		}
 		agent, err := r.newTeammateAgent(ctx, m, "resume")
 		if err != nil {
@@ -70,7 +70,7 @@ func (r *roster) resumeTeammates(ctx context.Context) error {
 		names[b.m.name] = true
 	}
 	now := time.Now().UTC()
-	if _, err := t.reg.Update(func(c *registry.Config) error {
+	if err := t.reg.Change(ctx, func(c *registry.Config) error {
 		for i := range c.Teammates {
 			if mb := &c.Teammates[i]; names[mb.Name] {
 				mb.Status, mb.PID, mb.Error, mb.Activity, mb.UpdatedAt = registry.StatusIdle, t.pid, "", "", now

@@ -24,12 +24,12 @@ type landedTwice struct {
 	again atomic.Int64 // changes applied a second time
 }
 
-func (d *landedTwice) Change(fn func(**registry.Config) error) error {
-	if err := d.Doc.Change(fn); err != nil || !d.armed.CompareAndSwap(true, false) {
+func (d *landedTwice) Change(ctx context.Context, fn func(**registry.Config) error) error {
+	if err := d.Doc.Change(ctx, fn); err != nil || !d.armed.CompareAndSwap(true, false) {
 		return err
 	}
 	d.again.Add(1)
-	return d.Doc.Change(fn)
+	return d.Doc.Change(ctx, fn)
 }
 
 // A queued spawn whose registry change is applied again after its first
@@ -53,7 +53,7 @@ func TestAQueuedSpawnWhoseRegistryChangeLandedTwiceSucceeds(t *testing.T) {
 	if doc.again.Load() != 1 {
 		t.Fatal("the spawn's registry change was not applied again: the test proves nothing")
 	}
-	c, err := tm.reg.Read()
+	c, err := tm.reg.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,8 @@ func (h *hosting) Refuse(q hosts.Request, why error) {
 	err := fmt.Errorf("worker %s refused the spawn of %s: %w", h.opts.ID, q.Name, why)
 	t.events.Emit(event.Event{Agent: q.Name, Payload: failure(event.ClassInternal, "", err)})
 	var failed bool
-	cerr := t.reg.ChangeTeammate(q.Name, func(m *registry.Member) error {
+	ctx := context.Background() // hosts calls Refuse without a context
+	cerr := t.reg.ChangeTeammate(ctx, q.Name, func(m *registry.Member) error {
 		failed = false
 		if m.SpawnID != q.ID || m.Status != registry.StatusQueued || m.Worker != "" {
 			return statefile.ErrNoChange

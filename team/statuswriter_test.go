@@ -20,10 +20,10 @@ import (
 )
 
 // Changes that meet in one write are each applied once and each counted;
-// one that fails leaves no trace, even after changing its copy.
+// one that fails stores nothing and has its own error back.
 func TestBatchedUpdatesCountEveryChange(t *testing.T) {
 	reg := seedRegistry(t)
-	before, _ := reg.Read()
+	before, _ := reg.Read(t.Context())
 	const writers, each = 8, 40
 	errBoom := errors.New("boom")
 	var wg sync.WaitGroup
@@ -31,16 +31,13 @@ func TestBatchedUpdatesCountEveryChange(t *testing.T) {
 		wg.Go(func() {
 			for i := range each {
 				if w%2 == 1 && i%4 == 0 {
-					_, err := reg.Update(func(c *registry.Config) error {
-						c.Teammates[0].Turns += 1000
-						return errBoom
-					})
+					err := reg.Change(t.Context(), func(c *registry.Config) error { return errBoom })
 					if !errors.Is(err, errBoom) {
 						t.Errorf("a failing change returned %v", err)
 					}
 					continue
 				}
-				if err := reg.ChangeStatus("alice", registry.StatusWorking, func(m *registry.Member) { m.Turns++ }); err != nil {
+				if err := reg.ChangeStatus(t.Context(), "alice", registry.StatusWorking, func(m *registry.Member) { m.Turns++ }); err != nil {
 					t.Error(err)
 				}
 			}
@@ -48,7 +45,7 @@ func TestBatchedUpdatesCountEveryChange(t *testing.T) {
 	}
 	wg.Wait()
 	want := writers*each - (writers/2)*(each/4)
-	after, err := registry.NewRegistry(reg.Path(), "").Read() // as another process sees it
+	after, err := registry.NewRegistry(reg.Path(), "").Read(t.Context()) // as another process sees it
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +61,7 @@ func TestBatchedUpdatesCountEveryChange(t *testing.T) {
 // reported after it is on disk; Flush waits for all of them.
 func TestSetStatusLaterKeepsOrderAndFlushes(t *testing.T) {
 	reg := seedRegistry(t)
-	before, _ := reg.Read()
+	before, _ := reg.Read(t.Context())
 	const n = 100
 	statuses := []registry.Status{registry.StatusQueued, registry.StatusWorking, registry.StatusIdle}
 	var mu sync.Mutex
@@ -74,7 +71,7 @@ func TestSetStatusLaterKeepsOrderAndFlushes(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-			onDisk, rerr := registry.NewRegistry(reg.Path(), "").Read()
+			onDisk, rerr := registry.NewRegistry(reg.Path(), "").Read(t.Context())
 			mu.Lock()
 			defer mu.Unlock()
 			if rerr != nil || onDisk.Teammates[0].Turns < i {
@@ -99,7 +96,7 @@ func TestSetStatusLaterKeepsOrderAndFlushes(t *testing.T) {
 			t.Fatalf("change %d reported as number %d: out of order", got, i)
 		}
 	}
-	after, _ := registry.NewRegistry(reg.Path(), "").Read()
+	after, _ := registry.NewRegistry(reg.Path(), "").Read(t.Context())
 	if m := after.Teammates[0]; m.Turns != n-1 || m.Status != statuses[(n-1)%3] {
 		t.Errorf("on disk: %d turns, %s; want the last change", m.Turns, m.Status)
 	}
@@ -133,7 +130,7 @@ func TestStatusEventsFollowTheRegistry(t *testing.T) {
 		if !ok {
 			return
 		}
-		c, err := other.Read()
+		c, err := other.Read(t.Context())
 		i := c.Find(e.Agent)
 		mu.Lock()
 		if err != nil || i < 0 || c.Teammates[i].Status != st.Status {
@@ -165,7 +162,7 @@ func TestStatusEventsFollowTheRegistry(t *testing.T) {
 		}
 	}
 	tm.ShutdownAll("test over")
-	c, err := other.Read()
+	c, err := other.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

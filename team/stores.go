@@ -17,7 +17,8 @@ import (
 // registry, the board and the event log as the documents and lines beneath
 // them (Options.Registry, Options.Board, Options.EventLines). The contract each must
 // keep is the conformance suite in internal/store/storetest, whose interfaces
-// these method sets hold. A batch's read position (inbox.Batch.Pos) is the
+// these method sets hold (the registry's through Change, which the suite's
+// Update is made of in the test). A batch's read position (inbox.Batch.Pos) is the
 // store's own token, so any store can commit it.
 
 // Mailbox is the agents' inboxes as the team uses them: the loop reads
@@ -44,22 +45,22 @@ type Mailbox interface {
 type mailAppender = protocol.Appender
 
 // RegistryDoc is the registry as the team changes it (*registry.Registry):
-// read; change the whole document (Update hands back a copy, Change does
-// not), one teammate's entry, or its status now or joined to a later write
-// (SetStatusLater; Flush returns once those are stored).
+// read; change the whole document (Change, which hands back no copy: what
+// a caller needs of the result it reads inside fn), one teammate's entry,
+// or its status now or joined to a later write (SetStatusLater; Flush
+// returns once those are stored).
 type RegistryDoc interface {
 	registryReader
-	Update(fn func(*registry.Config) error) (registry.Config, error)
-	Change(fn func(*registry.Config) error) error
-	ChangeTeammate(name string, fn func(*registry.Member) error) error
-	ChangeStatus(name string, status registry.Status, fn func(*registry.Member)) error
+	Change(ctx context.Context, fn func(*registry.Config) error) error
+	ChangeTeammate(ctx context.Context, name string, fn func(*registry.Member) error) error
+	ChangeStatus(ctx context.Context, name string, status registry.Status, fn func(*registry.Member)) error
 	SetStatusLater(name string, status registry.Status, fn func(*registry.Member), after func(error))
 	Flush()
 }
 
 // registryReader is all a recipient check needs of the registry.
 type registryReader interface {
-	Read() (registry.Config, error)
+	Read(ctx context.Context) (registry.Config, error)
 }
 
 // EventSink is the event log as the team writes it (event.Sink).

@@ -23,7 +23,7 @@ func TestAStatusWriteOfATakenOverTeammateIsRefused(t *testing.T) {
 	for name, open := range stores {
 		t.Run(name, func(t *testing.T) {
 			reg := open(t)
-			if _, err := reg.Update(func(c *registry.Config) error {
+			if err := reg.Change(t.Context(), func(c *registry.Config) error {
 				c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "r", Status: registry.StatusWorking, SpawnID: "s2", Worker: "w2"})
 				return nil
 			}); err != nil {
@@ -37,10 +37,10 @@ func TestAStatusWriteOfATakenOverTeammateIsRefused(t *testing.T) {
 				}
 				m.Error = "written by the zombie"
 			}
-			if err := reg.ChangeStatus("alice", registry.StatusIdle, late); !errors.Is(err, registry.ErrTakenOver) {
+			if err := reg.ChangeStatus(t.Context(), "alice", registry.StatusIdle, late); !errors.Is(err, registry.ErrTakenOver) {
 				t.Errorf("ChangeStatus = %v, want registry.ErrTakenOver", err)
 			}
-			if err := reg.ChangeStatus("alice", registry.StatusFailed, late); !errors.Is(err, registry.ErrTakenOver) {
+			if err := reg.ChangeStatus(t.Context(), "alice", registry.StatusFailed, late); !errors.Is(err, registry.ErrTakenOver) {
 				t.Errorf("SetStatus = %v, want registry.ErrTakenOver", err)
 			}
 			done := make(chan error, 1)
@@ -49,7 +49,7 @@ func TestAStatusWriteOfATakenOverTeammateIsRefused(t *testing.T) {
 			if err := <-done; !errors.Is(err, registry.ErrTakenOver) {
 				t.Errorf("SetStatusLater = %v, want registry.ErrTakenOver", err)
 			}
-			c, err := reg.Read()
+			c, err := reg.Read(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}

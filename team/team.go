@@ -338,12 +338,12 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	// This process holds the owner lock, so whatever the registry shows
 	// queued or working was left by a process that is gone, whatever its
 	// PID — unless a live worker of a team across hosts runs it.
-	repaired, err := reg.RepairRunning(t.hosting.runsElsewhere())
+	repaired, err := reg.RepairRunning(ctx, t.hosting.runsElsewhere())
 	if err != nil {
 		return fail(err)
 	}
 	emitRepairs(t.events, repaired)
-	if err := recordSandbox(reg, opts.Sandbox); err != nil {
+	if err := recordSandbox(ctx, reg, opts.Sandbox); err != nil {
 		return fail(err)
 	}
 	if !opts.Resume {
@@ -449,14 +449,13 @@ func (s signal) notify() {
 
 // recordSandbox writes in the registry how this team confines commands, so
 // `team` can show it; a team given no sandbox setting writes nothing.
-func recordSandbox(reg *registry.Registry, s tools.Sandbox) error {
+func recordSandbox(ctx context.Context, reg *registry.Registry, s tools.Sandbox) error {
 	if !s.On && s.Reason == "" {
 		return nil
 	}
 	state := &registry.SandboxState{On: s.On, Network: s.Network, Reason: s.Reason, State: s.State()}
-	_, err := reg.Update(func(c *registry.Config) error {
+	return reg.Change(ctx, func(c *registry.Config) error {
 		c.Sandbox = state
 		return nil
 	})
-	return err
 }

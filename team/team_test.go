@@ -52,7 +52,7 @@ func TestPoolBoundSeenByTheModelServer(t *testing.T) {
 	if v := srv.Violations(); len(v) > 0 {
 		t.Fatalf("violations: %v", v)
 	}
-	cfg, _ := tm.Registry().Read()
+	cfg, _ := tm.Registry().Read(t.Context())
 	if len(cfg.Teammates) != 12 {
 		t.Fatalf("%d teammates registered", len(cfg.Teammates))
 	}
@@ -86,7 +86,7 @@ func TestFailingTeammateBecomesFailedAndTellsTheLead(t *testing.T) {
 	if _, err := tm.Run(ctx, "go"); err != nil {
 		t.Fatal(err)
 	}
-	cfg, _ := tm.Registry().Read()
+	cfg, _ := tm.Registry().Read(t.Context())
 	if len(cfg.Teammates) != 1 || cfg.Teammates[0].Status != registry.StatusFailed || cfg.Teammates[0].Error == "" {
 		t.Fatalf("registry %+v: want flaky failed with a reason", cfg.Teammates)
 	}

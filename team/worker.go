@@ -80,7 +80,8 @@ func (h *hosting) Claim(req hosts.Request) (bool, error) {
 	var claimed bool
 	// The teammate's entry alone: a claim decides on nothing else, and as a
 	// whole-registry update it raced every spawn for the team's entry.
-	err := t.reg.ChangeTeammate(req.Name, func(m *registry.Member) error {
+	ctx := context.Background() // hosts calls Claim without a context
+	err := t.reg.ChangeTeammate(ctx, req.Name, func(m *registry.Member) error {
 		claimed = false
 		if m.SpawnID != req.ID || m.Status != registry.StatusQueued || m.Worker != "" {
 			return statefile.ErrNoChange
@@ -104,7 +105,8 @@ func (h *hosting) Unplaced(req hosts.Request) {
 	t := h.t
 	why := fmt.Sprintf("no worker with the labels %s took it within its placement time", strings.Join(req.Labels, ", "))
 	var failed bool
-	err := t.reg.Change(func(c *registry.Config) error {
+	ctx := context.Background() // hosts calls Unplaced without a context
+	err := t.reg.Change(ctx, func(c *registry.Config) error {
 		failed = false
 		i := c.Find(req.Name)
 		if i < 0 || c.Teammates[i].SpawnID != req.ID || c.Teammates[i].Status != registry.StatusQueued || c.Teammates[i].Worker != "" {
@@ -119,7 +121,6 @@ func (h *hosting) Unplaced(req hosts.Request) {
 		return
 	}
 	t.events.Emit(event.Event{Agent: req.Name, Payload: event.StatusChanged{Role: req.Role, Status: registry.StatusFailed, Reason: why, PID: t.pid}})
-	ctx := context.Background() // hosts calls Unplaced without a context
 	if _, err := t.messenger.deliver(ctx, req.Name, req.From, inbox.TypeError, prompt.TeammateFailed(req.Name, fmt.Errorf("%s", why))); err != nil {
 		t.events.Emit(event.Event{Agent: req.Name, Payload: failure(event.ClassInbox, "could not tell "+req.From+": ", err)})
 	}
@@ -129,10 +130,10 @@ func (h *hosting) Unplaced(req hosts.Request) {
 // is its first cycle's. It reports whether the teammate started.
 func (h *hosting) Run(req hosts.Request, release func()) bool {
 	t, r := h.t, h.t.roster
+	ctx := context.Background() // hosts calls Run without a context
 	failed := func(class event.ErrorClass, err error) bool {
 		r.markFailed(req.Name, err)
 		t.events.Emit(event.Event{Agent: req.Name, Payload: failure(class, "", err)})
-		ctx := context.Background() // hosts calls Run without a context
 		if _, derr := t.messenger.deliver(ctx, req.Name, inbox.LeadName, inbox.TypeError, prompt.TeammateFailed(req.Name, err)); derr != nil {
 			t.events.Emit(event.Event{Agent: req.Name, Payload: failure(event.ClassInbox, "could not tell the lead: ", derr)})
 		}
@@ -150,12 +151,12 @@ func (h *hosting) Run(req hosts.Request, release func()) bool {
 		// checkout out of reach whatever the lead says: the stricter wins.
 		iso = t.placing.isolationOf("")
 	}
-	where, err := t.placing.placeFrom(context.Background(), req.Name, iso, &entry, worktree.Start{Base: req.Base, Fresh: !req.Resume})
+	where, err := t.placing.placeFrom(ctx, req.Name, iso, &entry, worktree.Start{Base: req.Base, Fresh: !req.Resume})
 	if err != nil {
 		return failed(event.ClassInternal, fmt.Errorf("worker %s cannot place %s: %w", h.opts.ID, req.Name, err))
 	}
 	if where.Root != "" {
-		t.worktrees.Record(req.Name, func(e *registry.Member) {
+		t.worktrees.Record(ctx, req.Name, func(e *registry.Member) {
 			e.Isolation, e.Worktree, e.Branch, e.Merged, e.BaseNote = entry.Isolation, entry.Worktree, entry.Branch, false, entry.BaseNote
 		})
 	}
@@ -176,7 +177,7 @@ func (h *hosting) Run(req hosts.Request, release func()) bool {
 	var used registry.Usage
 	if req.Resume {
 		// It goes on: its usage so far and its plan's approval stay.
-		if c, err := t.reg.Read(); err == nil {
+		if c, err := t.reg.Read(ctx); err == nil {
 			if i := c.Find(req.Name); i >= 0 {
 				used = c.Teammates[i].Usage()
 			}
@@ -184,7 +185,10 @@ func (h *hosting) Run(req hosts.Request, release func()) bool {
 	}
 	m := &member{name: req.Name, role: req.Role, cancel: cancel, done: make(chan struct{}), status: registry.StatusQueued,
 		planMode: req.PlanMode, root: where.Root, model: t.meters.forAgent(choice, used), claim: req.ID, request: req}
-	m.planFromRegistry = func() bool { return t.plans.ApprovedElsewhere(mate{r, m}) }
+	m.planFromRegistry = func() bool {
+		// Asked by the write gate and RefreshPlan, which have no context.
+		return t.plans.ApprovedElsewhere(context.Background(), mate{r, m})
+	}
 	t.perms.Follow(req.Name, req.Asks, req.AskTimeout, req.Mode)
 	if !h.isLead { // the lead's own process has its rules already
 		t.perms.FollowDeny(req.Name, req.Deny)
@@ -231,7 +235,7 @@ func (r *roster) spawnQueued(ctx context.Context, from string, spec tools.SpawnS
 	if spec.PlanMode {
 		entry.PlanState = registry.PlanDrafting
 	}
-	err := t.reg.Change(func(c *registry.Config) error {
+	err := t.reg.Change(ctx, func(c *registry.Config) error {
 		i := c.Find(name)
 		if i >= 0 {
 			// This spawn's own entry, queued by this process or since taken
@@ -364,7 +368,7 @@ func (h *hosting) giveBack(ctx context.Context, fenced []*member) {
 		why := fmt.Errorf("its worker %s on %s lost its heartbeat and stopped it", h.opts.ID, h.opts.Host)
 		var d registry.Member
 		var req hosts.Request
-		err := t.reg.Change(func(c *registry.Config) error {
+		err := t.reg.Change(ctx, func(c *registry.Config) error {
 			d = registry.Member{} // a change tried again decides afresh
 			i := c.Find(fm.name)
 			if i < 0 {
@@ -437,7 +441,8 @@ func (h *hosting) Reap(alive map[string]bool) {
 	var dead []registry.Member
 	var requests []hosts.Request
 	now := time.Now().UTC()
-	_ = t.reg.Change(func(c *registry.Config) error {
+	ctx := context.Background() // hosts calls Reap without a context
+	_ = t.reg.Change(ctx, func(c *registry.Config) error {
 		dead, requests = dead[:0], requests[:0]
 		for i := range c.Teammates {
 			m := &c.Teammates[i]
@@ -530,11 +535,11 @@ func (h *hosting) runsElsewhere() func(*registry.Member) bool {
 // remote is the registry's entry of a teammate another process runs (or
 // that waits for a worker), on a team with a work queue; none when h is
 // nil (no queue).
-func (h *hosting) remote(name string) (registry.Member, bool) {
+func (h *hosting) remote(ctx context.Context, name string) (registry.Member, bool) {
 	if h == nil || h.t.roster.runs(name) {
 		return registry.Member{}, false
 	}
-	c, err := h.t.reg.Read()
+	c, err := h.t.reg.Read(ctx)
 	if err != nil {
 		return registry.Member{}, false
 	}
@@ -551,7 +556,7 @@ func (h *hosting) remote(name string) (registry.Member, bool) {
 // each) only once none works, not for every idle teammate at every look.
 func (h *hosting) remoteSettled(ctx context.Context) bool {
 	t := h.t
-	c, err := t.reg.Read()
+	c, err := t.reg.Read(ctx)
 	if err != nil {
 		return false
 	}
@@ -608,7 +613,8 @@ const remoteStopsAtOnce = 8
 // a time, each with the registry entry read here (no read per teammate).
 func (h *hosting) sendRemoteStops(reason string) []string {
 	t := h.t
-	c, err := t.reg.Read()
+	ctx := context.Background() // ShutdownAll and Abort are given no context: the requests go out in full
+	c, err := t.reg.Read(ctx)
 	if err != nil {
 		t.events.Emit(event.Event{Payload: failure(event.ClassRegistry, "shut down the teammates on workers: ", err)})
 		return nil
@@ -622,12 +628,11 @@ func (h *hosting) sendRemoteStops(reason string) []string {
 			continue
 		}
 		if m.Status == registry.StatusQueued && m.Worker == "" {
-			h.cancelQueued(m, reason)
+			h.cancelQueued(ctx, m, reason)
 			continue
 		}
 		ask = append(ask, m)
 	}
-	ctx := context.Background() // ShutdownAll and Abort are given no context: the requests go out in full
 	asked := make([]bool, len(ask))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, remoteStopsAtOnce)
@@ -671,7 +676,7 @@ func (h *hosting) waitRemoteStops(waitFor []string) {
 	tick := time.NewTicker(min(t.opts.PollInterval, remoteStopsPoll))
 	defer tick.Stop()
 	for {
-		c, err := t.reg.Read()
+		c, err := t.reg.Read(ctx)
 		if err == nil {
 			left := waitFor[:0:0]
 			for _, name := range waitFor {
@@ -701,10 +706,10 @@ func (h *hosting) waitRemoteStops(waitFor []string) {
 
 // cancelQueued shuts down a teammate no worker has taken yet: a worker
 // that takes its request later finds it no longer queued.
-func (h *hosting) cancelQueued(m registry.Member, reason string) {
+func (h *hosting) cancelQueued(ctx context.Context, m registry.Member, reason string) {
 	t := h.t
 	var done bool
-	err := t.reg.Change(func(c *registry.Config) error {
+	err := t.reg.Change(ctx, func(c *registry.Config) error {
 		done = false
 		i := c.Find(m.Name)
 		if i < 0 || c.Teammates[i].Status != registry.StatusQueued || c.Teammates[i].Worker != "" {

@@ -252,7 +252,7 @@ func openNATS(ctx context.Context, g *GlobalOptions, spec StoreSpec) (*Stores, e
 	if err != nil {
 		return nil, fail(err)
 	}
-	reg, err := registry.NewRegistryOnEntries(entries, spec.Team, whole)
+	reg, err := registry.NewRegistryOnEntries(ctx, entries, spec.Team, whole)
 	if err != nil {
 		return nil, fail(err)
 	}

@@ -101,10 +101,11 @@ type Board struct {
 // default) or a KV entry changed by compare-and-set on its revision
 // (natsstore.Doc). Update applies fn to the current board, counts the
 // change (File.Changed) and stores it unless fn returns
-// statefile.ErrNoChange; a missing board reads as Empty().
+// statefile.ErrNoChange; a missing board reads as Empty(). A read or a
+// change whose ctx is done does nothing.
 type Store interface {
-	Read() (*File, error)
-	Update(fn func(**File) error) (*File, error)
+	Read(ctx context.Context) (*File, error)
+	Update(ctx context.Context, fn func(**File) error) (*File, error)
 }
 
 // Empty is the board before its first change.
@@ -136,8 +137,8 @@ func (b *Board) OnWriteError(fn func(error)) {
 }
 
 // Read returns the board as it is on disk; a missing file is an empty board.
-func (b *Board) Read() (File, error) {
-	f, err := b.doc.Read()
+func (b *Board) Read(ctx context.Context) (File, error) {
+	f, err := b.doc.Read(ctx)
 	if err != nil {
 		return File{}, err
 	}
@@ -152,17 +153,14 @@ func (b *Board) List(ctx context.Context) ([]Task, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f, err := b.Read()
+	f, err := b.Read(ctx)
 	return f.Tasks, err
 }
 
 // update applies fn to the board under the lock and writes the result once,
 // bumping the version; errNoChange from fn writes nothing.
 func (b *Board) update(ctx context.Context, fn func(*File) error) (File, error) {
-	if err := ctx.Err(); err != nil {
-		return File{}, err
-	}
-	f, err := b.doc.Update(func(f **File) error { return fn(*f) })
+	f, err := b.doc.Update(ctx, func(f **File) error { return fn(*f) })
 	if f == nil {
 		return File{}, err
 	}

@@ -32,7 +32,7 @@ func wantErr(t *testing.T, err, target error, says string) {
 
 func TestBoardCreateNumbersAndReads(t *testing.T) {
 	b := newTestBoard(t)
-	if f, err := b.Read(); err != nil || len(f.Tasks) != 0 || f.Version != 0 {
+	if f, err := b.Read(t.Context()); err != nil || len(f.Tasks) != 0 || f.Version != 0 {
 		t.Fatalf("a missing board reads as %+v, %v; want empty", f, err)
 	}
 	t1 := mustCreate(t, b, "lead", "  write the parser  ")
@@ -43,7 +43,7 @@ func TestBoardCreateNumbersAndReads(t *testing.T) {
 	if len(t2.BlockedBy) != 1 || t2.BlockedBy[0] != "t1" || t2.CreatedBy != "alice" || t2.Status != TaskPending {
 		t.Fatalf("t2 = %+v", t2)
 	}
-	f, err := b.Read()
+	f, err := b.Read(t.Context())
 	if err != nil || len(f.Tasks) != 2 || f.Version != 2 || f.NextID != 2 {
 		t.Fatalf("board %+v, %v", f, err)
 	}
@@ -131,11 +131,11 @@ func TestBoardOnlyOwnerOrLeadCompletesOrReleases(t *testing.T) {
 		t.Fatalf("lead releases: %+v %v", task, err)
 	}
 	// Releasing what nobody holds writes nothing.
-	before, _ := b.Read()
+	before, _ := b.Read(t.Context())
 	if _, _, err := b.Update(ctx, "t3", "bob", TaskPending, ""); err != nil {
 		t.Fatal(err)
 	}
-	if after, _ := b.Read(); after.Version != before.Version {
+	if after, _ := b.Read(t.Context()); after.Version != before.Version {
 		t.Fatalf("a no-op release wrote the board (version %d → %d)", before.Version, after.Version)
 	}
 }
@@ -147,12 +147,12 @@ func TestBoardClaimIsIdempotentAndExclusive(t *testing.T) {
 	if _, already, err := b.Claim(ctx, "t1", "alice"); err != nil || already {
 		t.Fatalf("first claim: already=%v %v", already, err)
 	}
-	v, _ := b.Read()
+	v, _ := b.Read(t.Context())
 	task, already, err := b.Claim(ctx, "t1", "alice")
 	if err != nil || !already || task.Owner != "alice" {
 		t.Fatalf("second claim by the owner: %+v already=%v %v", task, already, err)
 	}
-	if w, _ := b.Read(); w.Version != v.Version {
+	if w, _ := b.Read(t.Context()); w.Version != v.Version {
 		t.Fatal("an idempotent claim wrote the board")
 	}
 	// in_progress through Update is a claim, idempotent for the owner too.
@@ -171,7 +171,7 @@ func TestBoardRefusesBadInput(t *testing.T) {
 	mustCreate(t, b, "lead", "a")
 	mustCreate(t, b, "lead", "b", "t1")
 	mustCreate(t, b, "lead", "c", "t2")
-	before, _ := b.Read()
+	before, _ := b.Read(t.Context())
 
 	cases := []struct {
 		name   string
@@ -205,7 +205,7 @@ func TestBoardRefusesBadInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { wantErr(t, c.do(), c.target, c.says) })
 	}
-	if after, _ := b.Read(); after.Version != before.Version || len(after.Tasks) != 3 {
+	if after, _ := b.Read(t.Context()); after.Version != before.Version || len(after.Tasks) != 3 {
 		t.Fatalf("a refused call changed the board: version %d → %d, %d tasks", before.Version, after.Version, len(after.Tasks))
 	}
 

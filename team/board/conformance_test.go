@@ -11,9 +11,9 @@ import (
 // boardDoc is the board's read-modify-write as the contract names it.
 type boardDoc struct{ b *Board }
 
-func (d boardDoc) Read() (File, error) { return d.b.Read() }
-func (d boardDoc) Update(fn func(*File) error) (File, error) {
-	return d.b.update(context.Background(), fn)
+func (d boardDoc) Read(ctx context.Context) (File, error) { return d.b.Read(ctx) }
+func (d boardDoc) Update(ctx context.Context, fn func(*File) error) (File, error) {
+	return d.b.update(ctx, fn)
 }
 
 // The task board keeps the compare-and-set document contract that every

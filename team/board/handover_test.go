@@ -43,7 +43,7 @@ func TestHandOverIsCompareAndSet(t *testing.T) {
 	for w := range wins {
 		got = append(got, w)
 	}
-	f, _ := b.Read()
+	f, _ := b.Read(t.Context())
 	if len(got) != 1 || f.Tasks[0].Owner != got[0] || f.Tasks[0].Status != TaskInProgress {
 		t.Fatalf("winners %v, board %+v", got, f.Tasks[0])
 	}

@@ -13,7 +13,7 @@ func (b *Board) NextClaimable(ctx context.Context, agent, role string, roles []s
 	if err := ctx.Err(); err != nil {
 		return Task{}, false, err
 	}
-	f, err := b.Read()
+	f, err := b.Read(ctx)
 	if err != nil {
 		return Task{}, false, err
 	}

@@ -171,7 +171,7 @@ func raceClaims(t *testing.T, goroutines, procs int) {
 		}
 	}
 
-	final, err := board.Read()
+	final, err := board.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

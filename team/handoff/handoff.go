@@ -129,12 +129,12 @@ type Deps struct {
 
 // Registry is the registry as the handoffs record each side's state.
 type Registry interface {
-	Update(fn func(*registry.Config) error) (registry.Config, error)
+	Change(ctx context.Context, fn func(*registry.Config) error) error
 }
 
 // Board is the task board as a handoff reads and hands over a task.
 type Board interface {
-	Read() (board.File, error)
+	Read(ctx context.Context) (board.File, error)
 	HandOver(ctx context.Context, id, from, to string) (board.Task, error)
 }
 
@@ -142,7 +142,7 @@ type Board interface {
 type Agents interface {
 	// Receiver is the teammate name as a handoff may go to it, or why
 	// there is none.
-	Receiver(name string) (Receiver, error)
+	Receiver(ctx context.Context, name string) (Receiver, error)
 	// Conversation is agent name's conversation, if this process runs it.
 	Conversation(name string) ([]openai.ChatCompletionMessage, bool)
 }
@@ -261,12 +261,12 @@ func (hs *Service) run(ctx context.Context, h *Handoff) (string, error) {
 		return "", err
 	}
 	defer hs.release(h)
-	h.verdict = hs.verdict(h) // judged as the request arrives, before it can wake the receiver
+	h.verdict = hs.verdict(ctx, h) // judged as the request arrives, before it can wake the receiver
 	if _, err := hs.d.Requests.Open(h.ref(), h.subject, hs.timeout(), nil); err != nil {
 		return "", err
 	}
 
-	hs.setSide(h.from, h, registry.HandoffSender, registry.HandoffAwaitingAccept, "")
+	hs.setSide(ctx, h.from, h, registry.HandoffSender, registry.HandoffAwaitingAccept, "")
 	answer, err := hs.exchange(ctx, h, h.from, h.to, TypeHandoffRequest, handoffRequestText(h), h.payload())
 	var undelivered *undeliveredError
 	switch {
@@ -280,18 +280,18 @@ func (hs *Service) run(ctx context.Context, h *Handoff) (string, error) {
 			return "", errTeamStopping
 		}
 		hs.d.Requests.Answered(h.from, h.ref(), event.ByRuntime, event.OutcomeRejected, h.verdict)
-		hs.setSide(h.from, h, registry.HandoffSender, registry.HandoffFailed, "rejected by "+h.to+"'s runtime: "+h.verdict)
+		hs.setSide(ctx, h.from, h, registry.HandoffSender, registry.HandoffFailed, "rejected by "+h.to+"'s runtime: "+h.verdict)
 		return handoffRejectedText(h), nil
 	}
 
 	// Accepted: the context is built from the tool call's words and the sender's conversation.
-	hs.setSide(h.from, h, registry.HandoffSender, registry.HandoffContextPreparing, "")
+	hs.setSide(ctx, h.from, h, registry.HandoffSender, registry.HandoffContextPreparing, "")
 	p := h.payload()
 	p.Description, p.Summary = h.description, h.summary
 	if msgs, ok := hs.d.Agents.Conversation(h.from); ok {
 		p.Done, p.Decisions, p.FilesTouched = workRecord(msgs)
 	}
-	hs.setSide(h.from, h, registry.HandoffSender, registry.HandoffAwaitingAck, "")
+	hs.setSide(ctx, h.from, h, registry.HandoffSender, registry.HandoffAwaitingAck, "")
 	if _, err := hs.exchange(ctx, h, h.from, h.to, TypeContextTransfer, contextText(h, p), p); err != nil {
 		return hs.failed(ctx, h, err, missedAck)
 	}
@@ -308,8 +308,8 @@ func (hs *Service) run(ctx context.Context, h *Handoff) (string, error) {
 		hs.d.Changed(h.from, event.TaskChanged{Change: event.TaskChangeHandedOver, To: h.to}, task)
 	}
 	hs.d.Requests.Answered(h.from, h.ref(), event.ByRuntime, event.OutcomeCompleted, "")
-	hs.setSide(h.from, h, registry.HandoffSender, registry.HandoffCompleted, "")
-	hs.setSide(h.to, h, registry.HandoffReceiver, registry.HandoffCompleted, "")
+	hs.setSide(ctx, h.from, h, registry.HandoffSender, registry.HandoffCompleted, "")
+	hs.setSide(ctx, h.to, h, registry.HandoffReceiver, registry.HandoffCompleted, "")
 	owns := "it"
 	if h.taskID != "" {
 		owns = h.taskID + " on the board"
@@ -419,8 +419,8 @@ func (hs *Service) failedAfter(ctx context.Context, h *Handoff, told bool, outco
 			hs.d.Events.Emit(event.Event{Agent: h.to, Payload: hs.d.Failure(event.ClassInbox, "handoff failed, and the receiver could not be told: ", err)})
 		}
 	}
-	hs.setSide(h.from, h, registry.HandoffSender, registry.HandoffFailed, why)
-	hs.setSide(h.to, h, registry.HandoffReceiver, registry.HandoffFailed, why)
+	hs.setSide(ctx, h.from, h, registry.HandoffSender, registry.HandoffFailed, why)
+	hs.setSide(ctx, h.to, h, registry.HandoffReceiver, registry.HandoffFailed, why)
 	return content
 }
 
@@ -440,7 +440,7 @@ func (hs *Service) prepare(ctx context.Context, from string, spec tools.HandoffS
 	if to != inbox.LeadName {
 		// One run on another worker has its runtime's part played here
 		// (remoteVerdict).
-		if _, err := hs.d.Agents.Receiver(to); err != nil {
+		if _, err := hs.d.Agents.Receiver(ctx, to); err != nil {
 			return nil, err
 		}
 	}
@@ -454,7 +454,7 @@ func (hs *Service) prepare(ctx context.Context, from string, spec tools.HandoffS
 	if !taskIDRe().MatchString(h.task) {
 		return h, nil
 	}
-	f, err := hs.d.Board.Read()
+	f, err := hs.d.Board.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -500,11 +500,11 @@ func (h *Handoff) answer(a answer) {
 }
 
 // verdict is the receiver runtime's answer: "" accepts, otherwise why not.
-func (hs *Service) verdict(h *Handoff) string {
+func (hs *Service) verdict(ctx context.Context, h *Handoff) string {
 	if h.to == inbox.LeadName {
 		return "" // the lead coordinates every role and is never at a worker's limit
 	}
-	m, err := hs.d.Agents.Receiver(h.to)
+	m, err := hs.d.Agents.Receiver(ctx, h.to)
 	if err != nil {
 		return err.Error()
 	}
@@ -566,12 +566,12 @@ func (hs *Service) answerRequest(ctx context.Context, h *Handoff) {
 	p.By = "runtime"
 	typ, content := TypeHandoffAccept, handoffAcceptedText(h)
 	if h.verdict != "" {
-		hs.setSide(h.to, h, registry.HandoffReceiver, registry.HandoffFailed, "rejected: "+h.verdict)
+		hs.setSide(ctx, h.to, h, registry.HandoffReceiver, registry.HandoffFailed, "rejected: "+h.verdict)
 		p.Reason = h.verdict
 		typ, content = TypeHandoffReject, handoffRejectedText(h)
 	} else {
 		h.accepted.Store(true)
-		hs.setSide(h.to, h, registry.HandoffReceiver, registry.HandoffAwaitingContext, "")
+		hs.setSide(ctx, h.to, h, registry.HandoffReceiver, registry.HandoffAwaitingContext, "")
 	}
 	if err := hs.deliver(ctx, h.to, h.from, typ, content, h, p); err != nil {
 		h.answer(answer{typ: typ, err: err})
@@ -592,13 +592,13 @@ func (hs *Service) acknowledgeContext(ctx context.Context, h *Handoff) {
 
 // setSide records one side's state in its registry entry (the lead's in
 // the registry's leadHandoffs) and logs it.
-func (hs *Service) setSide(agent string, h *Handoff, role registry.HandoffSide, state registry.HandoffStatus, reason string) {
+func (hs *Service) setSide(ctx context.Context, agent string, h *Handoff, role registry.HandoffSide, state registry.HandoffStatus, reason string) {
 	peer := h.to
 	if role == registry.HandoffReceiver {
 		peer = h.from
 	}
 	entry := registry.HandoffState{ID: h.id, Role: role, Peer: peer, Task: event.Clip(h.task, 80), TaskID: h.taskID, State: state, Reason: reason, UpdatedAt: time.Now().UTC()}
-	if _, err := hs.d.Registry.Update(func(c *registry.Config) error {
+	if err := hs.d.Registry.Change(ctx, func(c *registry.Config) error {
 		var states *[]registry.HandoffState
 		if agent == inbox.LeadName {
 			states = &c.LeadHandoffs

@@ -1,6 +1,7 @@
 package handoff
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
@@ -13,17 +14,17 @@ import (
 // memRegistry is a registry document in memory.
 type memRegistry struct{ c registry.Config }
 
-func (r *memRegistry) Update(fn func(*registry.Config) error) (registry.Config, error) {
+func (r *memRegistry) Change(_ context.Context, fn func(*registry.Config) error) error {
 	next := r.c
 	next.Teammates = append([]registry.Member(nil), r.c.Teammates...)
 	if err := fn(&next); err != nil {
 		if errors.Is(err, statefile.ErrNoChange) {
-			return r.c, nil
+			return nil
 		}
-		return r.c, err
+		return err
 	}
 	r.c = next
-	return r.c, nil
+	return nil
 }
 
 type discard struct{}
@@ -39,8 +40,8 @@ func TestRegistryKeepsTheLastHandoffs(t *testing.T) {
 	n := MaxStates + 2
 	for i := range n {
 		h := &Handoff{id: fmt.Sprintf("handoff-%08d", i), from: "alice", to: "bob", task: "job"}
-		hs.setSide("alice", h, registry.HandoffSender, registry.HandoffAwaitingAccept, "")
-		hs.setSide("alice", h, registry.HandoffSender, registry.HandoffCompleted, "")
+		hs.setSide(t.Context(), "alice", h, registry.HandoffSender, registry.HandoffAwaitingAccept, "")
+		hs.setSide(t.Context(), "alice", h, registry.HandoffSender, registry.HandoffCompleted, "")
 	}
 	kept := reg.c.Teammates[0].Handoffs
 	if len(kept) != MaxStates || kept[0].ID != fmt.Sprintf("handoff-%08d", n-MaxStates) || kept[len(kept)-1].ID != fmt.Sprintf("handoff-%08d", n-1) {

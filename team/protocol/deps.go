@@ -1,6 +1,8 @@
 package protocol
 
 import (
+	"context"
+
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/registry"
@@ -25,23 +27,23 @@ type Deps struct {
 
 // Registry is the registry as the protocols read and record it.
 type Registry interface {
-	Read() (registry.Config, error)
-	Update(fn func(*registry.Config) error) (registry.Config, error)
+	Read(ctx context.Context) (registry.Config, error)
+	Change(ctx context.Context, fn func(*registry.Config) error) error
 }
 
 // Roster is the team's teammates as the protocols reach them.
 type Roster interface {
 	// Mate is teammate name as this process runs it, or the refusal
 	// naming why it does not.
-	Mate(name string) (Mate, error)
+	Mate(ctx context.Context, name string) (Mate, error)
 	// Expired is the teammate of a request whose deadline passed; nil
 	// when the team is stopping or this process does not run it.
 	Expired(name string) Mate
 	// Remote is the registry entry of a teammate another process runs
 	// (or that waits for a worker).
-	Remote(name string) (registry.Member, bool)
+	Remote(ctx context.Context, name string) (registry.Member, bool)
 	// CancelQueued shuts down a teammate no worker has taken yet.
-	CancelQueued(m registry.Member, reason string)
+	CancelQueued(ctx context.Context, m registry.Member, reason string)
 }
 
 // Mate is one teammate this process runs.

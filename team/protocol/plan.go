@@ -60,7 +60,7 @@ func (p *Plans) ByPerson(id string) (approved, ok bool) {
 
 // Submit sends a plan-mode teammate's plan to the lead.
 func (p *Plans) Submit(ctx context.Context, from, plan string) (string, error) {
-	m, err := p.d.Roster.Mate(from)
+	m, err := p.d.Roster.Mate(ctx, from)
 	if err != nil {
 		return "", err
 	}
@@ -81,13 +81,14 @@ func (p *Plans) Submit(ctx context.Context, from, plan string) (string, error) {
 	id := ref.ID
 	// The registry says so before the lead is told: a lead that reviews at
 	// once must not have its approval overwritten by this later write.
-	p.setState(m.Name(), m.Role(), m.Status(), registry.PlanAwaitingApproval)
+	p.setState(ctx, m.Name(), m.Role(), m.Status(), registry.PlanAwaitingApproval)
 	msg := inbox.Message{Type: TypePlanApprovalRequest, From: from, To: inbox.LeadName, Content: planRequestText(from, text, id), CorrelationID: id}
 	if err := p.rq.Send(ctx, msg, planPayload{RequestID: id, Plan: plan}); err != nil {
 		if _, open := p.rq.Answer(id, event.RequestPlanApproval, from, event.OutcomeFailed); open {
 			p.rq.Answered(from, ref, event.ByRuntime, event.OutcomeFailed, "the plan could not be delivered: "+err.Error())
 		}
-		p.setState(m.Name(), m.Role(), m.Status(), registry.PlanDrafting)
+		// Put back even when ctx ended the send: the plan is a draft again.
+		p.setState(context.WithoutCancel(ctx), m.Name(), m.Role(), m.Status(), registry.PlanDrafting)
 		return "", err
 	}
 	return fmt.Sprintf("Plan submitted (request %s). End your turn now: the lead's answer arrives as a plan_approval_response message.", id), nil
@@ -107,7 +108,7 @@ func (p *Plans) Review(ctx context.Context, from, id string, approve bool, feedb
 		return "", fmt.Errorf("there is no plan waiting for review with request id %q", id)
 	}
 	author := r.From
-	m, err := p.d.Roster.Mate(author)
+	m, err := p.d.Roster.Mate(ctx, author)
 	if err != nil {
 		return "", err
 	}
@@ -126,7 +127,7 @@ func (p *Plans) Review(ctx context.Context, from, id string, approve bool, feedb
 	p.rq.Answered(author, ref, from, outcome, feedback)
 	// The registry says so before the teammate is told: once told it may
 	// finish and report before a later write would land.
-	p.setState(m.Name(), m.Role(), m.Status(), state)
+	p.setState(ctx, m.Name(), m.Role(), m.Status(), state)
 	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(from, approve, feedback), CorrelationID: id}
 	if err := p.rq.Send(ctx, msg, planPayload{RequestID: id, Approve: Bool(approve), Feedback: feedback}); err != nil {
 		return "", err
@@ -153,12 +154,12 @@ func (p *Plans) expire(r request.Request) {
 	if err := p.rq.Send(ctx, msg, planPayload{RequestID: id, Approve: Bool(false), Feedback: fb}); err != nil {
 		p.d.Events.Emit(event.Event{Agent: m.Name(), Payload: p.d.Failure(event.ClassInbox, "plan timeout: ", err)})
 	}
-	p.setState(m.Name(), m.Role(), m.Status(), registry.PlanRejected)
+	p.setState(ctx, m.Name(), m.Role(), m.Status(), registry.PlanRejected)
 }
 
 // setState records where a teammate's plan is, in the registry and the log.
-func (p *Plans) setState(name, role string, status registry.Status, state registry.PlanState) {
-	if _, err := p.d.Registry.Update(func(c *registry.Config) error {
+func (p *Plans) setState(ctx context.Context, name, role string, status registry.Status, state registry.PlanState) {
+	if err := p.d.Registry.Change(ctx, func(c *registry.Config) error {
 		i := c.Find(name)
 		if i < 0 {
 			return statefile.ErrNoChange

@@ -27,8 +27,8 @@ func (s *Shutdowns) RequestRemote(ctx context.Context, from string, mb registry.
 		return "", fmt.Errorf("%s is already %s", name, mb.Status)
 	}
 	if mb.Status == registry.StatusQueued && mb.Worker == "" {
-		s.d.Roster.CancelQueued(mb, reason)
-		if m, ok := s.d.Roster.Remote(name); ok && m.Status == registry.StatusShutdown {
+		s.d.Roster.CancelQueued(ctx, mb, reason)
+		if m, ok := s.d.Roster.Remote(ctx, name); ok && m.Status == registry.StatusShutdown {
 			return fmt.Sprintf("%s had not started yet: it is shut down.", name), nil
 		}
 	}
@@ -84,7 +84,7 @@ func (p *Plans) reviewRemote(ctx context.Context, from, id string, approve bool,
 		return "", false, nil
 	}
 	author := asked.From
-	mb, ok := p.d.Roster.Remote(author)
+	mb, ok := p.d.Roster.Remote(ctx, author)
 	if !ok {
 		return "", false, nil
 	}
@@ -102,7 +102,7 @@ func (p *Plans) reviewRemote(ctx context.Context, from, id string, approve bool,
 	ref := event.RequestRef{ID: id, RequestKind: event.RequestPlanApproval, From: author, To: inbox.LeadName}
 	p.rq.Answered(author, ref, from, outcome, feedback)
 	// The registry says so before the teammate is told: its process reads it there.
-	p.setState(author, mb.Role, mb.Status, state)
+	p.setState(ctx, author, mb.Role, mb.Status, state)
 	msg := inbox.Message{Type: TypePlanApprovalResponse, From: from, To: author, Content: planReviewText(from, approve, feedback), CorrelationID: id}
 	if err := p.rq.Send(ctx, msg, planPayload{RequestID: id, Approve: Bool(approve), Feedback: feedback}); err != nil {
 		return "", true, err
@@ -116,8 +116,8 @@ func (p *Plans) reviewRemote(ctx context.Context, from, id string, approve bool,
 // ApprovedElsewhere reports, for a plan-mode teammate this process runs,
 // whether the lead's process recorded its plan approved in the registry;
 // a review found there closes the plan's request here.
-func (p *Plans) ApprovedElsewhere(m Mate) bool {
-	c, err := p.d.Registry.Read()
+func (p *Plans) ApprovedElsewhere(ctx context.Context, m Mate) bool {
+	c, err := p.d.Registry.Read(ctx)
 	if err != nil {
 		return false
 	}

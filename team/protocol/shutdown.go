@@ -52,9 +52,9 @@ func (s *Shutdowns) Request(ctx context.Context, from, name, reason string) (str
 	if from != inbox.LeadName && from != inbox.UserName {
 		return "", fmt.Errorf("only the lead can ask a teammate to shut down")
 	}
-	m, err := s.d.Roster.Mate(name)
+	m, err := s.d.Roster.Mate(ctx, name)
 	if err != nil {
-		if mb, ok := s.d.Roster.Remote(name); ok {
+		if mb, ok := s.d.Roster.Remote(ctx, name); ok {
 			return s.RequestRemote(ctx, from, mb, reason) // remote.go
 		}
 		return "", err
@@ -90,7 +90,7 @@ func (s *Shutdowns) Request(ctx context.Context, from, name, reason string) (str
 
 // Respond is a teammate's answer to the shutdown it was asked.
 func (s *Shutdowns) Respond(ctx context.Context, from, id string, approve bool, reason string) (string, error) {
-	m, err := s.d.Roster.Mate(from)
+	m, err := s.d.Roster.Mate(ctx, from)
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -81,17 +82,17 @@ func DecodeRegistryEntry(key string, data []byte) any {
 // store never changes one in place, so they may be read after View.
 type RegistryEntries interface {
 	// Sync returns once the store's copy holds every entry stored before.
-	Sync() error
+	Sync(ctx context.Context) error
 	// View calls fn with every entry of the copy; it returns the newest
 	// revision and when it was stored.
 	View(fn func(key string, v any, rev uint64)) (newest uint64, stored time.Time)
 	// Get is key's entry in the copy: rev 0 if never stored, ok false if none now.
 	Get(key string) (v any, rev uint64, ok bool)
 	// Fetch reads key from the server into the copy and returns it as Get.
-	Fetch(key string) (v any, rev uint64, ok bool, err error)
+	Fetch(ctx context.Context, key string) (v any, rev uint64, ok bool, err error)
 	// Put stores each data[i] as keys[i] (nil: deletes it) if its revision
 	// is still revs[i], all or none; lost: a revision had moved.
-	Put(keys []string, data [][]byte, revs []uint64) (rev uint64, lost bool, err error)
+	Put(ctx context.Context, keys []string, data [][]byte, revs []uint64) (rev uint64, lost bool, err error)
 }
 
 // maxEntryTries bounds how often a change is made again after losing a
@@ -131,10 +132,10 @@ func sameMember(a, b *Member) bool {
 // NewRegistryOnEntries is the registry kept in e, one entry per teammate.
 // A registry kept whole by an earlier version (old, may be nil) is carried
 // over into e the first time e has none.
-func NewRegistryOnEntries(e RegistryEntries, teamName string, old RegistryStore) (*Registry, error) {
+func NewRegistryOnEntries(ctx context.Context, e RegistryEntries, teamName string, old RegistryStore) (*Registry, error) {
 	s := &entryRegistry{e: e, teamName: registryTeamName(teamName)}
 	if old != nil {
-		if err := s.carryOver(old); err != nil {
+		if err := s.carryOver(ctx, old); err != nil {
 			return nil, err
 		}
 	}
@@ -145,14 +146,14 @@ func NewRegistryOnEntries(e RegistryEntries, teamName string, old RegistryStore)
 // before the entries kept it) into the entries, unless they already have the team's entry.
 // Each entry is made only if absent: two processes doing it at once make
 // each once. The team's entry goes last, so one cut short is done again.
-func (s *entryRegistry) carryOver(old RegistryStore) error {
-	if err := s.e.Sync(); err != nil {
+func (s *entryRegistry) carryOver(ctx context.Context, old RegistryStore) error {
+	if err := s.e.Sync(ctx); err != nil {
 		return err
 	}
 	if _, _, ok := s.e.Get(registryTeamKey); ok {
 		return nil
 	}
-	c, err := old.Read()
+	c, err := old.Read(ctx)
 	if err != nil {
 		return fmt.Errorf("carry over the registry kept whole: %w", err)
 	}
@@ -167,16 +168,16 @@ func (s *entryRegistry) carryOver(old RegistryStore) error {
 		if inbox.ValidateName(m.Name) != nil {
 			continue // no such teammate could have been spawned: not carried
 		}
-		if err := s.create(MemberKey(m.Name), m); err != nil {
+		if err := s.create(ctx, MemberKey(m.Name), m); err != nil {
 			return err
 		}
 	}
 	h := headOf(c)
-	return s.create(registryTeamKey, &h)
+	return s.create(ctx, registryTeamKey, &h)
 }
 
 // create stores v as key if key has no entry (one made meanwhile is kept).
-func (s *entryRegistry) create(key string, v any) error {
+func (s *entryRegistry) create(ctx context.Context, key string, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -185,7 +186,7 @@ func (s *entryRegistry) create(key string, v any) error {
 	if ok {
 		return nil
 	}
-	_, _, err = s.e.Put([]string{key}, [][]byte{data}, []uint64{rev})
+	_, _, err = s.e.Put(ctx, []string{key}, [][]byte{data}, []uint64{rev})
 	return err
 }
 
@@ -262,8 +263,8 @@ func (s *entryRegistry) snapshot(withFrom bool) (snapshot, error) {
 }
 
 // Read returns the registry as stored when Read was called.
-func (s *entryRegistry) Read() (*Config, error) {
-	if err := s.e.Sync(); err != nil {
+func (s *entryRegistry) Read(ctx context.Context) (*Config, error) {
+	if err := s.e.Sync(ctx); err != nil {
 		return nil, err
 	}
 	sn, err := s.snapshot(false)
@@ -272,11 +273,11 @@ func (s *entryRegistry) Read() (*Config, error) {
 
 // Update applies fn to the registry as stored now and stores the entries
 // it changed; after a lost race it reads again and applies fn again.
-func (s *entryRegistry) Update(fn func(**Config) error) (*Config, error) {
+func (s *entryRegistry) Update(ctx context.Context, fn func(**Config) error) (*Config, error) {
 	s.whole.Lock()
 	defer s.whole.Unlock()
 	for range maxEntryTries {
-		if err := s.e.Sync(); err != nil {
+		if err := s.e.Sync(ctx); err != nil {
 			return nil, err
 		}
 		sn, err := s.snapshot(true)
@@ -294,7 +295,7 @@ func (s *entryRegistry) Update(fn func(**Config) error) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		rev, lost, err := s.e.Put(keys, data, revs)
+		rev, lost, err := s.e.Put(ctx, keys, data, revs)
 		if err != nil {
 			return nil, err
 		}
@@ -374,12 +375,14 @@ func sameHead(v any, h *registryHead) bool {
 }
 
 // UpdateInPlace is Update: every change is made on a copy of its own.
-func (s *entryRegistry) UpdateInPlace(fn func(**Config) error) (*Config, error) { return s.Update(fn) }
+func (s *entryRegistry) UpdateInPlace(ctx context.Context, fn func(**Config) error) (*Config, error) {
+	return s.Update(ctx, fn)
+}
 
 // Submit is Update, done before it returns: a change costs one small
 // write here, so there is nothing to gather.
-func (s *entryRegistry) Submit(fn func(**Config) error, after func(error)) {
-	_, err := s.Update(fn)
+func (s *entryRegistry) Submit(ctx context.Context, fn func(**Config) error, after func(error)) {
+	_, err := s.Update(ctx, fn)
 	after(err)
 }
 
@@ -389,14 +392,14 @@ func (s *entryRegistry) Flush() {}
 // ChangeMember applies fn to the named teammate's entry alone and stores
 // it by compare-and-set on its revision: what a status change costs, one
 // small read at most and one small write, whatever the size of the team.
-func (s *entryRegistry) ChangeMember(name string, fn func(*Member) error) error {
+func (s *entryRegistry) ChangeMember(ctx context.Context, name string, fn func(*Member) error) error {
 	key := MemberKey(name)
 	v, rev, ok := s.e.Get(key)
 	fresh := false // v was read from the server, not the copy
 	for range maxEntryTries {
 		if !ok {
 			var err error
-			if v, rev, ok, err = s.e.Fetch(key); err != nil {
+			if v, rev, ok, err = s.e.Fetch(ctx, key); err != nil {
 				return err
 			}
 			if !ok {
@@ -431,7 +434,7 @@ func (s *entryRegistry) ChangeMember(name string, fn func(*Member) error) error 
 		if err != nil {
 			return fmt.Errorf("update the registry: %w", err)
 		}
-		_, lost, err := s.e.Put([]string{key}, [][]byte{data}, []uint64{rev})
+		_, lost, err := s.e.Put(ctx, []string{key}, [][]byte{data}, []uint64{rev})
 		if err != nil || !lost {
 			return err
 		}

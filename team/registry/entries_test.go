@@ -30,13 +30,13 @@ type countingEntries struct {
 	bytes []int
 }
 
-func (c *countingEntries) Sync() error {
+func (c *countingEntries) Sync(ctx context.Context) error {
 	c.syncs.Add(1)
-	return c.RegistryEntries.Sync()
+	return c.RegistryEntries.Sync(ctx)
 }
 
-func (c *countingEntries) Put(keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
-	rev, lost, err := c.RegistryEntries.Put(keys, data, revs)
+func (c *countingEntries) Put(ctx context.Context, keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
+	rev, lost, err := c.RegistryEntries.Put(ctx, keys, data, revs)
 	n := 0
 	for _, d := range data {
 		n += len(d)
@@ -64,7 +64,7 @@ func countedRegistry(t *testing.T, url, teamName string) (*Registry, *countingEn
 	}
 	t.Cleanup(e.Close)
 	c := &countingEntries{RegistryEntries: e}
-	r, err := NewRegistryOnEntries(c, teamName, nil)
+	r, err := NewRegistryOnEntries(t.Context(), c, teamName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func countedRegistry(t *testing.T, url, teamName string) (*Registry, *countingEn
 
 func addMembers(t *testing.T, r *Registry, names ...string) {
 	t.Helper()
-	if _, err := r.Update(func(c *Config) error {
+	if err := r.Change(t.Context(), func(c *Config) error {
 		for _, n := range names {
 			c.Teammates = append(c.Teammates, Member{Name: n, Role: "worker", Status: StatusIdle, CreatedAt: time.Now().UTC()})
 		}
@@ -96,9 +96,9 @@ func TestRegistryEntriesTwoProcessesChangeTeammatesAtOnce(t *testing.T) {
 	const each = 60
 	bump := func(r *Registry, name string, via string) error {
 		if via == "status" {
-			return r.ChangeStatus(name, StatusWorking, func(m *Member) { m.Turns++ })
+			return r.ChangeStatus(t.Context(), name, StatusWorking, func(m *Member) { m.Turns++ })
 		}
-		_, err := r.Update(func(c *Config) error {
+		err := r.Change(t.Context(), func(c *Config) error {
 			c.Teammates[c.Find(name)].Turns++
 			return nil
 		})
@@ -130,7 +130,7 @@ func TestRegistryEntriesTwoProcessesChangeTeammatesAtOnce(t *testing.T) {
 	c2.reset()
 	run(map[*Registry][]string{p1: {"alice status", "alice update"}, p2: {"bob status", "bob update"}})
 	reader, _ := countedRegistry(t, url, "two")
-	c, err := reader.Read()
+	c, err := reader.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestRegistryEntriesTwoProcessesChangeTeammatesAtOnce(t *testing.T) {
 	}
 	// One teammate from both processes: no lost update.
 	run(map[*Registry][]string{p1: {"carol status", "carol update"}, p2: {"carol status", "carol update"}})
-	if c, err = reader.Read(); err != nil {
+	if c, err = reader.Read(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.Teammates[c.Find("carol")].Turns; got != 4*each {
@@ -170,7 +170,7 @@ func TestRegistryEntriesStatusChangeWritesItsTeammateAlone(t *testing.T) {
 	addMembers(t, r, names...)
 	c.reset()
 	for _, n := range names[:50] {
-		if err := r.ChangeStatus(n, StatusWorking, func(m *Member) { m.Activity = "thinking" }); err != nil {
+		if err := r.ChangeStatus(t.Context(), n, StatusWorking, func(m *Member) { m.Activity = "thinking" }); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -185,7 +185,7 @@ func TestRegistryEntriesStatusChangeWritesItsTeammateAlone(t *testing.T) {
 			t.Fatalf("status change %d wrote %v (%d bytes), want %s alone in under 1 KiB", i, keys, c.bytes[i], MemberKey(names[i]))
 		}
 	}
-	got, err := r.Read()
+	got, err := r.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestRegistryEntriesCarryOverAWholeRegistry(t *testing.T) {
 	oldReg := NewRegistryOn(whole, "old")
 	cost := 0.25
 	t0 := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
-	if _, err := oldReg.Update(func(c *Config) error {
+	if err := oldReg.Change(t.Context(), func(c *Config) error {
 		c.Teammates = append(c.Teammates,
 			Member{Name: "alice", Role: "coder", Status: StatusIdle, CreatedAt: t0, Turns: 3, Cost: &cost, Labels: []string{"gpu"}},
 			Member{Name: "bob", Role: "tester", Status: StatusShutdown, CreatedAt: t0.Add(time.Second), Ended: true})
@@ -220,12 +220,12 @@ func TestRegistryEntriesCarryOverAWholeRegistry(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	before, err := oldReg.Read()
+	before, err := oldReg.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := entriesRegistry(t, natsConn(t, url), "old", whole)
-	after, err := reg.Read()
+	after, err := reg.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,10 +249,10 @@ func TestRegistryEntriesCarryOverAWholeRegistry(t *testing.T) {
 	if a, b := keysOf(after), keysOf(before); !reflect.DeepEqual(a, b) {
 		t.Fatalf("JSON keys %v, want %v", a, b)
 	}
-	if err := reg.ChangeStatus("alice", StatusWorking, nil); err != nil {
+	if err := reg.ChangeStatus(t.Context(), "alice", StatusWorking, nil); err != nil {
 		t.Fatal(err)
 	}
-	again, err := entriesRegistry(t, natsConn(t, url), "old", whole).Read()
+	again, err := entriesRegistry(t, natsConn(t, url), "old", whole).Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestRegistryEntriesUpdatesDecideOnWhatOthersChanged(t *testing.T) {
 		read.Add(2)
 		add := func(r *Registry, name string) error {
 			first := true
-			_, err := r.Update(func(c *Config) error {
+			err := r.Change(t.Context(), func(c *Config) error {
 				if first {
 					first = false
 					read.Done()
@@ -359,7 +359,7 @@ func TestRegistryEntriesUpdatesDecideOnWhatOthersChanged(t *testing.T) {
 		}
 		close(start)
 		wg.Wait()
-		c, err := natsRegistry(t, url, teamName).Read()
+		c, err := natsRegistry(t, url, teamName).Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -386,7 +386,7 @@ func TestRegistryEntriesUpdatesOfOneProcessDoNotRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := r.Update(func(c *Config) error {
+			if err := r.Change(t.Context(), func(c *Config) error {
 				c.Teammates = append(c.Teammates, Member{Name: fmt.Sprintf("p%02d", i), Role: "worker", Status: StatusQueued, CreatedAt: time.Now().UTC()})
 				return nil
 			}); err != nil {
@@ -395,7 +395,7 @@ func TestRegistryEntriesUpdatesOfOneProcessDoNotRace(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	got, err := r.Read()
+	got, err := r.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +459,7 @@ func entriesRegistry(t *testing.T, nc *nats.Conn, teamName string, old RegistryS
 		t.Fatal(err)
 	}
 	t.Cleanup(e.Close)
-	r, err := NewRegistryOnEntries(e, teamName, old)
+	r, err := NewRegistryOnEntries(t.Context(), e, teamName, old)
 	if err != nil {
 		t.Fatal(err)
 	}

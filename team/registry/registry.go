@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -243,8 +244,8 @@ func (r *Registry) OnWriteError(fn func(error)) {
 }
 
 // Read returns the registry as it is on disk; a missing file is an empty team.
-func (r *Registry) Read() (Config, error) {
-	c, err := r.doc.Read()
+func (r *Registry) Read(ctx context.Context) (Config, error) {
+	c, err := r.doc.Read(ctx)
 	if err != nil {
 		return Config{}, err
 	}
@@ -259,16 +260,6 @@ func (r *Registry) normal(c *Config) Config {
 		c.TeamName = r.teamName
 	}
 	return *c
-}
-
-// Update applies fn to the current registry and writes the result, bumping
-// the version once. If fn returns errNoChange nothing is written.
-func (r *Registry) Update(fn func(*Config) error) (Config, error) {
-	c, err := r.doc.Update(r.change(fn))
-	if c == nil {
-		return Config{}, err
-	}
-	return r.normal(c), err
 }
 
 // change is fn followed by what every written registry needs: a team name
@@ -294,50 +285,45 @@ func (r *Registry) change(fn func(*Config) error) func(**Config) error {
 	}
 }
 
-// Change applies fn, which fails (if at all) before it changes anything,
-// and returns once the change is on disk, without making the caller a copy
-// of the whole registry (with 200 members, the copies were a tenth of a
-// run's CPU).
-func (r *Registry) Change(fn func(*Config) error) error {
+// Change applies fn to the current registry and returns once the change
+// is on disk, the version bumped once; errNoChange from fn writes nothing.
+// fn fails (if at all) before it changes anything, and whatever it needs
+// of the result it reads inside: no caller is made a copy of the whole
+// registry (with 200 members, the copies were a tenth of a run's CPU).
+func (r *Registry) Change(ctx context.Context, fn func(*Config) error) error {
 	// r.doc may become another store than the file; one without
 	// Change is changed in place all the same.
 	if d, ok := any(r.doc).(docChanger); ok {
-		return d.Change(r.change(fn))
+		return d.Change(ctx, r.change(fn))
 	}
-	_, err := r.doc.UpdateInPlace(r.change(fn))
+	_, err := r.doc.UpdateInPlace(ctx, r.change(fn))
 	return err
 }
 
 // docChanger is a store of the registry document with statefile.Doc's Change.
 type docChanger interface {
-	Change(fn func(**Config) error) error
-}
-
-// Changer is a registry that can change without handing back a
-// copy of itself (Registry.Change).
-type Changer interface {
-	Change(fn func(*Config) error) error
+	Change(ctx context.Context, fn func(**Config) error) error
 }
 
 // keyedDoc is a store of the registry document with statefile.Doc's
 // keyed changes: two of one key never share a write.
 type keyedDoc interface {
-	ChangeKeyed(key string, fn func(**Config) error) error
-	SubmitKeyed(key string, fn func(**Config) error, after func(error))
+	ChangeKeyed(ctx context.Context, key string, fn func(**Config) error) error
+	SubmitKeyed(ctx context.Context, key string, fn func(**Config) error, after func(error))
 }
 
 // ChangeStatus changes one member's status (and the fields fn sets) and
 // returns once it is stored. No other status change of the member shares its write, so when
 // it returns the registry shows this status (until the member's next change).
-func (r *Registry) ChangeStatus(name string, status Status, fn func(*Member)) error {
+func (r *Registry) ChangeStatus(ctx context.Context, name string, status Status, fn func(*Member)) error {
 	if d, ok := r.doc.(memberChanger); ok {
-		return d.ChangeMember(name, r.fenced(memberStatusChange(status, fn)))
+		return d.ChangeMember(ctx, name, r.fenced(memberStatusChange(status, fn)))
 	}
 	change := r.change(statusChange(name, status, fn))
 	if d, ok := any(r.doc).(keyedDoc); ok {
-		return d.ChangeKeyed(name, change)
+		return d.ChangeKeyed(ctx, name, change)
 	}
-	_, err := r.doc.UpdateInPlace(change)
+	_, err := r.doc.UpdateInPlace(ctx, change)
 	return err
 }
 
@@ -352,11 +338,11 @@ func (e NoTeammateError) Error() string {
 // anything, to the teammate named name alone: on entries a compare-and-set
 // of its entry, not a whole-registry update (those write the team's entry
 // and are serial). A teammate not held is a NoTeammateError.
-func (r *Registry) ChangeTeammate(name string, fn func(*Member) error) error {
+func (r *Registry) ChangeTeammate(ctx context.Context, name string, fn func(*Member) error) error {
 	if d, ok := r.doc.(memberChanger); ok {
-		return d.ChangeMember(name, r.fenced(fn))
+		return d.ChangeMember(ctx, name, r.fenced(fn))
 	}
-	return r.Change(TeammateChange(name, fn))
+	return r.Change(ctx, TeammateChange(name, fn))
 }
 
 // teammateChange is fn, a change of the teammate named name, as a change
@@ -375,29 +361,34 @@ func TeammateChange(name string, fn func(*Member) error) func(*Config) error {
 // write (changes made meanwhile share it), in order with every other
 // change of this Registry, and after is called with its outcome once it is
 // on disk. after runs on the writing goroutine and must not change the
-// registry itself. Flush waits for such changes.
+// registry itself. Flush waits for such changes. It takes no ctx: nobody
+// waits for the change, which is written after its caller has moved on
+// (a teammate's last status, once its run has ended), so there is no
+// caller's wait to cut short.
 func (r *Registry) SetStatusLater(name string, status Status, fn func(*Member), after func(error)) {
+	ctx := context.Background() // no caller waits for the change (see above)
 	if d, ok := r.doc.(memberChanger); ok {
-		after(d.ChangeMember(name, r.fenced(memberStatusChange(status, fn))))
+		after(d.ChangeMember(ctx, name, r.fenced(memberStatusChange(status, fn))))
 		return
 	}
 	change := r.change(statusChange(name, status, fn))
 	if d, ok := any(r.doc).(keyedDoc); ok {
 		// Never in one write with another status change of the member: each
 		// status is on disk by itself before its event (after) is written.
-		d.SubmitKeyed(name, change, after)
+		d.SubmitKeyed(ctx, name, change, after)
 		return
 	}
-	r.doc.Submit(change, after)
+	r.doc.Submit(ctx, change, after)
 }
 
 // Flush returns once every change made through this Registry is on disk.
+// It takes no ctx: it changes nothing and waits only for writes under way.
 func (r *Registry) Flush() { r.doc.Flush() }
 
 // memberChanger is a store of the registry that keeps each teammate apart
 // (entryRegistry): a change of one teammate reads and writes it alone.
 type memberChanger interface {
-	ChangeMember(name string, fn func(*Member) error) error
+	ChangeMember(ctx context.Context, name string, fn func(*Member) error) error
 }
 
 // memberStatusChange is statusChange for one teammate's entry: refused
@@ -441,15 +432,15 @@ func statusChange(name string, status Status, fn func(*Member)) func(*Config) er
 
 // RepairDead marks members left queued or working by a process that no
 // longer runs as failed, so nobody is shown working forever.
-func (r *Registry) RepairDead(alive func(pid int) bool) ([]string, error) {
-	return r.RepairRunning(func(m *Member) bool { return m.PID > 0 && alive(m.PID) })
+func (r *Registry) RepairDead(ctx context.Context, alive func(pid int) bool) ([]string, error) {
+	return r.RepairRunning(ctx, func(m *Member) bool { return m.PID > 0 && alive(m.PID) })
 }
 
 // repairDead marks members left queued or working as failed unless running
 // says they still run.
-func (r *Registry) RepairRunning(running func(*Member) bool) ([]string, error) {
+func (r *Registry) RepairRunning(ctx context.Context, running func(*Member) bool) ([]string, error) {
 	var repaired []string
-	_, err := r.Update(func(c *Config) error {
+	err := r.Change(ctx, func(c *Config) error {
 		repaired = repaired[:0]
 		for i := range c.Teammates {
 			m := &c.Teammates[i]

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"context"
 	"time"
 
 	"github.com/agentteam/agentteam/inbox"
@@ -13,11 +14,12 @@ import (
 // to the current document, count the change (Config.Changed) and store it
 // unless fn returns statefile.ErrNoChange; Submit need not wait, Flush
 // waits for what was submitted. A missing document reads as the empty one.
+// A change whose ctx is done before it is applied stores nothing.
 type RegistryStore interface {
-	Read() (*Config, error)
-	Update(fn func(**Config) error) (*Config, error)
-	UpdateInPlace(fn func(**Config) error) (*Config, error)
-	Submit(fn func(**Config) error, after func(error))
+	Read(ctx context.Context) (*Config, error)
+	Update(ctx context.Context, fn func(**Config) error) (*Config, error)
+	UpdateInPlace(ctx context.Context, fn func(**Config) error) (*Config, error)
+	Submit(ctx context.Context, fn func(**Config) error, after func(error))
 	Flush()
 }
 

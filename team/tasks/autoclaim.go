@@ -23,7 +23,7 @@ func (tt *Service) Idling(ctx context.Context, name, role string) (done func()) 
 		return func() {}
 	}
 	tt.offerMu.Lock()
-	tt.assign(ctx, name, role, tt.roles())
+	tt.assign(ctx, name, role, tt.roles(ctx))
 	return tt.offerMu.Unlock
 }
 
@@ -40,7 +40,7 @@ func (tt *Service) offer(ctx context.Context) {
 		return
 	}
 	sort.Slice(idle, func(i, j int) bool { return idle[i].Name < idle[j].Name })
-	roles := tt.roles()
+	roles := tt.roles(ctx)
 	for _, c := range idle {
 		if ctx.Err() != nil {
 			return
@@ -82,8 +82,8 @@ func (tt *Service) assign(ctx context.Context, name, role string, roles []string
 
 // roles are the roles of every registered teammate, to tell a task meant for
 // another role from one meant for anyone.
-func (tt *Service) roles() []string {
-	c, err := tt.d.Registry.Read()
+func (tt *Service) roles(ctx context.Context) []string {
+	c, err := tt.d.Registry.Read(ctx)
 	if err != nil {
 		return nil
 	}

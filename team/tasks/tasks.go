@@ -25,7 +25,7 @@ import (
 // Doc is the task board as the tools, auto-claim and handoffs use it;
 // every change is a compare-and-set on one document.
 type Doc interface {
-	Read() (board.File, error)
+	Read(ctx context.Context) (board.File, error)
 	List(ctx context.Context) ([]board.Task, error)
 	Create(ctx context.Context, by string, in board.NewTask) (board.Task, error)
 	Claim(ctx context.Context, id, agent string) (task board.Task, already bool, err error)
@@ -51,7 +51,7 @@ type Deps struct {
 	Inboxes Inboxes
 	// Registry gives the roles of every registered teammate.
 	Registry interface {
-		Read() (registry.Config, error)
+		Read(ctx context.Context) (registry.Config, error)
 	}
 	// Idle are the teammates of this process that are idle now.
 	Idle func() []Agent
@@ -149,7 +149,7 @@ func (tt *Service) UpdateTask(ctx context.Context, agent, id, statusText, note s
 	if status != "" {
 		wasOwner := ""
 		if status == board.TaskPending {
-			if f, err := tt.d.Board.Read(); err == nil {
+			if f, err := tt.d.Board.Read(ctx); err == nil {
 				if i := f.Find(id); i >= 0 {
 					wasOwner = f.Tasks[i].Owner
 				}
@@ -195,7 +195,7 @@ func (tt *Service) completing(ctx context.Context, agent, id string, status boar
 	if !pl.Has(hooks.TaskCompleted) {
 		return nil
 	}
-	f, err := tt.d.Board.Read()
+	f, err := tt.d.Board.Read(ctx)
 	if err != nil {
 		return nil // Update reads it again, and says why it cannot
 	}

@@ -21,8 +21,8 @@ import (
 
 // Registry is what the worktrees read and record of the registry.
 type Registry interface {
-	Read() (registry.Config, error)
-	Update(fn func(*registry.Config) error) (registry.Config, error)
+	Read(ctx context.Context) (registry.Config, error)
+	Change(ctx context.Context, fn func(*registry.Config) error) error
 }
 
 // Events takes what the worktrees say happened.
@@ -264,7 +264,7 @@ func (w *Worktrees) Ensure(ctx context.Context, name string, from Start) (Placed
 		if err := r.Exclude(workspace.StateDir + "/"); err != nil {
 			return Placed{}, false, "", err
 		}
-		if m, err := w.member(name); err == nil && m.PushedCommit != "" && !r.BranchExists(ctx, m.Branch) {
+		if m, err := w.member(ctx, name); err == nil && m.PushedCommit != "" && !r.BranchExists(ctx, m.Branch) {
 			// Respawned here after its worker on another host stopped: its
 			// branch goes on from the commit pushed there, so its work is
 			// kept and its next push is a fast-forward. Without it (the
@@ -326,11 +326,11 @@ func (w *Worktrees) find(ctx context.Context, r *gitwt.Repo, m registry.Member) 
 }
 
 // member is name's registry entry with a branch, or a sentence saying why not.
-func (w *Worktrees) member(name string) (registry.Member, error) {
+func (w *Worktrees) member(ctx context.Context, name string) (registry.Member, error) {
 	if err := inbox.ValidateTeammateName(name); err != nil {
 		return registry.Member{}, err
 	}
-	c, err := w.reg.Read()
+	c, err := w.reg.Read(ctx)
 	if err != nil {
 		return registry.Member{}, err
 	}
@@ -361,7 +361,7 @@ func ownBranch(m registry.Member) bool {
 func (w *Worktrees) Report(ctx context.Context, name string) string {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	m, err := w.member(name)
+	m, err := w.member(ctx, name)
 	if err != nil {
 		return ""
 	}
@@ -385,7 +385,7 @@ func (w *Worktrees) Report(ctx context.Context, name string) string {
 	if err != nil {
 		return fmt.Sprintf("Branch %s: %v%s", m.Branch, err, note)
 	}
-	w.Record(name, func(mb *registry.Member) { mb.Diffstat, mb.Merged = sum, sum == "" && r.IsMerged(ctx, m.Branch) })
+	w.Record(ctx, name, func(mb *registry.Member) { mb.Diffstat, mb.Merged = sum, sum == "" && r.IsMerged(ctx, m.Branch) })
 	if w.push != "" {
 		note += w.pushBranch(ctx, r, m)
 	}
@@ -482,7 +482,7 @@ func conflictText(r MergeReport) string {
 func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text string) error) (MergeReport, error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	m, err := w.member(name)
+	m, err := w.member(ctx, name)
 	if err != nil {
 		return MergeReport{}, err
 	}
@@ -543,7 +543,7 @@ func (w *Worktrees) Merge(ctx context.Context, name string, notify func(text str
 		w.emit(name, event.WorktreeChanged{Action: event.WorktreeConflicted, Branch: m.Branch, Into: rep.Into, Conflicts: res.Conflicts})
 		return rep, nil
 	}
-	w.Record(name, func(mb *registry.Member) { mb.Merged, mb.Diffstat = true, "" })
+	w.Record(ctx, name, func(mb *registry.Member) { mb.Merged, mb.Diffstat = true, "" })
 	if !res.UpToDate {
 		w.emit(name, event.WorktreeChanged{Action: event.WorktreeMerged, Branch: m.Branch, Into: rep.Into, Stat: res.Stat})
 	}
@@ -579,7 +579,7 @@ func (w *Worktrees) dropPushed(ctx context.Context, r *gitwt.Repo, m registry.Me
 func (w *Worktrees) Diff(ctx context.Context, name string, stat bool) (diff string, uncommitted []string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	m, err := w.member(name)
+	m, err := w.member(ctx, name)
 	if err != nil {
 		return "", nil, err
 	}
@@ -611,7 +611,7 @@ func (w *Worktrees) Diff(ctx context.Context, name string, stat bool) (diff stri
 func (w *Worktrees) Cleanup(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	c, err := w.reg.Read()
+	c, err := w.reg.Read(ctx)
 	if err != nil {
 		return
 	}
@@ -641,7 +641,7 @@ func (w *Worktrees) Cleanup(ctx context.Context) {
 			w.pushBranch(ctx, r, m)
 		}
 		if !r.IsMerged(ctx, m.Branch) {
-			w.Record(m.Name, func(mb *registry.Member) { mb.Merged = false })
+			w.Record(ctx, m.Name, func(mb *registry.Member) { mb.Merged = false })
 			w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Path: m.Worktree, Stat: m.Diffstat,
 				Reason: "merge it with agentteam merge " + m.Name})
 			continue
@@ -661,14 +661,14 @@ func (w *Worktrees) Cleanup(ctx context.Context) {
 			w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeKept, Branch: m.Branch, Reason: err.Error()})
 			continue
 		}
-		w.Record(m.Name, func(mb *registry.Member) { mb.Worktree, mb.Merged, mb.Diffstat = "", true, "" })
+		w.Record(ctx, m.Name, func(mb *registry.Member) { mb.Worktree, mb.Merged, mb.Diffstat = "", true, "" })
 		w.emit(m.Name, event.WorktreeChanged{Action: event.WorktreeRemoved, Branch: m.Branch, Path: m.Worktree})
 	}
 }
 
 // record changes name's registry entry; a failure only costs the record.
-func (w *Worktrees) Record(name string, fn func(*registry.Member)) {
-	_, _ = w.reg.Update(func(c *registry.Config) error {
+func (w *Worktrees) Record(ctx context.Context, name string, fn func(*registry.Member)) {
+	_ = w.reg.Change(ctx, func(c *registry.Config) error {
 		i := c.Find(name)
 		if i < 0 {
 			return statefile.ErrNoChange
@@ -713,7 +713,7 @@ func (w *Worktrees) pushBranch(ctx context.Context, r *gitwt.Repo, m registry.Me
 			Reason: fmt.Sprintf("the push to %s (%s) failed: %v", w.push, shown, err)})
 		return fmt.Sprintf("\nIts branch was not pushed to the team's git remote %s (%s): %v; the lead cannot merge it until it is.", w.push, shown, err)
 	}
-	w.Record(m.Name, func(mb *registry.Member) { mb.PushRemote, mb.PushURL, mb.PushedCommit = w.push, shown, commit })
+	w.Record(ctx, m.Name, func(mb *registry.Member) { mb.PushRemote, mb.PushURL, mb.PushedCommit = w.push, shown, commit })
 	return fmt.Sprintf("\nPushed to the team's git remote %s (%s) at %.12s: the lead's merge fetches it from there.", w.push, shown, commit)
 }
 

@@ -26,7 +26,7 @@ func TestMergeRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates,
 			registry.Member{Name: "alice", Status: registry.StatusIdle, CreatedAt: now, Isolation: IsolationWorktree, Worktree: p.Rel, Branch: p.WT.Branch},
 			registry.Member{Name: "bob", Status: registry.StatusIdle, CreatedAt: now.Add(time.Second)},
@@ -81,7 +81,7 @@ func TestMergeRefusals(t *testing.T) {
 	if testgit.Git(t, ws.Root, "branch", "--list", "keep-me") == "" {
 		t.Fatal("cleanup deleted a merged branch the registry named for eve")
 	}
-	c, _ := reg.Read()
+	c, _ := reg.Read(t.Context())
 	if m := c.Teammates[c.Find("alice")]; m.Worktree != "" || !m.Merged {
 		t.Fatalf("alice's entry after cleanup: %+v", m)
 	}

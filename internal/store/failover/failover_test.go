@@ -354,7 +354,7 @@ func TestClusterFailover(t *testing.T) {
 		if teammateCalls.Load() < int64(teammates) {
 			return false
 		}
-		cfg, err := reg.Read()
+		cfg, err := reg.Read(t.Context())
 		if err != nil {
 			return false
 		}
@@ -436,7 +436,7 @@ func TestClusterFailover(t *testing.T) {
 	check := connect(t, c.url())
 	ctx, cancel = context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cfg, err := openRegistry(ctx, t, check).Read()
+	cfg, err := openRegistry(ctx, t, check).Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -587,7 +587,7 @@ func openRegistry(ctx context.Context, t *testing.T, nc *nats.Conn) *registry.Re
 		t.Fatal(err)
 	}
 	t.Cleanup(entries.Close)
-	registry, err := registry.NewRegistryOnEntries(entries, teamName, nil)
+	registry, err := registry.NewRegistryOnEntries(t.Context(), entries, teamName, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -268,7 +268,7 @@ func TestAStreamAWorkerMadeIsRemadeByTheLead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer reg.Close()
-	if _, _, err := reg.Put([]string{"alice", "bob"}, [][]byte{[]byte(`{}`), []byte(`{}`)}, []uint64{0, 0}); err != nil {
+	if _, _, err := reg.Put(t.Context(), []string{"alice", "bob"}, [][]byte{[]byte(`{}`), []byte(`{}`)}, []uint64{0, 0}); err != nil {
 		t.Fatalf("a batch in the registry the worker made: %v", err)
 	}
 	wmb, err := natsstore.OpenMailbox(ctx, worker, "alpha")

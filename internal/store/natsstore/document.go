@@ -147,8 +147,8 @@ func wrongLastSeq(err error) bool {
 }
 
 // Read returns the document; a missing one is the zero value.
-func (d *Doc[T]) Read() (T, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+func (d *Doc[T]) Read(ctx context.Context) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	v, _, err := d.get(ctx)
 	return v, err
@@ -158,26 +158,34 @@ func (d *Doc[T]) Read() (T, error) {
 // one stored another revision meanwhile, else reads again and applies it
 // again. An error from fn stores nothing and is returned. Changes made
 // meanwhile in this process share the compare-and-set (statefile.Batcher,
-// as the file's document does).
-func (d *Doc[T]) Update(fn func(*T) error) (T, error) { return d.batch.Update(fn) }
+// as the file's document does): a change whose ctx is done before it is
+// applied stores nothing, and a compare-and-set under way is bounded by
+// opTimeout, not cut short by one of the callers sharing it.
+func (d *Doc[T]) Update(ctx context.Context, fn func(*T) error) (T, error) {
+	return d.batch.Update(ctx, fn)
+}
 
 // UpdateInPlace is Update for a fn that returns its error before changing
 // anything, so in a batch it needs no copy of its own to fail on.
-func (d *Doc[T]) UpdateInPlace(fn func(*T) error) (T, error) { return d.batch.UpdateInPlace(fn) }
+func (d *Doc[T]) UpdateInPlace(ctx context.Context, fn func(*T) error) (T, error) {
+	return d.batch.UpdateInPlace(ctx, fn)
+}
 
 // ChangeKeyed is UpdateInPlace for a change of key that needs no copy of
 // the result; two changes of one key never share a compare-and-set.
-func (d *Doc[T]) ChangeKeyed(key string, fn func(*T) error) error {
-	return d.batch.ChangeKeyed(key, fn)
+func (d *Doc[T]) ChangeKeyed(ctx context.Context, key string, fn func(*T) error) error {
+	return d.batch.ChangeKeyed(ctx, key, fn)
 }
 
 // Submit is Update without waiting: fn joins the next batch and after is
 // called (in submission order) once it is stored or has failed.
-func (d *Doc[T]) Submit(fn func(*T) error, after func(error)) { d.batch.Submit(fn, after) }
+func (d *Doc[T]) Submit(ctx context.Context, fn func(*T) error, after func(error)) {
+	d.batch.Submit(ctx, fn, after)
+}
 
 // SubmitKeyed is Submit for a change of key (see ChangeKeyed).
-func (d *Doc[T]) SubmitKeyed(key string, fn func(*T) error, after func(error)) {
-	d.batch.SubmitKeyed(key, fn, after)
+func (d *Doc[T]) SubmitKeyed(ctx context.Context, key string, fn func(*T) error, after func(error)) {
+	d.batch.SubmitKeyed(ctx, key, fn, after)
 }
 
 // Flush returns once every change submitted before it is stored.
@@ -189,9 +197,9 @@ func (d *Doc[T]) Flush() { d.batch.Flush() }
 // server gone.
 type kvStorage[T any] struct{ d *Doc[T] }
 
-func (s kvStorage[T]) Commit(change func(T) (T, bool)) (T, error) {
+func (s kvStorage[T]) Commit(ctx context.Context, change func(T) (T, bool)) (T, error) {
 	for range maxCASTries {
-		v, lost, err := s.d.try(change)
+		v, lost, err := s.d.try(ctx, change)
 		if !lost {
 			return v, err
 		}
@@ -201,8 +209,8 @@ func (s kvStorage[T]) Commit(change func(T) (T, bool)) (T, error) {
 
 // try is one read, change and compare-and-set; lost says another revision
 // was stored meanwhile.
-func (d *Doc[T]) try(change func(T) (T, bool)) (v T, lost bool, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+func (d *Doc[T]) try(ctx context.Context, change func(T) (T, bool)) (v T, lost bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	v, rev, err := d.get(ctx)
 	if err != nil {

@@ -59,24 +59,24 @@ func TestKVDocKeepsTheFileDocRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, err := d.Read(); err != nil || v.Counter != 100 || v.Version != 0 {
+	if v, err := d.Read(t.Context()); err != nil || v.Counter != 100 || v.Version != 0 {
 		t.Fatalf("a missing document read %+v, %v; want the empty one", v, err)
 	}
-	if _, err := d.Update(func(v **versioned) error { (*v).Counter++; return statefile.ErrNoChange }); err != nil {
+	if _, err := d.Update(t.Context(), func(v **versioned) error { (*v).Counter++; return statefile.ErrNoChange }); err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := d.Read(); v.Counter != 100 || v.Version != 0 {
+	if v, _ := d.Read(t.Context()); v.Counter != 100 || v.Version != 0 {
 		t.Fatalf("a change that said ErrNoChange was stored: %+v", v)
 	}
 	for range 2 {
-		if _, err := d.Update(func(v **versioned) error { (*v).Counter++; return nil }); err != nil {
+		if _, err := d.Update(t.Context(), func(v **versioned) error { (*v).Counter++; return nil }); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var after error
-	d.Submit(func(v **versioned) error { (*v).Counter++; return nil }, func(err error) { after = err })
+	d.Submit(t.Context(), func(v **versioned) error { (*v).Counter++; return nil }, func(err error) { after = err })
 	d.Flush()
-	if v, _ := d.Read(); v.Counter != 103 || v.Version != 3 || after != nil {
+	if v, _ := d.Read(t.Context()); v.Counter != 103 || v.Version != 3 || after != nil {
 		t.Fatalf("after three changes read %+v (submit: %v); want counter 103 at version 3", v, after)
 	}
 }
@@ -107,7 +107,7 @@ func TestKVDocBatchesSubmittedChanges(t *testing.T) {
 	const n = 50
 	var order []int // written by the afters, read after Flush
 	for i := range n {
-		d.Submit(func(v **versioned) error { (*v).Counter++; return nil }, func(err error) {
+		d.Submit(t.Context(), func(v **versioned) error { (*v).Counter++; return nil }, func(err error) {
 			if err != nil {
 				t.Errorf("submit %d: %v", i, err)
 			}
@@ -119,7 +119,7 @@ func TestKVDocBatchesSubmittedChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := d.Read(); v.Counter != n || v.Version != n {
+	if v, _ := d.Read(t.Context()); v.Counter != n || v.Version != n {
 		t.Fatalf("after %d submits read %+v; want counter and version %d", n, v, n)
 	}
 	if e.Revision() >= n {
@@ -151,15 +151,15 @@ func TestKVDocKeyedChangesEachHaveTheirWrite(t *testing.T) {
 	}
 	seen := make(chan int, 3)
 	read := func(error) {
-		v, err := d.Read()
+		v, err := d.Read(t.Context())
 		if err != nil {
 			t.Error(err)
 		}
 		seen <- v.Counter
 	}
-	d.SubmitKeyed("a", func(v **versioned) error { (*v).Counter = 1; return nil }, read)
-	d.SubmitKeyed("b", func(v **versioned) error { return nil }, func(error) {})
-	d.SubmitKeyed("a", func(v **versioned) error { (*v).Counter = 2; return nil }, read)
+	d.SubmitKeyed(t.Context(), "a", func(v **versioned) error { (*v).Counter = 1; return nil }, read)
+	d.SubmitKeyed(t.Context(), "b", func(v **versioned) error { return nil }, func(error) {})
+	d.SubmitKeyed(t.Context(), "a", func(v **versioned) error { (*v).Counter = 2; return nil }, read)
 	d.Flush()
 	if a, b := <-seen, <-seen; a != 1 || b != 2 {
 		t.Fatalf("the afters of two changes of one key read %d and %d; want 1 then 2", a, b)

@@ -222,8 +222,8 @@ func (e *Entries) Close() {
 // Sync returns once the copy holds every entry stored before it was
 // called: it asks for the bucket's newest revision and waits for the watch
 // to reach it.
-func (e *Entries) Sync() error {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+func (e *Entries) Sync(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	newest, err := e.newest(ctx)
 	if err != nil {
@@ -350,8 +350,8 @@ func (e *Entries) Get(key string) (v any, rev uint64, ok bool) {
 }
 
 // Fetch reads key from the server into the copy and returns it as Get does.
-func (e *Entries) Fetch(key string) (v any, rev uint64, ok bool, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+func (e *Entries) Fetch(ctx context.Context, key string) (v any, rev uint64, ok bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	subj := e.subject(key)
 	var data []byte
@@ -394,17 +394,17 @@ func containsKVOp(h []byte) bool {
 // batch: all stored or none. lost says some revision had moved (nothing
 // was stored). It returns the newest revision stored; the copy holds what
 // was stored once Put returns.
-func (e *Entries) Put(keys []string, data [][]byte, revs []uint64) (rev uint64, lost bool, err error) {
-	return e.put(nil, keys, data, revs)
+func (e *Entries) Put(ctx context.Context, keys []string, data [][]byte, revs []uint64) (rev uint64, lost bool, err error) {
+	return e.put(ctx, nil, keys, data, revs)
 }
 
 // put is Put of a batch whose earlier tries, sent under the batch ids
 // tried, may have been stored (none for a first send).
-func (e *Entries) put(tried []string, keys []string, data [][]byte, revs []uint64) (rev uint64, lost bool, err error) {
+func (e *Entries) put(ctx context.Context, tried []string, keys []string, data [][]byte, revs []uint64) (rev uint64, lost bool, err error) {
 	if len(keys) == 0 {
 		return 0, false, nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
+	ctx, cancel := context.WithTimeout(ctx, opTimeout)
 	defer cancel()
 	var last uint64
 	if len(keys) == 1 {

@@ -40,12 +40,12 @@ func TestEntriesSyncSeesWhatWasStoredBefore(t *testing.T) {
 	var rev uint64
 	for i := range 200 {
 		want := fmt.Sprintf(`"v%d"`, i)
-		r, lost, err := writer.Put([]string{"k"}, [][]byte{[]byte(want)}, []uint64{rev})
+		r, lost, err := writer.Put(t.Context(), []string{"k"}, [][]byte{[]byte(want)}, []uint64{rev})
 		if err != nil || lost {
 			t.Fatalf("put %d: lost %v, %v", i, lost, err)
 		}
 		rev = r
-		if err := reader.Sync(); err != nil {
+		if err := reader.Sync(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		if v, got, ok := reader.Get("k"); !ok || v != want || got != rev {
@@ -59,20 +59,20 @@ func TestEntriesSyncSeesWhatWasStoredBefore(t *testing.T) {
 func TestEntriesBatchIsAllOrNothing(t *testing.T) {
 	url := startServer(t)
 	a, b := openEntries(t, url, "batch"), openEntries(t, url, "batch")
-	r1, lost, err := a.Put([]string{"x", "y"}, [][]byte{[]byte("1"), []byte("1")}, []uint64{0, 0})
+	r1, lost, err := a.Put(t.Context(), []string{"x", "y"}, [][]byte{[]byte("1"), []byte("1")}, []uint64{0, 0})
 	if err != nil || lost {
 		t.Fatalf("first batch: lost %v, %v", lost, err)
 	}
 	// b changes y meanwhile.
-	if _, lost, err := b.Put([]string{"y"}, [][]byte{[]byte("2")}, []uint64{r1}); err != nil || lost {
+	if _, lost, err := b.Put(t.Context(), []string{"y"}, [][]byte{[]byte("2")}, []uint64{r1}); err != nil || lost {
 		t.Fatalf("b's change: lost %v, %v", lost, err)
 	}
 	// a's batch still expects y at r1: refused, x untouched.
-	if _, lost, err := a.Put([]string{"x", "y"}, [][]byte{[]byte("3"), []byte("3")}, []uint64{r1 - 1, r1}); err != nil || !lost {
+	if _, lost, err := a.Put(t.Context(), []string{"x", "y"}, [][]byte{[]byte("3"), []byte("3")}, []uint64{r1 - 1, r1}); err != nil || !lost {
 		t.Fatalf("a batch with a stale revision: lost %v, %v; want lost", lost, err)
 	}
 	c := openEntries(t, url, "batch")
-	if err := c.Sync(); err != nil {
+	if err := c.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]any{}
@@ -87,15 +87,15 @@ func TestEntriesBatchIsAllOrNothing(t *testing.T) {
 func TestEntriesDeletedEntryIsMadeAgain(t *testing.T) {
 	url := startServer(t)
 	e := openEntries(t, url, "del")
-	r, _, err := e.Put([]string{"k"}, [][]byte{[]byte("1")}, []uint64{0})
+	r, _, err := e.Put(t.Context(), []string{"k"}, [][]byte{[]byte("1")}, []uint64{0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, _, err = e.Put([]string{"k"}, [][]byte{nil}, []uint64{r}); err != nil {
+	if r, _, err = e.Put(t.Context(), []string{"k"}, [][]byte{nil}, []uint64{r}); err != nil {
 		t.Fatal(err)
 	}
 	other := openEntries(t, url, "del")
-	if err := other.Sync(); err != nil {
+	if err := other.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, ok := other.Get("k"); ok {
@@ -105,7 +105,7 @@ func TestEntriesDeletedEntryIsMadeAgain(t *testing.T) {
 	if rev != r {
 		t.Fatalf("the deleted entry's revision is %d, want %d", rev, r)
 	}
-	if _, lost, err := other.Put([]string{"k"}, [][]byte{[]byte("2")}, []uint64{rev}); err != nil || lost {
+	if _, lost, err := other.Put(t.Context(), []string{"k"}, [][]byte{[]byte("2")}, []uint64{rev}); err != nil || lost {
 		t.Fatalf("made again: lost %v, %v", lost, err)
 	}
 }
@@ -137,11 +137,11 @@ func TestClusterKeepsTheEntriesContractWhileTheBucketLeaderGoesDown(t *testing.T
 			if !ok && rev == 0 {
 				n = 0
 			}
-			_, lost, err := e.Put([]string{"counter"}, [][]byte{[]byte(strconv.Itoa(n + 1))}, []uint64{rev})
+			_, lost, err := e.Put(t.Context(), []string{"counter"}, [][]byte{[]byte(strconv.Itoa(n + 1))}, []uint64{rev})
 			if err != nil || !lost {
 				return err
 			}
-			if v, rev, ok, err = e.Fetch("counter"); err != nil {
+			if v, rev, ok, err = e.Fetch(t.Context(), "counter"); err != nil {
 				return err
 			}
 		}
@@ -179,7 +179,7 @@ func TestClusterKeepsTheEntriesContractWhileTheBucketLeaderGoesDown(t *testing.T
 		t.Fatal("no node was stopped mid-run")
 	}
 	reader := open()
-	if err := reader.Sync(); err != nil {
+	if err := reader.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if v, _, _ := reader.Get("counter"); v != instances*workers*each {
@@ -209,7 +209,7 @@ func TestClusterSyncReadsOnWhenTheWatchsNodeStops(t *testing.T) {
 		return e
 	}
 	first := open(c.urls)
-	if _, lost, err := first.Put([]string{"k"}, [][]byte{[]byte("before")}, []uint64{0}); err != nil || lost {
+	if _, lost, err := first.Put(t.Context(), []string{"k"}, [][]byte{[]byte("before")}, []uint64{0}); err != nil || lost {
 		t.Fatalf("put: lost %v, %v", lost, err)
 	}
 	leader := streamLeader(t, c, stream)
@@ -220,21 +220,21 @@ func TestClusterSyncReadsOnWhenTheWatchsNodeStops(t *testing.T) {
 		}
 	}
 	reader, writer := open(others[0]), open(others[1])
-	if err := reader.Sync(); err != nil {
+	if err := reader.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if v, _, _ := reader.Get("k"); v != "before" {
 		t.Fatalf("the reader has %v, want before", v)
 	}
 	c.node(leader).Shutdown()
-	_, rev, _, err := writer.Fetch("k")
+	_, rev, _, err := writer.Fetch(t.Context(), "k")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, lost, err := writer.Put([]string{"k", "j"}, [][]byte{[]byte("after"), []byte("new")}, []uint64{rev, 0}); err != nil || lost {
+	if _, lost, err := writer.Put(t.Context(), []string{"k", "j"}, [][]byte{[]byte("after"), []byte("new")}, []uint64{rev, 0}); err != nil || lost {
 		t.Fatalf("put after the stop: lost %v, %v", lost, err)
 	}
-	if err := reader.Sync(); err != nil {
+	if err := reader.Sync(t.Context()); err != nil {
 		t.Fatalf("Sync after the watch's node stopped: %v", err)
 	}
 	if k, _, _ := reader.Get("k"); k != "after" {

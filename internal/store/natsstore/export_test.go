@@ -1,6 +1,7 @@
 package natsstore
 
 import (
+	"context"
 	"sync/atomic"
 	"time"
 )
@@ -33,6 +34,6 @@ const WatchBackstops, WatchFullBackstops = watchNewsBackstops, watchFullBackstop
 
 // PutAfter is Put of a batch whose earlier tries were sent under the batch
 // ids tried (their answers lost).
-func (e *Entries) PutAfter(tried []string, keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
-	return e.put(tried, keys, data, revs)
+func (e *Entries) PutAfter(ctx context.Context, tried []string, keys []string, data [][]byte, revs []uint64) (uint64, bool, error) {
+	return e.put(ctx, tried, keys, data, revs)
 }

@@ -194,7 +194,7 @@ func TestClusterBatchWhoseAnswerIsLostWithItsLeaderIsStoredOnce(t *testing.T) {
 		return e
 	}
 	first := open(connect(t, c.urls, natsconn.ConnectOptions{}))
-	rx, lost, err := first.Put([]string{"m.x"}, [][]byte{[]byte("queued")}, []uint64{0})
+	rx, lost, err := first.Put(t.Context(), []string{"m.x"}, [][]byte{[]byte("queued")}, []uint64{0})
 	if err != nil || lost {
 		t.Fatalf("put: lost %v, %v", lost, err)
 	}
@@ -226,7 +226,7 @@ func TestClusterBatchWhoseAnswerIsLostWithItsLeaderIsStoredOnce(t *testing.T) {
 	if got := nc.ConnectedUrl(); got != p.url() {
 		t.Fatalf("before the batch the client is on %s (%d reconnects), not the proxy %s", got, nc.Stats().Reconnects, p.url())
 	}
-	rev, lost, err := e.Put(keys, data, []uint64{rx, 0, 0})
+	rev, lost, err := e.Put(t.Context(), keys, data, []uint64{rx, 0, 0})
 	if err != nil || lost {
 		t.Fatalf("a batch whose answer was lost with its node: lost %v, %v", lost, err)
 	}
@@ -245,7 +245,7 @@ func TestClusterBatchWhoseAnswerIsLostWithItsLeaderIsStoredOnce(t *testing.T) {
 			rev, last, rx+uint64(len(keys)), rx)
 	}
 	reader := open(connect(t, c.urls, natsconn.ConnectOptions{}))
-	if err := reader.Sync(); err != nil {
+	if err := reader.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	for i, k := range keys {
@@ -261,7 +261,7 @@ func TestClusterBatchWhoseAnswerIsLostWithItsLeaderIsStoredOnce(t *testing.T) {
 func TestBatchResentAfterItsFirstTryWasStoredSucceeds(t *testing.T) {
 	url := startServer(t)
 	e := openEntries(t, url, "resent")
-	r1, lost, err := e.Put([]string{"k"}, [][]byte{[]byte("1")}, []uint64{0})
+	r1, lost, err := e.Put(t.Context(), []string{"k"}, [][]byte{[]byte("1")}, []uint64{0})
 	if err != nil || lost {
 		t.Fatalf("put: lost %v, %v", lost, err)
 	}
@@ -290,7 +290,7 @@ func TestBatchResentAfterItsFirstTryWasStoredSucceeds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rev, lost, err := e.PutAfter([]string{firstTry}, keys, [][]byte{[]byte("2"), []byte("2")}, revs)
+	rev, lost, err := e.PutAfter(t.Context(), []string{firstTry}, keys, [][]byte{[]byte("2"), []byte("2")}, revs)
 	if err != nil || lost {
 		t.Fatalf("the batch sent again: lost %v, %v; want its first try's success", lost, err)
 	}
@@ -298,7 +298,7 @@ func TestBatchResentAfterItsFirstTryWasStoredSucceeds(t *testing.T) {
 		t.Fatalf("the batch sent again says revision %d, want the first try's %d", rev, r1+2)
 	}
 	// A batch that is not ours and moved the revisions stays a lost race.
-	if _, lost, err := e.PutAfter([]string{"someone-else"}, keys, [][]byte{[]byte("3"), []byte("3")}, revs); err != nil || !lost {
+	if _, lost, err := e.PutAfter(t.Context(), []string{"someone-else"}, keys, [][]byte{[]byte("3"), []byte("3")}, revs); err != nil || !lost {
 		t.Fatalf("a stale batch after another's: lost %v, %v; want lost", lost, err)
 	}
 }

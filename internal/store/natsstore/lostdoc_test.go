@@ -29,7 +29,7 @@ func TestDocWriteWhoseAnswerIsLostSucceedsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Update(func(v *[]int) error { *v = append(*v, 1); return nil }); err != nil {
+	if _, err := d.Update(t.Context(), func(v *[]int) error { *v = append(*v, 1); return nil }); err != nil {
 		t.Fatalf("a write whose answer was lost: %v", err)
 	}
 	if !p.droppedOnce() {
@@ -39,7 +39,7 @@ func TestDocWriteWhoseAnswerIsLostSucceedsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := other.Read()
+	v, err := other.Read(t.Context())
 	if err != nil || len(v) != 1 || v[0] != 1 {
 		t.Fatalf("the document is %v (%v), want [1]", v, err)
 	}

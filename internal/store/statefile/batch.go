@@ -1,6 +1,7 @@
 package statefile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -11,9 +12,10 @@ import (
 // stored document, calls change on it once (again after a lost race, on
 // the newer document) and stores the result when change reports a
 // change. It returns the document as stored (or as read, when nothing
-// changed) and the error of the read or the store.
+// changed) and the error of the read or the store. ctx is the batch's:
+// it carries no one caller's cancellation (see Batcher.apply).
 type Storage[T any] interface {
-	Commit(change func(T) (T, bool)) (T, error)
+	Commit(ctx context.Context, change func(T) (T, bool)) (T, error)
 }
 
 // Batcher gathers the changes of a document and applies them in batches,
@@ -21,7 +23,10 @@ type Storage[T any] interface {
 // while a commit is under way share the next one, submitted changes
 // (Submit) wait submitWindow for company, and two changes of one key never
 // share a commit. The file document (Doc) and the KV document
-// (natsstore.Doc) are such batchers over their own storage.
+// (natsstore.Doc) are such batchers over their own storage. Each change's
+// ctx is looked at just before it is applied: a change whose ctx is done
+// by then is not, and fails with ctx.Err(); one whose ctx is done before
+// it is queued does nothing at all.
 type Batcher[T any] struct {
 	what    string    // "registry": for error sentences
 	empty   func() T  // the result of a failed batch
@@ -58,29 +63,37 @@ func NewBatcher[T any](what string, empty func() T, clone func(T) T, changed fun
 // a commit is under way are batched: the next committer applies all their
 // functions in arrival order, so each change is still made exactly once
 // and counted, but the document is stored once.
-func (b *Batcher[T]) Update(fn func(*T) error) (T, error) {
-	return b.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1)})
+func (b *Batcher[T]) Update(ctx context.Context, fn func(*T) error) (T, error) {
+	return b.wait(&docUpdate[T]{ctx: ctx, fn: fn, wake: make(chan struct{}, 1)})
 }
 
 // UpdateInPlace is Update for a fn that returns its error before changing
 // anything, so in a batch it needs no copy of its own to fail on.
-func (b *Batcher[T]) UpdateInPlace(fn func(*T) error) (T, error) {
-	return b.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1), inPlace: true})
+func (b *Batcher[T]) UpdateInPlace(ctx context.Context, fn func(*T) error) (T, error) {
+	return b.wait(&docUpdate[T]{ctx: ctx, fn: fn, wake: make(chan struct{}, 1), inPlace: true})
 }
 
 // Change is UpdateInPlace for a caller that needs no copy of the result.
-func (b *Batcher[T]) Change(fn func(*T) error) error { return b.ChangeKeyed("", fn) }
+func (b *Batcher[T]) Change(ctx context.Context, fn func(*T) error) error {
+	return b.ChangeKeyed(ctx, "", fn)
+}
 
 // ChangeKeyed is Change for a change of key (say, one teammate's status):
 // two changes of one key never share a commit, so the store holds each of
 // them in turn, and whoever is told of one after its commit finds it there
 // (a later change of the same key is in a later commit). "" is no key.
-func (b *Batcher[T]) ChangeKeyed(key string, fn func(*T) error) error {
-	_, err := b.wait(&docUpdate[T]{fn: fn, wake: make(chan struct{}, 1), inPlace: true, discard: true, key: key})
+func (b *Batcher[T]) ChangeKeyed(ctx context.Context, key string, fn func(*T) error) error {
+	_, err := b.wait(&docUpdate[T]{ctx: ctx, fn: fn, wake: make(chan struct{}, 1), inPlace: true, discard: true, key: key})
 	return err
 }
 
+// wait queues u and waits for its outcome, committing if no one else is.
+// The wait itself is not cut short by u's ctx: a change once queued may be
+// committed by whoever commits, and its caller waits to learn whether.
 func (b *Batcher[T]) wait(u *docUpdate[T]) (T, error) {
+	if err := u.ctx.Err(); err != nil {
+		return b.empty(), err
+	}
 	if b.enqueue(u) {
 		<-u.wake // done, or handed the committer's role
 		if u.done {
@@ -97,12 +110,14 @@ func (b *Batcher[T]) wait(u *docUpdate[T]) (T, error) {
 // The next batch is committed at the latest submitWindow after Submit,
 // sooner when a waiting change (Update, Flush) comes first or a commit is
 // under way.
-func (b *Batcher[T]) Submit(fn func(*T) error, after func(error)) { b.SubmitKeyed("", fn, after) }
+func (b *Batcher[T]) Submit(ctx context.Context, fn func(*T) error, after func(error)) {
+	b.SubmitKeyed(ctx, "", fn, after)
+}
 
 // SubmitKeyed is Submit for a change of key, which shares no commit with
 // another change of that key (see ChangeKeyed).
-func (b *Batcher[T]) SubmitKeyed(key string, fn func(*T) error, after func(error)) {
-	u := &docUpdate[T]{fn: fn, after: after, inPlace: true, key: key}
+func (b *Batcher[T]) SubmitKeyed(ctx context.Context, key string, fn func(*T) error, after func(error)) {
+	u := &docUpdate[T]{ctx: ctx, fn: fn, after: after, inPlace: true, key: key}
 	b.qmu.Lock()
 	b.queue = append(b.queue, u)
 	arm := !b.writing && !b.armed // a committer under way takes it
@@ -127,9 +142,11 @@ func (b *Batcher[T]) writeSubmitted() {
 	b.write(nil)
 }
 
-// Flush returns once every change submitted before it is stored.
+// Flush returns once every change submitted before it is stored. It takes
+// no ctx: it changes nothing, and what it waits for is bounded by the
+// commits under way.
 func (b *Batcher[T]) Flush() {
-	_ = b.Change(func(*T) error { return ErrNoChange })
+	_ = b.Change(context.Background(), func(*T) error { return ErrNoChange })
 }
 
 // enqueue adds u to the next batch and reports whether some goroutine is
@@ -229,6 +246,7 @@ func (b *Batcher[T]) applySafely(batch []*docUpdate[T]) {
 
 // docUpdate is one caller's change waiting in a batch, and its outcome.
 type docUpdate[T any] struct {
+	ctx     context.Context // done before fn is applied: fn is not
 	fn      func(*T) error
 	wake    chan struct{} // a caller waits on it (Update)
 	after   func(error)   // or is called back (Submit)
@@ -241,10 +259,13 @@ type docUpdate[T any] struct {
 	err     error
 }
 
-// apply commits a batch: each function that may fail after changing
-// something runs on its own copy, so one that fails leaves no trace, then
-// one store. After a lost race the storage calls change again on the newer
-// document, and the batch is applied again from the start.
+// apply commits a batch: a change whose ctx is done is left out, each
+// function that may fail after changing something runs on its own copy,
+// so one that fails leaves no trace, then one store. After a lost race
+// the storage calls change again on the newer document, and the batch is
+// applied again from the start. The commit carries every caller's change,
+// so it is given the first one's ctx without its cancellation: no one
+// caller cuts the others' short, and the storage bounds its own wait.
 func (b *Batcher[T]) apply(batch []*docUpdate[T]) {
 	ran := false // past this point only applied changes share the commit's error
 	change := func(v T) (T, bool) {
@@ -252,6 +273,10 @@ func (b *Batcher[T]) apply(batch []*docUpdate[T]) {
 		changes := 0
 		for _, u := range batch {
 			u.applied, u.err = false, nil
+			if err := u.ctx.Err(); err != nil {
+				u.err = err
+				continue
+			}
 			work := v
 			if !u.inPlace {
 				work = b.clone(v) // v may be a cache's, and fn may fail half-way
@@ -269,7 +294,7 @@ func (b *Batcher[T]) apply(batch []*docUpdate[T]) {
 		}
 		return v, changes > 0
 	}
-	v, err := b.store.Commit(change)
+	v, err := b.store.Commit(context.WithoutCancel(batch[0].ctx), change)
 	for _, u := range batch {
 		if !ran || u.applied {
 			u.err = err

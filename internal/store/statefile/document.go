@@ -1,6 +1,7 @@
 package statefile
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,7 +57,10 @@ func NewDoc[T Document[T]](path, what string, empty func() T) *Doc[T] {
 func (d *Doc[T]) Path() string { return d.path }
 
 // Read returns the document as it is on disk; a missing file is empty().
-func (d *Doc[T]) Read() (T, error) {
+func (d *Doc[T]) Read(ctx context.Context) (T, error) {
+	if err := ctx.Err(); err != nil {
+		return d.empty(), err
+	}
 	fi, err := os.Stat(d.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return d.empty(), nil
@@ -98,22 +102,31 @@ func (d *Doc[T]) parse() (T, error) {
 // Update applies fn under the lock and writes the result, counting the
 // change; ErrNoChange from fn writes nothing. Callers that arrive while a
 // write is under way are batched (see Batcher): the next writer applies
-// all their functions in arrival order in one read-modify-write.
-func (d *Doc[T]) Update(fn func(*T) error) (T, error) { return d.batch.Update(fn) }
+// all their functions in arrival order in one read-modify-write. ctx is
+// looked at once the lock is held, just before fn is applied: a change
+// whose ctx is done stores nothing (the wait for the lock is not cut
+// short, a flock having no deadline).
+func (d *Doc[T]) Update(ctx context.Context, fn func(*T) error) (T, error) {
+	return d.batch.Update(ctx, fn)
+}
 
 // UpdateInPlace is Update for a fn that returns its error before changing
 // anything, so in a batch it needs no copy of its own to fail on.
-func (d *Doc[T]) UpdateInPlace(fn func(*T) error) (T, error) { return d.batch.UpdateInPlace(fn) }
+func (d *Doc[T]) UpdateInPlace(ctx context.Context, fn func(*T) error) (T, error) {
+	return d.batch.UpdateInPlace(ctx, fn)
+}
 
 // Change is UpdateInPlace for a caller that needs no copy of the result:
 // a change waited for that costs no copy of the document.
-func (d *Doc[T]) Change(fn func(*T) error) error { return d.batch.Change(fn) }
+func (d *Doc[T]) Change(ctx context.Context, fn func(*T) error) error {
+	return d.batch.Change(ctx, fn)
+}
 
 // ChangeKeyed is Change for a change of key (say, one teammate's status):
 // two changes of one key never share a write, so the file holds each of
 // them in turn (see Batcher.ChangeKeyed). "" is no key.
-func (d *Doc[T]) ChangeKeyed(key string, fn func(*T) error) error {
-	return d.batch.ChangeKeyed(key, fn)
+func (d *Doc[T]) ChangeKeyed(ctx context.Context, key string, fn func(*T) error) error {
+	return d.batch.ChangeKeyed(ctx, key, fn)
 }
 
 // Submit is Update without waiting: fn is applied with the next batch and
@@ -121,12 +134,15 @@ func (d *Doc[T]) ChangeKeyed(key string, fn func(*T) error) error {
 // change is on disk or has failed. fn must be fit for UpdateInPlace. The
 // next batch is written at the latest submitWindow after Submit, sooner
 // when a waiting change (Update, Flush) comes first or a write is under way.
-func (d *Doc[T]) Submit(fn func(*T) error, after func(error)) { d.batch.Submit(fn, after) }
+// A ctx done by then leaves fn out, and after has ctx.Err().
+func (d *Doc[T]) Submit(ctx context.Context, fn func(*T) error, after func(error)) {
+	d.batch.Submit(ctx, fn, after)
+}
 
 // SubmitKeyed is Submit for a change of key, which shares no write with
 // another change of that key (see ChangeKeyed).
-func (d *Doc[T]) SubmitKeyed(key string, fn func(*T) error, after func(error)) {
-	d.batch.SubmitKeyed(key, fn, after)
+func (d *Doc[T]) SubmitKeyed(ctx context.Context, key string, fn func(*T) error, after func(error)) {
+	d.batch.SubmitKeyed(ctx, key, fn, after)
 }
 
 // Flush returns once every change submitted before it is on disk.
@@ -138,7 +154,10 @@ func (d *Doc[T]) Flush() { d.batch.Flush() }
 // the only copies left are the results handed to callers that wait for one.
 type fileStorage[T Document[T]] struct{ d *Doc[T] }
 
-func (s fileStorage[T]) Commit(change func(T) (T, bool)) (T, error) {
+// Commit takes the lock however long it is held elsewhere: ctx (the
+// batch's, never cancelled) has nothing to cut short here, each change's
+// own being looked at by change.
+func (s fileStorage[T]) Commit(_ context.Context, change func(T) (T, bool)) (T, error) {
 	d := s.d
 	unlock, err := Lock(d.path)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -37,13 +37,13 @@ func TestDocKeepsTheDocContract(t *testing.T) {
 // instead of keeping the writer's role taken: the next update is written.
 func TestDocSurvivesAPanickingChange(t *testing.T) {
 	d := statefile.NewDoc(filepath.Join(t.TempDir(), "counter.json"), "counter", func() *counter { return &counter{} })
-	_, err := d.Update(func(**counter) error { panic("boom") })
+	_, err := d.Update(t.Context(), func(**counter) error { panic("boom") })
 	if err == nil || !strings.Contains(err.Error(), "internal error while writing the counter: boom") {
 		t.Fatalf("a panicking change returned %v", err)
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := d.Update(func(c **counter) error { (*c).N++; return nil })
+		_, err := d.Update(t.Context(), func(c **counter) error { (*c).N++; return nil })
 		done <- err
 	}()
 	select {
@@ -54,7 +54,7 @@ func TestDocSurvivesAPanickingChange(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the update after a panic waits forever")
 	}
-	if c, err := d.Read(); err != nil || c.N != 1 || c.Version != 1 {
+	if c, err := d.Read(t.Context()); err != nil || c.N != 1 || c.Version != 1 {
 		t.Fatalf("after the panic and one change: %+v, %v", c, err)
 	}
 }
@@ -67,7 +67,7 @@ func TestDocWritesASubmittedChangeAlone(t *testing.T) {
 	d := statefile.NewDoc(path, "counter", func() *counter { return &counter{} })
 	reported := make(chan error, 2)
 	for range 2 {
-		d.Submit(func(c **counter) error { (*c).N++; return nil }, func(err error) { reported <- err })
+		d.Submit(t.Context(), func(c **counter) error { (*c).N++; return nil }, func(err error) { reported <- err })
 	}
 	for i := range 2 {
 		select {
@@ -79,7 +79,7 @@ func TestDocWritesASubmittedChangeAlone(t *testing.T) {
 			t.Fatalf("%d of 2 submitted changes reported: nothing writes them", i)
 		}
 	}
-	onDisk, err := statefile.NewDoc(path, "counter", func() *counter { return &counter{} }).Read()
+	onDisk, err := statefile.NewDoc(path, "counter", func() *counter { return &counter{} }).Read(t.Context())
 	if err != nil || onDisk.N != 2 || onDisk.Version != 2 {
 		t.Fatalf("on disk after both reports: %+v, %v; want 2 changes", onDisk, err)
 	}
@@ -92,30 +92,30 @@ func TestDocWritesASubmittedChangeAlone(t *testing.T) {
 func TestDocCacheIsNeverShared(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "counter.json")
 	d := statefile.NewDoc(path, "counter", func() *counter { return &counter{} })
-	got, err := d.Update(func(c **counter) error { (*c).N = 1; return nil })
+	got, err := d.Update(t.Context(), func(c **counter) error { (*c).N = 1; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
 	got.N = 99 // the caller's copy
-	if _, err := d.Update(func(c **counter) error { (*c).N = 42; return errors.New("refused half-way") }); err == nil {
+	if _, err := d.Update(t.Context(), func(c **counter) error { (*c).N = 42; return errors.New("refused half-way") }); err == nil {
 		t.Fatal("the failing change reported no error")
 	}
-	if err := d.Change(func(c **counter) error { return statefile.ErrNoChange }); err != nil {
+	if err := d.Change(t.Context(), func(c **counter) error { return statefile.ErrNoChange }); err != nil {
 		t.Fatal(err)
 	}
-	c, err := d.Read()
+	c, err := d.Read(t.Context())
 	if err != nil || c.N != 1 || c.Version != 1 {
 		t.Fatalf("after a change, a caller's edit of its copy and a failed change: %+v, %v; want n 1, version 1", c, err)
 	}
 	c.N = 77 // a reader's copy
-	if err := d.Change(func(c **counter) error { (*c).N++; return nil }); err != nil {
+	if err := d.Change(t.Context(), func(c **counter) error { (*c).N++; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	onDisk, err := statefile.NewDoc(path, "counter", func() *counter { return &counter{} }).Read()
+	onDisk, err := statefile.NewDoc(path, "counter", func() *counter { return &counter{} }).Read(t.Context())
 	if err != nil || onDisk.N != 2 || onDisk.Version != 2 {
 		t.Fatalf("on disk after Change: %+v, %v; want n 2, version 2", onDisk, err)
 	}
-	if c, err := d.Read(); err != nil || c.N != 2 {
+	if c, err := d.Read(t.Context()); err != nil || c.N != 2 {
 		t.Fatalf("read through the doc after Change: %+v, %v; want n 2", c, err)
 	}
 }
@@ -128,7 +128,7 @@ func TestDocKeyedChangesEachHaveTheirWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "counter.json")
 	d := statefile.NewDoc(path, "counter", func() *counter { return &counter{} })
 	other := func() *counter {
-		c, err := statefile.NewDoc(path, "counter", func() *counter { return &counter{} }).Read()
+		c, err := statefile.NewDoc(path, "counter", func() *counter { return &counter{} }).Read(t.Context())
 		if err != nil {
 			t.Error(err)
 		}
@@ -139,13 +139,13 @@ func TestDocKeyedChangesEachHaveTheirWrite(t *testing.T) {
 	hold, held := make(chan struct{}), make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
-		first <- d.ChangeKeyed("b", func(c **counter) error { close(held); <-hold; (*c).N = 10; return nil })
+		first <- d.ChangeKeyed(t.Context(), "b", func(c **counter) error { close(held); <-hold; (*c).N = 10; return nil })
 	}()
 	<-held
 	seen := make(chan int, 3)
-	d.SubmitKeyed("a", func(c **counter) error { (*c).N = 1; return nil }, func(error) { seen <- other().N })
-	d.SubmitKeyed("c", func(c **counter) error { return nil }, func(error) {})
-	d.SubmitKeyed("a", func(c **counter) error { (*c).N = 2; return nil }, func(error) { seen <- other().N })
+	d.SubmitKeyed(t.Context(), "a", func(c **counter) error { (*c).N = 1; return nil }, func(error) { seen <- other().N })
+	d.SubmitKeyed(t.Context(), "c", func(c **counter) error { return nil }, func(error) {})
+	d.SubmitKeyed(t.Context(), "a", func(c **counter) error { (*c).N = 2; return nil }, func(error) { seen <- other().N })
 	close(hold)
 	if err := <-first; err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -20,6 +21,7 @@ type DocOpener[T any] struct {
 func RunDoc[T any](t *testing.T, o DocOpener[T]) {
 	t.Run("RacingUpdatersLoseNothing", func(t *testing.T) { racing(t, o) })
 	t.Run("AFailedChangeStoresNothing", func(t *testing.T) { failedChange(t, o) })
+	t.Run("ACancelledCallDoesNothing", func(t *testing.T) { cancelledDoc(t, o) })
 }
 
 // racing: 4 instances × 5 goroutines × 40 updates, all on one document;
@@ -27,7 +29,7 @@ func RunDoc[T any](t *testing.T, o DocOpener[T]) {
 func racing[T any](t *testing.T, o DocOpener[T]) {
 	const instances, workers, each = 4, 5, 40
 	base := o.Open(t)
-	start, err := base.Read()
+	start, err := base.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func racing[T any](t *testing.T, o DocOpener[T]) {
 				return
 			default:
 			}
-			v, err := base.Read()
+			v, err := base.Read(t.Context())
 			if err != nil {
 				t.Errorf("read during updates: %v", err)
 				return
@@ -64,7 +66,7 @@ func racing[T any](t *testing.T, o DocOpener[T]) {
 			go func() {
 				defer wg.Done()
 				for range each {
-					if _, err := d.Update(func(v *T) error { o.Inc(v); return nil }); err != nil {
+					if _, err := d.Update(t.Context(), func(v *T) error { o.Inc(v); return nil }); err != nil {
 						t.Errorf("update: %v", err)
 						return
 					}
@@ -75,7 +77,7 @@ func racing[T any](t *testing.T, o DocOpener[T]) {
 	wg.Wait()
 	close(stop)
 	<-readerDone
-	end, err := o.Open(t).Read()
+	end, err := o.Open(t).Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,16 +90,49 @@ func racing[T any](t *testing.T, o DocOpener[T]) {
 // it changed its copy, and the error comes back.
 func failedChange[T any](t *testing.T, o DocOpener[T]) {
 	d := o.Open(t)
-	if _, err := d.Update(func(v *T) error { o.Inc(v); return nil }); err != nil {
+	if _, err := d.Update(t.Context(), func(v *T) error { o.Inc(v); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := d.Read()
+	before, _ := d.Read(t.Context())
 	refuse := errors.New("refused")
-	if _, err := d.Update(func(v *T) error { o.Inc(v); return refuse }); !errors.Is(err, refuse) {
+	if _, err := d.Update(t.Context(), func(v *T) error { o.Inc(v); return refuse }); !errors.Is(err, refuse) {
 		t.Fatalf("the failed change returned %v, want its own error", err)
 	}
-	after, _ := o.Open(t).Read()
+	after, _ := o.Open(t).Read(t.Context())
 	if o.Count(after) != o.Count(before) {
 		t.Fatalf("a failed change was stored: %d → %d", o.Count(before), o.Count(after))
+	}
+}
+
+// cancelledDoc: an update whose context is done returns context.Canceled
+// and stores nothing, nor does its function run; a read whose context is
+// done returns context.Canceled.
+func cancelledDoc[T any](t *testing.T, o DocOpener[T]) {
+	d := o.Open(t)
+	if _, err := d.Update(t.Context(), func(v *T) error { o.Inc(v); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	before, err := d.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	ran := false
+	if _, err := d.Update(ctx, func(v *T) error { ran = true; o.Inc(v); return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("update with its context done: %v, want context.Canceled", err)
+	}
+	if ran {
+		t.Error("the change of an update with its context done ran")
+	}
+	if _, err := d.Read(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("read with its context done: %v, want context.Canceled", err)
+	}
+	after, err := o.Open(t).Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Count(after) != o.Count(before) {
+		t.Fatalf("an update with its context done was stored: %d → %d", o.Count(before), o.Count(after))
 	}
 }

@@ -29,9 +29,11 @@ type Mailbox interface {
 
 // Doc is a document changed only by compare-and-set (read, change, write
 // if nobody wrote meanwhile): what the registry and the task board need.
+// Each call takes its caller's context: a read or an update once it is
+// done does nothing.
 type Doc[T any] interface {
-	Read() (T, error)
+	Read(ctx context.Context) (T, error)
 	// Update applies fn to the current document and stores the result;
 	// an error from fn stores nothing and is returned.
-	Update(fn func(*T) error) (T, error)
+	Update(ctx context.Context, fn func(*T) error) (T, error)
 }

@@ -91,8 +91,8 @@ func (e *teamEngine) Send(ctx context.Context, to, content string) error {
 }
 
 // EndedNote says a teammate that has ended reads nothing now ("" else).
-func (e *teamEngine) EndedNote(to string) string {
-	c, err := e.t.Registry().Read()
+func (e *teamEngine) EndedNote(ctx context.Context, to string) string {
+	c, err := e.t.Registry().Read(ctx)
 	if err != nil {
 		return ""
 	}

@@ -164,7 +164,9 @@ func hintCall(fn func(ctx context.Context, eng Engine) (string, error)) EngineCa
 }
 
 // endedNoter is an Engine that can say a recipient has ended (the team's).
-type endedNoter interface{ EndedNote(to string) string }
+type endedNoter interface {
+	EndedNote(ctx context.Context, to string) string
+}
 
 // sendCall is /send name text.
 func sendCall(c Command) (EngineCall, error) {
@@ -178,7 +180,7 @@ func sendCall(c Command) (EngineCall, error) {
 			return "", err
 		}
 		if n, ok := eng.(endedNoter); ok {
-			if note := n.EndedNote(to); note != "" {
+			if note := n.EndedNote(ctx, to); note != "" {
 				return "sent to " + to + "'s inbox, but " + note, nil
 			}
 		}

@@ -49,14 +49,14 @@ func (e *watchEngine) Say(text string) error {
 }
 
 func (e *watchEngine) Send(ctx context.Context, to, content string) error {
-	if err := team.CheckRecipient(e.s.Registry, to); err != nil {
+	if err := team.CheckRecipient(ctx, e.s.Registry, to); err != nil {
 		return err
 	}
 	return e.s.Send(ctx, to, content)
 }
 
 func (e *watchEngine) Broadcast(ctx context.Context, content string) ([]string, error) {
-	c, err := e.s.Registry.Read()
+	c, err := e.s.Registry.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func (e *watchEngine) Interrupt() bool { return false }
 func (e *watchEngine) Conversation(string) ([]openai.ChatCompletionMessage, bool) { return nil, false }
 
 func (e *watchEngine) Describe(ctx context.Context) (string, error) {
-	c, err := e.s.Registry.Read()
+	c, err := e.s.Registry.Read(ctx)
 	if err != nil {
 		return "", err
 	}

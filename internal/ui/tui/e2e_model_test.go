@@ -66,7 +66,7 @@ model = "big"
 			t.Fatal(v)
 		}
 	}
-	c, err := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "").Read()
+	c, err := registry.NewRegistry(filepath.Join(ws, ".agentteam", "team", "config.json"), "").Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

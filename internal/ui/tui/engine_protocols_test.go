@@ -135,7 +135,7 @@ func TestApproveFromTheTUIUnblocksAPlanModeTeammate(t *testing.T) {
 	hs.mustSee("✓ approved by you")
 	hs.mustNotSee("/reject alice feedback")
 
-	c, err := tm.Registry().Read()
+	c, err := tm.Registry().Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

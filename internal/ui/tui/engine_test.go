@@ -136,7 +136,7 @@ func TestEngineCommandsSayWhoIsNotThere(t *testing.T) {
 	}
 	tm.ShutdownAll("test")
 	testkit.Eventually(t, 10*time.Second, "bob shut down", func() bool {
-		c, err := tm.Registry().Read()
+		c, err := tm.Registry().Read(t.Context())
 		return err == nil && c.Find("bob") >= 0 && c.Teammates[c.Find("bob")].Status == registry.StatusShutdown
 	})
 	text, err := run("/send bob are you there?")

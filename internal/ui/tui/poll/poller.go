@@ -143,13 +143,13 @@ func (p *Poller) Poll(ctx context.Context) []tea.Msg {
 
 	switch {
 	case p.regSig == nil:
-		if c, err := p.reg.Read(); err == nil {
+		if c, err := p.reg.Read(ctx); err == nil {
 			changed = changed || c.Version != p.config.Version || !c.UpdatedAt.Equal(p.config.UpdatedAt)
 			p.config = c
 		}
 	default:
 		if sig := p.regSig(); sig != p.lastReg {
-			if c, err := p.reg.Read(); err == nil {
+			if c, err := p.reg.Read(ctx); err == nil {
 				p.lastReg, p.config, changed = sig, c, true
 			}
 		}

@@ -37,7 +37,7 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(entries.Close)
-		reg, err := registry.NewRegistryOnEntries(entries, "tui", nil)
+		reg, err := registry.NewRegistryOnEntries(t.Context(), entries, "tui", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestPollerReadsAJetStreamTeam(t *testing.T) {
 	if _, err := other.Append(t.Context(), "alice", inbox.Message{Type: "message", From: "lead", Content: "hello"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := otherReg.Update(func(c *registry.Config) error {
+	if err := otherReg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "coder", Status: registry.StatusIdle})
 		return nil
 	}); err != nil {

@@ -42,7 +42,7 @@ func TestPollerReadsOnlyWhatIsNew(t *testing.T) {
 	base := time.Now().UTC()
 	mustAppend(t, store, "alice", inbox.Message{Type: "message", From: "lead", Content: "second", Timestamp: base.Add(2 * time.Millisecond)})
 	mustAppend(t, store, "lead", inbox.Message{Type: "result", From: "bob", Content: "first", Timestamp: base.Add(time.Millisecond)})
-	if _, err := reg.Update(func(c *registry.Config) error {
+	if err := reg.Change(t.Context(), func(c *registry.Config) error {
 		c.Teammates = append(c.Teammates, registry.Member{Name: "alice", Role: "coder", Status: registry.StatusIdle})
 		return nil
 	}); err != nil {
