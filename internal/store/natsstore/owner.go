@@ -105,6 +105,8 @@ func (o *Owner) AcquireThen(ctx context.Context, then func() error) (release fun
 		return nil, nil, fmt.Errorf("the owner lock of team %s on %s: %w", o.team, o.where, err)
 	}
 	release = func() {
+		// A release runs at the end, when the caller's context is often
+		// done already; the lock goes back all the same, within opTimeout.
 		ctx, cancel := context.WithTimeout(context.Background(), opTimeout)
 		defer cancel()
 		_ = l.Release(ctx)
