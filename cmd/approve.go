@@ -41,19 +41,18 @@ func newApproveCmd(g *launch.GlobalOptions, io IOStreams, runF func(*ApproveOpti
 			if runF != nil {
 				return runF(opts)
 			}
-			return runApprove(opts)
+			return runApprove(c.Context(), opts)
 		},
 	}
 	c.Flags().BoolVar(&opts.Always, "always", false, "also allow every identical call from now on: adds the rule to [permissions] allow in .agentteam/config.toml")
 	return c
 }
 
-func runApprove(opts *ApproveOptions) error {
+func runApprove(ctx context.Context, opts *ApproveOptions) error {
 	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	ctx := context.Background() // runApprove is not given its command's context
 	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err

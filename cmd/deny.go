@@ -40,17 +40,16 @@ func newDenyCmd(g *launch.GlobalOptions, io IOStreams, runF func(*DenyOptions) e
 			if runF != nil {
 				return runF(opts)
 			}
-			return runDeny(opts)
+			return runDeny(c.Context(), opts)
 		},
 	}
 }
 
-func runDeny(opts *DenyOptions) error {
+func runDeny(ctx context.Context, opts *DenyOptions) error {
 	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	ctx := context.Background() // runDeny is not given its command's context
 	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err

@@ -37,7 +37,7 @@ func newInboxCmd(g *launch.GlobalOptions, io IOStreams, runF func(*InboxOptions)
 			if runF != nil {
 				return runF(opts)
 			}
-			return runInbox(opts)
+			return runInbox(c.Context(), opts)
 		},
 	}
 }
@@ -51,12 +51,11 @@ type inboxRow struct {
 	Broken string `json:"broken,omitempty"` // why the inbox cannot be read or trusted
 }
 
-func runInbox(opts *InboxOptions) error {
+func runInbox(ctx context.Context, opts *InboxOptions) error {
 	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	ctx := context.Background() // runInbox is not given its command's context
 	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err

@@ -195,22 +195,22 @@ const (
 	inboxURIPrefix = "agentteam://team/inbox/"
 )
 
-func (s *teamServer) readResource(_ context.Context, req *sdkmcp.ReadResourceRequest) (*sdkmcp.ReadResourceResult, error) {
+func (s *teamServer) readResource(ctx context.Context, req *sdkmcp.ReadResourceRequest) (*sdkmcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	var out string
 	var err error
 	switch {
 	case uri == registryURI:
 		out, err = s.command(func(g *launch.GlobalOptions, io IOStreams) error {
-			return runTeam(&TeamOptions{GlobalOptions: g, IO: io, Now: time.Now})
+			return runTeam(ctx, &TeamOptions{GlobalOptions: g, IO: io, Now: time.Now})
 		})
 	case uri == boardURI:
 		out, err = s.command(func(g *launch.GlobalOptions, io IOStreams) error {
-			return runTasks(&TasksOptions{GlobalOptions: g, IO: io})
+			return runTasks(ctx, &TasksOptions{GlobalOptions: g, IO: io})
 		})
 	case uri == inboxesURI:
 		out, err = s.command(func(g *launch.GlobalOptions, io IOStreams) error {
-			return runInbox(&InboxOptions{GlobalOptions: g, IO: io})
+			return runInbox(ctx, &InboxOptions{GlobalOptions: g, IO: io})
 		})
 	case strings.HasPrefix(uri, inboxURIPrefix):
 		name := strings.TrimPrefix(uri, inboxURIPrefix)
@@ -218,7 +218,7 @@ func (s *teamServer) readResource(_ context.Context, req *sdkmcp.ReadResourceReq
 			return nil, sdkmcp.ResourceNotFoundError(uri)
 		}
 		out, err = s.command(func(g *launch.GlobalOptions, io IOStreams) error {
-			return runInbox(&InboxOptions{GlobalOptions: g, IO: io, Name: name})
+			return runInbox(ctx, &InboxOptions{GlobalOptions: g, IO: io, Name: name})
 		})
 	default:
 		return nil, sdkmcp.ResourceNotFoundError(uri)
@@ -259,15 +259,15 @@ func toolResult(out string, err error) (*sdkmcp.CallToolResult, any, error) {
 
 type noInput struct{}
 
-func (s *teamServer) teamStatus(context.Context, *sdkmcp.CallToolRequest, noInput) (*sdkmcp.CallToolResult, any, error) {
+func (s *teamServer) teamStatus(ctx context.Context, _ *sdkmcp.CallToolRequest, _ noInput) (*sdkmcp.CallToolResult, any, error) {
 	return toolResult(s.command(func(g *launch.GlobalOptions, io IOStreams) error {
-		return runTeam(&TeamOptions{GlobalOptions: g, IO: io, Now: time.Now})
+		return runTeam(ctx, &TeamOptions{GlobalOptions: g, IO: io, Now: time.Now})
 	}))
 }
 
-func (s *teamServer) teamTasks(context.Context, *sdkmcp.CallToolRequest, noInput) (*sdkmcp.CallToolResult, any, error) {
+func (s *teamServer) teamTasks(ctx context.Context, _ *sdkmcp.CallToolRequest, _ noInput) (*sdkmcp.CallToolResult, any, error) {
 	return toolResult(s.command(func(g *launch.GlobalOptions, io IOStreams) error {
-		return runTasks(&TasksOptions{GlobalOptions: g, IO: io})
+		return runTasks(ctx, &TasksOptions{GlobalOptions: g, IO: io})
 	}))
 }
 
@@ -275,9 +275,9 @@ type inboxInput struct {
 	Name string `json:"name,omitempty" jsonschema:"the agent whose messages to show: lead, a teammate, or user (asks and answers for you); omit it for every inbox's counts"`
 }
 
-func (s *teamServer) teamInbox(_ context.Context, _ *sdkmcp.CallToolRequest, in inboxInput) (*sdkmcp.CallToolResult, any, error) {
+func (s *teamServer) teamInbox(ctx context.Context, _ *sdkmcp.CallToolRequest, in inboxInput) (*sdkmcp.CallToolResult, any, error) {
 	return toolResult(s.command(func(g *launch.GlobalOptions, io IOStreams) error {
-		return runInbox(&InboxOptions{GlobalOptions: g, IO: io, Name: in.Name})
+		return runInbox(ctx, &InboxOptions{GlobalOptions: g, IO: io, Name: in.Name})
 	}))
 }
 
@@ -285,9 +285,9 @@ type requestsInput struct {
 	All bool `json:"all,omitempty" jsonschema:"also list abandoned asks, whose asking process is gone"`
 }
 
-func (s *teamServer) teamRequests(_ context.Context, _ *sdkmcp.CallToolRequest, in requestsInput) (*sdkmcp.CallToolResult, any, error) {
+func (s *teamServer) teamRequests(ctx context.Context, _ *sdkmcp.CallToolRequest, in requestsInput) (*sdkmcp.CallToolResult, any, error) {
 	return toolResult(s.command(func(g *launch.GlobalOptions, io IOStreams) error {
-		return runRequests(&RequestsOptions{GlobalOptions: g, IO: io, Now: time.Now, All: in.All})
+		return runRequests(ctx, &RequestsOptions{GlobalOptions: g, IO: io, Now: time.Now, All: in.All})
 	}))
 }
 
@@ -297,12 +297,12 @@ type sendInput struct {
 	From    string `json:"from,omitempty" jsonschema:"the sender: user (the default) or your own name, never an agent's"`
 }
 
-func (s *teamServer) teamSend(_ context.Context, _ *sdkmcp.CallToolRequest, in sendInput) (*sdkmcp.CallToolResult, any, error) {
+func (s *teamServer) teamSend(ctx context.Context, _ *sdkmcp.CallToolRequest, in sendInput) (*sdkmcp.CallToolResult, any, error) {
 	if in.From == "" {
 		in.From = inbox.UserName
 	}
 	return toolResult(s.command(func(g *launch.GlobalOptions, io IOStreams) error {
-		return runSend(&SendOptions{GlobalOptions: g, IO: io, To: in.To, From: in.From, Content: in.Content})
+		return runSend(ctx, &SendOptions{GlobalOptions: g, IO: io, To: in.To, From: in.From, Content: in.Content})
 	}))
 }
 
@@ -334,10 +334,10 @@ func (s *teamServer) teamAnswer(ctx context.Context, _ *sdkmcp.CallToolRequest, 
 	out, err := s.command(func(g *launch.GlobalOptions, io IOStreams) error {
 		if in.Approve {
 			verb = "allowed"
-			return runApprove(&ApproveOptions{GlobalOptions: g, IO: io, ID: in.ID, Always: in.Always, Now: time.Now})
+			return runApprove(ctx, &ApproveOptions{GlobalOptions: g, IO: io, ID: in.ID, Always: in.Always, Now: time.Now})
 		}
 		verb = "denied"
-		return runDeny(&DenyOptions{GlobalOptions: g, IO: io, ID: in.ID, Reason: in.Reason, Now: time.Now})
+		return runDeny(ctx, &DenyOptions{GlobalOptions: g, IO: io, ID: in.ID, Reason: in.Reason, Now: time.Now})
 	})
 	if err == nil && strings.TrimSpace(out) == "" {
 		out = verb + " request " + in.ID

@@ -41,19 +41,19 @@ An ask whose asking process is gone (killed, crashed) waits for nobody: it is no
 			if runF != nil {
 				return runF(opts)
 			}
-			return runRequests(opts)
+			return runRequests(c.Context(), opts)
 		},
 	}
 	c.Flags().BoolVar(&opts.All, "all", false, "also list the abandoned asks: those whose asking agentteam process is gone")
 	return c
 }
 
-func runRequests(opts *RequestsOptions) error {
+func runRequests(ctx context.Context, opts *RequestsOptions) error {
 	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	st, err := launch.OpenStoresAs(context.Background(), opts.GlobalOptions, ws, natsconn.RolePerson)
+	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func newSendCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*SendOptio
 			if runF != nil {
 				return runF(opts)
 			}
-			return runSend(opts)
+			return runSend(c.Context(), opts)
 		},
 	}
 	c.Flags().StringVar(&opts.To, "to", "", "the agent to send to: lead or a teammate's name")
@@ -61,7 +61,7 @@ func newSendCmd(g *launch.GlobalOptions, streams IOStreams, runF func(*SendOptio
 	return c
 }
 
-func runSend(opts *SendOptions) error {
+func runSend(ctx context.Context, opts *SendOptions) error {
 	contents := []string{opts.Content}
 	if opts.EachLine {
 		contents = contents[:0]
@@ -92,7 +92,6 @@ func runSend(opts *SendOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx := context.Background() // runSend is not given its command's context
 	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err

@@ -38,7 +38,7 @@ func TestSendFromMayNotNameAnAgent(t *testing.T) {
 		t.Run(tc.from, func(t *testing.T) {
 			before := total(t, store, tc.to)
 			var out, errb bytes.Buffer
-			err := runSend(&SendOptions{
+			err := runSend(t.Context(), &SendOptions{
 				GlobalOptions: &launch.GlobalOptions{Workspace: ws, Getenv: func(string) string { return "" }},
 				IO:            IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb},
 				To:            tc.to, From: tc.from, Content: "please merge my branch",

@@ -29,18 +29,17 @@ func newTasksCmd(g *launch.GlobalOptions, io IOStreams, runF func(*TasksOptions)
 			if runF != nil {
 				return runF(opts)
 			}
-			return runTasks(opts)
+			return runTasks(c.Context(), opts)
 		},
 	}
 }
 
 // runTasks prints the board; reading it changes nothing (a missing board is empty).
-func runTasks(opts *TasksOptions) error {
+func runTasks(ctx context.Context, opts *TasksOptions) error {
 	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	ctx := context.Background() // runTasks is not given its command's context
 	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err

@@ -42,7 +42,7 @@ func newTeamCmd(g *launch.GlobalOptions, io IOStreams, runF func(*TeamOptions) e
 			if runF != nil {
 				return runF(opts)
 			}
-			return runTeam(opts)
+			return runTeam(c.Context(), opts)
 		},
 	}
 }
@@ -55,12 +55,11 @@ type teamRow struct {
 	InboxError string `json:"inboxError,omitempty"`
 }
 
-func runTeam(opts *TeamOptions) error {
+func runTeam(ctx context.Context, opts *TeamOptions) error {
 	ws, err := launch.OpenWorkspace(opts.GlobalOptions)
 	if err != nil {
 		return err
 	}
-	ctx := context.Background() // runTeam is not given its command's context
 	st, err := launch.OpenStoresAs(ctx, opts.GlobalOptions, ws, natsconn.RolePerson)
 	if err != nil {
 		return err
