@@ -28,9 +28,6 @@ func failure(class event.ErrorClass, prefix string, err error) event.Failure {
 	return event.Failure{Class: class, Text: prefix + err.Error()}
 }
 
-// Halted is closed once a fault stopped the team (Fault says which).
+// Halted is closed once a fault stopped the team (a full disk, the owner
+// lock lost, the budget spent); Run returns which.
 func (t *Team) Halted() <-chan struct{} { return t.faults.Halted() }
-
-// Fault is the error that stopped the team (a full disk, the owner lock
-// lost, the budget spent), or nil.
-func (t *Team) Fault() error { return t.faults.Err() }

@@ -167,7 +167,7 @@ func (t *Team) Run(ctx context.Context, prompt string) (final string, err error)
 		}
 	}()
 	defer func() {
-		if f := t.Fault(); f != nil {
+		if f := t.faults.Err(); f != nil {
 			err = f // settled or not, a run that lost writes has not succeeded
 		} else {
 			err = fault.AsStorageError(err)
@@ -278,7 +278,7 @@ func (r *roster) stopAll(change func(*registry.Member), reason string) {
 		if !changed {
 			continue
 		}
-		r.setStatusWhy(m, probe.Status, reason, func(mb *registry.Member) { mb.Activity, mb.Error = probe.Activity, probe.Error })
+		r.setStatus(m, probe.Status, reason, func(mb *registry.Member) { mb.Activity, mb.Error = probe.Activity, probe.Error })
 	}
 }
 

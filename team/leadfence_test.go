@@ -107,8 +107,8 @@ func TestALeadThatLostItsOwnerLockSendsNothing(t *testing.T) {
 	if !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("A's message after B took the lock: %v, want it refused with fault.ErrOwnerLost", err)
 	}
-	if !errors.Is(a.Fault(), fault.ErrOwnerLost) {
-		t.Errorf("A's fault after its refused message: %v, want fault.ErrOwnerLost", a.Fault())
+	if !errors.Is(a.faults.Err(), fault.ErrOwnerLost) {
+		t.Errorf("A's fault after its refused message: %v, want fault.ErrOwnerLost", a.faults.Err())
 	}
 	if err := a.Registry().ChangeStatus(t.Context(), "bob", registry.StatusFailed, nil); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Errorf("A's status change of bob after its refused message: %v, want fault.ErrOwnerLost", err)
@@ -178,8 +178,8 @@ func TestALeadThatLostItsOwnerLockWritesNothing(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the team did not halt 60s after its lease's renewals were cut")
 	}
-	if !errors.Is(a.Fault(), fault.ErrOwnerLost) {
-		t.Fatalf("fault: %v, want fault.ErrOwnerLost", a.Fault())
+	if !errors.Is(a.faults.Err(), fault.ErrOwnerLost) {
+		t.Fatalf("fault: %v, want fault.ErrOwnerLost", a.faults.Err())
 	}
 	ctx := context.Background()
 	if err := a.messenger.Send(ctx, inbox.LeadName, "bob", "after the loss"); !errors.Is(err, fault.ErrOwnerLost) {

@@ -292,7 +292,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 			// Only a teammate that must wait for a worker is shown queued.
 			var ok bool
 			if release, ok = t.pool.TryAcquire(); !ok {
-				r.setStatus(m, registry.StatusQueued, nil)
+				r.setStatus(m, registry.StatusQueued, "", nil)
 				release, err = t.pool.Acquire(ctx)
 			}
 		}
@@ -315,7 +315,7 @@ func (r *roster) runTeammate(ctx context.Context, m *member, first func(context.
 		release()
 		switch {
 		case approved:
-			r.setStatusWhy(m, registry.StatusShutdown, "approved a shutdown request", func(mb *registry.Member) { mb.Activity, mb.Ended = "", true })
+			r.setStatus(m, registry.StatusShutdown, "approved a shutdown request", func(mb *registry.Member) { mb.Activity, mb.Ended = "", true })
 			return
 		case ctx.Err() != nil || m.fenced.Load():
 			return
@@ -461,7 +461,7 @@ func (r *roster) fail(m *member, class event.ErrorClass, err error) {
 		return
 	}
 	t.faults.CheckStorage(err)
-	r.setStatus(m, registry.StatusFailed, func(mb *registry.Member) { mb.Error = err.Error(); mb.Activity = "" })
+	r.setStatus(m, registry.StatusFailed, "", func(mb *registry.Member) { mb.Error = err.Error(); mb.Activity = "" })
 	if !loop.Told(err) { // the loop's own error event already said it
 		t.events.Emit(event.Event{Agent: m.name, Payload: failure(class, "", err)})
 	}
@@ -485,13 +485,9 @@ func (r *roster) markFailed(name string, cause error) {
 }
 
 // setStatus changes a member's status in memory, in the registry and in the
-// event log, in that order of visibility to this process.
-func (r *roster) setStatus(m *member, status registry.Status, fn func(*registry.Member)) {
-	r.setStatusWhy(m, status, "", fn)
-}
-
-// setStatusWhy is setStatus with a reason for the event log.
-func (r *roster) setStatusWhy(m *member, status registry.Status, why string, fn func(*registry.Member)) {
+// event log (with why, "" for none), in that order of visibility to this
+// process.
+func (r *roster) setStatus(m *member, status registry.Status, why string, fn func(*registry.Member)) {
 	t := r.t
 	if m.fenced.Load() {
 		return

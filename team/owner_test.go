@@ -90,13 +90,13 @@ func TestATeamStopsWhenItLosesItsOwnerLock(t *testing.T) {
 	defer srv.Close()
 	lock := &lostLock{lost: make(chan struct{}), released: make(chan struct{})}
 	tm := newTestTeam(t, srv, Options{Owner: lock})
-	if tm.Fault() != nil {
-		t.Fatalf("a fault before the lock was lost: %v", tm.Fault())
+	if tm.faults.Err() != nil {
+		t.Fatalf("a fault before the lock was lost: %v", tm.faults.Err())
 	}
 	close(lock.lost)
-	testkit.Eventually(t, 10*time.Second, "the team to stop after losing its owner lock", func() bool { return tm.Fault() != nil })
-	if !errors.Is(tm.Fault(), fault.ErrOwnerLost) {
-		t.Fatalf("Fault = %v, want fault.ErrOwnerLost", tm.Fault())
+	testkit.Eventually(t, 10*time.Second, "the team to stop after losing its owner lock", func() bool { return tm.faults.Err() != nil })
+	if !errors.Is(tm.faults.Err(), fault.ErrOwnerLost) {
+		t.Fatalf("Fault = %v, want fault.ErrOwnerLost", tm.faults.Err())
 	}
 	if _, err := tm.Run(context.Background(), "go on"); !errors.Is(err, fault.ErrOwnerLost) {
 		t.Fatalf("Run after the loss: %v, want fault.ErrOwnerLost", err)

@@ -205,7 +205,7 @@ func (x mate) Stop() {
 }
 
 func (x mate) ShutDown(why string, forced bool) {
-	x.r.setStatusWhy(x.m, registry.StatusShutdown, why, func(mb *registry.Member) {
+	x.r.setStatus(x.m, registry.StatusShutdown, why, func(mb *registry.Member) {
 		mb.Activity, mb.Ended = "", true
 		if forced {
 			mb.Error = why

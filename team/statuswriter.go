@@ -58,7 +58,7 @@ func (r *roster) statusWritten(m *member, status registry.Status, why string, er
 		return
 	}
 	t.faults.CheckStorage(err)
-	if err != nil && t.Fault() == nil { // a full disk is told once, by checkStorage
+	if err != nil && t.faults.Err() == nil { // a full disk is told once, by checkStorage
 		t.events.Emit(event.Event{Agent: m.name, Payload: failure(event.ClassRegistry, "registry: ", err)})
 	}
 	t.events.Emit(event.Event{Agent: m.name, Payload: event.StatusChanged{Role: m.role, Status: status, Reason: why, PID: t.pid}})

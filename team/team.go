@@ -380,10 +380,6 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 // Workspace is the team's directory.
 func (t *Team) Workspace() *workspace.Workspace { return t.ws }
 
-// MCPStatus is the state of each of the person's MCP servers the team's
-// agents use, by name (none: nil).
-func (t *Team) MCPStatus() []mcp.Status { return t.opts.MCP.Status() }
-
 // Mailbox is the inboxes the team uses: the files unless Options.Mailbox
 // gave another store.
 func (t *Team) Mailbox() Mailbox {

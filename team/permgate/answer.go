@@ -63,7 +63,7 @@ func (p *Service) answerPermission(ctx context.Context, from, id string, approve
 	}
 	r, ok := p.d.Requests.Get(id)
 	if !ok || r.Kind != event.RequestPermission {
-		if text, found, err := p.answerRemote(ctx, from, id, approve, always, session, reason); found {
+		if text, found, err := p.relay.answer(ctx, from, id, approve, always, session, reason); found {
 			return text, err
 		}
 		return "", fmt.Errorf("there is no permission ask waiting with request id %q", id)
@@ -100,7 +100,7 @@ func (p *Service) Pending() []Payload {
 			out = append(out, p)
 		}
 	}
-	return append(out, p.remotePending()...)
+	return append(out, p.relay.pending()...)
 }
 
 // requestText asks the lead or the person to allow a tool call.

@@ -112,9 +112,8 @@ type Service struct {
 	// asks is, on a worker following the team (DelegateTeam), who answers
 	// each teammate's asks and how long it waits, as its spawn request said.
 	asks map[string]teamAsks
-	// remote are, in the lead's process, the asks of teammates on workers
-	// waiting for the person (remote.go), by request id.
-	remote map[string]Payload
+	// relay is, in the lead's process, the asks of teammates on workers.
+	relay *relay
 	// leadDeny are, on a worker, the lead's deny rules each teammate's
 	// spawn request carried, added to this worker's (deny.go).
 	leadDeny map[string][]permission.Entry
@@ -130,7 +129,7 @@ func (p *Service) pendingAsk(id string) (Payload, bool) {
 	defer p.mu.Unlock()
 	r, ok := p.pending[id]
 	if !ok {
-		r, ok = p.remote[id]
+		r, ok = p.relay.get(id)
 	}
 	return r, ok
 }
@@ -199,7 +198,7 @@ func New(o *Options, d Deps) *Service {
 			opts.Delegate = DelegateUser
 		}
 	}
-	return &Service{d: d, opts: opts, pending: map[string]Payload{}, asks: map[string]teamAsks{}, remote: map[string]Payload{},
+	return &Service{d: d, opts: opts, pending: map[string]Payload{}, asks: map[string]teamAsks{}, relay: &relay{d: d, shown: map[string]Payload{}},
 		leadDeny: map[string][]permission.Entry{}}
 }
 

@@ -103,10 +103,10 @@ func TestRemoteAsksReadTheTeammatesInboxLinearly(t *testing.T) {
 					Payload{RequestID: "permission-w9-3", Approve: a, By: inbox.UserName})
 			}
 		}
-		lead.lookRemoteAsks(t.Context(), time.Now(), closed)
+		lead.relay.look(t.Context(), time.Now(), closed)
 		appendTo("alice", inbox.Message{Type: inbox.TypeMessage, From: inbox.LeadName, Content: fmt.Sprintf("later %d", i)}, nil)
 	}
-	if got := len(lead.remotePending()); got != k-1 {
+	if got := len(lead.relay.pending()); got != k-1 {
 		t.Errorf("%d asks shown as pending, want %d (one answered)", got, k-1)
 	}
 	if !closed["permission-w9-3"] {

@@ -62,7 +62,7 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, mod := range tm.Models().Catalog().Models {
 		cfg.Screen.ModelLabels = append(cfg.Screen.ModelLabels, mod.Label)
 	}
-	looker := poll.ForTeam(tm, func() int { return tm.Models().LeadUsage().Tokens }) // with what a resumed lead used before
+	looker := poll.ForTeam(tm, cfg.Team.MCP, func() int { return tm.Models().LeadUsage().Tokens }) // with what a resumed lead used before
 	perr := runScreen(runCtx, screenRun{opts: cfg.Screen, eng: engine.NewEngine(tm, chat), in: cfg.In, out: cfg.Out, bridge: b, poll: looker})
 	cancel()
 	if chat != nil {

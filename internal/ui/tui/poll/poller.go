@@ -77,10 +77,11 @@ type Inboxes interface {
 	Mark(ctx context.Context, name string) (inbox.Mark, error)
 }
 
-// ForTeam polls tm's inboxes and registry, whichever store holds them.
-func ForTeam(tm *team.Team, leadTokens func() int) *Poller {
+// ForTeam polls tm's inboxes and registry, whichever store holds them,
+// and the state of servers, the MCP servers tm was given (nil: none).
+func ForTeam(tm *team.Team, servers *mcp.Manager, leadTokens func() int) *Poller {
 	p := New(tm.Mailbox(), tm.Registry(), leadTokens)
-	p.mcp = tm.MCPStatus
+	p.mcp = servers.Status
 	return p
 }
 
