@@ -30,7 +30,7 @@ func (r *roster) writeLater(m *member, status registry.Status) bool {
 	return false
 }
 
-// setStatusLater is setStatusWhy for a change nobody has to wait for: it
+// setStatusLater is setStatus for a change nobody has to wait for: it
 // joins the next registry write, and the status event follows once it is
 // on disk. Only a teammate's own goroutine may call it: Close waits for
 // the write through t.wg, whose count that goroutine keeps above zero.
