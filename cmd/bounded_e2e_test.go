@@ -164,6 +164,8 @@ func TestASecondInterruptStopsAStuckRunAtOnce(t *testing.T) {
 	defer srv.Close()
 	c, _ := startUnread(t, srv, "run", "--sandbox", "off", "read everything")
 	// Stuck: the lead's calls have stopped, its progress lines filling the pipe.
+	// Not testkit: a second without a call is timed, and past the bound the
+	// test goes on, the first interrupt telling whether the run is stuck.
 	deadline := time.Now().Add(30 * time.Second)
 	for last, since := -1, time.Now(); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if n := srv.CallsFor("lead"); n != last {

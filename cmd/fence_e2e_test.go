@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/team/registry"
 )
 
@@ -226,13 +228,10 @@ func TestACutOffWorkerIsFencedAndItsLateWritesAreRefused(t *testing.T) {
 		}
 		return registry.Member{}
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for m := alice(); m.Status != registry.StatusWorking || m.Worker != "w1" || len(srv.Requests("alice")) == 0; m = alice() {
-		if time.Now().After(deadline) {
-			t.Fatalf("alice never worked on w1: %+v", m)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.EventuallyF(t, time.Minute, "alice working on w1", func() bool {
+		m := alice()
+		return m.Status == registry.StatusWorking && m.Worker == "w1" && len(srv.Requests("alice")) > 0
+	}, func() string { return fmt.Sprintf("alice is %+v", alice()) })
 	proxy.cutOff()
 	close(answer)
 	// w2 starts after the cut: only it can take the respawn.
@@ -249,20 +248,17 @@ func TestACutOffWorkerIsFencedAndItsLateWritesAreRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline = time.Now().Add(60 * time.Second)
-	for {
+	back := false
+	testkit.EventuallyF(t, time.Minute, "w1 back and a late write refused after the heal", func() bool {
 		alive, err := beats.Alive(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, back := alive["w1"]; back && proxy.said("wrong last sequence") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the heal: w1 back %v, a late write refused %v; want both", alive["w1"] != nil, proxy.said("wrong last sequence"))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		_, back = alive["w1"]
+		return back && proxy.said("wrong last sequence")
+	}, func() string {
+		return fmt.Sprintf("w1 back %v, a late write refused %v", back, proxy.said("wrong last sequence"))
+	})
 	if err := syscall.Kill(w1(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/team/registry"
 )
 
@@ -58,13 +60,7 @@ func TestAPausedLeadsLateMessageIsRefused(t *testing.T) {
 	defer srvB.Close()
 
 	waitA, pidA := startBinPID(t, dirA, fakeEnv(srvA), "run", "--permission-mode", "yolo", "--store", nt.url, "review the parser")
-	deadline := time.Now().Add(60 * time.Second)
-	for _, err := os.Stat(started); err != nil; _, err = os.Stat(started) {
-		if time.Now().After(deadline) {
-			t.Fatal("A's command never started")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Eventually(t, time.Minute, "A's command to start", func() bool { _, err := os.Stat(started); return err == nil })
 	if err := syscall.Kill(pidA(), syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
@@ -80,16 +76,14 @@ func TestAPausedLeadsLateMessageIsRefused(t *testing.T) {
 
 	// B takes the team once A's lease has expired.
 	dirB := t.TempDir()
-	for {
-		r := runBin(t, dirB, fakeEnv(srvB), "", "run", "--resume", "--store", nt.url, "go on")
-		if r.code == 0 {
-			break
+	var rB result
+	testkit.EventuallyF(t, time.Minute, "B to take the team", func() bool {
+		rB = runBin(t, dirB, fakeEnv(srvB), "", "run", "--resume", "--store", nt.url, "go on")
+		if rB.code != 0 && !strings.Contains(rB.stderr, "already running team") {
+			t.Fatalf("B: exit %d\n%s", rB.code, rB.stderr)
 		}
-		if !strings.Contains(r.stderr, "already running team") || time.Now().After(deadline) {
-			t.Fatalf("B: exit %d\n%s", r.code, r.stderr)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return rB.code == 0
+	}, func() string { return fmt.Sprintf("B: exit %d\n%s", rB.code, rB.stderr) })
 
 	if err := syscall.Kill(pidA(), syscall.SIGCONT); err != nil {
 		t.Fatal(err)

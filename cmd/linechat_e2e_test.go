@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/team/registry"
 )
 
@@ -124,13 +126,9 @@ func (lc *lineChat) output() string {
 // waitFor polls the output, bounded, until it holds want n times.
 func (lc *lineChat) waitFor(want string, n int) {
 	lc.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for strings.Count(lc.output(), want) < n {
-		if time.Now().After(deadline) {
-			lc.t.Fatalf("the chat never printed %q (%d times); it printed:\n%s", want, n, lc.output())
-		}
-		time.Sleep(20 * time.Millisecond) // a poll with a bound, not a synchronisation
-	}
+	testkit.EventuallyF(lc.t, time.Minute, fmt.Sprintf("the chat to print %q (%d times)", want, n), func() bool {
+		return strings.Count(lc.output(), want) >= n
+	}, func() string { return "it printed:\n" + lc.output() })
 }
 
 func (lc *lineChat) send(line string) {
@@ -224,13 +222,8 @@ func TestChatInLinesCtrlCInterruptsThenLeaves(t *testing.T) {
 	defer srv.Close()
 	lc := startLineChat(t, ws, fakeEnv(srv), "chat")
 	lc.send("take your time")
-	deadline := time.Now().Add(60 * time.Second)
-	for len(srv.Calls()) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the lead never asked the model; output:\n%s", lc.output())
-		}
-		time.Sleep(20 * time.Millisecond) // a poll with a bound, not a synchronisation
-	}
+	testkit.EventuallyF(t, time.Minute, "the lead's model call", func() bool { return len(srv.Calls()) > 0 },
+		func() string { return "output:\n" + lc.output() })
 	if err := lc.cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

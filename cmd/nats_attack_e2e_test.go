@@ -10,6 +10,7 @@ import (
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // startNATSAt runs agentteam's embedded server on addr with its data in dir,
@@ -51,14 +52,8 @@ func runUntilTheServerGoes(t *testing.T, addr, dir string, args ...string) (resu
 		"lead": {{Content: "too late", Delay: time.Minute}},
 	}, nil), fakellm.WithAPIKey("test-key"))
 	t.Cleanup(srv.Close)
-	start := time.Now()
 	wait, _ := startBinWithin(t, 4*time.Minute, t.TempDir(), fakeEnv(srv), append([]string{"run"}, args...)...)
-	for srv.CallsFor("lead") == 0 {
-		if time.Since(start) > time.Minute {
-			t.Fatal("the lead never asked its model")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.Eventually(t, time.Minute, "the lead's model call", func() bool { return srv.CallsFor("lead") > 0 })
 	s.Shutdown()
 	stopped = true
 	gone := time.Now()

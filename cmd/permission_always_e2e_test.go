@@ -1,15 +1,16 @@
 package cmd
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/permask"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // An ask approved with --always allows that command, not the pattern its
@@ -72,21 +73,14 @@ func TestPermissionAlwaysAllowsOnlyTheApprovedCommand(t *testing.T) {
 // than not waits, and returns it.
 func waitForAnotherAsk(t *testing.T, ws string, env []string, not string) permask.Ask {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		r := runBin(t, ws, env, "", "requests", "--json")
-		mustSucceed(t, r, "requests")
-		var asks []permask.Ask
-		if err := json.Unmarshal([]byte(r.stdout), &asks); err != nil {
-			t.Fatalf("requests --json printed %q: %v", r.stdout, err)
+	var another permask.Ask
+	testkit.Eventually(t, time.Minute, "a second permission ask in agentteam requests", func() bool {
+		asks := requestsJSON(t, ws, env)
+		i := slices.IndexFunc(asks, func(a permask.Ask) bool { return a.RequestID != not })
+		if i >= 0 {
+			another = asks[i]
 		}
-		for _, a := range asks {
-			if a.RequestID != not {
-				return a
-			}
-		}
-		time.Sleep(50 * time.Millisecond) // a poll with a bound, not a synchronisation
-	}
-	t.Fatal("no second permission ask appeared in agentteam requests")
-	return permask.Ask{}
+		return i >= 0
+	})
+	return another
 }

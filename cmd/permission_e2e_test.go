@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/permask"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/team/event"
 )
 
@@ -73,21 +74,12 @@ func startBinWithin(t *testing.T, d time.Duration, dir string, env []string, arg
 // waitForAsk polls `agentteam requests --json` until an ask waits, and returns it.
 func waitForAsk(t *testing.T, ws string, env []string) permask.Ask {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		r := runBin(t, ws, env, "", "requests", "--json")
-		mustSucceed(t, r, "requests")
-		var asks []permask.Ask
-		if err := json.Unmarshal([]byte(r.stdout), &asks); err != nil {
-			t.Fatalf("requests --json printed %q: %v", r.stdout, err)
-		}
-		if len(asks) > 0 {
-			return asks[0]
-		}
-		time.Sleep(50 * time.Millisecond) // a poll with a bound, not a synchronisation
-	}
-	t.Fatal("no permission ask appeared in agentteam requests")
-	return permask.Ask{}
+	var asks []permask.Ask
+	testkit.Eventually(t, time.Minute, "a permission ask in agentteam requests", func() bool {
+		asks = requestsJSON(t, ws, env)
+		return len(asks) > 0
+	})
+	return asks[0]
 }
 
 // permissionEvents are the permission decisions in events.jsonl.

@@ -595,6 +595,8 @@ func TestHandoffTimeoutThroughTheBinary(t *testing.T) {
 		go func() {
 			defer close(released)
 			defer bobInbox.Unlock()
+			// Not testkit: off the test's goroutine, and past the bound it
+			// only lets the inbox go.
 			deadline := time.Now().Add(20 * time.Second)
 			for time.Now().Before(deadline) {
 				msgs, _, err := inbox.NewStore(state(ws, "inbox")).ReadAll(t.Context(), "alice")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentteam/agentteam/internal/exit"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // llamaServer is llama.cpp's real llama-server with the toy model that
@@ -64,16 +65,15 @@ func startLlama(t *testing.T, args ...string) string {
 		}
 	})
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if r, err := http.Get(base + "/health"); err == nil {
-			r.Body.Close()
-			if r.StatusCode == http.StatusOK {
-				return base + "/v1"
-			}
+	testkit.Eventually(t, 90*time.Second, "llama-server to become healthy", func() bool {
+		r, err := http.Get(base + "/health")
+		if err != nil {
+			return false
 		}
-	}
-	t.Fatalf("llama-server did not become healthy in 90 s")
-	return ""
+		r.Body.Close()
+		return r.StatusCode == http.StatusOK
+	})
+	return base + "/v1"
 }
 
 func tail(s string, n int) string {

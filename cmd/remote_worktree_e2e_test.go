@@ -14,6 +14,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/team/worktree"
 )
@@ -294,24 +295,17 @@ func startWorkerIn(t *testing.T, nt natsTeam, dir string, env []string, args ...
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	testkit.Eventually(t, time.Minute, "the worker's heartbeat", func() bool {
 		alive, err := beats.Alive(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ids []string
-		for id := range alive {
-			ids = append(ids, id)
+		for k := range alive {
+			id = k
 		}
-		if len(ids) > 0 {
-			return ids[0], wait, pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the worker never beat")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(alive) > 0
+	})
+	return id, wait, pid
 }
 
 // stopWorker ends a worker with SIGTERM and checks it exits cleanly.

@@ -1,13 +1,16 @@
 package cmd
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // The twin of TestAskOfAKilledRunIsAbandoned on a NATS store, with every
@@ -35,18 +38,13 @@ func TestAskOfAKilledRunOnJetStreamIsAbandoned(t *testing.T) {
 	})
 	killed := time.Now()
 	// The lease outlives the killed run by its TTL: until then the ask
-	// still counts as waiting. Poll with a bound.
-	for {
-		asks := requestsJSON(t, elsewhere, store)
-		if len(asks) == 0 {
-			t.Logf("the ask was abandoned %v after the kill (owner TTL %v)", time.Since(killed).Round(time.Millisecond), natsstore.OwnerTTL)
-			break
-		}
-		if time.Since(killed) > natsstore.OwnerTTL+20*time.Second {
-			t.Fatalf("the killed run's ask still waits %v after the kill: %+v", time.Since(killed), asks)
-		}
-		time.Sleep(200 * time.Millisecond) // a poll with a bound
-	}
+	// still counts as waiting.
+	var asks []permask.Ask
+	testkit.EventuallyF(t, natsstore.OwnerTTL+20*time.Second, "the killed run's ask to be abandoned", func() bool {
+		asks = requestsJSON(t, elsewhere, store)
+		return len(asks) == 0
+	}, func() string { return fmt.Sprintf("it still waits: %+v", asks) })
+	t.Logf("the ask was abandoned %v after the kill (owner TTL %v)", time.Since(killed).Round(time.Millisecond), natsstore.OwnerTTL)
 	checkAbandoned(t, elsewhere, store, first)
 	checkNewRunAsksAlone(t, ws, elsewhere, env, store, first)
 }

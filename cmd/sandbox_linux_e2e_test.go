@@ -26,6 +26,7 @@ import (
 
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/sys/sandbox"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // The attacks on the bash tool, through the binary with the fake
@@ -335,13 +336,8 @@ func TestNoBackgroundChildSurvivesTheRun(t *testing.T) {
 	if res := toolResults(t, ws, "lead"); len(res) != 2 || !strings.Contains(res[0], "started") || !strings.Contains(res[1], "again") {
 		t.Fatalf("the commands did not run: %q", res)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(marked(marker)) > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v outlived the run", marked(marker))
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.EventuallyF(t, 10*time.Second, "the run's background children to end", func() bool { return len(marked(marker)) == 0 },
+		func() string { return fmt.Sprintf("processes %v outlived the run", marked(marker)) })
 }
 
 // marked are the PIDs of live processes whose command line holds marker.

@@ -17,6 +17,7 @@ import (
 	"github.com/agentteam/agentteam/internal/permask"
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/internal/testutil/testpki"
 )
 
@@ -159,16 +160,14 @@ func everyCommandWorks(t *testing.T, s securedServe, store string, tlsEnv []stri
 	first := waitForAsk(t, elsewhere, file)
 	mustSucceed(t, quick(t, elsewhere, file, "approve", first.RequestID), "approve")
 	var second permask.Ask
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		if a := requestsJSON(t, elsewhere, file); len(a) > 0 && a[0].RequestID != first.RequestID {
+	testkit.Eventually(t, time.Minute, "a second ask", func() bool {
+		a := requestsJSON(t, elsewhere, file)
+		ok := len(a) > 0 && a[0].RequestID != first.RequestID
+		if ok {
 			second = a[0]
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no second ask")
-		}
-		time.Sleep(50 * time.Millisecond) // a poll with a bound
-	}
+		return ok
+	})
 	mustSucceed(t, quick(t, elsewhere, file, "deny", second.RequestID, "not now"), "deny")
 	mustSucceed(t, wait(), "run with asks")
 	if _, err := os.Stat(filepath.Join(ws, "one.txt")); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/team/event"
 	"github.com/agentteam/agentteam/team/protocol"
 	"github.com/agentteam/agentteam/team/registry"
@@ -93,20 +94,15 @@ func startWorker(t *testing.T, nt natsTeam, env []string, id string, args ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	testkit.Eventually(t, time.Minute, "worker "+id+"'s heartbeat", func() bool {
 		alive, err := beats.Alive(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := alive[id]; ok {
-			return dir, wait, pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("worker %s never beat", id)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		_, ok := alive[id]
+		return ok
+	})
+	return dir, wait, pid
 }
 
 // startBinPID is startBin that also gives the process's PID, bounded by 3 minutes.
@@ -466,14 +462,11 @@ func TestAKilledWorkersTeammateIsRespawnedOnAnother(t *testing.T) {
 		}
 		return registry.Member{}
 	}
-	deadline := time.Now().Add(60 * time.Second)
 	// alice works on w1 and her model call is under way.
-	for m := alice(); m.Status != registry.StatusWorking || m.Worker != "w1" || len(srv.Requests("alice")) == 0; m = alice() {
-		if time.Now().After(deadline) {
-			t.Fatalf("alice never worked on w1: %+v", m)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.EventuallyF(t, time.Minute, "alice working on w1", func() bool {
+		m := alice()
+		return m.Status == registry.StatusWorking && m.Worker == "w1" && len(srv.Requests("alice")) > 0
+	}, func() string { return fmt.Sprintf("alice is %+v", alice()) })
 	if err := syscall.Kill(w1(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -539,13 +532,7 @@ func TestAStoppedWorkerShutsItsTeammatesDown(t *testing.T) {
 	}))
 	_, waitWorker, w1 := startWorker(t, nt, env, "w1", "--labels", "one")
 	waitLead, _ := startBinPID(t, t.TempDir(), env, "run", "--store", nt.url, "write a parser")
-	deadline := time.Now().Add(60 * time.Second)
-	for len(srv.Requests("alice")) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("alice never called her model")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testkit.Eventually(t, time.Minute, "alice's model call", func() bool { return len(srv.Requests("alice")) > 0 })
 	if err := syscall.Kill(w1(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -631,17 +618,11 @@ func TestATimedOutRunShutsDownItsTeammatesOnWorkers(t *testing.T) {
 		t.Fatalf("run exit %d, want 3 (timed out)\n%s", r.code, r.stderr)
 	}
 	// The worker still runs; alice, asked to stop, ends shut down there.
-	deadline := time.Now().Add(45 * time.Second)
-	for {
-		members := nt.members(t)
-		if len(members) == 1 && members[0].Status == registry.StatusShutdown {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("alice after the lead's run timed out: %+v, want shutdown", members)
-		}
-		time.Sleep(200 * time.Millisecond) // a poll with a bound
-	}
+	var members []registry.Member
+	testkit.EventuallyF(t, 45*time.Second, "alice shut down after the lead's run timed out", func() bool {
+		members = nt.members(t)
+		return len(members) == 1 && members[0].Status == registry.StatusShutdown
+	}, func() string { return fmt.Sprintf("the team is %+v", members) })
 }
 
 // registry is the team's registry as a process opens it (an entry per

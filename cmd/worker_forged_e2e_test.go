@@ -14,6 +14,7 @@ import (
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/registry"
 )
@@ -60,19 +61,19 @@ func forgeSpawn(t *testing.T, nt natsTeam, name, id string, raw []byte) registry
 	if err := q.Publish(ctx, "forged-"+id+"-"+now.Format(time.RFC3339Nano), raw); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(60 * time.Second); ; {
+	var m registry.Member
+	testkit.Eventually(t, time.Minute, "a worker to take the forged spawn of "+name, func() bool {
 		c, err := reg.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i := c.Find(name); i >= 0 && c.Teammates[i].Status != registry.StatusQueued {
-			return c.Teammates[i]
+		i := c.Find(name)
+		if i >= 0 {
+			m = c.Teammates[i]
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the forged spawn of %s was never taken", name)
-		}
-		time.Sleep(50 * time.Millisecond) // a poll with a bound, not a synchronisation
-	}
+		return i >= 0 && m.Status != registry.StatusQueued
+	})
+	return m
 }
 
 // A worker runs only the spawn requests its team's current lead signed.

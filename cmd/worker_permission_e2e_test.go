@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"github.com/agentteam/agentteam/internal/exit"
 	"github.com/agentteam/agentteam/internal/llm/fakellm"
 	"github.com/agentteam/agentteam/internal/permask"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 
 	"github.com/agentteam/agentteam/team/event"
 )
@@ -106,16 +106,10 @@ func TestPermissionAskOfATeammateOnAWorkerAnsweredInTheLeadsChat(t *testing.T) {
 		t.Errorf("the chat does not show the diff of alice's write:\n%s", lc.output())
 	}
 	lc.send("y")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if got, err := os.ReadFile(filepath.Join(wdir, "notes.txt")); err == nil && string(got) == "from the worker\n" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("notes.txt never appeared in the worker's directory after y; the chat printed:\n%s", lc.output())
-		}
-		time.Sleep(50 * time.Millisecond) // a poll with a bound, not a synchronisation
-	}
+	testkit.EventuallyF(t, time.Minute, "notes.txt in the worker's directory after y", func() bool {
+		got, err := os.ReadFile(filepath.Join(wdir, "notes.txt"))
+		return err == nil && string(got) == "from the worker\n"
+	}, func() string { return "the chat printed:\n" + lc.output() })
 	lc.waitFor("alice: write_file  allowed by user", 1) // the ask closed in the chat too
 	lc.stdin.Close()
 	if code := lc.exit(); code != 0 {
@@ -181,13 +175,12 @@ func TestPermissionAskOfAKilledWorkerIsAbandoned(t *testing.T) {
 	if err := syscall.Kill(workerPID(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second) // the heartbeat's TTL is 6 s
-	for len(requestsJSON(t, other, storeEnv)) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("requests still lists the ask of the killed worker: %+v", requestsJSON(t, other, storeEnv))
-		}
-		time.Sleep(200 * time.Millisecond) // a poll with a bound, not a synchronisation
-	}
+	var asks []permask.Ask
+	// Unlisted once the worker's heartbeat has expired (its TTL is 6 s).
+	testkit.EventuallyF(t, time.Minute, "requests to stop listing the ask of the killed worker", func() bool {
+		asks = requestsJSON(t, other, storeEnv)
+		return len(asks) == 0
+	}, func() string { return fmt.Sprintf("it lists %+v", asks) })
 	all := requestsJSON(t, other, storeEnv, "--all")
 	if len(all) != 1 || all[0].RequestID != a.RequestID || all[0].State != permask.Abandoned {
 		t.Errorf("requests --all = %+v, want %s abandoned", all, a.RequestID)
@@ -249,25 +242,16 @@ func TestAWorkerWithNoModeFollowsTheLeads(t *testing.T) {
 	storeEnv := append([]string{"AGENTTEAM_STORE=" + nt.url}, env...)
 	notes := filepath.Join(wdir, "notes.txt")
 	var a permask.Ask
-	for deadline := time.Now().Add(60 * time.Second); ; {
+	testkit.Eventually(t, time.Minute, "a permission ask in agentteam requests", func() bool {
 		if _, err := os.Stat(notes); err == nil {
 			t.Fatal("alice's write ran on the worker without asking, though the lead runs in ask mode")
 		}
-		r := runBin(t, other, storeEnv, "", "requests", "--json")
-		mustSucceed(t, r, "requests")
-		var asks []permask.Ask
-		if err := json.Unmarshal([]byte(r.stdout), &asks); err != nil {
-			t.Fatalf("requests --json printed %q: %v", r.stdout, err)
-		}
+		asks := requestsJSON(t, other, storeEnv)
 		if len(asks) > 0 {
 			a = asks[0]
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("no permission ask appeared in agentteam requests")
-		}
-		time.Sleep(50 * time.Millisecond) // a poll with a bound, not a synchronisation
-	}
+		return len(asks) > 0
+	})
 	if a.Agent != "alice" || a.Tool != "write_file" || a.Worker != "w1" {
 		t.Fatalf("the ask is %+v", a)
 	}
