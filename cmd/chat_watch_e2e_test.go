@@ -14,6 +14,7 @@ import (
 	sdkmcp "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentteam/agentteam/inbox"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // askID is the request id of the first ask a watch printed.
@@ -97,6 +98,9 @@ func TestAChatWatchesAnMCPClientsTeamRun(t *testing.T) {
 		}
 		ran <- res
 	}()
+	// The lead's first model call comes once mcp serve holds the team:
+	// a chat started before that would run the team itself.
+	testkit.Eventually(t, 30*time.Second, "the lead's first model call", func() bool { return srv.CallsFor("lead") > 0 })
 
 	watch := startLineChat(t, ws, nil, "chat", "--plain")
 	watch.waitFor("runs this team", 1)
