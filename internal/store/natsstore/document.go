@@ -33,8 +33,15 @@ type Doc[T any] struct {
 	nc         *nats.Conn
 	js         jetstream.JetStream
 	stream     string // the bucket's stream
-	batch      *statefile.Batcher[T]
+	// Update, Change, Submit and the rest are the batcher's: a batch is
+	// one compare-and-set (again on the newer revision after a lost race),
+	// bounded by opTimeout, not cut short by one of the callers sharing it.
+	*batcher[T]
 }
+
+// batcher names the embedded statefile.Batcher so that the field stays
+// unexported.
+type batcher[T any] = statefile.Batcher[T]
 
 // changer is a document that counts its changes.
 type changer interface{ Changed() }
@@ -86,7 +93,7 @@ func OpenDocWith[T any](ctx context.Context, nc *nats.Conn, team, key string, em
 		return nil, fmt.Errorf("open %s of %s: bucket: %w", key, team, replicaSentence(n, err))
 	}
 	d := &Doc[T]{kv: kv, key: key, empty: empty, fromLeader: n > 1, nc: nc, js: js, stream: stream}
-	d.batch = statefile.NewBatcher(key, empty, cloneOf[T], countChange[T], kvStorage[T]{d})
+	d.batcher = statefile.NewBatcher(key, empty, cloneOf[T], countChange[T], kvStorage[T]{d})
 	return d, nil
 }
 
@@ -153,43 +160,6 @@ func (d *Doc[T]) Read(ctx context.Context) (T, error) {
 	v, _, err := d.get(ctx)
 	return v, err
 }
-
-// Update applies fn to the current document and stores the result if no
-// one stored another revision meanwhile, else reads again and applies it
-// again. An error from fn stores nothing and is returned. Changes made
-// meanwhile in this process share the compare-and-set (statefile.Batcher,
-// as the file's document does): a change whose ctx is done before it is
-// applied stores nothing, and a compare-and-set under way is bounded by
-// opTimeout, not cut short by one of the callers sharing it.
-func (d *Doc[T]) Update(ctx context.Context, fn func(*T) error) (T, error) {
-	return d.batch.Update(ctx, fn)
-}
-
-// UpdateInPlace is Update for a fn that returns its error before changing
-// anything, so in a batch it needs no copy of its own to fail on.
-func (d *Doc[T]) UpdateInPlace(ctx context.Context, fn func(*T) error) (T, error) {
-	return d.batch.UpdateInPlace(ctx, fn)
-}
-
-// ChangeKeyed is UpdateInPlace for a change of key that needs no copy of
-// the result; two changes of one key never share a compare-and-set.
-func (d *Doc[T]) ChangeKeyed(ctx context.Context, key string, fn func(*T) error) error {
-	return d.batch.ChangeKeyed(ctx, key, fn)
-}
-
-// Submit is Update without waiting: fn joins the next batch and after is
-// called (in submission order) once it is stored or has failed.
-func (d *Doc[T]) Submit(ctx context.Context, fn func(*T) error, after func(error)) {
-	d.batch.Submit(ctx, fn, after)
-}
-
-// SubmitKeyed is Submit for a change of key (see ChangeKeyed).
-func (d *Doc[T]) SubmitKeyed(ctx context.Context, key string, fn func(*T) error, after func(error)) {
-	d.batch.SubmitKeyed(ctx, key, fn, after)
-}
-
-// Flush returns once every change submitted before it is stored.
-func (d *Doc[T]) Flush() { d.batch.Flush() }
 
 // kvStorage is the KV entry's step of a batch: read, change, compare-and-set,
 // and after a lost race the same again on the newer revision. Each try has

@@ -41,15 +41,22 @@ type Doc[T Document[T]] struct {
 
 	buf []byte // store's buffer, reused by the next write (jsonAppender)
 
-	batch *Batcher[T] // Update, Submit and the rest: see Batcher
+	// Update, Change, Submit and the rest are the batcher's: a batch is
+	// one read-modify-write under the lock. A change's ctx is looked at
+	// once the lock is held, just before it is applied (the wait for the
+	// lock is not cut short: a flock has no deadline).
+	*batcher[T]
 }
+
+// batcher names the embedded Batcher so that the field stays unexported.
+type batcher[T any] = Batcher[T]
 
 // NewDoc is the document in the file path, created by the first change;
 // what names it in error sentences ("registry"), and empty is the
 // document of a missing file.
 func NewDoc[T Document[T]](path, what string, empty func() T) *Doc[T] {
 	d := &Doc[T]{path: path, what: what, empty: empty}
-	d.batch = NewBatcher(what, empty, func(v T) T { return v.Clone() }, func(v *T) { (*v).Changed() }, fileStorage[T]{d})
+	d.batcher = NewBatcher(what, empty, func(v T) T { return v.Clone() }, func(v *T) { (*v).Changed() }, fileStorage[T]{d})
 	return d
 }
 
@@ -98,55 +105,6 @@ func (d *Doc[T]) parse() (T, error) {
 	}
 	return v, nil
 }
-
-// Update applies fn under the lock and writes the result, counting the
-// change; ErrNoChange from fn writes nothing. Callers that arrive while a
-// write is under way are batched (see Batcher): the next writer applies
-// all their functions in arrival order in one read-modify-write. ctx is
-// looked at once the lock is held, just before fn is applied: a change
-// whose ctx is done stores nothing (the wait for the lock is not cut
-// short, a flock having no deadline).
-func (d *Doc[T]) Update(ctx context.Context, fn func(*T) error) (T, error) {
-	return d.batch.Update(ctx, fn)
-}
-
-// UpdateInPlace is Update for a fn that returns its error before changing
-// anything, so in a batch it needs no copy of its own to fail on.
-func (d *Doc[T]) UpdateInPlace(ctx context.Context, fn func(*T) error) (T, error) {
-	return d.batch.UpdateInPlace(ctx, fn)
-}
-
-// Change is UpdateInPlace for a caller that needs no copy of the result:
-// a change waited for that costs no copy of the document.
-func (d *Doc[T]) Change(ctx context.Context, fn func(*T) error) error {
-	return d.batch.Change(ctx, fn)
-}
-
-// ChangeKeyed is Change for a change of key (say, one teammate's status):
-// two changes of one key never share a write, so the file holds each of
-// them in turn (see Batcher.ChangeKeyed). "" is no key.
-func (d *Doc[T]) ChangeKeyed(ctx context.Context, key string, fn func(*T) error) error {
-	return d.batch.ChangeKeyed(ctx, key, fn)
-}
-
-// Submit is Update without waiting: fn is applied with the next batch and
-// after is called (on the writing goroutine, in submission order) once the
-// change is on disk or has failed. fn must be fit for UpdateInPlace. The
-// next batch is written at the latest submitWindow after Submit, sooner
-// when a waiting change (Update, Flush) comes first or a write is under way.
-// A ctx done by then leaves fn out, and after has ctx.Err().
-func (d *Doc[T]) Submit(ctx context.Context, fn func(*T) error, after func(error)) {
-	d.batch.Submit(ctx, fn, after)
-}
-
-// SubmitKeyed is Submit for a change of key, which shares no write with
-// another change of that key (see ChangeKeyed).
-func (d *Doc[T]) SubmitKeyed(ctx context.Context, key string, fn func(*T) error, after func(error)) {
-	d.batch.SubmitKeyed(ctx, key, fn, after)
-}
-
-// Flush returns once every change submitted before it is on disk.
-func (d *Doc[T]) Flush() { d.batch.Flush() }
 
 // fileStorage is the file's step of a batch: under the lock, the document
 // is taken from the cache, not copied, and put back once written: a large
