@@ -15,6 +15,7 @@ import (
 	"github.com/agentteam/agentteam/internal/store/natsconn"
 	"github.com/agentteam/agentteam/internal/store/natsserver"
 	"github.com/agentteam/agentteam/internal/store/natsstore"
+	"github.com/agentteam/agentteam/internal/testutil/testkit"
 )
 
 // roleServer runs a server with team alpha's lead, worker and person, and
@@ -138,8 +139,8 @@ func TestOnlyTheLeadQueuesSpawnsAndOwnsTheTeam(t *testing.T) {
 			t.Errorf("%s queued a spawn: %v", user, err)
 		}
 
-		var v violations
-		raw, err := nats.Connect(url, nats.UserInfo(user, user+"-pw"), nats.ErrorHandler(v.handler))
+		var v testkit.Errors
+		raw, err := nats.Connect(url, nats.UserInfo(user, user+"-pw"), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { v.Add(err) }))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,11 +153,11 @@ func TestOnlyTheLeadQueuesSpawnsAndOwnsTheTeam(t *testing.T) {
 			"$JS.API.STREAM.PURGE." + natsstore.StreamName("alpha"),
 			"$JS.API.STREAM.MSG.DELETE." + natsstore.StreamName("alpha"),
 		} {
-			v.reset()
+			v.Reset()
 			if err := raw.Publish(subj, []byte(`{}`)); err != nil {
 				t.Fatal(err)
 			}
-			v.waitFor(t, `permissions violation for publish to "`+subj+`"`)
+			v.WaitFor(t, `permissions violation for publish to "`+subj+`"`)
 		}
 	}
 	// The worker still beats: its heartbeat is its own.

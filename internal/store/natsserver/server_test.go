@@ -2,13 +2,10 @@ package natsserver_test
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -52,42 +49,6 @@ func connect(t testing.TB, url string, o natsconn.ConnectOptions) *nats.Conn {
 	return nc
 }
 
-// violations collects a connection's asynchronous errors (a refused
-// subscription is reported this way).
-type violations struct {
-	mu   sync.Mutex
-	errs []error
-}
-
-func (v *violations) handler(_ *nats.Conn, _ *nats.Subscription, err error) {
-	v.mu.Lock()
-	v.errs = append(v.errs, err)
-	v.mu.Unlock()
-}
-
-// reset forgets the errors seen so far.
-func (v *violations) reset() {
-	v.mu.Lock()
-	v.errs = nil
-	v.mu.Unlock()
-}
-
-// waitFor polls v until one error says want, within a bound.
-func (v *violations) waitFor(t *testing.T, want string) {
-	t.Helper()
-	testkit.EventuallyF(t, 10*time.Second, fmt.Sprintf("an asynchronous error that says %q", want), func() bool {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		return slices.ContainsFunc(v.errs, func(err error) bool {
-			return strings.Contains(strings.ToLower(err.Error()), strings.ToLower(want))
-		})
-	}, func() string {
-		v.mu.Lock()
-		defer v.mu.Unlock()
-		return fmt.Sprintf("got %v", v.errs)
-	})
-}
-
 // The attack: team A's user, knowing team B's names, tries to read B's
 // inbox subject, B's stream and B's KV bucket. Each is refused with
 // "permissions violation", and B's messages never reach A.
@@ -113,8 +74,8 @@ func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
 	}
 
 	// A works in its own team.
-	var v violations
-	ncA, err := nats.Connect(url, nats.UserInfo("alice", "alpha-secret"), nats.ErrorHandler(v.handler))
+	var v testkit.Errors
+	ncA, err := nats.Connect(url, nats.UserInfo("alice", "alpha-secret"), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { v.Add(err) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +94,7 @@ func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
 		if _, err := ncA.ChanSubscribe(subj, got); err != nil {
 			t.Fatal(err)
 		}
-		v.waitFor(t, `permissions violation for subscription to "`+subj+`"`)
+		v.WaitFor(t, `permissions violation for subscription to "`+subj+`"`)
 	}
 	// B's stream, its messages and its KV bucket are refused.
 	js, err := jetstream.New(ncA)
@@ -149,43 +110,43 @@ func TestOneTeamsCredentialsCannotReadAnotherTeam(t *testing.T) {
 	if _, err := js.Stream(try(), natsstore.StreamName("beta")); err == nil {
 		t.Fatal("team alpha's user reached beta's stream")
 	}
-	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.INFO.agentteam_beta"`)
+	v.WaitFor(t, `permissions violation for publish to "$JS.API.STREAM.INFO.agentteam_beta"`)
 	// Opening looks the stream up first, with or without ?replicas: refused.
-	v.reset()
+	v.Reset()
 	if _, err := natsstore.OpenMailbox(try(), ncA, "beta"); err == nil {
 		t.Fatal("team alpha's user opened beta's inboxes")
 	}
-	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.INFO.agentteam_beta"`)
-	v.reset()
+	v.WaitFor(t, `permissions violation for publish to "$JS.API.STREAM.INFO.agentteam_beta"`)
+	v.Reset()
 	if _, err := natsstore.OpenMailbox(try(), ncA, "beta", natsstore.Replicas(1)); err == nil {
 		t.Fatal("team alpha's user opened beta's inboxes")
 	}
-	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.INFO.agentteam_beta"`)
+	v.WaitFor(t, `permissions violation for publish to "$JS.API.STREAM.INFO.agentteam_beta"`)
 	// Changing it outright is refused too.
-	v.reset()
+	v.Reset()
 	if _, err := js.UpdateStream(try(), jetstream.StreamConfig{Name: natsstore.StreamName("beta"),
 		Subjects: []string{"agentteam.beta.inbox.*"}, MaxMsgs: 1}); err == nil {
 		t.Fatal("team alpha's user changed beta's stream")
 	}
-	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.UPDATE.agentteam_beta"`)
+	v.WaitFor(t, `permissions violation for publish to "$JS.API.STREAM.UPDATE.agentteam_beta"`)
 	if _, err := js.CreateStream(try(), jetstream.StreamConfig{Name: natsstore.StreamName("beta") + "_copy",
 		Sources: []*jetstream.StreamSource{{Name: natsstore.StreamName("beta")}}}); err == nil {
 		t.Fatal("team alpha's user created a stream sourcing beta's")
 	}
-	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.CREATE.agentteam_beta_copy"`)
+	v.WaitFor(t, `permissions violation for publish to "$JS.API.STREAM.CREATE.agentteam_beta_copy"`)
 	if _, err := natsstore.OpenDoc[counterDoc](try(), ncA, "beta", "config"); err == nil {
 		t.Fatal("team alpha's user opened beta's document")
 	}
-	v.waitFor(t, `KV_agentteam_beta"`)
+	v.WaitFor(t, `KV_agentteam_beta"`)
 	if _, err := ncA.Request("$JS.API.DIRECT.GET.agentteam_beta.agentteam.beta.inbox.lead", nil, time.Second); err == nil {
 		t.Fatal("team alpha's user read beta's last message")
 	}
-	v.waitFor(t, `permissions violation for publish to "$JS.API.DIRECT.GET.agentteam_beta.`)
+	v.WaitFor(t, `permissions violation for publish to "$JS.API.DIRECT.GET.agentteam_beta.`)
 	// Asking the JetStream API for the list of streams is refused too.
 	if _, err := ncA.Request("$JS.API.STREAM.NAMES", nil, time.Second); err == nil {
 		t.Fatal("team alpha's user listed the streams")
 	}
-	v.waitFor(t, `permissions violation for publish to "$JS.API.STREAM.NAMES"`)
+	v.WaitFor(t, `permissions violation for publish to "$JS.API.STREAM.NAMES"`)
 
 	// B sends again: nothing reaches A's refused subscriptions.
 	if _, err := mbB.Append(t.Context(), "lead", inbox.Message{Type: inbox.TypeMessage, From: "bob", Content: "beta's second secret"}); err != nil {

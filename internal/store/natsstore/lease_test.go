@@ -447,8 +447,8 @@ func TestATeamsUserHoldsItsLeasesAndNotAnothersTeams(t *testing.T) {
 		{Team: "alpha", User: "alice", Password: "alpha-secret"},
 		{Team: "beta", User: "bob", Password: "beta-secret"},
 	}})
-	var v violations
-	nc, err := nats.Connect(s.ClientURL(), nats.UserInfo("alice", "alpha-secret"), nats.ErrorHandler(v.handler))
+	var v testkit.Errors
+	nc, err := nats.Connect(s.ClientURL(), nats.UserInfo("alice", "alpha-secret"), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { v.Add(err) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +474,7 @@ func TestATeamsUserHoldsItsLeasesAndNotAnothersTeams(t *testing.T) {
 	if _, err := natsstore.OpenLeases(try, nc, "beta"); err == nil {
 		t.Fatal("alpha's user opened beta's leases")
 	}
-	v.waitFor(t, `KV_agentteam_beta_leases"`)
+	v.WaitFor(t, `KV_agentteam_beta_leases"`)
 }
 
 // A watch served by a node that is then lost still reports a later expiry:
