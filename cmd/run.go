@@ -193,8 +193,17 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, regist
 	ending, endNow := context.WithCancel(runCtx)
 	defer endNow()
 	defer st.CutWhenGone(ending, launch.StoreGoneGrace)()
+	timedOut := func() error {
+		return &exit.Error{Code: exit.Timeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
+	}
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
+		switch {
+		case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+			return "", none, timedOut() // the deadline came while the team opened
+		case ctx.Err() != nil:
+			return "", none, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("interrupted")}
+		}
 		return "", none, err
 	}
 	defer closeTeam(tm)
@@ -217,7 +226,7 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, regist
 		// the error the lead stopped with.
 		case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			tm.Abort(fmt.Sprintf("the run timed out after %s", opts.Timeout))
-			return "", none, &exit.Error{Code: exit.Timeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
+			return "", none, timedOut()
 		case ctx.Err() != nil:
 			tm.Abort("the run was interrupted")
 			return "", none, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("interrupted")}
