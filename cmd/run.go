@@ -21,6 +21,7 @@ import (
 	"github.com/agentteam/agentteam/team/hosts"
 	"github.com/agentteam/agentteam/team/models"
 	"github.com/agentteam/agentteam/team/registry"
+	"github.com/agentteam/agentteam/workspace"
 )
 
 // RunOptions are the inputs of `agentteam run`.
@@ -193,16 +194,10 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, regist
 	ending, endNow := context.WithCancel(runCtx)
 	defer endNow()
 	defer st.CutWhenGone(ending, launch.StoreGoneGrace)()
-	timedOut := func() error {
-		return &exit.Error{Code: exit.Timeout, Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", opts.Timeout, ws.StatePath())}
-	}
 	tm, err := team.Open(runCtx, topts)
 	if err != nil {
-		switch {
-		case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-			return "", none, timedOut() // the deadline came while the team opened
-		case ctx.Err() != nil:
-			return "", none, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("interrupted")}
+		if _, e := stopped(ctx, runCtx, opts.Timeout, ws); e != nil {
+			return "", none, e // the deadline or the interrupt came while the team opened
 		}
 		return "", none, err
 	}
@@ -221,15 +216,12 @@ func runLead(ctx context.Context, opts *RunOptions, how leadRun) (string, regist
 
 	final, err := tm.Run(runCtx, opts.Prompt)
 	if err != nil {
+		// The run's own deadline decides, not the wording of the lead's error.
+		if why, e := stopped(ctx, runCtx, opts.Timeout, ws); e != nil {
+			tm.Abort(why)
+			return "", none, e
+		}
 		switch {
-		// Whether the run's own deadline passed decides, not the wording of
-		// the error the lead stopped with.
-		case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
-			tm.Abort(fmt.Sprintf("the run timed out after %s", opts.Timeout))
-			return "", none, timedOut()
-		case ctx.Err() != nil:
-			tm.Abort("the run was interrupted")
-			return "", none, &exit.Error{Code: exit.Failure, Err: fmt.Errorf("interrupted")}
 		case errors.As(err, new(*models.BudgetError)):
 			tm.Abort(err.Error())
 			return "", none, &exit.Error{Code: exit.Budget, Err: err}
@@ -265,6 +257,19 @@ func endEvent(ctx context.Context, err error) runEnd {
 		e.Outcome = "interrupted"
 	}
 	return e
+}
+
+// stopped says how a run ended by its deadline (exit 3) or by an
+// interrupt ends, and what the teammates are told; nil when neither came.
+func stopped(ctx, runCtx context.Context, timeout time.Duration, ws *workspace.Workspace) (string, *exit.Error) {
+	switch {
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
+		return fmt.Sprintf("the run timed out after %s", timeout), &exit.Error{Code: exit.Timeout,
+			Err: fmt.Errorf("the run timed out after %s; the team's files under %s show where it stopped", timeout, ws.StatePath())}
+	case ctx.Err() != nil:
+		return "the run was interrupted", &exit.Error{Code: exit.Failure, Err: fmt.Errorf("interrupted")}
+	}
+	return "", nil
 }
 
 // closeTeam closes tm, waiting at most team.CloseTimeout for it to stop.
