@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentteam/agentteam/inbox"
 	"github.com/agentteam/agentteam/team/event"
+	"github.com/agentteam/agentteam/team/fault"
 	"github.com/agentteam/agentteam/team/pingpong"
 	"github.com/agentteam/agentteam/team/registry"
 	"github.com/agentteam/agentteam/tools"
@@ -18,8 +19,13 @@ import (
 // TeamManager, the person's way to write to the team, and every message
 // of the team goes through it.
 type Messenger struct {
-	t     *Team // the roster (who is run here), the registry, the inboxes, the log
-	loops pingpong.Detector
+	roster  *roster // who is run here, and the lead's spawns
+	reg     RegistryDoc
+	store   Mailbox
+	faults  *fault.Latch // told of a full disk
+	events  EventSink
+	changed signal // rung at every delivery
+	loops   pingpong.Detector
 }
 
 // Messenger is how the team's messages are sent, for the person too.
@@ -27,18 +33,17 @@ func (t *Team) Messenger() *Messenger { return t.messenger }
 
 // SpawnTeammate is the lead's spawn_teammate (tools.TeamManager).
 func (ms *Messenger) SpawnTeammate(ctx context.Context, spec tools.SpawnSpec) error {
-	return ms.t.roster.spawn(ctx, inbox.LeadName, spec)
+	return ms.roster.spawn(ctx, inbox.LeadName, spec)
 }
 
 // Send delivers a message to one agent (tools.Messenger). The recipient
 // must be the lead or a teammate the registry knows, whatever its status.
 func (ms *Messenger) Send(ctx context.Context, from, to, content string) error {
-	t := ms.t
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !t.roster.runs(to) { // a teammate of this process needs no registry read
-		if err := CheckRecipient(ctx, t.reg, to); err != nil {
+	if !ms.roster.runs(to) { // a teammate of this process needs no registry read
+		if err := CheckRecipient(ctx, ms.reg, to); err != nil {
 			return err
 		}
 	}
@@ -61,8 +66,7 @@ func (ms *Messenger) Send(ctx context.Context, from, to, content string) error {
 // Broadcast sends a broadcast message to every registered teammate but the
 // sender (tools.Messenger).
 func (ms *Messenger) Broadcast(ctx context.Context, from, content string) ([]string, error) {
-	t := ms.t
-	c, err := t.reg.Read(ctx)
+	c, err := ms.reg.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -129,28 +133,26 @@ func (ms *Messenger) deliver(ctx context.Context, from, to string, typ inbox.Mes
 
 // deliverMessage appends m to m.To's inbox and logs the message event.
 func (ms *Messenger) deliverMessage(ctx context.Context, m inbox.Message) (inbox.Message, error) {
-	t := ms.t
-	m, err := t.store.Append(ctx, m.To, m)
+	m, err := ms.store.Append(ctx, m.To, m)
 	if err != nil {
-		t.faults.CheckStorage(err)
+		ms.faults.CheckStorage(err)
 		return m, err
 	}
-	t.events.Emit(event.Event{Payload: event.Delivered(m)})
-	t.changed.notify()
+	ms.events.Emit(event.Event{Payload: event.Delivered(m)})
+	ms.changed.notify()
 	return m, nil
 }
 
 // Describe renders the registry for the model (tools.TeamManager).
 func (ms *Messenger) Describe(ctx context.Context) (string, error) {
-	t := ms.t
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	c, err := t.reg.Read(ctx)
+	c, err := ms.reg.Read(ctx)
 	if err != nil {
 		return "", err
 	}
-	return DescribeTeam(ctx, c, t.store.Stats), nil
+	return DescribeTeam(ctx, c, ms.store.Stats), nil
 }
 
 // DescribeTeam is the registry c as list_teammates and /team show it: a

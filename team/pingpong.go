@@ -14,6 +14,6 @@ func (ms *Messenger) tellPingPong(ctx context.Context, from, to, content string)
 	text := fmt.Sprintf("agentteam noticed that %s and %s have sent each other near-identical messages %d times in a row (the last: %q): they may be stuck in a loop that spends model calls; tell them to stop, give one a new task, or shut one down",
 		from, to, pingpong.Run, event.Clip(content, 120))
 	if _, err := ms.deliver(ctx, from, inbox.LeadName, inbox.TypeError, text); err != nil {
-		ms.t.events.Emit(event.Event{Agent: from, Payload: failure(event.ClassInbox, "telling the lead of a message loop: ", err)})
+		ms.events.Emit(event.Event{Agent: from, Payload: failure(event.ClassInbox, "telling the lead of a message loop: ", err)})
 	}
 }

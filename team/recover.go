@@ -27,7 +27,6 @@ func sentMessageID(from, callID, to string) string {
 // left without an answer: delivered when its message is in the recipient's
 // inbox. Any other call stays interrupted.
 func (ms *Messenger) recoverCall(agent string) func(openai.ToolCall) (string, bool) {
-	t := ms.t
 	return func(tc openai.ToolCall) (string, bool) {
 		if tc.Function.Name != tools.SendMessageName {
 			return "", false
@@ -39,7 +38,7 @@ func (ms *Messenger) recoverCall(agent string) func(openai.ToolCall) (string, bo
 			return "", false
 		}
 		id := sentMessageID(agent, tc.ID, a.To)
-		msgs, _, err := t.store.ReadAll(context.Background(), a.To) // the loop calls Recover without a context
+		msgs, _, err := ms.store.ReadAll(context.Background(), a.To) // the loop calls Recover without a context
 		if err != nil {
 			return "", false
 		}

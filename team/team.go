@@ -293,7 +293,6 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 	t.meters.reg = t.reg // fenced, as every write of the lead's process
 	t.roster = &roster{t: t, members: map[string]*member{}}
 	t.meters.teammates = mateUsage(t.roster)
-	t.messenger = &Messenger{t: t}
 	t.inboxes = &inboxes{events: events, errs: map[string]string{}}
 	// The run's deadline (the ctx given to Open) stops the teammates too.
 	t.stopRun = context.AfterFunc(ctx, t.stop)
@@ -311,6 +310,7 @@ func open(ctx context.Context, opts Options, worker bool) (*Team, error) {
 		t.store = withSenderClaims(t.store, t.roster, leadClaim)
 	}
 	t.inboxes.store = t.store
+	t.messenger = &Messenger{roster: t.roster, reg: t.reg, store: t.store, faults: t.faults, events: t.events, changed: t.changed}
 	t.requests = protocol.New(t.events, t.store, t.changed.notify)
 	t.indexes = inbox.NewIndexes(t.store)
 	t.protocols = newProtocols(t)
