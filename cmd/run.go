@@ -259,8 +259,8 @@ func endEvent(ctx context.Context, err error) runEnd {
 	return e
 }
 
-// stopped says how a run ended by its deadline (exit 3) or by an
-// interrupt ends, and what the teammates are told; nil when neither came.
+// stopped is how a run that its deadline (exit 3) or an interrupt cut
+// short ends, and what its teammates are told; nil when neither came.
 func stopped(ctx, runCtx context.Context, timeout time.Duration, ws *workspace.Workspace) (string, *exit.Error) {
 	switch {
 	case errors.Is(runCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:

@@ -147,10 +147,7 @@ func Encode(name string, m Message) (Message, []byte, error) {
 	if m.Type == "" {
 		return Message{}, nil, fmt.Errorf("message to %s: empty type: %w", name, ErrInvalid)
 	}
-	if m.From == "" {
-		return Message{}, nil, fmt.Errorf("message to %s: empty sender: %w", name, ErrInvalid)
-	}
-	if err := ValidateName(m.From); err != nil {
+	if err := ValidateName(m.From); err != nil { // an empty sender too
 		return Message{}, nil, fmt.Errorf("message to %s: sender: %w", name, err)
 	}
 	if m.ID == "" {

@@ -19,8 +19,8 @@ import (
 // TeamManager, the person's way to write to the team, and every message
 // of the team goes through it.
 type Messenger struct {
-	roster  *roster // who is run here, and the lead's spawns
-	reg     RegistryDoc
+	roster  *roster        // who is run here, and the lead's spawns
+	reg     registryReader // who may be written to
 	store   Mailbox
 	faults  *fault.Latch // told of a full disk
 	events  EventSink
